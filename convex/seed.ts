@@ -1,0 +1,112 @@
+import { v } from "convex/values";
+import { internalMutation, type MutationCtx } from "./_generated/server";
+import { agentSessionKey } from "./lib/names";
+import type { AgentKind, Priority, TaskStatus } from "./validators";
+
+const DEMO_DEPARTMENT = { name: "Product Squad", slug: "product" };
+
+const DEMO_AGENTS: Array<{
+  name: string;
+  role: string;
+  kind: AgentKind;
+  isSquadLead: boolean;
+  allowedTools: string[];
+  systemPrompt: string;
+}> = [
+  {
+    name: "Jarvis",
+    role: "Squad Lead",
+    kind: "lead",
+    isSquadLead: true,
+    allowedTools: ["delegate_task", "post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"],
+    systemPrompt: "You are Jarvis, the squad lead. Break work down and delegate it to the right specialist.",
+  },
+  {
+    name: "Dev Bot",
+    role: "Full-stack Engineer",
+    kind: "coder",
+    isSquadLead: false,
+    allowedTools: ["post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"],
+    systemPrompt: "You are Dev Bot, a pragmatic full-stack engineer.",
+  },
+  {
+    name: "Writer",
+    role: "Copywriter",
+    kind: "writer",
+    isSquadLead: false,
+    allowedTools: ["post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"],
+    systemPrompt: "You are Writer, who writes clear, friendly product copy.",
+  },
+  {
+    name: "Archie",
+    role: "Software Architect",
+    kind: "architect",
+    isSquadLead: false,
+    allowedTools: ["post_message", "update_task_status", "ask_question"],
+    systemPrompt: "You are Archie, who reviews designs for simplicity and risk.",
+  },
+];
+
+const DEMO_TASKS: Array<{
+  title: string;
+  description: string;
+  status: TaskStatus;
+  priority: Priority;
+  tags: string[];
+  assignees: string[];
+}> = [
+  { title: "Landing page for the launch", description: "Hero, feature grid and a signup form.", status: "inbox", priority: "high", tags: ["launch", "web"], assignees: [] },
+  { title: "Pricing page copy", description: "Three tiers, plain words.", status: "assigned", priority: "medium", tags: ["copy"], assignees: ["Writer"] },
+  { title: "Signup API rate limits", description: "Per-IP and per-account limits on signup.", status: "in_progress", priority: "high", tags: ["api"], assignees: ["Dev Bot"] },
+  { title: "Review the event schema", description: "Check the analytics event schema before it ships.", status: "review", priority: "low", tags: ["data"], assignees: ["Archie"] },
+  { title: "Pick the launch date", description: "Agreed with marketing.", status: "done", priority: "medium", tags: ["launch"], assignees: ["Jarvis"] },
+];
+
+/** Seeds the demo squad once; running it again changes nothing. Returns the department id. */
+export const demo = internalMutation({
+  args: {},
+  returns: v.id("departments"),
+  handler: async (ctx) => {
+    const existing = await ctx.db
+      .query("departments")
+      .withIndex("by_slug", (q) => q.eq("slug", DEMO_DEPARTMENT.slug))
+      .unique();
+    if (existing !== null) return existing._id;
+    return await seedDemoDepartment(ctx);
+  },
+});
+
+async function seedDemoDepartment(ctx: MutationCtx) {
+  const departmentId = await ctx.db.insert("departments", {
+    ...DEMO_DEPARTMENT,
+    chatSessionId: crypto.randomUUID(),
+  });
+  const sessionKeyByName = new Map<string, string>();
+  for (const agent of DEMO_AGENTS) {
+    const sessionKey = agentSessionKey(agent.name, DEMO_DEPARTMENT.slug);
+    sessionKeyByName.set(agent.name, sessionKey);
+    await ctx.db.insert("agents", {
+      ...agent,
+      departmentId,
+      nameKey: agent.name.toLowerCase(),
+      sessionKey,
+      status: "idle",
+    });
+  }
+  const now = Date.now();
+  for (const [index, task] of DEMO_TASKS.entries()) {
+    await ctx.db.insert("tasks", {
+      departmentId,
+      title: task.title,
+      description: task.description,
+      status: task.status,
+      priority: task.priority,
+      tags: task.tags,
+      assigneeSessionKeys: task.assignees.map((name) => sessionKeyByName.get(name)!),
+      createdBy: "system",
+      order: index + 1,
+      updatedAt: now,
+    });
+  }
+  return departmentId;
+}
