@@ -1,0 +1,55 @@
+/**
+ * Maestro's JSON configuration: defaults, overridden by `maestro.config.json`
+ * at the project root (or the file named by MAESTRO_CONFIG), overridden by
+ * environment variables.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+export interface MaestroConfig {
+  chat: {
+    enabled: boolean;
+    limits: { maxMessageChars: number };
+    scanner: { enabled: boolean; timeoutMs: number };
+  };
+  webui: { enabled: boolean; host: string; port: number; password: string };
+}
+
+export const DEFAULT_CONFIG: MaestroConfig = {
+  chat: { enabled: true, limits: { maxMessageChars: 4096 }, scanner: { enabled: true, timeoutMs: 800 } },
+  webui: { enabled: true, host: "localhost", port: 8080, password: "" },
+};
+
+/** Reads the configuration; a malformed file is an error, never silently ignored. */
+export function loadConfig(projectRoot: string, env: NodeJS.ProcessEnv = process.env): MaestroConfig {
+  const file = env.MAESTRO_CONFIG ?? path.join(projectRoot, "maestro.config.json");
+  let fromFile: unknown = {};
+  if (existsSync(file)) {
+    try {
+      fromFile = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw new Error(`${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const config = deepMerge(structuredClone(DEFAULT_CONFIG), fromFile) as MaestroConfig;
+  // `webui.password` empty → MAESTRO_WEBUI_PASSWORD, as the chat spec says.
+  if (config.webui.password === "" && env.MAESTRO_WEBUI_PASSWORD) config.webui.password = env.MAESTRO_WEBUI_PASSWORD;
+  return config;
+}
+
+/** The WebUI password, or null when none is configured. */
+export function webuiPassword(config: MaestroConfig): string | null {
+  return config.webui.password === "" ? null : config.webui.password;
+}
+
+function deepMerge(target: unknown, source: unknown): unknown {
+  if (!isPlainObject(target) || !isPlainObject(source)) return source === undefined ? target : source;
+  for (const [key, value] of Object.entries(source)) {
+    target[key] = key in target ? deepMerge(target[key], value) : value;
+  }
+  return target;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,81 @@
+/**
+ * Loads `convex-test`'s engine with the few internals the offline backend
+ * builds on (its in-memory database class, its context storage and its
+ * scheduled-function runner). The package exports none of them, so we load its
+ * single dist file once more with an export line appended. The version is
+ * pinned exactly in package.json and checked here, because these are private
+ * names that may change in any release.
+ */
+import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+export const SUPPORTED_CONVEX_TEST_VERSION = "0.0.60";
+
+const INTERNAL_NAMES = [
+  "DatabaseFake",
+  "TransactionManager",
+  "convexGlobalStorage",
+  "runScheduledFunction",
+  "evaluateRangeFilter",
+  "evaluateFieldPath",
+] as const;
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- these are convex-test's untyped internals */
+export interface ConvexTestInternals {
+  convexTest: (schema: any, modules: Record<string, () => Promise<any>>) => any;
+  DatabaseFake: any;
+  TransactionManager: any;
+  convexGlobalStorage: import("node:async_hooks").AsyncLocalStorage<any>;
+  runScheduledFunction: (options: {
+    db: any;
+    jobId: string;
+    componentPath: string;
+    functionPath: { udfPath: string; componentPath: string };
+    args: unknown;
+    name: string;
+  }) => Promise<void>;
+  evaluateRangeFilter: (doc: any, filter: any) => boolean;
+  evaluateFieldPath: (fieldPath: string, doc: any) => unknown;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+let loaded: Promise<ConvexTestInternals> | null = null;
+
+/** The engine module, loaded once per process. */
+export function loadConvexTestInternals(projectRoot: string): Promise<ConvexTestInternals> {
+  loaded ??= load(projectRoot);
+  return loaded;
+}
+
+async function load(projectRoot: string): Promise<ConvexTestInternals> {
+  const require = createRequire(path.join(projectRoot, "package.json"));
+  const packageJsonPath = require.resolve("convex-test/package.json");
+  const { version } = JSON.parse(readFileSync(packageJsonPath, "utf8")) as { version: string };
+  if (version !== SUPPORTED_CONVEX_TEST_VERSION) {
+    throw new Error(
+      `The offline backend needs convex-test ${SUPPORTED_CONVEX_TEST_VERSION} exactly, found ${version}. ` +
+        "Pin it in package.json or update tools/local-backend for the new version.",
+    );
+  }
+  const distDir = path.join(path.dirname(packageJsonPath), "dist");
+  let source = readFileSync(path.join(distDir, "index.js"), "utf8");
+  for (const name of INTERNAL_NAMES) {
+    if (!new RegExp(`(class|function|const) ${name}\\b`).test(source)) {
+      throw new Error(`convex-test ${version} no longer defines ${name}; tools/local-backend needs updating.`);
+    }
+  }
+  // Relative imports must keep pointing into the package's own dist folder.
+  source = source.replace(/from "\.\/([^"]+)"/g, (_m, file: string) => {
+    return `from ${JSON.stringify(pathToFileURL(path.join(distDir, file)).href)}`;
+  });
+  source += `\nexport { ${INTERNAL_NAMES.join(", ")} };\n`;
+  // Written under node_modules so that bare imports ("convex/server") resolve
+  // to the project's own copy, the one the app's functions use.
+  const outDir = path.join(projectRoot, "node_modules", ".cache", "maestro-local-backend");
+  mkdirSync(outDir, { recursive: true });
+  const outFile = path.join(outDir, `convex-test-${version}.mjs`);
+  writeFileSync(outFile, source);
+  return (await import(pathToFileURL(outFile).href)) as ConvexTestInternals;
+}

@@ -1,0 +1,662 @@
+/**
+ * The execution engine: the project's Convex functions run on convex-test's
+ * in-memory implementation of Convex's semantics (validators, transactions,
+ * scheduler, ctx.auth), extended here with what a server needs:
+ * - committed documents kept per table and bucketed by each index's first
+ *   field, so an indexed query reads its range instead of every document;
+ * - a hook on every committed transaction that logs it durably and reports
+ *   which documents changed, for subscriptions;
+ * - read sets (index ranges and ids a query read), to know which
+ *   subscriptions a commit can affect;
+ * - hot reload of `convex/` and restoring documents from disk.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
+import type { UserIdentity } from "convex/server";
+import { loadConvexTestInternals, type ConvexTestInternals } from "./convexTestInternals.js";
+import { buildConvexModules, type ModuleMap } from "./modules.js";
+import {
+  DurableStore,
+  mutationRequestKey,
+  trimResults,
+  type MutationRequestKey,
+  type StoredDocument,
+} from "./storage.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
+
+export type FunctionType = "query" | "mutation" | "action";
+
+export interface FunctionInfo {
+  type: FunctionType | "httpAction";
+  visibility: "public" | "internal";
+}
+
+/** Who is calling: a user (possibly anonymous) or the deployment's admin. */
+export type Caller = { kind: "user"; identity: UserIdentity | null } | { kind: "admin" };
+
+export interface DocumentChange {
+  id: string;
+  table: string;
+  before: Record<string, Value> | null;
+  after: Record<string, Value> | null;
+}
+
+/** What one query execution read: enough to tell whether a commit can change its result. */
+export class ReadSet {
+  readonly ids = new Set<string>();
+  readonly wholeTables = new Set<string>();
+  readonly ranges: Array<{ table: string; filters: unknown[] }> = [];
+
+  isAffectedBy(changes: DocumentChange[], evaluateRangeFilter: (doc: any, f: any) => boolean): boolean {
+    for (const change of changes) {
+      if (this.ids.has(change.id) || this.wholeTables.has(change.table)) return true;
+      for (const range of this.ranges) {
+        if (range.table !== change.table) continue;
+        const matches = (doc: Record<string, Value> | null) =>
+          doc !== null && range.filters.every((filter) => evaluateRangeFilter(doc, filter));
+        if (matches(change.before) || matches(change.after)) return true;
+      }
+    }
+    return false;
+  }
+}
+
+export interface FunctionOutcome {
+  ok: boolean;
+  /** `convexToJson` of the result on success. */
+  value?: JSONValue;
+  errorMessage?: string;
+  /** `convexToJson` of a ConvexError's data. */
+  errorData?: JSONValue;
+  logLines: string[];
+  /** Commit timestamp of a successful mutation (nanoseconds). */
+  ts?: bigint;
+}
+
+export class FunctionNotFoundError extends Error {}
+
+const ROOT = "";
+const readSetStorage = new AsyncLocalStorage<ReadSet>();
+/** Log lines of the running function; `open` turns false when it returns, so work it scheduled logs elsewhere. */
+const logStorage = new AsyncLocalStorage<{ lines: string[]; open: boolean }>();
+const requestStorage = new AsyncLocalStorage<{ key: MutationRequestKey; done: boolean }>();
+
+export interface EngineOptions {
+  projectRoot: string;
+  convexDir: string;
+  dataDir: string;
+  log: (line: string) => void;
+}
+
+export class Engine {
+  /** Fires after each committed transaction that wrote something. */
+  onCommit: (changes: DocumentChange[], ts: bigint) => void = () => {};
+  modules: ModuleMap = new Map();
+  readonly mutationResults = new Map<string, JSONValue>();
+
+  private t: any;
+  private global: any;
+  private db: any;
+  private generation = 0;
+  private readonly buildRoot: string;
+  private readonly store: DurableStore;
+  /** table → id → committed document */
+  private readonly tables = new Map<string, Map<string, any>>();
+  /** `${table}|${field}` → field value key → ids; one per distinct first index field. */
+  private readonly buckets = new Map<string, Map<string, Set<string>>>();
+  private indexFirstFields = new Map<string, Map<string, string>>();
+
+  private constructor(
+    private readonly internals: ConvexTestInternals,
+    private readonly options: EngineOptions,
+  ) {
+    this.buildRoot = path.join(
+      options.projectRoot,
+      "node_modules",
+      ".cache",
+      "maestro-local-backend",
+      `build-${process.pid}-${randomUUID().slice(0, 8)}`,
+    );
+    this.store = new DurableStore(options.dataDir);
+  }
+
+  static async create(options: EngineOptions): Promise<Engine> {
+    const internals = await loadConvexTestInternals(options.projectRoot);
+    installPatches(internals);
+    installConsoleCapture();
+    const engine = new Engine(internals, options);
+    await engine.start();
+    return engine;
+  }
+
+  get evaluateRangeFilter() {
+    return this.internals.evaluateRangeFilter;
+  }
+
+  /** Timestamp of the latest commit (nanoseconds). */
+  get lastCommitTs(): bigint {
+    return this.global.transactionManager._lastCommitTs as bigint;
+  }
+
+  private async start() {
+    const modules = await this.build();
+    const schema = schemaOf(modules);
+    this.t = this.internals.convexTest(schema, {
+      // convex-test locates the functions root through a `_generated` path;
+      // modules are resolved by our own loader (set below) from then on.
+      "/convex/_generated/api.js": async () => ({}),
+    });
+    await this.t.run(async () => {
+      this.global = this.internals.convexGlobalStorage.getStore();
+    });
+    this.db = this.global.components[ROOT].db;
+    this.installModules(modules);
+
+    const stored = this.store.open();
+    const documents: Record<string, any> = {};
+    let lastCreationTime = 0;
+    for (const [id, doc] of stored.documents) {
+      const value = jsonToConvex(doc) as any;
+      documents[id] = value;
+      lastCreationTime = Math.max(lastCreationTime, value._creationTime);
+    }
+    this.db._documents = documents;
+    this.db._nextDocId = stored.nextDocId;
+    this.db._lastCreationTime = lastCreationTime;
+    for (const [key, response] of stored.mutationResults) this.mutationResults.set(key, response);
+    // Stay ahead of every timestamp handed out before a restart, and of the clock.
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
+    this.global.transactionManager._lastCommitTs = stored.ts > nowNs ? stored.ts : nowNs;
+    this.db.__maestro = this;
+    this.rebuildIndexes();
+    this.resumeScheduledFunctions();
+  }
+
+  private async build(): Promise<ModuleMap> {
+    this.generation += 1;
+    return await buildConvexModules(this.options.convexDir, this.buildRoot, this.generation);
+  }
+
+  private installModules(modules: ModuleMap) {
+    this.modules = modules;
+    this.global.components[ROOT].modules = async (modulePath: string) => {
+      const module = this.modules.get(modulePath);
+      if (module === undefined) throw new FunctionNotFoundError(`Could not find module for: "${modulePath}"`);
+      return module;
+    };
+  }
+
+  /**
+   * Rebuilds `convex/` after an edit. A schema that existing documents do not
+   * satisfy is refused, as `npx convex dev` refuses to push it; the previous
+   * functions keep running. Returns an error message, or null on success.
+   */
+  async reload(): Promise<string | null> {
+    let modules: ModuleMap;
+    try {
+      modules = await this.build();
+    } catch (error) {
+      return `Build failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    const previousSchema = this.db._schema;
+    const nextSchema = schemaOf(modules);
+    this.db._schema = nextSchema === null ? null : exportSchema(nextSchema);
+    try {
+      for (const doc of Object.values(this.db._documents) as any[]) {
+        const table = tableOf(doc._id);
+        if (table.startsWith("_")) continue;
+        const { _id, _creationTime, ...fields } = doc;
+        void _id;
+        void _creationTime;
+        this.db._validate(table, fields);
+      }
+    } catch (error) {
+      this.db._schema = previousSchema;
+      return `Schema validation failed against existing documents: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    this.installModules(modules);
+    this.rebuildIndexes();
+    return null;
+  }
+
+  /** Public/internal and kind of the function at `udfPath` ("tasks:list"), or null. */
+  functionInfo(udfPath: string): FunctionInfo | null {
+    const [modulePath, exportName = "default"] = splitUdfPath(udfPath);
+    const fn = this.modules.get(modulePath)?.[exportName] as any;
+    if (fn === undefined || fn === null) return null;
+    const visibility = fn.isPublic ? "public" : fn.isInternal ? "internal" : null;
+    const type = fn.isQuery ? "query" : fn.isMutation ? "mutation" : fn.isAction ? "action" : fn.isHttp ? "httpAction" : null;
+    if (type === null || (visibility === null && type !== "httpAction")) return null;
+    return { type, visibility: visibility ?? "internal" };
+  }
+
+  /** Runs a query, recording what it read into `readSet`. */
+  async runQuery(udfPath: string, args: JSONValue, caller: Caller, readSet = new ReadSet()): Promise<FunctionOutcome> {
+    return await this.execute("query", udfPath, args, caller, (accessor, functionPath, parsed) =>
+      readSetStorage.run(readSet, () => accessor.queryFromPath(functionPath, parsed)),
+    );
+  }
+
+  /**
+   * Runs a mutation. With `request`, the outcome is recorded durably under the
+   * client's (session, request id), and a repeat of the same request returns
+   * the recorded outcome instead of running again.
+   */
+  async runMutation(udfPath: string, args: JSONValue, caller: Caller, request?: MutationRequestKey): Promise<FunctionOutcome> {
+    if (request !== undefined) {
+      const recorded = this.mutationResults.get(mutationRequestKey(request));
+      if (recorded !== undefined) return recordedOutcome(recorded);
+    }
+    const state = request === undefined ? undefined : { key: request, done: false };
+    const run = () =>
+      this.execute("mutation", udfPath, args, caller, (accessor, functionPath, parsed) =>
+        accessor.mutationFromPath(functionPath, parsed),
+      );
+    const outcome = state === undefined ? await run() : await requestStorage.run(state, run);
+    if (state !== undefined) {
+      state.done = true;
+      const response = outcomeToRecord(outcome);
+      this.mutationResults.set(mutationRequestKey(state.key), response);
+      trimResults(this.mutationResults);
+      this.store.appendMutationResult({ request: state.key, response });
+    }
+    return outcome;
+  }
+
+  async runAction(udfPath: string, args: JSONValue, caller: Caller): Promise<FunctionOutcome> {
+    return await this.execute("action", udfPath, args, caller, (accessor, functionPath, parsed) =>
+      accessor.actionFromPath(functionPath, parsed),
+    );
+  }
+
+  /** Serves an HTTP action from `convex/http.ts` with the caller's identity. */
+  async runHttpAction(request: Request, identity: UserIdentity | null): Promise<Response> {
+    const url = new URL(request.url);
+    const body = request.method === "GET" || request.method === "HEAD" ? undefined : new Uint8Array(await request.arrayBuffer());
+    const accessor = identity === null ? this.t : this.t.withIdentity(identity);
+    return (await accessor.fetch(url.pathname + url.search, {
+      method: request.method,
+      headers: request.headers,
+      body,
+    })) as Response;
+  }
+
+  /** Runs an internal function as the scheduler or a cron does: no identity. */
+  async runScheduled(udfPath: string, args: JSONValue): Promise<FunctionOutcome> {
+    const info = this.functionInfo(udfPath);
+    if (info === null || info.type === "httpAction") {
+      return { ok: false, errorMessage: `Could not find function for '${udfPath}'`, logLines: [] };
+    }
+    const admin: Caller = { kind: "admin" };
+    if (info.type === "query") return await this.runQuery(udfPath, args, admin);
+    if (info.type === "mutation") return await this.runMutation(udfPath, args, admin);
+    return await this.runAction(udfPath, args, admin);
+  }
+
+  close() {
+    this.store.close();
+    rmSync(this.buildRoot, { recursive: true, force: true });
+  }
+
+  private async execute(
+    type: FunctionType,
+    udfPath: string,
+    args: JSONValue,
+    caller: Caller,
+    invoke: (accessor: any, functionPath: { udfPath: string; componentPath: string }, args: unknown) => Promise<Value>,
+  ): Promise<FunctionOutcome> {
+    const logLines: string[] = [];
+    const canonical = canonicalUdfPath(udfPath);
+    const info = this.functionInfo(canonical);
+    const callable = info !== null && info.type === type && (info.visibility === "public" || caller.kind === "admin");
+    if (!callable) {
+      const which = caller.kind === "admin" ? "" : "public ";
+      return {
+        ok: false,
+        errorMessage: `Could not find ${which}function for '${canonical}'. Did you forget to run \`npx convex dev\`?`,
+        logLines,
+      };
+    }
+    const accessor = caller.kind === "user" && caller.identity !== null ? this.t.withIdentity(caller.identity) : this.t;
+    const logSink = { lines: logLines, open: true };
+    try {
+      const parsed = jsonToConvex(args);
+      const value = await logStorage.run(logSink, () =>
+        invoke(accessor, { udfPath: canonical, componentPath: ROOT }, parsed),
+      );
+      const outcome: FunctionOutcome = { ok: true, value: convexToJson(value), logLines };
+      if (type === "mutation") outcome.ts = this.lastCommitTs;
+      return outcome;
+    } catch (error) {
+      return { ...describeError(error), logLines };
+    } finally {
+      logSink.open = false;
+    }
+  }
+
+  // ---- storage and indexes, called from the patched DatabaseFake ----
+
+  /** Called with the writes of a top-level transaction just before it commits. */
+  beforeCommit(writes: Record<string, any>) {
+    const before = new Map<string, any>();
+    for (const id of Object.keys(writes)) before.set(id, this.db._documents[id] ?? null);
+    return before;
+  }
+
+  /** Called right after a top-level commit: index, persist, notify. */
+  afterCommit(before: Map<string, any>, commitTs: bigint | null) {
+    if (before.size === 0) return;
+    const ts = commitTs ?? this.lastCommitTs;
+    const changes: DocumentChange[] = [];
+    const writes: Array<[string, StoredDocument | null]> = [];
+    for (const [id, previous] of before) {
+      const next = this.db._documents[id] ?? null;
+      const table = tableOf(id);
+      this.indexDocument(table, id, previous, next);
+      changes.push({ id, table, before: previous, after: next });
+      writes.push([id, next === null ? null : (convexToJson(next) as StoredDocument)]);
+    }
+    const request = requestStorage.getStore();
+    const attach = request !== undefined && !request.done;
+    if (attach) request.done = true;
+    this.store.appendCommit({
+      ts: ts.toString(),
+      nextDocId: this.db._nextDocId,
+      writes,
+      ...(attach ? { request: request.key } : {}),
+    });
+    this.onCommit(changes, ts);
+  }
+
+  /** Ids to scan for a query source: one index bucket when the range pins the first field. */
+  candidateIds(table: string, source: any): Iterable<string> {
+    const all = this.tables.get(table);
+    if (source?.type === "IndexRange") {
+      const [, indexName] = String(source.indexName).split(".");
+      const field = this.indexFirstFields.get(table)?.get(indexName);
+      const first = source.range?.[0];
+      if (field !== undefined && first?.type === "Eq" && first.fieldPath === field) {
+        const raw = first.value;
+        const value = raw !== null && typeof raw === "object" && "$undefined" in raw ? undefined : jsonToConvex(raw);
+        return this.buckets.get(`${table}|${field}`)?.get(valueKey(value)) ?? [];
+      }
+    }
+    return all?.keys() ?? [];
+  }
+
+  recordRead(source: any) {
+    const readSet = readSetStorage.getStore();
+    if (readSet === undefined) return;
+    const table = String(source.tableName ?? String(source.indexName).split(".")[0]);
+    if (source.type === "IndexRange") readSet.ranges.push({ table, filters: source.range });
+    else readSet.wholeTables.add(table);
+  }
+
+  recordReadId(id: string) {
+    readSetStorage.getStore()?.ids.add(id);
+  }
+
+  private rebuildIndexes() {
+    this.indexFirstFields = new Map();
+    const schema = this.db._schema;
+    if (schema !== null) {
+      for (const [table, tableSchema] of schema.tables as Map<string, any>) {
+        const byIndex = new Map<string, string>();
+        for (const index of tableSchema.indexes as Array<{ indexDescriptor: string; fields: string[] }>) {
+          byIndex.set(index.indexDescriptor, index.fields[0]);
+        }
+        this.indexFirstFields.set(table, byIndex);
+      }
+    }
+    this.tables.clear();
+    this.buckets.clear();
+    for (const [id, doc] of Object.entries(this.db._documents)) {
+      this.indexDocument(tableOf(id), id, null, doc);
+    }
+  }
+
+  private indexDocument(table: string, id: string, previous: any, next: any) {
+    let docs = this.tables.get(table);
+    if (docs === undefined) {
+      docs = new Map();
+      this.tables.set(table, docs);
+    }
+    if (next === null) docs.delete(id);
+    else docs.set(id, next);
+    const fields = new Set(this.indexFirstFields.get(table)?.values() ?? []);
+    for (const field of fields) {
+      const bucketKey = `${table}|${field}`;
+      let bucket = this.buckets.get(bucketKey);
+      if (bucket === undefined) {
+        bucket = new Map();
+        this.buckets.set(bucketKey, bucket);
+      }
+      if (previous !== null) {
+        const key = valueKey(this.internals.evaluateFieldPath(field, previous));
+        bucket.get(key)?.delete(id);
+      }
+      if (next !== null) {
+        const key = valueKey(this.internals.evaluateFieldPath(field, next));
+        let ids = bucket.get(key);
+        if (ids === undefined) {
+          ids = new Set();
+          bucket.set(key, ids);
+        }
+        ids.add(id);
+      }
+    }
+  }
+
+  /**
+   * Scheduled functions survive a restart as `_scheduled_functions` documents;
+   * re-arm the pending ones. One caught mid-run is retried if it is a mutation
+   * (its writes never committed) and marked failed if it is an action, which
+   * Convex runs at most once.
+   */
+  private resumeScheduledFunctions() {
+    const jobs = [...(this.tables.get("_scheduled_functions")?.values() ?? [])];
+    const pending = jobs.filter((job) => job.state.kind === "pending" || job.state.kind === "inProgress");
+    if (pending.length === 0) return;
+    void this.t
+      .run(async () => {
+        for (const job of pending) {
+          if (job.state.kind !== "inProgress") continue;
+          const info = this.functionInfo(job.name);
+          const retry = info?.type === "mutation";
+          this.db.patch("_scheduled_functions", job._id, {
+            state: { kind: retry ? "pending" : "failed" },
+          });
+        }
+      })
+      .then(() => {
+        for (const job of pending) {
+          if (job.state.kind === "inProgress" && this.functionInfo(job.name)?.type !== "mutation") continue;
+          this.armScheduledFunction(job._id, job.name, job.args[0], job.scheduledTime);
+        }
+      })
+      .catch((error: unknown) => this.options.log(`Could not resume scheduled functions: ${String(error)}`));
+  }
+
+  private armScheduledFunction(jobId: string, name: string, args: unknown, scheduledTime: number) {
+    const fire = () => {
+      void this.internals.convexGlobalStorage
+        .run(this.global, () =>
+          this.internals.runScheduledFunction({
+            db: this.db,
+            jobId,
+            componentPath: ROOT,
+            functionPath: { udfPath: name, componentPath: ROOT },
+            args,
+            name,
+          }),
+        )
+        .catch((error: unknown) => this.options.log(`Scheduled function ${name} failed: ${String(error)}`));
+    };
+    setTimeout(fire, Math.max(0, scheduledTime - Date.now()));
+  }
+}
+
+/** "tasks.js:list" / "tasks" → "tasks:list" / "tasks:default", as the Convex client canonicalizes. */
+export function canonicalUdfPath(udfPath: string): string {
+  const [modulePath, exportName = "default"] = splitUdfPath(udfPath);
+  return `${modulePath}:${exportName}`;
+}
+
+function splitUdfPath(udfPath: string): [string, string | undefined] {
+  const colon = udfPath.lastIndexOf(":");
+  const modulePath = (colon === -1 ? udfPath : udfPath.slice(0, colon)).replace(/\.js$/, "");
+  return [modulePath, colon === -1 ? undefined : udfPath.slice(colon + 1)];
+}
+
+function tableOf(id: string): string {
+  return id.replace(/^[0-9]+/, "");
+}
+
+function valueKey(value: unknown): string {
+  if (typeof value === "string") return `s${value}`;
+  if (typeof value === "number") return `n${value}`;
+  if (value === undefined) return "u";
+  return `j${JSON.stringify(convexToJson(value as Value))}`;
+}
+
+function schemaOf(modules: ModuleMap): any {
+  return (modules.get("schema")?.default as any) ?? null;
+}
+
+function exportSchema(schema: any) {
+  return {
+    schemaValidation: schema.schemaValidation,
+    tables: new Map(Object.entries(schema.tables).map(([name, table]: [string, any]) => [name, table.export()])),
+  };
+}
+
+/** Error text and data as Convex sends them to clients. */
+export function describeError(error: unknown): FunctionOutcome {
+  if (error instanceof FunctionNotFoundError) return { ok: false, errorMessage: error.message, logLines: [] };
+  const isConvexError = typeof error === "object" && error !== null && Symbol.for("ConvexError") in error;
+  if (isConvexError) {
+    const data = (error as { data: Value }).data;
+    const message = typeof data === "string" ? data : JSON.stringify(convexToJson(data));
+    return { ok: false, errorMessage: `Uncaught ConvexError: ${message}`, errorData: convexToJson(data), logLines: [] };
+  }
+  const message = error instanceof Error ? `${error.name === "Error" ? "Uncaught Error" : error.name}: ${error.message}` : String(error);
+  return { ok: false, errorMessage: message, logLines: [] };
+}
+
+function outcomeToRecord(outcome: FunctionOutcome): JSONValue {
+  return {
+    ok: outcome.ok,
+    value: outcome.value ?? null,
+    errorMessage: outcome.errorMessage ?? null,
+    errorData: outcome.errorData === undefined ? null : { data: outcome.errorData },
+    ts: outcome.ts?.toString() ?? null,
+  };
+}
+
+function recordedOutcome(recorded: JSONValue): FunctionOutcome {
+  const r = recorded as Record<string, any>;
+  if (r.committedWithoutRecordedResult) return { ok: true, value: null, ts: BigInt(r.ts), logLines: [] };
+  return {
+    ok: r.ok,
+    value: r.value ?? undefined,
+    errorMessage: r.errorMessage ?? undefined,
+    errorData: r.errorData === null ? undefined : r.errorData.data,
+    ts: r.ts === null ? undefined : BigInt(r.ts),
+    logLines: [],
+  };
+}
+
+let patched = false;
+
+/** Extends convex-test's database class; instances without `__maestro` behave as before. */
+function installPatches(internals: ConvexTestInternals) {
+  if (patched) return;
+  patched = true;
+  const proto = internals.DatabaseFake.prototype;
+  const originalCommit = proto.commit;
+  proto.commit = function (this: any, commitTs: bigint | null = null) {
+    const engine: Engine | undefined = this.__maestro;
+    const topLevel = this._writes.length === 1;
+    if (engine === undefined || !topLevel) return originalCommit.call(this, commitTs);
+    const before = engine.beforeCommit(this._writes[0]);
+    originalCommit.call(this, commitTs);
+    engine.afterCommit(before, commitTs);
+  };
+
+  const originalResolve = proto._resolveQuerySource;
+  proto._resolveQuerySource = function (this: any, query: any) {
+    const engine: Engine | undefined = this.__maestro;
+    if (engine === undefined) return originalResolve.call(this, query);
+    engine.recordRead(query.source);
+    this.__source = query.source;
+    try {
+      return originalResolve.call(this, query);
+    } finally {
+      this.__source = undefined;
+    }
+  };
+
+  const originalIterate = proto._iterateDocs;
+  proto._iterateDocs = function (this: any, tableName: string, callback: (doc: any) => void) {
+    const engine: Engine | undefined = this.__maestro;
+    if (engine === undefined) return originalIterate.call(this, tableName, callback);
+    const seen = new Set<string>();
+    const writes: Array<Record<string, any>> = this._writes;
+    const visit = (id: string) => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      // The newest pending write wins over the committed document (as `get` does).
+      let doc: any = undefined;
+      for (let i = writes.length - 1; i >= 0 && doc === undefined; i--) doc = writes[i][id];
+      if (doc === undefined) doc = this._documents[id] ?? null;
+      if (doc !== null) callback(doc);
+    };
+    for (const id of engine.candidateIds(tableName, this.__source)) visit(id);
+    // Documents written earlier in this transaction may not be indexed yet.
+    for (const level of this._writes) {
+      for (const id of Object.keys(level)) if (tableOf(id) === tableName) visit(id);
+    }
+  };
+
+  const originalGet = proto.get;
+  proto.get = function (this: any, tableName: string, id: string) {
+    this.__maestro?.recordReadId(id);
+    return originalGet.call(this, tableName, id);
+  };
+}
+
+let consoleInstalled = false;
+
+/**
+ * Routes `console.*` inside functions into the log lines sent to clients
+ * (`[LOG] …`), and still prints them on the backend's own output.
+ */
+function installConsoleCapture() {
+  if (consoleInstalled) return;
+  consoleInstalled = true;
+  const real = globalThis.console;
+  const levels: Record<string, string> = { log: "LOG", info: "INFO", warn: "WARN", error: "ERROR", debug: "DEBUG" };
+  const proxy = Object.create(real) as Console;
+  for (const [method, level] of Object.entries(levels)) {
+    (proxy as any)[method] = (...args: unknown[]) => {
+      const sink = logStorage.getStore();
+      if (sink === undefined) return (real as any)[method](...args);
+      const text = args.map((a) => (typeof a === "string" ? a : safeStringify(a))).join(" ");
+      if (sink.open) sink.lines.push(`[${level}] ${text}`);
+      (real as any)[method](`[convex] [${level}] ${text}`);
+    };
+  }
+  globalThis.console = proxy;
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return typeof value === "bigint" ? `${value}n` : JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,332 @@
+/**
+ * The offline Convex backend: the project's `convex/` functions behind
+ * Convex's own client protocol (WebSocket sync and the HTTP API) on the API
+ * port, HTTP actions from `convex/http.ts` on the site port, local sign-in,
+ * the scheduler and crons, and data kept on disk.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, watch, writeFileSync, type FSWatcher } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { UserIdentity } from "convex/server";
+import { WebSocketServer } from "ws";
+import { AuthFailure, LocalAuth, loadOrCreateSecret } from "./auth.js";
+import { CronRunner } from "./crons.js";
+import { Engine, type Caller, type FunctionOutcome, type FunctionType } from "./engine.js";
+import { SyncServer } from "./sync.js";
+
+export interface BackendOptions {
+  projectRoot: string;
+  /** Defaults to `<projectRoot>/convex`. */
+  convexDir?: string;
+  /** Defaults to `<projectRoot>/.maestro/data`. */
+  dataDir?: string;
+  host?: string;
+  /** API port (Convex's local default 3210); 0 picks a free one. */
+  port?: number;
+  /** HTTP actions port (Convex's local default 3211); 0 picks a free one. */
+  sitePort?: number;
+  /** WebUI password; null lets anyone sign in (a security warning is logged). */
+  password: string | null;
+  /** Rebuild and reload `convex/` when its files change. */
+  watch?: boolean;
+  tokenTtlSeconds?: number;
+  log?: (line: string) => void;
+}
+
+export interface Backend {
+  url: string;
+  siteUrl: string;
+  adminKey: string;
+  engine: Engine;
+  sync: SyncServer;
+  auth: LocalAuth;
+  close(): Promise<void>;
+}
+
+/** Largest request body the HTTP API accepts. */
+export const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
+
+export async function startBackend(options: BackendOptions): Promise<Backend> {
+  const log = options.log ?? ((line: string) => console.log(`[backend] ${line}`));
+  const convexDir = options.convexDir ?? path.join(options.projectRoot, "convex");
+  const dataDir = options.dataDir ?? path.join(options.projectRoot, ".maestro", "data");
+  const host = options.host ?? "127.0.0.1";
+
+  const engine = await Engine.create({ projectRoot: options.projectRoot, convexDir, dataDir, log });
+  const adminKey = loadOrCreateAdminKey(path.join(dataDir, "admin-key"));
+  const auth = new LocalAuth({
+    password: options.password,
+    secret: loadOrCreateSecret(path.join(dataDir, "auth-secret")),
+    tokenTtlSeconds: options.tokenTtlSeconds,
+  });
+  if (options.password === null) {
+    log("SECURITY WARNING: no WebUI password is set (webui.password or MAESTRO_WEBUI_PASSWORD); anyone who can reach this server can sign in.");
+  }
+  const sync = new SyncServer(engine, auth, adminKey, log);
+  engine.onCommit = (changes) => sync.notifyCommit(changes);
+  const crons = new CronRunner(engine, log);
+  crons.reset();
+
+  const api = createServer((req, res) => {
+    handleApi(req, res, { engine, auth, adminKey }).catch((error: unknown) => {
+      log(`HTTP ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack : String(error)}`);
+      if (!res.headersSent) sendJson(res, 500, { code: "InternalServerError", message: "Internal server error" });
+      else res.end();
+    });
+  });
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BYTES });
+  api.on("upgrade", (req, socket, head) => {
+    const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (!/^\/api(\/[^/]+)?\/sync$/.test(pathname)) {
+      socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
+      return;
+    }
+    sockets.handleUpgrade(req, socket, head, (ws) => sync.accept(ws));
+  });
+  const site = createServer((req, res) => {
+    handleSite(req, res, engine, auth).catch((error: unknown) => {
+      log(`HTTP action ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack : String(error)}`);
+      if (!res.headersSent) sendJson(res, 500, { code: "InternalServerError", message: "Internal server error" });
+      else res.end();
+    });
+  });
+  await listen(api, options.port ?? 3210, host);
+  await listen(site, options.sitePort ?? 3211, host);
+  const url = `http://${host}:${(api.address() as AddressInfo).port}`;
+  const siteUrl = `http://${host}:${(site.address() as AddressInfo).port}`;
+
+  let watcher: FSWatcher | null = null;
+  if (options.watch) {
+    let timer: NodeJS.Timeout | null = null;
+    let reloading = Promise.resolve();
+    watcher = watch(convexDir, { recursive: true }, () => {
+      if (timer !== null) clearTimeout(timer);
+      timer = setTimeout(() => {
+        reloading = reloading.then(async () => {
+          const error = await engine.reload();
+          if (error !== null) {
+            log(`convex/ changed but was not loaded: ${error}`);
+            return;
+          }
+          log("convex/ changed: functions reloaded");
+          crons.reset();
+          sync.refreshAll();
+        });
+      }, 150);
+    });
+  }
+
+  return {
+    url,
+    siteUrl,
+    adminKey,
+    engine,
+    sync,
+    auth,
+    async close() {
+      watcher?.close();
+      crons.stop();
+      sync.close();
+      sockets.close();
+      await Promise.all([closeServer(api), closeServer(site)]);
+      engine.close();
+    },
+  };
+}
+
+interface ApiContext {
+  engine: Engine;
+  auth: LocalAuth;
+  adminKey: string;
+}
+
+const FUNCTION_ENDPOINTS: Record<string, FunctionType | "any"> = {
+  "/api/query": "query",
+  "/api/query_at_ts": "query",
+  "/api/mutation": "mutation",
+  "/api/action": "action",
+  "/api/function": "any",
+};
+
+async function handleApi(req: IncomingMessage, res: ServerResponse, context: ApiContext) {
+  setCors(req, res);
+  if (req.method === "OPTIONS") {
+    res.writeHead(204).end();
+    return;
+  }
+  const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
+  if (pathname === "/api/query_ts") {
+    sendJson(res, 200, { ts: Number(context.engine.lastCommitTs) });
+    return;
+  }
+  if (pathname === "/version") {
+    res.writeHead(200, { "Content-Type": "text/plain" }).end("maestro-local-backend");
+    return;
+  }
+  if (pathname.startsWith("/maestro/auth/")) {
+    await handleAuth(req, res, pathname, context.auth);
+    return;
+  }
+  const endpoint = FUNCTION_ENDPOINTS[pathname];
+  if (endpoint === undefined) {
+    sendJson(res, 404, { code: "NotFound", message: `No route for ${pathname}` });
+    return;
+  }
+  if (req.method !== "POST") {
+    sendJson(res, 405, { code: "MethodNotAllowed", message: "Use POST" });
+    return;
+  }
+  let caller: Caller;
+  try {
+    caller = callerFromHeader(req.headers.authorization, context);
+  } catch (error) {
+    if (!(error instanceof AuthFailure)) throw error;
+    sendJson(res, 401, { code: "Unauthenticated", message: error.message });
+    return;
+  }
+  const body = await readJsonBody(req);
+  if (body === null || typeof body !== "object" || typeof (body as { path?: unknown }).path !== "string") {
+    sendJson(res, 400, { code: "BadRequest", message: "Expected a JSON body with `path` and `args`" });
+    return;
+  }
+  const { path: udfPath, args: rawArgs } = body as { path: string; args?: unknown };
+  const args = (Array.isArray(rawArgs) ? (rawArgs[0] ?? {}) : (rawArgs ?? {})) as never;
+  const type = endpoint === "any" ? context.engine.functionInfo(udfPath)?.type : endpoint;
+  let outcome: FunctionOutcome;
+  if (type === "mutation") outcome = await context.engine.runMutation(udfPath, args, caller);
+  else if (type === "action") outcome = await context.engine.runAction(udfPath, args, caller);
+  else outcome = await context.engine.runQuery(udfPath, args, caller);
+  if (outcome.ok) {
+    sendJson(res, 200, { status: "success", value: outcome.value ?? null, logLines: outcome.logLines });
+  } else {
+    sendJson(res, 560, {
+      status: "error",
+      errorMessage: outcome.errorMessage,
+      logLines: outcome.logLines,
+      ...(outcome.errorData === undefined ? {} : { errorData: outcome.errorData }),
+    });
+  }
+}
+
+async function handleAuth(req: IncomingMessage, res: ServerResponse, pathname: string, auth: LocalAuth) {
+  try {
+    if (pathname === "/maestro/auth/config" && req.method === "GET") {
+      sendJson(res, 200, { passwordRequired: auth.passwordRequired });
+    } else if (pathname === "/maestro/auth/signin" && req.method === "POST") {
+      const body = ((await readJsonBody(req)) ?? {}) as { name?: unknown; password?: unknown };
+      sendJson(res, 200, auth.signIn(body.name, body.password));
+    } else if (pathname === "/maestro/auth/refresh" && req.method === "POST") {
+      const token = bearerToken(req.headers.authorization);
+      if (token === null) throw new AuthFailure("Missing token.");
+      sendJson(res, 200, auth.refresh(token));
+    } else {
+      sendJson(res, 404, { error: `No route for ${req.method} ${pathname}` });
+    }
+  } catch (error) {
+    if (!(error instanceof AuthFailure)) throw error;
+    sendJson(res, 401, { error: error.message });
+  }
+}
+
+async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Engine, auth: LocalAuth) {
+  let identity: UserIdentity | null = null;
+  const token = bearerToken(req.headers.authorization);
+  if (token !== null) {
+    try {
+      identity = auth.verify(token);
+    } catch (error) {
+      if (!(error instanceof AuthFailure)) throw error;
+      // An unverifiable token is treated as no identity; the action decides what that means.
+    }
+  }
+  const body = req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await readBody(req));
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  }
+  const request = new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), {
+    method: req.method,
+    headers,
+    body,
+  });
+  const response = await engine.runHttpAction(request, identity);
+  const responseHeaders: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    responseHeaders[name] = value;
+  });
+  res.writeHead(response.status, responseHeaders);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+function callerFromHeader(header: string | undefined, context: ApiContext): Caller {
+  if (header === undefined || header === "") return { kind: "user", identity: null };
+  if (header.startsWith("Convex ")) {
+    if (header.slice("Convex ".length) !== context.adminKey) throw new AuthFailure("Invalid admin key.");
+    return { kind: "admin" };
+  }
+  const token = bearerToken(header);
+  if (token === null) throw new AuthFailure("Unsupported Authorization header.");
+  return { kind: "user", identity: context.auth.verify(token) };
+}
+
+function bearerToken(header: string | undefined): string | null {
+  return header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : null;
+}
+
+function setCors(req: IncomingMessage, res: ServerResponse) {
+  res.setHeader("Access-Control-Allow-Origin", req.headers.origin ?? "*");
+  res.setHeader("Vary", "Origin");
+  res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+  res.setHeader("Access-Control-Allow-Headers", "Content-Type, Authorization, Convex-Client");
+  res.setHeader("Access-Control-Max-Age", "86400");
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) throw new Error(`Request body over ${MAX_REQUEST_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const text = (await readBody(req)).toString("utf8");
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function loadOrCreateAdminKey(file: string): string {
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const key = `maestro-local|${randomBytes(24).toString("hex")}`;
+  writeFileSync(file, key, { mode: 0o600 });
+  return key;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}

@@ -1,0 +1,445 @@
+/**
+ * Convex's WebSocket sync protocol, as the pinned `convex` client speaks it:
+ * Connect, ModifyQuerySet, Mutation, Action, Authenticate and Event in;
+ * Transition, MutationResponse, ActionResponse, AuthError and Ping out.
+ *
+ * Subscriptions are shared: identical queries (same function, arguments and
+ * identity) from any number of clients are computed once. After every commit
+ * the queries whose read sets the commit touched are re-run, and each client
+ * receives only the results that changed.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { JSONValue } from "convex/values";
+import type WebSocket from "ws";
+import { AuthFailure, type LocalAuth } from "./auth.js";
+import { canonicalUdfPath, ReadSet, type Caller, type DocumentChange, type Engine, type FunctionOutcome } from "./engine.js";
+import { encodeTs } from "./timestamps.js";
+
+/** Silence after which the server pings, as Convex does (the client gives up after 60 s). */
+export const PING_INTERVAL_MS = 15_000;
+
+// Work triggered from inside a function (a commit) must not inherit its context.
+const runOutsideFunctions = AsyncLocalStorage.snapshot();
+
+interface StateVersion {
+  querySet: number;
+  identity: number;
+  ts: bigint;
+}
+
+type Modification =
+  | { type: "QueryUpdated"; queryId: number; value: JSONValue; logLines: string[]; journal: null }
+  | { type: "QueryFailed"; queryId: number; errorMessage: string; errorData?: JSONValue; logLines: string[]; journal: null }
+  | { type: "QueryRemoved"; queryId: number };
+
+interface Subscription {
+  key: string;
+  udfPath: string;
+  args: JSONValue;
+  caller: Caller;
+  outcome: FunctionOutcome;
+  readSet: ReadSet;
+  serialized: string;
+  subscribers: Map<Connection, Set<number>>;
+}
+
+class ProtocolError extends Error {}
+
+class Connection {
+  sessionId: string | null = null;
+  version: StateVersion = { querySet: 0, identity: 0, ts: 0n };
+  caller: Caller = { kind: "user", identity: null };
+  readonly queries = new Map<number, Subscription>();
+  pending: Modification[] = [];
+  /** Highest mutation timestamp answered; a Transition must reach it. */
+  awaitingTs = 0n;
+  /** Messages are handled one after another, so one socket's mutations run in order. */
+  queue: Promise<void> = Promise.resolve();
+  lastSentAt = Date.now();
+  closed = false;
+
+  constructor(readonly socket: WebSocket) {}
+
+  send(message: Record<string, unknown>) {
+    if (this.closed) return;
+    this.lastSentAt = Date.now();
+    this.socket.send(JSON.stringify(message));
+  }
+}
+
+export class SyncServer {
+  private readonly connections = new Set<Connection>();
+  private readonly subscriptions = new Map<string, Subscription>();
+  private pendingChanges: DocumentChange[] = [];
+  private refreshEverything = false;
+  /** Serializes query evaluation for subscriptions: adds, identity changes and flushes never interleave. */
+  private subscriptionWork: Promise<void> = Promise.resolve();
+  private flushScheduled = false;
+  private readonly pingTimer: NodeJS.Timeout;
+  /** Query executions since start; benchmarks and tests read it to prove de-duplication. */
+  queryRuns = 0;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly auth: LocalAuth,
+    private readonly adminKey: string,
+    private readonly log: (line: string) => void,
+  ) {
+    this.pingTimer = setInterval(() => this.pingIdle(), 1_000);
+    this.pingTimer.unref();
+  }
+
+  get connectionCount() {
+    return this.connections.size;
+  }
+
+  get subscriptionCount() {
+    return this.subscriptions.size;
+  }
+
+  accept(socket: WebSocket) {
+    const connection = new Connection(socket);
+    this.connections.add(connection);
+    socket.on("message", (data) => {
+      const text = data.toString();
+      connection.queue = connection.queue
+        .then(() => this.handle(connection, text))
+        .catch((error: unknown) => this.fail(connection, error));
+    });
+    socket.on("close", () => this.drop(connection));
+    socket.on("error", () => this.drop(connection));
+  }
+
+  /** Called after every commit with the documents it changed. */
+  notifyCommit(changes: DocumentChange[]) {
+    this.pendingChanges.push(...changes);
+    this.scheduleFlush();
+  }
+
+  /** Re-runs every subscription (after the functions were reloaded). */
+  refreshAll() {
+    this.refreshEverything = true;
+    this.scheduleFlush();
+  }
+
+  close() {
+    clearInterval(this.pingTimer);
+    for (const connection of this.connections) connection.socket.terminate();
+    this.connections.clear();
+  }
+
+  private async handle(connection: Connection, text: string) {
+    if (connection.closed) return;
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new ProtocolError("Malformed message: not JSON");
+    }
+    if (message === null || typeof message !== "object") throw new ProtocolError("Malformed message: not an object");
+    switch (message.type) {
+      case "Connect":
+        connection.sessionId = requireString(message, "sessionId");
+        return;
+      case "ModifyQuerySet":
+        return await this.modifyQuerySet(connection, message);
+      case "Authenticate":
+        return await this.authenticate(connection, message);
+      case "Mutation":
+        return await this.mutation(connection, message);
+      case "Action":
+        // Actions run concurrently with later messages, as on Convex.
+        void this.action(connection, message).catch((error: unknown) => this.fail(connection, error));
+        return;
+      case "Event":
+        return;
+      default:
+        throw new ProtocolError(`Malformed message: unknown type ${JSON.stringify(message.type)}`);
+    }
+  }
+
+  private async modifyQuerySet(connection: Connection, message: Record<string, unknown>) {
+    const baseVersion = requireNumber(message, "baseVersion");
+    const newVersion = requireNumber(message, "newVersion");
+    const modifications = message.modifications;
+    if (!Array.isArray(modifications)) throw new ProtocolError("Malformed ModifyQuerySet: modifications must be an array");
+    if (baseVersion !== connection.version.querySet) {
+      throw new ProtocolError(`ModifyQuerySet base version ${baseVersion} does not match ${connection.version.querySet}`);
+    }
+    for (const modification of modifications as Array<Record<string, unknown>>) {
+      if (modification?.type === "Add") {
+        requireNumber(modification, "queryId");
+        requireString(modification, "udfPath");
+        if (!Array.isArray(modification.args)) throw new ProtocolError("Malformed Add: args must be an array");
+      } else if (modification?.type === "Remove") {
+        requireNumber(modification, "queryId");
+      } else {
+        throw new ProtocolError("Malformed ModifyQuerySet: unknown modification");
+      }
+    }
+    await this.serialized(async () => {
+      for (const modification of modifications as Array<Record<string, unknown>>) {
+        const queryId = modification.queryId as number;
+        if (modification.type === "Add") {
+          const args = (modification.args as JSONValue[])[0] ?? {};
+          await this.subscribe(connection, queryId, canonicalUdfPath(modification.udfPath as string), args);
+        } else {
+          this.unsubscribe(connection, queryId);
+          connection.pending.push({ type: "QueryRemoved", queryId });
+        }
+      }
+      this.sendTransition(connection, { ...connection.version, querySet: newVersion });
+    });
+  }
+
+  private async authenticate(connection: Connection, message: Record<string, unknown>) {
+    const baseVersion = requireNumber(message, "baseVersion");
+    const tokenType = message.tokenType;
+    let caller: Caller;
+    try {
+      if (tokenType === "User") {
+        caller = { kind: "user", identity: this.auth.verify(requireString(message, "value")) };
+      } else if (tokenType === "Admin") {
+        if (requireString(message, "value") !== this.adminKey) throw new AuthFailure("Invalid admin key.");
+        caller = { kind: "admin" };
+      } else if (tokenType === "None") {
+        caller = { kind: "user", identity: null };
+      } else {
+        throw new ProtocolError("Malformed Authenticate: unknown tokenType");
+      }
+    } catch (error) {
+      if (!(error instanceof AuthFailure)) throw error;
+      connection.send({ type: "AuthError", error: error.message, baseVersion, authUpdateAttempted: true });
+      return;
+    }
+    await this.serialized(async () => {
+      connection.caller = caller;
+      // Every query of this socket now runs as the new identity.
+      for (const [queryId, subscription] of [...connection.queries]) {
+        this.unsubscribe(connection, queryId);
+        await this.subscribe(connection, queryId, subscription.udfPath, subscription.args);
+      }
+      this.sendTransition(connection, { ...connection.version, identity: baseVersion + 1 });
+    });
+  }
+
+  private async mutation(connection: Connection, message: Record<string, unknown>) {
+    const requestId = requireNumber(message, "requestId");
+    const udfPath = requireString(message, "udfPath");
+    const args = Array.isArray(message.args) ? ((message.args as JSONValue[])[0] ?? {}) : {};
+    const request = connection.sessionId === null ? undefined : { sessionId: connection.sessionId, requestId };
+    const outcome = await this.engine.runMutation(udfPath, args, connection.caller, request);
+    if (outcome.ok) {
+      const ts = outcome.ts ?? this.engine.lastCommitTs;
+      connection.send({
+        type: "MutationResponse",
+        requestId,
+        success: true,
+        result: outcome.value ?? null,
+        ts: encodeTs(ts),
+        logLines: outcome.logLines,
+      });
+      if (ts > connection.awaitingTs) connection.awaitingTs = ts;
+      // The client resolves the mutation once a Transition reaches its ts.
+      this.scheduleFlush();
+    } else {
+      connection.send({
+        type: "MutationResponse",
+        requestId,
+        success: false,
+        result: outcome.errorMessage ?? "Mutation failed",
+        logLines: outcome.logLines,
+        ...(outcome.errorData === undefined ? {} : { errorData: outcome.errorData }),
+      });
+    }
+  }
+
+  private async action(connection: Connection, message: Record<string, unknown>) {
+    const requestId = requireNumber(message, "requestId");
+    const udfPath = requireString(message, "udfPath");
+    const args = Array.isArray(message.args) ? ((message.args as JSONValue[])[0] ?? {}) : {};
+    const outcome = await this.engine.runAction(udfPath, args, connection.caller);
+    connection.send({
+      type: "ActionResponse",
+      requestId,
+      success: outcome.ok,
+      result: outcome.ok ? (outcome.value ?? null) : (outcome.errorMessage ?? "Action failed"),
+      logLines: outcome.logLines,
+      ...(outcome.errorData === undefined ? {} : { errorData: outcome.errorData }),
+    });
+  }
+
+  private async subscribe(connection: Connection, queryId: number, udfPath: string, args: JSONValue) {
+    const key = subscriptionKey(udfPath, args, connection.caller);
+    let subscription = this.subscriptions.get(key);
+    if (subscription === undefined) {
+      const readSet = new ReadSet();
+      const outcome = await this.runQuery(udfPath, args, connection.caller, readSet);
+      subscription = {
+        key,
+        udfPath,
+        args,
+        caller: connection.caller,
+        outcome,
+        readSet,
+        serialized: serializeOutcome(outcome),
+        subscribers: new Map(),
+      };
+      this.subscriptions.set(key, subscription);
+    }
+    let ids = subscription.subscribers.get(connection);
+    if (ids === undefined) {
+      ids = new Set();
+      subscription.subscribers.set(connection, ids);
+    }
+    ids.add(queryId);
+    connection.queries.set(queryId, subscription);
+    connection.pending.push(modificationFor(queryId, subscription.outcome));
+  }
+
+  private unsubscribe(connection: Connection, queryId: number) {
+    const subscription = connection.queries.get(queryId);
+    if (subscription === undefined) return;
+    connection.queries.delete(queryId);
+    const ids = subscription.subscribers.get(connection);
+    ids?.delete(queryId);
+    if (ids !== undefined && ids.size === 0) subscription.subscribers.delete(connection);
+    if (subscription.subscribers.size === 0) this.subscriptions.delete(subscription.key);
+  }
+
+  private async runQuery(udfPath: string, args: JSONValue, caller: Caller, readSet: ReadSet) {
+    this.queryRuns += 1;
+    return await this.engine.runQuery(udfPath, args, caller, readSet);
+  }
+
+  private scheduleFlush() {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    runOutsideFunctions(() =>
+      setImmediate(() => {
+        this.flushScheduled = false;
+        void this.serialized(() => this.flush()).catch((error: unknown) =>
+          this.log(`Subscription update failed: ${error instanceof Error ? error.stack : String(error)}`),
+        );
+      }),
+    );
+  }
+
+  /** Re-runs the subscriptions the pending commits can affect and sends each client its changes. */
+  private async flush() {
+    const changes = this.pendingChanges;
+    this.pendingChanges = [];
+    const everything = this.refreshEverything;
+    this.refreshEverything = false;
+    const ts = this.engine.lastCommitTs;
+    for (const subscription of [...this.subscriptions.values()]) {
+      if (!everything && !subscription.readSet.isAffectedBy(changes, this.engine.evaluateRangeFilter)) continue;
+      const readSet = new ReadSet();
+      const outcome = await this.runQuery(subscription.udfPath, subscription.args, subscription.caller, readSet);
+      subscription.readSet = readSet;
+      const serialized = serializeOutcome(outcome);
+      if (serialized === subscription.serialized) continue;
+      subscription.outcome = outcome;
+      subscription.serialized = serialized;
+      for (const [connection, queryIds] of subscription.subscribers) {
+        for (const queryId of queryIds) connection.pending.push(modificationFor(queryId, outcome));
+      }
+    }
+    for (const connection of this.connections) {
+      const behind = connection.version.ts < ts && (connection.pending.length > 0 || connection.awaitingTs > connection.version.ts);
+      if (behind || connection.pending.length > 0) {
+        this.sendTransition(connection, { ...connection.version, ts: ts > connection.version.ts ? ts : connection.version.ts });
+      }
+    }
+  }
+
+  private sendTransition(connection: Connection, endVersion: StateVersion) {
+    const modifications = connection.pending;
+    connection.pending = [];
+    connection.send({
+      type: "Transition",
+      startVersion: encodeVersion(connection.version),
+      endVersion: encodeVersion(endVersion),
+      modifications,
+    });
+    connection.version = endVersion;
+  }
+
+  private serialized(work: () => Promise<void>): Promise<void> {
+    const next = this.subscriptionWork.then(work);
+    this.subscriptionWork = next.catch(() => {});
+    return next;
+  }
+
+  private pingIdle() {
+    const now = Date.now();
+    for (const connection of this.connections) {
+      if (now - connection.lastSentAt >= PING_INTERVAL_MS) connection.send({ type: "Ping" });
+    }
+  }
+
+  /** A broken message closes only its own socket, with the reason. */
+  private fail(connection: Connection, error: unknown) {
+    const reason = error instanceof ProtocolError ? error.message : `Internal error: ${error instanceof Error ? error.message : String(error)}`;
+    this.log(`Closing a client connection: ${reason}`);
+    if (!connection.closed) connection.socket.close(error instanceof ProtocolError ? 1002 : 1011, truncateReason(reason));
+    this.drop(connection);
+  }
+
+  private drop(connection: Connection) {
+    if (connection.closed) return;
+    connection.closed = true;
+    this.connections.delete(connection);
+    void this.serialized(async () => {
+      for (const queryId of [...connection.queries.keys()]) this.unsubscribe(connection, queryId);
+    });
+  }
+}
+
+function subscriptionKey(udfPath: string, args: JSONValue, caller: Caller): string {
+  const who = caller.kind === "admin" ? "admin" : (caller.identity?.tokenIdentifier ?? "anonymous");
+  return `${udfPath}\u0000${JSON.stringify(args)}\u0000${who}`;
+}
+
+function serializeOutcome(outcome: FunctionOutcome): string {
+  return outcome.ok
+    ? JSON.stringify(["ok", outcome.value ?? null])
+    : JSON.stringify(["error", outcome.errorMessage, outcome.errorData ?? null]);
+}
+
+function modificationFor(queryId: number, outcome: FunctionOutcome): Modification {
+  if (outcome.ok) {
+    return { type: "QueryUpdated", queryId, value: outcome.value ?? null, logLines: outcome.logLines, journal: null };
+  }
+  return {
+    type: "QueryFailed",
+    queryId,
+    errorMessage: outcome.errorMessage ?? "Query failed",
+    logLines: outcome.logLines,
+    journal: null,
+    ...(outcome.errorData === undefined ? {} : { errorData: outcome.errorData }),
+  };
+}
+
+function encodeVersion(version: StateVersion) {
+  return { querySet: version.querySet, identity: version.identity, ts: encodeTs(version.ts) };
+}
+
+function requireNumber(message: Record<string, unknown>, field: string): number {
+  const value = message[field];
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new ProtocolError(`Malformed ${String(message.type)}: ${field} must be a non-negative integer`);
+  }
+  return value;
+}
+
+function requireString(message: Record<string, unknown>, field: string): string {
+  const value = message[field];
+  if (typeof value !== "string") throw new ProtocolError(`Malformed ${String(message.type)}: ${field} must be a string`);
+  return value;
+}
+
+/** WebSocket close reasons are limited to 123 bytes. */
+function truncateReason(reason: string): string {
+  return Buffer.byteLength(reason) <= 120 ? reason : `${reason.slice(0, 110)}…`;
+}

@@ -1,0 +1,63 @@
+/**
+ * `npm start`: the offline backend, the demo squad on first start, and the
+ * app, in one process. Ports and the data folder come from the environment
+ * (MAESTRO_API_PORT, MAESTRO_SITE_PORT, MAESTRO_WEBUI_PORT, MAESTRO_DATA_DIR)
+ * or `maestro.config.json`.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createServer } from "vite";
+import { loadConfig, webuiPassword } from "./config.js";
+import { startBackend } from "./local-backend/server.js";
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const config = loadConfig(projectRoot);
+const password = webuiPassword(config);
+const dataDir = process.env.MAESTRO_DATA_DIR ? path.resolve(process.env.MAESTRO_DATA_DIR) : undefined;
+
+const backend = await startBackend({
+  projectRoot,
+  dataDir,
+  port: Number(process.env.MAESTRO_API_PORT ?? 3210),
+  sitePort: Number(process.env.MAESTRO_SITE_PORT ?? 3211),
+  password,
+  watch: process.env.MAESTRO_WATCH !== "0",
+});
+
+const seeded = await backend.engine.runMutation("seed:demo", {}, { kind: "admin" });
+if (!seeded.ok) {
+  console.error(`Could not seed the demo squad: ${seeded.errorMessage}`);
+  process.exit(1);
+}
+
+// Vite gives variables already in the environment priority over .env files.
+process.env.VITE_CONVEX_URL = backend.url;
+process.env.VITE_CONVEX_SITE_URL = backend.siteUrl;
+const host = config.webui.host === "localhost" ? "127.0.0.1" : config.webui.host;
+const app = await createServer({
+  root: projectRoot,
+  server: { host, port: Number(process.env.MAESTRO_WEBUI_PORT ?? config.webui.port), strictPort: true },
+  clearScreen: false,
+  logLevel: "warn",
+});
+await app.listen();
+const appUrl = app.resolvedUrls?.local[0] ?? `http://${host}:${config.webui.port}/`;
+
+console.log(`
+  Maestro is running (offline)
+  App            ${appUrl}
+  Convex API     ${backend.url}   HTTP actions ${backend.siteUrl}
+  Data           ${dataDir ?? path.join(projectRoot, ".maestro", "data")}
+  Admin key      in ${path.join(dataDir ?? path.join(projectRoot, ".maestro", "data"), "admin-key")}
+  Password       ${password === null ? "NOT SET: anyone who can reach the app can sign in (set MAESTRO_WEBUI_PASSWORD)" : "required (webui.password / MAESTRO_WEBUI_PASSWORD)"}
+`);
+console.log(`MAESTRO_READY ${JSON.stringify({ appUrl, url: backend.url, siteUrl: backend.siteUrl })}`);
+
+let closing = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    if (closing) return;
+    closing = true;
+    void Promise.all([app.close(), backend.close()]).then(() => process.exit(0));
+  });
+}
