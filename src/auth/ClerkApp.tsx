@@ -1,0 +1,56 @@
+import { ClerkProvider, SignIn, useAuth, useClerk, useUser } from "@clerk/clerk-react";
+import { useConvexAuth } from "convex/react";
+import { ConvexProviderWithClerk } from "convex/react-clerk";
+import { Button } from "../components/ui/Button";
+import { FullPageMessage } from "../components/FullPageMessage";
+import { Wordmark } from "../components/Wordmark";
+import { convex } from "../convexClient";
+import { AppShell } from "../shell/AppShell";
+
+/** Clerk mode, loaded only when a publishable key was built in. */
+export default function ClerkApp({ publishableKey }: { publishableKey: string }) {
+  return (
+    <ClerkProvider publishableKey={publishableKey} afterSignOutUrl="/">
+      <ConvexProviderWithClerk client={convex} useAuth={useAuth}>
+        <ClerkGate />
+      </ConvexProviderWithClerk>
+    </ClerkProvider>
+  );
+}
+
+function ClerkGate() {
+  const { isLoading, isAuthenticated } = useConvexAuth();
+  const { isSignedIn } = useAuth();
+  const { user } = useUser();
+  const clerk = useClerk();
+
+  const signOut = () => {
+    clerk.signOut().catch((error: unknown) => console.error("Sign-out failed", error));
+  };
+
+  if (isLoading) return <FullPageMessage>Connecting…</FullPageMessage>;
+  if (isAuthenticated) {
+    const name = user?.fullName ?? user?.username ?? user?.primaryEmailAddress?.emailAddress ?? "You";
+    return <AppShell userName={name} onSignOut={signOut} />;
+  }
+  if (isSignedIn) {
+    // Clerk is happy but Convex refused the token: usually a missing "convex" JWT template.
+    return (
+      <FullPageMessage>
+        <p className="mb-4">Signed in, but the Maestro server did not accept your session.</p>
+        <Button onClick={signOut}>Sign out</Button>
+      </FullPageMessage>
+    );
+  }
+  return (
+    <main className="grid min-h-dvh place-items-center bg-gradient-to-b from-indigo-50 to-slate-50 p-4">
+      <div className="flex flex-col items-center gap-6">
+        <div className="text-center">
+          <Wordmark size="lg" />
+          <p className="mt-3 text-sm text-slate-600">One live board for your squad of humans and AI agents.</p>
+        </div>
+        <SignIn routing="hash" />
+      </div>
+    </main>
+  );
+}
