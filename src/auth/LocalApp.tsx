@@ -24,7 +24,17 @@ function LocalGate() {
   const { isLoading, isAuthenticated } = useConvexAuth();
 
   if (session === null) return <SignInScreen />;
-  if (isLoading) return <FullPageMessage>Connecting…</FullPageMessage>;
+  if (isLoading) {
+    // Stays here while the server is unreachable (Convex keeps retrying), so offer a way out.
+    return (
+      <FullPageMessage>
+        <p className="mb-4">Connecting to the Maestro server…</p>
+        <Button variant="ghost" onClick={signOutLocal}>
+          Sign out
+        </Button>
+      </FullPageMessage>
+    );
+  }
   if (!isAuthenticated) {
     // Stored token refreshed fine but the server still refused it (e.g. its key changed).
     return (

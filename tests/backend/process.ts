@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { FIXTURE_CONVEX_DIR, PROJECT_ROOT } from "./helpers";
+
+export interface BackendProcess {
+  child: ChildProcess;
+  url: string;
+  siteUrl: string;
+  adminKey: string;
+  output: string[];
+}
+
+/** Starts the backend CLI as its own process (so a test can SIGKILL it) and waits until it serves. */
+export function spawnBackend(options: { dataDir: string; port?: number }): Promise<BackendProcess> {
+  const child = spawn(
+    path.join(PROJECT_ROOT, "node_modules/.bin/tsx"),
+    [
+      "tools/local-backend/cli.ts",
+      "--port",
+      String(options.port ?? 0),
+      "--site-port",
+      "0",
+      "--data-dir",
+      options.dataDir,
+      "--convex-dir",
+      FIXTURE_CONVEX_DIR,
+      "--no-watch",
+    ],
+    { cwd: PROJECT_ROOT, env: { ...process.env, MAESTRO_WEBUI_PASSWORD: "test-password" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Backend did not start:\n${output.join("")}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      output.push(text);
+      const match = /MAESTRO_BACKEND_READY (.*)/.exec(text);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve({ child, output, ...(JSON.parse(match[1]) as { url: string; siteUrl: string; adminKey: string }) });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`Backend exited (${code ?? signal}) before it was ready:\n${output.join("")}`));
+    });
+  });
+}
+
+export function killHard(backend: BackendProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (backend.child.exitCode !== null || backend.child.signalCode !== null) return resolve();
+    backend.child.once("exit", () => resolve());
+    backend.child.kill("SIGKILL");
+  });
+}
+
+export function stopGracefully(backend: BackendProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (backend.child.exitCode !== null || backend.child.signalCode !== null) return resolve();
+    backend.child.once("exit", () => resolve());
+    backend.child.kill("SIGTERM");
+  });
+}
