@@ -24,7 +24,7 @@ export const list = query({
     await getMembershipX(ctx, departmentId);
     const agents = await ctx.db
       .query("agents")
-      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
       .take(MAX_AGENTS_PER_DEPARTMENT);
     return agents.map((agent) => ({
       _id: agent._id,

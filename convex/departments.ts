@@ -26,7 +26,7 @@ export const listMine = query({
       .take(MAX_DEPARTMENTS_PER_MEMBER);
     const result = [];
     for (const membership of memberships) {
-      const department = await ctx.db.get(membership.departmentId);
+      const department = await ctx.db.get("departments", membership.departmentId);
       if (department === null) continue;
       result.push({
         _id: department._id,

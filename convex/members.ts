@@ -27,7 +27,7 @@ export const ensureMe = mutation({
       if (existing !== null) continue;
       const anyMember = await ctx.db
         .query("members")
-        .withIndex("by_department", (q) => q.eq("departmentId", department._id))
+        .withIndex("by_department_and_tokenIdentifier", (q) => q.eq("departmentId", department._id))
         .first();
       await ctx.db.insert("members", {
         departmentId: department._id,

@@ -24,7 +24,6 @@ export default defineSchema({
     role: vMemberRole,
   })
     .index("by_tokenIdentifier", ["tokenIdentifier"])
-    .index("by_department", ["departmentId"])
     .index("by_department_and_tokenIdentifier", ["departmentId", "tokenIdentifier"]),
 
   agents: defineTable({
@@ -41,7 +40,6 @@ export default defineSchema({
     model: v.optional(v.string()),
     systemPrompt: v.string(),
   })
-    .index("by_department", ["departmentId"])
     .index("by_department_and_nameKey", ["departmentId", "nameKey"])
     .index("by_sessionKey", ["sessionKey"]),
 

@@ -40,7 +40,7 @@ describe("WebSocket sync with the real ConvexClient", () => {
   test("a mutation from one client updates another client's subscription", async () => {
     const reader = client();
     const writer = client(token);
-    const seen = watch<Array<{ body: string; author: string | null }>>(reader, api.notes.list, { channel: "general" });
+    const seen = watch<Array<{ id?: string; body: string; author: string | null }>>(reader, api.notes.list, { channel: "general" });
     await waitFor(() => seen.length === 1, 10_000, "initial result");
     expect(seen[0]).toEqual([]);
 
@@ -54,7 +54,7 @@ describe("WebSocket sync with the real ConvexClient", () => {
     const c = client();
     const error = await c.mutation(api.notes.fail, {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConvexError);
-    expect((error as ConvexError<Record<string, unknown>>).data).toEqual({ code: "NOPE", message: "Not allowed", extra: [1, 2] });
+    expect((error as ConvexError<{ code: string; message: string; extra: number[] }>).data).toEqual({ code: "NOPE", message: "Not allowed", extra: [1, 2] });
   });
 
   test("bigint, bytes and nested values round-trip", async () => {
@@ -137,6 +137,13 @@ describe("HTTP API with the real ConvexHttpClient", () => {
     const secretId = await admin.mutation(api.notes.secretAdd, { channel: "http", body: "as admin" });
     expect(typeof secretId).toBe("string");
     expect((await http.query(api.notes.list, { channel: "http" })).length).toBe(2);
+  });
+
+  test("a query that reads the clock is refused (no Date.now() in queries)", async () => {
+    const error = await new ConvexHttpClient(backend.url).query(api.notes.readsTheClock, {}).catch((e: Error) => e);
+    expect((error as Error).message).toContain("Date.now() / new Date() is not allowed in queries");
+    // Mutations may read the clock: notes:add's insert stamps _creationTime.
+    await new ConvexHttpClient(backend.url).mutation(api.notes.add, { channel: "clock", body: "ok" });
   });
 
   test("clear errors for unknown functions and bad arguments", async () => {

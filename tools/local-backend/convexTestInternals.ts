@@ -6,6 +6,7 @@
  * pinned exactly in package.json and checked here, because these are private
  * names that may change in any release.
  */
+import type { AsyncLocalStorage } from "node:async_hooks";
 import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -27,7 +28,7 @@ export interface ConvexTestInternals {
   convexTest: (schema: any, modules: Record<string, () => Promise<any>>) => any;
   DatabaseFake: any;
   TransactionManager: any;
-  convexGlobalStorage: import("node:async_hooks").AsyncLocalStorage<any>;
+  convexGlobalStorage: AsyncLocalStorage<any>;
   runScheduledFunction: (options: {
     db: any;
     jobId: string;

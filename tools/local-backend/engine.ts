@@ -84,6 +84,8 @@ const readSetStorage = new AsyncLocalStorage<ReadSet>();
 /** Log lines of the running function; `open` turns false when it returns, so work it scheduled logs elsewhere. */
 const logStorage = new AsyncLocalStorage<{ lines: string[]; open: boolean }>();
 const requestStorage = new AsyncLocalStorage<{ key: MutationRequestKey; done: boolean }>();
+/** True while a query runs: reading the clock there is refused (see installClockGuard). */
+const queryClock = new AsyncLocalStorage<boolean>();
 
 export interface EngineOptions {
   projectRoot: string;
@@ -128,6 +130,7 @@ export class Engine {
     const internals = await loadConvexTestInternals(options.projectRoot);
     installPatches(internals);
     installConsoleCapture();
+    installClockGuard();
     const engine = new Engine(internals, options);
     await engine.start();
     return engine;
@@ -237,7 +240,7 @@ export class Engine {
   /** Runs a query, recording what it read into `readSet`. */
   async runQuery(udfPath: string, args: JSONValue, caller: Caller, readSet = new ReadSet()): Promise<FunctionOutcome> {
     return await this.execute("query", udfPath, args, caller, (accessor, functionPath, parsed) =>
-      readSetStorage.run(readSet, () => accessor.queryFromPath(functionPath, parsed)),
+      readSetStorage.run(readSet, () => queryClock.run(true, () => accessor.queryFromPath(functionPath, parsed))),
     );
   }
 
@@ -638,6 +641,34 @@ function installPatches(internals: ConvexTestInternals) {
     this.__maestro?.recordReadId(id);
     return originalGet.call(this, tableName, id);
   };
+}
+
+let clockGuarded = false;
+
+/**
+ * Maestro's rule for `convex/`: no `Date.now()` (or `new Date()`) in queries,
+ * whose results are cached and re-run only when their data changes. The
+ * offline backend enforces it, so every test and dev session proves it.
+ */
+function installClockGuard() {
+  if (clockGuarded) return;
+  clockGuarded = true;
+  const RealDate = globalThis.Date;
+  const refuse = () => {
+    throw new Error(
+      "Date.now() / new Date() is not allowed in queries: a query result is cached until its data changes. Pass the time as an argument or compute it in a mutation.",
+    );
+  };
+  globalThis.Date = new Proxy(RealDate, {
+    get(target, property, receiver) {
+      if (property === "now" && queryClock.getStore() === true) return refuse;
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+    construct(target, args, newTarget) {
+      if (args.length === 0 && queryClock.getStore() === true) refuse();
+      return Reflect.construct(target, args, newTarget) as object;
+    },
+  });
 }
 
 let consoleInstalled = false;

@@ -1,0 +1,186 @@
+/**
+ * The first-run journey in a real browser, against the real `npm start` stack:
+ * sign-in screen → wrong password refused → right password → the seeded board,
+ * wide and narrow. Screenshots land in tests/output/ (git-ignored).
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CHROMIUM_ARGS, chromiumPath } from "./chromium";
+import { PROJECT_ROOT, startStack, type Stack } from "./stack";
+
+const PASSWORD = "browser-test-password";
+const OUTPUT_DIR = path.join(PROJECT_ROOT, "tests/output");
+const WIDE = { width: 1280, height: 800 };
+const NARROW = { width: 390, height: 844 };
+
+/** What `convex/seed.ts` puts on the board, column by column. */
+const SEEDED_COLUMNS: Record<string, string[]> = {
+  inbox: ["Landing page for the launch"],
+  assigned: ["Pricing page copy"],
+  in_progress: ["Signup API rate limits"],
+  review: ["Review the event schema"],
+  done: ["Pick the launch date"],
+  blocked: [],
+};
+const SEEDED_AGENTS = ["Jarvis", "Dev Bot", "Writer", "Archie"];
+
+let stack: Stack | undefined;
+let browser: Browser | undefined;
+const contexts: BrowserContext[] = [];
+/** Uncaught errors in any page: a journey that "passes" while React throws is not a pass. */
+const pageErrors: string[] = [];
+
+async function newPage(viewport = WIDE): Promise<Page> {
+  const context = await browser!.newContext({ viewport, deviceScaleFactor: 1 });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  page.on("pageerror", (error) => pageErrors.push(`${error.name}: ${error.message}`));
+  return page;
+}
+
+async function signIn(page: Page, name: string, password: string): Promise<void> {
+  const form = page.getByTestId("signin-form");
+  await form.getByLabel("Your name").fill(name);
+  await form.getByLabel("Password").fill(password);
+  await form.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** Polls `read` until it returns `expected` (bounded), for values that settle after layout. */
+async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (last !== expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await read();
+  }
+  expect(last).toBe(expected);
+}
+
+beforeAll(async () => {
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  stack = await startStack({ password: PASSWORD });
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close().catch(() => {});
+  await stack?.stop();
+});
+
+describe("npm start in a browser", () => {
+  let page: Page;
+
+  test("shows the sign-in screen", async () => {
+    page = await newPage();
+    await page.goto(stack!.appUrl);
+    const form = page.getByTestId("signin-form");
+    await expect(form.waitFor()).resolves.toBeUndefined();
+    await form.getByLabel("Password").waitFor();
+    await expect(form.getByLabel("Your name").isVisible()).resolves.toBe(true);
+    await expect(form.getByRole("button", { name: "Sign in" }).isVisible()).resolves.toBe(true);
+    // The server said a password is required, and it was reachable.
+    await expect(page.getByText("Could not reach the Maestro server").count()).resolves.toBe(0);
+    // Tailwind is loaded: the form is a white card, not an unstyled default.
+    const background = await form.evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(background).toBe("rgb(255, 255, 255)");
+    await page.screenshot({ path: path.join(OUTPUT_DIR, "signin.png") });
+  });
+
+  test("refuses a wrong password", async () => {
+    await signIn(page, "Ada", "not-the-password");
+    const alert = page.getByTestId("signin-form").getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe("Wrong password.");
+    await expect(page.getByTestId("board").count()).resolves.toBe(0);
+  });
+
+  test("signs in with the right password and shows the seeded board", async () => {
+    await signIn(page, "Ada", PASSWORD);
+    const board = page.getByTestId("board");
+    await board.waitFor();
+    await page.getByTestId("task-card").first().waitFor();
+    await expect(page.getByTestId("signin-form").count()).resolves.toBe(0);
+    await expect(page.getByText("Ada", { exact: true }).first().isVisible()).resolves.toBe(true);
+
+    await eventually(() => page.getByTestId("task-card").count(), 5);
+    for (const [status, titles] of Object.entries(SEEDED_COLUMNS)) {
+      const column = board.getByTestId(`column-${status}`);
+      await expect(column.isVisible(), `column-${status} visible`).resolves.toBe(true);
+      const cards = column.getByTestId("task-card");
+      await expect(cards.count(), `cards in ${status}`).resolves.toBe(titles.length);
+      for (const title of titles) await expect(cards.getByText(title, { exact: true }).count()).resolves.toBe(1);
+      await expect(column.getByTestId("column-count").textContent()).resolves.toBe(String(titles.length));
+    }
+
+    const roster = page.getByTestId("roster");
+    await expect(roster.isVisible()).resolves.toBe(true);
+    await expect(roster.getByRole("listitem").count()).resolves.toBe(SEEDED_AGENTS.length);
+    for (const name of SEEDED_AGENTS) {
+      await expect(roster.getByRole("listitem").filter({ hasText: name }).count(), name).resolves.toBe(1);
+    }
+    const lead = roster.getByRole("listitem").first();
+    await expect(lead.textContent()).resolves.toContain("Jarvis");
+    await expect(lead.textContent()).resolves.toContain("Squad lead");
+
+    // Wide screens keep board and roster side by side, inside the viewport.
+    const boardBox = await board.boundingBox();
+    const rosterBox = await roster.boundingBox();
+    expect(boardBox).not.toBeNull();
+    expect(rosterBox).not.toBeNull();
+    expect(rosterBox!.x).toBeGreaterThanOrEqual(boardBox!.x + boardBox!.width);
+    expect(rosterBox!.x + rosterBox!.width).toBeLessThanOrEqual(WIDE.width);
+    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(WIDE.width);
+
+    await page.screenshot({ path: path.join(OUTPUT_DIR, "board.png") });
+    expect(pageErrors).toEqual([]);
+  });
+
+  test("stays usable on a narrow screen", async () => {
+    await page.setViewportSize(NARROW);
+    const firstCard = page.getByTestId("column-inbox").getByTestId("task-card").first();
+    await firstCard.waitFor();
+    // The page itself does not scroll sideways; the board scrolls inside itself.
+    await eventually(() => page.evaluate(() => document.documentElement.scrollWidth), NARROW.width);
+    const box = await firstCard.boundingBox();
+    expect(box).not.toBeNull();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(NARROW.width);
+    expect(box!.y).toBeLessThan(NARROW.height);
+    await expect(page.getByRole("button", { name: "Sign out" }).isVisible()).resolves.toBe(true);
+
+    // Further columns are reachable by scrolling the board.
+    const board = page.getByTestId("board");
+    const scrollable = await board.evaluate((el) => el.scrollWidth > el.clientWidth);
+    expect(scrollable).toBe(true);
+    const done = board.getByTestId("column-done");
+    await done.scrollIntoViewIfNeeded();
+    await expect(done.getByTestId("task-card").first().isVisible()).resolves.toBe(true);
+    await board.evaluate((el) => el.scrollTo({ left: 0 }));
+
+    // The roster stacks under the board rather than squeezing it.
+    const roster = page.getByTestId("roster");
+    const rosterBox = await roster.boundingBox();
+    const boardBox = await board.boundingBox();
+    expect(rosterBox!.y).toBeGreaterThanOrEqual(boardBox!.y + boardBox!.height);
+
+    await page.screenshot({ path: path.join(OUTPUT_DIR, "board-narrow.png"), fullPage: true });
+    expect(pageErrors).toEqual([]);
+  });
+
+  test("a second person signs in separately and sees the same board", async () => {
+    const other = await newPage();
+    await other.goto(stack!.appUrl);
+    await other.getByTestId("signin-form").getByLabel("Password").waitFor();
+    await signIn(other, "Grace", PASSWORD);
+    await other.getByTestId("board").waitFor();
+    await eventually(() => other.getByTestId("task-card").count(), 5);
+    await expect(other.getByText("Grace", { exact: true }).first().isVisible()).resolves.toBe(true);
+    // The first session is unaffected.
+    await expect(page.getByTestId("task-card").count()).resolves.toBe(5);
+    expect(pageErrors).toEqual([]);
+  });
+});
