@@ -6,7 +6,7 @@ export function BoardSkeleton() {
   return (
     <div role="status" className="flex min-h-0 flex-1 flex-col gap-4 lg:flex-row">
       <span className="sr-only">Loading board…</span>
-      <div className="flex min-w-0 flex-1 items-start gap-3 overflow-x-auto pb-2">
+      <div className="flex min-w-0 items-start gap-3 overflow-x-auto pb-2 lg:flex-1">
         {STATUS_OPTIONS.map((status, i) => (
           <div key={status.value} className="flex w-72 shrink-0 flex-col gap-2 rounded-xl bg-slate-100/80 p-3">
             <Skeleton className="h-4 w-24" />

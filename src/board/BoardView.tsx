@@ -16,7 +16,7 @@ export function BoardView({ columns, agents }: Props) {
 
   return (
     <div className="flex min-h-0 flex-1 flex-col gap-4 lg:flex-row">
-      <div data-testid="board" className="flex min-h-0 min-w-0 flex-1 items-start gap-3 overflow-x-auto pb-2 lg:h-full">
+      <div data-testid="board" className="flex min-h-0 min-w-0 items-start gap-3 overflow-x-auto pb-2 lg:h-full lg:flex-1">
         {STATUS_OPTIONS.map((status) => {
           const column = byStatus.get(status.value);
           return (

@@ -165,7 +165,10 @@ describe("npm start in a browser", () => {
     const roster = page.getByTestId("roster");
     const rosterBox = await roster.boundingBox();
     const boardBox = await board.boundingBox();
-    expect(rosterBox!.y).toBeGreaterThanOrEqual(boardBox!.y + boardBox!.height);
+    const boardBottom = boardBox!.y + boardBox!.height;
+    expect(rosterBox!.y).toBeGreaterThanOrEqual(boardBottom);
+    // ...right under it, not pushed to the bottom of the screen by an empty stretch.
+    expect(rosterBox!.y - boardBottom).toBeLessThanOrEqual(32);
 
     await page.screenshot({ path: path.join(OUTPUT_DIR, "board-narrow.png"), fullPage: true });
     expect(pageErrors).toEqual([]);
