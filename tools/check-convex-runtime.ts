@@ -9,7 +9,6 @@
 import { build } from "esbuild";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildConvexModules, listConvexSources } from "./local-backend/modules.js";

@@ -16,7 +16,7 @@ export function BoardColumn({ status, tasks, truncated, agentsByKey }: Props) {
     <section
       data-testid={`column-${status.value}`}
       aria-labelledby={headingId}
-      className="flex w-72 shrink-0 flex-col rounded-xl bg-slate-100/80 lg:max-h-full"
+      className="flex w-60 shrink-0 flex-col rounded-xl bg-slate-100/80 lg:max-h-full"
     >
       <header className="flex items-center gap-2 px-3 pt-3 pb-2">
         <span aria-hidden="true" className={`size-2 rounded-full ${status.className}`} />

@@ -17,7 +17,7 @@ export function Roster({ agents }: { agents: RosterAgent[] }) {
     <aside
       data-testid="roster"
       aria-labelledby="roster-heading"
-      className="flex flex-col rounded-xl border border-slate-200 bg-white lg:max-h-full lg:w-72 lg:shrink-0"
+      className="flex flex-col rounded-xl border border-slate-200 bg-white lg:max-h-full lg:w-60 lg:shrink-0 lg:self-start"
     >
       <header className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
         <h2 id="roster-heading" className="text-sm font-semibold text-slate-700">
