@@ -146,6 +146,11 @@ describe("HTTP API with the real ConvexHttpClient", () => {
     await new ConvexHttpClient(backend.url).mutation(api.notes.add, { channel: "clock", body: "ok" });
   });
 
+  test("environment variables reach functions through process.env", async () => {
+    process.env.MAESTRO_FIXTURE_GREETING = "hello from the environment";
+    expect(await new ConvexHttpClient(backend.url).query(api.notes.greeting, {})).toBe("hello from the environment");
+  });
+
   test("clear errors for unknown functions and bad arguments", async () => {
     const http = new ConvexHttpClient(backend.url);
     const unknown = await http.query(anyApi.nope.missing, {}).catch((e: Error) => e);

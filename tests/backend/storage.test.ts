@@ -47,3 +47,25 @@ test("only the newest mutation results are kept", () => {
   expect(results.has("k4")).toBe(false);
   expect(results.has("k5")).toBe(true);
 });
+
+test("compaction writes the current state as the snapshot and empties the log", () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir);
+  store.open();
+  store.appendCommit({ ts: "5", nextDocId: 10_001, writes: [["10000notes", { _id: "10000notes", body: "old" }]] });
+  expect(store.shouldCompact).toBe(false);
+  store.compact({
+    ts: 6n,
+    nextDocId: 10_002,
+    documents: new Map([["10001notes", { _id: "10001notes", body: "now" }]]),
+    mutationResults: new Map([["s#1", { ok: true }]]),
+  });
+  expect(readFileSync(path.join(dir, "wal.jsonl"), "utf8")).toBe("");
+  store.appendCommit({ ts: "7", nextDocId: 10_003, writes: [["10002notes", { _id: "10002notes", body: "after" }]] });
+  store.close();
+  const state = new DurableStore(dir).open();
+  expect([...state.documents.keys()]).toEqual(["10001notes", "10002notes"]);
+  expect(state.ts).toBe(7n);
+  expect(state.mutationResults.get("s#1")).toEqual({ ok: true });
+});

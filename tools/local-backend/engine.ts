@@ -378,7 +378,15 @@ export class Engine {
       writes,
       ...(attach ? { request: request.key } : {}),
     });
+    if (this.store.shouldCompact) this.compact(ts);
     this.onCommit(changes, ts);
+  }
+
+  /** Folds the write-ahead log into a snapshot of the committed state (runs inside a commit, so nothing is pending). */
+  private compact(ts: bigint) {
+    const documents = new Map<string, StoredDocument>();
+    for (const [id, doc] of Object.entries(this.db._documents)) documents.set(id, convexToJson(doc as Value) as StoredDocument);
+    this.store.compact({ ts, nextDocId: this.db._nextDocId, documents, mutationResults: this.mutationResults });
   }
 
   /** Ids to scan for a query source: one index bucket when the range pins the first field. */

@@ -60,6 +60,9 @@ interface SnapshotFile {
 
 type LogLine = ({ type: "commit" } & CommitRecord) | ({ type: "result" } & RecordedMutationResult);
 
+/** Log size past which the next commit folds the log into a fresh snapshot. */
+export const COMPACT_LOG_BYTES = 64 * 1024 * 1024;
+
 /** How many mutation results are kept for de-duplicating re-sent requests. */
 export const MAX_RECORDED_MUTATION_RESULTS = 10_000;
 
@@ -69,6 +72,7 @@ export function mutationRequestKey({ sessionId, requestId }: MutationRequestKey)
 
 export class DurableStore {
   private logFd: number | null = null;
+  private logBytes = 0;
   private readonly snapshotPath: string;
   private readonly logPath: string;
 
@@ -120,6 +124,20 @@ export class DurableStore {
     this.append({ type: "commit", ...record });
   }
 
+  /** True once the log is big enough that `compact` should run. */
+  get shouldCompact(): boolean {
+    return this.logBytes >= COMPACT_LOG_BYTES;
+  }
+
+  /** Writes the whole current state as the snapshot, then starts an empty log. */
+  compact(state: StoredState): void {
+    this.writeSnapshot(state);
+    if (this.logFd !== null) closeSync(this.logFd);
+    this.logFd = openSync(this.logPath, "w");
+    fsyncSync(this.logFd);
+    this.logBytes = 0;
+  }
+
   appendMutationResult(result: RecordedMutationResult): void {
     this.append({ type: "result", ...result });
   }
@@ -131,7 +149,7 @@ export class DurableStore {
 
   private append(line: LogLine): void {
     if (this.logFd === null) throw new Error("DurableStore is not open");
-    writeSync(this.logFd, JSON.stringify(line) + "\n");
+    this.logBytes += writeSync(this.logFd, JSON.stringify(line) + "\n");
     fdatasyncSync(this.logFd);
   }
 
