@@ -10,7 +10,7 @@
  * asserts nothing; it stops the backend and exits by itself, also on errors,
  * Ctrl-C or its overall time limit.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
@@ -56,7 +56,7 @@ interface Note {
 interface Server {
   backend: BackendProcess;
   dataDir: string;
-  /** The Node process that serves (tsx runs the CLI in a child of its own). */
+  /** The Node process that serves (tsx is only its loader, so this is the spawned child). */
   serverPid: number;
 }
 
@@ -68,18 +68,21 @@ async function startServer(): Promise<Server> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-"));
   liveDataDirs.add(dataDir);
   const backend = await spawnBackend({ dataDir });
-  const server: Server = { backend, dataDir, serverPid: findServerPid(backend.child.pid) };
+  if (backend.child.pid === undefined) throw new Error("Backend process has no pid");
+  const server: Server = { backend, dataDir, serverPid: backend.child.pid };
   liveServers.add(server);
   return server;
 }
 
+/** CPU seconds used by stopped backends (server and its esbuild), for the machine-load line. */
+let backendCpuSeconds = 0;
+
 async function stopServer(server: Server): Promise<void> {
   liveServers.delete(server);
-  // SIGTERM lets tsx relay it and the CLI close cleanly; SIGKILL if that hangs.
+  backendCpuSeconds += processTree(server.serverPid).reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
+  // SIGTERM lets the CLI close cleanly; SIGKILL if that hangs.
   const stopped = await Promise.race([stopGracefully(server.backend).then(() => true), delay(10_000).then(() => false)]);
   if (!stopped) await killHard(server.backend);
-  // A SIGKILLed tsx cannot pass the signal on: make sure the server itself is gone.
-  if (server.serverPid !== server.backend.child.pid && isAlive(server.serverPid)) process.kill(server.serverPid, "SIGKILL");
   rmSync(server.dataDir, { recursive: true, force: true });
   liveDataDirs.delete(server.dataDir);
 }
@@ -90,29 +93,17 @@ async function cleanup(): Promise<void> {
   liveDataDirs.clear();
 }
 
-/** The descendant of the tsx wrapper that runs cli.ts itself; the wrapper if none is found (not Linux). */
-function findServerPid(wrapperPid: number | undefined): number {
-  if (wrapperPid === undefined) throw new Error("Backend process has no pid");
-  const queue = [wrapperPid];
-  let found = wrapperPid;
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    for (const child of childPids(pid)) {
-      if (readProc(child, "cmdline").includes("tools/local-backend/cli.ts")) found = child;
-      queue.push(child);
-    }
+/** `root` and all its descendants, parents before children (just `root` without /proc). */
+function processTree(root: number): number[] {
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) {
+    const children = readProc(tree[i], `task/${tree[i]}/children`).trim();
+    if (children !== "") tree.push(...children.split(/\s+/).map(Number));
   }
-  return found;
+  return tree;
 }
 
-function childPids(pid: number): number[] {
-  const taskDir = `/proc/${pid}/task`;
-  if (!existsSync(taskDir)) return [];
-  const text = readProc(pid, `task/${pid}/children`);
-  return text.trim() === "" ? [] : text.trim().split(/\s+/).map(Number);
-}
-
-function readProc(pid: number, file: string): string {
+function readProc(pid: number | "self", file: string): string {
   try {
     return readFileSync(`/proc/${pid}/${file}`, "utf8");
   } catch {
@@ -120,19 +111,33 @@ function readProc(pid: number, file: string): string {
   }
 }
 
+/** Linux's USER_HZ: /proc counts CPU time in these ticks. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a process has used, 0 if unknown. */
+function processCpuSeconds(pid: number): number {
+  // Fields after the parenthesized command name: utime and stime are the 12th and 13th.
+  const stat = readProc(pid, "stat");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return fields.length < 13 ? 0 : (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** CPU seconds all cores have spent busy since boot (excluding time stolen by the hypervisor), or null without /proc. */
+function machineBusySeconds(): number | null {
+  let line: string;
+  try {
+    line = readFileSync("/proc/stat", "utf8").split("\n")[0];
+  } catch {
+    return null;
+  }
+  const [user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq) / CLOCK_TICKS_PER_SECOND;
+}
+
 /** Resident set size in MiB from /proc, or null where /proc is not available. */
 function rssMiB(pid: number): number | null {
   const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readProc(pid, "status"));
   return match === null ? null : Number(match[1]) / 1024;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // ---- helpers ----
@@ -353,7 +358,14 @@ interface RssSample {
   mib: number | null;
 }
 
-function report(latency: LatencyRow[], throughput: ThroughputRow[], rss: RssSample[], seedMs: Map<number, number>, wallMs: number): string {
+interface RunInfo {
+  seedMs: Map<number, number>;
+  wallMs: number;
+  /** CPU seconds over the run: the backends, this process, and everything else on the machine (null without /proc). */
+  cpu: { backend: number; bench: number; others: number | null };
+}
+
+function report(latency: LatencyRow[], throughput: ThroughputRow[], rss: RssSample[], run: RunInfo): string {
   const cpus = os.cpus();
   const out: string[] = [];
   out.push("Offline Convex backend benchmark (tools/local-backend)");
@@ -361,14 +373,19 @@ function report(latency: LatencyRow[], throughput: ThroughputRow[], rss: RssSamp
     `machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? "unknown CPU"}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ` +
       `${os.type()} ${os.release()}, node ${process.version}`,
   );
+  const others = run.cpu.others === null ? "n/a" : `${run.cpu.others.toFixed(1)} s (${((100 * run.cpu.others) / (run.wallMs / 1000)).toFixed(0)}% of one core)`;
   out.push(
-    "setup: backend = separate process (tsx tools/local-backend/cli.ts) on 127.0.0.1, fresh data dir per database size, " +
+    `CPU used during the run: backend ${run.cpu.backend.toFixed(1)} s, clients (this process) ${run.cpu.bench.toFixed(1)} s, other processes ${others}; ` +
+      "if others is more than a few %, something else shared the cores and the figures are pessimistic.",
+  );
+  out.push(
+    "setup: backend = separate process (node --import tsx tools/local-backend/cli.ts) on 127.0.0.1, fresh data dir per database size, " +
       "fixture app tests/fixtures/conformance/convex; all clients (convex ConvexClient over WebSocket) share this one process, " +
       "so backend and clients compete for the same cores.",
   );
   out.push(
     `database: N notes = ${BENCH_CHANNEL_DOCS} in channel "${BENCH_CHANNEL}" + the rest in channels of ${OTHER_CHANNEL_DOCS}; ` +
-      `seeding took ${[...seedMs].map(([docs, time]) => `${(time / 1000).toFixed(1)} s for ${docs}`).join(", ")}.`,
+      `seeding took ${[...run.seedMs].map(([docs, time]) => `${(time / 1000).toFixed(1)} s for ${docs}`).join(", ")}.`,
   );
   out.push("");
   out.push("1. Mutation -> subscriber update latency (ms)");
@@ -430,7 +447,7 @@ function report(latency: LatencyRow[], throughput: ThroughputRow[], rss: RssSamp
     out.push(`   ${String(sample.docs).padStart(6)} docs, ${sample.when}: ${sample.mib === null ? "n/a" : `${sample.mib.toFixed(0)} MiB`}`);
   }
   out.push("");
-  out.push(`wall time: ${(wallMs / 1000).toFixed(1)} s`);
+  out.push(`wall time: ${(run.wallMs / 1000).toFixed(1)} s`);
   return out.join("\n");
 }
 
@@ -438,6 +455,8 @@ function report(latency: LatencyRow[], throughput: ThroughputRow[], rss: RssSamp
 
 async function main(): Promise<void> {
   const started = performance.now();
+  const busyBefore = machineBusySeconds();
+  const cpuBefore = process.cpuUsage();
   const latency: LatencyRow[] = [];
   const throughput: ThroughputRow[] = [];
   const rss: RssSample[] = [];
@@ -467,7 +486,13 @@ async function main(): Promise<void> {
       await stopServer(server);
     }
   }
-  console.log(report(latency, throughput, rss, seedMs, performance.now() - started));
+  const wallMs = performance.now() - started;
+  const benchCpu = process.cpuUsage(cpuBefore);
+  const bench = (benchCpu.user + benchCpu.system) / 1e6;
+  const busyAfter = machineBusySeconds();
+  const others = busyBefore === null || busyAfter === null ? null : Math.max(0, busyAfter - busyBefore - bench - backendCpuSeconds);
+  const run: RunInfo = { seedMs, wallMs, cpu: { backend: backendCpuSeconds, bench, others } };
+  console.log(report(latency, throughput, rss, run));
 }
 
 function abort(reason: string, code: number) {

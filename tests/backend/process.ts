@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import { FIXTURE_CONVEX_DIR, PROJECT_ROOT } from "./helpers";
 
 export interface BackendProcess {
@@ -12,9 +11,12 @@ export interface BackendProcess {
 
 /** Starts the backend CLI as its own process (so a test can SIGKILL it) and waits until it serves. */
 export function spawnBackend(options: { dataDir: string; port?: number }): Promise<BackendProcess> {
+  // Node itself runs the server (tsx only as a loader), so SIGKILL hits the server, not a wrapper.
   const child = spawn(
-    path.join(PROJECT_ROOT, "node_modules/.bin/tsx"),
+    process.execPath,
     [
+      "--import",
+      "tsx",
       "tools/local-backend/cli.ts",
       "--port",
       String(options.port ?? 0),
