@@ -3,9 +3,9 @@ import { useConvexAuth } from "convex/react";
 import { ConvexProviderWithClerk } from "convex/react-clerk";
 import { Button } from "../components/ui/Button";
 import { FullPageMessage } from "../components/FullPageMessage";
-import { Wordmark } from "../components/Wordmark";
 import { convex } from "../convexClient";
 import { AppShell } from "../shell/AppShell";
+import { SignInLayout } from "./SignInLayout";
 
 /** Clerk mode, loaded only when a publishable key was built in. */
 export default function ClerkApp({ publishableKey }: { publishableKey: string }) {
@@ -43,14 +43,8 @@ function ClerkGate() {
     );
   }
   return (
-    <main className="grid min-h-dvh place-items-center bg-gradient-to-b from-indigo-50 to-slate-50 p-4">
-      <div className="flex flex-col items-center gap-6">
-        <div className="text-center">
-          <Wordmark size="lg" />
-          <p className="mt-3 text-sm text-slate-600">One live board for your squad of humans and AI agents.</p>
-        </div>
-        <SignIn routing="hash" />
-      </div>
-    </main>
+    <SignInLayout className="flex flex-col items-center">
+      <SignIn routing="hash" />
+    </SignInLayout>
   );
 }

@@ -1,8 +1,8 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { Button } from "../components/ui/Button";
-import { Wordmark } from "../components/Wordmark";
 import { AUTH_ORIGIN } from "../config";
 import { signInLocal } from "./localAuth";
+import { SignInLayout } from "./SignInLayout";
 import { fetchAuthConfig, SignInError } from "./localAuthApi";
 
 /** Unknown until the server answers; the password field shows meanwhile, the safe guess. */
@@ -47,69 +47,62 @@ export function SignInScreen({ origin = AUTH_ORIGIN }: { origin?: string }) {
   }
 
   return (
-    <main className="grid min-h-dvh place-items-center bg-gradient-to-b from-indigo-50 to-slate-50 p-4">
-      <div className="w-full max-w-sm">
-        <div className="mb-8 text-center">
-          <Wordmark size="lg" />
-          <p className="mt-3 text-sm text-slate-600">One live board for your squad of humans and AI agents.</p>
+    <SignInLayout className="w-full max-w-sm">
+      <form
+        data-testid="signin-form"
+        onSubmit={handleSubmit}
+        className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm"
+      >
+        <div className="flex flex-col gap-1.5">
+          <label htmlFor={nameId} className="text-sm font-medium text-slate-700">
+            Your name
+          </label>
+          <input
+            id={nameId}
+            name="name"
+            autoComplete="username"
+            required
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            className={INPUT_CLASS}
+          />
         </div>
 
-        <form
-          data-testid="signin-form"
-          onSubmit={handleSubmit}
-          className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm"
-        >
+        {showPassword ? (
           <div className="flex flex-col gap-1.5">
-            <label htmlFor={nameId} className="text-sm font-medium text-slate-700">
-              Your name
+            <label htmlFor={passwordId} className="text-sm font-medium text-slate-700">
+              Password
             </label>
             <input
-              id={nameId}
-              name="name"
-              autoComplete="username"
-              required
-              value={name}
-              onChange={(e) => setName(e.target.value)}
+              id={passwordId}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
               className={INPUT_CLASS}
             />
           </div>
+        ) : (
+          <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-800 ring-1 ring-amber-600/20 ring-inset">
+            No password is set on this server — anyone who can reach it can sign in.
+          </p>
+        )}
 
-          {showPassword ? (
-            <div className="flex flex-col gap-1.5">
-              <label htmlFor={passwordId} className="text-sm font-medium text-slate-700">
-                Password
-              </label>
-              <input
-                id={passwordId}
-                name="password"
-                type="password"
-                autoComplete="current-password"
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-                className={INPUT_CLASS}
-              />
-            </div>
-          ) : (
-            <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-800 ring-1 ring-amber-600/20 ring-inset">
-              No password is set on this server — anyone who can reach it can sign in.
-            </p>
-          )}
+        {server.kind === "unreachable" && (
+          <p className="text-xs text-slate-500">Could not reach the Maestro server at {origin}.</p>
+        )}
 
-          {server.kind === "unreachable" && (
-            <p className="text-xs text-slate-500">Could not reach the Maestro server at {origin}.</p>
-          )}
+        {error !== null && (
+          <p role="alert" className="text-sm text-rose-700">
+            {error}
+          </p>
+        )}
 
-          {error !== null && (
-            <p role="alert" className="text-sm text-rose-700">
-              {error}
-            </p>
-          )}
-
-          <Button type="submit" disabled={submitting || name.trim() === ""}>
-            {submitting ? "Signing in…" : "Sign in"}
-          </Button>
-        </form>
-      </div>
-    </main>
+        <Button type="submit" disabled={submitting || name.trim() === ""}>
+          {submitting ? "Signing in…" : "Sign in"}
+        </Button>
+      </form>
+    </SignInLayout>
   );
 }
