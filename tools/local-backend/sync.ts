@@ -346,8 +346,8 @@ export class SyncServer {
       }
     }
     for (const connection of this.connections) {
-      const behind = connection.version.ts < ts && (connection.pending.length > 0 || connection.awaitingTs > connection.version.ts);
-      if (behind || connection.pending.length > 0) {
+      // Send changed results, and reach the ts of every answered mutation so its promise resolves.
+      if (connection.pending.length > 0 || connection.awaitingTs > connection.version.ts) {
         this.sendTransition(connection, { ...connection.version, ts: ts > connection.version.ts ? ts : connection.version.ts });
       }
     }
