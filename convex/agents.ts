@@ -1,39 +1,181 @@
 import { v } from "convex/values";
-import { query } from "./_generated/server";
+import type { Doc, Id } from "./_generated/dataModel";
+import { mutation, query, type MutationCtx } from "./_generated/server";
+import { recordActivity } from "./lib/activity";
+import { memberActor } from "./lib/actors";
 import { getMembershipX } from "./lib/auth";
+import { MaestroError } from "./lib/errors";
+import { LIMITS } from "./lib/limits";
+import { agentSessionKey } from "./lib/names";
+import { cleanText } from "./lib/validate";
+import { unknownTools } from "./tools/registry";
 import { vAgentKind, vAgentStatus } from "./validators";
 
 /** Most agents a department's roster shows. */
 export const MAX_AGENTS_PER_DEPARTMENT = 200;
 
-/** The department's roster. */
+const vAgent = v.object({
+  _id: v.id("agents"),
+  name: v.string(),
+  role: v.string(),
+  kind: vAgentKind,
+  sessionKey: v.string(),
+  status: vAgentStatus,
+  isSquadLead: v.boolean(),
+  allowedTools: v.array(v.string()),
+  model: v.optional(v.string()),
+  systemPrompt: v.string(),
+});
+
+const agentFields = {
+  name: v.string(),
+  role: v.string(),
+  kind: vAgentKind,
+  model: v.optional(v.string()),
+  systemPrompt: v.string(),
+  isSquadLead: v.boolean(),
+  allowedTools: v.array(v.string()),
+};
+
+/** The caller's membership, which must be an admin one. */
+async function requireAdmin(ctx: MutationCtx, departmentId: Id<"departments">) {
+  const member = await getMembershipX(ctx, departmentId);
+  if (member.role !== "admin") throw new MaestroError("FORBIDDEN", "Only admins can create or edit agents.");
+  return member;
+}
+
+function checkTools(allowedTools: string[]): string[] {
+  const unknown = unknownTools(allowedTools);
+  if (unknown.length > 0) {
+    throw new MaestroError("INVALID_ARGUMENT", `Unknown tool${unknown.length > 1 ? "s" : ""} in allowedTools: ${unknown.join(", ")}.`);
+  }
+  return [...new Set(allowedTools)];
+}
+
+async function checkNameFree(ctx: MutationCtx, departmentId: Id<"departments">, name: string, except?: Id<"agents">) {
+  const clash = await ctx.db
+    .query("agents")
+    .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId).eq("nameKey", name.toLowerCase()))
+    .first();
+  if (clash !== null && clash._id !== except) {
+    throw new MaestroError("CONFLICT", `An agent called ${clash.name} already exists in this department.`);
+  }
+}
+
+/** A squad has one lead: making an agent lead takes the flag from the others. */
+async function clearOtherLeads(ctx: MutationCtx, departmentId: Id<"departments">, keep: Id<"agents">) {
+  const agents = await ctx.db
+    .query("agents")
+    .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
+    .take(MAX_AGENTS_PER_DEPARTMENT);
+  for (const agent of agents) {
+    if (agent._id !== keep && agent.isSquadLead) await ctx.db.patch("agents", agent._id, { isSquadLead: false });
+  }
+}
+
+function cleanAgentFields(fields: { name: string; role: string; model?: string; systemPrompt: string; allowedTools: string[] }) {
+  const model = fields.model === undefined ? undefined : cleanText("Model", fields.model, LIMITS.agentModelChars, { allowEmpty: true });
+  return {
+    name: cleanText("Name", fields.name, LIMITS.agentNameChars),
+    role: cleanText("Role", fields.role, LIMITS.agentRoleChars),
+    model: model === "" ? undefined : model,
+    systemPrompt: cleanText("System prompt", fields.systemPrompt, LIMITS.systemPromptChars, { allowEmpty: true }),
+    allowedTools: checkTools(fields.allowedTools),
+  };
+}
+
+function toAgent(agent: Doc<"agents">) {
+  const { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt } = agent;
+  return { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt };
+}
+
+/** The department's roster, by name. */
 export const list = query({
   args: { departmentId: v.id("departments") },
-  returns: v.array(
-    v.object({
-      _id: v.id("agents"),
-      name: v.string(),
-      role: v.string(),
-      kind: vAgentKind,
-      sessionKey: v.string(),
-      status: vAgentStatus,
-      isSquadLead: v.boolean(),
-    }),
-  ),
+  returns: v.array(vAgent),
   handler: async (ctx, { departmentId }) => {
     await getMembershipX(ctx, departmentId);
     const agents = await ctx.db
       .query("agents")
       .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
       .take(MAX_AGENTS_PER_DEPARTMENT);
-    return agents.map((agent) => ({
-      _id: agent._id,
-      name: agent.name,
-      role: agent.role,
-      kind: agent.kind,
-      sessionKey: agent.sessionKey,
-      status: agent.status,
-      isSquadLead: agent.isSquadLead,
-    }));
+    return agents.map(toAgent);
+  },
+});
+
+/** Adds an agent to the department (admins only). Its session key is `agent:<slug>:<department slug>`. */
+export const create = mutation({
+  args: { departmentId: v.id("departments"), ...agentFields },
+  returns: v.id("agents"),
+  handler: async (ctx, { departmentId, kind, isSquadLead, ...rest }) => {
+    const member = await requireAdmin(ctx, departmentId);
+    const fields = cleanAgentFields(rest);
+    await checkNameFree(ctx, departmentId, fields.name);
+    const department = (await ctx.db.get("departments", departmentId))!;
+    const sessionKey = agentSessionKey(fields.name, department.slug);
+    const taken = await ctx.db
+      .query("agents")
+      .withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey))
+      .first();
+    if (taken !== null) {
+      throw new MaestroError("CONFLICT", `The name ${fields.name} gives session key ${sessionKey}, which ${taken.name} already has.`);
+    }
+    const agentId = await ctx.db.insert("agents", {
+      ...fields,
+      departmentId,
+      kind,
+      isSquadLead,
+      nameKey: fields.name.toLowerCase(),
+      sessionKey,
+      status: "idle",
+    });
+    if (isSquadLead) await clearOtherLeads(ctx, departmentId, agentId);
+    await recordActivity(ctx, { departmentId, type: "agent_created", actor: memberActor(member), data: { name: fields.name, role: fields.role } });
+    return agentId;
+  },
+});
+
+/**
+ * Edits an agent (admins only). Its session key stays as it was created, so
+ * tasks and threads that name it keep pointing at it after a rename.
+ */
+export const update = mutation({
+  args: { agentId: v.id("agents"), ...agentFields },
+  returns: v.null(),
+  handler: async (ctx, { agentId, kind, isSquadLead, ...rest }) => {
+    const agent = await ctx.db.get("agents", agentId);
+    if (agent === null) throw new MaestroError("NOT_FOUND", "Agent not found.");
+    const member = await requireAdmin(ctx, agent.departmentId);
+    const fields = cleanAgentFields(rest);
+    await checkNameFree(ctx, agent.departmentId, fields.name, agentId);
+    await ctx.db.patch("agents", agentId, { ...fields, kind, isSquadLead, nameKey: fields.name.toLowerCase() });
+    if (isSquadLead) await clearOtherLeads(ctx, agent.departmentId, agentId);
+    await recordActivity(ctx, {
+      departmentId: agent.departmentId,
+      type: "agent_updated",
+      actor: memberActor(member),
+      data: { name: fields.name, allowedTools: fields.allowedTools.join(", ") },
+    });
+    return null;
+  },
+});
+
+/** Sets an agent's status (admins only; the brain sets it through its own internal functions). */
+export const setStatus = mutation({
+  args: { agentId: v.id("agents"), status: vAgentStatus },
+  returns: v.null(),
+  handler: async (ctx, { agentId, status }) => {
+    const agent = await ctx.db.get("agents", agentId);
+    if (agent === null) throw new MaestroError("NOT_FOUND", "Agent not found.");
+    const member = await requireAdmin(ctx, agent.departmentId);
+    if (agent.status === status) return null;
+    await ctx.db.patch("agents", agentId, { status });
+    await recordActivity(ctx, {
+      departmentId: agent.departmentId,
+      type: "agent_status_changed",
+      actor: memberActor(member),
+      data: { name: agent.name, from: agent.status, to: status },
+    });
+    return null;
   },
 });

@@ -1,11 +1,17 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import {
+  vActivityData,
+  vActivityType,
+  vActor,
   vAgentKind,
   vAgentStatus,
   vMemberRole,
+  vMention,
+  vNotificationKind,
   vPriority,
   vTaskStatus,
+  vTriggerKind,
 } from "./validators";
 
 export default defineSchema({
@@ -60,4 +66,50 @@ export default defineSchema({
   })
     .index("by_department_and_status_and_order", ["departmentId", "status", "order"])
     .index("by_parent", ["parentTaskId"]),
+
+  /** A task's thread. */
+  messages: defineTable({
+    taskId: v.id("tasks"),
+    departmentId: v.id("departments"),
+    author: vActor,
+    content: v.string(),
+    mentions: v.array(vMention),
+  }).index("by_task", ["taskId"]),
+
+  /** The department's feed, newest first by creation time. */
+  activities: defineTable({
+    departmentId: v.id("departments"),
+    type: vActivityType,
+    actor: vActor,
+    taskId: v.optional(v.id("tasks")),
+    data: vActivityData,
+  }).index("by_department", ["departmentId"]),
+
+  notifications: defineTable({
+    departmentId: v.id("departments"),
+    /** An agent's sessionKey or `member:<tokenIdentifier>`. */
+    recipientKey: v.string(),
+    kind: vNotificationKind,
+    taskId: v.id("tasks"),
+    messageId: v.optional(v.id("messages")),
+    readAt: v.optional(v.number()),
+  })
+    .index("by_recipient_and_readAt", ["recipientKey", "readAt"])
+    .index("by_recipient_and_task_and_readAt", ["recipientKey", "taskId", "readAt"]),
+
+  /**
+   * Work for the brain: an agent was assigned a task or mentioned in its
+   * thread. Recorded by an internal function the board schedules; the brain
+   * consumes pending rows.
+   */
+  agentTriggers: defineTable({
+    departmentId: v.id("departments"),
+    agentSessionKey: v.string(),
+    taskId: v.id("tasks"),
+    kind: vTriggerKind,
+    messageId: v.optional(v.id("messages")),
+    status: v.union(v.literal("pending"), v.literal("consumed")),
+  })
+    .index("by_status", ["status"])
+    .index("by_agent_and_task", ["agentSessionKey", "taskId"]),
 });

@@ -1,7 +1,15 @@
 import { v } from "convex/values";
-import { query } from "./_generated/server";
+import { mutation, query, type MutationCtx, type QueryCtx } from "./_generated/server";
+import type { Doc, Id } from "./_generated/dataModel";
+import { recordActivity } from "./lib/activity";
+import { memberActor } from "./lib/actors";
 import { getMembershipX } from "./lib/auth";
-import { TASK_STATUSES, vPriority, vTaskStatus } from "./validators";
+import { MaestroError } from "./lib/errors";
+import { LIMITS } from "./lib/limits";
+import { notifyAssignees } from "./lib/notify";
+import { orderAtEnd, planMove } from "./lib/ordering";
+import { cleanTags, cleanText } from "./lib/validate";
+import { TASK_STATUSES, vPriority, vTaskStatus, type Actor, type Priority, type TaskStatus } from "./validators";
 
 /** Most cards one column returns; the board says when a column holds more. */
 export const MAX_TASKS_PER_COLUMN = 500;
@@ -17,25 +25,176 @@ const vTaskCard = v.object({
   order: v.number(),
 });
 
+const vTaskDetail = v.object({
+  _id: v.id("tasks"),
+  _creationTime: v.number(),
+  departmentId: v.id("departments"),
+  title: v.string(),
+  description: v.string(),
+  status: vTaskStatus,
+  priority: vPriority,
+  tags: v.array(v.string()),
+  assigneeSessionKeys: v.array(v.string()),
+  createdBy: v.string(),
+  parentTaskId: v.optional(v.id("tasks")),
+  parentTitle: v.optional(v.string()),
+  delegatedBy: v.optional(v.string()),
+  updatedAt: v.number(),
+});
+
+// ---- helpers shared with the brain's internal functions ----
+
+/** The task, or NOT_FOUND. */
+export async function getTaskX(ctx: QueryCtx | MutationCtx, taskId: Id<"tasks">): Promise<Doc<"tasks">> {
+  const task = await ctx.db.get("tasks", taskId);
+  if (task === null) throw new MaestroError("NOT_FOUND", "Task not found.");
+  return task;
+}
+
+/** Agents of the department for the given session keys; an unknown key is named in the error. */
+export async function resolveAssignees(
+  ctx: QueryCtx | MutationCtx,
+  departmentId: Id<"departments">,
+  sessionKeys: string[],
+): Promise<Array<Doc<"agents">>> {
+  const unique = [...new Set(sessionKeys)];
+  if (unique.length > LIMITS.assigneesPerTask) {
+    throw new MaestroError("INVALID_ARGUMENT", `A task has at most ${LIMITS.assigneesPerTask} assignees.`);
+  }
+  const agents = [];
+  for (const sessionKey of unique) {
+    const agent = await ctx.db
+      .query("agents")
+      .withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey))
+      .unique();
+    if (agent === null || agent.departmentId !== departmentId) {
+      throw new MaestroError("INVALID_ARGUMENT", `Unknown assignee: ${sessionKey} is not an agent of this department.`);
+    }
+    agents.push(agent);
+  }
+  return agents;
+}
+
+async function lastOrderIn(ctx: QueryCtx | MutationCtx, departmentId: Id<"departments">, status: TaskStatus) {
+  const last = await ctx.db
+    .query("tasks")
+    .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", departmentId).eq("status", status))
+    .order("desc")
+    .first();
+  return last?.order;
+}
+
+export interface NewTask {
+  departmentId: Id<"departments">;
+  title: string;
+  description?: string;
+  priority?: Priority;
+  tags?: string[];
+  assigneeSessionKeys?: string[];
+  parentTaskId?: Id<"tasks">;
+  delegatedBy?: string;
+}
+
+/**
+ * Creates a task at the end of its column (`assigned` when it has assignees,
+ * else `inbox`), records the activity and notifies and triggers the assignees.
+ */
+export async function createTask(ctx: MutationCtx, actor: Actor, input: NewTask): Promise<Id<"tasks">> {
+  const title = cleanText("Title", input.title, LIMITS.taskTitleChars);
+  const description = cleanText("Description", input.description ?? "", LIMITS.taskDescriptionChars, { allowEmpty: true });
+  const tags = cleanTags(input.tags ?? []);
+  const assignees = await resolveAssignees(ctx, input.departmentId, input.assigneeSessionKeys ?? []);
+  if (input.parentTaskId !== undefined) {
+    const parent = await getTaskX(ctx, input.parentTaskId);
+    if (parent.departmentId !== input.departmentId) throw new MaestroError("FORBIDDEN", "The parent task belongs to another department.");
+  }
+  const status: TaskStatus = assignees.length > 0 ? "assigned" : "inbox";
+  const now = Date.now();
+  const taskId = await ctx.db.insert("tasks", {
+    departmentId: input.departmentId,
+    title,
+    description,
+    status,
+    priority: input.priority ?? "medium",
+    tags,
+    assigneeSessionKeys: assignees.map((a) => a.sessionKey),
+    createdBy: actor.kind === "system" ? "system" : actor.kind === "agent" ? actor.sessionKey : `member:${actor.tokenIdentifier}`,
+    parentTaskId: input.parentTaskId,
+    delegatedBy: input.delegatedBy,
+    order: orderAtEnd(await lastOrderIn(ctx, input.departmentId, status)),
+    updatedAt: now,
+  });
+  await recordActivity(ctx, { departmentId: input.departmentId, type: "task_created", actor, taskId, data: { title } });
+  if (assignees.length > 0) {
+    await recordActivity(ctx, {
+      departmentId: input.departmentId,
+      type: "task_assigned",
+      actor,
+      taskId,
+      data: { title, assignees: assignees.map((a) => a.name).join(", ") },
+    });
+    await notifyAssignees(ctx, (await ctx.db.get("tasks", taskId))!, assignees.map((a) => a.sessionKey));
+  }
+  return taskId;
+}
+
+/** Moves a task to `status` at `position` in that column (end when omitted), recording a column change. */
+export async function moveTask(
+  ctx: MutationCtx,
+  actor: Actor,
+  task: Doc<"tasks">,
+  status: TaskStatus,
+  position?: number,
+): Promise<void> {
+  const column = await ctx.db
+    .query("tasks")
+    .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status))
+    .take(MAX_TASKS_PER_COLUMN + 1);
+  const others = column.filter((t) => t._id !== task._id);
+  const plan = planMove(
+    column.map((t) => ({ id: t._id, order: t.order })),
+    task._id,
+    position ?? others.length,
+  );
+  const now = Date.now();
+  if (plan.kind === "single") {
+    await ctx.db.patch("tasks", task._id, { status, order: plan.order, updatedAt: now });
+  } else {
+    for (const { id, order } of plan.orders) {
+      const patch = id === task._id ? { status, order, updatedAt: now } : { order };
+      await ctx.db.patch("tasks", id as Id<"tasks">, patch);
+    }
+  }
+  if (status !== task.status) {
+    await recordActivity(ctx, {
+      departmentId: task.departmentId,
+      type: "task_status_changed",
+      actor,
+      taskId: task._id,
+      data: { title: task.title, from: task.status, to: status },
+    });
+  }
+}
+
+async function taskForMemberX(ctx: QueryCtx | MutationCtx, taskId: Id<"tasks">) {
+  const task = await getTaskX(ctx, taskId);
+  const member = await getMembershipX(ctx, task.departmentId);
+  return { task, member };
+}
+
+// ---- public functions ----
+
 /** The department's board: one entry per column, in column order, each bounded. */
 export const list = query({
   args: { departmentId: v.id("departments") },
-  returns: v.array(
-    v.object({
-      status: vTaskStatus,
-      tasks: v.array(vTaskCard),
-      truncated: v.boolean(),
-    }),
-  ),
+  returns: v.array(v.object({ status: vTaskStatus, tasks: v.array(vTaskCard), truncated: v.boolean() })),
   handler: async (ctx, { departmentId }) => {
     await getMembershipX(ctx, departmentId);
     const columns = [];
     for (const status of TASK_STATUSES) {
       const rows = await ctx.db
         .query("tasks")
-        .withIndex("by_department_and_status_and_order", (q) =>
-          q.eq("departmentId", departmentId).eq("status", status),
-        )
+        .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", departmentId).eq("status", status))
         .take(MAX_TASKS_PER_COLUMN + 1);
       columns.push({
         status,
@@ -53,5 +212,116 @@ export const list = query({
       });
     }
     return columns;
+  },
+});
+
+/** One task with everything the drawer shows. */
+export const get = query({
+  args: { taskId: v.id("tasks") },
+  returns: vTaskDetail,
+  handler: async (ctx, { taskId }) => {
+    const { task } = await taskForMemberX(ctx, taskId);
+    const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
+    const { order: _order, ...fields } = task;
+    return { ...fields, parentTitle: parent?.title };
+  },
+});
+
+/** Creates a task in the caller's department. */
+export const create = mutation({
+  args: {
+    departmentId: v.id("departments"),
+    title: v.string(),
+    description: v.optional(v.string()),
+    priority: v.optional(vPriority),
+    tags: v.optional(v.array(v.string())),
+    assigneeSessionKeys: v.optional(v.array(v.string())),
+  },
+  returns: v.id("tasks"),
+  handler: async (ctx, args) => {
+    const member = await getMembershipX(ctx, args.departmentId);
+    return await createTask(ctx, memberActor(member), args);
+  },
+});
+
+/** Moves a task to another column, at its end. */
+export const setStatus = mutation({
+  args: { taskId: v.id("tasks"), status: vTaskStatus },
+  returns: v.null(),
+  handler: async (ctx, { taskId, status }) => {
+    const { task, member } = await taskForMemberX(ctx, taskId);
+    if (task.status !== status) await moveTask(ctx, memberActor(member), task, status);
+    return null;
+  },
+});
+
+/** Drag and drop: puts a task in `status` at `position` (0-based) among that column's cards. */
+export const move = mutation({
+  args: { taskId: v.id("tasks"), status: vTaskStatus, position: v.number() },
+  returns: v.null(),
+  handler: async (ctx, { taskId, status, position }) => {
+    if (!Number.isInteger(position) || position < 0) {
+      throw new MaestroError("INVALID_ARGUMENT", "Position must be a whole number of at least 0.");
+    }
+    const { task, member } = await taskForMemberX(ctx, taskId);
+    await moveTask(ctx, memberActor(member), task, status, position);
+    return null;
+  },
+});
+
+/** Sets a task's assignees; newly added agents are notified and triggered. */
+export const assign = mutation({
+  args: { taskId: v.id("tasks"), assigneeSessionKeys: v.array(v.string()) },
+  returns: v.null(),
+  handler: async (ctx, { taskId, assigneeSessionKeys }) => {
+    const { task, member } = await taskForMemberX(ctx, taskId);
+    const actor = memberActor(member);
+    const assignees = await resolveAssignees(ctx, task.departmentId, assigneeSessionKeys);
+    const keys = assignees.map((a) => a.sessionKey);
+    const added = keys.filter((key) => !task.assigneeSessionKeys.includes(key));
+    await ctx.db.patch("tasks", taskId, { assigneeSessionKeys: keys, updatedAt: Date.now() });
+    await recordActivity(ctx, {
+      departmentId: task.departmentId,
+      type: "task_assigned",
+      actor,
+      taskId,
+      data: { title: task.title, assignees: assignees.map((a) => a.name).join(", ") },
+    });
+    if (added.length > 0) await notifyAssignees(ctx, { ...task, assigneeSessionKeys: keys }, added);
+    if (task.status === "inbox" && keys.length > 0) await moveTask(ctx, actor, task, "assigned");
+    return null;
+  },
+});
+
+/** Edits a task's title, description, priority or tags. */
+export const update = mutation({
+  args: {
+    taskId: v.id("tasks"),
+    title: v.optional(v.string()),
+    description: v.optional(v.string()),
+    priority: v.optional(vPriority),
+    tags: v.optional(v.array(v.string())),
+  },
+  returns: v.null(),
+  handler: async (ctx, { taskId, ...changes }) => {
+    const { task, member } = await taskForMemberX(ctx, taskId);
+    const patch: Partial<Doc<"tasks">> = {};
+    if (changes.title !== undefined) patch.title = cleanText("Title", changes.title, LIMITS.taskTitleChars);
+    if (changes.description !== undefined) {
+      patch.description = cleanText("Description", changes.description, LIMITS.taskDescriptionChars, { allowEmpty: true });
+    }
+    if (changes.priority !== undefined) patch.priority = changes.priority;
+    if (changes.tags !== undefined) patch.tags = cleanTags(changes.tags);
+    const fields = Object.keys(patch);
+    if (fields.length === 0) return null;
+    await ctx.db.patch("tasks", taskId, { ...patch, updatedAt: Date.now() });
+    await recordActivity(ctx, {
+      departmentId: task.departmentId,
+      type: "task_updated",
+      actor: memberActor(member),
+      taskId,
+      data: { title: patch.title ?? task.title, fields: fields.join(", ") },
+    });
+    return null;
   },
 });

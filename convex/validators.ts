@@ -29,3 +29,40 @@ export type AgentStatus = Infer<typeof vAgentStatus>;
 
 export const vMemberRole = v.union(v.literal("admin"), v.literal("member"));
 export type MemberRole = Infer<typeof vMemberRole>;
+
+/** Who did something: a human member, an agent (by sessionKey) or Maestro itself. */
+export const vActor = v.union(
+  v.object({ kind: v.literal("member"), tokenIdentifier: v.string(), name: v.string() }),
+  v.object({ kind: v.literal("agent"), sessionKey: v.string(), name: v.string() }),
+  v.object({ kind: v.literal("system") }),
+);
+export type Actor = Infer<typeof vActor>;
+
+/** A resolved @mention: `key` is an agent's sessionKey or `member:<tokenIdentifier>`. */
+export const vMention = v.object({ kind: v.union(v.literal("agent"), v.literal("member")), key: v.string(), name: v.string() });
+export type Mention = Infer<typeof vMention>;
+
+export const ACTIVITY_TYPES = [
+  "task_created",
+  "task_updated",
+  "task_status_changed",
+  "task_assigned",
+  "message_posted",
+  "agent_created",
+  "agent_updated",
+  "agent_status_changed",
+  "member_joined",
+  "delegation_created",
+] as const;
+export const vActivityType = v.union(...ACTIVITY_TYPES.map((t) => v.literal(t)));
+export type ActivityType = Infer<typeof vActivityType>;
+
+/** The small data object an activity carries (names, old/new values), flat on purpose. */
+export const vActivityData = v.record(v.string(), v.union(v.string(), v.number(), v.boolean(), v.null()));
+export type ActivityData = Infer<typeof vActivityData>;
+
+export const vNotificationKind = v.union(v.literal("mention"), v.literal("assignment"));
+export type NotificationKind = Infer<typeof vNotificationKind>;
+
+export const vTriggerKind = v.union(v.literal("assigned"), v.literal("mentioned"));
+export type TriggerKind = Infer<typeof vTriggerKind>;

@@ -1,0 +1,34 @@
+import { paginationOptsValidator, paginationResultValidator } from "convex/server";
+import { v } from "convex/values";
+import { query } from "./_generated/server";
+import { getMembershipX } from "./lib/auth";
+import { checkPageSize } from "./lib/validate";
+import { vActivityData, vActivityType, vActor } from "./validators";
+
+/** The department's activity feed, newest first, a page at a time. */
+export const list = query({
+  args: { departmentId: v.id("departments"), paginationOpts: paginationOptsValidator },
+  returns: paginationResultValidator(
+    v.object({
+      _id: v.id("activities"),
+      _creationTime: v.number(),
+      type: vActivityType,
+      actor: vActor,
+      taskId: v.optional(v.id("tasks")),
+      data: vActivityData,
+    }),
+  ),
+  handler: async (ctx, { departmentId, paginationOpts }) => {
+    checkPageSize(paginationOpts.numItems);
+    await getMembershipX(ctx, departmentId);
+    const page = await ctx.db
+      .query("activities")
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      .order("desc")
+      .paginate(paginationOpts);
+    return {
+      ...page,
+      page: page.page.map(({ _id, _creationTime, type, actor, taskId, data }) => ({ _id, _creationTime, type, actor, taskId, data })),
+    };
+  },
+});

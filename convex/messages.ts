@@ -1,0 +1,117 @@
+import { paginationOptsValidator, paginationResultValidator } from "convex/server";
+import { v } from "convex/values";
+import type { Doc, Id } from "./_generated/dataModel";
+import { mutation, query, type MutationCtx, type QueryCtx } from "./_generated/server";
+import { recordActivity } from "./lib/activity";
+import { memberActor, memberKey } from "./lib/actors";
+import { getMembershipX } from "./lib/auth";
+import { LIMITS } from "./lib/limits";
+import { parseMentions, type MentionCandidate } from "./lib/mentions";
+import { notifyMentions } from "./lib/notify";
+import { checkPageSize, cleanText } from "./lib/validate";
+import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
+import { MAX_MEMBERS_PER_DEPARTMENT } from "./members";
+import { getTaskX } from "./tasks";
+import { vActor, vMention, type Actor, type Mention } from "./validators";
+
+const vMessage = v.object({
+  _id: v.id("messages"),
+  _creationTime: v.number(),
+  taskId: v.id("tasks"),
+  author: vActor,
+  content: v.string(),
+  mentions: v.array(vMention),
+});
+
+/** Everyone a message in this department can mention: its agents and its members. */
+async function mentionCandidates(
+  ctx: QueryCtx | MutationCtx,
+  departmentId: Id<"departments">,
+): Promise<Array<MentionCandidate & { kind: Mention["kind"] }>> {
+  const agents = await ctx.db
+    .query("agents")
+    .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
+    .take(MAX_AGENTS_PER_DEPARTMENT);
+  const members = await ctx.db
+    .query("members")
+    .withIndex("by_department_and_tokenIdentifier", (q) => q.eq("departmentId", departmentId))
+    .take(MAX_MEMBERS_PER_DEPARTMENT);
+  return [
+    ...agents.map((a) => ({ kind: "agent" as const, key: a.sessionKey, name: a.name })),
+    ...members.map((m) => ({ kind: "member" as const, key: memberKey(m.tokenIdentifier), name: m.name })),
+  ];
+}
+
+/**
+ * Posts a message in a task's thread: resolves its @mentions, notifies each
+ * mentioned agent or member once, triggers mentioned agents, records activity.
+ */
+export async function postMessage(
+  ctx: MutationCtx,
+  author: Actor,
+  task: Doc<"tasks">,
+  rawContent: string,
+): Promise<Id<"messages">> {
+  const content = cleanText("A message", rawContent, LIMITS.messageChars);
+  const candidates = await mentionCandidates(ctx, task.departmentId);
+  const kindByKey = new Map(candidates.map((c) => [c.key, c.kind]));
+  const mentions: Mention[] = parseMentions(content, candidates).map(({ key, name }) => ({
+    kind: kindByKey.get(key)!,
+    key,
+    name,
+  }));
+  const messageId = await ctx.db.insert("messages", {
+    taskId: task._id,
+    departmentId: task.departmentId,
+    author,
+    content,
+    mentions,
+  });
+  await notifyMentions(ctx, { _id: messageId, taskId: task._id, departmentId: task.departmentId, author, mentions });
+  await recordActivity(ctx, {
+    departmentId: task.departmentId,
+    type: "message_posted",
+    actor: author,
+    taskId: task._id,
+    data: { title: task.title, preview: content.length > 140 ? `${content.slice(0, 139)}…` : content },
+  });
+  return messageId;
+}
+
+/** Posts in a task's thread as the signed-in member. */
+export const create = mutation({
+  args: { taskId: v.id("tasks"), content: v.string() },
+  returns: v.id("messages"),
+  handler: async (ctx, { taskId, content }) => {
+    const task = await getTaskX(ctx, taskId);
+    const member = await getMembershipX(ctx, task.departmentId);
+    return await postMessage(ctx, memberActor(member), task, content);
+  },
+});
+
+/** A task's thread, newest first, a page at a time. */
+export const list = query({
+  args: { taskId: v.id("tasks"), paginationOpts: paginationOptsValidator },
+  returns: paginationResultValidator(vMessage),
+  handler: async (ctx, { taskId, paginationOpts }) => {
+    checkPageSize(paginationOpts.numItems);
+    const task = await getTaskX(ctx, taskId);
+    await getMembershipX(ctx, task.departmentId);
+    const page = await ctx.db
+      .query("messages")
+      .withIndex("by_task", (q) => q.eq("taskId", taskId))
+      .order("desc")
+      .paginate(paginationOpts);
+    return {
+      ...page,
+      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions }) => ({
+        _id,
+        _creationTime,
+        taskId,
+        author,
+        content,
+        mentions,
+      })),
+    };
+  },
+});

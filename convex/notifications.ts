@@ -1,0 +1,80 @@
+import { v } from "convex/values";
+import { mutation, query } from "./_generated/server";
+import { memberKey } from "./lib/actors";
+import { getMembershipX, getViewerX } from "./lib/auth";
+import { MaestroError } from "./lib/errors";
+import { vNotificationKind } from "./validators";
+
+/** Most notifications the bell lists. */
+export const MAX_LISTED_NOTIFICATIONS = 50;
+/** Most unread notifications counted or marked read in one call. */
+const MAX_UNREAD = 500;
+
+/** The caller's unread notifications in a department, newest first, with their task titles. */
+export const listMine = query({
+  args: { departmentId: v.id("departments") },
+  returns: v.object({
+    unreadCount: v.number(),
+    /** Tasks where the caller has an unread mention: the board shows a dot on them. */
+    unreadMentionTaskIds: v.array(v.id("tasks")),
+    notifications: v.array(
+      v.object({
+        _id: v.id("notifications"),
+        _creationTime: v.number(),
+        kind: vNotificationKind,
+        taskId: v.id("tasks"),
+        taskTitle: v.string(),
+        messageId: v.optional(v.id("messages")),
+      }),
+    ),
+  }),
+  handler: async (ctx, { departmentId }) => {
+    const member = await getMembershipX(ctx, departmentId);
+    const unread = await ctx.db
+      .query("notifications")
+      .withIndex("by_recipient_and_readAt", (q) => q.eq("recipientKey", memberKey(member.tokenIdentifier)).eq("readAt", undefined))
+      .order("desc")
+      .take(MAX_UNREAD);
+    const mine = unread.filter((n) => n.departmentId === departmentId);
+    const notifications = [];
+    for (const n of mine.slice(0, MAX_LISTED_NOTIFICATIONS)) {
+      const task = await ctx.db.get("tasks", n.taskId);
+      if (task === null) continue;
+      notifications.push({ _id: n._id, _creationTime: n._creationTime, kind: n.kind, taskId: n.taskId, taskTitle: task.title, messageId: n.messageId });
+    }
+    return {
+      unreadCount: mine.length,
+      unreadMentionTaskIds: [...new Set(mine.filter((n) => n.kind === "mention").map((n) => n.taskId))],
+      notifications,
+    };
+  },
+});
+
+/** Marks one of the caller's notifications read, or all of them on one task (opening its drawer). */
+export const markRead = mutation({
+  args: { notificationId: v.optional(v.id("notifications")), taskId: v.optional(v.id("tasks")) },
+  returns: v.number(),
+  handler: async (ctx, { notificationId, taskId }) => {
+    const identity = await getViewerX(ctx);
+    const key = memberKey(identity.tokenIdentifier);
+    const now = Date.now();
+    if (notificationId !== undefined) {
+      const notification = await ctx.db.get("notifications", notificationId);
+      if (notification === null || notification.recipientKey !== key) {
+        throw new MaestroError("NOT_FOUND", "Notification not found.");
+      }
+      if (notification.readAt !== undefined) return 0;
+      await ctx.db.patch("notifications", notificationId, { readAt: now });
+      return 1;
+    }
+    if (taskId === undefined) throw new MaestroError("INVALID_ARGUMENT", "Give a notificationId or a taskId.");
+    const unread = await ctx.db
+      .query("notifications")
+      .withIndex("by_recipient_and_task_and_readAt", (q) =>
+        q.eq("recipientKey", key).eq("taskId", taskId).eq("readAt", undefined),
+      )
+      .take(MAX_UNREAD);
+    for (const n of unread) await ctx.db.patch("notifications", n._id, { readAt: now });
+    return unread.length;
+  },
+});
