@@ -28,6 +28,9 @@ const agents: RosterAgent[] = [
     sessionKey: "agent:jarvis",
     status: "active",
     isSquadLead: true,
+    allowedTools: ["delegate_task"],
+    model: undefined,
+    systemPrompt: "",
   },
   {
     _id: "agent-2" as Id<"agents">,
@@ -37,6 +40,9 @@ const agents: RosterAgent[] = [
     sessionKey: "agent:ada",
     status: "idle",
     isSquadLead: false,
+    allowedTools: [],
+    model: undefined,
+    systemPrompt: "",
   },
 ];
 
