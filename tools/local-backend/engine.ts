@@ -108,9 +108,16 @@ export class Engine {
   private readonly store: DurableStore;
   /** table → id → committed document */
   private readonly tables = new Map<string, Map<string, any>>();
-  /** `${table}|${field}` → field value key → ids; one per distinct first index field. */
+  /**
+   * `${table}|${fields}` → values key → ids, for the first one and the first
+   * two fields of every index: a query pinning those with `.eq` scans only
+   * its bucket.
+   */
   private readonly buckets = new Map<string, Map<string, Set<string>>>();
-  private indexFirstFields = new Map<string, Map<string, string>>();
+  /** table → index name → its fields. */
+  private indexFields = new Map<string, Map<string, string[]>>();
+  /** table → the field prefixes that are bucketed. */
+  private bucketPrefixes = new Map<string, string[][]>();
 
   private constructor(
     private readonly internals: ConvexTestInternals,
@@ -389,20 +396,28 @@ export class Engine {
     this.store.compact({ ts, nextDocId: this.db._nextDocId, documents, mutationResults: this.mutationResults });
   }
 
-  /** Ids to scan for a query source: one index bucket when the range pins the first field. */
+  /** Ids to scan for a query source: an index bucket when the range pins its first field(s) with `.eq`. */
   candidateIds(table: string, source: any): Iterable<string> {
-    const all = this.tables.get(table);
     if (source?.type === "IndexRange") {
       const [, indexName] = String(source.indexName).split(".");
-      const field = this.indexFirstFields.get(table)?.get(indexName);
-      const first = source.range?.[0];
-      if (field !== undefined && first?.type === "Eq" && first.fieldPath === field) {
-        const raw = first.value;
-        const value = raw !== null && typeof raw === "object" && "$undefined" in raw ? undefined : jsonToConvex(raw);
-        return this.buckets.get(`${table}|${field}`)?.get(valueKey(value)) ?? [];
+      const fields = this.indexFields.get(table)?.get(indexName);
+      const range: any[] = source.range ?? [];
+      let pinned = 0;
+      while (fields !== undefined && pinned < Math.min(MAX_BUCKET_PREFIX, fields.length, range.length)) {
+        const filter = range[pinned];
+        if (filter.type !== "Eq" || filter.fieldPath !== fields[pinned]) break;
+        pinned += 1;
+      }
+      if (pinned > 0) {
+        const values = range.slice(0, pinned).map((filter) => {
+          const raw = filter.value;
+          return raw !== null && typeof raw === "object" && "$undefined" in raw ? undefined : jsonToConvex(raw);
+        });
+        const bucket = this.buckets.get(`${table}|${fields!.slice(0, pinned).join(",")}`);
+        return bucket?.get(valuesKey(values)) ?? [];
       }
     }
-    return all?.keys() ?? [];
+    return this.tables.get(table)?.keys() ?? [];
   }
 
   recordRead(source: any) {
@@ -418,15 +433,22 @@ export class Engine {
   }
 
   private rebuildIndexes() {
-    this.indexFirstFields = new Map();
+    this.indexFields = new Map();
+    this.bucketPrefixes = new Map();
     const schema = this.db._schema;
     if (schema !== null) {
       for (const [table, tableSchema] of schema.tables as Map<string, any>) {
-        const byIndex = new Map<string, string>();
+        const byIndex = new Map<string, string[]>();
+        const prefixes = new Map<string, string[]>();
         for (const index of tableSchema.indexes as Array<{ indexDescriptor: string; fields: string[] }>) {
-          byIndex.set(index.indexDescriptor, index.fields[0]);
+          byIndex.set(index.indexDescriptor, index.fields);
+          for (let length = 1; length <= Math.min(MAX_BUCKET_PREFIX, index.fields.length); length++) {
+            const prefix = index.fields.slice(0, length);
+            prefixes.set(prefix.join(","), prefix);
+          }
         }
-        this.indexFirstFields.set(table, byIndex);
+        this.indexFields.set(table, byIndex);
+        this.bucketPrefixes.set(table, [...prefixes.values()]);
       }
     }
     this.tables.clear();
@@ -444,20 +466,17 @@ export class Engine {
     }
     if (next === null) docs.delete(id);
     else docs.set(id, next);
-    const fields = new Set(this.indexFirstFields.get(table)?.values() ?? []);
-    for (const field of fields) {
-      const bucketKey = `${table}|${field}`;
+    for (const prefix of this.bucketPrefixes.get(table) ?? []) {
+      const bucketKey = `${table}|${prefix.join(",")}`;
       let bucket = this.buckets.get(bucketKey);
       if (bucket === undefined) {
         bucket = new Map();
         this.buckets.set(bucketKey, bucket);
       }
-      if (previous !== null) {
-        const key = valueKey(this.internals.evaluateFieldPath(field, previous));
-        bucket.get(key)?.delete(id);
-      }
+      const keyOf = (doc: any) => valuesKey(prefix.map((field) => this.internals.evaluateFieldPath(field, doc)));
+      if (previous !== null) bucket.get(keyOf(previous))?.delete(id);
       if (next !== null) {
-        const key = valueKey(this.internals.evaluateFieldPath(field, next));
+        const key = keyOf(next);
         let ids = bucket.get(key);
         if (ids === undefined) {
           ids = new Set();
@@ -533,11 +552,18 @@ function tableOf(id: string): string {
   return id.replace(/^[0-9]+/, "");
 }
 
+/** How many leading index fields are bucketed (1 and 2 cover our `.eq` chains). */
+const MAX_BUCKET_PREFIX = 2;
+
 function valueKey(value: unknown): string {
   if (typeof value === "string") return `s${value}`;
   if (typeof value === "number") return `n${value}`;
   if (value === undefined) return "u";
   return `j${JSON.stringify(convexToJson(value as Value))}`;
+}
+
+function valuesKey(values: unknown[]): string {
+  return values.map(valueKey).join("\u0001");
 }
 
 function schemaOf(modules: ModuleMap): any {
