@@ -3,10 +3,10 @@ import type { Doc, Id } from "./_generated/dataModel";
 import { mutation, query, type MutationCtx } from "./_generated/server";
 import { recordActivity } from "./lib/activity";
 import { memberActor } from "./lib/actors";
-import { getMembershipX } from "./lib/auth";
+import { getMembershipX, getViewerX } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
 import { LIMITS } from "./lib/limits";
-import { agentSessionKey } from "./lib/names";
+import { agentSessionKey, slugify } from "./lib/names";
 import { cleanText } from "./lib/validate";
 import { unknownTools } from "./tools/registry";
 import { vAgentKind, vAgentStatus } from "./validators";
@@ -110,6 +110,8 @@ export const create = mutation({
   handler: async (ctx, { departmentId, kind, isSquadLead, ...rest }) => {
     const member = await requireAdmin(ctx, departmentId);
     const fields = cleanAgentFields(rest);
+    // The session key is built from the name's slug; "!!!" would give `agent::<dept>`.
+    if (slugify(fields.name) === "") throw new MaestroError("INVALID_ARGUMENT", "An agent name needs at least one letter or digit.");
     await checkNameFree(ctx, departmentId, fields.name);
     const department = (await ctx.db.get("departments", departmentId))!;
     const sessionKey = agentSessionKey(fields.name, department.slug);
@@ -143,6 +145,8 @@ export const update = mutation({
   args: { agentId: v.id("agents"), ...agentFields },
   returns: v.null(),
   handler: async (ctx, { agentId, kind, isSquadLead, ...rest }) => {
+    // Sign-in first, so an anonymous caller cannot tell which agent ids exist.
+    await getViewerX(ctx);
     const agent = await ctx.db.get("agents", agentId);
     if (agent === null) throw new MaestroError("NOT_FOUND", "Agent not found.");
     const member = await requireAdmin(ctx, agent.departmentId);
@@ -165,6 +169,8 @@ export const setStatus = mutation({
   args: { agentId: v.id("agents"), status: vAgentStatus },
   returns: v.null(),
   handler: async (ctx, { agentId, status }) => {
+    // Sign-in first, so an anonymous caller cannot tell which agent ids exist.
+    await getViewerX(ctx);
     const agent = await ctx.db.get("agents", agentId);
     if (agent === null) throw new MaestroError("NOT_FOUND", "Agent not found.");
     const member = await requireAdmin(ctx, agent.departmentId);

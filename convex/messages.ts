@@ -4,7 +4,7 @@ import type { Doc, Id } from "./_generated/dataModel";
 import { mutation, query, type MutationCtx, type QueryCtx } from "./_generated/server";
 import { recordActivity } from "./lib/activity";
 import { memberActor, memberKey } from "./lib/actors";
-import { getMembershipX } from "./lib/auth";
+import { getMembershipX, getViewerX } from "./lib/auth";
 import { LIMITS } from "./lib/limits";
 import { parseMentions, type MentionCandidate } from "./lib/mentions";
 import { notifyMentions } from "./lib/notify";
@@ -83,6 +83,8 @@ export const create = mutation({
   args: { taskId: v.id("tasks"), content: v.string() },
   returns: v.id("messages"),
   handler: async (ctx, { taskId, content }) => {
+    // Sign-in first, so an anonymous caller cannot tell which task ids exist.
+    await getViewerX(ctx);
     const task = await getTaskX(ctx, taskId);
     const member = await getMembershipX(ctx, task.departmentId);
     return await postMessage(ctx, memberActor(member), task, content);
@@ -95,6 +97,7 @@ export const list = query({
   returns: paginationResultValidator(vMessage),
   handler: async (ctx, { taskId, paginationOpts }) => {
     checkPageSize(paginationOpts.numItems);
+    await getViewerX(ctx);
     const task = await getTaskX(ctx, taskId);
     await getMembershipX(ctx, task.departmentId);
     const page = await ctx.db

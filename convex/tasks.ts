@@ -3,7 +3,7 @@ import { mutation, query, type MutationCtx, type QueryCtx } from "./_generated/s
 import type { Doc, Id } from "./_generated/dataModel";
 import { recordActivity } from "./lib/activity";
 import { memberActor } from "./lib/actors";
-import { getMembershipX } from "./lib/auth";
+import { getMembershipX, getViewerX } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
 import { LIMITS } from "./lib/limits";
 import { notifyAssignees } from "./lib/notify";
@@ -177,6 +177,8 @@ export async function moveTask(
 }
 
 async function taskForMemberX(ctx: QueryCtx | MutationCtx, taskId: Id<"tasks">) {
+  // Sign-in first, so an anonymous caller cannot tell which task ids exist.
+  await getViewerX(ctx);
   const task = await getTaskX(ctx, taskId);
   const member = await getMembershipX(ctx, task.departmentId);
   return { task, member };

@@ -9,8 +9,10 @@ export const MAX_PENDING_TRIGGERS = 100;
 const MAX_TRIGGERS_PER_AGENT_AND_TASK = 1000;
 
 /**
- * Records that an agent has work: one pending row per (agent, task, kind,
- * message). A repeat of the same event changes nothing.
+ * Records that an agent has work: one row per (agent, task, kind, message).
+ * A repeat of the same event changes nothing. A mention is one event per
+ * message; an assignment is new work again once the brain has consumed the
+ * last one (the agent was taken off the task and put back on).
  */
 async function recordTrigger(
   ctx: MutationCtx,
@@ -22,7 +24,9 @@ async function recordTrigger(
     .query("agentTriggers")
     .withIndex("by_agent_and_task", (q) => q.eq("agentSessionKey", trigger.agentSessionKey).eq("taskId", trigger.taskId))
     .take(MAX_TRIGGERS_PER_AGENT_AND_TASK);
-  const same = existing.find((t) => t.kind === trigger.kind && t.messageId === trigger.messageId);
+  const same = existing.find(
+    (t) => t.kind === trigger.kind && t.messageId === trigger.messageId && (t.kind === "mentioned" || t.status === "pending"),
+  );
   if (same !== undefined) return same._id;
   return await ctx.db.insert("agentTriggers", { ...trigger, departmentId: task.departmentId, status: "pending" });
 }

@@ -49,18 +49,20 @@ export function codeRanges(text: string): Array<[number, number]> {
 
 /** Every distinct mentionable mentioned in `text`, in order of first mention. */
 export function parseMentions(text: string, candidates: MentionCandidate[]): ResolvedMention[] {
-  // Longest names first, so "@Dev Bot" wins over an agent called "Dev".
-  const sorted = [...candidates].sort((a, b) => b.name.length - a.name.length);
-  const lower = text.toLowerCase();
+  // Longest names first, so "@Dev Bot" wins over an agent called "Dev". A
+  // blank name would turn any lone "@" into a mention.
+  const sorted = candidates.filter((c) => c.name.trim() !== "").sort((a, b) => b.name.length - a.name.length);
   const code = codeRanges(text);
   const found = new Map<string, ResolvedMention>();
   for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
     if (at > 0 && WORD_CHAR.test(text[at - 1])) continue;
     if (code.some(([s, e]) => at >= s && at < e)) continue;
     for (const candidate of sorted) {
-      const name = candidate.name.toLowerCase();
-      if (!lower.startsWith(name, at + 1)) continue;
-      const after = text[at + 1 + name.length];
+      // Compare slice by slice: lower-casing the whole text can change its
+      // length ("İ" becomes two code units) and shift every later offset.
+      const end = at + 1 + candidate.name.length;
+      if (text.slice(at + 1, end).toLowerCase() !== candidate.name.toLowerCase()) continue;
+      const after = text[end];
       if (after !== undefined && WORD_CHAR.test(after)) continue;
       if (!found.has(candidate.key)) found.set(candidate.key, { ...candidate, index: at });
       break;

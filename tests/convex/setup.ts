@@ -1,8 +1,13 @@
 /// <reference types="vite/client" />
 import { convexTest } from "convex-test";
+import type { FunctionArgs } from "convex/server";
+import { ConvexError } from "convex/values";
+import { expect, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
-import type { Id } from "../../convex/_generated/dataModel";
+import type { Doc, Id } from "../../convex/_generated/dataModel";
+import type { ErrorCode } from "../../convex/lib/errors";
 import schema from "../../convex/schema";
+import type { TaskStatus } from "../../convex/validators";
 
 export const modules = import.meta.glob("../../convex/**/*.*s");
 
@@ -34,4 +39,112 @@ export async function createOtherDepartment(t: TestConvex, memberName = "Mallory
     return id;
   });
   return { departmentId, member: asUser(t, memberName) };
+}
+
+/** What `asUser` returns: one signed-in actor. */
+export type Actor = ReturnType<typeof asUser>;
+
+/** Session keys of the seeded "product" squad. */
+export const AGENTS = {
+  jarvis: "agent:jarvis:product",
+  devBot: "agent:dev-bot:product",
+  writer: "agent:writer:product",
+  archie: "agent:archie:product",
+} as const;
+
+/** The key notifications and mentions use for a person signed in with `asUser(t, name)`. */
+export function memberKeyOf(name: string): string {
+  return `member:maestro-local|user:${name.toLowerCase()}`;
+}
+
+/** Signs `name` in (joining every existing department as a member) and returns the actor. */
+export async function signIn(t: TestConvex, name: string): Promise<Actor> {
+  const actor = asUser(t, name);
+  await actor.mutation(api.members.ensureMe, {});
+  return actor;
+}
+
+/** Creates a task as `actor`; fields not given get harmless defaults. */
+export async function createTask(
+  actor: Actor,
+  departmentId: Id<"departments">,
+  fields: Partial<Omit<FunctionArgs<typeof api.tasks.create>, "departmentId">> = {},
+): Promise<Id<"tasks">> {
+  return await actor.mutation(api.tasks.create, { departmentId, title: "A task", ...fields });
+}
+
+/** Titles of one column's cards, in board order. */
+export async function columnTitles(actor: Actor, departmentId: Id<"departments">, status: TaskStatus): Promise<string[]> {
+  const columns = await actor.query(api.tasks.list, { departmentId });
+  return columns.find((c) => c.status === status)!.tasks.map((task) => task.title);
+}
+
+/** The id of a task that existed once and no longer does. */
+export async function deletedTaskId(t: TestConvex, departmentId: Id<"departments">): Promise<Id<"tasks">> {
+  return await t.run(async (ctx) => {
+    const id = await ctx.db.insert("tasks", {
+      departmentId,
+      title: "Gone",
+      description: "",
+      status: "inbox",
+      priority: "low",
+      tags: [],
+      assigneeSessionKeys: [],
+      createdBy: "system",
+      order: 0,
+      updatedAt: 0,
+    });
+    await ctx.db.delete("tasks", id);
+    return id;
+  });
+}
+
+/** A task of `createOtherDepartment`'s department, to show ids of other departments are refused. */
+export async function createOtherTask(t: TestConvex, departmentId: Id<"departments">): Promise<Id<"tasks">> {
+  return await t.run(async (ctx) =>
+    await ctx.db.insert("tasks", {
+      departmentId,
+      title: "Their task",
+      description: "",
+      status: "inbox",
+      priority: "low",
+      tags: [],
+      assigneeSessionKeys: [],
+      createdBy: "system",
+      order: 1024,
+      updatedAt: 0,
+    }),
+  );
+}
+
+/** Runs everything the scheduler holds (call `vi.useFakeTimers()` first). */
+export async function runScheduled(t: TestConvex): Promise<void> {
+  await t.finishAllScheduledFunctions(vi.runAllTimers);
+}
+
+/** Raw notification rows for one recipient, oldest first. */
+export async function notificationsFor(t: TestConvex, recipientKey: string): Promise<Array<Doc<"notifications">>> {
+  return await t.run(async (ctx) =>
+    await ctx.db
+      .query("notifications")
+      .withIndex("by_recipient_and_readAt", (q) => q.eq("recipientKey", recipientKey))
+      .collect(),
+  );
+}
+
+/** Every agentTriggers row, oldest first. */
+export async function allTriggers(t: TestConvex): Promise<Array<Doc<"agentTriggers">>> {
+  return await t.run(async (ctx) => await ctx.db.query("agentTriggers").collect());
+}
+
+/** Asserts `promise` fails with a `ConvexError` of `code` whose message matches `message` when given. */
+export async function expectError(promise: Promise<unknown>, code: ErrorCode, message?: string | RegExp): Promise<void> {
+  const error: unknown = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error, `expected a ${code} error`).toBeInstanceOf(ConvexError);
+  const data = (error as ConvexError<{ code: ErrorCode; message: string }>).data;
+  expect(data.code).toBe(code);
+  if (message !== undefined) expect(data.message).toMatch(message);
 }

@@ -1,0 +1,67 @@
+import { describe, expect, test } from "vitest";
+import { api } from "../../convex/_generated/api";
+import { asUser, createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn } from "./setup";
+
+describe("departments.listMine", () => {
+  test("the caller's departments with their role; other people's departments are not listed; anonymous callers get none", async () => {
+    const t = setupTest();
+    const { departmentId, admin } = await seedDemoWithAdmin(t);
+    const grace = await signIn(t, "Grace");
+    const other = await createOtherDepartment(t);
+    expect(await admin.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "admin" }]);
+    expect(await grace.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "member" }]);
+    expect(await other.member.query(api.departments.listMine, {})).toEqual([{ _id: other.departmentId, name: "Other", slug: "other", role: "admin" }]);
+    expect(await t.query(api.departments.listMine, {})).toEqual([]);
+    expect(await asUser(t, "Stranger").query(api.departments.listMine, {})).toEqual([]);
+  });
+});
+
+describe("departments.create", () => {
+  test("creates a department whose creator is its only member and admin, and records them joining", async () => {
+    const t = setupTest();
+    const { departmentId, admin } = await seedDemoWithAdmin(t);
+    const grace = await signIn(t, "Grace");
+    const designId = await grace.mutation(api.departments.create, { name: "  Design Crew " });
+    expect(await grace.query(api.departments.listMine, {})).toEqual([
+      { _id: departmentId, name: "Product Squad", slug: "product", role: "member" },
+      { _id: designId, name: "Design Crew", slug: "design-crew", role: "admin" },
+    ]);
+    expect(await admin.query(api.departments.listMine, {})).toHaveLength(1);
+    expect(await grace.query(api.members.list, { departmentId: designId })).toEqual([
+      { _id: expect.any(String), name: "Grace", role: "admin", key: "member:maestro-local|user:grace" },
+    ]);
+    const feed = await grace.query(api.activities.list, { departmentId: designId, paginationOpts: { numItems: 10, cursor: null } });
+    expect(feed.page.map((a) => [a.type, a.data])).toEqual([["member_joined", { name: "Grace", role: "admin" }]]);
+    const chat = await t.run(async (ctx) => (await ctx.db.get("departments", designId))!.chatSessionId);
+    expect(chat).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test("a department's board is closed to people who are not in it", async () => {
+    const t = setupTest();
+    const { admin } = await seedDemoWithAdmin(t);
+    const grace = await signIn(t, "Grace");
+    const designId = await grace.mutation(api.departments.create, { name: "Design" });
+    await expectError(admin.query(api.tasks.list, { departmentId: designId }), "FORBIDDEN");
+    await expectError(admin.mutation(api.tasks.create, { departmentId: designId, title: "Mine now" }), "FORBIDDEN");
+  });
+
+  test("anonymous callers are refused", async () => {
+    const t = setupTest();
+    await expectError(t.mutation(api.departments.create, { name: "Design" }), "UNAUTHENTICATED");
+    expect(await t.run(async (ctx) => await ctx.db.query("departments").collect())).toEqual([]);
+  });
+
+  test("bad input: empty, oversized or letterless names; a name whose slug is taken is a CONFLICT", async () => {
+    const t = setupTest();
+    const { admin } = await seedDemoWithAdmin(t);
+    await expectError(admin.mutation(api.departments.create, { name: "  " }), "INVALID_ARGUMENT", "Department name must not be empty.");
+    await expectError(admin.mutation(api.departments.create, { name: "d".repeat(81) }), "INVALID_ARGUMENT", /limit is 80/);
+    await expectError(admin.mutation(api.departments.create, { name: "!!!" }), "INVALID_ARGUMENT", /at least one letter or digit/);
+    await expectError(
+      admin.mutation(api.departments.create, { name: "PRODUCT!" }),
+      "CONFLICT",
+      "A department called Product Squad already exists.",
+    );
+    expect(await admin.query(api.departments.listMine, {})).toHaveLength(1);
+  });
+});

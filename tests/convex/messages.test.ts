@@ -1,0 +1,211 @@
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { postMessage } from "../../convex/messages";
+import {
+  AGENTS,
+  allTriggers,
+  createOtherDepartment,
+  createOtherTask,
+  createTask,
+  deletedTaskId,
+  expectError,
+  memberKeyOf,
+  notificationsFor,
+  runScheduled,
+  seedDemoWithAdmin,
+  setupTest,
+  signIn,
+  type Actor,
+} from "./setup";
+
+// Mentions of agents schedule trigger functions; fake timers keep them queued until a test runs them.
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+async function thread() {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const grace = await signIn(t, "Grace");
+  const other = await createOtherDepartment(t);
+  const taskId = await createTask(admin, departmentId, { title: "Launch plan" });
+  return { t, departmentId, admin, grace, other, taskId };
+}
+
+async function mentionsOf(actor: Actor, taskId: Id<"tasks">, content: string) {
+  await actor.mutation(api.messages.create, { taskId, content });
+  const { page } = await actor.query(api.messages.list, { taskId, paginationOpts: { numItems: 1, cursor: null } });
+  return page[0].mentions;
+}
+
+describe("messages.create", () => {
+  test("posts a trimmed message as the caller and records a message_posted activity with a preview", async () => {
+    const { t, admin, taskId } = await thread();
+    const messageId = await admin.mutation(api.messages.create, { taskId, content: "  Hello squad  " });
+    const { page } = await admin.query(api.messages.list, { taskId, paginationOpts: { numItems: 10, cursor: null } });
+    expect(page).toEqual([
+      {
+        _id: messageId,
+        _creationTime: expect.any(Number),
+        taskId,
+        author: { kind: "member", tokenIdentifier: "maestro-local|user:ada", name: "Ada" },
+        content: "Hello squad",
+        mentions: [],
+      },
+    ]);
+    const activity = await t.run(async (ctx) => (await ctx.db.query("activities").collect()).find((a) => a.type === "message_posted"));
+    expect(activity).toMatchObject({ taskId, data: { title: "Launch plan", preview: "Hello squad" } });
+  });
+
+  test("a long message's activity preview is cut at 140 characters", async () => {
+    const { t, admin, taskId } = await thread();
+    await admin.mutation(api.messages.create, { taskId, content: "y".repeat(500) });
+    const activity = await t.run(async (ctx) => (await ctx.db.query("activities").collect()).find((a) => a.type === "message_posted"));
+    expect(activity!.data.preview).toBe(`${"y".repeat(139)}…`);
+  });
+
+  test("resolves @mentions of agents (multi-word, any case) and members, and leaves unknown names as text", async () => {
+    const { admin, taskId } = await thread();
+    expect(await mentionsOf(admin, taskId, "@dev bot and @WRITER, please sync with @Grace")).toEqual([
+      { kind: "agent", key: AGENTS.devBot, name: "Dev Bot" },
+      { kind: "agent", key: AGENTS.writer, name: "Writer" },
+      { kind: "member", key: memberKeyOf("Grace"), name: "Grace" },
+    ]);
+    const content = "@Nobody can help, not even @Writers";
+    await admin.mutation(api.messages.create, { taskId, content });
+    const { page } = await admin.query(api.messages.list, { taskId, paginationOpts: { numItems: 1, cursor: null } });
+    expect(page[0]).toMatchObject({ content, mentions: [] });
+  });
+
+  test("no mentions inside inline code, fenced code blocks or e-mail addresses", async () => {
+    const { t, admin, taskId } = await thread();
+    expect(await mentionsOf(admin, taskId, "Run `@Jarvis deploy` then mail ops@writer.com")).toEqual([]);
+    expect(await mentionsOf(admin, taskId, "```\n@Dev Bot fix this\n```\n~~~\n@Archie\n~~~")).toEqual([]);
+    await runScheduled(t);
+    expect(await allTriggers(t)).toEqual([]);
+    expect(await t.run(async (ctx) => await ctx.db.query("notifications").collect())).toEqual([]);
+  });
+
+  test("the longest matching name wins", async () => {
+    const { admin, departmentId, taskId } = await thread();
+    await admin.mutation(api.agents.create, {
+      departmentId,
+      name: "Dev",
+      role: "Intern",
+      kind: "coder",
+      systemPrompt: "",
+      isSquadLead: false,
+      allowedTools: [],
+    });
+    expect(await mentionsOf(admin, taskId, "@Dev Bot")).toEqual([{ kind: "agent", key: AGENTS.devBot, name: "Dev Bot" }]);
+    expect(await mentionsOf(admin, taskId, "@Dev, then @dev bot")).toEqual([
+      { kind: "agent", key: "agent:dev:product", name: "Dev" },
+      { kind: "agent", key: AGENTS.devBot, name: "Dev Bot" },
+    ]);
+  });
+
+  test("each mentioned agent or member is notified once per message; agents are triggered once; the author never", async () => {
+    const { t, admin, grace, taskId, departmentId } = await thread();
+    const messageId = await admin.mutation(api.messages.create, {
+      taskId,
+      content: "@Dev Bot look. @dev bot, really. @Grace and @Ada (that's me) too",
+    });
+    expect(await notificationsFor(t, AGENTS.devBot)).toMatchObject([{ kind: "mention", taskId, messageId, departmentId }]);
+    expect(await notificationsFor(t, memberKeyOf("Grace"))).toMatchObject([{ kind: "mention", taskId, messageId }]);
+    expect(await notificationsFor(t, memberKeyOf("Ada"))).toEqual([]);
+    await runScheduled(t);
+    expect(await allTriggers(t)).toMatchObject([{ agentSessionKey: AGENTS.devBot, kind: "mentioned", taskId, messageId, status: "pending" }]);
+
+    // A member's own notifications show up for them only.
+    expect((await grace.query(api.notifications.listMine, { departmentId })).unreadMentionTaskIds).toEqual([taskId]);
+    expect((await admin.query(api.notifications.listMine, { departmentId })).unreadCount).toBe(0);
+  });
+
+  test("bad input: empty and oversized messages", async () => {
+    const { admin, taskId } = await thread();
+    await expectError(admin.mutation(api.messages.create, { taskId, content: " \n " }), "INVALID_ARGUMENT", "A message must not be empty.");
+    await expectError(
+      admin.mutation(api.messages.create, { taskId, content: "m".repeat(10_001) }),
+      "INVALID_ARGUMENT",
+      "A message is 10001 characters; the limit is 10000.",
+    );
+    await admin.mutation(api.messages.create, { taskId, content: "m".repeat(10_000) });
+    const { page } = await admin.query(api.messages.list, { taskId, paginationOpts: { numItems: 10, cursor: null } });
+    expect(page).toHaveLength(1);
+  });
+
+  test("anonymous callers, other departments and unknown tasks are refused", async () => {
+    const { t, admin, other, taskId, departmentId } = await thread();
+    await expectError(t.mutation(api.messages.create, { taskId, content: "hi" }), "UNAUTHENTICATED");
+    await expectError(other.member.mutation(api.messages.create, { taskId, content: "hi" }), "FORBIDDEN");
+    const theirs = await createOtherTask(t, other.departmentId);
+    await expectError(admin.mutation(api.messages.create, { taskId: theirs, content: "hi" }), "FORBIDDEN");
+    const gone = await deletedTaskId(t, departmentId);
+    await expectError(admin.mutation(api.messages.create, { taskId: gone, content: "hi" }), "NOT_FOUND", "Task not found.");
+    await expectError(t.mutation(api.messages.create, { taskId: gone, content: "hi" }), "UNAUTHENTICATED");
+    expect(await t.run(async (ctx) => await ctx.db.query("messages").collect())).toEqual([]);
+  });
+});
+
+describe("postMessage (the brain's helper)", () => {
+  test("an agent author is not notified of its own mention but others are", async () => {
+    const { t, taskId } = await thread();
+    await t.run(async (ctx) => {
+      const task = (await ctx.db.get("tasks", taskId))!;
+      await postMessage(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, task, "@Jarvis here; @Writer please draft");
+    });
+    expect(await notificationsFor(t, AGENTS.jarvis)).toEqual([]);
+    expect(await notificationsFor(t, AGENTS.writer)).toHaveLength(1);
+    await runScheduled(t);
+    expect((await allTriggers(t)).map((r) => r.agentSessionKey)).toEqual([AGENTS.writer]);
+  });
+});
+
+describe("messages.list", () => {
+  test("newest first, a page at a time, only this task's thread", async () => {
+    const { admin, grace, departmentId, taskId } = await thread();
+    const otherTask = await createTask(admin, departmentId, { title: "Elsewhere" });
+    await admin.mutation(api.messages.create, { taskId: otherTask, content: "not here" });
+    for (let i = 1; i <= 5; i++) {
+      await (i % 2 === 0 ? grace : admin).mutation(api.messages.create, { taskId, content: `m${i}` });
+    }
+    const first = await grace.query(api.messages.list, { taskId, paginationOpts: { numItems: 2, cursor: null } });
+    expect(first.page.map((m) => m.content)).toEqual(["m5", "m4"]);
+    expect(first.page[1].author).toMatchObject({ kind: "member", name: "Grace" });
+    expect(first.isDone).toBe(false);
+    const second = await grace.query(api.messages.list, { taskId, paginationOpts: { numItems: 2, cursor: first.continueCursor } });
+    expect(second.page.map((m) => m.content)).toEqual(["m3", "m2"]);
+    const third = await grace.query(api.messages.list, { taskId, paginationOpts: { numItems: 2, cursor: second.continueCursor } });
+    expect(third.page.map((m) => m.content)).toEqual(["m1"]);
+    expect(third.isDone).toBe(true);
+    expect(Object.keys(first.page[0]).sort()).toEqual(["_creationTime", "_id", "author", "content", "mentions", "taskId"]);
+  });
+
+  test("page sizes outside 1..100 are refused; 100 is fine", async () => {
+    const { admin, taskId } = await thread();
+    for (const numItems of [101, 0, 2.5]) {
+      await expectError(
+        admin.query(api.messages.list, { taskId, paginationOpts: { numItems, cursor: null } }),
+        "INVALID_ARGUMENT",
+        "Page size must be between 1 and 100.",
+      );
+    }
+    const page = await admin.query(api.messages.list, { taskId, paginationOpts: { numItems: 100, cursor: null } });
+    expect(page.page).toEqual([]);
+  });
+
+  test("anonymous callers, other departments and unknown tasks are refused", async () => {
+    const { t, admin, other, taskId, departmentId } = await thread();
+    const paginationOpts = { numItems: 10, cursor: null };
+    await expectError(t.query(api.messages.list, { taskId, paginationOpts }), "UNAUTHENTICATED");
+    await expectError(other.member.query(api.messages.list, { taskId, paginationOpts }), "FORBIDDEN");
+    const theirs = await createOtherTask(t, other.departmentId);
+    await expectError(admin.query(api.messages.list, { taskId: theirs, paginationOpts }), "FORBIDDEN");
+    const gone = await deletedTaskId(t, departmentId);
+    await expectError(admin.query(api.messages.list, { taskId: gone, paginationOpts }), "NOT_FOUND");
+  });
+});
