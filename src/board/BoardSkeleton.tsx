@@ -4,24 +4,16 @@ import { STATUS_OPTIONS } from "./options";
 /** Placeholder columns shaped like the board, so nothing jumps when data lands. */
 export function BoardSkeleton() {
   return (
-    <div role="status" className="flex min-h-0 flex-1 flex-col gap-4 lg:flex-row">
+    <div role="status" className="flex min-h-0 min-w-0 items-start gap-3 overflow-x-auto pb-2 lg:flex-1">
       <span className="sr-only">Loading board…</span>
-      <div className="flex min-w-0 items-start gap-3 overflow-x-auto pb-2 lg:flex-1">
-        {STATUS_OPTIONS.map((status, i) => (
-          <div key={status.value} className="flex w-60 shrink-0 flex-col gap-2 rounded-xl bg-slate-100/80 p-3">
-            <Skeleton className="h-4 w-24" />
-            {Array.from({ length: 3 - (i % 3) }, (_, j) => (
-              <Skeleton key={j} className="h-20 w-full rounded-lg bg-slate-200/80" />
-            ))}
-          </div>
-        ))}
-      </div>
-      <div className="flex flex-col gap-3 rounded-xl border border-slate-200 bg-white p-4 lg:w-60">
-        <Skeleton className="h-4 w-16" />
-        {Array.from({ length: 4 }, (_, j) => (
-          <Skeleton key={j} className="h-8 w-full" />
-        ))}
-      </div>
+      {STATUS_OPTIONS.map((status, i) => (
+        <div key={status.value} className="flex w-60 shrink-0 flex-col gap-2 rounded-xl bg-slate-100/80 p-3">
+          <Skeleton className="h-4 w-24" />
+          {Array.from({ length: 3 - (i % 3) }, (_, j) => (
+            <Skeleton key={j} className="h-20 w-full rounded-lg bg-slate-200/80" />
+          ))}
+        </div>
+      ))}
     </div>
   );
 }

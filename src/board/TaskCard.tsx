@@ -1,5 +1,10 @@
+import { useSortable } from "@dnd-kit/sortable";
+import { CSS } from "@dnd-kit/utilities";
+import type { CSSProperties, HTMLAttributes, Ref } from "react";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
+import { GripIcon } from "../components/ui/icons";
+import { cn } from "../lib/cn";
 import { initials } from "./initials";
 import { optionFor, PRIORITY_OPTIONS } from "./options";
 import type { RosterAgent, TaskCardData } from "./types";
@@ -7,18 +12,90 @@ import type { RosterAgent, TaskCardData } from "./types";
 /** Assignee avatars shown before collapsing the rest into "+n". */
 const MAX_AVATARS = 3;
 
-/** One task on the board. */
-export function TaskCard({ task, agentsByKey }: { task: TaskCardData; agentsByKey: ReadonlyMap<string, RosterAgent> }) {
+type CardProps = {
+  task: TaskCardData;
+  agentsByKey: ReadonlyMap<string, RosterAgent>;
+  /** The viewer has an unread @mention in this task's thread. */
+  unread?: boolean;
+  onOpen?: (taskId: TaskCardData["_id"]) => void;
+};
+
+type DragProps = {
+  /** The list item's ref, style and pointer listeners from `useSortable`. */
+  itemRef?: Ref<HTMLLIElement>;
+  itemStyle?: CSSProperties;
+  itemListeners?: HTMLAttributes<HTMLLIElement>;
+  /** The grip button: keyboard dragging starts here (Space or Enter). */
+  handleRef?: Ref<HTMLButtonElement>;
+  handleProps?: HTMLAttributes<HTMLButtonElement>;
+  /** This card is the one being dragged: it stays in place as a faint placeholder. */
+  placeholder?: boolean;
+  /** Rendered in the drag overlay, following the pointer (inside a list of its own). */
+  overlay?: boolean;
+};
+
+/**
+ * One task on the board. The whole card is one button that opens the task
+ * (click, Enter or Space); the grip is a separate control for moving it by
+ * keyboard, and a pointer can drag the card from anywhere.
+ */
+export function TaskCard({
+  task,
+  agentsByKey,
+  unread = false,
+  onOpen,
+  itemRef,
+  itemStyle,
+  itemListeners,
+  handleRef,
+  handleProps,
+  placeholder = false,
+  overlay = false,
+}: CardProps & DragProps) {
   const priority = optionFor(PRIORITY_OPTIONS, task.priority);
   const shown = task.assigneeSessionKeys.slice(0, MAX_AVATARS);
   const hidden = task.assigneeSessionKeys.length - shown.length;
-
+  const delegator = task.delegatedBy === undefined ? undefined : (agentsByKey.get(task.delegatedBy)?.name ?? task.delegatedBy);
   return (
     <li
-      data-testid="task-card"
-      className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm transition-shadow hover:shadow-md"
+      ref={itemRef}
+      style={itemStyle}
+      {...itemListeners}
+      data-testid={overlay ? "task-card-overlay" : "task-card"}
+      data-task-id={task._id}
+      className={cn(
+        "group relative rounded-lg border border-slate-200 bg-white p-3 shadow-sm transition-shadow hover:shadow-md",
+        placeholder && "opacity-40 shadow-none",
+        overlay && "rotate-1 cursor-grabbing shadow-lg ring-2 ring-indigo-500/40",
+      )}
     >
-      <p className="text-sm font-medium break-words text-slate-900">{task.title}</p>
+      <div className="flex items-start gap-1.5">
+        <button
+          type="button"
+          onClick={() => onOpen?.(task._id)}
+          // The button's ::after covers the card, so the whole card is its click target.
+          className="min-w-0 flex-1 text-left text-sm font-medium break-words text-slate-900 after:absolute after:inset-0 after:rounded-lg focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
+        >
+          {task.title}
+        </button>
+        {unread && (
+          <span className="relative mt-1 flex size-2 shrink-0" title="You were mentioned">
+            <span className="size-2 rounded-full bg-rose-500" />
+            <span className="sr-only">Unread mention</span>
+          </span>
+        )}
+        {!overlay && (
+          <button
+            type="button"
+            ref={handleRef}
+            {...handleProps}
+            aria-label={`Move ${task.title}`}
+            className="relative z-10 -mt-0.5 -mr-1.5 shrink-0 cursor-grab rounded p-0.5 text-slate-300 hover:bg-slate-100 hover:text-slate-600 focus-visible:text-slate-600 focus-visible:outline-2 focus-visible:outline-indigo-600 active:cursor-grabbing"
+          >
+            <GripIcon className="size-4" />
+          </button>
+        )}
+      </div>
 
       {task.tags.length > 0 && (
         <ul className="mt-2 flex flex-wrap gap-1" aria-label="Tags">
@@ -35,8 +112,8 @@ export function TaskCard({ task, agentsByKey }: { task: TaskCardData; agentsByKe
           <Badge className={priority.className} title="Priority">
             {priority.label}
           </Badge>
-          {task.delegatedBy !== undefined && (
-            <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20" title={`Delegated by ${task.delegatedBy}`}>
+          {delegator !== undefined && (
+            <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20" title={`Delegated by ${delegator}`}>
               Delegated
             </Badge>
           )}
@@ -49,15 +126,39 @@ export function TaskCard({ task, agentsByKey }: { task: TaskCardData; agentsByKe
                 <Avatar key={key} initials={initials(agent.name)} label={`Assigned to ${agent.name}`} />
               ) : (
                 // Assignee left the roster (or isn't loaded): still show that someone holds it.
-                <Avatar key={key} initials="?" label={`Assigned to unknown agent ${key}`} className="bg-slate-100 text-slate-500" />
+                <Avatar key={key} initials="?" label={`Assigned to unknown agent ${key}`} tone="muted" />
               );
             })}
             {hidden > 0 && (
-              <Avatar initials={`+${hidden}`} label={`${hidden} more assignees`} className="bg-slate-100 text-slate-600" />
+              <Avatar initials={`+${hidden}`} label={`${hidden} more assignees`} tone="muted" />
             )}
           </div>
         )}
       </div>
     </li>
+  );
+}
+
+/**
+ * A card that can be dragged within and between columns. Pointer and touch
+ * listeners sit on the whole card; the keyboard one only on the grip, so Enter
+ * and Space on the card itself still open it.
+ */
+export function SortableTaskCard(props: CardProps) {
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({
+    id: props.task._id,
+  });
+  const { onKeyDown, ...pointerListeners } = (listeners ?? {}) as HTMLAttributes<HTMLElement>;
+  return (
+    <TaskCard
+      {...props}
+      itemRef={setNodeRef}
+      itemStyle={{ transform: CSS.Translate.toString(transform), transition }}
+      itemListeners={pointerListeners}
+      handleRef={setActivatorNodeRef}
+      // dnd-kit's attributes give the grip its "sortable" role description and drag instructions.
+      handleProps={{ ...attributes, role: undefined, tabIndex: undefined, onKeyDown }}
+      placeholder={isDragging}
+    />
   );
 }

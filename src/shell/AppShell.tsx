@@ -1,11 +1,18 @@
 import { useQuery } from "convex/react";
 import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { ActivityFeed } from "../activity/ActivityFeed";
 import { Board } from "../board/Board";
 import { BoardSkeleton } from "../board/BoardSkeleton";
 import { ErrorBoundary, ErrorPanel } from "../components/ErrorBoundary";
+import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
+import { RosterPanel } from "../roster/RosterPanel";
+import { TaskDrawer } from "../task/TaskDrawer";
+import { closeTask, openTask, useOpenTaskId } from "../task/taskHash";
 import { DepartmentSwitcher } from "./DepartmentSwitcher";
 import { Header } from "./Header";
+import { NotificationsMenu } from "./NotificationsMenu";
 import { useEnsureMembership } from "./useEnsureMembership";
 import { useStoredState } from "./useStoredState";
 
@@ -40,10 +47,15 @@ function Workspace({ userName, onSignOut }: Props) {
   const [storedId, setStoredId] = useStoredState(DEPARTMENT_KEY);
   // A remembered department may have gone away; fall back to the first one.
   const selected = departments?.find((d) => d._id === storedId) ?? departments?.[0];
+  const openTaskId = useOpenTaskId();
 
   return (
     <>
-      <Header userName={userName} onSignOut={onSignOut}>
+      <Header
+        userName={userName}
+        onSignOut={onSignOut}
+        actions={selected && <NotificationsMenu departmentId={selected._id} />}
+      >
         {departments !== undefined && departments.length > 0 && selected && (
           <DepartmentSwitcher departments={departments} selectedId={selected._id} onSelect={setStoredId} />
         )}
@@ -52,17 +64,59 @@ function Workspace({ userName, onSignOut }: Props) {
         {membership.status === "error" ? (
           <ErrorPanel message={membership.message} onRetry={membership.retry} />
         ) : departments === undefined ? (
-          <BoardSkeleton />
+          <WorkspaceSkeleton />
         ) : selected === undefined ? (
-          <p className="mx-auto my-12 max-w-sm text-center text-sm text-slate-600">
-            You are not in any department yet. Ask an admin to create one, then reload.
-          </p>
+          <div className="mx-auto my-12 flex max-w-sm flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 bg-white px-6 py-8 text-center">
+            <p className="text-sm font-medium text-slate-800">You are not in any department yet</p>
+            <p className="text-sm text-slate-600">Ask an admin to add one, then reload this page.</p>
+          </div>
         ) : (
-          <ErrorBoundary key={selected._id}>
-            <Board departmentId={selected._id} />
-          </ErrorBoundary>
+          <DepartmentWorkspace key={selected._id} departmentId={selected._id} isAdmin={selected.role === "admin"} />
         )}
       </main>
+      {openTaskId !== null && <TaskDrawer taskId={openTaskId} onClose={closeTask} onOpenTask={openTask} />}
     </>
+  );
+}
+
+/**
+ * One department: the board, and beside it (below it on narrow screens) the
+ * squad and the activity feed. Each part fails on its own.
+ */
+function DepartmentWorkspace({ departmentId, isAdmin }: { departmentId: Id<"departments">; isAdmin: boolean }) {
+  return (
+    <div className="flex min-h-0 flex-1 flex-col gap-4 lg:flex-row">
+      <ErrorBoundary>
+        <Board departmentId={departmentId} />
+      </ErrorBoundary>
+      <div data-testid="side-panel" className="flex min-h-0 flex-col gap-4 lg:w-72 lg:shrink-0">
+        <div className="flex min-h-0 flex-col lg:max-h-[50%]">
+          <RosterPanel departmentId={departmentId} isAdmin={isAdmin} />
+        </div>
+        <div className="flex min-h-0 flex-col lg:flex-1">
+          <ActivityFeed departmentId={departmentId} />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function WorkspaceSkeleton() {
+  return (
+    <div className="flex min-h-0 flex-1 flex-col gap-4 lg:flex-row">
+      <div className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">
+        <div className="flex items-center justify-between">
+          <Skeleton className="h-5 w-24" />
+          <Skeleton className="h-9 w-28 rounded-lg" />
+        </div>
+        <BoardSkeleton />
+      </div>
+      <div className="flex flex-col gap-3 rounded-xl border border-slate-200 bg-white p-4 lg:w-72">
+        <Skeleton className="h-4 w-16" />
+        {Array.from({ length: 4 }, (_, j) => (
+          <Skeleton key={j} className="h-8 w-full" />
+        ))}
+      </div>
+    </div>
   );
 }

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen, within } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { BoardView } from "../../src/board/BoardView";
 import type { BoardColumnData, RosterAgent, TaskCardData } from "../../src/board/types";
@@ -132,17 +132,29 @@ describe("BoardView", () => {
     expect(within(column("inbox")).queryByText(/Showing the first/)).toBeNull();
   });
 
-  it("lists the roster with the squad lead marked", () => {
-    render(<BoardView columns={columns} agents={agents} />);
+  it("marks tasks with an unread mention and names the delegating agent", () => {
+    render(<BoardView columns={columns} agents={agents} unreadTaskIds={new Set(["task-Build the board"])} />);
 
-    const roster = screen.getByTestId("roster");
-    const items = within(roster).getAllByRole("listitem");
-    expect(items).toHaveLength(2);
-    expect(within(items[0]).getByText("Jarvis")).toBeTruthy();
-    expect(within(items[0]).getByText("Squad lead")).toBeTruthy();
-    expect(within(items[1]).getByText("Ada Lovelace")).toBeTruthy();
-    expect(within(items[1]).queryByText("Squad lead")).toBeNull();
-    expect(within(items[1]).getByText(/Developer/)).toBeTruthy();
-    expect(within(items[1]).getByText("Idle")).toBeTruthy();
+    const card = within(column("in_progress")).getByTestId("task-card");
+    expect(within(card).getByText("Unread mention")).toBeTruthy();
+    expect(within(card).getByText("Delegated").getAttribute("title")).toBe("Delegated by Jarvis");
+    const inbox = within(column("inbox")).getAllByTestId("task-card");
+    expect(within(inbox[0]).queryByText("Unread mention")).toBeNull();
+  });
+
+  it("opens a task when its card is clicked, and gives each card a keyboard grip", () => {
+    const onOpenTask = vi.fn();
+    render(<BoardView columns={columns} agents={agents} onOpenTask={onOpenTask} />);
+
+    fireEvent.click(screen.getByRole("button", { name: "Write the launch post" }));
+    expect(onOpenTask).toHaveBeenCalledWith("task-Write the launch post");
+    const grip = screen.getByRole("button", { name: "Move Triage bug reports" });
+    expect(grip.getAttribute("aria-roledescription")).toBe("sortable");
+  });
+
+  it("says so when the whole board is empty", () => {
+    render(<BoardView columns={[]} agents={agents} />);
+    expect(screen.getByText(/This board has no tasks yet/)).toBeTruthy();
+    expect(screen.getAllByText("No tasks")).toHaveLength(6);
   });
 });

@@ -1,14 +1,33 @@
 import { cn } from "../../lib/cn";
 
-/** Initials in a circle; `label` is what screen readers and tooltips get. */
-export function Avatar({ initials, label, className }: { initials: string; label: string; className?: string }) {
+/** Colours by who it stands for; kept here so callers never fight over `bg-` classes. */
+const TONES = {
+  agent: "bg-indigo-100 text-indigo-700",
+  member: "bg-emerald-100 text-emerald-800",
+  muted: "bg-slate-100 text-slate-600",
+} as const;
+
+type Props = {
+  initials: string;
+  /** What screen readers and tooltips get; omit when a name is written next to it anyway. */
+  label?: string;
+  /** Agents indigo (the default), humans green, unknowns grey. */
+  tone?: keyof typeof TONES;
+  /** Size, spacing and ring; not colours (use `tone`). */
+  className?: string;
+};
+
+/** Initials in a circle. Without a `label` it is decorative and hidden from screen readers. */
+export function Avatar({ initials, label, tone = "agent", className }: Props) {
   return (
     <span
       title={label}
       aria-label={label}
-      role="img"
+      role={label === undefined ? undefined : "img"}
+      aria-hidden={label === undefined ? true : undefined}
       className={cn(
-        "inline-flex size-6 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-[10px] font-semibold text-indigo-700 ring-2 ring-white",
+        "inline-flex size-6 shrink-0 items-center justify-center rounded-full text-[10px] font-semibold ring-2 ring-white",
+        TONES[tone],
         className,
       )}
     >

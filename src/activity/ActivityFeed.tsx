@@ -1,0 +1,47 @@
+import { usePaginatedQuery } from "convex/react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { Button } from "../components/ui/Button";
+import { userMessage } from "../lib/errors";
+import { useNow } from "../task/relativeTime";
+import { ActivityFrame, ActivityList } from "./ActivityList";
+
+/** Entries per page, first and every "Show more". */
+export const ACTIVITY_PAGE_SIZE = 20;
+
+type Props = { departmentId: Id<"departments"> };
+
+/**
+ * The department's live activity feed, newest first. A failing query shows in
+ * the panel with a retry, leaving the rest of the page alone.
+ */
+export function ActivityFeed({ departmentId }: Props) {
+  return (
+    <ErrorBoundary
+      key={departmentId}
+      fallback={(error, retry) => (
+        <ActivityFrame>
+          <div role="alert" className="flex flex-col items-center gap-2 px-4 py-6 text-center">
+            <p className="text-xs text-rose-700">{userMessage(error)}</p>
+            <Button variant="secondary" onClick={retry} className="px-2 py-1 text-xs">
+              Try again
+            </Button>
+          </div>
+        </ActivityFrame>
+      )}
+    >
+      <LiveFeed departmentId={departmentId} />
+    </ErrorBoundary>
+  );
+}
+
+function LiveFeed({ departmentId }: Props) {
+  const { results, status, loadMore } = usePaginatedQuery(
+    api.activities.list,
+    { departmentId },
+    { initialNumItems: ACTIVITY_PAGE_SIZE },
+  );
+  const now = useNow();
+  return <ActivityList entries={results} status={status} now={now} onLoadMore={() => loadMore(ACTIVITY_PAGE_SIZE)} />;
+}

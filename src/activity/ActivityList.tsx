@@ -1,0 +1,102 @@
+import type { PaginationStatus } from "convex/react";
+import type { ReactNode } from "react";
+import { initials } from "../board/initials";
+import { Avatar } from "../components/ui/Avatar";
+import { Button } from "../components/ui/Button";
+import { Skeleton } from "../components/ui/Skeleton";
+import { formatFullTime, formatRelativeTime } from "../task/relativeTime";
+import { actorName, describeActivity } from "./describe";
+import type { ActivityEntry } from "./types";
+
+type Props = {
+  entries: ActivityEntry[];
+  status: PaginationStatus;
+  /** The time relative times are measured from, in ms since the epoch. */
+  now: number;
+  onLoadMore: () => void;
+};
+
+/** The feed as pure props: one sentence per entry, newest first, and "Show more" while older pages remain. */
+export function ActivityList({ entries, status, now, onLoadMore }: Props) {
+  if (status === "LoadingFirstPage") {
+    return (
+      <ActivityFrame>
+        <ActivitySkeleton />
+      </ActivityFrame>
+    );
+  }
+  return (
+    <ActivityFrame>
+      {entries.length === 0 ? (
+        <p className="px-4 py-6 text-center text-xs text-slate-500">Nothing has happened here yet.</p>
+      ) : (
+        <ol className="divide-y divide-slate-100 lg:overflow-y-auto">
+          {entries.map((entry) => (
+            <ActivityRow key={entry._id} entry={entry} now={now} />
+          ))}
+        </ol>
+      )}
+      {(status === "CanLoadMore" || status === "LoadingMore") && (
+        <div className="border-t border-slate-100 px-4 py-2">
+          <Button variant="ghost" onClick={onLoadMore} disabled={status === "LoadingMore"} className="w-full py-1 text-xs">
+            {status === "LoadingMore" ? "Loading…" : "Show more"}
+          </Button>
+        </div>
+      )}
+    </ActivityFrame>
+  );
+}
+
+function ActivityRow({ entry, now }: { entry: ActivityEntry; now: number }) {
+  const who = actorName(entry.actor);
+  return (
+    <li data-testid="activity-entry" className="flex gap-3 px-4 py-2.5">
+      <Avatar initials={initials(who)} className="mt-0.5" />
+      <div className="min-w-0 flex-1">
+        <p className="text-sm break-words text-slate-700">{describeActivity(entry)}</p>
+        <time
+          dateTime={new Date(entry._creationTime).toISOString()}
+          title={formatFullTime(entry._creationTime)}
+          className="text-xs text-slate-500"
+        >
+          {formatRelativeTime(entry._creationTime, now)}
+        </time>
+      </div>
+    </li>
+  );
+}
+
+/** The feed's card and header; the error fallback reuses it so the panel keeps its place. */
+export function ActivityFrame({ children }: { children: ReactNode }) {
+  return (
+    <section
+      data-testid="activity-feed"
+      aria-labelledby="activity-heading"
+      className="flex min-h-0 flex-col rounded-xl border border-slate-200 bg-white lg:max-h-full"
+    >
+      <header className="border-b border-slate-100 px-4 py-3">
+        <h2 id="activity-heading" className="text-sm font-semibold text-slate-700">
+          Activity
+        </h2>
+      </header>
+      {children}
+    </section>
+  );
+}
+
+function ActivitySkeleton() {
+  return (
+    <div role="status" className="flex flex-col gap-3 px-4 py-3">
+      <span className="sr-only">Loading activity…</span>
+      {Array.from({ length: 5 }, (_, i) => (
+        <div key={i} className="flex gap-3">
+          <Skeleton className="size-6 rounded-full" />
+          <div className="flex flex-1 flex-col gap-1.5">
+            <Skeleton className="h-3 w-full" />
+            <Skeleton className="h-2.5 w-16" />
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}

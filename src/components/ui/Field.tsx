@@ -1,0 +1,80 @@
+import type { ComponentProps, ReactNode } from "react";
+import { cn } from "../../lib/cn";
+
+/** Shared look of text inputs, textareas and selects. */
+export const CONTROL_CLASS =
+  "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600 focus:outline-none disabled:bg-slate-50 disabled:text-slate-500 aria-invalid:ring-rose-400";
+
+type FieldProps = {
+  label: ReactNode;
+  /** The id of the control inside, so the label points at it. */
+  htmlFor: string;
+  hint?: ReactNode;
+  /** Shown under the control in red; the control should set `aria-describedby` to `${htmlFor}-error`. */
+  error?: string | null;
+  children: ReactNode;
+  className?: string;
+};
+
+/** A labelled form row: label, control, then a hint or an error. */
+export function Field({ label, htmlFor, hint, error, children, className }: FieldProps) {
+  return (
+    <div className={cn("flex flex-col gap-1.5", className)}>
+      <label htmlFor={htmlFor} className="text-sm font-medium text-slate-700">
+        {label}
+      </label>
+      {children}
+      {error ? (
+        <p id={`${htmlFor}-error`} className="text-xs text-rose-700">
+          {error}
+        </p>
+      ) : hint ? (
+        <p id={`${htmlFor}-hint`} className="text-xs text-slate-500">
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function TextInput({ className, type = "text", ...props }: ComponentProps<"input">) {
+  return <input type={type} className={cn(CONTROL_CLASS, className)} {...props} />;
+}
+
+export function TextArea({ className, ...props }: ComponentProps<"textarea">) {
+  return <textarea className={cn(CONTROL_CLASS, "resize-y", className)} {...props} />;
+}
+
+type SelectProps<T extends string> = Omit<ComponentProps<"select">, "onChange" | "value"> & {
+  value: T;
+  options: ReadonlyArray<{ value: T; label: string }>;
+  onValueChange: (value: T) => void;
+};
+
+/** A native select over option data (`{ value, label }`), typed by its values. */
+export function Select<T extends string>({ value, options, onValueChange, className, ...props }: SelectProps<T>) {
+  return (
+    <select
+      value={value}
+      // The options are ours, so the value is always one of T.
+      onChange={(event) => onValueChange(event.target.value as T)}
+      className={cn(CONTROL_CLASS, "pr-8", className)}
+      {...props}
+    >
+      {options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** An inline failure message next to what failed. */
+export function InlineError({ children, className }: { children: ReactNode; className?: string }) {
+  return (
+    <p role="alert" className={cn("rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800 ring-1 ring-rose-200 ring-inset", className)}>
+      {children}
+    </p>
+  );
+}

@@ -1,0 +1,217 @@
+import { useId, useState, type FormEvent } from "react";
+import { LIMITS } from "../../convex/lib/limits";
+import { Button } from "../components/ui/Button";
+import { Field, InlineError, Select, TextArea, TextInput } from "../components/ui/Field";
+import { userMessage } from "../lib/errors";
+import { EMPTY_AGENT, KIND_OPTIONS } from "./options";
+import type { AgentFormValues, Tool } from "./types";
+
+type Props = {
+  /** The registered tools, in the order the checklist shows them. */
+  tools: ReadonlyArray<Tool>;
+  /** Starting values: an existing agent's when editing. */
+  initial?: AgentFormValues;
+  submitLabel?: string;
+  /** Saves the values; a rejection's message (see `userMessage`) shows above the buttons. */
+  onSubmit: (values: AgentFormValues) => Promise<void>;
+  onCancel?: () => void;
+};
+
+type Errors = { name?: string; role?: string };
+
+const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600";
+
+/**
+ * The agent editor, with no Convex in it: name, role, kind, model, system
+ * prompt, squad lead, and the tools the agent may call as a checklist of
+ * `tools`. Used for both creating and editing; closing is the caller's job.
+ */
+export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", onSubmit, onCancel }: Props) {
+  const id = useId();
+  const [values, setValues] = useState(() => ({ ...initial, model: initial.model ?? "" }));
+  const [checked, setChecked] = useState<ReadonlySet<string>>(() => new Set(initial.allowedTools));
+  const [errors, setErrors] = useState<Errors>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  function set<K extends keyof typeof values>(key: K, value: (typeof values)[K]) {
+    setValues((current) => ({ ...current, [key]: value }));
+  }
+
+  function toggleTool(name: string, on: boolean) {
+    setChecked((current) => {
+      const next = new Set(current);
+      if (on) next.add(name);
+      else next.delete(name);
+      return next;
+    });
+  }
+
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (saving) return;
+    const name = values.name.trim();
+    const role = values.role.trim();
+    const problems: Errors = {
+      name: name === "" ? "Give the agent a name." : undefined,
+      role: role === "" ? "Give the agent a role." : undefined,
+    };
+    setErrors(problems);
+    if (problems.name || problems.role) {
+      document.getElementById(`${id}-${problems.name ? "name" : "role"}`)?.focus();
+      return;
+    }
+    const model = values.model.trim();
+    setFailure(null);
+    setSaving(true);
+    onSubmit({
+      name,
+      role,
+      kind: values.kind,
+      ...(model === "" ? {} : { model }),
+      systemPrompt: values.systemPrompt,
+      isSquadLead: values.isSquadLead,
+      // Registry order, and only registered tools: one the registry has since
+      // dropped would make the server refuse the whole save.
+      allowedTools: tools.filter((tool) => checked.has(tool.name)).map((tool) => tool.name),
+    }).then(
+      () => setSaving(false),
+      (error: unknown) => {
+        setFailure(userMessage(error));
+        setSaving(false);
+      },
+    );
+  }
+
+  const describedBy = (field: keyof Errors) => (errors[field] ? `${id}-${field}-error` : undefined);
+
+  return (
+    <form noValidate onSubmit={handleSubmit} className="flex min-h-0 flex-1 flex-col">
+      <div className="flex min-h-0 flex-1 flex-col gap-4 overflow-y-auto px-5 py-4">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+          <Field label="Name" htmlFor={`${id}-name`} error={errors.name}>
+            <TextInput
+              id={`${id}-name`}
+              autoFocus
+              autoComplete="off"
+              maxLength={LIMITS.agentNameChars}
+              value={values.name}
+              onChange={(e) => set("name", e.target.value)}
+              aria-invalid={errors.name ? true : undefined}
+              aria-describedby={describedBy("name")}
+              placeholder="e.g. Wordsmith"
+            />
+          </Field>
+          <Field label="Role" htmlFor={`${id}-role`} error={errors.role}>
+            <TextInput
+              id={`${id}-role`}
+              autoComplete="off"
+              maxLength={LIMITS.agentRoleChars}
+              value={values.role}
+              onChange={(e) => set("role", e.target.value)}
+              aria-invalid={errors.role ? true : undefined}
+              aria-describedby={describedBy("role")}
+              placeholder="e.g. Copywriter"
+            />
+          </Field>
+          <Field label="Kind" htmlFor={`${id}-kind`}>
+            <Select id={`${id}-kind`} value={values.kind} options={KIND_OPTIONS} onValueChange={(kind) => set("kind", kind)} />
+          </Field>
+          <Field
+            label={
+              <>
+                Model <span className="font-normal text-slate-500">(optional)</span>
+              </>
+            }
+            htmlFor={`${id}-model`}
+          >
+            <TextInput
+              id={`${id}-model`}
+              autoComplete="off"
+              maxLength={LIMITS.agentModelChars}
+              value={values.model}
+              onChange={(e) => set("model", e.target.value)}
+              placeholder="Department default"
+            />
+          </Field>
+        </div>
+
+        <Field label="System prompt" htmlFor={`${id}-prompt`}>
+          <TextArea
+            id={`${id}-prompt`}
+            rows={5}
+            maxLength={LIMITS.systemPromptChars}
+            className="font-mono text-xs"
+            value={values.systemPrompt}
+            onChange={(e) => set("systemPrompt", e.target.value)}
+            placeholder="You are Jarvis, the squad lead. Break requests down and delegate them…"
+          />
+        </Field>
+
+        <label className="flex items-start gap-3">
+          <input
+            type="checkbox"
+            className={CHECKBOX}
+            checked={values.isSquadLead}
+            onChange={(e) => set("isSquadLead", e.target.checked)}
+            aria-describedby={`${id}-lead-hint`}
+          />
+          <span className="text-sm">
+            <span className="font-medium text-slate-700">Squad lead</span>
+            <span id={`${id}-lead-hint`} className="block text-xs text-slate-500">
+              A squad has one lead; this takes the role from the current one.
+            </span>
+          </span>
+        </label>
+
+        <fieldset className="flex flex-col gap-1.5">
+          <legend className="mb-1.5 text-sm font-medium text-slate-700">Allowed tools</legend>
+          {tools.length === 0 ? (
+            <p className="text-sm text-slate-500">No tools are registered.</p>
+          ) : (
+            <ul className="divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200">
+              {tools.map((tool) => (
+                <li key={tool.name}>
+                  <label className="flex cursor-pointer items-start gap-3 px-3 py-2 hover:bg-slate-50">
+                    <input
+                      type="checkbox"
+                      data-testid={`tool-${tool.name}`}
+                      className={CHECKBOX}
+                      checked={checked.has(tool.name)}
+                      onChange={(e) => toggleTool(tool.name, e.target.checked)}
+                      aria-labelledby={`${id}-tool-${tool.name}`}
+                      aria-describedby={`${id}-tool-${tool.name}-about`}
+                    />
+                    <span className="min-w-0 text-sm">
+                      <code id={`${id}-tool-${tool.name}`} className="font-mono text-xs font-medium text-slate-800">
+                        {tool.name}
+                      </code>
+                      <span id={`${id}-tool-${tool.name}-about`} className="block text-xs text-slate-500">
+                        {tool.description}
+                      </span>
+                    </span>
+                  </label>
+                </li>
+              ))}
+            </ul>
+          )}
+        </fieldset>
+      </div>
+
+      <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4">
+        {failure && <InlineError>{failure}</InlineError>}
+        <div className="flex justify-end gap-2">
+          {onCancel && (
+            <Button variant="secondary" onClick={onCancel}>
+              Cancel
+            </Button>
+          )}
+          {/* aria-disabled, not disabled: a disabled button drops focus to <body>, where Esc no longer reaches the dialog. */}
+          <Button type="submit" aria-disabled={saving} className="aria-disabled:cursor-progress aria-disabled:bg-indigo-300">
+            {saving ? "Saving…" : submitLabel}
+          </Button>
+        </div>
+      </footer>
+    </form>
+  );
+}

@@ -1,0 +1,136 @@
+import type { ReactNode } from "react";
+import { initials } from "../board/initials";
+import { AGENT_STATUS_OPTIONS, optionFor } from "../board/options";
+import { Avatar } from "../components/ui/Avatar";
+import { Badge } from "../components/ui/Badge";
+import { Button } from "../components/ui/Button";
+import { PlusIcon } from "../components/ui/icons";
+import { Skeleton } from "../components/ui/Skeleton";
+import type { Agent } from "./types";
+
+type Props = {
+  /** `undefined` while loading. */
+  agents: Agent[] | undefined;
+  isAdmin: boolean;
+  onNew: () => void;
+  onEdit: (agent: Agent) => void;
+};
+
+/** Lead first, then by name, so the roster reads the same on every load. */
+function byLeadThenName(a: Agent, b: Agent): number {
+  if (a.isSquadLead !== b.isSquadLead) return a.isSquadLead ? -1 : 1;
+  return a.name.localeCompare(b.name);
+}
+
+/**
+ * The squad as pure props: each agent's avatar, name, role and live status,
+ * with "New agent" and per-agent "Edit" for admins only.
+ */
+export function RosterList({ agents, isAdmin, onNew, onEdit }: Props) {
+  return (
+    <RosterFrame
+      count={agents?.length}
+      action={
+        isAdmin && (
+          <Button variant="secondary" onClick={onNew} className="gap-1 px-2 py-1 text-xs">
+            <PlusIcon className="size-3.5" />
+            New agent
+          </Button>
+        )
+      }
+    >
+      {agents === undefined ? (
+        <RosterSkeleton />
+      ) : agents.length === 0 ? (
+        <p className="px-4 py-6 text-center text-xs text-slate-500">
+          {isAdmin ? "No agents yet. Create the first one with New agent." : "No agents in this department yet."}
+        </p>
+      ) : (
+        <ul className="divide-y divide-slate-100 lg:overflow-y-auto">
+          {[...agents].sort(byLeadThenName).map((agent) => (
+            <RosterRow key={agent._id} agent={agent} onEdit={isAdmin ? () => onEdit(agent) : undefined} />
+          ))}
+        </ul>
+      )}
+    </RosterFrame>
+  );
+}
+
+function RosterRow({ agent, onEdit }: { agent: Agent; onEdit?: () => void }) {
+  const status = optionFor(AGENT_STATUS_OPTIONS, agent.status);
+  return (
+    <li data-testid="roster-agent" className="flex items-center gap-3 px-4 py-2.5">
+      <span className="relative">
+        <Avatar initials={initials(agent.name)} className="size-8 text-xs" />
+        <span
+          aria-hidden="true"
+          className={`absolute -right-0.5 -bottom-0.5 size-2.5 rounded-full ring-2 ring-white ${status.className}`}
+        />
+      </span>
+      <div className="min-w-0 flex-1">
+        <p className="flex items-center gap-1.5 text-sm font-medium text-slate-900">
+          <span className="truncate">{agent.name}</span>
+          {agent.isSquadLead && (
+            <Badge className="shrink-0 bg-indigo-50 text-indigo-700 ring-indigo-600/20">Squad lead</Badge>
+          )}
+        </p>
+        <p className="flex items-center gap-1.5 text-xs text-slate-500">
+          <span className="truncate">{agent.role}</span>
+          <span aria-hidden="true">·</span>
+          <span data-testid="agent-status" className="inline-flex shrink-0 items-center gap-1">
+            <span aria-hidden="true" className={`size-1.5 rounded-full ${status.className}`} />
+            {status.label}
+          </span>
+        </p>
+      </div>
+      {onEdit && (
+        <Button variant="ghost" onClick={onEdit} aria-label={`Edit ${agent.name}`} className="shrink-0 px-2 py-1 text-xs">
+          Edit
+        </Button>
+      )}
+    </li>
+  );
+}
+
+/** The roster's card and header; the error fallback reuses it so the panel keeps its place. */
+export function RosterFrame({ count, action, children }: { count?: number; action?: ReactNode; children: ReactNode }) {
+  return (
+    <aside
+      data-testid="roster"
+      aria-labelledby="roster-heading"
+      className="flex flex-col rounded-xl border border-slate-200 bg-white lg:max-h-full lg:w-72 lg:shrink-0 lg:self-start"
+    >
+      <header className="flex items-center justify-between gap-2 border-b border-slate-100 px-4 py-3">
+        <div className="flex items-baseline gap-2">
+          <h2 id="roster-heading" className="text-sm font-semibold text-slate-700">
+            Squad
+          </h2>
+          {count !== undefined && (
+            <span data-testid="roster-count" className="text-xs text-slate-500 tabular-nums">
+              {count}
+            </span>
+          )}
+        </div>
+        {action}
+      </header>
+      {children}
+    </aside>
+  );
+}
+
+function RosterSkeleton() {
+  return (
+    <div role="status" className="flex flex-col gap-3 px-4 py-3">
+      <span className="sr-only">Loading squad…</span>
+      {Array.from({ length: 4 }, (_, i) => (
+        <div key={i} className="flex items-center gap-3">
+          <Skeleton className="size-8 rounded-full" />
+          <div className="flex flex-1 flex-col gap-1.5">
+            <Skeleton className="h-3 w-24" />
+            <Skeleton className="h-2.5 w-32" />
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+import { useQuery } from "convex/react";
+import { useState } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { Button } from "../components/ui/Button";
+import { userMessage } from "../lib/errors";
+import { CreateAgentModal } from "./CreateAgentModal";
+import { RosterFrame, RosterList } from "./RosterList";
+
+type Props = { departmentId: Id<"departments">; isAdmin: boolean };
+
+/** Which agent modal is open: none, a new agent, or editing one (by id, so it shows the live agent). */
+type Editing = null | { mode: "create" } | { mode: "edit"; agentId: Id<"agents"> };
+
+/**
+ * The department's live roster. Admins can add agents and edit them; a failing
+ * query shows in the panel with a retry, leaving the rest of the page alone.
+ */
+export function RosterPanel({ departmentId, isAdmin }: Props) {
+  return (
+    <ErrorBoundary
+      key={departmentId}
+      fallback={(error, retry) => (
+        <RosterFrame>
+          <div role="alert" className="flex flex-col items-center gap-2 px-4 py-6 text-center">
+            <p className="text-xs text-rose-700">{userMessage(error)}</p>
+            <Button variant="secondary" onClick={retry} className="px-2 py-1 text-xs">
+              Try again
+            </Button>
+          </div>
+        </RosterFrame>
+      )}
+    >
+      <LiveRoster departmentId={departmentId} isAdmin={isAdmin} />
+    </ErrorBoundary>
+  );
+}
+
+function LiveRoster({ departmentId, isAdmin }: Props) {
+  const agents = useQuery(api.agents.list, { departmentId });
+  const [editing, setEditing] = useState<Editing>(null);
+  const close = () => setEditing(null);
+  const editedAgent = editing?.mode === "edit" ? agents?.find((a) => a._id === editing.agentId) : undefined;
+
+  return (
+    <>
+      <RosterList
+        agents={agents}
+        isAdmin={isAdmin}
+        onNew={() => setEditing({ mode: "create" })}
+        onEdit={(agent) => setEditing({ mode: "edit", agentId: agent._id })}
+      />
+      {isAdmin && editing?.mode === "create" && <CreateAgentModal departmentId={departmentId} onClose={close} />}
+      {isAdmin && editedAgent && <CreateAgentModal departmentId={departmentId} agent={editedAgent} onClose={close} />}
+    </>
+  );
+}

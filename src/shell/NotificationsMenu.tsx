@@ -1,0 +1,115 @@
+import { useQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useEffect, useId, useRef, useState } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { BellIcon } from "../components/ui/icons";
+import { formatRelativeTime, useNow } from "../task/relativeTime";
+import { openTask } from "../task/taskHash";
+
+type Notifications = FunctionReturnType<typeof api.notifications.listMine>;
+
+
+type ViewProps = {
+  /** `undefined` while loading. */
+  data: Notifications | undefined;
+  onOpenTask: (taskId: Id<"tasks">) => void;
+};
+
+/** The bell with the unread count, and a list of unread notifications; picking one opens its task. */
+export function NotificationsMenuView({ data, onOpenTask }: ViewProps) {
+  const [open, setOpen] = useState(false);
+  const rootRef = useRef<HTMLDivElement>(null);
+  const panelId = useId();
+  const now = useNow();
+  const count = data?.unreadCount ?? 0;
+
+  useEffect(() => {
+    if (!open) return;
+    const onPointerDown = (event: PointerEvent) => {
+      if (!rootRef.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener("pointerdown", onPointerDown);
+    return () => document.removeEventListener("pointerdown", onPointerDown);
+  }, [open]);
+
+  return (
+    <div
+      ref={rootRef}
+      className="relative"
+      onKeyDown={(event) => {
+        if (event.key === "Escape" && open) {
+          event.preventDefault();
+          setOpen(false);
+        }
+      }}
+    >
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={panelId}
+        aria-label={data === undefined ? "Notifications" : `Notifications, ${count} unread`}
+        onClick={() => setOpen((o) => !o)}
+        className="relative rounded-lg p-2 text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+      >
+        <BellIcon className="size-5" />
+        {count > 0 && (
+          <span
+            data-testid="notification-count"
+            className="absolute -top-0.5 -right-0.5 min-w-4 rounded-full bg-rose-500 px-1 text-center text-[10px] leading-4 font-semibold text-white tabular-nums ring-2 ring-white"
+          >
+            {count > 99 ? "99+" : count}
+          </span>
+        )}
+      </button>
+      {open && (
+        <div
+          id={panelId}
+          className="absolute right-0 z-40 mt-2 w-80 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl bg-white shadow-lg ring-1 ring-slate-200"
+        >
+          <p className="border-b border-slate-100 px-4 py-2.5 text-sm font-semibold text-slate-700">Notifications</p>
+          {data === undefined ? (
+            <p className="px-4 py-6 text-center text-xs text-slate-500">Loading…</p>
+          ) : data.notifications.length === 0 ? (
+            <p className="px-4 py-6 text-center text-xs text-slate-500">You’re all caught up.</p>
+          ) : (
+            <ul className="max-h-80 divide-y divide-slate-100 overflow-y-auto">
+              {data.notifications.map((n) => (
+                <li key={n._id}>
+                  <button
+                    type="button"
+                    onClick={() => {
+                      setOpen(false);
+                      onOpenTask(n.taskId);
+                    }}
+                    className="flex w-full flex-col gap-0.5 px-4 py-2.5 text-left hover:bg-slate-50 focus-visible:bg-slate-50 focus-visible:outline-none"
+                  >
+                    <span className="text-xs text-slate-500">
+                      {n.kind === "mention" ? "You were mentioned in" : "You were assigned"} · {formatRelativeTime(n._creationTime, now)}
+                    </span>
+                    <span className="truncate text-sm font-medium text-slate-900">{n.taskTitle}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function LiveNotifications({ departmentId }: { departmentId: Id<"departments"> }) {
+  const data = useQuery(api.notifications.listMine, { departmentId });
+  return <NotificationsMenuView data={data} onOpenTask={openTask} />;
+}
+
+/** The header's notifications, live for one department. A failure hides the bell rather than the page. */
+export function NotificationsMenu({ departmentId }: { departmentId: Id<"departments"> }) {
+  return (
+    <ErrorBoundary key={departmentId} fallback={() => null}>
+      <LiveNotifications departmentId={departmentId} />
+    </ErrorBoundary>
+  );
+}

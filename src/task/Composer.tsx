@@ -1,0 +1,179 @@
+import { useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { Avatar } from "../components/ui/Avatar";
+import { Button } from "../components/ui/Button";
+import { InlineError, TextArea } from "../components/ui/Field";
+import { initials } from "../board/initials";
+import { cn } from "../lib/cn";
+import { userMessage } from "../lib/errors";
+import { findMentionQuery, insertMention, matchCandidates, type MentionCandidate, type MentionQuery } from "./mentions";
+
+type Props = {
+  /** Who can be @mentioned: the department's agents and members. */
+  candidates: readonly MentionCandidate[];
+  /** Posts the message; rejects with the failure to show. */
+  onSend: (content: string) => Promise<unknown>;
+};
+
+/**
+ * The thread's message box. Ctrl+Enter (⌘+Enter on a Mac) sends. Typing `@`
+ * and the start of a name opens a list of matching agents and members: arrow
+ * keys move through it, Enter or Tab picks (inserting `@Full Name `), Escape
+ * closes it without closing the drawer.
+ */
+export function Composer({ candidates, onSend }: Props) {
+  const [text, setText] = useState("");
+  const [mention, setMention] = useState<MentionQuery | null>(null);
+  const [active, setActive] = useState(0);
+  // The `@` (by offset) whose list was closed with Escape; it stays closed until another `@`.
+  const [dismissedAt, setDismissedAt] = useState<number | null>(null);
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const textareaRef = useRef<HTMLTextAreaElement>(null);
+  const pendingCaret = useRef<number | null>(null);
+  const listId = useId();
+  const hintId = useId();
+
+  const suggestions = mention === null || mention.start === dismissedAt ? [] : matchCandidates(candidates, mention.query);
+  const open = suggestions.length > 0;
+  const activeIndex = Math.min(active, suggestions.length - 1);
+
+  // After a pick, put the caret after the inserted name once React has written the text.
+  useLayoutEffect(() => {
+    const caret = pendingCaret.current;
+    if (caret === null || textareaRef.current === null) return;
+    pendingCaret.current = null;
+    textareaRef.current.setSelectionRange(caret, caret);
+  }, [text]);
+
+  function track(value: string, caret: number) {
+    const next = findMentionQuery(value, caret);
+    if (next?.start !== mention?.start || next?.query !== mention?.query) setActive(0);
+    setMention(next);
+  }
+
+  function pick(candidate: MentionCandidate) {
+    if (mention === null) return;
+    const caret = textareaRef.current?.selectionStart ?? text.length;
+    const result = insertMention(text, caret, mention, candidate.name);
+    pendingCaret.current = result.caret;
+    setText(result.text);
+    setMention(null);
+    textareaRef.current?.focus();
+  }
+
+  function send() {
+    const content = text.trim();
+    if (content === "" || sending) return;
+    setSending(true);
+    setError(null);
+    onSend(content).then(
+      () => {
+        setText("");
+        setMention(null);
+        setSending(false);
+      },
+      (failure: unknown) => {
+        setError(userMessage(failure));
+        setSending(false);
+      },
+    );
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      send();
+      return;
+    }
+    if (!open) return;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      setActive((activeIndex + step + suggestions.length) % suggestions.length);
+    } else if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey) {
+      event.preventDefault();
+      pick(suggestions[activeIndex]);
+    } else if (event.key === "Escape") {
+      // Handled here: the drawer around us sees defaultPrevented and stays open.
+      event.preventDefault();
+      setDismissedAt(mention?.start ?? null);
+    }
+  }
+
+  const optionId = (i: number) => `${listId}-option-${i}`;
+
+  return (
+    <form
+      className="flex flex-col gap-2"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send();
+      }}
+    >
+      {error && <InlineError>{error}</InlineError>}
+      <div className="relative">
+        {open && (
+          <ul
+            id={listId}
+            role="listbox"
+            aria-label="People to mention"
+            className="absolute bottom-full left-0 z-10 mb-1 max-h-60 w-full max-w-xs overflow-y-auto rounded-lg bg-white py-1 shadow-lg ring-1 ring-slate-200"
+          >
+            {suggestions.map((candidate, i) => (
+              <li
+                key={candidate.key}
+                id={optionId(i)}
+                role="option"
+                aria-selected={i === activeIndex}
+                // mousedown, not click: keep focus (and the caret) in the textarea.
+                onMouseDown={(event) => {
+                  event.preventDefault();
+                  pick(candidate);
+                }}
+                onMouseEnter={() => setActive(i)}
+                className={cn("flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm", i === activeIndex ? "bg-indigo-50 text-indigo-900" : "text-slate-700")}
+              >
+                <Avatar
+                  initials={initials(candidate.name)}
+                  tone={candidate.kind}
+                />
+                <span className="min-w-0 flex-1 truncate font-medium">{candidate.name}</span>
+                <span className="shrink-0 truncate text-xs text-slate-500">{candidate.detail}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+        <TextArea
+          ref={textareaRef}
+          aria-label="Message"
+          role="combobox"
+          aria-expanded={open}
+          aria-controls={open ? listId : undefined}
+          aria-autocomplete="list"
+          aria-activedescendant={open ? optionId(activeIndex) : undefined}
+          aria-describedby={hintId}
+          rows={3}
+          value={text}
+          placeholder="Write a message… @ to mention an agent or a teammate"
+          onChange={(event) => {
+            setText(event.target.value);
+            setDismissedAt((at) => (at !== null && event.target.value[at] === "@" ? at : null));
+            track(event.target.value, event.target.selectionStart);
+          }}
+          onSelect={(event) => track(event.currentTarget.value, event.currentTarget.selectionStart)}
+          onKeyDown={onKeyDown}
+          onBlur={() => setMention(null)}
+          className="max-h-48 min-h-20"
+        />
+      </div>
+      <div className="flex items-center justify-between gap-3">
+        <p id={hintId} className="text-xs text-slate-500">
+          Markdown works. <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends.
+        </p>
+        <Button type="submit" disabled={sending || text.trim() === ""}>
+          {sending ? "Sending…" : "Send"}
+        </Button>
+      </div>
+    </form>
+  );
+}

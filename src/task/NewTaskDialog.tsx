@@ -1,0 +1,174 @@
+import { useMutation } from "convex/react";
+import { useId, useState } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { PRIORITY_OPTIONS } from "../board/options";
+import type { RosterAgent } from "../board/types";
+import { Button } from "../components/ui/Button";
+import { Field, InlineError, Select, TextArea, TextInput } from "../components/ui/Field";
+import { CloseIcon } from "../components/ui/icons";
+import { Dialog } from "../components/ui/Modal";
+import { userMessage } from "../lib/errors";
+import { AssigneePicker } from "./AssigneePicker";
+import { EMPTY_DRAFT, validateNewTask, type NewTaskDraft, type NewTaskErrors, type NewTaskValue } from "./newTask";
+
+type FormProps = {
+  agents: readonly RosterAgent[];
+  /** Creates the task; rejects with the failure to show. */
+  onSubmit: (value: NewTaskValue) => Promise<unknown>;
+  onCancel: () => void;
+  /** Id for the form's heading, so a dialog around it can point at it. */
+  headingId?: string;
+};
+
+/**
+ * The new-task form inside its dialog, as pure props: checks the fields as the
+ * server would, shows problems next to them and a server failure above the
+ * buttons, and leaves closing to the caller (after `onSubmit` resolves).
+ */
+export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps) {
+  const id = useId();
+  const [draft, setDraft] = useState<NewTaskDraft>(EMPTY_DRAFT);
+  const [errors, setErrors] = useState<NewTaskErrors>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  function set<K extends keyof NewTaskDraft>(key: K, value: NewTaskDraft[K]) {
+    setDraft((current) => ({ ...current, [key]: value }));
+  }
+
+  function submit() {
+    const result = validateNewTask(draft);
+    if (!result.ok) {
+      setErrors(result.errors);
+      const first = (["title", "description", "tags"] as const).find((field) => result.errors[field]);
+      if (first) document.getElementById(`${id}-${first}`)?.focus();
+      return;
+    }
+    setErrors({});
+    setFailure(null);
+    setSaving(true);
+    onSubmit(result.value).then(
+      () => setSaving(false),
+      (error: unknown) => {
+        setFailure(userMessage(error));
+        setSaving(false);
+      },
+    );
+  }
+
+  const describedBy = (field: keyof NewTaskErrors, hint = false) =>
+    errors[field] ? `${id}-${field}-error` : hint ? `${id}-${field}-hint` : undefined;
+
+  return (
+    <form
+      noValidate
+      className="flex min-h-0 flex-1 flex-col"
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4">
+        <h2 id={headingId ?? `${id}-heading`} className="text-base font-semibold text-slate-900">
+          New task
+        </h2>
+        <Button variant="ghost" onClick={onCancel} aria-label="Close" className="-mr-2 p-1.5">
+          <CloseIcon />
+        </Button>
+      </header>
+
+      <div className="flex min-h-0 flex-1 flex-col gap-4 overflow-y-auto px-5 py-4">
+        <Field label="Title" htmlFor={`${id}-title`} error={errors.title}>
+          <TextInput
+            id={`${id}-title`}
+            autoFocus
+            value={draft.title}
+            onChange={(event) => set("title", event.target.value)}
+            aria-invalid={errors.title ? true : undefined}
+            aria-describedby={describedBy("title")}
+            placeholder="What needs doing?"
+          />
+        </Field>
+        <Field label="Description" htmlFor={`${id}-description`} error={errors.description} hint="Markdown works.">
+          <TextArea
+            id={`${id}-description`}
+            rows={4}
+            value={draft.description}
+            onChange={(event) => set("description", event.target.value)}
+            aria-invalid={errors.description ? true : undefined}
+            aria-describedby={describedBy("description", true)}
+            placeholder="Context, links, what done looks like"
+          />
+        </Field>
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-[10rem_1fr]">
+          <Field label="Priority" htmlFor={`${id}-priority`}>
+            <Select id={`${id}-priority`} value={draft.priority} options={PRIORITY_OPTIONS} onValueChange={(value) => set("priority", value)} />
+          </Field>
+          <Field label="Tags" htmlFor={`${id}-tags`} error={errors.tags} hint="Separate with commas.">
+            <TextInput
+              id={`${id}-tags`}
+              value={draft.tags}
+              onChange={(event) => set("tags", event.target.value)}
+              aria-invalid={errors.tags ? true : undefined}
+              aria-describedby={describedBy("tags", true)}
+              placeholder="launch, web"
+            />
+          </Field>
+        </div>
+        <div className="flex flex-col gap-1.5">
+          <span id={`${id}-assignees`} className="text-sm font-medium text-slate-700">
+            Assignees <span className="font-normal text-slate-500">(optional; assigned agents start work)</span>
+          </span>
+          <AssigneePicker
+            agents={agents}
+            selected={draft.assigneeSessionKeys}
+            onChange={(keys) => set("assigneeSessionKeys", keys)}
+            labelledBy={`${id}-assignees`}
+          />
+          {errors.assignees && <p className="text-xs text-rose-700">{errors.assignees}</p>}
+        </div>
+      </div>
+
+      <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4">
+        {failure && <InlineError>{failure}</InlineError>}
+        <div className="flex justify-end gap-2">
+          <Button variant="secondary" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={saving}>
+            {saving ? "Creating…" : "Create task"}
+          </Button>
+        </div>
+      </footer>
+    </form>
+  );
+}
+
+type DialogProps = {
+  departmentId: Id<"departments">;
+  agents: readonly RosterAgent[];
+  onClose: () => void;
+  /** Called with the new task's id after it was created (the dialog closes itself too). */
+  onCreated?: (taskId: Id<"tasks">) => void;
+};
+
+/** "New task" dialog: `tasks.create` in the given department; closes on success. */
+export function NewTaskDialog({ departmentId, agents, onClose, onCreated }: DialogProps) {
+  const create = useMutation(api.tasks.create);
+  const headingId = useId();
+  return (
+    <Dialog onClose={onClose} labelledBy={headingId}>
+      <NewTaskForm
+        headingId={headingId}
+        agents={agents}
+        onCancel={onClose}
+        onSubmit={async (value) => {
+          const taskId = await create({ departmentId, ...value });
+          onClose();
+          onCreated?.(taskId);
+        }}
+      />
+    </Dialog>
+  );
+}

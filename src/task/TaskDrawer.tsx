@@ -1,0 +1,252 @@
+import { useMutation, usePaginatedQuery, useQuery } from "convex/react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { optionFor, STATUS_OPTIONS } from "../board/options";
+import { patchTaskInStore, setStatusInStore } from "../board/optimistic";
+import type { RosterAgent } from "../board/types";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { Button } from "../components/ui/Button";
+import { InlineError } from "../components/ui/Field";
+import { CloseIcon } from "../components/ui/icons";
+import { Drawer } from "../components/ui/Modal";
+import { Skeleton } from "../components/ui/Skeleton";
+import { userMessage } from "../lib/errors";
+import { Composer } from "./Composer";
+import type { MentionCandidate } from "./mentions";
+import { useNow } from "./relativeTime";
+import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";
+import { Thread, type ThreadMessage, type ThreadStatus } from "./Thread";
+
+/** Messages in the first page of a thread, and in each "Load earlier". */
+const PAGE_SIZE = 30;
+
+type ViewProps = {
+  task: TaskDetail;
+  agents: readonly RosterAgent[];
+  members: readonly Member[];
+  /** Newest first, as `messages.list` pages them. */
+  messages: readonly ThreadMessage[];
+  threadStatus: ThreadStatus;
+  onLoadEarlier: () => void;
+  edits: TaskEdits;
+  onSend: (content: string) => Promise<unknown>;
+  onOpenTask: (taskId: Id<"tasks">) => void;
+  onClose: () => void;
+  headingId: string;
+  now: number;
+};
+
+/** Who the composer can @mention. */
+export function mentionCandidates(agents: readonly RosterAgent[], members: readonly Member[]): MentionCandidate[] {
+  return [
+    ...agents.map((agent) => ({ key: agent.sessionKey, name: agent.name, kind: "agent" as const, detail: agent.role })),
+    ...members.map((member) => ({ key: member.key, name: member.name, kind: "member" as const, detail: "Member" })),
+  ];
+}
+
+/**
+ * The drawer's contents as pure props: heading with the editable title, the
+ * task's details, its thread (oldest first) and the composer pinned below.
+ */
+export function TaskDrawerView({
+  task,
+  agents,
+  members,
+  messages,
+  threadStatus,
+  onLoadEarlier,
+  edits,
+  onSend,
+  onOpenTask,
+  onClose,
+  headingId,
+  now,
+}: ViewProps) {
+  const [failure, setFailure] = useState<string | null>(null);
+  const report = (error: unknown) => setFailure(userMessage(error));
+  const oldestFirst = useMemo(() => [...messages].reverse(), [messages]);
+  const candidates = useMemo(() => mentionCandidates(agents, members), [agents, members]);
+  const status = optionFor(STATUS_OPTIONS, task.status);
+
+  // Follow the conversation: when a newer message lands and the reader is at
+  // the bottom (or just sent it), keep the newest message in view.
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const stickToBottom = useRef(false);
+  const newestId = messages[0]?._id;
+  useEffect(() => {
+    const el = scrollRef.current;
+    if (el !== null && stickToBottom.current) el.scrollTop = el.scrollHeight;
+    stickToBottom.current = false;
+  }, [newestId]);
+
+  return (
+    <div data-testid="task-drawer" className="flex min-h-0 flex-1 flex-col">
+      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3">
+        <div className="flex min-w-0 flex-1 flex-col gap-1">
+          <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-500">
+            <span aria-hidden="true" className={`size-2 rounded-full ${status.className}`} />
+            {status.label}
+          </span>
+          <TaskTitle task={task} headingId={headingId} edits={edits} onError={report} />
+        </div>
+        <Button variant="ghost" onClick={onClose} aria-label="Close task" className="-mr-2 shrink-0 p-1.5">
+          <CloseIcon className="size-5" />
+        </Button>
+      </header>
+
+      <div
+        ref={scrollRef}
+        className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4"
+        onScroll={(event) => {
+          const el = event.currentTarget;
+          stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+        }}
+      >
+        {failure && (
+          <div className="flex items-start gap-2">
+            <InlineError className="flex-1">{failure}</InlineError>
+            <Button variant="ghost" onClick={() => setFailure(null)} aria-label="Dismiss" className="p-1.5">
+              <CloseIcon />
+            </Button>
+          </div>
+        )}
+        <TaskDetails task={task} agents={agents} members={members} edits={edits} onError={report} onOpenTask={onOpenTask} now={now} />
+        <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5">
+          <h3 className="text-sm font-semibold text-slate-700">Thread</h3>
+          <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} />
+        </section>
+      </div>
+
+      <div className="border-t border-slate-200 bg-white px-5 py-3">
+        <Composer
+          candidates={candidates}
+          onSend={async (content) => {
+            await onSend(content);
+            stickToBottom.current = true;
+          }}
+        />
+      </div>
+    </div>
+  );
+}
+
+function DrawerSkeleton({ headingId, onClose }: { headingId: string; onClose: () => void }) {
+  return (
+    <div role="status" className="flex flex-1 flex-col">
+      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3">
+        <div className="flex flex-1 flex-col gap-2">
+          <Skeleton className="h-3 w-20" />
+          <h2 id={headingId} className="sr-only">
+            Loading task…
+          </h2>
+          <Skeleton className="h-6 w-3/4" />
+        </div>
+        <Button variant="ghost" onClick={onClose} aria-label="Close task" className="-mr-2 p-1.5">
+          <CloseIcon className="size-5" />
+        </Button>
+      </header>
+      <div className="flex flex-col gap-3 px-5 py-4">
+        {[0, 1, 2, 3].map((i) => (
+          <div key={i} className="grid grid-cols-[6.5rem_1fr] gap-3">
+            <Skeleton className="h-4 w-16" />
+            <Skeleton className="h-8" />
+          </div>
+        ))}
+        <Skeleton className="mt-4 h-24" />
+      </div>
+    </div>
+  );
+}
+
+type DrawerProps = { taskId: Id<"tasks">; onClose: () => void; onOpenTask: (taskId: Id<"tasks">) => void };
+
+/**
+ * The side panel for one task. Opening it marks the viewer's notifications on
+ * the task read (again whenever a newer message lands while it is open).
+ * Failures to load show inside the panel, which stays closable.
+ */
+export function TaskDrawer({ taskId, onClose, onOpenTask }: DrawerProps) {
+  const headingId = useId();
+  return (
+    <Drawer onClose={onClose} labelledBy={headingId}>
+      <ErrorBoundary
+        key={taskId}
+        fallback={(error, retry) => (
+          <div className="flex flex-1 flex-col">
+            <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4">
+              <h2 id={headingId} className="text-base font-semibold text-slate-900">
+                Task unavailable
+              </h2>
+              <Button variant="ghost" onClick={onClose} aria-label="Close task" className="-mr-2 p-1.5">
+                <CloseIcon className="size-5" />
+              </Button>
+            </header>
+            <div role="alert" className="m-5 flex flex-col items-start gap-3 rounded-xl border border-rose-200 bg-rose-50 p-4">
+              <p className="text-sm font-medium text-rose-800">{userMessage(error)}</p>
+              <p className="text-xs text-rose-700">It may have been deleted, or the link may be wrong.</p>
+              <div className="flex gap-2">
+                <Button variant="secondary" onClick={retry}>
+                  Try again
+                </Button>
+                <Button variant="ghost" onClick={onClose}>
+                  Back to the board
+                </Button>
+              </div>
+            </div>
+          </div>
+        )}
+      >
+        <TaskDrawerContent taskId={taskId} onClose={onClose} onOpenTask={onOpenTask} headingId={headingId} />
+      </ErrorBoundary>
+    </Drawer>
+  );
+}
+
+function TaskDrawerContent({ taskId, onClose, onOpenTask, headingId }: DrawerProps & { headingId: string }) {
+  const task = useQuery(api.tasks.get, { taskId });
+  const department = task === undefined ? "skip" : { departmentId: task.departmentId };
+  const agents = useQuery(api.agents.list, department);
+  const members = useQuery(api.members.list, department);
+  const thread = usePaginatedQuery(api.messages.list, { taskId }, { initialNumItems: PAGE_SIZE });
+  const now = useNow();
+
+  const update = useMutation(api.tasks.update).withOptimisticUpdate(patchTaskInStore);
+  const assign = useMutation(api.tasks.assign).withOptimisticUpdate(patchTaskInStore);
+  const setStatus = useMutation(api.tasks.setStatus).withOptimisticUpdate(setStatusInStore);
+  const postMessage = useMutation(api.messages.create);
+  const markRead = useMutation(api.notifications.markRead);
+
+  const loaded = thread.status !== "LoadingFirstPage";
+  const newestId = thread.results[0]?._id;
+  useEffect(() => {
+    if (!loaded) return;
+    markRead({ taskId }).catch(() => {
+      // Best effort: the unread marker simply stays until the next open.
+    });
+  }, [markRead, taskId, loaded, newestId]);
+
+  const edits: TaskEdits = {
+    update: (changes) => update({ taskId, ...changes }),
+    setStatus: (status) => setStatus({ taskId, status }),
+    assign: (assigneeSessionKeys) => assign({ taskId, assigneeSessionKeys }),
+  };
+
+  if (task === undefined || agents === undefined || members === undefined) return <DrawerSkeleton headingId={headingId} onClose={onClose} />;
+  return (
+    <TaskDrawerView
+      task={task}
+      agents={agents}
+      members={members}
+      messages={thread.results}
+      threadStatus={thread.status}
+      onLoadEarlier={() => thread.loadMore(PAGE_SIZE)}
+      edits={edits}
+      onSend={(content) => postMessage({ taskId, content })}
+      onOpenTask={onOpenTask}
+      onClose={onClose}
+      headingId={headingId}
+      now={now}
+    />
+  );
+}

@@ -1,0 +1,115 @@
+import type { FunctionReturnType } from "convex/server";
+import type { api } from "../../convex/_generated/api";
+import { Avatar } from "../components/ui/Avatar";
+import { Badge } from "../components/ui/Badge";
+import { Button } from "../components/ui/Button";
+import { Markdown } from "../components/ui/Markdown";
+import { Skeleton } from "../components/ui/Skeleton";
+import { ThreadIcon } from "../components/ui/icons";
+import { initials } from "../board/initials";
+import { cn } from "../lib/cn";
+import { formatFullTime, formatRelativeTime } from "./relativeTime";
+
+export type ThreadMessage = FunctionReturnType<typeof api.messages.list>["page"][number];
+
+/** Mirrors `usePaginatedQuery`'s status. */
+export type ThreadStatus = "LoadingFirstPage" | "CanLoadMore" | "LoadingMore" | "Exhausted";
+
+type Props = {
+  /** Oldest first. */
+  messages: readonly ThreadMessage[];
+  status: ThreadStatus;
+  onLoadEarlier: () => void;
+  /** The time relative times are measured from. */
+  now: number;
+};
+
+/** A task's thread, oldest message first, with a "Load earlier" button when there is more. */
+export function Thread({ messages, status, onLoadEarlier, now }: Props) {
+  if (status === "LoadingFirstPage") {
+    return (
+      <div role="status" className="flex flex-col gap-4 py-2">
+        <span className="sr-only">Loading the thread…</span>
+        {[0, 1, 2].map((i) => (
+          <div key={i} className="flex gap-3">
+            <Skeleton className="size-8 shrink-0 rounded-full" />
+            <div className="flex flex-1 flex-col gap-2">
+              <Skeleton className="h-3 w-32" />
+              <Skeleton className={cn("h-10", i === 1 ? "w-2/3" : "w-full")} />
+            </div>
+          </div>
+        ))}
+      </div>
+    );
+  }
+
+  return (
+    <div className="flex flex-col gap-4">
+      {(status === "CanLoadMore" || status === "LoadingMore") && (
+        <div className="flex justify-center">
+          <Button variant="secondary" onClick={onLoadEarlier} disabled={status === "LoadingMore"} className="py-1 text-xs">
+            {status === "LoadingMore" ? "Loading…" : "Load earlier messages"}
+          </Button>
+        </div>
+      )}
+      {messages.length === 0 ? (
+        <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center">
+          <ThreadIcon className="size-6 text-slate-400" />
+          <p className="text-sm font-medium text-slate-700">No messages yet</p>
+          <p className="max-w-xs text-xs text-slate-500">Start the thread below. @mention an agent to wake it up and put it on this task.</p>
+        </div>
+      ) : (
+        <ol aria-label="Messages" className="flex flex-col gap-4">
+          {messages.map((message) => (
+            <MessageItem key={message._id} message={message} now={now} />
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}
+
+function MessageItem({ message, now }: { message: ThreadMessage; now: number }) {
+  const { author } = message;
+  const time = (
+    <time dateTime={new Date(message._creationTime).toISOString()} title={formatFullTime(message._creationTime)} className="text-xs text-slate-500">
+      {formatRelativeTime(message._creationTime, now)}
+    </time>
+  );
+
+  if (author.kind === "system") {
+    return (
+      <li data-testid="message" data-author-kind="system" className="flex flex-col items-center gap-1 px-6 text-center">
+        <div className="flex items-center gap-2 text-xs text-slate-500">
+          <span className="font-medium text-slate-600">Maestro</span>
+          {time}
+        </div>
+        <Markdown className="text-xs text-slate-600 italic">{message.content}</Markdown>
+      </li>
+    );
+  }
+
+  const isAgent = author.kind === "agent";
+  return (
+    <li data-testid="message" data-author-kind={author.kind} className="flex gap-3">
+      <Avatar
+        initials={initials(author.name)}
+        label={`${author.name}${isAgent ? " (agent)" : ""}`}
+        tone={isAgent ? "agent" : "member"}
+        className="size-8 text-xs"
+      />
+      <div className="min-w-0 flex-1">
+        <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
+          <span className="text-sm font-semibold text-slate-900">{author.name}</span>
+          <Badge className={isAgent ? "bg-indigo-50 text-indigo-700 ring-indigo-600/20" : "bg-emerald-50 text-emerald-700 ring-emerald-600/20"}>
+            {isAgent ? "Agent" : "Member"}
+          </Badge>
+          {time}
+        </div>
+        <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100" : "bg-slate-50 ring-1 ring-slate-200")}>
+          <Markdown mentions={message.mentions.map((mention) => mention.name)}>{message.content}</Markdown>
+        </div>
+      </div>
+    </li>
+  );
+}

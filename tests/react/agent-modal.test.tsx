@@ -1,0 +1,247 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { getFunctionName } from "convex/server";
+import { ConvexError } from "convex/values";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Id } from "../../convex/_generated/dataModel";
+import { AgentForm } from "../../src/roster/AgentForm";
+import { CreateAgentModal } from "../../src/roster/CreateAgentModal";
+import { valuesFromAgent } from "../../src/roster/options";
+import type { Agent, Tool } from "../../src/roster/types";
+
+// The container test drives CreateAgentModal through a fake convex/react.
+const convex = vi.hoisted(() => ({
+  queries: new Map<string, unknown>(),
+  mutations: new Map<string, (args: unknown) => Promise<unknown>>(),
+}));
+vi.mock("convex/react", () => ({
+  useQuery: (query: never) => convex.queries.get(getFunctionName(query)),
+  useMutation: (mutation: never) => (args: unknown) => {
+    const run = convex.mutations.get(getFunctionName(mutation));
+    if (!run) throw new Error(`No fake for ${getFunctionName(mutation)}`);
+    return run(args);
+  },
+}));
+
+const tools: Tool[] = [
+  { name: "delegate_task", description: "Create a public task for other agents." },
+  { name: "post_message", description: "Post a message in a task's thread." },
+  { name: "update_task_status", description: "Move a task to another column." },
+  { name: "ask_question", description: "Ask the humans a question." },
+];
+
+const jarvis: Agent = {
+  _id: "agent-1" as Id<"agents">,
+  name: "Jarvis",
+  role: "Squad lead",
+  kind: "lead",
+  sessionKey: "agent:jarvis:marketing",
+  status: "active",
+  isSquadLead: true,
+  allowedTools: ["delegate_task", "post_message"],
+  model: "gpt-5",
+  systemPrompt: "You lead the squad.",
+};
+
+const departmentId = "dept-1" as Id<"departments">;
+
+beforeEach(() => {
+  convex.queries.clear();
+  convex.mutations.clear();
+});
+afterEach(cleanup);
+
+function field(label: RegExp | string) {
+  return screen.getByLabelText(label);
+}
+
+function type(label: RegExp | string, value: string) {
+  fireEvent.change(field(label), { target: { value } });
+}
+
+describe("AgentForm", () => {
+  it("submits the filled-in fields and the checked tools, in registry order", async () => {
+    const onSubmit = vi.fn(() => Promise.resolve());
+    render(<AgentForm tools={tools} onSubmit={onSubmit} submitLabel="Create agent" />);
+
+    type("Name", "  Dev Bot ");
+    type("Role", "Developer");
+    fireEvent.change(field("Kind"), { target: { value: "coder" } });
+    type(/Model/, "gpt-5-mini");
+    type("System prompt", "You write code.");
+    fireEvent.click(screen.getByTestId("tool-ask_question"));
+    fireEvent.click(screen.getByTestId("tool-post_message"));
+    fireEvent.click(screen.getByTestId("tool-update_task_status"));
+    fireEvent.click(screen.getByTestId("tool-update_task_status")); // and off again
+    fireEvent.click(screen.getByRole("button", { name: "Create agent" }));
+
+    await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+    expect(onSubmit).toHaveBeenCalledWith({
+      name: "Dev Bot",
+      role: "Developer",
+      kind: "coder",
+      model: "gpt-5-mini",
+      systemPrompt: "You write code.",
+      isSquadLead: false,
+      allowedTools: ["post_message", "ask_question"],
+    });
+  });
+
+  it("leaves out an empty model and can make the agent squad lead", async () => {
+    const onSubmit = vi.fn((_values: unknown) => Promise.resolve());
+    render(<AgentForm tools={tools} onSubmit={onSubmit} />);
+    type("Name", "Lead");
+    type("Role", "Lead");
+    type(/Model/, "   ");
+    fireEvent.click(screen.getByRole("checkbox", { name: /Squad lead/ }));
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+
+    await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+    const values = onSubmit.mock.calls[0][0] as Record<string, unknown>;
+    expect("model" in values).toBe(false);
+    expect(values.isSquadLead).toBe(true);
+    expect(values.kind).toBe("specialist");
+    expect(values.allowedTools).toEqual([]);
+  });
+
+  it("pre-fills an agent being edited, tools pre-checked", async () => {
+    const onSubmit = vi.fn(() => Promise.resolve());
+    render(<AgentForm tools={tools} initial={valuesFromAgent(jarvis)} onSubmit={onSubmit} />);
+
+    expect(field("Name")).toHaveProperty("value", "Jarvis");
+    expect(field("Role")).toHaveProperty("value", "Squad lead");
+    expect(field("Kind")).toHaveProperty("value", "lead");
+    expect(field(/Model/)).toHaveProperty("value", "gpt-5");
+    expect(field("System prompt")).toHaveProperty("value", "You lead the squad.");
+    expect(screen.getByRole("checkbox", { name: /Squad lead/ })).toHaveProperty("checked", true);
+    expect(screen.getByTestId("tool-delegate_task")).toHaveProperty("checked", true);
+    expect(screen.getByTestId("tool-post_message")).toHaveProperty("checked", true);
+    expect(screen.getByTestId("tool-update_task_status")).toHaveProperty("checked", false);
+    expect(screen.getByTestId("tool-ask_question")).toHaveProperty("checked", false);
+
+    fireEvent.click(screen.getByTestId("tool-delegate_task"));
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+    expect(onSubmit).toHaveBeenCalledWith(expect.objectContaining({ name: "Jarvis", allowedTools: ["post_message"] }));
+  });
+
+  it("shows the tools' descriptions", () => {
+    render(<AgentForm tools={tools} onSubmit={() => Promise.resolve()} />);
+    const checkbox = screen.getByRole("checkbox", { name: "ask_question", description: "Ask the humans a question." });
+    expect(checkbox).toBe(screen.getByTestId("tool-ask_question"));
+  });
+
+  it("shows the server's error message in an alert and stays open for another try", async () => {
+    const onSubmit = vi.fn(() => Promise.reject(new ConvexError({ code: "CONFLICT", message: "An agent called Jarvis already exists in this department." })));
+    render(<AgentForm tools={tools} onSubmit={onSubmit} />);
+    type("Name", "Jarvis");
+    type("Role", "Lead");
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+
+    expect((await screen.findByRole("alert")).textContent).toBe("An agent called Jarvis already exists in this department.");
+    expect(screen.getByRole("button", { name: "Save" }).getAttribute("aria-disabled")).toBe("false");
+  });
+
+  it("shows a generic message for an error that is not a ConvexError", async () => {
+    render(<AgentForm tools={tools} onSubmit={() => Promise.reject(new Error("socket closed"))} />);
+    type("Name", "X");
+    type("Role", "Y");
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("Something went wrong. Please try again.");
+  });
+
+  it("asks for a name and a role before calling the server", () => {
+    const onSubmit = vi.fn(() => Promise.resolve());
+    render(<AgentForm tools={tools} onSubmit={onSubmit} />);
+    type("Name", "   ");
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    expect(field("Name").getAttribute("aria-invalid")).toBe("true");
+    expect(screen.getByRole("textbox", { name: "Name", description: "Give the agent a name." })).toBe(document.activeElement);
+    expect(screen.getByRole("textbox", { name: "Role", description: "Give the agent a role." })).toBeTruthy();
+
+    type("Name", "Dev Bot");
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    expect(field("Name").getAttribute("aria-invalid")).toBeNull();
+    expect(document.activeElement).toBe(field("Role"));
+    expect(onSubmit).not.toHaveBeenCalled();
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("ignores another Save while the save is in flight", async () => {
+    let finish: () => void = () => {};
+    const onSubmit = vi.fn(() => new Promise<void>((resolve) => (finish = resolve)));
+    render(<AgentForm tools={tools} onSubmit={onSubmit} />);
+    type("Name", "Dev Bot");
+    type("Role", "Developer");
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    const busy = await screen.findByRole("button", { name: "Saving…" });
+    expect(busy.getAttribute("aria-disabled")).toBe("true");
+    fireEvent.click(busy);
+    expect(onSubmit).toHaveBeenCalledTimes(1);
+    finish();
+    await screen.findByRole("button", { name: "Save" });
+  });
+});
+
+describe("CreateAgentModal", () => {
+  it("creates an agent in the department and closes", async () => {
+    convex.queries.set("tools/registry:list", tools);
+    const create = vi.fn((_args: unknown) => Promise.resolve("agent-9"));
+    convex.mutations.set("agents:create", create);
+    const onClose = vi.fn();
+    render(<CreateAgentModal departmentId={departmentId} onClose={onClose} />);
+
+    expect(screen.getByRole("dialog", { name: "New agent" })).toBeTruthy();
+    type("Name", "Dev Bot");
+    type("Role", "Developer");
+    fireEvent.click(screen.getByTestId("tool-post_message"));
+    fireEvent.click(screen.getByRole("button", { name: "Create agent" }));
+
+    await waitFor(() => expect(onClose).toHaveBeenCalledTimes(1));
+    expect(create).toHaveBeenCalledWith({
+      departmentId,
+      name: "Dev Bot",
+      role: "Developer",
+      kind: "specialist",
+      systemPrompt: "",
+      isSquadLead: false,
+      allowedTools: ["post_message"],
+    });
+  });
+
+  it("updates the agent being edited, and shows FORBIDDEN in the form without closing", async () => {
+    convex.queries.set("tools/registry:list", tools);
+    const update = vi.fn((_args: unknown) => Promise.reject(new ConvexError({ code: "FORBIDDEN", message: "Only admins can create or edit agents." })));
+    convex.mutations.set("agents:update", update);
+    const onClose = vi.fn();
+    render(<CreateAgentModal departmentId={departmentId} agent={jarvis} onClose={onClose} />);
+
+    expect(screen.getByRole("dialog", { name: "Edit Jarvis" })).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Save changes" }));
+
+    expect((await screen.findByRole("alert")).textContent).toBe("Only admins can create or edit agents.");
+    expect(update).toHaveBeenCalledWith({ agentId: jarvis._id, ...valuesFromAgent(jarvis) });
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it("is a labelled modal dialog that starts on the name field and closes on Esc, Close and Cancel", () => {
+    convex.queries.set("tools/registry:list", tools);
+    const onClose = vi.fn();
+    render(<CreateAgentModal departmentId={departmentId} onClose={onClose} />);
+    const dialog = screen.getByRole("dialog", { name: "New agent" });
+    expect(dialog.getAttribute("aria-modal")).toBe("true");
+    expect(document.activeElement).toBe(within(dialog).getByLabelText("Name"));
+
+    fireEvent.keyDown(document.activeElement!, { key: "Escape" });
+    expect(onClose).toHaveBeenCalledTimes(1);
+    fireEvent.click(within(dialog).getByRole("button", { name: "Close" }));
+    fireEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(onClose).toHaveBeenCalledTimes(3);
+  });
+
+  it("shows a placeholder until the tools arrive", () => {
+    render(<CreateAgentModal departmentId={departmentId} onClose={() => {}} />);
+    expect(within(screen.getByRole("dialog")).getByRole("status")).toBeTruthy();
+    expect(screen.queryByLabelText("Name")).toBeNull();
+  });
+});
