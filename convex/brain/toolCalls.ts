@@ -1,0 +1,252 @@
+/**
+ * The brain's tool protocol: `[TOOL: name ARG: {json}]` in the model's own
+ * reply. Only the reply is parsed, never the thread or chat text injected
+ * into the prompt, and not even the reply's code blocks or quoted lines, so
+ * text an agent quotes can never become a call.
+ *
+ * One repair pass fixes the mistakes models commonly make (trailing commas,
+ * single quotes, unquoted keys, a JSON string instead of an object); what is
+ * still wrong comes back as an error naming the problem.
+ */
+
+export interface ParsedToolCall {
+  name: string;
+  /** Present when the arguments parsed to an object. */
+  args?: Record<string, unknown>;
+  /** Why the arguments could not be used, for the observation sent back. */
+  error?: string;
+  /** Whether the repair pass was needed. */
+  repaired: boolean;
+  /** The call's text as the model wrote it. */
+  raw: string;
+}
+
+/** Longest argument text accepted for one call. */
+export const MAX_TOOL_ARG_CHARS = 20_000;
+/** Most calls honoured from one reply; the rest are reported, not run. */
+export const MAX_TOOL_CALLS_PER_REPLY = 8;
+
+const OPEN = "[TOOL:";
+const NAME = /^\s*([A-Za-z_][A-Za-z0-9_.-]{0,63})/;
+
+/** Tool calls in `reply`, in order. */
+export function parseToolCalls(reply: string): ParsedToolCall[] {
+  const hidden = hiddenRanges(reply);
+  const calls: ParsedToolCall[] = [];
+  let from = 0;
+  for (;;) {
+    const at = reply.indexOf(OPEN, from);
+    if (at === -1) break;
+    from = at + OPEN.length;
+    if (hidden.some(([s, e]) => at >= s && at < e)) continue;
+    const parsed = parseOne(reply, at);
+    if (parsed === null) continue;
+    calls.push(parsed.call);
+    from = parsed.end;
+  }
+  return calls;
+}
+
+/** The reply with its tool calls taken out: what the agent "says". */
+export function stripToolCalls(reply: string): string {
+  const hidden = hiddenRanges(reply);
+  let out = "";
+  let from = 0;
+  for (;;) {
+    const at = reply.indexOf(OPEN, from);
+    if (at === -1) break;
+    if (hidden.some(([s, e]) => at >= s && at < e)) {
+      out += reply.slice(from, at + OPEN.length);
+      from = at + OPEN.length;
+      continue;
+    }
+    const parsed = parseOne(reply, at);
+    if (parsed === null) {
+      out += reply.slice(from, at + OPEN.length);
+      from = at + OPEN.length;
+      continue;
+    }
+    out += reply.slice(from, at);
+    from = parsed.end;
+  }
+  return (out + reply.slice(from)).replace(/\n{3,}/g, "\n\n").trim();
+}
+
+/** Fenced code blocks and blockquote lines: quoted text, never calls. */
+function hiddenRanges(text: string): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (const m of text.matchAll(/```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)/g)) ranges.push([m.index, m.index + m[0].length]);
+  for (const m of text.matchAll(/^[ \t]*>.*$/gm)) ranges.push([m.index, m.index + m[0].length]);
+  return ranges;
+}
+
+function parseOne(text: string, at: number): { call: ParsedToolCall; end: number } | null {
+  let i = at + OPEN.length;
+  const nameMatch = NAME.exec(text.slice(i, i + 80));
+  if (nameMatch === null) return null;
+  const name = nameMatch[1];
+  i += nameMatch[0].length;
+  i = skipSpace(text, i);
+  if (text[i] === "]") {
+    return { call: { name, args: {}, repaired: false, raw: text.slice(at, i + 1) }, end: i + 1 };
+  }
+  if (!text.startsWith("ARG:", i)) return null;
+  i = skipSpace(text, i + "ARG:".length);
+  const valueEnd = scanValue(text, i);
+  if (valueEnd === null) {
+    // Unbalanced: take everything up to the next "]" on the same stretch for the error message.
+    const close = text.indexOf("]", i);
+    const end = close === -1 ? text.length : close + 1;
+    return {
+      call: { name, error: "the arguments are not complete JSON (unbalanced brackets or quotes)", repaired: false, raw: text.slice(at, end) },
+      end,
+    };
+  }
+  const argText = text.slice(i, valueEnd);
+  let end = skipSpace(text, valueEnd);
+  if (text[end] === "]") end += 1;
+  const raw = text.slice(at, end);
+  if (argText.length > MAX_TOOL_ARG_CHARS) {
+    return { call: { name, error: `the arguments are ${argText.length} characters; the limit is ${MAX_TOOL_ARG_CHARS}`, repaired: false, raw }, end };
+  }
+  return { call: { name, ...readArguments(argText), raw }, end };
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && /\s/.test(text[i])) i++;
+  return i;
+}
+
+/** End (exclusive) of the JSON-ish value starting at `i`, honouring strings; null if unbalanced. */
+function scanValue(text: string, i: number): number | null {
+  const first = text[i];
+  if (first === '"' || first === "'") return scanString(text, i);
+  if (first !== "{" && first !== "[") {
+    // A bare word or number: up to the closing bracket of the call.
+    const close = text.indexOf("]", i);
+    return close === -1 ? null : close;
+  }
+  const stack: string[] = [];
+  for (let j = i; j < text.length; j++) {
+    const c = text[j];
+    if (c === '"' || c === "'") {
+      const stringEnd = scanString(text, j);
+      if (stringEnd === null) return null;
+      j = stringEnd - 1;
+    } else if (c === "{" || c === "[") {
+      stack.push(c === "{" ? "}" : "]");
+    } else if (c === "}" || c === "]") {
+      if (stack.pop() !== c) return null;
+      if (stack.length === 0) return j + 1;
+    }
+  }
+  return null;
+}
+
+function scanString(text: string, i: number): number | null {
+  const quote = text[i];
+  for (let j = i + 1; j < text.length; j++) {
+    if (text[j] === "\\") j++;
+    else if (text[j] === quote) return j + 1;
+  }
+  return null;
+}
+
+function readArguments(argText: string): Pick<ParsedToolCall, "args" | "error" | "repaired"> {
+  const direct = tryParse(argText);
+  if (direct.ok) return asArguments(direct.value, false);
+  const repaired = tryParse(repairJson(argText));
+  if (repaired.ok) return asArguments(repaired.value, true);
+  return { error: `the arguments are not valid JSON (${direct.error})`, repaired: false };
+}
+
+function asArguments(value: unknown, repaired: boolean): Pick<ParsedToolCall, "args" | "error" | "repaired"> {
+  // A JSON string holding the object: models often double-encode.
+  if (typeof value === "string") {
+    const inner = tryParse(value.trim());
+    if (inner.ok && isPlainObject(inner.value)) return asArguments(inner.value, true);
+    const innerRepaired = tryParse(repairJson(value.trim()));
+    if (innerRepaired.ok && isPlainObject(innerRepaired.value)) return asArguments(innerRepaired.value, true);
+    return { error: "the arguments must be a JSON object, got a string", repaired };
+  }
+  if (!isPlainObject(value)) {
+    return { error: `the arguments must be a JSON object, got ${Array.isArray(value) ? "an array" : typeof value}`, repaired };
+  }
+  const echoed = Object.entries(value).filter(([, v]) => looksLikeSchema(v)).map(([k]) => k);
+  if (echoed.length > 0) {
+    return { error: `the arguments repeat the schema instead of giving values (for ${echoed.join(", ")})`, repaired };
+  }
+  return { args: value, repaired };
+}
+
+/** `{"type": "string", "description": "..."}`: what a model sends when it echoes the schema. */
+function looksLikeSchema(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const keys = Object.keys(value);
+  const schemaTypes = ["string", "str", "number", "integer", "int", "boolean", "bool", "array", "list", "object"];
+  return (
+    keys.length > 0 &&
+    keys.every((k) => ["type", "description", "items", "enum", "required", "optional", "default"].includes(k)) &&
+    typeof value.type === "string" &&
+    schemaTypes.includes(value.type.toLowerCase())
+  );
+}
+
+/** The one repair pass: single → double quotes, quoted keys, no trailing commas (never inside strings). */
+export function repairJson(text: string): string {
+  // Split into string literals (kept, normalised to double quotes) and code between them (repaired).
+  const parts: Array<{ string: boolean; text: string }> = [];
+  let code = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c !== '"' && c !== "'") {
+      code += c;
+      continue;
+    }
+    parts.push({ string: false, text: code });
+    code = "";
+    const end = scanString(text, i) ?? text.length;
+    const literal = text.slice(i, end);
+    parts.push({
+      string: true,
+      text: c === '"' ? literal : `"${literal.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"`,
+    });
+    i = end - 1;
+  }
+  parts.push({ string: false, text: code });
+  // A trailing comma can sit before the next part's closing bracket, so fix commas on the joined code.
+  const KEY = /([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:/g;
+  const joined = parts.map((p) => (p.string ? p.text : p.text.replace(KEY, '$1"$2":'))).join("");
+  return removeTrailingCommas(joined);
+}
+
+/** Drops commas that directly precede `}` or `]`, outside strings. */
+function removeTrailingCommas(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = scanString(text, i) ?? text.length;
+      out += text.slice(i, end);
+      i = end - 1;
+    } else if (c === ",") {
+      const next = skipSpace(text, i + 1);
+      if (text[next] !== "}" && text[next] !== "]") out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
