@@ -22,6 +22,8 @@ export interface Stack {
   url: string;
   /** HTTP actions URL of the local backend. */
   siteUrl: string;
+  /** The throwaway data folder (holds `admin-key` once the backend is up); removed by `stop`. */
+  dataDir: string;
   /** Everything the process printed so far (for failure messages). */
   output: () => string;
   /** SIGTERM (SIGKILL after 5 s), then removes the data folder. Safe to call twice. */
@@ -151,7 +153,7 @@ export async function startStack(options: { password: string }): Promise<Stack> 
         reject(new Error(`npm start stack exited (${code ?? sig}) before it was ready. Output:\n${output()}`));
       });
     });
-    return { ...ready, output, stop };
+    return { ...ready, dataDir, output, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,0 +1,382 @@
+/**
+ * The squad board, live between two people, in real browsers against the real
+ * `npm start` stack: Ada (first to sign in, so admin) and Grace, each in their
+ * own browser context. A task created by one shows up for the other, a drag
+ * shows in both, an @mention posted in a drawer reaches both drawers and the
+ * backend (message mentions, agent trigger, the mentioned person's bell), and
+ * an admin's agent edit shows in both feeds. Screenshots land in tests/output/.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { ConvexHttpClient } from "convex/browser";
+import { makeFunctionReference } from "convex/server";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { CHROMIUM_ARGS, chromiumPath } from "./chromium";
+import { PROJECT_ROOT, startStack, type Stack } from "./stack";
+
+const PASSWORD = "board-test-password";
+const OUTPUT_DIR = path.join(PROJECT_ROOT, "tests/output");
+const VIEWPORT = { width: 1280, height: 800 };
+/** Bound on every wait for something to show up (live updates take well under a second). */
+const WAIT_MS = 15_000;
+
+const TITLE = "Dark mode for the dashboard";
+const DESCRIPTION = "Respect the system setting, with a **manual toggle** in the header.";
+const DEV_BOT_KEY = "agent:dev-bot:product";
+/** Dev Bot's tools after the edit, in registry order (as the server stores and the feed lists them). */
+const DEV_BOT_TOOLS_AFTER = ["delegate_task", "post_message", "update_task_status", "chat.post", "chat.getNew"];
+
+type Trigger = { agentSessionKey: string; taskId: string; kind: "assigned" | "mentioned"; messageId?: string };
+const listPendingTriggers = makeFunctionReference<"query", Record<string, never>, Trigger[]>("triggers:listPending");
+
+let stack: Stack | undefined;
+let browser: Browser | undefined;
+const contexts: BrowserContext[] = [];
+/** Uncaught errors and console errors in either page: a journey that "passes" while React throws is not a pass. */
+const pageErrors: string[] = [];
+
+async function newPage(who: string): Promise<Page> {
+  const context = await browser!.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  page.on("pageerror", (error) => pageErrors.push(`${who}: ${error.name}: ${error.message}`));
+  // React reports its warnings (keys, act, hooks) through console.error.
+  page.on("console", (message) => {
+    if (message.type() === "error") pageErrors.push(`${who}: console.error: ${message.text()}`);
+  });
+  return page;
+}
+
+async function signIn(page: Page, name: string): Promise<void> {
+  await page.goto(stack!.appUrl);
+  const form = page.getByTestId("signin-form");
+  await form.getByLabel("Password").waitFor();
+  await form.getByLabel("Your name").fill(name);
+  await form.getByLabel("Password").fill(PASSWORD);
+  await form.getByRole("button", { name: "Sign in" }).click();
+  await page.getByTestId("board").waitFor();
+  await page.getByTestId("task-card").first().waitFor();
+  await page.getByTestId("roster-agent").first().waitFor();
+}
+
+/** Polls `read` until `done` accepts its value (bounded); returns that value, or fails with the last one. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = WAIT_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await read();
+  }
+  return last;
+}
+
+/** A Convex HTTP client signed in as `name`, through the same endpoint the sign-in screen uses. */
+async function clientFor(name: string): Promise<ConvexHttpClient> {
+  const response = await fetch(`${stack!.url}/maestro/auth/signin`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ name, password: PASSWORD }),
+  });
+  expect(response.status).toBe(200);
+  const { token } = (await response.json()) as { token: string };
+  const client = new ConvexHttpClient(stack!.url);
+  client.setAuth(token);
+  return client;
+}
+
+/** A Convex HTTP client with the deployment's admin key (for internal functions). */
+function adminClient(): ConvexHttpClient {
+  const client = new ConvexHttpClient(stack!.url);
+  const adminKey = readFileSync(path.join(stack!.dataDir, "admin-key"), "utf8").trim();
+  // Not in the public types; the same call `npx convex` makes.
+  (client as unknown as { setAdminAuth(key: string): void }).setAdminAuth(adminKey);
+  return client;
+}
+
+const card = (page: Page, column: string) => page.getByTestId(`column-${column}`).getByTestId("task-card").filter({ hasText: TITLE });
+const activity = (page: Page, text: string) => page.getByTestId("activity-feed").getByTestId("activity-entry").filter({ hasText: text });
+const drawer = (page: Page) => page.getByTestId("task-drawer");
+const composer = (page: Page) => drawer(page).getByRole("combobox", { name: "Message" });
+
+/** Types `before`, then `@` + `query`, picks `name` from the mention list, then types `after`. */
+async function writeWithMention(page: Page, before: string, query: string, name: string, after: string): Promise<void> {
+  const box = composer(page);
+  await box.click();
+  await box.pressSequentially(`${before}@${query}`);
+  const list = page.getByRole("listbox", { name: "People to mention" });
+  await list.waitFor();
+  await expect(box.getAttribute("aria-expanded")).resolves.toBe("true");
+  await list.getByRole("option", { name }).click();
+  await list.waitFor({ state: "detached" });
+  await expect(box.inputValue()).resolves.toBe(`${before}@${name} `);
+  await box.pressSequentially(after);
+}
+
+async function send(page: Page, content: string): Promise<Locator> {
+  await drawer(page).getByRole("button", { name: "Send" }).click();
+  // Sent: the composer empties once the mutation resolved.
+  await until(() => composer(page).inputValue(), (value) => value === "", "the composer to clear");
+  return messageIn(page, content);
+}
+
+function messageIn(page: Page, content: string): Locator {
+  return drawer(page).getByTestId("message").filter({ hasText: content });
+}
+
+async function openCard(page: Page, column: string): Promise<void> {
+  await card(page, column).getByRole("button", { name: TITLE, exact: true }).click();
+  await drawer(page).getByRole("heading", { name: TITLE }).waitFor();
+  // The thread has loaded (empty or not) once the composer is up.
+  await composer(page).waitFor();
+}
+
+async function closeDrawer(page: Page): Promise<void> {
+  await drawer(page).getByRole("button", { name: "Close task" }).click();
+  await drawer(page).waitFor({ state: "detached" });
+}
+
+async function notificationCount(page: Page): Promise<number> {
+  const badge = page.getByTestId("notification-count");
+  return (await badge.count()) === 0 ? 0 : Number(await badge.textContent());
+}
+
+beforeAll(async () => {
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  stack = await startStack({ password: PASSWORD });
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close().catch(() => {});
+  await stack?.stop();
+});
+
+describe("the squad board, live in two browsers", () => {
+  let ada: Page;
+  let grace: Page;
+  let taskId: Id<"tasks">;
+
+  test("Ada signs in first and is admin; Grace signs in second and is not", async () => {
+    ada = await newPage("Ada");
+    await signIn(ada, "Ada");
+    // Ada's membership is settled (admin) before Grace's is made.
+    await ada.getByTestId("roster").getByRole("button", { name: "New agent" }).waitFor();
+    grace = await newPage("Grace");
+    await signIn(grace, "Grace");
+    await expect(grace.getByTestId("task-card").count()).resolves.toBe(5);
+    await expect(grace.getByTestId("roster").getByRole("button", { name: "New agent" }).count()).resolves.toBe(0);
+    await expect(grace.getByTestId("roster").getByRole("button", { name: /^Edit / }).count()).resolves.toBe(0);
+    await expect(ada.getByTestId("roster").getByRole("button", { name: /^Edit / }).count()).resolves.toBe(4);
+    // A marker that a reload would wipe: everything below must arrive live.
+    for (const page of [ada, grace]) await page.evaluate(() => Object.assign(window, { __noReload: true }));
+    expect(pageErrors).toEqual([]);
+  });
+
+  test("a task Ada creates in the New task dialog appears on Grace's board and feed, live", async () => {
+    await ada.getByRole("button", { name: "New task" }).click();
+    const dialog = ada.getByRole("dialog", { name: "New task" });
+    await dialog.waitFor();
+    await dialog.getByLabel("Title").fill(TITLE);
+    await dialog.getByLabel("Description").fill(DESCRIPTION);
+    await dialog.getByLabel("Priority").selectOption("high");
+    await dialog.getByLabel("Tags").fill("ui, web");
+    const devBot = dialog.getByRole("group", { name: /Assignees/ }).getByRole("listitem").filter({ hasText: "Dev Bot" }).getByRole("checkbox");
+    await devBot.check();
+    await expect(devBot.isChecked()).resolves.toBe(true);
+    await dialog.getByRole("button", { name: "Create task" }).click();
+    await dialog.waitFor({ state: "detached" });
+
+    // An agent assignee puts it straight into Assigned.
+    await card(ada, "assigned").waitFor();
+    taskId = (await card(ada, "assigned").getAttribute("data-task-id")) as Id<"tasks">;
+    expect(taskId).toBeTruthy();
+
+    const onGrace = card(grace, "assigned");
+    await onGrace.waitFor();
+    await expect(onGrace.getAttribute("data-task-id")).resolves.toBe(taskId);
+    await expect(onGrace.getByTitle("Priority").textContent()).resolves.toBe("High");
+    await expect(onGrace.getByRole("img", { name: "Assigned to Dev Bot" }).count()).resolves.toBe(1);
+    await expect(onGrace.getByRole("list", { name: "Tags" }).textContent()).resolves.toBe("uiweb");
+    await expect(grace.getByTestId("task-card").count()).resolves.toBe(6);
+    await expect(grace.getByTestId("column-assigned").getByTestId("column-count").textContent()).resolves.toBe("2");
+
+    await activity(grace, `Ada created “${TITLE}”`).waitFor();
+    await activity(grace, `Ada assigned “${TITLE}” to Dev Bot`).waitFor();
+    await expect(grace.evaluate(() => (window as { __noReload?: boolean }).__noReload)).resolves.toBe(true);
+
+    await grace.screenshot({ path: path.join(OUTPUT_DIR, "board-live.png") });
+    expect(pageErrors).toEqual([]);
+  });
+
+  test("Grace drags the card to In progress with the mouse; both boards show it there", async () => {
+    const from = card(grace, "assigned");
+    const target = grace.getByTestId("column-in_progress");
+    const start = (await from.boundingBox())!;
+    const to = (await target.boundingBox())!;
+    const x = start.x + start.width / 2;
+    const y = start.y + start.height / 2;
+    await grace.mouse.move(x, y);
+    await grace.mouse.down();
+    // Past the sensor's 5 px activation distance, in steps, so dnd-kit sees a drag start.
+    await grace.mouse.move(x + 12, y + 4, { steps: 4 });
+    await grace.getByTestId("task-card-overlay").waitFor();
+    await grace.mouse.move(to.x + to.width / 2, to.y + to.height - 20, { steps: 15 });
+    // The preview has moved the card into the column under the pointer: drop there.
+    await card(grace, "in_progress").waitFor();
+    await grace.mouse.up();
+    await grace.getByTestId("task-card-overlay").waitFor({ state: "detached" });
+
+    for (const page of [grace, ada]) {
+      await card(page, "in_progress").waitFor();
+      await until(() => card(page, "assigned").count(), (n) => n === 0, "the card to leave Assigned");
+      await until(() => page.getByTestId("column-in_progress").getByTestId("column-count").textContent(), (t) => t === "2", "In progress to count 2");
+      await activity(page, `Grace moved “${TITLE}” from Assigned to In progress`).waitFor();
+    }
+    // The drop was a drag, not a click: no drawer opened.
+    await expect(drawer(grace).count()).resolves.toBe(0);
+    await expect(grace.getByRole("alert").count()).resolves.toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  test("Ada moves it on to Review with the keyboard (grip, Space, →, Space); both boards show it there", async () => {
+    const grip = card(ada, "in_progress").getByRole("button", { name: `Move ${TITLE}` });
+    await grip.focus();
+    await ada.keyboard.press("Space");
+    await ada.getByTestId("task-card-overlay").waitFor();
+    await ada.keyboard.press("ArrowRight");
+    await card(ada, "review").waitFor();
+    await ada.keyboard.press("Space");
+    await ada.getByTestId("task-card-overlay").waitFor({ state: "detached" });
+
+    for (const page of [ada, grace]) {
+      await card(page, "review").waitFor();
+      await until(() => card(page, "in_progress").count(), (n) => n === 0, "the card to leave In progress");
+      await activity(page, `Ada moved “${TITLE}” from In progress to Review`).waitFor();
+    }
+    await expect(ada.getByRole("alert").count()).resolves.toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  test("an @Dev Bot message from the composer's list shows in both open drawers and triggers Dev Bot once", async () => {
+    await openCard(ada, "review");
+    await openCard(grace, "review");
+
+    await writeWithMention(ada, "Could you pick this up, ", "De", "Dev Bot", "please? Start with the header toggle.");
+    const content = "Could you pick this up, @Dev Bot please? Start with the header toggle.";
+    const sent = await send(ada, content);
+    await sent.waitFor();
+
+    for (const page of [ada, grace]) {
+      const message = messageIn(page, content);
+      await message.waitFor();
+      await expect(message.getAttribute("data-author-kind")).resolves.toBe("member");
+      await expect(message.textContent()).resolves.toContain("Ada");
+      await expect(message.locator("[data-mention]").textContent()).resolves.toBe("@Dev Bot");
+    }
+    await ada.screenshot({ path: path.join(OUTPUT_DIR, "drawer.png") });
+
+    // The server resolved the mention to Dev Bot's session key...
+    const asAda = await clientFor("Ada");
+    const thread = await asAda.query(api.messages.list, { taskId, paginationOpts: { numItems: 10, cursor: null } });
+    const stored = thread.page.find((m) => m.content === content);
+    expect(stored).toBeDefined();
+    expect(stored!.mentions).toEqual([{ kind: "agent", key: DEV_BOT_KEY, name: "Dev Bot" }]);
+    expect(stored!.author).toMatchObject({ kind: "member", name: "Ada" });
+
+    // ...and scheduled exactly one "mentioned" trigger for it, for this message (besides the assignment's).
+    const admin = adminClient();
+    const mine = (triggers: Trigger[]) => triggers.filter((t) => t.agentSessionKey === DEV_BOT_KEY && t.taskId === taskId);
+    const triggers = await until(
+      async () => mine(await admin.query(listPendingTriggers, {})),
+      (ts) => ts.some((t) => t.kind === "mentioned"),
+      "Dev Bot's mentioned trigger",
+    );
+    expect(triggers.filter((t) => t.kind === "mentioned")).toEqual([
+      expect.objectContaining({ kind: "mentioned", messageId: stored!._id }),
+    ]);
+    expect(triggers.filter((t) => t.kind === "assigned")).toHaveLength(1);
+    expect(pageErrors).toEqual([]);
+  });
+
+  test("an @Grace message lights up Grace's bell and the card's unread dot; opening the task clears them", async () => {
+    await closeDrawer(grace);
+    await expect(notificationCount(grace)).resolves.toBe(0);
+    await expect(card(grace, "review").getByText("Unread mention").count()).resolves.toBe(0);
+
+    await writeWithMention(ada, "", "Gr", "Grace", "can you review the plan once Dev Bot is done?");
+    const content = "@Grace can you review the plan once Dev Bot is done?";
+    await (await send(ada, content)).waitFor();
+    await expect(messageIn(ada, content).locator("[data-mention]").textContent()).resolves.toBe("@Grace");
+
+    await until(() => notificationCount(grace), (n) => n === 1, "Grace's notification count to reach 1");
+    await grace.getByRole("button", { name: "Notifications, 1 unread" }).waitFor();
+    await card(grace, "review").getByText("Unread mention").waitFor();
+    // The author is not notified of her own message.
+    await expect(notificationCount(ada)).resolves.toBe(0);
+
+    await openCard(grace, "review");
+    await messageIn(grace, content).waitFor();
+    await until(() => notificationCount(grace), (n) => n === 0, "Grace's notifications to be read");
+    await closeDrawer(grace);
+    await card(grace, "review").getByText("Unread mention").waitFor({ state: "detached" });
+    await closeDrawer(ada);
+
+    // Mentioning Grace did not trigger Dev Bot again.
+    const triggers = await adminClient().query(listPendingTriggers, {});
+    expect(triggers.filter((t) => t.agentSessionKey === DEV_BOT_KEY && t.taskId === taskId && t.kind === "mentioned")).toHaveLength(1);
+    expect(pageErrors).toEqual([]);
+  });
+
+  test("Ada edits Dev Bot's allowed tools; both feeds show it, and only Ada can edit", async () => {
+    await ada.getByTestId("roster").getByRole("button", { name: "Edit Dev Bot" }).click();
+    const dialog = ada.getByRole("dialog", { name: "Edit Dev Bot" });
+    const delegate = dialog.getByTestId("tool-delegate_task");
+    const ask = dialog.getByTestId("tool-ask_question");
+    await delegate.waitFor();
+    await expect(delegate.isChecked()).resolves.toBe(false);
+    await expect(ask.isChecked()).resolves.toBe(true);
+    await delegate.check();
+    await ask.uncheck();
+    await expect(delegate.isChecked()).resolves.toBe(true);
+    await expect(ask.isChecked()).resolves.toBe(false);
+    // The whole tool checklist in view for the screenshot (the form scrolls inside the dialog).
+    await dialog.getByTestId("tool-chat.getNew").scrollIntoViewIfNeeded();
+    await ada.screenshot({ path: path.join(OUTPUT_DIR, "agent-modal.png") });
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await dialog.waitFor({ state: "detached" });
+
+    const sentence = `Ada updated Dev Bot, who can now use ${DEV_BOT_TOOLS_AFTER.slice(0, -1).join(", ")} and ${DEV_BOT_TOOLS_AFTER.at(-1)}`;
+    for (const page of [ada, grace]) await activity(page, sentence).waitFor();
+
+    // Grace's view of the roster has the new tools too.
+    const agents = await (await clientFor("Grace")).query(api.agents.list, { departmentId: (await departmentOf(taskId)) });
+    expect(agents.find((agent) => agent.name === "Dev Bot")?.allowedTools).toEqual(DEV_BOT_TOOLS_AFTER);
+
+    // Re-opened, the modal shows what was saved.
+    await ada.getByTestId("roster").getByRole("button", { name: "Edit Dev Bot" }).click();
+    await dialog.getByTestId("tool-delegate_task").waitFor();
+    await expect(dialog.getByTestId("tool-delegate_task").isChecked()).resolves.toBe(true);
+    await expect(dialog.getByTestId("tool-ask_question").isChecked()).resolves.toBe(false);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "detached" });
+
+    // Grace is not an admin: no Edit or New agent buttons, and the roster is otherwise the same.
+    const roster = grace.getByTestId("roster");
+    await expect(roster.getByTestId("roster-agent").count()).resolves.toBe(4);
+    await expect(roster.getByRole("button").count()).resolves.toBe(0);
+    await expect(grace.evaluate(() => (window as { __noReload?: boolean }).__noReload)).resolves.toBe(true);
+    await expect(ada.evaluate(() => (window as { __noReload?: boolean }).__noReload)).resolves.toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+async function departmentOf(taskId: Id<"tasks">): Promise<Id<"departments">> {
+  const task = await (await clientFor("Ada")).query(api.tasks.get, { taskId });
+  return task.departmentId;
+}
