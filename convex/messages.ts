@@ -11,7 +11,8 @@ import { notifyMentions } from "./lib/notify";
 import { checkPageSize, cleanText } from "./lib/validate";
 import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
 import { MAX_MEMBERS_PER_DEPARTMENT } from "./members";
-import { getTaskX } from "./tasks";
+import { agentBySessionKey, enqueueRun } from "./runs";
+import { getTaskX, moveTask } from "./tasks";
 import { vActor, vMention, type Actor, type Mention } from "./validators";
 
 const vMessage = v.object({
@@ -78,7 +79,20 @@ export async function postMessage(
   return messageId;
 }
 
-/** Posts in a task's thread as the signed-in member. */
+/**
+ * A human's message on a task blocked by an agent's question answers it: the
+ * task goes back to where it was and the agent is woken with the answer.
+ */
+async function answerQuestion(ctx: MutationCtx, task: Doc<"tasks">, actor: Actor, messageId: Id<"messages">) {
+  const question = task.pendingQuestion!;
+  await ctx.db.patch("tasks", task._id, { pendingQuestion: undefined });
+  const current = (await ctx.db.get("tasks", task._id))!;
+  if (current.status === "blocked") await moveTask(ctx, actor, current, question.previousStatus);
+  const agent = await agentBySessionKey(ctx, question.agentSessionKey);
+  if (agent !== null) await enqueueRun(ctx, agent, task._id, { kind: "answer", messageId });
+}
+
+/** Posts in a task's thread as the signed-in member (answering an agent's open question, if there is one). */
 export const create = mutation({
   args: { taskId: v.id("tasks"), content: v.string() },
   returns: v.id("messages"),
@@ -87,7 +101,9 @@ export const create = mutation({
     await getViewerX(ctx);
     const task = await getTaskX(ctx, taskId);
     const member = await getMembershipX(ctx, task.departmentId);
-    return await postMessage(ctx, memberActor(member), task, content);
+    const messageId = await postMessage(ctx, memberActor(member), task, content);
+    if (task.pendingQuestion !== undefined) await answerQuestion(ctx, task, memberActor(member), messageId);
+    return messageId;
   },
 });
 

@@ -10,7 +10,10 @@ import {
   vMention,
   vNotificationKind,
   vPriority,
+  vRunStatus,
+  vRunTriggerKind,
   vTaskStatus,
+  vToolCallRecord,
   vTriggerKind,
 } from "./validators";
 
@@ -63,9 +66,16 @@ export default defineSchema({
     /** Position within its column; fractional so a move writes one document. */
     order: v.number(),
     updatedAt: v.number(),
+    /** Set by delegate_task: the same call retried finds its task instead of creating another. */
+    delegationKey: v.optional(v.string()),
+    /** An agent's open question (ask_question): the task is blocked until a human answers. */
+    pendingQuestion: v.optional(
+      v.object({ agentSessionKey: v.string(), messageId: v.id("messages"), previousStatus: vTaskStatus }),
+    ),
   })
     .index("by_department_and_status_and_order", ["departmentId", "status", "order"])
-    .index("by_parent", ["parentTaskId"]),
+    .index("by_parent", ["parentTaskId"])
+    .index("by_delegationKey", ["delegationKey"]),
 
   /** A task's thread. */
   messages: defineTable({
@@ -109,7 +119,44 @@ export default defineSchema({
     kind: vTriggerKind,
     messageId: v.optional(v.id("messages")),
     status: v.union(v.literal("pending"), v.literal("consumed")),
+    /** The run that took this trigger up (a new run, or one already queued or running). */
+    runId: v.optional(v.id("runs")),
+    /** Why no run took it up, when none did. */
+    note: v.optional(v.string()),
   })
-    .index("by_status", ["status"])
+    .index("by_task", ["taskId"])
     .index("by_agent_and_task", ["agentSessionKey", "taskId"]),
+
+  /** One agent thinking about one task: assemble context → model → tools → reply. */
+  runs: defineTable({
+    departmentId: v.id("departments"),
+    agentId: v.id("agents"),
+    agentSessionKey: v.string(),
+    taskId: v.id("tasks"),
+    trigger: v.object({ kind: vRunTriggerKind, messageId: v.optional(v.id("messages")), note: v.optional(v.string()) }),
+    status: vRunStatus,
+    /** Why it ended: "replied", a guard's reason, the model's error… */
+    reason: v.optional(v.string()),
+    iterations: v.number(),
+    toolCalls: v.array(vToolCallRecord),
+    model: v.optional(v.string()),
+    promptTokens: v.number(),
+    completionTokens: v.number(),
+    /** Triggers folded into this run while it was queued or running. */
+    foldedTriggers: v.number(),
+    /** A trigger arrived while running: run once more when done. */
+    rerunRequested: v.boolean(),
+    /** The newest trigger folded in while running: what the follow-up run answers. */
+    foldedTrigger: v.optional(v.object({ kind: vRunTriggerKind, messageId: v.optional(v.id("messages")), note: v.optional(v.string()) })),
+    delegations: v.number(),
+    /** Loop guards that stopped something in this run, in words. */
+    guards: v.array(v.string()),
+    /** Per model call: ms spent assembling context, waiting for the model, dispatching tools. */
+    timings: v.array(v.object({ contextMs: v.number(), modelMs: v.number(), dispatchMs: v.number() })),
+    startedAt: v.optional(v.number()),
+    endedAt: v.optional(v.number()),
+  })
+    .index("by_task", ["taskId"])
+    .index("by_agent_and_task", ["agentSessionKey", "taskId"])
+    .index("by_agent_and_status", ["agentSessionKey", "status"]),
 });

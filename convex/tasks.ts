@@ -9,6 +9,8 @@ import { LIMITS } from "./lib/limits";
 import { notifyAssignees } from "./lib/notify";
 import { orderAtEnd, planMove } from "./lib/ordering";
 import { cleanTags, cleanText } from "./lib/validate";
+import { postMessage } from "./messages";
+import { agentBySessionKey, enqueueRun } from "./runs";
 import { TASK_STATUSES, vPriority, vTaskStatus, type Actor, type Priority, type TaskStatus } from "./validators";
 
 /** Most cards one column returns; the board says when a column holds more. */
@@ -40,6 +42,8 @@ const vTaskDetail = v.object({
   parentTitle: v.optional(v.string()),
   delegatedBy: v.optional(v.string()),
   updatedAt: v.number(),
+  /** An agent's open question: the task is blocked until a human answers in the thread. */
+  pendingQuestion: v.optional(v.object({ agentSessionKey: v.string(), messageId: v.id("messages"), previousStatus: vTaskStatus })),
 });
 
 // ---- helpers shared with the brain's internal functions ----
@@ -173,7 +177,26 @@ export async function moveTask(
       taskId: task._id,
       data: { title: task.title, from: task.status, to: status },
     });
+    if (status === "review" || status === "done") await reportToDelegator(ctx, task, status);
   }
+}
+
+/**
+ * Results flow back: when a delegated task reaches review or done, its parent
+ * task's thread says so and the delegator is woken on the parent task.
+ */
+async function reportToDelegator(ctx: MutationCtx, task: Doc<"tasks">, status: "review" | "done") {
+  if (task.parentTaskId === undefined || task.delegatedBy === undefined) return;
+  const parent = await ctx.db.get("tasks", task.parentTaskId);
+  if (parent === null) return;
+  const names = [];
+  for (const key of task.assigneeSessionKeys) names.push((await agentBySessionKey(ctx, key))?.name ?? key);
+  const who = names.length > 0 ? names.join(", ") : "nobody";
+  const outcome = status === "done" ? "is done" : "is ready for review";
+  const text = `Delegated task “${task.title}” (assigned to ${who}) ${outcome}.`;
+  const messageId = await postMessage(ctx, { kind: "system" }, parent, text);
+  const delegator = await agentBySessionKey(ctx, task.delegatedBy);
+  if (delegator !== null) await enqueueRun(ctx, delegator, parent._id, { kind: "delegation_result", messageId, note: text });
 }
 
 async function taskForMemberX(ctx: QueryCtx | MutationCtx, taskId: Id<"tasks">) {
@@ -224,7 +247,7 @@ export const get = query({
   handler: async (ctx, { taskId }) => {
     const { task } = await taskForMemberX(ctx, taskId);
     const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
-    const { order: _order, ...fields } = task;
+    const { order: _order, delegationKey: _key, ...fields } = task;
     return { ...fields, parentTitle: parent?.title };
   },
 });

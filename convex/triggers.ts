@@ -1,10 +1,11 @@
 import { v } from "convex/values";
 import { internalMutation, internalQuery, type MutationCtx } from "./_generated/server";
 import type { Id } from "./_generated/dataModel";
+import { agentBySessionKey, enqueueRun } from "./runs";
 import { vTriggerKind } from "./validators";
 
-/** Most pending triggers the brain takes in one read. */
-export const MAX_PENDING_TRIGGERS = 100;
+/** Most triggers listed for one task. */
+export const MAX_TRIGGERS_PER_TASK = 500;
 /** Bound on the rows scanned to de-duplicate one agent's triggers on one task. */
 const MAX_TRIGGERS_PER_AGENT_AND_TASK = 1000;
 
@@ -28,7 +29,32 @@ async function recordTrigger(
     (t) => t.kind === trigger.kind && t.messageId === trigger.messageId && (t.kind === "mentioned" || t.status === "pending"),
   );
   if (same !== undefined) return same._id;
-  return await ctx.db.insert("agentTriggers", { ...trigger, departmentId: task.departmentId, status: "pending" });
+  const triggerId = await ctx.db.insert("agentTriggers", { ...trigger, departmentId: task.departmentId, status: "pending" });
+  await takeUp(ctx, triggerId);
+  return triggerId;
+}
+
+/**
+ * The brain consumes a trigger at once: it starts a run of the agent on the
+ * task, or folds into the one already queued or running. Mentions written by
+ * agents (or Maestro) notify but start nothing, so a lead and an assignee can
+ * never ping-pong through @mentions; delegated work reaches assignees through
+ * their assignment instead.
+ */
+async function takeUp(ctx: MutationCtx, triggerId: Id<"agentTriggers">) {
+  const trigger = (await ctx.db.get("agentTriggers", triggerId))!;
+  const consume = (fields: { runId?: Id<"runs">; note?: string }) =>
+    ctx.db.patch("agentTriggers", triggerId, { status: "consumed", ...fields });
+  const agent = await agentBySessionKey(ctx, trigger.agentSessionKey);
+  if (agent === null) return await consume({ note: "the agent no longer exists" });
+  if (trigger.messageId !== undefined) {
+    const message = await ctx.db.get("messages", trigger.messageId);
+    if (message !== null && message.author.kind !== "member") {
+      return await consume({ note: "mentioned by an agent: agents' mentions notify but start no run" });
+    }
+  }
+  const result = await enqueueRun(ctx, agent, trigger.taskId, { kind: trigger.kind, messageId: trigger.messageId });
+  await consume(result.runId === null ? { note: result.note } : { runId: result.runId });
 }
 
 /** An agent was assigned a task. Scheduled by the board; consumed by the brain. */
@@ -47,9 +73,9 @@ export const agentMentioned = internalMutation({
     await recordTrigger(ctx, { taskId, messageId, agentSessionKey: sessionKey, kind: "mentioned" }),
 });
 
-/** Pending triggers, oldest first. */
-export const listPending = internalQuery({
-  args: {},
+/** Every trigger recorded on a task, oldest first, with the run that took it up. */
+export const listForTask = internalQuery({
+  args: { taskId: v.id("tasks") },
   returns: v.array(
     v.object({
       _id: v.id("agentTriggers"),
@@ -60,11 +86,13 @@ export const listPending = internalQuery({
       kind: vTriggerKind,
       messageId: v.optional(v.id("messages")),
       status: v.union(v.literal("pending"), v.literal("consumed")),
+      runId: v.optional(v.id("runs")),
+      note: v.optional(v.string()),
     }),
   ),
-  handler: async (ctx) =>
+  handler: async (ctx, { taskId }) =>
     await ctx.db
       .query("agentTriggers")
-      .withIndex("by_status", (q) => q.eq("status", "pending"))
-      .take(MAX_PENDING_TRIGGERS),
+      .withIndex("by_task", (q) => q.eq("taskId", taskId))
+      .take(MAX_TRIGGERS_PER_TASK),
 });

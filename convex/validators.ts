@@ -66,3 +66,33 @@ export type NotificationKind = Infer<typeof vNotificationKind>;
 
 export const vTriggerKind = v.union(v.literal("assigned"), v.literal("mentioned"));
 export type TriggerKind = Infer<typeof vTriggerKind>;
+
+export const vRunStatus = v.union(
+  v.literal("queued"),
+  v.literal("running"),
+  v.literal("completed"),
+  v.literal("error"),
+  v.literal("aborted"),
+);
+export type RunStatus = Infer<typeof vRunStatus>;
+
+/** Why a run started: an assignment, a mention, a delegated task's result, or a human's answer. */
+export const vRunTriggerKind = v.union(
+  v.literal("assigned"),
+  v.literal("mentioned"),
+  v.literal("delegation_result"),
+  v.literal("answer"),
+);
+export type RunTriggerKind = Infer<typeof vRunTriggerKind>;
+
+/** One dispatched tool call and what came of it. */
+export const vToolCallRecord = v.object({
+  name: v.string(),
+  /** The arguments as JSON (cut to a bounded length). */
+  args: v.string(),
+  outcome: v.union(v.literal("ok"), v.literal("error"), v.literal("denied"), v.literal("invalid"), v.literal("refused")),
+  /** The concise observation fed back to the model. */
+  observation: v.string(),
+  at: v.number(),
+});
+export type ToolCallRecord = Infer<typeof vToolCallRecord>;

@@ -2,18 +2,46 @@
  * `npm start`: the offline backend, the demo squad on first start, and the
  * app, in one process. Ports and the data folder come from the environment
  * (MAESTRO_API_PORT, MAESTRO_SITE_PORT, MAESTRO_WEBUI_PORT, MAESTRO_DATA_DIR)
- * or `maestro.config.json`.
+ * or `maestro.config.json`. With no model configured (OPENAI_API_KEY /
+ * OPENAI_BASE_URL), the agents think with the offline demo model.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";
+import { ModelError, modelConfigFromEnv } from "../convex/brain/model.js";
 import { loadConfig, webuiPassword } from "./config.js";
+import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
 import { startBackend } from "./local-backend/server.js";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const config = loadConfig(projectRoot);
 const password = webuiPassword(config);
 const dataDir = process.env.MAESTRO_DATA_DIR ? path.resolve(process.env.MAESTRO_DATA_DIR) : undefined;
+
+// Functions run in this process and read the model settings from process.env,
+// so the demo model's must be in place before the backend starts.
+let demoModel: DemoModel | null = null;
+let modelLine: string;
+try {
+  const modelConfig = modelConfigFromEnv(process.env);
+  if (modelConfig === null) {
+    demoModel = await startDemoModel();
+    Object.assign(process.env, {
+      OPENAI_BASE_URL: demoModel.baseURL,
+      OPENAI_API_KEY: "demo",
+      MAESTRO_DEFAULT_MODEL: DEMO_MODEL_ID,
+      MAESTRO_MODEL_LABEL: DEMO_MODEL_LABEL,
+    });
+    modelLine = `${DEMO_MODEL_LABEL} — set OPENAI_API_KEY / OPENAI_BASE_URL to use a real one`;
+  } else {
+    const server = (modelConfig.baseURL ?? "https://api.openai.com/v1").replace(/^(https?:\/\/)[^/@]*@/i, "$1");
+    modelLine = `${modelConfig.label ?? modelConfig.defaultModel} at ${server} (agents may name their own model)`;
+  }
+} catch (error) {
+  if (!(error instanceof ModelError)) throw error;
+  console.error(`Model settings: ${error.message}`);
+  process.exit(1);
+}
 
 const backend = await startBackend({
   projectRoot,
@@ -47,6 +75,7 @@ console.log(`
   Maestro is running (offline)
   App            ${appUrl}
   Convex API     ${backend.url}   HTTP actions ${backend.siteUrl}
+  Model          ${modelLine}
   Data           ${dataDir ?? path.join(projectRoot, ".maestro", "data")}
   Admin key      in ${path.join(dataDir ?? path.join(projectRoot, ".maestro", "data"), "admin-key")}
   Password       ${password === null ? "NOT SET: anyone who can reach the app can sign in (set MAESTRO_WEBUI_PASSWORD)" : "required (webui.password / MAESTRO_WEBUI_PASSWORD)"}
@@ -58,6 +87,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     if (closing) return;
     closing = true;
-    void Promise.all([app.close(), backend.close()]).then(() => process.exit(0));
+    void Promise.all([app.close(), backend.close(), demoModel?.close()]).then(() => process.exit(0));
   });
 }

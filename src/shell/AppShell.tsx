@@ -12,6 +12,7 @@ import { TaskDrawer } from "../task/TaskDrawer";
 import { closeTask, openTask, useOpenTaskId } from "../task/taskHash";
 import { DepartmentSwitcher } from "./DepartmentSwitcher";
 import { Header } from "./Header";
+import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
 import { NotificationsMenu } from "./NotificationsMenu";
 import { useEnsureMembership } from "./useEnsureMembership";
 import { useStoredState } from "./useStoredState";
@@ -48,18 +49,25 @@ function Workspace({ userName, onSignOut }: Props) {
   // A remembered department may have gone away; fall back to the first one.
   const selected = departments?.find((d) => d._id === storedId) ?? departments?.[0];
   const openTaskId = useOpenTaskId();
+  const modelStatus = useModelStatus();
 
   return (
     <>
       <Header
         userName={userName}
         onSignOut={onSignOut}
-        actions={selected && <NotificationsMenu departmentId={selected._id} />}
+        actions={
+          <>
+            <ModelStatus status={modelStatus} />
+            {selected && <NotificationsMenu departmentId={selected._id} />}
+          </>
+        }
       >
         {departments !== undefined && departments.length > 0 && selected && (
           <DepartmentSwitcher departments={departments} selectedId={selected._id} onSelect={setStoredId} />
         )}
       </Header>
+      <ModelProblemBanner status={modelStatus} />
       <main className="flex min-h-0 flex-1 flex-col p-4 sm:p-6">
         {membership.status === "error" ? (
           <ErrorPanel message={membership.message} onRetry={membership.retry} />

@@ -1,5 +1,5 @@
 import { useMutation, usePaginatedQuery, useQuery } from "convex/react";
-import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { optionFor, STATUS_OPTIONS } from "../board/options";
@@ -15,6 +15,7 @@ import { userMessage } from "../lib/errors";
 import { Composer } from "./Composer";
 import type { MentionCandidate } from "./mentions";
 import { useNow } from "./relativeTime";
+import { AgentActivity } from "./RunsPanel";
 import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";
 import { Thread, type ThreadMessage, type ThreadStatus } from "./Thread";
 
@@ -35,6 +36,8 @@ type ViewProps = {
   onClose: () => void;
   headingId: string;
   now: number;
+  /** Shown above the thread; the container passes the live `AgentActivity`. */
+  activity?: ReactNode;
 };
 
 /** Who the composer can @mention. */
@@ -47,7 +50,8 @@ export function mentionCandidates(agents: readonly RosterAgent[], members: reado
 
 /**
  * The drawer's contents as pure props: heading with the editable title, the
- * task's details, its thread (oldest first) and the composer pinned below.
+ * task's details, the agent activity slot, its thread (oldest first) and the
+ * composer pinned below.
  */
 export function TaskDrawerView({
   task,
@@ -62,6 +66,7 @@ export function TaskDrawerView({
   onClose,
   headingId,
   now,
+  activity,
 }: ViewProps) {
   const [failure, setFailure] = useState<string | null>(null);
   const report = (error: unknown) => setFailure(userMessage(error));
@@ -112,6 +117,7 @@ export function TaskDrawerView({
           </div>
         )}
         <TaskDetails task={task} agents={agents} members={members} edits={edits} onError={report} onOpenTask={onOpenTask} now={now} />
+        {activity}
         <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5">
           <h3 className="text-sm font-semibold text-slate-700">Thread</h3>
           <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} />
@@ -247,6 +253,7 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, headingId }: DrawerPro
       onClose={onClose}
       headingId={headingId}
       now={now}
+      activity={<AgentActivity taskId={taskId} now={now} />}
     />
   );
 }

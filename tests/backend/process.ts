@@ -10,7 +10,14 @@ export interface BackendProcess {
 }
 
 /** Starts the backend CLI as its own process (so a test can SIGKILL it) and waits until it serves. */
-export function spawnBackend(options: { dataDir: string; port?: number }): Promise<BackendProcess> {
+export function spawnBackend(options: {
+  dataDir: string;
+  port?: number;
+  /** Defaults to the conformance fixture app. */
+  convexDir?: string;
+  /** Extra environment for the backend (its functions read process.env). */
+  env?: Record<string, string>;
+}): Promise<BackendProcess> {
   // Node itself runs the server (tsx only as a loader), so SIGKILL hits the server, not a wrapper.
   const child = spawn(
     process.execPath,
@@ -25,10 +32,10 @@ export function spawnBackend(options: { dataDir: string; port?: number }): Promi
       "--data-dir",
       options.dataDir,
       "--convex-dir",
-      FIXTURE_CONVEX_DIR,
+      options.convexDir ?? FIXTURE_CONVEX_DIR,
       "--no-watch",
     ],
-    { cwd: PROJECT_ROOT, env: { ...process.env, MAESTRO_WEBUI_PASSWORD: "test-password" }, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: PROJECT_ROOT, env: { ...process.env, MAESTRO_WEBUI_PASSWORD: "test-password", ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   const output: string[] = [];
   return new Promise((resolve, reject) => {

@@ -3,8 +3,13 @@
  * `npm start` stack: Ada (first to sign in, so admin) and Grace, each in their
  * own browser context. A task created by one shows up for the other, a drag
  * shows in both, an @mention posted in a drawer reaches both drawers and the
- * backend (message mentions, agent trigger, the mentioned person's bell), and
- * an admin's agent edit shows in both feeds. Screenshots land in tests/output/.
+ * backend (message mentions, agent trigger, the mentioned person's bell), the
+ * mentioned agent answers in both drawers (npm start's demo model), and an
+ * admin's agent edit shows in both feeds. Screenshots land in tests/output/.
+ *
+ * Dev Bot is offline while the people move the card: an online Dev Bot picks
+ * its assignment up at once and moves the card to In progress itself, racing
+ * the drag. It is back online before it is @mentioned.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -29,8 +34,17 @@ const DEV_BOT_KEY = "agent:dev-bot:product";
 /** Dev Bot's tools after the edit, in registry order (as the server stores and the feed lists them). */
 const DEV_BOT_TOOLS_AFTER = ["delegate_task", "post_message", "update_task_status", "chat.post", "chat.getNew"];
 
-type Trigger = { agentSessionKey: string; taskId: string; kind: "assigned" | "mentioned"; messageId?: string };
-const listPendingTriggers = makeFunctionReference<"query", Record<string, never>, Trigger[]>("triggers:listPending");
+type Trigger = {
+  agentSessionKey: string;
+  taskId: string;
+  kind: "assigned" | "mentioned";
+  messageId?: string;
+  status: "pending" | "consumed";
+  runId?: string;
+  note?: string;
+};
+/** Every trigger of one task, oldest first (internal: called with the admin key). */
+const listTriggersForTask = makeFunctionReference<"query", { taskId: string }, Trigger[]>("triggers:listForTask");
 
 let stack: Stack | undefined;
 let browser: Browser | undefined;
@@ -87,6 +101,15 @@ async function clientFor(name: string): Promise<ConvexHttpClient> {
   const client = new ConvexHttpClient(stack!.url);
   client.setAuth(token);
   return client;
+}
+
+/** Sets an agent's status as Ada (an admin), through the same mutation the roster uses. */
+async function setAgentStatus(sessionKey: string, status: "idle" | "offline"): Promise<void> {
+  const asAda = await clientFor("Ada");
+  const [department] = await asAda.query(api.departments.listMine, {});
+  const agent = (await asAda.query(api.agents.list, { departmentId: department._id })).find((a) => a.sessionKey === sessionKey);
+  expect(agent).toBeDefined();
+  await asAda.mutation(api.agents.setStatus, { agentId: agent!._id, status });
 }
 
 /** A Convex HTTP client with the deployment's admin key (for internal functions). */
@@ -179,6 +202,7 @@ describe("the squad board, live in two browsers", () => {
   });
 
   test("a task Ada creates in the New task dialog appears on Grace's board and feed, live", async () => {
+    await setAgentStatus(DEV_BOT_KEY, "offline");
     await ada.getByRole("button", { name: "New task" }).click();
     const dialog = ada.getByRole("dialog", { name: "New task" });
     await dialog.waitFor();
@@ -264,6 +288,7 @@ describe("the squad board, live in two browsers", () => {
   });
 
   test("an @Dev Bot message from the composer's list shows in both open drawers and triggers Dev Bot once", async () => {
+    await setAgentStatus(DEV_BOT_KEY, "idle");
     await openCard(ada, "review");
     await openCard(grace, "review");
 
@@ -289,18 +314,41 @@ describe("the squad board, live in two browsers", () => {
     expect(stored!.mentions).toEqual([{ kind: "agent", key: DEV_BOT_KEY, name: "Dev Bot" }]);
     expect(stored!.author).toMatchObject({ kind: "member", name: "Ada" });
 
-    // ...and scheduled exactly one "mentioned" trigger for it, for this message (besides the assignment's).
+    // ...and recorded exactly one "mentioned" trigger for it, for this message (besides the assignment's),
+    // which the brain took up at once: npm start gives the agents a model (the demo model unless one is set).
     const admin = adminClient();
-    const mine = (triggers: Trigger[]) => triggers.filter((t) => t.agentSessionKey === DEV_BOT_KEY && t.taskId === taskId);
+    const devBots = (triggers: Trigger[]) => triggers.filter((t) => t.agentSessionKey === DEV_BOT_KEY);
     const triggers = await until(
-      async () => mine(await admin.query(listPendingTriggers, {})),
+      async () => devBots(await admin.query(listTriggersForTask, { taskId })),
       (ts) => ts.some((t) => t.kind === "mentioned"),
       "Dev Bot's mentioned trigger",
     );
-    expect(triggers.filter((t) => t.kind === "mentioned")).toEqual([
-      expect.objectContaining({ kind: "mentioned", messageId: stored!._id }),
+    const mentioned = triggers.filter((t) => t.kind === "mentioned");
+    expect(mentioned).toEqual([
+      expect.objectContaining({ agentSessionKey: DEV_BOT_KEY, taskId, kind: "mentioned", messageId: stored!._id, status: "consumed" }),
     ]);
-    expect(triggers.filter((t) => t.kind === "assigned")).toHaveLength(1);
+    // Taken up by a run, not turned away with a note. The assignment came while Dev Bot was offline.
+    expect(mentioned[0].runId).toEqual(expect.any(String));
+    expect(mentioned[0].note).toBeUndefined();
+    expect(triggers.filter((t) => t.kind === "assigned")).toEqual([
+      expect.objectContaining({ kind: "assigned", status: "consumed", note: "Dev Bot is offline" }),
+    ]);
+
+    // That run thinks (with the demo model) and Dev Bot's answer shows in both drawers, live.
+    const runs = await until(
+      () => asAda.query(api.runs.listForTask, { taskId }),
+      (rs) => rs.some((r) => r._id === mentioned[0].runId && r.status !== "queued" && r.status !== "running"),
+      "Dev Bot's run to end",
+    );
+    expect(runs.find((r) => r._id === mentioned[0].runId)).toMatchObject({
+      agentName: "Dev Bot",
+      status: "completed",
+      trigger: { kind: "mentioned", messageId: stored!._id },
+    });
+    for (const page of [ada, grace]) {
+      const reply = drawer(page).locator('[data-testid="message"][data-author-kind="agent"]').filter({ hasText: "Dev Bot" });
+      await reply.first().waitFor();
+    }
     expect(pageErrors).toEqual([]);
   });
 
@@ -328,8 +376,8 @@ describe("the squad board, live in two browsers", () => {
     await closeDrawer(ada);
 
     // Mentioning Grace did not trigger Dev Bot again.
-    const triggers = await adminClient().query(listPendingTriggers, {});
-    expect(triggers.filter((t) => t.agentSessionKey === DEV_BOT_KEY && t.taskId === taskId && t.kind === "mentioned")).toHaveLength(1);
+    const triggers = await adminClient().query(listTriggersForTask, { taskId });
+    expect(triggers.filter((t) => t.agentSessionKey === DEV_BOT_KEY && t.kind === "mentioned")).toHaveLength(1);
     expect(pageErrors).toEqual([]);
   });
 

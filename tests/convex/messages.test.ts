@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { postMessage } from "../../convex/messages";
+import { NO_MODEL_NOTE } from "../../convex/runs";
 import {
   AGENTS,
   allTriggers,
@@ -118,7 +119,9 @@ describe("messages.create", () => {
     expect(await notificationsFor(t, memberKeyOf("Grace"))).toMatchObject([{ kind: "mention", taskId, messageId }]);
     expect(await notificationsFor(t, memberKeyOf("Ada"))).toEqual([]);
     await runScheduled(t);
-    expect(await allTriggers(t)).toMatchObject([{ agentSessionKey: AGENTS.devBot, kind: "mentioned", taskId, messageId, status: "pending" }]);
+    const triggers = await allTriggers(t);
+    expect(triggers).toMatchObject([{ agentSessionKey: AGENTS.devBot, kind: "mentioned", taskId, messageId, status: "consumed", note: NO_MODEL_NOTE }]);
+    expect(triggers[0].runId).toBeUndefined();
 
     // A member's own notifications show up for them only.
     expect((await grace.query(api.notifications.listMine, { departmentId })).unreadMentionTaskIds).toEqual([taskId]);
@@ -161,7 +164,10 @@ describe("postMessage (the brain's helper)", () => {
     expect(await notificationsFor(t, AGENTS.jarvis)).toEqual([]);
     expect(await notificationsFor(t, AGENTS.writer)).toHaveLength(1);
     await runScheduled(t);
-    expect((await allTriggers(t)).map((r) => r.agentSessionKey)).toEqual([AGENTS.writer]);
+    // Recorded (Writer was mentioned), but an agent's mention starts no run.
+    expect((await allTriggers(t)).map((r) => [r.agentSessionKey, r.status, r.runId ?? null, r.note])).toEqual([
+      [AGENTS.writer, "consumed", null, "mentioned by an agent: agents' mentions notify but start no run"],
+    ]);
   });
 });
 

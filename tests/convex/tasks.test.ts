@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import { NO_MODEL_NOTE } from "../../convex/runs";
 import { createTask as createTaskHelper, getTaskX, moveTask, resolveAssignees } from "../../convex/tasks";
 import {
   AGENTS,
@@ -94,9 +95,10 @@ describe("tasks.create", () => {
     expect(await allTriggers(t)).toEqual([]);
     await runScheduled(t);
     const triggers = await allTriggers(t);
-    expect(triggers.map((r) => [r.agentSessionKey, r.kind, r.status]).sort()).toEqual([
-      [AGENTS.archie, "assigned", "pending"],
-      [AGENTS.devBot, "assigned", "pending"],
+    // Taken up at once by the brain; no model is configured here, so each says why no run started.
+    expect(triggers.map((r) => [r.agentSessionKey, r.kind, r.status, r.runId ?? null, r.note]).sort()).toEqual([
+      [AGENTS.archie, "assigned", "consumed", null, NO_MODEL_NOTE],
+      [AGENTS.devBot, "assigned", "consumed", null, NO_MODEL_NOTE],
     ]);
   });
 

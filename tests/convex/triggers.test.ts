@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import { notifyAssignees, notifyMentions } from "../../convex/lib/notify";
 import { postMessage } from "../../convex/messages";
+import { NO_MODEL_NOTE } from "../../convex/runs";
 import {
   AGENTS,
   allTriggers,
@@ -16,6 +17,7 @@ import {
 } from "./setup";
 
 // The board schedules the trigger functions with runAfter(0); fake timers let each test decide when they run.
+// No OPENAI_* variable is set here, so the brain consumes every trigger at once without starting a run.
 beforeEach(() => {
   vi.useFakeTimers();
 });
@@ -30,22 +32,30 @@ async function squad() {
 }
 
 const summary = (rows: Awaited<ReturnType<typeof allTriggers>>) =>
-  rows.map((r) => ({ agent: r.agentSessionKey, kind: r.kind, messageId: r.messageId ?? null, status: r.status }));
+  rows.map((r) => ({ agent: r.agentSessionKey, kind: r.kind, messageId: r.messageId ?? null, status: r.status, runId: r.runId ?? null, note: r.note ?? null }));
+
+const AGENT_MENTION_NOTE = "mentioned by an agent: agents' mentions notify but start no run";
+/** What a trigger becomes on a deployment without a model: consumed, no run, the reason in words. */
+const noModel = { status: "consumed", runId: null, note: NO_MODEL_NOTE } as const;
 
 describe("scheduled by the board", () => {
-  test("assigning on create: one pending 'assigned' row per agent, written only when the scheduler runs", async () => {
+  test("assigning on create: one 'assigned' row per agent, written only when the scheduler runs, consumed at once", async () => {
     const { t, departmentId, admin } = await squad();
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.devBot, AGENTS.writer] });
     expect(await allTriggers(t)).toEqual([]);
     await runScheduled(t);
     const rows = await allTriggers(t);
     expect(summary(rows)).toEqual([
-      { agent: AGENTS.devBot, kind: "assigned", messageId: null, status: "pending" },
-      { agent: AGENTS.writer, kind: "assigned", messageId: null, status: "pending" },
+      { agent: AGENTS.devBot, kind: "assigned", messageId: null, ...noModel },
+      { agent: AGENTS.writer, kind: "assigned", messageId: null, ...noModel },
     ]);
     expect(rows.every((r) => r.taskId === taskId && r.departmentId === departmentId)).toBe(true);
     await runScheduled(t);
     expect(await allTriggers(t)).toHaveLength(2);
+    // Nothing ran, so nobody looks busy.
+    const statuses = await t.run(async (ctx) => (await ctx.db.query("agents").collect()).map((a) => a.status));
+    expect(statuses.every((s) => s === "idle")).toBe(true);
+    expect(await t.run(async (ctx) => await ctx.db.query("runs").collect())).toEqual([]);
   });
 
   test("a message mentioning an agent twice, a member and its author: one 'mentioned' row, for the agent only", async () => {
@@ -54,7 +64,7 @@ describe("scheduled by the board", () => {
     const taskId = await createTask(admin, departmentId);
     const messageId = await admin.mutation(api.messages.create, { taskId, content: "@Archie, @archie! Also @Grace and @Ada." });
     await runScheduled(t);
-    expect(summary(await allTriggers(t))).toEqual([{ agent: AGENTS.archie, kind: "mentioned", messageId, status: "pending" }]);
+    expect(summary(await allTriggers(t))).toEqual([{ agent: AGENTS.archie, kind: "mentioned", messageId, ...noModel }]);
     expect(await notificationsFor(t, AGENTS.archie)).toHaveLength(1);
     expect(await notificationsFor(t, memberKeyOf("Grace"))).toHaveLength(1);
     expect(await notificationsFor(t, memberKeyOf("Ada"))).toEqual([]);
@@ -80,32 +90,44 @@ describe("scheduled by the board", () => {
     expect(await allTriggers(t)).toEqual([]);
   });
 
-  test("re-assigning after the brain consumed the first assignment is new work; re-assigning while pending is not", async () => {
+  test("an agent's mention of another agent is recorded and notifies, but is consumed without a run (no ping-pong)", async () => {
+    const { t, departmentId, admin } = await squad();
+    const taskId = await createTask(admin, departmentId);
+    const messageId = await t.run(async (ctx) =>
+      await postMessage(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, (await ctx.db.get("tasks", taskId))!, "@Dev Bot over to you"),
+    );
+    const system = await t.run(async (ctx) => await postMessage(ctx, { kind: "system" }, (await ctx.db.get("tasks", taskId))!, "@Writer heads up"));
+    await runScheduled(t);
+    expect(summary(await allTriggers(t))).toEqual([
+      { agent: AGENTS.devBot, kind: "mentioned", messageId, status: "consumed", runId: null, note: AGENT_MENTION_NOTE },
+      { agent: AGENTS.writer, kind: "mentioned", messageId: system, status: "consumed", runId: null, note: AGENT_MENTION_NOTE },
+    ]);
+    expect(await notificationsFor(t, AGENTS.devBot)).toHaveLength(1);
+    expect(await notificationsFor(t, AGENTS.writer)).toHaveLength(1);
+  });
+
+  test("every assignment is work of its own: taking an agent off and putting it back records a new trigger", async () => {
     const { t, departmentId, admin } = await squad();
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.devBot] });
     await runScheduled(t);
-    // Off and on again before the brain looked: still one pending row.
-    await admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [] });
-    await admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [AGENTS.devBot] });
-    await runScheduled(t);
-    const [first] = await allTriggers(t);
-    expect(summary(await allTriggers(t))).toEqual([{ agent: AGENTS.devBot, kind: "assigned", messageId: null, status: "pending" }]);
-    // The brain takes it; then Dev Bot is taken off and put back on.
-    await t.run(async (ctx) => {
-      await ctx.db.patch("agentTriggers", first._id, { status: "consumed" });
-    });
+    expect(summary(await allTriggers(t))).toEqual([{ agent: AGENTS.devBot, kind: "assigned", messageId: null, ...noModel }]);
+    // Off and on again: a second assignment event, consumed like the first.
     await admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [] });
     await admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [AGENTS.devBot] });
     await runScheduled(t);
     expect(summary(await allTriggers(t))).toEqual([
-      { agent: AGENTS.devBot, kind: "assigned", messageId: null, status: "consumed" },
-      { agent: AGENTS.devBot, kind: "assigned", messageId: null, status: "pending" },
+      { agent: AGENTS.devBot, kind: "assigned", messageId: null, ...noModel },
+      { agent: AGENTS.devBot, kind: "assigned", messageId: null, ...noModel },
     ]);
+    // Assigning someone else (Dev Bot stays on) triggers only the newcomer.
+    await admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [AGENTS.devBot, AGENTS.writer] });
+    await runScheduled(t);
+    expect(summary(await allTriggers(t)).map((r) => r.agent)).toEqual([AGENTS.devBot, AGENTS.devBot, AGENTS.writer]);
   });
 });
 
 describe("triggers.agentAssigned / agentMentioned", () => {
-  test("running the same event twice records it once", async () => {
+  test("the same mention twice is recorded once; each assignment event is recorded", async () => {
     const { t, departmentId, admin } = await squad();
     const taskId = await createTask(admin, departmentId);
     const messageId = await admin.mutation(api.messages.create, { taskId, content: "no mentions" });
@@ -113,15 +135,24 @@ describe("triggers.agentAssigned / agentMentioned", () => {
     const a2 = await t.mutation(internal.triggers.agentAssigned, { taskId, sessionKey: AGENTS.jarvis });
     const m1 = await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
     const m2 = await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
-    expect(a2).toBe(a1);
+    expect(a1).not.toBeNull();
+    expect(a2).not.toBeNull();
+    expect(a2).not.toBe(a1);
     expect(m2).toBe(m1);
     expect(m1).not.toBe(a1);
-    // A consumed mention stays consumed: the same message is not new work.
-    await t.run(async (ctx) => {
-      await ctx.db.patch("agentTriggers", m1!, { status: "consumed" });
+    expect(m1).not.toBe(a2);
+    // The mention was consumed at once and stays consumed: the same message is not new work.
+    expect(summary(await allTriggers(t)).find((r) => r.kind === "mentioned")).toEqual({
+      agent: AGENTS.jarvis,
+      kind: "mentioned",
+      messageId,
+      ...noModel,
     });
     expect(await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis })).toBe(m1);
-    expect(await allTriggers(t)).toHaveLength(2);
+    // The same message mentioning another agent is that agent's own event.
+    const m3 = await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.writer });
+    expect(m3).not.toBe(m1);
+    expect(await allTriggers(t)).toHaveLength(4);
   });
 
   test("a task deleted before the trigger runs records nothing", async () => {
@@ -129,6 +160,21 @@ describe("triggers.agentAssigned / agentMentioned", () => {
     const gone = await deletedTaskId(t, departmentId);
     expect(await t.mutation(internal.triggers.agentAssigned, { taskId: gone, sessionKey: AGENTS.jarvis })).toBeNull();
     expect(await allTriggers(t)).toEqual([]);
+  });
+
+  test("an agent deleted, or offline, when its trigger runs: consumed with a note saying so", async () => {
+    const { t, departmentId, admin } = await squad();
+    const taskId = await createTask(admin, departmentId);
+    await t.run(async (ctx) => {
+      const archie = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.archie)).unique())!;
+      await ctx.db.patch("agents", archie._id, { status: "offline" });
+    });
+    await t.mutation(internal.triggers.agentAssigned, { taskId, sessionKey: "agent:ghost:product" });
+    await t.mutation(internal.triggers.agentAssigned, { taskId, sessionKey: AGENTS.archie });
+    expect(summary(await allTriggers(t))).toEqual([
+      { agent: "agent:ghost:product", kind: "assigned", messageId: null, status: "consumed", runId: null, note: "the agent no longer exists" },
+      { agent: AGENTS.archie, kind: "assigned", messageId: null, status: "consumed", runId: null, note: "Archie is offline" },
+    ]);
   });
 });
 
@@ -147,9 +193,10 @@ describe("lib/notify", () => {
       await notifyAssignees(ctx, task, [AGENTS.archie, AGENTS.archie]);
     });
     await runScheduled(t);
+    // The stored message is Ada's (a member's), so both triggers would start runs but for the missing model.
     expect(summary(await allTriggers(t))).toEqual([
-      { agent: AGENTS.writer, kind: "mentioned", messageId, status: "pending" },
-      { agent: AGENTS.archie, kind: "assigned", messageId: null, status: "pending" },
+      { agent: AGENTS.writer, kind: "mentioned", messageId, ...noModel },
+      { agent: AGENTS.archie, kind: "assigned", messageId: null, ...noModel },
     ]);
     expect((await notificationsFor(t, AGENTS.writer)).map((n) => n.kind)).toEqual(["mention"]);
     expect((await notificationsFor(t, memberKeyOf("Grace"))).map((n) => n.kind)).toEqual(["mention"]);
@@ -158,22 +205,26 @@ describe("lib/notify", () => {
   });
 });
 
-describe("triggers.listPending", () => {
-  test("pending rows, oldest first; consumed ones are left out", async () => {
+describe("triggers.listForTask", () => {
+  test("every trigger of one task, oldest first, with status, run and note; other tasks' are left out", async () => {
     const { t, departmentId, admin } = await squad();
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.writer] });
+    const otherTaskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.devBot] });
     await runScheduled(t);
-    await admin.mutation(api.messages.create, { taskId, content: "@Jarvis @Archie" });
+    const messageId = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis @Archie" });
+    await admin.mutation(api.messages.create, { taskId: otherTaskId, content: "@Jarvis elsewhere" });
     await runScheduled(t);
-    const pending = await t.query(internal.triggers.listPending, {});
-    expect(pending.map((r) => [r.agentSessionKey, r.kind])).toEqual([
-      [AGENTS.writer, "assigned"],
-      [AGENTS.jarvis, "mentioned"],
-      [AGENTS.archie, "mentioned"],
+    const rows = await t.query(internal.triggers.listForTask, { taskId });
+    expect(rows.map((r) => ({ agent: r.agentSessionKey, kind: r.kind, messageId: r.messageId ?? null, status: r.status, note: r.note }))).toEqual([
+      { agent: AGENTS.writer, kind: "assigned", messageId: null, status: "consumed", note: NO_MODEL_NOTE },
+      { agent: AGENTS.jarvis, kind: "mentioned", messageId, status: "consumed", note: NO_MODEL_NOTE },
+      { agent: AGENTS.archie, kind: "mentioned", messageId, status: "consumed", note: NO_MODEL_NOTE },
     ]);
-    await t.run(async (ctx) => {
-      await ctx.db.patch("agentTriggers", pending[0]._id, { status: "consumed" });
-    });
-    expect((await t.query(internal.triggers.listPending, {})).map((r) => r.agentSessionKey)).toEqual([AGENTS.jarvis, AGENTS.archie]);
+    expect(rows.every((r) => r.taskId === taskId && r.departmentId === departmentId && r.runId === undefined)).toBe(true);
+    expect(rows.map((r) => r._creationTime)).toEqual([...rows.map((r) => r._creationTime)].sort((a, b) => a - b));
+    expect((await t.query(internal.triggers.listForTask, { taskId: otherTaskId })).map((r) => [r.agentSessionKey, r.kind])).toEqual([
+      [AGENTS.devBot, "assigned"],
+      [AGENTS.jarvis, "mentioned"],
+    ]);
   });
 });

@@ -1,0 +1,167 @@
+/**
+ * `npm run bench:brain`: what the brain adds around each model call. The
+ * backend runs as its own process over the real convex/ with a scripted model
+ * that answers instantly; one department holds 50 agents and 2,000 tasks.
+ * Prints p50/p99 of the brain's overhead per model call (context assembly +
+ * tool dispatch, measured inside each run), prompt tokens per call for the
+ * lead and for specialists, and @Jarvis mention → delegated task visible to
+ * a subscribed client.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConvexClient, ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
+import { api } from "../convex/_generated/api";
+import type { Id } from "../convex/_generated/dataModel";
+import type { ChatMessage } from "../convex/brain/model";
+import { countTokens } from "../convex/lib/tokens";
+import { PROJECT_ROOT } from "../tests/backend/helpers";
+import { spawnBackend, stopGracefully, killHard } from "../tests/backend/process";
+import { startScriptedModel } from "../tests/backend/scriptedModel";
+import { summarize, type Summary } from "./stats";
+
+const AGENTS = 50;
+const TASKS = 2_000;
+const MENTIONS = 50;
+const WRITERS = 8;
+
+function log(line: string) {
+  console.error(`[bench] ${line}`);
+}
+
+/** Jarvis splits "X between A and B: x and y"; everyone else acknowledges without tools. */
+function scriptedReply(messages: ChatMessage[]): string {
+  const last = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
+  if (last.startsWith("=== TOOL RESULTS ===")) return "Delegated.";
+  if (!messages[0].content.includes("=== SQUAD ROSTER ===")) return "On it.";
+  const match = /split (.+?) between (.+?) and (.+?): (.+?) and (.+?)"/i.exec(last);
+  if (match === null) return "Tell me how to split it.";
+  const [, subject, a, b, x, y] = match;
+  const call = (title: string, who: string) =>
+    `[TOOL: delegate_task ARG: ${JSON.stringify({ title, description: `Part of ${subject}`, assignees: [who], instruction: `Please take ${title}.` })}]`;
+  return `Splitting ${subject}.\n${call(x, a)}\n${call(y, b)}`;
+}
+
+function row(label: string, s: Summary, unit: string) {
+  return `${label.padEnd(52)} ${String(s.count).padStart(7)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.max.toFixed(1).padStart(8)}  ${unit}`;
+}
+
+async function inParallel(count: number, parallel: number, work: (i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: parallel }, async () => { while (next < count) await work(next++); }));
+}
+
+async function main() {
+  const started = performance.now();
+  // Usage counted with the same real tokenizer the brain budgets with, so token figures are true sizes.
+  const model = await startScriptedModel((request) => {
+    const content = scriptedReply(request.messages);
+    const promptTokens = request.messages.reduce((sum, m) => sum + countTokens(m.content), 0);
+    return { content, usage: { prompt_tokens: promptTokens, completion_tokens: countTokens(content) } };
+  });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-brain-"));
+  const backend = await spawnBackend({
+    dataDir,
+    convexDir: path.join(PROJECT_ROOT, "convex"),
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "bench", MAESTRO_DEFAULT_MODEL: "scripted" },
+  });
+  const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
+  try {
+    const admin = new ConvexHttpClient(backend.url);
+    (admin as unknown as { setAdminAuth(key: string): void }).setAdminAuth(backend.adminKey);
+    await admin.mutation(anyApi.seed.demo, {});
+    const signin = await fetch(`${backend.url}/maestro/auth/signin`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Bench Admin", password: "test-password" }),
+    });
+    const { token } = (await signin.json()) as { token: string };
+    const clients = Array.from({ length: WRITERS }, () => {
+      const c = new ConvexHttpClient(backend.url);
+      c.setAuth(token);
+      return c;
+    });
+    const http = clients[0];
+    await http.mutation(api.members.ensureMe, {});
+    const departmentId = (await http.query(api.departments.listMine, {}))[0]._id;
+
+    log("seeding agents and tasks");
+    for (let i = (await http.query(api.agents.list, { departmentId })).length; i < AGENTS; i++) {
+      await http.mutation(api.agents.create, {
+        departmentId,
+        name: `Agent ${String(i).padStart(2, "0")}`,
+        role: i % 2 === 0 ? "Engineer" : "Writer",
+        kind: "specialist",
+        systemPrompt: "You are careful and brief.",
+        isSquadLead: false,
+        allowedTools: ["post_message", "update_task_status"],
+      });
+    }
+    const taskIds: Array<Id<"tasks">> = [];
+    await inParallel(TASKS, WRITERS, async (i) => {
+      taskIds.push(await clients[i % WRITERS].mutation(api.tasks.create, { departmentId, title: `Seeded task ${i}`, tags: [`t${i % 9}`] }));
+    });
+
+    log("measuring mention → delegated task visible");
+    const seen = new Set<string>();
+    let waiting: { title: string; resolve: () => void } | null = null;
+    watcher.setAuth(async () => token);
+    watcher.onUpdate(api.tasks.list, { departmentId }, (columns) => {
+      for (const column of columns) for (const task of column.tasks) seen.add(task.title);
+      if (waiting !== null && seen.has(waiting.title)) waiting.resolve();
+    });
+    while (seen.size === 0) await new Promise((r) => setTimeout(r, 20));
+    const visible: number[] = [];
+    for (let i = 0; i < MENTIONS; i++) {
+      const title = `hero copy ${i}`;
+      const appeared = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${title} not visible within 30 s`)), 30_000);
+        waiting = { title, resolve: () => { clearTimeout(timer); resolve(); } };
+      });
+      const t0 = performance.now();
+      await http.mutation(api.messages.create, {
+        taskId: taskIds[i],
+        content: `@Jarvis split the page ${i} between Agent ${String((i % 46) + 4).padStart(2, "0")} and Writer: hero copy ${i} and the form ${i}`,
+      });
+      await appeared;
+      visible.push(performance.now() - t0);
+    }
+    // Let the assignees' runs finish before reading the runs.
+    await new Promise((r) => setTimeout(r, 2_000));
+
+    const overhead: number[] = [];
+    const leadTokens: number[] = [];
+    const specialistTokens: number[] = [];
+    const delegated = (await http.query(api.tasks.list, { departmentId })).flatMap((c) => c.tasks).filter((t) => t.delegatedBy !== undefined);
+    const collect = async (taskId: Id<"tasks">, tokens: number[]) => {
+      for (const run of await http.query(api.runs.listForTask, { taskId })) {
+        if (run.iterations > 0) tokens.push(run.promptTokens / run.iterations);
+        for (const t of run.timings) overhead.push(t.contextMs + t.dispatchMs);
+      }
+    };
+    for (const taskId of taskIds.slice(0, MENTIONS)) await collect(taskId, leadTokens);
+    for (const task of delegated) await collect(task._id, specialistTokens);
+
+    console.log(`Brain benchmark (backend as its own process over convex/, scripted model answering instantly on 127.0.0.1)
+machine: ${os.cpus().length} cores, node ${process.version}; department: ${AGENTS} agents, ${TASKS} tasks; ${MENTIONS} @Jarvis split requests, each delegating 2 tasks
+overhead = context assembly + tool dispatch inside a run, per model call (the model's own time excluded)
+
+${"what".padEnd(52)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}
+${row("brain overhead per model call", summarize(overhead), "ms")}
+${row("prompt tokens per call: lead (Jarvis)", summarize(leadTokens), "tokens")}
+${row("prompt tokens per call: specialist", summarize(specialistTokens), "tokens")}
+${row("@Jarvis mention → delegated task visible", summarize(visible), "ms")}
+model requests served: ${model.requests.length}
+
+wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    await watcher.close();
+    const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+    if (!stopped) await killHard(backend);
+    rmSync(dataDir, { recursive: true, force: true });
+    await model.close();
+  }
+}
+
+await main();

@@ -1,0 +1,156 @@
+import { v, type Infer } from "convex/values";
+import type { Doc } from "../_generated/dataModel";
+import { internalQuery, type QueryCtx } from "../_generated/server";
+import { MAX_AGENTS_PER_DEPARTMENT } from "../agents";
+import { actorName } from "../lib/actors";
+import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
+import { permittedTools } from "../tools/registry";
+import { vAgentStatus, vRunTriggerKind, vTaskStatus } from "../validators";
+import { brainConfig } from "./config";
+
+/** Most thread messages read before the token budget trims them. */
+export const MAX_THREAD_MESSAGES = 200;
+
+const vSquadMember = v.object({ name: v.string(), role: v.string(), sessionKey: v.string(), status: vAgentStatus });
+
+export const vAssembledContext = v.object({
+  runId: v.id("runs"),
+  agent: v.object({
+    name: v.string(),
+    role: v.string(),
+    kind: v.string(),
+    sessionKey: v.string(),
+    systemPrompt: v.string(),
+    model: v.optional(v.string()),
+    isSquadLead: v.boolean(),
+  }),
+  department: v.object({ name: v.string(), slug: v.string() }),
+  task: v.object({
+    title: v.string(),
+    description: v.string(),
+    status: vTaskStatus,
+    priority: v.string(),
+    tags: v.array(v.string()),
+    assignees: v.array(v.string()),
+    parentTitle: v.optional(v.string()),
+    delegatedBy: v.optional(v.string()),
+  }),
+  /** Oldest first, the newest that fit the token budget. */
+  thread: v.array(v.object({ author: v.string(), authorKind: v.string(), content: v.string() })),
+  /** Older messages were left out (token budget or the read bound). */
+  threadOmitted: v.boolean(),
+  trigger: v.object({ kind: vRunTriggerKind, text: v.string() }),
+  /** Exactly the tools the dispatcher will allow this agent. */
+  tools: v.array(v.object({ name: v.string(), description: v.string(), usage: v.string() })),
+  squad: v.array(vSquadMember),
+});
+export type AssembledContext = Infer<typeof vAssembledContext>;
+
+/**
+ * The squad lead: session key `agent:jarvis:<dept>`, the name Jarvis (any
+ * case), or the explicit flag.
+ */
+export function isSquadLead(agent: Pick<Doc<"agents">, "sessionKey" | "name" | "isSquadLead">, departmentSlug: string): boolean {
+  return agent.isSquadLead || agent.sessionKey === `agent:jarvis:${departmentSlug}` || agent.name.toLowerCase() === "jarvis";
+}
+
+async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
+  const message = run.trigger.messageId === undefined ? null : await ctx.db.get("messages", run.trigger.messageId);
+  const quoted = message === null ? "" : `: "${message.content}"`;
+  switch (run.trigger.kind) {
+    case "assigned":
+      return "You were assigned this task.";
+    case "mentioned":
+      return `You were @mentioned by ${message === null ? "someone" : actorName(message.author)}${quoted}`;
+    case "delegation_result":
+      return `A task you delegated changed: ${run.trigger.note ?? message?.content ?? ""}`;
+    case "answer":
+      return `A human answered your question${quoted}`;
+  }
+}
+
+/** Everything a run's prompt is built from, bounded; the prompt itself is assembled by the middlewares. */
+export const getAssembledContext = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: vAssembledContext,
+  handler: async (ctx, { runId }) => {
+    const run = await ctx.db.get("runs", runId);
+    if (run === null) throw new Error(`Run ${runId} not found`);
+    const agent = (await ctx.db.get("agents", run.agentId))!;
+    const task = (await ctx.db.get("tasks", run.taskId))!;
+    const department = (await ctx.db.get("departments", run.departmentId))!;
+    const agents = await ctx.db
+      .query("agents")
+      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", department._id))
+      .take(MAX_AGENTS_PER_DEPARTMENT);
+    const nameByKey = new Map(agents.map((a) => [a.sessionKey, a.name]));
+    const recent = await ctx.db
+      .query("messages")
+      .withIndex("by_task", (q) => q.eq("taskId", task._id))
+      .order("desc")
+      .take(MAX_THREAD_MESSAGES);
+    const messages = recent.reverse().map((m) => ({
+      author: actorName(m.author),
+      authorKind: m.author.kind === "member" ? "human" : m.author.kind,
+      content: m.content,
+    }));
+    const { kept, dropped } = keepNewestWithinBudget(messages, brainConfig().threadTokenBudget, (m) =>
+      countTokens(`[${m.author} (${m.authorKind})]: ${m.content}`),
+    );
+    const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
+    return {
+      runId,
+      agent: {
+        name: agent.name,
+        role: agent.role,
+        kind: agent.kind,
+        sessionKey: agent.sessionKey,
+        systemPrompt: agent.systemPrompt,
+        model: agent.model,
+        isSquadLead: isSquadLead(agent, department.slug),
+      },
+      department: { name: department.name, slug: department.slug },
+      task: {
+        title: task.title,
+        description: task.description,
+        status: task.status,
+        priority: task.priority,
+        tags: task.tags,
+        assignees: task.assigneeSessionKeys.map((key) => nameByKey.get(key) ?? key),
+        parentTitle: parent?.title,
+        delegatedBy: task.delegatedBy === undefined ? undefined : (nameByKey.get(task.delegatedBy) ?? task.delegatedBy),
+      },
+      thread: kept,
+      threadOmitted: dropped > 0 || recent.length === MAX_THREAD_MESSAGES,
+      trigger: { kind: run.trigger.kind, text: await triggerText(ctx, run) },
+      tools: permittedTools(agent.allowedTools).map(({ name, description, usage }) => ({ name, description, usage })),
+      squad: agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey, status: a.status })),
+    };
+  },
+});
+
+/** What the dispatcher checks on every call: read fresh, so a revoked tool is refused at once. */
+export const agentForDispatch = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: v.object({
+    name: v.string(),
+    sessionKey: v.string(),
+    allowedTools: v.array(v.string()),
+    departmentId: v.id("departments"),
+    taskId: v.id("tasks"),
+    delegations: v.number(),
+  }),
+  handler: async (ctx, { runId }) => {
+    const run = await ctx.db.get("runs", runId);
+    if (run === null) throw new Error(`Run ${runId} not found`);
+    const agent = (await ctx.db.get("agents", run.agentId))!;
+    return {
+      name: agent.name,
+      sessionKey: agent.sessionKey,
+      allowedTools: agent.allowedTools,
+      departmentId: run.departmentId,
+      taskId: run.taskId,
+      delegations: run.delegations,
+    };
+  },
+});

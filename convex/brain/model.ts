@@ -1,0 +1,248 @@
+import OpenAI from "openai";
+
+/**
+ * The model layer: one chat completion from any OpenAI-compatible server
+ * (OpenAI, Ollama, vLLM, LM Studio, the offline demo model). Everything that
+ * can go wrong becomes a `ModelError` whose message a person can act on,
+ * since the run shows it as is.
+ */
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface ModelConfig {
+  apiKey: string;
+  /** The server's API root, e.g. `http://127.0.0.1:11434/v1`; OpenAI's when unset. */
+  baseURL?: string;
+  /** Used when the agent names no model of its own. */
+  defaultModel: string;
+  /** Shown instead of the model name, e.g. "demo model (offline, rule-based)". */
+  label?: string;
+  /** Limit for each attempt, from sending the request to the last byte of the answer. */
+  timeoutMs: number;
+  /** Further attempts after a timeout, a lost connection, 408, 409, 429 or 5xx. */
+  maxRetries: number;
+}
+
+export interface ModelReply {
+  content: string;
+  /** What a run shows: the label when set, else the model name. */
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** A model call that failed, or a model configuration that cannot work; `message` is written for the person reading the run. */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    /** The HTTP status, when the server answered with an error. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "ModelError";
+  }
+}
+
+export const DEFAULT_MODEL = "gpt-4o-mini";
+export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+export const DEFAULT_MODEL_MAX_RETRIES = 2;
+/** Sent when only a base URL is configured: local servers ignore the key, but the client needs one. */
+export const PLACEHOLDER_API_KEY = "not-needed";
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+/** Longest piece of a server's error text repeated in a message. */
+const MAX_DETAIL_CHARS = 300;
+
+/**
+ * The model configuration in `env` (OPENAI_API_KEY, OPENAI_BASE_URL,
+ * MAESTRO_DEFAULT_MODEL, MAESTRO_MODEL_LABEL, MAESTRO_MODEL_TIMEOUT_MS,
+ * MAESTRO_MODEL_MAX_RETRIES), or null when neither a key nor a base URL is
+ * set. A base URL alone is enough (local servers need no key).
+ *
+ * @throws ModelError when a value is set but unusable, naming the variable.
+ */
+export function modelConfigFromEnv(env: Record<string, string | undefined>): ModelConfig | null {
+  const apiKey = setting(env, "OPENAI_API_KEY");
+  const baseURL = setting(env, "OPENAI_BASE_URL");
+  if (apiKey === undefined && baseURL === undefined) return null;
+  if (baseURL !== undefined && !/^https?:\/\/[^/\s]+/i.test(baseURL)) {
+    throw new ModelError(`OPENAI_BASE_URL must be an http(s) URL such as http://127.0.0.1:11434/v1, got "${baseURL}"`);
+  }
+  const label = setting(env, "MAESTRO_MODEL_LABEL");
+  return {
+    apiKey: apiKey ?? PLACEHOLDER_API_KEY,
+    ...(baseURL === undefined ? {} : { baseURL: baseURL.replace(/\/+$/, "") }),
+    defaultModel: setting(env, "MAESTRO_DEFAULT_MODEL") ?? DEFAULT_MODEL,
+    ...(label === undefined ? {} : { label }),
+    timeoutMs: wholeNumber(env, "MAESTRO_MODEL_TIMEOUT_MS", DEFAULT_MODEL_TIMEOUT_MS, 1, "a whole number of milliseconds above 0"),
+    maxRetries: wholeNumber(env, "MAESTRO_MODEL_MAX_RETRIES", DEFAULT_MODEL_MAX_RETRIES, 0, "a whole number, 0 or more"),
+  };
+}
+
+function setting(env: Record<string, string | undefined>, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function wholeNumber(env: Record<string, string | undefined>, name: string, fallback: number, min: number, what: string): number {
+  const text = setting(env, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < min) throw new ModelError(`${name} must be ${what}, got "${text}"`);
+  return value;
+}
+
+/**
+ * One chat completion. `request.model` (the agent's own model) overrides
+ * `config.defaultModel`. Retries follow the openai client's rules; the
+ * timeout applies to each attempt, body included.
+ *
+ * @throws ModelError on any failure, including a reply without text.
+ */
+export async function callModel(config: ModelConfig, request: { model?: string; messages: ChatMessage[] }): Promise<ModelReply> {
+  const model = request.model?.trim() || config.defaultModel;
+  const server = displayURL(config.baseURL ?? OPENAI_BASE_URL);
+  const attempt = { count: 0, statusText: "" };
+  const client = new OpenAI({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL ?? OPENAI_BASE_URL,
+    timeout: config.timeoutMs,
+    maxRetries: config.maxRetries,
+    fetch: fetchWithWholeTimeout(config.timeoutMs, attempt),
+  });
+
+  let completion: OpenAI.ChatCompletion;
+  try {
+    completion = await client.chat.completions.create({
+      model,
+      messages: request.messages.map(({ role, content }) => ({ role, content })),
+    });
+  } catch (error) {
+    throw describeFailure(error, { server, timeoutMs: config.timeoutMs, retries: Math.max(0, attempt.count - 1), statusText: attempt.statusText });
+  }
+
+  // A wrong base URL often answers 200 with an HTML page or some other JSON.
+  if (typeof completion !== "object" || completion === null || !Array.isArray(completion.choices)) {
+    throw new ModelError(`Model call failed: ${server} did not answer like an OpenAI-compatible API (check OPENAI_BASE_URL; it usually ends in /v1)`);
+  }
+  const message = completion.choices[0]?.message;
+  const content = typeof message?.content === "string" ? message.content.trim() : "";
+  if (content === "") {
+    const refusal = typeof message?.refusal === "string" ? message.refusal.trim() : "";
+    throw new ModelError(refusal ? `The model refused: ${truncate(refusal)}` : "The model returned no text");
+  }
+  return {
+    content,
+    model: config.label ?? model,
+    promptTokens: tokenCount(completion.usage?.prompt_tokens),
+    completionTokens: tokenCount(completion.usage?.completion_tokens),
+  };
+}
+
+function tokenCount(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
+}
+
+/**
+ * The client's own timeout stops at the response headers, so a server that
+ * stalls mid-body would hang the call. This fetch reads the whole (small,
+ * non-streaming) body under the same limit, counts attempts and keeps the
+ * status text for the error message.
+ */
+function fetchWithWholeTimeout(timeoutMs: number, attempt: { count: number; statusText: string }): typeof fetch {
+  return async (input, init) => {
+    attempt.count += 1;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const outer = init?.signal;
+    const forward = () => controller.abort();
+    if (outer?.aborted) controller.abort();
+    outer?.addEventListener("abort", forward, { once: true });
+    try {
+      const response = await fetch(input, { ...init, signal: controller.signal });
+      attempt.statusText = response.statusText;
+      const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", forward);
+    }
+  };
+}
+
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+function describeFailure(error: unknown, at: { server: string; timeoutMs: number; retries: number; statusText: string }): ModelError {
+  const after = at.retries > 0 ? ` (after ${at.retries} ${at.retries === 1 ? "retry" : "retries"})` : "";
+  if (error instanceof ModelError) return error;
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ModelError(`Model call timed out after ${at.timeoutMs} ms from ${at.server}${after}`);
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    const cause = deepestMessage((error as { cause?: unknown }).cause);
+    return new ModelError(`Model call failed: could not connect to ${at.server}${after}${cause ? `: ${cause}` : ""}`);
+  }
+  if (error instanceof OpenAI.APIError && typeof error.status === "number") {
+    const statusText = at.statusText || STATUS_TEXT[error.status] || "";
+    const detail = serverDetail(error);
+    return new ModelError(
+      `Model call failed: ${error.status}${statusText ? ` ${statusText}` : ""} from ${at.server}${after}${detail ? `: ${detail}` : ""}`,
+      error.status,
+    );
+  }
+  if (error instanceof SyntaxError) {
+    return new ModelError(`Model call failed: ${at.server} did not answer like an OpenAI-compatible API (check OPENAI_BASE_URL; it usually ends in /v1)`);
+  }
+  return new ModelError(`Model call failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/** The server's own words about an error: `{"error": {"message"}}`, or a plain-text body. */
+function serverDetail(error: InstanceType<typeof OpenAI.APIError>): string {
+  const body: unknown = error.error;
+  if (typeof body === "object" && body !== null) {
+    const message = (body as { message?: unknown }).message;
+    if (typeof message === "string" && message.trim()) return truncate(message.trim());
+  }
+  // Otherwise the client's message is "<status> <text>" or "<status> status code (no body)".
+  const text = error.message.replace(/^\d{3}\s*/, "").trim();
+  return text === "" || /^status code \(no body\)$/.test(text) ? "" : truncate(text);
+}
+
+function deepestMessage(error: unknown): string {
+  let current = error;
+  let message = "";
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current.message) message = current.message;
+    current = (current as { cause?: unknown }).cause; // Error.cause is ES2022; convex/ targets ES2021 types
+  }
+  return message === "fetch failed" ? "" : truncate(message);
+}
+
+function truncate(text: string): string {
+  const oneLine = text.replace(/\s+/g, " ");
+  return oneLine.length > MAX_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DETAIL_CHARS)}…` : oneLine;
+}
+
+/** The base URL as shown in messages: no credentials, no trailing slash. */
+function displayURL(baseURL: string): string {
+  return baseURL.replace(/^(https?:\/\/)[^/@\s]*@/i, "$1").replace(/\/+$/, "");
+}
+
+/** For HTTP/2 and other servers that send no reason phrase. */
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  408: "Request Timeout",
+  409: "Conflict",
+  413: "Payload Too Large",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};

@@ -1,0 +1,32 @@
+import { useQuery } from "convex/react";
+import { api } from "../../convex/_generated/api";
+
+/**
+ * Which model the agents think with, in the header; and, when none is
+ * configured, a plain banner saying agents will not act, and why.
+ */
+export function ModelStatus({ status }: { status: { configured: boolean; label: string | null; problem: string | null } | undefined }) {
+  if (status === undefined) return null;
+  if (status.configured) {
+    return (
+      <span className="hidden text-xs text-slate-500 md:inline" data-testid="model-label" title="The model agents think with">
+        Model: {status.label}
+      </span>
+    );
+  }
+  return null;
+}
+
+export function ModelProblemBanner({ status }: { status: { configured: boolean; problem: string | null } | undefined }) {
+  if (status === undefined || status.configured) return null;
+  return (
+    <div role="status" data-testid="model-banner" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900 sm:px-6">
+      Agents are paused and will not answer: {status.problem ?? "no model is configured."}
+    </div>
+  );
+}
+
+/** The deployment's model status, live. */
+export function useModelStatus() {
+  return useQuery(api.runs.modelStatus, {});
+}

@@ -1,0 +1,192 @@
+import { useQuery } from "convex/react";
+import { useId, useState } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { optionFor } from "../board/options";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { Badge } from "../components/ui/Badge";
+import { Button } from "../components/ui/Button";
+import { cn } from "../lib/cn";
+import { userMessage } from "../lib/errors";
+import { formatFullTime, formatRelativeTime } from "./relativeTime";
+import {
+  describeToolCall,
+  extraGuards,
+  formatTokens,
+  isActive,
+  notableReason,
+  outcomeOption,
+  RUN_STATUS_OPTIONS,
+  runDuration,
+  runHeadline,
+  splitRuns,
+  triggerLabel,
+  type RunView,
+  type ToolCallView,
+} from "./runs";
+
+/** Longest argument JSON a tool call's tooltip repeats. */
+const TOOLTIP_ARGS_CHARS = 300;
+
+type PanelProps = {
+  /** Newest first, as `runs.listForTask` returns them. */
+  runs: readonly RunView[];
+  /** The time relative times are measured from. */
+  now: number;
+};
+
+/**
+ * "Agent activity": what agents are doing on this task and what their recent
+ * runs did, newest first. Renders nothing while the task has no runs.
+ */
+export function RunsPanel({ runs, now }: PanelProps) {
+  const [showEarlier, setShowEarlier] = useState(false);
+  const earlierId = useId();
+  if (runs.length === 0) return null;
+  const { recent, earlier } = splitRuns(runs);
+
+  return (
+    <section aria-label="Agent activity" className="flex flex-col gap-3 border-t border-slate-100 pt-5">
+      <h3 className="text-sm font-semibold text-slate-700">Agent activity</h3>
+      <ol className="flex flex-col gap-2">
+        {recent.map((run) => (
+          <RunItem key={run._id} run={run} now={now} />
+        ))}
+      </ol>
+      {earlier.length > 0 && (
+        <>
+          <Button
+            variant="ghost"
+            aria-expanded={showEarlier}
+            aria-controls={earlierId}
+            onClick={() => setShowEarlier((shown) => !shown)}
+            className="self-start px-2 py-1 text-xs"
+          >
+            {showEarlier ? "Hide earlier runs" : `Show earlier runs (${earlier.length})`}
+          </Button>
+          <ol id={earlierId} hidden={!showEarlier} className="flex flex-col gap-2">
+            {earlier.map((run) => (
+              <RunItem key={run._id} run={run} now={now} />
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
+
+function RunItem({ run, now }: { run: RunView; now: number }) {
+  const active = isActive(run);
+  const status = optionFor(RUN_STATUS_OPTIONS, run.status);
+  const reason = notableReason(run);
+  const guards = extraGuards(run);
+  const tokens = formatTokens(run);
+  const duration = runDuration(run);
+  const details = [
+    run.model && <span key="model">{run.model}</span>,
+    tokens && (
+      <span key="tokens" title={`${run.promptTokens.toLocaleString("en")} prompt + ${run.completionTokens.toLocaleString("en")} completion`}>
+        {tokens}
+      </span>
+    ),
+    duration && <span key="duration">{duration}</span>,
+    run.iterations > 1 && <span key="iterations">{run.iterations} model calls</span>,
+  ].filter(Boolean);
+
+  return (
+    <li
+      data-testid="run"
+      data-run-status={run.status}
+      className={cn("flex flex-col gap-2 rounded-lg border px-3 py-2.5", active ? "border-indigo-200 bg-indigo-50/40" : "border-slate-200 bg-slate-50/60")}
+    >
+      <div className="flex items-center gap-2">
+        {run.status === "running" && <ThinkingDots />}
+        {run.status === "queued" && <span aria-hidden="true" className="size-2 shrink-0 rounded-full bg-slate-400 motion-safe:animate-pulse" />}
+        {/* One live region per run, kept across status changes, so "is thinking…" → "replied" is announced. */}
+        <p role="status" aria-live="polite" className="min-w-0 flex-1 text-sm font-medium text-slate-800">
+          {runHeadline(run)} <span className="font-normal text-slate-500">{triggerLabel(run.trigger)}</span>
+        </p>
+        {!active && <Badge className={status.className}>{status.label}</Badge>}
+        <time
+          dateTime={new Date(run._creationTime).toISOString()}
+          title={formatFullTime(run._creationTime)}
+          className="shrink-0 text-xs text-slate-500"
+        >
+          {formatRelativeTime(run._creationTime, now)}
+        </time>
+      </div>
+
+      {run.toolCalls.length > 0 && (
+        <ul aria-label="Tool calls" className="flex flex-col gap-1">
+          {run.toolCalls.map((call, index) => (
+            <ToolCallLine key={`${call.at}-${index}`} call={call} />
+          ))}
+        </ul>
+      )}
+
+      {reason && <p className={cn("text-xs", run.status === "error" ? "text-rose-700" : "text-amber-700")}>{reason}</p>}
+      {guards.map((guard) => (
+        <p key={guard} className="text-xs text-amber-700">
+          Guard: {guard}
+        </p>
+      ))}
+
+      {details.length > 0 && (
+        <p className="flex flex-wrap gap-x-2 text-[11px] text-slate-500 [&>span+span]:before:mr-2 [&>span+span]:before:content-['·']">{details}</p>
+      )}
+    </li>
+  );
+}
+
+function ToolCallLine({ call }: { call: ToolCallView }) {
+  const outcome = outcomeOption(call.outcome);
+  const args = call.args.length > TOOLTIP_ARGS_CHARS ? `${call.args.slice(0, TOOLTIP_ARGS_CHARS)}…` : call.args;
+  return (
+    <li data-outcome={call.outcome} title={`${call.name} ${args}`} className="flex items-start gap-2 text-xs leading-5">
+      <span aria-hidden="true" className={cn("w-4 shrink-0 text-center", outcome.className)}>
+        {outcome.icon}
+      </span>
+      <span className="sr-only">{outcome.label}: </span>
+      <span className="min-w-0 break-words text-slate-700">{describeToolCall(call)}</span>
+    </li>
+  );
+}
+
+/** Three dots taking turns, for a run that is thinking; still when the reader prefers less motion. */
+function ThinkingDots() {
+  return (
+    <span aria-hidden="true" className="flex shrink-0 items-center gap-0.5">
+      {[0, 150, 300].map((delay) => (
+        <span key={delay} className="size-1.5 rounded-full bg-indigo-500 motion-safe:animate-bounce" style={{ animationDelay: `${delay}ms` }} />
+      ))}
+    </span>
+  );
+}
+
+/**
+ * The live "Agent activity" for a task. It sits under its own error boundary
+ * so a failure here leaves the rest of the drawer usable.
+ */
+export function AgentActivity({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
+  return (
+    <ErrorBoundary
+      key={taskId}
+      fallback={(error, retry) => (
+        <div role="alert" className="flex items-center gap-2 border-t border-slate-100 pt-5 text-xs text-slate-600">
+          <span className="flex-1">Agent activity is unavailable: {userMessage(error)}</span>
+          <Button variant="secondary" onClick={retry} className="px-2 py-1 text-xs">
+            Try again
+          </Button>
+        </div>
+      )}
+    >
+      <LiveRuns taskId={taskId} now={now} />
+    </ErrorBoundary>
+  );
+}
+
+function LiveRuns({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
+  const runs = useQuery(api.runs.listForTask, { taskId });
+  // Nothing while loading, as when there are no runs: the section only appears once there is activity.
+  return runs === undefined ? null : <RunsPanel runs={runs} now={now} />;
+}

@@ -1,0 +1,180 @@
+import type { FunctionReturnType } from "convex/server";
+import type { api } from "../../convex/_generated/api";
+import { listOf } from "../activity/describe";
+import { STATUS_OPTIONS, type Option } from "../board/options";
+
+/** One run as `runs.listForTask` returns it. */
+export type RunView = FunctionReturnType<typeof api.runs.listForTask>[number];
+export type RunStatus = RunView["status"];
+export type ToolCallView = RunView["toolCalls"][number];
+export type ToolCallOutcome = ToolCallView["outcome"];
+
+/** Runs shown in full; older ones wait behind "Show earlier runs". */
+export const RECENT_RUNS_SHOWN = 3;
+
+/** The reason a run ends with when it simply answered; not worth showing. */
+const PLAIN_REASON = "replied";
+
+/** How each tool call outcome reads. `className` colours the icon. */
+export const OUTCOME_OPTIONS: ReadonlyArray<Option<ToolCallOutcome> & { icon: string }> = [
+  { value: "ok", label: "Done", icon: "✓", className: "text-emerald-600" },
+  { value: "denied", label: "Permission denied", icon: "⛔", className: "text-rose-600" },
+  { value: "invalid", label: "Invalid call", icon: "⚠", className: "text-amber-600" },
+  { value: "error", label: "Failed", icon: "⚠", className: "text-rose-600" },
+  { value: "refused", label: "Stopped by a guard", icon: "⏹", className: "text-amber-600" },
+];
+
+/** Run statuses. `className` colours the badge. */
+export const RUN_STATUS_OPTIONS: ReadonlyArray<Option<RunStatus>> = [
+  { value: "queued", label: "Queued", className: "bg-slate-50 text-slate-600 ring-slate-500/20" },
+  { value: "running", label: "Running", className: "bg-indigo-50 text-indigo-700 ring-indigo-600/20" },
+  { value: "completed", label: "Completed", className: "bg-emerald-50 text-emerald-700 ring-emerald-600/20" },
+  { value: "error", label: "Error", className: "bg-rose-50 text-rose-700 ring-rose-600/20" },
+  { value: "aborted", label: "Aborted", className: "bg-slate-100 text-slate-600 ring-slate-500/20" },
+];
+
+/** What woke the agent, as a short phrase after the headline. */
+const TRIGGER_LABELS: Record<RunView["trigger"]["kind"], string> = {
+  assigned: "after being assigned",
+  mentioned: "after a mention",
+  delegation_result: "after a delegated task reported back",
+  answer: "after a human answered",
+};
+
+/** Queued and running runs are still in progress. */
+export function isActive(run: Pick<RunView, "status">): boolean {
+  return run.status === "queued" || run.status === "running";
+}
+
+/** "Jarvis is thinking…", "Jarvis replied": the run's one-line headline. */
+export function runHeadline(run: Pick<RunView, "agentName" | "status" | "reason">): string {
+  const who = run.agentName;
+  switch (run.status) {
+    case "queued":
+      return `${who} is queued…`;
+    case "running":
+      return `${who} is thinking…`;
+    case "completed":
+      return run.reason === undefined || run.reason === PLAIN_REASON ? `${who} replied` : `${who} finished`;
+    case "error":
+      return `${who} could not finish`;
+    case "aborted":
+      return `${who} stopped`;
+  }
+}
+
+/** The phrase for what started the run, e.g. "after a mention". */
+export function triggerLabel(trigger: RunView["trigger"]): string {
+  return TRIGGER_LABELS[trigger.kind];
+}
+
+/** Why the run ended, when that is more than "it replied"; null otherwise. */
+export function notableReason(run: Pick<RunView, "reason">): string | null {
+  const reason = run.reason?.trim();
+  return reason === undefined || reason === "" || reason === PLAIN_REASON ? null : reason;
+}
+
+/** Loop guards the run hit that its reason does not already say. */
+export function extraGuards(run: Pick<RunView, "reason" | "guards">): string[] {
+  const reason = notableReason(run);
+  return run.guards.filter((guard) => guard !== reason);
+}
+
+/** "1,234 tokens", or null before the first model call. */
+export function formatTokens(run: Pick<RunView, "promptTokens" | "completionTokens">): string | null {
+  const total = run.promptTokens + run.completionTokens;
+  if (total <= 0) return null;
+  return `${total.toLocaleString("en")} ${total === 1 ? "token" : "tokens"}`;
+}
+
+/** "850 ms", "3.2 s", "42 s", "2 min 5 s": how long `ms` milliseconds is. */
+export function formatDuration(ms: number): string {
+  const elapsed = Math.max(0, Math.round(ms));
+  if (elapsed < 1000) return `${elapsed} ms`;
+  if (elapsed < 10_000) return `${(elapsed / 1000).toFixed(1)} s`;
+  const seconds = Math.round(elapsed / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
+}
+
+/** How long a finished run took from start (or, if it never started, from being queued) to end; null while it runs. */
+export function runDuration(run: Pick<RunView, "_creationTime" | "startedAt" | "endedAt">): string | null {
+  if (run.endedAt === undefined) return null;
+  return formatDuration(run.endedAt - (run.startedAt ?? run._creationTime));
+}
+
+/** The newest `shown` runs and the rest; `runs` is newest first. */
+export function splitRuns<T>(runs: readonly T[], shown = RECENT_RUNS_SHOWN): { recent: T[]; earlier: T[] } {
+  return { recent: runs.slice(0, shown), earlier: runs.slice(shown) };
+}
+
+// `[DELEGATED_TASK] created “Title” (taskId) assigned to A, B; the first instruction …`
+const DELEGATED = /^\[DELEGATED_TASK\] created “(.+)” \([^)]*\) assigned to (.+?);/s;
+// `moved the task from in_progress to review` / `the task was already review`
+const MOVED = /^moved the task from (\w+) to (\w+)$/;
+const ALREADY = /^the task was already (\w+)$/;
+
+/** Longest quoted argument a tool call line repeats. */
+const PREVIEW_CHARS = 80;
+
+/**
+ * The sentence a tool call line shows: a friendly summary for the results the
+ * dispatcher words in a known way ("Delegated “Hero copy” to Dev Bot"), else
+ * the observation itself, named by its tool when the text does not say which.
+ */
+export function describeToolCall(call: Pick<ToolCallView, "name" | "args" | "outcome" | "observation">): string {
+  const observation = call.observation.trim();
+  if (call.outcome !== "ok") return observation.includes(call.name) ? observation : `${call.name}: ${observation}`;
+
+  const delegated = DELEGATED.exec(observation);
+  if (call.name === "delegate_task" && delegated !== null) {
+    const assignees = delegated[2]
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
+    return assignees.length > 0 ? `Delegated “${delegated[1]}” to ${listOf(assignees)}` : `Delegated “${delegated[1]}”`;
+  }
+  const moved = MOVED.exec(observation);
+  if (call.name === "update_task_status" && moved !== null) return `Moved the task from ${statusLabel(moved[1])} to ${statusLabel(moved[2])}`;
+  const already = ALREADY.exec(observation);
+  if (call.name === "update_task_status" && already !== null) return `Left the task in ${statusLabel(already[1])}`;
+  if (call.name === "post_message") {
+    const content = preview(argument(call.args, "content"));
+    return content === undefined ? "Posted in the thread" : `Posted in the thread: “${content}”`;
+  }
+  if (call.name === "ask_question") {
+    const question = preview(argument(call.args, "question"));
+    return question === undefined ? "Asked the humans a question; the task is blocked until one answers" : `Asked: “${question}” (the task is blocked until a human answers)`;
+  }
+  return `${call.name}: ${observation}`;
+}
+
+/** The option for a tool call's outcome; an outcome newer than this client reads as a failure. */
+export function outcomeOption(outcome: ToolCallOutcome): (typeof OUTCOME_OPTIONS)[number] {
+  const find = (value: ToolCallOutcome) => OUTCOME_OPTIONS.find((option) => option.value === value);
+  return find(outcome) ?? find("error")!;
+}
+
+function statusLabel(value: string): string {
+  return STATUS_OPTIONS.find((option) => option.value === value)?.label ?? value.replaceAll("_", " ");
+}
+
+/** A string argument from the recorded JSON; the server cuts long JSON, which then no longer parses. */
+function argument(args: string, key: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (parsed === null || typeof parsed !== "object") return undefined;
+    const value = (parsed as Record<string, unknown>)[key];
+    return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function preview(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const line = text.replace(/\s+/g, " ");
+  return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1).trimEnd()}…` : line;
+}

@@ -1,0 +1,172 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { callModel, ModelError, modelConfigFromEnv, type ChatMessage, type ModelConfig } from "../../convex/brain/model";
+import { startScriptedModel, type Script, type ScriptedModel } from "./scriptedModel";
+
+const MESSAGES: ChatMessage[] = [
+  { role: "system", content: "You are Writer (Copywriter)." },
+  { role: "user", content: "Say hello." },
+];
+
+let server: ScriptedModel | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(script: Script): Promise<ModelConfig> {
+  server = await startScriptedModel(script);
+  return { apiKey: "test-key", baseURL: server.baseURL, defaultModel: "gpt-4o-mini", timeoutMs: 5_000, maxRetries: 2 };
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<ModelError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ModelError);
+  return error as ModelError;
+}
+
+describe("callModel", () => {
+  test("returns the reply, its token usage and the model name, with the real openai client", async () => {
+    const config = await serve(() => ({ content: "  Hello there.  ", usage: { prompt_tokens: 42, completion_tokens: 3 } }));
+    const reply = await callModel(config, { messages: MESSAGES });
+    expect(reply).toEqual({ content: "Hello there.", model: "gpt-4o-mini", promptTokens: 42, completionTokens: 3 });
+    expect(server!.requests).toEqual([{ model: "gpt-4o-mini", messages: MESSAGES }]);
+  });
+
+  test("usage the server leaves out counts as 0", async () => {
+    const config = await serve(() => ({ content: "Hi.", usage: null }));
+    expect(await callModel(config, { messages: MESSAGES })).toMatchObject({ promptTokens: 0, completionTokens: 0 });
+  });
+
+  test("an agent's own model overrides the default; a blank one does not", async () => {
+    const config = await serve(() => "ok");
+    await callModel(config, { model: "llama3.1", messages: MESSAGES });
+    const reply = await callModel(config, { model: "  ", messages: MESSAGES });
+    expect(server!.requests.map((r) => r.model)).toEqual(["llama3.1", "gpt-4o-mini"]);
+    expect(reply.model).toBe("gpt-4o-mini");
+  });
+
+  test("the label, when set, is what the reply names as its model", async () => {
+    const config = await serve(() => "ok");
+    const reply = await callModel({ ...config, label: "demo model (offline, rule-based)" }, { model: "llama3.1", messages: MESSAGES });
+    expect(reply.model).toBe("demo model (offline, rule-based)");
+    expect(server!.requests[0].model).toBe("llama3.1");
+  });
+
+  test("a 503 is retried and the retry's answer returned", async () => {
+    const config = await serve((_request, call) => (call === 0 ? { status: 503 } : "Recovered."));
+    expect((await callModel(config, { messages: MESSAGES })).content).toBe("Recovered.");
+    expect(server!.requests).toHaveLength(2);
+  });
+
+  test("a 429 is retried too", async () => {
+    const config = await serve((_request, call) => (call < 2 ? { status: 429, body: '{"error": {"message": "slow down"}}' } : "Fine."));
+    expect((await callModel(config, { messages: MESSAGES })).content).toBe("Fine.");
+    expect(server!.requests).toHaveLength(3);
+  });
+
+  test("a persistent 500 becomes a ModelError naming the status, the server and the retries", async () => {
+    const config = await serve(() => ({ status: 500 }));
+    const error = await failureOf(callModel(config, { messages: MESSAGES }));
+    expect(error.message).toBe(`Model call failed: 500 Internal Server Error from ${server!.baseURL} (after 2 retries)`);
+    expect(error.status).toBe(500);
+    expect(server!.requests).toHaveLength(3);
+  });
+
+  test("a 503 with maxRetries 0 is tried once", async () => {
+    const config = await serve(() => ({ status: 503 }));
+    const error = await failureOf(callModel({ ...config, maxRetries: 0 }, { messages: MESSAGES }));
+    expect(error.message).toBe(`Model call failed: 503 Service Unavailable from ${server!.baseURL}`);
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test("a 4xx is not retried, and the server's own explanation is kept", async () => {
+    const config = await serve(() => ({ status: 404, body: '{"error": {"message": "model \\"llama9\\" not found, try pulling it first"}}' }));
+    const error = await failureOf(callModel(config, { model: "llama9", messages: MESSAGES }));
+    expect(error.message).toBe(`Model call failed: 404 Not Found from ${server!.baseURL}: model "llama9" not found, try pulling it first`);
+    expect(error.status).toBe(404);
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test("a server that answers too late becomes a timeout ModelError, after the retries", async () => {
+    const config = await serve(() => ({ content: "too late", delayMs: 2_000 }));
+    const started = Date.now();
+    const error = await failureOf(callModel({ ...config, timeoutMs: 150, maxRetries: 1 }, { messages: MESSAGES }));
+    expect(error.message).toBe(`Model call timed out after 150 ms from ${server!.baseURL} (after 1 retry)`);
+    expect(server!.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(1_900);
+  });
+
+  test("the timeout covers a body that stalls after the headers", async () => {
+    const config = await serve(() => ({ content: "stalled", stallBodyMs: 2_000 }));
+    const error = await failureOf(callModel({ ...config, timeoutMs: 200, maxRetries: 0 }, { messages: MESSAGES }));
+    expect(error.message).toBe(`Model call timed out after 200 ms from ${server!.baseURL}`);
+  });
+
+  test("an empty reply is an error, not an empty message", async () => {
+    const config = await serve(() => "   ");
+    expect((await failureOf(callModel(config, { messages: MESSAGES }))).message).toBe("The model returned no text");
+  });
+
+  test("a server that is not OpenAI-compatible is named as such", async () => {
+    const config = await serve(() => ({ status: 200, body: "<html>Welcome to nginx</html>" }));
+    expect((await failureOf(callModel(config, { messages: MESSAGES }))).message).toBe(
+      `Model call failed: ${server!.baseURL} did not answer like an OpenAI-compatible API (check OPENAI_BASE_URL; it usually ends in /v1)`,
+    );
+  });
+
+  test("nothing listening becomes a readable connection error", async () => {
+    const config = await serve(() => "unused");
+    const baseURL = server!.baseURL;
+    await server!.close();
+    server = undefined;
+    const error = await failureOf(callModel({ ...config, maxRetries: 0 }, { messages: MESSAGES }));
+    expect(error.message).toMatch(new RegExp(`^Model call failed: could not connect to ${baseURL.replace(/[.:/]/g, "\\$&")}: .*ECONNREFUSED`));
+  });
+});
+
+describe("modelConfigFromEnv", () => {
+  test("nothing configured is null, so the caller can say so plainly", () => {
+    expect(modelConfigFromEnv({})).toBeNull();
+    expect(modelConfigFromEnv({ OPENAI_API_KEY: "  ", OPENAI_BASE_URL: "" })).toBeNull();
+  });
+
+  test("a key alone talks to OpenAI with the defaults", () => {
+    expect(modelConfigFromEnv({ OPENAI_API_KEY: "sk-test" })).toEqual({
+      apiKey: "sk-test",
+      defaultModel: "gpt-4o-mini",
+      timeoutMs: 60_000,
+      maxRetries: 2,
+    });
+  });
+
+  test("a base URL alone is enough, with a placeholder key", () => {
+    expect(
+      modelConfigFromEnv({
+        OPENAI_BASE_URL: "http://127.0.0.1:11434/v1/",
+        MAESTRO_DEFAULT_MODEL: "llama3.1",
+        MAESTRO_MODEL_LABEL: "Ollama",
+        MAESTRO_MODEL_TIMEOUT_MS: "120000",
+        MAESTRO_MODEL_MAX_RETRIES: "0",
+      }),
+    ).toEqual({
+      apiKey: "not-needed",
+      baseURL: "http://127.0.0.1:11434/v1",
+      defaultModel: "llama3.1",
+      label: "Ollama",
+      timeoutMs: 120_000,
+      maxRetries: 0,
+    });
+  });
+
+  test.each([
+    [{ OPENAI_API_KEY: "k", MAESTRO_MODEL_TIMEOUT_MS: "60s" }, 'MAESTRO_MODEL_TIMEOUT_MS must be a whole number of milliseconds above 0, got "60s"'],
+    [{ OPENAI_API_KEY: "k", MAESTRO_MODEL_TIMEOUT_MS: "0" }, 'MAESTRO_MODEL_TIMEOUT_MS must be a whole number of milliseconds above 0, got "0"'],
+    [{ OPENAI_API_KEY: "k", MAESTRO_MODEL_MAX_RETRIES: "-1" }, 'MAESTRO_MODEL_MAX_RETRIES must be a whole number, 0 or more, got "-1"'],
+    [{ OPENAI_BASE_URL: "127.0.0.1:11434" }, 'OPENAI_BASE_URL must be an http(s) URL such as http://127.0.0.1:11434/v1, got "127.0.0.1:11434"'],
+  ])("an unusable value is refused by name: %j", (env, message) => {
+    expect(() => modelConfigFromEnv(env)).toThrow(new ModelError(message));
+  });
+});

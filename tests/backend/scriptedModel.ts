@@ -1,0 +1,128 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ChatMessage } from "../../convex/brain/model";
+
+/** One chat completion request as the scripted server received it. */
+export interface ScriptedRequest {
+  model: string;
+  messages: ChatMessage[];
+}
+
+/**
+ * What the script answers: the reply text, or an HTTP error (`body` is sent
+ * as is; omit it for an empty body). `delayMs` holds the answer back, to test
+ * timeouts; `stallBodyMs` sends the headers at once and the body that much
+ * later, to test a timeout that must cover the body too.
+ */
+export type ScriptedAnswer =
+  | string
+  | { status: number; body?: string; delayMs?: number }
+  | { content: string; delayMs?: number; stallBodyMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } | null };
+
+export type Script = (request: ScriptedRequest, callIndex: number) => ScriptedAnswer | Promise<ScriptedAnswer>;
+
+export interface ScriptedModel {
+  /** The API root to give the client, ending in `/v1`. */
+  baseURL: string;
+  /** Every chat completion request, in arrival order, retries included. */
+  requests: ScriptedRequest[];
+  /** Holds back every later answer: for `ms` milliseconds, or until the promise `delay()` returns settles; null stops it. */
+  setDelay(delay: number | (() => Promise<unknown>) | null): void;
+  close(): Promise<void>;
+}
+
+/**
+ * An OpenAI-compatible server on 127.0.0.1 that answers
+ * `POST /v1/chat/completions` from `script`, for tests of the model layer
+ * and the brain without a real model.
+ */
+export async function startScriptedModel(script: Script, options: { delayMs?: number } = {}): Promise<ScriptedModel> {
+  const requests: ScriptedRequest[] = [];
+  let delay: number | (() => Promise<unknown>) | null = options.delayMs ?? null;
+  const timers = new Set<NodeJS.Timeout>();
+  const wait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: `scripted model: ${String(error)}`, type: "server_error" } });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+      sendJson(res, 404, { error: { message: `scripted model: no route for ${req.method} ${req.url}`, type: "invalid_request_error" } });
+      return;
+    }
+    const body = JSON.parse(await readBody(req)) as { model: string; messages: ChatMessage[] };
+    const request = { model: body.model, messages: body.messages };
+    const callIndex = requests.length;
+    requests.push(request);
+    const answer = await script(request, callIndex);
+    const answerDelay = typeof answer === "object" ? answer.delayMs : undefined;
+    if (answerDelay !== undefined) await wait(answerDelay);
+    else if (typeof delay === "number") await wait(delay);
+    else if (delay !== null) await delay();
+    if (res.destroyed) return;
+    if (typeof answer === "object" && "status" in answer) {
+      res.writeHead(answer.status, { "content-type": answer.body?.trimStart().startsWith("{") ? "application/json" : "text/plain" });
+      res.end(answer.body ?? "");
+      return;
+    }
+    const content = typeof answer === "string" ? answer : answer.content;
+    const usage = typeof answer === "string" ? { prompt_tokens: 11, completion_tokens: 7 } : answer.usage;
+    const completion = JSON.stringify({
+      id: `chatcmpl-scripted-${callIndex}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: `${request.model}-scripted`,
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop", logprobs: null }],
+      ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
+    });
+    const stallBodyMs = typeof answer === "object" ? (answer.stallBodyMs ?? 0) : 0;
+    if (stallBodyMs > 0) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(completion.slice(0, 10));
+      await wait(stallBodyMs);
+      if (!res.destroyed) res.end(completion.slice(10));
+      return;
+    }
+    sendJson(res, 200, completion);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    setDelay(next) {
+      delay = next;
+    },
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(typeof body === "string" ? body : JSON.stringify(body));
+}

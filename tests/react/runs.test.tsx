@@ -1,0 +1,293 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { getFunctionName } from "convex/server";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Id } from "../../convex/_generated/dataModel";
+import { AgentActivity, RunsPanel } from "../../src/task/RunsPanel";
+import {
+  describeToolCall,
+  extraGuards,
+  formatDuration,
+  formatTokens,
+  notableReason,
+  runDuration,
+  runHeadline,
+  splitRuns,
+  type RunView,
+  type ToolCallView,
+} from "../../src/task/runs";
+
+const live = vi.hoisted(() => ({ runs: undefined as unknown, error: null as Error | null, calls: [] as Array<{ name: string; args: unknown }> }));
+vi.mock("convex/react", () => ({
+  useQuery: (query: never, args: unknown) => {
+    live.calls.push({ name: getFunctionName(query), args });
+    if (live.error !== null) throw live.error;
+    return live.runs;
+  },
+}));
+
+afterEach(() => {
+  cleanup();
+  live.runs = undefined;
+  live.error = null;
+  live.calls = [];
+});
+
+const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
+const taskId = "task-1" as Id<"tasks">;
+
+let nextId = 0;
+function run(overrides: Partial<RunView> = {}): RunView {
+  nextId += 1;
+  return {
+    _id: `run-${nextId}` as Id<"runs">,
+    _creationTime: NOW - 5 * 60_000,
+    agentName: "Jarvis",
+    agentSessionKey: "agent:jarvis",
+    trigger: { kind: "mentioned" },
+    status: "completed",
+    reason: "replied",
+    iterations: 1,
+    toolCalls: [],
+    model: "demo model (offline, rule-based)",
+    promptTokens: 900,
+    completionTokens: 334,
+    guards: [],
+    timings: [{ contextMs: 4, modelMs: 3100, dispatchMs: 12 }],
+    startedAt: NOW - 5 * 60_000,
+    endedAt: NOW - 5 * 60_000 + 3_200,
+    ...overrides,
+  };
+}
+
+function call(overrides: Partial<ToolCallView>): ToolCallView {
+  return { name: "post_message", args: "{}", outcome: "ok", observation: "posted in the thread", at: NOW - 60_000, ...overrides };
+}
+
+const delegated = call({
+  name: "delegate_task",
+  args: JSON.stringify({ title: "Hero copy", description: "", assignees: ["Dev Bot"], instruction: "Write it" }),
+  observation: "[DELEGATED_TASK] created “Hero copy” (k57abc) assigned to Dev Bot; the first instruction is posted in its thread",
+});
+const denied = call({
+  name: "delegate_task",
+  outcome: "denied",
+  observation: "permission denied: Writer may not call delegate_task",
+});
+
+describe("describeToolCall", () => {
+  const cases: Array<[string, Parameters<typeof describeToolCall>[0], string]> = [
+    ["a delegation", delegated, "Delegated “Hero copy” to Dev Bot"],
+    [
+      "a delegation to several agents",
+      call({ name: "delegate_task", observation: "[DELEGATED_TASK] created “Launch, part 2” (k1) assigned to Dev Bot, Writer, Designer; the first instruction is posted in its thread" }),
+      "Delegated “Launch, part 2” to Dev Bot, Writer and Designer",
+    ],
+    ["a denied call, verbatim", denied, "permission denied: Writer may not call delegate_task"],
+    [
+      "a refused call that names its tool",
+      call({ name: "delegate_task", outcome: "refused", observation: "delegate_task: refused, delegation limit per run reached (5)" }),
+      "delegate_task: refused, delegation limit per run reached (5)",
+    ],
+    [
+      "a refused call that does not",
+      call({ name: "post_message", outcome: "refused", observation: "not run: at most 5 tool calls per reply" }),
+      "post_message: not run: at most 5 tool calls per reply",
+    ],
+    [
+      "an invalid call",
+      call({ name: "delegate_task", outcome: "invalid", observation: "delegate_task: invalid arguments (title: title must not be empty)." }),
+      "delegate_task: invalid arguments (title: title must not be empty).",
+    ],
+    ["an unknown tool", call({ name: "web.search", outcome: "invalid", observation: 'unknown tool "web.search"; your tools are: post_message' }), 'unknown tool "web.search"; your tools are: post_message'],
+    ["a failure", call({ name: "ask_question", outcome: "error", observation: "ask_question failed: Task not found" }), "ask_question failed: Task not found"],
+    ["a status move", call({ name: "update_task_status", observation: "moved the task from in_progress to review" }), "Moved the task from In progress to Review"],
+    ["a status that did not change", call({ name: "update_task_status", observation: "the task was already done" }), "Left the task in Done"],
+    ["a post with its content", call({ args: JSON.stringify({ content: "Draft\n is  up" }) }), "Posted in the thread: “Draft is up”"],
+    ["a post whose arguments were cut", call({ args: '{"content": "a very long…' }), "Posted in the thread"],
+    [
+      "a long post, shortened",
+      call({ args: JSON.stringify({ content: "x".repeat(200) }) }),
+      `Posted in the thread: “${"x".repeat(79)}…”`,
+    ],
+    [
+      "a question",
+      call({ name: "ask_question", args: JSON.stringify({ question: "Which tone?" }), observation: "asked in the thread; the task is blocked until a human answers" }),
+      "Asked: “Which tone?” (the task is blocked until a human answers)",
+    ],
+    ["an unfamiliar result", call({ name: "chat.getNew", observation: "2 new messages" }), "chat.getNew: 2 new messages"],
+    ["a delegation worded differently", call({ name: "delegate_task", observation: "created a task" }), "delegate_task: created a task"],
+  ];
+  it.each(cases)("%s", (_label, input, expected) => {
+    expect(describeToolCall(input)).toBe(expected);
+  });
+});
+
+describe("run helpers", () => {
+  it("words the headline by status", () => {
+    expect(runHeadline(run({ status: "queued", reason: undefined }))).toBe("Jarvis is queued…");
+    expect(runHeadline(run({ status: "running", reason: undefined }))).toBe("Jarvis is thinking…");
+    expect(runHeadline(run())).toBe("Jarvis replied");
+    expect(runHeadline(run({ reason: "tool iteration limit reached (6)" }))).toBe("Jarvis finished");
+    expect(runHeadline(run({ status: "error", reason: "boom" }))).toBe("Jarvis could not finish");
+    expect(runHeadline(run({ status: "aborted", reason: "stopped" }))).toBe("Jarvis stopped");
+  });
+
+  it("keeps reasons and guards worth showing", () => {
+    expect(notableReason(run())).toBeNull();
+    expect(notableReason(run({ reason: undefined }))).toBeNull();
+    expect(notableReason(run({ reason: "tool iteration limit reached (6)" }))).toBe("tool iteration limit reached (6)");
+    const guarded = run({ reason: "delegation limit per run reached (5)", guards: ["delegation limit per run reached (5)", "repeated identical tool call"] });
+    expect(extraGuards(guarded)).toEqual(["repeated identical tool call"]);
+  });
+
+  it("formats tokens and durations", () => {
+    expect(formatTokens(run())).toBe("1,234 tokens");
+    expect(formatTokens(run({ promptTokens: 0, completionTokens: 0 }))).toBeNull();
+    expect(formatDuration(850)).toBe("850 ms");
+    expect(formatDuration(3_240)).toBe("3.2 s");
+    expect(formatDuration(42_000)).toBe("42 s");
+    expect(formatDuration(125_000)).toBe("2 min 5 s");
+    expect(formatDuration(120_000)).toBe("2 min");
+    expect(runDuration(run())).toBe("3.2 s");
+    expect(runDuration(run({ status: "running", endedAt: undefined }))).toBeNull();
+    // An error before the run started counts from when it was queued.
+    expect(runDuration(run({ startedAt: undefined, _creationTime: NOW - 1_000, endedAt: NOW }))).toBe("1.0 s");
+  });
+
+  it("splits the newest three from the rest", () => {
+    expect(splitRuns([1, 2, 3, 4, 5])).toEqual({ recent: [1, 2, 3], earlier: [4, 5] });
+    expect(splitRuns([1])).toEqual({ recent: [1], earlier: [] });
+  });
+});
+
+describe("RunsPanel", () => {
+  it("renders nothing without runs", () => {
+    const { container } = render(<RunsPanel runs={[]} now={NOW} />);
+    expect(container.innerHTML).toBe("");
+    expect(screen.queryByRole("region", { name: "Agent activity" })).toBeNull();
+  });
+
+  it("says who is queued and who is thinking, politely live", () => {
+    render(
+      <RunsPanel
+        runs={[
+          run({ agentName: "Dev Bot", status: "queued", reason: undefined, startedAt: undefined, endedAt: undefined, model: undefined, promptTokens: 0, completionTokens: 0, iterations: 0 }),
+          run({ status: "running", reason: undefined, endedAt: undefined }),
+        ]}
+        now={NOW}
+      />,
+    );
+    const [queued, running] = screen.getAllByTestId("run");
+    expect(queued.getAttribute("data-run-status")).toBe("queued");
+    expect(within(queued).getByRole("status").textContent).toContain("Dev Bot is queued…");
+    expect(running.getAttribute("data-run-status")).toBe("running");
+    const thinking = within(running).getByRole("status");
+    expect(thinking.textContent).toContain("Jarvis is thinking…");
+    expect(thinking.getAttribute("aria-live")).toBe("polite");
+    // No finished-status badge or duration while a run is under way.
+    expect(within(running).queryByText("Completed")).toBeNull();
+    expect(within(running).queryByText("3.2 s")).toBeNull();
+  });
+
+  it("shows what a completed run did: formatted delegation, denied call, badge, model, tokens, duration", () => {
+    render(<RunsPanel runs={[run({ toolCalls: [delegated, denied], iterations: 2 })]} now={NOW} />);
+    const item = screen.getByTestId("run");
+    expect(item.getAttribute("data-run-status")).toBe("completed");
+    expect(within(item).getByRole("status").textContent).toContain("Jarvis replied after a mention");
+    expect(within(item).getByText("Completed")).toBeTruthy();
+
+    const calls = within(within(item).getByRole("list", { name: "Tool calls" })).getAllByRole("listitem");
+    expect(calls).toHaveLength(2);
+    expect(calls[0].textContent).toContain("✓");
+    expect(within(calls[0]).getByText("Delegated “Hero copy” to Dev Bot")).toBeTruthy();
+    expect(calls[1].textContent).toContain("⛔");
+    expect(within(calls[1]).getByText("permission denied: Writer may not call delegate_task")).toBeTruthy();
+    expect(within(calls[1]).getByText("Permission denied:", { selector: ".sr-only" })).toBeTruthy();
+
+    expect(within(item).getByText("demo model (offline, rule-based)")).toBeTruthy();
+    expect(within(item).getByText("1,234 tokens").getAttribute("title")).toBe("900 prompt + 334 completion");
+    expect(within(item).getByText("3.2 s")).toBeTruthy();
+    expect(within(item).getByText("2 model calls")).toBeTruthy();
+    // "replied" is the ordinary ending: no reason line.
+    expect(within(item).queryByText("replied")).toBeNull();
+  });
+
+  it("shows an error run's reason and a guard hit", () => {
+    const noModel = "No model configured: set OPENAI_API_KEY or OPENAI_BASE_URL for the deployment.";
+    render(
+      <RunsPanel
+        runs={[
+          run({ status: "error", reason: noModel, model: undefined, promptTokens: 0, completionTokens: 0, iterations: 0 }),
+          run({
+            agentName: "Writer",
+            reason: "replied",
+            guards: ["delegation limit per run reached (5)"],
+            toolCalls: [call({ name: "delegate_task", outcome: "refused", observation: "delegate_task: refused, delegation limit per run reached (5)" })],
+          }),
+        ]}
+        now={NOW}
+      />,
+    );
+    const [failed, guarded] = screen.getAllByTestId("run");
+    expect(failed.getAttribute("data-run-status")).toBe("error");
+    expect(within(failed).getByRole("status").textContent).toContain("Jarvis could not finish");
+    expect(within(failed).getByText("Error")).toBeTruthy();
+    expect(within(failed).getByText(noModel)).toBeTruthy();
+    expect(within(failed).queryByText(/tokens/)).toBeNull();
+
+    expect(within(guarded).getByText("⏹")).toBeTruthy();
+    expect(within(guarded).getByText("Guard: delegation limit per run reached (5)")).toBeTruthy();
+  });
+
+  it("shows the newest three runs and keeps the rest behind “Show earlier runs”", () => {
+    const runs = [1, 2, 3, 4, 5].map((n) => run({ agentName: `Agent ${n}` }));
+    render(<RunsPanel runs={runs} now={NOW} />);
+    const visible = () => screen.getAllByTestId("run").filter((item) => !item.closest("[hidden]"));
+    expect(visible().map((item) => within(item).getByRole("status").textContent)).toEqual([
+      "Agent 1 replied after a mention",
+      "Agent 2 replied after a mention",
+      "Agent 3 replied after a mention",
+    ]);
+
+    const toggle = screen.getByRole("button", { name: "Show earlier runs (2)" });
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(toggle);
+    expect(visible()).toHaveLength(5);
+    expect(screen.getByRole("button", { name: "Hide earlier runs" }).getAttribute("aria-expanded")).toBe("true");
+  });
+
+  it("has no earlier-runs toggle for three runs or fewer", () => {
+    render(<RunsPanel runs={[run(), run(), run()]} now={NOW} />);
+    expect(screen.getAllByTestId("run")).toHaveLength(3);
+    expect(screen.queryByRole("button", { name: /earlier runs/ })).toBeNull();
+  });
+});
+
+describe("AgentActivity", () => {
+  it("subscribes to the task's runs and shows them", () => {
+    live.runs = [run({ status: "running", reason: undefined, endedAt: undefined })];
+    render(<AgentActivity taskId={taskId} now={NOW} />);
+    expect(live.calls.at(-1)).toEqual({ name: "runs:listForTask", args: { taskId } });
+    expect(screen.getByRole("region", { name: "Agent activity" })).toBeTruthy();
+    expect(screen.getByRole("status").textContent).toContain("Jarvis is thinking…");
+  });
+
+  it("shows nothing while loading", () => {
+    const { container } = render(<AgentActivity taskId={taskId} now={NOW} />);
+    expect(container.innerHTML).toBe("");
+  });
+
+  it("keeps a failure inside the section, with a retry", () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    live.error = new Error("boom");
+    render(<AgentActivity taskId={taskId} now={NOW} />);
+    expect(screen.getByRole("alert").textContent).toContain("Agent activity is unavailable");
+
+    live.error = null;
+    live.runs = [run()];
+    fireEvent.click(screen.getByRole("button", { name: "Try again" }));
+    expect(screen.getByTestId("run").getAttribute("data-run-status")).toBe("completed");
+    vi.mocked(console.error).mockRestore();
+  });
+});

@@ -1,0 +1,454 @@
+/**
+ * The demo model's rules: what a squad would answer to the prompts the brain
+ * builds, decided by pattern, not by a model. They lean on the brain's prompt
+ * sections (=== TOOLS ===, === SQUAD ROSTER ===, === TASK ===,
+ * === WHY YOU ARE HERE ===, === TOOL RESULTS ===) as a contract, and never
+ * call a tool the prompt does not list.
+ */
+import type { ChatMessage } from "../../convex/brain/model";
+import { parseToolCalls, type ParsedToolCall } from "../../convex/brain/toolCalls";
+import { normalizeName } from "../../convex/lib/agentNames";
+
+interface RosterMember {
+  name: string;
+  role: string;
+  status: string;
+}
+
+type Reason =
+  | { kind: "assigned" }
+  | { kind: "mentioned"; author: string; text: string }
+  | { kind: "delegatedChanged"; text: string }
+  | { kind: "answered"; text: string }
+  | { kind: "unknown" };
+
+interface Prompt {
+  name: string;
+  role: string;
+  tools: Set<string>;
+  /** Present only in a squad lead's prompt. */
+  roster: RosterMember[] | null;
+  task: { title: string; description: string; status: string } | null;
+  reason: Reason;
+}
+
+interface Delegation {
+  title: string;
+  description: string;
+  assignees: string[];
+  instruction: string;
+  priority: "medium";
+}
+
+/** The demo model's answer to a chat: text, possibly with `[TOOL: …]` lines. */
+export function demoReply(messages: ChatMessage[]): string {
+  const system = messages.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
+  const users = messages.filter((m) => m.role === "user");
+  const context = users[0]?.content ?? "";
+  if (!system.includes("=== TOOLS ===") && !context.includes("=== TASK ===")) return NOT_A_MAESTRO_PROMPT;
+
+  const prompt = readPrompt(system, context);
+  const last = messages.at(-1);
+  if (last?.role === "user" && last.content.trimStart().startsWith("=== TOOL RESULTS ===")) {
+    const lastIndex = messages.length - 1;
+    const previous = messages.slice(0, lastIndex).findLast((m) => m.role === "assistant");
+    return summariseResults(last.content, previous?.content ?? "", prompt);
+  }
+  return prompt.roster === null ? answerAsSpecialist(prompt) : answerAsLead(prompt, prompt.roster);
+}
+
+const NOT_A_MAESTRO_PROMPT =
+  "I'm Maestro's demo model: offline and rule-based, so I only understand the prompts Maestro's agents send. " +
+  "Set OPENAI_API_KEY or OPENAI_BASE_URL to use a real model.";
+
+// ---------------------------------------------------------------- reading the prompt
+
+function readPrompt(system: string, context: string): Prompt {
+  // The brain's own identity line says "…, an AI agent"; an agent's custom prompt may come first.
+  const identity = /You are ([^()\n]+?) \(([^()\n]+)\), an AI agent/.exec(system) ?? /You are ([^()\n]+?) \(([^()\n]+)\)/.exec(system);
+  const toolsSection = section(system, "=== TOOLS ===", "=== END TOOLS ===");
+  const tools = new Set<string>();
+  for (const m of (toolsSection ?? "").matchAll(/^\s*-\s*([A-Za-z_][\w.-]*)\s*:/gm)) tools.add(m[1]);
+  const rosterSection = section(system, "=== SQUAD ROSTER ===", "=== END SQUAD ROSTER ===");
+  const roster =
+    rosterSection === null
+      ? null
+      : [...rosterSection.matchAll(/^\s*-\s*(.+?)\s*\|\s*(.*?)\s*\|\s*(.*?)\s*$/gm)]
+          .map((m) => ({ name: m[1], role: m[2], status: m[3] }))
+          .filter((member) => !(member.name === "Name" && member.role === "Role"));
+
+  // Thread text is quoted people; it must never be read as the prompt's own sections.
+  const threadStart = context.indexOf("=== THREAD");
+  const threadEnd = context.lastIndexOf("=== END THREAD ===");
+  const outsideThread =
+    threadStart !== -1 && threadEnd > threadStart ? context.slice(0, threadStart) + context.slice(threadEnd + "=== END THREAD ===".length) : context;
+
+  const taskText = block(outsideThread, "=== TASK ===");
+  const task =
+    taskText === null
+      ? null
+      : {
+          title: field(taskText, "Title") ?? "",
+          description: description(taskText),
+          status: field(taskText, "Status") ?? "",
+        };
+  return {
+    name: identity?.[1].trim() ?? "",
+    role: identity?.[2].trim() ?? "",
+    tools,
+    roster,
+    task,
+    reason: readReason(block(outsideThread, "=== WHY YOU ARE HERE ===") ?? ""),
+  };
+}
+
+function readReason(text: string): Reason {
+  const why = text.trim();
+  if (/^You were assigned this task/i.test(why)) return { kind: "assigned" };
+  const mention = /^You were @mentioned by (.+?)(?::\s*["“]([\s\S]*?)["”]?)?\s*$/i.exec(why);
+  if (mention) return { kind: "mentioned", author: mention[1].trim(), text: (mention[2] ?? "").trim() };
+  const changed = /^A task you delegated changed:\s*([\s\S]*)$/i.exec(why);
+  if (changed) return { kind: "delegatedChanged", text: changed[1].trim() };
+  const answered = /^A human answered your question(?::\s*["“]?([\s\S]*?)["”]?)?\s*$/i.exec(why);
+  if (answered) return { kind: "answered", text: (answered[1] ?? "").trim() };
+  return { kind: "unknown" };
+}
+
+/** Text between `start` and `end`, or null when either marker is missing. */
+function section(text: string, start: string, end: string): string | null {
+  const from = text.indexOf(start);
+  if (from === -1) return null;
+  const to = text.indexOf(end, from + start.length);
+  return to === -1 ? null : text.slice(from + start.length, to);
+}
+
+/** Text after the header line `header` up to the next `=== … ===` line, or null when the header is missing. */
+function block(text: string, header: string): string | null {
+  const from = text.indexOf(header);
+  if (from === -1) return null;
+  const rest = text.slice(from + header.length);
+  const next = /^=== .* ===\s*$/m.exec(rest);
+  return next === null ? rest : rest.slice(0, next.index);
+}
+
+function field(text: string, name: string): string | undefined {
+  return new RegExp(`^\\s*${name}:[ \\t]*(.*)$`, "mi").exec(text)?.[1].trim();
+}
+
+/** "Description: text", or "Description:" with the text on the lines below; "(none)" is empty. */
+function description(taskText: string): string {
+  const m = /^\s*Description:[ \t]*(.*)$/im.exec(taskText);
+  if (m === null) return "";
+  const text = m[1].trim() || taskText.slice(m.index + m[0].length).trim();
+  return text === "(none)" ? "" : text;
+}
+
+// ---------------------------------------------------------------- a specialist
+
+function answerAsSpecialist(prompt: Prompt): string {
+  const title = quoteTitle(prompt.task?.title);
+  const { reason } = prompt;
+  switch (reason.kind) {
+    case "assigned": {
+      const text = `On it: I'll start on ${title} and post my progress here.`;
+      const alreadyStarted = ["in_progress", "review", "done"].includes(prompt.task?.status ?? "");
+      return prompt.tools.has("update_task_status") && !alreadyStarted
+        ? `${text}\n${toolCall("update_task_status", { status: "in_progress" })}`
+        : text;
+    }
+    case "mentioned":
+      return `${reason.author === "someone" ? "Thanks" : `Thanks, ${reason.author}`}. Got it; I'll take that into account on ${title}.`;
+    case "answered":
+      return `Thanks for the answer. I'll carry on with ${title}.`;
+    case "delegatedChanged":
+      return `Noted: ${clip(reason.text)}`;
+    case "unknown":
+      return `I've read the thread on ${title} and will follow up here.`;
+  }
+}
+
+// ---------------------------------------------------------------- a squad lead
+
+function answerAsLead(prompt: Prompt, roster: RosterMember[]): string {
+  const { reason } = prompt;
+  if (reason.kind === "delegatedChanged") return `Noted: ${clip(reason.text)} I'll keep an eye on it.`;
+  const request =
+    reason.kind === "mentioned" || reason.kind === "answered"
+      ? reason.text
+      : `${prompt.task?.title ?? ""}\n${prompt.task?.description ?? ""}`;
+  if (/\b(?:don'?t|do not|never|no need to)\s+(?:\w+\s+){0,2}(?:delegate|split)\b/i.test(request)) return "Understood: I'll hold off and delegate nothing for now.";
+  const plan = planDelegations(withoutSelfMention(request, prompt.name), roster, prompt);
+  if (plan === null) return howToAsk(prompt, roster, reason.kind === "mentioned" || reason.kind === "answered");
+  if ("problem" in plan) return plan.problem;
+  if (!prompt.tools.has("delegate_task")) {
+    return `I'd delegate this, but delegate_task is not among my tools. Allow it in my agent settings, or assign the work directly.`;
+  }
+  return [plan.say, ...plan.delegations.map((d) => toolCall("delegate_task", { ...d }))].join("\n");
+}
+
+type Plan = { say: string; delegations: Delegation[] } | { problem: string } | null;
+
+/** The delegations a request asks for, or null when it asks for none this demo understands. */
+function planDelegations(request: string, roster: RosterMember[], prompt: Prompt): Plan {
+  return planSplit(request, roster) ?? planDelegate(request, roster, prompt);
+}
+
+/** "split the landing page between Dev Bot and Writer: hero copy and the signup form" */
+function planSplit(request: string, roster: RosterMember[]): Plan {
+  const m = /\bsplit\s+(?:up\s+)?([\s\S]+?)\s+between\s+([\s\S]+?)\s*:\s*([\s\S]+)$/i.exec(request);
+  if (m === null) return null;
+  const subject = m[1].trim();
+  const assignees = splitList(m[2]).map((name) => rosterName(name, roster));
+  const parts = splitList(firstSentence(m[3]));
+  if (assignees.length === 0 || parts.length === 0) return null;
+  if (parts.length < assignees.length) {
+    return {
+      problem:
+        `I count ${parts.length} ${parts.length === 1 ? "part" : "parts"} for ${assignees.length} people. ` +
+        `Tell me who takes what, e.g. "split ${subject} between ${assignees.slice(0, parts.length).join(" and ")}: ${parts.join(" and ")}".`,
+    };
+  }
+  // More parts than people: hand them out in turn.
+  const shares = assignees.map((name, i) => ({ name, parts: parts.filter((_, j) => j % assignees.length === i) }));
+  const delegations = shares.map(({ name, parts: share }) => {
+    const cores = share.map(withoutArticle);
+    return {
+      title: capitalise(joinAnd(cores)),
+      description: `Part of ${subject}: ${joinAnd(cores)}.`,
+      assignees: [name],
+      instruction: `Please take ${joinAnd(cores.map((c) => `the ${c}`))} for ${subject} and post your progress here.`,
+      priority: "medium" as const,
+    };
+  });
+  return { say: `On it: splitting ${subject} between ${joinAnd(assignees)}.`, delegations };
+}
+
+/** "delegate the pricing page copy to Writer", several in one message allowed. */
+function planDelegate(request: string, roster: RosterMember[], prompt: Prompt): Plan {
+  const delegations: Delegation[] = [];
+  for (const m of request.matchAll(/\bdelegate\s+/gi)) {
+    const rest = request.slice(m.index + m[0].length);
+    const target = findTarget(rest, roster);
+    if (target === null) continue;
+    delegations.push(singleDelegation(target.work, target.name, prompt));
+  }
+  if (delegations.length === 0) return null;
+  const said = delegations.map((d) => `“${d.title}” to ${d.assignees[0]}`);
+  return { say: `On it: delegating ${joinAnd(said)}.`, delegations };
+}
+
+/** The work and the assignee in "<work> to <Name>…": a roster name after " to " wins over the first " to ". */
+function findTarget(text: string, roster: RosterMember[]): { work: string; name: string } | null {
+  const sentence = firstSentence(text);
+  const tos = [...sentence.matchAll(/\s+to\s+@?/gi)];
+  for (const to of tos) {
+    const after = sentence.slice(to.index + to[0].length);
+    const member = roster
+      .filter((r) => after.toLowerCase().startsWith(r.name.toLowerCase()))
+      .sort((a, b) => b.name.length - a.name.length)[0];
+    if (member) return { work: sentence.slice(0, to.index).trim(), name: member.name };
+  }
+  if (tos.length === 0) return null;
+  const to = tos[0];
+  const name = sentence
+    .slice(to.index + to[0].length)
+    .split(/\s*(?:,|;|\band\b|\bplease\b|\bthanks\b)\s*/i)[0]
+    .trim();
+  return name ? { work: sentence.slice(0, to.index).trim(), name } : null;
+}
+
+function singleDelegation(work: string, assignee: string, prompt: Prompt): Delegation {
+  const title = prompt.task?.title ?? "";
+  // "delegate this to Writer": the work is the task itself.
+  if (/^(?:this|it|this task|the task)$/i.test(work) && title) {
+    return {
+      title,
+      description: prompt.task?.description || `Delegated from “${title}”.`,
+      assignees: [assignee],
+      instruction: `Please take “${title}” and post your progress here.`,
+      priority: "medium",
+    };
+  }
+  const core = withoutArticle(cleanItem(work));
+  return {
+    title: capitalise(core),
+    description: title ? `Delegated from “${title}”: ${core}.` : `${capitalise(core)}.`,
+    assignees: [assignee],
+    instruction: `Please take the ${core}${title ? ` for “${title}”` : ""} and post your progress here.`,
+    priority: "medium",
+  };
+}
+
+function howToAsk(prompt: Prompt, roster: RosterMember[], wasAsked: boolean): string {
+  const others = roster.filter((r) => normalizeName(r.name) !== normalizeName(prompt.name));
+  const [a, b] = [others[0]?.name ?? "Dev Bot", others[1]?.name ?? "Writer"];
+  const me = prompt.name || "Jarvis";
+  return [
+    wasAsked ? "I'm running on the demo model (offline, rule-based), so I only understand two kinds of request:" : `I lead this squad. I'm running on the demo model (offline, rule-based); to hand out ${quoteTitle(prompt.task?.title)}, @mention me with one of:`,
+    `- "@${me} split <the work> between ${a} and ${b}: <first part> and <second part>"`,
+    `- "@${me} delegate <the work> to ${a}"`,
+    others.length > 0 ? `The squad: ${others.map((r) => `${r.name} (${r.role})`).join(", ")}.` : "",
+  ]
+    .filter(Boolean)
+    .join("\n");
+}
+
+// ---------------------------------------------------------------- after tool calls
+
+function summariseResults(results: string, previousReply: string, prompt: Prompt): string {
+  const observations = readObservations(results);
+  if (observations.length === 0) return "Done.";
+  const calls = parseToolCalls(previousReply);
+  const used = new Map<string, number>();
+  const callFor = (tool: string): ParsedToolCall | undefined => {
+    const index = used.get(tool) ?? 0;
+    used.set(tool, index + 1);
+    return calls.filter((c) => c.name === tool)[index];
+  };
+
+  const delegated: string[] = [];
+  const sentences: string[] = [];
+  for (const { tool, text } of observations) {
+    const args = callFor(tool)?.args ?? {};
+    if (tool === "delegate_task") {
+      const title = typeof args.title === "string" ? args.title : quotedIn(text);
+      if (text.includes("[DELEGATED_TASK]")) {
+        // The observation names the agents as resolved; the call, as the model wrote them.
+        const resolved = /assigned to (.+?)(?:;|$)/m.exec(text)?.[1].split(/\s*,\s*/);
+        const requested = Array.isArray(args.assignees) ? args.assignees.filter((n): n is string => typeof n === "string") : [];
+        const names = resolved ?? requested.map((n) => rosterName(n, prompt.roster ?? []));
+        const to = names.length > 0 ? ` to ${joinAnd(names)}` : "";
+        delegated.push(`${title ? `“${title}”` : "a task"}${to}`);
+      } else {
+        sentences.push(`Couldn't delegate${title ? ` “${title}”` : ""}: ${clip(text)}`);
+      }
+      continue;
+    }
+    if (looksLikeFailure(text)) {
+      sentences.push(`${FAILED[tool] ?? `${tool} failed`}: ${clip(text)}`);
+      continue;
+    }
+    if (tool === "update_task_status") {
+      const already = /already\s+(\w+)/.exec(text)?.[1];
+      const status = already ?? (typeof args.status === "string" ? args.status : (/\bto\s+(\w+)\s*$/.exec(text)?.[1] ?? ""));
+      const words = status.replace(/_/g, " ") || "the new column";
+      sentences.push(already ? `It was already ${ALREADY_WORDS[status] ?? words}.` : `Moved it to ${STATUS_WORDS[status] ?? words}.`);
+    } else {
+      sentences.push(DONE[tool] ?? `Ran ${tool}.`);
+    }
+  }
+  if (delegated.length > 0) sentences.unshift(`Delegated ${joinAnd(delegated)}.`);
+  return sentences.join(" ");
+}
+
+const STATUS_WORDS: Record<string, string> = {
+  inbox: "the inbox",
+  assigned: "assigned",
+  in_progress: "in progress",
+  review: "review",
+  done: "done",
+  blocked: "blocked",
+};
+const ALREADY_WORDS: Record<string, string> = {
+  inbox: "in the inbox",
+  assigned: "assigned",
+  in_progress: "in progress",
+  review: "in review",
+  done: "done",
+  blocked: "blocked",
+};
+const DONE: Record<string, string> = {
+  post_message: "Posted in the thread.",
+  ask_question: "Asked the humans; I'll carry on when someone answers.",
+  "chat.post": "Posted in #maestro.",
+  "chat.getNew": "Read the #maestro chat.",
+};
+const FAILED: Record<string, string> = {
+  update_task_status: "Couldn't move it",
+  post_message: "Couldn't post in the thread",
+  ask_question: "Couldn't ask the question",
+  "chat.post": "Couldn't post in #maestro",
+  "chat.getNew": "Couldn't read the #maestro chat",
+};
+
+/** `[OBSERVATION tool] text` entries; continuation lines join the entry above, the brain's closing instruction ends the list. */
+function readObservations(results: string): Array<{ tool: string; text: string }> {
+  const observations: Array<{ tool: string; text: string }> = [];
+  for (const line of results.split("\n").slice(1)) {
+    const start = /^\s*\[OBSERVATION\s+([^\]\s]+)\]\s*(.*)$/.exec(line);
+    if (start) observations.push({ tool: start[1], text: start[2] });
+    else if (/^(?:You have used all your tool calls|Continue:)/.test(line)) break;
+    else if (observations.length > 0) observations[observations.length - 1].text += `\n${line}`;
+  }
+  return observations.map((o) => ({ ...o, text: o.text.trim() }));
+}
+
+function looksLikeFailure(text: string): boolean {
+  return /\b(?:error|failed|failure|denied|not allowed|not permitted|unknown|invalid|refused|rejected|cannot|can't|could not|couldn't|not found|not run|not available)\b/i.test(text);
+}
+
+function quotedIn(text: string): string {
+  return /“([^”]+)”/.exec(text)?.[1] ?? /"([^"]+)"/.exec(text)?.[1] ?? "";
+}
+
+// ---------------------------------------------------------------- words
+
+/**
+ * "A, B and C", "A, B, and C", "A & B" → items. An "and" before the last
+ * comma belongs to an item ("terms and conditions, cookie banner").
+ */
+function splitList(text: string): string[] {
+  const pieces = text.split(/\s*,\s*/);
+  const last = (pieces.pop() ?? "").replace(/^(?:and|&)\s+/i, "");
+  return [...pieces, ...last.split(/\s+and\s+|\s*&\s*/i)].map(cleanItem).filter(Boolean);
+}
+
+function cleanItem(text: string): string {
+  return text
+    .trim()
+    .replace(/^@/, "")
+    .replace(/[\s,;:.!?]+$/, "")
+    .replace(/,?\s+please$/i, "")
+    .trim();
+}
+
+function firstSentence(text: string): string {
+  return text.split(/[.!?](?:\s|$)|\n/)[0];
+}
+
+function withoutArticle(text: string): string {
+  return text.replace(/^(?:the|a|an)\s+/i, "");
+}
+
+function withoutSelfMention(text: string, name: string): string {
+  if (!name) return text;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return text.replace(new RegExp(`@${escaped}\\b[,:]?\\s*`, "gi"), "");
+}
+
+/** The roster's spelling of `name` when it names a member; otherwise as written (the tool reports unknown names). */
+function rosterName(name: string, roster: RosterMember[]): string {
+  const key = normalizeName(name);
+  return roster.find((r) => normalizeName(r.name) === key)?.name ?? name.replace(/^@/, "").trim();
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function joinAnd(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+function quoteTitle(title: string | undefined): string {
+  return title ? `“${title}”` : "this task";
+}
+
+function clip(text: string, max = 200): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
+}
+
+function toolCall(name: string, args: Record<string, unknown>): string {
+  return `[TOOL: ${name} ARG: ${JSON.stringify(args)}]`;
+}
