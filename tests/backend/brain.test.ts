@@ -194,6 +194,20 @@ describe("negative cases", () => {
     expect((await board()).length).toBe(before);
   });
 
+  test("the lead never assigns itself", async () => {
+    script = ({ messages }) =>
+      lastUser(messages).startsWith("=== TOOL RESULTS ===")
+        ? "ok"
+        : '[TOOL: delegate_task ARG: {"title": "Mine", "description": "", "assignees": ["jarvis", "Writer"], "instruction": "Go."}]';
+    const taskId = await newTask("Self delegation");
+    const before = (await board()).length;
+    await ada.mutation(api.messages.create, { taskId, content: "@Jarvis take this yourself and with Writer" });
+    const [run] = await settled(taskId);
+    expect(run.toolCalls[0]).toMatchObject({ outcome: "error" });
+    expect(run.toolCalls[0].observation).toContain("Jarvis cannot delegate to themselves");
+    expect((await board()).length).toBe(before);
+  });
+
   test("an empty assignee list fails with guidance", async () => {
     script = ({ messages }) =>
       lastUser(messages).startsWith("=== TOOL RESULTS ===")
