@@ -7,7 +7,7 @@ import { agentActor } from "./lib/actors";
 import { getMembershipX, getViewerX } from "./lib/auth";
 import { postMessage } from "./messages";
 import { getTaskX } from "./tasks";
-import { vRunStatus, vRunTriggerKind, vToolCallRecord, type RunTriggerKind } from "./validators";
+import { vRunStatus, vRunTiming, vRunTrigger, vToolCallRecord, type RunTriggerKind } from "./validators";
 
 /** Runs the drawer lists for one task. */
 export const MAX_RUNS_PER_TASK = 20;
@@ -139,7 +139,7 @@ export const recordModelCall = internalMutation({
     model: v.string(),
     promptTokens: v.number(),
     completionTokens: v.number(),
-    timing: v.object({ contextMs: v.number(), modelMs: v.number(), dispatchMs: v.number() }),
+    timing: vRunTiming,
   },
   returns: v.null(),
   handler: async (ctx, { runId, model, promptTokens, completionTokens, timing }) => {
@@ -214,7 +214,7 @@ const vRunView = v.object({
   _creationTime: v.number(),
   agentName: v.string(),
   agentSessionKey: v.string(),
-  trigger: v.object({ kind: vRunTriggerKind, messageId: v.optional(v.id("messages")), note: v.optional(v.string()) }),
+  trigger: vRunTrigger,
   status: vRunStatus,
   reason: v.optional(v.string()),
   iterations: v.number(),
@@ -223,7 +223,7 @@ const vRunView = v.object({
   promptTokens: v.number(),
   completionTokens: v.number(),
   guards: v.array(v.string()),
-  timings: v.array(v.object({ contextMs: v.number(), modelMs: v.number(), dispatchMs: v.number() })),
+  timings: v.array(vRunTiming),
   startedAt: v.optional(v.number()),
   endedAt: v.optional(v.number()),
 });

@@ -11,7 +11,8 @@ import {
   vNotificationKind,
   vPriority,
   vRunStatus,
-  vRunTriggerKind,
+  vRunTiming,
+  vRunTrigger,
   vTaskStatus,
   vToolCallRecord,
   vTriggerKind,
@@ -133,7 +134,7 @@ export default defineSchema({
     agentId: v.id("agents"),
     agentSessionKey: v.string(),
     taskId: v.id("tasks"),
-    trigger: v.object({ kind: vRunTriggerKind, messageId: v.optional(v.id("messages")), note: v.optional(v.string()) }),
+    trigger: vRunTrigger,
     status: vRunStatus,
     /** Why it ended: "replied", a guard's reason, the model's error… */
     reason: v.optional(v.string()),
@@ -147,12 +148,12 @@ export default defineSchema({
     /** A trigger arrived while running: run once more when done. */
     rerunRequested: v.boolean(),
     /** The newest trigger folded in while running: what the follow-up run answers. */
-    foldedTrigger: v.optional(v.object({ kind: vRunTriggerKind, messageId: v.optional(v.id("messages")), note: v.optional(v.string()) })),
+    foldedTrigger: v.optional(vRunTrigger),
     delegations: v.number(),
     /** Loop guards that stopped something in this run, in words. */
     guards: v.array(v.string()),
     /** Per model call: ms spent assembling context, waiting for the model, dispatching tools. */
-    timings: v.array(v.object({ contextMs: v.number(), modelMs: v.number(), dispatchMs: v.number() })),
+    timings: v.array(vRunTiming),
     startedAt: v.optional(v.number()),
     endedAt: v.optional(v.number()),
   })

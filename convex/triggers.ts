@@ -2,7 +2,7 @@ import { v } from "convex/values";
 import { internalMutation, internalQuery, type MutationCtx } from "./_generated/server";
 import type { Id } from "./_generated/dataModel";
 import { agentBySessionKey, enqueueRun } from "./runs";
-import { vTriggerKind } from "./validators";
+import schema from "./schema";
 
 /** Most triggers listed for one task. */
 export const MAX_TRIGGERS_PER_TASK = 500;
@@ -76,20 +76,7 @@ export const agentMentioned = internalMutation({
 /** Every trigger recorded on a task, oldest first, with the run that took it up. */
 export const listForTask = internalQuery({
   args: { taskId: v.id("tasks") },
-  returns: v.array(
-    v.object({
-      _id: v.id("agentTriggers"),
-      _creationTime: v.number(),
-      departmentId: v.id("departments"),
-      agentSessionKey: v.string(),
-      taskId: v.id("tasks"),
-      kind: vTriggerKind,
-      messageId: v.optional(v.id("messages")),
-      status: v.union(v.literal("pending"), v.literal("consumed")),
-      runId: v.optional(v.id("runs")),
-      note: v.optional(v.string()),
-    }),
-  ),
+  returns: v.array(v.object({ _id: v.id("agentTriggers"), _creationTime: v.number(), ...schema.tables.agentTriggers.validator.fields })),
   handler: async (ctx, { taskId }) =>
     await ctx.db
       .query("agentTriggers")

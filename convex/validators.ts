@@ -85,6 +85,12 @@ export const vRunTriggerKind = v.union(
 );
 export type RunTriggerKind = Infer<typeof vRunTriggerKind>;
 
+/** What started a run (or was folded into it). */
+export const vRunTrigger = v.object({ kind: vRunTriggerKind, messageId: v.optional(v.id("messages")), note: v.optional(v.string()) });
+
+/** Per model call: ms assembling context, waiting for the model, dispatching tools. */
+export const vRunTiming = v.object({ contextMs: v.number(), modelMs: v.number(), dispatchMs: v.number() });
+
 /** One dispatched tool call and what came of it. */
 export const vToolCallRecord = v.object({
   name: v.string(),

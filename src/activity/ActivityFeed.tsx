@@ -1,8 +1,7 @@
 import { usePaginatedQuery } from "convex/react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { ErrorBoundary } from "../components/ErrorBoundary";
-import { Button } from "../components/ui/Button";
+import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
 import { userMessage } from "../lib/errors";
 import { useNow } from "../task/relativeTime";
 import { ActivityFrame, ActivityList } from "./ActivityList";
@@ -22,12 +21,7 @@ export function ActivityFeed({ departmentId }: Props) {
       key={departmentId}
       fallback={(error, retry) => (
         <ActivityFrame>
-          <div role="alert" className="flex flex-col items-center gap-2 px-4 py-6 text-center">
-            <p className="text-xs text-rose-700">{userMessage(error)}</p>
-            <Button variant="secondary" onClick={retry} className="px-2 py-1 text-xs">
-              Try again
-            </Button>
-          </div>
+          <PanelError message={userMessage(error)} onRetry={retry} />
         </ActivityFrame>
       )}
     >

@@ -47,3 +47,15 @@ export function ErrorPanel({ message, onRetry }: { message: string; onRetry: () 
     </div>
   );
 }
+
+/** The compact error state of a side panel: the message and a retry, inside the panel's own frame. */
+export function PanelError({ message, onRetry }: { message: string; onRetry: () => void }) {
+  return (
+    <div role="alert" className="flex flex-col items-center gap-2 px-4 py-6 text-center">
+      <p className="text-xs text-rose-700">{message}</p>
+      <Button variant="secondary" onClick={onRetry} className="px-2 py-1 text-xs">
+        Try again
+      </Button>
+    </div>
+  );
+}

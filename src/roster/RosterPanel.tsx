@@ -2,8 +2,7 @@ import { useQuery } from "convex/react";
 import { useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { ErrorBoundary } from "../components/ErrorBoundary";
-import { Button } from "../components/ui/Button";
+import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
 import { userMessage } from "../lib/errors";
 import { CreateAgentModal } from "./CreateAgentModal";
 import { RosterFrame, RosterList } from "./RosterList";
@@ -23,12 +22,7 @@ export function RosterPanel({ departmentId, isAdmin }: Props) {
       key={departmentId}
       fallback={(error, retry) => (
         <RosterFrame>
-          <div role="alert" className="flex flex-col items-center gap-2 px-4 py-6 text-center">
-            <p className="text-xs text-rose-700">{userMessage(error)}</p>
-            <Button variant="secondary" onClick={retry} className="px-2 py-1 text-xs">
-              Try again
-            </Button>
-          </div>
+          <PanelError message={userMessage(error)} onRetry={retry} />
         </RosterFrame>
       )}
     >
