@@ -3,17 +3,14 @@
  * sign-in screen → wrong password refused → right password → the seeded board,
  * wide and narrow. Screenshots land in tests/output/ (git-ignored).
  */
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CHROMIUM_ARGS, chromiumPath } from "./chromium";
-import { PROJECT_ROOT, startStack, type Stack } from "./stack";
+import { fillSignIn, screenshotPath, startJourney, until, WIDE, type Journey } from "./journey";
 
 const PASSWORD = "browser-test-password";
-const OUTPUT_DIR = path.join(PROJECT_ROOT, "tests/output");
-const WIDE = { width: 1280, height: 800 };
 const NARROW = { width: 390, height: 844 };
+/** Bound on waits for values that settle after layout. */
+const SETTLE_MS = 10_000;
 
 /** What `convex/seed.ts` puts on the board, column by column. */
 const SEEDED_COLUMNS: Record<string, string[]> = {
@@ -26,49 +23,15 @@ const SEEDED_COLUMNS: Record<string, string[]> = {
 };
 const SEEDED_AGENTS = ["Jarvis", "Dev Bot", "Writer", "Archie"];
 
-let stack: Stack | undefined;
-let browser: Browser | undefined;
-const contexts: BrowserContext[] = [];
-/** Uncaught errors in any page: a journey that "passes" while React throws is not a pass. */
-const pageErrors: string[] = [];
-
-async function newPage(viewport = WIDE): Promise<Page> {
-  const context = await browser!.newContext({ viewport, deviceScaleFactor: 1 });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  page.on("pageerror", (error) => pageErrors.push(`${error.name}: ${error.message}`));
-  return page;
-}
-
-async function signIn(page: Page, name: string, password: string): Promise<void> {
-  const form = page.getByTestId("signin-form");
-  await form.getByLabel("Your name").fill(name);
-  await form.getByLabel("Password").fill(password);
-  await form.getByRole("button", { name: "Sign in" }).click();
-}
-
-/** Polls `read` until it returns `expected` (bounded), for values that settle after layout. */
-async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (last !== expected && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    last = await read();
-  }
-  expect(last).toBe(expected);
-}
+let journey: Journey | undefined;
+const newPage = () => journey!.newPage({ timeoutMs: 30_000, consoleErrors: false });
 
 beforeAll(async () => {
-  mkdirSync(OUTPUT_DIR, { recursive: true });
-  stack = await startStack({ password: PASSWORD });
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  journey = await startJourney({ password: PASSWORD });
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
-  await browser?.close().catch(() => {});
-  await stack?.stop();
+  await journey?.close();
 });
 
 describe("npm start in a browser", () => {
@@ -76,7 +39,7 @@ describe("npm start in a browser", () => {
 
   test("shows the sign-in screen", async () => {
     page = await newPage();
-    await page.goto(stack!.appUrl);
+    await page.goto(journey!.stack.appUrl);
     const form = page.getByTestId("signin-form");
     await expect(form.waitFor()).resolves.toBeUndefined();
     await form.getByLabel("Password").waitFor();
@@ -87,11 +50,11 @@ describe("npm start in a browser", () => {
     // Tailwind is loaded: the form is a white card, not an unstyled default.
     const background = await form.evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(background).toBe("rgb(255, 255, 255)");
-    await page.screenshot({ path: path.join(OUTPUT_DIR, "signin.png") });
+    await page.screenshot({ path: screenshotPath("signin.png") });
   });
 
   test("refuses a wrong password", async () => {
-    await signIn(page, "Ada", "not-the-password");
+    await fillSignIn(page, "Ada", "not-the-password");
     const alert = page.getByTestId("signin-form").getByRole("alert");
     await alert.waitFor();
     expect(await alert.textContent()).toBe("Wrong password.");
@@ -99,14 +62,14 @@ describe("npm start in a browser", () => {
   });
 
   test("signs in with the right password and shows the seeded board", async () => {
-    await signIn(page, "Ada", PASSWORD);
+    await fillSignIn(page, "Ada", PASSWORD);
     const board = page.getByTestId("board");
     await board.waitFor();
     await page.getByTestId("task-card").first().waitFor();
     await expect(page.getByTestId("signin-form").count()).resolves.toBe(0);
     await expect(page.getByText("Ada", { exact: true }).first().isVisible()).resolves.toBe(true);
 
-    await eventually(() => page.getByTestId("task-card").count(), 5);
+    await until(() => page.getByTestId("task-card").count(), (n) => n === 5, "5 cards on the board", SETTLE_MS);
     for (const [status, titles] of Object.entries(SEEDED_COLUMNS)) {
       const column = board.getByTestId(`column-${status}`);
       await expect(column.isVisible(), `column-${status} visible`).resolves.toBe(true);
@@ -135,8 +98,8 @@ describe("npm start in a browser", () => {
     expect(rosterBox!.x + rosterBox!.width).toBeLessThanOrEqual(WIDE.width);
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(WIDE.width);
 
-    await page.screenshot({ path: path.join(OUTPUT_DIR, "board.png") });
-    expect(pageErrors).toEqual([]);
+    await page.screenshot({ path: screenshotPath("board.png") });
+    expect(journey!.pageErrors).toEqual([]);
   });
 
   test("stays usable on a narrow screen", async () => {
@@ -144,7 +107,7 @@ describe("npm start in a browser", () => {
     const firstCard = page.getByTestId("column-inbox").getByTestId("task-card").first();
     await firstCard.waitFor();
     // The page itself does not scroll sideways; the board scrolls inside itself.
-    await eventually(() => page.evaluate(() => document.documentElement.scrollWidth), NARROW.width);
+    await until(() => page.evaluate(() => document.documentElement.scrollWidth), (w) => w === NARROW.width, "the page to fit the narrow viewport", SETTLE_MS);
     const box = await firstCard.boundingBox();
     expect(box).not.toBeNull();
     expect(box!.x).toBeGreaterThanOrEqual(0);
@@ -170,20 +133,20 @@ describe("npm start in a browser", () => {
     // ...right under it, not pushed to the bottom of the screen by an empty stretch.
     expect(rosterBox!.y - boardBottom).toBeLessThanOrEqual(32);
 
-    await page.screenshot({ path: path.join(OUTPUT_DIR, "board-narrow.png"), fullPage: true });
-    expect(pageErrors).toEqual([]);
+    await page.screenshot({ path: screenshotPath("board-narrow.png"), fullPage: true });
+    expect(journey!.pageErrors).toEqual([]);
   });
 
   test("a second person signs in separately and sees the same board", async () => {
     const other = await newPage();
-    await other.goto(stack!.appUrl);
+    await other.goto(journey!.stack.appUrl);
     await other.getByTestId("signin-form").getByLabel("Password").waitFor();
-    await signIn(other, "Grace", PASSWORD);
+    await fillSignIn(other, "Grace", PASSWORD);
     await other.getByTestId("board").waitFor();
-    await eventually(() => other.getByTestId("task-card").count(), 5);
+    await until(() => other.getByTestId("task-card").count(), (n) => n === 5, "5 cards on the second board", SETTLE_MS);
     await expect(other.getByText("Grace", { exact: true }).first().isVisible()).resolves.toBe(true);
     // The first session is unaffected.
     await expect(page.getByTestId("task-card").count()).resolves.toBe(5);
-    expect(pageErrors).toEqual([]);
+    expect(journey!.pageErrors).toEqual([]);
   });
 });

@@ -11,22 +11,25 @@
  * its assignment up at once and moves the card to In progress itself, racing
  * the drag. It is back online before it is @mentioned.
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { ConvexHttpClient } from "convex/browser";
 import { makeFunctionReference } from "convex/server";
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { CHROMIUM_ARGS, chromiumPath } from "./chromium";
-import { PROJECT_ROOT, startStack, type Stack } from "./stack";
+import {
+  closeDrawer,
+  composer,
+  drawer,
+  messageIn,
+  screenshotPath,
+  send,
+  startJourney,
+  until,
+  writeWithMention,
+  type Journey,
+} from "./journey";
 
 const PASSWORD = "board-test-password";
-const OUTPUT_DIR = path.join(PROJECT_ROOT, "tests/output");
-const VIEWPORT = { width: 1280, height: 800 };
-/** Bound on every wait for something to show up (live updates take well under a second). */
-const WAIT_MS = 15_000;
 
 const TITLE = "Dark mode for the dashboard";
 const DESCRIPTION = "Respect the system setting, with a **manual toggle** in the header.";
@@ -46,62 +49,11 @@ type Trigger = {
 /** Every trigger of one task, oldest first (internal: called with the admin key). */
 const listTriggersForTask = makeFunctionReference<"query", { taskId: string }, Trigger[]>("triggers:listForTask");
 
-let stack: Stack | undefined;
-let browser: Browser | undefined;
-const contexts: BrowserContext[] = [];
-/** Uncaught errors and console errors in either page: a journey that "passes" while React throws is not a pass. */
-const pageErrors: string[] = [];
-
-async function newPage(who: string): Promise<Page> {
-  const context = await browser!.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  page.on("pageerror", (error) => pageErrors.push(`${who}: ${error.name}: ${error.message}`));
-  // React reports its warnings (keys, act, hooks) through console.error.
-  page.on("console", (message) => {
-    if (message.type() === "error") pageErrors.push(`${who}: console.error: ${message.text()}`);
-  });
-  return page;
-}
-
-async function signIn(page: Page, name: string): Promise<void> {
-  await page.goto(stack!.appUrl);
-  const form = page.getByTestId("signin-form");
-  await form.getByLabel("Password").waitFor();
-  await form.getByLabel("Your name").fill(name);
-  await form.getByLabel("Password").fill(PASSWORD);
-  await form.getByRole("button", { name: "Sign in" }).click();
-  await page.getByTestId("board").waitFor();
-  await page.getByTestId("task-card").first().waitFor();
-  await page.getByTestId("roster-agent").first().waitFor();
-}
-
-/** Polls `read` until `done` accepts its value (bounded); returns that value, or fails with the last one. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    last = await read();
-  }
-  return last;
-}
-
-/** A Convex HTTP client signed in as `name`, through the same endpoint the sign-in screen uses. */
-async function clientFor(name: string): Promise<ConvexHttpClient> {
-  const response = await fetch(`${stack!.url}/maestro/auth/signin`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ name, password: PASSWORD }),
-  });
-  expect(response.status).toBe(200);
-  const { token } = (await response.json()) as { token: string };
-  const client = new ConvexHttpClient(stack!.url);
-  client.setAuth(token);
-  return client;
-}
+let journey: Journey | undefined;
+const newPage = (who: string) => journey!.newPage({ who });
+const signIn = (page: Page, name: string) => journey!.signIn(page, name);
+const clientFor = (name: string) => journey!.clientFor(name);
+const adminClient = () => journey!.adminClient();
 
 /** Sets an agent's status as Ada (an admin), through the same mutation the roster uses. */
 async function setAgentStatus(sessionKey: string, status: "idle" | "offline"): Promise<void> {
@@ -112,44 +64,8 @@ async function setAgentStatus(sessionKey: string, status: "idle" | "offline"): P
   await asAda.mutation(api.agents.setStatus, { agentId: agent!._id, status });
 }
 
-/** A Convex HTTP client with the deployment's admin key (for internal functions). */
-function adminClient(): ConvexHttpClient {
-  const client = new ConvexHttpClient(stack!.url);
-  const adminKey = readFileSync(path.join(stack!.dataDir, "admin-key"), "utf8").trim();
-  // Not in the public types; the same call `npx convex` makes.
-  (client as unknown as { setAdminAuth(key: string): void }).setAdminAuth(adminKey);
-  return client;
-}
-
 const card = (page: Page, column: string) => page.getByTestId(`column-${column}`).getByTestId("task-card").filter({ hasText: TITLE });
 const activity = (page: Page, text: string) => page.getByTestId("activity-feed").getByTestId("activity-entry").filter({ hasText: text });
-const drawer = (page: Page) => page.getByTestId("task-drawer");
-const composer = (page: Page) => drawer(page).getByRole("combobox", { name: "Message" });
-
-/** Types `before`, then `@` + `query`, picks `name` from the mention list, then types `after`. */
-async function writeWithMention(page: Page, before: string, query: string, name: string, after: string): Promise<void> {
-  const box = composer(page);
-  await box.click();
-  await box.pressSequentially(`${before}@${query}`);
-  const list = page.getByRole("listbox", { name: "People to mention" });
-  await list.waitFor();
-  await expect(box.getAttribute("aria-expanded")).resolves.toBe("true");
-  await list.getByRole("option", { name }).click();
-  await list.waitFor({ state: "detached" });
-  await expect(box.inputValue()).resolves.toBe(`${before}@${name} `);
-  await box.pressSequentially(after);
-}
-
-async function send(page: Page, content: string): Promise<Locator> {
-  await drawer(page).getByRole("button", { name: "Send" }).click();
-  // Sent: the composer empties once the mutation resolved.
-  await until(() => composer(page).inputValue(), (value) => value === "", "the composer to clear");
-  return messageIn(page, content);
-}
-
-function messageIn(page: Page, content: string): Locator {
-  return drawer(page).getByTestId("message").filter({ hasText: content });
-}
 
 async function openCard(page: Page, column: string): Promise<void> {
   await card(page, column).getByRole("button", { name: TITLE, exact: true }).click();
@@ -158,26 +74,17 @@ async function openCard(page: Page, column: string): Promise<void> {
   await composer(page).waitFor();
 }
 
-async function closeDrawer(page: Page): Promise<void> {
-  await drawer(page).getByRole("button", { name: "Close task" }).click();
-  await drawer(page).waitFor({ state: "detached" });
-}
-
 async function notificationCount(page: Page): Promise<number> {
   const badge = page.getByTestId("notification-count");
   return (await badge.count()) === 0 ? 0 : Number(await badge.textContent());
 }
 
 beforeAll(async () => {
-  mkdirSync(OUTPUT_DIR, { recursive: true });
-  stack = await startStack({ password: PASSWORD });
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  journey = await startJourney({ password: PASSWORD });
 });
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
-  await browser?.close().catch(() => {});
-  await stack?.stop();
+  await journey?.close();
 });
 
 describe("the squad board, live in two browsers", () => {
@@ -198,7 +105,7 @@ describe("the squad board, live in two browsers", () => {
     await expect(ada.getByTestId("roster").getByRole("button", { name: /^Edit / }).count()).resolves.toBe(4);
     // A marker that a reload would wipe: everything below must arrive live.
     for (const page of [ada, grace]) await page.evaluate(() => Object.assign(window, { __noReload: true }));
-    expect(pageErrors).toEqual([]);
+    expect(journey!.pageErrors).toEqual([]);
   });
 
   test("a task Ada creates in the New task dialog appears on Grace's board and feed, live", async () => {
@@ -234,8 +141,8 @@ describe("the squad board, live in two browsers", () => {
     await activity(grace, `Ada assigned “${TITLE}” to Dev Bot`).waitFor();
     await expect(grace.evaluate(() => (window as { __noReload?: boolean }).__noReload)).resolves.toBe(true);
 
-    await grace.screenshot({ path: path.join(OUTPUT_DIR, "board-live.png") });
-    expect(pageErrors).toEqual([]);
+    await grace.screenshot({ path: screenshotPath("board-live.png") });
+    expect(journey!.pageErrors).toEqual([]);
   });
 
   test("Grace drags the card to In progress with the mouse; both boards show it there", async () => {
@@ -265,7 +172,7 @@ describe("the squad board, live in two browsers", () => {
     // The drop was a drag, not a click: no drawer opened.
     await expect(drawer(grace).count()).resolves.toBe(0);
     await expect(grace.getByRole("alert").count()).resolves.toBe(0);
-    expect(pageErrors).toEqual([]);
+    expect(journey!.pageErrors).toEqual([]);
   });
 
   test("Ada moves it on to Review with the keyboard (grip, Space, →, Space); both boards show it there", async () => {
@@ -284,7 +191,7 @@ describe("the squad board, live in two browsers", () => {
       await activity(page, `Ada moved “${TITLE}” from In progress to Review`).waitFor();
     }
     await expect(ada.getByRole("alert").count()).resolves.toBe(0);
-    expect(pageErrors).toEqual([]);
+    expect(journey!.pageErrors).toEqual([]);
   });
 
   test("an @Dev Bot message from the composer's list shows in both open drawers and triggers Dev Bot once", async () => {
@@ -304,7 +211,7 @@ describe("the squad board, live in two browsers", () => {
       await expect(message.textContent()).resolves.toContain("Ada");
       await expect(message.locator("[data-mention]").textContent()).resolves.toBe("@Dev Bot");
     }
-    await ada.screenshot({ path: path.join(OUTPUT_DIR, "drawer.png") });
+    await ada.screenshot({ path: screenshotPath("drawer.png") });
 
     // The server resolved the mention to Dev Bot's session key...
     const asAda = await clientFor("Ada");
@@ -349,7 +256,7 @@ describe("the squad board, live in two browsers", () => {
       const reply = drawer(page).locator('[data-testid="message"][data-author-kind="agent"]').filter({ hasText: "Dev Bot" });
       await reply.first().waitFor();
     }
-    expect(pageErrors).toEqual([]);
+    expect(journey!.pageErrors).toEqual([]);
   });
 
   test("an @Grace message lights up Grace's bell and the card's unread dot; opening the task clears them", async () => {
@@ -378,7 +285,7 @@ describe("the squad board, live in two browsers", () => {
     // Mentioning Grace did not trigger Dev Bot again.
     const triggers = await adminClient().query(listTriggersForTask, { taskId });
     expect(triggers.filter((t) => t.agentSessionKey === DEV_BOT_KEY && t.kind === "mentioned")).toHaveLength(1);
-    expect(pageErrors).toEqual([]);
+    expect(journey!.pageErrors).toEqual([]);
   });
 
   test("Ada edits Dev Bot's allowed tools; both feeds show it, and only Ada can edit", async () => {
@@ -395,7 +302,7 @@ describe("the squad board, live in two browsers", () => {
     await expect(ask.isChecked()).resolves.toBe(false);
     // The whole tool checklist in view for the screenshot (the form scrolls inside the dialog).
     await dialog.getByTestId("tool-chat.getNew").scrollIntoViewIfNeeded();
-    await ada.screenshot({ path: path.join(OUTPUT_DIR, "agent-modal.png") });
+    await ada.screenshot({ path: screenshotPath("agent-modal.png") });
     await dialog.getByRole("button", { name: "Save changes" }).click();
     await dialog.waitFor({ state: "detached" });
 
@@ -420,7 +327,7 @@ describe("the squad board, live in two browsers", () => {
     await expect(roster.getByRole("button").count()).resolves.toBe(0);
     await expect(grace.evaluate(() => (window as { __noReload?: boolean }).__noReload)).resolves.toBe(true);
     await expect(ada.evaluate(() => (window as { __noReload?: boolean }).__noReload)).resolves.toBe(true);
-    expect(pageErrors).toEqual([]);
+    expect(journey!.pageErrors).toEqual([]);
   });
 });
 

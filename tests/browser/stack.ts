@@ -93,6 +93,9 @@ export async function startStack(options: { password: string }): Promise<Stack> 
       MAESTRO_CONFIG: path.join(dataDir, "no-such-maestro.config.json"),
       // Vite reads these before .env files; never let a Clerk key switch the auth mode.
       VITE_CLERK_PUBLISHABLE_KEY: "",
+      // A developer's own model settings must not leak in either: the journeys expect npm start's demo model.
+      OPENAI_API_KEY: "",
+      OPENAI_BASE_URL: "",
       NO_COLOR: "1",
     },
     stdio: ["ignore", "pipe", "pipe"],

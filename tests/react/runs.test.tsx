@@ -201,7 +201,7 @@ describe("RunsPanel", () => {
     expect(calls).toHaveLength(2);
     expect(calls[0].textContent).toContain("✓");
     expect(within(calls[0]).getByText("Delegated “Hero copy” to Dev Bot")).toBeTruthy();
-    expect(calls[1].textContent).toContain("⛔");
+    expect(calls[1].textContent).toContain("⊘");
     expect(within(calls[1]).getByText("permission denied: Writer may not call delegate_task")).toBeTruthy();
     expect(within(calls[1]).getByText("Permission denied:", { selector: ".sr-only" })).toBeTruthy();
 
@@ -236,7 +236,7 @@ describe("RunsPanel", () => {
     expect(within(failed).getByText(noModel)).toBeTruthy();
     expect(within(failed).queryByText(/tokens/)).toBeNull();
 
-    expect(within(guarded).getByText("⏹")).toBeTruthy();
+    expect(within(guarded).getByText("■")).toBeTruthy();
     expect(within(guarded).getByText("Guard: delegation limit per run reached (5)")).toBeTruthy();
   });
 

@@ -1,0 +1,180 @@
+/**
+ * What the browser journeys share: one `npm start` stack and one Chromium per
+ * test file, pages that record uncaught errors, signing in (through the form,
+ * or over HTTP for a Convex client), bounded polling, the task drawer's
+ * composer, and where screenshots go (tests/output/, git-ignored).
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { ConvexHttpClient } from "convex/browser";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { expect } from "vitest";
+import { CHROMIUM_ARGS, chromiumPath } from "./chromium";
+import { PROJECT_ROOT, startStack, type Stack } from "./stack";
+
+export const OUTPUT_DIR = path.join(PROJECT_ROOT, "tests/output");
+export const WIDE = { width: 1280, height: 800 };
+/** Default bound on every wait for something to show up (live updates take well under a second). */
+export const WAIT_MS = 15_000;
+
+/** Where a screenshot named `name` (e.g. "board.png") goes; the folder is made if missing. */
+export function screenshotPath(name: string): string {
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  return path.join(OUTPUT_DIR, name);
+}
+
+/** Polls `read` until `done` accepts its value (bounded); returns that value, or fails with the last one. */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = WAIT_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await read();
+  }
+  return last;
+}
+
+/** Fills the sign-in form already on `page` and submits it; waits for nothing. */
+export async function fillSignIn(page: Page, name: string, password: string): Promise<void> {
+  const form = page.getByTestId("signin-form");
+  await form.getByLabel("Your name").fill(name);
+  await form.getByLabel("Password").fill(password);
+  await form.getByRole("button", { name: "Sign in" }).click();
+}
+
+export interface PageOptions {
+  /** Prefixes this page's errors in `pageErrors` (e.g. "Ada"). */
+  who?: string;
+  viewport?: { width: number; height: number };
+  /** The page's default timeout for waits and actions. */
+  timeoutMs?: number;
+  /** Also record `console.error` (React reports its warnings there). */
+  consoleErrors?: boolean;
+}
+
+export interface Journey {
+  stack: Stack;
+  browser: Browser;
+  password: string;
+  /** Uncaught errors (and, where asked, console errors) in any page: a journey that "passes" while React throws is not a pass. */
+  pageErrors: string[];
+  /** A page in a browser context of its own (its own cookies and storage: its own person). */
+  newPage(options?: PageOptions): Promise<Page>;
+  /** Opens the app, signs in as `name` with the stack's password, and waits for the board, its cards and the roster. */
+  signIn(page: Page, name: string): Promise<void>;
+  /** A Convex HTTP client signed in as `name`, through the same endpoint the sign-in screen uses. */
+  clientFor(name: string): Promise<ConvexHttpClient>;
+  /** A Convex HTTP client with the deployment's admin key (for internal functions). */
+  adminClient(): ConvexHttpClient;
+  /** Closes the pages' contexts, the browser and the stack. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Starts the `npm start` stack with `password` and a headless Chromium. */
+export async function startJourney(options: { password: string }): Promise<Journey> {
+  const { password } = options;
+  const stack = await startStack({ password });
+  let browser: Browser;
+  try {
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+  const contexts: BrowserContext[] = [];
+  const pageErrors: string[] = [];
+
+  return {
+    stack,
+    browser,
+    password,
+    pageErrors,
+
+    async newPage({ who, viewport = WIDE, timeoutMs = WAIT_MS, consoleErrors = true } = {}) {
+      const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.setDefaultTimeout(timeoutMs);
+      const prefix = who === undefined ? "" : `${who}: `;
+      page.on("pageerror", (error) => pageErrors.push(`${prefix}${error.name}: ${error.message}`));
+      if (consoleErrors) {
+        page.on("console", (message) => {
+          if (message.type() === "error") pageErrors.push(`${prefix}console.error: ${message.text()}`);
+        });
+      }
+      return page;
+    },
+
+    async signIn(page, name) {
+      await page.goto(stack.appUrl);
+      await page.getByTestId("signin-form").getByLabel("Password").waitFor();
+      await fillSignIn(page, name, password);
+      await page.getByTestId("board").waitFor();
+      await page.getByTestId("task-card").first().waitFor();
+      await page.getByTestId("roster-agent").first().waitFor();
+    },
+
+    async clientFor(name) {
+      const response = await fetch(`${stack.url}/maestro/auth/signin`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name, password }),
+      });
+      expect(response.status).toBe(200);
+      const { token } = (await response.json()) as { token: string };
+      const client = new ConvexHttpClient(stack.url);
+      client.setAuth(token);
+      return client;
+    },
+
+    adminClient() {
+      const client = new ConvexHttpClient(stack.url);
+      const adminKey = readFileSync(path.join(stack.dataDir, "admin-key"), "utf8").trim();
+      // Not in the public types; the same call `npx convex` makes.
+      (client as unknown as { setAdminAuth(key: string): void }).setAdminAuth(adminKey);
+      return client;
+    },
+
+    async close() {
+      for (const context of contexts.splice(0)) await context.close().catch(() => {});
+      await browser.close().catch(() => {});
+      await stack.stop();
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the task drawer
+
+export const drawer = (page: Page) => page.getByTestId("task-drawer");
+export const composer = (page: Page) => drawer(page).getByRole("combobox", { name: "Message" });
+
+export function messageIn(page: Page, content: string): Locator {
+  return drawer(page).getByTestId("message").filter({ hasText: content });
+}
+
+/** Types `before`, then `@` + `query`, picks `name` from the mention list, then types `after`. */
+export async function writeWithMention(page: Page, before: string, query: string, name: string, after: string): Promise<void> {
+  const box = composer(page);
+  await box.click();
+  await box.pressSequentially(`${before}@${query}`);
+  const list = page.getByRole("listbox", { name: "People to mention" });
+  await list.waitFor();
+  await expect(box.getAttribute("aria-expanded")).resolves.toBe("true");
+  await list.getByRole("option", { name }).click();
+  await list.waitFor({ state: "detached" });
+  await expect(box.inputValue()).resolves.toBe(`${before}@${name} `);
+  await box.pressSequentially(after);
+}
+
+/** Sends what the composer holds; resolves once the composer has emptied (the mutation resolved). */
+export async function send(page: Page, content: string): Promise<Locator> {
+  await drawer(page).getByRole("button", { name: "Send" }).click();
+  await until(() => composer(page).inputValue(), (value) => value === "", "the composer to clear");
+  return messageIn(page, content);
+}
+
+export async function closeDrawer(page: Page): Promise<void> {
+  await drawer(page).getByRole("button", { name: "Close task" }).click();
+  await drawer(page).waitFor({ state: "detached" });
+}
