@@ -7,7 +7,7 @@
  * `npm run check:convex` (part of `npm test`).
  */
 import { build } from "esbuild";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,7 +60,9 @@ export async function checkConvexRuntime(convexDir: string, projectRoot: string)
     }
   }
   if (nodeModules.size > 0) {
-    const buildRoot = mkdtempSync(path.join(projectRoot, "node_modules", ".cache", "maestro-check-"));
+    const cacheDir = path.join(projectRoot, "node_modules", ".cache");
+    mkdirSync(cacheDir, { recursive: true });
+    const buildRoot = mkdtempSync(path.join(cacheDir, "maestro-check-"));
     try {
       const modules = await buildConvexModules(convexDir, buildRoot, 1);
       for (const modulePath of nodeModules) {
