@@ -160,4 +160,59 @@ export default defineSchema({
     .index("by_task", ["taskId"])
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
     .index("by_agent_and_status", ["agentSessionKey", "status"]),
+
+  /** Admin overrides of the JSON config (one document per key). */
+  settings: defineTable({
+    key: v.string(),
+    chat: v.object({
+      enabled: v.optional(v.boolean()),
+      maxMessageChars: v.optional(v.number()),
+      scannerEnabled: v.optional(v.boolean()),
+      scannerTimeoutMs: v.optional(v.number()),
+    }),
+  }).index("by_key", ["key"]),
+
+  /** The #maestro chat: `id` increases strictly across all sessions; reads filter by session. */
+  chat: defineTable({
+    id: v.number(),
+    departmentId: v.id("departments"),
+    sessionId: v.string(),
+    /** RFC 3339. */
+    ts: v.string(),
+    author: v.string(),
+    text: v.string(),
+    truncated: v.boolean(),
+    redacted: v.boolean(),
+  })
+    .index("by_chat_id", ["id"])
+    .index("by_session_and_chat_id", ["sessionId", "id"]),
+
+  /** Each agent's chat cursor: the highest chat id it has been shown. */
+  chatCursors: defineTable({
+    agentId: v.string(),
+    lastId: v.number(),
+    /** The agent's last turn used only chat tools: remind it next time. */
+    remindNext: v.boolean(),
+  }).index("by_agentId", ["agentId"]),
+
+  /**
+   * API keys that let an agent outside Maestro use the chat (the MCP server).
+   * Only the key's SHA-256 is kept; the plaintext is shown once, on creation.
+   */
+  agentApiKeys: defineTable({
+    agentId: v.id("agents"),
+    departmentId: v.id("departments"),
+    /** Lower-case hex SHA-256 of the whole key. */
+    hash: v.string(),
+    /** The key's first 12 characters, to tell keys apart in the UI. */
+    prefix: v.string(),
+    /** The admin who created it (their tokenIdentifier). */
+    createdBy: v.string(),
+    revokedAt: v.optional(v.number()),
+  })
+    .index("by_hash", ["hash"])
+    // The list shows an agent's keys newest first (by _creationTime); the next index counts active ones.
+    // eslint-disable-next-line @convex-dev/no-duplicate-indexes
+    .index("by_agent", ["agentId"])
+    .index("by_agent_and_revokedAt", ["agentId", "revokedAt"]),
 });

@@ -15,6 +15,8 @@ import { startBackend } from "./local-backend/server.js";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const config = loadConfig(projectRoot);
+// Functions read the JSON config (chat limits, the toggle, the WebUI password) from the environment.
+process.env.MAESTRO_CONFIG_JSON = JSON.stringify(config);
 const password = webuiPassword(config);
 const dataDir = process.env.MAESTRO_DATA_DIR ? path.resolve(process.env.MAESTRO_DATA_DIR) : undefined;
 

@@ -4,6 +4,8 @@ import { internalQuery, type QueryCtx } from "../_generated/server";
 import { MAX_AGENTS_PER_DEPARTMENT } from "../agents";
 import { actorName } from "../lib/actors";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
+import { chatExcluded } from "../chat";
+import { chatSettings } from "../lib/config";
 import { permittedTools } from "../tools/registry";
 import { vAgentStatus, vRunTriggerKind, vTaskStatus } from "../validators";
 import { brainConfig } from "./config";
@@ -98,6 +100,7 @@ export const getAssembledContext = internalQuery({
       countTokens(`[${m.author} (${m.authorKind})]: ${m.content}`),
     );
     const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
+    const { enabled: chatEnabled } = await chatSettings(ctx);
     return {
       runId,
       agent: {
@@ -123,7 +126,11 @@ export const getAssembledContext = internalQuery({
       thread: kept,
       threadOmitted: dropped > 0 || recent.length === MAX_THREAD_MESSAGES,
       trigger: { kind: run.trigger.kind, text: await triggerText(ctx, run) },
-      tools: permittedTools(agent.allowedTools).map(({ name, description, usage }) => ({ name, description, usage })),
+      tools: permittedTools(agent.allowedTools, { chatEnabled, architect: chatExcluded(agent) }).map(({ name, description, usage }) => ({
+        name,
+        description,
+        usage,
+      })),
       squad: agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey, status: a.status })),
     };
   },
@@ -135,7 +142,9 @@ export const agentForDispatch = internalQuery({
   returns: v.object({
     name: v.string(),
     sessionKey: v.string(),
+    /** What the agent may call now: its allowedTools within the registry as it stands. */
     allowedTools: v.array(v.string()),
+    chatEnabled: v.boolean(),
     departmentId: v.id("departments"),
     taskId: v.id("tasks"),
     delegations: v.number(),
@@ -144,10 +153,12 @@ export const agentForDispatch = internalQuery({
     const run = await ctx.db.get("runs", runId);
     if (run === null) throw new Error(`Run ${runId} not found`);
     const agent = (await ctx.db.get("agents", run.agentId))!;
+    const { enabled: chatEnabled } = await chatSettings(ctx);
     return {
       name: agent.name,
       sessionKey: agent.sessionKey,
-      allowedTools: agent.allowedTools,
+      allowedTools: permittedTools(agent.allowedTools, { chatEnabled, architect: chatExcluded(agent) }).map((t) => t.name),
+      chatEnabled,
       departmentId: run.departmentId,
       taskId: run.taskId,
       delegations: run.delegations,

@@ -20,6 +20,9 @@ export interface Observation {
 
 type Outcome = ToolCallRecord["outcome"];
 
+/** Observations stay concise: a longer one is cut. */
+const MAX_OBSERVATION_CHARS = 4000;
+
 /** Canonical JSON of a call, to spot an identical repeat within a run. */
 function signature(name: string, args: unknown): string {
   const sortKeys = (value: unknown): unknown =>
@@ -54,7 +57,7 @@ export async function dispatchToolCalls(
     let text: string;
     let delegated = false;
     let guard: string | undefined;
-    const tool = findTool(call.name);
+    const tool = findTool(call.name, scope.chatEnabled);
     log(`[TOOL: ${call.name}]`);
     if (index >= MAX_TOOL_CALLS_PER_REPLY) {
       outcome = "refused";
@@ -144,6 +147,15 @@ async function execute(
     case "ask_question":
       await ctx.runMutation(internal.tools.thread.askQuestion, { runId, question: String(args.question) });
       return { text: "asked in the thread; the task is blocked until a human answers", delegated: false };
+    case "chat.post": {
+      const posted = await ctx.runMutation(internal.chat.postForRun, { runId, text: String(args.text) });
+      return { text: JSON.stringify(posted), delegated: false };
+    }
+    case "chat.getNew": {
+      const result = await ctx.runQuery(internal.chat.getNewForRun, { runId });
+      const json = JSON.stringify(result);
+      return { text: json.length > MAX_OBSERVATION_CHARS ? `${json.slice(0, MAX_OBSERVATION_CHARS)}…` : json, delegated: false };
+    }
     default:
       throw new Error(`${name} is not available yet in this deployment`);
   }

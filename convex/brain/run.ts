@@ -13,7 +13,8 @@ import { modelConfigProblem, NO_MODEL_NOTE } from "../runs";
 import { brainConfig } from "./config";
 import { dispatchToolCalls } from "./dispatch";
 import { callModel, modelConfigFromEnv, type ChatMessage } from "./model";
-import { assemblePrompt, observationsMessage } from "./prompt";
+import { isChatTool } from "../tools/registry";
+import { assemblePrompt, BASE_MIDDLEWARES, chatMiddleware, observationsMessage } from "./prompt";
 import { parseToolCalls, stripToolCalls } from "./toolCalls";
 
 export const execute = internalAction({
@@ -37,13 +38,21 @@ export const execute = internalAction({
       for (let round = 0; ; round++) {
         const started = performance.now();
         const context = await ctx.runQuery(internal.brain.context.getAssembledContext, { runId });
-        const { messages, steps } = await assemblePrompt(context);
+        const chat = chatMiddleware(() => ctx.runQuery(internal.chat.contextForRun, { runId }));
+        const { messages, steps } = await assemblePrompt(context, [...BASE_MIDDLEWARES, chat]);
         for (const step of steps) log(`context: ${step}`);
+        const chatContext = chat.fetched();
+        if (chatContext !== null) log(`chat: retrieved ${chatContext.messages.length} new message(s), newPointer ${chatContext.newPointer}`);
         const contextDone = performance.now();
         log(`model request (${context.agent.model ?? model.defaultModel})`);
         const reply = await callModel(model, { model: context.agent.model, messages: [...messages, ...conversation] });
         const modelDone = performance.now();
         const calls = parseToolCalls(reply.content);
+        if (chatContext !== null) {
+          // Only now, after the model has seen them, do the messages count as read.
+          const chatOnlyTurn = calls.length > 0 && calls.every((call) => isChatTool(call.name));
+          await ctx.runMutation(internal.chat.advanceForRun, { runId, newPointer: chatContext.newPointer, chatOnlyTurn });
+        }
         const toolsAllowed = round < config.maxToolIterations;
         let observations: Array<{ tool: string; text: string }> = [];
         if (calls.length > 0 && toolsAllowed) {

@@ -2,6 +2,7 @@ import { v } from "convex/values";
 import { z } from "zod";
 import { query } from "../_generated/server";
 import { getViewerX } from "../lib/auth";
+import { chatSettings } from "../lib/config";
 import { PRIORITIES, TASK_STATUSES } from "../validators";
 
 /**
@@ -61,9 +62,9 @@ export type ToolDefinition = (typeof TOOL_REGISTRY)[number];
 
 const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOL_REGISTRY.map((t) => [t.name, t]));
 
-/** The registered tool called `name`, if any. */
-export function findTool(name: string): ToolDefinition | undefined {
-  return TOOLS_BY_NAME.get(name);
+/** The registered tool called `name`, if any (chat tools only while chat is enabled). */
+export function findTool(name: string, chatEnabled: boolean): ToolDefinition | undefined {
+  return chatEnabled || !isChatTool(name) ? TOOLS_BY_NAME.get(name) : undefined;
 }
 
 /** Tool names in `names` that the registry does not know. */
@@ -71,9 +72,25 @@ export function unknownTools(names: readonly string[]): string[] {
   return names.filter((name) => !TOOLS_BY_NAME.has(name));
 }
 
-/** The registered tools an agent may call, in registry order: what its prompt advertises and the dispatcher allows. */
-export function permittedTools(allowedTools: readonly string[]): ToolDefinition[] {
-  return TOOL_REGISTRY.filter((tool) => allowedTools.includes(tool.name));
+/** The #maestro chat's tools: out of the registry when chat is disabled, and never an architect's. */
+export function isChatTool(name: string): boolean {
+  return name.startsWith("chat.");
+}
+
+/** The registry as it stands: without the chat tools when chat is disabled. */
+export function activeRegistry(chatEnabled: boolean): ToolDefinition[] {
+  return TOOL_REGISTRY.filter((tool) => chatEnabled || !isChatTool(tool.name));
+}
+
+/**
+ * The tools an agent may call, in registry order: what its prompt advertises
+ * and exactly what the dispatcher allows.
+ */
+export function permittedTools(
+  allowedTools: readonly string[],
+  { chatEnabled, architect }: { chatEnabled: boolean; architect: boolean },
+): ToolDefinition[] {
+  return activeRegistry(chatEnabled && !architect).filter((tool) => allowedTools.includes(tool.name));
 }
 
 /** The registry, for the agent modal's checklist. */
@@ -82,6 +99,7 @@ export const list = query({
   returns: v.array(v.object({ name: v.string(), description: v.string() })),
   handler: async (ctx) => {
     await getViewerX(ctx);
-    return TOOL_REGISTRY.map(({ name, description }) => ({ name, description }));
+    const { enabled } = await chatSettings(ctx);
+    return activeRegistry(enabled).map(({ name, description }) => ({ name, description }));
   },
 });

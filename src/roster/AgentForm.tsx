@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { LIMITS } from "../../convex/lib/limits";
 import { Button } from "../components/ui/Button";
 import { Field, InlineError, Select, TextArea, TextInput } from "../components/ui/Field";
@@ -15,6 +15,8 @@ type Props = {
   /** Saves the values; a rejection's message (see `userMessage`) shows above the buttons. */
   onSubmit: (values: AgentFormValues) => Promise<void>;
   onCancel?: () => void;
+  /** Shown below the fields, inside the scrolling area (the edit modal's API keys). */
+  children?: ReactNode;
 };
 
 type Errors = { name?: string; role?: string };
@@ -26,7 +28,7 @@ const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-60
  * prompt, squad lead, and the tools the agent may call as a checklist of
  * `tools`. Used for both creating and editing; closing is the caller's job.
  */
-export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", onSubmit, onCancel }: Props) {
+export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", onSubmit, onCancel, children }: Props) {
   const id = useId();
   const [values, setValues] = useState(() => ({ ...initial, model: initial.model ?? "" }));
   const [checked, setChecked] = useState<ReadonlySet<string>>(() => new Set(initial.allowedTools));
@@ -196,6 +198,7 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
             </ul>
           )}
         </fieldset>
+        {children}
       </div>
 
       <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4">

@@ -7,6 +7,7 @@ import { Button } from "../components/ui/Button";
 import { CloseIcon } from "../components/ui/icons";
 import { Dialog } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
+import { AgentApiKeys } from "./AgentApiKeys";
 import { AgentForm } from "./AgentForm";
 import { valuesFromAgent } from "./options";
 import type { Agent, AgentFormValues } from "./types";
@@ -60,7 +61,9 @@ function AgentFormWithTools({ departmentId, agent, onClose }: Props) {
       submitLabel={agent ? "Save changes" : "Create agent"}
       onSubmit={save}
       onCancel={onClose}
-    />
+    >
+      {agent && <AgentApiKeys agent={agent} />}
+    </AgentForm>
   );
 }
 

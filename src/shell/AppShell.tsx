@@ -4,10 +4,12 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { ActivityFeed } from "../activity/ActivityFeed";
 import { Board } from "../board/Board";
 import { BoardSkeleton } from "../board/BoardSkeleton";
+import { ChatPane } from "../chat/ChatPane";
 import { ErrorBoundary, ErrorPanel } from "../components/ErrorBoundary";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { RosterPanel } from "../roster/RosterPanel";
+import { SettingsButton } from "../settings/SettingsButton";
 import { TaskDrawer } from "../task/TaskDrawer";
 import { closeTask, openTask, useOpenTaskId } from "../task/taskHash";
 import { DepartmentSwitcher } from "./DepartmentSwitcher";
@@ -50,6 +52,8 @@ function Workspace({ userName, onSignOut }: Props) {
   const selected = departments?.find((d) => d._id === storedId) ?? departments?.[0];
   const openTaskId = useOpenTaskId();
   const modelStatus = useModelStatus();
+  // Chat settings are deployment-wide: an admin of any department may change them.
+  const isAnyAdmin = departments?.some((d) => d.role === "admin") ?? false;
 
   return (
     <>
@@ -60,6 +64,11 @@ function Workspace({ userName, onSignOut }: Props) {
           <>
             <ModelStatus status={modelStatus} />
             {selected && <NotificationsMenu departmentId={selected._id} />}
+            {isAnyAdmin && (
+              <SettingsButton
+                department={selected && { id: selected._id, name: selected.name, isAdmin: selected.role === "admin" }}
+              />
+            )}
           </>
         }
       >
@@ -89,7 +98,7 @@ function Workspace({ userName, onSignOut }: Props) {
 
 /**
  * One department: the board, and beside it (below it on narrow screens) the
- * squad and the activity feed. Each part fails on its own.
+ * squad, the #maestro chat and the activity feed. Each part fails on its own.
  */
 function DepartmentWorkspace({ departmentId, isAdmin }: { departmentId: Id<"departments">; isAdmin: boolean }) {
   return (
@@ -98,10 +107,12 @@ function DepartmentWorkspace({ departmentId, isAdmin }: { departmentId: Id<"depa
         <Board departmentId={departmentId} />
       </ErrorBoundary>
       <div data-testid="side-panel" className="flex min-h-0 flex-col gap-4 lg:w-72 lg:shrink-0">
-        <div className="flex min-h-0 flex-col lg:max-h-[50%]">
+        <div className="flex min-h-0 flex-col lg:max-h-[30%]">
           <RosterPanel departmentId={departmentId} isAdmin={isAdmin} />
         </div>
-        <div className="flex min-h-0 flex-col lg:flex-1">
+        {/* Takes most of the spare height (or none when folded or off); activity gets the rest. */}
+        <ChatPane departmentId={departmentId} />
+        <div className="flex min-h-0 flex-col lg:min-h-28 lg:flex-1">
           <ActivityFeed departmentId={departmentId} />
         </div>
       </div>

@@ -375,3 +375,35 @@ describe("loop guards, idempotency, failures", () => {
     expect((await board()).length).toBe(before);
   });
 });
+
+describe("the #maestro chat in runs", () => {
+  test("chat is retrieved as the last step before each model request, injected, and the cursor moves after the call", async () => {
+    await ada.mutation(api.chat.postAsHuman, { departmentId, text: "Heads up: the API is frozen today." });
+    const seenByModel: string[] = [];
+    script = ({ messages }) => {
+      seenByModel.push(messages[1].content);
+      if (lastUser(messages).startsWith("=== TOOL RESULTS ===")) return "Shared.";
+      return '[TOOL: chat.post ARG: {"text": "Noted, I will avoid API changes."}]';
+    };
+    logs.length = 0;
+    const taskId = await newTask("Chatty", ["agent:dev-bot:product"]);
+    const [run] = await settled(taskId);
+    expect(run.toolCalls[0]).toMatchObject({ name: "chat.post", outcome: "ok" });
+    // Injected as untrusted chatter, before the call.
+    expect(seenByModel[0]).toContain("untrusted peer chatter");
+    expect(seenByModel[0]).toContain("@human: Heads up: the API is frozen today.");
+    // The second call of the run sees nothing new from before, only its own post.
+    expect(seenByModel[1]).not.toContain("Heads up");
+    expect(seenByModel[1]).toContain("@dev-bot: Noted, I will avoid API changes.");
+    // Logs: the chat step is the last context step, right before the model request.
+    const runLogs = logs.filter((l) => l.includes(`[run ${run._id}]`)).map((l) => l.split(`[run ${run._id}] `)[1]);
+    const firstRequest = runLogs.findIndex((l) => l.startsWith("model request"));
+    expect(runLogs.slice(firstRequest - 2, firstRequest + 1)).toEqual([
+      "context: chat",
+      expect.stringMatching(/^chat: retrieved \d+ new message\(s\), newPointer \d+$/),
+      expect.stringMatching(/^model request/),
+    ]);
+    const chat = await ada.query(api.chat.list, { departmentId });
+    expect(chat.at(-1)).toMatchObject({ author: "@dev-bot", text: "Noted, I will avoid API changes." });
+  });
+});

@@ -19,6 +19,8 @@ const { values } = parseArgs({
 
 const projectRoot = process.cwd();
 const config = loadConfig(projectRoot);
+// Functions read the JSON config (chat limits, the toggle, the WebUI password) from the environment.
+process.env.MAESTRO_CONFIG_JSON = JSON.stringify(config);
 const backend = await startBackend({
   projectRoot,
   convexDir: values["convex-dir"] === undefined ? undefined : path.resolve(values["convex-dir"]),

@@ -1,0 +1,315 @@
+import { v } from "convex/values";
+import type { Doc, Id } from "./_generated/dataModel";
+import { internalMutation, internalQuery, mutation, query, type MutationCtx, type QueryCtx } from "./_generated/server";
+import { getMembershipX, getViewerX } from "./lib/auth";
+import { chatSettings, SETTINGS_KEY, type ChatSettings } from "./lib/config";
+import { MaestroError } from "./lib/errors";
+import { slugify } from "./lib/names";
+import { ruleScanner } from "./lib/secrets/rules";
+import { redactSecrets } from "./lib/secrets/scanner";
+
+/** Appended to a message cut at `maxMessageChars`. */
+export const TRUNCATION_MARK = " … [truncated]";
+/** What the UI and the endpoints say when chat is off. */
+export const CHAT_DISABLED = "Chat disabled by configuration";
+/** Most messages the chat pane shows (the newest). */
+export const MAX_PANE_MESSAGES = 500;
+/** Messages one GET /api/chat page reads (the endpoint pages through them all). */
+const API_PAGE_SIZE = 1000;
+/** Most messages one getNew reads. */
+export const MAX_READ_MESSAGES = 10_000;
+
+export const vChatMessage = v.object({ id: v.number(), ts: v.string(), author: v.string(), text: v.string() });
+
+/** An agent's chat name: `@<agent slug>`; never `@human` or `@architect`, which are reserved. */
+export function agentChatAuthor(agent: Pick<Doc<"agents">, "name">): string {
+  const slug = slugify(agent.name) || "agent";
+  return slug === "human" || slug === "architect" ? `@agent-${slug}` : `@${slug}`;
+}
+
+/** Architects take no part in chat in Phase 1: no context, no tools, no addendum. */
+export function chatExcluded(agent: Pick<Doc<"agents">, "kind">): boolean {
+  return agent.kind === "architect";
+}
+
+/** Cuts `text` to `max` characters, marking the cut. */
+export function truncateChat(text: string, max: number): { text: string; truncated: boolean } {
+  if (text.length <= max) return { text, truncated: false };
+  return { text: text.slice(0, Math.max(0, max - TRUNCATION_MARK.length)) + TRUNCATION_MARK, truncated: true };
+}
+
+async function enabledSettings(ctx: QueryCtx): Promise<ChatSettings> {
+  const settings = await chatSettings(ctx);
+  if (!settings.enabled) throw new MaestroError("NOT_FOUND", CHAT_DISABLED);
+  return settings;
+}
+
+/**
+ * Appends a message to the department's current chat session after size
+ * enforcement and secret redaction. Returns its id.
+ */
+export async function postChat(
+  ctx: MutationCtx,
+  departmentId: Id<"departments">,
+  author: string,
+  rawText: string,
+): Promise<number> {
+  const settings = await enabledSettings(ctx);
+  if (rawText.trim() === "") throw new MaestroError("INVALID_ARGUMENT", "A chat message must not be empty.");
+  const department = await ctx.db.get("departments", departmentId);
+  if (department === null) throw new MaestroError("NOT_FOUND", "Department not found.");
+  const cut = truncateChat(rawText, settings.maxMessageChars);
+  let text = cut.text;
+  let redacted = false;
+  if (settings.scannerEnabled) {
+    const result = redactSecrets(cut.text, ruleScanner, { timeoutMs: settings.scannerTimeoutMs });
+    if (result.scannerError) console.warn(`chat.post scannerError=true: ${result.error ?? "unknown error"}`);
+    text = result.text;
+    redacted = result.redacted;
+  }
+  const last = await ctx.db.query("chat").withIndex("by_chat_id").order("desc").first();
+  const id = (last?.id ?? 0) + 1;
+  await ctx.db.insert("chat", {
+    id,
+    departmentId,
+    sessionId: department.chatSessionId,
+    ts: new Date().toISOString(),
+    author,
+    text,
+    truncated: cut.truncated,
+    redacted,
+  });
+  return id;
+}
+
+async function cursorOf(ctx: QueryCtx, agentId: string) {
+  return await ctx.db
+    .query("chatCursors")
+    .withIndex("by_agentId", (q) => q.eq("agentId", agentId))
+    .unique();
+}
+
+/** The agent's unseen messages of its department's current session, and where its cursor would move. */
+export async function getNewForAgent(ctx: QueryCtx, agent: Doc<"agents">) {
+  await enabledSettings(ctx);
+  const department = (await ctx.db.get("departments", agent.departmentId))!;
+  const cursor = (await cursorOf(ctx, agent.sessionKey))?.lastId ?? 0;
+  const rows = await ctx.db
+    .query("chat")
+    .withIndex("by_session_and_chat_id", (q) => q.eq("sessionId", department.chatSessionId).gt("id", cursor))
+    .take(MAX_READ_MESSAGES);
+  const messages = rows.map(({ id, ts, author, text }) => ({ id, ts, author, text }));
+  return { messages, newPointer: messages.length > 0 ? messages[messages.length - 1].id : cursor };
+}
+
+/** Moves an agent's cursor forward (never back) and records whether its turn was chat-only. */
+export async function advanceCursor(ctx: MutationCtx, agentId: string, newPointer: number, chatOnlyTurn: boolean) {
+  const cursor = await cursorOf(ctx, agentId);
+  if (cursor === null) {
+    await ctx.db.insert("chatCursors", { agentId, lastId: newPointer, remindNext: chatOnlyTurn });
+  } else {
+    await ctx.db.patch("chatCursors", cursor._id, { lastId: Math.max(cursor.lastId, newPointer), remindNext: chatOnlyTurn });
+  }
+}
+
+// ---- for the WebUI ----
+
+/** Whether chat is on, for the pane ("Chat disabled by configuration"). */
+export const status = query({
+  args: {},
+  returns: v.object({ enabled: v.boolean(), maxMessageChars: v.number() }),
+  handler: async (ctx) => {
+    await getViewerX(ctx);
+    const settings = await chatSettings(ctx);
+    return { enabled: settings.enabled, maxMessageChars: settings.maxMessageChars };
+  },
+});
+
+/** The newest messages of the department's current session, oldest first. */
+export const list = query({
+  args: { departmentId: v.id("departments") },
+  returns: v.array(vChatMessage),
+  handler: async (ctx, { departmentId }) => {
+    await getMembershipX(ctx, departmentId);
+    await enabledSettings(ctx);
+    const department = (await ctx.db.get("departments", departmentId))!;
+    const rows = await ctx.db
+      .query("chat")
+      .withIndex("by_session_and_chat_id", (q) => q.eq("sessionId", department.chatSessionId))
+      .order("desc")
+      .take(MAX_PANE_MESSAGES);
+    return rows.reverse().map(({ id, ts, author, text }) => ({ id, ts, author, text }));
+  },
+});
+
+/** Posts as `@human` from the WebUI. */
+export const postAsHuman = mutation({
+  args: { departmentId: v.id("departments"), text: v.string() },
+  returns: v.object({ id: v.number(), success: v.boolean() }),
+  handler: async (ctx, { departmentId, text }) => {
+    await getMembershipX(ctx, departmentId);
+    return { id: await postChat(ctx, departmentId, "@human", text), success: true };
+  },
+});
+
+/** Admins: start a fresh chat session; older messages stop being visible to agents and the UI. */
+export const newSession = mutation({
+  args: { departmentId: v.id("departments") },
+  returns: v.string(),
+  handler: async (ctx, { departmentId }) => {
+    const member = await getMembershipX(ctx, departmentId);
+    if (member.role !== "admin") throw new MaestroError("FORBIDDEN", "Only admins can start a new chat session.");
+    const sessionId = crypto.randomUUID();
+    await ctx.db.patch("departments", departmentId, { chatSessionId: sessionId });
+    return sessionId;
+  },
+});
+
+/** The effective chat settings, for the admin settings screen. */
+export const settings = query({
+  args: {},
+  returns: v.object({ enabled: v.boolean(), maxMessageChars: v.number(), scannerEnabled: v.boolean(), scannerTimeoutMs: v.number() }),
+  handler: async (ctx) => {
+    await getViewerX(ctx);
+    return await chatSettings(ctx);
+  },
+});
+
+/** Admins (of any department): override chat settings at runtime. */
+export const updateSettings = mutation({
+  args: {
+    enabled: v.optional(v.boolean()),
+    maxMessageChars: v.optional(v.number()),
+    scannerEnabled: v.optional(v.boolean()),
+    scannerTimeoutMs: v.optional(v.number()),
+  },
+  returns: v.null(),
+  handler: async (ctx, changes) => {
+    const identity = await getViewerX(ctx);
+    const admin = await ctx.db
+      .query("members")
+      .withIndex("by_tokenIdentifier", (q) => q.eq("tokenIdentifier", identity.tokenIdentifier))
+      .take(100);
+    if (!admin.some((m) => m.role === "admin")) throw new MaestroError("FORBIDDEN", "Only admins can change settings.");
+    for (const key of ["maxMessageChars", "scannerTimeoutMs"] as const) {
+      const value = changes[key];
+      if (value !== undefined && (!Number.isInteger(value) || value < 1 || value > 1_000_000)) {
+        throw new MaestroError("INVALID_ARGUMENT", `${key} must be a whole number between 1 and 1000000.`);
+      }
+    }
+    const saved = await ctx.db
+      .query("settings")
+      .withIndex("by_key", (q) => q.eq("key", SETTINGS_KEY))
+      .unique();
+    if (saved === null) await ctx.db.insert("settings", { key: SETTINGS_KEY, chat: changes });
+    else await ctx.db.patch("settings", saved._id, { chat: { ...saved.chat, ...changes } });
+    return null;
+  },
+});
+
+// ---- for the brain (agents inside Maestro) ----
+
+async function runAgent(ctx: QueryCtx, runId: Id<"runs">) {
+  const run = await ctx.db.get("runs", runId);
+  if (run === null) throw new Error(`Run ${runId} not found`);
+  const agent = (await ctx.db.get("agents", run.agentId))!;
+  if (chatExcluded(agent)) throw new MaestroError("FORBIDDEN", "Architects take no part in chat.");
+  return agent;
+}
+
+/** `chat.post` for the run's agent; the author comes from the agent, never the model. */
+export const postForRun = internalMutation({
+  args: { runId: v.id("runs"), text: v.string() },
+  returns: v.object({ id: v.number(), success: v.boolean() }),
+  handler: async (ctx, { runId, text }) => {
+    const agent = await runAgent(ctx, runId);
+    return { id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text), success: true };
+  },
+});
+
+/** `chat.getNew` for the run's agent (the cursor moves after the model call, by the middleware). */
+export const getNewForRun = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: v.object({ messages: v.array(vChatMessage), newPointer: v.number() }),
+  handler: async (ctx, { runId }) => await getNewForAgent(ctx, await runAgent(ctx, runId)),
+});
+
+/** What the chat middleware injects before a model call: null when chat is off or the agent is an architect. */
+export const contextForRun = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: v.union(
+    v.null(),
+    v.object({ author: v.string(), remind: v.boolean(), messages: v.array(vChatMessage), newPointer: v.number() }),
+  ),
+  handler: async (ctx, { runId }) => {
+    const run = await ctx.db.get("runs", runId);
+    if (run === null) return null;
+    const agent = (await ctx.db.get("agents", run.agentId))!;
+    if (chatExcluded(agent) || !(await chatSettings(ctx)).enabled) return null;
+    const cursor = await cursorOf(ctx, agent.sessionKey);
+    return { author: agentChatAuthor(agent), remind: cursor?.remindNext ?? false, ...(await getNewForAgent(ctx, agent)) };
+  },
+});
+
+/** After the model call: the cursor moves to what was shown, and a chat-only turn is remembered. */
+export const advanceForRun = internalMutation({
+  args: { runId: v.id("runs"), newPointer: v.number(), chatOnlyTurn: v.boolean() },
+  returns: v.null(),
+  handler: async (ctx, { runId, newPointer, chatOnlyTurn }) => {
+    const run = await ctx.db.get("runs", runId);
+    if (run === null) return null;
+    await advanceCursor(ctx, run.agentSessionKey, newPointer, chatOnlyTurn);
+    return null;
+  },
+});
+
+// ---- for the HTTP endpoints (convex/http.ts checks the caller first) ----
+
+const vApiError = v.object({ kind: v.literal("error"), status: v.number(), message: v.string() });
+
+/** The department an API call means: by slug, else the first one. */
+async function departmentForApi(ctx: QueryCtx, slug: string | undefined) {
+  if (slug !== undefined) {
+    return await ctx.db
+      .query("departments")
+      .withIndex("by_slug", (q) => q.eq("slug", slug))
+      .unique();
+  }
+  return await ctx.db.query("departments").withIndex("by_slug").first();
+}
+
+export const sessionForApi = internalQuery({
+  args: { slug: v.optional(v.string()) },
+  returns: v.union(vApiError, v.object({ kind: v.literal("ok"), sessionId: v.string() })),
+  handler: async (ctx, { slug }) => {
+    if (!(await chatSettings(ctx)).enabled) return { kind: "error" as const, status: 404, message: CHAT_DISABLED };
+    const department = await departmentForApi(ctx, slug);
+    if (department === null) return { kind: "error" as const, status: 404, message: `No department ${slug ?? ""}`.trim() };
+    return { kind: "ok" as const, sessionId: department.chatSessionId };
+  },
+});
+
+/** One page of a session, by id. */
+export const sessionPage = internalQuery({
+  args: { sessionId: v.string(), afterId: v.number() },
+  returns: v.array(vChatMessage),
+  handler: async (ctx, { sessionId, afterId }) => {
+    const rows = await ctx.db
+      .query("chat")
+      .withIndex("by_session_and_chat_id", (q) => q.eq("sessionId", sessionId).gt("id", afterId))
+      .take(API_PAGE_SIZE);
+    return rows.map(({ id, ts, author, text }) => ({ id, ts, author, text }));
+  },
+});
+
+export const postFromApi = internalMutation({
+  args: { slug: v.optional(v.string()), text: v.string() },
+  returns: v.union(vApiError, v.object({ kind: v.literal("ok"), id: v.number() })),
+  handler: async (ctx, { slug, text }) => {
+    if (!(await chatSettings(ctx)).enabled) return { kind: "error" as const, status: 404, message: CHAT_DISABLED };
+    const department = await departmentForApi(ctx, slug);
+    if (department === null) return { kind: "error" as const, status: 404, message: `No department ${slug ?? ""}`.trim() };
+    if (text.trim() === "") return { kind: "error" as const, status: 400, message: "A chat message must not be empty." };
+    return { kind: "ok" as const, id: await postChat(ctx, department._id, "@human", text) };
+  },
+});

@@ -1,0 +1,88 @@
+/**
+ * Maestro's runtime configuration inside Convex. The JSON config (defaults
+ * below, `maestro.config.json`, environment) reaches functions as the
+ * MAESTRO_CONFIG_JSON environment variable; an admin's settings (the
+ * `settings` table) override it at runtime. No limit is a literal in code
+ * paths: they are read from here.
+ */
+import { env, type QueryCtx } from "../_generated/server";
+
+export interface ChatSettings {
+  enabled: boolean;
+  maxMessageChars: number;
+  scannerEnabled: boolean;
+  scannerTimeoutMs: number;
+}
+
+/** The chat spec's defaults. */
+export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
+  enabled: true,
+  maxMessageChars: 4096,
+  scannerEnabled: true,
+  scannerTimeoutMs: 800,
+};
+
+/** The singleton settings document's key. */
+export const SETTINGS_KEY = "chat";
+
+type Json = Record<string, unknown>;
+
+function section(value: unknown, key: string): Json {
+  const inner = value !== null && typeof value === "object" ? (value as Json)[key] : undefined;
+  return inner !== null && typeof inner === "object" ? (inner as Json) : {};
+}
+
+function bool(value: unknown, fallback: boolean): boolean {
+  return typeof value === "boolean" ? value : fallback;
+}
+
+function positive(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
+}
+
+/** Chat settings from the JSON config in the environment (a malformed value falls back to its default). */
+export function chatSettingsFromEnv(source: Record<string, string | undefined> = env): ChatSettings {
+  let json: unknown = {};
+  if (source.MAESTRO_CONFIG_JSON) {
+    try {
+      json = JSON.parse(source.MAESTRO_CONFIG_JSON);
+    } catch {
+      json = {};
+    }
+  }
+  const chat = section(json, "chat");
+  const limits = section(chat, "limits");
+  const scanner = section(chat, "scanner");
+  const fromJson: ChatSettings = {
+    enabled: bool(chat.enabled, DEFAULT_CHAT_SETTINGS.enabled),
+    maxMessageChars: positive(limits.maxMessageChars, DEFAULT_CHAT_SETTINGS.maxMessageChars),
+    scannerEnabled: bool(scanner.enabled, DEFAULT_CHAT_SETTINGS.scannerEnabled),
+    scannerTimeoutMs: positive(scanner.timeoutMs, DEFAULT_CHAT_SETTINGS.scannerTimeoutMs),
+  };
+  // Single variables win over the JSON, as environment overrides do.
+  if (source.MAESTRO_CHAT_ENABLED !== undefined) fromJson.enabled = source.MAESTRO_CHAT_ENABLED !== "false";
+  return fromJson;
+}
+
+/** The effective chat settings: the environment's, overridden by what an admin saved. */
+export async function chatSettings(ctx: QueryCtx): Promise<ChatSettings> {
+  const base = chatSettingsFromEnv();
+  const saved = await ctx.db
+    .query("settings")
+    .withIndex("by_key", (q) => q.eq("key", SETTINGS_KEY))
+    .unique();
+  return { ...base, ...(saved?.chat ?? {}) };
+}
+
+/** The WebUI password (`webui.password`, else MAESTRO_WEBUI_PASSWORD), or null when none is set. */
+export function webuiPasswordFromEnv(source: Record<string, string | undefined> = env): string | null {
+  let json: unknown = {};
+  try {
+    json = JSON.parse(source.MAESTRO_CONFIG_JSON ?? "{}");
+  } catch {
+    json = {};
+  }
+  const password = section(json, "webui").password;
+  if (typeof password === "string" && password !== "") return password;
+  return source.MAESTRO_WEBUI_PASSWORD ? source.MAESTRO_WEBUI_PASSWORD : null;
+}

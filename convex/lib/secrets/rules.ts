@@ -1,0 +1,482 @@
+/**
+ * Maestro's secret scanner: a table of rules as data, in the manner of
+ * gitleaks — a cheap keyword prefilter, then one regular expression, then
+ * entropy, allowlists and (for a few formats) a structural check.
+ *
+ * Every pattern uses bounded quantifiers only (no `*`, `+` or `{n,}`), never
+ * repeats a group that itself repeats, and, where it starts at a token, has
+ * a look-behind so a match can only begin at a token boundary. A failed
+ * attempt therefore backtracks a bounded distance (repeated classes are
+ * mostly disjoint from what follows them; where not, the bound caps it), and
+ * a rejected match resumes one character later, so each rule stays linear
+ * in the text with a small constant on the chat's 4,096-character messages
+ * (checked by tests/convex/secrets.test.ts, statically and on crafted inputs).
+ */
+import { monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
+
+export interface SecretRule {
+  id: string;
+  /** What the rule finds, for logs and docs. */
+  description: string;
+  /** Lowercase substrings; the regex runs only when one occurs in the lowercased text. Empty: always run. */
+  keywords: readonly string[];
+  /** Bounded quantifiers only. Flags other than `i` are ignored (the scanner adds `g` and `d`). */
+  pattern: RegExp;
+  /** Capture group holding the secret; the whole match when absent. */
+  secretGroup?: number;
+  /** Characters stripped from the end of the secret (sentence punctuation after a free-form value). */
+  trimTrailing?: string;
+  /** Shortest secret reported (after trimming). */
+  minLength?: number;
+  /** Smallest Shannon entropy (bits per character) of the secret. */
+  minEntropy?: number;
+  /** A secret matching any of these is not reported. */
+  allowlist?: readonly RegExp[];
+  /** Last word on a candidate: false drops it. */
+  validate?: (secret: string, match: RegExpExecArray) => boolean;
+}
+
+/** Shannon entropy of `text` in bits per character. */
+export function shannonEntropy(text: string): number {
+  if (text.length === 0) return 0;
+  const counts = new Map<number, number>();
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    counts.set(code, (counts.get(code) ?? 0) + 1);
+  }
+  let entropy = 0;
+  for (const count of counts.values()) {
+    const p = count / text.length;
+    entropy -= p * Math.log2(p);
+  }
+  return entropy;
+}
+
+const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/**
+ * Bytes of base64 or base64url `text` as a Latin-1 string, or null when it
+ * is not base64. Written out because Convex's runtime and a bare context may
+ * lack `atob`/`Buffer`.
+ */
+export function decodeBase64(text: string): string | null {
+  let out = "";
+  let buffer = 0;
+  let bits = 0;
+  let padding = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === "=") {
+      padding = true;
+      continue;
+    }
+    if (padding) return null;
+    const value = char === "-" ? 62 : char === "_" ? 63 : BASE64_ALPHABET.indexOf(char);
+    if (value < 0) return null;
+    buffer = (buffer << 6) | value;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += String.fromCharCode((buffer >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+function hasLetter(text: string): boolean {
+  return /[A-Za-z]/.test(text);
+}
+function hasDigit(text: string): boolean {
+  return /[0-9]/.test(text);
+}
+
+/** Placeholders people write where a secret would go. */
+const PLACEHOLDERS: readonly RegExp[] = [
+  /^(?:<[^>]{0,200}>|\[[^\]]{0,200}\]|\{[^}]{0,200}\}|\{\{[^}]{0,200}\}\}|\(\w{0,100}\))$/,
+  /^\$\{[^}]{0,200}\}?$/, // ${VAR}, ${{ secrets.X }}
+  /^\$\(/, // $(command)
+  /^\$[A-Za-z_][A-Za-z0-9_]{0,100}$/, // $VAR
+  /^%[A-Za-z_][A-Za-z0-9_]{0,100}%$/, // %VAR%
+  /^[*xX•#.…_-]{1,200}$/, // ******** xxxx ... ____
+  /your|example|placeholder|changeme|change[_-]me|redacted|dummy|sample|fake|mock|xxxx|\*\*\*|<|>|\$\{|\{\{|%s|%\(/i,
+];
+
+/** Values that are code, configuration references, paths or URLs rather than secrets. */
+const NOT_A_VALUE: readonly RegExp[] = [
+  /\(/, // a call: getpass(), os.getenv("X"), String(x)
+  /^[a-z_$][A-Za-z_$]{1,40}(?:\.[A-Za-z_$][\w$]{0,100}){1,10}(?:[.[]|$)/, // process.env.X, settings.SECRET_KEY, os.environ[
+  /^[A-Z][A-Z0-9]{0,40}(?:_[A-Z0-9]{1,40}){1,10}$/, // ENV_VAR_NAME
+  /^[A-Za-z_][\w.]{0,100}\[/, // Optional[str], os.environ[
+  /^(?:~|\.{1,2})?\//, // paths
+  /^[A-Za-z]:\\/, // Windows paths
+  /:\/\//, // URLs
+  /^(?:true|false|null|none|nil|undefined|required|optional|string|number)$/i,
+  /^(?:string|number|boolean|bigint|unknown|any|never|void|object)\b/, // type annotations: password: string): …
+  /^[a-z]{1,40}(?:[-_][a-z]{1,40}){1,10}$/, // lowercase slugs: test-password, fake_user_token, dev-only
+];
+
+/** Last segments of a key name that make it a secret's name. */
+const SECRET_KEY_ENDINGS = [
+  "password",
+  "passwd",
+  "passphrase",
+  "pwd",
+  "secret",
+  "secretkey",
+  "token",
+  "apikey",
+  "accesskey",
+  "accountkey",
+  "privatekey",
+  "credential",
+  "credentials",
+  "authkey",
+  "signingkey",
+  "encryptionkey",
+  "masterkey",
+];
+/** Key names that end like a secret's but hold something else. */
+const NON_SECRET_KEYS = ["pagetoken", "nextpagetoken", "continuationtoken", "synctoken", "cursortoken", "paginationtoken"];
+/** Qualifiers after the secret word that keep it a secret's name: API_KEY_PROD, password2, secret_value. */
+const KEY_QUALIFIER = /(?:prod|production|dev|development|test|staging|stage|live|local|value|val|str|string|raw|b64|base64|hex|plain|plaintext|[0-9]{1,3})$/;
+
+/** Whether `key` (as written before `=` or `:`) names a secret. */
+export function isSecretKeyName(key: string): boolean {
+  const lower = key.toLowerCase();
+  let normalized = lower.replace(/[_.\s-]/g, "");
+  if (NON_SECRET_KEYS.some((name) => normalized.endsWith(name))) return false;
+  for (let i = 0; i < 2; i++) {
+    if (SECRET_KEY_ENDINGS.some((ending) => normalized.endsWith(ending))) return true;
+    const stripped = normalized.replace(KEY_QUALIFIER, "");
+    if (stripped === normalized || stripped.length === 0) break;
+    normalized = stripped;
+  }
+  // DB_PASS, smtp.pass — but not bypass or compass.
+  return /(?:^|[_.-])pass$/.test(lower);
+}
+
+/** A free-form value looks like a credential: long enough, mixed, random enough, not a placeholder or code. */
+function looksLikeCredential(value: string): boolean {
+  if (!hasLetter(value) || !/[^A-Za-z]/.test(value)) return false;
+  if (PLACEHOLDERS.some((re) => re.test(value))) return false;
+  if (NOT_A_VALUE.some((re) => re.test(value))) return false;
+  return shannonEntropy(value) >= (value.length < 16 ? 2.5 : 3.0);
+}
+
+/** Header of a JWT: base64url JSON naming an algorithm. */
+function isJwt(token: string): boolean {
+  const header = decodeBase64(token.slice(0, token.indexOf(".")));
+  if (header === null) return false;
+  try {
+    const parsed: unknown = JSON.parse(header);
+    return typeof parsed === "object" && parsed !== null && typeof (parsed as { alg?: unknown }).alg === "string";
+  } catch {
+    return false;
+  }
+}
+
+/** Passwords in documentation: user:password@, Basic base64("user:pass"). */
+const PLACEHOLDER_PASSWORDS: readonly RegExp[] = [...PLACEHOLDERS, /^(?:password|passwd|pass|pwd|secret|pw|p|\*+)$/i];
+
+/** Basic-auth credentials: base64 of printable `user:password`, the password not a placeholder. */
+function isBasicCredentials(value: string): boolean {
+  const decoded = decodeBase64(value);
+  if (decoded === null || !/^[\x20-\x7e]{3,}$/.test(decoded)) return false;
+  const colon = decoded.indexOf(":");
+  if (colon < 0 || colon === decoded.length - 1) return false;
+  const password = decoded.slice(colon + 1);
+  return !PLACEHOLDER_PASSWORDS.some((re) => re.test(password));
+}
+
+/** The characters of base64 key material, without which a PEM "block" is only a mention. */
+const KEY_MATERIAL = /[A-Za-z0-9+/]{40}/;
+
+/** The rule table. Order does not matter: overlapping findings are merged. */
+export const SECRET_RULES: readonly SecretRule[] = [
+  {
+    id: "private-key",
+    description: "PEM/OpenSSH/PGP private key block (to the END line, or to the end of the key material when cut off)",
+    keywords: ["private key"],
+    pattern:
+      /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s:,.()\\]|-(?!----)){0,12000}(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/,
+    validate: (secret) => KEY_MATERIAL.test(secret),
+  },
+  {
+    id: "aws-access-key-id",
+    description: "AWS access key id (AKIA…, ASIA…)",
+    keywords: ["akia", "asia", "abia", "acca", "a3t"],
+    pattern: /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/,
+  },
+  {
+    id: "aws-secret-access-key",
+    description: "AWS secret access key after its name (aws_secret_access_key = …, SecretAccessKey: …)",
+    keywords: ["secret"],
+    pattern:
+      /(?<![A-Za-z0-9])(?:aws[ _.-]?)?secret[ _.-]?(?:access[ _.-]?)?key["'\]]?[\s:=>"'`(,]{1,8}(?:(?:is|was)[\s:"'`]{1,4})?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/i,
+    secretGroup: 1,
+    minEntropy: 3.5,
+    validate: (secret) => /[0-9/+]/.test(secret),
+  },
+  {
+    id: "aws-secret-near-key-id",
+    description: "40-character AWS secret access key shortly after an access key id on the same line",
+    keywords: ["akia", "asia"],
+    pattern:
+      /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])[^\n]{0,100}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/,
+    secretGroup: 1,
+    minEntropy: 3.5,
+    validate: (secret) => /[0-9/+]/.test(secret) && /[a-z]/.test(secret) && /[A-Z]/.test(secret),
+  },
+  {
+    id: "github-token",
+    description: "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
+    keywords: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+    pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{40,251})(?![A-Za-z0-9_])/,
+    minEntropy: 3.0,
+  },
+  {
+    id: "gitlab-token",
+    description: "GitLab token (glpat-, gldt-, glrt-, glptt-, …)",
+    keywords: ["glpat-", "gldt-", "glrt-", "glptt-", "gloas-", "glcbt-", "glft-", "glsoat-", "glimt-", "glagent-"],
+    pattern:
+      /(?<![A-Za-z0-9_-])(?:glpat|gldt|glrt|glptt|gloas|glcbt|glft|glsoat|glimt|glagent)-[A-Za-z0-9_-]{20,100}(?:\.[0-9a-z]{2}\.[0-9a-z]{9})?(?![A-Za-z0-9_-])/,
+    minEntropy: 3.0,
+  },
+  {
+    id: "slack-token",
+    description: "Slack token (xoxb-, xoxp-, xoxa-, xoxs-, xoxo-, xoxr-, xoxe-, xapp-)",
+    keywords: ["xoxb-", "xoxp-", "xoxa-", "xoxs-", "xoxo-", "xoxr-", "xoxe-", "xapp-"],
+    pattern: /(?<![A-Za-z0-9-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])/,
+    minEntropy: 3.0,
+    allowlist: [/^(?:xox[a-z]|xapp)-(?:your|xxxx|\.\.\.|token|example|placeholder)/i],
+    validate: hasDigit,
+  },
+  {
+    id: "slack-webhook",
+    description: "Slack incoming webhook / workflow URL",
+    keywords: ["hooks.slack.com"],
+    pattern: /https?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,200}/,
+    validate: hasDigit,
+  },
+  {
+    id: "stripe-key",
+    description: "Stripe secret or restricted key (sk_live_, rk_live_, sk_test_, rk_test_)",
+    keywords: ["sk_live_", "rk_live_", "sk_test_", "rk_test_"],
+    pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])/,
+    minEntropy: 3.0,
+  },
+  {
+    id: "stripe-webhook-secret",
+    description: "Stripe webhook signing secret (whsec_)",
+    keywords: ["whsec_"],
+    pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{24,128}(?![A-Za-z0-9+/=_])/,
+    minEntropy: 3.0,
+  },
+  {
+    id: "anthropic-key",
+    description: "Anthropic API key (sk-ant-…)",
+    keywords: ["sk-ant-"],
+    pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,260}(?![A-Za-z0-9_-])/,
+    minEntropy: 3.0,
+  },
+  {
+    id: "openrouter-key",
+    description: "OpenRouter API key (sk-or-v1-…)",
+    keywords: ["sk-or-"],
+    pattern: /(?<![A-Za-z0-9_-])sk-or-v[0-9]-[a-f0-9]{64}(?![A-Za-z0-9_-])/,
+  },
+  {
+    id: "openai-key",
+    description: "OpenAI API key (sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…)",
+    keywords: ["sk-"],
+    pattern: /(?<![A-Za-z0-9_-])(?:sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,250}|sk-[A-Za-z0-9]{32,100})(?![A-Za-z0-9_-])/,
+    minEntropy: 3.5,
+  },
+  {
+    id: "google-api-key",
+    description: "Google API key (AIza + 35)",
+    keywords: ["aiza"],
+    pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/,
+  },
+  {
+    id: "google-oauth-client-secret",
+    description: "Google OAuth client secret (GOCSPX-)",
+    keywords: ["gocspx-"],
+    pattern: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/,
+  },
+  {
+    id: "jwt",
+    description: "JSON Web Token (three base64url parts, header with \"alg\")",
+    keywords: ["eyj"],
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{2,4000}\.[A-Za-z0-9_-]{0,4000}(?![A-Za-z0-9_-])/,
+    validate: isJwt,
+  },
+  {
+    id: "npm-token",
+    description: "npm access token (npm_ + 36)",
+    keywords: ["npm_"],
+    pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/,
+    minEntropy: 3.0,
+  },
+  {
+    id: "sendgrid-key",
+    description: "SendGrid API key (SG.…)",
+    keywords: ["sg."],
+    pattern: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/,
+  },
+  {
+    id: "huggingface-token",
+    description: "Hugging Face access token (hf_)",
+    keywords: ["hf_"],
+    pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z]{34}(?![A-Za-z0-9_])/,
+    minEntropy: 3.5,
+  },
+  {
+    id: "digitalocean-token",
+    description: "DigitalOcean token (dop_v1_, doo_v1_, dor_v1_)",
+    keywords: ["dop_v1_", "doo_v1_", "dor_v1_"],
+    pattern: /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])/,
+  },
+  {
+    id: "shopify-token",
+    description: "Shopify access token (shpat_, shpca_, shppa_, shpss_)",
+    keywords: ["shpat_", "shpca_", "shppa_", "shpss_"],
+    pattern: /(?<![A-Za-z0-9_])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9_])/,
+  },
+  {
+    id: "pypi-token",
+    description: "PyPI upload token (pypi-AgEIcHlwaS5vcmc…)",
+    keywords: ["pypi-ageichlwas5vcmc"],
+    pattern: /(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1000}(?![A-Za-z0-9_-])/,
+  },
+  {
+    id: "telegram-bot-token",
+    description: "Telegram bot token (bot id:AA…)",
+    keywords: [":aa"],
+    pattern: /(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/,
+  },
+  {
+    id: "url-password",
+    description: "Password embedded in a URL or connection string (scheme://user:password@host); the password is redacted",
+    keywords: ["://"],
+    pattern: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/([^\s:/@'"`<>]{0,64}):([^\s/@'"`<>]{1,128})@(?=[A-Za-z0-9[_-])/,
+    secretGroup: 2,
+    allowlist: PLACEHOLDER_PASSWORDS,
+    // user:user@ (postgres:postgres@localhost) is a well-known local default, not a leak.
+    validate: (secret, match) => secret !== match[1],
+  },
+  {
+    id: "authorization-bearer",
+    description: "Bearer token (Authorization: Bearer …)",
+    keywords: ["bearer"],
+    pattern: /(?<![A-Za-z0-9_-])bearer[ \t]{1,3}([A-Za-z0-9._~+/=-]{16,2000})(?![A-Za-z0-9._~+/=-])/i,
+    secretGroup: 1,
+    trimTrailing: ".",
+    minLength: 16,
+    minEntropy: 3.0,
+    allowlist: PLACEHOLDERS,
+    validate: hasDigit,
+  },
+  {
+    id: "authorization-basic",
+    description: "HTTP Basic credentials (Authorization: Basic base64(user:password))",
+    keywords: ["basic"],
+    pattern: /(?<![A-Za-z0-9_-])basic[ \t]{1,3}([A-Za-z0-9+/]{8,1000}={0,2})(?![A-Za-z0-9+/=])/i,
+    secretGroup: 1,
+    validate: isBasicCredentials,
+  },
+  {
+    id: "cli-secret-flag",
+    description: "Secret given on a command line (--password …, --token=…, mysql -p…)",
+    keywords: ["--pass", "--pwd", "--token", "--api", "--secret", "--client-secret", "--access-token", "--auth-token", "mysql"],
+    pattern:
+      /(?<![A-Za-z0-9_-])(?:--(?:password|passwd|pass|pwd|token|api-key|apikey|api_key|secret|client-secret|access-token|auth-token)(?:=|[ \t]{1,3})["']?|mysql(?:dump|admin)?[ \t][^\n]{0,200}?[ \t]-p)([^\s"'`-][^\s"'`]{5,199})/,
+    secretGroup: 1,
+    trimTrailing: ".)]}",
+    minLength: 6,
+    validate: looksLikeCredential,
+  },
+  {
+    id: "generic-assignment",
+    description: "High-entropy value assigned to a secret's name (password=…, api_key: …, secret=…, token=…, \"password is …\")",
+    keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
+    pattern:
+      /(?<![A-Za-z0-9_.-])(?<![^/]:)(?<!\$\{)((?:(?:api|access|secret|private|auth|client|master|signing|encryption)[ \t])?[A-Za-z_][A-Za-z0-9_.-]{0,59})["'\]]?(?:[ \t]{0,3}(?:=|:=|=>|:)[ \t]{0,3}|[ \t]{1,3}(?:is|was):?[ \t]{1,3})["'`]?([^\s"'`,;]{8,200})/i,
+    secretGroup: 2,
+    trimTrailing: ".:)]}>",
+    minLength: 8,
+    validate: (secret, match) => isSecretKeyName(match[1]) && looksLikeCredential(secret),
+  },
+];
+
+type IndexedMatch = RegExpExecArray & { indices?: Array<[number, number] | undefined> };
+
+interface CompiledRule {
+  rule: SecretRule;
+  regex: RegExp;
+}
+
+function compile(rule: SecretRule): CompiledRule {
+  const flags = rule.pattern.flags.includes("i") ? "gdi" : "gd";
+  return { rule, regex: new RegExp(rule.pattern.source, flags) };
+}
+
+/** The secret span of one match, or null when the rule's checks drop it. */
+function candidate(rule: SecretRule, match: IndexedMatch): [number, number] | null {
+  const group = rule.secretGroup ?? 0;
+  const span = match.indices?.[group];
+  if (span === undefined) return null;
+  const start = span[0];
+  let end = span[1];
+  const source = match.input;
+  if (rule.trimTrailing !== undefined) {
+    while (end > start && rule.trimTrailing.includes(source[end - 1])) end--;
+  }
+  if (end <= start) return null;
+  const secret = source.slice(start, end);
+  if (rule.minLength !== undefined && secret.length < rule.minLength) return null;
+  if (rule.minEntropy !== undefined && shannonEntropy(secret) < rule.minEntropy) return null;
+  if (rule.allowlist?.some((re) => re.test(secret))) return null;
+  if (rule.validate !== undefined && !rule.validate(secret, match)) return null;
+  return [start, end];
+}
+
+export interface RuleScannerOptions {
+  /** The clock deadlines are measured on (default `monotonicNow`). */
+  now?: () => number;
+  name?: string;
+}
+
+/** A scanner over `rules` (default: the whole table). */
+export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, options: RuleScannerOptions = {}): SecretScanner {
+  const compiled = rules.map(compile);
+  const now = options.now ?? monotonicNow;
+  return {
+    name: options.name ?? "maestro-rules",
+    scan(text: string, deadline?: number): SecretFinding[] {
+      const lower = text.toLowerCase();
+      const findings: SecretFinding[] = [];
+      for (const { rule, regex } of compiled) {
+        if (deadline !== undefined && now() > deadline) throw new ScannerTimeout(`secret scanner timed out before rule "${rule.id}"`);
+        if (rule.keywords.length > 0 && !rule.keywords.some((keyword) => lower.includes(keyword))) continue;
+        regex.lastIndex = 0;
+        for (let match = regex.exec(text) as IndexedMatch | null; match !== null; match = regex.exec(text) as IndexedMatch | null) {
+          const span = candidate(rule, match);
+          if (span !== null) {
+            findings.push({ start: span[0], end: span[1], rule: rule.id });
+            if (regex.lastIndex === match.index) regex.lastIndex++;
+          } else {
+            // A rejected match may hide a real one that starts inside it
+            // (secret_access_key = … holds "access_key = …" too).
+            regex.lastIndex = match.index + 1;
+          }
+        }
+      }
+      findings.sort((a, b) => a.start - b.start || a.end - b.end);
+      return findings;
+    },
+  };
+}
+
+/** The one scanner Maestro ships. */
+export const ruleScanner: SecretScanner = createRuleScanner();

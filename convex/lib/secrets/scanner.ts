@@ -1,0 +1,149 @@
+/**
+ * The chat's secret scanner: a small interface any implementation fits
+ * (`rules.ts` holds the one Maestro ships) and the redaction built on it.
+ *
+ * Plain TypeScript with no Node built-ins and no globals beyond the language
+ * itself, so it runs inside a Convex mutation in the default runtime (and in
+ * a bare JavaScript context — see tests/backend/secrets-runtime.test.ts).
+ */
+
+/** One secret found in a text: `text.slice(start, end)` is the secret. */
+export interface SecretFinding {
+  start: number;
+  end: number;
+  /** Id of the rule that found it. */
+  rule: string;
+}
+
+export interface SecretScanner {
+  name: string;
+  /**
+   * Every secret in `text`. With a `deadline` (a value of the scanner's clock,
+   * `monotonicNow()` unless the scanner was built with another) the scanner
+   * checks the clock between rules and throws `ScannerTimeout` once past it.
+   */
+  scan(text: string, deadline?: number): SecretFinding[];
+}
+
+/** Thrown by a scanner whose deadline has passed. */
+export class ScannerTimeout extends Error {
+  constructor(message = "secret scanner timed out") {
+    super(message);
+    this.name = "ScannerTimeout";
+  }
+}
+
+export const REDACTED = "[redacted]";
+export const REDACTION_NOTE = " (Note: content redacted by scanner)";
+
+/**
+ * Milliseconds from the best clock the runtime has: `performance.now()` where
+ * it exists, `Date.now()` otherwise. Convex's default runtime has no
+ * `performance` and freezes `Date.now()` for the length of a query or
+ * mutation, so there the clock stands still and a deadline never passes; the
+ * rules' bounded, linear work is what keeps a scan short there.
+ */
+export function monotonicNow(): number {
+  const perf = (globalThis as { performance?: { now?: () => number } }).performance;
+  return typeof perf?.now === "function" ? perf.now() : Date.now();
+}
+
+/**
+ * Secrets shorter than this are only replaced elsewhere in the text where they
+ * stand as a whole token, so a short URL password does not blank out
+ * matching letters inside ordinary words.
+ */
+const WHOLE_TOKEN_BELOW = 8;
+
+function isWordChar(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) || // 0-9
+    (code >= 65 && code <= 90) || // A-Z
+    (code >= 97 && code <= 122) || // a-z
+    code === 95 // _
+  );
+}
+
+/**
+ * The spans to blank out for `findings`: each finding, every other occurrence
+ * of the same secret text, overlapping or touching spans merged; sorted.
+ */
+export function redactionSpans(text: string, findings: readonly SecretFinding[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  const secrets = new Set<string>();
+  for (const finding of findings) {
+    const start = Math.max(0, Math.min(text.length, Math.floor(finding.start)));
+    const end = Math.max(start, Math.min(text.length, Math.floor(finding.end)));
+    if (end <= start) continue;
+    spans.push([start, end]);
+    secrets.add(text.slice(start, end));
+  }
+  for (const secret of secrets) {
+    const wholeTokenOnly = secret.length < WHOLE_TOKEN_BELOW;
+    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+      const end = at + secret.length;
+      if (wholeTokenOnly) {
+        const before = at > 0 ? text.charCodeAt(at - 1) : -1;
+        const after = end < text.length ? text.charCodeAt(end) : -1;
+        if ((before !== -1 && isWordChar(before)) || (after !== -1 && isWordChar(after))) continue;
+      }
+      spans.push([at, end]);
+    }
+  }
+  spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const merged: Array<[number, number]> = [];
+  for (const [start, end] of spans) {
+    const last = merged.length > 0 ? merged[merged.length - 1] : undefined;
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+export interface RedactionResult {
+  /** The text to store: redacted (with the note) or, on a scanner error, the original. */
+  text: string;
+  redacted: boolean;
+  /** The scanner failed or ran out of time; `text` is the original (fail-open). Log `scannerError=true`. */
+  scannerError: boolean;
+  error?: string;
+}
+
+export interface RedactionOptions {
+  /** Time the scan may take; past it the text is stored as it is. */
+  timeoutMs: number;
+  /** The clock the scanner uses (default `monotonicNow`); deadlines are values of it. */
+  now?: () => number;
+}
+
+/**
+ * `text` with every secret `scanner` finds replaced by `REDACTED` (every
+ * occurrence, overlapping finds merged) and `REDACTION_NOTE` appended once.
+ * Scanner errors and timeouts fail open: the original text comes back with
+ * `scannerError: true` and the error's message.
+ */
+export function redactSecrets(text: string, scanner: SecretScanner, options: RedactionOptions): RedactionResult {
+  const now = options.now ?? monotonicNow;
+  try {
+    const deadline = now() + options.timeoutMs;
+    const findings = scanner.scan(text, deadline);
+    // A scan that overran without noticing (one long rule, or a scanner that
+    // ignores deadlines) still counts as a timeout.
+    if (now() > deadline) throw new ScannerTimeout(`secret scanner "${scanner.name}" exceeded ${options.timeoutMs} ms`);
+    const spans = redactionSpans(text, findings);
+    if (spans.length === 0) return { text, redacted: false, scannerError: false };
+    let out = "";
+    let from = 0;
+    for (const [start, end] of spans) {
+      out += text.slice(from, start) + REDACTED;
+      from = end;
+    }
+    out += text.slice(from);
+    // A re-post of an already redacted message keeps its one note.
+    if (!out.endsWith(REDACTION_NOTE)) out += REDACTION_NOTE;
+    return { text: out, redacted: true, scannerError: false };
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { text, redacted: false, scannerError: true, error: message };
+  }
+}

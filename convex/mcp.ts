@@ -1,0 +1,82 @@
+/**
+ * The chat for agents outside Maestro: what the `/mcp/*` HTTP endpoints in
+ * convex/http.ts run once they have hashed the caller's API key. The stdio
+ * MCP server in tools/mcp/ calls those endpoints.
+ */
+import { v } from "convex/values";
+import type { Doc } from "./_generated/dataModel";
+import { internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
+import { agentForKeyHash, type KeyRefusal } from "./agentApiKeys";
+import { advanceCursor, agentChatAuthor, CHAT_DISABLED, getNewForAgent, postChat, vChatMessage } from "./chat";
+import { chatSettings } from "./lib/config";
+
+const vApiError = v.object({ kind: v.literal("error"), status: v.number(), message: v.string() });
+
+/** Whether chat is on, so the MCP server knows whether to register its tools. */
+export const chatStatus = internalQuery({
+  args: {},
+  returns: v.object({ enabled: v.boolean() }),
+  handler: async (ctx) => ({ enabled: (await chatSettings(ctx)).enabled }),
+});
+
+/** The key's agent when it may chat now; else why not (401 key, 403 architect, 404 chat off). */
+async function chattingAgent(ctx: QueryCtx, keyHash: string): Promise<{ kind: "ok"; agent: Doc<"agents"> } | KeyRefusal> {
+  const resolved = await agentForKeyHash(ctx, keyHash);
+  if (resolved.kind === "error") return resolved;
+  if (!(await chatSettings(ctx)).enabled) return { kind: "error", status: 404, message: CHAT_DISABLED };
+  return resolved;
+}
+
+/** The refusal a call with this key would get, or null; reads only (for bodies answered 400). */
+export const refusal = internalQuery({
+  args: { keyHash: v.string() },
+  returns: v.union(vApiError, v.null()),
+  handler: async (ctx, { keyHash }) => {
+    const resolved = await chattingAgent(ctx, keyHash);
+    return resolved.kind === "error" ? resolved : null;
+  },
+});
+
+/**
+ * `chat.post` for the key's agent, authored `@<agent>`. `text` is null when
+ * the request body was not `{"text": string}` (answered 400 once the key is
+ * known to be good).
+ */
+export const post = internalMutation({
+  args: { keyHash: v.string(), text: v.union(v.string(), v.null()) },
+  returns: v.union(vApiError, v.object({ kind: v.literal("ok"), id: v.number() })),
+  handler: async (ctx, { keyHash, text }) => {
+    const resolved = await chattingAgent(ctx, keyHash);
+    if (resolved.kind === "error") return resolved;
+    if (text === null) return { kind: "error" as const, status: 400, message: 'Send JSON: {"text": "..."}' };
+    if (text.trim() === "") return { kind: "error" as const, status: 400, message: "A chat message must not be empty." };
+    const { agent } = resolved;
+    return { kind: "ok" as const, id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text) };
+  },
+});
+
+/**
+ * `chat.getNew` for the key's agent. An outside agent has no model-call
+ * middleware to move its cursor afterwards, so the cursor moves to
+ * `newPointer` here, in the same transaction: the next call returns only
+ * newer messages. A pending chat-only reminder for the agent's runs inside
+ * Maestro is kept as it was.
+ */
+export const getNew = internalMutation({
+  args: { keyHash: v.string() },
+  returns: v.union(vApiError, v.object({ kind: v.literal("ok"), messages: v.array(vChatMessage), newPointer: v.number() })),
+  handler: async (ctx, { keyHash }) => {
+    const resolved = await chattingAgent(ctx, keyHash);
+    if (resolved.kind === "error") return resolved;
+    const { agent } = resolved;
+    const { messages, newPointer } = await getNewForAgent(ctx, agent);
+    const cursor = await ctx.db
+      .query("chatCursors")
+      .withIndex("by_agentId", (q) => q.eq("agentId", agent.sessionKey))
+      .unique();
+    if (cursor === null || newPointer > cursor.lastId) {
+      await advanceCursor(ctx, agent.sessionKey, newPointer, cursor?.remindNext ?? false);
+    }
+    return { kind: "ok" as const, messages, newPointer };
+  },
+});

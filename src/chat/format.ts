@@ -1,0 +1,34 @@
+import { ConvexError } from "convex/values";
+
+/** What the pane shows when chat is off; the same words the server uses (CHAT_DISABLED in convex/chat.ts). */
+export const CHAT_DISABLED_TEXT = "Chat disabled by configuration";
+
+/** The one author name people post under from the WebUI. */
+export const HUMAN_AUTHOR = "@human";
+
+/** Whether a message came from a person (`@human`) or an agent (anything else). */
+export function authorKind(author: string): "human" | "agent" {
+  return author === HUMAN_AUTHOR ? "human" : "agent";
+}
+
+/** Whether `error` is the server saying chat is off (settings changed under a live pane). */
+export function isChatDisabledError(error: unknown): boolean {
+  if (!(error instanceof ConvexError)) return false;
+  const data: unknown = error.data;
+  return typeof data === "object" && data !== null && "message" in data && data.message === CHAT_DISABLED_TEXT;
+}
+
+const timeOnly = new Intl.DateTimeFormat("en", { hour: "numeric", minute: "2-digit" });
+const dateAndTime = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
+const full = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
+
+/**
+ * A message's time for the timeline: the clock time today, with the date
+ * before that. A malformed timestamp is shown as it came.
+ */
+export function formatChatTime(ts: string, now: number): { short: string; full: string } {
+  const time = Date.parse(ts);
+  if (Number.isNaN(time)) return { short: ts, full: ts };
+  const sameDay = new Date(time).toDateString() === new Date(now).toDateString();
+  return { short: (sameDay ? timeOnly : dateAndTime).format(time), full: full.format(time) };
+}

@@ -1,0 +1,151 @@
+import { useMutation, useQuery } from "convex/react";
+import { useId, useState } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
+import { Badge } from "../components/ui/Badge";
+import { Button } from "../components/ui/Button";
+import { InlineError } from "../components/ui/Field";
+import { Skeleton } from "../components/ui/Skeleton";
+import { userMessage } from "../lib/errors";
+import type { Agent } from "./types";
+
+type Props = { agent: Pick<Agent, "_id" | "name" | "kind"> };
+
+function formatDate(ms: number): string {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/**
+ * An agent's API keys, for the edit modal (admins): the keys an agent outside
+ * Maestro gives the MCP server (`npx maestro-mcp`) to use the #maestro chat.
+ * A new key's plaintext shows once, right after it is created.
+ */
+export function AgentApiKeys({ agent }: Props) {
+  // Its own boundary: a failing key list must not take the agent form down with it.
+  return (
+    <ErrorBoundary key={agent._id} fallback={(error, retry) => <PanelError message={userMessage(error)} onRetry={retry} />}>
+      <LiveApiKeys agent={agent} />
+    </ErrorBoundary>
+  );
+}
+
+function LiveApiKeys({ agent }: Props) {
+  const headingId = useId();
+  const keys = useQuery(api.agentApiKeys.list, { agentId: agent._id });
+  const createKey = useMutation(api.agentApiKeys.create);
+  const revokeKey = useMutation(api.agentApiKeys.revoke);
+  const [fresh, setFresh] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const isArchitect = agent.kind === "architect";
+
+  function run(work: () => Promise<void>) {
+    if (busy) return;
+    setBusy(true);
+    setFailure(null);
+    work().then(
+      () => setBusy(false),
+      (error: unknown) => {
+        setFailure(userMessage(error));
+        setBusy(false);
+      },
+    );
+  }
+
+  function create() {
+    run(async () => {
+      const { key } = await createKey({ agentId: agent._id });
+      setCopied(false);
+      setFresh(key);
+    });
+  }
+
+  function revoke(keyId: Id<"agentApiKeys">) {
+    run(async () => {
+      await revokeKey({ keyId });
+    });
+  }
+
+  function copy(key: string) {
+    navigator.clipboard?.writeText(key).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
+  }
+
+  return (
+    <section aria-labelledby={headingId} className="flex flex-col gap-2">
+      <div className="flex items-center justify-between gap-3">
+        <h3 id={headingId} className="text-sm font-medium text-slate-700">
+          API keys
+        </h3>
+        {!isArchitect && (
+          <Button variant="secondary" onClick={create} aria-disabled={busy} className="px-2.5 py-1.5 text-xs">
+            Create key
+          </Button>
+        )}
+      </div>
+      <p className="text-xs text-slate-500">
+        {isArchitect
+          ? "Architects take no part in chat, so they get no API keys."
+          : `Lets ${agent.name} use the #maestro chat from outside Maestro: give the key to the MCP server (npx maestro-mcp) as MAESTRO_AGENT_KEY.`}
+      </p>
+
+      {fresh !== null && (
+        <div role="status" className="flex flex-col gap-2 rounded-lg bg-amber-50 px-3 py-2 ring-1 ring-amber-200 ring-inset">
+          <p className="text-xs font-medium text-amber-900">Copy this key now: it won’t be shown again.</p>
+          <code data-testid="new-api-key" className="block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-900 select-all">
+            {fresh}
+          </code>
+          <div className="flex justify-end gap-2">
+            <Button variant="secondary" onClick={() => copy(fresh)} className="px-2.5 py-1 text-xs">
+              {copied ? "Copied" : "Copy"}
+            </Button>
+            <Button variant="ghost" onClick={() => setFresh(null)} className="px-2.5 py-1 text-xs">
+              Done
+            </Button>
+          </div>
+        </div>
+      )}
+
+      {failure && <InlineError>{failure}</InlineError>}
+
+      {keys === undefined ? (
+        <Skeleton className="h-10" />
+      ) : keys.length === 0 ? (
+        <p className="text-xs text-slate-500">No keys yet.</p>
+      ) : (
+        <ul className="divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200">
+          {keys.map((key) => (
+            <li key={key._id} className="flex items-center justify-between gap-3 px-3 py-2">
+              <span className="min-w-0 text-xs">
+                <code className="font-mono font-medium text-slate-800">{key.prefix}…</code>
+                <span className="block text-slate-500">
+                  Created {formatDate(key.createdAt)}
+                  {key.createdByName ? ` by ${key.createdByName}` : ""}
+                </span>
+              </span>
+              {key.revokedAt !== null ? (
+                <Badge className="bg-slate-100 text-slate-500 ring-slate-400/20" title={`Revoked ${formatDate(key.revokedAt)}`}>
+                  Revoked
+                </Badge>
+              ) : (
+                <Button
+                  variant="ghost"
+                  onClick={() => revoke(key._id)}
+                  aria-disabled={busy}
+                  aria-label={`Revoke key ${key.prefix}`}
+                  className="px-2 py-1 text-xs text-rose-700 hover:bg-rose-50 hover:text-rose-800"
+                >
+                  Revoke
+                </Button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

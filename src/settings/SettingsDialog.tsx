@@ -1,0 +1,85 @@
+import { useMutation, useQuery } from "convex/react";
+import { useId } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { Button } from "../components/ui/Button";
+import { CloseIcon } from "../components/ui/icons";
+import { Dialog } from "../components/ui/Modal";
+import { Skeleton } from "../components/ui/Skeleton";
+import { NewChatSession } from "./NewChatSession";
+import { SettingsForm } from "./SettingsForm";
+import type { ChatSettingsChanges } from "./settings";
+
+/** The department the "New chat session" action applies to. */
+export type SettingsDepartment = { id: Id<"departments">; name: string; isAdmin: boolean };
+
+type Props = { department: SettingsDepartment | undefined; onClose: () => void };
+
+/**
+ * The admin settings: chat on or off, its limits, the secret scanner, and a
+ * fresh chat session for the current department. The server checks who may
+ * do each; this shows its refusals inline.
+ */
+export function SettingsDialog({ department, onClose }: Props) {
+  const headingId = useId();
+  return (
+    <Dialog onClose={onClose} labelledBy={headingId}>
+      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4">
+        <h2 id={headingId} className="text-base font-semibold text-slate-900">
+          Settings
+        </h2>
+        <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
+          <CloseIcon />
+        </Button>
+      </header>
+      <div className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4">
+        <section className="flex flex-col gap-3">
+          <h3 className="text-sm font-semibold text-slate-800">#maestro chat</h3>
+          <ErrorBoundary>
+            <ChatSettingsEditor onClose={onClose} />
+          </ErrorBoundary>
+        </section>
+        {department && (
+          <div className="border-t border-slate-100 pt-4">
+            <StartSession department={department} />
+          </div>
+        )}
+      </div>
+    </Dialog>
+  );
+}
+
+function ChatSettingsEditor({ onClose }: { onClose: () => void }) {
+  const settings = useQuery(api.chat.settings, {});
+  const update = useMutation(api.chat.updateSettings);
+
+  async function save(changes: ChatSettingsChanges) {
+    if (Object.keys(changes).length > 0) await update(changes);
+    onClose();
+  }
+
+  if (settings === undefined) {
+    return (
+      <div role="status" className="flex flex-col gap-3">
+        <span className="sr-only">Loading settings…</span>
+        <Skeleton className="h-10" />
+        <Skeleton className="h-10" />
+        <Skeleton className="h-16" />
+      </div>
+    );
+  }
+  // Seeded once: a live change by another admin does not overwrite what is being typed.
+  return <SettingsForm initial={settings} onSubmit={save} onCancel={onClose} />;
+}
+
+function StartSession({ department }: { department: SettingsDepartment }) {
+  const newSession = useMutation(api.chat.newSession);
+  return (
+    <NewChatSession
+      departmentName={department.name}
+      allowed={department.isAdmin}
+      onConfirm={() => newSession({ departmentId: department.id })}
+    />
+  );
+}

@@ -1,0 +1,148 @@
+import { useId, useState, type FormEvent } from "react";
+import { Button } from "../components/ui/Button";
+import { Field, InlineError, TextInput } from "../components/ui/Field";
+import { userMessage } from "../lib/errors";
+import {
+  changedSettings,
+  NUMBER_FIELDS,
+  parsePositiveInteger,
+  type ChatSettingsChanges,
+  type ChatSettingsValues,
+  type NumberField,
+} from "./settings";
+
+type Props = {
+  /** The settings in force when the form opened. */
+  initial: ChatSettingsValues;
+  /** Saves what changed (possibly nothing); a rejection's message shows above the buttons. */
+  onSubmit: (changes: ChatSettingsChanges) => Promise<void>;
+  onCancel?: () => void;
+};
+
+const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600";
+
+/**
+ * The chat settings as pure props: two switches and two limits. The limits
+ * must be whole numbers from 1 to 1,000,000 (the server's rule, checked here
+ * first so the admin sees which field is wrong).
+ */
+export function SettingsForm({ initial, onSubmit, onCancel }: Props) {
+  const id = useId();
+  const [enabled, setEnabled] = useState(initial.enabled);
+  const [scannerEnabled, setScannerEnabled] = useState(initial.scannerEnabled);
+  const [numbers, setNumbers] = useState<Record<NumberField, string>>({
+    maxMessageChars: String(initial.maxMessageChars),
+    scannerTimeoutMs: String(initial.scannerTimeoutMs),
+  });
+  const [errors, setErrors] = useState<Partial<Record<NumberField, string>>>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (saving) return;
+    const parsed = {
+      maxMessageChars: parsePositiveInteger(numbers.maxMessageChars),
+      scannerTimeoutMs: parsePositiveInteger(numbers.scannerTimeoutMs),
+    };
+    const problems: Partial<Record<NumberField, string>> = {};
+    for (const { key } of NUMBER_FIELDS) {
+      const result = parsed[key];
+      if ("error" in result) problems[key] = result.error;
+    }
+    setErrors(problems);
+    if ("error" in parsed.maxMessageChars || "error" in parsed.scannerTimeoutMs) {
+      const first = NUMBER_FIELDS.find(({ key }) => problems[key] !== undefined);
+      if (first) document.getElementById(`${id}-${first.key}`)?.focus();
+      return;
+    }
+    const next: ChatSettingsValues = {
+      enabled,
+      maxMessageChars: parsed.maxMessageChars.value,
+      scannerEnabled,
+      scannerTimeoutMs: parsed.scannerTimeoutMs.value,
+    };
+    setFailure(null);
+    setSaving(true);
+    onSubmit(changedSettings(initial, next)).then(
+      () => setSaving(false),
+      (error: unknown) => {
+        setFailure(userMessage(error));
+        setSaving(false);
+      },
+    );
+  }
+
+  return (
+    <form noValidate onSubmit={handleSubmit} aria-label="Chat settings" className="flex flex-col gap-4">
+      <Toggle
+        id={`${id}-enabled`}
+        label="Chat enabled"
+        hint="When off, the #maestro pane, the agents’ chat tools and the chat API are unavailable."
+        checked={enabled}
+        onChange={setEnabled}
+      />
+      <Toggle
+        id={`${id}-scanner`}
+        label="Secret scanner enabled"
+        hint="Redacts secrets such as API keys and tokens from messages before they are stored."
+        checked={scannerEnabled}
+        onChange={setScannerEnabled}
+      />
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+        {NUMBER_FIELDS.map(({ key, label, hint }) => (
+          <Field key={key} label={label} htmlFor={`${id}-${key}`} hint={hint} error={errors[key]}>
+            <TextInput
+              id={`${id}-${key}`}
+              type="number"
+              inputMode="numeric"
+              min={1}
+              step={1}
+              value={numbers[key]}
+              onChange={(event) => setNumbers((current) => ({ ...current, [key]: event.target.value }))}
+              aria-invalid={errors[key] ? true : undefined}
+              aria-describedby={errors[key] ? `${id}-${key}-error` : `${id}-${key}-hint`}
+            />
+          </Field>
+        ))}
+      </div>
+      {failure && <InlineError>{failure}</InlineError>}
+      <div className="flex justify-end gap-2">
+        {onCancel && (
+          <Button variant="secondary" onClick={onCancel}>
+            Cancel
+          </Button>
+        )}
+        <Button type="submit" disabled={saving}>
+          {saving ? "Saving…" : "Save"}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+type ToggleProps = { id: string; label: string; hint: string; checked: boolean; onChange: (checked: boolean) => void };
+
+function Toggle({ id, label, hint, checked, onChange }: ToggleProps) {
+  return (
+    <div className="flex items-start gap-3">
+      <input
+        id={id}
+        type="checkbox"
+        role="switch"
+        className={CHECKBOX}
+        checked={checked}
+        onChange={(event) => onChange(event.target.checked)}
+        aria-describedby={`${id}-hint`}
+      />
+      <div className="text-sm">
+        <label htmlFor={id} className="font-medium text-slate-700">
+          {label}
+        </label>
+        <p id={`${id}-hint`} className="text-xs text-slate-500">
+          {hint}
+        </p>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,197 @@
+/**
+ * The MCP server for agents outside Maestro, end to end: the offline backend
+ * over the project's own convex/, an API key created by an admin through the
+ * public mutation, and tools/mcp/server.ts spawned over stdio and driven by
+ * the SDK's own `Client` + `StdioClientTransport`.
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { PROJECT_ROOT, startTestBackend } from "./helpers";
+
+type Backend = Awaited<ReturnType<typeof startTestBackend>>;
+
+let backend: Backend;
+let ada: ConvexHttpClient;
+let departmentId: Id<"departments">;
+let devBot: Id<"agents">;
+/** Clients to close after each test (which ends their server processes). */
+const open: Client[] = [];
+
+/** Internal functions, called with the admin key (untyped on purpose: clients cannot name them). */
+const internals = anyApi;
+
+beforeAll(async () => {
+  backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
+  const admin = new ConvexHttpClient(backend.url);
+  (admin as unknown as { setAdminAuth(key: string): void }).setAdminAuth(backend.adminKey);
+  await admin.mutation(internals.seed.demo, {});
+  ada = new ConvexHttpClient(backend.url);
+  ada.setAuth(backend.auth.signIn("Ada", "test-password").token);
+  await ada.mutation(api.members.ensureMe, {});
+  departmentId = (await ada.query(api.departments.listMine, {}))[0]._id;
+  devBot = (await ada.query(api.agents.list, { departmentId })).find((a) => a.name === "Dev Bot")!._id;
+});
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((client) => client.close()));
+});
+
+afterAll(async () => {
+  await backend?.stop();
+});
+
+function serverEnv(agentKey: string | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith("MAESTRO_")) env[name] = value;
+  }
+  env.MAESTRO_SITE_URL = backend.siteUrl;
+  if (agentKey !== undefined) env.MAESTRO_AGENT_KEY = agentKey;
+  return env;
+}
+
+/** Spawns the MCP server as an MCP client would, and connects to it. */
+async function connect(agentKey: string, args = ["--import", "tsx", "tools/mcp/server.ts"]): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    cwd: PROJECT_ROOT,
+    env: serverEnv(agentKey),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: "maestro-mcp-test", version: "1.0.0" });
+  await client.connect(transport);
+  open.push(client);
+  return { client, stderr: () => stderr };
+}
+
+async function newKey(): Promise<{ key: string; keyId: Id<"agentApiKeys"> }> {
+  return await ada.mutation(api.agentApiKeys.create, { agentId: devBot });
+}
+
+function textOf(result: unknown): string {
+  const content = (result as CallToolResult).content;
+  expect(content).toHaveLength(1);
+  expect(content[0].type).toBe("text");
+  return (content[0] as { text: string }).text;
+}
+
+describe("maestro-mcp over stdio against the offline backend", () => {
+  test("lists chat.post and chat.getNew under the maestro.chat server", async () => {
+    const { key } = await newKey();
+    const { client } = await connect(key);
+    expect(client.getServerVersion()).toMatchObject({ name: "maestro.chat" });
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["chat.getNew", "chat.post"]);
+    const post = tools.find((t) => t.name === "chat.post")!;
+    expect(post.inputSchema).toMatchObject({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+  });
+
+  test("posts as the key's agent, reads a human's post once, and answers the same inputs with the same text", async () => {
+    const { key } = await newKey();
+    const { client } = await connect(key);
+
+    const posted = await client.callTool({ name: "chat.post", arguments: { text: "hello from outside" } });
+    expect(posted.isError).toBeFalsy();
+    const postedText = textOf(posted);
+    expect(postedText).toMatch(/^\{"id":\d+,"success":true\}$/);
+    const { id } = JSON.parse(postedText) as { id: number };
+    expect(posted.structuredContent).toEqual({ id, success: true });
+
+    const human = await ada.mutation(api.chat.postAsHuman, { departmentId, text: "hi from Ada" });
+    const first = await client.callTool({ name: "chat.getNew", arguments: {} });
+    expect(first.isError).toBeFalsy();
+    const firstBody = JSON.parse(textOf(first)) as { messages: Array<{ id: number; ts: string; author: string; text: string }>; newPointer: number };
+    expect(firstBody.messages.map((m) => ({ id: m.id, author: m.author, text: m.text }))).toEqual([
+      { id, author: "@dev-bot", text: "hello from outside" },
+      { id: human.id, author: "@human", text: "hi from Ada" },
+    ]);
+    expect(firstBody.newPointer).toBe(human.id);
+    expect(textOf(first)).toBe(JSON.stringify(firstBody)); // key order as the spec writes it
+
+    const second = await client.callTool({ name: "chat.getNew", arguments: {} });
+    expect(textOf(second)).toBe(`{"messages":[],"newPointer":${human.id}}`);
+    const third = await client.callTool({ name: "chat.getNew", arguments: {} });
+    expect(textOf(third)).toBe(textOf(second));
+
+    // Another server for the same agent: the same tools, the same answer.
+    const other = await connect(key);
+    expect(await other.client.listTools()).toEqual(await client.listTools());
+    expect(textOf(await other.client.callTool({ name: "chat.getNew", arguments: {} }))).toBe(textOf(second));
+  });
+
+  test("the npx launcher (tools/mcp/bin.js) serves the same tools", async () => {
+    const { key } = await newKey();
+    const { client } = await connect(key, ["tools/mcp/bin.js"]);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["chat.getNew", "chat.post"]);
+  });
+
+  test("a revoked key makes the tools fail with the endpoint's 401", async () => {
+    const { key, keyId } = await newKey();
+    const { client } = await connect(key);
+    await ada.mutation(api.agentApiKeys.revoke, { keyId });
+    for (const [name, args] of [
+      ["chat.post", { text: "still here?" }],
+      ["chat.getNew", {}],
+    ] as const) {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError).toBe(true);
+      expect(JSON.parse(textOf(result))).toEqual({ error: "This API key has been revoked.", status: 401 });
+    }
+  });
+
+  test("an empty text is refused by the tool's schema before Maestro is asked", async () => {
+    const { key } = await newKey();
+    const { client } = await connect(key);
+    const result = await client.callTool({ name: "chat.post", arguments: { text: "" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/Invalid arguments for tool chat\.post/);
+  });
+
+  test("without MAESTRO_AGENT_KEY the server exits with a message", () => {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "tools/mcp/server.ts"], {
+      cwd: PROJECT_ROOT,
+      env: serverEnv(undefined),
+      input: "",
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("MAESTRO_AGENT_KEY is not set");
+  });
+
+  test("with chat disabled by an admin, a freshly started server registers no tools", async () => {
+    const { key } = await newKey();
+    const running = await connect(key);
+    await ada.mutation(api.chat.updateSettings, { enabled: false });
+    try {
+      const { client, stderr } = await connect(key);
+      expect((await client.listTools()).tools).toEqual([]);
+      const call = await client.callTool({ name: "chat.post", arguments: { text: "anyone?" } });
+      expect(call.isError).toBe(true);
+      expect(stderr()).toContain("chat is disabled by configuration");
+
+      // A server started before the switch finds the endpoints closed.
+      const late = await running.client.callTool({ name: "chat.post", arguments: { text: "anyone?" } });
+      expect(JSON.parse(textOf(late))).toEqual({ error: "Chat disabled by configuration", status: 404 });
+    } finally {
+      await ada.mutation(api.chat.updateSettings, { enabled: true });
+    }
+    const { client } = await connect(key);
+    expect((await client.listTools()).tools).toHaveLength(2);
+  });
+});
