@@ -10,7 +10,11 @@
  * characters) gives throughput and p50/p99; the crafted worst-case inputs of
  * the ReDoS test give the adversarial p99/max.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
+import { api } from "../convex/_generated/api";
+import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -113,9 +117,113 @@ throughput (mixed corpus): ${result.mbPerSecond.toFixed(1)} MB/s (${(chars / 1e6
   return result;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (!process.argv.includes("--scanner-only")) {
-    console.error("[bench] only the scanner part of the chat benchmark lives here so far; running it (pass --scanner-only to say so).");
+/**
+ * The chat through its real path: agents on their API keys posting to the
+ * MCP endpoints of a backend running as its own process over convex/.
+ * Posts/s and post latency with 1 and 100 concurrent agents; getNew latency
+ * with 10,000 messages in the session (a reader a few messages behind, and a
+ * newcomer reading all 10,000).
+ */
+export async function benchChatServer(): Promise<void> {
+  const progress = (line: string) => console.error(`[bench] ${line}`);
+  const AGENTS = 100;
+  const SEED_MESSAGES = 10_000;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-chat-"));
+  const backend = await spawnBackend({ dataDir, convexDir: path.resolve(FIXTURES, "../../../convex") });
+  try {
+    const admin = new ConvexHttpClient(backend.url);
+    (admin as unknown as { setAdminAuth(key: string): void }).setAdminAuth(backend.adminKey);
+    await admin.mutation(anyApi.seed.demo, {});
+    const signin = await fetch(`${backend.url}/maestro/auth/signin`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Bench Admin", password: "test-password" }),
+    });
+    const ada = new ConvexHttpClient(backend.url);
+    ada.setAuth(((await signin.json()) as { token: string }).token);
+    await ada.mutation(api.members.ensureMe, {});
+    const departmentId = (await ada.query(api.departments.listMine, {}))[0]._id;
+    progress("creating 110 agents with API keys");
+    const keys: string[] = [];
+    for (let i = 0; i < AGENTS + 10; i++) {
+      const agentId = await ada.mutation(api.agents.create, {
+        departmentId,
+        name: `Bench Agent ${String(i).padStart(3, "0")}`,
+        role: "Specialist",
+        kind: "specialist",
+        systemPrompt: "",
+        isSquadLead: false,
+        allowedTools: ["chat.post", "chat.getNew"],
+      });
+      keys.push((await ada.mutation(api.agentApiKeys.create, { agentId })).key);
+    }
+    const call = async (key: string, tool: "chat.post" | "chat.getNew", body: unknown) => {
+      const response = await fetch(`${backend.siteUrl}/mcp/${tool}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (response.status !== 200) throw new Error(`${tool}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as { id?: number; messages?: unknown[] };
+    };
+    const text = (i: number) => `Bench note ${i}: the cache warms in 2 s; see docs/cache.md for the numbers.`;
+    const posting = async (agents: number, perAgent: number) => {
+      const latencies: number[] = [];
+      const started = performance.now();
+      await Promise.all(
+        keys.slice(0, agents).map(async (key, a) => {
+          for (let i = 0; i < perAgent; i++) {
+            const t0 = performance.now();
+            await call(key, "chat.post", { text: text(a * perAgent + i) });
+            latencies.push(performance.now() - t0);
+          }
+        }),
+      );
+      return { latencies, perSecond: latencies.length / ((performance.now() - started) / 1000) };
+    };
+    const one = await posting(1, 300);
+    const hundred = await posting(AGENTS, 5);
+    progress(`seeding the session to ${SEED_MESSAGES} messages`);
+    const have = 300 + AGENTS * 5;
+    await Promise.all(
+      keys.slice(0, 10).map(async (key, a) => {
+        for (let i = a; i < SEED_MESSAGES - have; i += 10) await call(key, "chat.post", { text: text(i) });
+      }),
+    );
+    // A reader a few messages behind: catch up once, then read 5 new messages per call.
+    const reader = keys[AGENTS];
+    await call(reader, "chat.getNew", {});
+    const behind: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      for (let j = 0; j < 5; j++) await call(keys[0], "chat.post", { text: text(i * 5 + j) });
+      const t0 = performance.now();
+      const got = await call(reader, "chat.getNew", {});
+      behind.push(performance.now() - t0);
+      if (got.messages?.length !== 5) throw new Error(`reader expected 5 new messages, got ${got.messages?.length}`);
+    }
+    // Newcomers reading the whole session.
+    const full: number[] = [];
+    for (const key of keys.slice(AGENTS + 1, AGENTS + 10)) {
+      const t0 = performance.now();
+      const got = await call(key, "chat.getNew", {});
+      full.push(performance.now() - t0);
+      if ((got.messages?.length ?? 0) < SEED_MESSAGES) throw new Error(`newcomer got ${got.messages?.length} messages`);
+    }
+    const ms = (s: Summary) => `${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.max.toFixed(1).padStart(8)}`;
+    console.log(`#maestro chat, server side (backend as its own process over convex/, agents on API keys via the MCP endpoints, secret scanning on)
+${"what".padEnd(52)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}   rate
+${"chat.post, 1 agent".padEnd(52)} ${String(one.latencies.length).padStart(7)} ${ms(summarize(one.latencies))}   ${one.perSecond.toFixed(0)} posts/s
+${"chat.post, 100 concurrent agents".padEnd(52)} ${String(hundred.latencies.length).padStart(7)} ${ms(summarize(hundred.latencies))}   ${hundred.perSecond.toFixed(0)} posts/s
+${"chat.getNew, 10,000 in session, 5 new".padEnd(52)} ${String(behind.length).padStart(7)} ${ms(summarize(behind))}
+${"chat.getNew, 10,000 in session, all new".padEnd(52)} ${String(full.length).padStart(7)} ${ms(summarize(full))}`);
+  } finally {
+    const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+    if (!stopped) await killHard(backend);
+    rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   benchScanner();
+  if (!process.argv.includes("--scanner-only")) await benchChatServer();
 }

@@ -6,7 +6,7 @@ import { chatSettings, SETTINGS_KEY, type ChatSettings } from "./lib/config";
 import { MaestroError } from "./lib/errors";
 import { slugify } from "./lib/names";
 import { ruleScanner } from "./lib/secrets/rules";
-import { redactSecrets } from "./lib/secrets/scanner";
+import { redactSecrets, type SecretScanner } from "./lib/secrets/scanner";
 
 /** Appended to a message cut at `maxMessageChars`. */
 export const TRUNCATION_MARK = " … [truncated]";
@@ -38,6 +38,24 @@ export function truncateChat(text: string, max: number): { text: string; truncat
   return { text: text.slice(0, Math.max(0, max - TRUNCATION_MARK.length)) + TRUNCATION_MARK, truncated: true };
 }
 
+/**
+ * The scanner for a truncated message: the spec scans the cut text, where a
+ * secret cut at the limit may be too short to recognise; secrets found in the
+ * whole text that cross the cut are redacted up to it as well.
+ */
+function withSecretsCutAt(original: string, keptLength: number): SecretScanner {
+  return {
+    name: `${ruleScanner.name}+cut`,
+    scan(text, deadline) {
+      const findings = ruleScanner.scan(text, deadline);
+      for (const finding of ruleScanner.scan(original, deadline)) {
+        if (finding.start < keptLength && finding.end > keptLength) findings.push({ ...finding, end: keptLength });
+      }
+      return findings;
+    },
+  };
+}
+
 async function enabledSettings(ctx: QueryCtx): Promise<ChatSettings> {
   const settings = await chatSettings(ctx);
   if (!settings.enabled) throw new MaestroError("NOT_FOUND", CHAT_DISABLED);
@@ -62,7 +80,8 @@ export async function postChat(
   let text = cut.text;
   let redacted = false;
   if (settings.scannerEnabled) {
-    const result = redactSecrets(cut.text, ruleScanner, { timeoutMs: settings.scannerTimeoutMs });
+    const scanner = cut.truncated ? withSecretsCutAt(rawText, cut.text.length - TRUNCATION_MARK.length) : ruleScanner;
+    const result = redactSecrets(cut.text, scanner, { timeoutMs: settings.scannerTimeoutMs });
     if (result.scannerError) console.warn(`chat.post scannerError=true: ${result.error ?? "unknown error"}`);
     text = result.text;
     redacted = result.redacted;

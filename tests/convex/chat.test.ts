@@ -115,6 +115,17 @@ describe("acceptance criteria", () => {
     expect(past.truncated).toBe(true);
   });
 
+  test("a secret cut by the size limit is still redacted up to the cut", async () => {
+    const { t, departmentId, admin } = await squad();
+    await admin.mutation(api.chat.updateSettings, { maxMessageChars: 40 });
+    const runId = await runFor(t, departmentId, AGENTS.devBot);
+    const github = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    await t.mutation(internal.chat.postForRun, { runId, text: `token here ${github} end` });
+    const [row] = await rows(t);
+    expect(row.text).toBe(`token here ${REDACTED}${TRUNCATION_MARK}${REDACTION_NOTE}`);
+    expect(row.text).not.toContain("ghp_");
+  });
+
   test("4) secrets: every occurrence redacted, the note appended exactly once; scanner off stores as is", async () => {
     const { t, departmentId, admin } = await squad();
     const runId = await runFor(t, departmentId, AGENTS.devBot);
