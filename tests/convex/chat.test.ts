@@ -10,7 +10,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { assemblePrompt, BASE_MIDDLEWARES, CHAT_REMINDER, chatAddendum, chatMiddleware } from "../../convex/brain/prompt";
 import { TRUNCATION_MARK } from "../../convex/chat";
 import { REDACTED, REDACTION_NOTE } from "../../convex/lib/secrets/scanner";
-import { AGENTS, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+import { AGENTS, insertRun, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
 
 // Functions read the environment through the same object (`env` in _generated/server): change it in place.
 const CHANGED_KEYS = ["MAESTRO_WEBUI_PASSWORD", "MAESTRO_CONFIG_JSON"] as const;
@@ -20,41 +20,22 @@ afterEach(() => {
 
 /** A running run of `sessionKey` on a fresh task: what the brain holds while an agent thinks. */
 async function runFor(t: TestConvex, departmentId: Id<"departments">, sessionKey: string) {
-  return await t.run(async (ctx) => {
-    const agent = (await ctx.db
-      .query("agents")
-      .withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey))
-      .unique())!;
-    const taskId = await ctx.db.insert("tasks", {
-      departmentId,
-      title: "Chatty task",
-      description: "",
-      status: "in_progress",
-      priority: "medium",
-      tags: [],
-      assigneeSessionKeys: [sessionKey],
-      createdBy: "system",
-      order: 1,
-      updatedAt: 0,
-    });
-    return await ctx.db.insert("runs", {
-      departmentId,
-      agentId: agent._id,
-      agentSessionKey: sessionKey,
-      taskId,
-      trigger: { kind: "assigned" },
-      status: "running",
-      iterations: 0,
-      toolCalls: [],
-      promptTokens: 0,
-      completionTokens: 0,
-      foldedTriggers: 0,
-      rerunRequested: false,
-      delegations: 0,
-      guards: [],
-      timings: [],
-    });
-  });
+  const taskId = await t.run(
+    async (ctx) =>
+      await ctx.db.insert("tasks", {
+        departmentId,
+        title: "Chatty task",
+        description: "",
+        status: "in_progress",
+        priority: "medium",
+        tags: [],
+        assigneeSessionKeys: [sessionKey],
+        createdBy: "system",
+        order: 1,
+        updatedAt: 0,
+      }),
+  );
+  return await insertRun(t, sessionKey, taskId);
 }
 
 async function rows(t: TestConvex) {

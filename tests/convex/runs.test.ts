@@ -12,6 +12,8 @@ import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { postMessage } from "../../convex/messages";
 import { MAX_RECORDED_ARGS_CHARS, MAX_TOOL_CALL_RECORDS, NO_MODEL_NOTE } from "../../convex/runs";
 import {
+  agent,
+  insertRun,
   AGENTS,
   createOtherDepartment,
   createTask,
@@ -58,10 +60,6 @@ async function squad() {
   return { t, departmentId, admin };
 }
 
-async function agent(t: TestConvex, sessionKey: string): Promise<Doc<"agents">> {
-  return await t.run(async (ctx) => (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey)).unique())!);
-}
-
 async function setAgentStatus(t: TestConvex, sessionKey: string, status: Doc<"agents">["status"]) {
   const { _id } = await agent(t, sessionKey);
   await t.run(async (ctx) => {
@@ -101,31 +99,6 @@ async function pendingJobs(t: TestConvex) {
 
 async function executeJobs(t: TestConvex) {
   return (await pendingJobs(t)).filter((job) => job.name === "brain/run:execute").map((job) => job.args.runId);
-}
-
-/** A run inserted by hand, as if `brain/run:execute` had started it. */
-async function insertRun(t: TestConvex, sessionKey: string, taskId: Id<"tasks">, status: Doc<"runs">["status"] = "running"): Promise<Id<"runs">> {
-  const a = await agent(t, sessionKey);
-  return await t.run(async (ctx) =>
-    await ctx.db.insert("runs", {
-      departmentId: a.departmentId,
-      agentId: a._id,
-      agentSessionKey: a.sessionKey,
-      taskId,
-      trigger: { kind: "assigned" },
-      status,
-      iterations: 0,
-      toolCalls: [],
-      promptTokens: 0,
-      completionTokens: 0,
-      foldedTriggers: 0,
-      rerunRequested: false,
-      delegations: 0,
-      guards: [],
-      timings: [],
-      startedAt: status === "running" ? Date.now() : undefined,
-    }),
-  );
 }
 
 describe("enqueueRun through triggers", () => {

@@ -148,3 +148,33 @@ export async function expectError(promise: Promise<unknown>, code: ErrorCode, me
   expect(data.code).toBe(code);
   if (message !== undefined) expect(data.message).toMatch(message);
 }
+
+/** The agent with this session key. */
+export async function agent(t: TestConvex, sessionKey: string): Promise<Doc<"agents">> {
+  return await t.run(async (ctx) => (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey)).unique())!);
+}
+
+/** A run inserted by hand, as if `brain/run:execute` had started it. */
+export async function insertRun(t: TestConvex, sessionKey: string, taskId: Id<"tasks">, status: Doc<"runs">["status"] = "running"): Promise<Id<"runs">> {
+  const a = await agent(t, sessionKey);
+  return await t.run(async (ctx) =>
+    await ctx.db.insert("runs", {
+      departmentId: a.departmentId,
+      agentId: a._id,
+      agentSessionKey: a.sessionKey,
+      taskId,
+      trigger: { kind: "assigned" },
+      status,
+      iterations: 0,
+      toolCalls: [],
+      promptTokens: 0,
+      completionTokens: 0,
+      foldedTriggers: 0,
+      rerunRequested: false,
+      delegations: 0,
+      guards: [],
+      timings: [],
+      startedAt: status === "running" ? Date.now() : undefined,
+    }),
+  );
+}

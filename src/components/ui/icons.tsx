@@ -75,3 +75,14 @@ export function ThreadIcon(props: IconProps) {
     </Icon>
   );
 }
+
+/** Two sliders: "settings". */
+export function SlidersIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M3 6h8M15 6h2M3 14h2M9 14h8" />
+      <circle cx="13" cy="6" r="2" />
+      <circle cx="7" cy="14" r="2" />
+    </Icon>
+  );
+}
