@@ -284,7 +284,8 @@ export const advanceForRun = internalMutation({
 
 // ---- for the HTTP endpoints (convex/http.ts checks the caller first) ----
 
-const vApiError = v.object({ kind: v.literal("error"), status: v.number(), message: v.string() });
+/** An HTTP endpoint's refusal, decided inside a function: status and message. */
+export const vApiError = v.object({ kind: v.literal("error"), status: v.number(), message: v.string() });
 
 /** The department an API call means: by slug, else the first one. */
 async function departmentForApi(ctx: QueryCtx, slug: string | undefined) {

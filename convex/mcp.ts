@@ -7,10 +7,8 @@ import { v } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
 import { internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
 import { agentForKeyHash, type KeyRefusal } from "./agentApiKeys";
-import { advanceCursor, agentChatAuthor, CHAT_DISABLED, getNewForAgent, postChat, vChatMessage } from "./chat";
+import { advanceCursor, agentChatAuthor, CHAT_DISABLED, getNewForAgent, postChat, vApiError, vChatMessage } from "./chat";
 import { chatSettings } from "./lib/config";
-
-const vApiError = v.object({ kind: v.literal("error"), status: v.number(), message: v.string() });
 
 /** Whether chat is on, so the MCP server knows whether to register its tools. */
 export const chatStatus = internalQuery({
