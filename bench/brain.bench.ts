@@ -11,12 +11,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
-import { anyApi } from "convex/server";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import type { ChatMessage } from "../convex/brain/model";
 import { countTokens } from "../convex/lib/tokens";
-import { PROJECT_ROOT } from "../tests/backend/helpers";
+import { PROJECT_ROOT, seedDemoSquad, signInOverHttp } from "../tests/backend/helpers";
 import { spawnBackend, stopGracefully, killHard } from "../tests/backend/process";
 import { startScriptedModel } from "../tests/backend/scriptedModel";
 import { summarize, type Summary } from "./stats";
@@ -68,23 +67,16 @@ async function main() {
   });
   const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
   try {
-    const admin = new ConvexHttpClient(backend.url);
-    (admin as unknown as { setAdminAuth(key: string): void }).setAdminAuth(backend.adminKey);
-    await admin.mutation(anyApi.seed.demo, {});
-    const signin = await fetch(`${backend.url}/maestro/auth/signin`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "Bench Admin", password: "test-password" }),
-    });
-    const { token } = (await signin.json()) as { token: string };
-    const clients = Array.from({ length: WRITERS }, () => {
-      const c = new ConvexHttpClient(backend.url);
-      c.setAuth(token);
-      return c;
-    });
-    const http = clients[0];
-    await http.mutation(api.members.ensureMe, {});
-    const departmentId = (await http.query(api.departments.listMine, {}))[0]._id;
+    const token = await signInOverHttp(backend.url, "Bench Admin", "test-password");
+    const { member: http, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, token);
+    const clients = [
+      http,
+      ...Array.from({ length: WRITERS - 1 }, () => {
+        const c = new ConvexHttpClient(backend.url);
+        c.setAuth(token);
+        return c;
+      }),
+    ];
 
     log("seeding agents and tasks");
     for (let i = (await http.query(api.agents.list, { departmentId })).length; i < AGENTS; i++) {

@@ -11,16 +11,15 @@
  * the ReDoS test give the adversarial p99/max.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { ConvexHttpClient } from "convex/browser";
-import { anyApi } from "convex/server";
 import { api } from "../convex/_generated/api";
+import { seedDemoSquad, signInOverHttp } from "../tests/backend/helpers";
 import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { redactSecrets, ruleScanner, SECRET_RULES } from "../convex/lib/secrets/index";
 import { adversarialInputs, findingSamples, MESSAGE_CHARS } from "../tests/fixtures/secrets/adversarial";
-import { parseNegatives, parsePositives } from "../tests/fixtures/secrets/corpus";
+import { parseNegatives, parsePositives, prng } from "../tests/fixtures/secrets/corpus";
 import { summarize, type Summary } from "./stats";
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../tests/fixtures/secrets");
@@ -41,17 +40,6 @@ export interface ScannerBenchResult {
   scannerErrors: number;
 }
 
-/** mulberry32. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function corpusTexts(): { positives: string[]; all: string[] } {
   const positives = parsePositives(readFileSync(path.join(FIXTURES, "positives.jsonl"), "utf8")).map((row) => row.text);
@@ -131,18 +119,8 @@ export async function benchChatServer(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-chat-"));
   const backend = await spawnBackend({ dataDir, convexDir: path.resolve(FIXTURES, "../../../convex") });
   try {
-    const admin = new ConvexHttpClient(backend.url);
-    (admin as unknown as { setAdminAuth(key: string): void }).setAdminAuth(backend.adminKey);
-    await admin.mutation(anyApi.seed.demo, {});
-    const signin = await fetch(`${backend.url}/maestro/auth/signin`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "Bench Admin", password: "test-password" }),
-    });
-    const ada = new ConvexHttpClient(backend.url);
-    ada.setAuth(((await signin.json()) as { token: string }).token);
-    await ada.mutation(api.members.ensureMe, {});
-    const departmentId = (await ada.query(api.departments.listMine, {}))[0]._id;
+    const token = await signInOverHttp(backend.url, "Bench Admin", "test-password");
+    const { member: ada, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, token);
     progress("creating 110 agents with API keys");
     const keys: string[] = [];
     for (let i = 0; i < AGENTS + 10; i++) {

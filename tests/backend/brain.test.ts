@@ -4,13 +4,13 @@
  * 127.0.0.1 that answers each request from what the prompt says.
  */
 import path from "node:path";
-import { ConvexHttpClient } from "convex/browser";
+import type { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
-import { PROJECT_ROOT, startTestBackend, waitFor } from "./helpers";
+import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
 import { startScriptedModel } from "./scriptedModel";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
@@ -47,13 +47,7 @@ beforeAll(async () => {
     realLog(...args);
   });
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  admin = new ConvexHttpClient(backend.url);
-  (admin as unknown as { setAdminAuth(key: string): void }).setAdminAuth(backend.adminKey);
-  await admin.mutation(internals.seed.demo, {});
-  ada = new ConvexHttpClient(backend.url);
-  ada.setAuth(backend.auth.signIn("Ada", "test-password").token);
-  await ada.mutation(api.members.ensureMe, {});
-  departmentId = (await ada.query(api.departments.listMine, {}))[0]._id;
+  ({ admin, member: ada, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, backend.auth.signIn("Ada", "test-password").token));
 });
 
 afterAll(async () => {

@@ -5,11 +5,9 @@
  * agent's getNew sequence returns every message of the session exactly once.
  */
 import path from "node:path";
-import { ConvexHttpClient } from "convex/browser";
-import { anyApi } from "convex/server";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import { PROJECT_ROOT, startTestBackend } from "./helpers";
+import { PROJECT_ROOT, seedDemoSquad, startTestBackend } from "./helpers";
 
 const AGENTS = 100;
 const POSTS_PER_AGENT = 5;
@@ -20,13 +18,7 @@ const keys: Array<{ name: string; key: string }> = [];
 
 beforeAll(async () => {
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  const admin = new ConvexHttpClient(backend.url);
-  (admin as unknown as { setAdminAuth(key: string): void }).setAdminAuth(backend.adminKey);
-  await admin.mutation(anyApi.seed.demo, {});
-  const ada = new ConvexHttpClient(backend.url);
-  ada.setAuth(backend.auth.signIn("Ada", "test-password").token);
-  await ada.mutation(api.members.ensureMe, {});
-  const departmentId = (await ada.query(api.departments.listMine, {}))[0]._id;
+  const { member: ada, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, backend.auth.signIn("Ada", "test-password").token);
   for (let i = 0; i < AGENTS; i++) {
     const agentId = await ada.mutation(api.agents.create, {
       departmentId,

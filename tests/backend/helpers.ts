@@ -1,4 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
+import { api } from "../../convex/_generated/api";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startBackend, type Backend, type BackendOptions } from "../../tools/local-backend/server";
@@ -43,4 +46,37 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`Timed out waiting for ${what}`);
+}
+
+/** An HTTP client holding the deployment's admin key, which may call internal functions (as `npx convex run` does). */
+export function adminClient(url: string, adminKey: string): ConvexHttpClient {
+  const client = new ConvexHttpClient(url);
+  // Not in the client's public types; the same call the Convex CLI makes.
+  (client as unknown as { setAdminAuth(key: string): void }).setAdminAuth(adminKey);
+  return client;
+}
+
+/** Signs `name` in through the local sign-in endpoint, as the app does; returns the token. */
+export async function signInOverHttp(url: string, name: string, password: string): Promise<string> {
+  const response = await fetch(`${url}/maestro/auth/signin`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ name, password }),
+  });
+  if (!response.ok) throw new Error(`Sign-in failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
+}
+
+/**
+ * Seeds the demo squad with the admin key and makes the holder of `token`
+ * its first member (so an admin). Returns both clients and the department.
+ */
+export async function seedDemoSquad(url: string, adminKey: string, token: string) {
+  const admin = adminClient(url, adminKey);
+  await admin.mutation(anyApi.seed.demo, {});
+  const member = new ConvexHttpClient(url);
+  member.setAuth(token);
+  await member.mutation(api.members.ensureMe, {});
+  const departmentId = (await member.query(api.departments.listMine, {}))[0]._id;
+  return { admin, member, departmentId };
 }

@@ -9,12 +9,11 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ConvexHttpClient } from "convex/browser";
-import { anyApi } from "convex/server";
+import type { ConvexHttpClient } from "convex/browser";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { PROJECT_ROOT, startTestBackend } from "./helpers";
+import { PROJECT_ROOT, seedDemoSquad, startTestBackend } from "./helpers";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 
@@ -25,18 +24,9 @@ let devBot: Id<"agents">;
 /** Clients to close after each test (which ends their server processes). */
 const open: Client[] = [];
 
-/** Internal functions, called with the admin key (untyped on purpose: clients cannot name them). */
-const internals = anyApi;
-
 beforeAll(async () => {
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  const admin = new ConvexHttpClient(backend.url);
-  (admin as unknown as { setAdminAuth(key: string): void }).setAdminAuth(backend.adminKey);
-  await admin.mutation(internals.seed.demo, {});
-  ada = new ConvexHttpClient(backend.url);
-  ada.setAuth(backend.auth.signIn("Ada", "test-password").token);
-  await ada.mutation(api.members.ensureMe, {});
-  departmentId = (await ada.query(api.departments.listMine, {}))[0]._id;
+  ({ member: ada, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, backend.auth.signIn("Ada", "test-password").token));
   devBot = (await ada.query(api.agents.list, { departmentId })).find((a) => a.name === "Dev Bot")!._id;
 });
 

@@ -3,7 +3,7 @@ import { anyApi } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import WebSocket from "ws";
-import { startTestBackend, waitFor } from "./helpers";
+import { adminClient, startTestBackend, waitFor } from "./helpers";
 
 type TestBackend = Awaited<ReturnType<typeof startTestBackend>>;
 const api = anyApi;
@@ -132,8 +132,7 @@ describe("HTTP API with the real ConvexHttpClient", () => {
     const refused = await http.mutation(api.notes.secretAdd, { channel: "http", body: "no" }).catch((e: Error) => e);
     expect((refused as Error).message).toContain("Could not find public function");
 
-    const admin = new ConvexHttpClient(backend.url);
-    (admin as unknown as { setAdminAuth(key: string): void }).setAdminAuth(backend.adminKey);
+    const admin = adminClient(backend.url, backend.adminKey);
     const secretId = await admin.mutation(api.notes.secretAdd, { channel: "http", body: "as admin" });
     expect(typeof secretId).toBe("string");
     expect((await http.query(api.notes.list, { channel: "http" })).length).toBe(2);

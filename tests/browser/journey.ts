@@ -9,6 +9,7 @@ import path from "node:path";
 import { ConvexHttpClient } from "convex/browser";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { expect } from "vitest";
+import { adminClient, signInOverHttp } from "../backend/helpers";
 import { CHROMIUM_ARGS, chromiumPath } from "./chromium";
 import { PROJECT_ROOT, startStack, type Stack } from "./stack";
 
@@ -116,24 +117,13 @@ export async function startJourney(options: { password: string }): Promise<Journ
     },
 
     async clientFor(name) {
-      const response = await fetch(`${stack.url}/maestro/auth/signin`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ name, password }),
-      });
-      expect(response.status).toBe(200);
-      const { token } = (await response.json()) as { token: string };
       const client = new ConvexHttpClient(stack.url);
-      client.setAuth(token);
+      client.setAuth(await signInOverHttp(stack.url, name, password));
       return client;
     },
 
     adminClient() {
-      const client = new ConvexHttpClient(stack.url);
-      const adminKey = readFileSync(path.join(stack.dataDir, "admin-key"), "utf8").trim();
-      // Not in the public types; the same call `npx convex` makes.
-      (client as unknown as { setAdminAuth(key: string): void }).setAdminAuth(adminKey);
-      return client;
+      return adminClient(stack.url, readFileSync(path.join(stack.dataDir, "admin-key"), "utf8").trim());
     },
 
     async close() {
