@@ -2,7 +2,7 @@ import { useId, useState, type KeyboardEvent } from "react";
 import { Button } from "../components/ui/Button";
 import { InlineError, TextArea } from "../components/ui/Field";
 import { cn } from "../lib/cn";
-import { userMessage } from "../lib/errors";
+import { useSend } from "../lib/useSend";
 
 type Props = {
   /** The server's limit; longer messages are cut to it (and marked) rather than refused. */
@@ -20,27 +20,14 @@ const count = new Intl.NumberFormat("en");
  */
 export function ChatComposer({ maxMessageChars, onSend }: Props) {
   const [text, setText] = useState("");
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { sending, error, send: sendContent } = useSend(onSend);
   const counterId = useId();
   // What will be sent, so the count matches what the server measures.
   const content = text.trim();
   const over = content.length > maxMessageChars;
 
   function send() {
-    if (content === "" || sending) return;
-    setSending(true);
-    setError(null);
-    onSend(content).then(
-      () => {
-        setText("");
-        setSending(false);
-      },
-      (failure: unknown) => {
-        setError(userMessage(failure));
-        setSending(false);
-      },
-    );
+    sendContent(content, () => setText(""));
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {

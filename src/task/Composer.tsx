@@ -4,7 +4,7 @@ import { Button } from "../components/ui/Button";
 import { InlineError, TextArea } from "../components/ui/Field";
 import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
-import { userMessage } from "../lib/errors";
+import { useSend } from "../lib/useSend";
 import { findMentionQuery, insertMention, matchCandidates, type MentionCandidate, type MentionQuery } from "./mentions";
 
 type Props = {
@@ -26,8 +26,7 @@ export function Composer({ candidates, onSend }: Props) {
   const [active, setActive] = useState(0);
   // The `@` (by offset) whose list was closed with Escape; it stays closed until another `@`.
   const [dismissedAt, setDismissedAt] = useState<number | null>(null);
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { sending, error, send: sendContent } = useSend(onSend);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const pendingCaret = useRef<number | null>(null);
   const listId = useId();
@@ -62,21 +61,10 @@ export function Composer({ candidates, onSend }: Props) {
   }
 
   function send() {
-    const content = text.trim();
-    if (content === "" || sending) return;
-    setSending(true);
-    setError(null);
-    onSend(content).then(
-      () => {
-        setText("");
-        setMention(null);
-        setSending(false);
-      },
-      (failure: unknown) => {
-        setError(userMessage(failure));
-        setSending(false);
-      },
-    );
+    sendContent(text.trim(), () => {
+      setText("");
+      setMention(null);
+    });
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
