@@ -4,6 +4,7 @@ import { mutation, query, type MutationCtx } from "./_generated/server";
 import { recordActivity } from "./lib/activity";
 import { memberActor } from "./lib/actors";
 import { getMembershipX, getViewerX } from "./lib/auth";
+import schema from "./schema";
 import { MaestroError } from "./lib/errors";
 import { LIMITS } from "./lib/limits";
 import { agentSessionKey, slugify } from "./lib/names";
@@ -14,18 +15,8 @@ import { vAgentKind, vAgentStatus } from "./validators";
 /** Most agents a department's roster shows. */
 export const MAX_AGENTS_PER_DEPARTMENT = 200;
 
-const vAgent = v.object({
-  _id: v.id("agents"),
-  name: v.string(),
-  role: v.string(),
-  kind: vAgentKind,
-  sessionKey: v.string(),
-  status: vAgentStatus,
-  isSquadLead: v.boolean(),
-  allowedTools: v.array(v.string()),
-  model: v.optional(v.string()),
-  systemPrompt: v.string(),
-});
+/** The roster's view of an agent: the stored agent without its department and lookup key. */
+const vAgent = schema.tables.agents.validator.omit("departmentId", "nameKey").extend({ _id: v.id("agents") });
 
 const agentFields = {
   name: v.string(),

@@ -5,9 +5,10 @@ import { env, internalMutation, query, type MutationCtx } from "./_generated/ser
 import { modelConfigFromEnv } from "./brain/model";
 import { agentActor } from "./lib/actors";
 import { getMembershipX, getViewerX } from "./lib/auth";
+import schema from "./schema";
 import { postMessage } from "./messages";
 import { getTaskX } from "./tasks";
-import { vRunStatus, vRunTiming, vRunTrigger, vToolCallRecord, type RunTriggerKind } from "./validators";
+import { vRunTiming, vToolCallRecord, type RunTriggerKind } from "./validators";
 
 /** Runs the drawer lists for one task. */
 export const MAX_RUNS_PER_TASK = 20;
@@ -209,24 +210,24 @@ export const finish = internalMutation({
 
 // ---- public ----
 
-const vRunView = v.object({
-  _id: v.id("runs"),
-  _creationTime: v.number(),
-  agentName: v.string(),
-  agentSessionKey: v.string(),
-  trigger: vRunTrigger,
-  status: vRunStatus,
-  reason: v.optional(v.string()),
-  iterations: v.number(),
-  toolCalls: v.array(vToolCallRecord),
-  model: v.optional(v.string()),
-  promptTokens: v.number(),
-  completionTokens: v.number(),
-  guards: v.array(v.string()),
-  timings: v.array(vRunTiming),
-  startedAt: v.optional(v.number()),
-  endedAt: v.optional(v.number()),
-});
+/** What the drawer shows of a run: the stored run's public fields and its agent's name. */
+const vRunView = schema.tables.runs.validator
+  .pick(
+    "agentSessionKey",
+    "trigger",
+    "status",
+    "reason",
+    "iterations",
+    "toolCalls",
+    "model",
+    "promptTokens",
+    "completionTokens",
+    "guards",
+    "timings",
+    "startedAt",
+    "endedAt",
+  )
+  .extend({ _id: v.id("runs"), _creationTime: v.number(), agentName: v.string() });
 
 /** A task's runs, newest first: what the drawer shows live ("Jarvis is thinking…"). */
 export const listForTask = query({

@@ -4,6 +4,7 @@ import type { Doc, Id } from "./_generated/dataModel";
 import { recordActivity } from "./lib/activity";
 import { memberActor } from "./lib/actors";
 import { getMembershipX, getViewerX } from "./lib/auth";
+import schema from "./schema";
 import { MaestroError } from "./lib/errors";
 import { LIMITS } from "./lib/limits";
 import { notifyAssignees } from "./lib/notify";
@@ -16,35 +17,14 @@ import { TASK_STATUSES, vPriority, vTaskStatus, type Actor, type Priority, type 
 /** Most cards one column returns; the board says when a column holds more. */
 export const MAX_TASKS_PER_COLUMN = 500;
 
-const vTaskCard = v.object({
-  _id: v.id("tasks"),
-  title: v.string(),
-  status: vTaskStatus,
-  priority: vPriority,
-  tags: v.array(v.string()),
-  assigneeSessionKeys: v.array(v.string()),
-  delegatedBy: v.optional(v.string()),
-  order: v.number(),
-});
+// Projections of the stored task, so the returns can never drift from the schema.
+const vTaskCard = schema.tables.tasks.validator
+  .pick("title", "status", "priority", "tags", "assigneeSessionKeys", "delegatedBy", "order")
+  .extend({ _id: v.id("tasks") });
 
-const vTaskDetail = v.object({
-  _id: v.id("tasks"),
-  _creationTime: v.number(),
-  departmentId: v.id("departments"),
-  title: v.string(),
-  description: v.string(),
-  status: vTaskStatus,
-  priority: vPriority,
-  tags: v.array(v.string()),
-  assigneeSessionKeys: v.array(v.string()),
-  createdBy: v.string(),
-  parentTaskId: v.optional(v.id("tasks")),
-  parentTitle: v.optional(v.string()),
-  delegatedBy: v.optional(v.string()),
-  updatedAt: v.number(),
-  /** An agent's open question: the task is blocked until a human answers in the thread. */
-  pendingQuestion: v.optional(v.object({ agentSessionKey: v.string(), messageId: v.id("messages"), previousStatus: vTaskStatus })),
-});
+const vTaskDetail = schema.tables.tasks.validator
+  .omit("order", "delegationKey")
+  .extend({ _id: v.id("tasks"), _creationTime: v.number(), parentTitle: v.optional(v.string()) });
 
 // ---- helpers shared with the brain's internal functions ----
 
