@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { postMessage } from "../../convex/messages";
@@ -18,15 +18,11 @@ import {
   setupTest,
   signIn,
   type Actor,
+  holdScheduledFunctions,
 } from "./setup";
 
 // Mentions of agents schedule trigger functions; fake timers keep them queued until a test runs them.
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+holdScheduledFunctions();
 
 async function thread() {
   const t = setupTest();

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import {
@@ -11,15 +11,11 @@ import {
   seedDemoWithAdmin,
   setupTest,
   signIn,
+  holdScheduledFunctions,
 } from "./setup";
 
 // Messages that mention agents schedule triggers; fake timers keep them queued.
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+holdScheduledFunctions();
 
 async function inbox() {
   const t = setupTest();

@@ -2,7 +2,7 @@
 import { convexTest } from "convex-test";
 import type { FunctionArgs } from "convex/server";
 import { ConvexError } from "convex/values";
-import { expect, vi } from "vitest";
+import { afterEach, beforeEach, expect, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ErrorCode } from "../../convex/lib/errors";
@@ -177,4 +177,18 @@ export async function insertRun(t: TestConvex, sessionKey: string, taskId: Id<"t
       startedAt: status === "running" ? Date.now() : undefined,
     }),
   );
+}
+
+/**
+ * Holds scheduled functions (the board's trigger functions, the brain's runs)
+ * on fake timers for every test of the calling file, until a test runs them
+ * with `runScheduled`.
+ */
+export function holdScheduledFunctions(): void {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 }

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { NO_MODEL_NOTE } from "../../convex/runs";
@@ -19,15 +19,11 @@ import {
   setupTest,
   signIn,
   type TestConvex,
+  holdScheduledFunctions,
 } from "./setup";
 
 // Assigning schedules trigger functions; fake timers keep them queued until a test runs them.
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+holdScheduledFunctions();
 
 const SEEDED_INBOX = "Landing page for the launch";
 

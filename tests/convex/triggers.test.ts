@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import { notifyAssignees, notifyMentions } from "../../convex/lib/notify";
 import { postMessage } from "../../convex/messages";
@@ -14,16 +14,12 @@ import {
   seedDemoWithAdmin,
   setupTest,
   signIn,
+  holdScheduledFunctions,
 } from "./setup";
 
 // The board schedules the trigger functions with runAfter(0); fake timers let each test decide when they run.
 // No OPENAI_* variable is set here, so the brain consumes every trigger at once without starting a run.
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+holdScheduledFunctions();
 
 async function squad() {
   const t = setupTest();
