@@ -32,6 +32,25 @@ export default tseslint.config(
     },
   },
   {
+    // One auth layer: public functions are built only by convex/functions.ts's builders.
+    files: ["convex/**/*.ts"],
+    ignores: ["convex/functions.ts", "convex/_generated/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/_generated/server"],
+              importNames: ["query", "mutation", "action"],
+              message: "Build public functions with convex/functions.ts (userQuery, departmentMutation, …), which check the caller.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["src/**/*.{ts,tsx}"],
     plugins: { "react-hooks": reactHooks },
     rules: {

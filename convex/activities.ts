@@ -1,13 +1,12 @@
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { v } from "convex/values";
-import { query } from "./_generated/server";
-import { getMembershipX } from "./lib/auth";
+import { departmentQuery } from "./functions";
 import { checkPageSize } from "./lib/validate";
 import { vActivityData, vActivityType, vActor } from "./validators";
 
 /** The department's activity feed, newest first, a page at a time. */
-export const list = query({
-  args: { departmentId: v.id("departments"), paginationOpts: paginationOptsValidator },
+export const list = departmentQuery({
+  args: { paginationOpts: paginationOptsValidator },
   returns: paginationResultValidator(
     v.object({
       _id: v.id("activities"),
@@ -20,7 +19,6 @@ export const list = query({
   ),
   handler: async (ctx, { departmentId, paginationOpts }) => {
     checkPageSize(paginationOpts.numItems);
-    await getMembershipX(ctx, departmentId);
     const page = await ctx.db
       .query("activities")
       .withIndex("by_department", (q) => q.eq("departmentId", departmentId))

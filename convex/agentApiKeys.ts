@@ -6,9 +6,10 @@
  */
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
-import { mutation, query, type MutationCtx, type QueryCtx } from "./_generated/server";
+import type { QueryCtx } from "./_generated/server";
+import { agentMutation, agentQuery, userMutation } from "./functions";
 import { chatExcluded } from "./chat";
-import { getMembershipX, getViewerX } from "./lib/auth";
+import { requireMember } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
 import { sha256Hex } from "./lib/sha256";
 
@@ -58,17 +59,6 @@ export function hashApiKey(key: string): string {
   return sha256Hex(key);
 }
 
-/** The agent and the caller's admin membership of its department; admins only. */
-async function agentForAdmin(ctx: QueryCtx | MutationCtx, agentId: Id<"agents">) {
-  // Sign-in first, so an anonymous caller cannot tell which agent ids exist.
-  await getViewerX(ctx);
-  const agent = await ctx.db.get("agents", agentId);
-  if (agent === null) throw new MaestroError("NOT_FOUND", "Agent not found.");
-  const member = await getMembershipX(ctx, agent.departmentId);
-  if (member.role !== "admin") throw new MaestroError("FORBIDDEN", "Only admins can manage an agent's API keys.");
-  return { agent, member };
-}
-
 const vApiKeySummary = v.object({
   _id: v.id("agentApiKeys"),
   prefix: v.string(),
@@ -81,11 +71,11 @@ const vApiKeySummary = v.object({
  * Admins: a new API key for an agent. The plaintext is in this result only;
  * Maestro keeps its SHA-256 and the first characters for display.
  */
-export const create = mutation({
-  args: { agentId: v.id("agents") },
+export const create = agentMutation({
+  args: {},
   returns: v.object({ keyId: v.id("agentApiKeys"), key: v.string(), prefix: v.string() }),
   handler: async (ctx, { agentId }) => {
-    const { agent, member } = await agentForAdmin(ctx, agentId);
+    const { agent, viewer } = ctx;
     if (chatExcluded(agent)) throw new MaestroError("FORBIDDEN", ARCHITECTS_EXCLUDED);
     const active = await ctx.db
       .query("agentApiKeys")
@@ -101,33 +91,28 @@ export const create = mutation({
       departmentId: agent.departmentId,
       hash: hashApiKey(key),
       prefix,
-      createdBy: member.tokenIdentifier,
+      createdBy: viewer.user._id,
     });
     return { keyId, key, prefix };
   },
 });
 
 /** Admins: an agent's keys, newest first (prefix and dates only; never the hash). */
-export const list = query({
-  args: { agentId: v.id("agents") },
+export const list = agentQuery({
+  role: "admin",
+  args: {},
   returns: v.array(vApiKeySummary),
   handler: async (ctx, { agentId }) => {
-    const { agent } = await agentForAdmin(ctx, agentId);
     const keys = await ctx.db
       .query("agentApiKeys")
       .withIndex("by_agent", (q) => q.eq("agentId", agentId))
       .order("desc")
       .take(MAX_LISTED_KEYS);
-    const names = new Map<string, string | null>();
+    const names = new Map<Id<"users">, string | null>();
     const result = [];
     for (const key of keys) {
       if (!names.has(key.createdBy)) {
-        const creator = await ctx.db
-          .query("members")
-          .withIndex("by_department_and_tokenIdentifier", (q) =>
-            q.eq("departmentId", agent.departmentId).eq("tokenIdentifier", key.createdBy),
-          )
-          .unique();
+        const creator = await ctx.db.get("users", key.createdBy);
         names.set(key.createdBy, creator?.name ?? null);
       }
       result.push({
@@ -143,14 +128,13 @@ export const list = query({
 });
 
 /** Admins: revokes a key at once; revoking it again changes nothing. */
-export const revoke = mutation({
+export const revoke = userMutation({
   args: { keyId: v.id("agentApiKeys") },
   returns: v.null(),
   handler: async (ctx, { keyId }) => {
-    await getViewerX(ctx);
     const key = await ctx.db.get("agentApiKeys", keyId);
     if (key === null) throw new MaestroError("NOT_FOUND", "API key not found.");
-    await agentForAdmin(ctx, key.agentId);
+    await requireMember(ctx, key.departmentId, "admin", ctx.viewer);
     if (key.revokedAt === undefined) await ctx.db.patch("agentApiKeys", keyId, { revokedAt: Date.now() });
     return null;
   },

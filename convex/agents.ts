@@ -1,9 +1,9 @@
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
-import { mutation, query, type MutationCtx } from "./_generated/server";
+import type { MutationCtx } from "./_generated/server";
+import { agentMutation, departmentMutation, departmentQuery } from "./functions";
 import { recordActivity } from "./lib/activity";
 import { memberActor } from "./lib/actors";
-import { getMembershipX, getViewerX } from "./lib/auth";
 import schema from "./schema";
 import { MaestroError } from "./lib/errors";
 import { LIMITS } from "./lib/limits";
@@ -27,13 +27,6 @@ const agentFields = {
   isSquadLead: v.boolean(),
   allowedTools: v.array(v.string()),
 };
-
-/** The caller's membership, which must be an admin one. */
-async function requireAdmin(ctx: MutationCtx, departmentId: Id<"departments">) {
-  const member = await getMembershipX(ctx, departmentId);
-  if (member.role !== "admin") throw new MaestroError("FORBIDDEN", "Only admins can create or edit agents.");
-  return member;
-}
 
 function checkTools(allowedTools: string[]): string[] {
   const unknown = unknownTools(allowedTools);
@@ -81,11 +74,10 @@ function toAgent(agent: Doc<"agents">) {
 }
 
 /** The department's roster, by name. */
-export const list = query({
-  args: { departmentId: v.id("departments") },
+export const list = departmentQuery({
+  args: {},
   returns: v.array(vAgent),
   handler: async (ctx, { departmentId }) => {
-    await getMembershipX(ctx, departmentId);
     const agents = await ctx.db
       .query("agents")
       .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
@@ -95,16 +87,16 @@ export const list = query({
 });
 
 /** Adds an agent to the department (admins only). Its session key is `agent:<slug>:<department slug>`. */
-export const create = mutation({
-  args: { departmentId: v.id("departments"), ...agentFields },
+export const create = departmentMutation({
+  role: "admin",
+  args: agentFields,
   returns: v.id("agents"),
   handler: async (ctx, { departmentId, kind, isSquadLead, ...rest }) => {
-    const member = await requireAdmin(ctx, departmentId);
+    const { member, department } = ctx;
     const fields = cleanAgentFields(rest);
     // The session key is built from the name's slug; "!!!" would give `agent::<dept>`.
     if (slugify(fields.name) === "") throw new MaestroError("INVALID_ARGUMENT", "An agent name needs at least one letter or digit.");
     await checkNameFree(ctx, departmentId, fields.name);
-    const department = (await ctx.db.get("departments", departmentId))!;
     const sessionKey = agentSessionKey(fields.name, department.slug);
     const taken = await ctx.db
       .query("agents")
@@ -132,15 +124,11 @@ export const create = mutation({
  * Edits an agent (admins only). Its session key stays as it was created, so
  * tasks and threads that name it keep pointing at it after a rename.
  */
-export const update = mutation({
-  args: { agentId: v.id("agents"), ...agentFields },
+export const update = agentMutation({
+  args: agentFields,
   returns: v.null(),
   handler: async (ctx, { agentId, kind, isSquadLead, ...rest }) => {
-    // Sign-in first, so an anonymous caller cannot tell which agent ids exist.
-    await getViewerX(ctx);
-    const agent = await ctx.db.get("agents", agentId);
-    if (agent === null) throw new MaestroError("NOT_FOUND", "Agent not found.");
-    const member = await requireAdmin(ctx, agent.departmentId);
+    const { agent, member } = ctx;
     const fields = cleanAgentFields(rest);
     await checkNameFree(ctx, agent.departmentId, fields.name, agentId);
     await ctx.db.patch("agents", agentId, { ...fields, kind, isSquadLead, nameKey: fields.name.toLowerCase() });
@@ -156,15 +144,11 @@ export const update = mutation({
 });
 
 /** Sets an agent's status (admins only; the brain sets it through its own internal functions). */
-export const setStatus = mutation({
-  args: { agentId: v.id("agents"), status: vAgentStatus },
+export const setStatus = agentMutation({
+  args: { status: vAgentStatus },
   returns: v.null(),
   handler: async (ctx, { agentId, status }) => {
-    // Sign-in first, so an anonymous caller cannot tell which agent ids exist.
-    await getViewerX(ctx);
-    const agent = await ctx.db.get("agents", agentId);
-    if (agent === null) throw new MaestroError("NOT_FOUND", "Agent not found.");
-    const member = await requireAdmin(ctx, agent.departmentId);
+    const { agent, member } = ctx;
     if (agent.status === status) return null;
     await ctx.db.patch("agents", agentId, { status });
     await recordActivity(ctx, {

@@ -1,10 +1,12 @@
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
-import { internalMutation, internalQuery, mutation, query, type MutationCtx, type QueryCtx } from "./_generated/server";
-import { getMembershipX, getViewerX } from "./lib/auth";
-import { chatSettings, SETTINGS_KEY, type ChatSettings } from "./lib/config";
+import { internalMutation, internalQuery, type MutationCtx, type QueryCtx } from "./_generated/server";
+import { departmentMutation, departmentQuery } from "./functions";
+import { getViewer, hasRole } from "./lib/auth";
+import { chatSettings, webuiDepartmentsFromEnv, type ChatSettings } from "./lib/config";
 import { MaestroError } from "./lib/errors";
 import { slugify } from "./lib/names";
+import { MAX_DEPARTMENTS_PER_MEMBER } from "./departments";
 import { ruleScanner } from "./lib/secrets/rules";
 import { redactSecrets, type SecretScanner } from "./lib/secrets/scanner";
 
@@ -56,8 +58,8 @@ function withSecretsCutAt(original: string, keptLength: number): SecretScanner {
   };
 }
 
-async function enabledSettings(ctx: QueryCtx): Promise<ChatSettings> {
-  const settings = await chatSettings(ctx);
+async function enabledSettings(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ChatSettings> {
+  const settings = await chatSettings(ctx, departmentId);
   if (!settings.enabled) throw new MaestroError("NOT_FOUND", CHAT_DISABLED);
   return settings;
 }
@@ -72,7 +74,7 @@ export async function postChat(
   author: string,
   rawText: string,
 ): Promise<number> {
-  const settings = await enabledSettings(ctx);
+  const settings = await enabledSettings(ctx, departmentId);
   if (rawText.trim() === "") throw new MaestroError("INVALID_ARGUMENT", "A chat message must not be empty.");
   const department = await ctx.db.get("departments", departmentId);
   if (department === null) throw new MaestroError("NOT_FOUND", "Department not found.");
@@ -110,7 +112,7 @@ async function cursorOf(ctx: QueryCtx, agentId: string) {
 
 /** The agent's unseen messages of its department's current session, and where its cursor would move. */
 export async function getNewForAgent(ctx: QueryCtx, agent: Doc<"agents">) {
-  await enabledSettings(ctx);
+  await enabledSettings(ctx, agent.departmentId);
   const department = (await ctx.db.get("departments", agent.departmentId))!;
   const cursor = (await cursorOf(ctx, agent.sessionKey))?.lastId ?? 0;
   const rows = await ctx.db
@@ -134,24 +136,22 @@ export async function advanceCursor(ctx: MutationCtx, agentId: string, newPointe
 // ---- for the WebUI ----
 
 /** Whether chat is on, for the pane ("Chat disabled by configuration"). */
-export const status = query({
+export const status = departmentQuery({
   args: {},
   returns: v.object({ enabled: v.boolean(), maxMessageChars: v.number() }),
-  handler: async (ctx) => {
-    await getViewerX(ctx);
-    const settings = await chatSettings(ctx);
+  handler: async (ctx, { departmentId }) => {
+    const settings = await chatSettings(ctx, departmentId);
     return { enabled: settings.enabled, maxMessageChars: settings.maxMessageChars };
   },
 });
 
 /** The newest messages of the department's current session, oldest first. */
-export const list = query({
-  args: { departmentId: v.id("departments") },
+export const list = departmentQuery({
+  args: {},
   returns: v.array(vChatMessage),
   handler: async (ctx, { departmentId }) => {
-    await getMembershipX(ctx, departmentId);
-    await enabledSettings(ctx);
-    const department = (await ctx.db.get("departments", departmentId))!;
+    await enabledSettings(ctx, departmentId);
+    const { department } = ctx;
     const rows = await ctx.db
       .query("chat")
       .withIndex("by_session_and_chat_id", (q) => q.eq("sessionId", department.chatSessionId))
@@ -162,40 +162,36 @@ export const list = query({
 });
 
 /** Posts as `@human` from the WebUI. */
-export const postAsHuman = mutation({
-  args: { departmentId: v.id("departments"), text: v.string() },
+export const postAsHuman = departmentMutation({
+  args: { text: v.string() },
   returns: v.object({ id: v.number(), success: v.boolean() }),
   handler: async (ctx, { departmentId, text }) => {
-    await getMembershipX(ctx, departmentId);
     return { id: await postChat(ctx, departmentId, "@human", text), success: true };
   },
 });
 
 /** Admins: start a fresh chat session; older messages stop being visible to agents and the UI. */
-export const newSession = mutation({
-  args: { departmentId: v.id("departments") },
+export const newSession = departmentMutation({
+  role: "admin",
+  args: {},
   returns: v.string(),
   handler: async (ctx, { departmentId }) => {
-    const member = await getMembershipX(ctx, departmentId);
-    if (member.role !== "admin") throw new MaestroError("FORBIDDEN", "Only admins can start a new chat session.");
     const sessionId = crypto.randomUUID();
     await ctx.db.patch("departments", departmentId, { chatSessionId: sessionId });
     return sessionId;
   },
 });
 
-/** The effective chat settings, for the admin settings screen. */
-export const settings = query({
+/** The department's effective chat settings, for the settings screen. */
+export const settings = departmentQuery({
   args: {},
   returns: v.object({ enabled: v.boolean(), maxMessageChars: v.number(), scannerEnabled: v.boolean(), scannerTimeoutMs: v.number() }),
-  handler: async (ctx) => {
-    await getViewerX(ctx);
-    return await chatSettings(ctx);
-  },
+  handler: async (ctx, { departmentId }) => await chatSettings(ctx, departmentId),
 });
 
-/** Admins (of any department): override chat settings at runtime. */
-export const updateSettings = mutation({
+/** The department's owners and admins: override its chat settings at runtime (no other department changes). */
+export const updateSettings = departmentMutation({
+  role: "admin",
   args: {
     enabled: v.optional(v.boolean()),
     maxMessageChars: v.optional(v.number()),
@@ -203,13 +199,7 @@ export const updateSettings = mutation({
     scannerTimeoutMs: v.optional(v.number()),
   },
   returns: v.null(),
-  handler: async (ctx, changes) => {
-    const identity = await getViewerX(ctx);
-    const admin = await ctx.db
-      .query("members")
-      .withIndex("by_tokenIdentifier", (q) => q.eq("tokenIdentifier", identity.tokenIdentifier))
-      .take(100);
-    if (!admin.some((m) => m.role === "admin")) throw new MaestroError("FORBIDDEN", "Only admins can change settings.");
+  handler: async (ctx, { departmentId, ...changes }) => {
     for (const key of ["maxMessageChars", "scannerTimeoutMs"] as const) {
       const value = changes[key];
       if (value !== undefined && (!Number.isInteger(value) || value < 1 || value > 1_000_000)) {
@@ -218,9 +208,9 @@ export const updateSettings = mutation({
     }
     const saved = await ctx.db
       .query("settings")
-      .withIndex("by_key", (q) => q.eq("key", SETTINGS_KEY))
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
       .unique();
-    if (saved === null) await ctx.db.insert("settings", { key: SETTINGS_KEY, chat: changes });
+    if (saved === null) await ctx.db.insert("settings", { departmentId, chat: changes });
     else await ctx.db.patch("settings", saved._id, { chat: { ...saved.chat, ...changes } });
     return null;
   },
@@ -264,7 +254,7 @@ export const contextForRun = internalQuery({
     const run = await ctx.db.get("runs", runId);
     if (run === null) return null;
     const agent = (await ctx.db.get("agents", run.agentId))!;
-    if (chatExcluded(agent) || !(await chatSettings(ctx)).enabled) return null;
+    if (chatExcluded(agent) || !(await chatSettings(ctx, agent.departmentId)).enabled) return null;
     const cursor = await cursorOf(ctx, agent.sessionKey);
     return { author: agentChatAuthor(agent), remind: cursor?.remindNext ?? false, ...(await getNewForAgent(ctx, agent)) };
   },
@@ -287,25 +277,53 @@ export const advanceForRun = internalMutation({
 /** An HTTP endpoint's refusal, decided inside a function: status and message. */
 export const vApiError = v.object({ kind: v.literal("error"), status: v.number(), message: v.string() });
 
-/** The department an API call means: by slug, else the first one. */
-async function departmentForApi(ctx: QueryCtx, slug: string | undefined) {
-  if (slug !== undefined) {
-    return await ctx.db
-      .query("departments")
-      .withIndex("by_slug", (q) => q.eq("slug", slug))
-      .unique();
+/**
+ * Which department an `/api/chat` call may use, and whether it may post.
+ * A signed-in caller (Bearer) reaches only departments they belong to (the
+ * first one when no slug is given) and posts as a member or above; the WebUI
+ * password (HTTP Basic, checked by the route) reaches the departments
+ * `webui.departments` lists, every one when it lists none. Unknown and
+ * foreign departments answer alike, so slugs reveal nothing.
+ */
+async function departmentForApi(
+  ctx: QueryCtx,
+  slug: string | undefined,
+  via: "session" | "password",
+  write: boolean,
+): Promise<{ kind: "ok"; department: Doc<"departments"> } | { kind: "error"; status: number; message: string }> {
+  const noSuch = { kind: "error" as const, status: 404, message: `No department ${slug ?? ""} that you can reach.`.replace("  ", " ") };
+  if (via === "password") {
+    const allowed = webuiDepartmentsFromEnv();
+    const department =
+      slug !== undefined
+        ? await ctx.db.query("departments").withIndex("by_slug", (q) => q.eq("slug", slug)).unique()
+        : await ctx.db.query("departments").withIndex("by_slug").first();
+    if (department === null || (allowed !== null && !allowed.includes(department.slug))) return noSuch;
+    return { kind: "ok", department };
   }
-  return await ctx.db.query("departments").withIndex("by_slug").first();
+  const viewer = await getViewer(ctx);
+  if (viewer === null) return { kind: "error", status: 401, message: "Your session has ended; sign in again." };
+  const memberships = await ctx.db
+    .query("members")
+    .withIndex("by_user", (q) => q.eq("userId", viewer.user._id))
+    .take(MAX_DEPARTMENTS_PER_MEMBER);
+  for (const membership of memberships) {
+    const department = await ctx.db.get("departments", membership.departmentId);
+    if (department === null || (slug !== undefined && department.slug !== slug)) continue;
+    if (write && !hasRole(membership.role, "member")) return { kind: "error", status: 403, message: "Viewers can read the chat but not post." };
+    return { kind: "ok", department };
+  }
+  return noSuch;
 }
 
 export const sessionForApi = internalQuery({
-  args: { slug: v.optional(v.string()) },
+  args: { slug: v.optional(v.string()), via: v.union(v.literal("session"), v.literal("password")) },
   returns: v.union(vApiError, v.object({ kind: v.literal("ok"), sessionId: v.string() })),
-  handler: async (ctx, { slug }) => {
-    if (!(await chatSettings(ctx)).enabled) return { kind: "error" as const, status: 404, message: CHAT_DISABLED };
-    const department = await departmentForApi(ctx, slug);
-    if (department === null) return { kind: "error" as const, status: 404, message: `No department ${slug ?? ""}`.trim() };
-    return { kind: "ok" as const, sessionId: department.chatSessionId };
+  handler: async (ctx, { slug, via }) => {
+    const found = await departmentForApi(ctx, slug, via, false);
+    if (found.kind === "error") return found;
+    if (!(await chatSettings(ctx, found.department._id)).enabled) return { kind: "error" as const, status: 404, message: CHAT_DISABLED };
+    return { kind: "ok" as const, sessionId: found.department.chatSessionId };
   },
 });
 
@@ -323,13 +341,13 @@ export const sessionPage = internalQuery({
 });
 
 export const postFromApi = internalMutation({
-  args: { slug: v.optional(v.string()), text: v.string() },
+  args: { slug: v.optional(v.string()), via: v.union(v.literal("session"), v.literal("password")), text: v.string() },
   returns: v.union(vApiError, v.object({ kind: v.literal("ok"), id: v.number() })),
-  handler: async (ctx, { slug, text }) => {
-    if (!(await chatSettings(ctx)).enabled) return { kind: "error" as const, status: 404, message: CHAT_DISABLED };
-    const department = await departmentForApi(ctx, slug);
-    if (department === null) return { kind: "error" as const, status: 404, message: `No department ${slug ?? ""}`.trim() };
+  handler: async (ctx, { slug, via, text }) => {
+    const found = await departmentForApi(ctx, slug, via, true);
+    if (found.kind === "error") return found;
+    if (!(await chatSettings(ctx, found.department._id)).enabled) return { kind: "error" as const, status: 404, message: CHAT_DISABLED };
     if (text.trim() === "") return { kind: "error" as const, status: 400, message: "A chat message must not be empty." };
-    return { kind: "ok" as const, id: await postChat(ctx, department._id, "@human", text) };
+    return { kind: "ok" as const, id: await postChat(ctx, found.department._id, "@human", text) };
   },
 });

@@ -8,20 +8,26 @@ import type { Doc } from "./_generated/dataModel";
 import { internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
 import { agentForKeyHash, type KeyRefusal } from "./agentApiKeys";
 import { advanceCursor, agentChatAuthor, CHAT_DISABLED, getNewForAgent, postChat, vApiError, vChatMessage } from "./chat";
-import { chatSettings } from "./lib/config";
+import { chatSettings, chatSettingsFromEnv } from "./lib/config";
+import { limitAgent } from "./rateLimits";
 
 /** Whether chat is on, so the MCP server knows whether to register its tools. */
 export const chatStatus = internalQuery({
-  args: {},
+  args: { keyHash: v.optional(v.string()) },
   returns: v.object({ enabled: v.boolean() }),
-  handler: async (ctx) => ({ enabled: (await chatSettings(ctx)).enabled }),
+  handler: async (ctx, { keyHash }) => {
+    // With a valid key: its department's setting; without one, the deployment's default.
+    const resolved = keyHash === undefined ? null : await agentForKeyHash(ctx, keyHash);
+    if (resolved?.kind !== "ok") return { enabled: chatSettingsFromEnv().enabled };
+    return { enabled: (await chatSettings(ctx, resolved.agent.departmentId)).enabled };
+  },
 });
 
 /** The key's agent when it may chat now; else why not (401 key, 403 architect, 404 chat off). */
 async function chattingAgent(ctx: QueryCtx, keyHash: string): Promise<{ kind: "ok"; agent: Doc<"agents"> } | KeyRefusal> {
   const resolved = await agentForKeyHash(ctx, keyHash);
   if (resolved.kind === "error") return resolved;
-  if (!(await chatSettings(ctx)).enabled) return { kind: "error", status: 404, message: CHAT_DISABLED };
+  if (!(await chatSettings(ctx, resolved.agent.departmentId)).enabled) return { kind: "error", status: 404, message: CHAT_DISABLED };
   return resolved;
 }
 
@@ -49,6 +55,8 @@ export const post = internalMutation({
     if (text === null) return { kind: "error" as const, status: 400, message: 'Send JSON: {"text": "..."}' };
     if (text.trim() === "") return { kind: "error" as const, status: 400, message: "A chat message must not be empty." };
     const { agent } = resolved;
+    const limited = (await limitAgent(ctx, "agentApiCall", agent.sessionKey)) ?? (await limitAgent(ctx, "agentPost", agent.sessionKey));
+    if (limited !== null) return limited;
     return { kind: "ok" as const, id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text) };
   },
 });
@@ -67,6 +75,8 @@ export const getNew = internalMutation({
     const resolved = await chattingAgent(ctx, keyHash);
     if (resolved.kind === "error") return resolved;
     const { agent } = resolved;
+    const limited = await limitAgent(ctx, "agentApiCall", agent.sessionKey);
+    if (limited !== null) return limited;
     const { messages, newPointer } = await getNewForAgent(ctx, agent);
     const cursor = await ctx.db
       .query("chatCursors")

@@ -1,63 +1,103 @@
+/** A department's people and their roles: listed for everyone in it, changed by its owners and admins. */
 import { v } from "convex/values";
-import { mutation, query } from "./_generated/server";
-import { MAX_DEPARTMENTS_PER_MEMBER } from "./departments";
+import type { Doc } from "./_generated/dataModel";
+import type { MutationCtx } from "./_generated/server";
+import { departmentQuery, userMutation } from "./functions";
 import { recordActivity } from "./lib/activity";
-import { memberKey } from "./lib/actors";
-import { getMembershipX, getViewerX } from "./lib/auth";
+import { memberActor, memberKey } from "./lib/actors";
+import { requireMember } from "./lib/auth";
+import { MaestroError } from "./lib/errors";
 import { vMemberRole } from "./validators";
 
-/** Most members a department lists (mention autocomplete, roster). */
+/** Most members a department lists (mention autocomplete, roster, members page). */
 export const MAX_MEMBERS_PER_DEPARTMENT = 500;
 
-/**
- * On a person's first sign-in, makes them a member of every department.
- * Whoever gets past sign-in (the WebUI password offline, Clerk in production)
- * is on the squad; the first person in a department becomes its admin.
- * Departments created later belong to their creator only. Returns how many
- * memberships were created (0 for anyone who already has one).
- */
-export const ensureMe = mutation({
+export const list = departmentQuery({
   args: {},
-  returns: v.number(),
-  handler: async (ctx) => {
-    const identity = await getViewerX(ctx);
-    const known = await ctx.db
+  returns: v.array(
+    v.object({
+      _id: v.id("members"),
+      userId: v.id("users"),
+      name: v.string(),
+      email: v.union(v.string(), v.null()),
+      role: vMemberRole,
+      key: v.string(),
+    }),
+  ),
+  handler: async (ctx, { departmentId }) => {
+    const members = await ctx.db
       .query("members")
-      .withIndex("by_tokenIdentifier", (q) => q.eq("tokenIdentifier", identity.tokenIdentifier))
-      .first();
-    if (known !== null) return 0;
-    const name = identity.name ?? identity.nickname ?? identity.email ?? "Human";
-    const departments = await ctx.db.query("departments").take(MAX_DEPARTMENTS_PER_MEMBER);
-    let created = 0;
-    for (const department of departments) {
-      const anyMember = await ctx.db
-        .query("members")
-        .withIndex("by_department_and_tokenIdentifier", (q) => q.eq("departmentId", department._id))
-        .first();
-      const role = anyMember === null ? "admin" : "member";
-      await ctx.db.insert("members", { departmentId: department._id, tokenIdentifier: identity.tokenIdentifier, name, role });
-      await recordActivity(ctx, {
-        departmentId: department._id,
-        type: "member_joined",
-        actor: { kind: "member", tokenIdentifier: identity.tokenIdentifier, name },
-        data: { name, role },
-      });
-      created += 1;
+      .withIndex("by_department_and_user", (q) => q.eq("departmentId", departmentId))
+      .take(MAX_MEMBERS_PER_DEPARTMENT);
+    const result = [];
+    for (const m of members) {
+      const user = await ctx.db.get("users", m.userId);
+      result.push({ _id: m._id, userId: m.userId, name: m.name, email: user?.email ?? null, role: m.role, key: memberKey(m.userId) });
     }
-    return created;
+    return result;
   },
 });
 
-/** The department's humans, for @mention autocomplete. */
-export const list = query({
-  args: { departmentId: v.id("departments") },
-  returns: v.array(v.object({ _id: v.id("members"), name: v.string(), role: vMemberRole, key: v.string() })),
-  handler: async (ctx, { departmentId }) => {
-    await getMembershipX(ctx, departmentId);
-    const members = await ctx.db
-      .query("members")
-      .withIndex("by_department_and_tokenIdentifier", (q) => q.eq("departmentId", departmentId))
-      .take(MAX_MEMBERS_PER_DEPARTMENT);
-    return members.map((m) => ({ _id: m._id, name: m.name, role: m.role, key: memberKey(m.tokenIdentifier) }));
+/**
+ * The target member and the caller's admin membership of the same
+ * department. Only owners touch owners, and a department keeps at least
+ * one owner.
+ */
+async function manageable(ctx: MutationCtx & { viewer: Parameters<typeof requireMember>[3] }, target: Doc<"members">) {
+  const { member: me } = await requireMember(ctx, target.departmentId, "admin", ctx.viewer);
+  if (target.role === "owner" && me.role !== "owner") throw new MaestroError("FORBIDDEN", "Only owners can change an owner.");
+  return me;
+}
+
+async function ownerCount(ctx: MutationCtx, target: Doc<"members">): Promise<number> {
+  const members = await ctx.db
+    .query("members")
+    .withIndex("by_department_and_user", (q) => q.eq("departmentId", target.departmentId))
+    .take(MAX_MEMBERS_PER_DEPARTMENT);
+  return members.filter((m) => m.role === "owner").length;
+}
+
+export const setRole = userMutation({
+  args: { memberId: v.id("members"), role: vMemberRole },
+  returns: v.null(),
+  handler: async (ctx, { memberId, role }) => {
+    const target = await ctx.db.get("members", memberId);
+    if (target === null) throw new MaestroError("NOT_FOUND", "Member not found.");
+    const me = await manageable(ctx, target);
+    if (role === "owner" && me.role !== "owner") throw new MaestroError("FORBIDDEN", "Only owners can make someone an owner.");
+    if (target.role === role) return null;
+    if (target.role === "owner" && (await ownerCount(ctx, target)) <= 1) {
+      throw new MaestroError("CONFLICT", "A department needs at least one owner; make someone else an owner first.");
+    }
+    await ctx.db.patch("members", memberId, { role });
+    await recordActivity(ctx, {
+      departmentId: target.departmentId,
+      type: "member_role_changed",
+      actor: memberActor(me),
+      data: { name: target.name, role },
+    });
+    return null;
+  },
+});
+
+/** Removes someone from the department; their open pages lose its data at once. */
+export const remove = userMutation({
+  args: { memberId: v.id("members") },
+  returns: v.null(),
+  handler: async (ctx, { memberId }) => {
+    const target = await ctx.db.get("members", memberId);
+    if (target === null) throw new MaestroError("NOT_FOUND", "Member not found.");
+    const me = await manageable(ctx, target);
+    if (target.role === "owner" && (await ownerCount(ctx, target)) <= 1) {
+      throw new MaestroError("CONFLICT", "A department needs at least one owner; make someone else an owner first.");
+    }
+    await ctx.db.delete("members", memberId);
+    await recordActivity(ctx, {
+      departmentId: target.departmentId,
+      type: "member_removed",
+      actor: memberActor(me),
+      data: { name: target.name },
+    });
+    return null;
   },
 });

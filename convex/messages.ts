@@ -1,10 +1,10 @@
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
-import { mutation, query, type MutationCtx, type QueryCtx } from "./_generated/server";
+import type { MutationCtx, QueryCtx } from "./_generated/server";
+import { taskMutation, taskQuery } from "./functions";
 import { recordActivity } from "./lib/activity";
 import { memberActor, memberKey } from "./lib/actors";
-import { getMembershipX, getViewerX } from "./lib/auth";
 import { LIMITS } from "./lib/limits";
 import { parseMentions, type MentionCandidate } from "./lib/mentions";
 import { notifyMentions } from "./lib/notify";
@@ -12,7 +12,7 @@ import { checkPageSize, cleanText } from "./lib/validate";
 import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
 import { MAX_MEMBERS_PER_DEPARTMENT } from "./members";
 import { agentBySessionKey, enqueueRun } from "./runs";
-import { getTaskX, moveTask } from "./tasks";
+import { moveTask } from "./tasks";
 import { vActor, vMention, type Actor, type Mention } from "./validators";
 
 const vMessage = v.object({
@@ -35,11 +35,11 @@ async function mentionCandidates(
     .take(MAX_AGENTS_PER_DEPARTMENT);
   const members = await ctx.db
     .query("members")
-    .withIndex("by_department_and_tokenIdentifier", (q) => q.eq("departmentId", departmentId))
+    .withIndex("by_department_and_user", (q) => q.eq("departmentId", departmentId))
     .take(MAX_MEMBERS_PER_DEPARTMENT);
   return [
     ...agents.map((a) => ({ kind: "agent" as const, key: a.sessionKey, name: a.name })),
-    ...members.map((m) => ({ kind: "member" as const, key: memberKey(m.tokenIdentifier), name: m.name })),
+    ...members.map((m) => ({ kind: "member" as const, key: memberKey(m.userId), name: m.name })),
   ];
 }
 
@@ -93,14 +93,11 @@ async function answerQuestion(ctx: MutationCtx, task: Doc<"tasks">, actor: Actor
 }
 
 /** Posts in a task's thread as the signed-in member (answering an agent's open question, if there is one). */
-export const create = mutation({
-  args: { taskId: v.id("tasks"), content: v.string() },
+export const create = taskMutation({
+  args: { content: v.string() },
   returns: v.id("messages"),
-  handler: async (ctx, { taskId, content }) => {
-    // Sign-in first, so an anonymous caller cannot tell which task ids exist.
-    await getViewerX(ctx);
-    const task = await getTaskX(ctx, taskId);
-    const member = await getMembershipX(ctx, task.departmentId);
+  handler: async (ctx, { content }) => {
+    const { task, member } = ctx;
     const messageId = await postMessage(ctx, memberActor(member), task, content);
     if (task.pendingQuestion !== undefined) await answerQuestion(ctx, task, memberActor(member), messageId);
     return messageId;
@@ -108,14 +105,11 @@ export const create = mutation({
 });
 
 /** A task's thread, newest first, a page at a time. */
-export const list = query({
-  args: { taskId: v.id("tasks"), paginationOpts: paginationOptsValidator },
+export const list = taskQuery({
+  args: { paginationOpts: paginationOptsValidator },
   returns: paginationResultValidator(vMessage),
   handler: async (ctx, { taskId, paginationOpts }) => {
     checkPageSize(paginationOpts.numItems);
-    await getViewerX(ctx);
-    const task = await getTaskX(ctx, taskId);
-    await getMembershipX(ctx, task.departmentId);
     const page = await ctx.db
       .query("messages")
       .withIndex("by_task", (q) => q.eq("taskId", taskId))

@@ -1,7 +1,6 @@
 import { v } from "convex/values";
-import { mutation, query } from "./_generated/server";
+import { departmentQuery, userMutation } from "./functions";
 import { memberKey } from "./lib/actors";
-import { getMembershipX, getViewerX } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
 import { vNotificationKind } from "./validators";
 
@@ -11,8 +10,8 @@ export const MAX_LISTED_NOTIFICATIONS = 50;
 const MAX_UNREAD = 500;
 
 /** The caller's unread notifications in a department, newest first, with their task titles. */
-export const listMine = query({
-  args: { departmentId: v.id("departments") },
+export const listMine = departmentQuery({
+  args: {},
   returns: v.object({
     unreadCount: v.number(),
     /** Tasks where the caller has an unread mention: the board shows a dot on them. */
@@ -29,10 +28,9 @@ export const listMine = query({
     ),
   }),
   handler: async (ctx, { departmentId }) => {
-    const member = await getMembershipX(ctx, departmentId);
     const unread = await ctx.db
       .query("notifications")
-      .withIndex("by_recipient_and_readAt", (q) => q.eq("recipientKey", memberKey(member.tokenIdentifier)).eq("readAt", undefined))
+      .withIndex("by_recipient_and_readAt", (q) => q.eq("recipientKey", memberKey(ctx.member.userId)).eq("readAt", undefined))
       .order("desc")
       .take(MAX_UNREAD);
     const mine = unread.filter((n) => n.departmentId === departmentId);
@@ -51,12 +49,11 @@ export const listMine = query({
 });
 
 /** Marks one of the caller's notifications read, or all of them on one task (opening its drawer). */
-export const markRead = mutation({
+export const markRead = userMutation({
   args: { notificationId: v.optional(v.id("notifications")), taskId: v.optional(v.id("tasks")) },
   returns: v.number(),
   handler: async (ctx, { notificationId, taskId }) => {
-    const identity = await getViewerX(ctx);
-    const key = memberKey(identity.tokenIdentifier);
+    const key = memberKey(ctx.viewer.user._id);
     const now = Date.now();
     if (notificationId !== undefined) {
       const notification = await ctx.db.get("notifications", notificationId);

@@ -1,13 +1,12 @@
 import { v } from "convex/values";
 import { internal } from "./_generated/api";
 import type { Doc, Id } from "./_generated/dataModel";
-import { env, internalMutation, query, type MutationCtx } from "./_generated/server";
+import { env, internalMutation, type MutationCtx } from "./_generated/server";
+import { taskQuery, userQuery } from "./functions";
 import { modelConfigFromEnv } from "./brain/model";
 import { agentActor } from "./lib/actors";
-import { getMembershipX, getViewerX } from "./lib/auth";
 import schema from "./schema";
 import { postMessage } from "./messages";
-import { getTaskX } from "./tasks";
 import { vRunTiming, vToolCallRecord, type RunTriggerKind } from "./validators";
 
 /** Runs the drawer lists for one task. */
@@ -230,14 +229,10 @@ const vRunView = schema.tables.runs.validator
   .extend({ _id: v.id("runs"), _creationTime: v.number(), agentName: v.string() });
 
 /** A task's runs, newest first: what the drawer shows live ("Jarvis is thinking…"). */
-export const listForTask = query({
-  args: { taskId: v.id("tasks") },
+export const listForTask = taskQuery({
+  args: {},
   returns: v.array(vRunView),
   handler: async (ctx, { taskId }) => {
-    // Signed in first, so an anonymous caller cannot tell which task ids exist.
-    await getViewerX(ctx);
-    const task = await getTaskX(ctx, taskId);
-    await getMembershipX(ctx, task.departmentId);
     const runs = await ctx.db
       .query("runs")
       .withIndex("by_task", (q) => q.eq("taskId", taskId))
@@ -271,11 +266,10 @@ export const listForTask = query({
 });
 
 /** Whether agents can think on this deployment, and with which model: the board shows it plainly. */
-export const modelStatus = query({
+export const modelStatus = userQuery({
   args: {},
   returns: v.object({ configured: v.boolean(), label: v.union(v.string(), v.null()), problem: v.union(v.string(), v.null()) }),
-  handler: async (ctx) => {
-    await getViewerX(ctx);
+  handler: async () => {
     const problem = modelConfigProblem();
     const config = problem === null ? modelConfigFromEnv(env) : null;
     return { configured: config !== null, label: config === null ? null : (config.label ?? config.defaultModel), problem };

@@ -1,3 +1,4 @@
+import { authTables } from "@convex-dev/auth/server";
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import {
@@ -19,6 +20,41 @@ import {
 } from "./validators";
 
 export default defineSchema({
+  // Convex Auth's tables (accounts, sessions, refresh tokens, its failed-attempt limits).
+  ...authTables,
+
+  /** A person: a Convex Auth account (email + password) or a Clerk identity. */
+  users: defineTable({
+    name: v.optional(v.string()),
+    image: v.optional(v.string()),
+    email: v.optional(v.string()),
+    emailVerificationTime: v.optional(v.number()),
+    phone: v.optional(v.string()),
+    phoneVerificationTime: v.optional(v.number()),
+    isAnonymous: v.optional(v.boolean()),
+    /** Set for people signed in through an external provider (Clerk): `ctx.auth`'s tokenIdentifier. */
+    tokenIdentifier: v.optional(v.string()),
+  })
+    .index("email", ["email"])
+    .index("phone", ["phone"])
+    .index("by_tokenIdentifier", ["tokenIdentifier"]),
+
+  /** A link that lets one person join one department with one role, once, before it expires. */
+  invites: defineTable({
+    departmentId: v.id("departments"),
+    email: v.string(),
+    role: vMemberRole,
+    /** Lower-case hex SHA-256 of the token; the token itself is shown once, to the inviter. */
+    tokenHash: v.string(),
+    expiresAt: v.number(),
+    createdBy: v.id("users"),
+    acceptedAt: v.optional(v.number()),
+    acceptedBy: v.optional(v.id("users")),
+    revokedAt: v.optional(v.number()),
+  })
+    .index("by_tokenHash", ["tokenHash"])
+    .index("by_department", ["departmentId"]),
+
   departments: defineTable({
     name: v.string(),
     slug: v.string(),
@@ -28,13 +64,12 @@ export default defineSchema({
 
   members: defineTable({
     departmentId: v.id("departments"),
-    /** `ctx.auth` identity's tokenIdentifier: the only key we trust for a human. */
-    tokenIdentifier: v.string(),
+    userId: v.id("users"),
     name: v.string(),
     role: vMemberRole,
   })
-    .index("by_tokenIdentifier", ["tokenIdentifier"])
-    .index("by_department_and_tokenIdentifier", ["departmentId", "tokenIdentifier"]),
+    .index("by_user", ["userId"])
+    .index("by_department_and_user", ["departmentId", "userId"]),
 
   agents: defineTable({
     departmentId: v.id("departments"),
@@ -98,7 +133,7 @@ export default defineSchema({
 
   notifications: defineTable({
     departmentId: v.id("departments"),
-    /** An agent's sessionKey or `member:<tokenIdentifier>`. */
+    /** An agent's sessionKey or `member:<userId>`. */
     recipientKey: v.string(),
     kind: vNotificationKind,
     taskId: v.id("tasks"),
@@ -161,16 +196,16 @@ export default defineSchema({
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
     .index("by_agent_and_status", ["agentSessionKey", "status"]),
 
-  /** Admin overrides of the JSON config (one document per key). */
+  /** A department admin's overrides of the JSON config's chat defaults (one document per department). */
   settings: defineTable({
-    key: v.string(),
+    departmentId: v.id("departments"),
     chat: v.object({
       enabled: v.optional(v.boolean()),
       maxMessageChars: v.optional(v.number()),
       scannerEnabled: v.optional(v.boolean()),
       scannerTimeoutMs: v.optional(v.number()),
     }),
-  }).index("by_key", ["key"]),
+  }).index("by_department", ["departmentId"]),
 
   /** The #maestro chat: `id` increases strictly across all sessions; reads filter by session. */
   chat: defineTable({
@@ -206,8 +241,8 @@ export default defineSchema({
     hash: v.string(),
     /** The key's first 12 characters, to tell keys apart in the UI. */
     prefix: v.string(),
-    /** The admin who created it (their tokenIdentifier). */
-    createdBy: v.string(),
+    /** The admin who created it. */
+    createdBy: v.id("users"),
     revokedAt: v.optional(v.number()),
   })
     .index("by_hash", ["hash"])

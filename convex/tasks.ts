@@ -1,9 +1,9 @@
 import { v } from "convex/values";
-import { mutation, query, type MutationCtx, type QueryCtx } from "./_generated/server";
+import type { MutationCtx, QueryCtx } from "./_generated/server";
+import { departmentMutation, departmentQuery, taskMutation, taskQuery } from "./functions";
 import type { Doc, Id } from "./_generated/dataModel";
 import { recordActivity } from "./lib/activity";
 import { memberActor } from "./lib/actors";
-import { getMembershipX, getViewerX } from "./lib/auth";
 import schema from "./schema";
 import { MaestroError } from "./lib/errors";
 import { LIMITS } from "./lib/limits";
@@ -102,7 +102,7 @@ export async function createTask(ctx: MutationCtx, actor: Actor, input: NewTask)
     priority: input.priority ?? "medium",
     tags,
     assigneeSessionKeys: assignees.map((a) => a.sessionKey),
-    createdBy: actor.kind === "system" ? "system" : actor.kind === "agent" ? actor.sessionKey : `member:${actor.tokenIdentifier}`,
+    createdBy: actor.kind === "system" ? "system" : actor.kind === "agent" ? actor.sessionKey : `member:${actor.userId}`,
     parentTaskId: input.parentTaskId,
     delegatedBy: input.delegatedBy,
     order: orderAtEnd(await lastOrderIn(ctx, input.departmentId, status)),
@@ -179,22 +179,13 @@ async function reportToDelegator(ctx: MutationCtx, task: Doc<"tasks">, status: "
   if (delegator !== null) await enqueueRun(ctx, delegator, parent._id, { kind: "delegation_result", messageId, note: text });
 }
 
-async function taskForMemberX(ctx: QueryCtx | MutationCtx, taskId: Id<"tasks">) {
-  // Sign-in first, so an anonymous caller cannot tell which task ids exist.
-  await getViewerX(ctx);
-  const task = await getTaskX(ctx, taskId);
-  const member = await getMembershipX(ctx, task.departmentId);
-  return { task, member };
-}
-
 // ---- public functions ----
 
 /** The department's board: one entry per column, in column order, each bounded. */
-export const list = query({
-  args: { departmentId: v.id("departments") },
+export const list = departmentQuery({
+  args: {},
   returns: v.array(v.object({ status: vTaskStatus, tasks: v.array(vTaskCard), truncated: v.boolean() })),
   handler: async (ctx, { departmentId }) => {
-    await getMembershipX(ctx, departmentId);
     const columns = [];
     for (const status of TASK_STATUSES) {
       const rows = await ctx.db
@@ -221,11 +212,11 @@ export const list = query({
 });
 
 /** One task with everything the drawer shows. */
-export const get = query({
-  args: { taskId: v.id("tasks") },
+export const get = taskQuery({
+  args: {},
   returns: vTaskDetail,
-  handler: async (ctx, { taskId }) => {
-    const { task } = await taskForMemberX(ctx, taskId);
+  handler: async (ctx) => {
+    const { task } = ctx;
     const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
     const { order: _order, delegationKey: _key, ...fields } = task;
     return { ...fields, parentTitle: parent?.title };
@@ -233,9 +224,8 @@ export const get = query({
 });
 
 /** Creates a task in the caller's department. */
-export const create = mutation({
+export const create = departmentMutation({
   args: {
-    departmentId: v.id("departments"),
     title: v.string(),
     description: v.optional(v.string()),
     priority: v.optional(vPriority),
@@ -244,42 +234,41 @@ export const create = mutation({
   },
   returns: v.id("tasks"),
   handler: async (ctx, args) => {
-    const member = await getMembershipX(ctx, args.departmentId);
-    return await createTask(ctx, memberActor(member), args);
+    return await createTask(ctx, memberActor(ctx.member), args);
   },
 });
 
 /** Moves a task to another column, at its end. */
-export const setStatus = mutation({
-  args: { taskId: v.id("tasks"), status: vTaskStatus },
+export const setStatus = taskMutation({
+  args: { status: vTaskStatus },
   returns: v.null(),
-  handler: async (ctx, { taskId, status }) => {
-    const { task, member } = await taskForMemberX(ctx, taskId);
+  handler: async (ctx, { status }) => {
+    const { task, member } = ctx;
     if (task.status !== status) await moveTask(ctx, memberActor(member), task, status);
     return null;
   },
 });
 
 /** Drag and drop: puts a task in `status` at `position` (0-based) among that column's cards. */
-export const move = mutation({
-  args: { taskId: v.id("tasks"), status: vTaskStatus, position: v.number() },
+export const move = taskMutation({
+  args: { status: vTaskStatus, position: v.number() },
   returns: v.null(),
-  handler: async (ctx, { taskId, status, position }) => {
+  handler: async (ctx, { status, position }) => {
     if (!Number.isInteger(position) || position < 0) {
       throw new MaestroError("INVALID_ARGUMENT", "Position must be a whole number of at least 0.");
     }
-    const { task, member } = await taskForMemberX(ctx, taskId);
+    const { task, member } = ctx;
     await moveTask(ctx, memberActor(member), task, status, position);
     return null;
   },
 });
 
 /** Sets a task's assignees; newly added agents are notified and triggered. */
-export const assign = mutation({
-  args: { taskId: v.id("tasks"), assigneeSessionKeys: v.array(v.string()) },
+export const assign = taskMutation({
+  args: { assigneeSessionKeys: v.array(v.string()) },
   returns: v.null(),
   handler: async (ctx, { taskId, assigneeSessionKeys }) => {
-    const { task, member } = await taskForMemberX(ctx, taskId);
+    const { task, member } = ctx;
     const actor = memberActor(member);
     const assignees = await resolveAssignees(ctx, task.departmentId, assigneeSessionKeys);
     const keys = assignees.map((a) => a.sessionKey);
@@ -299,9 +288,8 @@ export const assign = mutation({
 });
 
 /** Edits a task's title, description, priority or tags. */
-export const update = mutation({
+export const update = taskMutation({
   args: {
-    taskId: v.id("tasks"),
     title: v.optional(v.string()),
     description: v.optional(v.string()),
     priority: v.optional(vPriority),
@@ -309,7 +297,7 @@ export const update = mutation({
   },
   returns: v.null(),
   handler: async (ctx, { taskId, ...changes }) => {
-    const { task, member } = await taskForMemberX(ctx, taskId);
+    const { task, member } = ctx;
     const patch: Partial<Doc<"tasks">> = {};
     if (changes.title !== undefined) patch.title = cleanText("Title", changes.title, LIMITS.taskTitleChars);
     if (changes.description !== undefined) {

@@ -27,18 +27,20 @@ export const vAgentStatus = v.union(
 );
 export type AgentStatus = Infer<typeof vAgentStatus>;
 
-export const vMemberRole = v.union(v.literal("admin"), v.literal("member"));
+/** Roles per department, strongest first: owners and admins run it, members work in it, viewers read it. */
+export const MEMBER_ROLES = ["owner", "admin", "member", "viewer"] as const;
+export const vMemberRole = v.union(...MEMBER_ROLES.map((r) => v.literal(r)));
 export type MemberRole = Infer<typeof vMemberRole>;
 
 /** Who did something: a human member, an agent (by sessionKey) or Maestro itself. */
 export const vActor = v.union(
-  v.object({ kind: v.literal("member"), tokenIdentifier: v.string(), name: v.string() }),
+  v.object({ kind: v.literal("member"), userId: v.id("users"), name: v.string() }),
   v.object({ kind: v.literal("agent"), sessionKey: v.string(), name: v.string() }),
   v.object({ kind: v.literal("system") }),
 );
 export type Actor = Infer<typeof vActor>;
 
-/** A resolved @mention: `key` is an agent's sessionKey or `member:<tokenIdentifier>`. */
+/** A resolved @mention: `key` is an agent's sessionKey or `member:<userId>`. */
 export const vMention = v.object({ kind: v.union(v.literal("agent"), v.literal("member")), key: v.string(), name: v.string() });
 export type Mention = Infer<typeof vMention>;
 
@@ -52,6 +54,8 @@ export const ACTIVITY_TYPES = [
   "agent_updated",
   "agent_status_changed",
   "member_joined",
+  "member_role_changed",
+  "member_removed",
   "delegation_created",
 ] as const;
 export const vActivityType = v.union(...ACTIVITY_TYPES.map((t) => v.literal(t)));

@@ -48,14 +48,6 @@ export const vAssembledContext = v.object({
 });
 export type AssembledContext = Infer<typeof vAssembledContext>;
 
-/**
- * The squad lead: session key `agent:jarvis:<dept>`, the name Jarvis (any
- * case), or the explicit flag.
- */
-export function isSquadLead(agent: Pick<Doc<"agents">, "sessionKey" | "name" | "isSquadLead">, departmentSlug: string): boolean {
-  return agent.isSquadLead || agent.sessionKey === `agent:jarvis:${departmentSlug}` || agent.name.toLowerCase() === "jarvis";
-}
-
 async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
   const message = run.trigger.messageId === undefined ? null : await ctx.db.get("messages", run.trigger.messageId);
   const quoted = message === null ? "" : `: "${message.content}"`;
@@ -100,7 +92,7 @@ export const getAssembledContext = internalQuery({
       countTokens(`[${m.author} (${m.authorKind})]: ${m.content}`),
     );
     const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
-    const { enabled: chatEnabled } = await chatSettings(ctx);
+    const { enabled: chatEnabled } = await chatSettings(ctx, task.departmentId);
     return {
       runId,
       agent: {
@@ -110,7 +102,7 @@ export const getAssembledContext = internalQuery({
         sessionKey: agent.sessionKey,
         systemPrompt: agent.systemPrompt,
         model: agent.model,
-        isSquadLead: isSquadLead(agent, department.slug),
+        isSquadLead: agent.isSquadLead,
       },
       department: { name: department.name, slug: department.slug },
       task: {
@@ -153,7 +145,7 @@ export const agentForDispatch = internalQuery({
     const run = await ctx.db.get("runs", runId);
     if (run === null) throw new Error(`Run ${runId} not found`);
     const agent = (await ctx.db.get("agents", run.agentId))!;
-    const { enabled: chatEnabled } = await chatSettings(ctx);
+    const { enabled: chatEnabled } = await chatSettings(ctx, agent.departmentId);
     return {
       name: agent.name,
       sessionKey: agent.sessionKey,

@@ -1,17 +1,17 @@
-import type { Doc } from "../_generated/dataModel";
+import type { Doc, Id } from "../_generated/dataModel";
 import type { Actor } from "../validators";
 
 export function memberActor(member: Doc<"members">): Actor {
-  return { kind: "member", tokenIdentifier: member.tokenIdentifier, name: member.name };
+  return { kind: "member", userId: member.userId, name: member.name };
 }
 
 export function agentActor(agent: Doc<"agents">): Actor {
   return { kind: "agent", sessionKey: agent.sessionKey, name: agent.name };
 }
 
-/** The key notifications use for a member. */
-export function memberKey(tokenIdentifier: string): string {
-  return `member:${tokenIdentifier}`;
+/** The key notifications and mentions use for a member. */
+export function memberKey(userId: Id<"users">): string {
+  return `member:${userId}`;
 }
 
 /** A short display name for an actor, for feeds and logs. */

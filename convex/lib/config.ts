@@ -1,10 +1,12 @@
 /**
  * Maestro's runtime configuration inside Convex. The JSON config (defaults
  * below, `maestro.config.json`, environment) reaches functions as the
- * MAESTRO_CONFIG_JSON environment variable; an admin's settings (the
- * `settings` table) override it at runtime. No limit is a literal in code
+ * MAESTRO_CONFIG_JSON environment variable and gives every department its
+ * defaults; a department's admins override them for their department (the
+ * `settings` table, one document per department). No limit is a literal in code
  * paths: they are read from here.
  */
+import type { Id } from "../_generated/dataModel";
 import { env, type QueryCtx } from "../_generated/server";
 
 export interface ChatSettings {
@@ -21,9 +23,6 @@ export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
   scannerEnabled: true,
   scannerTimeoutMs: 800,
 };
-
-/** The singleton settings document's key. */
-export const SETTINGS_KEY = "chat";
 
 type Json = Record<string, unknown>;
 
@@ -64,14 +63,29 @@ export function chatSettingsFromEnv(source: Record<string, string | undefined> =
   return fromJson;
 }
 
-/** The effective chat settings: the environment's, overridden by what an admin saved. */
-export async function chatSettings(ctx: QueryCtx): Promise<ChatSettings> {
+/** A department's effective chat settings: the deployment's, overridden by what its admins saved. */
+export async function chatSettings(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ChatSettings> {
   const base = chatSettingsFromEnv();
   const saved = await ctx.db
     .query("settings")
-    .withIndex("by_key", (q) => q.eq("key", SETTINGS_KEY))
+    .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
     .unique();
   return { ...base, ...(saved?.chat ?? {}) };
+}
+
+/**
+ * The departments (by slug) the WebUI password opens over `/api/chat`
+ * (`webui.departments`); null means every department.
+ */
+export function webuiDepartmentsFromEnv(source: Record<string, string | undefined> = env): string[] | null {
+  let json: unknown = {};
+  try {
+    json = JSON.parse(source.MAESTRO_CONFIG_JSON ?? "{}");
+  } catch {
+    json = {};
+  }
+  const departments = section(json, "webui").departments;
+  return Array.isArray(departments) ? departments.filter((d): d is string => typeof d === "string") : null;
 }
 
 /** The WebUI password (`webui.password`, else MAESTRO_WEBUI_PASSWORD), or null when none is set. */

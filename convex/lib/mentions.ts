@@ -7,7 +7,7 @@
  */
 
 export interface MentionCandidate {
-  /** Stable key of the mentionable: an agent's sessionKey or `member:<tokenIdentifier>`. */
+  /** Stable key of the mentionable: an agent's sessionKey or `member:<userId>`. */
   key: string;
   name: string;
 }

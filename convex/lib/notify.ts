@@ -5,7 +5,7 @@ import type { Actor, Mention } from "../validators";
 
 function actorKey(actor: Actor): string | null {
   if (actor.kind === "agent") return actor.sessionKey;
-  if (actor.kind === "member") return `member:${actor.tokenIdentifier}`;
+  if (actor.kind === "member") return `member:${actor.userId}`;
   return null;
 }
 

@@ -1,7 +1,6 @@
 import { v } from "convex/values";
 import { z } from "zod";
-import { query } from "../_generated/server";
-import { getViewerX } from "../lib/auth";
+import { departmentQuery } from "../functions";
 import { chatSettings } from "../lib/config";
 import { PRIORITIES, TASK_STATUSES } from "../validators";
 
@@ -94,12 +93,11 @@ export function permittedTools(
 }
 
 /** The registry, for the agent modal's checklist. */
-export const list = query({
+export const list = departmentQuery({
   args: {},
   returns: v.array(v.object({ name: v.string(), description: v.string() })),
-  handler: async (ctx) => {
-    await getViewerX(ctx);
-    const { enabled } = await chatSettings(ctx);
+  handler: async (ctx, { departmentId }) => {
+    const { enabled } = await chatSettings(ctx, departmentId);
     return activeRegistry(enabled).map(({ name, description }) => ({ name, description }));
   },
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import { createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest } from "./setup";
+import { createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, userIdOf } from "./setup";
 
 async function feed() {
   const t = setupTest();
@@ -11,7 +11,7 @@ async function feed() {
 
 describe("activities.list", () => {
   test("the department's feed, newest first, a page at a time", async () => {
-    const { departmentId, admin } = await feed();
+    const { t, departmentId, admin } = await feed();
     for (const title of ["A", "B", "C"]) await createTask(admin, departmentId, { title });
     const first = await admin.query(api.activities.list, { departmentId, paginationOpts: { numItems: 2, cursor: null } });
     expect(first.page.map((a) => [a.type, a.data.title ?? a.data.name])).toEqual([
@@ -22,7 +22,7 @@ describe("activities.list", () => {
       _id: expect.any(String),
       _creationTime: expect.any(Number),
       type: "task_created",
-      actor: { kind: "member", tokenIdentifier: "maestro-local|user:ada", name: "Ada" },
+      actor: { kind: "member", userId: userIdOf(t, "Ada"), name: "Ada" },
       taskId: expect.any(String),
       data: { title: "C" },
     });
@@ -43,7 +43,7 @@ describe("activities.list", () => {
     await createTask(admin, departmentId, { title: "Ours" });
     await createTask(other.member, other.departmentId, { title: "Theirs" });
     const theirs = await other.member.query(api.activities.list, { departmentId: other.departmentId, paginationOpts: { numItems: 100, cursor: null } });
-    expect(theirs.page.map((a) => a.data.title)).toEqual(["Theirs"]);
+    expect(theirs.page.map((a) => a.data.title ?? a.data.name)).toEqual(["Theirs", "Mallory"]);
     const ours = await admin.query(api.activities.list, { departmentId, paginationOpts: { numItems: 100, cursor: null } });
     expect(ours.page.map((a) => a.data.title ?? null)).not.toContain("Theirs");
   });

@@ -8,7 +8,7 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { API_KEY_DISPLAY_CHARS, generateApiKey, hashApiKey, isApiKeyShape, MAX_ACTIVE_KEYS_PER_AGENT } from "../../convex/agentApiKeys";
 import { sha256Hex } from "../../convex/lib/sha256";
-import { AGENTS, createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn, userIdOf, type TestConvex } from "./setup";
 
 // Functions read the environment through the same object: change it in place, and put it back.
 afterEach(() => {
@@ -73,7 +73,7 @@ describe("agentApiKeys.create", () => {
       departmentId,
       hash: await webCryptoSha256(created.key),
       prefix: created.prefix,
-      createdBy: "maestro-local|user:ada",
+      createdBy: userIdOf(t, "Ada"),
     });
     expect(stored.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(stored).not.toHaveProperty("revokedAt");
@@ -92,7 +92,7 @@ describe("agentApiKeys.create", () => {
 
   test("members who are not admins, anonymous callers and other departments are refused", async () => {
     const { t, grace, other, devBot } = await squad();
-    await expectError(grace.mutation(api.agentApiKeys.create, { agentId: devBot }), "FORBIDDEN", "Only admins");
+    await expectError(grace.mutation(api.agentApiKeys.create, { agentId: devBot }), "FORBIDDEN", "Only owners and admins");
     await expectError(t.mutation(api.agentApiKeys.create, { agentId: devBot }), "UNAUTHENTICATED");
     await expectError(other.member.mutation(api.agentApiKeys.create, { agentId: devBot }), "FORBIDDEN");
     expect(await storedKeys(t)).toEqual([]);
@@ -272,12 +272,15 @@ describe("the /mcp endpoints", () => {
   });
 
   test("with chat disabled: status says so and the chat calls answer 404 \"Chat disabled by configuration\"", async () => {
-    const { t, admin, devBot } = await squad();
+    const { t, admin, devBot, departmentId } = await squad();
     const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: devBot });
-    expect(await (await t.fetch("/mcp/chat.status", { method: "GET" })).text()).toBe('{"enabled":true}');
+    const status = async () => await (await t.fetch("/mcp/chat.status", { method: "GET", headers: { Authorization: `Bearer ${key}` } })).text();
+    expect(await status()).toBe('{"enabled":true}');
 
-    await admin.mutation(api.chat.updateSettings, { enabled: false });
-    expect(await (await t.fetch("/mcp/chat.status", { method: "GET" })).text()).toBe('{"enabled":false}');
+    await admin.mutation(api.chat.updateSettings, { departmentId, enabled: false });
+    // The key's department has chat off; without a key the deployment's default still answers.
+    expect(await status()).toBe('{"enabled":false}');
+    expect(await (await t.fetch("/mcp/chat.status", { method: "GET" })).text()).toBe('{"enabled":true}');
     for (const [route, body] of [
       ["chat.post", JSON.stringify({ text: "x" })],
       ["chat.getNew", "{}"],
@@ -289,7 +292,7 @@ describe("the /mcp endpoints", () => {
     }
 
     // The JSON config in the environment turns it off too.
-    await admin.mutation(api.chat.updateSettings, { enabled: true });
+    await admin.mutation(api.chat.updateSettings, { departmentId, enabled: true });
     expect(await (await t.fetch("/mcp/chat.status", { method: "GET" })).json()).toEqual({ enabled: true });
     await t.run(async (ctx) => {
       const saved = (await ctx.db.query("settings").collect())[0];

@@ -88,7 +88,7 @@ describe("agents.create", () => {
 
   test("non-admins, anonymous callers and admins of other departments are refused", async () => {
     const { t, departmentId, grace, other } = await squad();
-    await expectError(grace.mutation(api.agents.create, { departmentId, ...PIXEL }), "FORBIDDEN", "Only admins can create or edit agents.");
+    await expectError(grace.mutation(api.agents.create, { departmentId, ...PIXEL }), "FORBIDDEN", "Only owners and admins can do this.");
     await expectError(t.mutation(api.agents.create, { departmentId, ...PIXEL }), "UNAUTHENTICATED");
     await expectError(other.member.mutation(api.agents.create, { departmentId, ...PIXEL }), "FORBIDDEN");
     expect((await grace.query(api.agents.list, { departmentId })).map((a) => a.name)).not.toContain("Pixel");
@@ -213,10 +213,10 @@ describe("agents.setStatus", () => {
 
 describe("tools.registry.list", () => {
   test("signed-in people get the registry the agent modal shows; anonymous callers are refused", async () => {
-    const { t, grace } = await squad();
-    const tools = await grace.query(api.tools.registry.list, {});
+    const { t, grace, departmentId } = await squad();
+    const tools = await grace.query(api.tools.registry.list, { departmentId });
     expect(tools.map((tool) => tool.name)).toEqual(TOOL_REGISTRY.map((tool) => tool.name));
     expect(tools.every((tool) => tool.description.length > 0)).toBe(true);
-    await expectError(t.query(api.tools.registry.list, {}), "UNAUTHENTICATED");
+    await expectError(t.query(api.tools.registry.list, { departmentId }), "UNAUTHENTICATED");
   });
 });

@@ -10,7 +10,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { assemblePrompt, BASE_MIDDLEWARES, CHAT_REMINDER, chatAddendum, chatMiddleware } from "../../convex/brain/prompt";
 import { TRUNCATION_MARK } from "../../convex/chat";
 import { REDACTED, REDACTION_NOTE } from "../../convex/lib/secrets/scanner";
-import { AGENTS, insertRun, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+import { AGENTS, createOtherDepartment, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 // Functions read the environment through the same object (`env` in _generated/server): change it in place.
 const CHANGED_KEYS = ["MAESTRO_WEBUI_PASSWORD", "MAESTRO_CONFIG_JSON"] as const;
@@ -52,17 +52,17 @@ async function squad() {
 describe("acceptance criteria", () => {
   test("1) the toggle: off removes the tools, the endpoints and the pane's data", async () => {
     const { t, departmentId, admin } = await squad();
-    expect((await admin.query(api.tools.registry.list, {})).map((tool) => tool.name)).toContain("chat.post");
-    await admin.mutation(api.chat.updateSettings, { enabled: false });
-    expect((await admin.query(api.tools.registry.list, {})).map((tool) => tool.name)).not.toContain("chat.post");
-    expect((await admin.query(api.tools.registry.list, {})).map((tool) => tool.name)).not.toContain("chat.getNew");
-    expect(await admin.query(api.chat.status, {})).toMatchObject({ enabled: false });
+    expect((await admin.query(api.tools.registry.list, { departmentId })).map((tool) => tool.name)).toContain("chat.post");
+    await admin.mutation(api.chat.updateSettings, { departmentId, enabled: false });
+    expect((await admin.query(api.tools.registry.list, { departmentId })).map((tool) => tool.name)).not.toContain("chat.post");
+    expect((await admin.query(api.tools.registry.list, { departmentId })).map((tool) => tool.name)).not.toContain("chat.getNew");
+    expect(await admin.query(api.chat.status, { departmentId })).toMatchObject({ enabled: false });
     await expect(admin.query(api.chat.list, { departmentId })).rejects.toThrow("Chat disabled by configuration");
     await expect(admin.mutation(api.chat.postAsHuman, { departmentId, text: "hi" })).rejects.toThrow("Chat disabled by configuration");
-    const get = await t.fetch("/api/chat", { method: "GET" });
+    const get = await admin.fetch("/api/chat", { method: "GET" });
     expect(get.status).toBe(404);
     expect(await get.json()).toEqual({ error: "Chat disabled by configuration" });
-    expect((await t.fetch("/api/chat", { method: "POST", body: JSON.stringify({ text: "x" }) })).status).toBe(404);
+    expect((await admin.fetch("/api/chat", { method: "POST", body: JSON.stringify({ text: "x" }) })).status).toBe(404);
     const runId = await runFor(t, departmentId, AGENTS.devBot);
     const context = await t.query(internal.brain.context.getAssembledContext, { runId });
     expect(context.tools.map((tool) => tool.name)).not.toContain("chat.post");
@@ -84,7 +84,7 @@ describe("acceptance criteria", () => {
 
   test("3) size: exactly at the limit is kept, one past it is cut and marked", async () => {
     const { t, departmentId, admin } = await squad();
-    await admin.mutation(api.chat.updateSettings, { maxMessageChars: 50 });
+    await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 50 });
     const runId = await runFor(t, departmentId, AGENTS.devBot);
     await t.mutation(internal.chat.postForRun, { runId, text: "a".repeat(50) });
     await t.mutation(internal.chat.postForRun, { runId, text: "b".repeat(51) });
@@ -98,7 +98,7 @@ describe("acceptance criteria", () => {
 
   test("a secret cut by the size limit is still redacted up to the cut", async () => {
     const { t, departmentId, admin } = await squad();
-    await admin.mutation(api.chat.updateSettings, { maxMessageChars: 40 });
+    await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 40 });
     const runId = await runFor(t, departmentId, AGENTS.devBot);
     const github = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
     await t.mutation(internal.chat.postForRun, { runId, text: `token here ${github} end` });
@@ -117,7 +117,7 @@ describe("acceptance criteria", () => {
     expect(row.text).toBe(`keys ${REDACTED} and ${REDACTED}, again ${REDACTED}${REDACTION_NOTE}`);
     expect(row.text.split(REDACTION_NOTE).length).toBe(2);
     expect(row.redacted).toBe(true);
-    await admin.mutation(api.chat.updateSettings, { scannerEnabled: false });
+    await admin.mutation(api.chat.updateSettings, { departmentId, scannerEnabled: false });
     await t.mutation(internal.chat.postForRun, { runId, text: `raw ${aws}` });
     expect((await rows(t))[1].text).toBe(`raw ${aws}`);
   });
@@ -133,8 +133,7 @@ describe("acceptance criteria", () => {
     expect((await admin.query(api.chat.list, { departmentId })).map((m) => m.text)).toEqual(["new session"]);
     expect((await rows(t)).find((r) => r.id === fresh.id)?.sessionId).toBe(newSessionId);
     // Members may not start sessions.
-    const grace = (await import("./setup")).asUser(t, "Grace");
-    await grace.mutation(api.members.ensureMe, {});
+    const grace = await signIn(t, "Grace");
     await expect(grace.mutation(api.chat.newSession, { departmentId })).rejects.toThrow(/FORBIDDEN/);
   });
 
@@ -232,18 +231,31 @@ describe("acceptance criteria", () => {
 
 describe("settings", () => {
   test("only admins change them, with whole positive numbers", async () => {
-    const { t, admin } = await squad();
-    const grace = (await import("./setup")).asUser(t, "Grace");
-    await grace.mutation(api.members.ensureMe, {});
-    await expect(grace.mutation(api.chat.updateSettings, { enabled: false })).rejects.toThrow(/FORBIDDEN/);
-    await expect(admin.mutation(api.chat.updateSettings, { maxMessageChars: 0 })).rejects.toThrow(/whole number/);
-    await admin.mutation(api.chat.updateSettings, { maxMessageChars: 100, scannerTimeoutMs: 50 });
-    expect(await admin.query(api.chat.settings, {})).toEqual({ enabled: true, maxMessageChars: 100, scannerEnabled: true, scannerTimeoutMs: 50 });
+    const { t, admin, departmentId } = await squad();
+    const grace = await signIn(t, "Grace");
+    await expect(grace.mutation(api.chat.updateSettings, { departmentId, enabled: false })).rejects.toThrow(/FORBIDDEN/);
+    await expect(admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 0 })).rejects.toThrow(/whole number/);
+    await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 100, scannerTimeoutMs: 50 });
+    expect(await admin.query(api.chat.settings, { departmentId })).toEqual({ enabled: true, maxMessageChars: 100, scannerEnabled: true, scannerTimeoutMs: 50 });
+  });
+
+  test("are per department: one department's admin changes only their own, never another's", async () => {
+    const { t, admin, departmentId } = await squad();
+    const other = await createOtherDepartment(t);
+    await other.member.mutation(api.chat.updateSettings, { departmentId: other.departmentId, enabled: false, scannerEnabled: false });
+    expect(await admin.query(api.chat.settings, { departmentId })).toMatchObject({ enabled: true, scannerEnabled: true });
+    expect(await other.member.query(api.chat.settings, { departmentId: other.departmentId })).toMatchObject({ enabled: false, scannerEnabled: false });
+    // An admin of one department is nobody in another.
+    await expect(other.member.mutation(api.chat.updateSettings, { departmentId, enabled: false })).rejects.toThrow(/FORBIDDEN/);
+    await expect(admin.mutation(api.chat.updateSettings, { departmentId: other.departmentId, enabled: true })).rejects.toThrow(/FORBIDDEN/);
+    expect(await admin.query(api.chat.status, { departmentId })).toMatchObject({ enabled: true });
+    const saved = await t.run(async (ctx) => await ctx.db.query("settings").collect());
+    expect(saved.map((s) => s.departmentId)).toEqual([other.departmentId]);
   });
 
   test("defaults come from the JSON config in the environment", async () => {
     process.env.MAESTRO_CONFIG_JSON = JSON.stringify({ chat: { enabled: false, limits: { maxMessageChars: 77 }, scanner: { timeoutMs: 5 } } });
-    const { admin } = await squad();
-    expect(await admin.query(api.chat.settings, {})).toEqual({ enabled: false, maxMessageChars: 77, scannerEnabled: true, scannerTimeoutMs: 5 });
+    const { admin, departmentId } = await squad();
+    expect(await admin.query(api.chat.settings, { departmentId })).toEqual({ enabled: false, maxMessageChars: 77, scannerEnabled: true, scannerTimeoutMs: 5 });
   });
 });

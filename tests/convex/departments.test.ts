@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import { asUser, createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn } from "./setup";
+import { asUser, createOtherDepartment, expectError, memberKeyOf, seedDemoWithAdmin, setupTest, signIn, userIdOf } from "./setup";
 
 describe("departments.listMine", () => {
   test("the caller's departments with their role; other people's departments are not listed; anonymous callers get none", async () => {
@@ -11,27 +11,27 @@ describe("departments.listMine", () => {
     expect(await admin.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "admin" }]);
     expect(await grace.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "member" }]);
     expect(await other.member.query(api.departments.listMine, {})).toEqual([{ _id: other.departmentId, name: "Other", slug: "other", role: "admin" }]);
-    expect(await t.query(api.departments.listMine, {})).toEqual([]);
-    expect(await asUser(t, "Stranger").query(api.departments.listMine, {})).toEqual([]);
+    await expectError(t.query(api.departments.listMine, {}), "UNAUTHENTICATED");
+    expect(await (await asUser(t, "Stranger")).query(api.departments.listMine, {})).toEqual([]);
   });
 });
 
 describe("departments.create", () => {
-  test("creates a department whose creator is its only member and admin, and records them joining", async () => {
+  test("creates a department whose creator is its only member and owner, and records them joining", async () => {
     const t = setupTest();
     const { departmentId, admin } = await seedDemoWithAdmin(t);
     const grace = await signIn(t, "Grace");
     const designId = await grace.mutation(api.departments.create, { name: "  Design Crew " });
     expect(await grace.query(api.departments.listMine, {})).toEqual([
       { _id: departmentId, name: "Product Squad", slug: "product", role: "member" },
-      { _id: designId, name: "Design Crew", slug: "design-crew", role: "admin" },
+      { _id: designId, name: "Design Crew", slug: "design-crew", role: "owner" },
     ]);
     expect(await admin.query(api.departments.listMine, {})).toHaveLength(1);
     expect(await grace.query(api.members.list, { departmentId: designId })).toEqual([
-      { _id: expect.any(String), name: "Grace", role: "admin", key: "member:maestro-local|user:grace" },
+      { _id: expect.any(String), userId: userIdOf(t, "Grace"), name: "Grace", email: "grace@example.com", role: "owner", key: memberKeyOf(t, "Grace") },
     ]);
     const feed = await grace.query(api.activities.list, { departmentId: designId, paginationOpts: { numItems: 10, cursor: null } });
-    expect(feed.page.map((a) => [a.type, a.data])).toEqual([["member_joined", { name: "Grace", role: "admin" }]]);
+    expect(feed.page.map((a) => [a.type, a.data])).toEqual([["member_joined", { name: "Grace", role: "owner" }]]);
     const chat = await t.run(async (ctx) => (await ctx.db.get("departments", designId))!.chatSessionId);
     expect(chat).toMatch(/^[0-9a-f-]{36}$/);
   });

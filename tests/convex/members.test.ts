@@ -1,45 +1,270 @@
-import { describe, expect, test } from "vitest";
-import { api } from "../../convex/_generated/api";
-import { createOtherDepartment, expectError, memberKeyOf, seedDemoWithAdmin, setupTest, signIn } from "./setup";
+/**
+ * Accounts and roles: the first-run owner setup, invites, sign-in with a
+ * personal password (Convex Auth), roles per department and what each may
+ * do, removal, sign-out and password change revoking sessions, and the
+ * /auth/password route's rate limit.
+ */
+import { afterEach, describe, expect, test } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { INVITE_INVALID, SIGN_UP_CLOSED, WRONG_SETUP_PASSWORD } from "../../convex/lib/accounts";
+import { addToDepartment, createOtherDepartment, createTask, expectError, setupTest, TEST_ISSUER, type TestConvex } from "./setup";
 
-describe("members.ensureMe", () => {
-  test("joins every department once, the first person as admin, and records each joining", async () => {
+afterEach(() => {
+  delete process.env.MAESTRO_WEBUI_PASSWORD;
+});
+
+type Tokens = { token: string; refreshToken: string };
+
+/** Signs in (or up) through Convex Auth's own action, as the /auth/password route does. */
+async function passwordSignIn(t: TestConvex, params: Record<string, string>): Promise<Tokens> {
+  const result = await t.action(api.auth.signIn, { provider: "password", params });
+  if (!result.tokens) throw new Error("no tokens");
+  return result.tokens;
+}
+
+/** The actor a token stands for, as the deployment would verify it. */
+function actorOf(t: TestConvex, token: string) {
+  const claims = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString("utf8")) as { sub: string; iss: string };
+  expect(claims.iss).toBe(TEST_ISSUER);
+  return t.withIdentity({ subject: claims.sub, issuer: claims.iss });
+}
+
+async function route(t: TestConvex, body: unknown, address = "10.0.0.1") {
+  const response = await t.fetch("/auth/password", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Forwarded-For": address },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, retryAfter: response.headers.get("Retry-After"), body: (await response.json()) as Record<string, unknown> };
+}
+
+describe("first-run owner setup", () => {
+  test("the first account becomes owner of every department; later sign-ups need an invite", async () => {
     const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
-    const grace = await signIn(t, "Grace");
-    expect(await grace.mutation(api.members.ensureMe, {})).toBe(0);
-    const feed = await admin.query(api.activities.list, { departmentId, paginationOpts: { numItems: 10, cursor: null } });
-    expect(feed.page.map((a) => [a.type, a.data])).toEqual([
-      ["member_joined", { name: "Grace", role: "member" }],
-      ["member_joined", { name: "Ada", role: "admin" }],
-    ]);
+    const departmentId = await t.mutation(internal.seed.demo, {});
+    expect(await t.query(api.setup.status, {})).toEqual({ needsOwner: true, setupPasswordRequired: false });
+    const tokens = await passwordSignIn(t, { flow: "signUp", email: "Ada@Example.com", password: "correct horse", name: "Ada" });
+    const ada = actorOf(t, tokens.token);
+    expect(await ada.query(api.users.me, {})).toMatchObject({ name: "Ada", email: "ada@example.com" });
+    expect(await ada.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "owner" }]);
+    expect(await t.query(api.setup.status, {})).toMatchObject({ needsOwner: false });
+    await expect(passwordSignIn(t, { flow: "signUp", email: "eve@example.com", password: "correct horse", name: "Eve" })).rejects.toThrow(SIGN_UP_CLOSED);
+    expect(await t.run(async (ctx) => (await ctx.db.query("users").collect()).length)).toBe(1);
   });
 
-  test("an identity without a name falls back to its e-mail", async () => {
+  test("with a WebUI password, the setup needs it", async () => {
+    process.env.MAESTRO_WEBUI_PASSWORD = "team-secret";
     const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
-    await t.withIdentity({ subject: "user:nameless", issuer: "maestro-local", email: "nameless@example.com" }).mutation(api.members.ensureMe, {});
-    expect((await admin.query(api.members.list, { departmentId })).map((m) => m.name)).toContain("nameless@example.com");
+    await t.mutation(internal.seed.demo, {});
+    expect(await t.query(api.setup.status, {})).toEqual({ needsOwner: true, setupPasswordRequired: true });
+    await expect(passwordSignIn(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" })).rejects.toThrow(WRONG_SETUP_PASSWORD);
+    await expect(
+      passwordSignIn(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada", setupPassword: "guess" }),
+    ).rejects.toThrow(WRONG_SETUP_PASSWORD);
+    expect(await t.query(api.setup.status, {})).toMatchObject({ needsOwner: true });
+    await passwordSignIn(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada", setupPassword: "team-secret" });
+    expect(await t.query(api.setup.status, {})).toMatchObject({ needsOwner: false });
   });
 
-  test("anonymous callers are refused", async () => {
+  test("typing someone's name or email without their password gets nobody in", async () => {
     const t = setupTest();
-    await expectError(t.mutation(api.members.ensureMe, {}), "UNAUTHENTICATED");
+    await t.mutation(internal.seed.demo, {});
+    await passwordSignIn(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" });
+    await expect(passwordSignIn(t, { flow: "signIn", email: "ada@example.com", password: "Ada" })).rejects.toThrow();
+    await expect(passwordSignIn(t, { flow: "signIn", email: "ada@example.com", password: "" })).rejects.toThrow();
+    // Signing up again as her is refused too: the account exists and sign-up is closed.
+    await expect(passwordSignIn(t, { flow: "signUp", email: "ada@example.com", password: "my own one", name: "Ada" })).rejects.toThrow();
+    const ok = await passwordSignIn(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" });
+    expect(await actorOf(t, ok.token).query(api.users.me, {})).toMatchObject({ name: "Ada" });
   });
 });
 
-describe("members.list", () => {
-  test("the department's humans with their mention keys; anonymous callers and other departments are refused", async () => {
+describe("invites", () => {
+  async function withOwner() {
     const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
-    await signIn(t, "Grace");
+    const departmentId = await t.mutation(internal.seed.demo, {});
+    const owner = actorOf(t, (await passwordSignIn(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" })).token);
     const other = await createOtherDepartment(t);
-    expect(await admin.query(api.members.list, { departmentId })).toEqual([
-      { _id: expect.any(String), name: "Ada", role: "admin", key: memberKeyOf("Ada") },
-      { _id: expect.any(String), name: "Grace", role: "member", key: memberKeyOf("Grace") },
+    return { t, departmentId, other, owner };
+  }
+
+  test("an invited person joins only the department they were invited to, with the invited role, once", async () => {
+    const { t, departmentId, other, owner } = await withOwner();
+    const { token, expiresAt } = await owner.mutation(api.invites.create, { departmentId, email: "Grace@example.com", role: "member" });
+    expect(expiresAt).toBeGreaterThan(Date.now());
+    expect(await t.query(api.invites.preview, { token })).toEqual({ departmentName: "Product Squad", email: "grace@example.com", role: "member" });
+    expect((await owner.query(api.invites.list, { departmentId })).map((i) => i.email)).toEqual(["grace@example.com"]);
+    // Only the token's hash is stored.
+    expect(JSON.stringify(await t.run(async (ctx) => await ctx.db.query("invites").collect()))).not.toContain(token);
+
+    await expect(passwordSignIn(t, { flow: "signUp", email: "mallory@example.com", password: "pw-of-mallory", name: "M", inviteToken: token })).rejects.toThrow(
+      "This invite is for grace@example.com.",
+    );
+    const grace = actorOf(t, (await passwordSignIn(t, { flow: "signUp", email: "grace@example.com", password: "grace's own", name: "Grace", inviteToken: token })).token);
+    expect(await grace.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "member" }]);
+    await expectError(grace.query(api.tasks.list, { departmentId: other.departmentId }), "FORBIDDEN");
+    // Used up.
+    expect(await t.query(api.invites.preview, { token })).toBeNull();
+    expect(await owner.query(api.invites.list, { departmentId })).toEqual([]);
+    await expect(passwordSignIn(t, { flow: "signUp", email: "grace2@example.com", password: "another one", name: "G2", inviteToken: token })).rejects.toThrow(INVITE_INVALID);
+  });
+
+  test("an expired or revoked invite is refused; members and viewers cannot invite; only owners invite owners", async () => {
+    const { t, departmentId, owner } = await withOwner();
+    const expired = await owner.mutation(api.invites.create, { departmentId, email: "old@example.com", role: "member" });
+    await t.run(async (ctx) => await ctx.db.patch("invites", expired.inviteId, { expiresAt: Date.now() - 1 }));
+    await expect(passwordSignIn(t, { flow: "signUp", email: "old@example.com", password: "whatever1", name: "Old", inviteToken: expired.token })).rejects.toThrow(INVITE_INVALID);
+    const revoked = await owner.mutation(api.invites.create, { departmentId, email: "rev@example.com", role: "member" });
+    await owner.mutation(api.invites.revoke, { inviteId: revoked.inviteId });
+    expect(await t.query(api.invites.preview, { token: revoked.token })).toBeNull();
+
+    const admin = await addToDepartment(t, departmentId, "Ann", "admin");
+    const member = await addToDepartment(t, departmentId, "Max", "member");
+    await admin.mutation(api.invites.create, { departmentId, email: "new@example.com", role: "admin" });
+    await expectError(admin.mutation(api.invites.create, { departmentId, email: "boss@example.com", role: "owner" }), "FORBIDDEN", "Only owners");
+    await expectError(member.mutation(api.invites.create, { departmentId, email: "x@example.com", role: "member" }), "FORBIDDEN");
+    await expectError(admin.mutation(api.invites.create, { departmentId, email: "not an email", role: "member" }), "INVALID_ARGUMENT");
+  });
+
+  test("someone already signed in (for example through Clerk) accepts an invite into another department", async () => {
+    const { t, other, owner, departmentId } = await withOwner();
+    const { token } = await owner.mutation(api.invites.create, { departmentId, email: "mallory@example.com", role: "viewer" });
+    await other.member.mutation(api.invites.accept, { token });
+    expect((await other.member.query(api.departments.listMine, {})).map((d) => [d.slug, d.role])).toEqual([
+      ["other", "admin"],
+      ["product", "viewer"],
     ]);
-    await expectError(t.query(api.members.list, { departmentId }), "UNAUTHENTICATED");
-    await expectError(other.member.query(api.members.list, { departmentId }), "FORBIDDEN");
-    await expectError(admin.query(api.members.list, { departmentId: other.departmentId }), "FORBIDDEN");
+    await expectError(other.member.mutation(api.invites.accept, { token }), "INVALID_ARGUMENT", INVITE_INVALID);
+    void t;
+  });
+});
+
+describe("roles", () => {
+  async function team() {
+    const t = setupTest();
+    const departmentId = await t.mutation(internal.seed.demo, {});
+    const owner = await addToDepartment(t, departmentId, "Olive", "owner");
+    const admin = await addToDepartment(t, departmentId, "Ada", "admin");
+    const grace = await addToDepartment(t, departmentId, "Grace", "member");
+    const members = await owner.query(api.members.list, { departmentId });
+    const idOf = (name: string) => members.find((m) => m.name === name)!._id as Id<"members">;
+    return { t, departmentId, owner, admin, grace, idOf };
+  }
+
+  test("an admin makes a member a viewer: they still read, but can no longer write", async () => {
+    const { departmentId, admin, grace, idOf } = await team();
+    const taskId = await createTask(grace, departmentId, { title: "Mine" });
+    await admin.mutation(api.members.setRole, { memberId: idOf("Grace"), role: "viewer" });
+    expect((await grace.query(api.tasks.list, { departmentId })).flatMap((c) => c.tasks).map((c) => c.title)).toContain("Mine");
+    await expectError(grace.mutation(api.tasks.create, { departmentId, title: "No" }), "FORBIDDEN", "viewers can only read");
+    await expectError(grace.mutation(api.messages.create, { taskId, content: "No" }), "FORBIDDEN");
+    await expectError(grace.mutation(api.chat.postAsHuman, { departmentId, text: "No" }), "FORBIDDEN");
+    await expectError(grace.mutation(api.members.setRole, { memberId: idOf("Grace"), role: "admin" }), "FORBIDDEN");
+  });
+
+  test("owners are changed only by owners, and a department keeps one owner", async () => {
+    const { owner, admin, idOf } = await team();
+    await expectError(admin.mutation(api.members.setRole, { memberId: idOf("Olive"), role: "member" }), "FORBIDDEN", "Only owners");
+    await expectError(admin.mutation(api.members.setRole, { memberId: idOf("Grace"), role: "owner" }), "FORBIDDEN", "Only owners");
+    await expectError(owner.mutation(api.members.setRole, { memberId: idOf("Olive"), role: "admin" }), "CONFLICT", "at least one owner");
+    await owner.mutation(api.members.setRole, { memberId: idOf("Ada"), role: "owner" });
+    await owner.mutation(api.members.setRole, { memberId: idOf("Olive"), role: "admin" });
+  });
+
+  test("a removed member loses access at once; the feed says who changed what", async () => {
+    const { t, departmentId, admin, grace, idOf } = await team();
+    await admin.mutation(api.members.remove, { memberId: idOf("Grace") });
+    await expectError(grace.query(api.tasks.list, { departmentId }), "FORBIDDEN");
+    expect(await grace.query(api.departments.listMine, {})).toEqual([]);
+    const types = await t.run(async (ctx) => (await ctx.db.query("activities").collect()).map((a) => a.type));
+    expect(types).toContain("member_removed");
+  });
+
+  test("the squad lead is a flag an admin sets: renaming Jarvis keeps it, and it can move to another agent", async () => {
+    const { departmentId, admin } = await team();
+    const roster = await admin.query(api.agents.list, { departmentId });
+    const jarvis = roster.find((a) => a.name === "Jarvis")!;
+    const writer = roster.find((a) => a.name === "Writer")!;
+    const { _id, sessionKey: _s, status: _st, ...fields } = jarvis;
+    await admin.mutation(api.agents.update, { agentId: _id, ...fields, name: "Jeeves" });
+    expect((await admin.query(api.agents.list, { departmentId })).find((a) => a._id === _id)).toMatchObject({ name: "Jeeves", isSquadLead: true });
+    const { _id: writerId, sessionKey: _w, status: _ws, ...writerFields } = writer;
+    await admin.mutation(api.agents.update, { agentId: writerId, ...writerFields, isSquadLead: true });
+    const after = await admin.query(api.agents.list, { departmentId });
+    expect(after.filter((a) => a.isSquadLead).map((a) => a.name)).toEqual(["Writer"]);
+  });
+});
+
+describe("sessions", () => {
+  test("sign-out ends the session on the server: the same token reaches nothing", async () => {
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
+    const ada = actorOf(t, (await passwordSignIn(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" })).token);
+    expect(await ada.query(api.users.me, {})).toMatchObject({ name: "Ada" });
+    await ada.action(api.auth.signOut, {});
+    await expectError(ada.query(api.users.me, {}), "UNAUTHENTICATED");
+  });
+
+  test("a password change ends every other session and the old password stops working", async () => {
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
+    await passwordSignIn(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" });
+    const laptop = actorOf(t, (await passwordSignIn(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" })).token);
+    const phone = actorOf(t, (await passwordSignIn(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" })).token);
+    await expect(laptop.action(api.users.changePassword, { currentPassword: "wrong one", newPassword: "battery staple" })).rejects.toThrow(
+      "Your current password is not right.",
+    );
+    await laptop.action(api.users.changePassword, { currentPassword: "correct horse", newPassword: "battery staple" });
+    expect(await laptop.query(api.users.me, {})).toMatchObject({ name: "Ada" });
+    await expectError(phone.query(api.users.me, {}), "UNAUTHENTICATED");
+    await expect(passwordSignIn(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" })).rejects.toThrow();
+    await passwordSignIn(t, { flow: "signIn", email: "ada@example.com", password: "battery staple" });
+  });
+});
+
+describe("POST /auth/password", () => {
+  test("signs up and in, with clear errors for bad input", async () => {
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
+    expect((await route(t, null)).status).toBe(400);
+    expect((await route(t, { flow: "steal", email: "a@b.c", password: "x" })).status).toBe(400);
+    const up = await route(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" });
+    expect(up.status).toBe(200);
+    expect(up.body).toEqual({ token: expect.any(String), refreshToken: expect.any(String) });
+    expect((await route(t, { flow: "signUp", email: "eve@example.com", password: "correct horse", name: "Eve" })).body).toEqual({ error: SIGN_UP_CLOSED });
+    expect(await route(t, { flow: "signIn", email: "ada@example.com", password: "nope nope" }, "10.0.0.2")).toMatchObject({ status: 401, body: { error: "Wrong email or password." } });
+    expect((await route(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" }, "10.0.0.3")).status).toBe(200);
+  });
+
+  test("guesses beyond the limit get 429 with Retry-After, per account and per address", async () => {
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
+    await route(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" }, "10.9.9.9");
+    const statuses = [];
+    for (let i = 0; i < 7; i++) statuses.push((await route(t, { flow: "signIn", email: "ada@example.com", password: `guess ${i}` }, `10.1.0.${i}`)).status);
+    // A burst of 5 attempts per account (the sign-up was the first), then refused whatever the address.
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429, 429]);
+    const limited = await route(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" }, "10.1.0.99");
+    expect(limited.status).toBe(429);
+    expect(Number(limited.retryAfter)).toBeGreaterThan(0);
+    expect(limited.body.error).toMatch(/Too many sign-in attempts/);
+    // One address trying many accounts is limited too.
+    const byAddress = [];
+    for (let i = 0; i < 22; i++) byAddress.push((await route(t, { flow: "signIn", email: `user${i}@example.com`, password: "guess guess" }, "10.2.0.1")).status);
+    expect(byAddress.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(byAddress.slice(20)).toEqual([429, 429]);
+  });
+
+  test("CORS: only the app's origin is granted", async () => {
+    const t = setupTest();
+    const allowed = await t.fetch("/auth/password", { method: "OPTIONS", headers: { Origin: "http://127.0.0.1:5173" } });
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get("Access-Control-Allow-Origin")).toBe("http://127.0.0.1:5173");
+    const evil = await t.fetch("/auth/password", { method: "OPTIONS", headers: { Origin: "https://evil.example" } });
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get("Access-Control-Allow-Origin")).toBeNull();
+    const post = await t.fetch("/auth/password", { method: "POST", headers: { Origin: "https://evil.example" }, body: "{}" });
+    expect(post.headers.get("Access-Control-Allow-Origin")).toBeNull();
   });
 });

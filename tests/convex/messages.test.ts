@@ -17,6 +17,7 @@ import {
   seedDemoWithAdmin,
   setupTest,
   signIn,
+  userIdOf,
   type Actor,
   holdScheduledFunctions,
 } from "./setup";
@@ -49,7 +50,7 @@ describe("messages.create", () => {
         _id: messageId,
         _creationTime: expect.any(Number),
         taskId,
-        author: { kind: "member", tokenIdentifier: "maestro-local|user:ada", name: "Ada" },
+        author: { kind: "member", userId: userIdOf(t, "Ada"), name: "Ada" },
         content: "Hello squad",
         mentions: [],
       },
@@ -66,11 +67,11 @@ describe("messages.create", () => {
   });
 
   test("resolves @mentions of agents (multi-word, any case) and members, and leaves unknown names as text", async () => {
-    const { admin, taskId } = await thread();
+    const { t, admin, taskId } = await thread();
     expect(await mentionsOf(admin, taskId, "@dev bot and @WRITER, please sync with @Grace")).toEqual([
       { kind: "agent", key: AGENTS.devBot, name: "Dev Bot" },
       { kind: "agent", key: AGENTS.writer, name: "Writer" },
-      { kind: "member", key: memberKeyOf("Grace"), name: "Grace" },
+      { kind: "member", key: memberKeyOf(t, "Grace"), name: "Grace" },
     ]);
     const content = "@Nobody can help, not even @Writers";
     await admin.mutation(api.messages.create, { taskId, content });
@@ -112,8 +113,8 @@ describe("messages.create", () => {
       content: "@Dev Bot look. @dev bot, really. @Grace and @Ada (that's me) too",
     });
     expect(await notificationsFor(t, AGENTS.devBot)).toMatchObject([{ kind: "mention", taskId, messageId, departmentId }]);
-    expect(await notificationsFor(t, memberKeyOf("Grace"))).toMatchObject([{ kind: "mention", taskId, messageId }]);
-    expect(await notificationsFor(t, memberKeyOf("Ada"))).toEqual([]);
+    expect(await notificationsFor(t, memberKeyOf(t, "Grace"))).toMatchObject([{ kind: "mention", taskId, messageId }]);
+    expect(await notificationsFor(t, memberKeyOf(t, "Ada"))).toEqual([]);
     await runScheduled(t);
     const triggers = await allTriggers(t);
     expect(triggers).toMatchObject([{ agentSessionKey: AGENTS.devBot, kind: "mentioned", taskId, messageId, status: "consumed", note: NO_MODEL_NOTE }]);

@@ -11,6 +11,7 @@ import {
   seedDemoWithAdmin,
   setupTest,
   signIn,
+  addToDepartment,
   holdScheduledFunctions,
 } from "./setup";
 
@@ -48,7 +49,7 @@ describe("notifications.listMine", () => {
   test("only mentions put a task in unreadMentionTaskIds", async () => {
     const { t, departmentId, grace, first } = await inbox();
     await t.run(async (ctx) => {
-      await ctx.db.insert("notifications", { departmentId, recipientKey: memberKeyOf("Grace"), kind: "assignment", taskId: first });
+      await ctx.db.insert("notifications", { departmentId, recipientKey: memberKeyOf(t, "Grace"), kind: "assignment", taskId: first });
     });
     const mine = await grace.query(api.notifications.listMine, { departmentId });
     expect(mine).toMatchObject({ unreadCount: 1, unreadMentionTaskIds: [] });
@@ -59,6 +60,7 @@ describe("notifications.listMine", () => {
     const t = setupTest();
     const designId = await t.run(async (ctx) => await ctx.db.insert("departments", { name: "Design", slug: "design", chatSessionId: "design" }));
     const { departmentId, admin } = await seedDemoWithAdmin(t);
+    await addToDepartment(t, designId, "Ada", "admin");
     const grace = await signIn(t, "Grace");
     const ours = await createTask(admin, departmentId, { title: "Ours" });
     const design = await createTask(admin, designId, { title: "Design task" });

@@ -1,4 +1,5 @@
 /// <reference types="vite/client" />
+import { generateKeyPairSync } from "node:crypto";
 import { convexTest } from "convex-test";
 import type { FunctionArgs } from "convex/server";
 import { ConvexError } from "convex/values";
@@ -6,43 +7,103 @@ import { afterEach, beforeEach, expect, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ErrorCode } from "../../convex/lib/errors";
+import { addMember } from "../../convex/lib/accounts";
+import { registerComponents } from "./components";
 import schema from "../../convex/schema";
-import type { TaskStatus } from "../../convex/validators";
+import type { MemberRole, TaskStatus } from "../../convex/validators";
 
 export const modules = import.meta.glob("../../convex/**/*.*s");
 
-/** A fresh in-memory deployment. */
+/** The issuer a Convex Auth token carries in tests (the deployment's site URL). */
+export const TEST_ISSUER = "https://maestro.test";
+
+// Convex Auth signs its tokens with these, as a deployment's environment holds them.
+if (process.env.JWT_PRIVATE_KEY === undefined) {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  process.env.JWT_PRIVATE_KEY = privateKey.export({ type: "pkcs8", format: "pem" }).toString().trimEnd().replace(/\n/g, " ");
+  process.env.JWKS = JSON.stringify({ keys: [{ use: "sig", ...publicKey.export({ format: "jwk" }) }] });
+  process.env.CONVEX_SITE_URL = TEST_ISSUER;
+  process.env.SITE_URL = "http://127.0.0.1:5173";
+}
+
+/** A fresh in-memory deployment, with the components convex.config.ts uses. */
 export function setupTest() {
-  return convexTest(schema, modules);
+  const t = convexTest(schema, modules);
+  registerComponents(t);
+  return t;
 }
 
 export type TestConvex = ReturnType<typeof setupTest>;
 
-/** An identity as the local sign-in or Clerk would present it. */
-export function asUser(t: TestConvex, name: string) {
-  return t.withIdentity({ name, subject: `user:${name.toLowerCase()}`, issuer: "maestro-local" });
+// People created per test deployment, by name, so keys can be named synchronously.
+const people = new WeakMap<TestConvex, Map<string, { userId: Id<"users">; sessionId: Id<"authSessions"> }>>();
+
+function peopleOf(t: TestConvex) {
+  let map = people.get(t);
+  if (map === undefined) people.set(t, (map = new Map()));
+  return map;
 }
 
-/** Seeds the demo department and signs `name` in as its first member (an admin). */
+function actorFor(t: TestConvex, name: string, userId: Id<"users">, sessionId: Id<"authSessions">) {
+  // As Convex Auth signs it: subject `<userId>|<sessionId>`.
+  return t.withIdentity({ name, subject: `${userId}|${sessionId}`, issuer: TEST_ISSUER });
+}
+
+/**
+ * `name` signed in with a Convex Auth session (an account `<name>@example.com`
+ * is created on first use; it belongs to no department until added).
+ */
+export async function asUser(t: TestConvex, name: string) {
+  const known = peopleOf(t).get(name);
+  if (known !== undefined) return actorFor(t, name, known.userId, known.sessionId);
+  const ids = await t.run(async (ctx) => {
+    const userId = await ctx.db.insert("users", { name, email: `${name.toLowerCase().replace(/\s+/g, ".")}@example.com` });
+    const sessionId = await ctx.db.insert("authSessions", { userId, expirationTime: Date.now() + 3_600_000 });
+    return { userId, sessionId };
+  });
+  peopleOf(t).set(name, ids);
+  return actorFor(t, name, ids.userId, ids.sessionId);
+}
+
+/** The user id of someone created with `asUser`. */
+export function userIdOf(t: TestConvex, name: string): Id<"users"> {
+  const known = peopleOf(t).get(name);
+  if (known === undefined) throw new Error(`${name} has not signed in in this test`);
+  return known.userId;
+}
+
+/** Adds `name` (signing them in first) to a department with `role`. */
+export async function addToDepartment(t: TestConvex, departmentId: Id<"departments">, name: string, role: MemberRole) {
+  const actor = await asUser(t, name);
+  const userId = userIdOf(t, name);
+  await t.run(async (ctx) => {
+    const existing = await ctx.db
+      .query("members")
+      .withIndex("by_department_and_user", (q) => q.eq("departmentId", departmentId).eq("userId", userId))
+      .unique();
+    if (existing === null) await addMember(ctx, departmentId, userId, name, role);
+  });
+  return actor;
+}
+
+/** Seeds the demo department and signs `name` in as its admin. */
 export async function seedDemoWithAdmin(t: TestConvex, name = "Ada") {
   const departmentId = await t.mutation(internal.seed.demo, {});
-  const admin = asUser(t, name);
-  await admin.mutation(api.members.ensureMe, {});
+  const admin = await addToDepartment(t, departmentId, name, "admin");
   return { departmentId, admin };
 }
 
-/** A second department with one member of its own, to test that ids of other departments are refused. */
+/** A second department with one admin of its own, to test that ids of other departments are refused. */
 export async function createOtherDepartment(t: TestConvex, memberName = "Mallory") {
-  const departmentId = await t.run(async (ctx) => {
-    const id: Id<"departments"> = await ctx.db.insert("departments", { name: "Other", slug: "other", chatSessionId: "other-session" });
-    await ctx.db.insert("members", { departmentId: id, tokenIdentifier: `maestro-local|user:${memberName.toLowerCase()}`, name: memberName, role: "admin" });
-    return id;
-  });
-  return { departmentId, member: asUser(t, memberName) };
+  const departmentId = await t.run(
+    async (ctx) => await ctx.db.insert("departments", { name: "Other", slug: "other", chatSessionId: "other-session" }),
+  );
+  const member = await addToDepartment(t, departmentId, memberName, "admin");
+  return { departmentId, member };
 }
 
 /** What `asUser` returns: one signed-in actor. */
-export type Actor = ReturnType<typeof asUser>;
+export type Actor = Awaited<ReturnType<typeof asUser>>;
 
 /** Session keys of the seeded "product" squad. */
 export const AGENTS = {
@@ -52,15 +113,16 @@ export const AGENTS = {
   archie: "agent:archie:product",
 } as const;
 
-/** The key notifications and mentions use for a person signed in with `asUser(t, name)`. */
-export function memberKeyOf(name: string): string {
-  return `member:maestro-local|user:${name.toLowerCase()}`;
+/** The key notifications and mentions use for a person created with `asUser`. */
+export function memberKeyOf(t: TestConvex, name: string): string {
+  return `member:${userIdOf(t, name)}`;
 }
 
-/** Signs `name` in (joining every existing department as a member) and returns the actor. */
-export async function signIn(t: TestConvex, name: string): Promise<Actor> {
-  const actor = asUser(t, name);
-  await actor.mutation(api.members.ensureMe, {});
+/** Signs `name` in and adds them to every existing department with `role` (a member by default). */
+export async function signIn(t: TestConvex, name: string, role: MemberRole = "member"): Promise<Actor> {
+  const actor = await asUser(t, name);
+  const departments = await t.run(async (ctx) => await ctx.db.query("departments").collect());
+  for (const department of departments) await addToDepartment(t, department._id, name, role);
   return actor;
 }
 

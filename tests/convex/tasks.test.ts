@@ -52,7 +52,7 @@ describe("tasks.create", () => {
       priority: "medium",
       tags: [],
       assigneeSessionKeys: [],
-      createdBy: memberKeyOf("Ada"),
+      createdBy: memberKeyOf(t, "Ada"),
       departmentId,
     });
     expect(await activityTypes(t, taskId)).toEqual([{ type: "task_created", data: { title: "Write the FAQ" } }]);

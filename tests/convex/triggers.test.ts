@@ -62,8 +62,8 @@ describe("scheduled by the board", () => {
     await runScheduled(t);
     expect(summary(await allTriggers(t))).toEqual([{ agent: AGENTS.archie, kind: "mentioned", messageId, ...noModel }]);
     expect(await notificationsFor(t, AGENTS.archie)).toHaveLength(1);
-    expect(await notificationsFor(t, memberKeyOf("Grace"))).toHaveLength(1);
-    expect(await notificationsFor(t, memberKeyOf("Ada"))).toEqual([]);
+    expect(await notificationsFor(t, memberKeyOf(t, "Grace"))).toHaveLength(1);
+    expect(await notificationsFor(t, memberKeyOf(t, "Ada"))).toEqual([]);
     expect((await grace.query(api.notifications.listMine, { departmentId })).unreadMentionTaskIds).toEqual([taskId]);
   });
 
@@ -125,6 +125,7 @@ describe("scheduled by the board", () => {
 describe("triggers.agentAssigned / agentMentioned", () => {
   test("the same mention twice is recorded once; each assignment event is recorded", async () => {
     const { t, departmentId, admin } = await squad();
+    await signIn(t, "Grace");
     const taskId = await createTask(admin, departmentId);
     const messageId = await admin.mutation(api.messages.create, { taskId, content: "no mentions" });
     const a1 = await t.mutation(internal.triggers.agentAssigned, { taskId, sessionKey: AGENTS.jarvis });
@@ -177,12 +178,13 @@ describe("triggers.agentAssigned / agentMentioned", () => {
 describe("lib/notify", () => {
   test("repeated recipients in one call are notified and triggered once", async () => {
     const { t, departmentId, admin } = await squad();
+    await signIn(t, "Grace");
     const taskId = await createTask(admin, departmentId);
     const messageId = await admin.mutation(api.messages.create, { taskId, content: "no mentions" });
     await t.run(async (ctx) => {
       const task = (await ctx.db.get("tasks", taskId))!;
       const writer = { kind: "agent" as const, key: AGENTS.writer, name: "Writer" };
-      const grace = { kind: "member" as const, key: memberKeyOf("Grace"), name: "Grace" };
+      const grace = { kind: "member" as const, key: memberKeyOf(t, "Grace"), name: "Grace" };
       const author = { kind: "agent" as const, sessionKey: AGENTS.jarvis, name: "Jarvis" };
       const jarvis = { kind: "agent" as const, key: AGENTS.jarvis, name: "Jarvis" };
       await notifyMentions(ctx, { _id: messageId, taskId, departmentId, author, mentions: [writer, grace, writer, jarvis, grace] });
@@ -195,7 +197,7 @@ describe("lib/notify", () => {
       { agent: AGENTS.archie, kind: "assigned", messageId: null, ...noModel },
     ]);
     expect((await notificationsFor(t, AGENTS.writer)).map((n) => n.kind)).toEqual(["mention"]);
-    expect((await notificationsFor(t, memberKeyOf("Grace"))).map((n) => n.kind)).toEqual(["mention"]);
+    expect((await notificationsFor(t, memberKeyOf(t, "Grace"))).map((n) => n.kind)).toEqual(["mention"]);
     expect((await notificationsFor(t, AGENTS.archie)).map((n) => n.kind)).toEqual(["assignment"]);
     expect(await notificationsFor(t, AGENTS.jarvis)).toEqual([]);
   });

@@ -1,0 +1,120 @@
+/**
+ * The one auth layer. Every public function is built here: each builder
+ * resolves who is calling (a signed-in person whose session still exists),
+ * which department the call is about and their role in it, once, and hands
+ * them to the handler in `ctx`. Importing the raw `query`/`mutation`/`action`
+ * builders anywhere else is a lint error (eslint.config.js).
+ *
+ *   publicQuery                      no caller needed (first-run status, invite preview)
+ *   userQuery / userMutation / userAction     any signed-in person: ctx.viewer
+ *   identityMutation                 a signed-in identity that may not have a user row yet (Clerk's first visit)
+ *   departmentQuery / departmentMutation      args.departmentId: ctx.member, ctx.department
+ *   taskQuery / taskMutation         args.taskId: ctx.task, ctx.member
+ *   agentQuery / agentMutation       args.agentId: ctx.agent, ctx.member
+ *
+ * The department builders take `role`: the weakest role allowed (queries
+ * default to "viewer", mutations to "member").
+ */
+import { customAction, customMutation, customQuery, NoOp } from "convex-helpers/server/customFunctions";
+import { v } from "convex/values";
+import { makeFunctionReference, type FunctionReference } from "convex/server";
+import { action, mutation, query } from "./_generated/server";
+import { requireMember, requireViewer, requireIdentity, type ActionViewer, type Role } from "./lib/auth";
+import { MaestroError } from "./lib/errors";
+
+type RoleOption = { role?: Role };
+
+// Named by string, not through `internal`: users.ts builds on userAction, so the generated types would go round in a circle.
+const viewerForAction = makeFunctionReference<"query", Record<string, never>, ActionViewer | null>(
+  "users:viewerForAction",
+) as unknown as FunctionReference<"query", "internal", Record<string, never>, ActionViewer | null>;
+
+/** No caller needed: only for what a signed-out browser must read (first-run setup, an invite's preview). */
+export const publicQuery = customQuery(query, NoOp);
+
+export const userQuery = customQuery(query, {
+  args: {},
+  input: async (ctx) => ({ ctx: { viewer: await requireViewer(ctx) }, args: {} }),
+});
+
+export const userMutation = customMutation(mutation, {
+  args: {},
+  input: async (ctx) => ({ ctx: { viewer: await requireViewer(ctx) }, args: {} }),
+});
+
+/** A signed-in identity, before it has a `users` row (an external provider's first visit). */
+export const identityMutation = customMutation(mutation, {
+  args: {},
+  input: async (ctx) => ({ ctx: { identity: await requireIdentity(ctx) }, args: {} }),
+});
+
+/** Actions cannot read the database: the viewer is resolved by an internal query, under the same rules. */
+export const userAction = customAction(action, {
+  args: {},
+  input: async (ctx) => {
+    const viewer = await ctx.runQuery(viewerForAction, {});
+    if (viewer === null) throw new MaestroError("UNAUTHENTICATED", "Sign in to continue.");
+    return { ctx: { viewer }, args: {} };
+  },
+});
+
+export const departmentQuery = customQuery(query, {
+  args: { departmentId: v.id("departments") },
+  input: async (ctx, { departmentId }, { role = "viewer" }: RoleOption) => {
+    const { viewer, member, department } = await requireMember(ctx, departmentId, role);
+    return { ctx: { viewer, member, department }, args: { departmentId } };
+  },
+});
+
+export const departmentMutation = customMutation(mutation, {
+  args: { departmentId: v.id("departments") },
+  input: async (ctx, { departmentId }, { role = "member" }: RoleOption) => {
+    const { viewer, member, department } = await requireMember(ctx, departmentId, role);
+    return { ctx: { viewer, member, department }, args: { departmentId } };
+  },
+});
+
+export const taskQuery = customQuery(query, {
+  args: { taskId: v.id("tasks") },
+  input: async (ctx, { taskId }, { role = "viewer" }: RoleOption) => {
+    const viewer = await requireViewer(ctx);
+    const task = await ctx.db.get("tasks", taskId);
+    // Signed in first (above), so an anonymous caller cannot tell which ids exist.
+    if (task === null) throw new MaestroError("NOT_FOUND", "Task not found.");
+    const { member, department } = await requireMember(ctx, task.departmentId, role, viewer);
+    return { ctx: { viewer, member, department, task }, args: { taskId } };
+  },
+});
+
+export const taskMutation = customMutation(mutation, {
+  args: { taskId: v.id("tasks") },
+  input: async (ctx, { taskId }, { role = "member" }: RoleOption) => {
+    const viewer = await requireViewer(ctx);
+    const task = await ctx.db.get("tasks", taskId);
+    if (task === null) throw new MaestroError("NOT_FOUND", "Task not found.");
+    const { member, department } = await requireMember(ctx, task.departmentId, role, viewer);
+    return { ctx: { viewer, member, department, task }, args: { taskId } };
+  },
+});
+
+export const agentQuery = customQuery(query, {
+  args: { agentId: v.id("agents") },
+  input: async (ctx, { agentId }, { role = "viewer" }: RoleOption) => {
+    const viewer = await requireViewer(ctx);
+    const agent = await ctx.db.get("agents", agentId);
+    if (agent === null) throw new MaestroError("NOT_FOUND", "Agent not found.");
+    const { member, department } = await requireMember(ctx, agent.departmentId, role, viewer);
+    return { ctx: { viewer, member, department, agent }, args: { agentId } };
+  },
+});
+
+export const agentMutation = customMutation(mutation, {
+  args: { agentId: v.id("agents") },
+  input: async (ctx, { agentId }, { role = "admin" }: RoleOption) => {
+    const viewer = await requireViewer(ctx);
+    const agent = await ctx.db.get("agents", agentId);
+    if (agent === null) throw new MaestroError("NOT_FOUND", "Agent not found.");
+    const { member, department } = await requireMember(ctx, agent.departmentId, role, viewer);
+    return { ctx: { viewer, member, department, agent }, args: { agentId } };
+  },
+});

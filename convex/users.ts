@@ -1,0 +1,74 @@
+/** The signed-in person: who they are, their password, their first visit through an external provider. */
+import { invalidateSessions, modifyAccountCredentials, retrieveAccount } from "@convex-dev/auth/server";
+import { ConvexError, v } from "convex/values";
+import { internalQuery } from "./_generated/server";
+import { identityMutation, userAction, userQuery } from "./functions";
+import { cleanPersonName, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS } from "./lib/accounts";
+import { getViewer } from "./lib/auth";
+
+const vViewer = v.object({ _id: v.id("users"), name: v.string(), email: v.union(v.string(), v.null()) });
+
+export const me = userQuery({
+  args: {},
+  returns: vViewer,
+  handler: async (ctx) => ({ _id: ctx.viewer.user._id, name: ctx.viewer.name, email: ctx.viewer.user.email ?? null }),
+});
+
+/** For userAction: the caller as `me` sees them, with their session, or null. */
+export const viewerForAction = internalQuery({
+  args: {},
+  returns: v.union(
+    v.object({ _id: v.id("users"), name: v.string(), email: v.union(v.string(), v.null()), sessionId: v.union(v.id("authSessions"), v.null()) }),
+    v.null(),
+  ),
+  handler: async (ctx) => {
+    const viewer = await getViewer(ctx);
+    if (viewer === null) return null;
+    return { _id: viewer.user._id, name: viewer.name, email: viewer.user.email ?? null, sessionId: viewer.sessionId };
+  },
+});
+
+/**
+ * An external provider's person (Clerk) on their first visit: a user row
+ * keyed by their tokenIdentifier. They belong to no department until they
+ * create one or accept an invite. Returns their user id.
+ */
+export const ensureExternal = identityMutation({
+  args: {},
+  returns: v.id("users"),
+  handler: async (ctx) => {
+    const { identity } = ctx;
+    const existing = await ctx.db
+      .query("users")
+      .withIndex("by_tokenIdentifier", (q) => q.eq("tokenIdentifier", identity.tokenIdentifier))
+      .unique();
+    if (existing !== null) return existing._id;
+    if (identity.subject.includes("|")) throw new ConvexError("This session has ended; sign in again.");
+    const name = cleanPersonName(identity.name ?? identity.nickname ?? identity.email ?? "Human");
+    return await ctx.db.insert("users", { tokenIdentifier: identity.tokenIdentifier, name, email: identity.email });
+  },
+});
+
+/**
+ * Changes the caller's password after checking the current one, and ends
+ * every other session (other browsers are signed out at once).
+ */
+export const changePassword = userAction({
+  args: { currentPassword: v.string(), newPassword: v.string() },
+  returns: v.null(),
+  handler: async (ctx, { currentPassword, newPassword }) => {
+    const { viewer } = ctx;
+    if (viewer.email === null || viewer.sessionId === null) {
+      throw new ConvexError("Your account's password is managed by your sign-in provider.");
+    }
+    if (newPassword.length < PASSWORD_MIN_CHARS || newPassword.length > PASSWORD_MAX_CHARS) {
+      throw new ConvexError(`A password needs ${PASSWORD_MIN_CHARS} to ${PASSWORD_MAX_CHARS} characters.`);
+    }
+    const account = { id: viewer.email, secret: currentPassword };
+    const found = await retrieveAccount(ctx, { provider: "password", account }).catch(() => null);
+    if (found === null || found.user._id !== viewer._id) throw new ConvexError("Your current password is not right.");
+    await modifyAccountCredentials(ctx, { provider: "password", account: { id: viewer.email, secret: newPassword } });
+    await invalidateSessions(ctx, { userId: viewer._id, except: [viewer.sessionId] });
+    return null;
+  },
+});

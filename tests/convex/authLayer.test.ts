@@ -1,0 +1,303 @@
+/**
+ * The one auth layer, checked exhaustively: every public query, mutation and
+ * action found in convex/ (not a hand-kept list) and every HTTP route is
+ * called with no identity, as a viewer where more is needed, and as another
+ * department's admin with this department's ids. Each must refuse with a
+ * clear error and write nothing.
+ */
+import { getFunctionName, makeFunctionReference, type FunctionReference } from "convex/server";
+import { ConvexError } from "convex/values";
+import { beforeAll, describe, expect, test } from "vitest";
+import { internal } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import http from "../../convex/http";
+import { addToDepartment, asUser, createTask, modules, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+
+type Registered = {
+  isQuery?: boolean;
+  isMutation?: boolean;
+  isAction?: boolean;
+  isPublic?: boolean;
+  exportArgs(): string;
+};
+
+type PublicFunction = { name: string; kind: "query" | "mutation" | "action"; args: ArgValidator };
+
+/** Every public function in convex/, from the modules themselves. */
+async function publicFunctions(): Promise<PublicFunction[]> {
+  const found: PublicFunction[] = [];
+  for (const [file, load] of Object.entries(modules)) {
+    if (file.includes("/_generated/") || !/\.ts$/.test(file)) continue;
+    const module = (await load()) as Record<string, unknown>;
+    const modulePath = file.replace(/^.*\/convex\//, "").replace(/\.ts$/, "");
+    for (const [exportName, value] of Object.entries(module)) {
+      const fn = value as Registered | null;
+      if (fn === null || typeof fn !== "function" && typeof fn !== "object") continue;
+      if (!fn.isPublic || typeof fn.exportArgs !== "function") continue;
+      const kind = fn.isQuery ? "query" : fn.isMutation ? "mutation" : fn.isAction ? "action" : null;
+      if (kind === null) continue;
+      found.push({ name: `${modulePath}:${exportName}`, kind, args: JSON.parse(fn.exportArgs()) as ArgValidator });
+    }
+  }
+  return found.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+// ---- arguments built from each function's own validator ----
+
+type ArgValidator = {
+  type: string;
+  value?: unknown;
+  tableName?: string;
+  fieldType?: ArgValidator;
+  optional?: boolean;
+  keys?: ArgValidator;
+  values?: { fieldType: ArgValidator };
+};
+
+type Ids = Partial<Record<string, string>>;
+
+function sampleValue(validator: ArgValidator, name: string, ids: Ids): unknown {
+  switch (validator.type) {
+    case "id": {
+      const id = ids[validator.tableName!];
+      if (id === undefined) throw new Error(`No sample id for table ${validator.tableName} (argument ${name})`);
+      return id;
+    }
+    case "string":
+      return name.toLowerCase().includes("email") ? "someone@example.com" : `sample ${name}`;
+    case "number":
+    case "float64":
+      return name === "position" ? 0 : 1;
+    case "int64":
+      return 1n;
+    case "boolean":
+      return true;
+    case "null":
+      return null;
+    case "literal":
+      return validator.value;
+    case "union":
+      return sampleValue((validator.value as ArgValidator[])[0], name, ids);
+    case "array":
+      return [];
+    case "record":
+      return {};
+    case "any":
+      return null;
+    case "object":
+      return sampleObject(validator.value as Record<string, { fieldType: ArgValidator; optional: boolean }>, ids);
+    default:
+      throw new Error(`No sample for validator type ${validator.type} (argument ${name})`);
+  }
+}
+
+function sampleObject(fields: Record<string, { fieldType: ArgValidator; optional: boolean }>, ids: Ids) {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(fields)) {
+    if (key === "paginationOpts") out[key] = { numItems: 10, cursor: null };
+    else out[key] = sampleValue(field.fieldType, key, ids);
+  }
+  return out;
+}
+
+function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
+  if (fn.args.type !== "object") return {};
+  return sampleObject(fn.args.value as Record<string, { fieldType: ArgValidator; optional: boolean }>, ids);
+}
+
+// ---- calling, and proving nothing was written ----
+
+/** Every document of every table, to compare before and after a refused call. */
+async function snapshot(t: TestConvex): Promise<string> {
+  return await t.run(async (ctx) => {
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens"] as const;
+    const all: Record<string, unknown> = {};
+    for (const table of tables) all[table] = await ctx.db.query(table).collect();
+    return JSON.stringify(all);
+  });
+}
+
+type Caller = { query: TestConvex["query"]; mutation: TestConvex["mutation"]; action: TestConvex["action"] };
+
+async function call(caller: Caller, fn: PublicFunction, args: Record<string, unknown>): Promise<unknown> {
+  if (fn.kind === "query") return await caller.query(makeFunctionReference<"query">(fn.name) as FunctionReference<"query">, args);
+  if (fn.kind === "mutation") return await caller.mutation(makeFunctionReference<"mutation">(fn.name) as FunctionReference<"mutation">, args);
+  return await caller.action(makeFunctionReference<"action">(fn.name) as FunctionReference<"action">, args);
+}
+
+/** The error code a refused call carried, or "ok" when it was not refused. */
+async function outcome(caller: Caller, fn: PublicFunction, args: Record<string, unknown>): Promise<string> {
+  try {
+    await call(caller, fn, args);
+    return "ok";
+  } catch (error) {
+    if (error instanceof ConvexError && typeof error.data === "object" && error.data !== null && "code" in error.data) {
+      return String((error.data as { code: string }).code);
+    }
+    return `unclear error: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+/**
+ * Callable with no identity, on purpose: what a signed-out browser needs
+ * (first-run status, an invite's preview) and Convex Auth's own sign-in
+ * actions (rate limited at /auth/password and by Convex Auth per account).
+ */
+const OPEN_TO_ANYONE = new Set(["setup:status", "invites:preview", "auth:signIn", "auth:signOut", "auth:isAuthenticated"]);
+
+/**
+ * What a viewer may do: read, and things about themselves only (their own
+ * notifications, account, departments they create, invites sent to them).
+ */
+const OPEN_TO_VIEWERS = new Set([
+  "notifications:markRead",
+  "departments:create",
+  "invites:accept",
+  "users:ensureExternal",
+  "users:changePassword",
+]);
+
+describe("every public function goes through the auth layer", () => {
+  let t: TestConvex;
+  let functions: PublicFunction[];
+  let ids: Ids;
+  let foreignAdmin: Caller;
+  let viewer: Caller;
+
+  beforeAll(async () => {
+    t = setupTest();
+    functions = await publicFunctions();
+    const { departmentId, admin } = await seedDemoWithAdmin(t);
+    viewer = await addToDepartment(t, departmentId, "Vera", "viewer");
+    const other = await t.run(async (ctx) => await ctx.db.insert("departments", { name: "Other", slug: "other", chatSessionId: "s2" }));
+    foreignAdmin = await addToDepartment(t, other, "Mallory", "owner");
+    const taskId = await createTask(admin, departmentId, { title: "Ours" });
+    ids = await t.run(async (ctx) => {
+      const agent = (await ctx.db.query("agents").first())!;
+      const member = (await ctx.db.query("members").withIndex("by_department_and_user", (q) => q.eq("departmentId", departmentId)).first())!;
+      const messageId = await ctx.db.insert("messages", { taskId, departmentId, author: { kind: "system" }, content: "hi", mentions: [] });
+      const notificationId = await ctx.db.insert("notifications", { departmentId, recipientKey: `member:${member.userId}`, kind: "mention", taskId, messageId });
+      const keyId = await ctx.db.insert("agentApiKeys", { agentId: agent._id, departmentId, hash: "0".repeat(64), prefix: "mk_aaaaaaaaa", createdBy: member.userId });
+      const inviteId = await ctx.db.insert("invites", { departmentId, email: "x@example.com", role: "member", tokenHash: "1".repeat(64), expiresAt: Date.now() + 1e9, createdBy: member.userId });
+      const session = (await ctx.db.query("authSessions").first())!;
+      return {
+        departments: departmentId,
+        tasks: taskId,
+        agents: agent._id,
+        members: member._id,
+        users: member.userId,
+        messages: messageId,
+        notifications: notificationId,
+        agentApiKeys: keyId,
+        invites: inviteId,
+        authSessions: session._id,
+      } satisfies Record<string, Id<never> | string>;
+    });
+  });
+
+  test("the enumeration finds the app's public functions", () => {
+    const names = functions.map((f) => f.name);
+    // Spot checks that the walk reaches every module kind; the count is printed for the record.
+    for (const name of ["tasks:create", "members:setRole", "chat:updateSettings", "users:changePassword", "agentApiKeys:create"]) {
+      expect(names).toContain(name);
+    }
+    console.log(`auth layer: ${functions.length} public functions enumerated`);
+  });
+
+  test("no identity: refused with UNAUTHENTICATED, nothing written", async () => {
+    const failures: string[] = [];
+    for (const fn of functions) {
+      if (OPEN_TO_ANYONE.has(fn.name)) continue;
+      const before = await snapshot(t);
+      const result = await outcome(t, fn, sampleArgs(fn, ids));
+      if (result !== "UNAUTHENTICATED") failures.push(`${fn.name}: ${result}`);
+      if ((await snapshot(t)) !== before) failures.push(`${fn.name}: wrote while refusing`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  test("another department's admin, with this department's ids: refused, nothing written", async () => {
+    const failures: string[] = [];
+    for (const fn of functions) {
+      if (OPEN_TO_ANYONE.has(fn.name)) continue;
+      const args = sampleArgs(fn, ids);
+      // Functions that name no department's record act on the caller's own things only.
+      if (!JSON.stringify(fn.args).includes('"id"')) continue;
+      const before = await snapshot(t);
+      const result = await outcome(foreignAdmin, fn, args);
+      // FORBIDDEN for department records; a notification that is not yours reads as not found.
+      if (result !== "FORBIDDEN" && !(fn.name === "notifications:markRead" && result === "NOT_FOUND")) failures.push(`${fn.name}: ${result}`);
+      if ((await snapshot(t)) !== before) failures.push(`${fn.name}: wrote while refusing`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  test("a viewer: every mutation and action that changes the department is refused with FORBIDDEN, nothing written", async () => {
+    const failures: string[] = [];
+    for (const fn of functions) {
+      if (fn.kind === "query" || OPEN_TO_ANYONE.has(fn.name) || OPEN_TO_VIEWERS.has(fn.name)) continue;
+      const before = await snapshot(t);
+      const result = await outcome(viewer, fn, sampleArgs(fn, ids));
+      if (result !== "FORBIDDEN") failures.push(`${fn.name}: ${result}`);
+      if ((await snapshot(t)) !== before) failures.push(`${fn.name}: wrote while refusing`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  test("a viewer reads the board but not the admin-only lists", async () => {
+    const adminOnly = ["invites:list", "agentApiKeys:list"];
+    for (const fn of functions.filter((f) => f.kind === "query" && !OPEN_TO_ANYONE.has(f.name))) {
+      const result = await outcome(viewer, fn, sampleArgs(fn, ids));
+      expect(`${fn.name}: ${result}`).toBe(`${fn.name}: ${adminOnly.includes(fn.name) ? "FORBIDDEN" : "ok"}`);
+    }
+  });
+
+  test("a signed-out caller of the open functions learns nothing and writes nothing", async () => {
+    const before = await snapshot(t);
+    expect(await t.query(makeFunctionReference<"query">("invites:preview"), { token: "not-a-token" })).toBeNull();
+    expect(await t.query(makeFunctionReference<"query">("setup:status"), {})).toEqual({ needsOwner: false, setupPasswordRequired: false });
+    expect(await snapshot(t)).toBe(before);
+  });
+
+  test("every HTTP route refuses a caller without credentials, except the public ones it names", async () => {
+    const open = new Map([
+      // Convex Auth's key discovery: public by design (it holds only public keys).
+      ["GET /.well-known/openid-configuration", 200],
+      ["GET /.well-known/jwks.json", 200],
+      // Sign-in itself: an empty body is a clear 400; preflight without an allowed Origin is refused.
+      ["POST /auth/password", 400],
+      ["OPTIONS /auth/password", 403],
+      // The MCP server asks this before it has a key (the chat spec's status call); it reveals only a boolean.
+      ["GET /mcp/chat.status", 200],
+    ]);
+    const routes = http.getRoutes();
+    const failures: string[] = [];
+    for (const [path, method] of routes) {
+      const route = `${method} ${path}`;
+      const before = await snapshot(t);
+      const response = await t.fetch(path, { method, body: method === "GET" || method === "OPTIONS" ? undefined : "" });
+      const expected = open.get(route);
+      if (expected !== undefined ? response.status !== expected : response.status !== 401) failures.push(`${route}: ${response.status}`);
+      if ((await snapshot(t)) !== before) failures.push(`${route}: wrote while refusing`);
+    }
+    console.log(`auth layer: ${routes.length} HTTP routes enumerated`);
+    expect(failures).toEqual([]);
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+  });
+
+  test("HTTP with a session of another department reaches nothing of this one", async () => {
+    const mallory = await asUser(t, "Mallory");
+    const get = await mallory.fetch("/api/chat?department=product", { method: "GET" });
+    expect(get.status).toBe(404);
+    const post = await mallory.fetch("/api/chat", { method: "POST", body: JSON.stringify({ text: "hi", department: "product" }) });
+    expect(post.status).toBe(404);
+    expect(await t.run(async (ctx) => await ctx.db.query("chat").collect())).toEqual([]);
+  });
+
+  test("internal functions are not callable from outside", () => {
+    // Spot check that server-only work stays internal: it has no public flag.
+    expect(getFunctionName(internal.users.viewerForAction)).toBe("users:viewerForAction");
+    expect(functions.map((f) => f.name)).not.toContain("users:viewerForAction");
+    expect(functions.map((f) => f.name)).not.toContain("seed:demo");
+  });
+});
