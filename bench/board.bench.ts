@@ -12,6 +12,7 @@ import { chromium } from "playwright-core";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import { CHROMIUM_ARGS, chromiumPath } from "../tests/browser/chromium";
+import { passwordRoute } from "../tests/backend/helpers";
 import { startStack, type Stack } from "../tests/browser/stack";
 import { summarize, type Summary } from "./stats";
 
@@ -28,14 +29,11 @@ function log(line: string) {
   console.error(`[bench] ${line}`);
 }
 
+/** The first-run owner setup (authorised by the WebUI password): the bench's account owns the demo department. */
 async function signIn(stack: Stack, name: string) {
-  const response = await fetch(`${stack.url}/maestro/auth/signin`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ name, password: PASSWORD }),
-  });
-  if (!response.ok) throw new Error(`Sign-in failed: ${response.status} ${await response.text()}`);
-  return (await response.json()) as { token: string; expiresAt: number };
+  const result = await passwordRoute(stack.siteUrl, { flow: "signUp", email: "bench@example.com", password: "bench owner password", name, setupPassword: PASSWORD });
+  if (result.status !== 200) throw new Error(`Owner setup failed: ${result.status} ${JSON.stringify(result.body)}`);
+  return { token: result.body.token };
 }
 
 /** Runs `work(i)` for i in [0, count) on `parallel` workers. */
@@ -70,7 +68,6 @@ async function main() {
       return client;
     });
     const http = clients[0];
-    await http.mutation(api.members.ensureMe, {});
     const [department] = await http.query(api.departments.listMine, {});
     const departmentId = department._id;
 

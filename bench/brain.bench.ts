@@ -15,7 +15,7 @@ import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import type { ChatMessage } from "../convex/brain/model";
 import { countTokens } from "../convex/lib/tokens";
-import { PROJECT_ROOT, seedDemoSquad, signInOverHttp } from "../tests/backend/helpers";
+import { PROJECT_ROOT, seedDemoSquad } from "../tests/backend/helpers";
 import { spawnBackend, stopGracefully, killHard } from "../tests/backend/process";
 import { startScriptedModel } from "../tests/backend/scriptedModel";
 import { summarize, type Summary } from "./stats";
@@ -67,8 +67,7 @@ async function main() {
   });
   const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
   try {
-    const token = await signInOverHttp(backend.url, "Bench Admin", "test-password");
-    const { member: http, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, token);
+    const { member: http, departmentId } = await seedDemoSquad(backend, "Bench Admin");
     const clients = [
       http,
       ...Array.from({ length: WRITERS - 1 }, () => {

@@ -12,7 +12,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { api } from "../convex/_generated/api";
-import { seedDemoSquad, signInOverHttp } from "../tests/backend/helpers";
+import { seedDemoSquad } from "../tests/backend/helpers";
 import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
 import os from "node:os";
 import path from "node:path";
@@ -119,8 +119,7 @@ export async function benchChatServer(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-chat-"));
   const backend = await spawnBackend({ dataDir, convexDir: path.resolve(FIXTURES, "../../../convex") });
   try {
-    const token = await signInOverHttp(backend.url, "Bench Admin", "test-password");
-    const { member: ada, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, token);
+    const { member: ada, departmentId } = await seedDemoSquad(backend, "Bench Admin");
     progress("creating 110 agents with API keys");
     const keys: string[] = [];
     for (let i = 0; i < AGENTS + 10; i++) {

@@ -47,7 +47,7 @@ beforeAll(async () => {
     realLog(...args);
   });
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  ({ admin, member: ada, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, backend.auth.signIn("Ada", "test-password").token));
+  ({ admin, member: ada, departmentId } = await seedDemoSquad(backend));
 });
 
 afterAll(async () => {

@@ -18,7 +18,7 @@ const keys: Array<{ name: string; key: string }> = [];
 
 beforeAll(async () => {
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  const { member: ada, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, backend.auth.signIn("Ada", "test-password").token);
+  const { member: ada, departmentId } = await seedDemoSquad(backend);
   for (let i = 0; i < AGENTS; i++) {
     const agentId = await ada.mutation(api.agents.create, {
       departmentId,

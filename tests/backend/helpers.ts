@@ -56,27 +56,40 @@ export function adminClient(url: string, adminKey: string): ConvexHttpClient {
   return client;
 }
 
-/** Signs `name` in through the local sign-in endpoint, as the app does; returns the token. */
-export async function signInOverHttp(url: string, name: string, password: string): Promise<string> {
-  const response = await fetch(`${url}/maestro/auth/signin`, {
+/** POST /auth/password on the HTTP actions port, as the app signs in; the answer's status and body. */
+export async function passwordRoute(siteUrl: string, body: Record<string, string>) {
+  const response = await fetch(`${siteUrl}/auth/password`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ name, password }),
+    body: JSON.stringify(body),
   });
-  if (!response.ok) throw new Error(`Sign-in failed: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { token: string }).token;
+  return { status: response.status, retryAfter: response.headers.get("Retry-After"), body: (await response.json()) as Record<string, string> };
+}
+
+/** Signs in with an email and password; returns the session token (throws on refusal). */
+export async function signInWithPassword(siteUrl: string, email: string, password: string): Promise<string> {
+  const result = await passwordRoute(siteUrl, { flow: "signIn", email, password });
+  if (result.status !== 200) throw new Error(`Sign-in failed: ${result.status} ${JSON.stringify(result.body)}`);
+  return result.body.token;
 }
 
 /**
- * Seeds the demo squad with the admin key and makes the holder of `token`
- * its first member (so an admin). Returns both clients and the department.
+ * Seeds the demo squad with the admin key and creates the owner account
+ * (`name` <name>@example.com, through the first-run setup with the WebUI
+ * password), who owns it. Returns the admin client, the owner's client and
+ * token, and the department.
  */
-export async function seedDemoSquad(url: string, adminKey: string, token: string) {
-  const admin = adminClient(url, adminKey);
+export async function seedDemoSquad(backend: { url: string; siteUrl: string; adminKey: string }, name = "Ada", setupPassword = "test-password") {
+  const admin = adminClient(backend.url, backend.adminKey);
   await admin.mutation(anyApi.seed.demo, {});
-  const member = new ConvexHttpClient(url);
-  member.setAuth(token);
-  await member.mutation(api.members.ensureMe, {});
+  const email = `${name.toLowerCase()}@example.com`;
+  const result = await passwordRoute(backend.siteUrl, { flow: "signUp", email, password: OWNER_PASSWORD, name, setupPassword });
+  if (result.status !== 200) throw new Error(`Owner setup failed: ${result.status} ${JSON.stringify(result.body)}`);
+  const member = new ConvexHttpClient(backend.url);
+  member.setAuth(result.body.token);
   const departmentId = (await member.query(api.departments.listMine, {}))[0]._id;
-  return { admin, member, departmentId };
+  return { admin, member, departmentId, token: result.body.token, email };
 }
+
+/** The password `seedDemoSquad` gives the owner. */
+export const OWNER_PASSWORD = "owner password 1";

@@ -26,7 +26,7 @@ const open: Client[] = [];
 
 beforeAll(async () => {
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  ({ member: ada, departmentId } = await seedDemoSquad(backend.url, backend.adminKey, backend.auth.signIn("Ada", "test-password").token));
+  ({ member: ada, departmentId } = await seedDemoSquad(backend));
   devBot = (await ada.query(api.agents.list, { departmentId })).find((a) => a.name === "Dev Bot")!._id;
 });
 

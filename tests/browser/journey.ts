@@ -9,7 +9,8 @@ import path from "node:path";
 import { ConvexHttpClient } from "convex/browser";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { expect } from "vitest";
-import { adminClient, signInOverHttp } from "../backend/helpers";
+import { api } from "../../convex/_generated/api";
+import { adminClient, passwordRoute } from "../backend/helpers";
 import { CHROMIUM_ARGS, chromiumPath } from "./chromium";
 import { PROJECT_ROOT, startStack, type Stack } from "./stack";
 
@@ -36,11 +37,21 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
   return last;
 }
 
+/** The email a journey gives `name` ("Ada" → ada@example.com). */
+export function emailOf(name: string): string {
+  return `${name.toLowerCase().replace(/\s+/g, ".")}@example.com`;
+}
+
+/** The personal password a journey gives `name`. */
+export function passwordOf(name: string): string {
+  return `${name} personal password`;
+}
+
 /** Fills the sign-in form already on `page` and submits it; waits for nothing. */
-export async function fillSignIn(page: Page, name: string, password: string): Promise<void> {
+export async function fillSignIn(page: Page, email: string, password: string): Promise<void> {
   const form = page.getByTestId("signin-form");
-  await form.getByLabel("Your name").fill(name);
-  await form.getByLabel("Password").fill(password);
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Password", { exact: true }).fill(password);
   await form.getByRole("button", { name: "Sign in" }).click();
 }
 
@@ -62,7 +73,13 @@ export interface Journey {
   pageErrors: string[];
   /** A page in a browser context of its own (its own cookies and storage: its own person). */
   newPage(options?: PageOptions): Promise<Page>;
-  /** Opens the app, signs in as `name` with the stack's password, and waits for the board, its cards and the roster. */
+  /**
+   * Makes sure `name` has an account: the first person becomes the owner
+   * through the first-run setup (with the stack's WebUI password), everyone
+   * after is invited by the owner into the demo department with `role`.
+   */
+  ensurePerson(name: string, role?: "admin" | "member" | "viewer"): Promise<void>;
+  /** Opens the app, signs in as `name` (an account made if needed), and waits for the board, its cards and the roster. */
   signIn(page: Page, name: string): Promise<void>;
   /** A Convex HTTP client signed in as `name`, through the same endpoint the sign-in screen uses. */
   clientFor(name: string): Promise<ConvexHttpClient>;
@@ -85,6 +102,29 @@ export async function startJourney(options: { password: string }): Promise<Journ
   }
   const contexts: BrowserContext[] = [];
   const pageErrors: string[] = [];
+  const people: string[] = [];
+
+  async function tokenFor(name: string): Promise<string> {
+    const result = await passwordRoute(stack.siteUrl, { flow: "signIn", email: emailOf(name), password: passwordOf(name) });
+    if (result.status !== 200) throw new Error(`Sign-in of ${name} failed: ${result.status} ${JSON.stringify(result.body)}`);
+    return result.body.token;
+  }
+
+  async function ensurePerson(name: string, role: "admin" | "member" | "viewer" = "member"): Promise<void> {
+    if (people.includes(name)) return;
+    const body: Record<string, string> = { flow: "signUp", email: emailOf(name), password: passwordOf(name), name };
+    if (people.length === 0) {
+      body.setupPassword = password;
+    } else {
+      const owner = new ConvexHttpClient(stack.url);
+      owner.setAuth(await tokenFor(people[0]));
+      const [department] = await owner.query(api.departments.listMine, {});
+      body.inviteToken = (await owner.mutation(api.invites.create, { departmentId: department._id, email: emailOf(name), role })).token;
+    }
+    const result = await passwordRoute(stack.siteUrl, body);
+    if (result.status !== 200) throw new Error(`Account for ${name} failed: ${result.status} ${JSON.stringify(result.body)}`);
+    people.push(name);
+  }
 
   return {
     stack,
@@ -107,18 +147,22 @@ export async function startJourney(options: { password: string }): Promise<Journ
       return page;
     },
 
+    ensurePerson,
+
     async signIn(page, name) {
+      await ensurePerson(name);
       await page.goto(stack.appUrl);
-      await page.getByTestId("signin-form").getByLabel("Password").waitFor();
-      await fillSignIn(page, name, password);
+      await page.getByTestId("signin-form").getByLabel("Email").waitFor();
+      await fillSignIn(page, emailOf(name), passwordOf(name));
       await page.getByTestId("board").waitFor();
       await page.getByTestId("task-card").first().waitFor();
       await page.getByTestId("roster-agent").first().waitFor();
     },
 
     async clientFor(name) {
+      await ensurePerson(name);
       const client = new ConvexHttpClient(stack.url);
-      client.setAuth(await signInOverHttp(stack.url, name, password));
+      client.setAuth(await tokenFor(name));
       return client;
     },
 
