@@ -255,3 +255,14 @@ describe("the data folder", () => {
     expect(readFileSync(path.join(dataDir, "admin-key"), "utf8")).toBe(again.adminKey);
   });
 });
+
+test("a malformed allowed origin is a clear start-up error", async () => {
+  const dataDir = tempDataDir();
+  try {
+    await expect(startTestBackend({ dataDir, allowedOrigins: ["127.0.0.1:8080"] })).rejects.toThrow(
+      'Allowed origin "127.0.0.1:8080" (allowedOrigins / MAESTRO_CORS_ORIGINS) is not an http(s) origin',
+    );
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

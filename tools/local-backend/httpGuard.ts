@@ -25,8 +25,10 @@ export function hostAllowed(req: IncomingMessage, allowed: ReadonlySet<string>):
 
 /** `scheme://host[:port]` as browsers send it in Origin; throws for a malformed entry. */
 export function normalizeOrigin(origin: string): string {
-  const url = new URL(origin);
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`Not an http(s) origin: ${origin}`);
+  const url = URL.canParse(origin) ? new URL(origin) : null;
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new Error(`Allowed origin ${JSON.stringify(origin)} (allowedOrigins / MAESTRO_CORS_ORIGINS) is not an http(s) origin such as http://127.0.0.1:8080`);
+  }
   return url.origin;
 }
 
