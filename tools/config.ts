@@ -53,3 +53,38 @@ function deepMerge(target: unknown, source: unknown): unknown {
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** Names a browser may use for this machine without any configuration. */
+export const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"];
+
+/** A comma-separated environment list (MAESTRO_ALLOWED_HOSTS, MAESTRO_CORS_ORIGINS), blanks dropped. */
+export function envList(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+}
+
+/**
+ * The host names the servers answer to: loopback, the configured bind host,
+ * and MAESTRO_ALLOWED_HOSTS. A request naming any other host is refused, so a
+ * web page cannot reach the servers through a DNS name rebound to 127.0.0.1.
+ */
+export function allowedHostnames(configured: Array<string | undefined>, env: NodeJS.ProcessEnv = process.env): string[] {
+  const names = [...LOOPBACK_HOSTS, ...configured, ...envList(env.MAESTRO_ALLOWED_HOSTS)];
+  return [...new Set(names.filter((name): name is string => name !== undefined && name !== "").map(normalizeHostname))];
+}
+
+/** The hostname part of a Host header or list entry, lower-cased, port dropped, IPv6 in brackets. */
+export function normalizeHostname(host: string): string {
+  const value = host.trim().toLowerCase();
+  if (value.startsWith("[")) return value.slice(0, value.indexOf("]") + 1);
+  // A bare IPv6 address has more than one colon; `name:port` has one.
+  if (value.split(":").length > 2) return `[${value}]`;
+  return value.split(":")[0];
+}
+
+/** The origins the app is served from on `port`, allowed to call the API from a browser. */
+export function appOrigins(port: number): string[] {
+  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
+}

@@ -9,9 +9,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";
 import { ModelError, modelConfigFromEnv } from "../convex/brain/model.js";
-import { loadConfig, webuiPassword } from "./config.js";
+import { allowedHostnames, appOrigins, loadConfig, webuiPassword } from "./config.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
 import { startBackend } from "./local-backend/server.js";
+import { WalCorruptError } from "./local-backend/storage.js";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const config = loadConfig(projectRoot);
@@ -45,13 +46,23 @@ try {
   process.exit(1);
 }
 
+const host = config.webui.host === "localhost" ? "127.0.0.1" : config.webui.host;
+const appPort = Number(process.env.MAESTRO_WEBUI_PORT ?? config.webui.port);
 const backend = await startBackend({
   projectRoot,
   dataDir,
+  // Only the app's own pages may call the API from a browser (plus MAESTRO_CORS_ORIGINS).
+  allowedOrigins: [...new Set([...appOrigins(appPort), `http://${host.includes(":") ? `[${host}]` : host}:${appPort}`])],
+  allowedHosts: [config.webui.host],
   port: Number(process.env.MAESTRO_API_PORT ?? 3210),
   sitePort: Number(process.env.MAESTRO_SITE_PORT ?? 3211),
   password,
   watch: process.env.MAESTRO_WATCH !== "0",
+}).catch((error: unknown) => {
+  // A damaged log is the user's to repair (the message says how), not a crash with a stack.
+  if (!(error instanceof WalCorruptError)) throw error;
+  console.error(error.message);
+  process.exit(1);
 });
 
 const seeded = await backend.engine.runMutation("seed:demo", {}, { kind: "admin" });
@@ -63,15 +74,15 @@ if (!seeded.ok) {
 // Vite gives variables already in the environment priority over .env files.
 process.env.VITE_CONVEX_URL = backend.url;
 process.env.VITE_CONVEX_SITE_URL = backend.siteUrl;
-const host = config.webui.host === "localhost" ? "127.0.0.1" : config.webui.host;
 const app = await createServer({
-  root: projectRoot,
-  server: { host, port: Number(process.env.MAESTRO_WEBUI_PORT ?? config.webui.port), strictPort: true },
+  // vite.config.ts sets the root to src/, so the project root and its data folder are never served.
+  configFile: path.join(projectRoot, "vite.config.ts"),
+  server: { host, port: appPort, strictPort: true, allowedHosts: allowedHostnames([config.webui.host]) },
   clearScreen: false,
   logLevel: "warn",
 });
 await app.listen();
-const appUrl = app.resolvedUrls?.local[0] ?? `http://${host}:${config.webui.port}/`;
+const appUrl = app.resolvedUrls?.local[0] ?? `http://${host}:${appPort}/`;
 
 console.log(`
   Maestro is running (offline)
@@ -79,7 +90,7 @@ console.log(`
   Convex API     ${backend.url}   HTTP actions ${backend.siteUrl}
   Model          ${modelLine}
   Data           ${dataDir ?? path.join(projectRoot, ".maestro", "data")}
-  Admin key      in ${path.join(dataDir ?? path.join(projectRoot, ".maestro", "data"), "admin-key")}
+  Admin key      in ${backend.adminKeyFile}
   Password       ${password === null ? "NOT SET: anyone who can reach the app can sign in (set MAESTRO_WEBUI_PASSWORD)" : "required (webui.password / MAESTRO_WEBUI_PASSWORD)"}
 `);
 console.log(`MAESTRO_READY ${JSON.stringify({ appUrl, url: backend.url, siteUrl: backend.siteUrl })}`);

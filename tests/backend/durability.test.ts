@@ -1,7 +1,9 @@
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { afterEach, expect, test } from "vitest";
+import { scanLog } from "../../tools/local-backend/storage";
 import { tempDataDir, waitFor } from "./helpers";
 import { killHard, spawnBackend, stopGracefully, type BackendProcess } from "./process";
 
@@ -39,6 +41,14 @@ test("every acknowledged write survives SIGKILL mid-load, with the same ids", as
   stop = true;
   await Promise.all(writers);
   expect(acknowledged.size).toBeGreaterThanOrEqual(200);
+
+  // On disk before any recovery: every line checksums (SIGKILL cannot tear a write), and every acknowledged write is in it.
+  const scan = scanLog(readFileSync(path.join(dataDir, "wal.jsonl")));
+  expect(scan.corrupt).toBeNull();
+  expect(scan.tornRecords).toBe(0);
+  const logged = new Set<unknown>();
+  for (const entry of scan.entries) if (entry.type === "commit") for (const [, doc] of entry.writes) logged.add(doc?.body);
+  for (const body of acknowledged.values()) expect(logged.has(body), body).toBe(true);
 
   const second = await spawnBackend({ dataDir });
   running.push(second);

@@ -1,11 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { FIXTURE_CONVEX_DIR, PROJECT_ROOT } from "./helpers";
 
 export interface BackendProcess {
   child: ChildProcess;
   url: string;
   siteUrl: string;
+  /** Read from the file the READY line names (the key itself is never printed). */
   adminKey: string;
+  adminKeyFile: string;
   output: string[];
 }
 
@@ -46,7 +49,8 @@ export function spawnBackend(options: {
       const match = /MAESTRO_BACKEND_READY (.*)/.exec(text);
       if (match !== null) {
         clearTimeout(timer);
-        resolve({ child, output, ...(JSON.parse(match[1]) as { url: string; siteUrl: string; adminKey: string }) });
+        const ready = JSON.parse(match[1]) as { url: string; siteUrl: string; adminKeyFile: string };
+        resolve({ child, output, ...ready, adminKey: readFileSync(ready.adminKeyFile, "utf8").trim() });
       }
     };
     child.stdout!.on("data", onData);

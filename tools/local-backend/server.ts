@@ -11,9 +11,11 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { UserIdentity } from "convex/server";
 import { WebSocketServer } from "ws";
+import { allowedHostnames, appOrigins, DEFAULT_CONFIG, envList } from "../config.js";
 import { AuthFailure, LocalAuth, loadOrCreateSecret } from "./auth.js";
 import { CronRunner } from "./crons.js";
 import { Engine, type Caller, type FunctionOutcome, type FunctionType } from "./engine.js";
+import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, sameSecret, sendFailure } from "./httpGuard.js";
 import { SyncServer } from "./sync.js";
 
 export interface BackendOptions {
@@ -32,13 +34,27 @@ export interface BackendOptions {
   /** Rebuild and reload `convex/` when its files change. */
   watch?: boolean;
   tokenTtlSeconds?: number;
+  /**
+   * Browser origins allowed to call the API port (CORS), besides
+   * MAESTRO_CORS_ORIGINS. Defaults to the app at the default WebUI port
+   * (http://127.0.0.1:8080, http://localhost:8080); npm start passes its own.
+   */
+  allowedOrigins?: string[];
+  /**
+   * Host names the servers answer to besides 127.0.0.1, localhost, [::1],
+   * `host` and MAESTRO_ALLOWED_HOSTS; any other Host header gets 403.
+   */
+  allowedHosts?: string[];
   log?: (line: string) => void;
 }
 
 export interface Backend {
   url: string;
   siteUrl: string;
+  /** For in-process callers only; never print it. */
   adminKey: string;
+  /** The file holding the admin key (mode 0600): what logs and the READY line name instead of the key. */
+  adminKeyFile: string;
   engine: Engine;
   sync: SyncServer;
   auth: LocalAuth;
@@ -54,8 +70,14 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   const dataDir = options.dataDir ?? path.join(options.projectRoot, ".maestro", "data");
   const host = options.host ?? "127.0.0.1";
 
+  const hosts = new Set(allowedHostnames([host, ...(options.allowedHosts ?? [])]));
+  const origins = new Set(
+    [...(options.allowedOrigins ?? appOrigins(DEFAULT_CONFIG.webui.port)), ...envList(process.env.MAESTRO_CORS_ORIGINS)].map(normalizeOrigin),
+  );
+
   const engine = await Engine.create({ projectRoot: options.projectRoot, convexDir, dataDir, log });
-  const adminKey = loadOrCreateAdminKey(path.join(dataDir, "admin-key"));
+  const adminKeyFile = path.join(dataDir, "admin-key");
+  const adminKey = loadOrCreateAdminKey(adminKeyFile);
   const auth = new LocalAuth({
     password: options.password,
     secret: loadOrCreateSecret(path.join(dataDir, "auth-secret")),
@@ -70,14 +92,15 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   crons.reset();
 
   const api = createServer((req, res) => {
-    handleApi(req, res, { engine, auth, adminKey }).catch((error: unknown) => {
-      log(`HTTP ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack : String(error)}`);
-      if (!res.headersSent) sendJson(res, 500, { code: "InternalServerError", message: "Internal server error" });
-      else res.end();
-    });
+    handleApi(req, res, { engine, auth, adminKey, hosts, origins }).catch((error: unknown) => sendFailure(req, res, error, log, "HTTP"));
   });
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BYTES });
   api.on("upgrade", (req, socket, head) => {
+    // Browsers do not apply CORS to WebSockets, so the same Host and Origin rules are checked here.
+    if (!hostAllowed(req, hosts) || (req.headers.origin !== undefined && !origins.has(req.headers.origin))) {
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
+      return;
+    }
     const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
     if (!/^\/api(\/[^/]+)?\/sync$/.test(pathname)) {
       socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
@@ -86,11 +109,7 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
     sockets.handleUpgrade(req, socket, head, (ws) => sync.accept(ws));
   });
   const site = createServer((req, res) => {
-    handleSite(req, res, engine, auth).catch((error: unknown) => {
-      log(`HTTP action ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack : String(error)}`);
-      if (!res.headersSent) sendJson(res, 500, { code: "InternalServerError", message: "Internal server error" });
-      else res.end();
-    });
+    handleSite(req, res, engine, auth, hosts).catch((error: unknown) => sendFailure(req, res, error, log, "HTTP action"));
   });
   await listen(api, options.port ?? 3210, host);
   await listen(site, options.sitePort ?? 3211, host);
@@ -122,6 +141,7 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
     url,
     siteUrl,
     adminKey,
+    adminKeyFile,
     engine,
     sync,
     auth,
@@ -140,6 +160,8 @@ interface ApiContext {
   engine: Engine;
   auth: LocalAuth;
   adminKey: string;
+  hosts: ReadonlySet<string>;
+  origins: ReadonlySet<string>;
 }
 
 const FUNCTION_ENDPOINTS: Record<string, FunctionType | "any"> = {
@@ -151,7 +173,11 @@ const FUNCTION_ENDPOINTS: Record<string, FunctionType | "any"> = {
 };
 
 async function handleApi(req: IncomingMessage, res: ServerResponse, context: ApiContext) {
-  setCors(req, res);
+  checkHost(req, context.hosts);
+  if (!setCors(req, res, context.origins)) {
+    // Refused outright, not just left without CORS headers: a bearer-less request could still act.
+    throw new HttpError(403, "Forbidden", "Origin not allowed");
+  }
   if (req.method === "OPTIONS") {
     res.writeHead(204).end();
     return;
@@ -186,8 +212,8 @@ async function handleApi(req: IncomingMessage, res: ServerResponse, context: Api
     sendJson(res, 401, { code: "Unauthenticated", message: error.message });
     return;
   }
-  const body = await readJsonBody(req);
-  if (body === null || typeof body !== "object" || typeof (body as { path?: unknown }).path !== "string") {
+  const body = await readJsonObject(req, MAX_REQUEST_BYTES);
+  if (typeof body.path !== "string") {
     sendJson(res, 400, { code: "BadRequest", message: "Expected a JSON body with `path` and `args`" });
     return;
   }
@@ -215,7 +241,7 @@ async function handleAuth(req: IncomingMessage, res: ServerResponse, pathname: s
     if (pathname === "/maestro/auth/config" && req.method === "GET") {
       sendJson(res, 200, { passwordRequired: auth.passwordRequired });
     } else if (pathname === "/maestro/auth/signin" && req.method === "POST") {
-      const body = ((await readJsonBody(req)) ?? {}) as { name?: unknown; password?: unknown };
+      const body = (await readJsonObject(req, MAX_REQUEST_BYTES)) as { name?: unknown; password?: unknown };
       sendJson(res, 200, auth.signIn(body.name, body.password));
     } else if (pathname === "/maestro/auth/refresh" && req.method === "POST") {
       const token = bearerToken(req.headers.authorization);
@@ -230,7 +256,9 @@ async function handleAuth(req: IncomingMessage, res: ServerResponse, pathname: s
   }
 }
 
-async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Engine, auth: LocalAuth) {
+async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Engine, auth: LocalAuth, hosts: ReadonlySet<string>) {
+  // CORS here is the HTTP actions' own business; only the Host is checked.
+  checkHost(req, hosts);
   let identity: UserIdentity | null = null;
   const token = bearerToken(req.headers.authorization);
   if (token !== null) {
@@ -241,11 +269,17 @@ async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Eng
       // An unverifiable token is treated as no identity; the action decides what that means.
     }
   }
-  const body = req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await readBody(req));
+  const body = req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await readBody(req, MAX_REQUEST_BYTES));
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
   }
+  // Nothing sits in front of this server, so the client's own forwarding
+  // headers are lies it chose; X-Forwarded-For is set to the socket's peer,
+  // the one address http actions can trust (e.g. to rate-limit per IP).
+  headers.delete("x-real-ip");
+  headers.delete("forwarded");
+  headers.set("x-forwarded-for", peerAddress(req));
   const request = new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), {
     method: req.method,
     headers,
@@ -263,7 +297,7 @@ async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Eng
 function callerFromHeader(header: string | undefined, context: ApiContext): Caller {
   if (header === undefined || header === "") return { kind: "user", identity: null };
   if (header.startsWith("Convex ")) {
-    if (header.slice("Convex ".length) !== context.adminKey) throw new AuthFailure("Invalid admin key.");
+    if (!sameSecret(header.slice("Convex ".length), context.adminKey)) throw new AuthFailure("Invalid admin key.");
     return { kind: "admin" };
   }
   const token = bearerToken(header);
@@ -275,38 +309,32 @@ function bearerToken(header: string | undefined): string | null {
   return header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : null;
 }
 
-function setCors(req: IncomingMessage, res: ServerResponse) {
-  res.setHeader("Access-Control-Allow-Origin", req.headers.origin ?? "*");
+function checkHost(req: IncomingMessage, hosts: ReadonlySet<string>) {
+  if (!hostAllowed(req, hosts)) throw new HttpError(403, "Forbidden", "Host not allowed");
+}
+
+/** CORS headers for an allowed Origin; false for a disallowed one. Requests without Origin (curl, servers) pass. */
+function setCors(req: IncomingMessage, res: ServerResponse, origins: ReadonlySet<string>): boolean {
   res.setHeader("Vary", "Origin");
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  if (!origins.has(origin)) return false;
+  res.setHeader("Access-Control-Allow-Origin", origin);
   res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
   res.setHeader("Access-Control-Allow-Headers", "Content-Type, Authorization, Convex-Client");
   res.setHeader("Access-Control-Max-Age", "86400");
+  return true;
+}
+
+/** The socket's remote address, IPv4-mapped IPv6 shown as plain IPv4. */
+function peerAddress(req: IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? "";
+  return address.startsWith("::ffff:") && address.includes(".") ? address.slice("::ffff:".length) : address;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { "Content-Type": "application/json" });
   res.end(JSON.stringify(body));
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) throw new Error(`Request body over ${MAX_REQUEST_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const text = (await readBody(req)).toString("utf8");
-  if (text.trim() === "") return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 function loadOrCreateAdminKey(file: string): string {

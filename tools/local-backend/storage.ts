@@ -6,17 +6,21 @@
  * folded into a fresh one.
  */
 import {
+  chmodSync,
   closeSync,
   existsSync,
   fdatasyncSync,
   fsyncSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import { crc32 } from "node:zlib";
 import type { JSONValue } from "convex/values";
 
 /** One document as stored: `convexToJson` of the document, with `_id` inside. */
@@ -58,7 +62,7 @@ interface SnapshotFile {
   mutationResults: Array<[string, JSONValue]>;
 }
 
-type LogLine = ({ type: "commit" } & CommitRecord) | ({ type: "result" } & RecordedMutationResult);
+export type LogLine = ({ type: "commit" } & CommitRecord) | ({ type: "result" } & RecordedMutationResult);
 
 /** Log size past which the next commit folds the log into a fresh snapshot. */
 export const COMPACT_LOG_BYTES = 64 * 1024 * 1024;
@@ -70,14 +74,31 @@ export function mutationRequestKey({ sessionId, requestId }: MutationRequestKey)
   return `${sessionId}#${requestId}`;
 }
 
+/** Modes for the data folder and every file in it: they hold the admin key, the signing secret and all data. */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+/** Start-up found a damaged record with good records after it: not a torn write, so nothing is dropped silently. */
+export class WalCorruptError extends Error {}
+
+export interface DurableStoreOptions {
+  /** Where recovery warnings go; defaults to stderr. */
+  log?: (line: string) => void;
+}
+
 export class DurableStore {
   private logFd: number | null = null;
   private logBytes = 0;
   private readonly snapshotPath: string;
   private readonly logPath: string;
+  private readonly log: (line: string) => void;
 
-  constructor(private readonly dataDir: string) {
-    mkdirSync(dataDir, { recursive: true });
+  constructor(
+    private readonly dataDir: string,
+    options: DurableStoreOptions = {},
+  ) {
+    this.log = options.log ?? ((line) => console.warn(`[backend] ${line}`));
+    secureDataDir(dataDir);
     this.snapshotPath = path.join(dataDir, "snapshot.json");
     this.logPath = path.join(dataDir, "wal.jsonl");
   }
@@ -91,31 +112,38 @@ export class DurableStore {
       mutationResults: new Map(),
     };
     if (existsSync(this.snapshotPath)) {
-      const snapshot = JSON.parse(readFileSync(this.snapshotPath, "utf8")) as SnapshotFile;
+      let snapshot: SnapshotFile;
+      try {
+        snapshot = JSON.parse(readFileSync(this.snapshotPath, "utf8")) as SnapshotFile;
+      } catch (error) {
+        // Written to a temporary file and renamed, so a crash never leaves half a snapshot.
+        throw new WalCorruptError(`Unreadable snapshot ${this.snapshotPath}: ${error instanceof Error ? error.message : String(error)}`);
+      }
       state.ts = BigInt(snapshot.ts);
       state.nextDocId = snapshot.nextDocId;
       for (const doc of snapshot.documents) state.documents.set(doc._id, doc);
       for (const [key, response] of snapshot.mutationResults) state.mutationResults.set(key, response);
     }
     if (existsSync(this.logPath)) {
-      const lines = readFileSync(this.logPath, "utf8").split("\n");
-      for (const [index, line] of lines.entries()) {
-        if (line.trim() === "") continue;
-        let entry: LogLine;
-        try {
-          entry = JSON.parse(line) as LogLine;
-        } catch (error) {
-          // Only the very last line can be torn by a crash mid-write; it was never acknowledged.
-          if (index >= lines.length - 2) break;
-          throw new Error(`Corrupt write-ahead log ${this.logPath} at line ${index + 1}: ${String(error)}`);
-        }
-        applyLogLine(state, entry);
+      const scan = scanLog(readFileSync(this.logPath));
+      if (scan.corrupt !== null) throw new WalCorruptError(corruptMessage(this.logPath, this.dataDir, scan));
+      if (scan.tornRecords > 0) {
+        // Only a crash mid-write leaves a bad tail, and that write was never acknowledged (it was not yet synced).
+        this.log(
+          `Write-ahead log ${this.logPath}: dropped ${scan.tornRecords} torn record(s) at the end ` +
+            `(${scan.size - scan.goodBytes} bytes from byte offset ${scan.goodBytes}), left by a crash mid-write; ` +
+            `${scan.entries.length} record(s) before it kept.`,
+        );
+        const fd = openSync(this.logPath, "r+");
+        ftruncateSync(fd, scan.goodBytes);
+        fsyncSync(fd);
+        closeSync(fd);
       }
+      for (const entry of scan.entries) applyLogLine(state, entry);
     }
     trimResults(state.mutationResults);
     this.writeSnapshot(state);
-    this.logFd = openSync(this.logPath, "w");
-    fsyncSync(this.logFd);
+    this.startEmptyLog();
     return state;
   }
 
@@ -133,9 +161,7 @@ export class DurableStore {
   compact(state: StoredState): void {
     this.writeSnapshot(state);
     if (this.logFd !== null) closeSync(this.logFd);
-    this.logFd = openSync(this.logPath, "w");
-    fsyncSync(this.logFd);
-    this.logBytes = 0;
+    this.startEmptyLog();
   }
 
   /**
@@ -152,9 +178,17 @@ export class DurableStore {
     this.logFd = null;
   }
 
+  private startEmptyLog(): void {
+    this.logFd = openSync(this.logPath, "w", FILE_MODE);
+    fsyncSync(this.logFd);
+    // The log may have just been created: its directory entry must be durable before any commit is acknowledged.
+    syncDir(this.dataDir);
+    this.logBytes = 0;
+  }
+
   private append(line: LogLine, sync = true): void {
     if (this.logFd === null) throw new Error("DurableStore is not open");
-    this.logBytes += writeSync(this.logFd, JSON.stringify(line) + "\n");
+    this.logBytes += writeAll(this.logFd, encodeLogLine(line));
     if (sync) fdatasyncSync(this.logFd);
   }
 
@@ -167,15 +201,166 @@ export class DurableStore {
       mutationResults: [...state.mutationResults.entries()],
     };
     const tmp = `${this.snapshotPath}.tmp`;
-    const fd = openSync(tmp, "w");
-    writeSync(fd, JSON.stringify(snapshot));
+    const fd = openSync(tmp, "w", FILE_MODE);
+    writeAll(fd, JSON.stringify(snapshot));
     fsyncSync(fd);
     closeSync(fd);
     renameSync(tmp, this.snapshotPath);
-    const dirFd = openSync(this.dataDir, "r");
-    fsyncSync(dirFd);
-    closeSync(dirFd);
+    syncDir(this.dataDir);
   }
+}
+
+/** Creates the data folder owner-only, and takes group/other access away from anything already in it. */
+export function secureDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: DIR_MODE });
+  chmodSync(dataDir, DIR_MODE);
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+    if (entry.isFile()) chmodSync(path.join(dataDir, entry.name), FILE_MODE);
+  }
+}
+
+/*
+ * Each log line is `{"crc":"<8 hex>","rec":<record JSON>}`, the CRC32 taken
+ * over the record's exact bytes as written, so a damaged line is told apart
+ * from a good one without re-serialising. Lines written before checksums
+ * (a bare record) still load.
+ */
+const CHECKED_LINE = /^\{"crc":"([0-9a-f]{8})","rec":(.*)\}$/s;
+
+export function encodeLogLine(line: LogLine): string {
+  const record = JSON.stringify(line);
+  return `{"crc":"${checksum(record)}","rec":${record}}\n`;
+}
+
+function checksum(text: string): string {
+  return crc32(Buffer.from(text, "utf8")).toString(16).padStart(8, "0");
+}
+
+/** The record a line holds, or why it holds none. */
+function decodeLogLine(text: string): { entry: LogLine } | { error: string } {
+  let raw = text;
+  const checked = CHECKED_LINE.exec(text);
+  if (checked !== null) {
+    raw = checked[2];
+    if (checksum(raw) !== checked[1]) return { error: "checksum mismatch" };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { error: `not JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  const type = (value as { type?: unknown } | null)?.type;
+  if (type !== "commit" && type !== "result") return { error: "not a log record" };
+  return { entry: value as LogLine };
+}
+
+export interface LogScan {
+  /** The good records, in order. */
+  entries: LogLine[];
+  /** Bytes of the file up to and including the last good record: where a torn tail is cut. */
+  goodBytes: number;
+  size: number;
+  /** Bad records at the very end, with no good record after them. */
+  tornRecords: number;
+  /** The first bad record when good records follow it. */
+  corrupt: { offset: number; line: number; reason: string; recordsBefore: number; recordsAfter: number } | null;
+}
+
+/** Reads a log's bytes record by record, telling a crash's torn tail from damage in the middle. */
+export function scanLog(bytes: Buffer): LogScan {
+  const entries: LogLine[] = [];
+  let goodBytes = 0;
+  let firstBad: { offset: number; line: number; reason: string; recordsBefore: number } | null = null;
+  let badRecords = 0;
+  let goodAfterBad = 0;
+  let offset = 0;
+  for (let lineNumber = 1; offset < bytes.length; lineNumber++) {
+    const newline = bytes.indexOf(0x0a, offset);
+    const end = newline === -1 ? bytes.length : newline + 1;
+    const text = bytes.toString("utf8", offset, newline === -1 ? bytes.length : newline);
+    const start = offset;
+    offset = end;
+    if (text.trim() === "") continue;
+    const decoded = decodeLogLine(text);
+    if ("error" in decoded) {
+      badRecords++;
+      firstBad ??= { offset: start, line: lineNumber, reason: decoded.error, recordsBefore: entries.length };
+      continue;
+    }
+    if (firstBad !== null) {
+      goodAfterBad++;
+      continue;
+    }
+    entries.push(decoded.entry);
+    goodBytes = end;
+  }
+  if (firstBad !== null && goodAfterBad > 0) {
+    return { entries, goodBytes, size: bytes.length, tornRecords: 0, corrupt: { ...firstBad, recordsAfter: goodAfterBad } };
+  }
+  // Blank lines after the last good record are no loss; cut them with the torn tail.
+  return { entries, goodBytes: badRecords > 0 ? goodBytes : bytes.length, size: bytes.length, tornRecords: badRecords, corrupt: null };
+}
+
+function corruptMessage(logPath: string, dataDir: string, scan: LogScan): string {
+  const bad = scan.corrupt!;
+  return (
+    `Corrupt write-ahead log ${logPath} at line ${bad.line} (byte offset ${bad.offset}): ${bad.reason}. ` +
+    `${bad.recordsAfter} good record(s) follow it, so this is damage, not a write torn by a crash; the backend will not start ` +
+    `and silently drop them. To keep the ${bad.recordsBefore} record(s) before it and move everything from it on aside to ` +
+    `wal.jsonl.corrupt-<timestamp>, run: npm run backend -- repair --data-dir ${JSON.stringify(dataDir)}`
+  );
+}
+
+export interface RepairResult {
+  /** Good records kept in the log. */
+  kept: number;
+  /** The file holding the bytes moved out of the log, or null when the log was fine. */
+  asideFile: string | null;
+  movedBytes: number;
+  /** Where the moved bytes started in the old log. */
+  offset: number;
+}
+
+/**
+ * Cuts the log at its first bad record: everything before it stays, the rest
+ * (bad record included) is saved to `wal.jsonl.corrupt-<timestamp>` for a
+ * person to look at. A log with no bad record is left as it is.
+ */
+export function repairLog(dataDir: string, now = new Date()): RepairResult {
+  secureDataDir(dataDir);
+  const logPath = path.join(dataDir, "wal.jsonl");
+  if (!existsSync(logPath)) return { kept: 0, asideFile: null, movedBytes: 0, offset: 0 };
+  const bytes = readFileSync(logPath);
+  const scan = scanLog(bytes);
+  const cut = scan.corrupt?.offset ?? (scan.tornRecords > 0 ? scan.goodBytes : null);
+  if (cut === null) return { kept: scan.entries.length, asideFile: null, movedBytes: 0, offset: bytes.length };
+  const asideFile = `${logPath}.corrupt-${now.toISOString().replace(/[:.]/g, "-")}`;
+  const aside = openSync(asideFile, "wx", FILE_MODE);
+  writeAll(aside, bytes.subarray(cut));
+  fsyncSync(aside);
+  closeSync(aside);
+  syncDir(dataDir);
+  // Only once the rest is safely aside is the log cut.
+  const fd = openSync(logPath, "r+");
+  ftruncateSync(fd, cut);
+  fsyncSync(fd);
+  closeSync(fd);
+  return { kept: scan.entries.length, asideFile, movedBytes: bytes.length - cut, offset: cut };
+}
+
+/** writeSync may write less than asked; loop until all of it is in. */
+function writeAll(fd: number, data: string | Uint8Array): number {
+  const buffer = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  let written = 0;
+  while (written < buffer.length) written += writeSync(fd, buffer, written, buffer.length - written);
+  return written;
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  fsyncSync(fd);
+  closeSync(fd);
 }
 
 function applyLogLine(state: StoredState, entry: LogLine): void {

@@ -13,6 +13,7 @@ import type { JSONValue } from "convex/values";
 import type WebSocket from "ws";
 import { AuthFailure, type LocalAuth } from "./auth.js";
 import { canonicalUdfPath, ReadSet, type Caller, type DocumentChange, type Engine, type FunctionOutcome } from "./engine.js";
+import { sameSecret } from "./httpGuard.js";
 import { encodeTs } from "./timestamps.js";
 
 /** Silence after which the server pings, as Convex does (the client gives up after 60 s). */
@@ -200,7 +201,7 @@ export class SyncServer {
       if (tokenType === "User") {
         caller = { kind: "user", identity: this.auth.verify(requireString(message, "value")) };
       } else if (tokenType === "Admin") {
-        if (requireString(message, "value") !== this.adminKey) throw new AuthFailure("Invalid admin key.");
+        if (!sameSecret(requireString(message, "value"), this.adminKey)) throw new AuthFailure("Invalid admin key.");
         caller = { kind: "admin" };
       } else if (tokenType === "None") {
         caller = { kind: "user", identity: null };

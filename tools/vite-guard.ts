@@ -1,0 +1,79 @@
+/**
+ * What the Vite dev server may serve. Its root is `src/`, so the project
+ * root (the data folder with the admin key, `.env`, `package.json`,
+ * `convex/`) is outside it; this plugin also answers 404, before Vite looks,
+ * for any dot-segment path and for `/@fs/` paths outside the folders the app
+ * really loads from. Vite's own `server.fs.allow` gets the same list.
+ */
+import path from "node:path";
+import type { Plugin } from "vite";
+
+export interface ServedPaths {
+  /** Vite's root: the app's source, with index.html. */
+  root: string;
+  publicDir: string;
+  /** Vite's dependency cache (`node_modules/.vite`), the one dot folder the browser loads from. */
+  cacheDir: string;
+  outDir: string;
+  /** Everything `/@fs/` may reach. */
+  allow: string[];
+}
+
+export function servedPaths(projectRoot: string): ServedPaths {
+  const at = (...parts: string[]) => path.join(projectRoot, ...parts);
+  return {
+    root: at("src"),
+    publicDir: at("public"),
+    cacheDir: at("node_modules", ".vite"),
+    outDir: at("dist"),
+    // The app imports the generated API and a few pure helpers from convex/; nothing else there is served.
+    allow: [at("src"), at("public"), at("node_modules"), at("convex", "_generated"), at("convex", "lib")],
+  };
+}
+
+/** Whether a dev-server request URL may reach Vite at all. */
+export function isServable(url: string, paths: ServedPaths): boolean {
+  const rawPath = url.split(/[?#]/, 1)[0];
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rawPath);
+  } catch {
+    return false;
+  }
+  if (decoded.includes("\0")) return false;
+  const segments = (p: string) => p.split(/[/\\]/).filter((s) => s !== "");
+  // `.` and `..` are never needed; an encoded slash must not smuggle one in either.
+  if (segments(decoded).some((s) => s === "." || s === "..")) return false;
+  if (!decoded.startsWith("/@fs/")) return !segments(decoded).some((s) => s.startsWith("."));
+  const file = path.resolve(decoded.slice("/@fs".length));
+  const inside = (dir: string) => {
+    const rel = path.relative(dir, file);
+    return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : null;
+  };
+  const cached = inside(paths.cacheDir);
+  if (cached !== null) return !segments(cached).some((s) => s.startsWith("."));
+  for (const dir of paths.allow) {
+    const rel = inside(dir);
+    if (rel !== null) return !segments(rel).some((s) => s.startsWith("."));
+  }
+  return false;
+}
+
+export function devServerGuard(paths: ServedPaths): Plugin {
+  const guard = (req: { url?: string }, res: { statusCode: number; setHeader(n: string, v: string): void; end(b: string): void }, next: () => void) => {
+    if (isServable(req.url ?? "/", paths)) return next();
+    res.statusCode = 404;
+    res.setHeader("Content-Type", "text/plain");
+    res.end("Not found");
+  };
+  return {
+    name: "maestro-dev-server-guard",
+    // Added here, not in a returned hook, so it runs before Vite's own middlewares.
+    configureServer(server) {
+      server.middlewares.use(guard);
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(guard);
+    },
+  };
+}
