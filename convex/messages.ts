@@ -8,6 +8,7 @@ import { memberActor, memberKey } from "./lib/actors";
 import { LIMITS } from "./lib/limits";
 import { parseMentions, type MentionCandidate } from "./lib/mentions";
 import { notifyMentions } from "./lib/notify";
+import { redactForDepartment } from "./lib/userText";
 import { checkPageSize, cleanText } from "./lib/validate";
 import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
 import { MAX_MEMBERS_PER_DEPARTMENT } from "./members";
@@ -53,7 +54,7 @@ export async function postMessage(
   task: Doc<"tasks">,
   rawContent: string,
 ): Promise<Id<"messages">> {
-  const content = cleanText("A message", rawContent, LIMITS.messageChars);
+  const content = await redactForDepartment(ctx, task.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
   const candidates = await mentionCandidates(ctx, task.departmentId);
   const kindByKey = new Map(candidates.map((c) => [c.key, c.kind]));
   const mentions: Mention[] = parseMentions(content, candidates).map(({ key, name }) => ({

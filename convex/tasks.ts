@@ -9,6 +9,7 @@ import { MaestroError } from "./lib/errors";
 import { LIMITS } from "./lib/limits";
 import { notifyAssignees } from "./lib/notify";
 import { orderAtEnd, planMove } from "./lib/ordering";
+import { redactForDepartment } from "./lib/userText";
 import { cleanTags, cleanText } from "./lib/validate";
 import { postMessage } from "./messages";
 import { agentBySessionKey, enqueueRun } from "./runs";
@@ -84,8 +85,13 @@ export interface NewTask {
  * else `inbox`), records the activity and notifies and triggers the assignees.
  */
 export async function createTask(ctx: MutationCtx, actor: Actor, input: NewTask): Promise<Id<"tasks">> {
-  const title = cleanText("Title", input.title, LIMITS.taskTitleChars);
-  const description = cleanText("Description", input.description ?? "", LIMITS.taskDescriptionChars, { allowEmpty: true });
+  const title = await redactForDepartment(ctx, input.departmentId, "task title", cleanText("Title", input.title, LIMITS.taskTitleChars));
+  const description = await redactForDepartment(
+    ctx,
+    input.departmentId,
+    "task description",
+    cleanText("Description", input.description ?? "", LIMITS.taskDescriptionChars, { allowEmpty: true }),
+  );
   const tags = cleanTags(input.tags ?? []);
   const assignees = await resolveAssignees(ctx, input.departmentId, input.assigneeSessionKeys ?? []);
   if (input.parentTaskId !== undefined) {
@@ -299,9 +305,12 @@ export const update = taskMutation({
   handler: async (ctx, { taskId, ...changes }) => {
     const { task, member } = ctx;
     const patch: Partial<Doc<"tasks">> = {};
-    if (changes.title !== undefined) patch.title = cleanText("Title", changes.title, LIMITS.taskTitleChars);
+    if (changes.title !== undefined) {
+      patch.title = await redactForDepartment(ctx, task.departmentId, "task title", cleanText("Title", changes.title, LIMITS.taskTitleChars));
+    }
     if (changes.description !== undefined) {
-      patch.description = cleanText("Description", changes.description, LIMITS.taskDescriptionChars, { allowEmpty: true });
+      const description = cleanText("Description", changes.description, LIMITS.taskDescriptionChars, { allowEmpty: true });
+      patch.description = await redactForDepartment(ctx, task.departmentId, "task description", description);
     }
     if (changes.priority !== undefined) patch.priority = changes.priority;
     if (changes.tags !== undefined) patch.tags = cleanTags(changes.tags);

@@ -2,6 +2,7 @@ import { describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { NO_MODEL_NOTE } from "../../convex/runs";
+import { REDACTED, REDACTION_NOTE } from "../../convex/lib/secrets/scanner";
 import { createTask as createTaskHelper, getTaskX, moveTask, resolveAssignees } from "../../convex/tasks";
 import {
   AGENTS,
@@ -484,5 +485,29 @@ describe("exported helpers", () => {
       t.run(async (ctx) => await createTaskHelper(ctx, { kind: "system" }, { departmentId, title: "Child", parentTaskId: theirs })),
       "FORBIDDEN",
     );
+  });
+});
+
+describe("secret scanning of board text", () => {
+  test("task titles, descriptions and thread messages are redacted with the chat's note; the scanner setting is the department's", async () => {
+    const t = setupTest();
+    const { departmentId, admin } = await seedDemoWithAdmin(t);
+    const key = "AKIA" + "Z7QWERTYUIOP2345";
+    const taskId = await createTask(admin, departmentId, { title: `deploy with ${key}`, description: `password=hunter2hunter2 and ${key}` });
+    const task = await admin.query(api.tasks.get, { taskId });
+    expect(task.title).toBe(`deploy with ${REDACTED}${REDACTION_NOTE}`);
+    expect(task.description).not.toContain(key);
+    expect(task.description.endsWith(REDACTION_NOTE)).toBe(true);
+    await admin.mutation(api.tasks.update, { taskId, description: `now ${key}` });
+    expect((await admin.query(api.tasks.get, { taskId })).description).toBe(`now ${REDACTED}${REDACTION_NOTE}`);
+    await admin.mutation(api.messages.create, { taskId, content: `the key is ${key}` });
+    const { page } = await admin.query(api.messages.list, { taskId, paginationOpts: { numItems: 1, cursor: null } });
+    expect(page[0].content).toBe(`the key is ${REDACTED}${REDACTION_NOTE}`);
+    const stored = JSON.stringify(await t.run(async (ctx) => [await ctx.db.query("tasks").collect(), await ctx.db.query("messages").collect(), await ctx.db.query("activities").collect()]));
+    expect(stored).not.toContain(key);
+    // A department that turned its scanner off keeps text as written.
+    await admin.mutation(api.chat.updateSettings, { departmentId, scannerEnabled: false });
+    const plain = await createTask(admin, departmentId, { title: `raw ${key}` });
+    expect((await admin.query(api.tasks.get, { taskId: plain })).title).toBe(`raw ${key}`);
   });
 });
