@@ -8,7 +8,6 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ErrorCode } from "../../convex/lib/errors";
 import { addMember } from "../../convex/lib/accounts";
-import { registerComponents } from "./components";
 import schema from "../../convex/schema";
 import type { MemberRole, TaskStatus } from "../../convex/validators";
 
@@ -26,11 +25,9 @@ if (process.env.JWT_PRIVATE_KEY === undefined) {
   process.env.SITE_URL = "http://127.0.0.1:5173";
 }
 
-/** A fresh in-memory deployment, with the components convex.config.ts uses. */
+/** A fresh in-memory deployment. */
 export function setupTest() {
-  const t = convexTest(schema, modules);
-  registerComponents(t);
-  return t;
+  return convexTest(schema, modules);
 }
 
 export type TestConvex = ReturnType<typeof setupTest>;
