@@ -33,7 +33,7 @@ function log(line: string) {
 async function signIn(stack: Stack, name: string) {
   const result = await passwordRoute(stack.siteUrl, { flow: "signUp", email: "bench@example.com", password: "bench owner password", name, setupPassword: PASSWORD });
   if (result.status !== 200) throw new Error(`Owner setup failed: ${result.status} ${JSON.stringify(result.body)}`);
-  return { token: result.body.token };
+  return { token: result.body.token, refreshToken: result.body.refreshToken };
 }
 
 /** Runs `work(i)` for i in [0, count) on `parallel` workers. */

@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";
 import { ModelError, modelConfigFromEnv } from "../convex/brain/model.js";
-import { allowedHostnames, appOrigins, loadConfig, webuiPassword } from "./config.js";
+import { allowedHostnames, appOrigins, envList, loadConfig, webuiPassword } from "./config.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
 import { startBackend } from "./local-backend/server.js";
 import { WalCorruptError } from "./local-backend/storage.js";
@@ -48,11 +48,16 @@ try {
 
 const host = config.webui.host === "localhost" ? "127.0.0.1" : config.webui.host;
 const appPort = Number(process.env.MAESTRO_WEBUI_PORT ?? config.webui.port);
+const appOrigin = `http://${host.includes(":") ? `[${host}]` : host}:${appPort}`;
+const allowedOrigins = [...new Set([...appOrigins(appPort), appOrigin])];
+// The HTTP actions (sign-in at /auth/password) grant CORS to these too.
+process.env.MAESTRO_CORS_ORIGINS = [...envList(process.env.MAESTRO_CORS_ORIGINS), ...allowedOrigins].join(",");
 const backend = await startBackend({
   projectRoot,
   dataDir,
+  appUrl: appOrigin,
   // Only the app's own pages may call the API from a browser (plus MAESTRO_CORS_ORIGINS).
-  allowedOrigins: [...new Set([...appOrigins(appPort), `http://${host.includes(":") ? `[${host}]` : host}:${appPort}`])],
+  allowedOrigins,
   allowedHosts: [config.webui.host],
   port: Number(process.env.MAESTRO_API_PORT ?? 3210),
   sitePort: Number(process.env.MAESTRO_SITE_PORT ?? 3211),
@@ -82,6 +87,11 @@ const app = await createServer({
   logLevel: "warn",
 });
 await app.listen();
+const setup = await backend.engine.runQuery("setup:status", {}, { kind: "admin" });
+const ownerLine =
+  setup.ok && (setup.value as { needsOwner: boolean }).needsOwner
+    ? "\n  First run      open the app and create the owner account (your name, email and a password)\n"
+    : "";
 const appUrl = app.resolvedUrls?.local[0] ?? `http://${host}:${appPort}/`;
 
 console.log(`
@@ -91,8 +101,8 @@ console.log(`
   Model          ${modelLine}
   Data           ${dataDir ?? path.join(projectRoot, ".maestro", "data")}
   Admin key      in ${backend.adminKeyFile}
-  Password       ${password === null ? "NOT SET: anyone who can reach the app can sign in (set MAESTRO_WEBUI_PASSWORD)" : "required (webui.password / MAESTRO_WEBUI_PASSWORD)"}
-`);
+  WebUI password ${password === null ? "NOT SET: until the owner account exists, anyone who can reach the app can create it (set MAESTRO_WEBUI_PASSWORD)" : "set (webui.password / MAESTRO_WEBUI_PASSWORD): the owner setup asks for it"}
+${ownerLine}`);
 console.log(`MAESTRO_READY ${JSON.stringify({ appUrl, url: backend.url, siteUrl: backend.siteUrl })}`);
 
 let closing = false;

@@ -1,46 +1,94 @@
-import { randomBytes } from "node:crypto";
-import { describe, expect, test } from "vitest";
-import { AuthFailure, LocalAuth, LOCAL_ISSUER } from "../../tools/local-backend/auth";
+/**
+ * Tokens on the offline backend are verified as a Convex deployment verifies
+ * them: against the providers in convex/auth.config.ts, with the keys from the
+ * issuer's OpenID configuration (here the deployment's own HTTP actions, as
+ * Convex Auth serves them). A socket's signed-in state ends when its token
+ * expires, and one socket cannot hold unbounded subscriptions.
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { statSync } from "node:fs";
+import path from "node:path";
+import { ConvexClient, ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { signTestToken, startTestBackend, waitFor } from "./helpers";
 
-const secret = randomBytes(32);
+type Backend = Awaited<ReturnType<typeof startTestBackend>>;
+let backend: Backend;
+const clients: ConvexClient[] = [];
 
-describe("local sign-in", () => {
-  test("the right password yields a token carrying the identity; a wrong one is refused", () => {
-    const auth = new LocalAuth({ password: "s3cret", secret });
-    expect(() => auth.signIn("Ada", "nope")).toThrow(new AuthFailure("Wrong password."));
-    expect(() => auth.signIn("Ada", undefined)).toThrow(AuthFailure);
-    expect(() => auth.signIn("  ", "s3cret")).toThrow("Enter your name.");
-    expect(() => auth.signIn("x".repeat(81), "s3cret")).toThrow("at most 80");
-    const { token, expiresAt } = auth.signIn(" Ada  Lovelace ", "s3cret", 1_000_000);
-    expect(expiresAt).toBe(1_000_000 + 12 * 3600 * 1000);
-    expect(auth.verify(token, 1_000_000)).toEqual({
-      issuer: LOCAL_ISSUER,
-      subject: "user:ada lovelace",
-      tokenIdentifier: "maestro-local|user:ada lovelace",
-      name: "Ada  Lovelace",
-    });
+beforeAll(async () => {
+  backend = await startTestBackend({ maxSubscriptionsPerSocket: 5 });
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await backend?.stop();
+});
+
+const whoAmI = async (token: string) => {
+  const client = new ConvexHttpClient(backend.url);
+  client.setAuth(token);
+  return await client.query(anyApi.notes.whoAmI, {});
+};
+
+describe("token verification against auth.config.ts's providers", () => {
+  test("a token the deployment signed is accepted, with its claims as the identity", async () => {
+    const token = await signTestToken(backend, { sub: "user-1|session-1", name: "Ada" });
+    expect(await whoAmI(token)).toMatchObject({ name: "Ada" });
+    const site = await fetch(`${backend.siteUrl}/whoami`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(await site.json()).toEqual({ name: "Ada" });
   });
 
-  test("expired, tampered, foreign and malformed tokens are refused", () => {
-    const auth = new LocalAuth({ password: "pw", secret, tokenTtlSeconds: 60 });
-    const { token } = auth.signIn("Ada", "pw", 0);
-    expect(() => auth.verify(token, 61_000)).toThrow("Token expired.");
-    const [header, payload, signature] = token.split(".");
-    const forged = Buffer.from(JSON.stringify({ iss: LOCAL_ISSUER, sub: "user:admin", exp: 9e9 })).toString("base64url");
-    expect(() => auth.verify(`${header}.${forged}.${signature}`, 0)).toThrow("Invalid token signature.");
-    const other = new LocalAuth({ password: "pw", secret: randomBytes(32) });
-    expect(() => other.verify(token, 0)).toThrow("Invalid token signature.");
-    expect(() => auth.verify("a.b", 0)).toThrow("Malformed token.");
-    expect(() => auth.verify(`${header}.${payload}`, 0)).toThrow("Malformed token.");
+  test("wrong audience, wrong issuer, a foreign key, an expired or malformed token: refused with a clear error", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const { privateKey: foreignKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const sign = (key: Parameters<SignJWT["sign"]>[0], issuer: string, audience: string) =>
+      new SignJWT({}).setProtectedHeader({ alg: "RS256" }).setSubject("x").setIssuer(issuer).setAudience(audience).setIssuedAt(now).setExpirationTime(now + 60).sign(key);
+    const ownKey = (await import("jose")).importPKCS8(process.env.JWT_PRIVATE_KEY!.replace(/ (?!PRIVATE|KEY)/g, "\n"), "RS256");
+    await expect(whoAmI(await sign(await ownKey, backend.siteUrl, "someone-else"))).rejects.toThrow(/Could not verify token/);
+    await expect(whoAmI(await sign(await ownKey, "https://evil.example", "convex"))).rejects.toThrow(/No auth provider .* trusts the issuer https:\/\/evil.example/);
+    await expect(whoAmI(await sign(foreignKey, backend.siteUrl, "convex"))).rejects.toThrow(/Could not verify token/);
+    await expect(whoAmI(await signTestToken(backend, { sub: "late" }, -5))).rejects.toThrow(/Token expired/);
+    await expect(whoAmI("not.a-token")).rejects.toThrow(/Malformed token/);
   });
 
-  test("with no password anyone may sign in; refresh needs a valid token", () => {
-    const auth = new LocalAuth({ password: null, secret, tokenTtlSeconds: 60 });
-    expect(auth.passwordRequired).toBe(false);
-    const { token } = auth.signIn("Grace", undefined, 0);
-    const refreshed = auth.refresh(token, 30_000);
-    expect(refreshed.expiresAt).toBe(90_000);
-    expect(auth.verify(refreshed.token, 80_000).name).toBe("Grace");
-    expect(() => auth.refresh(token, 61_000)).toThrow("Token expired.");
+  test("Convex Auth's signing keys are made on first start and kept private", () => {
+    expect(statSync(path.join(backend.dataDir, "auth-keys.json")).mode & 0o777).toBe(0o600);
+    expect(process.env.JWKS).toContain('"kty":"RSA"');
+  });
+});
+
+describe("WebSocket auth", () => {
+  test("a token that expires while connected ends the socket's signed-in state on time", async () => {
+    const token = await signTestToken(backend, { sub: "short", name: "Brief" }, 2);
+    const client = new ConvexClient(backend.url, { unsavedChangesWarning: false });
+    clients.push(client);
+    const states: boolean[] = [];
+    // The fetcher keeps handing out the same token, as a client whose refresh failed would.
+    client.setAuth(async () => token, (ok) => states.push(ok));
+    const names: Array<string | null> = [];
+    // whoAmI throws for a signed-out caller.
+    client.onUpdate(anyApi.notes.whoAmI, {}, (value: { name: string | null }) => names.push(value.name), () => names.push(null));
+    await waitFor(() => names.includes("Brief"), 10_000, "signed in");
+    const started = Date.now();
+    await waitFor(() => states.at(-1) === false, 5_000, "signed out at expiry");
+    await waitFor(() => names.at(-1) === null, 5_000, "queries re-run without the identity");
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  test("one socket may hold a bounded number of subscriptions; the rest get a clear error", async () => {
+    const client = new ConvexClient(backend.url, { unsavedChangesWarning: false });
+    clients.push(client);
+    const errors: string[] = [];
+    const values: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      client.onUpdate(anyApi.notes.list, { channel: `limit-${i}` }, () => values.push(i), (error: Error) => errors.push(error.message));
+    }
+    await waitFor(() => values.length + errors.length >= 7, 10_000, "all answered");
+    expect(values.sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatch(/Too many subscriptions on one connection \(limit 5\)/);
   });
 });

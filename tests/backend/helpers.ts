@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
+import { importPKCS8, SignJWT } from "jose";
 import { api } from "../../convex/_generated/api";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -54,6 +55,27 @@ export function adminClient(url: string, adminKey: string): ConvexHttpClient {
   // Not in the client's public types; the same call the Convex CLI makes.
   (client as unknown as { setAdminAuth(key: string): void }).setAdminAuth(adminKey);
   return client;
+}
+
+/**
+ * A token as Convex Auth signs it for this backend (its own key, its site URL
+ * as issuer, audience "convex"); `expiresInSeconds` may be negative.
+ */
+export async function signTestToken(
+  backend: { siteUrl: string },
+  claims: { sub: string; name?: string },
+  expiresInSeconds = 3600,
+): Promise<string> {
+  const key = await importPKCS8(process.env.JWT_PRIVATE_KEY!.replace(/ (?!PRIVATE|KEY)/g, "\n"), "RS256");
+  const now = Math.floor(Date.now() / 1000);
+  return await new SignJWT({ name: claims.name })
+    .setProtectedHeader({ alg: "RS256" })
+    .setSubject(claims.sub)
+    .setIssuer(backend.siteUrl)
+    .setAudience("convex")
+    .setIssuedAt(now)
+    .setExpirationTime(now + expiresInSeconds)
+    .sign(key);
 }
 
 /** POST /auth/password on the HTTP actions port, as the app signs in; the answer's status and body. */

@@ -167,7 +167,7 @@ describe("maestro-mcp over stdio against the offline backend", () => {
   test("with chat disabled by an admin, a freshly started server registers no tools", async () => {
     const { key } = await newKey();
     const running = await connect(key);
-    await ada.mutation(api.chat.updateSettings, { enabled: false });
+    await ada.mutation(api.chat.updateSettings, { departmentId, enabled: false });
     try {
       const { client, stderr } = await connect(key);
       expect((await client.listTools()).tools).toEqual([]);
@@ -179,7 +179,7 @@ describe("maestro-mcp over stdio against the offline backend", () => {
       const late = await running.client.callTool({ name: "chat.post", arguments: { text: "anyone?" } });
       expect(JSON.parse(textOf(late))).toEqual({ error: "Chat disabled by configuration", status: 404 });
     } finally {
-      await ada.mutation(api.chat.updateSettings, { enabled: true });
+      await ada.mutation(api.chat.updateSettings, { departmentId, enabled: true });
     }
     const { client } = await connect(key);
     expect((await client.listTools()).tools).toHaveLength(2);

@@ -1,113 +1,186 @@
 /**
- * Local sign-in: with no Clerk offline, the WebUI password gates sign-in and
- * a correct one yields a signed, expiring JWT (HS256) that the React client
- * hands to Convex through `setAuth`. The backend verifies it on every
- * Authenticate and HTTP call and turns it into the identity functions see
- * through `ctx.auth.getUserIdentity()`.
+ * Who is calling, decided as a Convex deployment decides it: a token is
+ * accepted when it verifies against one of the providers listed in
+ * `convex/auth.config.ts`. For an OIDC provider (`domain` + `applicationID`,
+ * Convex Auth's own and Clerk's) the keys come from the domain's
+ * `/.well-known/openid-configuration` → `jwks_uri`; for a `customJwt`
+ * provider from its `jwks` URL. Convex Auth signs with the deployment's
+ * JWT_PRIVATE_KEY and serves its JWKS from the deployment's own HTTP actions,
+ * so the backend fetches its own site port for them.
+ *
+ * The key pair Convex Auth needs is made on first start and kept in
+ * `<data>/auth-keys.json` (0600); the environment may set its own.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { generateKeyPairSync } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import type { UserIdentity } from "convex/server";
-
-export const LOCAL_ISSUER = "maestro-local";
-export const DEFAULT_TOKEN_TTL_SECONDS = 12 * 60 * 60;
-const MAX_NAME_LENGTH = 80;
+import { build } from "esbuild";
+import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 
 export class AuthFailure extends Error {}
 
-export interface LocalAuthOptions {
-  /** The WebUI password; null means anyone may sign in (logged as a security warning). */
-  password: string | null;
-  secret: Buffer;
-  tokenTtlSeconds?: number;
+/** A verified token: who it names and until when. */
+export interface VerifiedToken {
+  identity: UserIdentity;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
 }
 
-/** Reads the signing secret from `file`, creating it on first start. */
-export function loadOrCreateSecret(file: string): Buffer {
-  if (existsSync(file)) return Buffer.from(readFileSync(file, "utf8").trim(), "base64url");
-  const secret = randomBytes(32);
-  writeFileSync(file, secret.toString("base64url"), { mode: 0o600 });
-  return secret;
+export interface TokenVerifier {
+  verify(token: string): Promise<VerifiedToken>;
 }
 
-export class LocalAuth {
-  private readonly ttl: number;
+/** One entry of auth.config.ts's `providers`, as Convex accepts them. */
+export type AuthProvider =
+  | { type?: undefined; domain: string; applicationID: string }
+  | { type: "customJwt"; issuer: string; jwks: string; algorithm: string; applicationID?: string };
 
-  constructor(private readonly options: LocalAuthOptions) {
-    this.ttl = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
+/**
+ * Evaluates `convex/auth.config.ts` (bundled as Convex bundles it, with the
+ * functions' environment) and returns its providers; none when the file is absent.
+ */
+export async function loadAuthProviders(convexDir: string): Promise<AuthProvider[]> {
+  const source = ["auth.config.ts", "auth.config.js"].map((f) => path.join(convexDir, f)).find((f) => existsSync(f));
+  if (source === undefined) return [];
+  const outdir = mkdtempSync(path.join(os.tmpdir(), "maestro-auth-config-"));
+  try {
+    const outfile = path.join(outdir, "auth.config.mjs");
+    await build({ entryPoints: [source], outfile, bundle: true, format: "esm", platform: "node", packages: "external", logLevel: "silent" });
+    const config = ((await import(pathToFileURL(outfile).href)) as { default?: { providers?: unknown } }).default;
+    const providers = config?.providers;
+    if (!Array.isArray(providers)) throw new Error("convex/auth.config.ts must export default { providers: [...] }");
+    return providers.filter((p): p is AuthProvider => isProvider(p));
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
   }
+}
 
-  get passwordRequired(): boolean {
-    return this.options.password !== null;
-  }
+function isProvider(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const p = value as Record<string, unknown>;
+  if (p.type === "customJwt") return typeof p.issuer === "string" && typeof p.jwks === "string" && typeof p.algorithm === "string";
+  // A provider whose domain comes from an unset variable is skipped, as it trusts nobody.
+  return typeof p.domain === "string" && p.domain !== "" && typeof p.applicationID === "string";
+}
 
-  /** Checks the password and returns a token for `name`; throws AuthFailure otherwise. */
-  signIn(name: unknown, password: unknown, nowMs = Date.now()): { token: string; expiresAt: number } {
-    const cleanName = typeof name === "string" ? name.trim() : "";
-    if (cleanName === "") throw new AuthFailure("Enter your name.");
-    if (cleanName.length > MAX_NAME_LENGTH) throw new AuthFailure(`Names are at most ${MAX_NAME_LENGTH} characters.`);
-    if (this.options.password !== null) {
-      if (typeof password !== "string" || !sameSecret(password, this.options.password)) {
-        throw new AuthFailure("Wrong password.");
+const trimSlash = (url: string) => url.replace(/\/+$/, "");
+
+/** The standard claims Convex copies from a token into `UserIdentity`. */
+const CLAIMS: Array<[keyof UserIdentity, string]> = [
+  ["name", "name"],
+  ["givenName", "given_name"],
+  ["familyName", "family_name"],
+  ["nickname", "nickname"],
+  ["preferredUsername", "preferred_username"],
+  ["profileUrl", "profile"],
+  ["pictureUrl", "picture"],
+  ["email", "email"],
+  ["emailVerified", "email_verified"],
+  ["gender", "gender"],
+  ["birthday", "birthdate"],
+  ["timezone", "zoneinfo"],
+  ["language", "locale"],
+  ["phoneNumber", "phone_number"],
+  ["phoneNumberVerified", "phone_number_verified"],
+  ["address", "address"],
+  ["updatedAt", "updated_at"],
+];
+
+function identityFrom(payload: JWTPayload): UserIdentity {
+  if (typeof payload.iss !== "string" || typeof payload.sub !== "string") throw new AuthFailure("Token without an issuer or subject.");
+  const identity: Record<string, unknown> = {
+    issuer: payload.iss,
+    subject: payload.sub,
+    tokenIdentifier: `${payload.iss}|${payload.sub}`,
+  };
+  for (const [field, claim] of CLAIMS) if (payload[claim] !== undefined) identity[field] = payload[claim];
+  return identity as unknown as UserIdentity;
+}
+
+/** Verifies tokens against auth.config.ts's providers; key sets are fetched once and cached by jose. */
+export class ProviderVerifier implements TokenVerifier {
+  private readonly keySets = new Map<string, Promise<JWTVerifyGetKey>>();
+
+  constructor(private readonly providers: () => AuthProvider[]) {}
+
+  async verify(token: string): Promise<VerifiedToken> {
+    const issuer = issuerOf(token);
+    const candidates = this.providers().filter((p) => trimSlash(p.type === "customJwt" ? p.issuer : p.domain) === trimSlash(issuer));
+    if (candidates.length === 0) throw new AuthFailure(`No auth provider in convex/auth.config.ts trusts the issuer ${issuer}.`);
+    let last: unknown = null;
+    for (const provider of candidates) {
+      try {
+        const keys = await this.keySet(provider);
+        const { payload } = await jwtVerify(token, keys, {
+          issuer: [trimSlash(issuer), `${trimSlash(issuer)}/`],
+          audience: provider.applicationID,
+          algorithms: provider.type === "customJwt" ? [provider.algorithm] : undefined,
+        });
+        if (typeof payload.exp !== "number") throw new AuthFailure("Token without an expiry.");
+        return { identity: identityFrom(payload), expiresAt: payload.exp * 1000 };
+      } catch (error) {
+        last = error;
       }
     }
-    return this.issue(cleanName, nowMs);
+    if (last instanceof AuthFailure) throw last;
+    const code = (last as { code?: string } | null)?.code;
+    if (code === "ERR_JWT_EXPIRED") throw new AuthFailure("Token expired.");
+    throw new AuthFailure(`Could not verify token: ${last instanceof Error ? last.message : String(last)}`);
   }
 
-  /** A fresh token for the holder of a still-valid one. */
-  refresh(token: string, nowMs = Date.now()): { token: string; expiresAt: number } {
-    const identity = this.verify(token, nowMs);
-    return this.issue(identity.name ?? "Human", nowMs);
-  }
-
-  /** The identity a valid token carries; throws AuthFailure for a bad or expired one. */
-  verify(token: string, nowMs = Date.now()): UserIdentity {
-    const parts = token.split(".");
-    if (parts.length !== 3) throw new AuthFailure("Malformed token.");
-    const [header, payload, signature] = parts;
-    const expected = this.sign(`${header}.${payload}`);
-    if (!sameSecret(signature, expected)) throw new AuthFailure("Invalid token signature.");
-    let claims: { iss?: string; sub?: string; name?: string; exp?: number; iat?: number };
-    try {
-      claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as typeof claims;
-    } catch {
-      throw new AuthFailure("Malformed token.");
+  private keySet(provider: AuthProvider): Promise<JWTVerifyGetKey> {
+    const key = provider.type === "customJwt" ? `jwks:${provider.jwks}` : `oidc:${provider.domain}`;
+    let keys = this.keySets.get(key);
+    if (keys === undefined) {
+      keys = (async () => {
+        if (provider.type === "customJwt") return createRemoteJWKSet(new URL(provider.jwks));
+        const response = await fetch(`${trimSlash(provider.domain)}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(10_000) });
+        if (!response.ok) throw new AuthFailure(`${provider.domain} has no OpenID configuration (${response.status}).`);
+        const discovery = (await response.json()) as { jwks_uri?: unknown };
+        if (typeof discovery.jwks_uri !== "string") throw new AuthFailure(`${provider.domain}'s OpenID configuration names no jwks_uri.`);
+        return createRemoteJWKSet(new URL(discovery.jwks_uri), { timeoutDuration: 10_000 });
+      })();
+      // A failed discovery is retried on the next token rather than remembered.
+      keys.catch(() => this.keySets.delete(key));
+      this.keySets.set(key, keys);
     }
-    if (claims.iss !== LOCAL_ISSUER || typeof claims.sub !== "string") throw new AuthFailure("Token from an unknown issuer.");
-    if (typeof claims.exp !== "number" || claims.exp * 1000 <= nowMs) throw new AuthFailure("Token expired.");
-    return {
-      issuer: LOCAL_ISSUER,
-      subject: claims.sub,
-      tokenIdentifier: `${LOCAL_ISSUER}|${claims.sub}`,
-      name: claims.name,
-    };
-  }
-
-  private issue(name: string, nowMs: number) {
-    const iat = Math.floor(nowMs / 1000);
-    const exp = iat + this.ttl;
-    const header = b64(JSON.stringify({ alg: "HS256", typ: "JWT" }));
-    const payload = b64(JSON.stringify({ iss: LOCAL_ISSUER, sub: subjectFor(name), name, iat, exp, aud: "convex" }));
-    const token = `${header}.${payload}.${this.sign(`${header}.${payload}`)}`;
-    return { token, expiresAt: exp * 1000 };
-  }
-
-  private sign(data: string): string {
-    return createHmac("sha256", this.options.secret).update(data).digest("base64url");
+    return keys;
   }
 }
 
-/** One person per name (case- and space-insensitive) in password mode. */
-export function subjectFor(name: string): string {
-  return `user:${name.trim().toLowerCase().replace(/\s+/g, " ")}`;
+function issuerOf(token: string): string {
+  const parts = token.split(".");
+  if (parts.length !== 3) throw new AuthFailure("Malformed token.");
+  try {
+    const payload = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8")) as { iss?: unknown };
+    if (typeof payload.iss === "string") return payload.iss;
+  } catch {
+    // Fall through.
+  }
+  throw new AuthFailure("Malformed token.");
 }
 
-function b64(text: string): string {
-  return Buffer.from(text, "utf8").toString("base64url");
+export interface AuthKeys {
+  /** PKCS#8 PEM with its newlines as spaces, the form Convex Auth reads from JWT_PRIVATE_KEY. */
+  privateKey: string;
+  /** `{"keys":[<public JWK>]}` as Convex Auth serves it from JWKS. */
+  jwks: string;
 }
 
-function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
+/** Reads Convex Auth's signing keys from `file`, creating them (0600) on first start. */
+export function loadOrCreateAuthKeys(file: string): AuthKeys {
+  if (existsSync(file)) {
+    const stored = JSON.parse(readFileSync(file, "utf8")) as Partial<AuthKeys>;
+    if (typeof stored.privateKey === "string" && typeof stored.jwks === "string") return { privateKey: stored.privateKey, jwks: stored.jwks };
+  }
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const keys: AuthKeys = {
+    privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString().trimEnd().replace(/\n/g, " "),
+    jwks: JSON.stringify({ keys: [{ use: "sig", alg: "RS256", ...publicKey.export({ format: "jwk" }) }] }),
+  };
+  writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
+  return keys;
 }

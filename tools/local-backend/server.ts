@@ -12,7 +12,7 @@ import path from "node:path";
 import type { UserIdentity } from "convex/server";
 import { WebSocketServer } from "ws";
 import { allowedHostnames, appOrigins, DEFAULT_CONFIG, envList } from "../config.js";
-import { AuthFailure, LocalAuth, loadOrCreateSecret } from "./auth.js";
+import { AuthFailure, loadAuthProviders, loadOrCreateAuthKeys, ProviderVerifier, type TokenVerifier } from "./auth.js";
 import { CronRunner } from "./crons.js";
 import { Engine, type Caller, type FunctionOutcome, type FunctionType } from "./engine.js";
 import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, sameSecret, sendFailure } from "./httpGuard.js";
@@ -29,11 +29,12 @@ export interface BackendOptions {
   port?: number;
   /** HTTP actions port (Convex's local default 3211); 0 picks a free one. */
   sitePort?: number;
-  /** WebUI password; null lets anyone sign in (a security warning is logged). */
+  /** WebUI password: it authorises the first-run owner setup and /api/chat's Basic auth; null is logged as a security warning. */
   password: string | null;
+  /** The app's URL (Convex Auth's SITE_URL); defaults to SITE_URL from the environment, else the API URL. */
+  appUrl?: string;
   /** Rebuild and reload `convex/` when its files change. */
   watch?: boolean;
-  tokenTtlSeconds?: number;
   /**
    * Browser origins allowed to call the API port (CORS), besides
    * MAESTRO_CORS_ORIGINS. Defaults to the app at the default WebUI port
@@ -45,6 +46,8 @@ export interface BackendOptions {
    * `host` and MAESTRO_ALLOWED_HOSTS; any other Host header gets 403.
    */
   allowedHosts?: string[];
+  /** Queries one WebSocket may hold (default MAX_SUBSCRIPTIONS_PER_SOCKET). */
+  maxSubscriptionsPerSocket?: number;
   log?: (line: string) => void;
 }
 
@@ -57,7 +60,8 @@ export interface Backend {
   adminKeyFile: string;
   engine: Engine;
   sync: SyncServer;
-  auth: LocalAuth;
+  /** Verifies tokens against convex/auth.config.ts's providers. */
+  auth: TokenVerifier;
   close(): Promise<void>;
 }
 
@@ -78,15 +82,18 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   const engine = await Engine.create({ projectRoot: options.projectRoot, convexDir, dataDir, log });
   const adminKeyFile = path.join(dataDir, "admin-key");
   const adminKey = loadOrCreateAdminKey(adminKeyFile);
-  const auth = new LocalAuth({
-    password: options.password,
-    secret: loadOrCreateSecret(path.join(dataDir, "auth-secret")),
-    tokenTtlSeconds: options.tokenTtlSeconds,
-  });
+  // Convex Auth signs its tokens inside the functions with these, as a deployment's environment holds them.
+  const authKeys = loadOrCreateAuthKeys(path.join(dataDir, "auth-keys.json"));
+  process.env.JWT_PRIVATE_KEY ??= authKeys.privateKey;
+  process.env.JWKS ??= authKeys.jwks;
+  let providers: Awaited<ReturnType<typeof loadAuthProviders>> = [];
+  const auth = new ProviderVerifier(() => providers);
   if (options.password === null) {
-    log("SECURITY WARNING: no WebUI password is set (webui.password or MAESTRO_WEBUI_PASSWORD); anyone who can reach this server can sign in.");
+    log(
+      "SECURITY WARNING: no WebUI password is set (webui.password or MAESTRO_WEBUI_PASSWORD): until an owner account exists, anyone who can reach the app can create it.",
+    );
   }
-  const sync = new SyncServer(engine, auth, adminKey, log);
+  const sync = new SyncServer(engine, auth, adminKey, log, options.maxSubscriptionsPerSocket);
   engine.onCommit = (changes) => sync.notifyCommit(changes);
   const crons = new CronRunner(engine, log);
   crons.reset();
@@ -115,6 +122,10 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   await listen(site, options.sitePort ?? 3211, host);
   const url = `http://${host}:${(api.address() as AddressInfo).port}`;
   const siteUrl = `http://${host}:${(site.address() as AddressInfo).port}`;
+  // The deployment's own addresses, known once the ports are: the issuer of Convex Auth's tokens and the app's URL.
+  process.env.CONVEX_SITE_URL = siteUrl;
+  process.env.SITE_URL = options.appUrl ?? process.env.SITE_URL ?? url;
+  providers = await loadAuthProviders(convexDir);
 
   let watcher: FSWatcher | null = null;
   if (options.watch) {
@@ -158,7 +169,7 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
 
 interface ApiContext {
   engine: Engine;
-  auth: LocalAuth;
+  auth: TokenVerifier;
   adminKey: string;
   hosts: ReadonlySet<string>;
   origins: ReadonlySet<string>;
@@ -191,10 +202,6 @@ async function handleApi(req: IncomingMessage, res: ServerResponse, context: Api
     res.writeHead(200, { "Content-Type": "text/plain" }).end("maestro-local-backend");
     return;
   }
-  if (pathname.startsWith("/maestro/auth/")) {
-    await handleAuth(req, res, pathname, context.auth);
-    return;
-  }
   const endpoint = FUNCTION_ENDPOINTS[pathname];
   if (endpoint === undefined) {
     sendJson(res, 404, { code: "NotFound", message: `No route for ${pathname}` });
@@ -206,7 +213,7 @@ async function handleApi(req: IncomingMessage, res: ServerResponse, context: Api
   }
   let caller: Caller;
   try {
-    caller = callerFromHeader(req.headers.authorization, context);
+    caller = await callerFromHeader(req.headers.authorization, context);
   } catch (error) {
     if (!(error instanceof AuthFailure)) throw error;
     sendJson(res, 401, { code: "Unauthenticated", message: error.message });
@@ -236,34 +243,14 @@ async function handleApi(req: IncomingMessage, res: ServerResponse, context: Api
   }
 }
 
-async function handleAuth(req: IncomingMessage, res: ServerResponse, pathname: string, auth: LocalAuth) {
-  try {
-    if (pathname === "/maestro/auth/config" && req.method === "GET") {
-      sendJson(res, 200, { passwordRequired: auth.passwordRequired });
-    } else if (pathname === "/maestro/auth/signin" && req.method === "POST") {
-      const body = (await readJsonObject(req, MAX_REQUEST_BYTES)) as { name?: unknown; password?: unknown };
-      sendJson(res, 200, auth.signIn(body.name, body.password));
-    } else if (pathname === "/maestro/auth/refresh" && req.method === "POST") {
-      const token = bearerToken(req.headers.authorization);
-      if (token === null) throw new AuthFailure("Missing token.");
-      sendJson(res, 200, auth.refresh(token));
-    } else {
-      sendJson(res, 404, { error: `No route for ${req.method} ${pathname}` });
-    }
-  } catch (error) {
-    if (!(error instanceof AuthFailure)) throw error;
-    sendJson(res, 401, { error: error.message });
-  }
-}
-
-async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Engine, auth: LocalAuth, hosts: ReadonlySet<string>) {
+async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Engine, auth: TokenVerifier, hosts: ReadonlySet<string>) {
   // CORS here is the HTTP actions' own business; only the Host is checked.
   checkHost(req, hosts);
   let identity: UserIdentity | null = null;
   const token = bearerToken(req.headers.authorization);
   if (token !== null) {
     try {
-      identity = auth.verify(token);
+      identity = (await auth.verify(token)).identity;
     } catch (error) {
       if (!(error instanceof AuthFailure)) throw error;
       // An unverifiable token is treated as no identity; the action decides what that means.
@@ -294,7 +281,7 @@ async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Eng
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
-function callerFromHeader(header: string | undefined, context: ApiContext): Caller {
+async function callerFromHeader(header: string | undefined, context: ApiContext): Promise<Caller> {
   if (header === undefined || header === "") return { kind: "user", identity: null };
   if (header.startsWith("Convex ")) {
     if (!sameSecret(header.slice("Convex ".length), context.adminKey)) throw new AuthFailure("Invalid admin key.");
@@ -302,7 +289,7 @@ function callerFromHeader(header: string | undefined, context: ApiContext): Call
   }
   const token = bearerToken(header);
   if (token === null) throw new AuthFailure("Unsupported Authorization header.");
-  return { kind: "user", identity: context.auth.verify(token) };
+  return { kind: "user", identity: (await context.auth.verify(token)).identity };
 }
 
 function bearerToken(header: string | undefined): string | null {

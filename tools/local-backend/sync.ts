@@ -11,7 +11,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { JSONValue } from "convex/values";
 import type WebSocket from "ws";
-import { AuthFailure, type LocalAuth } from "./auth.js";
+import { AuthFailure, type TokenVerifier } from "./auth.js";
 import { canonicalUdfPath, ReadSet, type Caller, type DocumentChange, type Engine, type FunctionOutcome } from "./engine.js";
 import { sameSecret } from "./httpGuard.js";
 import { encodeTs } from "./timestamps.js";
@@ -46,6 +46,9 @@ interface Subscription {
 
 class ProtocolError extends Error {}
 
+/** Queries one WebSocket may hold at once; the app needs a few dozen. */
+export const MAX_SUBSCRIPTIONS_PER_SOCKET = 1000;
+
 class Connection {
   sessionId: string | null = null;
   version: StateVersion = { querySet: 0, identity: 0, ts: 0n };
@@ -58,6 +61,8 @@ class Connection {
   queue: Promise<void> = Promise.resolve();
   lastSentAt = Date.now();
   closed = false;
+  /** Ends the socket's signed-in state when its token expires (Convex checks expiry all along, not once). */
+  authExpiry: NodeJS.Timeout | null = null;
 
   constructor(readonly socket: WebSocket) {}
 
@@ -82,9 +87,10 @@ export class SyncServer {
 
   constructor(
     private readonly engine: Engine,
-    private readonly auth: LocalAuth,
+    private readonly auth: TokenVerifier,
     private readonly adminKey: string,
     private readonly log: (line: string) => void,
+    private readonly maxSubscriptionsPerSocket = MAX_SUBSCRIPTIONS_PER_SOCKET,
   ) {
     this.pingTimer = setInterval(() => this.pingIdle(), 1_000);
     this.pingTimer.unref();
@@ -183,6 +189,17 @@ export class SyncServer {
         const queryId = modification.queryId as number;
         if (modification.type === "Add") {
           const args = (modification.args as JSONValue[])[0] ?? {};
+          if (connection.queries.size >= this.maxSubscriptionsPerSocket && !connection.queries.has(queryId)) {
+            // Refused with a clear error rather than served: one socket must not make every commit slow for everyone.
+            connection.pending.push({
+              type: "QueryFailed",
+              queryId,
+              errorMessage: `Too many subscriptions on one connection (limit ${this.maxSubscriptionsPerSocket}).`,
+              logLines: [],
+              journal: null,
+            });
+            continue;
+          }
           await this.subscribe(connection, queryId, canonicalUdfPath(modification.udfPath as string), args);
         } else {
           this.unsubscribe(connection, queryId);
@@ -197,9 +214,12 @@ export class SyncServer {
     const baseVersion = requireNumber(message, "baseVersion");
     const tokenType = message.tokenType;
     let caller: Caller;
+    let expiresAt: number | null = null;
     try {
       if (tokenType === "User") {
-        caller = { kind: "user", identity: this.auth.verify(requireString(message, "value")) };
+        const verified = await this.auth.verify(requireString(message, "value"));
+        caller = { kind: "user", identity: verified.identity };
+        expiresAt = verified.expiresAt;
       } else if (tokenType === "Admin") {
         if (!sameSecret(requireString(message, "value"), this.adminKey)) throw new AuthFailure("Invalid admin key.");
         caller = { kind: "admin" };
@@ -213,6 +233,33 @@ export class SyncServer {
       connection.send({ type: "AuthError", error: error.message, baseVersion, authUpdateAttempted: true });
       return;
     }
+    await this.setCaller(connection, caller, baseVersion + 1);
+    if (connection.authExpiry !== null) clearTimeout(connection.authExpiry);
+    connection.authExpiry = null;
+    if (expiresAt !== null) {
+      // setTimeout holds at most ~24.8 days; a longer-lived token is checked again then.
+      const delay = Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1);
+      connection.authExpiry = setTimeout(() => {
+        connection.queue = connection.queue.then(() => this.expireAuth(connection)).catch((error: unknown) => this.fail(connection, error));
+      }, delay);
+      connection.authExpiry.unref();
+    }
+  }
+
+  /**
+   * The token ran out: the socket is signed out at once (its queries re-run
+   * without an identity) and told with AuthError, on which Convex's client
+   * fetches a fresh token and authenticates again.
+   */
+  private async expireAuth(connection: Connection) {
+    connection.authExpiry = null;
+    if (connection.closed || connection.caller.kind !== "user" || connection.caller.identity === null) return;
+    const identityVersion = connection.version.identity;
+    connection.send({ type: "AuthError", error: "Token expired", baseVersion: identityVersion, authUpdateAttempted: false });
+    await this.setCaller(connection, { kind: "user", identity: null }, identityVersion);
+  }
+
+  private async setCaller(connection: Connection, caller: Caller, identityVersion: number) {
     await this.serialized(async () => {
       connection.caller = caller;
       // Every query of this socket now runs as the new identity.
@@ -220,7 +267,7 @@ export class SyncServer {
         this.unsubscribe(connection, queryId);
         await this.subscribe(connection, queryId, subscription.udfPath, subscription.args);
       }
-      this.sendTransition(connection, { ...connection.version, identity: baseVersion + 1 });
+      this.sendTransition(connection, { ...connection.version, identity: identityVersion });
     });
   }
 
@@ -390,6 +437,7 @@ export class SyncServer {
   private drop(connection: Connection) {
     if (connection.closed) return;
     connection.closed = true;
+    if (connection.authExpiry !== null) clearTimeout(connection.authExpiry);
     this.connections.delete(connection);
     void this.serialized(async () => {
       for (const queryId of [...connection.queries.keys()]) this.unsubscribe(connection, queryId);

@@ -83,7 +83,9 @@ export class MaestroChatApi {
         method,
         headers: {
           Accept: "application/json",
-          ...(method === "POST" ? { "Content-Type": "application/json", Authorization: `Bearer ${this.options.agentKey}` } : {}),
+          // The key on every call: chat.status then answers for the key's own department.
+          Authorization: `Bearer ${this.options.agentKey}`,
+          ...(method === "POST" ? { "Content-Type": "application/json" } : {}),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? REQUEST_TIMEOUT_MS),
