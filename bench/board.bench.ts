@@ -162,7 +162,7 @@ async function main() {
     closers.push(() => browser.close());
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.addInitScript(
-      ({ token, expiresAt }) => localStorage.setItem("maestro.session", JSON.stringify({ token, expiresAt, name: "Bench Admin" })),
+      ({ token, refreshToken }) => localStorage.setItem("maestro.session", JSON.stringify({ token, refreshToken, email: "bench@example.com" })),
       session,
     );
     const page = await context.newPage();

@@ -5,6 +5,7 @@ import { internalQuery } from "./_generated/server";
 import { identityMutation, userAction, userQuery } from "./functions";
 import { cleanPersonName, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS } from "./lib/accounts";
 import { getViewer } from "./lib/auth";
+import { MaestroError } from "./lib/errors";
 
 const vViewer = v.object({ _id: v.id("users"), name: v.string(), email: v.union(v.string(), v.null()) });
 
@@ -38,12 +39,15 @@ export const ensureExternal = identityMutation({
   returns: v.id("users"),
   handler: async (ctx) => {
     const { identity } = ctx;
+    // A Convex Auth account already has its row.
+    const viewer = await getViewer(ctx);
+    if (viewer !== null) return viewer.user._id;
     const existing = await ctx.db
       .query("users")
       .withIndex("by_tokenIdentifier", (q) => q.eq("tokenIdentifier", identity.tokenIdentifier))
       .unique();
     if (existing !== null) return existing._id;
-    if (identity.subject.includes("|")) throw new ConvexError("This session has ended; sign in again.");
+    if (identity.subject.includes("|")) throw new MaestroError("UNAUTHENTICATED", "This session has ended; sign in again.");
     const name = cleanPersonName(identity.name ?? identity.nickname ?? identity.email ?? "Human");
     return await ctx.db.insert("users", { tokenIdentifier: identity.tokenIdentifier, name, email: identity.email });
   },

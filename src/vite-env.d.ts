@@ -1,9 +1,11 @@
 /// <reference types="vite/client" />
 
 interface ImportMetaEnv {
-  /** Convex deployment URL; the local backend serves its auth endpoints here too. */
+  /** Convex deployment URL. */
   readonly VITE_CONVEX_URL?: string;
-  /** Set to use Clerk; without it the app signs in against the local backend. */
+  /** The deployment's HTTP actions URL (sign-in lives there); derived from VITE_CONVEX_URL on Convex's cloud. */
+  readonly VITE_CONVEX_SITE_URL?: string;
+  /** Set to use Clerk; without it the app signs in with Convex Auth's email and password accounts. */
   readonly VITE_CLERK_PUBLISHABLE_KEY?: string;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Proves `convex/` would also run on real Convex, whose default runtime has
- * no Node built-ins: every module without "use node" is bundled for a
- * neutral platform, as Convex bundles it, and any Node import fails the
+ * no Node built-ins: every module without "use node" is bundled for the
+ * browser platform with Convex's conditions, as Convex bundles it, and any Node import fails the
  * check; every "use node" module may hold actions only.
  *
  * `npm run check:convex` (part of `npm test`).
@@ -37,9 +37,11 @@ export async function checkConvexRuntime(convexDir: string, projectRoot: string)
         entryPoints: [file],
         bundle: true,
         write: false,
-        platform: "neutral",
+        // As the Convex CLI bundles the default runtime: the browser platform with its "convex" and "module"
+        // conditions, so packages that ship a web build (Convex Auth's crypto) resolve to it.
+        platform: "browser",
+        conditions: ["convex", "module"],
         format: "esm",
-        mainFields: ["module", "main"],
         logLevel: "silent",
         plugins: [
           {
@@ -88,5 +90,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error(`convex/ would not run on Convex:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     process.exit(1);
   }
-  console.log(`check:convex: ${listConvexSources(convexDir).length} modules fit Convex's runtimes (neutral bundle, "use node" holds actions only).`);
+  console.log(`check:convex: ${listConvexSources(convexDir).length} modules fit Convex's runtimes (browser bundle with Convex's conditions, "use node" holds actions only).`);
 }

@@ -60,8 +60,13 @@ export function describeActivity({ type, actor, data }: Describable): string {
     }
     case "member_joined": {
       const name = text(data.name) ?? who;
-      return data.role === "admin" ? `${name} joined the department as an admin` : `${name} joined the department`;
+      const role = text(data.role);
+      return role && role !== "member" ? `${name} joined the department as ${role === "owner" || role === "admin" ? "an" : "a"} ${role}` : `${name} joined the department`;
     }
+    case "member_role_changed":
+      return `${who} made ${text(data.name) ?? "someone"} ${text(data.role) === "owner" || text(data.role) === "admin" ? "an" : "a"} ${text(data.role) ?? "member"}`;
+    case "member_removed":
+      return `${who} removed ${text(data.name) ?? "someone"} from the department`;
     case "delegation_created": {
       // Nothing records this type yet; these are the keys the other task entries use.
       const to = names(data.assignees ?? data.to);

@@ -1,16 +1,21 @@
 import { ConvexProviderWithAuth, useConvexAuth } from "convex/react";
+import { useState } from "react";
 import { Button } from "../components/ui/Button";
 import { FullPageMessage } from "../components/FullPageMessage";
-import { AUTH_ORIGIN } from "../config";
+import { CONVEX_URL } from "../config";
 import { convex } from "../convexClient";
+import { inviteTokenFromUrl } from "../members/InviteBanner";
 import { AppShell } from "../shell/AppShell";
-import { makeUseLocalConvexAuth, signOutLocal, useLocalSession } from "./localAuth";
-import { SignInScreen } from "./SignInScreen";
+import { makeUseLocalConvexAuth, signOutEverywhere, useLocalSession } from "./localAuth";
+import { clearSession } from "./session";
+import { AuthScreen } from "./SignInScreen";
 
 // Module-level so its identity is stable, as ConvexProviderWithAuth expects.
-const useLocalConvexAuth = makeUseLocalConvexAuth(AUTH_ORIGIN);
+const useLocalConvexAuth = makeUseLocalConvexAuth(CONVEX_URL);
 
-/** Local password mode: sessions from the local backend's `/maestro/auth/*`. */
+const signOut = () => void signOutEverywhere(CONVEX_URL);
+
+/** Email and password accounts (Convex Auth), for the offline backend and any Convex deployment. */
 export default function LocalApp() {
   return (
     <ConvexProviderWithAuth client={convex} useAuth={useLocalConvexAuth}>
@@ -22,27 +27,28 @@ export default function LocalApp() {
 function LocalGate() {
   const session = useLocalSession();
   const { isLoading, isAuthenticated } = useConvexAuth();
+  const [inviteToken] = useState(inviteTokenFromUrl);
 
-  if (session === null) return <SignInScreen />;
+  if (session === null) return <AuthScreen inviteToken={inviteToken} />;
   if (isLoading) {
     // Stays here while the server is unreachable (Convex keeps retrying), so offer a way out.
     return (
       <FullPageMessage>
         <p className="mb-4">Connecting to the Maestro server…</p>
-        <Button variant="ghost" onClick={signOutLocal}>
+        <Button variant="ghost" onClick={clearSession}>
           Sign out
         </Button>
       </FullPageMessage>
     );
   }
   if (!isAuthenticated) {
-    // Stored token refreshed fine but the server still refused it (e.g. its key changed).
+    // The session could not be renewed (signed out elsewhere, password changed, server data reset).
     return (
       <FullPageMessage>
-        <p className="mb-4">The server did not accept your session.</p>
-        <Button onClick={signOutLocal}>Sign in again</Button>
+        <p className="mb-4">Your session has ended.</p>
+        <Button onClick={clearSession}>Sign in again</Button>
       </FullPageMessage>
     );
   }
-  return <AppShell userName={session.name} onSignOut={signOutLocal} />;
+  return <AppShell userName={session.email} onSignOut={signOut} />;
 }

@@ -1,108 +1,204 @@
-import { useEffect, useId, useState, type FormEvent } from "react";
+import { useQuery } from "convex/react";
+import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { api } from "../../convex/_generated/api";
 import { Button } from "../components/ui/Button";
-import { AUTH_ORIGIN } from "../config";
-import { signInLocal } from "./localAuth";
+import { SITE_URL } from "../config";
+import { SignInError, type PasswordRequest } from "./authApi";
+import { signInWithPassword } from "./localAuth";
 import { SignInLayout } from "./SignInLayout";
-import { fetchAuthConfig, SignInError } from "./localAuthApi";
-
-/** Unknown until the server answers; the password field shows meanwhile, the safe guess. */
-type ServerState = { kind: "checking" } | { kind: "ready"; passwordRequired: boolean } | { kind: "unreachable" };
 
 const INPUT_CLASS =
   "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600";
 
-/** Local password mode's sign-in: a name (how the squad sees you) and, if the server wants one, its password. */
-export function SignInScreen({ origin = AUTH_ORIGIN }: { origin?: string }) {
-  const [server, setServer] = useState<ServerState>({ kind: "checking" });
+/** The password rule the server enforces, checked here first for a quicker answer. */
+const PASSWORD_MIN_CHARS = 8;
+
+type Props = { siteUrl?: string; inviteToken?: string | null };
+
+/**
+ * Signed out: the first-run owner setup while no account exists, the invite
+ * sign-up when the address carries `?invite=…`, and sign-in otherwise.
+ */
+export function AuthScreen({ siteUrl = SITE_URL, inviteToken = null }: Props) {
+  const status = useQuery(api.setup.status, {});
+  if (inviteToken !== null) return <InviteSignUp siteUrl={siteUrl} token={inviteToken} />;
+  if (status === undefined) return <SignInLayout className="w-full max-w-sm">{null}</SignInLayout>;
+  if (status.needsOwner) return <OwnerSetup siteUrl={siteUrl} setupPasswordRequired={status.setupPasswordRequired} />;
+  return <SignInScreen siteUrl={siteUrl} />;
+}
+
+/** Email and personal password. */
+export function SignInScreen({ siteUrl = SITE_URL }: { siteUrl?: string }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  return (
+    <PasswordForm
+      testId="signin-form"
+      title="Sign in"
+      submitLabel="Sign in"
+      busyLabel="Signing in…"
+      request={() => ({ flow: "signIn", email, password })}
+      siteUrl={siteUrl}
+    >
+      <TextField label="Email" type="email" autoComplete="username" value={email} onChange={setEmail} />
+      <TextField label="Password" type="password" autoComplete="current-password" value={password} onChange={setPassword} />
+    </PasswordForm>
+  );
+}
+
+/** First run: the owner account, authorised by the WebUI password when one is set. */
+export function OwnerSetup({ siteUrl = SITE_URL, setupPasswordRequired }: { siteUrl?: string; setupPasswordRequired: boolean }) {
+  const [name, setName] = useState("");
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [confirm, setConfirm] = useState("");
+  const [setupPassword, setSetupPassword] = useState("");
+  return (
+    <PasswordForm
+      testId="setup-form"
+      title="Create the owner account"
+      intro="Nobody has an account on this Maestro yet. You become its owner: you will own the demo department and invite the rest of the squad."
+      submitLabel="Create owner account"
+      busyLabel="Creating…"
+      check={() => newPasswordProblem(password, confirm)}
+      request={() => ({ flow: "signUp", name, email, password, ...(setupPasswordRequired ? { setupPassword } : {}) })}
+      siteUrl={siteUrl}
+    >
+      <TextField label="Your name" autoComplete="name" value={name} onChange={setName} />
+      <TextField label="Email" type="email" autoComplete="username" value={email} onChange={setEmail} />
+      <TextField label="Password" type="password" autoComplete="new-password" value={password} onChange={setPassword} />
+      <TextField label="Confirm password" type="password" autoComplete="new-password" value={confirm} onChange={setConfirm} />
+      {setupPasswordRequired ? (
+        <TextField
+          label="Setup password"
+          type="password"
+          autoComplete="off"
+          value={setupPassword}
+          onChange={setSetupPassword}
+          hint="The WebUI password this Maestro was started with (webui.password or MAESTRO_WEBUI_PASSWORD)."
+        />
+      ) : (
+        <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-800 ring-1 ring-amber-600/20 ring-inset">
+          No WebUI password is set on this server, so whoever opens it first becomes its owner.
+        </p>
+      )}
+    </PasswordForm>
+  );
+}
+
+/** An invite link opened while signed out: the invited person picks their name and password. */
+export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; token: string }) {
+  const preview = useQuery(api.invites.preview, { token });
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
+  const [confirm, setConfirm] = useState("");
+  if (preview === undefined) return <SignInLayout className="w-full max-w-sm">{null}</SignInLayout>;
+  if (preview === null) {
+    return (
+      <SignInLayout className="w-full max-w-sm">
+        <div className="flex flex-col gap-3 rounded-2xl border border-slate-200 bg-white p-6 text-sm shadow-sm">
+          <p role="alert" className="text-rose-700">
+            This invite link is not valid any more: it was used, revoked or has expired.
+          </p>
+          <a href={window.location.pathname} className="text-indigo-700 underline">
+            Go to sign-in
+          </a>
+        </div>
+      </SignInLayout>
+    );
+  }
+  return (
+    <PasswordForm
+      testId="invite-form"
+      title={`Join ${preview.departmentName}`}
+      intro={`You are invited as ${preview.role}, with the email ${preview.email}. Choose your name and a password.`}
+      submitLabel={`Join ${preview.departmentName}`}
+      busyLabel="Joining…"
+      check={() => newPasswordProblem(password, confirm)}
+      request={() => ({ flow: "signUp", name, email: preview.email, password, inviteToken: token })}
+      onDone={() => window.history.replaceState(null, "", window.location.pathname)}
+      siteUrl={siteUrl}
+    >
+      <TextField label="Your name" autoComplete="name" value={name} onChange={setName} />
+      <TextField label="Password" type="password" autoComplete="new-password" value={password} onChange={setPassword} />
+      <TextField label="Confirm password" type="password" autoComplete="new-password" value={confirm} onChange={setConfirm} />
+    </PasswordForm>
+  );
+}
+
+function newPasswordProblem(password: string, confirm: string): string | null {
+  if (password.length < PASSWORD_MIN_CHARS) return `A password needs at least ${PASSWORD_MIN_CHARS} characters.`;
+  if (password !== confirm) return "The two passwords differ.";
+  return null;
+}
+
+type FormProps = {
+  testId: string;
+  title: string;
+  intro?: string;
+  submitLabel: string;
+  busyLabel: string;
+  siteUrl: string;
+  request: () => PasswordRequest;
+  check?: () => string | null;
+  onDone?: () => void;
+  children: ReactNode;
+};
+
+function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, request, check, onDone, children }: FormProps) {
   const [error, setError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
-  const nameId = useId();
-  const passwordId = useId();
-
-  useEffect(() => {
-    const controller = new AbortController();
-    fetchAuthConfig(origin, controller.signal).then(
-      (config) => setServer({ kind: "ready", passwordRequired: config.passwordRequired }),
-      () => {
-        if (!controller.signal.aborted) setServer({ kind: "unreachable" });
-      },
-    );
-    return () => controller.abort();
-  }, [origin]);
-
-  const showPassword = server.kind !== "ready" || server.passwordRequired;
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setError(null);
+    const problem = check?.() ?? null;
+    setError(problem);
+    if (problem !== null) return;
     setSubmitting(true);
     // On success the session store flips and this screen unmounts.
-    signInLocal(origin, name.trim(), showPassword ? password : "")
-      .catch((err: unknown) => {
-        setError(err instanceof SignInError ? err.message : "Sign-in failed. Please try again.");
-      })
+    signInWithPassword(siteUrl, request())
+      .then(() => onDone?.())
+      .catch((err: unknown) => setError(err instanceof SignInError ? err.message : "Sign-in failed. Please try again."))
       .finally(() => setSubmitting(false));
   }
 
   return (
     <SignInLayout className="w-full max-w-sm">
-      <form
-        data-testid="signin-form"
-        onSubmit={handleSubmit}
-        className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm"
-      >
-        <div className="flex flex-col gap-1.5">
-          <label htmlFor={nameId} className="text-sm font-medium text-slate-700">
-            Your name
-          </label>
-          <input
-            id={nameId}
-            name="name"
-            autoComplete="username"
-            required
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            className={INPUT_CLASS}
-          />
-        </div>
-
-        {showPassword ? (
-          <div className="flex flex-col gap-1.5">
-            <label htmlFor={passwordId} className="text-sm font-medium text-slate-700">
-              Password
-            </label>
-            <input
-              id={passwordId}
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              className={INPUT_CLASS}
-            />
-          </div>
-        ) : (
-          <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-800 ring-1 ring-amber-600/20 ring-inset">
-            No password is set on this server — anyone who can reach it can sign in.
-          </p>
-        )}
-
-        {server.kind === "unreachable" && (
-          <p className="text-xs text-slate-500">Could not reach the Maestro server at {origin}.</p>
-        )}
-
+      <form data-testid={testId} onSubmit={handleSubmit} className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
+        <h1 className="text-base font-semibold text-slate-900">{title}</h1>
+        {intro && <p className="text-sm text-slate-600">{intro}</p>}
+        {children}
         {error !== null && (
           <p role="alert" className="text-sm text-rose-700">
             {error}
           </p>
         )}
-
-        <Button type="submit" disabled={submitting || name.trim() === ""}>
-          {submitting ? "Signing in…" : "Sign in"}
+        <Button type="submit" disabled={submitting}>
+          {submitting ? busyLabel : submitLabel}
         </Button>
       </form>
     </SignInLayout>
+  );
+}
+
+type FieldProps = {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  type?: string;
+  autoComplete?: string;
+  hint?: string;
+};
+
+function TextField({ label, value, onChange, type = "text", autoComplete, hint }: FieldProps) {
+  const id = useId();
+  return (
+    <div className="flex flex-col gap-1.5">
+      <label htmlFor={id} className="text-sm font-medium text-slate-700">
+        {label}
+      </label>
+      <input id={id} type={type} autoComplete={autoComplete} required value={value} onChange={(e) => onChange(e.target.value)} className={INPUT_CLASS} />
+      {hint && <p className="text-xs text-slate-500">{hint}</p>}
+    </div>
   );
 }

@@ -1,37 +1,46 @@
+import { ConvexHttpClient } from "convex/browser";
 import { useCallback, useMemo, useSyncExternalStore } from "react";
-import { requestRefresh, requestSignIn } from "./localAuthApi";
-import {
-  clearSession,
-  isExpiring,
-  readSession,
-  subscribeSession,
-  writeSession,
-  type LocalSession,
-} from "./session";
+import { api } from "../../convex/_generated/api";
+import { requestPasswordSession, type PasswordRequest } from "./authApi";
+import { clearSession, isExpiring, readSession, subscribeSession, writeSession, type LocalSession } from "./session";
 
-/** Signs in against the local backend and stores the session; throws `SignInError`. */
-export async function signInLocal(origin: string, name: string, password: string): Promise<void> {
-  const issued = await requestSignIn(origin, name, password);
-  writeSession({ token: issued.token, expiresAt: issued.expiresAt, name });
+/** Signs in (or up) and stores the session; throws `SignInError`. */
+export async function signInWithPassword(siteUrl: string, request: PasswordRequest): Promise<void> {
+  const tokens = await requestPasswordSession(siteUrl, request);
+  writeSession({ ...tokens, email: request.email.trim().toLowerCase() });
 }
 
-/** Signs out: the Convex provider sees `isAuthenticated` drop and clears the client's auth. */
-export function signOutLocal(): void {
+/**
+ * Signs out on the server first (the session is deleted, so the token stops
+ * working everywhere at once), then here. A server that cannot be reached
+ * still leaves this browser signed out.
+ */
+export async function signOutEverywhere(convexUrl: string): Promise<void> {
+  const session = readSession();
+  if (session !== null) {
+    const client = new ConvexHttpClient(convexUrl);
+    client.setAuth(session.token);
+    await client.action(api.auth.signOut, {}).catch(() => undefined);
+  }
   clearSession();
 }
 
-// One refresh at a time: Convex may ask again while a refresh is in flight.
+// One refresh at a time: a refresh token works once, and Convex may ask again while one is in flight.
 let refreshing: Promise<string | null> | null = null;
 
-async function refreshToken(origin: string, session: LocalSession): Promise<string | null> {
+async function refresh(convexUrl: string, session: LocalSession): Promise<string | null> {
   try {
-    const issued = await requestRefresh(origin, session.token);
+    const result = await new ConvexHttpClient(convexUrl).action(api.auth.signIn, { refreshToken: session.refreshToken });
     // Signed out (or in as someone else) meanwhile: don't bring the old session back.
-    if (readSession()?.token !== session.token) return readSession()?.token ?? null;
-    writeSession({ ...session, token: issued.token, expiresAt: issued.expiresAt });
-    return issued.token;
+    if (readSession()?.refreshToken !== session.refreshToken) return readSession()?.token ?? null;
+    if (!result.tokens) {
+      clearSession();
+      return null;
+    }
+    writeSession({ ...session, token: result.tokens.token, refreshToken: result.tokens.refreshToken });
+    return result.tokens.token;
   } catch {
-    if (readSession()?.token === session.token) clearSession();
+    // Unreachable server: keep the session, so a reconnect can try again.
     return null;
   }
 }
@@ -39,13 +48,13 @@ async function refreshToken(origin: string, session: LocalSession): Promise<stri
 /**
  * The token for Convex: the stored one while it is fresh, a refreshed one when
  * Convex asks for it (the server rejected the old one) or it is about to
- * expire. A failed refresh signs the user out and yields null.
+ * expire. A refused refresh signs the user out and yields null.
  */
-export async function getAccessToken(origin: string, forceRefresh: boolean): Promise<string | null> {
+export async function getAccessToken(convexUrl: string, forceRefresh: boolean): Promise<string | null> {
   const session = readSession();
   if (session === null) return null;
   if (!forceRefresh && !isExpiring(session, Date.now())) return session.token;
-  refreshing ??= refreshToken(origin, session).finally(() => {
+  refreshing ??= refresh(convexUrl, session).finally(() => {
     refreshing = null;
   });
   return await refreshing;
@@ -61,16 +70,13 @@ export function useLocalSession(): LocalSession | null {
  * is stable and `isAuthenticated` only flips on sign-in/out, so a routine token
  * refresh does not make Convex re-authenticate.
  */
-export function makeUseLocalConvexAuth(origin: string) {
+export function makeUseLocalConvexAuth(convexUrl: string) {
   return function useLocalConvexAuth() {
     const isAuthenticated = useLocalSession() !== null;
     const fetchAccessToken = useCallback(
-      ({ forceRefreshToken }: { forceRefreshToken: boolean }) => getAccessToken(origin, forceRefreshToken),
+      ({ forceRefreshToken }: { forceRefreshToken: boolean }) => getAccessToken(convexUrl, forceRefreshToken),
       [],
     );
-    return useMemo(
-      () => ({ isLoading: false, isAuthenticated, fetchAccessToken }),
-      [isAuthenticated, fetchAccessToken],
-    );
+    return useMemo(() => ({ isLoading: false, isAuthenticated, fetchAccessToken }), [isAuthenticated, fetchAccessToken]);
   };
 }

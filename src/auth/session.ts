@@ -7,11 +7,11 @@
 
 export const SESSION_KEY = "maestro.session";
 
+/** A Convex Auth session: its short-lived token, the one-time refresh token that renews it, and who signed in. */
 export type LocalSession = {
   token: string;
-  /** Milliseconds since the epoch. */
-  expiresAt: number;
-  name: string;
+  refreshToken: string;
+  email: string;
 };
 
 /** Refresh this long before expiry so a request never leaves with a dying token. */
@@ -38,12 +38,12 @@ function parse(raw: string | null): LocalSession | null {
       value !== null &&
       "token" in value &&
       typeof value.token === "string" &&
-      "expiresAt" in value &&
-      typeof value.expiresAt === "number" &&
-      "name" in value &&
-      typeof value.name === "string"
+      "refreshToken" in value &&
+      typeof value.refreshToken === "string" &&
+      "email" in value &&
+      typeof value.email === "string"
     ) {
-      return { token: value.token, expiresAt: value.expiresAt, name: value.name };
+      return { token: value.token, refreshToken: value.refreshToken, email: value.email };
     }
   } catch {
     // Corrupt entry: treat as signed out.
@@ -98,7 +98,17 @@ export function subscribeSession(listener: () => void): () => void {
   };
 }
 
+/** When the token expires (its JWT `exp`), in milliseconds; 0 when it cannot be read. */
+export function tokenExpiresAt(token: string): number {
+  try {
+    const payload = JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))) as { exp?: unknown };
+    return typeof payload.exp === "number" ? payload.exp * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** True when the token is expired or about to be. */
 export function isExpiring(session: LocalSession, now: number): boolean {
-  return session.expiresAt - EXPIRY_MARGIN_MS <= now;
+  return tokenExpiresAt(session.token) - EXPIRY_MARGIN_MS <= now;
 }

@@ -11,6 +11,7 @@ import { BoardSkeleton } from "./BoardSkeleton";
 import { BoardView } from "./BoardView";
 import type { TaskMove } from "./dnd";
 import { moveTaskInStore } from "./optimistic";
+import { canWrite, useRole } from "../shell/role";
 
 /**
  * The live board for one department, with its "New task" button. A drop is
@@ -19,6 +20,7 @@ import { moveTaskInStore } from "./optimistic";
  * propagate to the enclosing error boundary.
  */
 export function Board({ departmentId }: { departmentId: Id<"departments"> }) {
+  const writable = canWrite(useRole());
   const columns = useQuery(api.tasks.list, { departmentId });
   const agents = useQuery(api.agents.list, { departmentId });
   const notifications = useQuery(api.notifications.listMine, { departmentId });
@@ -44,10 +46,12 @@ export function Board({ departmentId }: { departmentId: Id<"departments"> }) {
             {taskCount} {taskCount === 1 ? "task" : "tasks"}
           </span>
         )}
-        <Button onClick={() => setCreating(true)} disabled={loading} className="ml-auto">
-          <PlusIcon />
-          New task
-        </Button>
+        {writable && (
+          <Button onClick={() => setCreating(true)} disabled={loading} className="ml-auto">
+            <PlusIcon />
+            New task
+          </Button>
+        )}
       </div>
       {failure && (
         <div role="alert" className="flex items-start gap-2 rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800 ring-1 ring-rose-200 ring-inset">
@@ -60,7 +64,14 @@ export function Board({ departmentId }: { departmentId: Id<"departments"> }) {
       {loading ? (
         <BoardSkeleton />
       ) : (
-        <BoardView columns={columns} agents={agents} unreadTaskIds={unreadTaskIds} onOpenTask={openTask} onMoveTask={onMoveTask} />
+        <BoardView
+          columns={columns}
+          agents={agents}
+          unreadTaskIds={unreadTaskIds}
+          onOpenTask={openTask}
+          onMoveTask={onMoveTask}
+          readOnly={!writable}
+        />
       )}
       {creating && agents !== undefined && (
         <NewTaskDialog departmentId={departmentId} agents={agents} onClose={() => setCreating(false)} />

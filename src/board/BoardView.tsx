@@ -34,6 +34,8 @@ type Props = {
   onOpenTask?: (taskId: TaskCardData["_id"]) => void;
   /** A card was dropped somewhere new; `position` is its index among the target column's other cards. */
   onMoveTask?: (move: TaskMove) => void;
+  /** A viewer's board: cards open but do not drag. */
+  readOnly?: boolean;
 };
 
 /** While a card is dragged: which card, and the board as it would look if dropped now. */
@@ -55,7 +57,7 @@ const SCREEN_READER_INSTRUCTIONS = {
  * preview of the board makes room for the card, and on drop `onMoveTask` gets
  * the move (the caller applies it optimistically, so the card stays put).
  */
-export function BoardView({ columns, agents, unreadTaskIds = NO_UNREAD, onOpenTask = noop, onMoveTask = noop }: Props) {
+export function BoardView({ columns, agents, unreadTaskIds = NO_UNREAD, onOpenTask = noop, onMoveTask = noop, readOnly = false }: Props) {
   const agentsByKey = useMemo(() => new Map(agents.map((agent) => [agent.sessionKey, agent])), [agents]);
   const normalized = useMemo(() => normalizeColumns(columns), [columns]);
   const [drag, setDrag] = useState<DragState | null>(null);
@@ -72,12 +74,13 @@ export function BoardView({ columns, agents, unreadTaskIds = NO_UNREAD, onOpenTa
     return () => cancelAnimationFrame(frame);
   }, [drag?.preview]);
 
-  const sensors = useSensors(
-    useSensor(MouseSensor, { activationConstraint: { distance: 5 } }),
-    // Press and hold, so a swipe still scrolls the board on a phone.
-    useSensor(TouchSensor, { activationConstraint: { delay: 250, tolerance: 8 } }),
-    useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
-  );
+  const mouse = useSensor(MouseSensor, { activationConstraint: { distance: 5 } });
+  // Press and hold, so a swipe still scrolls the board on a phone.
+  const touch = useSensor(TouchSensor, { activationConstraint: { delay: 250, tolerance: 8 } });
+  const keyboard = useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates });
+  const allSensors = useSensors(mouse, touch, keyboard);
+  const noSensors = useSensors();
+  const sensors = readOnly ? noSensors : allSensors;
 
   /**
    * Columns are tall drop targets holding cards that are targets too: prefer

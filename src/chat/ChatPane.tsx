@@ -9,6 +9,7 @@ import { userMessage } from "../lib/errors";
 import { useStoredState } from "../shell/useStoredState";
 import { useNow } from "../task/relativeTime";
 import { ChatComposer } from "./ChatComposer";
+import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import { ChatTimeline } from "./ChatTimeline";
 import { CHAT_DISABLED_TEXT, isChatDisabledError } from "./format";
 
@@ -40,7 +41,7 @@ export function ChatPane({ departmentId }: Props) {
 }
 
 function LiveChat({ departmentId, collapsed, onToggle }: Props & { collapsed: boolean; onToggle: () => void }) {
-  const status = useQuery(api.chat.status, {});
+  const status = useQuery(api.chat.status, { departmentId });
   if (status !== undefined && !status.enabled) {
     return (
       <ChatFrame grow={false}>
@@ -69,6 +70,7 @@ function LiveChat({ departmentId, collapsed, onToggle }: Props & { collapsed: bo
 function ChatSession({ departmentId, maxMessageChars }: Props & { maxMessageChars: number }) {
   const messages = useQuery(api.chat.list, { departmentId });
   const post = useMutation(api.chat.postAsHuman);
+  const writable = canWrite(useRole());
   const now = useNow(60_000);
   const [followSignal, setFollowSignal] = useState(0);
 
@@ -81,7 +83,11 @@ function ChatSession({ departmentId, maxMessageChars }: Props & { maxMessageChar
   return (
     <>
       <ChatTimeline messages={messages} now={now} followSignal={followSignal} className="h-72 max-h-[60dvh] lg:h-auto lg:max-h-none lg:flex-1" />
-      <ChatComposer maxMessageChars={maxMessageChars} onSend={send} />
+      {writable ? (
+        <ChatComposer maxMessageChars={maxMessageChars} onSend={send} />
+      ) : (
+        <p className="border-t border-slate-100 px-4 py-3 text-xs text-slate-500">{VIEWER_NOTE}</p>
+      )}
     </>
   );
 }

@@ -43,7 +43,7 @@ export function CreateAgentModal({ departmentId, agent, onClose }: Props) {
 }
 
 function AgentFormWithTools({ departmentId, agent, onClose }: Props) {
-  const tools = useQuery(api.tools.registry.list);
+  const tools = useQuery(api.tools.registry.list, { departmentId });
   const createAgent = useMutation(api.agents.create);
   const updateAgent = useMutation(api.agents.update);
 

@@ -3,7 +3,7 @@ import { Button } from "../components/ui/Button";
 import { SlidersIcon } from "../components/ui/icons";
 import { SettingsDialog, type SettingsDepartment } from "./SettingsDialog";
 
-type Props = { department: SettingsDepartment | undefined };
+type Props = { department: SettingsDepartment };
 
 /** The header's "Settings" button (admins only: the caller decides) and the dialog it opens. */
 export function SettingsButton({ department }: Props) {

@@ -11,15 +11,15 @@ import { NewChatSession } from "./NewChatSession";
 import { SettingsForm } from "./SettingsForm";
 import type { ChatSettingsChanges } from "./settings";
 
-/** The department the "New chat session" action applies to. */
+/** The department the settings belong to. */
 export type SettingsDepartment = { id: Id<"departments">; name: string; isAdmin: boolean };
 
-type Props = { department: SettingsDepartment | undefined; onClose: () => void };
+type Props = { department: SettingsDepartment; onClose: () => void };
 
 /**
- * The admin settings: chat on or off, its limits, the secret scanner, and a
- * fresh chat session for the current department. The server checks who may
- * do each; this shows its refusals inline.
+ * A department's settings (its owners and admins change them): chat on or
+ * off, its limits, the secret scanner, and a fresh chat session. The server
+ * checks who may do each; this shows its refusals inline.
  */
 export function SettingsDialog({ department, onClose }: Props) {
   const headingId = useId();
@@ -35,27 +35,25 @@ export function SettingsDialog({ department, onClose }: Props) {
       </header>
       <div className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4">
         <section className="flex flex-col gap-3">
-          <h3 className="text-sm font-semibold text-slate-800">#maestro chat</h3>
+          <h3 className="text-sm font-semibold text-slate-800">#maestro chat in {department.name}</h3>
           <ErrorBoundary>
-            <ChatSettingsEditor onClose={onClose} />
+            <ChatSettingsEditor departmentId={department.id} onClose={onClose} />
           </ErrorBoundary>
         </section>
-        {department && (
-          <div className="border-t border-slate-100 pt-4">
-            <StartSession department={department} />
-          </div>
-        )}
+        <div className="border-t border-slate-100 pt-4">
+          <StartSession department={department} />
+        </div>
       </div>
     </Dialog>
   );
 }
 
-function ChatSettingsEditor({ onClose }: { onClose: () => void }) {
-  const settings = useQuery(api.chat.settings, {});
+function ChatSettingsEditor({ departmentId, onClose }: { departmentId: Id<"departments">; onClose: () => void }) {
+  const settings = useQuery(api.chat.settings, { departmentId });
   const update = useMutation(api.chat.updateSettings);
 
   async function save(changes: ChatSettingsChanges) {
-    if (Object.keys(changes).length > 0) await update(changes);
+    if (Object.keys(changes).length > 0) await update({ departmentId, ...changes });
     onClose();
   }
 

@@ -4,8 +4,8 @@ import type { api } from "../../convex/_generated/api";
 /** The effective chat settings, as `chat.settings` returns them. */
 export type ChatSettingsValues = FunctionReturnType<typeof api.chat.settings>;
 
-/** What `chat.updateSettings` takes: only the settings being changed. */
-export type ChatSettingsChanges = FunctionArgs<typeof api.chat.updateSettings>;
+/** What `chat.updateSettings` takes besides the department: only the settings being changed. */
+export type ChatSettingsChanges = Omit<FunctionArgs<typeof api.chat.updateSettings>, "departmentId">;
 
 /** The largest number the server accepts for either limit (mirrors `chat.updateSettings`). */
 export const MAX_SETTING_NUMBER = 1_000_000;

@@ -1,4 +1,5 @@
 import { useQuery } from "convex/react";
+import { useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ActivityFeed } from "../activity/ActivityFeed";
@@ -6,16 +7,21 @@ import { Board } from "../board/Board";
 import { BoardSkeleton } from "../board/BoardSkeleton";
 import { ChatPane } from "../chat/ChatPane";
 import { ErrorBoundary, ErrorPanel } from "../components/ErrorBoundary";
+import { Button } from "../components/ui/Button";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
+import { InviteBanner, inviteTokenFromUrl } from "../members/InviteBanner";
+import { MembersDialog } from "../members/MembersDialog";
 import { RosterPanel } from "../roster/RosterPanel";
 import { SettingsButton } from "../settings/SettingsButton";
 import { TaskDrawer } from "../task/TaskDrawer";
 import { closeTask, openTask, useOpenTaskId } from "../task/taskHash";
 import { DepartmentSwitcher } from "./DepartmentSwitcher";
+import { AccountDialog } from "./AccountDialog";
 import { Header } from "./Header";
 import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
 import { NotificationsMenu } from "./NotificationsMenu";
+import { isAdminRole, RoleContext } from "./role";
 import { useEnsureMembership } from "./useEnsureMembership";
 import { useStoredState } from "./useStoredState";
 
@@ -47,28 +53,34 @@ export function AppShell({ userName, onSignOut }: Props) {
 function Workspace({ userName, onSignOut }: Props) {
   const membership = useEnsureMembership();
   const departments = useQuery(api.departments.listMine, membership.status === "ready" ? {} : "skip");
+  const me = useQuery(api.users.me, membership.status === "ready" ? {} : "skip");
   const [storedId, setStoredId] = useStoredState(DEPARTMENT_KEY);
   // A remembered department may have gone away; fall back to the first one.
   const selected = departments?.find((d) => d._id === storedId) ?? departments?.[0];
   const openTaskId = useOpenTaskId();
   const modelStatus = useModelStatus();
-  // Chat settings are deployment-wide: an admin of any department may change them.
-  const isAnyAdmin = departments?.some((d) => d.role === "admin") ?? false;
+  const isAdmin = selected !== undefined && isAdminRole(selected.role);
+  const [dialog, setDialog] = useState<"members" | "account" | null>(null);
+  const [inviteToken] = useState(inviteTokenFromUrl);
 
   return (
     <>
       <Header
-        userName={userName}
+        userName={me?.name ?? userName}
         onSignOut={onSignOut}
         actions={
           <>
             <ModelStatus status={modelStatus} />
             {selected && <NotificationsMenu departmentId={selected._id} />}
-            {isAnyAdmin && (
-              <SettingsButton
-                department={selected && { id: selected._id, name: selected.name, isAdmin: selected.role === "admin" }}
-              />
+            {selected && (
+              <Button variant="ghost" onClick={() => setDialog("members")} aria-haspopup="dialog" className="shrink-0">
+                Members
+              </Button>
             )}
+            {selected && isAdmin && <SettingsButton department={{ id: selected._id, name: selected.name, isAdmin }} />}
+            <Button variant="ghost" onClick={() => setDialog("account")} aria-haspopup="dialog" className="shrink-0">
+              Account
+            </Button>
           </>
         }
       >
@@ -77,21 +89,35 @@ function Workspace({ userName, onSignOut }: Props) {
         )}
       </Header>
       <ModelProblemBanner status={modelStatus} />
+      {inviteToken !== null && membership.status === "ready" && <InviteBanner token={inviteToken} onJoined={setStoredId} />}
       <main className="flex min-h-0 flex-1 flex-col p-4 sm:p-6">
         {membership.status === "error" ? (
           <ErrorPanel message={membership.message} onRetry={membership.retry} />
         ) : departments === undefined ? (
           <WorkspaceSkeleton />
         ) : selected === undefined ? (
-          <div className="mx-auto my-12 flex max-w-sm flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 bg-white px-6 py-8 text-center">
-            <p className="text-sm font-medium text-slate-800">You are not in any department yet</p>
-            <p className="text-sm text-slate-600">Ask an admin to add one, then reload this page.</p>
+          <div
+            data-testid="no-department"
+            className="mx-auto my-12 flex max-w-sm flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 bg-white px-6 py-8 text-center"
+          >
+            <p className="text-sm font-medium text-slate-800">You are not a member of any department yet</p>
+            <p className="text-sm text-slate-600">Ask a department's owner or admin for an invite link.</p>
           </div>
         ) : (
-          <DepartmentWorkspace key={selected._id} departmentId={selected._id} isAdmin={selected.role === "admin"} />
+          <RoleContext.Provider value={selected.role}>
+            <DepartmentWorkspace key={selected._id} departmentId={selected._id} isAdmin={isAdmin} />
+          </RoleContext.Provider>
         )}
       </main>
-      {openTaskId !== null && <TaskDrawer taskId={openTaskId} onClose={closeTask} onOpenTask={openTask} />}
+      {openTaskId !== null && selected !== undefined && (
+        <RoleContext.Provider value={selected.role}>
+          <TaskDrawer taskId={openTaskId} onClose={closeTask} onOpenTask={openTask} />
+        </RoleContext.Provider>
+      )}
+      {dialog === "members" && selected !== undefined && (
+        <MembersDialog departmentId={selected._id} departmentName={selected.name} myRole={selected.role} onClose={() => setDialog(null)} />
+      )}
+      {dialog === "account" && <AccountDialog onClose={() => setDialog(null)} />}
     </>
   );
 }

@@ -3,21 +3,22 @@ import { useCallback, useEffect, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import { userMessage } from "../lib/errors";
 
-type MembershipState = { status: "pending" } | { status: "ready" } | { status: "error"; message: string };
+type AccountState = { status: "pending" } | { status: "ready" } | { status: "error"; message: string };
 
 /**
- * Runs `members.ensureMe` once per signed-in mount: it creates the caller's
- * memberships, which `departments.listMine` needs to return anything.
- * It is idempotent, so StrictMode's double effect run is harmless.
+ * Runs `users.ensureExternal` once per signed-in mount: a person signed in
+ * through Clerk gets their account row on the first visit (a Convex Auth
+ * account has one already). It is idempotent, so StrictMode's double effect
+ * run is harmless.
  */
-export function useEnsureMembership(): MembershipState & { retry: () => void } {
-  const ensureMe = useMutation(api.members.ensureMe);
-  const [state, setState] = useState<MembershipState>({ status: "pending" });
+export function useEnsureMembership(): AccountState & { retry: () => void } {
+  const ensureAccount = useMutation(api.users.ensureExternal);
+  const [state, setState] = useState<AccountState>({ status: "pending" });
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
     let active = true;
-    ensureMe().then(
+    ensureAccount().then(
       () => {
         if (active) setState({ status: "ready" });
       },
@@ -28,7 +29,7 @@ export function useEnsureMembership(): MembershipState & { retry: () => void } {
     return () => {
       active = false;
     };
-  }, [ensureMe, attempt]);
+  }, [ensureAccount, attempt]);
 
   const retry = useCallback(() => {
     setState({ status: "pending" });

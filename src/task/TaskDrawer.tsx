@@ -13,6 +13,7 @@ import { Drawer } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { Composer } from "./Composer";
+import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import type { MentionCandidate } from "./mentions";
 import { useNow } from "./relativeTime";
 import { AgentActivity } from "./RunsPanel";
@@ -78,6 +79,7 @@ export function TaskDrawerView({
   // the bottom (or just sent it), keep the newest message in view.
   const scrollRef = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(false);
+  const writable = canWrite(useRole());
   const newestId = messages[0]?._id;
   useEffect(() => {
     const el = scrollRef.current;
@@ -125,13 +127,17 @@ export function TaskDrawerView({
       </div>
 
       <div className="border-t border-slate-200 bg-white px-5 py-3">
-        <Composer
-          candidates={candidates}
-          onSend={async (content) => {
-            await onSend(content);
-            stickToBottom.current = true;
-          }}
-        />
+        {writable ? (
+          <Composer
+            candidates={candidates}
+            onSend={async (content) => {
+              await onSend(content);
+              stickToBottom.current = true;
+            }}
+          />
+        ) : (
+          <p className="text-xs text-slate-500">{VIEWER_NOTE}</p>
+        )}
       </div>
     </div>
   );

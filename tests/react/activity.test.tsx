@@ -21,7 +21,7 @@ vi.mock("convex/react", () => ({
   },
 }));
 
-const ada = { kind: "member", tokenIdentifier: "t|ada", name: "Ada" } as const;
+const ada = { kind: "member", userId: "users|ada" as Id<"users">, name: "Ada" } as const;
 const jarvis = { kind: "agent", sessionKey: "agent:jarvis:marketing", name: "Jarvis" } as const;
 const system = { kind: "system" } as const;
 
@@ -94,7 +94,10 @@ const CASES: Record<ActivityType, Array<[Describable, string]>> = {
     [{ type: "member_joined", actor: ada, data: { name: "Ada", role: "admin" } }, "Ada joined the department as an admin"],
     [{ type: "member_joined", actor: ada, data: { name: "Grace", role: "member" } }, "Grace joined the department"],
     [{ type: "member_joined", actor: ada, data: {} }, "Ada joined the department"],
+    [{ type: "member_joined", actor: ada, data: { name: "Vera", role: "viewer" } }, "Vera joined the department as a viewer"],
   ],
+  member_role_changed: [[{ type: "member_role_changed", actor: ada, data: { name: "Grace", role: "viewer" } }, "Ada made Grace a viewer"]],
+  member_removed: [[{ type: "member_removed", actor: ada, data: { name: "Grace" } }, "Ada removed Grace from the department"]],
   delegation_created: [
     [
       { type: "delegation_created", actor: jarvis, data: { title: "Draft the hero copy", assignees: "Wordsmith", parentTitle: "Pricing page" } },

@@ -167,7 +167,7 @@ describe("SettingsButton", () => {
     await act(async () => {
       fireEvent.click(within(dialog).getByRole("button", { name: "Save" }));
     });
-    expect(update).toHaveBeenCalledWith({ enabled: false });
+    expect(update).toHaveBeenCalledWith({ departmentId, enabled: false });
     expect(screen.queryByRole("dialog")).toBeNull();
   });
 

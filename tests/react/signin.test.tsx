@@ -1,86 +1,128 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { getFunctionName } from "convex/server";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { SignInScreen } from "../../src/auth/SignInScreen";
+import { AuthScreen, OwnerSetup, SignInScreen } from "../../src/auth/SignInScreen";
 import { readSession, SESSION_KEY } from "../../src/auth/session";
 
-const ORIGIN = "http://backend.test";
+const SITE = "http://site.test";
 
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+const queries = vi.hoisted(() => new Map<string, unknown>());
+vi.mock("convex/react", () => ({
+  useQuery: (query: never) => queries.get(getFunctionName(query)),
+}));
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 }
 
-/** Stubs `fetch` with a config answer and a sign-in answer. */
-function stubBackend({ passwordRequired, signin }: { passwordRequired: boolean; signin?: () => Response }) {
-  // The app always calls fetch with a string URL.
-  const fetchMock = vi.fn<(url: string, init?: RequestInit) => Promise<Response>>((url) => {
-    if (url === `${ORIGIN}/maestro/auth/config`) return Promise.resolve(json({ passwordRequired }));
-    if (url === `${ORIGIN}/maestro/auth/signin` && signin) return Promise.resolve(signin());
-    return Promise.resolve(json({ error: "unexpected" }, 404));
-  });
+/** Stubs `fetch` for POST /auth/password. */
+function stubPasswordRoute(answer: () => Response) {
+  const fetchMock = vi.fn<(url: string, init?: RequestInit) => Promise<Response>>(() => Promise.resolve(answer()));
   vi.stubGlobal("fetch", fetchMock);
   return fetchMock;
 }
 
-function fillName(name: string) {
-  fireEvent.change(screen.getByLabelText("Your name"), { target: { value: name } });
-}
+const type = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
 
-beforeEach(() => localStorage.clear());
+beforeEach(() => {
+  localStorage.clear();
+  queries.clear();
+});
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
 
-describe("SignInScreen", () => {
-  it("shows the product and a password field when the server wants one", async () => {
-    const fetchMock = stubBackend({ passwordRequired: true });
-    render(<SignInScreen origin={ORIGIN} />);
-
-    expect(screen.getByText("Maestro")).toBeTruthy();
+describe("AuthScreen", () => {
+  it("offers the owner setup on a fresh server, and sign-in once an owner exists", () => {
+    queries.set("setup:status", { needsOwner: true, setupPasswordRequired: true });
+    const { rerender } = render(<AuthScreen siteUrl={SITE} />);
+    expect(screen.getByTestId("setup-form")).toBeTruthy();
+    expect(screen.getByLabelText("Setup password")).toBeTruthy();
+    queries.set("setup:status", { needsOwner: false, setupPasswordRequired: true });
+    rerender(<AuthScreen siteUrl={SITE} />);
     expect(screen.getByTestId("signin-form")).toBeTruthy();
-    await waitFor(() => expect(fetchMock).toHaveBeenCalledWith(`${ORIGIN}/maestro/auth/config`, expect.anything()));
-    expect(screen.getByLabelText("Password")).toBeTruthy();
-    expect(screen.queryByText(/No password is set on this server/)).toBeNull();
   });
 
-  it("hides the password field and warns when the server has no password", async () => {
-    stubBackend({ passwordRequired: false });
-    render(<SignInScreen origin={ORIGIN} />);
-
-    expect(
-      await screen.findByText("No password is set on this server — anyone who can reach it can sign in."),
-    ).toBeTruthy();
-    expect(screen.queryByLabelText("Password")).toBeNull();
+  it("an invite link shows who invites you where, or says it is no longer valid", () => {
+    queries.set("invites:preview", { departmentName: "Product Squad", email: "grace@example.com", role: "member" });
+    const { rerender } = render(<AuthScreen siteUrl={SITE} inviteToken="tok" />);
+    expect(screen.getByText(/You are invited as member, with the email grace@example.com/)).toBeTruthy();
+    expect(screen.getByRole("button", { name: "Join Product Squad" })).toBeTruthy();
+    queries.set("invites:preview", null);
+    rerender(<AuthScreen siteUrl={SITE} inviteToken="tok" />);
+    expect(screen.getByRole("alert").textContent).toMatch(/not valid any more/);
   });
+});
 
+describe("SignInScreen", () => {
   it("shows the server's error on a 401 and stores nothing", async () => {
-    stubBackend({ passwordRequired: true, signin: () => json({ error: "Wrong password." }, 401) });
-    render(<SignInScreen origin={ORIGIN} />);
-
-    fillName("Ada");
-    fireEvent.change(screen.getByLabelText("Password"), { target: { value: "nope" } });
+    stubPasswordRoute(() => json({ error: "Wrong email or password." }, 401));
+    render(<SignInScreen siteUrl={SITE} />);
+    type("Email", "ada@example.com");
+    type("Password", "nope nope");
     fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
-
-    expect((await screen.findByRole("alert")).textContent).toBe("Wrong password.");
+    expect((await screen.findByRole("alert")).textContent).toBe("Wrong email or password.");
     expect(localStorage.getItem(SESSION_KEY)).toBeNull();
   });
 
-  it("stores the session on success", async () => {
-    const expiresAt = Date.now() + 3_600_000;
-    const fetchMock = stubBackend({ passwordRequired: true, signin: () => json({ token: "tok-123", expiresAt }) });
-    render(<SignInScreen origin={ORIGIN} />);
-
-    fillName("  Ada  ");
-    fireEvent.change(screen.getByLabelText("Password"), { target: { value: "secret" } });
+  it("says how long to wait when the server limits attempts", async () => {
+    stubPasswordRoute(() => json({ error: "Too many sign-in attempts. Try again in 42 s.", retryAfterSeconds: 42 }, 429, { "Retry-After": "42" }));
+    render(<SignInScreen siteUrl={SITE} />);
+    type("Email", "ada@example.com");
+    type("Password", "guess guess");
     fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("Too many sign-in attempts. Try again in 42 s.");
+  });
 
-    await waitFor(() => expect(localStorage.getItem(SESSION_KEY)).not.toBeNull());
-    expect(JSON.parse(localStorage.getItem(SESSION_KEY) ?? "null")).toEqual({ token: "tok-123", expiresAt, name: "Ada" });
-    expect(readSession()).toEqual({ token: "tok-123", expiresAt, name: "Ada" });
+  it("stores the session on success", async () => {
+    const fetchMock = stubPasswordRoute(() => json({ token: "tok-123", refreshToken: "ref-1" }));
+    render(<SignInScreen siteUrl={SITE} />);
+    type("Email", "Ada@Example.com");
+    type("Password", "correct horse");
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(readSession()).toEqual({ token: "tok-123", refreshToken: "ref-1", email: "ada@example.com" }));
+    const [url, init] = fetchMock.mock.calls[0];
+    expect(url).toBe(`${SITE}/auth/password`);
+    expect(JSON.parse(String(init?.body))).toEqual({ flow: "signIn", email: "Ada@Example.com", password: "correct horse" });
+  });
+});
 
-    const signinCall = fetchMock.mock.calls.find(([url]) => url.endsWith("/signin"));
-    expect(JSON.parse(signinCall?.[1]?.body as string)).toEqual({ name: "Ada", password: "secret" });
-    expect(screen.queryByRole("alert")).toBeNull();
+describe("OwnerSetup", () => {
+  it("checks the new password locally before asking the server", async () => {
+    const fetchMock = stubPasswordRoute(() => json({ token: "t", refreshToken: "r" }));
+    render(<OwnerSetup siteUrl={SITE} setupPasswordRequired={false} />);
+    expect(screen.getByText(/whoever opens it first becomes its owner/)).toBeTruthy();
+    type("Your name", "Ada");
+    type("Email", "ada@example.com");
+    type("Password", "short");
+    type("Confirm password", "short");
+    fireEvent.click(screen.getByRole("button", { name: "Create owner account" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("A password needs at least 8 characters.");
+    type("Password", "correct horse");
+    type("Confirm password", "correct horsf");
+    fireEvent.click(screen.getByRole("button", { name: "Create owner account" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("The two passwords differ.");
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it("sends the setup password with the sign-up", async () => {
+    const fetchMock = stubPasswordRoute(() => json({ token: "t", refreshToken: "r" }));
+    render(<OwnerSetup siteUrl={SITE} setupPasswordRequired />);
+    type("Your name", "Ada");
+    type("Email", "ada@example.com");
+    type("Password", "correct horse");
+    type("Confirm password", "correct horse");
+    type("Setup password", "team-secret");
+    fireEvent.click(screen.getByRole("button", { name: "Create owner account" }));
+    await waitFor(() => expect(readSession()?.token).toBe("t"));
+    expect(JSON.parse(String(fetchMock.mock.calls[0][1]?.body))).toEqual({
+      flow: "signUp",
+      name: "Ada",
+      email: "ada@example.com",
+      password: "correct horse",
+      setupPassword: "team-secret",
+    });
   });
 });

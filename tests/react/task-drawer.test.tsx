@@ -68,7 +68,7 @@ function agent(name: string, sessionKey: string): RosterAgent {
   };
 }
 const agents = [agent("Jarvis", "agent:jarvis"), agent("Dev Bot", "agent:dev-bot")];
-const members: Member[] = [{ _id: "m1" as Id<"members">, name: "Ada", role: "admin", key: "member:ada" }];
+const members: Member[] = [{ _id: "m1" as Id<"members">, userId: "users|ada" as Id<"users">, name: "Ada", email: null, role: "admin", key: "member:ada" }];
 
 function message(n: number, author: ThreadMessage["author"], content: string): ThreadMessage {
   return { _id: `msg-${n}` as Id<"messages">, _creationTime: NOW - (10 - n) * 60_000, taskId, author, content, mentions: [] };
@@ -79,7 +79,7 @@ const messages: ThreadMessage[] = [
   message(3, { kind: "system" }, "Dev Bot moved this to **In progress**."),
   message(2, { kind: "agent", sessionKey: "agent:dev-bot", name: "Dev Bot" }, 'Careful: <script>alert("x")</script> and <img src=x onerror="alert(1)">'),
   {
-    ...message(1, { kind: "member", tokenIdentifier: "ada", name: "Ada" }, "@dev bot please add **limits** and [docs](javascript:alert(1)), not `@Dev Bot`."),
+    ...message(1, { kind: "member", userId: "users|ada" as Id<"users">, name: "Ada" }, "@dev bot please add **limits** and [docs](javascript:alert(1)), not `@Dev Bot`."),
     mentions: [{ kind: "agent", key: "agent:dev-bot", name: "Dev Bot" }],
   },
 ];

@@ -1,0 +1,206 @@
+import { useMutation, useQuery } from "convex/react";
+import { useId, useState, type FormEvent } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import type { MemberRole } from "../../convex/validators";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { Button } from "../components/ui/Button";
+import { Field, InlineError, Select, TextInput } from "../components/ui/Field";
+import { CloseIcon } from "../components/ui/icons";
+import { Dialog } from "../components/ui/Modal";
+import { Skeleton } from "../components/ui/Skeleton";
+import { userMessage } from "../lib/errors";
+import { isAdminRole } from "../shell/role";
+
+export const ROLE_OPTIONS: ReadonlyArray<{ value: MemberRole; label: string }> = [
+  { value: "owner", label: "Owner" },
+  { value: "admin", label: "Admin" },
+  { value: "member", label: "Member" },
+  { value: "viewer", label: "Viewer" },
+];
+
+type Props = { departmentId: Id<"departments">; departmentName: string; myRole: MemberRole; onClose: () => void };
+
+/**
+ * The department's people and their roles; owners and admins also invite,
+ * change roles and remove people here (only owners touch owners). Every
+ * change is the server's to allow: refusals show inline.
+ */
+export function MembersDialog({ departmentId, departmentName, myRole, onClose }: Props) {
+  const headingId = useId();
+  const manager = isAdminRole(myRole);
+  return (
+    <Dialog onClose={onClose} labelledBy={headingId}>
+      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4">
+        <h2 id={headingId} className="text-base font-semibold text-slate-900">
+          Members of {departmentName}
+        </h2>
+        <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
+          <CloseIcon />
+        </Button>
+      </header>
+      <div data-testid="members-dialog" className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4">
+        <ErrorBoundary>
+          <MemberList departmentId={departmentId} myRole={myRole} />
+        </ErrorBoundary>
+        {manager && (
+          <ErrorBoundary>
+            <Invites departmentId={departmentId} myRole={myRole} />
+          </ErrorBoundary>
+        )}
+      </div>
+    </Dialog>
+  );
+}
+
+function MemberList({ departmentId, myRole }: { departmentId: Id<"departments">; myRole: MemberRole }) {
+  const members = useQuery(api.members.list, { departmentId });
+  const me = useQuery(api.users.me, {});
+  const setRole = useMutation(api.members.setRole);
+  const remove = useMutation(api.members.remove);
+  const [error, setError] = useState<string | null>(null);
+  const manager = isAdminRole(myRole);
+
+  if (members === undefined) return <Skeleton className="h-24" />;
+  const roleOptions = ROLE_OPTIONS.filter((o) => o.value !== "owner" || myRole === "owner");
+
+  async function run(action: () => Promise<unknown>) {
+    setError(null);
+    try {
+      await action();
+    } catch (e) {
+      setError(userMessage(e));
+    }
+  }
+
+  return (
+    <section className="flex flex-col gap-2">
+      <h3 className="text-sm font-semibold text-slate-800">People</h3>
+      {error && <InlineError>{error}</InlineError>}
+      <ul className="flex flex-col divide-y divide-slate-100">
+        {members.map((member) => {
+          const editable = manager && (member.role !== "owner" || myRole === "owner");
+          const isMe = me?._id === member.userId;
+          return (
+            <li key={member._id} data-testid="member-row" className="flex flex-wrap items-center gap-3 py-2">
+              <div className="min-w-0 flex-1">
+                <p className="text-sm font-medium text-slate-900">
+                  {member.name}
+                  {isMe && <span className="text-slate-500"> (you)</span>}
+                </p>
+                {member.email && <p className="text-xs text-slate-500">{member.email}</p>}
+              </div>
+              {editable ? (
+                <>
+                  <Select
+                    aria-label={`Role of ${member.name}`}
+                    value={member.role}
+                    options={member.role === "owner" ? ROLE_OPTIONS : roleOptions}
+                    onValueChange={(role) => void run(() => setRole({ memberId: member._id, role }))}
+                    className="w-32"
+                  />
+                  <Button
+                    variant="ghost"
+                    onClick={() => {
+                      if (window.confirm(`Remove ${member.name} from the department? They lose access at once.`)) {
+                        void run(() => remove({ memberId: member._id }));
+                      }
+                    }}
+                  >
+                    Remove
+                  </Button>
+                </>
+              ) : (
+                <span data-testid="member-role" className="text-xs font-medium text-slate-600">
+                  {ROLE_OPTIONS.find((o) => o.value === member.role)?.label}
+                </span>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; myRole: MemberRole }) {
+  const invites = useQuery(api.invites.list, { departmentId });
+  const create = useMutation(api.invites.create);
+  const revoke = useMutation(api.invites.revoke);
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<MemberRole>("member");
+  const [error, setError] = useState<string | null>(null);
+  const [link, setLink] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+  const emailId = useId();
+  const roleId = useId();
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setError(null);
+    setLink(null);
+    setCopied(false);
+    try {
+      const { token } = await create({ departmentId, email, role });
+      const url = new URL(window.location.href);
+      url.hash = "";
+      url.search = `?invite=${encodeURIComponent(token)}`;
+      setLink(url.toString());
+      setEmail("");
+    } catch (e) {
+      setError(userMessage(e));
+    }
+  }
+
+  return (
+    <section className="flex flex-col gap-3 border-t border-slate-100 pt-4">
+      <h3 className="text-sm font-semibold text-slate-800">Invite someone</h3>
+      <form onSubmit={(e) => void submit(e)} className="flex flex-wrap items-end gap-3">
+        <Field label="Email" htmlFor={emailId} className="min-w-48 flex-1">
+          <TextInput id={emailId} type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Field label="Role" htmlFor={roleId}>
+          <Select id={roleId} value={role} options={ROLE_OPTIONS.filter((o) => o.value !== "owner" || myRole === "owner")} onValueChange={setRole} />
+        </Field>
+        <Button type="submit">Create invite</Button>
+      </form>
+      {error && <InlineError>{error}</InlineError>}
+      {link && (
+        <div className="flex flex-col gap-2 rounded-lg bg-indigo-50 p-3 ring-1 ring-indigo-200 ring-inset">
+          <p className="text-xs text-indigo-900">Send this link to them. It works once, for 7 days, and is shown only now.</p>
+          <div className="flex items-center gap-2">
+            <TextInput readOnly aria-label="Invite link" value={link} onFocus={(e) => e.target.select()} />
+            <Button
+              variant="ghost"
+              onClick={() => {
+                void navigator.clipboard?.writeText(link).then(() => setCopied(true));
+              }}
+            >
+              {copied ? "Copied" : "Copy"}
+            </Button>
+          </div>
+        </div>
+      )}
+      <h3 className="text-sm font-semibold text-slate-800">Pending invites</h3>
+      {invites === undefined ? (
+        <Skeleton className="h-10" />
+      ) : invites.length === 0 ? (
+        <p className="text-xs text-slate-500">No pending invites.</p>
+      ) : (
+        <ul className="flex flex-col divide-y divide-slate-100">
+          {invites.map((invite) => (
+            <li key={invite._id} data-testid="invite-row" className="flex items-center gap-3 py-2 text-sm">
+              <span className="min-w-0 flex-1 truncate">
+                {invite.email} · {ROLE_OPTIONS.find((o) => o.value === invite.role)?.label} · by {invite.createdByName}
+              </span>
+              <span className="text-xs text-slate-500">until {new Date(invite.expiresAt).toLocaleDateString()}</span>
+              <Button variant="ghost" onClick={() => void revoke({ inviteId: invite._id }).catch((e: unknown) => setError(userMessage(e)))}>
+                Revoke
+              </Button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

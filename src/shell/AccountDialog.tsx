@@ -1,0 +1,63 @@
+import { useAction } from "convex/react";
+import { useId, useState, type FormEvent } from "react";
+import { api } from "../../convex/_generated/api";
+import { Button } from "../components/ui/Button";
+import { Field, InlineError, TextInput } from "../components/ui/Field";
+import { CloseIcon } from "../components/ui/icons";
+import { Dialog } from "../components/ui/Modal";
+import { userMessage } from "../lib/errors";
+
+/** Changing one's password; every other session is signed out by the server. */
+export function AccountDialog({ onClose }: { onClose: () => void }) {
+  const change = useAction(api.users.changePassword);
+  const headingId = useId();
+  const currentId = useId();
+  const nextId = useId();
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setError(null);
+    setBusy(true);
+    try {
+      await change({ currentPassword: current, newPassword: next });
+      setDone(true);
+      setCurrent("");
+      setNext("");
+    } catch (e) {
+      setError(userMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog onClose={onClose} labelledBy={headingId}>
+      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4">
+        <h2 id={headingId} className="text-base font-semibold text-slate-900">
+          Change password
+        </h2>
+        <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
+          <CloseIcon />
+        </Button>
+      </header>
+      <form onSubmit={(e) => void submit(e)} className="flex flex-col gap-4 px-5 py-4">
+        <Field label="Current password" htmlFor={currentId}>
+          <TextInput id={currentId} type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
+        </Field>
+        <Field label="New password" htmlFor={nextId} hint="At least 8 characters.">
+          <TextInput id={nextId} type="password" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.target.value)} />
+        </Field>
+        {error && <InlineError>{error}</InlineError>}
+        {done && <p className="text-sm text-emerald-700">Password changed. Your other sessions were signed out.</p>}
+        <Button type="submit" disabled={busy}>
+          {busy ? "Changing…" : "Change password"}
+        </Button>
+      </form>
+    </Dialog>
+  );
+}
