@@ -5,7 +5,7 @@ import { env, httpAction, type ActionCtx } from "./_generated/server";
 import { hashApiKey, isApiKeyShape } from "./agentApiKeys";
 import { auth } from "./auth";
 import { webuiPasswordFromEnv } from "./lib/config";
-import { checkSignInLimits } from "./rateLimits";
+import { checkSignInLimits, recordSignInFailure } from "./rateLimits";
 
 /**
  * The chat's HTTP endpoints for scripts and tools outside the app:
@@ -261,9 +261,13 @@ async function passwordSignIn(ctx: ActionCtx, request: Request): Promise<Respons
   }
   try {
     const result = await ctx.runAction(api.auth.signIn, { provider: "password", params: fields });
-    if (result.tokens == null) return json(401, { error: "Wrong email or password." });
+    if (result.tokens == null) {
+      await recordSignInFailure(ctx, account);
+      return json(401, { error: "Wrong email or password." });
+    }
     return json(200, { token: result.tokens.token, refreshToken: result.tokens.refreshToken });
   } catch (error) {
+    await recordSignInFailure(ctx, account);
     if (error instanceof ConvexError && typeof error.data === "string") {
       return json(fields.flow === "signUp" ? 403 : 400, { error: error.data });
     }

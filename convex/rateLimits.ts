@@ -13,7 +13,7 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
 export const SIGN_IN_LIMITS = {
-  /** Attempts on one account: a burst of 5, then one a minute. */
+  /** Failed attempts on one account: a burst of 5, then one a minute. */
   signInAccount: { kind: "token bucket", rate: 1, period: MINUTE, capacity: 5 },
   /** Attempts from one address, across accounts. */
   signInAddress: { kind: "token bucket", rate: 20, period: MINUTE, capacity: 20 },
@@ -26,25 +26,45 @@ export const AGENT_LIMITS = {
   agentPost: { kind: "token bucket", rate: 30, period: MINUTE, capacity: 10 },
 } as const;
 
-const { rateLimit } = defineRateLimits({ ...SIGN_IN_LIMITS, ...AGENT_LIMITS });
+const { rateLimit, checkRateLimit } = defineRateLimits({ ...SIGN_IN_LIMITS, ...AGENT_LIMITS });
 
-/** Takes one sign-in attempt from the address's and the account's buckets. */
+const retryAfterMs = (retryAt: number | undefined, now: number) => Math.max(1, (retryAt ?? now + MINUTE) - now);
+
+/**
+ * Before a sign-in attempt: takes one attempt from the address's bucket and
+ * checks, without taking, that the account still has failures to spare.
+ */
 export const takeSignInAttempt = internalMutation({
   args: { account: v.string(), address: v.string() },
   returns: v.union(v.null(), v.object({ retryAfterMs: v.number() })),
   handler: async (ctx, { account, address }) => {
     const now = Date.now();
     const byAddress = await rateLimit(ctx, { name: "signInAddress", key: address });
-    if (!byAddress.ok) return { retryAfterMs: Math.max(1, (byAddress.retryAt ?? now + MINUTE) - now) };
-    const byAccount = await rateLimit(ctx, { name: "signInAccount", key: account });
-    if (!byAccount.ok) return { retryAfterMs: Math.max(1, (byAccount.retryAt ?? now + MINUTE) - now) };
+    if (!byAddress.ok) return { retryAfterMs: retryAfterMs(byAddress.retryAt, now) };
+    const byAccount = await checkRateLimit(ctx, { name: "signInAccount", key: account });
+    if (!byAccount.ok) return { retryAfterMs: retryAfterMs(byAccount.retryAt, now) };
     return null;
   },
 });
 
-/** From the sign-in route: null when both buckets allow the attempt, else how long to wait. */
+/** After a refused password: one failure taken from the account's bucket. */
+export const takeSignInFailure = internalMutation({
+  args: { account: v.string() },
+  returns: v.null(),
+  handler: async (ctx, { account }) => {
+    await rateLimit(ctx, { name: "signInAccount", key: account });
+    return null;
+  },
+});
+
+/** From the sign-in route: null when the attempt may go ahead, else how long to wait. */
 export async function checkSignInLimits(ctx: ActionCtx, args: { account: string; address: string }): Promise<{ retryAfterMs: number } | null> {
   return await ctx.runMutation(internal.rateLimits.takeSignInAttempt, args);
+}
+
+/** From the sign-in route, when the password was wrong. */
+export async function recordSignInFailure(ctx: ActionCtx, account: string): Promise<void> {
+  await ctx.runMutation(internal.rateLimits.takeSignInFailure, { account });
 }
 
 /** One agent action against its bucket; the refusal an endpoint answers, or null. */

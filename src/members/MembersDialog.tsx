@@ -92,13 +92,14 @@ function MemberList({ departmentId, myRole }: { departmentId: Id<"departments">;
               </div>
               {editable ? (
                 <>
-                  <Select
-                    aria-label={`Role of ${member.name}`}
-                    value={member.role}
-                    options={member.role === "owner" ? ROLE_OPTIONS : roleOptions}
-                    onValueChange={(role) => void run(() => setRole({ memberId: member._id, role }))}
-                    className="w-32"
-                  />
+                  <div className="w-32 shrink-0">
+                    <Select
+                      aria-label={`Role of ${member.name}`}
+                      value={member.role}
+                      options={member.role === "owner" ? ROLE_OPTIONS : roleOptions}
+                      onValueChange={(role) => void run(() => setRole({ memberId: member._id, role }))}
+                    />
+                  </div>
                   <Button
                     variant="ghost"
                     onClick={() => {

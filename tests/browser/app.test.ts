@@ -1,11 +1,13 @@
 /**
  * The first-run journey in a real browser, against the real `npm start` stack:
- * sign-in screen → wrong password refused → right password → the seeded board,
- * wide and narrow. Screenshots land in tests/output/ (git-ignored).
+ * owner setup (with the WebUI password) → sign out → wrong password refused →
+ * the seeded board, wide and narrow → an invite → the invited person's own
+ * account, limited to their department → role change and removal followed live. Screenshots land in tests/output/ (git-ignored).
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { fillSignIn, screenshotPath, startJourney, until, WIDE, type Journey } from "./journey";
+import { api } from "../../convex/_generated/api";
+import { emailOf, fillSignIn, passwordOf, screenshotPath, startJourney, until, WIDE, type Journey } from "./journey";
 
 const PASSWORD = "browser-test-password";
 const NARROW = { width: 390, height: 844 };
@@ -37,32 +39,44 @@ afterAll(async () => {
 describe("npm start in a browser", () => {
   let page: Page;
 
-  test("shows the sign-in screen", async () => {
+  test("a fresh server offers the owner setup, which needs the WebUI password", async () => {
     page = await newPage();
     await page.goto(journey!.stack.appUrl);
-    const form = page.getByTestId("signin-form");
-    await expect(form.waitFor()).resolves.toBeUndefined();
-    await form.getByLabel("Password").waitFor();
-    await expect(form.getByLabel("Your name").isVisible()).resolves.toBe(true);
-    await expect(form.getByRole("button", { name: "Sign in" }).isVisible()).resolves.toBe(true);
-    // The server said a password is required, and it was reachable.
-    await expect(page.getByText("Could not reach the Maestro server").count()).resolves.toBe(0);
+    const form = page.getByTestId("setup-form");
+    await form.waitFor();
+    await expect(form.getByLabel("Setup password").isVisible()).resolves.toBe(true);
     // Tailwind is loaded: the form is a white card, not an unstyled default.
     const background = await form.evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(background).toBe("rgb(255, 255, 255)");
-    await page.screenshot({ path: screenshotPath("signin.png") });
-  });
-
-  test("refuses a wrong password", async () => {
-    await fillSignIn(page, "Ada", "not-the-password");
-    const alert = page.getByTestId("signin-form").getByRole("alert");
+    await page.screenshot({ path: screenshotPath("setup.png") });
+    await form.getByLabel("Your name").fill("Ada");
+    await form.getByLabel("Email").fill(emailOf("Ada"));
+    await form.getByLabel("Password", { exact: true }).fill(passwordOf("Ada"));
+    await form.getByLabel("Confirm password").fill(passwordOf("Ada"));
+    await form.getByLabel("Setup password").fill("not-the-password");
+    await form.getByRole("button", { name: "Create owner account" }).click();
+    const alert = form.getByRole("alert");
     await alert.waitFor();
-    expect(await alert.textContent()).toBe("Wrong password.");
-    await expect(page.getByTestId("board").count()).resolves.toBe(0);
+    expect(await alert.textContent()).toMatch(/Wrong setup password/);
+    await form.getByLabel("Setup password").fill(PASSWORD);
+    await form.getByRole("button", { name: "Create owner account" }).click();
+    await page.getByTestId("board").waitFor();
+    // Ada is now the owner the journey's helpers sign in and invite others with.
+    journey!.adoptPerson("Ada");
   });
 
-  test("signs in with the right password and shows the seeded board", async () => {
-    await fillSignIn(page, "Ada", PASSWORD);
+  test("signing out ends the session; a wrong password is refused; the right one shows the seeded board", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    const form = page.getByTestId("signin-form");
+    await form.waitFor();
+    await page.screenshot({ path: screenshotPath("signin.png") });
+    await fillSignIn(page, emailOf("Ada"), "not-the-password");
+    const alert = form.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe("Wrong email or password.");
+    await expect(page.getByTestId("board").count()).resolves.toBe(0);
+
+    await fillSignIn(page, emailOf("Ada"), passwordOf("Ada"));
     const board = page.getByTestId("board");
     await board.waitFor();
     await page.getByTestId("task-card").first().waitFor();
@@ -137,16 +151,51 @@ describe("npm start in a browser", () => {
     expect(journey!.pageErrors).toEqual([]);
   });
 
-  test("a second person signs in separately and sees the same board", async () => {
-    const other = await newPage();
-    await other.goto(journey!.stack.appUrl);
-    await other.getByTestId("signin-form").getByLabel("Password").waitFor();
-    await fillSignIn(other, "Grace", PASSWORD);
-    await other.getByTestId("board").waitFor();
-    await until(() => other.getByTestId("task-card").count(), (n) => n === 5, "5 cards on the second board", SETTLE_MS);
-    await expect(other.getByText("Grace", { exact: true }).first().isVisible()).resolves.toBe(true);
-    // The first session is unaffected.
-    await expect(page.getByTestId("task-card").count()).resolves.toBe(5);
+  test("an invited person signs up with their own password, sees only their department, and follows role changes live", async () => {
+    await page.setViewportSize(WIDE);
+    // The owner makes a second department that Grace is not invited to.
+    const asAda = await journey!.clientFor("Ada");
+    await asAda.mutation(api.departments.create, { name: "Design Crew" });
+
+    // The owner invites Grace from the members dialog and copies the link.
+    await page.getByRole("button", { name: "Members" }).click();
+    const dialog = page.getByTestId("members-dialog");
+    await dialog.getByLabel("Email").fill(emailOf("Grace"));
+    await dialog.getByRole("button", { name: "Create invite" }).click();
+    const link = await dialog.getByLabel("Invite link").inputValue();
+    expect(link).toContain("?invite=");
+    await dialog.getByTestId("invite-row").first().waitFor();
+    await page.screenshot({ path: screenshotPath("members.png") });
+
+    const grace = await newPage();
+    await grace.goto(link);
+    const invite = grace.getByTestId("invite-form");
+    await invite.waitFor();
+    expect(await invite.textContent()).toContain("Join Product Squad");
+    await invite.getByLabel("Your name").fill("Grace");
+    await invite.getByLabel("Password", { exact: true }).fill(passwordOf("Grace"));
+    await invite.getByLabel("Confirm password").fill(passwordOf("Grace"));
+    await invite.getByRole("button", { name: "Join Product Squad" }).click();
+    await grace.getByTestId("board").waitFor();
+    await until(() => grace.getByTestId("task-card").count(), (n) => n === 5, "5 cards on Grace's board", SETTLE_MS);
+    // Only her department: the owner's Design Crew is not offered to her.
+    await expect(grace.getByText("Design Crew").count()).resolves.toBe(0);
+    await expect(grace.getByRole("button", { name: "New task" }).isVisible()).resolves.toBe(true);
+
+    // The owner makes her a viewer: her board loses its controls without a reload.
+    const row = dialog.getByTestId("member-row").filter({ hasText: "Grace" });
+    await row.waitFor();
+    await row.getByLabel("Role of Grace").selectOption("viewer");
+    await until(() => grace.getByRole("button", { name: "New task" }).count(), (n) => n === 0, "Grace's New task button to go", SETTLE_MS);
+    await grace.getByText("Viewers can read but not post.").first().waitFor();
+    await grace.screenshot({ path: screenshotPath("viewer.png") });
+
+    // Removed, she loses the department at once.
+    grace.once("dialog", (d) => void d.accept());
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: "Remove" }).click();
+    await grace.getByTestId("no-department").waitFor();
+    await expect(grace.getByTestId("task-card").count()).resolves.toBe(0);
     expect(journey!.pageErrors).toEqual([]);
   });
 });

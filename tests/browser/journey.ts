@@ -79,6 +79,8 @@ export interface Journey {
    * after is invited by the owner into the demo department with `role`.
    */
   ensurePerson(name: string, role?: "admin" | "member" | "viewer"): Promise<void>;
+  /** Records that `name` already has an account (made through the UI), with the journey's email and password for them. */
+  adoptPerson(name: string): void;
   /** Opens the app, signs in as `name` (an account made if needed), and waits for the board, its cards and the roster. */
   signIn(page: Page, name: string): Promise<void>;
   /** A Convex HTTP client signed in as `name`, through the same endpoint the sign-in screen uses. */
@@ -104,9 +106,15 @@ export async function startJourney(options: { password: string }): Promise<Journ
   const pageErrors: string[] = [];
   const people: string[] = [];
 
+  // One sign-in per person: tokens last an hour, and repeated sign-ins would meet the rate limit.
+  const tokens = new Map<string, string>();
+
   async function tokenFor(name: string): Promise<string> {
+    const known = tokens.get(name);
+    if (known !== undefined) return known;
     const result = await passwordRoute(stack.siteUrl, { flow: "signIn", email: emailOf(name), password: passwordOf(name) });
     if (result.status !== 200) throw new Error(`Sign-in of ${name} failed: ${result.status} ${JSON.stringify(result.body)}`);
+    tokens.set(name, result.body.token);
     return result.body.token;
   }
 
@@ -148,6 +156,10 @@ export async function startJourney(options: { password: string }): Promise<Journ
     },
 
     ensurePerson,
+
+    adoptPerson(name) {
+      if (!people.includes(name)) people.push(name);
+    },
 
     async signIn(page, name) {
       await ensurePerson(name);
