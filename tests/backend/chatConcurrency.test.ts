@@ -14,11 +14,13 @@ const POSTS_PER_AGENT = 5;
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 let backend: Backend;
+let ownerToken: string;
 const keys: Array<{ name: string; key: string }> = [];
 
 beforeAll(async () => {
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  const { member: ada, departmentId } = await seedDemoSquad(backend);
+  const { member: ada, departmentId, token } = await seedDemoSquad(backend);
+  ownerToken = token;
   for (let i = 0; i < AGENTS; i++) {
     const agentId = await ada.mutation(api.agents.create, {
       departmentId,
@@ -80,7 +82,7 @@ test("100 agents post and read at once: nothing lost, nothing twice, ids strictl
 
   const ids = posted.map((p) => p.id).sort((a, b) => a - b);
   expect(new Set(ids).size).toBe(AGENTS * POSTS_PER_AGENT);
-  const all = (await fetch(`${backend.siteUrl}/api/chat`, { headers: { Authorization: `Basic ${btoa("x:test-password")}` } }).then((r) => r.json())) as {
+  const all = (await fetch(`${backend.siteUrl}/api/chat`, { headers: { Authorization: `Bearer ${ownerToken}` } }).then((r) => r.json())) as {
     messages: Message[];
   };
   expect(all.messages.map((m) => m.id)).toEqual(ids);
