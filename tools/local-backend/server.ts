@@ -86,6 +86,9 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   const authKeys = loadOrCreateAuthKeys(path.join(dataDir, "auth-keys.json"));
   process.env.JWT_PRIVATE_KEY ??= authKeys.privateKey;
   process.env.JWKS ??= authKeys.jwks;
+  // The functions read the WebUI password from their environment (owner setup, /api/chat's Basic auth).
+  if (options.password === null) delete process.env.MAESTRO_WEBUI_PASSWORD;
+  else process.env.MAESTRO_WEBUI_PASSWORD = options.password;
   let providers: Awaited<ReturnType<typeof loadAuthProviders>> = [];
   const auth = new ProviderVerifier(() => providers);
   if (options.password === null) {
