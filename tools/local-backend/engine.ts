@@ -155,7 +155,7 @@ export class Engine {
     const internals = await loadConvexTestInternals(options.projectRoot);
     installPatches(internals);
     installConsoleCapture();
-    installClockGuard();
+    installClockGuard(internals);
     const engine = new Engine(internals, options);
     await engine.start();
     return engine;
@@ -179,11 +179,12 @@ export class Engine {
     return this.installed.map((component) => component.path);
   }
 
-  /** Committed documents of one table of a component ("" for the app), for tools and tests. */
-  documents(componentPath: string, table: string): Array<Record<string, Value>> {
+  /** Committed documents of a component ("" for the app), of one table or all, for tools and tests. */
+  documents(componentPath: string, table?: string): Array<Record<string, Value>> {
     const state = this.components.get(componentPath);
     if (state === undefined) throw new Error(`No component is installed at "${componentPath}".`);
-    return [...(state.tables.get(table)?.values() ?? [])];
+    const tables = table === undefined ? [...state.tables.values()] : [state.tables.get(table) ?? new Map()];
+    return tables.flatMap((docs) => [...docs.values()]);
   }
 
   /** Timestamp of the latest commit (nanoseconds). */
@@ -831,11 +832,15 @@ let clockGuarded = false;
  * Maestro's rule for `convex/`: no `Date.now()` (or `new Date()`) in queries,
  * whose results are cached and re-run only when their data changes. The
  * offline backend enforces it, so every test and dev session proves it.
+ * Installed components are other people's code, written for Convex's own
+ * rule (the clock is frozen during a query), so the guard leaves them be.
  */
-function installClockGuard() {
+function installClockGuard(internals: ConvexTestInternals) {
   if (clockGuarded) return;
   clockGuarded = true;
   const RealDate = globalThis.Date;
+  const guarded = () =>
+    queryClock.getStore() === true && (internals.executionContextStorage.getStore()?.componentPath ?? ROOT) === ROOT;
   const refuse = () => {
     throw new Error(
       "Date.now() / new Date() is not allowed in queries: a query result is cached until its data changes. Pass the time as an argument or compute it in a mutation.",
@@ -843,11 +848,11 @@ function installClockGuard() {
   };
   globalThis.Date = new Proxy(RealDate, {
     get(target, property, receiver) {
-      if (property === "now" && queryClock.getStore() === true) return refuse;
+      if (property === "now" && guarded()) return refuse;
       return Reflect.get(target, property, receiver) as unknown;
     },
     construct(target, args, newTarget) {
-      if (args.length === 0 && queryClock.getStore() === true) refuse();
+      if (args.length === 0 && guarded()) refuse();
       return Reflect.construct(target, args, newTarget) as object;
     },
   });
