@@ -130,3 +130,20 @@ test("a function scheduled inside a component runs after a restart", async () =>
   expect((job.state as { kind: string }).kind).toBe("success");
   await client.close();
 });
+
+test("a component's call back into the app, scheduled through a function handle, runs after a restart", async () => {
+  const dataDir = newDataDir();
+  const first = await start(dataDir);
+  await new ConvexHttpClient(first.url).mutation(anyApi.counters.callMeLater, { name: "cb", delayMs: 1_500 });
+  expect(first.engine.documents("counter", "_scheduled_functions")).toHaveLength(1);
+  await stop(first);
+
+  const second = await start(dataDir);
+  const client = new ConvexClient(second.url, { unsavedChangesWarning: false });
+  const seen: number[] = [];
+  client.onUpdate(anyApi.counters.callbacks, { name: "cb" }, (value: number) => seen.push(value));
+  await waitFor(() => seen.at(-1) === 1, 15_000, "the app's callback");
+  const [job] = second.engine.documents("counter", "_scheduled_functions");
+  expect((job.state as { kind: string }).kind).toBe("success");
+  await client.close();
+});

@@ -98,6 +98,13 @@ const MODULES_ROOT_MARKER = { "/convex/_generated/api.js": async () => ({}) };
  * starting with "_" for the system, so no document of a schema can hold it.
  */
 const COMPONENT_FIELD = "_component";
+/**
+ * Field naming, on a stored `_scheduled_functions` document, the component
+ * whose function the job runs when that is not the job's own component (a
+ * component calling back into the app through a function handle, as
+ * workpool does). convex-test keeps it only in its timer.
+ */
+const TARGET_FIELD = "_target";
 
 function tableKey(component: string, table: string): string {
   return `${component}\u0000${table}`;
@@ -136,6 +143,8 @@ export class Engine {
    * keeps an unmounted component's data) and written back on compaction.
    */
   private readonly detached = new Map<string, StoredDocument>();
+  /** Pending scheduled job id → the component whose function it runs, when not its own. */
+  readonly jobTargets = new Map<string, string>();
 
   private constructor(
     private readonly internals: ConvexTestInternals,
@@ -204,6 +213,7 @@ export class Engine {
       this.global = this.internals.convexGlobalStorage.getStore();
     });
     this.global.transactionManager.__maestro = this;
+    this.recordScheduleTargets();
     for (const componentPath of [ROOT, ...this.componentPaths]) {
       const state = new ComponentState(componentPath, this.global.components[componentPath].db, this.internals);
       this.components.set(componentPath, state);
@@ -214,7 +224,8 @@ export class Engine {
     const documents = new Map<string, Record<string, any>>([...this.components.keys()].map((p) => [p, {}]));
     let lastCreationTime = 0;
     for (const [id, doc] of stored.documents) {
-      const { [COMPONENT_FIELD]: component = ROOT, ...fields } = doc;
+      const { [COMPONENT_FIELD]: component = ROOT, [TARGET_FIELD]: jobTarget, ...fields } = doc;
+      if (typeof jobTarget === "string") this.jobTargets.set(id, jobTarget);
       const target = documents.get(component as string);
       if (target === undefined) {
         this.detached.set(id, doc);
@@ -241,6 +252,20 @@ export class Engine {
     this.global.transactionManager._lastCommitTs = stored.ts > nowNs ? stored.ts : nowNs;
     for (const state of this.components.values()) state.rebuildIndexes();
     this.resumeScheduledFunctions();
+  }
+
+  /** Notes which component each newly scheduled job targets, so a restart can resume it there. */
+  private recordScheduleTargets() {
+    const asyncSyscall = this.global.asyncSyscall as (op: string, jsonArgs: string) => Promise<string>;
+    this.global.asyncSyscall = async (op: string, jsonArgs: string) => {
+      const result = await asyncSyscall(op, jsonArgs);
+      if (op === "1.0/schedule") {
+        const current = this.internals.executionContextStorage.getStore()?.componentPath ?? ROOT;
+        const target = scheduleTarget(JSON.parse(jsonArgs), current);
+        if (target !== current) this.jobTargets.set(JSON.parse(result) as string, target);
+      }
+      return result;
+    };
   }
 
   private async build(): Promise<ModuleMap> {
@@ -462,7 +487,7 @@ export class Engine {
         const table = tableOf(id);
         state.indexDocument(table, id, previous, next);
         changes.push({ id, component: state.path, table, before: previous, after: next });
-        writes.push([id, next === null ? null : state.toStored(next)]);
+        writes.push([id, next === null ? null : this.toStored(state, id, next)]);
       }
     }
     const request = requestStorage.getStore();
@@ -482,9 +507,23 @@ export class Engine {
   private compact(ts: bigint) {
     const documents = new Map<string, StoredDocument>(this.detached);
     for (const state of this.components.values()) {
-      for (const [id, doc] of Object.entries(state.db._documents)) documents.set(id, state.toStored(doc));
+      for (const [id, doc] of Object.entries(state.db._documents)) documents.set(id, this.toStored(state, id, doc));
     }
     this.store.compact({ ts, nextDocId: this.db._nextDocId, documents, mutationResults: this.mutationResults });
+  }
+
+  /** A document as stored: its JSON, naming its component unless it is the app's, and a job's target component. */
+  private toStored(state: ComponentState, id: string, doc: any): StoredDocument {
+    const json = convexToJson(doc as Value) as StoredDocument;
+    const stored: StoredDocument = state.path === ROOT ? json : { ...json, [COMPONENT_FIELD]: state.path };
+    const target = this.jobTargets.get(id);
+    if (target === undefined) return stored;
+    // A finished job is never resumed: forget where it pointed.
+    if (doc.state.kind !== "pending" && doc.state.kind !== "inProgress") {
+      this.jobTargets.delete(id);
+      return stored;
+    }
+    return { ...stored, [TARGET_FIELD]: target };
   }
 
   /**
@@ -498,7 +537,8 @@ export class Engine {
       const jobs = [...(state.tables.get("_scheduled_functions")?.values() ?? [])];
       const pending = jobs.filter((job) => job.state.kind === "pending" || job.state.kind === "inProgress");
       if (pending.length === 0) continue;
-      const isMutation = (job: any) => this.functionInfo(job.name, state.path)?.type === "mutation";
+      const targetOf = (job: any) => this.jobTargets.get(job._id) ?? state.path;
+      const isMutation = (job: any) => this.functionInfo(job.name, targetOf(job))?.type === "mutation";
       void this.t
         .runInComponent(state.path, async () => {
           for (const job of pending) {
@@ -511,14 +551,21 @@ export class Engine {
         .then(() => {
           for (const job of pending) {
             if (job.state.kind === "inProgress" && !isMutation(job)) continue;
-            this.armScheduledFunction(state, job._id, job.name, job.args[0], job.scheduledTime);
+            this.armScheduledFunction(state, targetOf(job), job._id, job.name, job.args[0], job.scheduledTime);
           }
         })
         .catch((error: unknown) => this.options.log(`Could not resume scheduled functions: ${String(error)}`));
     }
   }
 
-  private armScheduledFunction(state: ComponentState, jobId: string, name: string, args: unknown, scheduledTime: number) {
+  private armScheduledFunction(
+    state: ComponentState,
+    target: string,
+    jobId: string,
+    name: string,
+    args: unknown,
+    scheduledTime: number,
+  ) {
     const fire = () => {
       void this.internals.convexGlobalStorage
         .run(this.global, () =>
@@ -526,7 +573,7 @@ export class Engine {
             db: state.db,
             jobId,
             componentPath: state.path,
-            functionPath: { udfPath: name, componentPath: state.path },
+            functionPath: { udfPath: name, componentPath: target },
             args,
             name,
           }),
@@ -566,12 +613,6 @@ class ComponentState {
     readonly db: any,
     private readonly internals: ConvexTestInternals,
   ) {}
-
-  /** A document as stored: its JSON, naming its component unless it is the app's. */
-  toStored(doc: any): StoredDocument {
-    const json = convexToJson(doc as Value) as StoredDocument;
-    return this.path === ROOT ? json : { ...json, [COMPONENT_FIELD]: this.path };
-  }
 
   /** Ids to scan for a query source: an index bucket when the range pins its first field(s) with `.eq`. */
   candidateIds(table: string, source: any): Iterable<string> {
@@ -675,6 +716,15 @@ function splitUdfPath(udfPath: string): [string, string | undefined] {
   const colon = udfPath.lastIndexOf(":");
   const modulePath = (colon === -1 ? udfPath : udfPath.slice(0, colon)).replace(/\.js$/, "");
   return [modulePath, colon === -1 ? undefined : udfPath.slice(colon + 1)];
+}
+
+/** The component a `1.0/schedule` call targets, resolved as convex-test resolves it. */
+function scheduleTarget(args: { name?: string; reference?: string; functionHandle?: string }, current: string): string {
+  if (args.functionHandle !== undefined) return args.functionHandle.split("function://")[1].split(";")[0];
+  if (args.name !== undefined || args.reference === undefined) return current;
+  // "_reference/childComponent/<name>/module/function"
+  const child = args.reference.split("/")[2];
+  return current === ROOT ? child : `${current}/${child}`;
 }
 
 function tableOf(id: string): string {
