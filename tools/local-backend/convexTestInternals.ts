@@ -21,6 +21,7 @@ const INTERNAL_NAMES = [
   "runScheduledFunction",
   "evaluateRangeFilter",
   "evaluateFieldPath",
+  "executionContextStorage",
 ] as const;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- these are convex-test's untyped internals */
@@ -39,6 +40,8 @@ export interface ConvexTestInternals {
   }) => Promise<void>;
   evaluateRangeFilter: (doc: any, filter: any) => boolean;
   evaluateFieldPath: (fieldPath: string, doc: any) => unknown;
+  /** The running function's component path, among others. */
+  executionContextStorage: AsyncLocalStorage<{ componentPath: string } | undefined>;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 

@@ -8,7 +8,11 @@
  *   which documents changed, for subscriptions;
  * - read sets (index ranges and ids a query read), to know which
  *   subscriptions a commit can affect;
- * - hot reload of `convex/` and restoring documents from disk.
+ * - hot reload of `convex/` and restoring documents from disk;
+ * - Convex components installed by `convex/convex.config.ts`, each with its
+ *   own database as on Convex, committed, logged and watched together with
+ *   the app's: one transaction is one commit record, whichever components it
+ *   wrote to.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
@@ -17,7 +21,7 @@ import path from "node:path";
 import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
 import type { UserIdentity } from "convex/server";
 import { loadConvexTestInternals, type ConvexTestInternals } from "./convexTestInternals.js";
-import { buildConvexModules, type ModuleMap } from "./modules.js";
+import { buildConvexModules, discoverComponents, type InstalledComponent, type ModuleMap } from "./modules.js";
 import {
   DurableStore,
   mutationRequestKey,
@@ -40,22 +44,29 @@ export type Caller = { kind: "user"; identity: UserIdentity | null } | { kind: "
 
 export interface DocumentChange {
   id: string;
+  /** Path of the component whose table this is; "" for the app's own tables. */
+  component: string;
   table: string;
   before: Record<string, Value> | null;
   after: Record<string, Value> | null;
 }
 
-/** What one query execution read: enough to tell whether a commit can change its result. */
+/**
+ * What one query execution read, including what it read inside components
+ * through `ctx.runQuery`: enough to tell whether a commit can change its
+ * result. Ids are unique across components; tables are named per component.
+ */
 export class ReadSet {
   readonly ids = new Set<string>();
+  /** `tableKey(component, table)` of tables read in full. */
   readonly wholeTables = new Set<string>();
-  readonly ranges: Array<{ table: string; filters: unknown[] }> = [];
+  readonly ranges: Array<{ component: string; table: string; filters: unknown[] }> = [];
 
   isAffectedBy(changes: DocumentChange[], evaluateRangeFilter: (doc: any, f: any) => boolean): boolean {
     for (const change of changes) {
-      if (this.ids.has(change.id) || this.wholeTables.has(change.table)) return true;
+      if (this.ids.has(change.id) || this.wholeTables.has(tableKey(change.component, change.table))) return true;
       for (const range of this.ranges) {
-        if (range.table !== change.table) continue;
+        if (range.table !== change.table || range.component !== change.component) continue;
         const matches = (doc: Record<string, Value> | null) =>
           doc !== null && range.filters.every((filter) => evaluateRangeFilter(doc, filter));
         if (matches(change.before) || matches(change.after)) return true;
@@ -80,6 +91,24 @@ export interface FunctionOutcome {
 export class FunctionNotFoundError extends Error {}
 
 const ROOT = "";
+/** convex-test finds a functions root through a `_generated` path; modules then come from our own loaders. */
+const MODULES_ROOT_MARKER = { "/convex/_generated/api.js": async () => ({}) };
+/**
+ * Field naming a stored document's component. Convex reserves field names
+ * starting with "_" for the system, so no document of a schema can hold it.
+ */
+const COMPONENT_FIELD = "_component";
+/**
+ * Field naming, on a stored `_scheduled_functions` document, the component
+ * whose function the job runs when that is not the job's own component (a
+ * component calling back into the app through a function handle, as
+ * workpool does). convex-test keeps it only in its timer.
+ */
+const TARGET_FIELD = "_target";
+
+function tableKey(component: string, table: string): string {
+  return `${component}\u0000${table}`;
+}
 const readSetStorage = new AsyncLocalStorage<ReadSet>();
 /** Log lines of the running function; `open` turns false when it returns, so work it scheduled logs elsewhere. */
 const logStorage = new AsyncLocalStorage<{ lines: string[]; open: boolean }>();
@@ -102,22 +131,20 @@ export class Engine {
 
   private t: any;
   private global: any;
-  private db: any;
   private generation = 0;
   private readonly buildRoot: string;
   private readonly store: DurableStore;
-  /** table → id → committed document */
-  private readonly tables = new Map<string, Map<string, any>>();
+  /** Component path ("" for the app) → its database and indexes. */
+  private readonly components = new Map<string, ComponentState>();
+  /** The components `convex.config.ts` installed at startup. */
+  private installed: InstalledComponent[] = [];
   /**
-   * `${table}|${fields}` → values key → ids, for the first one and the first
-   * two fields of every index: a query pinning those with `.eq` scans only
-   * its bucket.
+   * Stored documents of components no longer installed: kept (as Convex
+   * keeps an unmounted component's data) and written back on compaction.
    */
-  private readonly buckets = new Map<string, Map<string, Set<string>>>();
-  /** table → index name → its fields. */
-  private indexFields = new Map<string, Map<string, string[]>>();
-  /** table → the field prefixes that are bucketed. */
-  private bucketPrefixes = new Map<string, string[][]>();
+  private readonly detached = new Map<string, StoredDocument>();
+  /** Pending scheduled job id → the component whose function it runs, when not its own. */
+  readonly jobTargets = new Map<string, string>();
 
   private constructor(
     private readonly internals: ConvexTestInternals,
@@ -137,7 +164,7 @@ export class Engine {
     const internals = await loadConvexTestInternals(options.projectRoot);
     installPatches(internals);
     installConsoleCapture();
-    installClockGuard();
+    installClockGuard(internals);
     const engine = new Engine(internals, options);
     await engine.start();
     return engine;
@@ -147,6 +174,28 @@ export class Engine {
     return this.internals.evaluateRangeFilter;
   }
 
+  /** The app's own database. */
+  private get db(): any {
+    return this.root.db;
+  }
+
+  private get root(): ComponentState {
+    return this.components.get(ROOT)!;
+  }
+
+  /** Paths of the installed components, parents first ("rateLimiter", "rateLimiter/batchWorker"). */
+  get componentPaths(): string[] {
+    return this.installed.map((component) => component.path);
+  }
+
+  /** Committed documents of a component ("" for the app), of one table or all, for tools and tests. */
+  documents(componentPath: string, table?: string): Array<Record<string, Value>> {
+    const state = this.components.get(componentPath);
+    if (state === undefined) throw new Error(`No component is installed at "${componentPath}".`);
+    const tables = table === undefined ? [...state.tables.values()] : [state.tables.get(table) ?? new Map()];
+    return tables.flatMap((docs) => [...docs.values()]);
+  }
+
   /** Timestamp of the latest commit (nanoseconds). */
   get lastCommitTs(): bigint {
     return this.global.transactionManager._lastCommitTs as bigint;
@@ -154,36 +203,69 @@ export class Engine {
 
   private async start() {
     const modules = await this.build();
-    const schema = schemaOf(modules);
-    this.t = this.internals.convexTest(schema, {
-      // convex-test locates the functions root through a `_generated` path;
-      // modules are resolved by our own loader (set below) from then on.
-      "/convex/_generated/api.js": async () => ({}),
-    });
+    this.installed = await this.discover();
+    const componentModules = await this.buildComponents(this.installed);
+    this.t = this.internals.convexTest(schemaOf(modules), MODULES_ROOT_MARKER);
+    for (const component of this.installed) {
+      this.t.registerComponent(component.path, schemaOf(componentModules.get(component.path)!), MODULES_ROOT_MARKER);
+    }
     await this.t.run(async () => {
       this.global = this.internals.convexGlobalStorage.getStore();
     });
-    this.db = this.global.components[ROOT].db;
-    this.installModules(modules);
+    this.global.transactionManager.__maestro = this;
+    this.recordScheduleTargets();
+    for (const componentPath of [ROOT, ...this.componentPaths]) {
+      const state = new ComponentState(componentPath, this.global.components[componentPath].db, this.internals);
+      this.components.set(componentPath, state);
+      this.installModules(state, componentPath === ROOT ? modules : componentModules.get(componentPath)!);
+    }
 
     const stored = this.store.open();
-    const documents: Record<string, any> = {};
+    const documents = new Map<string, Record<string, any>>([...this.components.keys()].map((p) => [p, {}]));
     let lastCreationTime = 0;
     for (const [id, doc] of stored.documents) {
-      const value = jsonToConvex(doc) as any;
-      documents[id] = value;
+      const { [COMPONENT_FIELD]: component = ROOT, [TARGET_FIELD]: jobTarget, ...fields } = doc;
+      if (typeof jobTarget === "string") this.jobTargets.set(id, jobTarget);
+      const target = documents.get(component as string);
+      if (target === undefined) {
+        this.detached.set(id, doc);
+        continue;
+      }
+      const value = jsonToConvex(fields) as any;
+      target[id] = value;
       lastCreationTime = Math.max(lastCreationTime, value._creationTime);
     }
-    this.db._documents = documents;
+    if (this.detached.size > 0) {
+      this.options.log(`Keeping ${this.detached.size} documents of components convex.config.ts no longer installs.`);
+    }
+    for (const [componentPath, state] of this.components) {
+      state.db._documents = documents.get(componentPath);
+      state.db._lastCreationTime = lastCreationTime;
+      state.db.__maestro = state;
+      state.counterDb = this.db;
+    }
+    // One id counter for every component (see the _generateId patch).
     this.db._nextDocId = stored.nextDocId;
-    this.db._lastCreationTime = lastCreationTime;
     for (const [key, response] of stored.mutationResults) this.mutationResults.set(key, response);
     // Stay ahead of every timestamp handed out before a restart, and of the clock.
     const nowNs = BigInt(Date.now()) * 1_000_000n;
     this.global.transactionManager._lastCommitTs = stored.ts > nowNs ? stored.ts : nowNs;
-    this.db.__maestro = this;
-    this.rebuildIndexes();
+    for (const state of this.components.values()) state.rebuildIndexes();
     this.resumeScheduledFunctions();
+  }
+
+  /** Notes which component each newly scheduled job targets, so a restart can resume it there. */
+  private recordScheduleTargets() {
+    const asyncSyscall = this.global.asyncSyscall as (op: string, jsonArgs: string) => Promise<string>;
+    this.global.asyncSyscall = async (op: string, jsonArgs: string) => {
+      const result = await asyncSyscall(op, jsonArgs);
+      if (op === "1.0/schedule") {
+        const current = this.internals.executionContextStorage.getStore()?.componentPath ?? ROOT;
+        const target = scheduleTarget(JSON.parse(jsonArgs), current);
+        if (target !== current) this.jobTargets.set(JSON.parse(result) as string, target);
+      }
+      return result;
+    };
   }
 
   private async build(): Promise<ModuleMap> {
@@ -191,10 +273,28 @@ export class Engine {
     return await buildConvexModules(this.options.convexDir, this.buildRoot, this.generation);
   }
 
-  private installModules(modules: ModuleMap) {
-    this.modules = modules;
-    this.global.components[ROOT].modules = async (modulePath: string) => {
-      const module = this.modules.get(modulePath);
+  private async discover(): Promise<InstalledComponent[]> {
+    return await discoverComponents(this.options.convexDir, path.join(this.buildRoot, "config"));
+  }
+
+  /** Builds each component's functions from its own folder (an installed package's compiled `dist/component`). */
+  private async buildComponents(installed: InstalledComponent[]): Promise<Map<string, ModuleMap>> {
+    const built = new Map<string, ModuleMap>();
+    for (const component of installed) {
+      const modules = await buildConvexModules(component.dir, this.buildRoot, this.generation, {
+        subdir: path.join("components", component.path),
+        bundleDependencies: true,
+      });
+      built.set(component.path, modules);
+    }
+    return built;
+  }
+
+  private installModules(state: ComponentState, modules: ModuleMap) {
+    state.modules = modules;
+    if (state.path === ROOT) this.modules = modules;
+    this.global.components[state.path].modules = async (modulePath: string) => {
+      const module = state.modules.get(modulePath);
       if (module === undefined) throw new FunctionNotFoundError(`Could not find module for: "${modulePath}"`);
       return module;
     };
@@ -209,6 +309,11 @@ export class Engine {
     let modules: ModuleMap;
     try {
       modules = await this.build();
+      const installed = await this.discover();
+      const describe = (list: InstalledComponent[]) => list.map((c) => `${c.path}@${c.dir}`).join(", ");
+      if (describe(installed) !== describe(this.installed)) {
+        return "convex.config.ts now installs other components; restart the backend to mount them.";
+      }
     } catch (error) {
       return `Build failed: ${error instanceof Error ? error.message : String(error)}`;
     }
@@ -228,15 +333,15 @@ export class Engine {
       this.db._schema = previousSchema;
       return `Schema validation failed against existing documents: ${error instanceof Error ? error.message : String(error)}`;
     }
-    this.installModules(modules);
-    this.rebuildIndexes();
+    this.installModules(this.root, modules);
+    this.root.rebuildIndexes();
     return null;
   }
 
-  /** Public/internal and kind of the function at `udfPath` ("tasks:list"), or null. */
-  functionInfo(udfPath: string): FunctionInfo | null {
+  /** Public/internal and kind of the function at `udfPath` ("tasks:list") of a component ("" for the app), or null. */
+  functionInfo(udfPath: string, componentPath = ROOT): FunctionInfo | null {
     const [modulePath, exportName = "default"] = splitUdfPath(udfPath);
-    const fn = this.modules.get(modulePath)?.[exportName] as any;
+    const fn = this.components.get(componentPath)?.modules.get(modulePath)?.[exportName] as any;
     if (fn === undefined || fn === null) return null;
     const visibility = fn.isPublic ? "public" : fn.isInternal ? "internal" : null;
     const type = fn.isQuery ? "query" : fn.isMutation ? "mutation" : fn.isAction ? "action" : fn.isHttp ? "httpAction" : null;
@@ -314,7 +419,9 @@ export class Engine {
     this.closed = true;
     this.store.close();
     // Timers convex-test armed for scheduled functions skip jobs that no longer exist.
-    for (const id of this.tables.get("_scheduled_functions")?.keys() ?? []) delete this.db._documents[id];
+    for (const state of this.components.values()) {
+      for (const id of state.tables.get("_scheduled_functions")?.keys() ?? []) delete state.db._documents[id];
+    }
     rmSync(this.buildRoot, { recursive: true, force: true });
   }
 
@@ -354,47 +461,158 @@ export class Engine {
     }
   }
 
-  // ---- storage and indexes, called from the patched DatabaseFake ----
+  // ---- storage, called from the patched TransactionManager ----
 
-  /** Called with the writes of a top-level transaction just before it commits. */
-  beforeCommit(writes: Record<string, any>) {
-    const before = new Map<string, any>();
-    for (const id of Object.keys(writes)) before.set(id, this.db._documents[id] ?? null);
-    return before;
+  /** The pending writes of a top-level transaction in every component, with what they replace. */
+  beforeCommit(): Array<{ state: ComponentState; before: Map<string, any> }> {
+    const pending: Array<{ state: ComponentState; before: Map<string, any> }> = [];
+    for (const state of this.components.values()) {
+      const writes: Record<string, any> | undefined = state.db._writes[0];
+      if (writes === undefined || Object.keys(writes).length === 0) continue;
+      const before = new Map<string, any>();
+      for (const id of Object.keys(writes)) before.set(id, state.db._documents[id] ?? null);
+      pending.push({ state, before });
+    }
+    return pending;
   }
 
-  /** Called right after a top-level commit: index, persist, notify. */
-  afterCommit(before: Map<string, any>, commitTs: bigint | null) {
-    if (before.size === 0) return;
-    const ts = commitTs ?? this.lastCommitTs;
+  /** Called right after a top-level commit: index, persist (one log record for all components), notify. */
+  afterCommit(pending: Array<{ state: ComponentState; before: Map<string, any> }>, commitTs: bigint) {
+    if (pending.length === 0) return;
     const changes: DocumentChange[] = [];
     const writes: Array<[string, StoredDocument | null]> = [];
-    for (const [id, previous] of before) {
-      const next = this.db._documents[id] ?? null;
-      const table = tableOf(id);
-      this.indexDocument(table, id, previous, next);
-      changes.push({ id, table, before: previous, after: next });
-      writes.push([id, next === null ? null : (convexToJson(next) as StoredDocument)]);
+    for (const { state, before } of pending) {
+      for (const [id, previous] of before) {
+        const next = state.db._documents[id] ?? null;
+        const table = tableOf(id);
+        state.indexDocument(table, id, previous, next);
+        changes.push({ id, component: state.path, table, before: previous, after: next });
+        writes.push([id, next === null ? null : this.toStored(state, id, next)]);
+      }
     }
     const request = requestStorage.getStore();
     const attach = request !== undefined && !request.done;
     if (attach) request.done = true;
     this.store.appendCommit({
-      ts: ts.toString(),
+      ts: commitTs.toString(),
       nextDocId: this.db._nextDocId,
       writes,
       ...(attach ? { request: request.key } : {}),
     });
-    if (this.store.shouldCompact) this.compact(ts);
-    this.onCommit(changes, ts);
+    if (this.store.shouldCompact) this.compact(commitTs);
+    this.onCommit(changes, commitTs);
   }
 
   /** Folds the write-ahead log into a snapshot of the committed state (runs inside a commit, so nothing is pending). */
   private compact(ts: bigint) {
-    const documents = new Map<string, StoredDocument>();
-    for (const [id, doc] of Object.entries(this.db._documents)) documents.set(id, convexToJson(doc as Value) as StoredDocument);
+    const documents = new Map<string, StoredDocument>(this.detached);
+    for (const state of this.components.values()) {
+      for (const [id, doc] of Object.entries(state.db._documents)) documents.set(id, this.toStored(state, id, doc));
+    }
     this.store.compact({ ts, nextDocId: this.db._nextDocId, documents, mutationResults: this.mutationResults });
   }
+
+  /** A document as stored: its JSON, naming its component unless it is the app's, and a job's target component. */
+  private toStored(state: ComponentState, id: string, doc: any): StoredDocument {
+    const json = convexToJson(doc as Value) as StoredDocument;
+    const stored: StoredDocument = state.path === ROOT ? json : { ...json, [COMPONENT_FIELD]: state.path };
+    const target = this.jobTargets.get(id);
+    if (target === undefined) return stored;
+    // A finished job is never resumed: forget where it pointed.
+    if (doc.state.kind !== "pending" && doc.state.kind !== "inProgress") {
+      this.jobTargets.delete(id);
+      return stored;
+    }
+    return { ...stored, [TARGET_FIELD]: target };
+  }
+
+  /**
+   * Scheduled functions survive a restart as `_scheduled_functions` documents
+   * of the component that scheduled them; re-arm the pending ones. One caught
+   * mid-run is retried if it is a mutation (its writes never committed) and
+   * marked failed if it is an action, which Convex runs at most once.
+   */
+  private resumeScheduledFunctions() {
+    for (const state of this.components.values()) {
+      const jobs = [...(state.tables.get("_scheduled_functions")?.values() ?? [])];
+      const pending = jobs.filter((job) => job.state.kind === "pending" || job.state.kind === "inProgress");
+      if (pending.length === 0) continue;
+      const targetOf = (job: any) => this.jobTargets.get(job._id) ?? state.path;
+      const isMutation = (job: any) => this.functionInfo(job.name, targetOf(job))?.type === "mutation";
+      void this.t
+        .runInComponent(state.path, async () => {
+          for (const job of pending) {
+            if (job.state.kind !== "inProgress") continue;
+            state.db.patch("_scheduled_functions", job._id, {
+              state: { kind: isMutation(job) ? "pending" : "failed" },
+            });
+          }
+        })
+        .then(() => {
+          for (const job of pending) {
+            if (job.state.kind === "inProgress" && !isMutation(job)) continue;
+            this.armScheduledFunction(state, targetOf(job), job._id, job.name, job.args[0], job.scheduledTime);
+          }
+        })
+        .catch((error: unknown) => this.options.log(`Could not resume scheduled functions: ${String(error)}`));
+    }
+  }
+
+  private armScheduledFunction(
+    state: ComponentState,
+    target: string,
+    jobId: string,
+    name: string,
+    args: unknown,
+    scheduledTime: number,
+  ) {
+    const fire = () => {
+      void this.internals.convexGlobalStorage
+        .run(this.global, () =>
+          this.internals.runScheduledFunction({
+            db: state.db,
+            jobId,
+            componentPath: state.path,
+            functionPath: { udfPath: name, componentPath: target },
+            args,
+            name,
+          }),
+        )
+        .catch((error: unknown) => this.options.log(`Scheduled function ${name} failed: ${String(error)}`));
+    };
+    setTimeout(fire, Math.max(0, scheduledTime - Date.now()));
+  }
+}
+
+/**
+ * One component's database (the app's is the component ""), with the
+ * engine's indexes over its committed documents:
+ * - committed documents kept per table;
+ * - buckets by each index's first field(s), so an indexed query reads its
+ *   range instead of every document.
+ */
+class ComponentState {
+  modules: ModuleMap = new Map();
+  /** The database whose counter hands out ids for every component: the app's. */
+  counterDb: any = undefined;
+  /** table → id → committed document */
+  readonly tables = new Map<string, Map<string, any>>();
+  /**
+   * `${table}|${fields}` → values key → ids, for the first one and the first
+   * two fields of every index: a query pinning those with `.eq` scans only
+   * its bucket.
+   */
+  private readonly buckets = new Map<string, Map<string, Set<string>>>();
+  /** table → index name → its fields. */
+  private indexFields = new Map<string, Map<string, string[]>>();
+  /** table → the field prefixes that are bucketed. */
+  private bucketPrefixes = new Map<string, string[][]>();
+
+  constructor(
+    readonly path: string,
+    readonly db: any,
+    private readonly internals: ConvexTestInternals,
+  ) {}
 
   /** Ids to scan for a query source: an index bucket when the range pins its first field(s) with `.eq`. */
   candidateIds(table: string, source: any): Iterable<string> {
@@ -424,15 +642,15 @@ export class Engine {
     const readSet = readSetStorage.getStore();
     if (readSet === undefined) return;
     const table = String(source.tableName ?? String(source.indexName).split(".")[0]);
-    if (source.type === "IndexRange") readSet.ranges.push({ table, filters: source.range });
-    else readSet.wholeTables.add(table);
+    if (source.type === "IndexRange") readSet.ranges.push({ component: this.path, table, filters: source.range });
+    else readSet.wholeTables.add(tableKey(this.path, table));
   }
 
   recordReadId(id: string) {
     readSetStorage.getStore()?.ids.add(id);
   }
 
-  private rebuildIndexes() {
+  rebuildIndexes() {
     this.indexFields = new Map();
     this.bucketPrefixes = new Map();
     const schema = this.db._schema;
@@ -458,7 +676,7 @@ export class Engine {
     }
   }
 
-  private indexDocument(table: string, id: string, previous: any, next: any) {
+  indexDocument(table: string, id: string, previous: any, next: any) {
     let docs = this.tables.get(table);
     if (docs === undefined) {
       docs = new Map();
@@ -486,54 +704,6 @@ export class Engine {
       }
     }
   }
-
-  /**
-   * Scheduled functions survive a restart as `_scheduled_functions` documents;
-   * re-arm the pending ones. One caught mid-run is retried if it is a mutation
-   * (its writes never committed) and marked failed if it is an action, which
-   * Convex runs at most once.
-   */
-  private resumeScheduledFunctions() {
-    const jobs = [...(this.tables.get("_scheduled_functions")?.values() ?? [])];
-    const pending = jobs.filter((job) => job.state.kind === "pending" || job.state.kind === "inProgress");
-    if (pending.length === 0) return;
-    void this.t
-      .run(async () => {
-        for (const job of pending) {
-          if (job.state.kind !== "inProgress") continue;
-          const info = this.functionInfo(job.name);
-          const retry = info?.type === "mutation";
-          this.db.patch("_scheduled_functions", job._id, {
-            state: { kind: retry ? "pending" : "failed" },
-          });
-        }
-      })
-      .then(() => {
-        for (const job of pending) {
-          if (job.state.kind === "inProgress" && this.functionInfo(job.name)?.type !== "mutation") continue;
-          this.armScheduledFunction(job._id, job.name, job.args[0], job.scheduledTime);
-        }
-      })
-      .catch((error: unknown) => this.options.log(`Could not resume scheduled functions: ${String(error)}`));
-  }
-
-  private armScheduledFunction(jobId: string, name: string, args: unknown, scheduledTime: number) {
-    const fire = () => {
-      void this.internals.convexGlobalStorage
-        .run(this.global, () =>
-          this.internals.runScheduledFunction({
-            db: this.db,
-            jobId,
-            componentPath: ROOT,
-            functionPath: { udfPath: name, componentPath: ROOT },
-            args,
-            name,
-          }),
-        )
-        .catch((error: unknown) => this.options.log(`Scheduled function ${name} failed: ${String(error)}`));
-    };
-    setTimeout(fire, Math.max(0, scheduledTime - Date.now()));
-  }
 }
 
 /** "tasks.js:list" / "tasks" → "tasks:list" / "tasks:default", as the Convex client canonicalizes. */
@@ -546,6 +716,15 @@ function splitUdfPath(udfPath: string): [string, string | undefined] {
   const colon = udfPath.lastIndexOf(":");
   const modulePath = (colon === -1 ? udfPath : udfPath.slice(0, colon)).replace(/\.js$/, "");
   return [modulePath, colon === -1 ? undefined : udfPath.slice(colon + 1)];
+}
+
+/** The component a `1.0/schedule` call targets, resolved as convex-test resolves it. */
+function scheduleTarget(args: { name?: string; reference?: string; functionHandle?: string }, current: string): string {
+  if (args.functionHandle !== undefined) return args.functionHandle.split("function://")[1].split(";")[0];
+  if (args.name !== undefined || args.reference === undefined) return current;
+  // "_reference/childComponent/<name>/module/function"
+  const child = args.reference.split("/")[2];
+  return current === ROOT ? child : `${current}/${child}`;
 }
 
 function tableOf(id: string): string {
@@ -615,31 +794,51 @@ function recordedOutcome(recorded: JSONValue): FunctionOutcome {
 
 let patched = false;
 
-/** Extends convex-test's database class; instances without `__maestro` behave as before. */
+/**
+ * Extends convex-test's transaction manager and database class; instances
+ * without `__maestro` (an Engine, a ComponentState) behave as before.
+ */
 function installPatches(internals: ConvexTestInternals) {
   if (patched) return;
   patched = true;
-  const proto = internals.DatabaseFake.prototype;
-  const originalCommit = proto.commit;
-  proto.commit = function (this: any, commitTs: bigint | null = null) {
+  // A top-level commit applies every component's writes at once: capture them
+  // all around it, so they become one durable record and one notification.
+  const managerProto = internals.TransactionManager.prototype;
+  const originalManagerCommit = managerProto.commit;
+  managerProto.commit = function (this: any, isNested: boolean) {
     const engine: Engine | undefined = this.__maestro;
-    const topLevel = this._writes.length === 1;
-    if (engine === undefined || !topLevel) return originalCommit.call(this, commitTs);
+    if (engine === undefined || isNested) return originalManagerCommit.call(this, isNested);
     if (engine.closed) {
       // Work convex-test scheduled before shutdown may still fire: it can no longer be stored or seen.
-      this._writes.pop();
-      return;
+      this.rollback(isNested);
+      return this._lastCommitTs as bigint;
     }
-    const before = engine.beforeCommit(this._writes[0]);
-    originalCommit.call(this, commitTs);
-    engine.afterCommit(before, commitTs);
+    const pending = engine.beforeCommit();
+    const commitTs = originalManagerCommit.call(this, isNested) as bigint;
+    engine.afterCommit(pending, commitTs);
+    return commitTs;
+  };
+
+  const proto = internals.DatabaseFake.prototype;
+  // Each component has its own counter in convex-test, so two components'
+  // `_scheduled_functions` got the same ids; Convex ids are unique across a
+  // deployment, and the log and read sets rely on that: count on the app's database.
+  const originalGenerateId = proto._generateId;
+  proto._generateId = function (this: any, table: string) {
+    const state: ComponentState | undefined = this.__maestro;
+    const counter = state?.counterDb;
+    if (counter === undefined || counter === this) return originalGenerateId.call(this, table);
+    this._nextDocId = counter._nextDocId;
+    const id = originalGenerateId.call(this, table) as string;
+    counter._nextDocId = this._nextDocId;
+    return id;
   };
 
   const originalResolve = proto._resolveQuerySource;
   proto._resolveQuerySource = function (this: any, query: any) {
-    const engine: Engine | undefined = this.__maestro;
-    if (engine === undefined) return originalResolve.call(this, query);
-    engine.recordRead(query.source);
+    const state: ComponentState | undefined = this.__maestro;
+    if (state === undefined) return originalResolve.call(this, query);
+    state.recordRead(query.source);
     this.__source = query.source;
     try {
       return originalResolve.call(this, query);
@@ -650,8 +849,8 @@ function installPatches(internals: ConvexTestInternals) {
 
   const originalIterate = proto._iterateDocs;
   proto._iterateDocs = function (this: any, tableName: string, callback: (doc: any) => void) {
-    const engine: Engine | undefined = this.__maestro;
-    if (engine === undefined) return originalIterate.call(this, tableName, callback);
+    const state: ComponentState | undefined = this.__maestro;
+    if (state === undefined) return originalIterate.call(this, tableName, callback);
     const seen = new Set<string>();
     const writes: Array<Record<string, any>> = this._writes;
     const visit = (id: string) => {
@@ -663,7 +862,7 @@ function installPatches(internals: ConvexTestInternals) {
       if (doc === undefined) doc = this._documents[id] ?? null;
       if (doc !== null) callback(doc);
     };
-    for (const id of engine.candidateIds(tableName, this.__source)) visit(id);
+    for (const id of state.candidateIds(tableName, this.__source)) visit(id);
     // Documents written earlier in this transaction may not be indexed yet.
     for (const level of this._writes) {
       for (const id of Object.keys(level)) if (tableOf(id) === tableName) visit(id);
@@ -683,11 +882,15 @@ let clockGuarded = false;
  * Maestro's rule for `convex/`: no `Date.now()` (or `new Date()`) in queries,
  * whose results are cached and re-run only when their data changes. The
  * offline backend enforces it, so every test and dev session proves it.
+ * Installed components are other people's code, written for Convex's own
+ * rule (the clock is frozen during a query), so the guard leaves them be.
  */
-function installClockGuard() {
+function installClockGuard(internals: ConvexTestInternals) {
   if (clockGuarded) return;
   clockGuarded = true;
   const RealDate = globalThis.Date;
+  const guarded = () =>
+    queryClock.getStore() === true && (internals.executionContextStorage.getStore()?.componentPath ?? ROOT) === ROOT;
   const refuse = () => {
     throw new Error(
       "Date.now() / new Date() is not allowed in queries: a query result is cached until its data changes. Pass the time as an argument or compute it in a mutation.",
@@ -695,11 +898,11 @@ function installClockGuard() {
   };
   globalThis.Date = new Proxy(RealDate, {
     get(target, property, receiver) {
-      if (property === "now" && queryClock.getStore() === true) return refuse;
+      if (property === "now" && guarded()) return refuse;
       return Reflect.get(target, property, receiver) as unknown;
     },
     construct(target, args, newTarget) {
-      if (args.length === 0 && queryClock.getStore() === true) refuse();
+      if (args.length === 0 && guarded()) refuse();
       return Reflect.construct(target, args, newTarget) as object;
     },
   });
