@@ -1,5 +1,4 @@
 import { authTables } from "@convex-dev/auth/server";
-import { rateLimitTables } from "convex-helpers/server/rateLimit";
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import {
@@ -23,8 +22,6 @@ import {
 export default defineSchema({
   // Convex Auth's tables (accounts, sessions, refresh tokens, its failed-attempt limits).
   ...authTables,
-  // Sign-in and agent rate limits (convex/rateLimits.ts).
-  ...rateLimitTables,
 
   /** A person: a Convex Auth account (email + password) or a Clerk identity. */
   users: defineTable({

@@ -8,6 +8,7 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ErrorCode } from "../../convex/lib/errors";
 import { addMember } from "../../convex/lib/accounts";
+import { registerComponents } from "./components";
 import schema from "../../convex/schema";
 import type { MemberRole, TaskStatus } from "../../convex/validators";
 
@@ -25,9 +26,9 @@ if (process.env.JWT_PRIVATE_KEY === undefined) {
   process.env.SITE_URL = "http://127.0.0.1:5173";
 }
 
-/** A fresh in-memory deployment. */
+/** A fresh in-memory deployment, with the components convex.config.ts installs. */
 export function setupTest() {
-  return convexTest(schema, modules);
+  return registerComponents(convexTest(schema, modules));
 }
 
 export type TestConvex = ReturnType<typeof setupTest>;
