@@ -12,6 +12,7 @@
  * in the text with a small constant on the chat's 4,096-character messages
  * (checked by tests/convex/secrets.test.ts, statically and on crafted inputs).
  */
+import { withNormalization } from "./normalize";
 import { monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
 
 export interface SecretRule {
@@ -110,6 +111,7 @@ const NOT_A_VALUE: readonly RegExp[] = [
   /^(?:~|\.{1,2})?\//, // paths
   /^[A-Za-z]:\\/, // Windows paths
   /:\/\//, // URLs
+  /^![A-Za-z]/, // YAML tags: password: !vault |, key: !Ref Secret
   /^(?:true|false|null|none|nil|undefined|required|optional|string|number)$/i,
   /^(?:string|number|boolean|bigint|unknown|any|never|void|object)\b/, // type annotations: password: string): …
   /^[a-z]{1,40}(?:[-_][a-z]{1,40}){1,10}$/, // lowercase slugs: test-password, fake_user_token, dev-only
@@ -188,6 +190,11 @@ function isBasicCredentials(value: string): boolean {
   return !PLACEHOLDER_PASSWORDS.some((re) => re.test(password));
 }
 
+/** Shortest value taken as a secret after `password=` / `token:` (hunter2 is seven). */
+const MIN_ASSIGNED_SECRET = 6;
+/** Shortest value taken as a secret after "password is" in prose. */
+const MIN_PROSE_SECRET = 8;
+
 /** The characters of base64 key material, without which a PEM "block" is only a mention. */
 const KEY_MATERIAL = /[A-Za-z0-9+/]{40}/;
 
@@ -196,9 +203,9 @@ export const SECRET_RULES: readonly SecretRule[] = [
   {
     id: "private-key",
     description: "PEM/OpenSSH/PGP private key block (to the END line, or to the end of the key material when cut off)",
-    keywords: ["private key"],
+    keywords: ["-----begin"],
     pattern:
-      /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s:,.()\\]|-(?!----)){0,12000}(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/,
+      /-----BEGIN[ A-Z0-9]{0,40}PRIVATE[ \t\r\n]{1,3}KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s:,.()\\]|-(?!----)){0,12000}(?:-----END[ A-Z0-9]{0,40}PRIVATE[ \t\r\n]{1,3}KEY(?: BLOCK)?-----)?/,
     validate: (secret) => KEY_MATERIAL.test(secret),
   },
   {
@@ -401,11 +408,15 @@ export const SECRET_RULES: readonly SecretRule[] = [
     description: "High-entropy value assigned to a secret's name (password=…, api_key: …, secret=…, token=…, \"password is …\")",
     keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
     pattern:
-      /(?<![A-Za-z0-9_.-])(?<![^/]:)(?<!\$\{)((?:(?:api|access|secret|private|auth|client|master|signing|encryption)[ \t])?[A-Za-z_][A-Za-z0-9_.-]{0,59})["'\]]?(?:[ \t]{0,3}(?:=|:=|=>|:)[ \t]{0,3}|[ \t]{1,3}(?:is|was):?[ \t]{1,3})["'`]?([^\s"'`,;]{8,200})/i,
-    secretGroup: 2,
+      /(?<![A-Za-z0-9_.-])(?<![^/]:)(?<!\$\{)((?:(?:api|access|secret|private|auth|client|master|signing|encryption)[ \t])?[A-Za-z_][A-Za-z0-9_.-]{0,59})["'\]]?([ \t]{0,3}(?:=|:=|=>|:)[ \t]{0,3}|[ \t]{1,3}(?:is|was):?[ \t]{1,3})["'`]?([^\s"'`,;]{6,200})/i,
+    secretGroup: 3,
     trimTrailing: ".:)]}>",
-    minLength: 8,
-    validate: (secret, match) => isSecretKeyName(match[1]) && looksLikeCredential(secret),
+    minLength: MIN_ASSIGNED_SECRET,
+    // A value under 8 characters counts only after an explicit `=`/`:` and with a digit (hunter2).
+    validate: (secret, match) =>
+      isSecretKeyName(match[1]) &&
+      looksLikeCredential(secret) &&
+      (secret.length >= MIN_PROSE_SECRET || (/[=:]/.test(match[2]) && hasDigit(secret))),
   },
 ];
 
@@ -478,5 +489,9 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
   };
 }
 
-/** The one scanner Maestro ships. */
-export const ruleScanner: SecretScanner = createRuleScanner();
+/**
+ * The one scanner Maestro ships: the whole table, run on the text as written
+ * and on its normalized view (invisible characters, percent-encoding and
+ * wrapped lines undone — see normalize.ts).
+ */
+export const ruleScanner: SecretScanner = withNormalization(createRuleScanner());
