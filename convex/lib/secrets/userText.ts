@@ -102,9 +102,9 @@ function defaultLog(line: string): void {
  * unscanned, `scannerError: true`, and a `scannerError=true` log line.
  */
 export function scanUserText(text: string, options: UserTextOptions): UserTextResult {
-  const source = options.source ?? "text";
-  const tooLong = textTooLongMessage(text, options.maxChars);
-  if (tooLong !== null) throw new TextTooLongError(`${source}: ${tooLong}`);
+  const source = options.source ?? "Text";
+  const tooLong = textTooLongMessage(text, options.maxChars, source);
+  if (tooLong !== null) throw new TextTooLongError(tooLong);
   const truncated = text.length > options.maxChars;
   const kept = truncated ? keptLength(text, options.maxChars) : text.length;
   const mark = truncated ? TRUNCATION_MARK : "";
