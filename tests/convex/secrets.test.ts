@@ -221,6 +221,26 @@ describe("rules", () => {
   });
 });
 
+describe("anchored rules", () => {
+  const texts = [...positiveTexts, ...negatives.map((row) => row.text), ...EVASION_POSITIVES.map((row) => row.text)];
+
+  test.each(SECRET_RULES.filter((rule) => rule.startsAt !== undefined).map((rule) => [rule.id, rule] as const))(
+    "%s: trying the pattern only where its keywords say finds exactly what a whole-text scan finds",
+    (_id, rule) => {
+      const anchored = createRuleScanner([rule]);
+      const whole = createRuleScanner([{ ...rule, startsAt: undefined }]);
+      const inputs = [...texts, ...adversarialInputs(rule, findingSamples(rule, positiveTexts)).map((input) => input.text)];
+      for (const text of inputs) expect(anchored.scan(text), text.slice(0, 120)).toEqual(whole.scan(text));
+    },
+  );
+
+  test("text whose lowercase changes length (İ) falls back to whole-text scans and still finds secrets", () => {
+    const text = `İstanbul deploy: token ${GITHUB} and AKIAIOSFODNN7EXAMPLE`;
+    expect("İ".toLowerCase().length).toBe(2);
+    expect(ruleScanner.scan(text).map((finding) => text.slice(finding.start, finding.end))).toEqual([GITHUB, AWS_ID]);
+  });
+});
+
 describe("labelled corpus", () => {
   test("has at least 200 positives across the providers and 500 negatives", () => {
     expect(positives.length).toBeGreaterThanOrEqual(200);
