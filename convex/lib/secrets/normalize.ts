@@ -46,7 +46,7 @@ export const MIN_WRAPPED_RUN = 8;
 const MAX_CONTINUATION_INDENT = 16;
 /** How far a wrapped token is followed each side of its line break (longer than any token format). */
 const WRAPPED_TOKEN_REACH = 320;
-/** Characters each side of an invisible character, escape or `\` continuation that go into the view. */
+/** Characters each side of an invisible character or `\` continuation that go into the view; an escape's word is followed as far. */
 export const DISGUISE_REACH = 320;
 /** How much further a window edge may move to land on whitespace instead of inside a word. */
 const EDGE_SLACK = 64;

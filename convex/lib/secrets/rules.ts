@@ -1,7 +1,9 @@
 /**
  * Maestro's secret scanner: a table of rules as data, in the manner of
- * gitleaks — a cheap keyword prefilter, then one regular expression, then
- * entropy, allowlists and (for a few formats) a structural check.
+ * gitleaks — keywords, then one regular expression, then entropy,
+ * allowlists and (for a few formats) a structural check. One pass finds every
+ * keyword of every rule; a rule's pattern is then tried only where a match
+ * could begin near one of its keywords (`startsAt`), not at every position.
  *
  * Every pattern uses bounded quantifiers only (no `*`, `+` or `{n,}`), never
  * repeats a group that itself repeats, and, where it starts at a token, has
