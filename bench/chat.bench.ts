@@ -3,12 +3,15 @@
  * secret-scanner part, `benchScanner()`, which the full chat benchmark calls;
  * alone: `npx tsx bench/chat.bench.ts --scanner-only`.
  *
- * Scanner: every post runs `redactSecrets` with Maestro's rule scanner, so
- * that is what is timed, in-process, per 4,096-character message (the chat's
- * size limit): a mixed corpus built from the labelled fixtures (secrets and
- * chat-typical text, shuffled by a seeded PRNG and packed to exactly 4,096
- * characters) gives throughput and p50/p99; the crafted worst-case inputs of
- * the ReDoS test give the adversarial p99/max.
+ * Scanner: every post runs `scanUserText` (cut to the limit, then Maestro's
+ * rule scanner on the text and its normalized view), so that is what is
+ * timed, in-process: per 4,096-character message (the chat's size limit), a
+ * mixed corpus built from the labelled fixtures (secrets and chat-typical
+ * text, shuffled by a seeded PRNG and packed to exactly 4,096 characters)
+ * gives throughput and p50/p99; each corpus line posted alone gives the
+ * typical message's p50/p99; a 16,384-character post (4× the limit, the
+ * most accepted) shows the cut-then-scan cost; the crafted worst-case inputs
+ * of the ReDoS test give the adversarial p99/max.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { api } from "../convex/_generated/api";
@@ -17,7 +20,7 @@ import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { redactSecrets, ruleScanner, SECRET_RULES } from "../convex/lib/secrets/index";
+import { REJECT_OVER_LIMIT_FACTOR, scanUserText, SECRET_RULES } from "../convex/lib/secrets/index";
 import { adversarialInputs, findingSamples, MESSAGE_CHARS } from "../tests/fixtures/secrets/adversarial";
 import { parseNegatives, parsePositives, prng } from "../tests/fixtures/secrets/corpus";
 import { summarize, type Summary } from "./stats";
@@ -34,6 +37,12 @@ export interface ScannerBenchResult {
   mbPerSecond: number;
   /** Milliseconds per 4,096-character mixed message. */
   perMessage: Summary;
+  /** Milliseconds per corpus line posted alone (a typical chat message). */
+  typical: Summary;
+  /** Mean characters of a typical message. */
+  typicalChars: number;
+  /** Milliseconds per 16,384-character post, cut at 4,096 before it is scanned. */
+  longPost: Summary;
   /** Milliseconds per 4,096-character crafted worst-case message (all rules' inputs). */
   adversarial: Summary;
   /** Messages whose scan failed or timed out (expected 0). */
@@ -64,7 +73,7 @@ function timeEach(messages: readonly string[]): { times: number[]; errors: numbe
   let errors = 0;
   for (const message of messages) {
     const started = performance.now();
-    const result = redactSecrets(message, ruleScanner, { timeoutMs: TIMEOUT_MS });
+    const result = scanUserText(message, { maxChars: MESSAGE_CHARS, enabled: true, timeoutMs: TIMEOUT_MS });
     times.push(performance.now() - started);
     if (result.scannerError) errors++;
   }
@@ -83,6 +92,13 @@ export function benchScanner(options: { messages?: number; log?: (text: string) 
   const totalMs = mixed.times.reduce((sum, ms) => sum + ms, 0);
   const chars = count * MESSAGE_CHARS;
 
+  timeEach(corpus.all.slice(0, 200));
+  const typical = timeEach(corpus.all);
+  // Four mixed messages end to end: the longest post accepted (4× the limit).
+  const longPosts = mixedMessages(corpus.all, 200).map((message, i, all) => [0, 1, 2, 3].map((k) => all[(i + k) % all.length]).join(""));
+  if (longPosts[0].length !== REJECT_OVER_LIMIT_FACTOR * MESSAGE_CHARS) throw new Error("long posts must be 4× the limit");
+  const long = timeEach(longPosts);
+
   const crafted: string[] = [];
   for (const rule of SECRET_RULES) for (const input of adversarialInputs(rule, findingSamples(rule, corpus.positives))) crafted.push(input.text);
   timeEach(crafted.slice(0, 200));
@@ -93,14 +109,20 @@ export function benchScanner(options: { messages?: number; log?: (text: string) 
     chars,
     mbPerSecond: chars / 1e6 / (totalMs / 1000),
     perMessage: summarize(mixed.times),
+    typical: summarize(typical.times),
+    typicalChars: corpus.all.reduce((sum, line) => sum + line.length, 0) / corpus.all.length,
+    longPost: summarize(long.times),
     adversarial: summarize(adversarial.times),
-    scannerErrors: mixed.errors + adversarial.errors,
+    scannerErrors: mixed.errors + typical.errors + long.errors + adversarial.errors,
   };
   const ms = (value: number) => `${value.toFixed(3)} ms`.padStart(10);
-  log(`Secret scanner (redactSecrets + rule scanner, ${SECRET_RULES.length} rules, in-process, node ${process.version}, ${os.cpus()[0]?.model ?? "cpu"})
+  const row = (what: string, s: Summary) => `${what.padEnd(48)} ${String(s.count).padStart(7)} ${ms(s.p50)} ${ms(s.p99)} ${ms(s.max)}`;
+  log(`Secret scanner (scanUserText: cut, then ${SECRET_RULES.length} rules on the text and its normalized view; in-process, node ${process.version}, ${os.cpus()[0]?.model ?? "cpu"})
 ${"what".padEnd(48)} ${"samples".padStart(7)} ${"p50".padStart(10)} ${"p99".padStart(10)} ${"max".padStart(10)}
-${"mixed corpus message (4,096 chars)".padEnd(48)} ${String(result.perMessage.count).padStart(7)} ${ms(result.perMessage.p50)} ${ms(result.perMessage.p99)} ${ms(result.perMessage.max)}
-${"crafted worst-case message (4,096 chars)".padEnd(48)} ${String(result.adversarial.count).padStart(7)} ${ms(result.adversarial.p50)} ${ms(result.adversarial.p99)} ${ms(result.adversarial.max)}
+${row(`typical message (one corpus line, ~${Math.round(result.typicalChars)} chars)`, result.typical)}
+${row("mixed corpus message (4,096 chars)", result.perMessage)}
+${row("post of 16,384 chars, cut at 4,096, then scanned", result.longPost)}
+${row("crafted worst-case message (4,096 chars)", result.adversarial)}
 throughput (mixed corpus): ${result.mbPerSecond.toFixed(1)} MB/s (${(chars / 1e6).toFixed(1)} MB in ${(totalMs / 1000).toFixed(2)} s); scanner errors/timeouts: ${result.scannerErrors}`);
   return result;
 }

@@ -7,11 +7,10 @@ import { chatSettings, webuiDepartmentsFromEnv, type ChatSettings } from "./lib/
 import { MaestroError } from "./lib/errors";
 import { slugify } from "./lib/names";
 import { MAX_DEPARTMENTS_PER_MEMBER } from "./departments";
-import { ruleScanner } from "./lib/secrets/rules";
-import { redactSecrets, type SecretScanner } from "./lib/secrets/scanner";
+import { scanUserText, textTooLongMessage, TRUNCATION_MARK } from "./lib/secrets/userText";
 
 /** Appended to a message cut at `maxMessageChars`. */
-export const TRUNCATION_MARK = " … [truncated]";
+export { TRUNCATION_MARK };
 /** What the UI and the endpoints say when chat is off. */
 export const CHAT_DISABLED = "Chat disabled by configuration";
 /** Most messages the chat pane shows (the newest). */
@@ -34,30 +33,6 @@ export function chatExcluded(agent: Pick<Doc<"agents">, "kind">): boolean {
   return agent.kind === "architect";
 }
 
-/** Cuts `text` to `max` characters, marking the cut. */
-export function truncateChat(text: string, max: number): { text: string; truncated: boolean } {
-  if (text.length <= max) return { text, truncated: false };
-  return { text: text.slice(0, Math.max(0, max - TRUNCATION_MARK.length)) + TRUNCATION_MARK, truncated: true };
-}
-
-/**
- * The scanner for a truncated message: the spec scans the cut text, where a
- * secret cut at the limit may be too short to recognise; secrets found in the
- * whole text that cross the cut are redacted up to it as well.
- */
-function withSecretsCutAt(original: string, keptLength: number): SecretScanner {
-  return {
-    name: `${ruleScanner.name}+cut`,
-    scan(text, deadline) {
-      const findings = ruleScanner.scan(text, deadline);
-      for (const finding of ruleScanner.scan(original, deadline)) {
-        if (finding.start < keptLength && finding.end > keptLength) findings.push({ ...finding, end: keptLength });
-      }
-      return findings;
-    },
-  };
-}
-
 async function enabledSettings(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ChatSettings> {
   const settings = await chatSettings(ctx, departmentId);
   if (!settings.enabled) throw new MaestroError("NOT_FOUND", CHAT_DISABLED);
@@ -75,19 +50,17 @@ export async function postChat(
   rawText: string,
 ): Promise<number> {
   const settings = await enabledSettings(ctx, departmentId);
+  const tooLong = textTooLongMessage(rawText, settings.maxMessageChars, "A chat message");
+  if (tooLong !== null) throw new MaestroError("INVALID_ARGUMENT", tooLong);
   if (rawText.trim() === "") throw new MaestroError("INVALID_ARGUMENT", "A chat message must not be empty.");
   const department = await ctx.db.get("departments", departmentId);
   if (department === null) throw new MaestroError("NOT_FOUND", "Department not found.");
-  const cut = truncateChat(rawText, settings.maxMessageChars);
-  let text = cut.text;
-  let redacted = false;
-  if (settings.scannerEnabled) {
-    const scanner = cut.truncated ? withSecretsCutAt(rawText, cut.text.length - TRUNCATION_MARK.length) : ruleScanner;
-    const result = redactSecrets(cut.text, scanner, { timeoutMs: settings.scannerTimeoutMs });
-    if (result.scannerError) console.warn(`chat.post scannerError=true: ${result.error ?? "unknown error"}`);
-    text = result.text;
-    redacted = result.redacted;
-  }
+  const { text, truncated, redacted } = scanUserText(rawText, {
+    maxChars: settings.maxMessageChars,
+    enabled: settings.scannerEnabled,
+    timeoutMs: settings.scannerTimeoutMs,
+    source: "chat.post",
+  });
   const last = await ctx.db.query("chat").withIndex("by_chat_id").order("desc").first();
   const id = (last?.id ?? 0) + 1;
   await ctx.db.insert("chat", {
@@ -97,7 +70,7 @@ export async function postChat(
     ts: new Date().toISOString(),
     author,
     text,
-    truncated: cut.truncated,
+    truncated,
     redacted,
   });
   return id;
@@ -346,8 +319,11 @@ export const postFromApi = internalMutation({
   handler: async (ctx, { slug, via, text }) => {
     const found = await departmentForApi(ctx, slug, via, true);
     if (found.kind === "error") return found;
-    if (!(await chatSettings(ctx, found.department._id)).enabled) return { kind: "error" as const, status: 404, message: CHAT_DISABLED };
+    const settings = await chatSettings(ctx, found.department._id);
+    if (!settings.enabled) return { kind: "error" as const, status: 404, message: CHAT_DISABLED };
     if (text.trim() === "") return { kind: "error" as const, status: 400, message: "A chat message must not be empty." };
+    const tooLong = textTooLongMessage(text, settings.maxMessageChars, "A chat message");
+    if (tooLong !== null) return { kind: "error" as const, status: 413, message: tooLong };
     return { kind: "ok" as const, id: await postChat(ctx, found.department._id, "@human", text) };
   },
 });

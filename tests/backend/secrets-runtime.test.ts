@@ -104,3 +104,26 @@ test("with Convex's frozen Date.now() and no performance, a scan never times out
   const [result] = redactInside(context, ["npm token npm_FAKE0123456789abcdefghijklmnopqrstuv"]);
   expect(result).toEqual({ text: "npm token [redacted] (Note: content redacted by scanner)", redacted: true, scannerError: false });
 });
+
+test("inside the bare context scanUserText cuts, redacts disguised secrets and fails open without a console", () => {
+  const context = bareContext("const frozen = Date.now(); Date.now = () => frozen;");
+  context.input = JSON.stringify(["pass\u200bword=hunter2 and %41KIAIOSFODNN7EXAMPLE " + "x".repeat(200)]);
+  const output = vm.runInContext(
+    `const text = JSON.parse(input)[0];
+     const broken = { name: "broken", scan: () => { throw new Error("boom"); } };
+     JSON.stringify([
+       MaestroSecrets.scanUserText(text, { maxChars: 100, enabled: true, timeoutMs: 800 }),
+       MaestroSecrets.scanUserText("short", { maxChars: 100, enabled: true, timeoutMs: 800, scanner: broken }),
+     ])`,
+    context,
+  ) as string;
+  expect(JSON.parse(output)).toEqual([
+    {
+      text: `pass\u200bword=[redacted] and [redacted] ${"x".repeat(100 - 14 - 45)} … [truncated] (Note: content redacted by scanner)`,
+      truncated: true,
+      redacted: true,
+      scannerError: false,
+    },
+    { text: "short", truncated: false, redacted: false, scannerError: true, error: "Error: boom" },
+  ]);
+});

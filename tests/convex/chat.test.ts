@@ -107,6 +107,37 @@ describe("acceptance criteria", () => {
     expect(row.text).not.toContain("ghp_");
   });
 
+  test("a long post is cut before it is scanned; a secret past the scan window is never read, one crossing the cut is redacted to it", async () => {
+    const { t, departmentId, admin } = await squad();
+    await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 4096 });
+    const runId = await runFor(t, departmentId, AGENTS.devBot);
+    const github = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    const kept = 4096 - TRUNCATION_MARK.length;
+    // Crosses the cut by 10 characters; a second copy far past it is simply cut away.
+    const head = "x ".repeat((kept - github.length + 10) / 2);
+    const text = `${head}${github} ${"y".repeat(8000)} ${github}`;
+    await t.mutation(internal.chat.postForRun, { runId, text });
+    const [row] = await rows(t);
+    expect(row.text).toBe(`${head}${REDACTED}${TRUNCATION_MARK}${REDACTION_NOTE}`);
+    expect(row).toMatchObject({ truncated: true, redacted: true });
+  });
+
+  test("a post far over the limit is refused with a clear error and nothing is stored", async () => {
+    const { t, departmentId, admin } = await squad();
+    await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 100 });
+    const runId = await runFor(t, departmentId, AGENTS.devBot);
+    await t.mutation(internal.chat.postForRun, { runId, text: "a".repeat(400) }); // 4× the limit: cut, kept
+    await expect(t.mutation(internal.chat.postForRun, { runId, text: "a".repeat(401) })).rejects.toThrow(
+      "A chat message is too long: 401 characters; the limit is 100",
+    );
+    await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 1_000_000 });
+    // Whatever the limit, nothing over the hard cap: a 7 MB post is refused before it is scanned.
+    await expect(admin.mutation(api.chat.postAsHuman, { departmentId, text: `AKIAIOSFODNN7EXAMPLE ${"z".repeat(7_000_000)}` })).rejects.toThrow(
+      "nothing over 262144 is accepted",
+    );
+    expect((await rows(t)).map((row) => row.text.length)).toEqual([100]);
+  });
+
   test("4) secrets: every occurrence redacted, the note appended exactly once; scanner off stores as is", async () => {
     const { t, departmentId, admin } = await squad();
     const runId = await runFor(t, departmentId, AGENTS.devBot);
@@ -257,5 +288,15 @@ describe("settings", () => {
     process.env.MAESTRO_CONFIG_JSON = JSON.stringify({ chat: { enabled: false, limits: { maxMessageChars: 77 }, scanner: { timeoutMs: 5 } } });
     const { admin, departmentId } = await squad();
     expect(await admin.query(api.chat.settings, { departmentId })).toEqual({ enabled: false, maxMessageChars: 77, scannerEnabled: true, scannerTimeoutMs: 5 });
+  });
+});
+
+describe("POST /api/chat with a huge body", () => {
+  test("a 7 MB post is refused with 413 before it is scanned, and nothing is stored", async () => {
+    const { t, admin } = await squad();
+    const response = await admin.fetch("/api/chat", { method: "POST", body: JSON.stringify({ text: `AKIAIOSFODNN7EXAMPLE ${"z".repeat(7_000_000)}` }) });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: string }).error).toMatch(/too long/);
+    expect(await rows(t)).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ import {
   type SecretFinding,
   type SecretScanner,
 } from "../../convex/lib/secrets/index";
-import { adversarialInputs, findingSamples, MESSAGE_CHARS } from "../fixtures/secrets/adversarial";
+import { adversarialInputs, EVASION_NEGATIVES, EVASION_POSITIVES, findingSamples, MESSAGE_CHARS } from "../fixtures/secrets/adversarial";
 import { parseNegatives, parsePositives, score } from "../fixtures/secrets/corpus";
 import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
 import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
@@ -221,6 +221,26 @@ describe("rules", () => {
   });
 });
 
+describe("anchored rules", () => {
+  const texts = [...positiveTexts, ...negatives.map((row) => row.text), ...EVASION_POSITIVES.map((row) => row.text)];
+
+  test.each(SECRET_RULES.filter((rule) => rule.startsAt !== undefined).map((rule) => [rule.id, rule] as const))(
+    "%s: trying the pattern only where its keywords say finds exactly what a whole-text scan finds",
+    (_id, rule) => {
+      const anchored = createRuleScanner([rule]);
+      const whole = createRuleScanner([{ ...rule, startsAt: undefined }]);
+      const inputs = [...texts, ...adversarialInputs(rule, findingSamples(rule, positiveTexts)).map((input) => input.text)];
+      for (const text of inputs) expect(anchored.scan(text), text.slice(0, 120)).toEqual(whole.scan(text));
+    },
+  );
+
+  test("text whose lowercase changes length (İ) falls back to whole-text scans and still finds secrets", () => {
+    const text = `İstanbul deploy: token ${GITHUB} and AKIAIOSFODNN7EXAMPLE`;
+    expect("İ".toLowerCase().length).toBe(2);
+    expect(ruleScanner.scan(text).map((finding) => text.slice(finding.start, finding.end))).toEqual([GITHUB, AWS_ID]);
+  });
+});
+
 describe("labelled corpus", () => {
   test("has at least 200 positives across the providers and 500 negatives", () => {
     expect(positives.length).toBeGreaterThanOrEqual(200);
@@ -247,7 +267,7 @@ describe("labelled corpus", () => {
     }
   });
 
-  test("recall ≥ 0.95 and false-positive rate ≤ 0.5 %", () => {
+  test("recall ≥ 0.99 and no false positives on the clean set", () => {
     const result = score(ruleScanner, positives, negatives);
     console.log(
       `secret scanner corpus: recall ${result.recall.toFixed(4)} (${result.redactedSecrets}/${result.secrets} secrets fully redacted, ${positives.length} messages); ` +
@@ -255,8 +275,28 @@ describe("labelled corpus", () => {
     );
     for (const miss of result.missed) console.log(`  missed [${miss.provider}] ${JSON.stringify(miss.secret)} in ${JSON.stringify(miss.text.slice(0, 120))}`);
     for (const hit of result.flagged) console.log(`  false positive [${hit.kind}] ${JSON.stringify(hit.found)}`);
-    expect(result.recall).toBeGreaterThanOrEqual(0.95);
-    expect(result.falsePositiveRate).toBeLessThanOrEqual(0.005);
+    expect(result.recall).toBeGreaterThanOrEqual(0.99);
+    expect(result.falsePositives).toBe(0);
+  });
+
+  test("evasions: short key=value passwords, percent-encoding, invisible characters and wrapped keys are all redacted; the look-alike prose is not", () => {
+    const result = score(ruleScanner, EVASION_POSITIVES, EVASION_NEGATIVES);
+    console.log(
+      `secret scanner evasions: recall ${result.recall.toFixed(4)} (${result.redactedSecrets}/${result.secrets}); false positives ${result.falsePositives}/${result.negatives}`,
+    );
+    expect(result.missed).toEqual([]);
+    expect(result.flagged).toEqual([]);
+    for (const provider of ["evasion-assignment", "evasion-percent", "evasion-invisible", "evasion-wrapped"]) {
+      expect(EVASION_POSITIVES.filter((row) => row.provider === provider).length, provider).toBeGreaterThanOrEqual(5);
+    }
+  });
+
+  test("the evasions are redacted through the whole redaction path too, note once", () => {
+    for (const row of EVASION_POSITIVES) {
+      const result = redact(row.text);
+      for (const secret of row.secrets) expect(result.text, row.text).not.toContain(secret);
+      expect(count(result.text, REDACTION_NOTE), row.text).toBe(1);
+    }
   });
 
   test("every rule finds something in the corpus", () => {

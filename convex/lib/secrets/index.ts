@@ -1,3 +1,10 @@
-/** The chat's secret scanner: the interface and redaction (`scanner.ts`) and the one implementation (`rules.ts`). */
+/**
+ * The secret scanner: the interface and redaction (`scanner.ts`), the one
+ * implementation (`rules.ts`), the normalized view it also scans
+ * (`normalize.ts`), and cut-then-scan for stored user text (`userText.ts`:
+ * `scanUserText`, `textTooLongMessage`).
+ */
 export * from "./scanner";
 export * from "./rules";
+export * from "./normalize";
+export * from "./userText";

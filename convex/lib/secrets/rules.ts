@@ -1,7 +1,9 @@
 /**
  * Maestro's secret scanner: a table of rules as data, in the manner of
- * gitleaks — a cheap keyword prefilter, then one regular expression, then
- * entropy, allowlists and (for a few formats) a structural check.
+ * gitleaks — keywords, then one regular expression, then entropy,
+ * allowlists and (for a few formats) a structural check. One pass finds every
+ * keyword of every rule; a rule's pattern is then tried only where a match
+ * could begin near one of its keywords (`startsAt`), not at every position.
  *
  * Every pattern uses bounded quantifiers only (no `*`, `+` or `{n,}`), never
  * repeats a group that itself repeats, and, where it starts at a token, has
@@ -12,6 +14,7 @@
  * in the text with a small constant on the chat's 4,096-character messages
  * (checked by tests/convex/secrets.test.ts, statically and on crafted inputs).
  */
+import { withNormalization } from "./normalize";
 import { monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
 
 export interface SecretRule {
@@ -34,11 +37,20 @@ export interface SecretRule {
   allowlist?: readonly RegExp[];
   /** Last word on a candidate: false drops it. */
   validate?: (secret: string, match: RegExpExecArray) => boolean;
+  /**
+   * Where a match can begin, given a keyword found at `at`: `"keyword"` when
+   * every match begins with one of the keywords, else a function naming the
+   * possible starts. With it the pattern is tried only there (sticky) instead
+   * of at every position of the text — the scanner's main cost. It must name
+   * every start a match could have, or matches are lost.
+   */
+  startsAt?: "keyword" | ((text: string, at: number) => readonly number[]);
 }
 
 /** Shannon entropy of `text` in bits per character. */
 export function shannonEntropy(text: string): number {
   if (text.length === 0) return 0;
+  if (text.length <= 0xffff && isAscii(text)) return asciiEntropy(text);
   const counts = new Map<number, number>();
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -48,6 +60,28 @@ export function shannonEntropy(text: string): number {
   for (const count of counts.values()) {
     const p = count / text.length;
     entropy -= p * Math.log2(p);
+  }
+  return entropy;
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** Per-character counts for ASCII text, reused: the entropy check runs on every candidate. */
+const ASCII_COUNTS = new Uint16Array(128);
+
+function asciiEntropy(text: string): number {
+  for (let i = 0; i < text.length; i++) ASCII_COUNTS[text.charCodeAt(i)]++;
+  let entropy = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const count = ASCII_COUNTS[code];
+    if (count === 0) continue; // already counted
+    const p = count / text.length;
+    entropy -= p * Math.log2(p);
+    ASCII_COUNTS[code] = 0;
   }
   return entropy;
 }
@@ -110,6 +144,7 @@ const NOT_A_VALUE: readonly RegExp[] = [
   /^(?:~|\.{1,2})?\//, // paths
   /^[A-Za-z]:\\/, // Windows paths
   /:\/\//, // URLs
+  /^![A-Za-z]/, // YAML tags: password: !vault |, key: !Ref Secret
   /^(?:true|false|null|none|nil|undefined|required|optional|string|number)$/i,
   /^(?:string|number|boolean|bigint|unknown|any|never|void|object)\b/, // type annotations: password: string): …
   /^[a-z]{1,40}(?:[-_][a-z]{1,40}){1,10}$/, // lowercase slugs: test-password, fake_user_token, dev-only
@@ -188,24 +223,56 @@ function isBasicCredentials(value: string): boolean {
   return !PLACEHOLDER_PASSWORDS.some((re) => re.test(password));
 }
 
+/** Shortest value taken as a secret after `password=` / `token:` (hunter2 is seven). */
+const MIN_ASSIGNED_SECRET = 6;
+/** Shortest value taken as a secret after "password is" in prose. */
+const MIN_PROSE_SECRET = 8;
+
 /** The characters of base64 key material, without which a PEM "block" is only a mention. */
 const KEY_MATERIAL = /[A-Za-z0-9+/]{40}/;
+
+/** Start of the run of characters satisfying `inRun` that ends just before `end`, looking back at most `max`. */
+function runStart(text: string, end: number, max: number, inRun: (code: number) => boolean): number {
+  let start = end;
+  const limit = Math.max(0, end - max);
+  while (start > limit && inRun(text.charCodeAt(start - 1))) start--;
+  return start;
+}
+const isDigitCode = (code: number) => code >= 48 && code <= 57;
+const isLetterCode = (code: number) => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+/** Characters of a key name in generic-assignment: [A-Za-z0-9_.-]. */
+const isKeyNameCode = (code: number) => isLetterCode(code) || isDigitCode(code) || code === 95 || code === 46 || code === 45;
+/** A URL scheme's characters: [A-Za-z0-9+.-]. */
+const isSchemeCode = (code: number) => isLetterCode(code) || isDigitCode(code) || code === 43 || code === 46 || code === 45;
+/** Words generic-assignment accepts before a key name, as in "api key: …". */
+const KEY_PREFIX_WORDS = new Set(["api", "access", "secret", "private", "auth", "client", "master", "signing", "encryption"]);
+
+/** generic-assignment: the key name holding the keyword at `at` starts its run, or the prefix word before it. */
+function assignmentStarts(text: string, at: number): number[] {
+  const start = runStart(text, at, 60, isKeyNameCode);
+  const gap = text.charCodeAt(start - 1);
+  if (start < 2 || (gap !== 32 && gap !== 9)) return [start];
+  const word = runStart(text, start - 1, 11, isLetterCode);
+  return KEY_PREFIX_WORDS.has(text.slice(word, start - 1).toLowerCase()) ? [word, start] : [start];
+}
 
 /** The rule table. Order does not matter: overlapping findings are merged. */
 export const SECRET_RULES: readonly SecretRule[] = [
   {
     id: "private-key",
     description: "PEM/OpenSSH/PGP private key block (to the END line, or to the end of the key material when cut off)",
-    keywords: ["private key"],
+    keywords: ["-----begin"],
     pattern:
-      /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s:,.()\\]|-(?!----)){0,12000}(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/,
+      /-----BEGIN[ A-Z0-9]{0,40}PRIVATE[ \t\r\n]{1,3}KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s:,.()\\]|-(?!----)){0,12000}(?:-----END[ A-Z0-9]{0,40}PRIVATE[ \t\r\n]{1,3}KEY(?: BLOCK)?-----)?/,
     validate: (secret) => KEY_MATERIAL.test(secret),
+    startsAt: "keyword",
   },
   {
     id: "aws-access-key-id",
     description: "AWS access key id (AKIA…, ASIA…)",
     keywords: ["akia", "asia", "abia", "acca", "a3t"],
     pattern: /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/,
+    startsAt: "keyword",
   },
   {
     id: "aws-secret-access-key",
@@ -216,6 +283,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     secretGroup: 1,
     minEntropy: 3.5,
     validate: (secret) => /[0-9/+]/.test(secret),
+    startsAt: (_text, at) => [at - 4, at - 3, at], // "aws_" / "aws" before "secret", or nothing
   },
   {
     id: "aws-secret-near-key-id",
@@ -226,6 +294,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     secretGroup: 1,
     minEntropy: 3.5,
     validate: (secret) => /[0-9/+]/.test(secret) && /[a-z]/.test(secret) && /[A-Z]/.test(secret),
+    startsAt: "keyword",
   },
   {
     id: "github-token",
@@ -233,6 +302,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
     pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{40,251})(?![A-Za-z0-9_])/,
     minEntropy: 3.0,
+    startsAt: "keyword",
   },
   {
     id: "gitlab-token",
@@ -241,6 +311,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     pattern:
       /(?<![A-Za-z0-9_-])(?:glpat|gldt|glrt|glptt|gloas|glcbt|glft|glsoat|glimt|glagent)-[A-Za-z0-9_-]{20,100}(?:\.[0-9a-z]{2}\.[0-9a-z]{9})?(?![A-Za-z0-9_-])/,
     minEntropy: 3.0,
+    startsAt: "keyword",
   },
   {
     id: "slack-token",
@@ -250,6 +321,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     minEntropy: 3.0,
     allowlist: [/^(?:xox[a-z]|xapp)-(?:your|xxxx|\.\.\.|token|example|placeholder)/i],
     validate: hasDigit,
+    startsAt: "keyword",
   },
   {
     id: "slack-webhook",
@@ -257,6 +329,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["hooks.slack.com"],
     pattern: /https?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,200}/,
     validate: hasDigit,
+    startsAt: (_text, at) => [at - 8, at - 7], // https:// or http://
   },
   {
     id: "stripe-key",
@@ -264,6 +337,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["sk_live_", "rk_live_", "sk_test_", "rk_test_"],
     pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])/,
     minEntropy: 3.0,
+    startsAt: "keyword",
   },
   {
     id: "stripe-webhook-secret",
@@ -271,6 +345,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["whsec_"],
     pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{24,128}(?![A-Za-z0-9+/=_])/,
     minEntropy: 3.0,
+    startsAt: "keyword",
   },
   {
     id: "anthropic-key",
@@ -278,12 +353,14 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["sk-ant-"],
     pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,260}(?![A-Za-z0-9_-])/,
     minEntropy: 3.0,
+    startsAt: "keyword",
   },
   {
     id: "openrouter-key",
     description: "OpenRouter API key (sk-or-v1-…)",
     keywords: ["sk-or-"],
     pattern: /(?<![A-Za-z0-9_-])sk-or-v[0-9]-[a-f0-9]{64}(?![A-Za-z0-9_-])/,
+    startsAt: "keyword",
   },
   {
     id: "openai-key",
@@ -291,18 +368,21 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["sk-"],
     pattern: /(?<![A-Za-z0-9_-])(?:sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,250}|sk-[A-Za-z0-9]{32,100})(?![A-Za-z0-9_-])/,
     minEntropy: 3.5,
+    startsAt: "keyword",
   },
   {
     id: "google-api-key",
     description: "Google API key (AIza + 35)",
     keywords: ["aiza"],
     pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/,
+    startsAt: "keyword",
   },
   {
     id: "google-oauth-client-secret",
     description: "Google OAuth client secret (GOCSPX-)",
     keywords: ["gocspx-"],
     pattern: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/,
+    startsAt: "keyword",
   },
   {
     id: "jwt",
@@ -310,6 +390,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["eyj"],
     pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{2,4000}\.[A-Za-z0-9_-]{0,4000}(?![A-Za-z0-9_-])/,
     validate: isJwt,
+    startsAt: "keyword",
   },
   {
     id: "npm-token",
@@ -317,12 +398,14 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["npm_"],
     pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/,
     minEntropy: 3.0,
+    startsAt: "keyword",
   },
   {
     id: "sendgrid-key",
     description: "SendGrid API key (SG.…)",
     keywords: ["sg."],
     pattern: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/,
+    startsAt: "keyword",
   },
   {
     id: "huggingface-token",
@@ -330,30 +413,35 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["hf_"],
     pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z]{34}(?![A-Za-z0-9_])/,
     minEntropy: 3.5,
+    startsAt: "keyword",
   },
   {
     id: "digitalocean-token",
     description: "DigitalOcean token (dop_v1_, doo_v1_, dor_v1_)",
     keywords: ["dop_v1_", "doo_v1_", "dor_v1_"],
     pattern: /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])/,
+    startsAt: "keyword",
   },
   {
     id: "shopify-token",
     description: "Shopify access token (shpat_, shpca_, shppa_, shpss_)",
     keywords: ["shpat_", "shpca_", "shppa_", "shpss_"],
     pattern: /(?<![A-Za-z0-9_])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9_])/,
+    startsAt: "keyword",
   },
   {
     id: "pypi-token",
     description: "PyPI upload token (pypi-AgEIcHlwaS5vcmc…)",
     keywords: ["pypi-ageichlwas5vcmc"],
     pattern: /(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1000}(?![A-Za-z0-9_-])/,
+    startsAt: "keyword",
   },
   {
     id: "telegram-bot-token",
     description: "Telegram bot token (bot id:AA…)",
     keywords: [":aa"],
     pattern: /(?<![A-Za-z0-9_:-])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/,
+    startsAt: (text, at) => [runStart(text, at, 10, isDigitCode)],
   },
   {
     id: "url-password",
@@ -364,6 +452,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     allowlist: PLACEHOLDER_PASSWORDS,
     // user:user@ (postgres:postgres@localhost) is a well-known local default, not a leak.
     validate: (secret, match) => secret !== match[1],
+    startsAt: (text, at) => [runStart(text, at, 21, isSchemeCode)],
   },
   {
     id: "authorization-bearer",
@@ -376,6 +465,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     minEntropy: 3.0,
     allowlist: PLACEHOLDERS,
     validate: hasDigit,
+    startsAt: "keyword",
   },
   {
     id: "authorization-basic",
@@ -384,6 +474,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     pattern: /(?<![A-Za-z0-9_-])basic[ \t]{1,3}([A-Za-z0-9+/]{8,1000}={0,2})(?![A-Za-z0-9+/=])/i,
     secretGroup: 1,
     validate: isBasicCredentials,
+    startsAt: "keyword",
   },
   {
     id: "cli-secret-flag",
@@ -395,17 +486,23 @@ export const SECRET_RULES: readonly SecretRule[] = [
     trimTrailing: ".)]}",
     minLength: 6,
     validate: looksLikeCredential,
+    startsAt: "keyword",
   },
   {
     id: "generic-assignment",
     description: "High-entropy value assigned to a secret's name (password=…, api_key: …, secret=…, token=…, \"password is …\")",
     keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
     pattern:
-      /(?<![A-Za-z0-9_.-])(?<![^/]:)(?<!\$\{)((?:(?:api|access|secret|private|auth|client|master|signing|encryption)[ \t])?[A-Za-z_][A-Za-z0-9_.-]{0,59})["'\]]?(?:[ \t]{0,3}(?:=|:=|=>|:)[ \t]{0,3}|[ \t]{1,3}(?:is|was):?[ \t]{1,3})["'`]?([^\s"'`,;]{8,200})/i,
-    secretGroup: 2,
+      /(?<![A-Za-z0-9_.-])(?<![^/]:)(?<!\$\{)((?:(?:api|access|secret|private|auth|client|master|signing|encryption)[ \t])?[A-Za-z_][A-Za-z0-9_.-]{0,59})["'\]]?([ \t]{0,3}(?:=|:=|=>|:)[ \t]{0,3}|[ \t]{1,3}(?:is|was):?[ \t]{1,3})["'`]?([^\s"'`,;]{6,200})/i,
+    secretGroup: 3,
     trimTrailing: ".:)]}>",
-    minLength: 8,
-    validate: (secret, match) => isSecretKeyName(match[1]) && looksLikeCredential(secret),
+    minLength: MIN_ASSIGNED_SECRET,
+    // A value under 8 characters counts only after an explicit `=`/`:` and with a digit (hunter2).
+    validate: (secret, match) =>
+      isSecretKeyName(match[1]) &&
+      looksLikeCredential(secret) &&
+      (secret.length >= MIN_PROSE_SECRET || (/[=:]/.test(match[2]) && hasDigit(secret))),
+    startsAt: assignmentStarts,
   },
 ];
 
@@ -413,12 +510,59 @@ type IndexedMatch = RegExpExecArray & { indices?: Array<[number, number] | undef
 
 interface CompiledRule {
   rule: SecretRule;
+  /** For a scan of the whole text. */
   regex: RegExp;
+  /** For a try at one place (`startsAt`). */
+  sticky: RegExp;
 }
 
 function compile(rule: SecretRule): CompiledRule {
-  const flags = rule.pattern.flags.includes("i") ? "gdi" : "gd";
-  return { rule, regex: new RegExp(rule.pattern.source, flags) };
+  const flags = rule.pattern.flags.includes("i") ? "di" : "d";
+  return { rule, regex: new RegExp(rule.pattern.source, `g${flags}`), sticky: new RegExp(rule.pattern.source, `y${flags}`) };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+/**
+ * Finds every occurrence of every keyword of `rules` in one pass of one
+ * regular expression (a search per keyword costs four times as much).
+ * Longest keywords come first, so at each place the longest one matches; the
+ * shorter keywords it begins with occur there too.
+ */
+function keywordFinder(rules: readonly SecretRule[]): (lower: string) => number[][] {
+  const keywords = [...new Set(rules.flatMap((rule) => rule.keywords))].sort((a, b) => b.length - a.length);
+  if (keywords.length === 0) return () => rules.map(() => []);
+  const finder = new RegExp(keywords.map(escapeRegExp).join("|"), "g");
+  // For each keyword, the rules it (or a keyword it begins with) belongs to.
+  const rulesOf = new Map<string, number[]>();
+  for (const keyword of keywords) {
+    const owners: number[] = [];
+    rules.forEach((rule, index) => {
+      if (rule.keywords.some((other) => keyword.startsWith(other))) owners.push(index);
+    });
+    rulesOf.set(keyword, owners);
+  }
+  return (lower) => {
+    const occurrences: number[][] = rules.map(() => []);
+    finder.lastIndex = 0;
+    for (let match = finder.exec(lower); match !== null; match = finder.exec(lower)) {
+      for (const index of rulesOf.get(match[0])!) occurrences[index].push(match.index);
+      finder.lastIndex = match.index + 1; // keywords may overlap ("--pass" holds "pass")
+    }
+    return occurrences;
+  };
+}
+
+/** Sorted, distinct places `rule` could match, from its keywords' places (ascending). */
+function candidateStarts(rule: SecretRule, text: string, occurrences: readonly number[]): number[] {
+  if (rule.startsAt === "keyword") return occurrences as number[];
+  const starts: number[] = [];
+  for (const at of occurrences) for (const start of rule.startsAt!(text, at)) if (start >= 0) starts.push(start);
+  if (starts.length < 2) return starts;
+  starts.sort((a, b) => a - b);
+  return starts.filter((start, i) => i === 0 || start !== starts[i - 1]);
 }
 
 /** The secret span of one match, or null when the rule's checks drop it. */
@@ -450,14 +594,37 @@ export interface RuleScannerOptions {
 /** A scanner over `rules` (default: the whole table). */
 export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, options: RuleScannerOptions = {}): SecretScanner {
   const compiled = rules.map(compile);
+  const anchored = rules.filter((rule) => rule.startsAt !== undefined && rule.keywords.length > 0);
+  const findKeywords = keywordFinder(anchored);
   const now = options.now ?? monotonicNow;
   return {
     name: options.name ?? "maestro-rules",
     scan(text: string, deadline?: number): SecretFinding[] {
       const lower = text.toLowerCase();
       const findings: SecretFinding[] = [];
-      for (const { rule, regex } of compiled) {
+      // toLowerCase keeps offsets for all but a few characters (İ); where it
+      // does not, keyword positions mean nothing and every rule scans whole.
+      const aligned = lower.length === text.length;
+      const occurrences = aligned ? findKeywords(lower) : [];
+      for (const { rule, regex, sticky } of compiled) {
         if (deadline !== undefined && now() > deadline) throw new ScannerTimeout(`secret scanner timed out before rule "${rule.id}"`);
+        const anchoredIndex = aligned ? anchored.indexOf(rule) : -1;
+        if (anchoredIndex >= 0) {
+          // The same matches a whole-text scan finds: tried in order, each
+          // accepted one skipping the places it covers.
+          let resume = 0;
+          for (const start of candidateStarts(rule, text, occurrences[anchoredIndex])) {
+            if (start < resume) continue;
+            sticky.lastIndex = start;
+            const match = sticky.exec(text) as IndexedMatch | null;
+            if (match === null) continue;
+            const span = candidate(rule, match);
+            if (span === null) continue;
+            findings.push({ start: span[0], end: span[1], rule: rule.id });
+            resume = Math.max(sticky.lastIndex, start + 1);
+          }
+          continue;
+        }
         if (rule.keywords.length > 0 && !rule.keywords.some((keyword) => lower.includes(keyword))) continue;
         regex.lastIndex = 0;
         for (let match = regex.exec(text) as IndexedMatch | null; match !== null; match = regex.exec(text) as IndexedMatch | null) {
@@ -478,5 +645,9 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
   };
 }
 
-/** The one scanner Maestro ships. */
-export const ruleScanner: SecretScanner = createRuleScanner();
+/**
+ * The one scanner Maestro ships: the whole table, run on the text as written
+ * and on its normalized view (invisible characters, percent-encoding and
+ * wrapped lines undone — see normalize.ts).
+ */
+export const ruleScanner: SecretScanner = withNormalization(createRuleScanner());
