@@ -9,6 +9,7 @@ import { internalMutation, internalQuery, type QueryCtx } from "./_generated/ser
 import { agentForKeyHash, type KeyRefusal } from "./agentApiKeys";
 import { advanceCursor, agentChatAuthor, CHAT_DISABLED, getNewForAgent, postChat, vApiError, vChatMessage } from "./chat";
 import { chatSettings, chatSettingsFromEnv } from "./lib/config";
+import { textTooLongMessage } from "./lib/secrets/userText";
 import { limitAgent } from "./rateLimits";
 
 /** Whether chat is on, so the MCP server knows whether to register its tools. */
@@ -55,6 +56,8 @@ export const post = internalMutation({
     if (text === null) return { kind: "error" as const, status: 400, message: 'Send JSON: {"text": "..."}' };
     if (text.trim() === "") return { kind: "error" as const, status: 400, message: "A chat message must not be empty." };
     const { agent } = resolved;
+    const tooLong = textTooLongMessage(text, (await chatSettings(ctx, agent.departmentId)).maxMessageChars, "A chat message");
+    if (tooLong !== null) return { kind: "error" as const, status: 413, message: tooLong };
     const limited = (await limitAgent(ctx, "agentApiCall", agent.sessionKey)) ?? (await limitAgent(ctx, "agentPost", agent.sessionKey));
     if (limited !== null) return limited;
     return { kind: "ok" as const, id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text) };

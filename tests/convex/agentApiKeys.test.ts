@@ -267,6 +267,9 @@ describe("the /mcp endpoints", () => {
     for (const body of ["not json", "[]", "null"]) {
       expect((await call(t, "chat.getNew", key, body)).status, body).toBe(400);
     }
+    // Far over the limit: refused before it is scanned, with 413.
+    const huge = await call(t, "chat.post", key, JSON.stringify({ text: "q".repeat(200_000) }));
+    expect(huge.status).toBe(413);
     expect(await t.run(async (ctx) => await ctx.db.query("chat").collect())).toHaveLength(1);
     expect(await t.run(async (ctx) => await ctx.db.query("chatCursors").collect())).toEqual([]);
   });
