@@ -4,6 +4,7 @@ import { api, internal } from "./_generated/api";
 import { env, httpAction, type ActionCtx } from "./_generated/server";
 import { hashApiKey, isApiKeyShape } from "./agentApiKeys";
 import { auth } from "./auth";
+import { sameSecret } from "./lib/accounts";
 import { webuiPasswordFromEnv } from "./lib/config";
 import { checkSignInLimits, recordSignInFailure } from "./rateLimits";
 
@@ -26,13 +27,6 @@ function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 }
 
-/** Compares without returning early, so timing says nothing about the password. */
-function sameText(a: string, b: string): boolean {
-  let difference = a.length ^ b.length;
-  for (let i = 0; i < Math.max(a.length, b.length); i++) difference |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
-  return difference === 0;
-}
-
 /**
  * Checked on every request: a signed-in session, or the WebUI password over
  * HTTP Basic; null for neither. With no password configured, Basic opens nothing.
@@ -50,7 +44,7 @@ async function authorized(ctx: ActionCtx, request: Request): Promise<"session" |
     return null;
   }
   const colon = decoded.indexOf(":");
-  return colon !== -1 && sameText(decoded.slice(colon + 1), password) ? "password" : null;
+  return colon !== -1 && sameSecret(decoded.slice(colon + 1), password) ? "password" : null;
 }
 
 const UNAUTHORIZED = () =>
