@@ -11,6 +11,8 @@
  *   departmentQuery / departmentMutation      args.departmentId: ctx.member, ctx.department
  *   taskQuery / taskMutation         args.taskId: ctx.task, ctx.member
  *   agentQuery / agentMutation       args.agentId: ctx.agent, ctx.member
+ *   channelQuery / channelMutation   args.channelId: ctx.channel, ctx.member, ctx.membership (the
+ *                                    caller's channel row, if any); private channels and DMs only for their members
  *
  * The department builders take `role`: the weakest role allowed (queries
  * default to "viewer", mutations to "member").
@@ -21,6 +23,10 @@ import { makeFunctionReference, type FunctionReference } from "convex/server";
 import { action, mutation, query } from "./_generated/server";
 import { requireMember, requireViewer, requireIdentity, type ActionViewer, type Role } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
+import { memberKey } from "./lib/actors";
+import { canRead } from "./lib/channels";
+import type { Doc, Id } from "./_generated/dataModel";
+import type { QueryCtx } from "./_generated/server";
 
 type RoleOption = { role?: Role };
 
@@ -117,4 +123,40 @@ export const agentMutation = customMutation(mutation, {
     const { member, department } = await requireMember(ctx, agent.departmentId, role, viewer);
     return { ctx: { viewer, member, department, agent }, args: { agentId } };
   },
+});
+
+/**
+ * A channel or DM the caller may read: a member of its department with at
+ * least `role`, and for a private channel or a DM one of its members. Ids of
+ * conversations the caller may not read are FORBIDDEN, like other departments'.
+ */
+async function requireChannel(ctx: QueryCtx, channelId: Id<"channels">, role: Role) {
+  const viewer = await requireViewer(ctx);
+  const channel = await ctx.db.get("channels", channelId);
+  if (channel === null) throw new MaestroError("NOT_FOUND", "Channel not found.");
+  const { member, department } = await requireMember(ctx, channel.departmentId, role, viewer);
+  const membership: Doc<"channelMembers"> | null = await ctx.db
+    .query("channelMembers")
+    .withIndex("by_channel_and_key", (q) => q.eq("channelId", channelId).eq("key", memberKey(viewer.user._id)))
+    .unique();
+  if (!canRead(channel, membership !== null)) {
+    throw new MaestroError("FORBIDDEN", channel.kind === "dm" ? "This DM is only for its participants." : `#${channel.name} is private to its members.`);
+  }
+  return { viewer, member, department, channel, membership };
+}
+
+export const channelQuery = customQuery(query, {
+  args: { channelId: v.id("channels") },
+  input: async (ctx, { channelId }, { role = "viewer" }: RoleOption) => ({
+    ctx: await requireChannel(ctx, channelId, role),
+    args: { channelId },
+  }),
+});
+
+export const channelMutation = customMutation(mutation, {
+  args: { channelId: v.id("channels") },
+  input: async (ctx, { channelId }, { role = "member" }: RoleOption) => ({
+    ctx: await requireChannel(ctx, channelId, role),
+    args: { channelId },
+  }),
 });

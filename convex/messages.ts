@@ -26,7 +26,7 @@ const vMessage = v.object({
 });
 
 /** Everyone a message in this department can mention: its agents and its members. */
-async function mentionCandidates(
+export async function mentionCandidates(
   ctx: QueryCtx | MutationCtx,
   departmentId: Id<"departments">,
 ): Promise<Array<MentionCandidate & { kind: Mention["kind"] }>> {

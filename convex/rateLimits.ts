@@ -1,7 +1,8 @@
 /**
  * Rate limits, kept by the `@convex-dev/rate-limiter` component
  * (convex.config.ts): sign-in attempts per client address, failed sign-ins
- * per account, and what one agent may call or post per minute.
+ * per account, and what one agent may call or post per minute, and
+ * channel/DM posts per agent or person.
  */
 import { MINUTE, RateLimiter } from "@convex-dev/rate-limiter";
 import { components } from "./_generated/api";
@@ -21,7 +22,12 @@ export const AGENT_LIMITS = {
   agentPost: { kind: "token bucket", rate: 30, period: MINUTE, capacity: 10 },
 } as const;
 
-export const rateLimiter = new RateLimiter(components.rateLimiter, { ...SIGN_IN_LIMITS, ...AGENT_LIMITS });
+export const MESSAGING_LIMITS = {
+  /** Channel, thread and DM posts by one agent or person (the messaging spec's spam control). */
+  messagePost: { kind: "token bucket", rate: 60, period: MINUTE, capacity: 20 },
+} as const;
+
+export const rateLimiter = new RateLimiter(components.rateLimiter, { ...SIGN_IN_LIMITS, ...AGENT_LIMITS, ...MESSAGING_LIMITS });
 
 /**
  * Before a sign-in attempt: takes one attempt from the address's bucket and

@@ -6,6 +6,13 @@ import {
   vActivityType,
   vActor,
   vAgentKind,
+  vArtifact,
+  vChannelKind,
+  vChannelVisibility,
+  vEventType,
+  vImportance,
+  vMessageContext,
+  vMessageType,
   vAgentStatus,
   vMemberRole,
   vMention,
@@ -250,4 +257,96 @@ export default defineSchema({
     // eslint-disable-next-line @convex-dev/no-duplicate-indexes
     .index("by_agent", ["agentId"])
     .index("by_agent_and_revokedAt", ["agentId", "revokedAt"]),
+
+  /**
+   * Channels and DMs of a department. `#maestro` is not here: it is the chat
+   * table's special channel. A DM is a private conversation whose
+   * `dmKey` (its sorted participant keys) keeps one per set of people.
+   */
+  channels: defineTable({
+    departmentId: v.id("departments"),
+    kind: vChannelKind,
+    /** Lower-case, unique per department (`dm:<key>` for DMs). */
+    name: v.string(),
+    topic: v.optional(v.string()),
+    visibility: vChannelVisibility,
+    createdBy: vActor,
+    archivedAt: v.optional(v.number()),
+    dmKey: v.optional(v.string()),
+    lastMessageAt: v.optional(v.number()),
+  })
+    .index("by_department_and_kind_and_name", ["departmentId", "kind", "name"])
+    .index("by_department_and_dmKey", ["departmentId", "dmKey"]),
+
+  /**
+   * Who belongs to a channel (private channels and DMs: only they may read
+   * it) and who follows it (subscribed: new posts reach their inbox). A
+   * project channel's reader needs no row; subscribing adds one.
+   */
+  channelMembers: defineTable({
+    channelId: v.id("channels"),
+    departmentId: v.id("departments"),
+    /** An agent's sessionKey or `member:<userId>`. */
+    key: v.string(),
+    name: v.string(),
+    subscribed: v.boolean(),
+  })
+    .index("by_channel_and_key", ["channelId", "key"])
+    .index("by_key_and_department", ["key", "departmentId"]),
+
+  /** A message in a channel, a thread (a reply to a channel message) or a DM. */
+  channelMessages: defineTable({
+    departmentId: v.id("departments"),
+    channelId: v.id("channels"),
+    type: vMessageType,
+    /** The channel message a thread reply answers; absent on top-level messages. */
+    threadRootId: v.optional(v.id("channelMessages")),
+    from: vActor,
+    /** For a DM: the other participants' keys. */
+    to: v.optional(v.array(v.string())),
+    body: v.string(),
+    mentions: v.array(vMention),
+    artifacts: v.array(vArtifact),
+    importance: vImportance,
+    blocking: v.boolean(),
+    correlationId: v.optional(v.string()),
+    context: vMessageContext,
+    replyCount: v.number(),
+    lastReplyAt: v.optional(v.number()),
+  })
+    .index("by_channel_and_thread", ["channelId", "threadRootId"])
+    .index("by_thread", ["threadRootId"]),
+
+  /** Each recipient's copy of a message's arrival: unread until `readAt`. */
+  inbox: defineTable({
+    departmentId: v.id("departments"),
+    /** An agent's sessionKey or `member:<userId>`. */
+    recipientKey: v.string(),
+    channelId: v.id("channels"),
+    messageId: v.id("channelMessages"),
+    importance: vImportance,
+    blocking: v.boolean(),
+    /** The recipient was @mentioned (or it is a DM to them). */
+    direct: v.boolean(),
+    readAt: v.optional(v.number()),
+    /** A blocking message was taken up by the recipient's run. */
+    handledAt: v.optional(v.number()),
+  })
+    .index("by_recipient_and_department_and_readAt", ["recipientKey", "departmentId", "readAt"])
+    .index("by_recipient_and_channel_and_readAt", ["recipientKey", "channelId", "readAt"])
+    .index("by_recipient_and_message", ["recipientKey", "messageId"]),
+
+  /**
+   * The append-only event log (NATS subjects in the spec): messaging and
+   * channel lifecycle, with who did it, so it doubles as the audit trail.
+   */
+  events: defineTable({
+    departmentId: v.id("departments"),
+    type: vEventType,
+    actor: vActor,
+    channelId: v.optional(v.id("channels")),
+    messageId: v.optional(v.id("channelMessages")),
+    correlationId: v.optional(v.string()),
+    data: vActivityData,
+  }).index("by_department", ["departmentId"]),
 });

@@ -106,3 +106,46 @@ export const vToolCallRecord = v.object({
   at: v.number(),
 });
 export type ToolCallRecord = Infer<typeof vToolCallRecord>;
+
+// ---- messaging: channels, threads, DMs (specs/messaging-project-graph.md) ----
+
+export const CHANNEL_VISIBILITIES = ["project", "private"] as const;
+export const vChannelVisibility = v.union(...CHANNEL_VISIBILITIES.map((x) => v.literal(x)));
+export type ChannelVisibility = Infer<typeof vChannelVisibility>;
+
+/** A channel proper, or a DM (a private conversation that always has a human in it). */
+export const vChannelKind = v.union(v.literal("channel"), v.literal("dm"));
+export type ChannelKind = Infer<typeof vChannelKind>;
+
+export const IMPORTANCES = ["normal", "high", "critical"] as const;
+export const vImportance = v.union(...IMPORTANCES.map((x) => v.literal(x)));
+export type Importance = Infer<typeof vImportance>;
+
+export const vMessageType = v.union(v.literal("channel"), v.literal("thread"), v.literal("dm"));
+export type MessageType = Infer<typeof vMessageType>;
+
+/** What a message carries besides its text: a link to a task, or a web link. */
+export const vArtifact = v.union(
+  v.object({ kind: v.literal("task"), taskId: v.id("tasks") }),
+  v.object({ kind: v.literal("link"), url: v.string(), title: v.optional(v.string()) }),
+);
+export type Artifact = Infer<typeof vArtifact>;
+
+/** The spec's message context: the project (a department here), and the task and batch it is about. */
+export const vMessageContext = v.object({
+  taskId: v.optional(v.id("tasks")),
+  /** A batch is the set of tasks one delegation tree created: named by its root task. */
+  batchId: v.optional(v.id("tasks")),
+});
+
+export const EVENT_TYPES = [
+  "messaging.created",
+  "messaging.posted",
+  "messaging.read",
+  "messaging.thread_created",
+  "channels.created",
+  "channels.updated",
+  "channels.archived",
+] as const;
+export const vEventType = v.union(...EVENT_TYPES.map((x) => v.literal(x)));
+export type EventType = Infer<typeof vEventType>;

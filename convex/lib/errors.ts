@@ -6,7 +6,8 @@ export type ErrorCode =
   | "FORBIDDEN"
   | "NOT_FOUND"
   | "INVALID_ARGUMENT"
-  | "CONFLICT";
+  | "CONFLICT"
+  | "RATE_LIMITED";
 
 /** A failure the caller caused and can read: thrown as `ConvexError({ code, message })`. */
 export class MaestroError extends ConvexError<{ code: ErrorCode; message: string }> {

@@ -64,3 +64,17 @@ export function keepNewestWithinBudget<T>(
   }
   return { kept: items.slice(first), dropped: first };
 }
+
+/**
+ * The longest prefix of `text` of at most `maxTokens` tokens (encoded once,
+ * cut, decoded). Text is first cut to a length no natural prefix of that
+ * many tokens exceeds, so a pathological input costs no more than a short one.
+ */
+export function truncateToTokens(text: string, maxTokens: number): string {
+  if (maxTokens <= 0) return "";
+  const bounded = Array.from(text.slice(0, maxTokens * 16)).join("");
+  const tokens = getEncoder().encode(bounded, [], []);
+  if (tokens.length <= maxTokens && bounded.length === text.length) return text;
+  // A cut token may end inside a multi-byte character: drop the broken tail.
+  return getEncoder().decode(tokens.slice(0, maxTokens)).replace(/\uFFFD+$/, "");
+}

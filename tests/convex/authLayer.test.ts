@@ -111,7 +111,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);
@@ -156,6 +156,10 @@ const OPEN_TO_VIEWERS = new Set([
   "invites:accept",
   "users:ensureExternal",
   "users:changePassword",
+  // Their own unread state and what they follow.
+  "inbox:markRead",
+  "inbox:markAllRead",
+  "channels:setSubscribed",
 ]);
 
 describe("every public function goes through the auth layer", () => {
@@ -181,6 +185,20 @@ describe("every public function goes through the auth layer", () => {
       const keyId = await ctx.db.insert("agentApiKeys", { agentId: agent._id, departmentId, hash: "0".repeat(64), prefix: "mk_aaaaaaaaa", createdBy: member.userId });
       const inviteId = await ctx.db.insert("invites", { departmentId, email: "x@example.com", role: "member", tokenHash: "1".repeat(64), expiresAt: Date.now() + 1e9, createdBy: member.userId });
       const session = (await ctx.db.query("authSessions").first())!;
+      const channelId = await ctx.db.insert("channels", { departmentId, kind: "channel", name: "general", visibility: "project", createdBy: { kind: "system" } });
+      const channelMessageId = await ctx.db.insert("channelMessages", {
+        departmentId,
+        channelId,
+        type: "channel",
+        from: { kind: "system" },
+        body: "hi",
+        mentions: [],
+        artifacts: [],
+        importance: "normal",
+        blocking: false,
+        context: {},
+        replyCount: 0,
+      });
       return {
         departments: departmentId,
         tasks: taskId,
@@ -192,6 +210,8 @@ describe("every public function goes through the auth layer", () => {
         agentApiKeys: keyId,
         invites: inviteId,
         authSessions: session._id,
+        channels: channelId,
+        channelMessages: channelMessageId,
       } satisfies Record<string, Id<never> | string>;
     });
   });
@@ -246,7 +266,7 @@ describe("every public function goes through the auth layer", () => {
   });
 
   test("a viewer reads the board but not the admin-only lists", async () => {
-    const adminOnly = ["invites:list", "agentApiKeys:list"];
+    const adminOnly = ["invites:list", "agentApiKeys:list", "events:list"];
     for (const fn of functions.filter((f) => f.kind === "query" && !OPEN_TO_ANYONE.has(f.name))) {
       const result = await outcome(viewer, fn, sampleArgs(fn, ids));
       expect(`${fn.name}: ${result}`).toBe(`${fn.name}: ${adminOnly.includes(fn.name) ? "FORBIDDEN" : "ok"}`);

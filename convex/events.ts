@@ -1,0 +1,36 @@
+/**
+ * The department's event log (messaging and channel lifecycle), newest
+ * first: what the spec publishes on NATS subjects, read here through a
+ * subscription. It names who did what, so admins read it as the audit trail.
+ */
+import { paginationOptsValidator, paginationResultValidator } from "convex/server";
+import { v } from "convex/values";
+import { departmentQuery } from "./functions";
+import { checkPageSize } from "./lib/validate";
+import { vActivityData, vActor, vEventType } from "./validators";
+
+const vEvent = v.object({
+  _id: v.id("events"),
+  _creationTime: v.number(),
+  type: vEventType,
+  actor: vActor,
+  channelId: v.optional(v.id("channels")),
+  messageId: v.optional(v.id("channelMessages")),
+  correlationId: v.optional(v.string()),
+  data: vActivityData,
+});
+
+export const list = departmentQuery({
+  role: "admin",
+  args: { paginationOpts: paginationOptsValidator },
+  returns: paginationResultValidator(vEvent),
+  handler: async (ctx, { departmentId, paginationOpts }) => {
+    checkPageSize(paginationOpts.numItems);
+    const page = await ctx.db
+      .query("events")
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      .order("desc")
+      .paginate(paginationOpts);
+    return { ...page, page: page.page.map(({ departmentId: _d, ...event }) => event) };
+  },
+});

@@ -1,0 +1,160 @@
+import { describe, expect, test } from "vitest";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { LIMITS } from "../../convex/lib/limits";
+import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, memberKeyOf, seedDemoWithAdmin, setupTest, signIn, type Actor, type TestConvex } from "./setup";
+
+async function squad() {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const grace = await signIn(t, "Grace");
+  const vera = await addToDepartment(t, departmentId, "Vera", "viewer");
+  const other = await createOtherDepartment(t);
+  return { t, departmentId, admin, grace, vera, other };
+}
+
+async function rows(t: TestConvex, table: "channels" | "channelMessages" | "inbox" | "events" | "channelMembers") {
+  return await t.run(async (ctx) => await ctx.db.query(table).collect());
+}
+
+async function top(actor: Actor, channelId: Id<"channels">) {
+  return (await actor.query(api.channelMessages.history, { channelId, paginationOpts: { numItems: 50, cursor: null } })).page;
+}
+
+describe("channels", () => {
+  test("a member creates a project channel; names are normalised and unique; #maestro is reserved", async () => {
+    const { t, departmentId, grace, admin } = await squad();
+    const channelId = await grace.mutation(api.channels.create, { departmentId, name: "#Launch Plan", topic: "Ship it", visibility: "project" });
+    const listed = await admin.query(api.channels.list, { departmentId });
+    expect(listed).toEqual([expect.objectContaining({ _id: channelId, name: "launch-plan", topic: "Ship it", joined: false, unread: 0 })]);
+    await expectError(admin.mutation(api.channels.create, { departmentId, name: "launch-plan", visibility: "project" }), "CONFLICT", /#launch-plan already exists/);
+    await expectError(admin.mutation(api.channels.create, { departmentId, name: "maestro", visibility: "project" }), "CONFLICT", /squad chat/);
+    await expectError(admin.mutation(api.channels.create, { departmentId, name: "no!", visibility: "project" }), "INVALID_ARGUMENT");
+    await expectError(admin.mutation(api.channels.create, { departmentId, name: "x".repeat(41), visibility: "project" }), "INVALID_ARGUMENT", /40/);
+    expect(await rows(t, "channels")).toHaveLength(1);
+    expect((await rows(t, "events")).map((e) => e.type)).toEqual(["channels.created"]);
+  });
+
+  test("a private channel is invisible and refused to non-members, readable once added", async () => {
+    const { t, departmentId, admin, grace } = await squad();
+    const graceKey = memberKeyOf(t, "Grace");
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
+    expect(await grace.query(api.channels.list, { departmentId })).toEqual([]);
+    await expectError(top(grace, channelId), "FORBIDDEN", /private/);
+    await expectError(grace.mutation(api.channelMessages.post, { channelId, body: "let me in" }), "FORBIDDEN");
+    await admin.mutation(api.channels.addMember, { channelId, key: graceKey });
+    expect(await grace.query(api.channels.list, { departmentId })).toEqual([expect.objectContaining({ name: "leads", joined: true })]);
+    await grace.mutation(api.channelMessages.post, { channelId, body: "thanks" });
+    expect((await top(grace, channelId)).map((m) => m.body)).toEqual(["thanks"]);
+  });
+
+  test("viewers read but cannot post or create; other departments are refused", async () => {
+    const { departmentId, admin, vera, other } = await squad();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    await admin.mutation(api.channelMessages.post, { channelId, body: "hello" });
+    expect(await top(vera, channelId)).toHaveLength(1);
+    await expectError(vera.mutation(api.channelMessages.post, { channelId, body: "hi" }), "FORBIDDEN");
+    await expectError(vera.mutation(api.channels.create, { departmentId, name: "mine", visibility: "project" }), "FORBIDDEN");
+    await expectError(top(other.member, channelId), "FORBIDDEN");
+    await expectError(other.member.mutation(api.channelMessages.post, { channelId, body: "hi" }), "FORBIDDEN");
+  });
+});
+
+describe("messages, threads and the inbox", () => {
+  test("a post reaches subscribers' inboxes, a mention reaches the mentioned directly; mark read clears the badge", async () => {
+    const { t, departmentId, admin, grace } = await squad();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    await grace.mutation(api.channels.setSubscribed, { channelId, subscribed: true });
+    const id = await admin.mutation(api.channelMessages.post, { channelId, body: "Standup at 10, @Writer draft the notes", importance: "high" });
+    const [message] = await top(grace, channelId);
+    expect(message).toMatchObject({ _id: id, type: "channel", importance: "high", blocking: false, mentions: [{ kind: "agent", key: AGENTS.writer, name: "Writer" }] });
+    const inbox = await rows(t, "inbox");
+    expect(inbox.map((r) => [r.recipientKey, r.direct]).sort()).toEqual([[AGENTS.writer, true], [memberKeyOf(t, "Grace"), false]].sort());
+    expect((await grace.query(api.channels.list, { departmentId }))[0]).toMatchObject({ unread: 1, subscribed: true });
+    expect(await grace.query(api.inbox.summary, { departmentId })).toEqual({ unread: 1, direct: 0, more: false });
+    expect(await grace.mutation(api.inbox.markRead, { channelId })).toBe(1);
+    expect(await grace.query(api.inbox.summary, { departmentId })).toEqual({ unread: 0, direct: 0, more: false });
+    const events = (await rows(t, "events")).map((e) => e.type);
+    expect(events).toEqual(["channels.created", "messaging.posted", "messaging.read"]);
+    // The sender's own post is never unread for them.
+    expect(await admin.query(api.inbox.summary, { departmentId })).toMatchObject({ unread: 0 });
+  });
+
+  test("replies form a thread: the root counts them, participants are notified, a reply to a reply joins the same thread", async () => {
+    const { t, departmentId, admin, grace } = await squad();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    const root = await admin.mutation(api.channelMessages.post, { channelId, body: "Which font?" });
+    const first = await grace.mutation(api.channelMessages.reply, { channelId, messageId: root, body: "Inter" });
+    await admin.mutation(api.channelMessages.reply, { channelId, messageId: first, body: "Agreed" });
+    const thread = await grace.query(api.channelMessages.thread, { channelId, messageId: root });
+    expect(thread.root).toMatchObject({ replyCount: 2, type: "channel" });
+    expect(thread.replies.map((r) => [r.body, r.type, r.threadRootId])).toEqual([["Inter", "thread", root], ["Agreed", "thread", root]]);
+    // Top-level history does not show replies.
+    expect((await top(grace, channelId)).map((m) => m.body)).toEqual(["Which font?"]);
+    // Ada started the thread: Grace's reply reached her; Ada's reply reached Grace.
+    expect(await admin.query(api.inbox.summary, { departmentId })).toMatchObject({ unread: 1 });
+    expect(await grace.query(api.inbox.summary, { departmentId })).toMatchObject({ unread: 1 });
+    expect((await rows(t, "events")).filter((e) => e.type === "messaging.thread_created")).toHaveLength(1);
+    await expectError(grace.query(api.channelMessages.thread, { channelId, messageId: first }), "NOT_FOUND");
+  });
+
+  test("bad input is refused and changes nothing: oversized, empty, foreign task, bad link, archived channel", async () => {
+    const { t, departmentId, admin, other } = await squad();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    const before = (await rows(t, "channelMessages")).length;
+    const foreignTask = await createTask(other.member, other.departmentId, { title: "Theirs" });
+    await expectError(admin.mutation(api.channelMessages.post, { channelId, body: "x".repeat(LIMITS.messageChars + 1) }), "INVALID_ARGUMENT", /limit/);
+    await expectError(admin.mutation(api.channelMessages.post, { channelId, body: "   " }), "INVALID_ARGUMENT");
+    await expectError(admin.mutation(api.channelMessages.post, { channelId, body: "see", taskId: foreignTask }), "NOT_FOUND");
+    await expectError(admin.mutation(api.channelMessages.post, { channelId, body: "see", artifacts: [{ kind: "task", taskId: foreignTask }] }), "NOT_FOUND");
+    await expectError(admin.mutation(api.channelMessages.post, { channelId, body: "see", artifacts: [{ kind: "link", url: "javascript:alert(1)" }] }), "INVALID_ARGUMENT", /http/);
+    await admin.mutation(api.channels.setArchived, { channelId, archived: true });
+    await expectError(admin.mutation(api.channelMessages.post, { channelId, body: "late" }), "FORBIDDEN", /archived/);
+    expect(await rows(t, "channelMessages")).toHaveLength(before);
+    expect(await rows(t, "inbox")).toHaveLength(0);
+  });
+
+  test("secrets in a message are redacted before they are stored", async () => {
+    const { t, departmentId, admin } = await squad();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "ops", visibility: "project" });
+    await admin.mutation(api.channelMessages.post, { channelId, body: "the key is AKIAIOSFODNN7EXAMPLE and password=hunter2" });
+    const [stored] = await rows(t, "channelMessages");
+    expect(stored.body).not.toContain("AKIAIOSFODNN7EXAMPLE");
+    expect(stored.body).not.toContain("hunter2");
+  });
+
+  test("posting is rate limited per sender", async () => {
+    const { departmentId, admin } = await squad();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "spam", visibility: "project" });
+    let refused = 0;
+    for (let i = 0; i < 25; i++) {
+      await admin.mutation(api.channelMessages.post, { channelId, body: `m${i}` }).catch(() => refused++);
+    }
+    expect(refused).toBeGreaterThan(0);
+    await expectError(admin.mutation(api.channelMessages.post, { channelId, body: "again" }), "RATE_LIMITED", /try again in \d+ s/);
+  });
+});
+
+describe("DMs", () => {
+  test("one DM per set of participants; only they read it; every participant gets it directly", async () => {
+    const { t, departmentId, admin, grace, vera } = await squad();
+    const grKey = memberKeyOf(t, "Grace");
+    const dm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [grKey, AGENTS.writer] });
+    expect(await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer, memberKeyOf(t, "Ada")] })).toBe(dm);
+    await admin.mutation(api.channelMessages.post, { channelId: dm, body: "Can you two pair on the copy?" });
+    const inbox = await rows(t, "inbox");
+    expect(inbox.map((r) => [r.recipientKey, r.direct]).sort()).toEqual([[AGENTS.writer, true], [grKey, true]].sort());
+    expect(await top(grace, dm)).toEqual([expect.objectContaining({ type: "dm", to: expect.arrayContaining([grKey, AGENTS.writer]) })]);
+    await expectError(top(vera, dm), "FORBIDDEN", /participants/);
+    const graceList = await grace.query(api.channels.list, { departmentId });
+    expect(graceList).toEqual([expect.objectContaining({ kind: "dm", title: expect.stringContaining("Ada"), unread: 1 })]);
+    expect(await vera.query(api.channels.list, { departmentId })).toEqual([]);
+  });
+
+  test("agents alone cannot DM each other, and unknown participants are refused", async () => {
+    const { t, departmentId, admin } = await squad();
+    await expectError(admin.mutation(api.channels.openDm, { departmentId, participantKeys: ["member:nobody"] }), "NOT_FOUND");
+    await expectError(admin.mutation(api.channels.openDm, { departmentId, participantKeys: [] }), "INVALID_ARGUMENT", /participant/);
+    expect(await rows(t, "channels")).toHaveLength(0);
+  });
+});
