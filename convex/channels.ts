@@ -173,6 +173,8 @@ export const get = channelQuery({
     archived: v.boolean(),
     members: v.array(vMember),
     canManage: v.boolean(),
+    /** The caller follows it: new posts reach their inbox. */
+    viewerSubscribed: v.boolean(),
   }),
   handler: async (ctx) => {
     const { channel } = ctx;
@@ -186,6 +188,7 @@ export const get = channelQuery({
       archived: channel.archivedAt !== undefined,
       members: members.map((m) => ({ key: m.key, name: m.name, kind: m.key.startsWith("member:") ? ("member" as const) : ("agent" as const), subscribed: m.subscribed })),
       canManage: canManage(ctx.channel, ctx.member),
+      viewerSubscribed: ctx.membership?.subscribed ?? false,
     };
   },
 });

@@ -42,6 +42,7 @@ import type * as lib_channels from "../lib/channels.js";
 import type * as lib_config from "../lib/config.js";
 import type * as lib_errors from "../lib/errors.js";
 import type * as lib_events from "../lib/events.js";
+import type * as lib_injection from "../lib/injection.js";
 import type * as lib_limits from "../lib/limits.js";
 import type * as lib_mentions from "../lib/mentions.js";
 import type * as lib_names from "../lib/names.js";
@@ -110,6 +111,7 @@ declare const fullApi: ApiFromModules<{
   "lib/config": typeof lib_config;
   "lib/errors": typeof lib_errors;
   "lib/events": typeof lib_events;
+  "lib/injection": typeof lib_injection;
   "lib/limits": typeof lib_limits;
   "lib/mentions": typeof lib_mentions;
   "lib/names": typeof lib_names;

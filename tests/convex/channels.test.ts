@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import type { Id } from "../../convex/_generated/dataModel";
+import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { LIMITS } from "../../convex/lib/limits";
 import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, memberKeyOf, seedDemoWithAdmin, setupTest, signIn, type Actor, type TestConvex } from "./setup";
 
@@ -13,8 +13,9 @@ async function squad() {
   return { t, departmentId, admin, grace, vera, other };
 }
 
-async function rows(t: TestConvex, table: "channels" | "channelMessages" | "inbox" | "events" | "channelMembers") {
-  return await t.run(async (ctx) => await ctx.db.query(table).collect());
+type Table = "channels" | "channelMessages" | "inbox" | "events" | "channelMembers";
+async function rows<T extends Table>(t: TestConvex, table: T): Promise<Array<Doc<T>>> {
+  return await t.run(async (ctx) => (await ctx.db.query(table).collect()) as Array<Doc<T>>);
 }
 
 async function top(actor: Actor, channelId: Id<"channels">) {

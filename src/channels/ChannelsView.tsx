@@ -1,0 +1,77 @@
+import { useQuery } from "convex/react";
+import { useState } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { Button } from "../components/ui/Button";
+import { PlusIcon } from "../components/ui/icons";
+import { Skeleton } from "../components/ui/Skeleton";
+import { canWrite, useRole } from "../shell/role";
+import { ChannelList } from "./ChannelList";
+import { ChannelView } from "./ChannelView";
+import { NewChannelDialog } from "./NewChannelDialog";
+import { NewDmDialog } from "./NewDmDialog";
+
+type Props = {
+  departmentId: Id<"departments">;
+  /** The signed-in person's key (`member:<userId>`), left out of the DM picker. */
+  selfKey: string | null;
+  /** Controlled selection (a route can drive it); uncontrolled when omitted. */
+  channelId?: Id<"channels"> | null;
+  onSelect?: (id: Id<"channels"> | null) => void;
+};
+
+/** Channels and DMs: the list with unread badges on the left, the open conversation on the right. */
+export function ChannelsView({ departmentId, selfKey, channelId, onSelect }: Props) {
+  const channels = useQuery(api.channels.list, { departmentId });
+  const [own, setOwn] = useState<Id<"channels"> | null>(null);
+  const selected = channelId !== undefined ? channelId : own;
+  const select = onSelect ?? setOwn;
+  const [dialog, setDialog] = useState<"channel" | "dm" | null>(null);
+  const writable = canWrite(useRole());
+  const current = channels?.find((c) => c._id === selected);
+  return (
+    <div data-testid="channels" className="flex min-h-0 flex-1 flex-col gap-3 lg:flex-row">
+      <div className="flex w-full shrink-0 flex-col gap-3 lg:w-56">
+        {writable && (
+          <div className="flex gap-2">
+            <Button variant="secondary" onClick={() => setDialog("channel")}>
+              <PlusIcon /> Channel
+            </Button>
+            <Button variant="secondary" onClick={() => setDialog("dm")}>
+              <PlusIcon /> DM
+            </Button>
+          </div>
+        )}
+        {channels === undefined ? <Skeleton className="h-24" /> : <ChannelList channels={channels} selected={selected} onSelect={select} />}
+      </div>
+      <div className="flex min-h-[24rem] min-w-0 flex-1 rounded-xl bg-white ring-1 ring-slate-200">
+        {current ? (
+          <ChannelView key={current._id} channelId={current._id} title={current.kind === "dm" ? current.title : `#${current.name}`} />
+        ) : (
+          <p className="m-auto p-6 text-sm text-slate-500">Pick a channel or a direct message.</p>
+        )}
+      </div>
+      {dialog === "channel" && (
+        <NewChannelDialog
+          departmentId={departmentId}
+          onClose={() => setDialog(null)}
+          onCreated={(id) => {
+            setDialog(null);
+            select(id);
+          }}
+        />
+      )}
+      {dialog === "dm" && (
+        <NewDmDialog
+          departmentId={departmentId}
+          selfKey={selfKey}
+          onClose={() => setDialog(null)}
+          onOpened={(id) => {
+            setDialog(null);
+            select(id);
+          }}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+import { useId, useState, type KeyboardEvent } from "react";
+import { Button } from "../components/ui/Button";
+import { InlineError, Select } from "../components/ui/Field";
+import { CONTROL_CLASS } from "../components/ui/Field";
+import { cn } from "../lib/cn";
+import { useSend } from "../lib/useSend";
+import { IMPORTANCE_OPTIONS, type Importance } from "./types";
+
+export type Draft = { body: string; importance: Importance; blocking: boolean };
+
+type Props = { placeholder: string; onSend: (draft: Draft) => Promise<unknown>; maxChars: number };
+
+/** Markdown box, importance and "blocking"; Enter sends, Shift+Enter breaks the line; a refused send keeps the draft and says why. */
+export function MessageComposer({ placeholder, onSend, maxChars }: Props) {
+  const [body, setBody] = useState("");
+  const [importance, setImportance] = useState<Importance>("normal");
+  const [blocking, setBlocking] = useState(false);
+  const { sending, error, send } = useSend((text) => onSend({ body: text, importance, blocking }));
+  const id = useId();
+  const tooLong = body.trim().length > maxChars;
+  const submit = () => {
+    if (tooLong) return;
+    send(body.trim(), () => {
+      setBody("");
+      setImportance("normal");
+      setBlocking(false);
+    });
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  };
+  return (
+    <form
+      className="flex flex-col gap-2 border-t border-slate-100 p-3"
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <textarea
+        aria-label={placeholder}
+        placeholder={placeholder}
+        value={body}
+        rows={2}
+        onChange={(event) => setBody(event.target.value)}
+        onKeyDown={onKeyDown}
+        aria-invalid={tooLong || undefined}
+        className={cn(CONTROL_CLASS, "resize-y")}
+      />
+      <div className="flex flex-wrap items-center gap-3 text-xs text-slate-600">
+        <label htmlFor={`${id}-importance`} className="sr-only">
+          Importance
+        </label>
+        <Select id={`${id}-importance`} value={importance} options={IMPORTANCE_OPTIONS} onValueChange={setImportance} className="w-auto py-1 text-xs" />
+        <label className="flex items-center gap-1">
+          <input type="checkbox" checked={blocking} onChange={(event) => setBlocking(event.target.checked)} />
+          Blocking (interrupts the agents it reaches)
+        </label>
+        <span className={cn("ml-auto tabular-nums", tooLong && "text-rose-700")}>
+          {body.trim().length}/{maxChars}
+        </span>
+        <Button type="submit" disabled={sending || body.trim() === "" || tooLong}>
+          Send
+        </Button>
+      </div>
+      {error && <InlineError>{error}</InlineError>}
+    </form>
+  );
+}

@@ -1,0 +1,63 @@
+import { Avatar } from "../components/ui/Avatar";
+import { Markdown } from "../components/ui/Markdown";
+import { initials } from "../board/initials";
+import { formatFullTime, formatRelativeTime } from "../task/relativeTime";
+import { cn } from "../lib/cn";
+import { authorName, type ChannelMessage } from "./types";
+
+type Props = { message: ChannelMessage; now: number; onOpenThread?: () => void };
+
+/** One message: who, when, importance, the markdown body, its artifacts and its thread. */
+export function MessageItem({ message, now, onOpenThread }: Props) {
+  const name = authorName(message.from);
+  return (
+    <article data-testid="channel-message" className="flex gap-3 px-3 py-2">
+      <Avatar initials={initials(name)} tone={message.from.kind === "member" ? "member" : message.from.kind === "agent" ? "agent" : "muted"} className="size-8 shrink-0" />
+      <div className="min-w-0 flex-1">
+        <header className="flex flex-wrap items-baseline gap-2">
+          <span className="text-sm font-semibold text-slate-900">{name}</span>
+          <time className="text-xs text-slate-500" dateTime={new Date(message._creationTime).toISOString()} title={formatFullTime(message._creationTime)}>
+            {formatRelativeTime(message._creationTime, now)}
+          </time>
+          {message.importance !== "normal" && (
+            <span
+              data-testid="importance"
+              className={cn(
+                "rounded px-1.5 text-xs font-medium",
+                message.importance === "critical" ? "bg-rose-100 text-rose-800" : "bg-amber-100 text-amber-800",
+              )}
+            >
+              {message.importance}
+            </span>
+          )}
+          {message.blocking && <span className="rounded bg-slate-800 px-1.5 text-xs font-medium text-white">blocking</span>}
+        </header>
+        <Markdown className="text-sm text-slate-800" mentions={message.mentions.map((m) => m.name)}>
+          {message.body}
+        </Markdown>
+        {message.artifacts.length > 0 && (
+          <ul className="mt-1 flex flex-wrap gap-2 text-xs">
+            {message.artifacts.map((a, i) => (
+              <li key={i}>
+                {a.kind === "link" ? (
+                  <a href={a.url} target="_blank" rel="noreferrer noopener" className="text-indigo-700 underline">
+                    {a.title ?? a.url}
+                  </a>
+                ) : (
+                  <a href={`#task=${a.taskId}`} className="text-indigo-700 underline">
+                    linked task
+                  </a>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+        {onOpenThread && (
+          <button type="button" onClick={onOpenThread} className="mt-1 text-xs font-medium text-indigo-700 hover:underline">
+            {message.replyCount === 0 ? "Reply in thread" : `${message.replyCount} ${message.replyCount === 1 ? "reply" : "replies"}`}
+          </button>
+        )}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,51 @@
+import { useMutation, useQuery } from "convex/react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { LIMITS } from "../../convex/lib/limits";
+import { CloseIcon } from "../components/ui/icons";
+import { Skeleton } from "../components/ui/Skeleton";
+import { useNow } from "../task/relativeTime";
+import { MessageComposer } from "./MessageComposer";
+import { MessageItem } from "./MessageItem";
+
+type Props = { channelId: Id<"channels">; messageId: Id<"channelMessages">; onClose: () => void; writable: boolean };
+
+/** A thread beside its channel: the first message, its replies oldest first, and a reply box. */
+export function ThreadPanel({ channelId, messageId, onClose, writable }: Props) {
+  const thread = useQuery(api.channelMessages.thread, { channelId, messageId });
+  const reply = useMutation(api.channelMessages.reply);
+  const now = useNow(60_000);
+  return (
+    <aside data-testid="thread-panel" aria-label="Thread" className="flex w-80 shrink-0 flex-col border-l border-slate-100">
+      <header className="flex items-center border-b border-slate-100 px-3 py-2">
+        <h3 className="text-sm font-semibold text-slate-900">Thread</h3>
+        <button type="button" onClick={onClose} aria-label="Close thread" className="ml-auto rounded p-1 hover:bg-slate-100">
+          <CloseIcon />
+        </button>
+      </header>
+      <div className="min-h-0 flex-1 overflow-y-auto">
+        {thread === undefined ? (
+          <Skeleton className="m-3 h-16" />
+        ) : (
+          <>
+            <MessageItem message={thread.root} now={now} />
+            <p className="border-y border-slate-100 px-3 py-1 text-xs text-slate-500">
+              {thread.replies.length} {thread.replies.length === 1 ? "reply" : "replies"}
+            </p>
+            {thread.replies.map((m) => (
+              <MessageItem key={m._id} message={m} now={now} />
+            ))}
+            {thread.more && <p className="px-3 py-2 text-xs text-slate-500">Older replies are not shown.</p>}
+          </>
+        )}
+      </div>
+      {writable && (
+        <MessageComposer
+          placeholder="Reply in thread"
+          maxChars={LIMITS.messageChars}
+          onSend={({ body, importance, blocking }) => reply({ channelId, messageId, body, importance, blocking })}
+        />
+      )}
+    </aside>
+  );
+}
