@@ -67,6 +67,7 @@ import type * as seed from "../seed.js";
 import type * as setup from "../setup.js";
 import type * as tasks from "../tasks.js";
 import type * as tools_delegation from "../tools/delegation.js";
+import type * as tools_messaging from "../tools/messaging.js";
 import type * as tools_registry from "../tools/registry.js";
 import type * as tools_thread from "../tools/thread.js";
 import type * as triggers from "../triggers.js";
@@ -136,6 +137,7 @@ declare const fullApi: ApiFromModules<{
   setup: typeof setup;
   tasks: typeof tasks;
   "tools/delegation": typeof tools_delegation;
+  "tools/messaging": typeof tools_messaging;
   "tools/registry": typeof tools_registry;
   "tools/thread": typeof tools_thread;
   triggers: typeof triggers;

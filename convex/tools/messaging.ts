@@ -1,0 +1,298 @@
+/**
+ * The messaging tools an agent calls during a run (messaging spec,
+ * "Messaging Tools/APIs"): create a channel, post, reply in a thread, DM a
+ * person, subscribe, read history, list DMs, read its inbox and mark read.
+ * The agent and its department come from the run, never from the model's
+ * arguments; channels are named as people write them (`#launch`).
+ */
+import { v } from "convex/values";
+import type { Doc, Id } from "../_generated/dataModel";
+import { internalMutation, internalQuery, type MutationCtx, type QueryCtx } from "../_generated/server";
+import { channelMembers, createChannel } from "../channels";
+import { postChannelMessage, publicMessage, vChannelMessage } from "../channelMessages";
+import { markRowsRead } from "../inbox";
+import { agentActor } from "../lib/actors";
+import { canRead, dmKey, normalizeChannelName } from "../lib/channels";
+import { MaestroError } from "../lib/errors";
+import type { InjectionMessage } from "../lib/injection";
+import { mentionCandidates } from "../messages";
+import { vChannelVisibility, vImportance } from "../validators";
+
+/** Most messages one history or inbox read returns to a model. */
+export const MAX_TOOL_MESSAGES = 50;
+
+async function agentOfRun(ctx: QueryCtx, runId: Id<"runs">): Promise<{ agent: Doc<"agents">; run: Doc<"runs"> }> {
+  const run = await ctx.db.get("runs", runId);
+  if (run === null || run.status !== "running") throw new MaestroError("INVALID_ARGUMENT", "This run is not running.");
+  const agent = await ctx.db.get("agents", run.agentId);
+  if (agent === null) throw new MaestroError("NOT_FOUND", "The agent no longer exists.");
+  return { agent, run };
+}
+
+/** A channel of the agent's department by name, which the agent may read. */
+async function channelNamed(ctx: QueryCtx, agent: Doc<"agents">, raw: string): Promise<Doc<"channels">> {
+  const name = raw.trim().replace(/^#/, "").toLowerCase();
+  const channel = await ctx.db
+    .query("channels")
+    .withIndex("by_department_and_kind_and_name", (q) => q.eq("departmentId", agent.departmentId).eq("kind", "channel").eq("name", name))
+    .unique();
+  if (channel === null) throw new MaestroError("NOT_FOUND", `No channel #${name} in this department.`);
+  const member = (await channelMembers(ctx, channel._id)).some((m) => m.key === agent.sessionKey);
+  if (!canRead(channel, member)) throw new MaestroError("FORBIDDEN", `#${name} is private and you are not a member.`);
+  return channel;
+}
+
+/** People and agents named in a tool call, resolved to keys of the department (names as in @mentions). */
+async function keysNamed(ctx: QueryCtx, departmentId: Id<"departments">, names: string[]): Promise<string[]> {
+  const candidates = await mentionCandidates(ctx, departmentId);
+  return names.map((raw) => {
+    const name = raw.trim().replace(/^@/, "").toLowerCase();
+    const found = candidates.find((c) => c.name.toLowerCase() === name || c.key === raw);
+    if (found === undefined) throw new MaestroError("NOT_FOUND", `Nobody called ${JSON.stringify(raw)} in this department.`);
+    return found.key;
+  });
+}
+
+export const createChannelTool = internalMutation({
+  args: { runId: v.id("runs"), name: v.string(), topic: v.optional(v.string()), visibility: v.optional(vChannelVisibility) },
+  returns: v.object({ channelId: v.id("channels"), name: v.string() }),
+  handler: async (ctx, { runId, name, topic, visibility }) => {
+    const { agent } = await agentOfRun(ctx, runId);
+    const channelId = await createChannel(ctx, {
+      departmentId: agent.departmentId,
+      creator: { ...agentActor(agent), key: agent.sessionKey },
+      name,
+      topic,
+      visibility: visibility ?? "project",
+    });
+    return { channelId, name: normalizeChannelName(name) };
+  },
+});
+
+const vPost = {
+  body: v.string(),
+  importance: v.optional(vImportance),
+  blocking: v.optional(v.boolean()),
+  correlationId: v.optional(v.string()),
+};
+
+async function post(
+  ctx: MutationCtx,
+  agent: Doc<"agents">,
+  run: Doc<"runs">,
+  channel: Doc<"channels">,
+  fields: { body: string; importance?: "normal" | "high" | "critical"; blocking?: boolean; correlationId?: string },
+  threadRoot?: Doc<"channelMessages">,
+) {
+  return await postChannelMessage(ctx, {
+    channel,
+    from: agentActor(agent),
+    senderKey: agent.sessionKey,
+    threadRoot,
+    ...fields,
+    // What the agent is working on is the message's context (the spec's task_id).
+    context: { taskId: run.taskId },
+  });
+}
+
+export const postChannelTool = internalMutation({
+  args: { runId: v.id("runs"), channel: v.string(), ...vPost },
+  returns: v.id("channelMessages"),
+  handler: async (ctx, { runId, channel, ...fields }) => {
+    const { agent, run } = await agentOfRun(ctx, runId);
+    return await post(ctx, agent, run, await channelNamed(ctx, agent, channel), fields);
+  },
+});
+
+export const replyThreadTool = internalMutation({
+  args: { runId: v.id("runs"), messageId: v.string(), ...vPost },
+  returns: v.id("channelMessages"),
+  handler: async (ctx, { runId, messageId, ...fields }) => {
+    const { agent, run } = await agentOfRun(ctx, runId);
+    const id = ctx.db.normalizeId("channelMessages", messageId);
+    const target = id === null ? null : await ctx.db.get("channelMessages", id);
+    if (target === null || target.departmentId !== agent.departmentId) throw new MaestroError("NOT_FOUND", `No message ${messageId}.`);
+    const channel = (await ctx.db.get("channels", target.channelId))!;
+    const member = (await channelMembers(ctx, channel._id)).some((m) => m.key === agent.sessionKey);
+    if (!canRead(channel, member)) throw new MaestroError("FORBIDDEN", "You cannot read that conversation.");
+    const root = target.threadRootId === undefined ? target : (await ctx.db.get("channelMessages", target.threadRootId))!;
+    return await post(ctx, agent, run, channel, fields, root);
+  },
+});
+
+/** `dm_send`: a DM from the agent to people (and agents, with a person among them). */
+export const dmSendTool = internalMutation({
+  args: { runId: v.id("runs"), to: v.array(v.string()), ...vPost },
+  returns: v.object({ channelId: v.id("channels"), messageId: v.id("channelMessages") }),
+  handler: async (ctx, { runId, to, ...fields }) => {
+    const { agent, run } = await agentOfRun(ctx, runId);
+    const others = await keysNamed(ctx, agent.departmentId, to);
+    const key = dmKey([agent.sessionKey, ...others]);
+    let channel = await ctx.db
+      .query("channels")
+      .withIndex("by_department_and_dmKey", (q) => q.eq("departmentId", agent.departmentId).eq("dmKey", key))
+      .unique();
+    if (channel === null) {
+      const channelId = await ctx.db.insert("channels", {
+        departmentId: agent.departmentId,
+        kind: "dm",
+        name: `dm:${key}`,
+        visibility: "private",
+        createdBy: agentActor(agent),
+        dmKey: key,
+      });
+      const candidates = await mentionCandidates(ctx, agent.departmentId);
+      for (const k of key.split(",")) {
+        const name = candidates.find((c) => c.key === k)?.name ?? k;
+        await ctx.db.insert("channelMembers", { channelId, departmentId: agent.departmentId, key: k, name, subscribed: true });
+      }
+      channel = (await ctx.db.get("channels", channelId))!;
+    }
+    const messageId = await post(ctx, agent, run, channel, fields);
+    return { channelId: channel._id, messageId };
+  },
+});
+
+export const subscribeTool = internalMutation({
+  args: { runId: v.id("runs"), channel: v.string(), subscribed: v.boolean() },
+  returns: v.null(),
+  handler: async (ctx, { runId, channel: name, subscribed }) => {
+    const { agent } = await agentOfRun(ctx, runId);
+    const channel = await channelNamed(ctx, agent, name);
+    const row = (await channelMembers(ctx, channel._id)).find((m) => m.key === agent.sessionKey);
+    if (row !== undefined) await ctx.db.patch("channelMembers", row._id, { subscribed });
+    else if (subscribed) await ctx.db.insert("channelMembers", { channelId: channel._id, departmentId: agent.departmentId, key: agent.sessionKey, name: agent.name, subscribed });
+    return null;
+  },
+});
+
+/** `channel_history(channel, limit, since)`: top-level messages, oldest first, newer than `since` (ms) when given. */
+export const channelHistoryTool = internalQuery({
+  args: { runId: v.id("runs"), channel: v.string(), limit: v.optional(v.number()), since: v.optional(v.number()) },
+  returns: v.array(vChannelMessage),
+  handler: async (ctx, { runId, channel: name, limit, since }) => {
+    const { agent } = await agentOfRun(ctx, runId);
+    const channel = await channelNamed(ctx, agent, name);
+    const n = Math.max(1, Math.min(MAX_TOOL_MESSAGES, Math.floor(limit ?? 20)));
+    const rows = await ctx.db
+      .query("channelMessages")
+      .withIndex("by_channel_and_thread", (q) => q.eq("channelId", channel._id).eq("threadRootId", undefined))
+      .order("desc")
+      .filter((q) => q.gt(q.field("_creationTime"), since ?? 0))
+      .take(n);
+    return rows.reverse().map(publicMessage);
+  },
+});
+
+/** `dm_list(limit)`: the agent's DMs, most recent first. */
+export const dmListTool = internalQuery({
+  args: { runId: v.id("runs"), limit: v.optional(v.number()) },
+  returns: v.array(v.object({ channelId: v.id("channels"), with: v.array(v.string()), lastMessageAt: v.optional(v.number()), unread: v.number() })),
+  handler: async (ctx, { runId, limit }) => {
+    const { agent } = await agentOfRun(ctx, runId);
+    const mine = await ctx.db
+      .query("channelMembers")
+      .withIndex("by_key_and_department", (q) => q.eq("key", agent.sessionKey).eq("departmentId", agent.departmentId))
+      .take(500);
+    const out = [];
+    for (const row of mine) {
+      const channel = await ctx.db.get("channels", row.channelId);
+      if (channel === null || channel.kind !== "dm") continue;
+      const others = (await channelMembers(ctx, channel._id)).filter((m) => m.key !== agent.sessionKey).map((m) => m.name);
+      const unread = await ctx.db
+        .query("inbox")
+        .withIndex("by_recipient_and_channel_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("channelId", channel._id).eq("readAt", undefined))
+        .take(100);
+      out.push({ channelId: channel._id, with: others, lastMessageAt: channel.lastMessageAt, unread: unread.length });
+    }
+    out.sort((a, b) => (b.lastMessageAt ?? 0) - (a.lastMessageAt ?? 0));
+    return out.slice(0, Math.max(1, Math.min(MAX_TOOL_MESSAGES, Math.floor(limit ?? 20))));
+  },
+});
+
+/**
+ * The agent's unread messages as the injection budget takes them
+ * (lib/injection), newest first; `inbox.read` shows the same to the model.
+ */
+export async function unreadFor(ctx: QueryCtx, agent: Doc<"agents">, taskId: Id<"tasks"> | null, limit: number): Promise<InjectionMessage[]> {
+  const rows = await ctx.db
+    .query("inbox")
+    .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("departmentId", agent.departmentId).eq("readAt", undefined))
+    .order("desc")
+    .take(limit);
+  const out: InjectionMessage[] = [];
+  for (const row of rows) {
+    const message = await ctx.db.get("channelMessages", row.messageId);
+    const channel = await ctx.db.get("channels", row.channelId);
+    if (message === null || channel === null) continue;
+    const where = channel.kind === "dm" ? "a DM" : message.threadRootId !== undefined ? `thread in #${channel.name}` : `#${channel.name}`;
+    out.push({
+      id: message._id,
+      from: message.from.kind === "system" ? "Maestro" : message.from.name,
+      where,
+      body: message.body,
+      importance: message.importance,
+      direct: row.direct,
+      aboutTask: taskId !== null && (message.context.taskId === taskId || message.context.batchId === taskId),
+      createdAt: message._creationTime,
+      threadId: message.threadRootId ?? undefined,
+    });
+  }
+  return out;
+}
+
+export const inboxReadTool = internalQuery({
+  args: { runId: v.id("runs"), limit: v.optional(v.number()) },
+  returns: v.array(v.object({ id: v.string(), from: v.string(), where: v.string(), body: v.string(), importance: vImportance, direct: v.boolean(), createdAt: v.number() })),
+  handler: async (ctx, { runId, limit }) => {
+    const { agent, run } = await agentOfRun(ctx, runId);
+    const unread = await unreadFor(ctx, agent, run.taskId, Math.max(1, Math.min(MAX_TOOL_MESSAGES, Math.floor(limit ?? 20))));
+    return unread.map(({ id, from, where, body, importance, direct, createdAt }) => ({ id, from, where, body, importance, direct, createdAt }));
+  },
+});
+
+/** `messages.fetch(id)`: one message in full, when the agent may read its conversation. */
+export const fetchMessageTool = internalQuery({
+  args: { runId: v.id("runs"), messageId: v.string() },
+  returns: vChannelMessage,
+  handler: async (ctx, { runId, messageId }) => {
+    const { agent } = await agentOfRun(ctx, runId);
+    const id = ctx.db.normalizeId("channelMessages", messageId);
+    const message = id === null ? null : await ctx.db.get("channelMessages", id);
+    if (message === null || message.departmentId !== agent.departmentId) throw new MaestroError("NOT_FOUND", `No message ${messageId}.`);
+    const channel = (await ctx.db.get("channels", message.channelId))!;
+    const member = (await channelMembers(ctx, channel._id)).some((m) => m.key === agent.sessionKey);
+    if (!canRead(channel, member)) throw new MaestroError("FORBIDDEN", "You cannot read that conversation.");
+    return publicMessage(message);
+  },
+});
+
+/** `message_mark_read`: the given messages, or everything unread when none are named. */
+export const markReadTool = internalMutation({
+  args: { runId: v.id("runs"), messageIds: v.optional(v.array(v.string())) },
+  returns: v.number(),
+  handler: async (ctx, { runId, messageIds }) => {
+    const { agent } = await agentOfRun(ctx, runId);
+    const rows = [];
+    if (messageIds === undefined) {
+      rows.push(
+        ...(await ctx.db
+          .query("inbox")
+          .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("departmentId", agent.departmentId).eq("readAt", undefined))
+          .take(500)),
+      );
+    } else {
+      for (const raw of messageIds.slice(0, 500)) {
+        const id = ctx.db.normalizeId("channelMessages", raw);
+        if (id === null) continue;
+        const row = await ctx.db
+          .query("inbox")
+          .withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", agent.sessionKey).eq("messageId", id))
+          .unique();
+        if (row !== null) rows.push(row);
+      }
+    }
+    return rows.length === 0 ? 0 : await markRowsRead(ctx, rows, agentActor(agent));
+  },
+});
+

@@ -1,0 +1,99 @@
+import { describe, expect, test } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { buildInjection } from "../../convex/lib/injection";
+import { unreadFor } from "../../convex/tools/messaging";
+import { AGENTS, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+
+/** A run of `agentKey` in progress on a task: what every messaging tool acts through. */
+async function runningRun(t: TestConvex, agentKey: string, taskId: Id<"tasks">) {
+  return await t.run(async (ctx) => {
+    const agent = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", agentKey)).unique())!;
+    return await ctx.db.insert("runs", {
+      departmentId: agent.departmentId,
+      agentId: agent._id,
+      agentSessionKey: agentKey,
+      taskId,
+      trigger: { kind: "mentioned" },
+      status: "running",
+      iterations: 0,
+      toolCalls: [],
+      promptTokens: 0,
+      completionTokens: 0,
+      foldedTriggers: 0,
+      rerunRequested: false,
+      delegations: 0,
+      guards: [],
+      timings: [],
+    });
+  });
+}
+
+async function setup() {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const grace = await signIn(t, "Grace");
+  const taskId = await createTask(admin, departmentId, { title: "Launch" });
+  const writerRun = await runningRun(t, AGENTS.writer, taskId);
+  return { t, departmentId, admin, grace, taskId, writerRun };
+}
+
+describe("the agents' messaging tools", () => {
+  test("create_channel, post_message to a channel, reply_thread, channel_history", async () => {
+    const { t, departmentId, admin, writerRun, taskId } = await setup();
+    const { channelId, name } = await t.mutation(internal.tools.messaging.createChannelTool, { runId: writerRun, name: "Launch Copy", topic: "words" });
+    expect(name).toBe("launch-copy");
+    const root = await t.mutation(internal.tools.messaging.postChannelTool, { runId: writerRun, channel: "#launch-copy", body: "Draft 1 is up", importance: "high" });
+    const reply = await admin.mutation(api.channelMessages.reply, { channelId, messageId: root, body: "Looks good" });
+    await t.mutation(internal.tools.messaging.replyThreadTool, { runId: writerRun, messageId: reply, body: "Thanks, polishing now" });
+    const history = await t.query(internal.tools.messaging.channelHistoryTool, { runId: writerRun, channel: "launch-copy" });
+    expect(history.map((m) => [m.body, m.replyCount, m.context.taskId])).toEqual([["Draft 1 is up", 2, taskId]]);
+    expect((await admin.query(api.channels.list, { departmentId }))[0]).toMatchObject({ name: "launch-copy" });
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId: writerRun, channel: "nope", body: "x" }), "NOT_FOUND", /No channel #nope/);
+  });
+
+  test("an agent cannot read or post in a private channel it is not in", async () => {
+    const { t, departmentId, admin, writerRun } = await setup();
+    await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
+    await expectError(t.query(internal.tools.messaging.channelHistoryTool, { runId: writerRun, channel: "leads" }), "FORBIDDEN", /private/);
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId: writerRun, channel: "leads", body: "hi" }), "FORBIDDEN");
+  });
+
+  test("dm_send reaches a person; agents alone cannot DM; dm_list shows it", async () => {
+    const { t, grace, departmentId, writerRun } = await setup();
+    const { channelId } = await t.mutation(internal.tools.messaging.dmSendTool, { runId: writerRun, to: ["Grace"], body: "Which tone do you want?", blocking: true });
+    const list = await grace.query(api.channels.list, { departmentId });
+    expect(list).toEqual([expect.objectContaining({ _id: channelId, kind: "dm", title: "Writer", unread: 1 })]);
+    await expectError(t.mutation(internal.tools.messaging.dmSendTool, { runId: writerRun, to: ["Jarvis"], body: "psst" }), "INVALID_ARGUMENT", /Agents do not DM each other/);
+    await expectError(t.mutation(internal.tools.messaging.dmSendTool, { runId: writerRun, to: ["Nobody"], body: "?" }), "NOT_FOUND");
+    expect(await t.query(internal.tools.messaging.dmListTool, { runId: writerRun })).toEqual([expect.objectContaining({ channelId, with: ["Grace"], unread: 0 })]);
+  });
+
+  test("inbox.read, messages.fetch and message_mark_read; the unread feed the injection budget packs", async () => {
+    const { t, departmentId, admin, grace, writerRun, taskId } = await setup();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    await t.mutation(internal.tools.messaging.subscribeTool, { runId: writerRun, channel: "general", subscribed: true });
+    await grace.mutation(api.channelMessages.post, { channelId, body: "FYI the launch moved", taskId });
+    await admin.mutation(api.channelMessages.post, { channelId, body: "@Writer prod copy is wrong", importance: "critical" });
+    const unread = await t.query(internal.tools.messaging.inboxReadTool, { runId: writerRun });
+    expect(unread.map((m) => [m.from, m.importance, m.direct])).toEqual([["Ada", "critical", true], ["Grace", "normal", false]]);
+    const full = await t.query(internal.tools.messaging.fetchMessageTool, { runId: writerRun, messageId: unread[0].id });
+    expect(full.body).toBe("@Writer prod copy is wrong");
+    const injection = await t.run(async (ctx) => {
+      const agent = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.writer)).unique())!;
+      return buildInjection(await unreadFor(ctx, agent, taskId, 100));
+    });
+    expect(injection.text.indexOf("prod copy is wrong")).toBeLessThan(injection.text.indexOf("launch moved"));
+    expect(injection.included).toHaveLength(2);
+    expect(await t.mutation(internal.tools.messaging.markReadTool, { runId: writerRun, messageIds: [unread[0].id] })).toBe(1);
+    expect(await t.query(internal.tools.messaging.inboxReadTool, { runId: writerRun })).toHaveLength(1);
+    expect(await t.mutation(internal.tools.messaging.markReadTool, { runId: writerRun })).toBe(1);
+    expect(await t.query(internal.tools.messaging.inboxReadTool, { runId: writerRun })).toEqual([]);
+  });
+
+  test("a finished run acts on nothing", async () => {
+    const { t, writerRun } = await setup();
+    await t.run(async (ctx) => ctx.db.patch("runs", writerRun, { status: "completed" }));
+    await expectError(t.mutation(internal.tools.messaging.createChannelTool, { runId: writerRun, name: "x" }), "INVALID_ARGUMENT", /not running/);
+  });
+});
