@@ -176,9 +176,9 @@ export const channelHistoryTool = internalQuery({
     const n = Math.max(1, Math.min(MAX_TOOL_MESSAGES, Math.floor(limit ?? 20)));
     const rows = await ctx.db
       .query("channelMessages")
-      .withIndex("by_channel_and_thread", (q) => q.eq("channelId", channel._id).eq("threadRootId", undefined))
+      // Every index ends with _creationTime, so `since` is a range on it, not a filter.
+      .withIndex("by_channel_and_thread", (q) => q.eq("channelId", channel._id).eq("threadRootId", undefined).gt("_creationTime", since ?? 0))
       .order("desc")
-      .filter((q) => q.gt(q.field("_creationTime"), since ?? 0))
       .take(n);
     return rows.reverse().map(publicMessage);
   },
