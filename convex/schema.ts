@@ -349,4 +349,25 @@ export default defineSchema({
     correlationId: v.optional(v.string()),
     data: vActivityData,
   }).index("by_department", ["departmentId"]),
+
+  /** A department's outbound webhook: its events are POSTed there, signed with `secret`. */
+  webhooks: defineTable({
+    departmentId: v.id("departments"),
+    url: v.string(),
+    /** The HMAC key; shown to the admin once, when set. */
+    secret: v.string(),
+    createdBy: v.id("users"),
+  }).index("by_department", ["departmentId"]),
+
+  /** One event's delivery to a webhook, with its attempts. */
+  webhookDeliveries: defineTable({
+    departmentId: v.id("departments"),
+    webhookId: v.id("webhooks"),
+    eventId: v.id("events"),
+    status: v.union(v.literal("pending"), v.literal("delivered"), v.literal("failed")),
+    attempts: v.number(),
+    lastStatus: v.optional(v.number()),
+    lastError: v.optional(v.string()),
+    nextAttemptAt: v.optional(v.number()),
+  }).index("by_webhook", ["webhookId"]),
 });

@@ -57,6 +57,7 @@ import type * as lib_sha256 from "../lib/sha256.js";
 import type * as lib_tokens from "../lib/tokens.js";
 import type * as lib_userText from "../lib/userText.js";
 import type * as lib_validate from "../lib/validate.js";
+import type * as lib_webhooks from "../lib/webhooks.js";
 import type * as mcp from "../mcp.js";
 import type * as members from "../members.js";
 import type * as messages from "../messages.js";
@@ -73,6 +74,7 @@ import type * as tools_thread from "../tools/thread.js";
 import type * as triggers from "../triggers.js";
 import type * as users from "../users.js";
 import type * as validators from "../validators.js";
+import type * as webhooks from "../webhooks.js";
 
 /**
  * A utility for referencing Convex functions in your app's API.
@@ -127,6 +129,7 @@ declare const fullApi: ApiFromModules<{
   "lib/tokens": typeof lib_tokens;
   "lib/userText": typeof lib_userText;
   "lib/validate": typeof lib_validate;
+  "lib/webhooks": typeof lib_webhooks;
   mcp: typeof mcp;
   members: typeof members;
   messages: typeof messages;
@@ -143,6 +146,7 @@ declare const fullApi: ApiFromModules<{
   triggers: typeof triggers;
   users: typeof users;
   validators: typeof validators;
+  webhooks: typeof webhooks;
 }>;
 export declare const api: FilterApi<
   typeof fullApi,

@@ -111,7 +111,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);
@@ -266,7 +266,7 @@ describe("every public function goes through the auth layer", () => {
   });
 
   test("a viewer reads the board but not the admin-only lists", async () => {
-    const adminOnly = ["invites:list", "agentApiKeys:list", "events:list"];
+    const adminOnly = ["invites:list", "agentApiKeys:list", "events:list", "webhooks:get"];
     for (const fn of functions.filter((f) => f.kind === "query" && !OPEN_TO_ANYONE.has(f.name))) {
       const result = await outcome(viewer, fn, sampleArgs(fn, ids));
       expect(`${fn.name}: ${result}`).toBe(`${fn.name}: ${adminOnly.includes(fn.name) ? "FORBIDDEN" : "ok"}`);

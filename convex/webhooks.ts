@@ -1,0 +1,220 @@
+/**
+ * A department's outbound webhook (messaging spec, events): admins set a
+ * URL and get a signing secret once; every event is POSTed as JSON with
+ * `X-Maestro-Signature: sha256=<HMAC of the body>`, retried with
+ * exponential backoff (honouring Retry-After) up to a bound, and each
+ * delivery's outcome is kept for the admin to see.
+ */
+import { v } from "convex/values";
+import { internal } from "./_generated/api";
+
+import { env, internalAction, internalMutation, internalQuery } from "./_generated/server";
+import { departmentMutation, departmentQuery } from "./functions";
+import { MaestroError } from "./lib/errors";
+import {
+  checkWebhookUrl,
+  newWebhookSecret,
+  retryDelayMs,
+  shouldRetry,
+  signBody,
+  SIGNATURE_HEADER,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_TIMEOUT_MS,
+} from "./lib/webhooks";
+import { vActivityData, vActor, vEventType } from "./validators";
+
+/** Deliveries the settings show. */
+const RECENT_DELIVERIES = 20;
+
+const vDelivery = v.object({
+  _id: v.id("webhookDeliveries"),
+  _creationTime: v.number(),
+  status: v.union(v.literal("pending"), v.literal("delivered"), v.literal("failed")),
+  attempts: v.number(),
+  lastStatus: v.optional(v.number()),
+  lastError: v.optional(v.string()),
+});
+
+function allowPrivate(): boolean {
+  return env.MAESTRO_WEBHOOK_ALLOW_PRIVATE === "1";
+}
+
+export const get = departmentQuery({
+  role: "admin",
+  args: {},
+  returns: v.union(v.null(), v.object({ url: v.string(), secretHint: v.string(), deliveries: v.array(vDelivery) })),
+  handler: async (ctx, { departmentId }) => {
+    const webhook = await ctx.db
+      .query("webhooks")
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      .unique();
+    if (webhook === null) return null;
+    const deliveries = await ctx.db
+      .query("webhookDeliveries")
+      .withIndex("by_webhook", (q) => q.eq("webhookId", webhook._id))
+      .order("desc")
+      .take(RECENT_DELIVERIES);
+    return {
+      url: webhook.url,
+      secretHint: `${webhook.secret.slice(0, 10)}…`,
+      deliveries: deliveries.map(({ _id, _creationTime, status, attempts, lastStatus, lastError }) => ({ _id, _creationTime, status, attempts, lastStatus, lastError })),
+    };
+  },
+});
+
+/** Sets (or replaces) the webhook; answers the new signing secret, which is never shown again. */
+export const set = departmentMutation({
+  role: "admin",
+  args: { url: v.string() },
+  returns: v.object({ secret: v.string() }),
+  handler: async (ctx, { departmentId, url }) => {
+    const clean = checkWebhookUrl(url, allowPrivate());
+    const secret = newWebhookSecret();
+    const existing = await ctx.db
+      .query("webhooks")
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      .unique();
+    if (existing !== null) await ctx.db.patch("webhooks", existing._id, { url: clean, secret, createdBy: ctx.viewer.user._id });
+    else await ctx.db.insert("webhooks", { departmentId, url: clean, secret, createdBy: ctx.viewer.user._id });
+    return { secret };
+  },
+});
+
+export const remove = departmentMutation({
+  role: "admin",
+  args: {},
+  returns: v.null(),
+  handler: async (ctx, { departmentId }) => {
+    const existing = await ctx.db
+      .query("webhooks")
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      .unique();
+    if (existing === null) throw new MaestroError("NOT_FOUND", "This department has no webhook.");
+    await ctx.db.delete("webhooks", existing._id);
+    return null;
+  },
+});
+
+/** What one delivery sends: the webhook's address and key, and the event as the receiver sees it. */
+export const deliveryPayload = internalQuery({
+  args: { deliveryId: v.id("webhookDeliveries") },
+  returns: v.union(
+    v.null(),
+    v.object({
+      url: v.string(),
+      secret: v.string(),
+      attempts: v.number(),
+      event: v.object({
+        id: v.id("events"),
+        type: vEventType,
+        at: v.number(),
+        departmentId: v.id("departments"),
+        actor: vActor,
+        channelId: v.optional(v.id("channels")),
+        messageId: v.optional(v.id("channelMessages")),
+        correlationId: v.optional(v.string()),
+        data: vActivityData,
+      }),
+    }),
+  ),
+  handler: async (ctx, { deliveryId }) => {
+    const delivery = await ctx.db.get("webhookDeliveries", deliveryId);
+    if (delivery === null || delivery.status !== "pending") return null;
+    // A webhook removed or replaced since: the delivery goes nowhere.
+    const webhook = await ctx.db.get("webhooks", delivery.webhookId);
+    const event = await ctx.db.get("events", delivery.eventId);
+    if (webhook === null || event === null) return null;
+    return {
+      url: webhook.url,
+      secret: webhook.secret,
+      attempts: delivery.attempts,
+      event: {
+        id: event._id,
+        type: event.type,
+        at: event._creationTime,
+        departmentId: event.departmentId,
+        actor: event.actor,
+        channelId: event.channelId,
+        messageId: event.messageId,
+        correlationId: event.correlationId,
+        data: event.data,
+      },
+    };
+  },
+});
+
+export const recordAttempt = internalMutation({
+  args: {
+    deliveryId: v.id("webhookDeliveries"),
+    ok: v.boolean(),
+    status: v.optional(v.number()),
+    error: v.optional(v.string()),
+    retryInMs: v.optional(v.number()),
+  },
+  returns: v.null(),
+  handler: async (ctx, { deliveryId, ok, status, error, retryInMs }) => {
+    const delivery = await ctx.db.get("webhookDeliveries", deliveryId);
+    if (delivery === null) return null;
+    const attempts = delivery.attempts + 1;
+    const final = ok || retryInMs === undefined;
+    await ctx.db.patch("webhookDeliveries", deliveryId, {
+      attempts,
+      status: ok ? "delivered" : final ? "failed" : "pending",
+      lastStatus: status,
+      lastError: error,
+      nextAttemptAt: final ? undefined : Date.now() + retryInMs,
+    });
+    if (!final) await ctx.scheduler.runAfter(retryInMs, internal.webhooks.deliver, { deliveryId });
+    return null;
+  },
+});
+
+/** One attempt: POST the signed event; on a retryable failure, the next attempt is scheduled with backoff. */
+export const deliver = internalAction({
+  args: { deliveryId: v.id("webhookDeliveries") },
+  returns: v.null(),
+  handler: async (ctx, { deliveryId }) => {
+    const payload = await ctx.runQuery(internal.webhooks.deliveryPayload, { deliveryId });
+    if (payload === null) return null;
+    const body = JSON.stringify(payload.event);
+    const attempt = payload.attempts + 1;
+    let status: number | null = null;
+    let retryAfter: string | null = null;
+    let error: string | undefined;
+    try {
+      const response = await fetch(payload.url, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          "User-Agent": "Maestro-Webhook/1",
+          "X-Maestro-Event": payload.event.type,
+          "X-Maestro-Delivery": deliveryId,
+          [SIGNATURE_HEADER]: await signBody(payload.secret, body),
+        },
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      });
+      status = response.status;
+      retryAfter = response.headers.get("Retry-After");
+      await response.body?.cancel();
+      if (status >= 200 && status < 300) {
+        await ctx.runMutation(internal.webhooks.recordAttempt, { deliveryId, ok: true, status });
+        return null;
+      }
+      error = `HTTP ${status}`;
+    } catch (failure) {
+      error = failure instanceof Error ? `${failure.name}: ${failure.message}`.slice(0, 300) : "delivery failed";
+    }
+    const retry = shouldRetry(status) && attempt < WEBHOOK_MAX_ATTEMPTS;
+    await ctx.runMutation(internal.webhooks.recordAttempt, {
+      deliveryId,
+      ok: false,
+      status: status ?? undefined,
+      error,
+      retryInMs: retry ? retryDelayMs(attempt, retryAfter) : undefined,
+    });
+    return null;
+  },
+});
+
