@@ -10,7 +10,10 @@ import { MAX_UNREAD_COUNTED } from "./channels";
 import { channelMutation, departmentMutation, departmentQuery } from "./functions";
 import { memberActor, memberKey } from "./lib/actors";
 import { emitEvent } from "./lib/events";
+import { DAY_MS, median, perDay, utcDay } from "./lib/messagingStats";
+import { MaestroError } from "./lib/errors";
 import type { Actor } from "./validators";
+import { mentionCandidates } from "./messages";
 
 /** Most inbox rows one call marks read (a bigger backlog takes another call). */
 export const MAX_MARKED_PER_CALL = 500;
@@ -86,5 +89,52 @@ export const markAllRead = departmentMutation({
       )
       .take(MAX_MARKED_PER_CALL);
     return await markRowsRead(ctx, rows, memberActor(ctx.member));
+  },
+});
+
+/** Rows the stats read at most per kind; a busier window reports `partial`. */
+export const MAX_STATS_ROWS = 5_000;
+export const MAX_STATS_DAYS = 31;
+
+/**
+ * The department's messaging figures over `days` UTC days from `sinceDay`
+ * (the client names the window, since a query may not read the clock):
+ * posted and read per day, who has what unread, median time-to-read.
+ */
+export const stats = departmentQuery({
+  args: { sinceDay: v.number(), days: v.number() },
+  returns: v.object({
+    perDay: v.array(v.object({ day: v.number(), posted: v.number(), read: v.number() })),
+    unreadByRecipient: v.array(v.object({ key: v.string(), name: v.string(), unread: v.number() })),
+    medianTimeToReadMs: v.union(v.number(), v.null()),
+    partial: v.boolean(),
+  }),
+  handler: async (ctx, { departmentId, sinceDay, days }) => {
+    if (!Number.isInteger(days) || days < 1 || days > MAX_STATS_DAYS) throw new MaestroError("INVALID_ARGUMENT", `Pick 1 to ${MAX_STATS_DAYS} days.`);
+    if (sinceDay !== utcDay(sinceDay)) throw new MaestroError("INVALID_ARGUMENT", "sinceDay must be the start of a UTC day.");
+    const until = sinceDay + days * DAY_MS;
+    const posted = await ctx.db
+      .query("channelMessages")
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId).gte("_creationTime", sinceDay).lt("_creationTime", until))
+      .take(MAX_STATS_ROWS + 1);
+    const read = await ctx.db
+      .query("inbox")
+      .withIndex("by_department_and_readAt", (q) => q.eq("departmentId", departmentId).gte("readAt", sinceDay).lt("readAt", until))
+      .take(MAX_STATS_ROWS + 1);
+    const unread = await ctx.db
+      .query("inbox")
+      .withIndex("by_department_and_readAt", (q) => q.eq("departmentId", departmentId).eq("readAt", undefined))
+      .take(MAX_STATS_ROWS + 1);
+    const names = new Map((await mentionCandidates(ctx, departmentId)).map((c) => [c.key, c.name]));
+    const byRecipient = new Map<string, number>();
+    for (const row of unread) byRecipient.set(row.recipientKey, (byRecipient.get(row.recipientKey) ?? 0) + 1);
+    return {
+      perDay: perDay(sinceDay, posted.map((m) => m._creationTime), read.map((r) => r.readAt!), days),
+      unreadByRecipient: [...byRecipient]
+        .map(([key, count]) => ({ key, name: names.get(key) ?? "someone who left", unread: count }))
+        .sort((a, b) => b.unread - a.unread),
+      medianTimeToReadMs: median(read.map((r) => r.readAt! - r._creationTime)),
+      partial: posted.length > MAX_STATS_ROWS || read.length > MAX_STATS_ROWS || unread.length > MAX_STATS_ROWS,
+    };
   },
 });

@@ -315,7 +315,8 @@ export default defineSchema({
     lastReplyAt: v.optional(v.number()),
   })
     .index("by_channel_and_thread", ["channelId", "threadRootId"])
-    .index("by_thread", ["threadRootId"]),
+    .index("by_thread", ["threadRootId"])
+    .index("by_department", ["departmentId"]),
 
   /** Each recipient's copy of a message's arrival: unread until `readAt`. */
   inbox: defineTable({
@@ -334,7 +335,8 @@ export default defineSchema({
   })
     .index("by_recipient_and_department_and_readAt", ["recipientKey", "departmentId", "readAt"])
     .index("by_recipient_and_channel_and_readAt", ["recipientKey", "channelId", "readAt"])
-    .index("by_recipient_and_message", ["recipientKey", "messageId"]),
+    .index("by_recipient_and_message", ["recipientKey", "messageId"])
+    .index("by_department_and_readAt", ["departmentId", "readAt"]),
 
   /**
    * The append-only event log (NATS subjects in the spec): messaging and

@@ -45,6 +45,7 @@ import type * as lib_events from "../lib/events.js";
 import type * as lib_injection from "../lib/injection.js";
 import type * as lib_limits from "../lib/limits.js";
 import type * as lib_mentions from "../lib/mentions.js";
+import type * as lib_messagingStats from "../lib/messagingStats.js";
 import type * as lib_names from "../lib/names.js";
 import type * as lib_notify from "../lib/notify.js";
 import type * as lib_ordering from "../lib/ordering.js";
@@ -117,6 +118,7 @@ declare const fullApi: ApiFromModules<{
   "lib/injection": typeof lib_injection;
   "lib/limits": typeof lib_limits;
   "lib/mentions": typeof lib_mentions;
+  "lib/messagingStats": typeof lib_messagingStats;
   "lib/names": typeof lib_names;
   "lib/notify": typeof lib_notify;
   "lib/ordering": typeof lib_ordering;

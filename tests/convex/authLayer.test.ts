@@ -68,7 +68,7 @@ function sampleValue(validator: ArgValidator, name: string, ids: Ids): unknown {
       return name.toLowerCase().includes("email") ? "someone@example.com" : `sample ${name}`;
     case "number":
     case "float64":
-      return name === "position" ? 0 : 1;
+      return name === "position" || name === "sinceDay" ? 0 : 1;
     case "int64":
       return 1n;
     case "boolean":

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { LIMITS } from "../../convex/lib/limits";
@@ -157,5 +157,39 @@ describe("DMs", () => {
     await expectError(admin.mutation(api.channels.openDm, { departmentId, participantKeys: ["member:nobody"] }), "NOT_FOUND");
     await expectError(admin.mutation(api.channels.openDm, { departmentId, participantKeys: [] }), "INVALID_ARGUMENT", /participant/);
     expect(await rows(t, "channels")).toHaveLength(0);
+  });
+});
+
+describe("messaging figures", () => {
+  test("posted and read per day, unread by recipient, median time-to-read", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const day0 = Date.UTC(2026, 10, 20);
+      vi.setSystemTime(day0 + 9 * 3_600_000);
+      const { t, departmentId, admin, grace } = await squad();
+      const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+      await grace.mutation(api.channels.setSubscribed, { channelId, subscribed: true });
+      await admin.mutation(api.channelMessages.post, { channelId, body: "one, @Writer" });
+      await admin.mutation(api.channelMessages.post, { channelId, body: "two" });
+      vi.setSystemTime(day0 + 9 * 3_600_000 + 60_000);
+      await grace.mutation(api.inbox.markRead, { channelId });
+      vi.setSystemTime(day0 + 86_400_000 + 3_600_000);
+      await grace.mutation(api.channelMessages.post, { channelId, body: "three" });
+      const stats = await admin.query(api.inbox.stats, { departmentId, sinceDay: day0, days: 3 });
+      expect(stats.perDay).toEqual([
+        { day: day0, posted: 2, read: 2 },
+        { day: day0 + 86_400_000, posted: 1, read: 0 },
+        { day: day0 + 2 * 86_400_000, posted: 0, read: 0 },
+      ]);
+      expect(stats.medianTimeToReadMs).toBeCloseTo(60_000, -1);
+      expect(stats.unreadByRecipient).toEqual([
+        { key: AGENTS.writer, name: "Writer", unread: 1 },
+        { key: memberKeyOf(t, "Ada"), name: "Ada", unread: 1 },
+      ]);
+      await expectError(admin.query(api.inbox.stats, { departmentId, sinceDay: day0 + 5, days: 3 }), "INVALID_ARGUMENT", /UTC day/);
+      await expectError(admin.query(api.inbox.stats, { departmentId, sinceDay: day0, days: 90 }), "INVALID_ARGUMENT");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
