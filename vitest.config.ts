@@ -21,6 +21,9 @@ export default defineConfig({
           environment: "edge-runtime",
           include: ["tests/convex/**/*.test.ts"],
           server: { deps: { inline: ["convex-test"] } },
+          // Password hashing (scrypt) and whole-table checks are slow on a busy 2-core machine.
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
       {
