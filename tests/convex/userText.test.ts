@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import {
+  createRuleScanner,
   CUT_SCAN_WINDOW,
   HARD_CAP_CHARS,
   normalizeForScan,
@@ -9,6 +10,7 @@ import {
   REJECT_OVER_LIMIT_FACTOR,
   ruleScanner,
   scanUserText,
+  SECRET_RULES,
   TextTooLongError,
   textTooLongMessage,
   TRUNCATION_MARK,
@@ -82,7 +84,11 @@ describe("scanUserText", () => {
   test("a text at the hard cap scans without failing open, and with a stopped clock cannot time out", () => {
     const lengths: number[] = [];
     const text = `${AWS_ID} ${"lorem ipsum dolor sit amet ".repeat(HARD_CAP_CHARS / 27)}`.slice(0, HARD_CAP_CHARS);
-    const result = scanUserText(text, options({ maxChars: HARD_CAP_CHARS, scanner: recordingScanner(lengths), now: () => 0 }));
+    // The scanner and scanUserText share the stopped clock: a deadline is a value of the scanner's own clock.
+    const stopped = () => 0;
+    const scanner = withNormalization(createRuleScanner(SECRET_RULES, { now: stopped }));
+    const recording: SecretScanner = { name: "recording", scan: (t, deadline) => (lengths.push(t.length), scanner.scan(t, deadline)) };
+    const result = scanUserText(text, options({ maxChars: HARD_CAP_CHARS, scanner: recording, now: stopped }));
     expect(result).toMatchObject({ truncated: false, redacted: true, scannerError: false });
     expect(result.text.startsWith(`${REDACTED} lorem`)).toBe(true);
   });
