@@ -67,7 +67,7 @@ async function main() {
   });
   const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
   try {
-    const { member: http, departmentId, token } = await seedDemoSquad(backend, "Bench Admin");
+    const { member: http, departmentId, token } = await seedDemoSquad(backend, "BenchAdmin");
     const clients = [
       http,
       ...Array.from({ length: WRITERS - 1 }, () => {
