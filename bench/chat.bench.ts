@@ -137,7 +137,8 @@ throughput (mixed corpus): ${result.mbPerSecond.toFixed(1)} MB/s (${(chars / 1e6
  * newcomer reading all 10,000).
  */
 export async function benchChatServer(): Promise<void> {
-  const progress = (line: string) => console.error(`[bench] ${line}`);
+  const t0Bench = performance.now();
+  const progress = (line: string) => console.error(`[bench] ${((performance.now() - t0Bench) / 1000).toFixed(1)} s: ${line}`);
   const AGENTS = 100;
   const SEED_MESSAGES = 10_000;
   const POST_BURST = AGENT_LIMITS.agentPost.capacity;
@@ -190,13 +191,16 @@ export async function benchChatServer(): Promise<void> {
     };
     // Each agent may post a burst of POST_BURST (AGENT_LIMITS.agentPost), so every agent posts exactly that many.
     // One at a time: the 10 spare agents in turn, each post awaited before the next.
+    progress("posting: 1 agent at a time");
     const one = { latencies: [] as number[], perSecond: 0 };
     {
       const started = performance.now();
       for (const key of keys.slice(AGENTS, AGENTS + 10)) one.latencies.push(...(await posting([key], POST_BURST)).latencies);
       one.perSecond = one.latencies.length / ((performance.now() - started) / 1000);
     }
+    progress(`posting: ${AGENTS} concurrent agents`);
     const hundred = await posting(keys.slice(0, AGENTS), POST_BURST);
+    progress(`${AGENTS} agents: ${hundred.perSecond.toFixed(0)} posts/s`);
     progress(`seeding the session to ${SEED_MESSAGES} messages`);
     const have = 10 * POST_BURST + AGENTS * POST_BURST;
     let next = 0;
