@@ -129,6 +129,18 @@ throughput (mixed corpus): ${result.mbPerSecond.toFixed(1)} MB/s (${(chars / 1e6
   return result;
 }
 
+/** CPU milliseconds (user + system) a process has used, from /proc; NaN where there is none. */
+function backendCpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime, in clock ticks of 10 ms (USER_HZ 100).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /**
  * The chat through its real path: agents on their API keys posting to the
  * MCP endpoints of a backend running as its own process over convex/.
@@ -199,7 +211,9 @@ export async function benchChatServer(): Promise<void> {
       one.perSecond = one.latencies.length / ((performance.now() - started) / 1000);
     }
     progress(`posting: ${AGENTS} concurrent agents`);
+    const cpuBefore = backendCpuMs(backend.child.pid);
     const hundred = await posting(keys.slice(0, AGENTS), POST_BURST);
+    const cpuPerPost = (backendCpuMs(backend.child.pid) - cpuBefore) / hundred.latencies.length;
     progress(`${AGENTS} agents: ${hundred.perSecond.toFixed(0)} posts/s`);
     progress(`seeding the session to ${SEED_MESSAGES} messages`);
     const have = 10 * POST_BURST + AGENTS * POST_BURST;
@@ -234,7 +248,9 @@ ${"what".padEnd(52)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padSt
 ${"chat.post, 1 agent at a time".padEnd(52)} ${String(one.latencies.length).padStart(7)} ${ms(summarize(one.latencies))}   ${one.perSecond.toFixed(0)} posts/s
 ${"chat.post, 100 concurrent agents".padEnd(52)} ${String(hundred.latencies.length).padStart(7)} ${ms(summarize(hundred.latencies))}   ${hundred.perSecond.toFixed(0)} posts/s
 ${"chat.getNew, 10,000 in session, 5 new".padEnd(52)} ${String(behind.length).padStart(7)} ${ms(summarize(behind))}
-${"chat.getNew, 10,000 in session, all new".padEnd(52)} ${String(full.length).padStart(7)} ${ms(summarize(full))}`);
+${"chat.getNew, 10,000 in session, all new".padEnd(52)} ${String(full.length).padStart(7)} ${ms(summarize(full))}
+backend CPU per post with 100 agents (user + system, /proc): ${cpuPerPost.toFixed(2)} ms, so one free core would serve ~${(1000 / cpuPerPost).toFixed(0)} posts/s
+machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
   } finally {
     const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
     if (!stopped) await killHard(backend);
