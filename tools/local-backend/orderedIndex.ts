@@ -42,8 +42,9 @@ function compareKeys(a: Key, b: Key): number {
 }
 
 export class OrderedIndex {
-  /** Ids in index order. */
+  /** Ids in index order, and their keys at the same positions (searched without a map lookup per step). */
   private ids: string[] = [];
+  private sortedKeys: Key[] = [];
   private readonly keys = new Map<string, Key>();
 
   /**
@@ -69,13 +70,16 @@ export class OrderedIndex {
     this.keys.clear();
     for (const [id, doc] of docs) this.keys.set(id, this.keyOf(doc));
     this.ids = [...this.keys.keys()].sort((a, b) => compareKeys(this.keys.get(a)!, this.keys.get(b)!));
+    this.sortedKeys = this.ids.map((id) => this.keys.get(id)!);
   }
 
   /** Puts a document in (replacing its previous entry, if any). */
   set(id: string, doc: Record<string, Value>): void {
     this.delete(id);
     const key = this.keyOf(doc);
-    this.ids.splice(this.firstAtOrAfter(key), 0, id);
+    const position = this.firstAtOrAfter(key);
+    this.ids.splice(position, 0, id);
+    this.sortedKeys.splice(position, 0, key);
     this.keys.set(id, key);
   }
 
@@ -85,6 +89,7 @@ export class OrderedIndex {
     const position = this.firstAtOrAfter(key);
     if (this.ids[position] !== id) throw new Error(`Ordered index out of step at ${id}`);
     this.ids.splice(position, 1);
+    this.sortedKeys.splice(position, 1);
     this.keys.delete(id);
   }
 
@@ -146,7 +151,7 @@ export class OrderedIndex {
     let high = this.ids.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (test(this.keys.get(this.ids[middle])!)) high = middle;
+      if (test(this.sortedKeys[middle])) high = middle;
       else low = middle + 1;
     }
     return low;
