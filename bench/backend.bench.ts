@@ -10,7 +10,7 @@
  * asserts nothing; it stops the backend and exits by itself, also on errors,
  * Ctrl-C or its overall time limit.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
@@ -64,10 +64,10 @@ interface Server {
 const liveServers = new Set<Server>();
 const liveDataDirs = new Set<string>();
 
-async function startServer(): Promise<Server> {
+async function startServer(walSync: WalSync = "group"): Promise<Server> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-"));
   liveDataDirs.add(dataDir);
-  const backend = await spawnBackend({ dataDir });
+  const backend = await spawnBackend({ dataDir, env: { MAESTRO_WAL_SYNC: walSync } });
   if (backend.child.pid === undefined) throw new Error("Backend process has no pid");
   const server: Server = { backend, dataDir, serverPid: backend.child.pid };
   liveServers.add(server);
@@ -138,6 +138,41 @@ function machineBusySeconds(): number | null {
 function rssMiB(pid: number): number | null {
   const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readProc(pid, "status"));
   return match === null ? null : Number(match[1]) / 1024;
+}
+
+// ---- the disk ----
+
+/** How the backend's write-ahead log syncs (MAESTRO_WAL_SYNC): one fdatasync per commit, or grouped. */
+type WalSync = "each" | "group";
+
+interface DiskSyncRate {
+  perSecond: number;
+  latency: Summary;
+}
+
+/**
+ * The disk's own rate: append a log-sized line and fdatasync it, back to
+ * back, in a file of the same temporary folder the backends' data lives in.
+ * A backend syncing once per commit can never commit faster than this.
+ */
+function measureDiskSync(ms = 2_000): DiskSyncRate {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-fsync-"));
+  const fd = openSync(path.join(dir, "wal.jsonl"), "w");
+  const line = Buffer.from(`${"x".repeat(299)}\n`);
+  const latencies: number[] = [];
+  const started = performance.now();
+  try {
+    while (performance.now() - started < ms) {
+      const t0 = performance.now();
+      writeSync(fd, line);
+      fdatasyncSync(fd);
+      latencies.push(performance.now() - t0);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { perSecond: latencies.length / ((performance.now() - started) / 1000), latency: summarize(latencies) };
 }
 
 // ---- helpers ----
@@ -300,6 +335,7 @@ async function measureLatency(url: string, docs: number, subscriberCount: number
 // ---- 2. mutation throughput ----
 
 interface ThroughputRow {
+  walSync: WalSync;
   docs: number;
   clients: number;
   completed: number;
@@ -309,7 +345,7 @@ interface ThroughputRow {
 }
 
 /** Each client runs awaited notes:add calls back to back for THROUGHPUT_MS; no subscriptions are open. */
-async function measureThroughput(url: string, docs: number, clientCount: number): Promise<ThroughputRow> {
+async function measureThroughput(url: string, docs: number, clientCount: number, walSync: WalSync): Promise<ThroughputRow> {
   const clients = Array.from({ length: clientCount }, () => newClient(url));
   try {
     // One untimed call each, so connecting is not part of the figure.
@@ -334,7 +370,7 @@ async function measureThroughput(url: string, docs: number, clientCount: number)
       }),
     );
     const seconds = (end - start) / 1000;
-    return { docs, clients: clientCount, completed: roundTrips.length, seconds, perSecond: roundTrips.length / seconds, roundTrip: summarize(roundTrips) };
+    return { walSync, docs, clients: clientCount, completed: roundTrips.length, seconds, perSecond: roundTrips.length / seconds, roundTrip: summarize(roundTrips) };
   } finally {
     await closeAll(clients);
   }
@@ -365,7 +401,7 @@ interface RunInfo {
   cpu: { backend: number; bench: number; others: number | null };
 }
 
-function report(latency: LatencyRow[], throughput: ThroughputRow[], rss: RssSample[], run: RunInfo): string {
+function report(latency: LatencyRow[], throughput: ThroughputRow[], rss: RssSample[], run: RunInfo, disk: DiskSyncRate[]): string {
   const cpus = os.cpus();
   const out: string[] = [];
   out.push("Offline Convex backend benchmark (tools/local-backend)");
@@ -425,11 +461,31 @@ function report(latency: LatencyRow[], throughput: ThroughputRow[], rss: RssSamp
     `   Each client runs awaited notes:add calls back to back for ~${THROUGHPUT_MS / 1000} s; ` +
       "mut/s = all completed calls / time until the last one completed; round trip = mutation() call to its promise resolving (ms).",
   );
+  out.push(
+    '   WAL sync "each" = one fdatasync per commit, in the commit (before: MAESTRO_WAL_SYNC=each); "group" = group commit ' +
+      "(after, the default): commits go on while the disk syncs, one fdatasync covers every commit written before it; " +
+      "a write is acknowledged only once a sync covers it, in both.",
+  );
+  for (const [i, rate] of disk.entries()) {
+    out.push(
+      `   the disk's own rate (${i === 0 ? "before" : "after"} the throughput runs; append ~300 bytes + fdatasync, back to back, same tmp folder): ` +
+        `${rate.perSecond.toFixed(0)} syncs/s, p50 ${ms(rate.latency.p50)} ms, p99 ${ms(rate.latency.p99)} ms`,
+    );
+  }
+  const byMode = (mode: WalSync, clients: number) => throughput.find((row) => row.walSync === mode && row.clients === clients);
+  for (const clients of THROUGHPUT_CLIENTS) {
+    const before = byMode("each", clients);
+    const after = byMode("group", clients);
+    if (before !== undefined && after !== undefined) {
+      out.push(`   ${clients} client(s): group/each = ${(after.perSecond / before.perSecond).toFixed(2)}x`);
+    }
+  }
   out.push("");
   out.push(
     table(
-      ["docs", "clients", "completed", "seconds", "mut/s", "round-trip p50", "round-trip p99", "round-trip max"],
+      ["WAL sync", "docs", "clients", "completed", "seconds", "mut/s", "round-trip p50", "round-trip p99", "round-trip max"],
       throughput.map((row) => [
+        row.walSync,
         String(row.docs),
         String(row.clients),
         String(row.completed),
@@ -461,6 +517,7 @@ async function main(): Promise<void> {
   const throughput: ThroughputRow[] = [];
   const rss: RssSample[] = [];
   const seedMs = new Map<number, number>();
+  const disk: DiskSyncRate[] = [];
   for (const docs of DB_SIZES) {
     progress(`starting backend for ${docs} documents`);
     const server = await startServer();
@@ -473,9 +530,11 @@ async function main(): Promise<void> {
       }
       rss.push({ docs, when: "after latency runs", mib: rssMiB(server.serverPid) });
       if (docs === THROUGHPUT_DOCS) {
+        progress("measuring the disk's own fdatasync rate");
+        disk.push(measureDiskSync());
         for (const clients of THROUGHPUT_CLIENTS) {
-          progress(`throughput: ${clients} clients`);
-          throughput.push(await measureThroughput(server.backend.url, docs, clients));
+          progress(`throughput: ${clients} clients, WAL sync group`);
+          throughput.push(await measureThroughput(server.backend.url, docs, clients, "group"));
         }
         rss.push({ docs, when: "after throughput runs", mib: rssMiB(server.serverPid) });
       }
@@ -486,13 +545,26 @@ async function main(): Promise<void> {
       await stopServer(server);
     }
   }
+  // Before group commit: the same throughput runs on a backend that syncs every commit on its own.
+  progress(`starting a backend with MAESTRO_WAL_SYNC=each for ${THROUGHPUT_DOCS} documents`);
+  const each = await startServer("each");
+  try {
+    await seed(each, THROUGHPUT_DOCS);
+    for (const clients of THROUGHPUT_CLIENTS) {
+      progress(`throughput: ${clients} clients, WAL sync each`);
+      throughput.push(await measureThroughput(each.backend.url, THROUGHPUT_DOCS, clients, "each"));
+    }
+  } finally {
+    await stopServer(each);
+  }
+  disk.push(measureDiskSync());
   const wallMs = performance.now() - started;
   const benchCpu = process.cpuUsage(cpuBefore);
   const bench = (benchCpu.user + benchCpu.system) / 1e6;
   const busyAfter = machineBusySeconds();
   const others = busyBefore === null || busyAfter === null ? null : Math.max(0, busyAfter - busyBefore - bench - backendCpuSeconds);
   const run: RunInfo = { seedMs, wallMs, cpu: { backend: backendCpuSeconds, bench, others } };
-  console.log(report(latency, throughput, rss, run));
+  console.log(report(latency, throughput, rss, run, disk));
 }
 
 function abort(reason: string, code: number) {

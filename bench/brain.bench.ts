@@ -67,7 +67,7 @@ async function main() {
   });
   const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
   try {
-    const { member: http, departmentId, token } = await seedDemoSquad(backend, "Bench Admin");
+    const { member: http, departmentId, token } = await seedDemoSquad(backend, "BenchAdmin");
     const clients = [
       http,
       ...Array.from({ length: WRITERS - 1 }, () => {
@@ -143,6 +143,12 @@ ${row("brain overhead per model call", summarize(overhead), "ms")}
 ${row("prompt tokens per call: lead (Jarvis)", summarize(leadTokens), "tokens")}
 ${row("prompt tokens per call: specialist", summarize(specialistTokens), "tokens")}
 ${row("@Jarvis mention → delegated task visible", summarize(visible), "ms")}
+slowest mentions (which one, to find an outlier): ${visible
+      .map((ms, i) => ({ ms, i }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5)
+      .map(({ ms, i }) => `#${i} ${ms.toFixed(0)} ms`)
+      .join(", ")}
 model requests served: ${model.requests.length}
 
 wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`);

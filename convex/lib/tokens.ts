@@ -8,7 +8,15 @@ import cl100k_base from "js-tiktoken/ranks/cl100k_base";
  * enough for budgeting a prompt, which is all these counts are for.
  */
 
-let encoder: Tiktoken | undefined;
+/**
+ * Building the encoder parses ~100k ranks (~300 ms). It is built when the
+ * module loads, not on first use: only brain/context.ts imports this module,
+ * and every function there counts tokens, so loading never happens for
+ * nothing; a long-lived backend (the offline one) pays it at start, not in
+ * the first @mention's run — that was the one slow mention of every
+ * bench:brain run.
+ */
+const encoder: Tiktoken = new Tiktoken(cl100k_base);
 
 /**
  * js-tiktoken merges each regex piece in time quadratic in its bytes, so one
@@ -18,12 +26,6 @@ let encoder: Tiktoken | undefined;
  */
 const LONG_RUN = /\p{L}{64,}|[^\s\p{L}\p{N}]{64,}|\s{64,}/gu;
 const SLICE_CHARS = 32;
-
-/** Building the encoder parses ~100k ranks, so it is done once, on first use. */
-function getEncoder(): Tiktoken {
-  encoder ??= new Tiktoken(cl100k_base);
-  return encoder;
-}
 
 /** Tokens in `text`. Special-token strings such as `<|endoftext|>` are counted as ordinary text, never refused. */
 export function countTokens(text: string): number {
@@ -40,7 +42,7 @@ export function countTokens(text: string): number {
 }
 
 function encodedLength(text: string): number {
-  return text.length === 0 ? 0 : getEncoder().encode(text, [], []).length;
+  return text.length === 0 ? 0 : encoder.encode(text, [], []).length;
 }
 
 /**

@@ -25,6 +25,8 @@ export function spawnBackend(options: {
   const child = spawn(
     process.execPath,
     [
+      // e.g. MAESTRO_BACKEND_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the backend during a bench.
+      ...(process.env.MAESTRO_BACKEND_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== ""),
       "--import",
       "tsx",
       "tools/local-backend/cli.ts",

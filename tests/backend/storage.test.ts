@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { DurableStore, MAX_RECORDED_MUTATION_RESULTS, trimResults } from "../../tools/local-backend/storage";
+import { DurableStore, MAX_RECORDED_MUTATION_RESULTS, trimResults, walSyncModeFromEnv } from "../../tools/local-backend/storage";
 import { tempDataDir } from "./helpers";
 
 const dirs: string[] = [];
@@ -68,4 +68,68 @@ test("compaction writes the current state as the snapshot and empties the log", 
   expect([...state.documents.keys()]).toEqual(["10001notes", "10002notes"]);
   expect(state.ts).toBe(7n);
   expect(state.mutationResults.get("s#1")).toEqual({ ok: true });
+});
+
+const note = (n: number) => ({ ts: String(100 + n), nextDocId: 10_000 + n + 1, writes: [[`${10_000 + n}notes`, { _id: `${10_000 + n}notes`, body: `n${n}` }]] as Array<[string, { _id: string; body: string }]> });
+
+test("group commit: a burst of commits is made durable by a few syncs, each waiter answered once its commit is covered", async () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir);
+  store.open();
+  const answered: number[] = [];
+  const waits: Array<Promise<void>> = [];
+  for (let n = 0; n < 200; n++) {
+    const seq = store.appendCommit(note(n));
+    expect(seq).toBe(n + 1);
+    waits.push(store.whenDurable(seq).then(() => void answered.push(seq)));
+  }
+  // Written at once (a reader sees every line) but not yet promised durable.
+  expect(store.allDurable).toBe(false);
+  expect(answered).toEqual([]);
+  await Promise.all(waits);
+  expect(answered).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  expect(store.allDurable).toBe(true);
+  // One sync started with the first commit; the next one covered every commit written while it ran.
+  expect(store.syncCount).toBeLessThanOrEqual(2);
+  await store.whenDurable(); // nothing pending: resolves at once
+  store.close();
+  expect(new DurableStore(dir).open().documents.size).toBe(200);
+});
+
+test('sync "each" syncs every commit before appendCommit returns', () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir, { sync: "each" });
+  store.open();
+  for (let n = 0; n < 5; n++) {
+    store.appendCommit(note(n));
+    expect(store.allDurable).toBe(true);
+  }
+  expect(store.syncCount).toBe(5);
+  store.close();
+});
+
+test("compacting or closing while a sync runs makes every written commit durable and answers its waiters", async () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir);
+  const state = store.open();
+  const first = store.whenDurable(store.appendCommit(note(0)));
+  const second = store.whenDurable(store.appendCommit(note(1)));
+  state.documents.set("10000notes", { _id: "10000notes", body: "n0" });
+  state.documents.set("10001notes", { _id: "10001notes", body: "n1" });
+  store.compact({ ...state, ts: 101n, nextDocId: 10_002 });
+  expect(store.allDurable).toBe(true);
+  await Promise.all([first, second]);
+  const third = store.whenDurable(store.appendCommit(note(2)));
+  store.close();
+  await third;
+  expect([...new DurableStore(dir).open().documents.keys()].sort()).toEqual(["10000notes", "10001notes", "10002notes"]);
+});
+
+test("MAESTRO_WAL_SYNC names the sync mode; anything else is refused", () => {
+  expect(walSyncModeFromEnv(undefined)).toBe("group");
+  expect(walSyncModeFromEnv("each")).toBe("each");
+  expect(() => walSyncModeFromEnv("sometimes")).toThrow(/MAESTRO_WAL_SYNC must be "group" or "each"/);
 });

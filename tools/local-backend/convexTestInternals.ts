@@ -21,6 +21,7 @@ const INTERNAL_NAMES = [
   "runScheduledFunction",
   "evaluateRangeFilter",
   "evaluateFieldPath",
+  "evaluateFilter",
   "executionContextStorage",
 ] as const;
 
@@ -40,6 +41,8 @@ export interface ConvexTestInternals {
   }) => Promise<void>;
   evaluateRangeFilter: (doc: any, filter: any) => boolean;
   evaluateFieldPath: (fieldPath: string, doc: any) => unknown;
+  /** A `.filter()` expression on a document. */
+  evaluateFilter: (doc: any, filter: any) => unknown;
   /** The running function's component path, among others. */
   executionContextStorage: AsyncLocalStorage<{ componentPath: string } | undefined>;
 }

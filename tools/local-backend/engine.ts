@@ -22,12 +22,14 @@ import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/v
 import type { UserIdentity } from "convex/server";
 import { loadConvexTestInternals, type ConvexTestInternals } from "./convexTestInternals.js";
 import { buildConvexModules, discoverComponents, type InstalledComponent, type ModuleMap } from "./modules.js";
+import { OrderedIndex, type IndexSpan } from "./orderedIndex.js";
 import {
   DurableStore,
   mutationRequestKey,
   trimResults,
   type MutationRequestKey,
   type StoredDocument,
+  type WalSyncMode,
 } from "./storage.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
@@ -121,6 +123,8 @@ export interface EngineOptions {
   convexDir: string;
   dataDir: string;
   log: (line: string) => void;
+  /** How the write-ahead log syncs (storage.ts); default "group". */
+  walSync?: WalSyncMode;
 }
 
 export class Engine {
@@ -157,7 +161,7 @@ export class Engine {
       "maestro-local-backend",
       `build-${process.pid}-${randomUUID().slice(0, 8)}`,
     );
-    this.store = new DurableStore(options.dataDir);
+    this.store = new DurableStore(options.dataDir, { sync: options.walSync });
   }
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -364,7 +368,11 @@ export class Engine {
   async runMutation(udfPath: string, args: JSONValue, caller: Caller, request?: MutationRequestKey): Promise<FunctionOutcome> {
     if (request !== undefined) {
       const recorded = this.mutationResults.get(mutationRequestKey(request));
-      if (recorded !== undefined) return recordedOutcome(recorded);
+      if (recorded !== undefined) {
+        // The first answer may still be waiting for the disk: so must this one.
+        await this.whenDurable();
+        return recordedOutcome(recorded);
+      }
     }
     const state = request === undefined ? undefined : { key: request, done: false };
     const run = () =>
@@ -373,19 +381,32 @@ export class Engine {
       );
     const outcome = state === undefined ? await run() : await requestStorage.run(state, run);
     if (state !== undefined) {
+      // Recorded at once, so a re-sent request arriving while this one waits for the disk is not run twice.
       state.done = true;
       const response = outcomeToRecord(outcome);
       this.mutationResults.set(mutationRequestKey(state.key), response);
       trimResults(this.mutationResults);
       this.store.appendMutationResult({ request: state.key, response });
     }
-    return outcome;
+    return await this.durable(outcome);
   }
 
   async runAction(udfPath: string, args: JSONValue, caller: Caller): Promise<FunctionOutcome> {
-    return await this.execute("action", udfPath, args, caller, (accessor, functionPath, parsed) =>
+    const outcome = await this.execute("action", udfPath, args, caller, (accessor, functionPath, parsed) =>
       accessor.actionFromPath(functionPath, parsed),
     );
+    // An action that failed may still have committed mutations before it did.
+    return await this.durable(outcome);
+  }
+
+  /** `outcome` once every commit so far is on disk (group commit); a failure if the disk failed. */
+  private async durable(outcome: FunctionOutcome): Promise<FunctionOutcome> {
+    try {
+      await this.store.whenDurable();
+      return outcome;
+    } catch (error) {
+      return { ...describeError(error), logLines: outcome.logLines };
+    }
   }
 
   /** Serves an HTTP action from `convex/http.ts` with the caller's identity. */
@@ -393,11 +414,28 @@ export class Engine {
     const url = new URL(request.url);
     const body = request.method === "GET" || request.method === "HEAD" ? undefined : new Uint8Array(await request.arrayBuffer());
     const accessor = identity === null ? this.t : this.t.withIdentity(identity);
-    return (await accessor.fetch(url.pathname + url.search, {
+    const response = (await accessor.fetch(url.pathname + url.search, {
       method: request.method,
       headers: request.headers,
       body,
     })) as Response;
+    // Whatever the action committed is on disk before anyone hears of it.
+    await this.whenDurable();
+    return response;
+  }
+
+  /**
+   * Resolves once every commit made so far is on disk. Nothing a commit
+   * wrote may reach a client before then: mutation and action results wait
+   * for it here, query results and subscription updates in the servers.
+   */
+  whenDurable(): Promise<void> {
+    return this.store.whenDurable();
+  }
+
+  /** Log syncs so far (fewer than commits when commits are grouped). */
+  get walSyncCount(): number {
+    return this.store.syncCount;
   }
 
   /** Runs an internal function as the scheduler or a cron does: no identity. */
@@ -607,6 +645,8 @@ class ComponentState {
   private indexFields = new Map<string, Map<string, string[]>>();
   /** table → the field prefixes that are bucketed. */
   private bucketPrefixes = new Map<string, string[][]>();
+  /** table → index name → the table's committed documents in that index's order (every index, built-in ones too). */
+  private readonly ordered = new Map<string, Map<string, OrderedIndex>>();
 
   constructor(
     readonly path: string,
@@ -671,12 +711,78 @@ class ComponentState {
     }
     this.tables.clear();
     this.buckets.clear();
+    this.ordered.clear();
     for (const [id, doc] of Object.entries(this.db._documents)) {
-      this.indexDocument(tableOf(id), id, null, doc);
+      this.indexDocument(tableOf(id), id, null, doc, false);
+    }
+    // One sort per index rather than an insertion per document.
+    for (const [table, docs] of this.tables) {
+      for (const index of this.orderedIndexes(table).values()) index.build(docs);
     }
   }
 
-  indexDocument(table: string, id: string, previous: any, next: any) {
+  /** The table's indexes in order, created (empty) on first use. */
+  private orderedIndexes(table: string): Map<string, OrderedIndex> {
+    let indexes = this.ordered.get(table);
+    if (indexes === undefined) {
+      indexes = new Map();
+      for (const [name, fields] of Object.entries(BUILT_IN_INDEXES)) indexes.set(name, new OrderedIndex(fields, fieldOf));
+      for (const [name, fields] of this.indexFields.get(table) ?? []) {
+        indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf));
+      }
+      this.ordered.set(table, indexes);
+    }
+    return indexes;
+  }
+
+  /**
+   * The committed documents a query source reads, in its order, read lazily
+   * from an ordered index; null where convex-test's own path must answer:
+   * this transaction has pending writes to the table, a search, an index
+   * the schema does not declare (convex-test's error), a range of another
+   * shape.
+   */
+  orderedSource(db: any, source: any): { docs: () => Generator<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
+    let table: string;
+    let index: OrderedIndex | undefined;
+    let span: IndexSpan | null;
+    let fieldPathsToSortBy: string[];
+    if (source?.type === "FullTableScan") {
+      table = String(source.tableName);
+      index = this.orderedIndexes(table).get("by_creation_time")!;
+      span = { start: 0, end: index.size };
+      fieldPathsToSortBy = ["_creationTime"];
+    } else if (source?.type === "IndexRange") {
+      const [tableName, indexName] = String(source.indexName).split(".");
+      table = tableName;
+      if (!(indexName in BUILT_IN_INDEXES) && this.indexFields.get(table)?.get(indexName) === undefined) return null;
+      index = this.orderedIndexes(table).get(indexName);
+      if (index === undefined) return null;
+      span = index.span(source.range ?? []);
+      fieldPathsToSortBy = [...index.fields];
+    } else {
+      return null;
+    }
+    if (span === null || hasPendingWrites(db, table)) return null;
+    const docs = this.tables.get(table);
+    const order: "asc" | "desc" = source.order === "desc" ? "desc" : "asc";
+    const { start, end } = span;
+    const ordered = index;
+    function* walk() {
+      if (docs === undefined) return;
+      if (order === "asc") for (let i = start; i < end; i++) yield docs.get(ordered.at(i));
+      else for (let i = end - 1; i >= start; i--) yield docs.get(ordered.at(i));
+    }
+    return { docs: walk, fieldPathsToSortBy, order };
+  }
+
+  indexDocument(table: string, id: string, previous: any, next: any, ordered = true) {
+    if (ordered) {
+      for (const index of this.orderedIndexes(table).values()) {
+        if (next === null) index.delete(id);
+        else index.set(id, next);
+      }
+    }
     let docs = this.tables.get(table);
     if (docs === undefined) {
       docs = new Map();
@@ -729,6 +835,53 @@ function scheduleTarget(args: { name?: string; reference?: string; functionHandl
 
 function tableOf(id: string): string {
   return id.replace(/^[0-9]+/, "");
+}
+
+/** Indexes every table has, with the fields they order by (as convex-test sorts them). */
+const BUILT_IN_INDEXES: Record<string, readonly string[]> = { by_creation_time: ["_creationTime", "_id"], by_id: ["_id"] };
+
+/** A (dotted) field of a committed document, as convex-test's evaluateFieldPath reads it (committed documents hold no pending values). */
+function fieldOf(field: string, doc: Record<string, Value>): Value | undefined {
+  if (!field.includes(".")) return doc[field];
+  let value: unknown = doc;
+  for (const part of field.split(".")) {
+    const plain = value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof ArrayBuffer);
+    value = plain ? (value as Record<string, unknown>)[part] : undefined;
+  }
+  return value as Value | undefined;
+}
+
+/** Whether a transaction (any nesting level) has written to `table` and not yet committed. */
+function hasPendingWrites(db: any, table: string): boolean {
+  for (const level of db._writes as Array<Record<string, unknown>>) {
+    for (const id of Object.keys(level)) if (tableOf(id) === table) return true;
+  }
+  return false;
+}
+
+/** A query's results read on demand, filtered and limited as convex-test's `_evaluateQuery` does. */
+class LazyQueryResults {
+  private remaining: number;
+
+  constructor(
+    private readonly docs: Iterator<any>,
+    private readonly matches: (doc: any) => boolean,
+    limit: number | null,
+  ) {
+    this.remaining = limit ?? Number.POSITIVE_INFINITY;
+  }
+
+  next(): { value: any; done: boolean } {
+    while (this.remaining > 0) {
+      const step = this.docs.next();
+      if (step.done === true) break;
+      if (!this.matches(step.value)) continue;
+      this.remaining -= 1;
+      return { value: step.value, done: false };
+    }
+    this.remaining = 0;
+    return { value: null, done: true };
+  }
 }
 
 /** How many leading index fields are bucketed (1 and 2 cover our `.eq` chains). */
@@ -818,6 +971,16 @@ function installPatches(internals: ConvexTestInternals) {
     engine.afterCommit(pending, commitTs);
     return commitTs;
   };
+  // A function's query streams end with its transaction: convex-test keeps them forever (a `.first()` leaves the rest).
+  const originalEnd = managerProto._endTransaction;
+  managerProto._endTransaction = function (this: any, isNested: boolean) {
+    if (this.__maestro !== undefined && !isNested) {
+      for (const component of Object.values(internals.convexGlobalStorage.getStore()?.components ?? {}) as any[]) {
+        component.db._queryResults = {};
+      }
+    }
+    return originalEnd.call(this, isNested);
+  };
 
   const proto = internals.DatabaseFake.prototype;
   // Each component has its own counter in convex-test, so two components'
@@ -834,11 +997,43 @@ function installPatches(internals: ConvexTestInternals) {
     return id;
   };
 
+  const operatorsOf = (query: any) => {
+    const filters: unknown[] = query.operators.filter((op: any) => "filter" in op).map((op: any) => op.filter);
+    const limit: number | null = query.operators.find((op: any) => "limit" in op)?.limit ?? null;
+    return { filterFn: (doc: any) => filters.every((filter) => internals.evaluateFilter(doc, filter)), limit };
+  };
+
+  // Queries read their range from an ordered index, one document at a time, instead of sorting the table.
+  const originalStartQuery = proto.startQuery;
+  proto.startQuery = function (this: any, query: any) {
+    const state: ComponentState | undefined = this.__maestro;
+    const ordered = state?.orderedSource(this, query.source) ?? null;
+    if (ordered === null) return originalStartQuery.call(this, query);
+    state!.recordRead(query.source);
+    const { filterFn, limit } = operatorsOf(query);
+    const id = this._nextQueryId as number;
+    this._nextQueryId = id + 1;
+    this._queryResults[id] = new LazyQueryResults(ordered.docs(), filterFn, limit);
+    return id;
+  };
+  const originalQueryNext = proto.queryNext;
+  proto.queryNext = function (this: any, queryId: number) {
+    const results = this._queryResults[queryId];
+    if (results instanceof LazyQueryResults) return results.next();
+    return originalQueryNext.call(this, queryId);
+  };
+
   const originalResolve = proto._resolveQuerySource;
   proto._resolveQuerySource = function (this: any, query: any) {
     const state: ComponentState | undefined = this.__maestro;
     if (state === undefined) return originalResolve.call(this, query);
     state.recordRead(query.source);
+    // paginate() takes the whole range: already in order, so not sorted again.
+    const ordered = state.orderedSource(this, query.source);
+    if (ordered !== null) {
+      const { filterFn, limit } = operatorsOf(query);
+      return { sortedDocs: [...ordered.docs()], filterFn, limit, fieldPathsToSortBy: ordered.fieldPathsToSortBy, order: ordered.order };
+    }
     this.__source = query.source;
     try {
       return originalResolve.call(this, query);

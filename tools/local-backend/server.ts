@@ -16,6 +16,7 @@ import { AuthFailure, loadAuthProviders, loadOrCreateAuthKeys, ProviderVerifier,
 import { CronRunner } from "./crons.js";
 import { Engine, type Caller, type FunctionOutcome, type FunctionType } from "./engine.js";
 import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, sameSecret, sendFailure } from "./httpGuard.js";
+import { walSyncModeFromEnv, type WalSyncMode } from "./storage.js";
 import { SyncServer } from "./sync.js";
 
 export interface BackendOptions {
@@ -48,6 +49,8 @@ export interface BackendOptions {
   allowedHosts?: string[];
   /** Queries one WebSocket may hold (default MAX_SUBSCRIPTIONS_PER_SOCKET). */
   maxSubscriptionsPerSocket?: number;
+  /** How the write-ahead log syncs; default from MAESTRO_WAL_SYNC, else "group" (storage.ts). */
+  walSync?: WalSyncMode;
   log?: (line: string) => void;
 }
 
@@ -79,7 +82,8 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
     [...(options.allowedOrigins ?? appOrigins(DEFAULT_CONFIG.webui.port)), ...envList(process.env.MAESTRO_CORS_ORIGINS)].map(normalizeOrigin),
   );
 
-  const engine = await Engine.create({ projectRoot: options.projectRoot, convexDir, dataDir, log });
+  const walSync = options.walSync ?? walSyncModeFromEnv();
+  const engine = await Engine.create({ projectRoot: options.projectRoot, convexDir, dataDir, log, walSync });
   const adminKeyFile = path.join(dataDir, "admin-key");
   const adminKey = loadOrCreateAdminKey(adminKeyFile);
   // Convex Auth signs its tokens inside the functions with these, as a deployment's environment holds them.
@@ -233,7 +237,11 @@ async function handleApi(req: IncomingMessage, res: ServerResponse, context: Api
   let outcome: FunctionOutcome;
   if (type === "mutation") outcome = await context.engine.runMutation(udfPath, args, caller);
   else if (type === "action") outcome = await context.engine.runAction(udfPath, args, caller);
-  else outcome = await context.engine.runQuery(udfPath, args, caller);
+  else {
+    outcome = await context.engine.runQuery(udfPath, args, caller);
+    // A result may show commits still on their way to disk: answer once they are there.
+    await context.engine.whenDurable();
+  }
   if (outcome.ok) {
     sendJson(res, 200, { status: "success", value: outcome.value ?? null, logLines: outcome.logLines });
   } else {

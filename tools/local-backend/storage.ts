@@ -1,14 +1,22 @@
 /**
  * Durable storage for the offline backend: a snapshot of every document plus
- * a write-ahead log with one fsynced line per committed transaction. A write
- * is acknowledged to a client only after its log line is on disk, so it
+ * a write-ahead log with one line per committed transaction. A write is
+ * acknowledged to a client only after its log line is on disk, so it
  * survives `kill -9`; on open the log is replayed over the snapshot and
  * folded into a fresh one.
+ *
+ * Group commit: each commit's line is written to the log at once (so the
+ * order on disk is the commit order), and one `fdatasync` makes every line
+ * written before it durable. While a sync runs, new commits go on; when it
+ * returns, the next sync covers all of them. So the disk is what waits, never
+ * the engine, and a burst of N commits costs about two syncs, not N.
+ * `whenDurable` tells a caller when its commit is covered.
  */
 import {
   chmodSync,
   closeSync,
   existsSync,
+  fdatasync,
   fdatasyncSync,
   fsyncSync,
   ftruncateSync,
@@ -84,11 +92,44 @@ export class WalCorruptError extends Error {}
 export interface DurableStoreOptions {
   /** Where recovery warnings go; defaults to stderr. */
   log?: (line: string) => void;
+  /**
+   * "group" (default): syncs run in the background, one covering every line
+   * written before it (see the top of this file). "each": every commit
+   * syncs on its own before `appendCommit` returns, blocking the process —
+   * the old way, kept to measure against (MAESTRO_WAL_SYNC=each).
+   */
+  sync?: WalSyncMode;
+}
+
+export type WalSyncMode = "group" | "each";
+
+/** The sync mode named by MAESTRO_WAL_SYNC ("group" when unset); anything else is refused. */
+export function walSyncModeFromEnv(value = process.env.MAESTRO_WAL_SYNC): WalSyncMode {
+  if (value === undefined || value === "" || value === "group") return "group";
+  if (value === "each") return "each";
+  throw new Error(`MAESTRO_WAL_SYNC must be "group" or "each", not ${JSON.stringify(value)}.`);
+}
+
+interface DurabilityWaiter {
+  seq: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
 }
 
 export class DurableStore {
   private logFd: number | null = null;
   private logBytes = 0;
+  readonly syncMode: WalSyncMode;
+  /** Commits written to the log so far, and how many of them a finished sync covers. */
+  private appendedSeq = 0;
+  private durableSeq = 0;
+  private syncInFlight = false;
+  /** Waiting for `durableSeq` to reach their `seq`, in ascending order. */
+  private waiters: DurabilityWaiter[] = [];
+  /** A failed sync: nothing written since can be promised durable. */
+  private syncFailure: Error | null = null;
+  /** Syncs run: for tests and benchmarks (fewer than commits when grouped). */
+  syncCount = 0;
   private readonly snapshotPath: string;
   private readonly logPath: string;
   private readonly log: (line: string) => void;
@@ -98,6 +139,7 @@ export class DurableStore {
     options: DurableStoreOptions = {},
   ) {
     this.log = options.log ?? ((line) => console.warn(`[backend] ${line}`));
+    this.syncMode = options.sync ?? "group";
     secureDataDir(dataDir);
     this.snapshotPath = path.join(dataDir, "snapshot.json");
     this.logPath = path.join(dataDir, "wal.jsonl");
@@ -147,9 +189,47 @@ export class DurableStore {
     return state;
   }
 
-  /** Appends a commit and waits for the disk; call before acknowledging the write. */
-  appendCommit(record: CommitRecord): void {
-    this.append({ type: "commit", ...record });
+  /**
+   * Writes a commit's line to the log and returns its sequence number; it is
+   * durable once `whenDurable(seq)` resolves (at once in "each" mode). Call
+   * that before acknowledging the write.
+   */
+  appendCommit(record: CommitRecord): number {
+    this.write({ type: "commit", ...record });
+    this.appendedSeq += 1;
+    if (this.syncMode === "each") {
+      this.syncCount += 1;
+      fdatasyncSync(this.logFd!);
+      this.markDurable(this.appendedSeq);
+    } else {
+      this.startSync();
+    }
+    return this.appendedSeq;
+  }
+
+  /** Sequence number of the latest commit written. */
+  get lastSeq(): number {
+    return this.appendedSeq;
+  }
+
+  /** True when every commit written so far is on disk. */
+  get allDurable(): boolean {
+    return this.durableSeq >= this.appendedSeq;
+  }
+
+  /**
+   * Resolves once commit `seq` (default: every commit written so far) is on
+   * disk; rejects if a sync failed, since then it may never be.
+   */
+  whenDurable(seq = this.appendedSeq): Promise<void> {
+    if (this.syncFailure !== null) return Promise.reject(this.syncFailure);
+    if (seq <= this.durableSeq) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      // Sequence numbers are asked for in (nearly) ascending order: insert from the end.
+      let at = this.waiters.length;
+      while (at > 0 && this.waiters[at - 1].seq > seq) at--;
+      this.waiters.splice(at, 0, { seq, resolve, reject });
+    });
   }
 
   /** True once the log is big enough that `compact` should run. */
@@ -157,11 +237,15 @@ export class DurableStore {
     return this.logBytes >= COMPACT_LOG_BYTES;
   }
 
-  /** Writes the whole current state as the snapshot, then starts an empty log. */
+  /**
+   * Writes the whole current state as the snapshot, then starts an empty
+   * log. The snapshot is synced, so every commit written so far is durable.
+   */
   compact(state: StoredState): void {
     this.writeSnapshot(state);
-    if (this.logFd !== null) closeSync(this.logFd);
+    this.retireLog();
     this.startEmptyLog();
+    this.markDurable(this.appendedSeq);
   }
 
   /**
@@ -170,11 +254,18 @@ export class DurableStore {
    * still counts as done, answered with a null result.
    */
   appendMutationResult(result: RecordedMutationResult): void {
-    this.append({ type: "result", ...result }, false);
+    this.write({ type: "result", ...result });
   }
 
+  /** Syncs what is written (so every waiter is answered), then closes the log. */
   close(): void {
-    if (this.logFd !== null) closeSync(this.logFd);
+    if (this.logFd === null) return;
+    if (this.syncFailure === null && !this.allDurable) {
+      this.syncCount += 1;
+      fdatasyncSync(this.logFd);
+      this.markDurable(this.appendedSeq);
+    }
+    this.retireLog();
     this.logFd = null;
   }
 
@@ -186,10 +277,54 @@ export class DurableStore {
     this.logBytes = 0;
   }
 
-  private append(line: LogLine, sync = true): void {
+  /** Closes the current log file, or leaves that to the sync running on it. */
+  private retireLog(): void {
+    if (this.logFd !== null && !this.syncInFlight) closeSync(this.logFd);
+  }
+
+  private write(line: LogLine): void {
     if (this.logFd === null) throw new Error("DurableStore is not open");
+    if (this.syncFailure !== null) throw this.syncFailure;
     this.logBytes += writeAll(this.logFd, encodeLogLine(line));
-    if (sync) fdatasyncSync(this.logFd);
+  }
+
+  /** Starts one background sync covering every line written so far, unless one is running (it restarts itself). */
+  private startSync(): void {
+    if (this.syncInFlight || this.logFd === null || this.allDurable || this.syncFailure !== null) return;
+    const fd = this.logFd;
+    const covers = this.appendedSeq;
+    this.syncInFlight = true;
+    this.syncCount += 1;
+    fdatasync(fd, (error) => {
+      this.syncInFlight = false;
+      if (fd !== this.logFd) {
+        // Compaction or close replaced this file while the sync ran, after syncing everything itself.
+        closeSync(fd);
+        this.startSync();
+        return;
+      }
+      if (error !== null) {
+        this.failSyncs(error);
+        return;
+      }
+      this.markDurable(covers);
+      // The next group: everything written while this sync ran.
+      this.startSync();
+    });
+  }
+
+  private markDurable(seq: number): void {
+    if (seq > this.durableSeq) this.durableSeq = seq;
+    let done = 0;
+    while (done < this.waiters.length && this.waiters[done].seq <= this.durableSeq) done++;
+    if (done === 0) return;
+    for (const waiter of this.waiters.splice(0, done)) waiter.resolve();
+  }
+
+  private failSyncs(error: Error): void {
+    this.syncFailure = new Error(`Write-ahead log sync failed (${error.message}); writes since the last good sync are not durable.`);
+    this.log(this.syncFailure.message);
+    for (const waiter of this.waiters.splice(0)) waiter.reject(this.syncFailure);
   }
 
   private writeSnapshot(state: StoredState): void {

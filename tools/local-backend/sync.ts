@@ -57,6 +57,12 @@ class Connection {
   pending: Modification[] = [];
   /** Highest mutation timestamp answered; a Transition must reach it. */
   awaitingTs = 0n;
+  /**
+   * A MutationResponse went out since the last Transition. The client settles
+   * a mutation only on a Transition after its response, and with group
+   * commit the Transition reaching its ts may already have gone out first.
+   */
+  responseSinceTransition = false;
   /** Messages are handled one after another, so one socket's mutations run in order. */
   queue: Promise<void> = Promise.resolve();
   lastSentAt = Date.now();
@@ -206,6 +212,7 @@ export class SyncServer {
           connection.pending.push({ type: "QueryRemoved", queryId });
         }
       }
+      await this.engine.whenDurable();
       this.sendTransition(connection, { ...connection.version, querySet: newVersion });
     });
   }
@@ -267,6 +274,7 @@ export class SyncServer {
         this.unsubscribe(connection, queryId);
         await this.subscribe(connection, queryId, subscription.udfPath, subscription.args);
       }
+      await this.engine.whenDurable();
       this.sendTransition(connection, { ...connection.version, identity: identityVersion });
     });
   }
@@ -288,6 +296,7 @@ export class SyncServer {
         logLines: outcome.logLines,
       });
       if (ts > connection.awaitingTs) connection.awaitingTs = ts;
+      connection.responseSinceTransition = true;
       // The client resolves the mutation once a Transition reaches its ts.
       this.scheduleFlush();
     } else {
@@ -393,9 +402,11 @@ export class SyncServer {
         for (const queryId of queryIds) connection.pending.push(modificationFor(queryId, outcome));
       }
     }
+    // Results may show commits still on their way to disk (group commit): nothing is sent before they are there.
+    await this.engine.whenDurable();
     for (const connection of this.connections) {
       // Send changed results, and reach the ts of every answered mutation so its promise resolves.
-      if (connection.pending.length > 0 || connection.awaitingTs > connection.version.ts) {
+      if (connection.pending.length > 0 || connection.awaitingTs > connection.version.ts || connection.responseSinceTransition) {
         this.sendTransition(connection, { ...connection.version, ts: ts > connection.version.ts ? ts : connection.version.ts });
       }
     }
@@ -404,6 +415,7 @@ export class SyncServer {
   private sendTransition(connection: Connection, endVersion: StateVersion) {
     const modifications = connection.pending;
     connection.pending = [];
+    connection.responseSinceTransition = false;
     connection.send({
       type: "Transition",
       startVersion: encodeVersion(connection.version),
