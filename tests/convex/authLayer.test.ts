@@ -111,7 +111,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);
@@ -181,7 +181,12 @@ describe("every public function goes through the auth layer", () => {
       const keyId = await ctx.db.insert("agentApiKeys", { agentId: agent._id, departmentId, hash: "0".repeat(64), prefix: "mk_aaaaaaaaa", createdBy: member.userId });
       const inviteId = await ctx.db.insert("invites", { departmentId, email: "x@example.com", role: "member", tokenHash: "1".repeat(64), expiresAt: Date.now() + 1e9, createdBy: member.userId });
       const session = (await ctx.db.query("authSessions").first())!;
+      const runId = await ctx.db.insert("runs", {
+        departmentId, agentId: agent._id, agentSessionKey: agent.sessionKey, taskId, trigger: { kind: "assigned" }, status: "running",
+        iterations: 0, toolCalls: [], promptTokens: 0, completionTokens: 0, foldedTriggers: 0, rerunRequested: false, delegations: 0, guards: [], timings: [],
+      });
       return {
+        runs: runId,
         departments: departmentId,
         tasks: taskId,
         agents: agent._id,
