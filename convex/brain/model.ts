@@ -372,6 +372,8 @@ async function streamOnce(
       if (typeof delta?.refusal === "string") refusal += delta.refusal;
       if (chunk.usage) usage = chunk.usage;
     }
+    // The client's stream ends quietly when aborted: a cut answer must not pass for a whole one.
+    if (controller.signal.aborted) throw outer?.aborted ? new ModelAbortedError() : new OpenAI.APIConnectionTimeoutError();
     if (content.trim() === "") {
       throw new ModelError(refusal.trim() ? `The model refused: ${truncate(refusal.trim())}` : "The model returned no text");
     }

@@ -6,8 +6,14 @@
 
 /** How long a run may go without a sign of life; MAESTRO_RUN_LEASE_MS overrides it. */
 export const DEFAULT_RUN_LEASE_MS = 45_000;
-/** How often the sweeper looks for lapsed leases (convex/crons.ts). */
+/** How often the sweeper looks for lapsed leases (convex/crons.ts); MAESTRO_RUN_SWEEP_SECONDS overrides it. */
 export const SWEEP_INTERVAL_SECONDS = 30;
+
+/** The sweeper's period configured in `env`, in seconds. */
+export function sweepIntervalSeconds(env: Record<string, string | undefined>): number {
+  const value = Number(env.MAESTRO_RUN_SWEEP_SECONDS);
+  return Number.isSafeInteger(value) && value > 0 ? value : SWEEP_INTERVAL_SECONDS;
+}
 /** Executions of one run: an interrupted run with no side effect yet is retried until this many. */
 export const MAX_RUN_ATTEMPTS = 3;
 
