@@ -7,6 +7,7 @@ import { stripToolCalls } from "./brain/toolCalls";
 import { streamingText } from "./lib/runTimeline";
 import { modelConfigFromEnv } from "./brain/model";
 import { actorName, agentActor, memberActor } from "./lib/actors";
+import { requireMember } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
 import { boundedText, type AgentEndReason, type SubmitEvent } from "./lib/runEvents";
 import { recoveryFor, runLeaseMs } from "./lib/runLease";
@@ -533,5 +534,18 @@ export const agentOverview = agentQuery({
         completionTokens: recent.reduce((sum, run) => sum + run.completionTokens, 0),
       },
     };
+  },
+});
+
+/** One run's summary (the run view's header), for members of its department. */
+export const get = userQuery({
+  args: { runId: v.id("runs") },
+  returns: vRunSummary,
+  handler: async (ctx, { runId }) => {
+    const run = await ctx.db.get("runs", runId);
+    if (run === null) throw new MaestroError("NOT_FOUND", "Run not found.");
+    await requireMember(ctx, run.departmentId, "viewer", ctx.viewer);
+    const [summary] = await summarize(ctx, [run]);
+    return summary;
   },
 });
