@@ -83,8 +83,9 @@ async function main() {
     await Promise.all(streamTasks.map((taskId) => http.mutation(api.messages.create, { taskId, content: "@Jarvis write a lot" })));
     const streamingNow = async () =>
       (await Promise.all(streamTasks.map((taskId) => http.query(api.runs.listForTask, { taskId })))).flat().filter((r) => r.status !== "completed").length;
-    // Appends start once every run streams, and go on until all have ended.
-    while ((await Promise.all(streamTasks.map((taskId) => http.query(api.runs.streamingForTask, { taskId })))).some((s) => s.length === 0 || s[0].text === "")) await sleep(20);
+    // Appends start once every run has started, and go on until all have ended.
+    const allStarted = async () => (await Promise.all(streamTasks.map((taskId) => http.query(api.runs.listForTask, { taskId })))).every((runs) => runs[0] !== undefined && runs[0].status !== "queued");
+    while (!(await allStarted())) await sleep(20);
     const appends: number[] = [];
     for (let i = 0; i < APPENDS || (i % 50 !== 0 || (await streamingNow()) > 0); i++) {
       const t0 = performance.now();
