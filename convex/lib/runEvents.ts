@@ -61,7 +61,14 @@ export const vHarnessEvent = v.union(
   v.object({ type: v.literal("agent_end"), reason: vAgentEndReason, detail: v.string() }),
 );
 
-export const vRunEventPayload = v.union(...vSubmitEvent.members, ...vHarnessEvent.members);
+const ALL_EVENTS = [...vSubmitEvent.members, ...vHarnessEvent.members];
+const isUpdate = (member: (typeof ALL_EVENTS)[number]) => member.fields.type.value === "message_update";
+
+/**
+ * Every event, the most frequent first: a union is checked member by member,
+ * and a run is mostly `message_update` rows, so reading a long run stays cheap.
+ */
+export const vRunEventPayload = v.union(...ALL_EVENTS.filter(isUpdate), ...ALL_EVENTS.filter((member) => !isUpdate(member)));
 export type SubmitEvent = Infer<typeof vSubmitEvent>;
 export type HarnessEvent = Infer<typeof vHarnessEvent>;
 export type RunEventPayload = Infer<typeof vRunEventPayload>;

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
-import { vRunEventPayload } from "../../convex/lib/runEvents";
+import { eventKind, vRunEventPayload } from "../../convex/lib/runEvents";
 import { replayRun } from "../../convex/lib/runTimeline";
 import { MAX_RUN_ATTEMPTS } from "../../convex/lib/runLease";
 import { AGENTS, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
@@ -67,25 +67,26 @@ describe("the event contract", () => {
       const fields = Object.entries(member.fields)
         .filter(([name]) => name !== "type")
         .map(([name, field]) => `${name}${field.isOptional === "optional" ? "?" : ""}`);
-      return `${member.fields.type.value}(${fields.join(", ")})`;
+      const type = member.fields.type.value;
+      return `${eventKind({ type })} ${type}(${fields.join(", ")})`;
     });
     expect(contract).toMatchInlineSnapshot(`
       [
-        "user_message_submitted(messageId?, author, content)",
-        "control_submitted(action, by, note?)",
-        "tool_output_submitted(tool, content)",
-        "slash_command_invoked(name, invokedAs, args)",
-        "slash_command_failed(name, invokedAs, error)",
-        "agent_start(agentName, model, attempt)",
-        "message_start(round)",
-        "message_update(delta)",
-        "message_end(model, promptTokens, completionTokens, interrupted)",
-        "tool_call(index, name, args)",
-        "tool_result(index, name, outcome, observation)",
-        "approval_requested(approvalId, tool, args)",
-        "question_asked(questionId, question)",
-        "plan_proposed(planId, steps)",
-        "agent_end(reason, detail)",
+        "harness message_update(delta)",
+        "submit user_message_submitted(messageId?, author, content)",
+        "submit control_submitted(action, by, note?)",
+        "submit tool_output_submitted(tool, content)",
+        "submit slash_command_invoked(name, invokedAs, args)",
+        "submit slash_command_failed(name, invokedAs, error)",
+        "harness agent_start(agentName, model, attempt)",
+        "harness message_start(round)",
+        "harness message_end(model, promptTokens, completionTokens, interrupted)",
+        "harness tool_call(index, name, args)",
+        "harness tool_result(index, name, outcome, observation)",
+        "harness approval_requested(approvalId, tool, args)",
+        "harness question_asked(questionId, question)",
+        "harness plan_proposed(planId, steps)",
+        "harness agent_end(reason, detail)",
       ]
     `);
   });
