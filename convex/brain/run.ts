@@ -129,22 +129,29 @@ async function streamReply(
   call: (options: { signal: AbortSignal; onDelta: (delta: string) => void }) => Promise<Reply>,
 ): Promise<Reply> {
   const controller = new AbortController();
+  // Any write of this run is a sign of life; the keep-alive only speaks when the stream is quiet.
+  let lastSign = Date.now();
   const batcher = new DeltaBatcher(
-    async (delta) => ((await ctx.runMutation(internal.runEvents.appendDelta, { ...writer, delta })) === "ok" ? "ok" : "stop"),
+    async (delta) => {
+      lastSign = Date.now();
+      return (await ctx.runMutation(internal.runEvents.appendDelta, { ...writer, delta })) === "ok" ? "ok" : "stop";
+    },
     () => controller.abort(),
   );
   let pulse: Promise<void> = Promise.resolve();
   const keepAlive = setInterval(() => {
+    if (Date.now() - lastSign < KEEPALIVE_MS) return;
+    lastSign = Date.now();
     pulse = pulse.then(async () => {
       const verdict = await ctx.runMutation(internal.runEvents.keepAlive, writer).catch(() => "ok" as const);
       if (verdict === "aborted") controller.abort();
     });
-  }, KEEPALIVE_MS);
+  }, KEEPALIVE_MS / 2);
   let reply: Reply;
   try {
     reply = await call({ signal: controller.signal, onDelta: (delta) => batcher.push(delta) });
   } catch (error) {
-    batcher.discard();
+    // Text that arrived before the failure stays in the timeline.
     const stopped = controller.signal.aborted || (await batcher.close().catch(() => "stop")) === "stop";
     if (stopped || error instanceof ModelAbortedError) throw new Stopped();
     await ctx.runMutation(internal.runEvents.endMessage, { ...writer, model: "", promptTokens: 0, completionTokens: 0, interrupted: true });

@@ -66,11 +66,4 @@ export class DeltaBatcher {
     if (this.failure !== null) throw this.failure;
     return this.stopped ? "stop" : "ok";
   }
-
-  /** Drops what is buffered and any pending timer (the stream failed). */
-  discard(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    this.buffer = "";
-  }
 }

@@ -97,6 +97,20 @@ describe("Stop", () => {
   });
 });
 
+describe("Stop before the first token", () => {
+  test("the quiet model call is cancelled by the keep-alive, and the run ends aborted", async () => {
+    script = () => ({ content: "too late", delayMs: 30_000 });
+    const { taskId, runId } = await mention("Quiet", "@Jarvis think hard");
+    await waitFor(async () => (await ada.query(api.runs.listForTask, { taskId }))[0]?.status === "running", 10_000, "running");
+    await ada.mutation(api.runs.stop, { taskId, runId });
+    // The action returns long before the model would have answered.
+    await waitFor(() => logs.some((line) => line.includes(`[run ${runId}] stopped`)), 10_000, "the action to stop");
+    const events = await ada.query(api.runEvents.listForRun, { runId });
+    expect(events.map((e) => e.payload.type)).toEqual(["user_message_submitted", "agent_start", "message_start", "control_submitted", "agent_end"]);
+    expect(await thread(taskId)).toEqual(["Ada: @Jarvis think hard"]);
+  });
+});
+
 describe("model failures", () => {
   test("a 500 once: retried, the run completes once", async () => {
     script = (_messages, index) => (index === model.requests.length - 1 && !failedOnce ? ((failedOnce = true), { status: 500, headers: { "retry-after": "0" } }) : "Recovered.");
