@@ -1,10 +1,17 @@
 import { v } from "convex/values";
 import { internal } from "./_generated/api";
 import type { Doc, Id } from "./_generated/dataModel";
-import { env, internalMutation, type MutationCtx } from "./_generated/server";
-import { taskQuery, userQuery } from "./functions";
+import { env, internalMutation, type MutationCtx, type QueryCtx } from "./_generated/server";
+import { agentQuery, departmentQuery, taskMutation, taskQuery, userQuery } from "./functions";
+import { stripToolCalls } from "./brain/toolCalls";
+import { streamingText } from "./lib/runTimeline";
 import { modelConfigFromEnv } from "./brain/model";
-import { agentActor } from "./lib/actors";
+import { actorName, agentActor, memberActor } from "./lib/actors";
+import { requireMember } from "./lib/auth";
+import { MaestroError } from "./lib/errors";
+import { boundedText, type AgentEndReason, type SubmitEvent } from "./lib/runEvents";
+import { recoveryFor, runLeaseMs } from "./lib/runLease";
+import { appendRunEvent, openMessageEvents } from "./runEvents";
 import schema from "./schema";
 import { postMessage } from "./messages";
 import { vRunTiming, vToolCallRecord, type RunTriggerKind } from "./validators";
@@ -67,6 +74,7 @@ export async function enqueueRun(
       // A queued run has not read its context yet, so it will see what this trigger brought.
       ...(running ? { foldedTrigger: trigger } : {}),
     });
+    await submitTrigger(ctx, existing._id, trigger);
     return { runId: existing._id, folded: true };
   }
   const runId = await ctx.db.insert("runs", {
@@ -85,10 +93,28 @@ export async function enqueueRun(
     delegations: 0,
     guards: [],
     timings: [],
+    attempt: 0,
+    lastActiveAt: Date.now(),
   });
+  // Submit before runtime: the stream says what was asked before the model hears of it.
+  await submitTrigger(ctx, runId, trigger);
   if (agent.status !== "active") await ctx.db.patch("agents", agent._id, { status: "active" });
   await ctx.scheduler.runAfter(0, internal.brain.run.execute, { runId });
   return { runId, folded: false };
+}
+
+/** The submit event a trigger writes to a run's stream (de-duplicated by its message). */
+async function submitTrigger(ctx: MutationCtx, runId: Id<"runs">, trigger: RunTrigger) {
+  const message = trigger.messageId === undefined ? null : await ctx.db.get("messages", trigger.messageId);
+  let event: SubmitEvent;
+  if (trigger.kind === "delegation_result") {
+    event = { type: "tool_output_submitted", tool: "delegate_task", content: boundedText(trigger.note ?? message?.content ?? "") };
+  } else if (message !== null) {
+    event = { type: "user_message_submitted", messageId: message._id, author: actorName(message.author), content: boundedText(message.content) };
+  } else {
+    event = { type: "control_submitted", action: "start", by: "Maestro", note: trigger.kind };
+  }
+  await appendRunEvent(ctx, runId, event, trigger.messageId === undefined ? {} : { clientMessageId: trigger.messageId });
 }
 
 /** The agent with this session key, if it exists. */
@@ -120,15 +146,35 @@ async function getRunX(ctx: MutationCtx, runId: Id<"runs">) {
 
 // ---- internal functions the run action calls ----
 
-/** queued → running; false when the run is not queued (already started, or ended). */
+/**
+ * queued → running as the next attempt, holding a fresh lease; writes
+ * `agent_start`. Null when the run is not queued (already started, or ended).
+ */
 export const markRunning = internalMutation({
   args: { runId: v.id("runs") },
-  returns: v.boolean(),
+  returns: v.union(v.object({ attempt: v.number() }), v.null()),
   handler: async (ctx, { runId }) => {
     const run = await getRunX(ctx, runId);
-    if (run.status !== "queued") return false;
-    await ctx.db.patch("runs", runId, { status: "running", startedAt: Date.now() });
-    return true;
+    if (run.status !== "queued") return null;
+    const now = Date.now();
+    const attempt = (run.attempt ?? 0) + 1;
+    await ctx.db.patch("runs", runId, {
+      status: "running",
+      startedAt: run.startedAt ?? now,
+      attempt,
+      leaseExpiresAt: now + runLeaseMs(env),
+      lastActiveAt: now,
+    });
+    const agent = await ctx.db.get("agents", run.agentId);
+    let model = "";
+    try {
+      const config = modelConfigFromEnv(env);
+      model = config === null ? "" : (config.label ?? agent?.model ?? config.defaultModel);
+    } catch {
+      // An unusable configuration ends the run at once, with its reason.
+    }
+    await appendRunEvent(ctx, runId, { type: "agent_start", agentName: agent?.name ?? run.agentSessionKey, model, attempt });
+    return { attempt };
   },
 });
 
@@ -179,31 +225,83 @@ export const recordToolCall = internalMutation({
 export const finish = internalMutation({
   args: {
     runId: v.id("runs"),
+    /** The attempt finishing: a stale attempt (the run was retried or stopped meanwhile) changes nothing. */
+    attempt: v.optional(v.number()),
     status: v.union(v.literal("completed"), v.literal("error"), v.literal("aborted")),
     reason: v.string(),
     reply: v.optional(v.string()),
   },
   returns: v.null(),
-  handler: async (ctx, { runId, status, reason, reply }) => {
+  handler: async (ctx, { runId, attempt, status, reason, reply }) => {
     const run = await getRunX(ctx, runId);
-    if (run.status === "completed" || run.status === "error" || run.status === "aborted") return null;
-    await ctx.db.patch("runs", runId, { status, reason, endedAt: Date.now() });
-    const agent = await ctx.db.get("agents", run.agentId);
-    const task = await ctx.db.get("tasks", run.taskId);
-    if (agent !== null && task !== null) {
-      if (reply !== undefined && reply.trim() !== "") {
-        await postMessage(ctx, agentActor(agent), task, reply.trim());
-      }
-      if (status === "error") {
-        await postMessage(ctx, { kind: "system" }, task, `${agent.name} could not finish: ${reason}`);
-      }
-      const rerun =
-        run.rerunRequested && status === "completed"
-          ? await enqueueRun(ctx, agent, task._id, run.foldedTrigger ?? { kind: run.trigger.kind, messageId: run.trigger.messageId })
-          : null;
-      if (rerun === null || rerun.runId === null) await idleIfUnoccupied(ctx, agent);
-    }
+    if (attempt !== undefined && (run.attempt ?? 1) !== attempt) return null;
+    await endRun(ctx, run, status, reason, reply);
     return null;
+  },
+});
+
+/** The reason the sweeper gives a run whose action died after a tool had run. */
+export const INTERRUPTED_REASON = "interrupted";
+
+const END_REASON: Record<"completed" | "error" | "aborted", AgentEndReason> = { completed: "complete", error: "error", aborted: "aborted" };
+
+/**
+ * Ends a run once (later calls change nothing): `agent_end`, the reply or
+ * the error said in the thread, the agent back to idle, and a follow-up run
+ * for triggers folded in meanwhile, unless a person stopped it.
+ */
+async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "completed" | "error" | "aborted", reason: string, reply?: string) {
+  if (run.status === "completed" || run.status === "error" || run.status === "aborted") return;
+  const now = Date.now();
+  await ctx.db.patch("runs", run._id, { status, reason, endedAt: now, lastActiveAt: now, leaseExpiresAt: undefined });
+  await appendRunEvent(ctx, run._id, { type: "agent_end", reason: END_REASON[status], detail: boundedText(reason) });
+  const agent = await ctx.db.get("agents", run.agentId);
+  const task = await ctx.db.get("tasks", run.taskId);
+  if (agent === null || task === null) return;
+  if (status !== "aborted" && reply !== undefined && reply.trim() !== "") {
+    await postMessage(ctx, agentActor(agent), task, reply.trim());
+  }
+  if (status === "error") {
+    await postMessage(ctx, { kind: "system" }, task, `${agent.name} could not finish: ${reason}`);
+  }
+  const answerFolded = run.rerunRequested && (status === "completed" || reason === INTERRUPTED_REASON);
+  const rerun = answerFolded
+    ? await enqueueRun(ctx, agent, task._id, run.foldedTrigger ?? { kind: run.trigger.kind, messageId: run.trigger.messageId })
+    : null;
+  if (rerun === null || rerun.runId === null) await idleIfUnoccupied(ctx, agent);
+}
+
+/** Most runs the sweeper handles per pass (the next pass takes the rest). */
+const SWEEP_BATCH = 50;
+
+/**
+ * The sweeper (convex/crons.ts): a running run whose lease lapsed lost its
+ * action. Without a side effect yet it runs again as a new attempt;
+ * otherwise it ends `error` with the reason "interrupted", said in the thread.
+ */
+export const sweep = internalMutation({
+  args: {},
+  returns: v.object({ retried: v.number(), interrupted: v.number() }),
+  handler: async (ctx) => {
+    const now = Date.now();
+    const lapsed = await ctx.db
+      .query("runs")
+      .withIndex("by_status_and_leaseExpiresAt", (q) => q.eq("status", "running").lt("leaseExpiresAt", now))
+      .take(SWEEP_BATCH);
+    let retried = 0;
+    let interrupted = 0;
+    for (const run of lapsed) {
+      if (recoveryFor(run) === "retry") {
+        await ctx.db.patch("runs", run._id, { status: "queued", leaseExpiresAt: undefined, lastActiveAt: now });
+        await appendRunEvent(ctx, run._id, { type: "control_submitted", action: "resume", by: "Maestro", note: "the run's action stopped; running it again" });
+        await ctx.scheduler.runAfter(0, internal.brain.run.execute, { runId: run._id });
+        retried += 1;
+      } else {
+        await endRun(ctx, run, "error", INTERRUPTED_REASON);
+        interrupted += 1;
+      }
+    }
+    return { retried, interrupted };
   },
 });
 
@@ -273,5 +371,181 @@ export const modelStatus = userQuery({
     const problem = modelConfigProblem();
     const config = problem === null ? modelConfigFromEnv(env) : null;
     return { configured: config !== null, label: config === null ? null : (config.label ?? config.defaultModel), problem };
+  },
+});
+
+/**
+ * Stops a queued or running run: `control_submitted` (stop) then
+ * `agent_end` (aborted). The run's action notices at its next write and
+ * cancels its model call; nothing is posted and no tool runs after this.
+ */
+export const stop = taskMutation({
+  args: { runId: v.id("runs") },
+  returns: v.null(),
+  handler: async (ctx, { runId }) => {
+    const run = await ctx.db.get("runs", runId);
+    if (run === null || run.taskId !== ctx.task._id) throw new MaestroError("NOT_FOUND", "Run not found.");
+    if (run.status !== "queued" && run.status !== "running") return null;
+    const by = actorName(memberActor(ctx.member));
+    await appendRunEvent(ctx, runId, { type: "control_submitted", action: "stop", by });
+    await endRun(ctx, run, "aborted", `stopped by ${by}`);
+    return null;
+  },
+});
+
+/** What the thread shows while an agent's reply streams in: partial text without tool-call lines. */
+export function typingPreview(text: string): string {
+  const shown = stripToolCalls(text);
+  const open = shown.lastIndexOf("[TOOL:");
+  return (open === -1 ? shown : shown.slice(0, open)).trim();
+}
+
+/** The task's running runs and the text each is streaming: "Jarvis is typing…". */
+export const streamingForTask = taskQuery({
+  args: {},
+  returns: v.array(v.object({ runId: v.id("runs"), agentName: v.string(), text: v.string() })),
+  handler: async (ctx, { taskId }) => {
+    const recent = await ctx.db
+      .query("runs")
+      .withIndex("by_task", (q) => q.eq("taskId", taskId))
+      .order("desc")
+      .take(ACTIVE_RUN_SCAN);
+    const result = [];
+    for (const run of recent) {
+      if (run.status !== "running") continue;
+      const agent = await ctx.db.get("agents", run.agentId);
+      const text = streamingText(await openMessageEvents(ctx, run._id)) ?? "";
+      result.push({ runId: run._id, agentName: agent?.name ?? run.agentSessionKey, text: typingPreview(text) });
+    }
+    return result;
+  },
+});
+
+/** Runs a list shows. */
+export const MAX_RUNS_LISTED = 50;
+/** Runs summed for an agent's token totals. */
+const MAX_RUNS_TOTALLED = 500;
+
+const vRunSummary = v.object({
+  _id: v.id("runs"),
+  _creationTime: v.number(),
+  taskId: v.id("tasks"),
+  title: v.string(),
+  agentId: v.id("agents"),
+  agentName: v.string(),
+  status: schema.tables.runs.validator.fields.status,
+  trigger: schema.tables.runs.validator.fields.trigger.fields.kind,
+  reason: v.optional(v.string()),
+  lastActiveAt: v.number(),
+  promptTokens: v.number(),
+  completionTokens: v.number(),
+});
+
+async function summarize(ctx: QueryCtx, runs: Array<Doc<"runs">>) {
+  const titles = new Map<string, string>();
+  const names = new Map<string, string>();
+  const result = [];
+  for (const run of runs) {
+    if (!titles.has(run.taskId)) titles.set(run.taskId, (await ctx.db.get("tasks", run.taskId))?.title ?? "(deleted task)");
+    if (!names.has(run.agentId)) names.set(run.agentId, (await ctx.db.get("agents", run.agentId))?.name ?? run.agentSessionKey);
+    result.push({
+      _id: run._id,
+      _creationTime: run._creationTime,
+      taskId: run.taskId,
+      title: titles.get(run.taskId)!,
+      agentId: run.agentId,
+      agentName: names.get(run.agentId)!,
+      status: run.status,
+      trigger: run.trigger.kind,
+      ...(run.reason === undefined ? {} : { reason: run.reason }),
+      lastActiveAt: run.lastActiveAt ?? run.endedAt ?? run.startedAt ?? run._creationTime,
+      promptTokens: run.promptTokens,
+      completionTokens: run.completionTokens,
+    });
+  }
+  return result;
+}
+
+/** A department's runs, newest first. */
+export const listForDepartment = departmentQuery({
+  args: {},
+  returns: v.array(vRunSummary),
+  handler: async (ctx, { departmentId }) => {
+    const runs = await ctx.db
+      .query("runs")
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      .order("desc")
+      .take(MAX_RUNS_LISTED);
+    return await summarize(ctx, runs);
+  },
+});
+
+/** An agent's runs, newest first. */
+export const listForAgent = agentQuery({
+  args: {},
+  returns: v.array(vRunSummary),
+  handler: async (ctx, { agentId }) => {
+    const runs = await ctx.db
+      .query("runs")
+      .withIndex("by_agentId", (q) => q.eq("agentId", agentId))
+      .order("desc")
+      .take(MAX_RUNS_LISTED);
+    return await summarize(ctx, runs);
+  },
+});
+
+/** What an agent's page shows: who it is, what it is doing, what it did, what it cost. */
+export const agentOverview = agentQuery({
+  args: {},
+  returns: v.object({
+    agentId: v.id("agents"),
+    name: v.string(),
+    role: v.string(),
+    status: schema.tables.agents.validator.fields.status,
+    isSquadLead: v.boolean(),
+    allowedTools: v.array(v.string()),
+    model: v.optional(v.string()),
+    currentTask: v.union(v.object({ taskId: v.id("tasks"), title: v.string(), runId: v.id("runs") }), v.null()),
+    runs: v.array(vRunSummary),
+    totals: v.object({ runs: v.number(), promptTokens: v.number(), completionTokens: v.number() }),
+  }),
+  handler: async (ctx) => {
+    const { agent } = ctx;
+    const recent = await ctx.db
+      .query("runs")
+      .withIndex("by_agentId", (q) => q.eq("agentId", agent._id))
+      .order("desc")
+      .take(MAX_RUNS_TOTALLED);
+    const current = recent.find((run) => run.status === "running") ?? recent.find((run) => run.status === "queued");
+    const currentTask = current === undefined ? null : await ctx.db.get("tasks", current.taskId);
+    return {
+      agentId: agent._id,
+      name: agent.name,
+      role: agent.role,
+      status: agent.status,
+      isSquadLead: agent.isSquadLead,
+      allowedTools: agent.allowedTools,
+      ...(agent.model === undefined ? {} : { model: agent.model }),
+      currentTask: current === undefined || currentTask === null ? null : { taskId: currentTask._id, title: currentTask.title, runId: current._id },
+      runs: await summarize(ctx, recent.slice(0, MAX_RUNS_LISTED)),
+      totals: {
+        runs: recent.length,
+        promptTokens: recent.reduce((sum, run) => sum + run.promptTokens, 0),
+        completionTokens: recent.reduce((sum, run) => sum + run.completionTokens, 0),
+      },
+    };
+  },
+});
+
+/** One run's summary (the run view's header), for members of its department. */
+export const get = userQuery({
+  args: { runId: v.id("runs") },
+  returns: vRunSummary,
+  handler: async (ctx, { runId }) => {
+    const run = await ctx.db.get("runs", runId);
+    if (run === null) throw new MaestroError("NOT_FOUND", "Run not found.");
+    await requireMember(ctx, run.departmentId, "viewer", ctx.viewer);
+    const [summary] = await summarize(ctx, [run]);
+    return summary;
   },
 });

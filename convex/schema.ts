@@ -25,6 +25,7 @@ import {
   vToolCallRecord,
   vTriggerKind,
 } from "./validators";
+import { vRunEventKind, vRunEventPayload } from "./lib/runEvents";
 
 export default defineSchema({
   // Convex Auth's tables (accounts, sessions, refresh tokens, its failed-attempt limits).
@@ -198,10 +199,40 @@ export default defineSchema({
     timings: v.array(vRunTiming),
     startedAt: v.optional(v.number()),
     endedAt: v.optional(v.number()),
+    /** Counts executions: a resumed run runs again as attempt 2; an older attempt's writes are refused. */
+    attempt: v.optional(v.number()),
+    /** While running: the run is presumed dead after this time unless its action renews it (the sweeper ends or retries it). */
+    leaseExpiresAt: v.optional(v.number()),
+    /** A tool call was started: a side effect may have happened, so an interrupted run is not retried. */
+    toolStarted: v.optional(v.boolean()),
+    /** Last time the run did something (a streamed batch, a tool call, its end): what lists sort by. */
+    lastActiveAt: v.optional(v.number()),
   })
     .index("by_task", ["taskId"])
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
-    .index("by_agent_and_status", ["agentSessionKey", "status"]),
+    .index("by_agent_and_status", ["agentSessionKey", "status"])
+    .index("by_status_and_leaseExpiresAt", ["status", "leaseExpiresAt"])
+    .index("by_department", ["departmentId"])
+    .index("by_agentId", ["agentId"]),
+
+  /**
+   * A run's durable event stream (the durable-sessions spec): submit events
+   * before the model is called, harness events as the agent works, one
+   * sequence per run. Screens replay a run from these rows alone.
+   */
+  runEvents: defineTable({
+    runId: v.id("runs"),
+    /** 1, 2, 3… within the run; unique per run (appends are serialized transactions). */
+    seq: v.number(),
+    kind: vRunEventKind,
+    /** ms since the epoch. */
+    timestamp: v.number(),
+    /** A retried submit carrying the same id is written once. */
+    clientMessageId: v.optional(v.string()),
+    payload: vRunEventPayload,
+  })
+    .index("by_run_and_seq", ["runId", "seq"])
+    .index("by_run_and_clientMessageId", ["runId", "clientMessageId"]),
 
   /** A department admin's overrides of the JSON config's chat defaults (one document per department). */
   settings: defineTable({

@@ -246,3 +246,160 @@ const STATUS_TEXT: Record<number, string> = {
   503: "Service Unavailable",
   504: "Gateway Timeout",
 };
+
+/** A streamed call was cancelled through its signal (the run was stopped). */
+export class ModelAbortedError extends Error {
+  constructor() {
+    super("The model call was cancelled");
+    this.name = "ModelAbortedError";
+  }
+}
+
+/** Longest wait a server's Retry-After may ask for before the call gives up instead (a run holds a lease meanwhile). */
+export const MAX_RETRY_AFTER_MS = 30_000;
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
+
+/**
+ * How long to wait before retry number `retry` (0-based): what the server's
+ * `Retry-After` (seconds or an HTTP date) or `retry-after-ms` asks, else
+ * exponential backoff. Null when the server asks for more than
+ * MAX_RETRY_AFTER_MS: waiting that long is not worth holding the run.
+ */
+export function retryDelayMs(retry: number, headers: { get(name: string): string | null } | undefined, now: number): number | null {
+  const ms = headers?.get("retry-after-ms");
+  const after = headers?.get("retry-after");
+  let asked: number | undefined;
+  if (ms && Number.isFinite(Number(ms))) asked = Number(ms);
+  else if (after && Number.isFinite(Number(after))) asked = Number(after) * 1000;
+  else if (after && !Number.isNaN(Date.parse(after))) asked = Date.parse(after) - now;
+  if (asked !== undefined) return asked > MAX_RETRY_AFTER_MS ? null : Math.max(0, asked);
+  return Math.min(FIRST_BACKOFF_MS * 2 ** retry, MAX_BACKOFF_MS);
+}
+
+const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+
+export interface StreamOptions {
+  /** Aborting it cancels the call at once (ModelAbortedError). */
+  signal?: AbortSignal;
+  /** Each piece of text as it arrives. */
+  onDelta?: (delta: string) => void;
+}
+
+/**
+ * One chat completion, streamed (`stream: true`). Failures before any text
+ * arrived (timeouts, lost connections, 408, 409, 429, 5xx) are retried up
+ * to `config.maxRetries` times with backoff that honours `Retry-After`; a
+ * stream that fails after text arrived is not retried (the text is already
+ * shown). `config.timeoutMs` limits the wait for each byte, so a long
+ * answer that keeps coming is never cut.
+ *
+ * @throws ModelError on any failure, ModelAbortedError when `signal` aborts.
+ */
+export async function streamModel(config: ModelConfig, request: { model?: string; messages: ChatMessage[] }, options: StreamOptions = {}): Promise<ModelReply> {
+  const model = request.model?.trim() || config.defaultModel;
+  const server = displayURL(config.baseURL ?? OPENAI_BASE_URL);
+  const attempt = { count: 0, statusText: "" };
+  const client = new OpenAI({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL ?? OPENAI_BASE_URL,
+    timeout: config.timeoutMs,
+    maxRetries: 0,
+    fetch: async (input, init) => {
+      attempt.count += 1;
+      const response = await fetch(input, init);
+      attempt.statusText = response.statusText;
+      return response;
+    },
+  });
+  for (let retry = 0; ; retry++) {
+    const state = { emitted: false, timedOut: false };
+    try {
+      return await streamOnce(client, config, model, request.messages, options, state);
+    } catch (error) {
+      if (options.signal?.aborted) throw new ModelAbortedError();
+      const failure = state.timedOut ? new OpenAI.APIConnectionTimeoutError() : error;
+      const status = failure instanceof OpenAI.APIError && typeof failure.status === "number" ? failure.status : undefined;
+      const retryable = !(failure instanceof ModelError) && (status === undefined ? failure instanceof OpenAI.APIConnectionError : RETRYABLE_STATUS(status));
+      const delay = retryable && !state.emitted && retry < config.maxRetries
+        ? retryDelayMs(retry, failure instanceof OpenAI.APIError ? failure.headers : undefined, Date.now())
+        : null;
+      if (delay === null) throw describeFailure(failure, { server, timeoutMs: config.timeoutMs, retries: retry, statusText: attempt.statusText });
+      await sleep(delay, options.signal);
+    }
+  }
+}
+
+async function streamOnce(
+  client: OpenAI,
+  config: ModelConfig,
+  model: string,
+  messages: ChatMessage[],
+  options: StreamOptions,
+  state: { emitted: boolean; timedOut: boolean },
+): Promise<ModelReply> {
+  const controller = new AbortController();
+  const outer = options.signal;
+  const forward = () => controller.abort();
+  if (outer?.aborted) controller.abort();
+  outer?.addEventListener("abort", forward, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      state.timedOut = true;
+      controller.abort();
+    }, config.timeoutMs);
+  };
+  arm();
+  try {
+    const stream = await client.chat.completions.create(
+      { model, messages: messages.map(({ role, content }) => ({ role, content })), stream: true, stream_options: { include_usage: true } },
+      { signal: controller.signal },
+    );
+    let content = "";
+    let refusal = "";
+    let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
+    for await (const chunk of stream) {
+      arm();
+      if (typeof chunk !== "object" || chunk === null) continue;
+      const delta = chunk.choices?.[0]?.delta;
+      if (typeof delta?.content === "string" && delta.content !== "") {
+        content += delta.content;
+        state.emitted = true;
+        options.onDelta?.(delta.content);
+      }
+      if (typeof delta?.refusal === "string") refusal += delta.refusal;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    // The client's stream ends quietly when aborted: a cut answer must not pass for a whole one.
+    if (controller.signal.aborted) throw outer?.aborted ? new ModelAbortedError() : new OpenAI.APIConnectionTimeoutError();
+    if (content.trim() === "") {
+      throw new ModelError(refusal.trim() ? `The model refused: ${truncate(refusal.trim())}` : "The model returned no text");
+    }
+    return {
+      content: content.trim(),
+      model: config.label ?? model,
+      promptTokens: tokenCount(usage?.prompt_tokens),
+      completionTokens: tokenCount(usage?.completion_tokens),
+    };
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", forward);
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new ModelAbortedError());
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ModelAbortedError());
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

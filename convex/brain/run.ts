@@ -1,39 +1,59 @@
 "use node";
 /**
- * A run: assemble context → call the model → parse tool calls from its reply
- * → check permission and execute → feed concise observations back → repeat
- * (at most `maxToolIterations` rounds of tools) → post the agent's reply in
- * the thread. A model failure ends the run with status `error`, a readable
- * reason and a system message in the thread.
+ * A run: assemble context → stream the model's reply into the run's events →
+ * parse tool calls from it → check permission and execute each → feed
+ * concise observations back → repeat (at most `maxToolIterations` rounds of
+ * tools) → post the agent's reply in the thread. A model failure ends the
+ * run with status `error`, a readable reason and a system message in the
+ * thread.
+ *
+ * Every write names this execution's attempt; once one answers "aborted"
+ * (a person pressed Stop, the sweeper retried or ended the run) the action
+ * cancels its model call and stops: no tool runs and nothing is posted.
  */
 import { v } from "convex/values";
 import { internal } from "../_generated/api";
-import { env, internalAction } from "../_generated/server";
+import type { Id } from "../_generated/dataModel";
+import { env, internalAction, type ActionCtx } from "../_generated/server";
+import { DeltaBatcher } from "../lib/deltaBatcher";
 import { modelConfigProblem, NO_MODEL_NOTE } from "../runs";
-import { brainConfig } from "./config";
-import { dispatchToolCalls } from "./dispatch";
-import { callModel, modelConfigFromEnv, type ChatMessage } from "./model";
 import { isChatTool } from "../tools/registry";
+import { brainConfig } from "./config";
+import { dispatchToolCalls, type Observation } from "./dispatch";
+import { ModelAbortedError, modelConfigFromEnv, streamModel, type ChatMessage } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, chatMiddleware, observationsMessage } from "./prompt";
-import { parseToolCalls, stripToolCalls } from "./toolCalls";
+import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls, stripToolCalls, type ParsedToolCall } from "./toolCalls";
+
+/** While the model is quiet, how often the action renews its lease and checks it was not stopped. */
+export const KEEPALIVE_MS = 1_000;
+
+/** Thrown inside the loop once the run is no longer this attempt's: end quietly. */
+class Stopped extends Error {}
 
 export const execute = internalAction({
   args: { runId: v.id("runs") },
   returns: v.null(),
   handler: async (ctx, { runId }) => {
-    if (!(await ctx.runMutation(internal.runs.markRunning, { runId }))) return null;
+    const started = await ctx.runMutation(internal.runs.markRunning, { runId });
+    if (started === null) return null;
+    const { attempt } = started;
     const log = (line: string) => console.log(`[run ${runId}] ${line}`);
     const finish = (status: "completed" | "error", reason: string, reply?: string) =>
-      ctx.runMutation(internal.runs.finish, { runId, status, reason, reply });
+      ctx.runMutation(internal.runs.finish, { runId, attempt, status, reason, reply });
     const problem = modelConfigProblem();
     const model = problem === null ? modelConfigFromEnv(env) : null;
     if (model === null) {
       await finish("error", problem ?? NO_MODEL_NOTE);
       return null;
     }
+    const writer = { runId, attempt };
+    const live = (verdict: "ok" | "aborted") => {
+      if (verdict === "aborted") throw new Stopped();
+    };
     const config = brainConfig(env);
     const conversation: ChatMessage[] = [];
     const seen = new Set<string>();
+    let toolIndex = 0;
     try {
       for (let round = 0; ; round++) {
         const started = performance.now();
@@ -45,7 +65,10 @@ export const execute = internalAction({
         if (chatContext !== null) log(`chat: retrieved ${chatContext.messages.length} new message(s), newPointer ${chatContext.newPointer}`);
         const contextDone = performance.now();
         log(`model request (${context.agent.model ?? model.defaultModel})`);
-        const reply = await callModel(model, { model: context.agent.model, messages: [...messages, ...conversation] });
+        live(await ctx.runMutation(internal.runEvents.beginMessage, { ...writer, round }));
+        const reply = await streamReply(ctx, writer, (options) =>
+          streamModel(model, { model: context.agent.model, messages: [...messages, ...conversation] }, options),
+        );
         const modelDone = performance.now();
         const calls = parseToolCalls(reply.content);
         if (chatContext !== null) {
@@ -54,24 +77,13 @@ export const execute = internalAction({
           await ctx.runMutation(internal.chat.advanceForRun, { runId, newPointer: chatContext.newPointer, chatOnlyTurn });
         }
         const toolsAllowed = round < config.maxToolIterations;
-        let observations: Array<{ tool: string; text: string }> = [];
+        let observations: Observation[] = [];
         if (calls.length > 0 && toolsAllowed) {
-          observations = await dispatchToolCalls(ctx, runId, calls, config, seen, log);
+          observations = await runTools(ctx, writer, calls, toolIndex, (call) => dispatchToolCalls(ctx, runId, [call], config, seen, log));
+          toolIndex += calls.length;
         } else if (calls.length > 0) {
-          for (const call of calls) {
-            await ctx.runMutation(internal.runs.recordToolCall, {
-              runId,
-              record: {
-                name: call.name,
-                args: JSON.stringify(call.args ?? null),
-                outcome: "refused",
-                observation: `not run: the limit of ${config.maxToolIterations} tool rounds per run was reached`,
-                at: Date.now(),
-              },
-              delegated: false,
-              guard: `tool iteration limit reached (${config.maxToolIterations})`,
-            });
-          }
+          const guard = `tool iteration limit reached (${config.maxToolIterations})`;
+          for (const call of calls) await refuse(ctx, runId, call, `not run: the limit of ${config.maxToolIterations} tool rounds per run was reached`, guard);
         }
         await ctx.runMutation(internal.runs.recordModelCall, {
           runId,
@@ -89,6 +101,10 @@ export const execute = internalAction({
         conversation.push({ role: "assistant", content: reply.content }, observationsMessage(observations, round + 1 >= config.maxToolIterations));
       }
     } catch (error) {
+      if (error instanceof Stopped) {
+        log("stopped: the run is no longer this attempt's");
+        return null;
+      }
       const reason = error instanceof Error ? error.message : String(error);
       log(`error: ${reason}`);
       await finish("error", reason);
@@ -96,3 +112,106 @@ export const execute = internalAction({
     return null;
   },
 });
+
+type Writer = { runId: Id<"runs">; attempt: number };
+type Reply = Awaited<ReturnType<typeof streamModel>>;
+
+/**
+ * Streams one model reply into `message_update` events (batched), keeping the
+ * lease alive while the model is quiet, and ends the message. The model call
+ * is cancelled as soon as a write says the run was stopped.
+ *
+ * @throws Stopped when the run was stopped meanwhile.
+ */
+async function streamReply(
+  ctx: ActionCtx,
+  writer: Writer,
+  call: (options: { signal: AbortSignal; onDelta: (delta: string) => void }) => Promise<Reply>,
+): Promise<Reply> {
+  const controller = new AbortController();
+  // Any write of this run is a sign of life; the keep-alive only speaks when the stream is quiet.
+  let lastSign = Date.now();
+  const batcher = new DeltaBatcher(
+    async (delta) => {
+      lastSign = Date.now();
+      return (await ctx.runMutation(internal.runEvents.appendDelta, { ...writer, delta })) === "ok" ? "ok" : "stop";
+    },
+    () => controller.abort(),
+  );
+  let pulse: Promise<void> = Promise.resolve();
+  const keepAlive = setInterval(() => {
+    if (Date.now() - lastSign < KEEPALIVE_MS) return;
+    lastSign = Date.now();
+    pulse = pulse.then(async () => {
+      const verdict = await ctx.runMutation(internal.runEvents.keepAlive, writer).catch(() => "ok" as const);
+      if (verdict === "aborted") controller.abort();
+    });
+  }, KEEPALIVE_MS / 2);
+  let reply: Reply;
+  try {
+    reply = await call({ signal: controller.signal, onDelta: (delta) => batcher.push(delta) });
+  } catch (error) {
+    // Text that arrived before the failure stays in the timeline.
+    const stopped = controller.signal.aborted || (await batcher.close().catch(() => "stop")) === "stop";
+    if (stopped || error instanceof ModelAbortedError) throw new Stopped();
+    await ctx.runMutation(internal.runEvents.endMessage, { ...writer, model: "", promptTokens: 0, completionTokens: 0, interrupted: true });
+    throw error;
+  } finally {
+    clearInterval(keepAlive);
+    // No write of this action may outlive it.
+    await pulse;
+  }
+  if ((await batcher.close()) === "stop") throw new Stopped();
+  const verdict = await ctx.runMutation(internal.runEvents.endMessage, {
+    ...writer,
+    model: reply.model,
+    promptTokens: reply.promptTokens,
+    completionTokens: reply.completionTokens,
+    interrupted: false,
+  });
+  if (verdict === "aborted") throw new Stopped();
+  return reply;
+}
+
+/**
+ * Runs a reply's tool calls one at a time, each announced by `tool_call`
+ * first; a call after the run was stopped is not run. Calls beyond
+ * MAX_TOOL_CALLS_PER_REPLY are refused, as the dispatcher would.
+ *
+ * @throws Stopped when the run was stopped before a call.
+ */
+async function runTools(
+  ctx: ActionCtx,
+  writer: Writer,
+  calls: ParsedToolCall[],
+  firstIndex: number,
+  dispatch: (call: ParsedToolCall) => Promise<Observation[]>,
+): Promise<Observation[]> {
+  const observations: Observation[] = [];
+  for (const [offset, call] of calls.entries()) {
+    const index = firstIndex + offset;
+    const args = JSON.stringify(call.args ?? null);
+    if ((await ctx.runMutation(internal.runEvents.beginToolCall, { ...writer, index, name: call.name, args })) === "aborted") throw new Stopped();
+    let results: Observation[];
+    if (offset >= MAX_TOOL_CALLS_PER_REPLY) {
+      const text = `not run: at most ${MAX_TOOL_CALLS_PER_REPLY} tool calls per reply`;
+      await refuse(ctx, writer.runId, call, text, `more than ${MAX_TOOL_CALLS_PER_REPLY} tool calls in one reply`);
+      results = [{ tool: call.name, text }];
+    } else {
+      results = await dispatch(call);
+    }
+    observations.push(...results);
+    const observation = results.map((result) => result.text).join("\n");
+    if ((await ctx.runMutation(internal.runEvents.endToolCall, { ...writer, index, name: call.name, observation })) === "aborted") throw new Stopped();
+  }
+  return observations;
+}
+
+async function refuse(ctx: ActionCtx, runId: Id<"runs">, call: ParsedToolCall, observation: string, guard: string) {
+  await ctx.runMutation(internal.runs.recordToolCall, {
+    runId,
+    record: { name: call.name, args: JSON.stringify(call.args ?? null), outcome: "refused", observation, at: Date.now() },
+    delegated: false,
+    guard,
+  });
+}

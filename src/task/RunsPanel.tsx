@@ -8,6 +8,8 @@ import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { cn } from "../lib/cn";
 import { userMessage } from "../lib/errors";
+import { StopRunButton } from "../runs/StopRunButton";
+import { TypingIndicator } from "../runs/TypingIndicator";
 import { formatFullTime, formatRelativeTime } from "./relativeTime";
 import {
   describeToolCall,
@@ -33,13 +35,15 @@ type PanelProps = {
   runs: readonly RunView[];
   /** The time relative times are measured from. */
   now: number;
+  /** When given, active runs get a Stop button. */
+  taskId?: Id<"tasks">;
 };
 
 /**
  * "Agent activity": what agents are doing on this task and what their recent
  * runs did, newest first. Renders nothing while the task has no runs.
  */
-export function RunsPanel({ runs, now }: PanelProps) {
+export function RunsPanel({ runs, now, taskId }: PanelProps) {
   const [showEarlier, setShowEarlier] = useState(false);
   const earlierId = useId();
   if (runs.length === 0) return null;
@@ -50,7 +54,7 @@ export function RunsPanel({ runs, now }: PanelProps) {
       <h3 className="text-sm font-semibold text-slate-700">Agent activity</h3>
       <ol className="flex flex-col gap-2">
         {recent.map((run) => (
-          <RunItem key={run._id} run={run} now={now} />
+          <RunItem key={run._id} run={run} now={now} taskId={taskId} />
         ))}
       </ol>
       {earlier.length > 0 && (
@@ -66,7 +70,7 @@ export function RunsPanel({ runs, now }: PanelProps) {
           </Button>
           <ol id={earlierId} hidden={!showEarlier} className="flex flex-col gap-2">
             {earlier.map((run) => (
-              <RunItem key={run._id} run={run} now={now} />
+              <RunItem key={run._id} run={run} now={now} taskId={taskId} />
             ))}
           </ol>
         </>
@@ -75,7 +79,7 @@ export function RunsPanel({ runs, now }: PanelProps) {
   );
 }
 
-function RunItem({ run, now }: { run: RunView; now: number }) {
+function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<"tasks"> }) {
   const active = isActive(run);
   const status = optionFor(RUN_STATUS_OPTIONS, run.status);
   const reason = notableReason(run);
@@ -107,6 +111,7 @@ function RunItem({ run, now }: { run: RunView; now: number }) {
           {runHeadline(run)} <span className="font-normal text-slate-500">{triggerLabel(run.trigger)}</span>
         </p>
         {!active && <Badge className={status.className}>{status.label}</Badge>}
+        {active && taskId !== undefined && <StopRunButton taskId={taskId} runId={run._id} />}
         <time
           dateTime={new Date(run._creationTime).toISOString()}
           title={formatFullTime(run._creationTime)}
@@ -188,5 +193,11 @@ export function AgentActivity({ taskId, now }: { taskId: Id<"tasks">; now: numbe
 function LiveRuns({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
   const runs = useQuery(api.runs.listForTask, { taskId });
   // Nothing while loading, as when there are no runs: the section only appears once there is activity.
-  return runs === undefined ? null : <RunsPanel runs={runs} now={now} />;
+  if (runs === undefined) return null;
+  return (
+    <>
+      <TypingIndicator taskId={taskId} />
+      <RunsPanel runs={runs} now={now} taskId={taskId} />
+    </>
+  );
 }

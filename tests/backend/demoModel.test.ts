@@ -257,14 +257,25 @@ describe("the demo model server", () => {
     expect(models).toEqual(["maestro-demo"]);
   });
 
-  test("refuses streaming with a clear 400", async () => {
+  test("streams the same reply in pieces when asked, with usage at the end", async () => {
     const client = new OpenAI({ apiKey: "demo", baseURL: demo.baseURL, maxRetries: 0 });
-    const error = await client.chat.completions.create({ model: "maestro-demo", messages: lead(SPLIT), stream: true }).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as Error).message).toContain("The demo model does not stream");
+    const whole = await client.chat.completions.create({ model: "maestro-demo", messages: lead(SPLIT) });
+    const stream = await client.chat.completions.create({
+      model: "maestro-demo",
+      messages: lead(SPLIT),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const deltas: string[] = [];
+    let usage: unknown = null;
+    for await (const chunk of stream) {
+      const text = chunk.choices[0]?.delta?.content;
+      if (text) deltas.push(text);
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join("")).toBe(whole.choices[0].message.content);
+    expect(usage).toEqual(whole.usage);
   });
 
   test.each([

@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { callModel, ModelError, modelConfigFromEnv, type ChatMessage, type ModelConfig } from "../../convex/brain/model";
+import {
+  callModel,
+  MAX_RETRY_AFTER_MS,
+  ModelAbortedError,
+  ModelError,
+  modelConfigFromEnv,
+  retryDelayMs,
+  streamModel,
+  type ChatMessage,
+  type ModelConfig,
+} from "../../convex/brain/model";
 import { startScriptedModel, type Script, type ScriptedModel } from "./scriptedModel";
 
 const MESSAGES: ChatMessage[] = [
@@ -124,6 +134,64 @@ describe("callModel", () => {
     server = undefined;
     const error = await failureOf(callModel({ ...config, maxRetries: 0 }, { messages: MESSAGES }));
     expect(error.message).toMatch(new RegExp(`^Model call failed: could not connect to ${baseURL.replace(/[.:/]/g, "\\$&")}: .*ECONNREFUSED`));
+  });
+});
+
+describe("streamModel", () => {
+  test("streams the reply in pieces and returns it whole, with usage", async () => {
+    const config = await serve(() => ({ content: "Hello there, I will plan it.", pieces: ["Hello ", "there, ", "I will plan it."], usage: { prompt_tokens: 4, completion_tokens: 6 } }));
+    const deltas: string[] = [];
+    const reply = await streamModel(config, { messages: MESSAGES }, { onDelta: (delta) => deltas.push(delta) });
+    expect(deltas).toEqual(["Hello ", "there, ", "I will plan it."]);
+    expect(reply).toEqual({ content: "Hello there, I will plan it.", model: "gpt-4o-mini", promptTokens: 4, completionTokens: 6 });
+    expect(server!.requests[0].stream).toBe(true);
+  });
+
+  test("a 500, then an answer: retried once, honouring Retry-After", async () => {
+    const config = await serve((_request, index) => (index === 0 ? { status: 500, headers: { "retry-after": "0" } } : "Recovered."));
+    expect((await streamModel(config, { messages: MESSAGES })).content).toBe("Recovered.");
+    expect(server!.requests).toHaveLength(2);
+  });
+
+  test("a persistent 429 ends after maxRetries with the status in the message; a Retry-After beyond the bound is not waited for", async () => {
+    const config = await serve(() => ({ status: 429, headers: { "retry-after-ms": "1" } }));
+    const error = await failureOf(streamModel(config, { messages: MESSAGES }));
+    expect(error.message).toMatch(/^Model call failed: 429 Too Many Requests from http:\/\/127\.0\.0\.1:\d+\/v1 \(after 2 retries\)/);
+    expect(server!.requests).toHaveLength(3);
+    await server!.close();
+    const patient = await serve(() => ({ status: 503, headers: { "retry-after": "3600" } }));
+    expect((await failureOf(streamModel(patient, { messages: MESSAGES }))).status).toBe(503);
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test("a quiet server times out per byte; aborting the signal cancels at once", async () => {
+    const config = await serve(() => ({ content: "slow answer here", pieces: ["slow ", "answer ", "here"], pieceDelayMs: 2_000 }));
+    const quick = { ...config, timeoutMs: 200, maxRetries: 0 };
+    expect((await failureOf(streamModel(quick, { messages: MESSAGES }))).message).toContain("timed out after 200 ms");
+    const controller = new AbortController();
+    const deltas: string[] = [];
+    const call = streamModel(config, { messages: MESSAGES }, { signal: controller.signal, onDelta: (delta) => {
+      deltas.push(delta);
+      controller.abort();
+    } });
+    await expect(call).rejects.toBeInstanceOf(ModelAbortedError);
+    expect(deltas).toEqual(["slow "]);
+  });
+});
+
+describe("retryDelayMs", () => {
+  const headers = (entries: Record<string, string>) => new Headers(entries);
+  test("Retry-After in seconds or as a date, retry-after-ms, else exponential backoff", () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(retryDelayMs(0, headers({ "retry-after": "2" }), now)).toBe(2_000);
+    expect(retryDelayMs(0, headers({ "retry-after-ms": "150" }), now)).toBe(150);
+    expect(retryDelayMs(0, headers({ "retry-after": "Thu, 01 Jan 2026 00:00:05 GMT" }), now)).toBe(5_000);
+    expect(retryDelayMs(0, undefined, now)).toBe(500);
+    expect(retryDelayMs(1, headers({}), now)).toBe(1_000);
+    expect(retryDelayMs(10, undefined, now)).toBe(8_000);
+  });
+  test("a wait beyond the bound is refused", () => {
+    expect(retryDelayMs(0, headers({ "retry-after": String(MAX_RETRY_AFTER_MS / 1000 + 1) }), 0)).toBeNull();
   });
 });
 

@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChatMessage } from "../../convex/brain/model";
+import { pieces, sendCompletionStream } from "../../tools/demo-model/sse";
 
 /** One chat completion request as the scripted server received it. */
 export interface ScriptedRequest {
   model: string;
   messages: ChatMessage[];
+  stream?: boolean;
 }
 
 /**
@@ -16,8 +18,16 @@ export interface ScriptedRequest {
  */
 export type ScriptedAnswer =
   | string
-  | { status: number; body?: string; delayMs?: number }
-  | { content: string; delayMs?: number; stallBodyMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } | null };
+  | { status: number; body?: string; delayMs?: number; headers?: Record<string, string> }
+  | {
+      content: string;
+      delayMs?: number;
+      stallBodyMs?: number;
+      usage?: { prompt_tokens: number; completion_tokens: number } | null;
+      /** Streamed requests: the pieces to send (default: the content in small pieces), and a wait between them. */
+      pieces?: string[];
+      pieceDelayMs?: number;
+    };
 
 export type Script = (request: ScriptedRequest, callIndex: number) => ScriptedAnswer | Promise<ScriptedAnswer>;
 
@@ -61,8 +71,8 @@ export async function startScriptedModel(script: Script, options: { delayMs?: nu
       sendJson(res, 404, { error: { message: `scripted model: no route for ${req.method} ${req.url}`, type: "invalid_request_error" } });
       return;
     }
-    const body = JSON.parse(await readBody(req)) as { model: string; messages: ChatMessage[] };
-    const request = { model: body.model, messages: body.messages };
+    const body = JSON.parse(await readBody(req)) as { model: string; messages: ChatMessage[]; stream?: boolean };
+    const request = { model: body.model, messages: body.messages, ...(body.stream === true ? { stream: true } : {}) };
     const callIndex = requests.length;
     requests.push(request);
     const answer = await script(request, callIndex);
@@ -72,12 +82,23 @@ export async function startScriptedModel(script: Script, options: { delayMs?: nu
     else if (delay !== null) await delay();
     if (res.destroyed) return;
     if (typeof answer === "object" && "status" in answer) {
-      res.writeHead(answer.status, { "content-type": answer.body?.trimStart().startsWith("{") ? "application/json" : "text/plain" });
+      res.writeHead(answer.status, { "content-type": answer.body?.trimStart().startsWith("{") ? "application/json" : "text/plain", ...answer.headers });
       res.end(answer.body ?? "");
       return;
     }
     const content = typeof answer === "string" ? answer : answer.content;
     const usage = typeof answer === "string" ? { prompt_tokens: 11, completion_tokens: 7 } : answer.usage;
+    if (request.stream === true) {
+      const pieceDelayMs = typeof answer === "object" ? answer.pieceDelayMs : undefined;
+      await sendCompletionStream(res, {
+        id: `chatcmpl-scripted-${callIndex}`,
+        model: `${request.model}-scripted`,
+        pieces: (typeof answer === "object" ? answer.pieces : undefined) ?? pieces(content),
+        usage,
+        ...(pieceDelayMs === undefined ? {} : { between: async () => { await wait(pieceDelayMs); return !res.destroyed; } }),
+      });
+      return;
+    }
     const completion = JSON.stringify({
       id: `chatcmpl-scripted-${callIndex}`,
       object: "chat.completion",

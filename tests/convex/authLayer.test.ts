@@ -111,7 +111,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);
@@ -199,7 +199,12 @@ describe("every public function goes through the auth layer", () => {
         context: {},
         replyCount: 0,
       });
+      const runId = await ctx.db.insert("runs", {
+        departmentId, agentId: agent._id, agentSessionKey: agent.sessionKey, taskId, trigger: { kind: "assigned" }, status: "running",
+        iterations: 0, toolCalls: [], promptTokens: 0, completionTokens: 0, foldedTriggers: 0, rerunRequested: false, delegations: 0, guards: [], timings: [],
+      });
       return {
+        runs: runId,
         departments: departmentId,
         tasks: taskId,
         agents: agent._id,

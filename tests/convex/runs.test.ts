@@ -143,8 +143,8 @@ describe("enqueueRun through triggers", () => {
     expect(await executeJobs(t)).toEqual([run._id]);
 
     // Started: only once.
-    expect(await t.mutation(internal.runs.markRunning, { runId: run._id })).toBe(true);
-    expect(await t.mutation(internal.runs.markRunning, { runId: run._id })).toBe(false);
+    expect(await t.mutation(internal.runs.markRunning, { runId: run._id })).toEqual({ attempt: 1 });
+    expect(await t.mutation(internal.runs.markRunning, { runId: run._id })).toBeNull();
     expect((await allRuns(t))[0]).toMatchObject({ status: "running", startedAt: expect.any(Number) });
 
     // A third mention while running: still one run, which will run once more.
@@ -183,7 +183,7 @@ describe("enqueueRun through triggers", () => {
     expect((await allRuns(t))[0]).toMatchObject({ status: "completed", reason: "replied" });
 
     // The rerun fails: a system message says why, and Jarvis, with nothing else to do, is idle again.
-    expect(await t.mutation(internal.runs.markRunning, { runId: rerun._id })).toBe(true);
+    expect(await t.mutation(internal.runs.markRunning, { runId: rerun._id })).toEqual({ attempt: 1 });
     const reason = "Model call failed: could not connect to 127.0.0.1:9";
     await t.mutation(internal.runs.finish, { runId: rerun._id, status: "error", reason });
     expect((await thread(t, taskId)).at(-1)).toMatchObject({ author: "system", content: `Jarvis could not finish: ${reason}` });

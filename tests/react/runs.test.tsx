@@ -17,20 +17,33 @@ import {
   type ToolCallView,
 } from "../../src/task/runs";
 
-const live = vi.hoisted(() => ({ runs: undefined as unknown, error: null as Error | null, calls: [] as Array<{ name: string; args: unknown }> }));
+const live = vi.hoisted(() => ({
+  runs: undefined as unknown,
+  streams: [] as unknown,
+  error: null as Error | null,
+  calls: [] as Array<{ name: string; args: unknown }>,
+  mutations: [] as Array<{ name: string; args: unknown }>,
+}));
 vi.mock("convex/react", () => ({
   useQuery: (query: never, args: unknown) => {
-    live.calls.push({ name: getFunctionName(query), args });
+    const name = getFunctionName(query);
+    live.calls.push({ name, args });
     if (live.error !== null) throw live.error;
-    return live.runs;
+    return name === "runs:streamingForTask" ? live.streams : live.runs;
+  },
+  useMutation: (mutation: never) => (args: unknown) => {
+    live.mutations.push({ name: getFunctionName(mutation), args });
+    return Promise.resolve(null);
   },
 }));
 
 afterEach(() => {
   cleanup();
   live.runs = undefined;
+  live.streams = [];
   live.error = null;
   live.calls = [];
+  live.mutations = [];
 });
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
@@ -268,9 +281,22 @@ describe("AgentActivity", () => {
   it("subscribes to the task's runs and shows them", () => {
     live.runs = [run({ status: "running", reason: undefined, endedAt: undefined })];
     render(<AgentActivity taskId={taskId} now={NOW} />);
-    expect(live.calls.at(-1)).toEqual({ name: "runs:listForTask", args: { taskId } });
+    expect(live.calls).toContainEqual({ name: "runs:listForTask", args: { taskId } });
     expect(screen.getByRole("region", { name: "Agent activity" })).toBeTruthy();
     expect(screen.getByRole("status").textContent).toContain("Jarvis is thinking…");
+  });
+
+  it("shows the agent typing with the streamed text, and stops a running run", () => {
+    const running = run({ status: "running", reason: undefined, endedAt: undefined });
+    live.runs = [running, run()];
+    live.streams = [{ runId: running._id, agentName: "Jarvis", text: "Splitting the work" }];
+    render(<AgentActivity taskId={taskId} now={NOW} />);
+    expect(live.calls).toContainEqual({ name: "runs:streamingForTask", args: { taskId } });
+    expect(screen.getByTestId("typing").textContent).toBe("Jarvis is typing…Splitting the work");
+    const stops = screen.getAllByRole("button", { name: "Stop" });
+    expect(stops).toHaveLength(1);
+    fireEvent.click(stops[0]);
+    expect(live.mutations).toEqual([{ name: "runs:stop", args: { taskId, runId: running._id } }]);
   });
 
   it("shows nothing while loading", () => {

@@ -2,14 +2,15 @@
  * The demo model (offline, rule-based): an OpenAI-compatible server on
  * 127.0.0.1 that `npm start` runs when no real model is configured, so the
  * squad answers, moves cards and delegates without a network or a key.
- * It speaks just enough of the API for Maestro: non-streaming
- * `POST /v1/chat/completions` and `GET /v1/models`.
+ * It speaks just enough of the API for Maestro: `POST /v1/chat/completions`
+ * (streamed with `"stream": true`, as the brain asks) and `GET /v1/models`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChatMessage } from "../../convex/brain/model";
 import { countTokens } from "../../convex/lib/tokens";
 import { demoReply } from "./rules";
+import { pieces, sendCompletionStream } from "./sse";
 
 export { demoReply };
 
@@ -54,11 +55,7 @@ export async function startDemoModel(options: { port?: number } = {}): Promise<D
       sendError(res, body.status, body.message, "invalid_request_error");
       return;
     }
-    const request = body.value as { stream?: unknown; messages?: unknown };
-    if (request.stream === true) {
-      sendError(res, 400, "The demo model does not stream: send \"stream\": false (or leave it out).", "invalid_request_error", "stream");
-      return;
-    }
+    const request = body.value as { stream?: unknown; messages?: unknown; stream_options?: { include_usage?: unknown } };
     const messages = readMessages(request.messages);
     if (messages === null) {
       sendError(res, 400, '"messages" must be a non-empty array of {"role": "system"|"user"|"assistant", "content": string}.', "invalid_request_error", "messages");
@@ -69,6 +66,15 @@ export async function startDemoModel(options: { port?: number } = {}): Promise<D
     const promptTokens = messages.reduce((sum, m) => sum + 3 + countTokens(m.content), 3);
     const completionTokens = countTokens(content);
     completions += 1;
+    if (request.stream === true) {
+      await sendCompletionStream(res, {
+        id: `chatcmpl-demo-${completions}`,
+        model: DEMO_MODEL_ID,
+        pieces: pieces(content),
+        usage: request.stream_options?.include_usage === true ? { prompt_tokens: promptTokens, completion_tokens: completionTokens } : null,
+      });
+      return;
+    }
     sendJson(res, 200, {
       id: `chatcmpl-demo-${completions}`,
       object: "chat.completion",

@@ -1,0 +1,178 @@
+/**
+ * `npm run bench:runs`: durable runs on the backend as its own process over
+ * the real convex/, with a scripted streaming model on 127.0.0.1. Prints p50/p99 of:
+ * - event append (a `message_update` write, client round trip included) while 50 runs stream at once;
+ * - replay of a 1,000-event run (reading its events, and the pure replay alone);
+ * - Stop → the run shown aborted on a second, subscribed client;
+ * - mention → the first streamed token visible on a second client (the model sends its first piece at once);
+ * - the brain's overhead per model call (context assembly + tool dispatch, measured inside each run).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConvexClient, ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
+import { api } from "../convex/_generated/api";
+import type { Id } from "../convex/_generated/dataModel";
+import { replayRun } from "../convex/lib/runTimeline";
+import { adminClient, PROJECT_ROOT, seedDemoSquad } from "../tests/backend/helpers";
+import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
+import { startScriptedModel, type ScriptedAnswer } from "../tests/backend/scriptedModel";
+import { summarize, type Summary } from "./stats";
+
+const STREAMING_RUNS = 50;
+/** At least this many appends, and more until every streaming run has ended. */
+const APPENDS = 300;
+const REPLAY_EVENTS = 1_000;
+const REPLAYS = 30;
+const STOPS = 30;
+const FIRST_TOKENS = 30;
+
+function log(line: string) {
+  console.error(`[bench] ${line}`);
+}
+function row(label: string, s: Summary, unit: string) {
+  return `${label.padEnd(60)} ${String(s.count).padStart(7)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.max.toFixed(1).padStart(8)}  ${unit}`;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the model does for a task, chosen by a marker in its title. */
+function answerFor(prompt: string): ScriptedAnswer {
+  const words = Array.from({ length: 200 }, (_, i) => `w${i} `);
+  if (prompt.includes("[probe]")) return { content: "held", pieces: ["held"], delayMs: 600_000 };
+  if (prompt.includes("[stream]")) return { content: words.join(""), pieces: words, pieceDelayMs: 50 };
+  if (prompt.includes("[stop]")) return { content: "slow reply that is stopped", pieces: ["slow ", "reply ", "that ", "is ", "stopped"], pieceDelayMs: 5_000 };
+  if (prompt.includes("[first]")) return { content: "First! then the rest", pieces: ["First! ", "then the rest"], pieceDelayMs: 1_000 };
+  return "Ok.";
+}
+
+async function main() {
+  const started = performance.now();
+  const model = await startScriptedModel((request) => answerFor(request.messages.map((m) => m.content).join("\n")));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-runs-"));
+  const backend = await spawnBackend({
+    dataDir,
+    convexDir: path.join(PROJECT_ROOT, "convex"),
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "bench", MAESTRO_DEFAULT_MODEL: "scripted", MAESTRO_MODEL_MAX_RETRIES: "0" },
+  });
+  const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
+  try {
+    const { member: http, departmentId, token } = await seedDemoSquad(backend, "Bench");
+    const admin = adminClient(backend.url, backend.adminKey);
+    watcher.setAuth(async () => token);
+    const second = new ConvexHttpClient(backend.url);
+    second.setAuth(token);
+
+    const newTask = (title: string) => http.mutation(api.tasks.create, { departmentId, title });
+    const runOf = async (taskId: Id<"tasks">) => {
+      for (;;) {
+        const [run] = await http.query(api.runs.listForTask, { taskId });
+        if (run !== undefined && run.status === "running") return run;
+        await sleep(10);
+      }
+    };
+
+    // A probe run held open by a model that never answers: the bench appends to its stream as the action would.
+    const probeTask = await newTask("Probe [probe]");
+    await http.mutation(api.messages.create, { taskId: probeTask, content: "@Jarvis hold on" });
+    const probe = await runOf(probeTask);
+    const writer = { runId: probe._id, attempt: 1 };
+
+    log(`event append with ${STREAMING_RUNS} runs streaming`);
+    const streamTasks = await Promise.all(Array.from({ length: STREAMING_RUNS }, (_, i) => newTask(`Stream ${i} [stream]`)));
+    await Promise.all(streamTasks.map((taskId) => http.mutation(api.messages.create, { taskId, content: "@Jarvis write a lot" })));
+    const streamingNow = async () =>
+      (await Promise.all(streamTasks.map((taskId) => http.query(api.runs.listForTask, { taskId })))).flat().filter((r) => r.status !== "completed").length;
+    // Appends start once every run has started, and go on until all have ended.
+    const allStarted = async () => (await Promise.all(streamTasks.map((taskId) => http.query(api.runs.listForTask, { taskId })))).every((runs) => runs[0] !== undefined && runs[0].status !== "queued");
+    while (!(await allStarted())) await sleep(20);
+    const appends: number[] = [];
+    for (let i = 0; i < APPENDS || (i % 50 !== 0 || (await streamingNow()) > 0); i++) {
+      const t0 = performance.now();
+      await admin.mutation(anyApi.runEvents.appendDelta, { ...writer, delta: `delta ${i} ` });
+      appends.push(performance.now() - t0);
+    }
+
+    log("replay of a 1,000-event run");
+    for (let i = (await http.query(api.runEvents.listForRun, { runId: probe._id })).length; i < REPLAY_EVENTS; i++) {
+      await admin.mutation(anyApi.runEvents.appendDelta, { ...writer, delta: "x" });
+    }
+    const reads: number[] = [];
+    const replays: number[] = [];
+    for (let i = 0; i < REPLAYS; i++) {
+      const t0 = performance.now();
+      const events = await second.query(api.runEvents.listForRun, { runId: probe._id });
+      const t1 = performance.now();
+      replayRun(events);
+      replays.push(performance.now() - t1);
+      reads.push(performance.now() - t0);
+    }
+    const eventCount = (await second.query(api.runEvents.listForRun, { runId: probe._id })).length;
+    await http.mutation(api.runs.stop, { taskId: probeTask, runId: probe._id });
+
+    log("Stop → shown aborted on a second client");
+    const stops: number[] = [];
+    for (let i = 0; i < STOPS; i++) {
+      const taskId = await newTask(`Stop ${i} [stop]`);
+      let aborted: (() => void) | null = null;
+      const seen = new Promise<void>((resolve) => (aborted = resolve));
+      const unsubscribe = watcher.onUpdate(api.runs.listForTask, { taskId }, (runs) => {
+        if (runs[0]?.status === "aborted") aborted?.();
+      });
+      await http.mutation(api.messages.create, { taskId, content: "@Jarvis take your time" });
+      const run = await runOf(taskId);
+      const t0 = performance.now();
+      await http.mutation(api.runs.stop, { taskId, runId: run._id });
+      await seen;
+      stops.push(performance.now() - t0);
+      unsubscribe();
+    }
+
+    log("mention → first streamed token on a second client");
+    const firsts: number[] = [];
+    for (let i = 0; i < FIRST_TOKENS; i++) {
+      const taskId = await newTask(`First ${i} [first]`);
+      let shown: (() => void) | null = null;
+      const seen = new Promise<void>((resolve) => (shown = resolve));
+      const unsubscribe = watcher.onUpdate(api.runs.streamingForTask, { taskId }, (streams) => {
+        if (streams.some((s) => s.text !== "")) shown?.();
+      });
+      await sleep(50); // the subscription is live before the clock starts
+      const t0 = performance.now();
+      await http.mutation(api.messages.create, { taskId, content: "@Jarvis say something" });
+      await seen;
+      firsts.push(performance.now() - t0);
+      unsubscribe();
+    }
+
+    log("brain overhead per model call");
+    await sleep(2_000);
+    const overhead: number[] = [];
+    for (const taskId of streamTasks) {
+      for (const run of await http.query(api.runs.listForTask, { taskId })) for (const t of run.timings) overhead.push(t.contextMs + t.dispatchMs);
+    }
+
+    console.log(`Runs benchmark (backend as its own process over convex/, scripted streaming model on 127.0.0.1)
+machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, node ${process.version}
+streamed replies: 200 pieces, 50 ms apart, batched by the run (first piece at once, then every 100 ms or 500 chars)
+
+${"what".padEnd(60)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}
+${row(`event append while ${STREAMING_RUNS} runs stream (client round trip)`, summarize(appends), "ms")}
+${row(`read a ${eventCount}-event run (listForRun) + replay`, summarize(reads), "ms")}
+${row(`replay alone (pure, ${eventCount} events)`, summarize(replays), "ms")}
+${row("Stop → run shown aborted on a second client", summarize(stops), "ms")}
+${row("mention → first streamed token on a second client", summarize(firsts), "ms")}
+${row("brain overhead per model call", summarize(overhead), "ms")}
+model requests served: ${model.requests.length}
+
+wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    await watcher.close();
+    const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+    if (!stopped) await killHard(backend);
+    rmSync(dataDir, { recursive: true, force: true });
+    await model.close();
+  }
+}
+
+await main();

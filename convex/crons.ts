@@ -1,0 +1,11 @@
+import { cronJobs } from "convex/server";
+import { internal } from "./_generated/api";
+import { env } from "./_generated/server";
+import { sweepIntervalSeconds } from "./lib/runLease";
+
+const crons = cronJobs();
+
+// Runs whose action died (a restart, a crash) are retried or ended, so none stays "running".
+crons.interval("sweep lapsed runs", { seconds: sweepIntervalSeconds(env) }, internal.runs.sweep, {});
+
+export default crons;

@@ -1,0 +1,50 @@
+import { useQuery } from "convex/react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { optionFor } from "../board/options";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { Badge } from "../components/ui/Badge";
+import { RUN_STATUS_OPTIONS } from "../task/runs";
+import { RunTimeline } from "./RunTimeline";
+import { triggerName, tokenTotal, type RunSummary } from "./runViews";
+import { StopRunButton } from "./StopRunButton";
+
+/** A run's header: task, agent, status, trigger, tokens, and Stop while it is active. */
+export function RunHeader({ run }: { run: RunSummary }) {
+  const status = optionFor(RUN_STATUS_OPTIONS, run.status);
+  const tokens = tokenTotal(run);
+  const active = run.status === "queued" || run.status === "running";
+  return (
+    <header className="flex flex-wrap items-center gap-2">
+      <h2 className="min-w-0 flex-1 truncate text-base font-semibold text-slate-900">
+        {run.agentName} on “{run.title}”
+      </h2>
+      <Badge className={status.className}>{status.label}</Badge>
+      <span className="text-xs text-slate-500">{triggerName(run.trigger)}</span>
+      {tokens !== null && <span className="text-xs text-slate-500">{tokens}</span>}
+      {active && <StopRunButton taskId={run.taskId} runId={run._id} />}
+    </header>
+  );
+}
+
+function LiveRun({ runId }: { runId: Id<"runs"> }) {
+  const run = useQuery(api.runs.get, { runId });
+  const events = useQuery(api.runEvents.listForRun, { runId });
+  if (run === undefined || events === undefined) return <p className="text-sm text-slate-500">Loading the run…</p>;
+  return (
+    <section aria-label="Run" className="flex flex-col gap-3">
+      <RunHeader run={run} />
+      {run.reason !== undefined && run.status !== "completed" && <p className="text-xs text-slate-600">{run.reason}</p>}
+      <RunTimeline events={events} />
+    </section>
+  );
+}
+
+/** One run, live, rebuilt from its events. */
+export function RunView({ runId }: { runId: Id<"runs"> }) {
+  return (
+    <ErrorBoundary key={runId}>
+      <LiveRun runId={runId} />
+    </ErrorBoundary>
+  );
+}

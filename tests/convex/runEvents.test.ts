@@ -1,0 +1,275 @@
+/**
+ * A run's event stream: the contract (event types and their key fields),
+ * submit-before-runtime ordering, one sequence per run, de-duplicated
+ * submits, Stop, the lease sweeper, and the reads screens use. The model is
+ * "configured" on a closed port; fake timers hold `brain/run:execute`, and
+ * tests play the action's part by calling its internal mutations.
+ */
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
+import type { Doc, Id } from "../../convex/_generated/dataModel";
+import { eventKind, vRunEventPayload } from "../../convex/lib/runEvents";
+import { replayRun } from "../../convex/lib/runTimeline";
+import { MAX_RUN_ATTEMPTS } from "../../convex/lib/runLease";
+import { AGENTS, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+
+const MODEL_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "MAESTRO_RUN_LEASE_MS"] as const;
+let savedEnv: Record<string, string | undefined> = {};
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  savedEnv = Object.fromEntries(MODEL_ENV.map((name) => [name, process.env[name]]));
+  process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
+  process.env.OPENAI_API_KEY = "x";
+  process.env.MAESTRO_RUN_LEASE_MS = "10000";
+});
+afterEach(() => {
+  vi.useRealTimers();
+  for (const name of MODEL_ENV) {
+    if (savedEnv[name] === undefined) delete process.env[name];
+    else process.env[name] = savedEnv[name];
+  }
+});
+
+async function events(t: TestConvex, runId: Id<"runs">) {
+  return await t.run(async (ctx) =>
+    await ctx.db.query("runEvents").withIndex("by_run_and_seq", (q) => q.eq("runId", runId)).collect(),
+  );
+}
+const types = async (t: TestConvex, runId: Id<"runs">) => (await events(t, runId)).map((e) => `${e.seq} ${e.kind} ${e.payload.type}`);
+
+async function getRun(t: TestConvex, runId: Id<"runs">): Promise<Doc<"runs">> {
+  return await t.run(async (ctx) => (await ctx.db.get("runs", runId))!);
+}
+
+async function threadOf(t: TestConvex, taskId: Id<"tasks">) {
+  return await t.run(async (ctx) =>
+    (await ctx.db.query("messages").withIndex("by_task", (q) => q.eq("taskId", taskId)).collect()).map((m) =>
+      m.author.kind === "system" ? `system: ${m.content}` : `${m.author.name}: ${m.content}`,
+    ),
+  );
+}
+
+/** A member mentions Jarvis on a fresh task; the trigger is taken up as the scheduler would. */
+async function mentionJarvis(content = "@Jarvis plan the launch") {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const taskId = await createTask(admin, departmentId, { title: "Launch" });
+  const messageId = await admin.mutation(api.messages.create, { taskId, content });
+  await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
+  const runId = (await t.run(async (ctx) => (await ctx.db.query("runs").first())!._id))!;
+  return { t, departmentId, admin, taskId, messageId, runId };
+}
+
+describe("the event contract", () => {
+  test("event types and their fields are pinned", () => {
+    const contract = vRunEventPayload.members.map((member) => {
+      const fields = Object.entries(member.fields)
+        .filter(([name]) => name !== "type")
+        .map(([name, field]) => `${name}${field.isOptional === "optional" ? "?" : ""}`);
+      const type = member.fields.type.value;
+      return `${eventKind({ type })} ${type}(${fields.join(", ")})`;
+    });
+    expect(contract).toMatchInlineSnapshot(`
+      [
+        "harness message_update(delta)",
+        "submit user_message_submitted(messageId?, author, content)",
+        "submit control_submitted(action, by, note?)",
+        "submit tool_output_submitted(tool, content)",
+        "submit slash_command_invoked(name, invokedAs, args)",
+        "submit slash_command_failed(name, invokedAs, error)",
+        "harness agent_start(agentName, model, attempt)",
+        "harness message_start(round)",
+        "harness message_end(model, promptTokens, completionTokens, interrupted)",
+        "harness tool_call(index, name, args)",
+        "harness tool_result(index, name, outcome, observation)",
+        "harness approval_requested(approvalId, tool, args)",
+        "harness question_asked(questionId, question)",
+        "harness plan_proposed(planId, steps)",
+        "harness agent_end(reason, detail)",
+      ]
+    `);
+  });
+});
+
+describe("appending", () => {
+  test("submit before runtime: the mention is event 1, agent_start follows when the run starts, one sequence per run", async () => {
+    const { t, runId, messageId } = await mentionJarvis();
+    expect(await types(t, runId)).toEqual(["1 submit user_message_submitted"]);
+    const [submit] = await events(t, runId);
+    expect(submit).toMatchObject({ clientMessageId: messageId, payload: { author: "Ada", content: "@Jarvis plan the launch", messageId } });
+
+    const { attempt } = (await t.mutation(internal.runs.markRunning, { runId }))!;
+    expect(attempt).toBe(1);
+    const writer = { runId, attempt };
+    expect(await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 })).toBe("ok");
+    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "Hello " })).toBe("ok");
+    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "there" })).toBe("ok");
+    expect(await t.mutation(internal.runEvents.endMessage, { ...writer, model: "m", promptTokens: 3, completionTokens: 2, interrupted: false })).toBe("ok");
+    await t.mutation(internal.runs.finish, { runId, attempt, status: "completed", reason: "replied", reply: "Hello there" });
+    expect(await types(t, runId)).toEqual([
+      "1 submit user_message_submitted",
+      "2 harness agent_start",
+      "3 harness message_start",
+      "4 harness message_update",
+      "5 harness message_update",
+      "6 harness message_end",
+      "7 harness agent_end",
+    ]);
+    const timeline = replayRun(await events(t, runId));
+    expect(timeline.state).toEqual({ status: "ended", reason: "complete", detail: "replied" });
+    expect(timeline.items.find((item) => item.kind === "message")).toMatchObject({ text: "Hello there", streaming: false, tokens: 5 });
+  });
+
+  test("a retried submit (same message) is written once; a mention while running is submitted to the running run", async () => {
+    const { t, admin, taskId, messageId, runId } = await mentionJarvis();
+    await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
+    expect(await types(t, runId)).toEqual(["1 submit user_message_submitted"]);
+    await t.mutation(internal.runs.markRunning, { runId });
+    const again = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis and the budget too" });
+    await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: again, sessionKey: AGENTS.jarvis });
+    expect(await types(t, runId)).toEqual(["1 submit user_message_submitted", "2 harness agent_start", "3 submit user_message_submitted"]);
+  });
+
+  test("a tool call marks the run as having a side effect; its result takes the outcome the dispatcher recorded", async () => {
+    const { t, runId } = await mentionJarvis();
+    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    expect(await t.mutation(internal.runEvents.beginToolCall, { ...writer, index: 0, name: "post_message", args: '{"content":"x"}' })).toBe("ok");
+    expect((await getRun(t, runId)).toolStarted).toBe(true);
+    await t.mutation(internal.runs.recordToolCall, {
+      runId,
+      record: { name: "post_message", args: "{}", outcome: "denied", observation: "permission denied", at: 1 },
+      delegated: false,
+    });
+    expect(await t.mutation(internal.runEvents.endToolCall, { ...writer, index: 0, name: "post_message", observation: "permission denied" })).toBe("ok");
+    const tool = replayRun(await events(t, runId)).items.find((item) => item.kind === "tool");
+    expect(tool).toMatchObject({ name: "post_message", args: '{"content":"x"}', result: { outcome: "denied", observation: "permission denied" } });
+  });
+});
+
+describe("Stop", () => {
+  test("a member stops a running run: aborted, nothing posted, every later write of the action answers aborted", async () => {
+    const { t, taskId, runId } = await mentionJarvis();
+    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "Working on" });
+    const bob = await signIn(t, "Bob");
+    await bob.mutation(api.runs.stop, { taskId, runId });
+
+    expect(await getRun(t, runId)).toMatchObject({ status: "aborted", reason: "stopped by Bob" });
+    expect((await types(t, runId)).slice(-2)).toEqual(["5 submit control_submitted", "6 harness agent_end"]);
+    expect(replayRun(await events(t, runId)).state).toEqual({ status: "ended", reason: "aborted", detail: "stopped by Bob" });
+    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: " it" })).toBe("aborted");
+    expect(await t.mutation(internal.runEvents.keepAlive, writer)).toBe("aborted");
+    expect(await t.mutation(internal.runEvents.beginToolCall, { ...writer, index: 0, name: "post_message", args: "{}" })).toBe("aborted");
+    await t.mutation(internal.runs.finish, { runId, attempt: writer.attempt, status: "completed", reason: "replied", reply: "Done!" });
+    expect(await threadOf(t, taskId)).toEqual(["Ada: @Jarvis plan the launch"]);
+    const { agentId } = await getRun(t, runId);
+    expect((await t.run(async (ctx) => await ctx.db.get("agents", agentId)))!.status).toBe("idle");
+    // Stopping again changes nothing.
+    await bob.mutation(api.runs.stop, { taskId, runId });
+    expect(await types(t, runId)).toHaveLength(6);
+  });
+
+  test("a queued run stopped before it starts never starts; a viewer cannot stop; another task's run is not found", async () => {
+    const { t, departmentId, admin, taskId, runId } = await mentionJarvis();
+    const vera = await signIn(t, "Vera", "viewer");
+    await expectError(vera.mutation(api.runs.stop, { taskId, runId }), "FORBIDDEN");
+    const otherTask = await createTask(admin, departmentId, { title: "Other" });
+    await expectError(admin.mutation(api.runs.stop, { taskId: otherTask, runId }), "NOT_FOUND");
+    const { member: mallory } = await createOtherDepartment(t);
+    await expectError(mallory.mutation(api.runs.stop, { taskId, runId }), "FORBIDDEN");
+    await admin.mutation(api.runs.stop, { taskId, runId });
+    expect(await t.mutation(internal.runs.markRunning, { runId })).toBeNull();
+    expect((await getRun(t, runId)).status).toBe("aborted");
+  });
+});
+
+describe("the sweeper", () => {
+  test("a lapsed run with no tool call yet runs again as attempt 2; the old attempt's writes are refused", async () => {
+    const { t, runId } = await mentionJarvis();
+    const first = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    expect(await t.mutation(internal.runs.sweep, {})).toEqual({ retried: 0, interrupted: 0 });
+    vi.advanceTimersByTime(10_001);
+    expect(await t.mutation(internal.runs.sweep, {})).toEqual({ retried: 1, interrupted: 0 });
+    expect((await getRun(t, runId)).status).toBe("queued");
+    expect((await types(t, runId)).at(-1)).toBe("3 submit control_submitted");
+    expect(await t.mutation(internal.runs.markRunning, { runId })).toEqual({ attempt: 2 });
+    expect(await t.mutation(internal.runEvents.appendDelta, { ...first, delta: "late" })).toBe("aborted");
+    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied", reply: "stale" });
+    expect((await getRun(t, runId)).status).toBe("running");
+  });
+
+  test("a lapsed run after a tool call ends 'interrupted', said in the thread; folded triggers get a follow-up run", async () => {
+    const { t, admin, taskId, runId } = await mentionJarvis();
+    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    await t.mutation(internal.runEvents.beginToolCall, { ...writer, index: 0, name: "post_message", args: "{}" });
+    const later = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis also check the date" });
+    await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: later, sessionKey: AGENTS.jarvis });
+    vi.advanceTimersByTime(10_001);
+    expect(await t.mutation(internal.runs.sweep, {})).toEqual({ retried: 0, interrupted: 1 });
+    expect(await getRun(t, runId)).toMatchObject({ status: "error", reason: "interrupted" });
+    expect((await threadOf(t, taskId)).at(-1)).toBe("system: Jarvis could not finish: interrupted");
+    const runs = await t.run(async (ctx) => await ctx.db.query("runs").collect());
+    expect(runs.map((run) => [run.status, run.trigger.messageId ?? null])).toEqual([
+      ["error", expect.anything()],
+      ["queued", later],
+    ]);
+  });
+
+  test(`a run interrupted ${MAX_RUN_ATTEMPTS} times ends instead of retrying forever`, async () => {
+    const { t, runId } = await mentionJarvis();
+    for (let attempt = 1; attempt <= MAX_RUN_ATTEMPTS; attempt++) {
+      await t.mutation(internal.runs.markRunning, { runId });
+      vi.advanceTimersByTime(10_001);
+      await t.mutation(internal.runs.sweep, {});
+    }
+    expect(await getRun(t, runId)).toMatchObject({ status: "error", reason: "interrupted", attempt: MAX_RUN_ATTEMPTS });
+  });
+});
+
+describe("reading", () => {
+  test("listForRun returns the stream in order for members of the department only", async () => {
+    const { t, admin, runId } = await mentionJarvis();
+    await t.mutation(internal.runs.markRunning, { runId });
+    const listed = await admin.query(api.runEvents.listForRun, { runId });
+    expect(listed.map((e) => e.seq)).toEqual([1, 2]);
+    expect(await admin.query(api.runEvents.listForRun, { runId, afterSeq: 1 })).toHaveLength(1);
+    const { member: mallory } = await createOtherDepartment(t);
+    await expectError(mallory.query(api.runEvents.listForRun, { runId }), "FORBIDDEN");
+  });
+
+  test("streamingForTask shows the open message's text without tool-call lines", async () => {
+    const { t, admin, taskId, runId } = await mentionJarvis();
+    expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([]);
+    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "" }]);
+    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "Splitting it.\n[TOOL: delegate_task ARG: {\"ti" });
+    expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "Splitting it." }]);
+    await t.mutation(internal.runEvents.endMessage, { ...writer, model: "m", promptTokens: 0, completionTokens: 0, interrupted: false });
+    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 1 });
+    await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "Done." });
+    expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "Done." }]);
+  });
+
+  test("runs lists per department and per agent, and the agent's page", async () => {
+    const { t, admin, departmentId, runId } = await mentionJarvis();
+    await t.mutation(internal.runs.markRunning, { runId });
+    await t.mutation(internal.runs.recordModelCall, { runId, model: "m", promptTokens: 10, completionTokens: 5, timing: { contextMs: 1, modelMs: 1, dispatchMs: 1 } });
+    const jarvis = (await t.run(async (ctx) => await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.jarvis)).unique()))!;
+    const listed = await admin.query(api.runs.listForDepartment, { departmentId });
+    expect(listed).toEqual([
+      expect.objectContaining({ _id: runId, title: "Launch", agentName: "Jarvis", status: "running", trigger: "mentioned", promptTokens: 10, completionTokens: 5 }),
+    ]);
+    expect(await admin.query(api.runs.listForAgent, { agentId: jarvis._id })).toEqual(listed);
+    const overview = await admin.query(api.runs.agentOverview, { agentId: jarvis._id });
+    expect(overview).toMatchObject({
+      name: "Jarvis",
+      isSquadLead: true,
+      currentTask: { title: "Launch", runId },
+      totals: { runs: 1, promptTokens: 10, completionTokens: 5 },
+    });
+    expect(overview.allowedTools).toContain("delegate_task");
+  });
+});
