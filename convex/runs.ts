@@ -4,6 +4,7 @@ import type { Doc, Id } from "./_generated/dataModel";
 import { env, internalMutation, type MutationCtx } from "./_generated/server";
 import { taskQuery, userQuery } from "./functions";
 import { modelConfigFromEnv } from "./brain/model";
+import { cutForThread } from "./brain/toolCalls";
 import { agentActor } from "./lib/actors";
 import schema from "./schema";
 import { postMessage } from "./messages";
@@ -192,7 +193,7 @@ export const finish = internalMutation({
     const task = await ctx.db.get("tasks", run.taskId);
     if (agent !== null && task !== null) {
       if (reply !== undefined && reply.trim() !== "") {
-        await postMessage(ctx, agentActor(agent), task, reply.trim());
+        await postMessage(ctx, agentActor(agent), task, cutForThread(reply));
       }
       if (status === "error") {
         await postMessage(ctx, { kind: "system" }, task, `${agent.name} could not finish: ${reason}`);
