@@ -9,7 +9,8 @@ import { recordActivity } from "../lib/activity";
 import { MaestroError } from "../lib/errors";
 import { postMessage } from "../messages";
 import { createTask, getTaskX } from "../tasks";
-import { vPriority } from "../validators";
+import { taskQuery } from "../functions";
+import { vPriority, vTaskStatus } from "../validators";
 import { brainConfig } from "../brain/config";
 import { guards, maxDelegationsPerTree, sameWork } from "./guards";
 
@@ -275,5 +276,58 @@ export const delegateTask = internalAction({
       assigneesRequested: args.assignees,
       created: created.created,
     };
+  },
+});
+
+/**
+ * A task's subtasks (what was delegated from it), oldest first, with their
+ * live status and assignees: the drawer lists them under the parent.
+ */
+export const listSubtasks = taskQuery({
+  args: {},
+  returns: v.object({
+    subtasks: v.array(
+      v.object({
+        _id: v.id("tasks"),
+        title: v.string(),
+        status: vTaskStatus,
+        assignees: v.array(v.string()),
+        delegatedBy: v.optional(v.string()),
+        updatedAt: v.number(),
+      }),
+    ),
+    /** More subtasks exist than are listed. */
+    truncated: v.boolean(),
+  }),
+  handler: async (ctx, { taskId }) => {
+    const children = await ctx.db
+      .query("tasks")
+      .withIndex("by_parent", (q) => q.eq("parentTaskId", taskId))
+      .take(MAX_SUBTASKS + 1);
+    const names = new Map<string, string>();
+    const nameOf = async (sessionKey: string) => {
+      if (!names.has(sessionKey)) {
+        const agent = await ctx.db
+          .query("agents")
+          .withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey))
+          .unique();
+        names.set(sessionKey, agent?.name ?? "an agent that was removed");
+      }
+      return names.get(sessionKey)!;
+    };
+    const subtasks = [];
+    for (const child of children.slice(0, MAX_SUBTASKS)) {
+      const assignees = [];
+      for (const key of child.assigneeSessionKeys) assignees.push(await nameOf(key));
+      subtasks.push({
+        _id: child._id,
+        title: child.title,
+        status: child.status,
+        assignees,
+        delegatedBy: child.delegatedBy === undefined ? undefined : await nameOf(child.delegatedBy),
+        updatedAt: child.updatedAt,
+      });
+    }
+    return { subtasks, truncated: children.length > MAX_SUBTASKS };
   },
 });

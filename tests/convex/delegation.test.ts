@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { DEFAULT_MAX_DELEGATIONS_PER_TREE, maxDelegationsPerTree, sameWork } from "../../convex/tools/guards";
-import { AGENTS, createTask, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+import { AGENTS, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
 
 async function squad() {
   const t = setupTest();
@@ -118,5 +118,23 @@ describe("re-delegating the same work on a result", () => {
     const { t, departmentId, rootId } = await squad();
     await delegate(t, departmentId, rootId, "Hero copy");
     expect((await delegate(t, departmentId, rootId, "Pricing table", { onResult: true })).ok).toBe(true);
+  });
+});
+
+describe("listSubtasks", () => {
+  test("lists what was delegated from a task with live status and assignee names; members of other departments are refused", async () => {
+    const { t, departmentId, admin, rootId } = await squad();
+    expect(await admin.query(api.tools.delegation.listSubtasks, { taskId: rootId })).toEqual({ subtasks: [], truncated: false });
+    const hero = await delegate(t, departmentId, rootId, "Hero copy");
+    await delegate(t, departmentId, rootId, "Signup form");
+    if (!hero.ok) throw new Error(hero.guard.reason);
+    await admin.mutation(api.tasks.setStatus, { taskId: hero.taskId, status: "review" });
+    const { subtasks } = await admin.query(api.tools.delegation.listSubtasks, { taskId: rootId });
+    expect(subtasks.map(({ title, status, assignees, delegatedBy }) => ({ title, status, assignees, delegatedBy }))).toEqual([
+      { title: "Hero copy", status: "review", assignees: ["Writer"], delegatedBy: "Jarvis" },
+      { title: "Signup form", status: "assigned", assignees: ["Writer"], delegatedBy: "Jarvis" },
+    ]);
+    const { member: mallory } = await createOtherDepartment(t);
+    await expectError(mallory.query(api.tools.delegation.listSubtasks, { taskId: rootId }), "FORBIDDEN");
   });
 });
