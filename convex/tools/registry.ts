@@ -5,7 +5,7 @@ import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
 import { departmentQuery } from "../functions";
 import { chatSettings } from "../lib/config";
-import { PRIORITIES, TASK_STATUSES, type RunTriggerKind, type TaskStatus } from "../validators";
+import { PRIORITIES, TASK_STATUSES, vApprovalPolicy, type ApprovalPolicy, type Priority, type RunTriggerKind, type TaskStatus } from "../validators";
 import type { DelegationResult } from "./delegation";
 import { unknownAssigneeNote, type GuardStop } from "./notes";
 
@@ -17,9 +17,6 @@ import { unknownAssigneeNote, type GuardStop } from "./notes";
  * is no per-tool switch anywhere else, and no error is classified by its text.
  */
 
-/** Who must approve a call before it runs: nobody, a human every time, or a human when the priority is high. */
-export const APPROVAL_POLICIES = ["never", "always", "high_priority"] as const;
-export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 
 /** What an executor knows about the call: the run's agent and task (never from the model) and the call's idempotency key. */
 export interface ToolScope {
@@ -208,12 +205,42 @@ export function permittedTools(
   return activeRegistry(chatEnabled && !architect).filter((tool) => allowedTools.includes(tool.name));
 }
 
-/** The registry, for the agent modal's checklist. */
+/** The approval policy `agent` has for `tool`: its own when set, else the registry's default (never for an unknown tool). */
+export function approvalPolicy(agent: { toolApprovals?: ReadonlyArray<{ tool: string; policy: ApprovalPolicy }> }, tool: string): ApprovalPolicy {
+  return agent.toolApprovals?.find((a) => a.tool === tool)?.policy ?? TOOLS_BY_NAME.get(tool)?.approval ?? "never";
+}
+
+/** Whether a call under `policy` waits for a human: always, or when the call's (else the task's) priority is high. */
+export function needsApproval(policy: ApprovalPolicy, priority: Priority): boolean {
+  return policy === "always" || (policy === "high_priority" && priority === "high");
+}
+
+/**
+ * Checks an agent's approval policies against its tools: each names a
+ * registered tool the agent may call, once. Returns the problem in words, or
+ * null. Policies equal to the registry's default are dropped, so a later
+ * change of a default reaches every agent that never chose otherwise.
+ */
+export function checkToolApprovals(
+  approvals: ReadonlyArray<{ tool: string; policy: ApprovalPolicy }>,
+  allowedTools: readonly string[],
+): { problem: string } | { approvals: Array<{ tool: string; policy: ApprovalPolicy }> } {
+  const seen = new Set<string>();
+  for (const { tool } of approvals) {
+    if (!TOOLS_BY_NAME.has(tool)) return { problem: `An approval policy names ${tool}, which is not a registered tool.` };
+    if (!allowedTools.includes(tool)) return { problem: `An approval policy is set for ${tool}, which this agent may not call: allow the tool or remove its policy.` };
+    if (seen.has(tool)) return { problem: `${tool} has more than one approval policy.` };
+    seen.add(tool);
+  }
+  return { approvals: approvals.filter(({ tool, policy }) => TOOLS_BY_NAME.get(tool)!.approval !== policy).map(({ tool, policy }) => ({ tool, policy })) };
+}
+
+/** The registry, for the agent modal's checklist, with each tool's default approval policy. */
 export const list = departmentQuery({
   args: {},
-  returns: v.array(v.object({ name: v.string(), description: v.string() })),
+  returns: v.array(v.object({ name: v.string(), description: v.string(), approval: vApprovalPolicy })),
   handler: async (ctx, { departmentId }) => {
     const { enabled } = await chatSettings(ctx, departmentId);
-    return activeRegistry(enabled).map(({ name, description }) => ({ name, description }));
+    return activeRegistry(enabled).map(({ name, description, approval }) => ({ name, description, approval }));
   },
 });
