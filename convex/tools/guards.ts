@@ -21,6 +21,16 @@ export function maxDelegationsPerTree(source: Record<string, string | undefined>
   return positiveInt(source.MAESTRO_MAX_DELEGATIONS_PER_TREE, DEFAULT_MAX_DELEGATIONS_PER_TREE);
 }
 
+/** A task's status as the rest of a sentence: "“Hero copy” is in review". */
+const STATUS_WORDS: Record<string, string> = {
+  inbox: "in the inbox",
+  assigned: "assigned",
+  in_progress: "in progress",
+  review: "in review",
+  done: "done",
+  blocked: "blocked",
+};
+
 export const guards = {
   perReply: (limit: number): GuardStop => ({
     reason: `more than ${limit} tool calls in one reply`,
@@ -43,7 +53,7 @@ export const guards = {
     choices: "finish or close the tasks already delegated, or a human can create a new task for new work.",
   }),
   redelegation: (title: string, status: string): GuardStop => ({
-    reason: `re-delegating work already delegated on a result (“${title}” is ${status.replace(/_/g, " ")})`,
+    reason: `re-delegating work already delegated on a result (“${title}” is ${STATUS_WORDS[status] ?? status})`,
     choices: `wait for “${title}” to finish, or a person can ask for more in this thread and the lead may delegate again.`,
   }),
 };

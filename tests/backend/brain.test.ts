@@ -473,6 +473,35 @@ describe("issue 10: replies, retries and loops across runs", () => {
     expect(notes.map((m) => m.content)).toEqual([
       `Jarvis was stopped from calling delegate_task: ${reason}. Choices: finish or close the tasks already delegated, or a human can create a new task for new work.`,
     ]);
+    // Each result told the lead it only informs.
+    const resultPrompts = model.requests.filter((r) => agentOf(r.messages) === "Jarvis" && r.messages[1].content.includes("A task you delegated changed"));
+    expect(resultPrompts.length).toBeGreaterThan(0);
+    expect(resultPrompts.every((r) => r.messages[1].content.includes("This result is for your information"))).toBe(true);
+  });
+
+  test("a lead re-delegating the same work when a result arrives is refused, with the reason in the thread", async () => {
+    script = ({ messages }) => {
+      const agent = agentOf(messages);
+      const last = lastUser(messages);
+      if (last.startsWith("=== TOOL RESULTS ===")) return "ok";
+      if (agent === "Writer") return '[TOOL: update_task_status ARG: {"status": "review"}]';
+      return '[TOOL: delegate_task ARG: {"title": "Press release", "description": "", "assignees": ["Writer"], "instruction": "Write the press release."}]';
+    };
+    const root = await newTask("Launch news");
+    await ada.mutation(api.messages.create, { taskId: root, content: "@Jarvis get the press release written" });
+    await waitFor(
+      async () => {
+        const runs = await runsOf(root);
+        return runs.some((r) => r.guards.length > 0) && runs.every((r) => r.status !== "queued" && r.status !== "running");
+      },
+      30_000,
+      "the re-delegation to be refused",
+    );
+    expect((await board()).filter((t) => t.title === "Press release").length).toBe(1);
+    const reason = "re-delegating work already delegated on a result (“Press release” is in review)";
+    const stopped = (await runsOf(root)).find((r) => r.guards.length > 0)!;
+    expect(stopped).toMatchObject({ trigger: { kind: "delegation_result" }, guards: [reason] });
+    expect((await thread(root)).some((m) => m.author.kind === "system" && m.content.startsWith(`Jarvis was stopped from calling delegate_task: ${reason}.`))).toBe(true);
   });
 });
 
