@@ -95,7 +95,7 @@ export async function dispatchToolCalls(
         result = { ok: false, problem: "invalid", text: `${tool.name}: invalid arguments (${problems}). Expected arguments: ${tool.usage}` };
       } else if (seen.has(signature)) {
         result = { ...refused(tool.name, guards.repeated()), text: `${tool.name}: refused, you already made this exact call in this run` };
-      } else if (tool.name === "delegate_task" && scope.delegations >= config.maxDelegationsPerRun) {
+      } else if (tool.delegates === true && scope.delegations >= config.maxDelegationsPerRun) {
         result = refused(tool.name, guards.perRun(config.maxDelegationsPerRun));
       } else {
         seen.add(signature);

@@ -45,6 +45,8 @@ export interface ToolEntry<Name extends string = string, Schema extends z.ZodTyp
   args: Schema;
   /** The approval policy an agent gets for this tool unless one is set on the agent. */
   approval: ApprovalPolicy;
+  /** Each call makes a delegation: it counts against the run's delegation limit. */
+  delegates?: boolean;
   execute(ctx: ActionCtx, scope: ToolScope, args: z.output<Schema>): Promise<ToolResult>;
 }
 
@@ -70,6 +72,7 @@ const delegateTask = tool({
     tags: z.array(z.string()).optional(),
   }),
   approval: "high_priority",
+  delegates: true,
   async execute(ctx, scope, args): Promise<ToolResult> {
     const result: DelegationResult = await ctx.runAction(internal.tools.delegation.delegateTask, {
       departmentId: scope.departmentId,
