@@ -16,7 +16,7 @@ import type { ActionCtx } from "../_generated/server";
 import { guards } from "../tools/guards";
 import { canonicalJson, idempotencyKey } from "../tools/idempotency";
 import { deniedNote, guardNote, unknownToolNote, type GuardStop } from "../tools/notes";
-import { findTool, type ToolResult } from "../tools/registry";
+import { findTool, type ToolDefinition, type ToolResult } from "../tools/registry";
 import type { ToolCallRecord } from "../validators";
 import type { BrainConfig } from "./config";
 import { MAX_TOOL_CALLS_PER_REPLY, type ParsedToolCall } from "./toolCalls";
@@ -48,6 +48,75 @@ function refused(tool: string, stop: GuardStop): ToolResult {
   return { ok: false, problem: "guard", text: `${tool}: refused, ${stop.reason}`, stop };
 }
 
+/** What the dispatcher knows of the calling agent, read fresh before each call. */
+export interface DispatchScope {
+  name: string;
+  sessionKey: string;
+  /** What the agent may call now. */
+  allowedTools: string[];
+  chatEnabled: boolean;
+  delegations: number;
+  squad: Array<{ name: string; sessionKey: string; allowedTools: string[] }>;
+}
+
+/**
+ * The checks before a call runs, in order: the per-reply limit, the tool's
+ * existence, permission, the arguments, an identical repeat in this run and
+ * the per-run delegation limit. Returns the refusal, or the tool and its
+ * parsed arguments to execute. Pure: `seen` is only read.
+ */
+export function checkCall(
+  call: ParsedToolCall,
+  index: number,
+  scope: DispatchScope,
+  seen: ReadonlySet<string>,
+  config: Pick<BrainConfig, "maxDelegationsPerRun">,
+): { refused: ToolResult } | { tool: ToolDefinition; args: Record<string, unknown>; signature: string } {
+  if (index >= MAX_TOOL_CALLS_PER_REPLY) {
+    const stop = guards.perReply(MAX_TOOL_CALLS_PER_REPLY);
+    return { refused: { ok: false, problem: "guard", text: `not run: at most ${MAX_TOOL_CALLS_PER_REPLY} tool calls per reply`, stop } };
+  }
+  const tool = findTool(call.name, scope.chatEnabled);
+  if (tool === undefined) {
+    return {
+      refused: {
+        ok: false,
+        problem: "invalid",
+        text: `unknown tool "${call.name}"; your tools are: ${scope.allowedTools.join(", ") || "none"}`,
+        note: unknownToolNote(scope.name, call.name, scope.allowedTools),
+      },
+    };
+  }
+  if (!scope.allowedTools.includes(tool.name)) {
+    const allowedAgents = scope.squad.filter((a) => a.sessionKey !== scope.sessionKey && a.allowedTools.includes(tool.name)).map((a) => a.name);
+    return {
+      refused: { ok: false, problem: "denied", text: `permission denied: ${scope.name} may not call ${tool.name}`, note: deniedNote(scope.name, tool.name, allowedAgents) },
+    };
+  }
+  if (call.error !== undefined || call.args === undefined) {
+    return { refused: { ok: false, problem: "invalid", text: `${tool.name}: ${call.error ?? "no arguments"}. Expected arguments: ${tool.usage}` } };
+  }
+  const parsed = tool.args.safeParse(call.args);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+    return { refused: { ok: false, problem: "invalid", text: `${tool.name}: invalid arguments (${problems}). Expected arguments: ${tool.usage}` } };
+  }
+  const signature = `call ${tool.name} ${canonicalJson(parsed.data)}`;
+  if (seen.has(signature)) {
+    return { refused: { ...refused(tool.name, guards.repeated()), text: `${tool.name}: refused, you already made this exact call in this run` } };
+  }
+  if (tool.delegates === true && scope.delegations >= config.maxDelegationsPerRun) {
+    return { refused: refused(tool.name, guards.perRun(config.maxDelegationsPerRun)) };
+  }
+  return { tool, args: parsed.data, signature };
+}
+
+/** What the thread is told about a result, if anything. */
+export function noteFor(agent: string, tool: string, result: ToolResult): string | undefined {
+  if (result.ok) return undefined;
+  return result.problem === "guard" ? guardNote(agent, tool, result.stop) : result.note;
+}
+
 /**
  * Runs `calls` for the run. `seen` lives as long as the run: the signatures
  * of the calls it made (an identical repeat is refused) and the notes it
@@ -64,51 +133,23 @@ export async function dispatchToolCalls(
   const observations: Observation[] = [];
   for (const [index, call] of calls.entries()) {
     const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
-    const tool = findTool(call.name, scope.chatEnabled);
     log(`[TOOL: ${call.name}]`);
+    const checked = checkCall(call, index, scope, seen, config);
     let result: ToolResult;
-    if (index >= MAX_TOOL_CALLS_PER_REPLY) {
-      const stop = guards.perReply(MAX_TOOL_CALLS_PER_REPLY);
-      result = { ok: false, problem: "guard", text: `not run: at most ${MAX_TOOL_CALLS_PER_REPLY} tool calls per reply`, stop };
-    } else if (tool === undefined) {
-      result = {
-        ok: false,
-        problem: "invalid",
-        text: `unknown tool "${call.name}"; your tools are: ${scope.allowedTools.join(", ") || "none"}`,
-        note: unknownToolNote(scope.name, call.name, scope.allowedTools),
-      };
-    } else if (!scope.allowedTools.includes(tool.name)) {
-      const allowedAgents = scope.squad.filter((a) => a.sessionKey !== scope.sessionKey && a.allowedTools.includes(tool.name)).map((a) => a.name);
-      result = {
-        ok: false,
-        problem: "denied",
-        text: `permission denied: ${scope.name} may not call ${tool.name}`,
-        note: deniedNote(scope.name, tool.name, allowedAgents),
-      };
-    } else if (call.error !== undefined || call.args === undefined) {
-      result = { ok: false, problem: "invalid", text: `${tool.name}: ${call.error ?? "no arguments"}. Expected arguments: ${tool.usage}` };
+    if ("refused" in checked) {
+      result = checked.refused;
     } else {
-      const parsed = tool.args.safeParse(call.args);
-      const signature = parsed.success ? `call ${tool.name} ${canonicalJson(parsed.data)}` : "";
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
-        result = { ok: false, problem: "invalid", text: `${tool.name}: invalid arguments (${problems}). Expected arguments: ${tool.usage}` };
-      } else if (seen.has(signature)) {
-        result = { ...refused(tool.name, guards.repeated()), text: `${tool.name}: refused, you already made this exact call in this run` };
-      } else if (tool.delegates === true && scope.delegations >= config.maxDelegationsPerRun) {
-        result = refused(tool.name, guards.perRun(config.maxDelegationsPerRun));
-      } else {
-        seen.add(signature);
-        const key = idempotencyKey(scope.cause, tool.name, parsed.data);
-        try {
-          result = await tool.execute(
-            ctx,
-            { runId, agentName: scope.name, sessionKey: scope.sessionKey, departmentId: scope.departmentId, taskId: scope.taskId, triggerKind: scope.cause.trigger.kind, key },
-            parsed.data,
-          );
-        } catch (error) {
-          result = { ok: false, problem: "failed", text: `${tool.name} failed: ${errorText(error)}` };
-        }
+      const { tool, args, signature } = checked;
+      seen.add(signature);
+      const key = idempotencyKey(scope.cause, tool.name, args);
+      try {
+        result = await tool.execute(
+          ctx,
+          { runId, agentName: scope.name, sessionKey: scope.sessionKey, departmentId: scope.departmentId, taskId: scope.taskId, triggerKind: scope.cause.trigger.kind, key },
+          args,
+        );
+      } catch (error) {
+        result = { ok: false, problem: "failed", text: `${tool.name} failed: ${errorText(error)}` };
       }
     }
     await ctx.runMutation(internal.runs.recordToolCall, {
@@ -117,7 +158,7 @@ export async function dispatchToolCalls(
       delegated: result.ok && result.delegated === true,
       guard: !result.ok && result.problem === "guard" ? result.stop.reason : undefined,
     });
-    const note = result.ok ? undefined : result.problem === "guard" ? guardNote(scope.name, call.name, result.stop) : result.note;
+    const note = noteFor(scope.name, call.name, result);
     if (note !== undefined && !seen.has(`note ${note}`)) {
       seen.add(`note ${note}`);
       await ctx.runMutation(internal.tools.thread.postNote, { runId, content: note });
