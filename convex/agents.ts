@@ -1,7 +1,7 @@
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
 import type { MutationCtx } from "./_generated/server";
-import { agentMutation, departmentMutation, departmentQuery } from "./functions";
+import { agentMutation, agentQuery, departmentMutation, departmentQuery } from "./functions";
 import { recordActivity } from "./lib/activity";
 import { memberActor } from "./lib/actors";
 import schema from "./schema";
@@ -9,14 +9,14 @@ import { MaestroError } from "./lib/errors";
 import { LIMITS } from "./lib/limits";
 import { agentSessionKey, slugify } from "./lib/names";
 import { cleanText } from "./lib/validate";
-import { unknownTools } from "./tools/registry";
-import { vAgentKind, vAgentStatus } from "./validators";
+import { checkToolApprovals, unknownTools } from "./tools/registry";
+import { vAgentKind, vAgentStatus, vToolApproval, type ApprovalPolicy } from "./validators";
 
 /** Most agents a department's roster shows. */
 export const MAX_AGENTS_PER_DEPARTMENT = 200;
 
 /** The roster's view of an agent: the stored agent without its department and lookup key. */
-const vAgent = schema.tables.agents.validator.omit("departmentId", "nameKey").extend({ _id: v.id("agents") });
+const vAgent = schema.tables.agents.validator.omit("departmentId", "nameKey", "toolApprovals").extend({ _id: v.id("agents") });
 
 const agentFields = {
   name: v.string(),
@@ -26,6 +26,8 @@ const agentFields = {
   systemPrompt: v.string(),
   isSquadLead: v.boolean(),
   allowedTools: v.array(v.string()),
+  /** Per-tool approval policies (`never | always | high_priority`), for tools in `allowedTools`. */
+  toolApprovals: v.optional(v.array(vToolApproval)),
 };
 
 function checkTools(allowedTools: string[]): string[] {
@@ -57,14 +59,25 @@ async function clearOtherLeads(ctx: MutationCtx, departmentId: Id<"departments">
   }
 }
 
-function cleanAgentFields(fields: { name: string; role: string; model?: string; systemPrompt: string; allowedTools: string[] }) {
+function cleanAgentFields(fields: {
+  name: string;
+  role: string;
+  model?: string;
+  systemPrompt: string;
+  allowedTools: string[];
+  toolApprovals?: Array<{ tool: string; policy: ApprovalPolicy }>;
+}) {
+  const allowedTools = checkTools(fields.allowedTools);
+  const approvals = checkToolApprovals(fields.toolApprovals ?? [], allowedTools);
+  if ("problem" in approvals) throw new MaestroError("INVALID_ARGUMENT", approvals.problem);
   const model = fields.model === undefined ? undefined : cleanText("Model", fields.model, LIMITS.agentModelChars, { allowEmpty: true });
   return {
     name: cleanText("Name", fields.name, LIMITS.agentNameChars),
     role: cleanText("Role", fields.role, LIMITS.agentRoleChars),
     model: model === "" ? undefined : model,
     systemPrompt: cleanText("System prompt", fields.systemPrompt, LIMITS.systemPromptChars, { allowEmpty: true }),
-    allowedTools: checkTools(fields.allowedTools),
+    allowedTools,
+    toolApprovals: approvals.approvals,
   };
 }
 
@@ -129,7 +142,9 @@ export const update = agentMutation({
   returns: v.null(),
   handler: async (ctx, { agentId, kind, isSquadLead, ...rest }) => {
     const { agent, member } = ctx;
-    const fields = cleanAgentFields(rest);
+    // Without policies in the call, the agent keeps those for tools it may still call.
+    const toolApprovals = rest.toolApprovals ?? (agent.toolApprovals ?? []).filter((a) => rest.allowedTools.includes(a.tool));
+    const fields = cleanAgentFields({ ...rest, toolApprovals });
     await checkNameFree(ctx, agent.departmentId, fields.name, agentId);
     await ctx.db.patch("agents", agentId, { ...fields, kind, isSquadLead, nameKey: fields.name.toLowerCase() });
     if (isSquadLead) await clearOtherLeads(ctx, agent.departmentId, agentId);
@@ -159,4 +174,11 @@ export const setStatus = agentMutation({
     });
     return null;
   },
+});
+
+/** The agent's own approval policies (tools not listed use the registry's defaults), for the edit modal. */
+export const toolApprovals = agentQuery({
+  args: {},
+  returns: v.array(vToolApproval),
+  handler: async (ctx) => ctx.agent.toolApprovals ?? [],
 });

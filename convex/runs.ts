@@ -3,7 +3,7 @@ import { internal } from "./_generated/api";
 import type { Doc, Id } from "./_generated/dataModel";
 import { env, internalMutation, type MutationCtx, type QueryCtx } from "./_generated/server";
 import { agentQuery, departmentQuery, taskMutation, taskQuery, userQuery } from "./functions";
-import { stripToolCalls } from "./brain/toolCalls";
+import { cutForThread, stripToolCalls } from "./brain/toolCalls";
 import { streamingText } from "./lib/runTimeline";
 import { modelConfigFromEnv } from "./brain/model";
 import { actorName, agentActor, memberActor } from "./lib/actors";
@@ -259,7 +259,7 @@ async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "completed" | 
   const task = await ctx.db.get("tasks", run.taskId);
   if (agent === null || task === null) return;
   if (status !== "aborted" && reply !== undefined && reply.trim() !== "") {
-    await postMessage(ctx, agentActor(agent), task, reply.trim());
+    await postMessage(ctx, agentActor(agent), task, cutForThread(reply));
   }
   if (status === "error") {
     await postMessage(ctx, { kind: "system" }, task, `${agent.name} could not finish: ${reason}`);

@@ -22,6 +22,7 @@ import {
   vRunTiming,
   vRunTrigger,
   vTaskStatus,
+  vToolApproval,
   vToolCallRecord,
   vTriggerKind,
 } from "./validators";
@@ -90,6 +91,8 @@ export default defineSchema({
     status: vAgentStatus,
     isSquadLead: v.boolean(),
     allowedTools: v.array(v.string()),
+    /** Per-tool approval policies that differ from the registry's defaults (tools/registry). */
+    toolApprovals: v.optional(v.array(vToolApproval)),
     model: v.optional(v.string()),
     systemPrompt: v.string(),
   })

@@ -7,6 +7,13 @@ export type TaskStatus = Infer<typeof vTaskStatus>;
 
 export const PRIORITIES = ["low", "medium", "high"] as const;
 export const vPriority = v.union(...PRIORITIES.map((p) => v.literal(p)));
+
+/** Who must approve an agent's call of a tool: nobody, a human every time, or a human when the priority is high. */
+export const APPROVAL_POLICIES = ["never", "always", "high_priority"] as const;
+export const vApprovalPolicy = v.union(...APPROVAL_POLICIES.map((p) => v.literal(p)));
+export type ApprovalPolicy = Infer<typeof vApprovalPolicy>;
+/** One tool's approval policy on an agent; tools without one use the registry's default. */
+export const vToolApproval = v.object({ tool: v.string(), policy: vApprovalPolicy });
 export type Priority = Infer<typeof vPriority>;
 
 export const vAgentKind = v.union(

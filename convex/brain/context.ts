@@ -7,7 +7,7 @@ import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
 import { chatExcluded } from "../chat";
 import { chatSettings } from "../lib/config";
 import { permittedTools } from "../tools/registry";
-import { vAgentStatus, vRunTriggerKind, vTaskStatus } from "../validators";
+import { vAgentStatus, vRunTrigger, vRunTriggerKind, vTaskStatus } from "../validators";
 import { brainConfig } from "./config";
 
 /** Most thread messages read before the token budget trims them. */
@@ -48,6 +48,10 @@ export const vAssembledContext = v.object({
 });
 export type AssembledContext = Infer<typeof vAssembledContext>;
 
+/** Results inform the lead; more work comes from people, so a result never starts a delegation loop by itself. */
+export const RESULT_INFORMS =
+  "This result is for your information: acknowledge it briefly. Delegate again only if a person in the thread asks for more; the same work is never delegated twice.";
+
 async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
   const message = run.trigger.messageId === undefined ? null : await ctx.db.get("messages", run.trigger.messageId);
   const quoted = message === null ? "" : `: "${message.content}"`;
@@ -57,7 +61,7 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
     case "mentioned":
       return `You were @mentioned by ${message === null ? "someone" : actorName(message.author)}${quoted}`;
     case "delegation_result":
-      return `A task you delegated changed: ${run.trigger.note ?? message?.content ?? ""}`;
+      return `A task you delegated changed: ${run.trigger.note ?? message?.content ?? ""}\n${RESULT_INFORMS}`;
     case "answer":
       return `A human answered your question${quoted}`;
   }
@@ -140,12 +144,20 @@ export const agentForDispatch = internalQuery({
     departmentId: v.id("departments"),
     taskId: v.id("tasks"),
     delegations: v.number(),
+    /** What caused the run, for idempotency keys (tools/idempotency): never the run itself. */
+    cause: v.object({ taskId: v.string(), agentSessionKey: v.string(), trigger: vRunTrigger }),
+    /** Who else may call what, for the permission-denied note. */
+    squad: v.array(v.object({ name: v.string(), sessionKey: v.string(), allowedTools: v.array(v.string()) })),
   }),
   handler: async (ctx, { runId }) => {
     const run = await ctx.db.get("runs", runId);
     if (run === null) throw new Error(`Run ${runId} not found`);
     const agent = (await ctx.db.get("agents", run.agentId))!;
     const { enabled: chatEnabled } = await chatSettings(ctx, agent.departmentId);
+    const agents = await ctx.db
+      .query("agents")
+      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", run.departmentId))
+      .take(MAX_AGENTS_PER_DEPARTMENT);
     return {
       name: agent.name,
       sessionKey: agent.sessionKey,
@@ -154,6 +166,12 @@ export const agentForDispatch = internalQuery({
       departmentId: run.departmentId,
       taskId: run.taskId,
       delegations: run.delegations,
+      cause: { taskId: run.taskId, agentSessionKey: run.agentSessionKey, trigger: run.trigger },
+      squad: agents.map((a) => ({
+        name: a.name,
+        sessionKey: a.sessionKey,
+        allowedTools: permittedTools(a.allowedTools, { chatEnabled, architect: chatExcluded(a) }).map((t) => t.name),
+      })),
     };
   },
 });

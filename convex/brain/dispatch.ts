@@ -2,13 +2,21 @@
  * Executes the tool calls of one model reply, in order. Every call is
  * checked on the server against the agent's `allowedTools` as stored now and
  * validated with the registry's schema; every call gets a recorded result,
- * also when it is denied, invalid, refused by a loop guard or fails.
+ * also when it is denied, invalid, refused by a loop guard or fails. Unknown
+ * tools, permission denials, unknown assignees and guard stops are also said
+ * in the thread, as a system note naming the problem and the choices.
+ *
+ * The dispatcher knows no tool by name: it loops over registry entries and
+ * reads each executor's typed result.
  */
 import { ConvexError } from "convex/values";
 import { internal } from "../_generated/api";
 import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
-import { findTool } from "../tools/registry";
+import { guards } from "../tools/guards";
+import { canonicalJson, idempotencyKey } from "../tools/idempotency";
+import { deniedNote, guardNote, unknownToolNote, type GuardStop } from "../tools/notes";
+import { findTool, type ToolDefinition, type ToolResult } from "../tools/registry";
 import type { ToolCallRecord } from "../validators";
 import type { BrainConfig } from "./config";
 import { MAX_TOOL_CALLS_PER_REPLY, type ParsedToolCall } from "./toolCalls";
@@ -20,20 +28,14 @@ export interface Observation {
 
 type Outcome = ToolCallRecord["outcome"];
 
-/** Observations stay concise: a longer one is cut. */
-const MAX_OBSERVATION_CHARS = 4000;
+const OUTCOME: Record<Exclude<ToolResult, { ok: true }>["problem"], Outcome> = {
+  invalid: "invalid",
+  failed: "error",
+  denied: "denied",
+  guard: "refused",
+};
 
-/** Canonical JSON of a call, to spot an identical repeat within a run. */
-function signature(name: string, args: unknown): string {
-  const sortKeys = (value: unknown): unknown =>
-    Array.isArray(value)
-      ? value.map(sortKeys)
-      : value !== null && typeof value === "object"
-        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]))
-        : value;
-  return `${name} ${JSON.stringify(sortKeys(args))}`;
-}
-
+/** A thrown error's message: a ConvexError's `data.message`, an Error's message. */
 function errorText(error: unknown): string {
   if (error instanceof ConvexError) {
     const data = error.data as { message?: string } | string;
@@ -42,6 +44,84 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+function refused(tool: string, stop: GuardStop): ToolResult {
+  return { ok: false, problem: "guard", text: `${tool}: refused, ${stop.reason}`, stop };
+}
+
+/** What the dispatcher knows of the calling agent, read fresh before each call. */
+export interface DispatchScope {
+  name: string;
+  sessionKey: string;
+  /** What the agent may call now. */
+  allowedTools: string[];
+  chatEnabled: boolean;
+  delegations: number;
+  squad: Array<{ name: string; sessionKey: string; allowedTools: string[] }>;
+}
+
+/**
+ * The checks before a call runs, in order: the per-reply limit, the tool's
+ * existence, permission, the arguments, an identical repeat in this run and
+ * the per-run delegation limit. Returns the refusal, or the tool and its
+ * parsed arguments to execute. Pure: `seen` is only read.
+ */
+export function checkCall(
+  call: ParsedToolCall,
+  index: number,
+  scope: DispatchScope,
+  seen: ReadonlySet<string>,
+  config: Pick<BrainConfig, "maxDelegationsPerRun">,
+): { refused: ToolResult } | { tool: ToolDefinition; args: Record<string, unknown>; signature: string } {
+  if (index >= MAX_TOOL_CALLS_PER_REPLY) {
+    const stop = guards.perReply(MAX_TOOL_CALLS_PER_REPLY);
+    return { refused: { ok: false, problem: "guard", text: `not run: at most ${MAX_TOOL_CALLS_PER_REPLY} tool calls per reply`, stop } };
+  }
+  const tool = findTool(call.name, scope.chatEnabled);
+  if (tool === undefined) {
+    return {
+      refused: {
+        ok: false,
+        problem: "invalid",
+        text: `unknown tool "${call.name}"; your tools are: ${scope.allowedTools.join(", ") || "none"}`,
+        note: unknownToolNote(scope.name, call.name, scope.allowedTools),
+      },
+    };
+  }
+  if (!scope.allowedTools.includes(tool.name)) {
+    const allowedAgents = scope.squad.filter((a) => a.sessionKey !== scope.sessionKey && a.allowedTools.includes(tool.name)).map((a) => a.name);
+    return {
+      refused: { ok: false, problem: "denied", text: `permission denied: ${scope.name} may not call ${tool.name}`, note: deniedNote(scope.name, tool.name, allowedAgents) },
+    };
+  }
+  if (call.error !== undefined || call.args === undefined) {
+    return { refused: { ok: false, problem: "invalid", text: `${tool.name}: ${call.error ?? "no arguments"}. Expected arguments: ${tool.usage}` } };
+  }
+  const parsed = tool.args.safeParse(call.args);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+    return { refused: { ok: false, problem: "invalid", text: `${tool.name}: invalid arguments (${problems}). Expected arguments: ${tool.usage}` } };
+  }
+  const signature = `call ${tool.name} ${canonicalJson(parsed.data)}`;
+  if (seen.has(signature)) {
+    return { refused: { ...refused(tool.name, guards.repeated()), text: `${tool.name}: refused, you already made this exact call in this run` } };
+  }
+  if (tool.delegates === true && scope.delegations >= config.maxDelegationsPerRun) {
+    return { refused: refused(tool.name, guards.perRun(config.maxDelegationsPerRun)) };
+  }
+  return { tool, args: parsed.data, signature };
+}
+
+/** What the thread is told about a result, if anything. */
+export function noteFor(agent: string, tool: string, result: ToolResult): string | undefined {
+  if (result.ok) return undefined;
+  return result.problem === "guard" ? guardNote(agent, tool, result.stop) : result.note;
+}
+
+/**
+ * Runs `calls` for the run. `seen` lives as long as the run: the signatures
+ * of the calls it made (an identical repeat is refused) and the notes it
+ * posted (each said once).
+ */
 export async function dispatchToolCalls(
   ctx: ActionCtx,
   runId: Id<"runs">,
@@ -53,110 +133,37 @@ export async function dispatchToolCalls(
   const observations: Observation[] = [];
   for (const [index, call] of calls.entries()) {
     const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
-    let outcome: Outcome = "ok";
-    let text: string;
-    let delegated = false;
-    let guard: string | undefined;
-    const tool = findTool(call.name, scope.chatEnabled);
     log(`[TOOL: ${call.name}]`);
-    if (index >= MAX_TOOL_CALLS_PER_REPLY) {
-      outcome = "refused";
-      guard = `more than ${MAX_TOOL_CALLS_PER_REPLY} tool calls in one reply`;
-      text = `not run: at most ${MAX_TOOL_CALLS_PER_REPLY} tool calls per reply`;
-    } else if (tool === undefined) {
-      outcome = "invalid";
-      text = `unknown tool "${call.name}"; your tools are: ${scope.allowedTools.join(", ") || "none"}`;
-    } else if (!scope.allowedTools.includes(tool.name)) {
-      outcome = "denied";
-      text = `permission denied: ${scope.name} may not call ${tool.name}`;
-    } else if (call.error !== undefined || call.args === undefined) {
-      outcome = "invalid";
-      text = `${tool.name}: ${call.error ?? "no arguments"}. Expected arguments: ${tool.usage}`;
+    const checked = checkCall(call, index, scope, seen, config);
+    let result: ToolResult;
+    if ("refused" in checked) {
+      result = checked.refused;
     } else {
-      const parsed = tool.args.safeParse(call.args);
-      if (!parsed.success) {
-        outcome = "invalid";
-        const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
-        text = `${tool.name}: invalid arguments (${problems}). Expected arguments: ${tool.usage}`;
-      } else if (seen.has(signature(tool.name, parsed.data))) {
-        outcome = "refused";
-        guard = "repeated identical tool call";
-        text = `${tool.name}: refused, you already made this exact call in this run`;
-      } else if (tool.name === "delegate_task" && scope.delegations >= config.maxDelegationsPerRun) {
-        outcome = "refused";
-        guard = `delegation limit per run reached (${config.maxDelegationsPerRun})`;
-        text = `delegate_task: refused, ${guard}`;
-      } else {
-        seen.add(signature(tool.name, parsed.data));
-        try {
-          const result = await execute(ctx, runId, scope, tool.name, parsed.data as Record<string, unknown>);
-          text = result.text;
-          delegated = result.delegated;
-        } catch (error) {
-          outcome = "error";
-          text = `${tool.name} failed: ${errorText(error)}`;
-          if (/depth limit/.test(text)) guard = "delegation depth limit reached";
-        }
+      const { tool, args, signature } = checked;
+      seen.add(signature);
+      const key = idempotencyKey(scope.cause, tool.name, args);
+      try {
+        result = await tool.execute(
+          ctx,
+          { runId, agentName: scope.name, sessionKey: scope.sessionKey, departmentId: scope.departmentId, taskId: scope.taskId, triggerKind: scope.cause.trigger.kind, key },
+          args,
+        );
+      } catch (error) {
+        result = { ok: false, problem: "failed", text: `${tool.name} failed: ${errorText(error)}` };
       }
     }
     await ctx.runMutation(internal.runs.recordToolCall, {
       runId,
-      record: { name: call.name, args: JSON.stringify(call.args ?? null), outcome, observation: text, at: Date.now() },
-      delegated,
-      guard,
+      record: { name: call.name, args: JSON.stringify(call.args ?? null), outcome: result.ok ? "ok" : OUTCOME[result.problem], observation: result.text, at: Date.now() },
+      delegated: result.ok && result.delegated === true,
+      guard: !result.ok && result.problem === "guard" ? result.stop.reason : undefined,
     });
-    observations.push({ tool: call.name, text });
+    const note = noteFor(scope.name, call.name, result);
+    if (note !== undefined && !seen.has(`note ${note}`)) {
+      seen.add(`note ${note}`);
+      await ctx.runMutation(internal.tools.thread.postNote, { runId, content: note });
+    }
+    observations.push({ tool: call.name, text: result.text });
   }
   return observations;
-}
-
-async function execute(
-  ctx: ActionCtx,
-  runId: Id<"runs">,
-  scope: { sessionKey: string; departmentId: Id<"departments">; taskId: Id<"tasks"> },
-  name: string,
-  args: Record<string, unknown>,
-): Promise<{ text: string; delegated: boolean }> {
-  switch (name) {
-    case "delegate_task": {
-      const a = args as { title: string; description: string; assignees: string[]; instruction: string; priority?: "low" | "medium" | "high"; tags?: string[] };
-      const result = await ctx.runAction(internal.tools.delegation.delegateTask, {
-        departmentId: scope.departmentId,
-        delegatorSessionKey: scope.sessionKey,
-        title: a.title,
-        description: a.description,
-        assignees: a.assignees,
-        instruction: a.instruction,
-        priority: a.priority,
-        tags: a.tags,
-        parentTaskId: scope.taskId,
-        runId,
-      });
-      return {
-        text: `[DELEGATED_TASK] created “${result.title}” (${result.taskId}) assigned to ${result.assigneesResolved.join(", ")}; the first instruction is posted in its thread`,
-        delegated: true,
-      };
-    }
-    case "post_message":
-      await ctx.runMutation(internal.tools.thread.postMessageTool, { runId, content: String(args.content) });
-      return { text: "posted in the thread", delegated: false };
-    case "update_task_status": {
-      const moved = await ctx.runMutation(internal.tools.thread.updateTaskStatus, { runId, status: args.status as never });
-      return { text: moved.from === moved.to ? `the task was already ${moved.to}` : `moved the task from ${moved.from} to ${moved.to}`, delegated: false };
-    }
-    case "ask_question":
-      await ctx.runMutation(internal.tools.thread.askQuestion, { runId, question: String(args.question) });
-      return { text: "asked in the thread; the task is blocked until a human answers", delegated: false };
-    case "chat.post": {
-      const posted = await ctx.runMutation(internal.chat.postForRun, { runId, text: String(args.text) });
-      return { text: JSON.stringify(posted), delegated: false };
-    }
-    case "chat.getNew": {
-      const result = await ctx.runQuery(internal.chat.getNewForRun, { runId });
-      const json = JSON.stringify(result);
-      return { text: json.length > MAX_OBSERVATION_CHARS ? `${json.slice(0, MAX_OBSERVATION_CHARS)}…` : json, delegated: false };
-    }
-    default:
-      throw new Error(`${name} is not available yet in this deployment`);
-  }
 }

@@ -71,6 +71,7 @@ const delegationGuidelines: BrainMiddleware = {
           ? "Delegate with delegate_task: it creates a new public task on the board, assigns it and posts your first instruction in its thread."
           : "You may not call delegate_task; ask an admin to allow it if work needs delegating.",
         "Guidelines: delegate to the most relevant role in the roster; name explicit assignees by their roster name; never assign yourself; keep coordination in public tasks, never private messages.",
+        "A delegated task's result informs you: acknowledge it, and delegate more only when a person asks; the same work is never delegated twice, and each task tree has a delegation budget.",
       ].join("\n"),
     );
   },

@@ -1,13 +1,16 @@
 /**
  * The brain's tool protocol: `[TOOL: name ARG: {json}]` in the model's own
  * reply. Only the reply is parsed, never the thread or chat text injected
- * into the prompt, and not even the reply's code blocks or quoted lines, so
+ * into the prompt, and not even the reply's code (fenced or inline) or quoted lines, so
  * text an agent quotes can never become a call.
  *
  * One repair pass fixes the mistakes models commonly make (trailing commas,
  * single quotes, unquoted keys, a JSON string instead of an object); what is
  * still wrong comes back as an error naming the problem.
  */
+
+import { LIMITS } from "../lib/limits";
+import { TRUNCATION_MARK } from "../lib/secrets/userText";
 
 export interface ParsedToolCall {
   name: string;
@@ -72,12 +75,54 @@ export function stripToolCalls(reply: string): string {
   return (out + reply.slice(from)).replace(/\n{3,}/g, "\n\n").trim();
 }
 
-/** Fenced code blocks and blockquote lines: quoted text, never calls. */
+/**
+ * The agent's reply as the thread takes it: trimmed and, past the message
+ * limit, cut with the chat spec's mark (` … [truncated]`), never inside a
+ * surrogate pair, so a long answer is posted instead of failing the run.
+ */
+export function cutForThread(reply: string, maxChars: number = LIMITS.messageChars): string {
+  const text = reply.trim();
+  if (text.length <= maxChars) return text;
+  let kept = Math.max(0, maxChars - TRUNCATION_MARK.length);
+  const last = text.charCodeAt(kept - 1);
+  if (kept > 0 && last >= 0xd800 && last <= 0xdbff) kept--;
+  return text.slice(0, kept).trimEnd() + TRUNCATION_MARK;
+}
+
+/** Fenced code blocks, inline code spans and blockquote lines: quoted text, never calls. */
 function hiddenRanges(text: string): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   for (const m of text.matchAll(/```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)/g)) ranges.push([m.index, m.index + m[0].length]);
+  const fences = [...ranges];
   for (const m of text.matchAll(/^[ \t]*>.*$/gm)) ranges.push([m.index, m.index + m[0].length]);
+  ranges.push(...inlineCodeSpans(text, fences));
   return ranges;
+}
+
+/**
+ * Markdown inline code outside fences: a run of n backticks up to the next
+ * run of exactly n. An unmatched run is a literal backtick, as in CommonMark.
+ */
+export function inlineCodeSpans(text: string, fences: ReadonlyArray<[number, number]> = []): Array<[number, number]> {
+  const runs: Array<{ at: number; length: number }> = [];
+  for (const m of text.matchAll(/`+/g)) {
+    if (!fences.some(([s, e]) => m.index >= s && m.index < e)) runs.push({ at: m.index, length: m[0].length });
+  }
+  // For each run, the next run of the same length (one pass from the end, so long replies stay linear).
+  const next = new Array<number>(runs.length).fill(-1);
+  const seen = new Map<number, number>();
+  for (let j = runs.length - 1; j >= 0; j--) {
+    next[j] = seen.get(runs[j].length) ?? -1;
+    seen.set(runs[j].length, j);
+  }
+  const spans: Array<[number, number]> = [];
+  for (let i = 0; i < runs.length; i++) {
+    const close = next[i];
+    if (close === -1) continue;
+    spans.push([runs[i].at, runs[close].at + runs[close].length]);
+    i = close;
+  }
+  return spans;
 }
 
 function parseOne(text: string, at: number): { call: ParsedToolCall; end: number } | null {

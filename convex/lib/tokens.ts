@@ -10,11 +10,11 @@ import cl100k_base from "js-tiktoken/ranks/cl100k_base";
 
 /**
  * Building the encoder parses ~100k ranks (~300 ms). It is built when the
- * module loads, not on first use: only brain/context.ts imports this module,
- * and every function there counts tokens, so loading never happens for
- * nothing; a long-lived backend (the offline one) pays it at start, not in
- * the first @mention's run — that was the one slow mention of every
- * bench:brain run.
+ * module loads, not on first use: the modules that import this one (the
+ * brain's context, the injection budget) count tokens in nearly every call,
+ * so loading seldom happens for nothing; a long-lived backend (the offline
+ * one) pays it at start, not in the first @mention's run — that was the one
+ * slow mention of every bench:brain run.
  */
 const encoder: Tiktoken = new Tiktoken(cl100k_base);
 
@@ -75,8 +75,8 @@ export function keepNewestWithinBudget<T>(
 export function truncateToTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return "";
   const bounded = Array.from(text.slice(0, maxTokens * 16)).join("");
-  const tokens = getEncoder().encode(bounded, [], []);
+  const tokens = encoder.encode(bounded, [], []);
   if (tokens.length <= maxTokens && bounded.length === text.length) return text;
   // A cut token may end inside a multi-byte character: drop the broken tail.
-  return getEncoder().decode(tokens.slice(0, maxTokens)).replace(/\uFFFD+$/, "");
+  return encoder.decode(tokens.slice(0, maxTokens)).replace(/\uFFFD+$/, "");
 }

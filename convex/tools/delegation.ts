@@ -1,7 +1,7 @@
 import { v, type Infer } from "convex/values";
 import { internal } from "../_generated/api";
-import type { Id } from "../_generated/dataModel";
-import { internalAction, internalMutation, internalQuery, type MutationCtx } from "../_generated/server";
+import type { Doc, Id } from "../_generated/dataModel";
+import { env, internalAction, internalMutation, internalQuery, type MutationCtx } from "../_generated/server";
 import { MAX_AGENTS_PER_DEPARTMENT } from "../agents";
 import { agentActor } from "../lib/actors";
 import { resolveAgentNames } from "../lib/agentNames";
@@ -9,8 +9,10 @@ import { recordActivity } from "../lib/activity";
 import { MaestroError } from "../lib/errors";
 import { postMessage } from "../messages";
 import { createTask, getTaskX } from "../tasks";
-import { vPriority } from "../validators";
+import { taskQuery } from "../functions";
+import { vPriority, vTaskStatus } from "../validators";
 import { brainConfig } from "../brain/config";
+import { guards, maxDelegationsPerTree, sameWork } from "./guards";
 
 const vDelegationArgs = {
   departmentId: v.id("departments"),
@@ -23,17 +25,34 @@ const vDelegationArgs = {
   tags: v.optional(v.array(v.string())),
   /** The task the delegator was working on: the new task's parent. */
   parentTaskId: v.optional(v.id("tasks")),
-  /** The run making the call, so a retry of the same call finds the same task. */
-  runId: v.optional(v.id("runs")),
+  /** The call's idempotency key (tools/idempotency): the same call from the same cause finds the same task. */
+  key: v.optional(v.string()),
+  /** The delegator was woken by a result of its own delegation: the re-delegation detector applies. */
+  onResult: v.optional(v.boolean()),
 };
 
-const vDelegationResult = v.object({
-  ok: v.literal(true),
-  taskId: v.id("tasks"),
-  title: v.string(),
-  assigneesResolved: v.array(v.string()),
-  assigneesRequested: v.array(v.string()),
-});
+const vGuardStop = v.object({ reason: v.string(), choices: v.string() });
+
+/** The spec's result when the task exists (`created: false` when an earlier identical call made it), or why not. */
+const vDelegationResult = v.union(
+  v.object({
+    ok: v.literal(true),
+    taskId: v.id("tasks"),
+    title: v.string(),
+    assigneesResolved: v.array(v.string()),
+    assigneesRequested: v.array(v.string()),
+    created: v.boolean(),
+  }),
+  v.object({ ok: v.literal(false), problem: v.literal("guard"), guard: vGuardStop }),
+  v.object({
+    ok: v.literal(false),
+    problem: v.union(v.literal("unknown_assignee"), v.literal("invalid")),
+    message: v.string(),
+    /** The agents the delegator could have named. */
+    squad: v.array(v.string()),
+  }),
+);
+export type DelegationResult = Infer<typeof vDelegationResult>;
 
 const vDelegationRoster = v.object({
   delegator: v.union(v.object({ name: v.string(), sessionKey: v.string() }), v.null()),
@@ -58,20 +77,67 @@ export const delegationRoster = internalQuery({
   },
 });
 
-/** FNV-1a over the call's canonical JSON: the same call in the same run gets the same key. */
-export function delegationKey(runId: string, args: Record<string, unknown>): string {
-  const canonical = JSON.stringify(args, Object.keys(args).sort());
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < canonical.length; i++) {
-    hash ^= canonical.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
+/** Where a delegation under `parentTaskId` would stand: its depth, its tree's root and the tree's delegations so far (up to `budget`). */
+async function delegationTree(ctx: MutationCtx, parentTaskId: Id<"tasks">, budget: number) {
+  // Depth counts the unbroken chain of delegations above; the root is the topmost task whatever made it.
+  let depth = 0;
+  let counting = true;
+  let root = await getTaskX(ctx, parentTaskId);
+  for (let current: Doc<"tasks"> | null = root, hops = 0; current !== null && hops < MAX_TREE_HOPS; hops++) {
+    if (counting && current.delegatedBy !== undefined) depth += 1;
+    else counting = false;
+    root = current;
+    current = current.parentTaskId === undefined ? null : await ctx.db.get("tasks", current.parentTaskId);
   }
-  return `${runId}:${hash.toString(16)}`;
+  // Breadth first from the root, stopping as soon as the budget is reached: reads stay bounded by it.
+  let delegations = 0;
+  const queue: Array<Id<"tasks">> = [root._id];
+  while (queue.length > 0 && delegations < budget) {
+    const children = await ctx.db
+      .query("tasks")
+      .withIndex("by_parent", (q) => q.eq("parentTaskId", queue.shift()))
+      .take(budget + 1);
+    for (const child of children) {
+      if (child.delegatedBy !== undefined) delegations += 1;
+      queue.push(child._id);
+    }
+  }
+  return { depth, root, delegations: Math.min(delegations, budget) };
 }
 
 /**
+ * On a result, the delegator repeating a subtask of this task it already
+ * delegated, unless a person has written in the thread since (asked for more).
+ */
+async function redelegatedWork(ctx: MutationCtx, parentTaskId: Id<"tasks">, title: string) {
+  const subtasks = await ctx.db
+    .query("tasks")
+    .withIndex("by_parent", (q) => q.eq("parentTaskId", parentTaskId))
+    .take(MAX_SUBTASKS);
+  const repeated = sameWork(title, subtasks.filter((t) => t.delegatedBy !== undefined));
+  if (repeated === undefined) return null;
+  const since = await ctx.db
+    .query("messages")
+    .withIndex("by_task", (q) => q.eq("taskId", parentTaskId).gt("_creationTime", repeated._creationTime))
+    .take(MAX_MESSAGES_SCANNED);
+  return since.some((m) => m.author.kind === "member") ? null : repeated;
+}
+
+/** Bound on the parent hops walked to a tree's root. */
+const MAX_TREE_HOPS = 100;
+/** Subtasks of one task the re-delegation detector compares with. */
+export const MAX_SUBTASKS = 100;
+/** Thread messages read to see whether a person asked for more. */
+const MAX_MESSAGES_SCANNED = 200;
+
+const vCreated = v.object({ ok: v.literal(true), taskId: v.id("tasks"), title: v.string(), created: v.boolean() });
+
+/**
  * Creates the delegated task and its first instruction message in one
- * transaction, so a delegation is never half made. Idempotent by key.
+ * transaction, so a delegation is never half made. Idempotent by key. The
+ * guards that span runs are checked here, in the same transaction: the
+ * delegation depth, the task tree's budget and, on a result, re-delegating
+ * the same work.
  */
 export const createDelegatedTask = internalMutation({
   args: {
@@ -85,15 +151,16 @@ export const createDelegatedTask = internalMutation({
     tags: v.optional(v.array(v.string())),
     parentTaskId: v.optional(v.id("tasks")),
     key: v.optional(v.string()),
+    onResult: v.optional(v.boolean()),
   },
-  returns: v.object({ taskId: v.id("tasks"), title: v.string(), created: v.boolean() }),
+  returns: v.union(vCreated, v.object({ ok: v.literal(false), guard: vGuardStop })),
   handler: async (ctx, args) => {
     if (args.key !== undefined) {
       const existing = await ctx.db
         .query("tasks")
         .withIndex("by_delegationKey", (q) => q.eq("delegationKey", args.key))
         .first();
-      if (existing !== null) return { taskId: existing._id, title: existing.title, created: false };
+      if (existing !== null) return { ok: true as const, taskId: existing._id, title: existing.title, created: false };
     }
     const delegator = await ctx.db
       .query("agents")
@@ -103,13 +170,14 @@ export const createDelegatedTask = internalMutation({
       throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
     }
     if (args.parentTaskId !== undefined) {
-      const depth = await delegationDepth(ctx, args.parentTaskId);
       const { maxDelegationDepth } = brainConfig();
-      if (depth >= maxDelegationDepth) {
-        throw new MaestroError(
-          "INVALID_ARGUMENT",
-          `delegation depth limit reached: this task is already ${depth} delegation(s) deep (limit ${maxDelegationDepth}); do the work or ask a human instead`,
-        );
+      const budget = maxDelegationsPerTree(env);
+      const tree = await delegationTree(ctx, args.parentTaskId, budget);
+      if (tree.depth >= maxDelegationDepth) return { ok: false as const, guard: guards.depth(tree.depth, maxDelegationDepth) };
+      if (tree.delegations >= budget) return { ok: false as const, guard: guards.treeBudget(budget, tree.root.title) };
+      if (args.onResult === true) {
+        const repeated = await redelegatedWork(ctx, args.parentTaskId, args.title);
+        if (repeated !== null) return { ok: false as const, guard: guards.redelegation(repeated.title, repeated.status) };
       }
     }
     const actor = agentActor(delegator);
@@ -142,62 +210,51 @@ export const createDelegatedTask = internalMutation({
       taskId,
       data: { title: task.title, assignees: names.join(", "), parentTitle: args.parentTaskId === undefined ? null : ((await ctx.db.get("tasks", args.parentTaskId))?.title ?? null) },
     });
-    return { taskId, title: task.title, created: true };
+    return { ok: true as const, taskId, title: task.title, created: true };
   },
 });
-
-/** How many delegations led to `taskId` (0 for a task a human created). */
-async function delegationDepth(ctx: MutationCtx, taskId: Id<"tasks">): Promise<number> {
-  let depth = 0;
-  let current = await ctx.db.get("tasks", taskId);
-  while (current?.delegatedBy !== undefined && depth < 100) {
-    depth += 1;
-    current = current.parentTaskId === undefined ? null : await ctx.db.get("tasks", current.parentTaskId);
-  }
-  return depth;
-}
 
 /**
  * `delegate_task`: resolves the assignees by name within the delegator's
  * department, creates a public task assigned to them with `parentTaskId` and
  * `delegatedBy`, and posts the first instruction from the delegator, starting
- * with the assignees' @mentions. Their assignment wakes them.
+ * with the assignees' @mentions. Their assignment wakes them. What the model
+ * got wrong (unknown names, itself as assignee) and guard stops come back as
+ * typed results, not thrown errors.
  */
 export const delegateTask = internalAction({
   args: vDelegationArgs,
   returns: vDelegationResult,
   // Annotated: it calls functions of its own module, which TypeScript cannot infer through.
-  handler: async (ctx, args): Promise<Infer<typeof vDelegationResult>> => {
+  handler: async (ctx, args): Promise<DelegationResult> => {
     const title = args.title.trim();
     const instruction = args.instruction.trim();
-    if (title === "") throw new MaestroError("INVALID_ARGUMENT", "delegate_task needs a title.");
-    if (instruction === "") throw new MaestroError("INVALID_ARGUMENT", "delegate_task needs an instruction for the assignees.");
-    if (args.assignees.length === 0) {
-      throw new MaestroError("INVALID_ARGUMENT", "delegate_task needs at least one assignee: name agents from the squad roster.");
-    }
     const { delegator, roster }: DelegationRoster = await ctx.runQuery(internal.tools.delegation.delegationRoster, {
       departmentId: args.departmentId,
       delegatorSessionKey: args.delegatorSessionKey,
     });
     if (delegator === null) throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
+    const squad = roster.filter((a) => a.sessionKey !== delegator.sessionKey).map((a) => a.name);
+    const invalid = (message: string) => ({ ok: false as const, problem: "invalid" as const, message, squad });
+    if (title === "") return invalid("delegate_task needs a title.");
+    if (instruction === "") return invalid("delegate_task needs an instruction for the assignees.");
+    if (args.assignees.length === 0) return invalid("delegate_task needs at least one assignee: name agents from the squad roster.");
     const { resolved, unknown } = resolveAgentNames(args.assignees, roster);
     if (unknown.length > 0) {
       const detail = unknown
         .map((u) => `"${u.requested}"${u.suggestions.length > 0 ? ` (did you mean ${u.suggestions.join(" or ")}?)` : ""}`)
         .join(", ");
-      throw new MaestroError(
-        "INVALID_ARGUMENT",
-        `Unknown assignee${unknown.length > 1 ? "s" : ""}: ${detail}. The squad is: ${roster.filter((a) => a.sessionKey !== delegator.sessionKey).map((a) => a.name).join(", ")}.`,
-      );
+      return {
+        ok: false,
+        problem: "unknown_assignee",
+        message: `Unknown assignee${unknown.length > 1 ? "s" : ""}: ${detail}. The squad is: ${squad.join(", ")}.`,
+        squad,
+      };
     }
     if (resolved.some((agent) => agent.sessionKey === delegator.sessionKey)) {
-      throw new MaestroError("INVALID_ARGUMENT", `${delegator.name} cannot delegate to themselves; pick another agent from the roster.`);
+      return invalid(`${delegator.name} cannot delegate to themselves; pick another agent from the roster.`);
     }
-    const key =
-      args.runId === undefined
-        ? undefined
-        : delegationKey(args.runId, { title, description: args.description, assignees: resolved.map((a) => a.sessionKey), instruction });
-    const created: { taskId: Id<"tasks">; title: string } = await ctx.runMutation(internal.tools.delegation.createDelegatedTask, {
+    const created = await ctx.runMutation(internal.tools.delegation.createDelegatedTask, {
       departmentId: args.departmentId,
       delegatorSessionKey: delegator.sessionKey,
       title,
@@ -207,14 +264,70 @@ export const delegateTask = internalAction({
       priority: args.priority,
       tags: args.tags,
       parentTaskId: args.parentTaskId,
-      key,
+      key: args.key,
+      onResult: args.onResult,
     });
+    if (!created.ok) return { ok: false, problem: "guard", guard: created.guard };
     return {
-      ok: true as const,
+      ok: true,
       taskId: created.taskId,
       title: created.title,
       assigneesResolved: resolved.map((a) => a.name),
       assigneesRequested: args.assignees,
+      created: created.created,
     };
+  },
+});
+
+/**
+ * A task's subtasks (what was delegated from it), oldest first, with their
+ * live status and assignees: the drawer lists them under the parent.
+ */
+export const listSubtasks = taskQuery({
+  args: {},
+  returns: v.object({
+    subtasks: v.array(
+      v.object({
+        _id: v.id("tasks"),
+        title: v.string(),
+        status: vTaskStatus,
+        assignees: v.array(v.string()),
+        delegatedBy: v.optional(v.string()),
+        updatedAt: v.number(),
+      }),
+    ),
+    /** More subtasks exist than are listed. */
+    truncated: v.boolean(),
+  }),
+  handler: async (ctx, { taskId }) => {
+    const children = await ctx.db
+      .query("tasks")
+      .withIndex("by_parent", (q) => q.eq("parentTaskId", taskId))
+      .take(MAX_SUBTASKS + 1);
+    const names = new Map<string, string>();
+    const nameOf = async (sessionKey: string) => {
+      if (!names.has(sessionKey)) {
+        const agent = await ctx.db
+          .query("agents")
+          .withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey))
+          .unique();
+        names.set(sessionKey, agent?.name ?? "an agent that was removed");
+      }
+      return names.get(sessionKey)!;
+    };
+    const subtasks = [];
+    for (const child of children.slice(0, MAX_SUBTASKS)) {
+      const assignees = [];
+      for (const key of child.assigneeSessionKeys) assignees.push(await nameOf(key));
+      subtasks.push({
+        _id: child._id,
+        title: child.title,
+        status: child.status,
+        assignees,
+        delegatedBy: child.delegatedBy === undefined ? undefined : await nameOf(child.delegatedBy),
+        updatedAt: child.updatedAt,
+      });
+    }
+    return { subtasks, truncated: children.length > MAX_SUBTASKS };
   },
 });

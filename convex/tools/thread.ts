@@ -62,3 +62,16 @@ export const askQuestion = internalMutation({
     return messageId;
   },
 });
+
+/**
+ * A system note from a run in its task's thread: what a tool call could not
+ * do and the choices (tools/notes). Notes mention nobody, so they wake no one.
+ */
+export const postNote = internalMutation({
+  args: { runId: v.id("runs"), content: v.string() },
+  returns: v.id("messages"),
+  handler: async (ctx, { runId, content }) => {
+    const { task } = await runScope(ctx, runId);
+    return await postMessage(ctx, { kind: "system" }, task, content);
+  },
+});

@@ -3,8 +3,8 @@ import { LIMITS } from "../../convex/lib/limits";
 import { Button } from "../components/ui/Button";
 import { Field, InlineError, Select, TextArea, TextInput } from "../components/ui/Field";
 import { userMessage } from "../lib/errors";
-import { EMPTY_AGENT, KIND_OPTIONS } from "./options";
-import type { AgentFormValues, Tool } from "./types";
+import { APPROVAL_OPTIONS, approvalsToSave, effectiveApproval, EMPTY_AGENT, KIND_OPTIONS } from "./options";
+import type { AgentFormValues, ApprovalPolicy, Tool } from "./types";
 
 type Props = {
   /** The registered tools, in the order the checklist shows them. */
@@ -32,6 +32,9 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
   const id = useId();
   const [values, setValues] = useState(() => ({ ...initial, model: initial.model ?? "" }));
   const [checked, setChecked] = useState<ReadonlySet<string>>(() => new Set(initial.allowedTools));
+  const [approvals, setApprovals] = useState<ReadonlyMap<string, ApprovalPolicy>>(
+    () => new Map((initial.toolApprovals ?? []).map(({ tool, policy }) => [tool, policy])),
+  );
   const [errors, setErrors] = useState<Errors>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -76,6 +79,7 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
       // Registry order, and only registered tools: one the registry has since
       // dropped would make the server refuse the whole save.
       allowedTools: tools.filter((tool) => checked.has(tool.name)).map((tool) => tool.name),
+      toolApprovals: approvalsToSave(tools, checked, approvals),
     }).then(
       () => setSaving(false),
       (error: unknown) => {
@@ -173,8 +177,8 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
           ) : (
             <ul className="divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200">
               {tools.map((tool) => (
-                <li key={tool.name}>
-                  <label className="flex cursor-pointer items-start gap-3 px-3 py-2 hover:bg-slate-50">
+                <li key={tool.name} className="flex flex-wrap items-start gap-x-3">
+                  <label className="flex min-w-0 flex-1 cursor-pointer items-start gap-3 px-3 py-2 hover:bg-slate-50">
                     <input
                       type="checkbox"
                       data-testid={`tool-${tool.name}`}
@@ -193,6 +197,20 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
                       </span>
                     </span>
                   </label>
+                  {checked.has(tool.name) && (
+                    <span className="flex items-center gap-2 px-3 py-2 text-xs text-slate-500">
+                      <label htmlFor={`${id}-approval-${tool.name}`}>Needs approval</label>
+                      <Select
+                        id={`${id}-approval-${tool.name}`}
+                        data-testid={`approval-${tool.name}`}
+                        aria-label={`Approval for ${tool.name}`}
+                        value={effectiveApproval(tool, approvals)}
+                        options={APPROVAL_OPTIONS}
+                        onValueChange={(policy) => setApprovals((current) => new Map(current).set(tool.name, policy))}
+                        className="py-1 text-xs"
+                      />
+                    </span>
+                  )}
                 </li>
               ))}
             </ul>

@@ -44,6 +44,7 @@ export function CreateAgentModal({ departmentId, agent, onClose }: Props) {
 
 function AgentFormWithTools({ departmentId, agent, onClose }: Props) {
   const tools = useQuery(api.tools.registry.list, { departmentId });
+  const approvals = useQuery(api.agents.toolApprovals, agent ? { agentId: agent._id } : "skip");
   const createAgent = useMutation(api.agents.create);
   const updateAgent = useMutation(api.agents.update);
 
@@ -53,11 +54,11 @@ function AgentFormWithTools({ departmentId, agent, onClose }: Props) {
     onClose();
   }
 
-  if (tools === undefined) return <AgentFormSkeleton />;
+  if (tools === undefined || (agent !== undefined && approvals === undefined)) return <AgentFormSkeleton />;
   return (
     <AgentForm
       tools={tools}
-      initial={agent ? valuesFromAgent(agent) : undefined}
+      initial={agent ? { ...valuesFromAgent(agent), toolApprovals: approvals } : undefined}
       submitLabel={agent ? "Save changes" : "Create agent"}
       onSubmit={save}
       onCancel={onClose}

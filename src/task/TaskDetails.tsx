@@ -10,6 +10,7 @@ import { Button } from "../components/ui/Button";
 import { Markdown } from "../components/ui/Markdown";
 import { Select, TextArea, TextInput } from "../components/ui/Field";
 import { AssigneePicker } from "./AssigneePicker";
+import { Subtasks } from "./Subtasks";
 import { descriptionError, formatTags, parseTags, tagsError, titleError } from "./newTask";
 import { formatFullTime, formatRelativeTime } from "./relativeTime";
 import { hashForTask } from "./taskHash";
@@ -92,7 +93,7 @@ type DetailsProps = {
   now: number;
 };
 
-/** Status, priority, tags, assignees, provenance and description, each editable in place. */
+/** Status, priority, tags, assignees, provenance and description, each editable in place; then the subtasks. */
 export function TaskDetails({ task, agents, members, edits, onError, onOpenTask, now }: DetailsProps) {
   const id = useId();
   const agentsByKey = new Map(agents.map((agent) => [agent.sessionKey, agent]));
@@ -291,6 +292,8 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
           <Markdown>{task.description}</Markdown>
         )}
       </section>
+
+      <Subtasks taskId={task._id} onOpenTask={onOpenTask} />
     </div>
   );
 }

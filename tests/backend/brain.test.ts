@@ -41,6 +41,8 @@ beforeAll(async () => {
   process.env.OPENAI_API_KEY = "test-key";
   process.env.MAESTRO_DEFAULT_MODEL = "scripted";
   process.env.MAESTRO_MODEL_MAX_RETRIES = "0";
+  // Small enough for the loop test to reach, above what any other test delegates in one tree.
+  process.env.MAESTRO_MAX_DELEGATIONS_PER_TREE = "6";
   const realLog = console.log;
   vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
     logs.push(args.map(String).join(" "));
@@ -184,7 +186,13 @@ describe("negative cases", () => {
     const [run] = await settled(taskId);
     expect(run.toolCalls[0]).toMatchObject({ outcome: "error" });
     expect(run.toolCalls[0].observation).toContain('Unknown assignees: "Marketing Guru", "Dev Bto" (did you mean Dev Bot?)');
-    expect((await thread(taskId)).at(-1)?.content).toContain("Unknown assignees");
+    const messages = await thread(taskId);
+    expect(messages.at(-1)?.content).toContain("Unknown assignees");
+    // Said in the thread too, as a system note naming the problem and the choices.
+    expect(messages.find((m) => m.author.kind === "system")?.content).toBe(
+      'Jarvis could not delegate “Ads”: Unknown assignees: "Marketing Guru", "Dev Bto" (did you mean Dev Bot?). The squad is: Archie, Dev Bot, Writer. ' +
+        "Choices: mention Jarvis again naming agents from the squad (Archie, Dev Bot, Writer), or an owner or admin can add the agent to the roster.",
+    );
     expect((await board()).length).toBe(before);
   });
 
@@ -226,6 +234,19 @@ describe("negative cases", () => {
     const [run] = await settled(taskId);
     expect(run.toolCalls[0]).toMatchObject({ name: "delegate_task", outcome: "denied", observation: "permission denied: Writer may not call delegate_task" });
     expect((await board()).length).toBe(before);
+    expect((await thread(taskId)).filter((m) => m.author.kind === "system").map((m) => m.content)).toEqual([
+      "Permission denied: Writer may not call delegate_task. Choices: ask an agent that may (Jarvis), or an owner or admin can allow delegate_task for Writer in the roster.",
+    ]);
+  });
+
+  test("a call to a tool that does not exist is said in the thread with the agent's real tools", async () => {
+    script = ({ messages }) => (lastUser(messages).startsWith("=== TOOL RESULTS ===") ? "Sorry." : '[TOOL: send_email ARG: {"to": "x"}]');
+    const taskId = await newTask("Email someone");
+    await ada.mutation(api.messages.create, { taskId, content: "@Writer email the client" });
+    const [run] = await settled(taskId);
+    expect(run.toolCalls[0]).toMatchObject({ name: "send_email", outcome: "invalid" });
+    const note = (await thread(taskId)).find((m) => m.author.kind === "system")!;
+    expect(note.content).toMatch(/^Writer tried to use a tool that does not exist: "send_email"\. Choices: ask Writer again \(its tools are: post_message, update_task_status/);
   });
 });
 
@@ -268,9 +289,9 @@ describe("loop guards, idempotency, failures", () => {
     const chain = (await board()).filter((t) => t.title === "Ping pong");
     expect(chain.length).toBe(3); // depth limit 3: root → 1 → 2 → 3, the 4th is refused
     const stopped = [];
-    for (const t of chain) stopped.push(...(await runsOf(t._id)).filter((r) => r.guards.includes("delegation depth limit reached")));
+    for (const t of chain) stopped.push(...(await runsOf(t._id)).filter((r) => r.guards.includes("delegation depth limit reached (limit 3)")));
     expect(stopped.length).toBe(1);
-    expect(stopped[0].toolCalls[0].observation).toContain("delegation depth limit reached");
+    expect(stopped[0].toolCalls[0]).toMatchObject({ outcome: "refused", observation: "delegate_task: refused, delegation depth limit reached (limit 3)" });
   });
 
   test("per-run delegation limit and repeated identical calls are refused by the server", async () => {
@@ -289,8 +310,8 @@ describe("loop guards, idempotency, failures", () => {
     expect((await board()).filter((t) => t.title.startsWith("Part ")).length).toBe(5);
   });
 
-  test("a retried delegation with the same run never creates the task twice", async () => {
-    const [run] = await runsOf((await board()).find((t) => t.title === "Many parts")!._id);
+  test("a retried delegation with the same idempotency key never creates the task twice", async () => {
+    const parent = (await board()).find((t) => t.title === "Many parts")!;
     const args = {
       departmentId,
       delegatorSessionKey: "agent:jarvis:product",
@@ -298,7 +319,8 @@ describe("loop guards, idempotency, failures", () => {
       description: "",
       assignees: ["Writer"],
       instruction: "Once only.",
-      runId: run._id,
+      parentTaskId: parent._id,
+      key: "delegate_task:retry-me",
     };
     const first = (await admin.action(internals.tools.delegation.delegateTask, args)) as { taskId: string };
     const second = (await admin.action(internals.tools.delegation.delegateTask, args)) as { taskId: string };
@@ -367,6 +389,119 @@ describe("loop guards, idempotency, failures", () => {
     const [run] = await settled(taskId);
     expect(run.toolCalls).toEqual([]);
     expect((await board()).length).toBe(before);
+  });
+});
+
+describe("issue 10: replies, retries and loops across runs", () => {
+  test("a reply over the message limit is cut with the mark and posted; the run completes", async () => {
+    script = () => `${"word ".repeat(3000)}END`;
+    const taskId = await newTask("Long answer");
+    await ada.mutation(api.messages.create, { taskId, content: "@Writer write a lot" });
+    const [run] = await settled(taskId);
+    expect(run).toMatchObject({ status: "completed" });
+    const last = (await thread(taskId)).at(-1)!;
+    expect(last.author).toMatchObject({ kind: "agent", name: "Writer" });
+    expect(last.content.length).toBeLessThanOrEqual(10_000);
+    expect(last.content.endsWith(" … [truncated]")).toBe(true);
+  });
+
+  test("a [TOOL: …] line inside inline code is text, not a call", async () => {
+    script = () => 'To delegate, write `[TOOL: delegate_task ARG: {"title": "Inline", "description": "", "assignees": ["Writer"], "instruction": "x"}]` on its own line.';
+    const taskId = await newTask("Explain tools");
+    const before = (await board()).length;
+    await ada.mutation(api.messages.create, { taskId, content: "@Jarvis how do I delegate?" });
+    const [run] = await settled(taskId);
+    expect(run.toolCalls).toEqual([]);
+    expect((await board()).length).toBe(before);
+    expect((await thread(taskId)).at(-1)?.content).toContain("`[TOOL: delegate_task");
+  });
+
+  test("a model that fails with 500 once: the retried run creates exactly one task", async () => {
+    let failures = 0;
+    script = ({ messages }) => {
+      if (lastUser(messages).startsWith("=== TOOL RESULTS ===")) {
+        // The first run dies after its delegation ran, as a model outage would leave it.
+        if (failures === 0) {
+          failures += 1;
+          return { status: 500 };
+        }
+        return "Delegated the copy.";
+      }
+      return '[TOOL: delegate_task ARG: {"title": "Retry copy", "description": "", "assignees": ["Writer"], "instruction": "Write the copy."}]';
+    };
+    const taskId = await newTask("Retried launch", ["agent:jarvis:product"]);
+    const [failed] = await settled(taskId);
+    expect(failed).toMatchObject({ status: "error" });
+    expect(failed.toolCalls[0]).toMatchObject({ outcome: "ok" });
+    // The run is retried: the same trigger (Jarvis's assignment) starts it again.
+    await admin.mutation(internals.triggers.agentAssigned, { taskId, sessionKey: "agent:jarvis:product" });
+    const runs = await settled(taskId, 2);
+    const retried = runs[0];
+    expect(retried).toMatchObject({ status: "completed", trigger: { kind: "assigned" } });
+    expect(retried.toolCalls[0]).toMatchObject({ name: "delegate_task", outcome: "ok" });
+    expect(retried.toolCalls[0].observation).toContain("was already created for this request");
+    expect((await board()).filter((t) => t.title === "Retry copy").length).toBe(1);
+  });
+
+  test("a lead that re-delegates on every result is stopped by the per-tree budget, with the reason in the thread", async () => {
+    let round = 0;
+    script = ({ messages }) => {
+      const agent = agentOf(messages);
+      const last = lastUser(messages);
+      if (last.startsWith("=== TOOL RESULTS ===")) return agent === "Jarvis" ? "Delegated the next step." : "Ready for review.";
+      if (agent === "Writer") return '[TOOL: update_task_status ARG: {"status": "review"}]';
+      round += 1;
+      return `[TOOL: delegate_task ARG: {"title": "Step ${round}", "description": "", "assignees": ["Writer"], "instruction": "Do step ${round}."}]`;
+    };
+    const root = await newTask("Endless steps");
+    await ada.mutation(api.messages.create, { taskId: root, content: "@Jarvis start the steps" });
+    await waitFor(
+      async () => {
+        const runs = await runsOf(root);
+        return runs.some((r) => r.guards.length > 0) && runs.every((r) => r.status !== "queued" && r.status !== "running");
+      },
+      60_000,
+      "the loop to be stopped",
+    );
+    const steps = (await board()).filter((t) => /^Step \d+$/.test(t.title));
+    expect(steps.length).toBe(6);
+    const stopped = (await runsOf(root)).find((r) => r.guards.length > 0)!;
+    const reason = "delegation budget for this task tree reached (6 delegations under “Endless steps”)";
+    expect(stopped).toMatchObject({ trigger: { kind: "delegation_result" }, guards: [reason] });
+    expect(stopped.toolCalls[0]).toMatchObject({ outcome: "refused", observation: `delegate_task: refused, ${reason}` });
+    const notes = (await thread(root)).filter((m) => m.author.kind === "system" && m.content.startsWith("Jarvis was stopped"));
+    expect(notes.map((m) => m.content)).toEqual([
+      `Jarvis was stopped from calling delegate_task: ${reason}. Choices: finish or close the tasks already delegated, or a human can create a new task for new work.`,
+    ]);
+    // Each result told the lead it only informs.
+    const resultPrompts = model.requests.filter((r) => agentOf(r.messages) === "Jarvis" && r.messages[1].content.includes("A task you delegated changed"));
+    expect(resultPrompts.length).toBeGreaterThan(0);
+    expect(resultPrompts.every((r) => r.messages[1].content.includes("This result is for your information"))).toBe(true);
+  });
+
+  test("a lead re-delegating the same work when a result arrives is refused, with the reason in the thread", async () => {
+    script = ({ messages }) => {
+      const agent = agentOf(messages);
+      const last = lastUser(messages);
+      if (last.startsWith("=== TOOL RESULTS ===")) return "ok";
+      if (agent === "Writer") return '[TOOL: update_task_status ARG: {"status": "review"}]';
+      return '[TOOL: delegate_task ARG: {"title": "Press release", "description": "", "assignees": ["Writer"], "instruction": "Write the press release."}]';
+    };
+    const root = await newTask("Launch news");
+    await ada.mutation(api.messages.create, { taskId: root, content: "@Jarvis get the press release written" });
+    await waitFor(
+      async () => {
+        const runs = await runsOf(root);
+        return runs.some((r) => r.guards.length > 0) && runs.every((r) => r.status !== "queued" && r.status !== "running");
+      },
+      30_000,
+      "the re-delegation to be refused",
+    );
+    expect((await board()).filter((t) => t.title === "Press release").length).toBe(1);
+    const reason = "re-delegating work already delegated on a result (“Press release” is in review)";
+    const stopped = (await runsOf(root)).find((r) => r.guards.length > 0)!;
+    expect(stopped).toMatchObject({ trigger: { kind: "delegation_result" }, guards: [reason] });
+    expect((await thread(root)).some((m) => m.author.kind === "system" && m.content.startsWith(`Jarvis was stopped from calling delegate_task: ${reason}.`))).toBe(true);
   });
 });
 

@@ -58,22 +58,22 @@ function specialist(why: string, tools = ["post_message", "update_task_status", 
 const SPLIT = 'You were @mentioned by Ana: "@Jarvis split the landing page between Dev Bot and Writer: hero copy and the signup form"';
 
 describe("demoReply: a squad lead", () => {
-  test("splits work between the named agents, one delegate_task per assignee", () => {
+  test("splits work between the named agents, one delegate_task per assignee, each part to the role that does it", () => {
     const reply = demoReply(lead(SPLIT));
     const calls = parseToolCalls(reply);
     expect(calls.map((c) => c.args)).toEqual([
       {
-        title: "Hero copy",
-        description: "Part of the landing page: hero copy.",
+        title: "Signup form",
+        description: "Part of the landing page: signup form.",
         assignees: ["Dev Bot"],
-        instruction: "Please take the hero copy for the landing page and post your progress here.",
+        instruction: "Please take the signup form for the landing page and post your progress here.",
         priority: "medium",
       },
       {
-        title: "Signup form",
-        description: "Part of the landing page: signup form.",
+        title: "Hero copy",
+        description: "Part of the landing page: hero copy.",
         assignees: ["Writer"],
-        instruction: "Please take the signup form for the landing page and post your progress here.",
+        instruction: "Please take the hero copy for the landing page and post your progress here.",
         priority: "medium",
       },
     ]);
@@ -85,7 +85,11 @@ describe("demoReply: a squad lead", () => {
     ["three people, a comma list", 'You were @mentioned by Ana: "@Jarvis split the launch between Dev Bot, Writer and Archie: API, blog post, and review"', [["API", "Dev Bot"], ["Blog post", "Writer"], ["Review", "Archie"]]],
     ["commas keep an item that contains 'and'", 'You were @mentioned by Ana: "split the legal page between Writer and Archie: terms and conditions, cookie banner"', [["Terms and conditions", "Writer"], ["Cookie banner", "Archie"]]],
     ["more parts than people are handed out in turn", 'You were @mentioned by Ana: "split the site between Dev Bot and Writer: header, footer and sidebar"', [["Header and sidebar", "Dev Bot"], ["Footer", "Writer"]]],
-    ["@names", 'You were @mentioned by Ana: "split the landing page between @Dev Bot and @Writer: hero copy and the signup form"', [["Hero copy", "Dev Bot"], ["Signup form", "Writer"]]],
+    ["@names", 'You were @mentioned by Ana: "split the landing page between @Dev Bot and @Writer: hero copy and the signup form"', [["Signup form", "Dev Bot"], ["Hero copy", "Writer"]]],
+    ["parts first, names after, paired by role not position", 'You were @mentioned by Ana: "@Jarvis split the API and the blog post between Writer and Dev Bot"', [["Blog post", "Writer"], ["API", "Dev Bot"]]],
+    ["what the request says wins over roles and order", 'You were @mentioned by Ana: "split the page between Dev Bot and Writer: the hero copy for Dev Bot and the signup form for Writer"', [["Hero copy", "Dev Bot"], ["Signup form", "Writer"]]],
+    ["'Name takes part' pairings", 'You were @mentioned by Ana: "split the launch between Writer and Archie: Archie takes the checklist, Writer takes the welcome note"', [["Welcome note", "Writer"], ["Checklist", "Archie"]]],
+    ["one part by role, the other to the one left", 'You were @mentioned by Ana: "split the legal page between Archie and Writer: cookie banner and terms"', [["Cookie banner", "Archie"], ["Terms", "Writer"]]],
     ["delegate <work> to <Name>", 'You were @mentioned by Ana: "@Jarvis delegate the pricing page copy to Writer please"', [["Pricing page copy", "Writer"]]],
     ["a name after a 'to' inside the work", 'You were @mentioned by Ana: "delegate the move to Postgres to Dev Bot."', [["Move to Postgres", "Dev Bot"]]],
     ["two delegations in one message", 'You were @mentioned by Ana: "delegate the logo to Writer and delegate the API to Dev Bot"', [["Logo", "Writer"], ["API", "Dev Bot"]]],
@@ -135,7 +139,7 @@ describe("demoReply: a squad lead", () => {
   });
 
   test("a change to a delegated task is acknowledged without tools", () => {
-    const reply = demoReply(lead("A task you delegated changed: “Hero copy” moved to done."));
+    const reply = demoReply(lead("A task you delegated changed: “Hero copy” moved to done.\nThis result is for your information: acknowledge it briefly."));
     expect(reply).toBe("Noted: “Hero copy” moved to done. I'll keep an eye on it.");
   });
 
@@ -168,6 +172,28 @@ describe("demoReply: a specialist", () => {
     expect(demoReply(specialist("You were @mentioned by someone"))).toBe("Thanks. Got it; I'll take that into account on “Signup API rate limits”.");
   });
 
+  test.each([
+    ["do something", 'You were @mentioned by Ana: "@Dev Bot please write the rate limit docs"', "please write"],
+    ["can you fix", 'You were @mentioned by Ana: "can you fix the 429 handling?"', "can you fix"],
+  ])("mentioned and asked to %s: posts a result and moves the card to review", (_label, why) => {
+    const reply = demoReply(specialist(why, undefined, "in_progress"));
+    const calls = parseToolCalls(reply);
+    expect(calls.map((c) => c.name)).toEqual(["post_message", "update_task_status"]);
+    expect(String(calls[0].args?.content)).toMatch(/^Result for “Signup API rate limits”: /);
+    expect(calls[1].args).toEqual({ status: "review" });
+  });
+
+  test("mentioned and asked to take it: moves the card to in progress", () => {
+    const calls = parseToolCalls(demoReply(specialist('You were @mentioned by Ana: "@Dev Bot can you take this one?"')));
+    expect(calls.map((c) => [c.name, c.args])).toEqual([["update_task_status", { status: "in_progress" }]]);
+  });
+
+  test("asked to act without the tools to do it: says so, calls nothing", () => {
+    const reply = demoReply(specialist('You were @mentioned by Ana: "please write the docs"', ["ask_question"]));
+    expect(parseToolCalls(reply)).toEqual([]);
+    expect(reply).toContain("no tools to post a result");
+  });
+
   test("mentioned: a short acknowledgement, no tools, even when asked to split work", () => {
     const reply = demoReply(specialist(SPLIT));
     expect(reply).toBe("Thanks, Ana. Got it; I'll take that into account on “Signup API rate limits”.");
@@ -183,22 +209,22 @@ describe("demoReply: after tool results", () => {
   test("sums up delegations from its calls and the observations", () => {
     const reply = demoReply(
       afterTools(lead(SPLIT), [
-        "[OBSERVATION delegate_task] [DELEGATED_TASK] created “Hero copy” (k17abc) assigned to Dev Bot; the first instruction is posted in its thread",
-        "[OBSERVATION delegate_task] [DELEGATED_TASK] created “Signup form” (k17abd) assigned to Writer; the first instruction is posted in its thread",
+        "[OBSERVATION delegate_task] [DELEGATED_TASK] created “Signup form” (k17abc) assigned to Dev Bot; the first instruction is posted in its thread",
+        "[OBSERVATION delegate_task] [DELEGATED_TASK] created “Hero copy” (k17abd) assigned to Writer; the first instruction is posted in its thread",
       ]),
     );
-    expect(reply).toBe("Delegated “Hero copy” to Dev Bot and “Signup form” to Writer.");
+    expect(reply).toBe("Delegated “Signup form” to Dev Bot and “Hero copy” to Writer.");
     expect(parseToolCalls(reply)).toEqual([]);
   });
 
   test("says honestly what failed", () => {
     const reply = demoReply(
       afterTools(lead(SPLIT), [
-        "[OBSERVATION delegate_task] [DELEGATED_TASK] created “Hero copy” (k17abc) assigned to Dev Bot; the first instruction is posted in its thread",
+        "[OBSERVATION delegate_task] [DELEGATED_TASK] created “Signup form” (k17abc) assigned to Dev Bot; the first instruction is posted in its thread",
         '[OBSERVATION delegate_task] delegate_task failed: unknown assignee "Writr" (did you mean Writer?)',
       ]),
     );
-    expect(reply).toBe('Delegated “Hero copy” to Dev Bot. Couldn\'t delegate “Signup form”: delegate_task failed: unknown assignee "Writr" (did you mean Writer?)');
+    expect(reply).toBe('Delegated “Signup form” to Dev Bot. Couldn\'t delegate “Hero copy”: delegate_task failed: unknown assignee "Writr" (did you mean Writer?)');
   });
 
   test("a status change", () => {

@@ -24,7 +24,8 @@ const RUN_MS = 30_000;
 
 const TITLE = "Landing page";
 const DESCRIPTION = "Hero section with copy, and a signup form.";
-const REQUEST = "split the landing page between Dev Bot and Writer: hero copy and the signup form";
+// Who takes what is said in the request (the demo lead pairs by what it says, not by position).
+const REQUEST = "split the landing page between Dev Bot and Writer: the hero copy for Dev Bot and the signup form for Writer";
 const MODEL_LABEL = "Model: demo model (offline, rule-based)";
 
 /** What the demo model makes of REQUEST (rules.ts, planSplit): one task per person, titles from the parts. */

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import type { FunctionArgs } from "convex/server";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { TOOL_REGISTRY } from "../../convex/tools/registry";
+import { approvalPolicy, needsApproval, TOOL_REGISTRY } from "../../convex/tools/registry";
 import { AGENTS, createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 type AgentFields = Omit<FunctionArgs<typeof api.agents.create>, "departmentId">;
@@ -218,5 +218,73 @@ describe("tools.registry.list", () => {
     expect(tools.map((tool) => tool.name)).toEqual(TOOL_REGISTRY.map((tool) => tool.name));
     expect(tools.every((tool) => tool.description.length > 0)).toBe(true);
     await expectError(t.query(api.tools.registry.list, { departmentId }), "UNAUTHENTICATED");
+  });
+});
+
+describe("per-agent, per-tool approval policies", () => {
+  test("stored on the agent as set in the modal; defaults come from the registry and are not stored", async () => {
+    const { t, departmentId, admin, grace } = await squad();
+    const agentId = await admin.mutation(api.agents.create, {
+      departmentId,
+      ...PIXEL,
+      name: "Newbie",
+      allowedTools: ["delegate_task", "post_message", "update_task_status"],
+      toolApprovals: [
+        { tool: "delegate_task", policy: "always" },
+        { tool: "post_message", policy: "never" },
+        { tool: "update_task_status", policy: "high_priority" },
+      ],
+    });
+    // post_message's "never" is its default: not stored, so a later default reaches this agent.
+    expect(await grace.query(api.agents.toolApprovals, { agentId })).toEqual([
+      { tool: "delegate_task", policy: "always" },
+      { tool: "update_task_status", policy: "high_priority" },
+    ]);
+    const agent = await t.run(async (ctx) => (await ctx.db.get("agents", agentId))!);
+    expect(approvalPolicy(agent, "delegate_task")).toBe("always");
+    expect(approvalPolicy(agent, "post_message")).toBe("never");
+    expect(approvalPolicy({}, "delegate_task")).toBe("high_priority");
+    await expectError(t.query(api.agents.toolApprovals, { agentId }), "UNAUTHENTICATED");
+  });
+
+  test("an update without policies keeps those for tools still allowed; with policies it replaces them", async () => {
+    const { departmentId, admin } = await squad();
+    const fields = { ...PIXEL, name: "Newbie", allowedTools: ["delegate_task", "update_task_status"] };
+    const agentId = await admin.mutation(api.agents.create, {
+      departmentId,
+      ...fields,
+      toolApprovals: [
+        { tool: "delegate_task", policy: "always" },
+        { tool: "update_task_status", policy: "always" },
+      ],
+    });
+    await admin.mutation(api.agents.update, { agentId, ...fields, allowedTools: ["delegate_task"] });
+    expect(await admin.query(api.agents.toolApprovals, { agentId })).toEqual([{ tool: "delegate_task", policy: "always" }]);
+    await admin.mutation(api.agents.update, { agentId, ...fields, toolApprovals: [] });
+    expect(await admin.query(api.agents.toolApprovals, { agentId })).toEqual([]);
+  });
+
+  test.each([
+    ["a tool the agent may not call", [{ tool: "delegate_task", policy: "always" as const }], /set for delegate_task, which this agent may not call/],
+    ["an unknown tool", [{ tool: "send_email", policy: "always" as const }], /names send_email, which is not a registered tool/],
+    ["a tool twice", [{ tool: "post_message", policy: "always" as const }, { tool: "post_message", policy: "never" as const }], /post_message has more than one approval policy/],
+  ])("refuses %s, and creates nothing", async (_label, toolApprovals, message) => {
+    const { t, departmentId, admin } = await squad();
+    const before = await t.run(async (ctx) => (await ctx.db.query("agents").collect()).length);
+    await expectError(admin.mutation(api.agents.create, { departmentId, ...PIXEL, toolApprovals }), "INVALID_ARGUMENT", message);
+    expect(await t.run(async (ctx) => (await ctx.db.query("agents").collect()).length)).toBe(before);
+  });
+
+  test("needsApproval: never, always, or when the priority is high", () => {
+    expect(["low", "medium", "high"].map((p) => needsApproval("never", p as "low"))).toEqual([false, false, false]);
+    expect(["low", "medium", "high"].map((p) => needsApproval("always", p as "low"))).toEqual([true, true, true]);
+    expect(["low", "medium", "high"].map((p) => needsApproval("high_priority", p as "low"))).toEqual([false, false, true]);
+  });
+
+  test("the registry lists each tool's default policy for the modal", async () => {
+    const { departmentId, grace } = await squad();
+    const tools = await grace.query(api.tools.registry.list, { departmentId });
+    expect(tools.find((tool) => tool.name === "delegate_task")?.approval).toBe("high_priority");
+    expect(tools.filter((tool) => tool.name !== "delegate_task").every((tool) => tool.approval === "never")).toBe(true);
   });
 });

@@ -412,12 +412,13 @@ describe("results flow back to the delegator", () => {
       parentTaskId: parentId,
       key: "run-1:abc",
     });
+    if (!created.ok) throw new Error(created.guard.reason);
     return { t, departmentId, admin, parentId, childId: created.taskId, created };
   }
 
   test("a delegated task reaching review tells the parent's thread and queues a delegation_result run for the delegator", async () => {
     const { t, admin, parentId, childId, created } = await delegated();
-    expect(created).toEqual({ taskId: childId, title: "Signup form", created: true });
+    expect(created).toEqual({ ok: true, taskId: childId, title: "Signup form", created: true });
     const child = await admin.query(api.tasks.get, { taskId: childId });
     expect(child).toMatchObject({ parentTaskId: parentId, parentTitle: "Launch page", delegatedBy: AGENTS.jarvis, assigneeSessionKeys: [AGENTS.devBot], status: "assigned" });
     // The idempotency key is internal.
@@ -460,7 +461,7 @@ describe("results flow back to the delegator", () => {
       parentTaskId: parentId,
       key: "run-1:abc",
     });
-    expect(again).toEqual({ taskId: childId, title: "Signup form", created: false });
+    expect(again).toEqual({ ok: true, taskId: childId, title: "Signup form", created: false });
     expect(await thread(t, childId)).toHaveLength(1);
   });
 

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "vitest";
-import { MAX_TOOL_ARG_CHARS, parseToolCalls, repairJson, stripToolCalls } from "../../convex/brain/toolCalls";
+import { cutForThread, inlineCodeSpans, MAX_TOOL_ARG_CHARS, parseToolCalls, repairJson, stripToolCalls } from "../../convex/brain/toolCalls";
+import { LIMITS } from "../../convex/lib/limits";
+import { TRUNCATION_MARK } from "../../convex/lib/secrets/userText";
 
 describe("parseToolCalls", () => {
   test.each([
@@ -53,5 +55,48 @@ describe("parseToolCalls", () => {
 
   test("text that only looks like a call is left alone", () => {
     expect(parseToolCalls("[TOOL: ] and [TOOL: 名前 ARG: {}] and [TOOL: x y]")).toEqual([]);
+  });
+});
+
+describe("inline code", () => {
+  test("a call inside inline code (any backtick run) is text; one outside still runs", () => {
+    const reply = [
+      'Write `[TOOL: delegate_task ARG: {"title": "in code"}]` to delegate,',
+      'or ``[TOOL: post_message ARG: {"content": "a ` inside"}]``.',
+      'Real: [TOOL: post_message ARG: {"content": "use `npm test` first"}]',
+    ].join("\n");
+    expect(parseToolCalls(reply).map((c) => c.args)).toEqual([{ content: "use `npm test` first" }]);
+    expect(stripToolCalls(reply)).toContain('`[TOOL: delegate_task ARG: {"title": "in code"}]`');
+  });
+
+  test("an unmatched backtick is a literal, so the call after it runs", () => {
+    expect(parseToolCalls('it`s done [TOOL: post_message ARG: {"content": "x"}]').map((c) => c.name)).toEqual(["post_message"]);
+  });
+
+  test("spans pair runs of equal length, outside fences", () => {
+    const text = "a `b` c ``d ` e`` ```\n`x\n``` `f`";
+    const fence = text.indexOf("```");
+    const spans = inlineCodeSpans(text, [[fence, text.lastIndexOf("```") + 3]]);
+    expect(spans.map(([s, e]) => text.slice(s, e))).toEqual(["`b`", "``d ` e``", "`f`"]);
+  });
+});
+
+describe("cutForThread", () => {
+  test("a reply within the limit is only trimmed", () => {
+    expect(cutForThread("  hello \n")).toBe("hello");
+    expect(cutForThread("x".repeat(LIMITS.messageChars))).toHaveLength(LIMITS.messageChars);
+  });
+
+  test("a longer reply is cut to the limit with the mark", () => {
+    const cut = cutForThread("y".repeat(50_000));
+    expect(cut).toHaveLength(LIMITS.messageChars);
+    expect(cut.endsWith(TRUNCATION_MARK)).toBe(true);
+  });
+
+  test("never inside a surrogate pair", () => {
+    const max = 20;
+    const keep = max - TRUNCATION_MARK.length;
+    const cut = cutForThread(`${"a".repeat(keep - 1)}😀${"b".repeat(30)}`, max);
+    expect(cut).toBe(`${"a".repeat(keep - 1)}${TRUNCATION_MARK}`);
   });
 });

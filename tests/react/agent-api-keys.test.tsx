@@ -97,6 +97,7 @@ describe("AgentApiKeys", () => {
 
   it("is in the modal when editing an agent, not when creating one", () => {
     convex.queries.set("tools/registry:list", []);
+    convex.queries.set("agents:toolApprovals", []);
     convex.queries.set("agentApiKeys:list", []);
     render(<CreateAgentModal departmentId={"dept-1" as Id<"departments">} agent={devBot} onClose={() => {}} />);
     expect(screen.getByRole("region", { name: "API keys" })).toBeTruthy();

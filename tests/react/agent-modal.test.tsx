@@ -24,7 +24,7 @@ vi.mock("convex/react", () => ({
 }));
 
 const tools: Tool[] = [
-  { name: "delegate_task", description: "Create a public task for other agents." },
+  { name: "delegate_task", description: "Create a public task for other agents.", approval: "high_priority" },
   { name: "post_message", description: "Post a message in a task's thread." },
   { name: "update_task_status", description: "Move a task to another column." },
   { name: "ask_question", description: "Ask the humans a question." },
@@ -84,7 +84,47 @@ describe("AgentForm", () => {
       systemPrompt: "You write code.",
       isSquadLead: false,
       allowedTools: ["post_message", "ask_question"],
+      toolApprovals: [],
     });
+  });
+
+  it("sets a per-tool approval policy for each allowed tool, starting from the tool's default", async () => {
+    const onSubmit = vi.fn((_values: unknown) => Promise.resolve());
+    render(<AgentForm tools={tools} onSubmit={onSubmit} />);
+    type("Name", "Newbie");
+    type("Role", "Lead");
+    // Only an allowed tool has a policy to set.
+    expect(screen.queryByTestId("approval-delegate_task")).toBeNull();
+    fireEvent.click(screen.getByTestId("tool-delegate_task"));
+    fireEvent.click(screen.getByTestId("tool-post_message"));
+    fireEvent.click(screen.getByTestId("tool-ask_question"));
+    const delegate = screen.getByRole("combobox", { name: "Approval for delegate_task" });
+    expect(delegate).toHaveProperty("value", "high_priority");
+    expect([...(delegate as HTMLSelectElement).options].map((o) => o.text)).toEqual(["Never", "Always", "When priority is high"]);
+    expect(screen.getByRole("combobox", { name: "Approval for post_message" })).toHaveProperty("value", "never");
+    fireEvent.change(delegate, { target: { value: "always" } });
+    fireEvent.change(screen.getByRole("combobox", { name: "Approval for post_message" }), { target: { value: "high_priority" } });
+    fireEvent.change(screen.getByRole("combobox", { name: "Approval for ask_question" }), { target: { value: "always" } });
+    // A tool taken away loses its policy.
+    fireEvent.click(screen.getByTestId("tool-ask_question"));
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+    expect((onSubmit.mock.calls[0][0] as { toolApprovals: unknown }).toolApprovals).toEqual([
+      { tool: "delegate_task", policy: "always" },
+      { tool: "post_message", policy: "high_priority" },
+    ]);
+  });
+
+  it("pre-fills an agent's own policies and drops one set back to the default", async () => {
+    const onSubmit = vi.fn((_values: unknown) => Promise.resolve());
+    const initial = { ...valuesFromAgent(jarvis), toolApprovals: [{ tool: "delegate_task", policy: "never" as const }] };
+    render(<AgentForm tools={tools} initial={initial} onSubmit={onSubmit} />);
+    const delegate = screen.getByRole("combobox", { name: "Approval for delegate_task" });
+    expect(delegate).toHaveProperty("value", "never");
+    fireEvent.change(delegate, { target: { value: "high_priority" } });
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+    expect((onSubmit.mock.calls[0][0] as { toolApprovals: unknown }).toolApprovals).toEqual([]);
   });
 
   it("leaves out an empty model and can make the agent squad lead", async () => {
@@ -206,6 +246,7 @@ describe("CreateAgentModal", () => {
       systemPrompt: "",
       isSquadLead: false,
       allowedTools: ["post_message"],
+      toolApprovals: [],
     });
   });
 
@@ -213,6 +254,7 @@ describe("CreateAgentModal", () => {
     convex.queries.set("tools/registry:list", tools);
     const update = vi.fn((_args: unknown) => Promise.reject(new ConvexError({ code: "FORBIDDEN", message: "Only admins can create or edit agents." })));
     convex.mutations.set("agents:update", update);
+    convex.queries.set("agents:toolApprovals", [{ tool: "delegate_task", policy: "always" }]);
     const onClose = vi.fn();
     render(<CreateAgentModal departmentId={departmentId} agent={jarvis} onClose={onClose} />);
 
@@ -220,7 +262,7 @@ describe("CreateAgentModal", () => {
     fireEvent.click(screen.getByRole("button", { name: "Save changes" }));
 
     expect((await screen.findByRole("alert")).textContent).toBe("Only admins can create or edit agents.");
-    expect(update).toHaveBeenCalledWith({ agentId: jarvis._id, ...valuesFromAgent(jarvis) });
+    expect(update).toHaveBeenCalledWith({ agentId: jarvis._id, ...valuesFromAgent(jarvis), toolApprovals: [{ tool: "delegate_task", policy: "always" }] });
     expect(onClose).not.toHaveBeenCalled();
   });
 

@@ -110,6 +110,7 @@ describe("RosterPanel", () => {
   it("opens the agent modal from Edit, pre-filled, and closes it on Esc", () => {
     convex.queries.set("agents:list", agents);
     convex.queries.set("tools/registry:list", tools);
+    convex.queries.set("agents:toolApprovals", []);
     render(<RosterPanel departmentId={departmentId} isAdmin />);
 
     fireEvent.click(screen.getByRole("button", { name: "Edit Jarvis" }));

@@ -107,7 +107,8 @@ function readReason(text: string): Reason {
   if (/^You were assigned this task/i.test(why)) return { kind: "assigned" };
   const mention = /^You were @mentioned by (.+?)(?::\s*["“]([\s\S]*?)["”]?)?\s*$/i.exec(why);
   if (mention) return { kind: "mentioned", author: mention[1].trim(), text: (mention[2] ?? "").trim() };
-  const changed = /^A task you delegated changed:\s*([\s\S]*)$/i.exec(why);
+  // The result is its first line; what follows is the brain's guidance on results.
+  const changed = /^A task you delegated changed:[ \t]*([^\n]*)/i.exec(why);
   if (changed) return { kind: "delegatedChanged", text: changed[1].trim() };
   const answered = /^A human answered your question(?::\s*["“]?([\s\S]*?)["”]?)?\s*$/i.exec(why);
   if (answered) return { kind: "answered", text: (answered[1] ?? "").trim() };
@@ -156,8 +157,11 @@ function answerAsSpecialist(prompt: Prompt): string {
         ? `${text}\n${toolCall("update_task_status", { status: "in_progress" })}`
         : text;
     }
-    case "mentioned":
+    case "mentioned": {
+      const acted = actOnRequest(prompt, reason.text);
+      if (acted !== null) return acted;
       return `${reason.author === "someone" ? "Thanks" : `Thanks, ${reason.author}`}. Got it; I'll take that into account on ${title}.`;
+    }
     case "answered":
       return `Thanks for the answer. I'll carry on with ${title}.`;
     case "delegatedChanged":
@@ -165,6 +169,38 @@ function answerAsSpecialist(prompt: Prompt): string {
     case "unknown":
       return `I've read the thread on ${title} and will follow up here.`;
   }
+}
+
+/** "take this", "can you pick it up": ownership, so the card moves to in progress. */
+const TAKE = /\b(?:take|pick)\s+(?:this|it|that|over|up)\b|\b(?:start|work)\s+on\b|\bown\s+(?:this|it)\b/i;
+/** "please write the FAQ", "can you fix the bug": work to do, so a result is posted and the card goes to review. */
+const DO = /\b(?:please|can you|could you|would you|go ahead and|now)\s+(?:do|write|draft|build|fix|finish|make|create|prepare|handle|complete|update|add|design|implement)\b|^(?:do|write|draft|build|fix|finish|make|create|prepare|handle|complete|update|add|design|implement)\b/i;
+
+/**
+ * A mention that asks the specialist to take or do something: it acts
+ * through its tools (status, a posted result) instead of only acknowledging,
+ * within the tools its prompt lists. Null when the mention asks for nothing.
+ */
+function actOnRequest(prompt: Prompt, text: string): string | null {
+  const request = withoutSelfMention(text, prompt.name).trim();
+  const status = prompt.task?.status ?? "";
+  const title = quoteTitle(prompt.task?.title);
+  if (DO.test(request)) {
+    const work = clip(request.replace(/^(?:please|can you|could you|would you|go ahead and|now)\s+/i, "").replace(/[?.!]+$/, ""), 160);
+    const calls = [
+      ...(prompt.tools.has("post_message")
+        ? [toolCall("post_message", { content: `Result for ${title}: ${work} — done as a first pass (demo model). Tell me what to change.` })]
+        : []),
+      ...(prompt.tools.has("update_task_status") && !["review", "done"].includes(status) ? [toolCall("update_task_status", { status: "review" })] : []),
+    ];
+    if (calls.length === 0) return `I'd do that, but I have no tools to post a result or move ${title}. Ask an admin to allow post_message or update_task_status for me.`;
+    return [`On it: ${work}.`, ...calls].join("\n");
+  }
+  if (TAKE.test(request)) {
+    if (!prompt.tools.has("update_task_status") || ["in_progress", "review", "done"].includes(status)) return `I'm on ${title} and will post my progress here.`;
+    return [`Taking ${title}: I'll post my progress here.`, toolCall("update_task_status", { status: "in_progress" })].join("\n");
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------- a squad lead
@@ -190,37 +226,98 @@ type Plan = { say: string; delegations: Delegation[] } | { problem: string } | n
 
 /** The delegations a request asks for, or null when it asks for none this demo understands. */
 function planDelegations(request: string, roster: RosterMember[], prompt: Prompt): Plan {
-  return planSplit(request, roster) ?? planDelegate(request, roster, prompt);
+  return planSplit(request, roster, prompt) ?? planDelegate(request, roster, prompt);
 }
 
-/** "split the landing page between Dev Bot and Writer: hero copy and the signup form" */
-function planSplit(request: string, roster: RosterMember[]): Plan {
-  const m = /\bsplit\s+(?:up\s+)?([\s\S]+?)\s+between\s+([\s\S]+?)\s*:\s*([\s\S]+)$/i.exec(request);
+/**
+ * "split the landing page between Dev Bot and Writer: hero copy and the signup form",
+ * "split the blog post and the banner between Writer and Designer". Who takes
+ * what comes from what the request says (pairParts), not from the order.
+ */
+function planSplit(request: string, roster: RosterMember[], prompt: Prompt): Plan {
+  const m = /\bsplit\s+(?:up\s+)?([\s\S]+?)\s+between\s+([\s\S]+?)(?:\s*:\s*([\s\S]+))?$/i.exec(request);
   if (m === null) return null;
-  const subject = m[1].trim();
-  const assignees = splitList(m[2]).map((name) => rosterName(name, roster));
-  const parts = splitList(firstSentence(m[3]));
+  // "split <work> between <names>: <parts>", or "split <parts> between <names>" (the work is the task).
+  const listed = m[3] !== undefined;
+  const subject = listed ? m[1].trim() : (prompt.task?.title ? `“${prompt.task.title}”` : "this task");
+  const explicit: Array<{ part: string; name: string }> = [];
+  const assignees: string[] = [];
+  for (const item of splitList(firstSentence(m[2]))) {
+    const pairing = readPairing(item, roster);
+    if (pairing !== null) explicit.push(pairing);
+    else assignees.push(rosterName(item, roster));
+  }
+  const parts: string[] = [];
+  for (const item of splitList(firstSentence(listed ? m[3] : m[1]))) {
+    const pairing = readPairing(item, roster);
+    if (pairing !== null) explicit.push(pairing);
+    if (pairing === null || !parts.some((p) => normalizeName(p) === normalizeName(pairing.part))) parts.push(pairing?.part ?? item);
+  }
+  for (const { name } of explicit) if (!assignees.includes(name)) assignees.push(name);
   if (assignees.length === 0 || parts.length === 0) return null;
   if (parts.length < assignees.length) {
     return {
       problem:
         `I count ${parts.length} ${parts.length === 1 ? "part" : "parts"} for ${assignees.length} people. ` +
-        `Tell me who takes what, e.g. "split ${subject} between ${assignees.slice(0, parts.length).join(" and ")}: ${parts.join(" and ")}".`,
+        `Tell me who takes what, e.g. "split ${listed ? subject : "the work"} between ${assignees.slice(0, parts.length).join(" and ")}: ${parts.map((p, i) => `${p} for ${assignees[i]}`).join(" and ")}".`,
     };
   }
-  // More parts than people: hand them out in turn.
-  const shares = assignees.map((name, i) => ({ name, parts: parts.filter((_, j) => j % assignees.length === i) }));
+  const owners = pairParts(parts, assignees, explicit, roster);
+  const shares = assignees.map((name) => ({ name, parts: parts.filter((_, j) => owners[j] === name) })).filter((share) => share.parts.length > 0);
+  const about = subject;
   const delegations = shares.map(({ name, parts: share }) => {
     const cores = share.map(withoutArticle);
     return {
       title: capitalise(joinAnd(cores)),
-      description: `Part of ${subject}: ${joinAnd(cores)}.`,
+      description: `Part of ${about}: ${joinAnd(cores)}.`,
       assignees: [name],
-      instruction: `Please take ${joinAnd(cores.map((c) => `the ${c}`))} for ${subject} and post your progress here.`,
+      instruction: `Please take ${joinAnd(cores.map((c) => `the ${c}`))} for ${about} and post your progress here.`,
       priority: "medium" as const,
     };
   });
-  return { say: `On it: splitting ${subject} between ${joinAnd(assignees)}.`, delegations };
+  return { say: `On it: splitting ${about} between ${joinAnd(shares.map((share) => share.name))}.`, delegations };
+}
+
+/** "the logo for Designer", "hero copy to @Writer", "Writer takes the copy", "Writer: the copy". */
+function readPairing(item: string, roster: RosterMember[]): { part: string; name: string } | null {
+  for (const member of roster) {
+    const name = member.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const after = new RegExp(`^(.+?)\\s+(?:for|to|by|goes to|->)\\s+@?${name}$`, "i").exec(item);
+    if (after) return { part: cleanItem(after[1]), name: member.name };
+    const before = new RegExp(`^@?${name}\\s*(?::|takes|gets|does|handles|on)\\s+(.+)$`, "i").exec(item);
+    if (before) return { part: cleanItem(before[1]), name: member.name };
+  }
+  return null;
+}
+
+/** Work words by the roles that do them: a part goes to the one person whose role it names. */
+const ROLE_WORK: Array<{ role: RegExp; work: RegExp }> = [
+  { role: /writ|copy|content|editor|market/i, work: /\b(?:copy|text|blog|post|article|e-?mail|newsletter|docs?|documentation|headline|tagline|terms|faq|announcement|content|wording|press)\b/i },
+  { role: /design|ux|ui\b|artist|visual/i, work: /\b(?:logo|design|mock-?ups?|wireframes?|illustrations?|icons?|layout|visuals?|banner|images?|brand(?:ing)?|palette|colou?rs?)\b/i },
+  { role: /engineer|dev|coder|program|full-?stack|back-?end|front-?end/i, work: /\b(?:api|form|backend|frontend|database|endpoint|code|bug|integration|server|deploy(?:ment)?|tests?|component)\b/i },
+  { role: /architect/i, work: /\b(?:architecture|schema|system|review|plan|infrastructure|diagram|migration)\b/i },
+];
+
+/**
+ * Who takes each part: what the request says first ("… for Writer"), then
+ * the one named person whose role does that kind of work, then the one person
+ * left without a part; only what none of these settles is handed out in turn.
+ */
+function pairParts(parts: string[], assignees: string[], explicit: Array<{ part: string; name: string }>, roster: RosterMember[]): string[] {
+  const owners: Array<string | undefined> = parts.map((part) => explicit.find((e) => normalizeName(e.part) === normalizeName(part))?.name);
+  const roleOf = (name: string) => `${name} ${roster.find((r) => r.name === name)?.role ?? ""}`;
+  for (const [i, part] of parts.entries()) {
+    if (owners[i] !== undefined) continue;
+    const fits = assignees.filter((name) => ROLE_WORK.some(({ role, work }) => role.test(roleOf(name)) && work.test(part)));
+    if (fits.length === 1) owners[i] = fits[0];
+  }
+  const idle = () => assignees.filter((name) => !owners.includes(name));
+  const open = () => owners.flatMap((owner, i) => (owner === undefined ? [i] : []));
+  if (idle().length === 1 && open().length === 1) owners[open()[0]] = idle()[0];
+  // Nothing said: in turn, people without a part first.
+  const turn = [...idle(), ...assignees.filter((name) => !idle().includes(name))];
+  for (const [k, i] of open().entries()) owners[i] = turn[k % turn.length];
+  return owners as string[];
 }
 
 /** "delegate the pricing page copy to Writer", several in one message allowed. */

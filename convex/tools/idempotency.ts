@@ -1,0 +1,42 @@
+/**
+ * Idempotency keys for side-effecting tool calls, derived from what caused
+ * the call (the run's task, agent and trigger), the tool and its canonical
+ * arguments — never from the run. A retried run, a resumed run or a
+ * duplicate of the same trigger therefore finds the effect of the first call
+ * instead of repeating it. Pure: no Convex context.
+ */
+import { sha256Hex } from "../lib/sha256";
+
+/** What caused a run, as far as idempotency is concerned. */
+export interface RunCause {
+  taskId: string;
+  agentSessionKey: string;
+  trigger: { kind: string; messageId?: string; note?: string };
+}
+
+/** JSON with object keys sorted at every depth, so equal arguments give equal text. */
+export function canonicalJson(value: unknown): string {
+  const sortKeys = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sortKeys)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([, inner]) => inner !== undefined)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([k, inner]) => [k, sortKeys(inner)]),
+          )
+        : v;
+  return JSON.stringify(sortKeys(value)) ?? "null";
+}
+
+/** The cause as one stable string: the trigger's message when it has one, else its note. */
+export function causeText(cause: RunCause): string {
+  const { kind, messageId, note } = cause.trigger;
+  return canonicalJson({ task: cause.taskId, agent: cause.agentSessionKey, kind, message: messageId, note: messageId === undefined ? note : undefined });
+}
+
+/** The key of one tool call: the same cause, tool and arguments always give the same key. */
+export function idempotencyKey(cause: RunCause, tool: string, args: unknown): string {
+  return `${tool}:${sha256Hex(`${causeText(cause)}\n${tool}\n${canonicalJson(args)}`)}`;
+}

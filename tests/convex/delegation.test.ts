@@ -1,0 +1,140 @@
+/**
+ * The delegation's guards that span runs (tools/guards, tools/delegation):
+ * the task tree's budget, the depth limit and the re-delegation detector on
+ * results, checked in the same transaction that creates the task.
+ */
+import { afterEach, describe, expect, test } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { DEFAULT_MAX_DELEGATIONS_PER_TREE, maxDelegationsPerTree, sameWork } from "../../convex/tools/guards";
+import { AGENTS, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+
+async function squad() {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const rootId = await createTask(admin, departmentId, { title: "Launch page" });
+  return { t, departmentId, admin, rootId };
+}
+
+function delegate(t: TestConvex, departmentId: Id<"departments">, parentTaskId: Id<"tasks">, title: string, extra: { onResult?: boolean; by?: string } = {}) {
+  return t.mutation(internal.tools.delegation.createDelegatedTask, {
+    departmentId,
+    delegatorSessionKey: extra.by ?? AGENTS.jarvis,
+    title,
+    description: "",
+    assigneeSessionKeys: [AGENTS.writer],
+    instruction: `Please do ${title}.`,
+    parentTaskId,
+    onResult: extra.onResult,
+  });
+}
+
+async function taskCount(t: TestConvex) {
+  return (await t.run(async (ctx) => await ctx.db.query("tasks").collect())).length;
+}
+
+afterEach(() => {
+  delete process.env.MAESTRO_MAX_DELEGATIONS_PER_TREE;
+});
+
+describe("sameWork", () => {
+  const subtasks = [{ title: "Hero copy" }, { title: "Signup form" }];
+  test.each([
+    ["the same title", "Hero copy", "Hero copy"],
+    ["case, punctuation and spacing", "  hero-COPY! ", "Hero copy"],
+    ["a title containing an earlier one", "Hero copy (again)", "Hero copy"],
+    ["an earlier title containing this one", "Signup", "Signup form"],
+    ["different work", "Pricing table", undefined],
+    ["numbered steps are different work", "Hero copy 2", "Hero copy"],
+  ])("%s", (_label, title, expected) => {
+    expect(sameWork(title, subtasks)?.title).toBe(expected);
+  });
+
+  test("whole words only, and nothing for an empty title", () => {
+    expect(sameWork("Signup form v2", subtasks)?.title).toBe("Signup form");
+    expect(sameWork("Hero", [{ title: "Heroic copy" }])).toBeUndefined();
+    expect(sameWork("!!!", subtasks)).toBeUndefined();
+  });
+});
+
+describe("the per-tree budget", () => {
+  test("defaults to 10 and can be set per deployment", () => {
+    expect(maxDelegationsPerTree({})).toBe(DEFAULT_MAX_DELEGATIONS_PER_TREE);
+    expect(maxDelegationsPerTree({ MAESTRO_MAX_DELEGATIONS_PER_TREE: "3" })).toBe(3);
+    expect(maxDelegationsPerTree({ MAESTRO_MAX_DELEGATIONS_PER_TREE: "zero" })).toBe(DEFAULT_MAX_DELEGATIONS_PER_TREE);
+  });
+
+  test("counts every delegation under the root, at any depth and by any run, then refuses with the reason", async () => {
+    process.env.MAESTRO_MAX_DELEGATIONS_PER_TREE = "3";
+    const { t, departmentId, admin, rootId } = await squad();
+    const first = await delegate(t, departmentId, rootId, "Hero copy");
+    if (!first.ok) throw new Error(first.guard.reason);
+    await delegate(t, departmentId, rootId, "Signup form");
+    // One level down still counts against the same tree.
+    await delegate(t, departmentId, first.taskId, "Hero image", { by: AGENTS.jarvis });
+    const before = await taskCount(t);
+    const refused = await delegate(t, departmentId, first.taskId, "Hero video");
+    expect(refused).toEqual({
+      ok: false,
+      guard: {
+        reason: "delegation budget for this task tree reached (3 delegations under “Launch page”)",
+        choices: "finish or close the tasks already delegated, or a human can create a new task for new work.",
+      },
+    });
+    expect(await taskCount(t)).toBe(before);
+    // Another tree has its own budget.
+    const otherRoot = await createTask(admin, departmentId, { title: "Pricing page" });
+    expect((await delegate(t, departmentId, otherRoot, "Pricing table")).ok).toBe(true);
+  });
+
+  test("the depth limit is a typed guard stop too", async () => {
+    const { t, departmentId, rootId } = await squad();
+    let parent = rootId;
+    for (const title of ["One", "Two", "Three"]) {
+      const created = await delegate(t, departmentId, parent, title);
+      if (!created.ok) throw new Error(created.guard.reason);
+      parent = created.taskId;
+    }
+    const refused = await delegate(t, departmentId, parent, "Four");
+    expect(refused).toMatchObject({ ok: false, guard: { reason: "delegation depth limit reached (limit 3)" } });
+  });
+});
+
+describe("re-delegating the same work on a result", () => {
+  test("is refused on a result, unless a person asked for more in the thread since", async () => {
+    const { t, departmentId, admin, rootId } = await squad();
+    const first = await delegate(t, departmentId, rootId, "Hero copy");
+    expect(first.ok).toBe(true);
+    const again = await delegate(t, departmentId, rootId, "Hero copy, second pass", { onResult: true });
+    expect(again).toEqual({ ok: false, guard: expect.objectContaining({ reason: "re-delegating work already delegated on a result (“Hero copy” is assigned)" }) });
+    // Not on a result (a person asked in a mention): allowed.
+    expect((await delegate(t, departmentId, rootId, "Hero copy for mobile")).ok).toBe(true);
+    // A person asks for more in the thread: the next result may delegate it again.
+    await admin.mutation(api.messages.create, { taskId: rootId, content: "The hero copy needs another pass, please." });
+    expect((await delegate(t, departmentId, rootId, "Hero copy, second pass", { onResult: true })).ok).toBe(true);
+  });
+
+  test("different work on a result is allowed (the tree budget bounds it)", async () => {
+    const { t, departmentId, rootId } = await squad();
+    await delegate(t, departmentId, rootId, "Hero copy");
+    expect((await delegate(t, departmentId, rootId, "Pricing table", { onResult: true })).ok).toBe(true);
+  });
+});
+
+describe("listSubtasks", () => {
+  test("lists what was delegated from a task with live status and assignee names; members of other departments are refused", async () => {
+    const { t, departmentId, admin, rootId } = await squad();
+    expect(await admin.query(api.tools.delegation.listSubtasks, { taskId: rootId })).toEqual({ subtasks: [], truncated: false });
+    const hero = await delegate(t, departmentId, rootId, "Hero copy");
+    await delegate(t, departmentId, rootId, "Signup form");
+    if (!hero.ok) throw new Error(hero.guard.reason);
+    await admin.mutation(api.tasks.setStatus, { taskId: hero.taskId, status: "review" });
+    const { subtasks } = await admin.query(api.tools.delegation.listSubtasks, { taskId: rootId });
+    expect(subtasks.map(({ title, status, assignees, delegatedBy }) => ({ title, status, assignees, delegatedBy }))).toEqual([
+      { title: "Hero copy", status: "review", assignees: ["Writer"], delegatedBy: "Jarvis" },
+      { title: "Signup form", status: "assigned", assignees: ["Writer"], delegatedBy: "Jarvis" },
+    ]);
+    const { member: mallory } = await createOtherDepartment(t);
+    await expectError(mallory.query(api.tools.delegation.listSubtasks, { taskId: rootId }), "FORBIDDEN");
+  });
+});
