@@ -34,6 +34,7 @@ import type * as lib_activity from "../lib/activity.js";
 import type * as lib_actors from "../lib/actors.js";
 import type * as lib_agentNames from "../lib/agentNames.js";
 import type * as lib_auth from "../lib/auth.js";
+import type * as lib_boardFilters from "../lib/boardFilters.js";
 import type * as lib_config from "../lib/config.js";
 import type * as lib_errors from "../lib/errors.js";
 import type * as lib_limits from "../lib/limits.js";
@@ -96,6 +97,7 @@ declare const fullApi: ApiFromModules<{
   "lib/actors": typeof lib_actors;
   "lib/agentNames": typeof lib_agentNames;
   "lib/auth": typeof lib_auth;
+  "lib/boardFilters": typeof lib_boardFilters;
   "lib/config": typeof lib_config;
   "lib/errors": typeof lib_errors;
   "lib/limits": typeof lib_limits;

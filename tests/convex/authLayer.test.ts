@@ -65,6 +65,8 @@ function sampleValue(validator: ArgValidator, name: string, ids: Ids): unknown {
       return id;
     }
     case "string":
+      // A board filter by assignee names an agent of the department by its session key.
+      if (name === "assignee") return ids.agentSessionKey;
       return name.toLowerCase().includes("email") ? "someone@example.com" : `sample ${name}`;
     case "number":
     case "float64":
@@ -192,6 +194,7 @@ describe("every public function goes through the auth layer", () => {
         agentApiKeys: keyId,
         invites: inviteId,
         authSessions: session._id,
+        agentSessionKey: agent.sessionKey,
       } satisfies Record<string, Id<never> | string>;
     });
   });
