@@ -266,7 +266,8 @@ function useCardKeys(columns: readonly BoardColumnData[], scrollers: RefObject<M
   useEffect(() => {
     let frame = 0;
     function focusCard(taskId: string, framesLeft: number) {
-      const button = document.querySelector<HTMLElement>(`[data-testid="task-card"][data-task-id="${CSS.escape(taskId)}"] [data-card-open]`);
+      const card = [...document.querySelectorAll('[data-testid="task-card"]')].find((el) => el.getAttribute("data-task-id") === taskId);
+      const button = card?.querySelector<HTMLElement>("[data-card-open]") ?? null;
       if (button !== null) {
         button.focus();
         button.scrollIntoView({ block: "nearest", inline: "nearest" });
