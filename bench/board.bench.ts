@@ -2,18 +2,25 @@
  * `npm run bench:board`: the squad board at size. Runs `npm start`'s stack
  * (offline backend + app) on free loopback ports, seeds one department with
  * 50 agents, 2,000 tasks and 20,000 messages through the public functions,
- * then prints p50/p99 of tasks.list and messages.list, of tasks.move → the
- * update seen by a second subscribed client, and how long Chromium takes to
- * render the 2,000 cards.
+ * then prints p50/p99 of tasks.list, tasks.listColumn and messages.list; of
+ * tasks.move → the update seen by a second client subscribed as the board is
+ * (one `tasks.listColumn` per column) and, for comparison, as it was (one
+ * whole-board `tasks.list`); the bytes each query shape sends; and how long
+ * Chromium takes to render the 2,000-card board from the production build
+ * (`vite build`, served by `vite preview`).
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
+import { convexToJson, type Value } from "convex/values";
 import { chromium } from "playwright-core";
+import { build, preview } from "vite";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import { CHROMIUM_ARGS, chromiumPath } from "../tests/browser/chromium";
 import { passwordRoute } from "../tests/backend/helpers";
-import { startStack, type Stack } from "../tests/browser/stack";
+import { freePort, PROJECT_ROOT, startStack, type Stack } from "../tests/browser/stack";
 import { summarize, type Summary } from "./stats";
 
 const AGENTS = 50;
@@ -23,6 +30,8 @@ const WRITERS = 8;
 const SAMPLES = 100;
 const RENDER_SAMPLES = 5;
 const STATUSES = ["inbox", "assigned", "in_progress", "review", "done"] as const;
+/** Every column the board subscribes to (Blocked stays empty here). */
+const COLUMNS = [...STATUSES, "blocked"] as const;
 const PASSWORD = "bench-password";
 
 function log(line: string) {
@@ -52,12 +61,45 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/** Bytes of a query result as the sync protocol sends it (Convex JSON). */
+function bytesOf(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(convexToJson(value as Value)));
+}
+
+function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+/**
+ * Builds the app for production against the stack's backend and serves it
+ * with `vite preview` on `port` (an origin the backend was told to allow).
+ */
+async function servePreview(stack: Stack, port: number) {
+  const outDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-dist-"));
+  process.env.VITE_CONVEX_URL = stack.url;
+  process.env.VITE_CONVEX_SITE_URL = stack.siteUrl;
+  process.env.VITE_CLERK_PUBLISHABLE_KEY = "";
+  const configFile = path.join(PROJECT_ROOT, "vite.config.ts");
+  await build({ configFile, logLevel: "warn", build: { outDir, emptyOutDir: true } });
+  const server = await preview({ configFile, logLevel: "warn", build: { outDir }, preview: { host: "127.0.0.1", port, strictPort: true } });
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: async () => {
+      await server.close();
+      rmSync(outDir, { recursive: true, force: true });
+    },
+  };
+}
+
 function row(label: string, s: Summary, unit = "ms") {
   return `${label.padEnd(44)} ${String(s.count).padStart(7)} ${s.p50.toFixed(1).padStart(9)} ${s.p99.toFixed(1).padStart(9)} ${s.max.toFixed(1).padStart(9)}  ${unit}`;
 }
 
 async function main() {
   const started = performance.now();
+  // The production build is served from its own port: the backend must accept that origin.
+  const previewPort = await freePort();
+  process.env.MAESTRO_CORS_ORIGINS = [process.env.MAESTRO_CORS_ORIGINS, `http://127.0.0.1:${previewPort}`].filter(Boolean).join(",");
   const stack = await startStack({ password: PASSWORD });
   const closers: Array<() => Promise<unknown>> = [];
   try {
@@ -117,77 +159,134 @@ async function main() {
     log("measuring queries");
     const listTimes: number[] = [];
     for (let i = 0; i < 50; i++) listTimes.push(await time(() => http.query(api.tasks.list, { departmentId })));
+    const columnTimes: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      columnTimes.push(await time(() => http.query(api.tasks.listColumn, { departmentId, status: COLUMNS[i % COLUMNS.length] })));
+    }
     const messageTimes: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       const taskId = taskIds[(i * 37) % taskIds.length];
       messageTimes.push(await time(() => http.query(api.messages.list, { taskId, paginationOpts: { numItems: 20, cursor: null } })));
     }
+    const boardBytes = bytesOf(await http.query(api.tasks.list, { departmentId }));
+    const columnBytes: number[] = [];
+    for (const status of COLUMNS) columnBytes.push(bytesOf(await http.query(api.tasks.listColumn, { departmentId, status })));
 
-    log("measuring tasks.move → second client");
-    const watcher = new ConvexClient(stack.url, { unsavedChangesWarning: false });
-    closers.push(() => watcher.close());
-    watcher.setAuth(async () => session.token);
     const mover = new ConvexClient(stack.url, { unsavedChangesWarning: false });
     closers.push(() => mover.close());
     mover.setAuth(async () => session.token);
-    let latest: Array<{ status: string; tasks: Array<{ _id: string }> }> = [];
-    let waiter: (() => void) | null = null;
-    watcher.onUpdate(api.tasks.list, { departmentId }, (columns) => {
-      latest = columns;
-      waiter?.();
-    });
-    const statusOf = (taskId: string) => latest.find((c) => c.tasks.some((t) => t._id === taskId))?.status;
-    while (latest.length === 0) await new Promise((r) => setTimeout(r, 20));
-    const moveTimes: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) {
-      const taskId = taskIds[(i * 53) % taskIds.length];
-      const target = STATUSES.find((s) => s !== statusOf(taskId))!;
-      const seen = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("move not seen within 20 s")), 20_000);
-        waiter = () => {
-          if (statusOf(taskId) !== target) return;
-          clearTimeout(timer);
-          waiter = null;
-          resolve();
-        };
-      });
-      const start = performance.now();
-      await mover.mutation(api.tasks.move, { taskId, status: target, position: 0 });
-      await seen;
-      moveTimes.push(performance.now() - start);
+
+    /**
+     * Moves 100 cards with `mover` and times each until `watcher` sees it in
+     * its new column; `columnOf` reads the watcher's latest view.
+     */
+    async function timeMoves(subscribe: (onChange: () => void) => () => void, columnOf: (taskId: string) => string | undefined, ready: () => boolean) {
+      let waiter: (() => void) | null = null;
+      const unsubscribe = subscribe(() => waiter?.());
+      while (!ready()) await new Promise((r) => setTimeout(r, 20));
+      const times: number[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        const taskId = taskIds[(i * 53) % taskIds.length];
+        const target = STATUSES.find((s) => s !== columnOf(taskId))!;
+        const seen = new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error("move not seen within 20 s")), 20_000);
+          waiter = () => {
+            if (columnOf(taskId) !== target) return;
+            clearTimeout(timer);
+            waiter = null;
+            resolve();
+          };
+        });
+        const start = performance.now();
+        await mover.mutation(api.tasks.move, { taskId, status: target, position: 0 });
+        await seen;
+        times.push(performance.now() - start);
+      }
+      unsubscribe();
+      return times;
     }
 
-    log("measuring Chromium render of the board");
+    log("measuring tasks.move → second client (per-column subscriptions, as the board)");
+    const watcher = new ConvexClient(stack.url, { unsavedChangesWarning: false });
+    closers.push(() => watcher.close());
+    watcher.setAuth(async () => session.token);
+    const byColumn = new Map<string, Set<string>>();
+    const columnMoveTimes = await timeMoves(
+      (onChange) => {
+        const stops = COLUMNS.map((status) =>
+          watcher.onUpdate(api.tasks.listColumn, { departmentId, status }, (column) => {
+            byColumn.set(status, new Set(column.tasks.map((t) => t._id)));
+            onChange();
+          }),
+        );
+        return () => stops.forEach((stop) => stop());
+      },
+      (taskId) => [...byColumn].find(([, ids]) => ids.has(taskId))?.[0],
+      () => byColumn.size === COLUMNS.length,
+    );
+
+    log("measuring tasks.move → second client (one whole-board tasks.list, as before)");
+    let latest: Array<{ status: string; tasks: Array<{ _id: string }> }> = [];
+    const boardMoveTimes = await timeMoves(
+      (onChange) =>
+        watcher.onUpdate(api.tasks.list, { departmentId }, (columns) => {
+          latest = columns;
+          onChange();
+        }),
+      (taskId) => latest.find((c) => c.tasks.some((t) => t._id === taskId))?.status,
+      () => latest.length > 0,
+    );
+
+    log("building the app for production");
+    const app = await servePreview(stack, previewPort);
+    closers.push(() => app.close());
+
+    log("measuring Chromium render of the board (production build)");
     const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
     closers.push(() => browser.close());
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     await context.addInitScript(
       ({ token, refreshToken }) => localStorage.setItem("maestro.session", JSON.stringify({ token, refreshToken, email: "bench@example.com" })),
       session,
     );
     const page = await context.newPage();
     const renderTimes: number[] = [];
+    const renderedCards: number[] = [];
     const cards = Math.min(TASKS, 500 * STATUSES.length);
     for (let i = 0; i < RENDER_SAMPLES; i++) {
-      const start = performance.now();
-      await page.goto(stack.appUrl);
-      await page.waitForFunction((n) => document.querySelectorAll('[data-testid="task-card"]').length >= n, cards, {
-        timeout: 120_000,
-        polling: 50,
-      });
-      renderTimes.push(performance.now() - start);
+      await page.goto(app.url);
+      // Rendered: every column's count is in (they add up to the whole board) and its first
+      // cards are on screen. Timed in the page, from navigation start.
+      const handle = await page.waitForFunction(
+        (n) => {
+          const counts = [...document.querySelectorAll('[data-testid="board"] [data-testid="column-count"]')].map((el) => Number(el.textContent));
+          const total = counts.reduce((sum, count) => sum + count, 0);
+          const firstCards = document.querySelectorAll('[data-testid="board"] section li[data-testid="task-card"]').length;
+          return total >= n && firstCards >= 5 ? performance.now() : false;
+        },
+        cards,
+        { timeout: 120_000, polling: "raf" },
+      );
+      renderTimes.push((await handle.jsonValue()) as number);
+      renderedCards.push(await page.locator('[data-testid="task-card"]').count());
     }
 
-    console.log(`Squad board benchmark (npm start stack: offline backend + Vite dev server)
+    const moved = [...columnBytes].sort((a, b) => b - a);
+    console.log(`Squad board benchmark (npm start stack: offline backend; the app's production build served by vite preview)
 machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}
 department: ${agents.length} agents, ${TASKS} tasks over ${STATUSES.length} columns, ${TASKS * MESSAGES_PER_TASK} messages (10% with an @mention); seeded through the public functions with ${WRITERS} HTTP clients in ${seedSeconds.toFixed(1)} s
 times are client-measured round trips on 127.0.0.1, nearest-rank percentiles
 
 ${"what".padEnd(44)} ${"samples".padStart(7)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"max".padStart(9)}
-${row("tasks.list (2,000 cards, HTTP query)", summarize(listTimes))}
+${row("tasks.list (whole board, HTTP query)", summarize(listTimes))}
+${row("tasks.listColumn (one column, HTTP query)", summarize(columnTimes))}
 ${row("messages.list (first page of 20, HTTP)", summarize(messageTimes))}
-${row("tasks.move → seen by 2nd subscribed client", summarize(moveTimes))}
-${row(`Chromium: load → ${cards} cards rendered`, summarize(renderTimes))}
+${row("move → 2nd client, per-column subscriptions", summarize(columnMoveTimes))}
+${row("move → 2nd client, one tasks.list (before)", summarize(boardMoveTimes))}
+${row(`Chromium: load → ${cards}-card board rendered`, summarize(renderTimes))}
+
+payload per update: whole board (tasks.list) ${kb(boardBytes)}; one column (tasks.listColumn) ${kb(Math.min(...columnBytes))}–${kb(Math.max(...columnBytes))}; a move re-sends two columns, at most ${kb(moved[0] + moved[1])}
+cards in the DOM after render (columns are virtualised): ${Math.max(...renderedCards)} of ${cards}
 
 wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } finally {

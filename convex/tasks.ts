@@ -3,7 +3,8 @@ import type { MutationCtx, QueryCtx } from "./_generated/server";
 import { departmentMutation, departmentQuery, taskMutation, taskQuery } from "./functions";
 import type { Doc, Id } from "./_generated/dataModel";
 import { recordActivity } from "./lib/activity";
-import { memberActor } from "./lib/actors";
+import { memberActor, memberKey } from "./lib/actors";
+import { cleanBoardFilter, matchesBoardFilter, type BoardFilter, type BoardFilterArgs } from "./lib/boardFilters";
 import schema from "./schema";
 import { MaestroError } from "./lib/errors";
 import { LIMITS } from "./lib/limits";
@@ -128,23 +129,32 @@ export async function createTask(ctx: MutationCtx, actor: Actor, input: NewTask)
   return taskId;
 }
 
-/** Moves a task to `status` at `position` in that column (end when omitted), recording a column change. */
+/**
+ * Moves a task to `status` at `position` in that column (end when omitted),
+ * or just before the card `{ before }` names, recording a column change.
+ */
 export async function moveTask(
   ctx: MutationCtx,
   actor: Actor,
   task: Doc<"tasks">,
   status: TaskStatus,
-  position?: number,
+  position?: number | { before: Id<"tasks"> },
 ): Promise<void> {
   const column = await ctx.db
     .query("tasks")
     .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status))
     .take(MAX_TASKS_PER_COLUMN + 1);
   const others = column.filter((t) => t._id !== task._id);
+  let at = others.length;
+  if (typeof position === "number") at = position;
+  else if (position !== undefined) {
+    at = others.findIndex((t) => t._id === position.before);
+    if (at === -1) throw new MaestroError("CONFLICT", "The card to drop before is no longer in that column; try again.");
+  }
   const plan = planMove(
     column.map((t) => ({ id: t._id, order: t.order })),
     task._id,
-    position ?? others.length,
+    at,
   );
   const now = Date.now();
   if (plan.kind === "single") {
@@ -187,33 +197,104 @@ async function reportToDelegator(ctx: MutationCtx, task: Doc<"tasks">, status: "
 
 // ---- public functions ----
 
-/** The department's board: one entry per column, in column order, each bounded. */
+const vBoardFilterArgs = {
+  /** Words of the title (prefix match on the last one), through the `search_title` index. */
+  text: v.optional(v.string()),
+  /** An agent's session key: only its tasks. */
+  assignee: v.optional(v.string()),
+  tag: v.optional(v.string()),
+  priority: v.optional(vPriority),
+  /** Only tasks the caller created or holds. */
+  mine: v.optional(v.boolean()),
+};
+
+const vColumn = v.object({ status: vTaskStatus, tasks: v.array(vTaskCard), truncated: v.boolean() });
+
+/** The filter, checked: an assignee must be an agent of this department (another department's → FORBIDDEN). */
+async function boardFilterX(ctx: QueryCtx, departmentId: Id<"departments">, args: BoardFilterArgs): Promise<BoardFilter> {
+  const filter = cleanBoardFilter(args);
+  if (filter.assignee !== undefined) {
+    const agent = await ctx.db
+      .query("agents")
+      .withIndex("by_sessionKey", (q) => q.eq("sessionKey", filter.assignee!))
+      .unique();
+    if (agent === null) throw new MaestroError("INVALID_ARGUMENT", `Unknown assignee: ${filter.assignee} is not an agent.`);
+    if (agent.departmentId !== departmentId) throw new MaestroError("FORBIDDEN", "That agent belongs to another department.");
+  }
+  return filter;
+}
+
+/**
+ * One column as the board shows it: at most MAX_TASKS_PER_COLUMN cards read,
+ * in column order, narrowed by `filter`. Text goes through the search index
+ * (whose results come by relevance, so they are put back in column order).
+ */
+async function readColumn(
+  ctx: QueryCtx,
+  departmentId: Id<"departments">,
+  status: TaskStatus,
+  filter: BoardFilter,
+  viewerKey: string,
+) {
+  const text = filter.text;
+  const rows =
+    text === undefined
+      ? await ctx.db
+          .query("tasks")
+          .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", departmentId).eq("status", status))
+          .take(MAX_TASKS_PER_COLUMN + 1)
+      : (
+          await ctx.db
+            .query("tasks")
+            .withSearchIndex("search_title", (q) => q.search("title", text).eq("departmentId", departmentId).eq("status", status))
+            .take(MAX_TASKS_PER_COLUMN + 1)
+        ).sort((a, b) => a.order - b.order);
+  return {
+    status,
+    truncated: rows.length > MAX_TASKS_PER_COLUMN,
+    tasks: rows
+      .slice(0, MAX_TASKS_PER_COLUMN)
+      .filter((task) => matchesBoardFilter(task, filter, viewerKey))
+      .map((task) => ({
+        _id: task._id,
+        title: task.title,
+        status: task.status,
+        priority: task.priority,
+        tags: task.tags,
+        assigneeSessionKeys: task.assigneeSessionKeys,
+        delegatedBy: task.delegatedBy,
+        order: task.order,
+      })),
+  };
+}
+
+/** The department's board: one entry per column, in column order, each bounded and narrowed by the filters. */
 export const list = departmentQuery({
-  args: {},
-  returns: v.array(v.object({ status: vTaskStatus, tasks: v.array(vTaskCard), truncated: v.boolean() })),
-  handler: async (ctx, { departmentId }) => {
+  args: { ...vBoardFilterArgs, statuses: v.optional(v.array(vTaskStatus)) },
+  returns: v.array(vColumn),
+  handler: async (ctx, { departmentId, statuses, ...args }) => {
+    const filter = await boardFilterX(ctx, departmentId, args);
+    const viewerKey = memberKey(ctx.member.userId);
     const columns = [];
     for (const status of TASK_STATUSES) {
-      const rows = await ctx.db
-        .query("tasks")
-        .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", departmentId).eq("status", status))
-        .take(MAX_TASKS_PER_COLUMN + 1);
-      columns.push({
-        status,
-        truncated: rows.length > MAX_TASKS_PER_COLUMN,
-        tasks: rows.slice(0, MAX_TASKS_PER_COLUMN).map((task) => ({
-          _id: task._id,
-          title: task.title,
-          status: task.status,
-          priority: task.priority,
-          tags: task.tags,
-          assigneeSessionKeys: task.assigneeSessionKeys,
-          delegatedBy: task.delegatedBy,
-          order: task.order,
-        })),
-      });
+      if (statuses !== undefined && !statuses.includes(status)) continue;
+      columns.push(await readColumn(ctx, departmentId, status, filter, viewerKey));
     }
     return columns;
+  },
+});
+
+/**
+ * One column of the board, narrowed by the filters. The board subscribes to
+ * each column on its own, so a move re-runs and re-sends only the two
+ * columns it touches instead of the whole board.
+ */
+export const listColumn = departmentQuery({
+  args: { ...vBoardFilterArgs, status: vTaskStatus },
+  returns: vColumn,
+  handler: async (ctx, { departmentId, status, ...args }) => {
+    const filter = await boardFilterX(ctx, departmentId, args);
+    return await readColumn(ctx, departmentId, status, filter, memberKey(ctx.member.userId));
   },
 });
 
@@ -255,16 +336,27 @@ export const setStatus = taskMutation({
   },
 });
 
-/** Drag and drop: puts a task in `status` at `position` (0-based) among that column's cards. */
+/**
+ * Drag and drop: puts a task in `status` at `position` (0-based) among that
+ * column's cards. A filtered board sees only some of a column's cards, so it
+ * names the card to land before instead (`beforeTaskId`), which then wins
+ * over `position`.
+ */
 export const move = taskMutation({
-  args: { status: vTaskStatus, position: v.number() },
+  args: { status: vTaskStatus, position: v.number(), beforeTaskId: v.optional(v.id("tasks")) },
   returns: v.null(),
-  handler: async (ctx, { status, position }) => {
+  handler: async (ctx, { status, position, beforeTaskId }) => {
     if (!Number.isInteger(position) || position < 0) {
       throw new MaestroError("INVALID_ARGUMENT", "Position must be a whole number of at least 0.");
     }
     const { task, member } = ctx;
-    await moveTask(ctx, memberActor(member), task, status, position);
+    if (beforeTaskId !== undefined) {
+      if (beforeTaskId === task._id) throw new MaestroError("INVALID_ARGUMENT", "A card cannot be dropped before itself.");
+      const before = await ctx.db.get("tasks", beforeTaskId);
+      if (before === null) throw new MaestroError("NOT_FOUND", "The card to drop before was not found.");
+      if (before.departmentId !== task.departmentId) throw new MaestroError("FORBIDDEN", "The card to drop before belongs to another department.");
+    }
+    await moveTask(ctx, memberActor(member), task, status, beforeTaskId === undefined ? position : { before: beforeTaskId });
     return null;
   },
 });

@@ -39,6 +39,7 @@ import type * as lib_activity from "../lib/activity.js";
 import type * as lib_actors from "../lib/actors.js";
 import type * as lib_agentNames from "../lib/agentNames.js";
 import type * as lib_auth from "../lib/auth.js";
+import type * as lib_boardFilters from "../lib/boardFilters.js";
 import type * as lib_channels from "../lib/channels.js";
 import type * as lib_config from "../lib/config.js";
 import type * as lib_deltaBatcher from "../lib/deltaBatcher.js";
@@ -121,6 +122,7 @@ declare const fullApi: ApiFromModules<{
   "lib/actors": typeof lib_actors;
   "lib/agentNames": typeof lib_agentNames;
   "lib/auth": typeof lib_auth;
+  "lib/boardFilters": typeof lib_boardFilters;
   "lib/channels": typeof lib_channels;
   "lib/config": typeof lib_config;
   "lib/deltaBatcher": typeof lib_deltaBatcher;

@@ -1,5 +1,5 @@
-import { useMutation, useQuery } from "convex/react";
-import { useMemo, useState } from "react";
+import { useMutation, useQueries, useQuery } from "convex/react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { Button } from "../components/ui/Button";
@@ -9,9 +9,54 @@ import { NewTaskDialog } from "../task/NewTaskDialog";
 import { openTask } from "../task/taskHash";
 import { BoardSkeleton } from "./BoardSkeleton";
 import { BoardView } from "./BoardView";
-import type { TaskMove } from "./dnd";
+import { serverMove, type TaskMove } from "./dnd";
+import { FilterBar } from "./FilterBar";
+import { filterArgs, hasFilters, shownStatuses, useBoardFilters, type BoardFilters } from "./filters";
+import { collapsedColumns, parseCollapseChoices, useColumnMode, useElementWidth, type ColumnMode } from "./layout";
 import { moveTaskInStore } from "./optimistic";
+import type { BoardColumnData, TaskStatus } from "./types";
 import { canWrite, useRole } from "../shell/role";
+import { useStoredState } from "../shell/useStoredState";
+
+type Props = {
+  departmentId: Id<"departments">;
+  /** Side by side or one column at a time; follows the screen width when omitted. */
+  columnMode?: ColumnMode;
+  /** Filters owned by the caller (e.g. the router's search params); the URL-backed `useBoardFilters` when omitted. */
+  filters?: BoardFilters;
+  onFiltersChange?: (filters: BoardFilters) => void;
+  /** Render the filter bar above the board (default), or leave it to the caller. */
+  showFilterBar?: boolean;
+};
+
+/**
+ * One subscription per shown column (`tasks.listColumn`), narrowed on the
+ * server by the filters: a move re-runs and re-sends only the columns it
+ * touches. Undefined while any column loads; a failed column throws to the
+ * error boundary.
+ */
+function useColumns(departmentId: Id<"departments">, filters: BoardFilters): BoardColumnData[] | undefined {
+  const statuses = shownStatuses(filters);
+  const key = JSON.stringify([departmentId, statuses, filterArgs(filters)]);
+  const requests = useMemo(() => {
+    const [dept, shown, args] = JSON.parse(key) as [Id<"departments">, TaskStatus[], ReturnType<typeof filterArgs>];
+    return Object.fromEntries(shown.map((status) => [status, { query: api.tasks.listColumn, args: { departmentId: dept, status, ...args } }]));
+  }, [key]);
+  const results = useQueries(requests);
+  let columns: BoardColumnData[] | undefined = [];
+  for (const status of statuses) {
+    const result: unknown = results[status];
+    if (result instanceof Error) throw result;
+    if (result === undefined) columns = undefined;
+    else columns?.push(result as BoardColumnData);
+  }
+  // While new filters load, keep showing the last board rather than a skeleton.
+  const [kept, setKept] = useState<BoardColumnData[] | undefined>(undefined);
+  if (columns !== undefined && (kept === undefined || columns.length !== kept.length || columns.some((column, i) => column !== kept[i]))) {
+    setKept(columns);
+  }
+  return columns ?? kept;
+}
 
 /**
  * The live board for one department, with its "New task" button. A drop is
@@ -19,9 +64,24 @@ import { canWrite, useRole } from "../shell/role";
  * move snaps back with its reason shown above the board. Query errors
  * propagate to the enclosing error boundary.
  */
-export function Board({ departmentId }: { departmentId: Id<"departments"> }) {
+export function Board({ departmentId, columnMode: forcedMode, filters: givenFilters, onFiltersChange, showFilterBar = true }: Props) {
   const writable = canWrite(useRole());
-  const columns = useQuery(api.tasks.list, { departmentId });
+  const [urlFilters, setUrlFilters] = useBoardFilters();
+  const filters = givenFilters ?? urlFilters;
+  const setFilters = onFiltersChange ?? setUrlFilters;
+  const columns = useColumns(departmentId, filters);
+  const autoMode = useColumnMode();
+  const columnMode = forcedMode ?? autoMode;
+  const boardRef = useRef<HTMLDivElement>(null);
+  const width = useElementWidth(boardRef);
+  const [storedChoices, storeChoices] = useStoredState("maestro.board.folded");
+  const choices = useMemo(() => parseCollapseChoices(storedChoices), [storedChoices]);
+  const statuses = shownStatuses(filters);
+  const collapsed = collapsedColumns(width, statuses, choices);
+  const toggleCollapsed = useCallback(
+    (status: TaskStatus) => storeChoices(JSON.stringify({ ...choices, [status]: !collapsed.has(status) })),
+    [choices, collapsed, storeChoices],
+  );
   const agents = useQuery(api.agents.list, { departmentId });
   const notifications = useQuery(api.notifications.listMine, { departmentId });
   const move = useMutation(api.tasks.move).withOptimisticUpdate(moveTaskInStore);
@@ -31,14 +91,16 @@ export function Board({ departmentId }: { departmentId: Id<"departments"> }) {
 
   function onMoveTask(target: TaskMove) {
     setFailure(null);
-    move(target).catch((error: unknown) => setFailure(`The task could not be moved: ${userMessage(error)}`));
+    move(serverMove(target, columns ?? [], hasFilters(filters))).catch((error: unknown) =>
+      setFailure(`The task could not be moved: ${userMessage(error)}`),
+    );
   }
 
   const loading = columns === undefined || agents === undefined;
   const taskCount = columns?.reduce((sum, column) => sum + column.tasks.length, 0);
 
   return (
-    <div className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">
+    <div ref={boardRef} className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">
       <div className="flex items-center gap-3">
         <h1 className="text-base font-semibold text-slate-900">Board</h1>
         {taskCount !== undefined && (
@@ -53,6 +115,7 @@ export function Board({ departmentId }: { departmentId: Id<"departments"> }) {
           </Button>
         )}
       </div>
+      {showFilterBar && agents !== undefined && <FilterBar filters={filters} onChange={setFilters} agents={agents} />}
       {failure && (
         <div role="alert" className="flex items-start gap-2 rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800 ring-1 ring-rose-200 ring-inset">
           <p className="flex-1">{failure}</p>
@@ -71,6 +134,11 @@ export function Board({ departmentId }: { departmentId: Id<"departments"> }) {
           onOpenTask={openTask}
           onMoveTask={onMoveTask}
           readOnly={!writable}
+          columnMode={columnMode}
+          statuses={statuses}
+          collapsed={collapsed}
+          onToggleCollapsed={toggleCollapsed}
+          filtered={hasFilters(filters)}
         />
       )}
       {creating && agents !== undefined && (

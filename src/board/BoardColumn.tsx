@@ -1,10 +1,22 @@
 import { useDroppable } from "@dnd-kit/core";
 import { SortableContext, verticalListSortingStrategy } from "@dnd-kit/sortable";
+import { defaultRangeExtractor, useVirtualizer, type Range } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useRef } from "react";
 import { cn } from "../lib/cn";
 import { columnDropId } from "./dnd";
+import type { ColumnMode } from "./layout";
 import type { Option } from "./options";
 import { SortableTaskCard } from "./TaskCard";
 import type { RosterAgent, TaskCardData, TaskStatus } from "./types";
+
+/** Columns longer than this render only the cards in view (plus a margin), so 2,000 cards cost what 60 do. */
+export const VIRTUALIZE_OVER = 60;
+/** A compact card's usual height, before it is measured. */
+const ESTIMATED_CARD_PX = 84;
+const CARD_GAP_PX = 8;
+
+/** Scrolls a column so its card at `index` is rendered and in view. */
+export type ScrollToCard = (index: number) => void;
 
 type Props = {
   status: Option<TaskStatus>;
@@ -15,66 +27,228 @@ type Props = {
   onOpenTask: (taskId: TaskCardData["_id"]) => void;
   /** A card is being dragged over this column (or one of its cards). */
   isDropTarget: boolean;
+  /** Folded to a narrow strip: name and count only, still a drop target. */
+  collapsed?: boolean;
+  /** Offered on Done and Blocked: fold or unfold the column. */
+  onToggleCollapsed?: () => void;
+  columnMode?: ColumnMode;
+  /** The card being dragged: always rendered, even when scrolled out of a virtualised column. */
+  activeId?: string | null;
+  /** Lets the board scroll this column to a card (for j/k). */
+  registerScroller?: (status: TaskStatus, scroll: ScrollToCard | null) => void;
 };
 
 /** One status column: header with count, then its sortable cards. The whole column is a drop target. */
-export function BoardColumn({ status, tasks, truncated, agentsByKey, unreadTaskIds, onOpenTask, isDropTarget }: Props) {
+export function BoardColumn({
+  status,
+  tasks,
+  truncated,
+  agentsByKey,
+  unreadTaskIds,
+  onOpenTask,
+  isDropTarget,
+  collapsed = false,
+  onToggleCollapsed,
+  columnMode = "all",
+  activeId = null,
+  registerScroller,
+}: Props) {
   const headingId = `column-heading-${status.value}`;
   const { setNodeRef } = useDroppable({ id: columnDropId(status.value) });
+  const count = `${tasks.length}${truncated ? "+" : ""}`;
+  const countLabel = `${tasks.length}${truncated ? " or more" : ""} tasks`;
+
+  if (collapsed) {
+    return (
+      <section
+        ref={setNodeRef}
+        data-testid={`column-${status.value}`}
+        data-collapsed=""
+        aria-labelledby={headingId}
+        className={cn(
+          "relative flex w-10 shrink-0 flex-col items-center rounded-xl bg-slate-100/80 py-2 transition-colors hover:bg-slate-200/70 lg:max-h-full",
+          isDropTarget && "bg-indigo-50 ring-2 ring-indigo-300 ring-inset",
+        )}
+      >
+        {/* The button's ::after covers the strip, so a click anywhere on it unfolds the column. */}
+        <button
+          type="button"
+          onClick={onToggleCollapsed}
+          aria-expanded={false}
+          aria-label={`Show the ${status.label} column`}
+          title={`Show the ${status.label} column`}
+          className="rounded p-0.5 text-slate-400 after:absolute after:inset-0 after:rounded-xl hover:text-slate-700 focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
+        >
+          <svg viewBox="0 0 16 16" fill="currentColor" aria-hidden="true" className="size-4">
+            <path d="M6.22 4.22a.75.75 0 0 1 1.06 0l3.25 3.25a.75.75 0 0 1 0 1.06l-3.25 3.25a.75.75 0 0 1-1.06-1.06L8.94 8 6.22 5.28a.75.75 0 0 1 0-1.06Z" />
+          </svg>
+        </button>
+        <span aria-hidden="true" className={`mt-2 size-2 rounded-full ${status.className}`} />
+        <span data-testid="column-count" aria-label={countLabel} className="mt-2 text-xs font-medium text-slate-600 tabular-nums">
+          {count}
+        </span>
+        <h2 id={headingId} className="mt-2 text-sm font-semibold whitespace-nowrap text-slate-700 [writing-mode:vertical-rl]">
+          {status.label}
+        </h2>
+      </section>
+    );
+  }
+
   return (
     <section
       ref={setNodeRef}
       data-testid={`column-${status.value}`}
       aria-labelledby={headingId}
       className={cn(
-        "flex w-60 shrink-0 flex-col rounded-xl bg-slate-100/80 transition-colors lg:max-h-full",
+        "flex shrink-0 flex-col rounded-xl bg-slate-100/80 transition-colors lg:max-h-full",
+        columnMode === "single" ? "w-full snap-start snap-always" : "min-w-36 flex-1 basis-0",
         isDropTarget && "bg-indigo-50 ring-2 ring-indigo-300 ring-inset",
       )}
     >
-      <header className="flex items-center gap-2 px-3 pt-3 pb-2">
-        <span aria-hidden="true" className={`size-2 rounded-full ${status.className}`} />
-        <h2 id={headingId} className="text-sm font-semibold text-slate-700">
+      <header className="group/header relative flex items-center gap-1.5 px-2.5 pt-2.5 pb-2">
+        <span aria-hidden="true" className={`size-2 shrink-0 rounded-full ${status.className}`} />
+        <h2 id={headingId} className="truncate text-sm font-semibold text-slate-700" title={status.label}>
           {status.label}
         </h2>
         <span
           data-testid="column-count"
-          aria-label={`${tasks.length}${truncated ? " or more" : ""} tasks`}
+          aria-label={countLabel}
           className="ml-auto rounded-full bg-white px-2 py-0.5 text-xs font-medium text-slate-600 tabular-nums ring-1 ring-slate-200"
         >
-          {tasks.length}
-          {truncated ? "+" : ""}
+          {count}
         </span>
+        {onToggleCollapsed !== undefined && columnMode === "all" && (
+          <button
+            type="button"
+            onClick={onToggleCollapsed}
+            aria-expanded={true}
+            aria-label={`Fold the ${status.label} column`}
+            title={`Fold the ${status.label} column`}
+            // Over the count, shown on hover or focus (always on touch screens), so it costs the title no width.
+            className="absolute top-2.5 right-2 rounded-full bg-white p-0.5 text-slate-500 opacity-0 ring-1 ring-slate-200 group-hover/header:opacity-100 hover:text-slate-800 focus-visible:opacity-100 focus-visible:outline-2 focus-visible:outline-indigo-600 pointer-coarse:opacity-100"
+          >
+            <svg viewBox="0 0 16 16" fill="currentColor" aria-hidden="true" className="size-4">
+              <path d="M9.78 4.22a.75.75 0 0 1 0 1.06L7.06 8l2.72 2.72a.75.75 0 1 1-1.06 1.06L5.47 8.53a.75.75 0 0 1 0-1.06l3.25-3.25a.75.75 0 0 1 1.06 0Z" />
+            </svg>
+          </button>
+        )}
       </header>
 
       <SortableContext id={status.value} items={tasks.map((task) => task._id)} strategy={verticalListSortingStrategy}>
         {tasks.length === 0 ? (
           <p
             className={cn(
-              "mx-3 mb-3 rounded-lg border border-dashed px-3 py-6 text-center text-xs",
+              "mx-2.5 mb-2.5 rounded-lg border border-dashed px-3 py-6 text-center text-xs",
               isDropTarget ? "border-indigo-300 text-indigo-700" : "border-slate-300 text-slate-500",
             )}
           >
             {isDropTarget ? "Drop here" : "No tasks"}
           </p>
+        ) : tasks.length > VIRTUALIZE_OVER ? (
+          <VirtualCards
+            status={status.value}
+            tasks={tasks}
+            agentsByKey={agentsByKey}
+            unreadTaskIds={unreadTaskIds}
+            onOpenTask={onOpenTask}
+            activeId={activeId}
+            columnMode={columnMode}
+            registerScroller={registerScroller}
+          />
         ) : (
-          // min-h keeps a strip under the last card to drop onto.
-          <ol className="flex min-h-12 flex-col gap-2 px-3 pb-3 lg:overflow-y-auto">
-            {tasks.map((task) => (
-              <SortableTaskCard
-                key={task._id}
-                task={task}
-                agentsByKey={agentsByKey}
-                unread={unreadTaskIds.has(task._id)}
-                onOpen={onOpenTask}
-              />
-            ))}
-          </ol>
+          <PlainCards
+            status={status.value}
+            tasks={tasks}
+            agentsByKey={agentsByKey}
+            unreadTaskIds={unreadTaskIds}
+            onOpenTask={onOpenTask}
+            columnMode={columnMode}
+            registerScroller={registerScroller}
+          />
         )}
       </SortableContext>
 
-      {truncated && (
-        <p className="px-3 pb-3 text-xs text-slate-500">Showing the first {tasks.length} tasks in this column.</p>
-      )}
+      {truncated && <p className="px-2.5 pb-2.5 text-xs text-slate-500">Showing the first {tasks.length} tasks in this column.</p>}
     </section>
+  );
+}
+
+type ListProps = Pick<Props, "tasks" | "agentsByKey" | "unreadTaskIds" | "onOpenTask" | "columnMode" | "registerScroller"> & {
+  status: TaskStatus;
+};
+
+// Below lg the page scrolls, so a column's list needs its own height limit to scroll (and virtualise) in.
+const listClass = (columnMode: ColumnMode) =>
+  cn("min-h-12 px-2.5 pb-2.5 overflow-y-auto overscroll-contain lg:min-h-0", columnMode === "single" ? "max-h-[calc(100dvh-13rem)]" : "max-h-[70vh] lg:max-h-none");
+
+function PlainCards({ status, tasks, agentsByKey, unreadTaskIds, onOpenTask, columnMode = "all", registerScroller }: ListProps) {
+  const listRef = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    // Every card is rendered: scrolling to one is the browser's job.
+    registerScroller?.(status, () => {});
+    return () => registerScroller?.(status, null);
+  }, [registerScroller, status]);
+  return (
+    // min-h keeps a strip under the last card to drop onto.
+    <ol ref={listRef} className={cn("flex flex-col gap-2", listClass(columnMode))}>
+      {tasks.map((task) => (
+        <SortableTaskCard key={task._id} task={task} agentsByKey={agentsByKey} unread={unreadTaskIds.has(task._id)} onOpen={onOpenTask} />
+      ))}
+    </ol>
+  );
+}
+
+function VirtualCards({
+  status,
+  tasks,
+  agentsByKey,
+  unreadTaskIds,
+  onOpenTask,
+  activeId,
+  columnMode = "all",
+  registerScroller,
+}: ListProps & { activeId: string | null }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const activeIndex = activeId === null ? -1 : tasks.findIndex((task) => task._id === activeId);
+  // The dragged card stays mounted while scrolled away, so dnd-kit keeps its node.
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const indexes = defaultRangeExtractor(range);
+      if (activeIndex !== -1 && !indexes.includes(activeIndex)) indexes.push(activeIndex);
+      return indexes.sort((a, b) => a - b);
+    },
+    [activeIndex],
+  );
+  const virtualizer = useVirtualizer({
+    count: tasks.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ESTIMATED_CARD_PX,
+    getItemKey: (index) => tasks[index]._id,
+    gap: CARD_GAP_PX,
+    overscan: 6,
+    rangeExtractor,
+  });
+  useEffect(() => {
+    registerScroller?.(status, (index) => virtualizer.scrollToIndex(index, { align: "auto" }));
+    return () => registerScroller?.(status, null);
+  }, [registerScroller, status, virtualizer]);
+  return (
+    <div ref={scrollRef} className={listClass(columnMode)}>
+      <ol className="relative" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const task = tasks[item.index];
+          return (
+            <SortableTaskCard
+              key={task._id}
+              task={task}
+              agentsByKey={agentsByKey}
+              unread={unreadTaskIds.has(task._id)}
+              onOpen={onOpenTask}
+              virtual={{ index: item.index, start: item.start, measure: virtualizer.measureElement }}
+            />
+          );
+        })}
+      </ol>
+    </div>
   );
 }

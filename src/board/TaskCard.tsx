@@ -1,6 +1,6 @@
 import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
-import type { CSSProperties, HTMLAttributes, Ref } from "react";
+import { useCallback, type CSSProperties, type HTMLAttributes, type Ref } from "react";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { GripIcon } from "../components/ui/icons";
@@ -32,7 +32,12 @@ type DragProps = {
   placeholder?: boolean;
   /** Rendered in the drag overlay, following the pointer (inside a list of its own). */
   overlay?: boolean;
+  /** Index in a virtualised column, for the virtualiser's measuring. */
+  dataIndex?: number;
 };
+
+/** Where a card sits in a virtualised column: its index, its top, and the virtualiser's measuring ref. */
+export type VirtualPlace = { index: number; start: number; measure: (element: Element) => void };
 
 /**
  * One task on the board. The whole card is one button that opens the task
@@ -51,6 +56,7 @@ export function TaskCard({
   handleProps,
   placeholder = false,
   overlay = false,
+  dataIndex,
 }: CardProps & DragProps) {
   const priority = optionFor(PRIORITY_OPTIONS, task.priority);
   const shown = task.assigneeSessionKeys.slice(0, MAX_AVATARS);
@@ -63,8 +69,9 @@ export function TaskCard({
       {...itemListeners}
       data-testid={overlay ? "task-card-overlay" : "task-card"}
       data-task-id={task._id}
+      data-index={dataIndex}
       className={cn(
-        "group relative rounded-lg border border-slate-200 bg-white p-3 shadow-sm transition-shadow hover:shadow-md",
+        "group relative rounded-lg border border-slate-200 bg-white p-2.5 shadow-sm transition-shadow hover:shadow-md",
         placeholder && "opacity-40 shadow-none",
         overlay && "rotate-1 cursor-grabbing shadow-lg ring-2 ring-indigo-500/40",
       )}
@@ -73,8 +80,9 @@ export function TaskCard({
         <button
           type="button"
           onClick={() => onOpen?.(task._id)}
+          data-card-open=""
           // The button's ::after covers the card, so the whole card is its click target.
-          className="min-w-0 flex-1 text-left text-sm font-medium break-words text-slate-900 after:absolute after:inset-0 after:rounded-lg focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
+          className="min-w-0 flex-1 text-left text-[13px] leading-snug font-medium break-words text-slate-900 after:absolute after:inset-0 after:rounded-lg focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
         >
           {task.title}
         </button>
@@ -98,7 +106,7 @@ export function TaskCard({
       </div>
 
       {task.tags.length > 0 && (
-        <ul className="mt-2 flex flex-wrap gap-1" aria-label="Tags">
+        <ul className="mt-1.5 flex flex-wrap gap-1" aria-label="Tags">
           {task.tags.map((tag) => (
             <li key={tag} className="rounded bg-slate-100 px-1.5 py-0.5 text-[11px] text-slate-600">
               {tag}
@@ -107,7 +115,7 @@ export function TaskCard({
         </ul>
       )}
 
-      <div className="mt-3 flex items-center justify-between gap-2">
+      <div className="mt-2 flex flex-wrap items-center justify-between gap-1.5">
         <div className="flex flex-wrap items-center gap-1">
           <Badge className={priority.className} title="Priority">
             {priority.label}
@@ -144,16 +152,27 @@ export function TaskCard({
  * listeners sit on the whole card; the keyboard one only on the grip, so Enter
  * and Space on the card itself still open it.
  */
-export function SortableTaskCard(props: CardProps) {
+export function SortableTaskCard({ virtual, ...props }: CardProps & { virtual?: VirtualPlace }) {
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({
     id: props.task._id,
   });
   const { onKeyDown, ...pointerListeners } = (listeners ?? {}) as HTMLAttributes<HTMLElement>;
+  const measure = virtual?.measure;
+  const itemRef = useCallback(
+    (element: HTMLLIElement | null) => {
+      setNodeRef(element);
+      if (element !== null) measure?.(element);
+    },
+    [setNodeRef, measure],
+  );
+  const place: CSSProperties | undefined =
+    virtual === undefined ? undefined : { position: "absolute", top: virtual.start, left: 0, right: 0 };
   return (
     <TaskCard
       {...props}
-      itemRef={setNodeRef}
-      itemStyle={{ transform: CSS.Translate.toString(transform), transition }}
+      itemRef={itemRef}
+      itemStyle={{ ...place, transform: CSS.Translate.toString(transform), transition }}
+      dataIndex={virtual?.index}
       itemListeners={pointerListeners}
       handleRef={setActivatorNodeRef}
       // dnd-kit's attributes give the grip its "sortable" role description and drag instructions.

@@ -106,3 +106,19 @@ export function applyMove(columns: readonly BoardColumnData[], move: TaskMove): 
     return { ...column, tasks: tasks.map((task) => ({ ...task, order: orderById.get(task._id) ?? task.order })) };
   });
 }
+
+/**
+ * The move as the server takes it. A filtered board shows only some of the
+ * target column's cards, so an index among them means nothing to the server:
+ * it names the shown card the task lands before (or, past the last one, the
+ * column's end).
+ */
+export function serverMove(target: TaskMove, columns: readonly BoardColumnData[], filtered: boolean): TaskMove & { beforeTaskId?: Id<"tasks"> } {
+  if (!filtered) return target;
+  const others = (columns.find((column) => column.status === target.status)?.tasks ?? []).filter((task) => task._id !== target.taskId);
+  const before = others[target.position];
+  return before === undefined ? { ...target, position: MAX_POSITION } : { ...target, beforeTaskId: before._id };
+}
+
+/** Past any column's end: the server clamps it to the last place. */
+const MAX_POSITION = 1_000_000;

@@ -65,6 +65,8 @@ function sampleValue(validator: ArgValidator, name: string, ids: Ids): unknown {
       return id;
     }
     case "string":
+      // A board filter by assignee names an agent of the department by its session key.
+      if (name === "assignee") return ids.agentSessionKey;
       return name.toLowerCase().includes("email") ? "someone@example.com" : `sample ${name}`;
     case "number":
     case "float64":
@@ -217,6 +219,7 @@ describe("every public function goes through the auth layer", () => {
         authSessions: session._id,
         channels: channelId,
         channelMessages: channelMessageId,
+        agentSessionKey: agent.sessionKey,
       } satisfies Record<string, Id<never> | string>;
     });
   });

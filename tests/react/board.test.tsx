@@ -158,3 +158,64 @@ describe("BoardView", () => {
     expect(screen.getAllByText("No tasks")).toHaveLength(6);
   });
 });
+
+describe("BoardView layouts and keys", () => {
+  it("folds a column to a strip that keeps its name and count, and unfolds on a click", () => {
+    const onToggle = vi.fn();
+    const withDone = columns.map((c) => (c.status === "done" ? { ...c, tasks: [task({ title: "Shipped", status: "done" })] } : c));
+    render(<BoardView columns={withDone} agents={agents} collapsed={new Set(["done"])} onToggleCollapsed={onToggle} />);
+    const done = column("done");
+    expect(done.hasAttribute("data-collapsed")).toBe(true);
+    expect(within(done).getByRole("heading", { name: "Done" })).toBeTruthy();
+    expect(within(done).getByTestId("column-count").textContent).toBe("1");
+    expect(within(done).queryByTestId("task-card")).toBeNull();
+    fireEvent.click(within(done).getByRole("button", { name: "Show the Done column" }));
+    expect(onToggle).toHaveBeenCalledWith("done");
+    // Only Done and Blocked fold.
+    fireEvent.click(within(column("blocked")).getByRole("button", { name: "Fold the Blocked column" }));
+    expect(onToggle).toHaveBeenCalledWith("blocked");
+    expect(within(column("inbox")).queryByRole("button", { name: /Fold/ })).toBeNull();
+  });
+
+  it("one column at a time shows a tab per column with its count; a status filter shows only its columns", () => {
+    render(<BoardView columns={columns} agents={agents} columnMode="single" statuses={["inbox", "in_progress"]} />);
+    expect(screen.getByTestId("board").getAttribute("data-column-mode")).toBe("single");
+    const tabs = within(screen.getByTestId("column-tabs")).getAllByRole("button");
+    expect(tabs.map((tab) => tab.textContent)).toEqual(["Inbox2", "In progress1"]);
+    expect(tabs[0].getAttribute("aria-current")).toBe("true");
+    expect(screen.queryByTestId("column-done")).toBeNull();
+  });
+
+  it("says when filters leave nothing, instead of the empty-board hint", () => {
+    render(<BoardView columns={[]} agents={agents} filtered />);
+    expect(screen.getByText("No tasks match these filters.")).toBeTruthy();
+    expect(screen.queryByText(/This board has no tasks yet/)).toBeNull();
+  });
+
+  it("j and k move the focus between cards, skipping keys typed into a field; Enter opens", () => {
+    const onOpen = vi.fn();
+    // jsdom has no layout, so no scrollIntoView; the board calls it to bring the focused card into view.
+    Element.prototype.scrollIntoView = vi.fn();
+    render(
+      <>
+        <input aria-label="elsewhere" />
+        <BoardView columns={columns} agents={agents} onOpenTask={onOpen} />
+      </>,
+    );
+    const focusedTitle = () => (document.activeElement as HTMLElement | null)?.textContent;
+    fireEvent.keyDown(document.body, { key: "j" });
+    expect(focusedTitle()).toBe("Write the launch post");
+    fireEvent.keyDown(document.activeElement!, { key: "j" });
+    fireEvent.keyDown(document.activeElement!, { key: "j" });
+    expect(focusedTitle()).toBe("Build the board");
+    fireEvent.keyDown(document.activeElement!, { key: "k" });
+    expect(focusedTitle()).toBe("Triage bug reports");
+    const field = screen.getByRole("textbox", { name: "elsewhere" });
+    field.focus();
+    fireEvent.keyDown(field, { key: "j" });
+    expect(document.activeElement).toBe(field);
+    // The card is a button: Enter (a click) opens it.
+    screen.getByRole("button", { name: "Triage bug reports" }).click();
+    expect(onOpen).toHaveBeenCalledWith("task-Triage bug reports");
+  });
+});

@@ -1,0 +1,159 @@
+import { useEffect, useRef, useState } from "react";
+import { cn } from "../lib/cn";
+import { hasFilters, NO_FILTERS, type BoardFilters } from "./filters";
+import { PRIORITY_OPTIONS, STATUS_OPTIONS } from "./options";
+import type { Priority, RosterAgent, TaskStatus } from "./types";
+
+/** The search box's id: the shell's `/` shortcut focuses it. */
+export const BOARD_SEARCH_ID = "board-search";
+/** Typing settles this long before the board asks the server again. */
+const SEARCH_DEBOUNCE_MS = 200;
+
+const SELECT_CLASS =
+  "rounded-lg border-0 bg-white py-1.5 pr-7 pl-2.5 text-sm text-slate-800 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 focus:outline-none";
+
+type Props = {
+  filters: BoardFilters;
+  onChange: (filters: BoardFilters) => void;
+  agents: RosterAgent[];
+  className?: string;
+};
+
+/**
+ * Search and filters for the board: title text, assignee, tag, priority,
+ * status and "Mine". Each change goes to `onChange` (which puts it in the
+ * URL); the board's queries take it to the server.
+ */
+export function FilterBar({ filters, onChange, agents, className }: Props) {
+  const [text, setText] = useState(filters.text);
+  const [tag, setTag] = useState(filters.tag ?? "");
+  // The text this box last sent: a change to anything else came from elsewhere (back/forward, "Clear").
+  const sent = useRef(filters.text);
+  useEffect(() => {
+    if (filters.text === sent.current) return;
+    sent.current = filters.text;
+    setText(filters.text);
+  }, [filters.text]);
+  useEffect(() => setTag(filters.tag ?? ""), [filters.tag]);
+  useEffect(() => {
+    if (text === filters.text) return;
+    const timer = setTimeout(() => {
+      sent.current = text;
+      onChange({ ...filters, text });
+    }, SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [text, filters, onChange]);
+
+  // On a phone the filters other than search fold behind a button (open while any is set).
+  const narrowing = [filters.assignee, filters.tag, filters.priority].filter((value) => value !== undefined).length + filters.statuses.length + (filters.mine ? 1 : 0);
+  const [open, setOpen] = useState(narrowing > 0);
+
+  const commitTag = () => {
+    const clean = tag.trim();
+    if (clean !== (filters.tag ?? "")) onChange({ ...filters, tag: clean === "" ? undefined : clean });
+  };
+
+  return (
+    <div role="search" aria-label="Filter the board" data-testid="filter-bar" className={cn("flex flex-wrap items-center gap-2", className)}>
+      <input
+        id={BOARD_SEARCH_ID}
+        type="search"
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key !== "Enter" || text === filters.text) return;
+          sent.current = text;
+          onChange({ ...filters, text });
+        }}
+        placeholder="Search tasks"
+        aria-label="Search tasks"
+        maxLength={100}
+        className={cn(SELECT_CLASS, "min-w-0 flex-1 pr-2.5 placeholder:text-slate-400 sm:w-56 sm:flex-none")}
+      />
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls="board-filters"
+        onClick={() => setOpen(!open)}
+        className="rounded-lg bg-white px-2.5 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 ring-inset sm:hidden"
+      >
+        Filters{narrowing > 0 ? ` (${narrowing})` : ""}
+      </button>
+      <div id="board-filters" className={cn("flex flex-wrap items-center gap-2 sm:contents", !open && "max-sm:hidden")}>
+        <select
+          aria-label="Assignee"
+          value={filters.assignee ?? ""}
+          onChange={(event) => onChange({ ...filters, assignee: event.target.value || undefined })}
+          className={SELECT_CLASS}
+        >
+          <option value="">Any assignee</option>
+          {agents.map((agent) => (
+            <option key={agent.sessionKey} value={agent.sessionKey}>
+              {agent.name}
+            </option>
+          ))}
+        </select>
+        <input
+          type="text"
+          value={tag}
+          onChange={(event) => setTag(event.target.value)}
+          onBlur={commitTag}
+          onKeyDown={(event) => {
+            if (event.key === "Enter") commitTag();
+          }}
+          placeholder="Tag"
+          aria-label="Tag"
+          maxLength={32}
+          className={cn(SELECT_CLASS, "w-24 pr-2.5 placeholder:text-slate-400")}
+        />
+        <select
+          aria-label="Priority"
+          value={filters.priority ?? ""}
+          onChange={(event) => onChange({ ...filters, priority: (event.target.value || undefined) as Priority | undefined })}
+          className={SELECT_CLASS}
+        >
+          <option value="">Any priority</option>
+          {PRIORITY_OPTIONS.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Status"
+          value={filters.statuses.length === 1 ? filters.statuses[0] : ""}
+          onChange={(event) => onChange({ ...filters, statuses: event.target.value === "" ? [] : [event.target.value as TaskStatus] })}
+          className={SELECT_CLASS}
+        >
+          <option value="">All columns</option>
+          {STATUS_OPTIONS.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          aria-pressed={filters.mine}
+          onClick={() => onChange({ ...filters, mine: !filters.mine })}
+          title="Tasks you created or hold"
+          className={cn(
+            "rounded-lg px-2.5 py-1.5 text-sm font-medium ring-1 ring-inset focus-visible:outline-2 focus-visible:outline-indigo-600",
+            filters.mine ? "bg-indigo-600 text-white ring-indigo-600" : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50",
+          )}
+        >
+          Mine
+        </button>
+        {hasFilters(filters) && (
+          <button
+            type="button"
+            onClick={() => onChange(NO_FILTERS)}
+            className="rounded-lg px-2 py-1.5 text-sm text-slate-600 hover:bg-slate-100 hover:text-slate-900"
+          >
+            Clear filters
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
