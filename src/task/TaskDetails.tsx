@@ -1,4 +1,5 @@
 import { useId, useState, type KeyboardEvent } from "react";
+import { useParams } from "react-router";
 import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -9,10 +10,10 @@ import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
 import { Markdown } from "../components/ui/Markdown";
 import { Select, TextArea, TextInput } from "../components/ui/Field";
+import { taskPath } from "../shell/routes";
 import { AssigneePicker } from "./AssigneePicker";
 import { descriptionError, formatTags, parseTags, tagsError, titleError } from "./newTask";
 import { formatFullTime, formatRelativeTime } from "./relativeTime";
-import { hashForTask } from "./taskHash";
 import { useInlineEdit } from "./useInlineEdit";
 
 export type TaskDetail = FunctionReturnType<typeof api.tasks.get>;
@@ -95,6 +96,8 @@ type DetailsProps = {
 /** Status, priority, tags, assignees, provenance and description, each editable in place. */
 export function TaskDetails({ task, agents, members, edits, onError, onOpenTask, now }: DetailsProps) {
   const id = useId();
+  // The department in the address, for the parent task's link (absent outside the router, as in tests).
+  const { slug } = useParams();
   const agentsByKey = new Map(agents.map((agent) => [agent.sessionKey, agent]));
   const [pickingAssignees, setPickingAssignees] = useState(false);
   const tags = useInlineEdit({
@@ -220,7 +223,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
             <dt className="text-slate-500">Parent task</dt>
             <dd className="min-w-0 truncate">
               <a
-                href={hashForTask(task.parentTaskId)}
+                href={slug === undefined ? "#" : taskPath(slug, task.parentTaskId)}
                 onClick={(event) => {
                   event.preventDefault();
                   onOpenTask(task.parentTaskId!);

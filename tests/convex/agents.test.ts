@@ -3,7 +3,7 @@ import type { FunctionArgs } from "convex/server";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
-import { AGENTS, createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, createOtherDepartment, createTask, expectError, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 type AgentFields = Omit<FunctionArgs<typeof api.agents.create>, "departmentId">;
 
@@ -218,5 +218,29 @@ describe("tools.registry.list", () => {
     expect(tools.map((tool) => tool.name)).toEqual(TOOL_REGISTRY.map((tool) => tool.name));
     expect(tools.every((tool) => tool.description.length > 0)).toBe(true);
     await expectError(t.query(api.tools.registry.list, { departmentId }), "UNAUTHENTICATED");
+  });
+});
+
+describe("agents.getBySlug (the agent page)", () => {
+  test("finds an agent by the slug in its address, with the task its running run works on", async () => {
+    const { t, departmentId, admin } = await squad();
+    const idle = await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "dev-bot" });
+    expect(idle?.agent.name).toBe("Dev Bot");
+    expect(idle?.agent.allowedTools.length).toBeGreaterThan(0);
+    expect(idle?.currentTask).toBeNull();
+
+    const taskId = await createTask(admin, departmentId, { title: "Ship the signup form" });
+    await insertRun(t, AGENTS.devBot, taskId, "completed");
+    expect((await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "dev-bot" }))?.currentTask).toBeNull();
+    await insertRun(t, AGENTS.devBot, taskId, "running");
+    const busy = await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "dev-bot" });
+    expect(busy?.currentTask).toMatchObject({ _id: taskId, title: "Ship the signup form" });
+  });
+
+  test("an unknown slug, or another department's agent, is null; another department's member is refused", async () => {
+    const { departmentId, admin, other } = await squad();
+    expect(await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "nobody" })).toBeNull();
+    expect(await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "jarvis:product" })).toBeNull();
+    await expectError(other.member.query(api.agents.getBySlug, { departmentId, agentSlug: "jarvis" }), "FORBIDDEN");
   });
 });
