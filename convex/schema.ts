@@ -111,7 +111,8 @@ export default defineSchema({
   })
     .index("by_department_and_status_and_order", ["departmentId", "status", "order"])
     .index("by_parent", ["parentTaskId"])
-    .index("by_delegationKey", ["delegationKey"]),
+    .index("by_delegationKey", ["delegationKey"])
+    .searchIndex("search_title", { searchField: "title", filterFields: ["departmentId", "status"] }),
 
   /** A task's thread. */
   messages: defineTable({

@@ -56,6 +56,7 @@ import type * as messages from "../messages.js";
 import type * as notifications from "../notifications.js";
 import type * as rateLimits from "../rateLimits.js";
 import type * as runs from "../runs.js";
+import type * as search from "../search.js";
 import type * as seed from "../seed.js";
 import type * as setup from "../setup.js";
 import type * as tasks from "../tasks.js";
@@ -118,6 +119,7 @@ declare const fullApi: ApiFromModules<{
   notifications: typeof notifications;
   rateLimits: typeof rateLimits;
   runs: typeof runs;
+  search: typeof search;
   seed: typeof seed;
   setup: typeof setup;
   tasks: typeof tasks;

@@ -23,8 +23,9 @@ import { DepartmentSwitcher } from "./DepartmentSwitcher";
 import { Header } from "./Header";
 import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
 import { NotificationsMenu } from "./NotificationsMenu";
-import { isAdminRole, RoleContext } from "./role";
+import { canWrite, isAdminRole, RoleContext } from "./role";
 import { agentPath, departmentPath, taskIdFromHash, taskPath } from "./routes";
+import { OPEN_PALETTE_EVENT, ShellShortcuts } from "./ShellShortcuts";
 import { ResizableSidePanel } from "./SidePanel";
 import { useEnsureMembership } from "./useEnsureMembership";
 import { useMediaQuery, WIDE_QUERY } from "./useMediaQuery";
@@ -118,6 +119,21 @@ function Workspace({ userName, onSignOut }: Props) {
         onSignOut={onSignOut}
         actions={
           <>
+            {selected && (
+              // Phones have no keyboard shortcut to hint at, and no room: the palette is for wider screens.
+              <div className="hidden shrink-0 sm:flex">
+                <Button
+                  variant="secondary"
+                  onClick={() => window.dispatchEvent(new Event(OPEN_PALETTE_EVENT))}
+                  aria-keyshortcuts="Control+K Meta+K"
+                  data-testid="open-palette"
+                  className="gap-2 py-1.5 text-slate-500 dark:bg-slate-900 dark:text-slate-300 dark:ring-slate-700"
+                >
+                  Jump to…
+                  <kbd className="rounded border border-slate-300 px-1 font-mono text-[10px] dark:border-slate-600">Ctrl K</kbd>
+                </Button>
+              </div>
+            )}
             <ModelStatus status={modelStatus} />
             {selected && <NotificationsMenu departmentId={selected._id} />}
             {selected && (
@@ -206,6 +222,7 @@ function DepartmentRoute({ department, departments, isAdmin, address }: Departme
   return (
     <>
       <DepartmentWorkspace departmentId={department._id} departmentSlug={department.slug} isAdmin={isAdmin} main={main} />
+      <ShellShortcuts departmentId={department._id} departmentSlug={department.slug} writable={canWrite(department.role)} />
       {address.taskId !== undefined && (
         <TaskDrawer
           taskId={address.taskId}

@@ -107,7 +107,7 @@ describe("layout", () => {
     // One screen or so, not everything stacked (it was 3,371 px).
     const height = await ada.evaluate(() => document.documentElement.scrollHeight);
     expect(height).toBeLessThan(PHONE.height * 1.5);
-    expect(await ada.evaluate(() => document.documentElement.scrollWidth)).toBe(PHONE.width);
+    await until(() => ada.evaluate(() => document.documentElement.scrollWidth), (w) => w === PHONE.width, "the page to fit the phone");
     await ada.screenshot({ path: screenshotPath("shell-390-board.png") });
 
     await tabs.getByRole("tab", { name: "Chat" }).click();
@@ -174,6 +174,55 @@ describe("addresses", () => {
     expect(path(ada)).toBe(`/d/product/tasks/${taskId}`);
     await drawer(ada).getByRole("button", { name: "Close task" }).first().click();
     await drawer(ada).waitFor({ state: "detached" });
+  });
+});
+
+describe("keyboard", () => {
+  test("? lists the shortcuts; Ctrl-K jumps to a task and to an agent; c starts a task; Esc closes each", async () => {
+    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product`);
+    await ada.getByTestId("task-card").first().waitFor();
+    await ada.locator("body").press("?");
+    const help = ada.getByTestId("shortcuts-help");
+    await help.waitFor();
+    for (const text of ["Next card on the board", "Open the selected card", "New task", "Search the board"]) {
+      await expect(help.textContent()).resolves.toContain(text);
+    }
+    await ada.screenshot({ path: screenshotPath("shortcuts-help.png") });
+    await ada.keyboard.press("Escape");
+    await help.waitFor({ state: "detached" });
+
+    await ada.keyboard.press("Control+k");
+    const palette = ada.getByTestId("command-palette");
+    await palette.waitFor();
+    await ada.keyboard.type("pricing");
+    await palette.getByRole("option", { name: /Pricing page copy/ }).waitFor();
+    await ada.screenshot({ path: screenshotPath("palette.png") });
+    await ada.keyboard.press("Enter");
+    await drawer(ada).getByText("Pricing page copy").first().waitFor();
+    expect(path(ada)).toBe(`/d/product/tasks/${taskId}`);
+    await ada.keyboard.press("Escape");
+    await drawer(ada).waitFor({ state: "detached" });
+    expect(path(ada)).toBe("/d/product");
+
+    await ada.getByTestId("open-palette").click();
+    await palette.waitFor();
+    await ada.keyboard.type("writ");
+    await until(() => palette.getByRole("option").allTextContents(), (names) => names.length === 1 && names[0].includes("Writer"), "only Writer to match");
+    await ada.keyboard.press("Enter");
+    await ada.getByTestId("agent-page").waitFor();
+    expect(path(ada)).toBe("/d/product/agents/writer");
+    await ada.goBack();
+    await ada.getByTestId("board").waitFor();
+
+    await ada.locator("body").press("c");
+    const dialog = ada.getByRole("dialog", { name: "New task" });
+    await dialog.waitFor();
+    // A letter typed into the dialog's fields is text, not a shortcut.
+    await dialog.getByLabel("Title").pressSequentially("c/?");
+    await expect(dialog.getByLabel("Title").inputValue()).resolves.toBe("c/?");
+    await ada.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(journey.pageErrors).toEqual([]);
   });
 });
 
