@@ -54,6 +54,7 @@ import type * as mcp from "../mcp.js";
 import type * as members from "../members.js";
 import type * as messages from "../messages.js";
 import type * as notifications from "../notifications.js";
+import type * as presence from "../presence.js";
 import type * as rateLimits from "../rateLimits.js";
 import type * as runs from "../runs.js";
 import type * as search from "../search.js";
@@ -117,6 +118,7 @@ declare const fullApi: ApiFromModules<{
   members: typeof members;
   messages: typeof messages;
   notifications: typeof notifications;
+  presence: typeof presence;
   rateLimits: typeof rateLimits;
   runs: typeof runs;
   search: typeof search;
@@ -141,4 +143,5 @@ export declare const internal: FilterApi<
 
 export declare const components: {
   "rateLimiter": import("@convex-dev/rate-limiter/_generated/component.js").ComponentApi<"rateLimiter">;
+  "presence": import("@convex-dev/presence/_generated/component.js").ComponentApi<"presence">;
 };

@@ -26,6 +26,7 @@ import { NotificationsMenu } from "./NotificationsMenu";
 import { canWrite, isAdminRole, RoleContext } from "./role";
 import { agentPath, departmentPath, taskIdFromHash, taskPath } from "./routes";
 import { OPEN_PALETTE_EVENT, ShellShortcuts } from "./ShellShortcuts";
+import { PresenceAvatars } from "./PresenceAvatars";
 import { ResizableSidePanel } from "./SidePanel";
 import { useEnsureMembership } from "./useEnsureMembership";
 import { useMediaQuery, WIDE_QUERY } from "./useMediaQuery";
@@ -132,6 +133,11 @@ function Workspace({ userName, onSignOut }: Props) {
                   Jump to…
                   <kbd className="rounded border border-slate-300 px-1 font-mono text-[10px] dark:border-slate-600">Ctrl K</kbd>
                 </Button>
+              </div>
+            )}
+            {selected && me && (
+              <div className="hidden sm:flex">
+                <PresenceAvatars departmentId={selected._id} meId={me._id} />
               </div>
             )}
             <ModelStatus status={modelStatus} />

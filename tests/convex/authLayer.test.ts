@@ -141,16 +141,20 @@ async function outcome(caller: Caller, fn: PublicFunction, args: Record<string, 
 
 /**
  * Callable with no identity, on purpose: what a signed-out browser needs
- * (first-run status, an invite's preview) and Convex Auth's own sign-in
- * actions (rate limited at /auth/password and by Convex Auth per account).
+ * (first-run status, an invite's preview), Convex Auth's own sign-in
+ * actions (rate limited at /auth/password and by Convex Auth per account),
+ * and the presence beacon a closing tab sends (its session token is the
+ * authority; a wrong one does nothing).
  */
-const OPEN_TO_ANYONE = new Set(["setup:status", "invites:preview", "auth:signIn", "auth:signOut", "auth:isAuthenticated"]);
+const OPEN_TO_ANYONE = new Set(["setup:status", "invites:preview", "auth:signIn", "auth:signOut", "auth:isAuthenticated", "presence:disconnect"]);
 
 /**
  * What a viewer may do: read, and things about themselves only (their own
- * notifications, account, departments they create, invites sent to them).
+ * notifications, account, departments they create, invites sent to them,
+ * being shown as present on the board).
  */
 const OPEN_TO_VIEWERS = new Set([
+  "presence:heartbeat",
   "notifications:markRead",
   "departments:create",
   "invites:accept",
@@ -257,6 +261,7 @@ describe("every public function goes through the auth layer", () => {
     const before = await snapshot(t);
     expect(await t.query(makeFunctionReference<"query">("invites:preview"), { token: "not-a-token" })).toBeNull();
     expect(await t.query(makeFunctionReference<"query">("setup:status"), {})).toEqual({ needsOwner: false, setupPasswordRequired: false });
+    expect(await t.mutation(makeFunctionReference<"mutation">("presence:disconnect"), { sessionToken: "not-a-token" })).toBeNull();
     expect(await snapshot(t)).toBe(before);
   });
 
