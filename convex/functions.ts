@@ -6,7 +6,6 @@
  * builders anywhere else is a lint error (eslint.config.js).
  *
  *   publicQuery                      no caller needed (first-run status, invite preview)
- *   publicMutation                   no caller needed, a secret argument instead (the presence beacon)
  *   userQuery / userMutation / userAction     any signed-in person: ctx.viewer
  *   identityMutation                 a signed-in identity that may not have a user row yet (Clerk's first visit)
  *   departmentQuery / departmentMutation      args.departmentId: ctx.member, ctx.department
@@ -32,13 +31,6 @@ const viewerForAction = makeFunctionReference<"query", Record<string, never>, Ac
 
 /** No caller needed: only for what a signed-out browser must read (first-run setup, an invite's preview). */
 export const publicQuery = customQuery(query, NoOp);
-
-/**
- * No caller needed, for writing: only what must work without a session and
- * is authorised by a secret in its arguments instead (the presence beacon a
- * closing tab sends with its session token, which carries no auth header).
- */
-export const publicMutation = customMutation(mutation, NoOp);
 
 export const userQuery = customQuery(query, {
   args: {},

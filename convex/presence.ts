@@ -1,13 +1,14 @@
 /**
  * Who is looking at a department's board now, on the `@convex-dev/presence`
  * component. A room is a department (its id); the person is always the
- * caller, whatever user id the client hook sends. The functions have the
- * shapes `usePresence` from `@convex-dev/presence/react` calls.
+ * caller, whatever user id the client sends. The functions keep the shapes
+ * of the package's client API (heartbeat, list, disconnect); the app's hook
+ * is src/shell/useBoardPresence.ts.
  */
 import { Presence } from "@convex-dev/presence";
 import { v } from "convex/values";
 import { components } from "./_generated/api";
-import { publicMutation, userMutation, userQuery } from "./functions";
+import { userMutation, userQuery } from "./functions";
 import { requireMember } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
 
@@ -61,8 +62,8 @@ export const list = userQuery({
   },
 });
 
-/** Leaves the room: from a closing tab's beacon (no session), so the session token is the authority. */
-export const disconnect = publicMutation({
+/** Leaves the room (the tab went away); the session token says which session, and only its holder has it. */
+export const disconnect = userMutation({
   args: { sessionToken: v.string() },
   returns: v.null(),
   handler: async (ctx, { sessionToken }) => {

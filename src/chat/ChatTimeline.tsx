@@ -90,7 +90,7 @@ export function ChatTimeline({ messages, now, followSignal = 0, className }: Pro
         {messages === undefined ? (
           <TimelineSkeleton />
         ) : messages.length === 0 ? (
-          <p className="px-4 py-6 text-center text-xs text-slate-500">
+          <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">
             No messages in this session yet. Agents read #maestro at the start of their next turn.
           </p>
         ) : (
@@ -145,12 +145,12 @@ function ChatMessageItem({ message, now }: { message: ChatMessage; now: number }
         >
           {message.author}
         </span>
-        <time dateTime={message.ts} title={time.full} className="shrink-0 text-[11px] text-slate-500 tabular-nums">
+        <time dateTime={message.ts} title={time.full} className="shrink-0 text-[11px] text-slate-500 tabular-nums dark:text-slate-400">
           {time.short}
         </time>
       </div>
       {/* Plain text: React escapes it, and pre-wrap keeps the author's line breaks. */}
-      <p data-testid="chat-text" className="text-sm break-words whitespace-pre-wrap text-slate-800">
+      <p data-testid="chat-text" className="text-sm break-words whitespace-pre-wrap text-slate-800 dark:text-slate-200">
         {message.text}
       </p>
     </li>

@@ -46,7 +46,7 @@ export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, onOpenAg
       {agents === undefined ? (
         <RosterSkeleton />
       ) : agents.length === 0 ? (
-        <p className="px-4 py-6 text-center text-xs text-slate-500">
+        <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">
           {isAdmin ? "No agents yet. Create the first one with New agent." : "No agents in this department yet."}
         </p>
       ) : (
@@ -142,7 +142,7 @@ export function RosterFrame({ count, action, children }: { count?: number; actio
             Squad
           </h2>
           {count !== undefined && (
-            <span data-testid="roster-count" className="text-xs text-slate-500 tabular-nums">
+            <span data-testid="roster-count" className="text-xs text-slate-500 tabular-nums dark:text-slate-400">
               {count}
             </span>
           )}

@@ -1,9 +1,8 @@
-import usePresence from "@convex-dev/presence/react";
-import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { initials } from "../board/initials";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Avatar } from "../components/ui/Avatar";
+import { useBoardPresence } from "./useBoardPresence";
 
 /** How often this tab says it is still here (ms); it drops out 2.5 intervals after the last. */
 const HEARTBEAT_MS = 10_000;
@@ -45,8 +44,10 @@ export function PresenceFaces({ people, meId }: { people: readonly PresentPerson
 }
 
 function LivePresence({ departmentId, meId }: { departmentId: Id<"departments">; meId: Id<"users"> }) {
-  const people = usePresence(api.presence, departmentId, meId, HEARTBEAT_MS);
-  return <PresenceFaces people={(people ?? []) as PresentPerson[]} meId={meId} />;
+  const people = useBoardPresence(departmentId, HEARTBEAT_MS) ?? [];
+  // You first, then as the room lists them (online first).
+  const ordered = [...people.filter((p) => p.userId === meId), ...people.filter((p) => p.userId !== meId)];
+  return <PresenceFaces people={ordered} meId={meId} />;
 }
 
 /** The header's "who is here": joins the department's room while mounted. A failure hides it, nothing more. */

@@ -84,9 +84,9 @@ export function TaskDrawerView({
 
   return (
     <div data-testid="task-drawer" className="flex min-h-0 flex-1 flex-col">
-      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3">
+      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3 dark:border-slate-800">
         <div className="flex min-w-0 flex-1 flex-col gap-1">
-          <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-500">
+          <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-500 dark:text-slate-400">
             <span aria-hidden="true" className={`size-2 rounded-full ${status.className}`} />
             {status.label}
           </span>
@@ -114,8 +114,8 @@ export function TaskDrawerView({
         )}
         <TaskDetails task={task} agents={agents} members={members} edits={edits} onError={report} onOpenTask={onOpenTask} now={now} />
         {activity}
-        <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5">
-          <h3 className="text-sm font-semibold text-slate-700">Thread</h3>
+        <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
+          <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Thread</h3>
           <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} />
         </section>
       </div>
@@ -131,7 +131,7 @@ export function TaskDrawerView({
       )}
       </div>
 
-      <div className="border-t border-slate-200 bg-white px-5 py-3">
+      <div className="border-t border-slate-200 bg-white px-5 py-3 dark:bg-slate-900 dark:border-slate-700">
         {writable ? (
           <Composer
             candidates={candidates}
@@ -141,7 +141,7 @@ export function TaskDrawerView({
             }}
           />
         ) : (
-          <p className="text-xs text-slate-500">{VIEWER_NOTE}</p>
+          <p className="text-xs text-slate-500 dark:text-slate-400">{VIEWER_NOTE}</p>
         )}
       </div>
     </div>
@@ -151,7 +151,7 @@ export function TaskDrawerView({
 function DrawerSkeleton({ headingId, onClose }: { headingId: string; onClose: () => void }) {
   return (
     <div role="status" className="flex flex-1 flex-col">
-      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3">
+      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3 dark:border-slate-800">
         <div className="flex flex-1 flex-col gap-2">
           <Skeleton className="h-3 w-20" />
           <h2 id={headingId} className="sr-only">
@@ -197,8 +197,8 @@ export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment }: Drawer
         key={taskId}
         fallback={(error, retry) => (
           <div className="flex flex-1 flex-col">
-            <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4">
-              <h2 id={headingId} className="text-base font-semibold text-slate-900">
+            <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4 dark:border-slate-800">
+              <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
                 Task unavailable
               </h2>
               <Button variant="ghost" onClick={onClose} aria-label="Close task" className="-mr-2 p-1.5">

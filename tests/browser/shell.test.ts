@@ -10,6 +10,8 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import path from "node:path";
+import { PROJECT_ROOT } from "./stack";
 import { drawer, emailOf, fillSignIn, passwordOf, screenshotPath, startJourney, until, type Journey } from "./journey";
 
 const LARGE = { width: 1440, height: 900 };
@@ -35,7 +37,7 @@ afterAll(async () => {
   await journey?.close();
 });
 
-const path = (page: Page) => new URL(page.url()).pathname;
+const pathOf = (page: Page) => new URL(page.url()).pathname;
 const sidePanelWidth = (page: Page) => page.getByTestId("side-panel").evaluate((el) => el.getBoundingClientRect().width);
 
 /** Opens `url` in a fresh browser (its own storage), signs in as `name` there, and waits for the app. */
@@ -48,7 +50,7 @@ async function freshAt(url: string, name: string, viewport = LARGE): Promise<Pag
 
 describe("layout", () => {
   test("1440×900: board and side panel side by side; the panel resizes by drag and keys, and remembers its width", async () => {
-    await until(async () => path(ada), (p) => p === "/d/product", "the board's address");
+    await until(async () => pathOf(ada), (p) => p === "/d/product", "the board's address");
     const before = await sidePanelWidth(ada);
     const divider = ada.getByTestId("panel-divider");
     const box = (await divider.boundingBox())!;
@@ -129,25 +131,25 @@ describe("addresses", () => {
   test("a card opens the task's address over the board; Back closes it, Forward opens it again", async () => {
     await ada.getByTestId("task-card").filter({ hasText: "Pricing page copy" }).getByRole("button", { name: "Pricing page copy", exact: true }).click();
     await drawer(ada).waitFor();
-    expect(path(ada)).toBe(`/d/product/tasks/${taskId}`);
+    expect(pathOf(ada)).toBe(`/d/product/tasks/${taskId}`);
     await expect(ada.getByTestId("board").isVisible()).resolves.toBe(true);
     await ada.goBack();
     await drawer(ada).waitFor({ state: "detached" });
-    expect(path(ada)).toBe("/d/product");
+    expect(pathOf(ada)).toBe("/d/product");
     await ada.goForward();
     await drawer(ada).waitFor();
     await drawer(ada).getByRole("button", { name: "Close task" }).first().click();
     await drawer(ada).waitFor({ state: "detached" });
-    expect(path(ada)).toBe("/d/product");
+    expect(pathOf(ada)).toBe("/d/product");
   });
 
   test("a task's address in a fresh browser opens its drawer after sign-in; closing shows the board", async () => {
     const page = await freshAt(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product/tasks/${taskId}`, "Ada");
     await drawer(page).getByText("Pricing page copy").first().waitFor();
-    expect(path(page)).toBe(`/d/product/tasks/${taskId}`);
+    expect(pathOf(page)).toBe(`/d/product/tasks/${taskId}`);
     await drawer(page).getByRole("button", { name: "Close task" }).first().click();
     await page.getByTestId("task-card").first().waitFor();
-    expect(path(page)).toBe("/d/product");
+    expect(pathOf(page)).toBe("/d/product");
     await page.close();
   });
 
@@ -162,16 +164,16 @@ describe("addresses", () => {
 
     await ada.getByTestId("roster-agent-name").filter({ hasText: "Writer" }).click();
     await ada.getByTestId("agent-page").getByRole("heading", { name: /Writer/ }).waitFor();
-    expect(path(ada)).toBe("/d/product/agents/writer");
+    expect(pathOf(ada)).toBe("/d/product/agents/writer");
     await ada.goBack();
     await ada.getByTestId("board").waitFor();
-    expect(path(ada)).toBe("/d/product");
+    expect(pathOf(ada)).toBe("/d/product");
   });
 
   test("an old #task=<id> link still opens the task, at its new address", async () => {
     await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/#task=${taskId}`);
     await drawer(ada).getByText("Pricing page copy").first().waitFor();
-    expect(path(ada)).toBe(`/d/product/tasks/${taskId}`);
+    expect(pathOf(ada)).toBe(`/d/product/tasks/${taskId}`);
     await drawer(ada).getByRole("button", { name: "Close task" }).first().click();
     await drawer(ada).waitFor({ state: "detached" });
   });
@@ -199,10 +201,10 @@ describe("keyboard", () => {
     await ada.screenshot({ path: screenshotPath("palette.png") });
     await ada.keyboard.press("Enter");
     await drawer(ada).getByText("Pricing page copy").first().waitFor();
-    expect(path(ada)).toBe(`/d/product/tasks/${taskId}`);
+    expect(pathOf(ada)).toBe(`/d/product/tasks/${taskId}`);
     await ada.keyboard.press("Escape");
     await drawer(ada).waitFor({ state: "detached" });
-    expect(path(ada)).toBe("/d/product");
+    expect(pathOf(ada)).toBe("/d/product");
 
     await ada.getByTestId("open-palette").click();
     await palette.waitFor();
@@ -210,7 +212,7 @@ describe("keyboard", () => {
     await until(() => palette.getByRole("option").allTextContents(), (names) => names.length === 1 && names[0].includes("Writer"), "only Writer to match");
     await ada.keyboard.press("Enter");
     await ada.getByTestId("agent-page").waitFor();
-    expect(path(ada)).toBe("/d/product/agents/writer");
+    expect(pathOf(ada)).toBe("/d/product/agents/writer");
     await ada.goBack();
     await ada.getByTestId("board").waitFor();
 
@@ -253,6 +255,39 @@ describe("the task drawer follows its thread", () => {
       "the drawer to follow the newest message",
     );
     await expect(drawer(ada).getByTestId("new-messages").count()).resolves.toBe(0);
+    expect(journey.pageErrors).toEqual([]);
+  });
+});
+
+describe("theme and the README", () => {
+  test("the shell follows a dark system setting", async () => {
+    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product`);
+    await ada.getByTestId("task-card").first().waitFor();
+    const headerBackground = () => ada.locator("header").first().evaluate((el) => getComputedStyle(el).backgroundColor);
+    const light = await headerBackground();
+    await ada.emulateMedia({ colorScheme: "dark" });
+    const dark = await until(headerBackground, (value) => value !== light, "the header to turn dark");
+    // Dark means dark: the header's colour is far from white.
+    const lightness = await ada.evaluate((color) => {
+      // Through a canvas, so any CSS colour syntax (Tailwind's oklch) comes back as sRGB.
+      const canvas = document.createElement("canvas").getContext("2d")!;
+      canvas.fillStyle = color;
+      canvas.fillRect(0, 0, 1, 1);
+      const [r, g, b] = canvas.getImageData(0, 0, 1, 1).data;
+      return (r + g + b) / 3;
+    }, dark);
+    expect(lightness).toBeLessThan(80);
+    await ada.screenshot({ path: screenshotPath("shell-dark.png") });
+    await ada.emulateMedia({ colorScheme: "light" });
+  });
+
+  test("a fresh screenshot for the README: the board, the squad, people and an agent in #maestro", async () => {
+    await ada.emulateMedia({ colorScheme: "light" });
+    const asAda = await journey.clientFor("Ada");
+    const [department] = await asAda.query(api.departments.listMine, {});
+    await asAda.mutation(api.chat.postAsHuman, { departmentId: department._id, text: "Launch is Friday. @Jarvis, can you split the launch work?" });
+    await ada.getByTestId("chat-message").filter({ hasText: "Launch is Friday" }).waitFor();
+    await ada.screenshot({ path: path.join(PROJECT_ROOT, "docs", "screenshot.png") });
     expect(journey.pageErrors).toEqual([]);
   });
 });

@@ -141,12 +141,10 @@ async function outcome(caller: Caller, fn: PublicFunction, args: Record<string, 
 
 /**
  * Callable with no identity, on purpose: what a signed-out browser needs
- * (first-run status, an invite's preview), Convex Auth's own sign-in
- * actions (rate limited at /auth/password and by Convex Auth per account),
- * and the presence beacon a closing tab sends (its session token is the
- * authority; a wrong one does nothing).
+ * (first-run status, an invite's preview) and Convex Auth's own sign-in
+ * actions (rate limited at /auth/password and by Convex Auth per account).
  */
-const OPEN_TO_ANYONE = new Set(["setup:status", "invites:preview", "auth:signIn", "auth:signOut", "auth:isAuthenticated", "presence:disconnect"]);
+const OPEN_TO_ANYONE = new Set(["setup:status", "invites:preview", "auth:signIn", "auth:signOut", "auth:isAuthenticated"]);
 
 /**
  * What a viewer may do: read, and things about themselves only (their own
@@ -155,6 +153,7 @@ const OPEN_TO_ANYONE = new Set(["setup:status", "invites:preview", "auth:signIn"
  */
 const OPEN_TO_VIEWERS = new Set([
   "presence:heartbeat",
+  "presence:disconnect",
   "notifications:markRead",
   "departments:create",
   "invites:accept",
@@ -261,7 +260,6 @@ describe("every public function goes through the auth layer", () => {
     const before = await snapshot(t);
     expect(await t.query(makeFunctionReference<"query">("invites:preview"), { token: "not-a-token" })).toBeNull();
     expect(await t.query(makeFunctionReference<"query">("setup:status"), {})).toEqual({ needsOwner: false, setupPasswordRequired: false });
-    expect(await t.mutation(makeFunctionReference<"mutation">("presence:disconnect"), { sessionToken: "not-a-token" })).toBeNull();
     expect(await snapshot(t)).toBe(before);
   });
 
