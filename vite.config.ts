@@ -19,7 +19,7 @@ export default defineConfig({
   cacheDir: paths.cacheDir,
   // .env files stay at the project root.
   envDir: projectRoot,
-  // The app has one page and keeps its state in the hash: an unknown path is a 404, not index.html.
+  // One page: the guard below gives it for the app's own addresses (/d/...); any other unknown path is a 404.
   appType: "mpa",
   build: { outDir: paths.outDir, emptyOutDir: true },
   server: { allowedHosts, fs: { strict: true, allow: paths.allow } },

@@ -10,7 +10,7 @@ import { LIMITS } from "./lib/limits";
 import { agentSessionKey, slugify } from "./lib/names";
 import { cleanText } from "./lib/validate";
 import { checkToolApprovals, unknownTools } from "./tools/registry";
-import { vAgentKind, vAgentStatus, vToolApproval, type ApprovalPolicy } from "./validators";
+import { vAgentKind, vAgentStatus, vTaskStatus, vToolApproval, type ApprovalPolicy } from "./validators";
 
 /** Most agents a department's roster shows. */
 export const MAX_AGENTS_PER_DEPARTMENT = 200;
@@ -181,4 +181,45 @@ export const toolApprovals = agentQuery({
   args: {},
   returns: v.array(vToolApproval),
   handler: async (ctx) => ctx.agent.toolApprovals ?? [],
+});
+
+/** Most recent running runs looked at for an agent's current task. */
+const CURRENT_RUNS_SCANNED = 5;
+
+/**
+ * One agent by the slug in its address (`/d/:slug/agents/:agentSlug`, the
+ * middle of its session key), with the task its running run works on, for
+ * the agent page. Null when the department has no such agent.
+ */
+export const getBySlug = departmentQuery({
+  args: { agentSlug: v.string() },
+  returns: v.union(
+    v.null(),
+    v.object({
+      agent: vAgent,
+      currentTask: v.union(v.null(), v.object({ _id: v.id("tasks"), title: v.string(), status: vTaskStatus })),
+    }),
+  ),
+  handler: async (ctx, { departmentId, agentSlug }) => {
+    const sessionKey = `agent:${agentSlug}:${ctx.department.slug}`;
+    const agent = await ctx.db
+      .query("agents")
+      .withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey))
+      .first();
+    if (agent === null || agent.departmentId !== departmentId) return null;
+    const running = await ctx.db
+      .query("runs")
+      .withIndex("by_agent_and_status", (q) => q.eq("agentSessionKey", sessionKey).eq("status", "running"))
+      .order("desc")
+      .take(CURRENT_RUNS_SCANNED);
+    let currentTask = null;
+    for (const run of running) {
+      const task = await ctx.db.get("tasks", run.taskId);
+      if (task !== null) {
+        currentTask = { _id: task._id, title: task.title, status: task.status };
+        break;
+      }
+    }
+    return { agent: toAgent(agent), currentTask };
+  },
 });

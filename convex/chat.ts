@@ -1,4 +1,4 @@
-import { v } from "convex/values";
+import { v, type Infer } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
 import { internalMutation, internalQuery, type MutationCtx, type QueryCtx } from "./_generated/server";
 import { departmentMutation, departmentQuery } from "./functions";
@@ -21,6 +21,10 @@ const API_PAGE_SIZE = 1000;
 export const MAX_READ_MESSAGES = 10_000;
 
 export const vChatMessage = v.object({ id: v.number(), ts: v.string(), author: v.string(), text: v.string() });
+/** A person behind an `@human` post, for the pane. */
+const vPostedBy = v.object({ userId: v.id("users"), name: v.string() });
+/** What the WebUI pane shows: the spec's message, plus who posted it when a person did. */
+export const vPaneMessage = v.object({ id: v.number(), ts: v.string(), author: v.string(), text: v.string(), postedBy: v.optional(vPostedBy) });
 
 /** An agent's chat name: `@<agent slug>`; never `@human` or `@architect`, which are reserved. */
 export function agentChatAuthor(agent: Pick<Doc<"agents">, "name">): string {
@@ -48,6 +52,7 @@ export async function postChat(
   departmentId: Id<"departments">,
   author: string,
   rawText: string,
+  postedBy?: Infer<typeof vPostedBy>,
 ): Promise<number> {
   const settings = await enabledSettings(ctx, departmentId);
   const tooLong = textTooLongMessage(rawText, settings.maxMessageChars, "A chat message");
@@ -72,6 +77,7 @@ export async function postChat(
     text,
     truncated,
     redacted,
+    ...(postedBy === undefined ? {} : { postedBy }),
   });
   return id;
 }
@@ -118,10 +124,10 @@ export const status = departmentQuery({
   },
 });
 
-/** The newest messages of the department's current session, oldest first. */
+/** The newest messages of the department's current session, oldest first, with who posted each person's message. */
 export const list = departmentQuery({
   args: {},
-  returns: v.array(vChatMessage),
+  returns: v.array(vPaneMessage),
   handler: async (ctx, { departmentId }) => {
     await enabledSettings(ctx, departmentId);
     const { department } = ctx;
@@ -130,16 +136,17 @@ export const list = departmentQuery({
       .withIndex("by_session_and_chat_id", (q) => q.eq("sessionId", department.chatSessionId))
       .order("desc")
       .take(MAX_PANE_MESSAGES);
-    return rows.reverse().map(({ id, ts, author, text }) => ({ id, ts, author, text }));
+    return rows.reverse().map(({ id, ts, author, text, postedBy }) => ({ id, ts, author, text, ...(postedBy === undefined ? {} : { postedBy }) }));
   },
 });
 
-/** Posts as `@human` from the WebUI. */
+/** Posts as `@human` from the WebUI, remembering which person posted. */
 export const postAsHuman = departmentMutation({
   args: { text: v.string() },
   returns: v.object({ id: v.number(), success: v.boolean() }),
   handler: async (ctx, { departmentId, text }) => {
-    return { id: await postChat(ctx, departmentId, "@human", text), success: true };
+    const postedBy = { userId: ctx.member.userId, name: ctx.member.name };
+    return { id: await postChat(ctx, departmentId, "@human", text, postedBy), success: true };
   },
 });
 

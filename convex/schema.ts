@@ -260,6 +260,8 @@ export default defineSchema({
     text: v.string(),
     truncated: v.boolean(),
     redacted: v.boolean(),
+    /** Which person posted an `@human` message (the spec's author stays `@human`); absent for agents and the WebUI password. */
+    postedBy: v.optional(v.object({ userId: v.id("users"), name: v.string() })),
   })
     .index("by_chat_id", ["id"])
     .index("by_session_and_chat_id", ["sessionId", "id"]),

@@ -59,8 +59,21 @@ export function isServable(url: string, paths: ServedPaths): boolean {
   return false;
 }
 
+/**
+ * The app's own addresses (src/shell/routes.ts: `/d/<slug>`, and a task or an
+ * agent under it) get the app's page; every other unknown path stays a 404.
+ */
+export function isAppRoute(url: string): boolean {
+  const rawPath = url.split(/[?#]/, 1)[0];
+  return /^\/d\/[^/.][^/]*(\/(tasks|agents)\/[^/.][^/]*)?\/?$/.test(rawPath);
+}
+
 export function devServerGuard(paths: ServedPaths): Plugin {
   const guard = (req: { url?: string }, res: { statusCode: number; setHeader(n: string, v: string): void; end(b: string): void }, next: () => void) => {
+    if (isAppRoute(req.url ?? "/")) {
+      req.url = "/index.html";
+      return next();
+    }
     if (isServable(req.url ?? "/", paths)) return next();
     res.statusCode = 404;
     res.setHeader("Content-Type", "text/plain");

@@ -69,9 +69,11 @@ import type * as mcp from "../mcp.js";
 import type * as members from "../members.js";
 import type * as messages from "../messages.js";
 import type * as notifications from "../notifications.js";
+import type * as presence from "../presence.js";
 import type * as rateLimits from "../rateLimits.js";
 import type * as runEvents from "../runEvents.js";
 import type * as runs from "../runs.js";
+import type * as search from "../search.js";
 import type * as seed from "../seed.js";
 import type * as setup from "../setup.js";
 import type * as tasks from "../tasks.js";
@@ -152,9 +154,11 @@ declare const fullApi: ApiFromModules<{
   members: typeof members;
   messages: typeof messages;
   notifications: typeof notifications;
+  presence: typeof presence;
   rateLimits: typeof rateLimits;
   runEvents: typeof runEvents;
   runs: typeof runs;
+  search: typeof search;
   seed: typeof seed;
   setup: typeof setup;
   tasks: typeof tasks;
@@ -181,4 +185,5 @@ export declare const internal: FilterApi<
 
 export declare const components: {
   "rateLimiter": import("@convex-dev/rate-limiter/_generated/component.js").ComponentApi<"rateLimiter">;
+  "presence": import("@convex-dev/presence/_generated/component.js").ComponentApi<"presence">;
 };

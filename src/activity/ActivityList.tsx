@@ -28,16 +28,16 @@ export function ActivityList({ entries, status, now, onLoadMore }: Props) {
   return (
     <ActivityFrame>
       {entries.length === 0 ? (
-        <p className="px-4 py-6 text-center text-xs text-slate-500">Nothing has happened here yet.</p>
+        <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">Nothing has happened here yet.</p>
       ) : (
-        <ol className="divide-y divide-slate-100 lg:overflow-y-auto">
+        <ol className="divide-y divide-slate-100 lg:overflow-y-auto dark:divide-slate-800">
           {entries.map((entry) => (
             <ActivityRow key={entry._id} entry={entry} now={now} />
           ))}
         </ol>
       )}
       {(status === "CanLoadMore" || status === "LoadingMore") && (
-        <div className="border-t border-slate-100 px-4 py-2">
+        <div className="border-t border-slate-100 px-4 py-2 dark:border-slate-800">
           <Button variant="ghost" onClick={onLoadMore} disabled={status === "LoadingMore"} className="w-full py-1 text-xs">
             {status === "LoadingMore" ? "Loading…" : "Show more"}
           </Button>
@@ -53,11 +53,11 @@ function ActivityRow({ entry, now }: { entry: ActivityEntry; now: number }) {
     <li data-testid="activity-entry" className="flex gap-3 px-4 py-2.5">
       <Avatar initials={initials(who)} className="mt-0.5" />
       <div className="min-w-0 flex-1">
-        <p className="text-sm break-words text-slate-700">{describeActivity(entry)}</p>
+        <p className="text-sm break-words text-slate-700 dark:text-slate-200">{describeActivity(entry)}</p>
         <time
           dateTime={new Date(entry._creationTime).toISOString()}
           title={formatFullTime(entry._creationTime)}
-          className="text-xs text-slate-500"
+          className="text-xs text-slate-500 dark:text-slate-400"
         >
           {formatRelativeTime(entry._creationTime, now)}
         </time>
@@ -72,10 +72,10 @@ export function ActivityFrame({ children }: { children: ReactNode }) {
     <section
       data-testid="activity-feed"
       aria-labelledby="activity-heading"
-      className="flex min-h-0 flex-col rounded-xl border border-slate-200 bg-white lg:max-h-full"
+      className="flex min-h-0 flex-col rounded-xl border border-slate-200 bg-white lg:max-h-full dark:bg-slate-900 dark:border-slate-700"
     >
-      <header className="border-b border-slate-100 px-4 py-3">
-        <h2 id="activity-heading" className="text-sm font-semibold text-slate-700">
+      <header className="border-b border-slate-100 px-4 py-3 dark:border-slate-800">
+        <h2 id="activity-heading" className="text-sm font-semibold text-slate-700 dark:text-slate-200">
           Activity
         </h2>
       </header>

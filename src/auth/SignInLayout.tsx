@@ -8,7 +8,7 @@ export function SignInLayout({ children, className }: { children: ReactNode; cla
       <div className={className}>
         <div className="mb-8 text-center">
           <Wordmark size="lg" />
-          <p className="mt-3 text-sm text-slate-600">One live board for your squad of humans and AI agents.</p>
+          <p className="mt-3 text-sm text-slate-600 dark:text-slate-300">One live board for your squad of humans and AI agents.</p>
         </div>
         {children}
       </div>

@@ -8,7 +8,7 @@ import { signInWithPassword } from "./localAuth";
 import { SignInLayout } from "./SignInLayout";
 
 const INPUT_CLASS =
-  "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600";
+  "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600";
 
 /** The password rule the server enforces, checked here first for a quicker answer. */
 const PASSWORD_MIN_CHARS = 8;
@@ -96,7 +96,7 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
   if (preview === null) {
     return (
       <SignInLayout className="w-full max-w-sm">
-        <div className="flex flex-col gap-3 rounded-2xl border border-slate-200 bg-white p-6 text-sm shadow-sm">
+        <div className="flex flex-col gap-3 rounded-2xl border border-slate-200 bg-white p-6 text-sm shadow-sm dark:bg-slate-900 dark:border-slate-700">
           <p role="alert" className="text-rose-700">
             This invite link is not valid any more: it was used, revoked or has expired.
           </p>
@@ -164,9 +164,9 @@ function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, r
 
   return (
     <SignInLayout className="w-full max-w-sm">
-      <form data-testid={testId} onSubmit={handleSubmit} className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
-        <h1 className="text-base font-semibold text-slate-900">{title}</h1>
-        {intro && <p className="text-sm text-slate-600">{intro}</p>}
+      <form data-testid={testId} onSubmit={handleSubmit} className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm dark:bg-slate-900 dark:border-slate-700">
+        <h1 className="text-base font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
+        {intro && <p className="text-sm text-slate-600 dark:text-slate-300">{intro}</p>}
         {children}
         {error !== null && (
           <p role="alert" className="text-sm text-rose-700">
@@ -194,11 +194,11 @@ function TextField({ label, value, onChange, type = "text", autoComplete, hint }
   const id = useId();
   return (
     <div className="flex flex-col gap-1.5">
-      <label htmlFor={id} className="text-sm font-medium text-slate-700">
+      <label htmlFor={id} className="text-sm font-medium text-slate-700 dark:text-slate-200">
         {label}
       </label>
       <input id={id} type={type} autoComplete={autoComplete} required value={value} onChange={(e) => onChange(e.target.value)} className={INPUT_CLASS} />
-      {hint && <p className="text-xs text-slate-500">{hint}</p>}
+      {hint && <p className="text-xs text-slate-500 dark:text-slate-400">{hint}</p>}
     </div>
   );
 }

@@ -40,7 +40,7 @@ export function ChatComposer({ maxMessageChars, onSend }: Props) {
   return (
     <form
       data-testid="chat-composer"
-      className="flex flex-col gap-1 border-t border-slate-100 px-3 py-2"
+      className="flex flex-col gap-1 border-t border-slate-100 px-3 py-2 dark:border-slate-800"
       onSubmit={(event) => {
         event.preventDefault();
         send();
@@ -64,7 +64,7 @@ export function ChatComposer({ maxMessageChars, onSend }: Props) {
           {sending ? "Sending…" : "Send"}
         </Button>
       </div>
-      <div id={counterId} className="text-[11px] leading-4 text-slate-500">
+      <div id={counterId} className="text-[11px] leading-4 text-slate-500 dark:text-slate-400">
         <span data-testid="chat-char-count" className={cn("tabular-nums", over && "font-medium text-rose-700")}>
           {count.format(content.length)} / {count.format(maxMessageChars)}
         </span>

@@ -86,7 +86,7 @@ function ChatSession({ departmentId, maxMessageChars }: Props & { maxMessageChar
       {writable ? (
         <ChatComposer maxMessageChars={maxMessageChars} onSend={send} />
       ) : (
-        <p className="border-t border-slate-100 px-4 py-3 text-xs text-slate-500">{VIEWER_NOTE}</p>
+        <p className="border-t border-slate-100 px-4 py-3 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">{VIEWER_NOTE}</p>
       )}
     </>
   );
@@ -95,7 +95,7 @@ function ChatSession({ departmentId, maxMessageChars }: Props & { maxMessageChar
 /** Exactly the server's words, and nothing to type in. */
 export function ChatDisabled() {
   return (
-    <p data-testid="chat-disabled" className="px-4 py-6 text-center text-xs text-slate-500">
+    <p data-testid="chat-disabled" className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">
       {CHAT_DISABLED_TEXT}
     </p>
   );
@@ -118,20 +118,20 @@ export function ChatFrame({ children, collapsed = false, onToggle, grow = true }
     <section
       data-testid="chat-pane"
       aria-labelledby={`${id}-heading`}
-      className={cn("flex min-h-0 flex-col rounded-xl border border-slate-200 bg-white", grow && open && "lg:min-h-64 lg:flex-[2]")}
+      className={cn("flex min-h-0 flex-col rounded-xl border border-slate-200 bg-white dark:bg-slate-900 dark:border-slate-700", grow && open && "lg:min-h-64 lg:flex-[2]")}
     >
-      <header className={cn("flex items-center gap-2 px-4 py-3", open && "border-b border-slate-100")}>
-        <h2 id={`${id}-heading`} className="text-sm font-semibold text-slate-700">
+      <header className={cn("flex items-center gap-2 px-4 py-3", open && "border-b border-slate-100 dark:border-slate-800")}>
+        <h2 id={`${id}-heading`} className="text-sm font-semibold text-slate-700 dark:text-slate-200">
           #maestro
         </h2>
-        <span className="truncate text-xs text-slate-500">Squad chat</span>
+        <span className="truncate text-xs text-slate-500 dark:text-slate-400">Squad chat</span>
         {onToggle && (
           <button
             type="button"
             onClick={onToggle}
             aria-expanded={open}
             aria-controls={`${id}-body`}
-            className="ml-auto rounded px-1.5 py-0.5 text-xs font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+            className="ml-auto rounded px-1.5 py-0.5 text-xs font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-slate-100"
           >
             {open ? "Hide" : "Show"}
           </button>

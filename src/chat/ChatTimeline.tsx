@@ -1,4 +1,6 @@
 import { useLayoutEffect, useRef, useState } from "react";
+import { initials } from "../board/initials";
+import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
 import { Skeleton } from "../components/ui/Skeleton";
 import { cn } from "../lib/cn";
@@ -88,7 +90,7 @@ export function ChatTimeline({ messages, now, followSignal = 0, className }: Pro
         {messages === undefined ? (
           <TimelineSkeleton />
         ) : messages.length === 0 ? (
-          <p className="px-4 py-6 text-center text-xs text-slate-500">
+          <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">
             No messages in this session yet. Agents read #maestro at the start of their next turn.
           </p>
         ) : (
@@ -120,9 +122,19 @@ const AUTHOR_CHIP = {
 function ChatMessageItem({ message, now }: { message: ChatMessage; now: number }) {
   const kind = authorKind(message.author);
   const time = formatChatTime(message.ts, now);
+  // A person's post keeps the spec's `@human` author and shows who it was.
+  const person = kind === "human" ? message.postedBy : undefined;
   return (
     <li data-testid="chat-message" data-author-kind={kind} className="flex flex-col gap-1">
       <div className="flex min-w-0 items-center gap-2">
+        {person && (
+          <span data-testid="chat-person" className="flex min-w-0 items-center gap-1.5">
+            <Avatar initials={initials(person.name)} tone="member" className="size-5 text-[9px] ring-0" />
+            <span className="truncate text-xs font-semibold text-slate-900 dark:text-slate-100" title={person.name}>
+              {person.name}
+            </span>
+          </span>
+        )}
         <span
           data-testid="chat-author"
           title={kind === "human" ? "A person, from the WebUI" : "An agent"}
@@ -133,12 +145,12 @@ function ChatMessageItem({ message, now }: { message: ChatMessage; now: number }
         >
           {message.author}
         </span>
-        <time dateTime={message.ts} title={time.full} className="shrink-0 text-[11px] text-slate-500 tabular-nums">
+        <time dateTime={message.ts} title={time.full} className="shrink-0 text-[11px] text-slate-500 tabular-nums dark:text-slate-400">
           {time.short}
         </time>
       </div>
       {/* Plain text: React escapes it, and pre-wrap keeps the author's line breaks. */}
-      <p data-testid="chat-text" className="text-sm break-words whitespace-pre-wrap text-slate-800">
+      <p data-testid="chat-text" className="text-sm break-words whitespace-pre-wrap text-slate-800 dark:text-slate-200">
         {message.text}
       </p>
     </li>

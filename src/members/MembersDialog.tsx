@@ -31,8 +31,8 @@ export function MembersDialog({ departmentId, departmentName, myRole, onClose }:
   const manager = isAdminRole(myRole);
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
-      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4">
-        <h2 id={headingId} className="text-base font-semibold text-slate-900">
+      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
+        <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
           Members of {departmentName}
         </h2>
         <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
@@ -75,20 +75,20 @@ function MemberList({ departmentId, myRole }: { departmentId: Id<"departments">;
 
   return (
     <section className="flex flex-col gap-2">
-      <h3 className="text-sm font-semibold text-slate-800">People</h3>
+      <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">People</h3>
       {error && <InlineError>{error}</InlineError>}
-      <ul className="flex flex-col divide-y divide-slate-100">
+      <ul className="flex flex-col divide-y divide-slate-100 dark:divide-slate-800">
         {members.map((member) => {
           const editable = manager && (member.role !== "owner" || myRole === "owner");
           const isMe = me?._id === member.userId;
           return (
             <li key={member._id} data-testid="member-row" className="flex flex-wrap items-center gap-3 py-2">
               <div className="min-w-0 flex-1">
-                <p className="text-sm font-medium text-slate-900">
+                <p className="text-sm font-medium text-slate-900 dark:text-slate-100">
                   {member.name}
-                  {isMe && <span className="text-slate-500"> (you)</span>}
+                  {isMe && <span className="text-slate-500 dark:text-slate-400"> (you)</span>}
                 </p>
-                {member.email && <p className="text-xs text-slate-500">{member.email}</p>}
+                {member.email && <p className="text-xs text-slate-500 dark:text-slate-400">{member.email}</p>}
               </div>
               {editable ? (
                 <>
@@ -112,7 +112,7 @@ function MemberList({ departmentId, myRole }: { departmentId: Id<"departments">;
                   </Button>
                 </>
               ) : (
-                <span data-testid="member-role" className="text-xs font-medium text-slate-600">
+                <span data-testid="member-role" className="text-xs font-medium text-slate-600 dark:text-slate-300">
                   {ROLE_OPTIONS.find((o) => o.value === member.role)?.label}
                 </span>
               )}
@@ -154,8 +154,8 @@ function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; my
   }
 
   return (
-    <section className="flex flex-col gap-3 border-t border-slate-100 pt-4">
-      <h3 className="text-sm font-semibold text-slate-800">Invite someone</h3>
+    <section className="flex flex-col gap-3 border-t border-slate-100 pt-4 dark:border-slate-800">
+      <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">Invite someone</h3>
       <form onSubmit={(e) => void submit(e)} className="flex flex-wrap items-end gap-3">
         <Field label="Email" htmlFor={emailId} className="min-w-48 flex-1">
           <TextInput id={emailId} type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
@@ -182,19 +182,19 @@ function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; my
           </div>
         </div>
       )}
-      <h3 className="text-sm font-semibold text-slate-800">Pending invites</h3>
+      <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">Pending invites</h3>
       {invites === undefined ? (
         <Skeleton className="h-10" />
       ) : invites.length === 0 ? (
-        <p className="text-xs text-slate-500">No pending invites.</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">No pending invites.</p>
       ) : (
-        <ul className="flex flex-col divide-y divide-slate-100">
+        <ul className="flex flex-col divide-y divide-slate-100 dark:divide-slate-800">
           {invites.map((invite) => (
             <li key={invite._id} data-testid="invite-row" className="flex items-center gap-3 py-2 text-sm">
               <span className="min-w-0 flex-1 truncate">
                 {invite.email} · {ROLE_OPTIONS.find((o) => o.value === invite.role)?.label} · by {invite.createdByName}
               </span>
-              <span className="text-xs text-slate-500">until {new Date(invite.expiresAt).toLocaleDateString()}</span>
+              <span className="text-xs text-slate-500 dark:text-slate-400">until {new Date(invite.expiresAt).toLocaleDateString()}</span>
               <Button variant="ghost" onClick={() => void revoke({ inviteId: invite._id }).catch((e: unknown) => setError(userMessage(e)))}>
                 Revoke
               </Button>

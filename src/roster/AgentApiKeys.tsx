@@ -78,7 +78,7 @@ function LiveApiKeys({ agent }: Props) {
   return (
     <section aria-labelledby={headingId} className="flex flex-col gap-2">
       <div className="flex items-center justify-between gap-3">
-        <h3 id={headingId} className="text-sm font-medium text-slate-700">
+        <h3 id={headingId} className="text-sm font-medium text-slate-700 dark:text-slate-200">
           API keys
         </h3>
         {!isArchitect && (
@@ -87,7 +87,7 @@ function LiveApiKeys({ agent }: Props) {
           </Button>
         )}
       </div>
-      <p className="text-xs text-slate-500">
+      <p className="text-xs text-slate-500 dark:text-slate-400">
         {isArchitect
           ? "Architects take no part in chat, so they get no API keys."
           : `Lets ${agent.name} use the #maestro chat from outside Maestro: give the key to the MCP server (npx maestro-mcp) as MAESTRO_AGENT_KEY.`}
@@ -96,7 +96,7 @@ function LiveApiKeys({ agent }: Props) {
       {fresh !== null && (
         <div role="status" className="flex flex-col gap-2 rounded-lg bg-amber-50 px-3 py-2 ring-1 ring-amber-200 ring-inset">
           <p className="text-xs font-medium text-amber-900">Copy this key now: it won’t be shown again.</p>
-          <code data-testid="new-api-key" className="block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-900 select-all">
+          <code data-testid="new-api-key" className="block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-900 select-all dark:bg-slate-900 dark:text-slate-100">
             {fresh}
           </code>
           <div className="flex justify-end gap-2">
@@ -115,20 +115,20 @@ function LiveApiKeys({ agent }: Props) {
       {keys === undefined ? (
         <Skeleton className="h-10" />
       ) : keys.length === 0 ? (
-        <p className="text-xs text-slate-500">No keys yet.</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">No keys yet.</p>
       ) : (
-        <ul className="divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200">
+        <ul className="divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200 dark:divide-slate-800 dark:ring-slate-700">
           {keys.map((key) => (
             <li key={key._id} className="flex items-center justify-between gap-3 px-3 py-2">
               <span className="min-w-0 text-xs">
-                <code className="font-mono font-medium text-slate-800">{key.prefix}…</code>
-                <span className="block text-slate-500">
+                <code className="font-mono font-medium text-slate-800 dark:text-slate-200">{key.prefix}…</code>
+                <span className="block text-slate-500 dark:text-slate-400">
                   Created {formatDate(key.createdAt)}
                   {key.createdByName ? ` by ${key.createdByName}` : ""}
                 </span>
               </span>
               {key.revokedAt !== null ? (
-                <Badge className="bg-slate-100 text-slate-500 ring-slate-400/20" title={`Revoked ${formatDate(key.revokedAt)}`}>
+                <Badge className="bg-slate-100 text-slate-500 ring-slate-400/20 dark:bg-slate-800 dark:text-slate-400" title={`Revoked ${formatDate(key.revokedAt)}`}>
                   Revoked
                 </Badge>
               ) : (

@@ -21,7 +21,7 @@ type Props = {
 
 type Errors = { name?: string; role?: string };
 
-const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600";
+const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600 dark:border-slate-600";
 
 /**
  * The agent editor, with no Convex in it: name, role, kind, model, system
@@ -126,7 +126,7 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
           <Field
             label={
               <>
-                Model <span className="font-normal text-slate-500">(optional)</span>
+                Model <span className="font-normal text-slate-500 dark:text-slate-400">(optional)</span>
               </>
             }
             htmlFor={`${id}-model`}
@@ -163,22 +163,22 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
             aria-describedby={`${id}-lead-hint`}
           />
           <span className="text-sm">
-            <span className="font-medium text-slate-700">Squad lead</span>
-            <span id={`${id}-lead-hint`} className="block text-xs text-slate-500">
+            <span className="font-medium text-slate-700 dark:text-slate-200">Squad lead</span>
+            <span id={`${id}-lead-hint`} className="block text-xs text-slate-500 dark:text-slate-400">
               A squad has one lead; this takes the role from the current one.
             </span>
           </span>
         </label>
 
         <fieldset className="flex flex-col gap-1.5">
-          <legend className="mb-1.5 text-sm font-medium text-slate-700">Allowed tools</legend>
+          <legend className="mb-1.5 text-sm font-medium text-slate-700 dark:text-slate-200">Allowed tools</legend>
           {tools.length === 0 ? (
-            <p className="text-sm text-slate-500">No tools are registered.</p>
+            <p className="text-sm text-slate-500 dark:text-slate-400">No tools are registered.</p>
           ) : (
-            <ul className="divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200">
+            <ul className="divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200 dark:divide-slate-800 dark:ring-slate-700">
               {tools.map((tool) => (
                 <li key={tool.name} className="flex flex-wrap items-start gap-x-3">
-                  <label className="flex min-w-0 flex-1 cursor-pointer items-start gap-3 px-3 py-2 hover:bg-slate-50">
+                  <label className="flex min-w-0 flex-1 cursor-pointer items-start gap-3 px-3 py-2 hover:bg-slate-50 dark:hover:bg-slate-800">
                     <input
                       type="checkbox"
                       data-testid={`tool-${tool.name}`}
@@ -189,10 +189,10 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
                       aria-describedby={`${id}-tool-${tool.name}-about`}
                     />
                     <span className="min-w-0 text-sm">
-                      <code id={`${id}-tool-${tool.name}`} className="font-mono text-xs font-medium text-slate-800">
+                      <code id={`${id}-tool-${tool.name}`} className="font-mono text-xs font-medium text-slate-800 dark:text-slate-200">
                         {tool.name}
                       </code>
-                      <span id={`${id}-tool-${tool.name}-about`} className="block text-xs text-slate-500">
+                      <span id={`${id}-tool-${tool.name}-about`} className="block text-xs text-slate-500 dark:text-slate-400">
                         {tool.description}
                       </span>
                     </span>
@@ -219,7 +219,7 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
         {children}
       </div>
 
-      <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4">
+      <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4 dark:border-slate-800">
         {failure && <InlineError>{failure}</InlineError>}
         <div className="flex justify-end gap-2">
           {onCancel && (

@@ -27,8 +27,8 @@ export function CreateAgentModal({ departmentId, agent, onClose }: Props) {
   const headingId = useId();
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
-      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4">
-        <h2 id={headingId} className="truncate text-base font-semibold text-slate-900">
+      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
+        <h2 id={headingId} className="truncate text-base font-semibold text-slate-900 dark:text-slate-100">
           {agent ? `Edit ${agent.name}` : "New agent"}
         </h2>
         <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">

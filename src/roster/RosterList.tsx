@@ -6,6 +6,7 @@ import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { PlusIcon } from "../components/ui/icons";
 import { Skeleton } from "../components/ui/Skeleton";
+import { agentSlugOf } from "../shell/routes";
 import type { Agent } from "./types";
 
 type Props = {
@@ -14,6 +15,9 @@ type Props = {
   isAdmin: boolean;
   onNew: () => void;
   onEdit: (agent: Agent) => void;
+  /** The agent page's address for an agent slug; with `onOpenAgent`, names become links to it. */
+  agentHref?: (agentSlug: string) => string;
+  onOpenAgent?: (agentSlug: string) => void;
 };
 
 /** Lead first, then by name, so the roster reads the same on every load. */
@@ -26,7 +30,7 @@ function byLeadThenName(a: Agent, b: Agent): number {
  * The squad as pure props: each agent's avatar, name, role and live status,
  * with "New agent" and per-agent "Edit" for admins only.
  */
-export function RosterList({ agents, isAdmin, onNew, onEdit }: Props) {
+export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, onOpenAgent }: Props) {
   return (
     <RosterFrame
       count={agents?.length}
@@ -42,13 +46,19 @@ export function RosterList({ agents, isAdmin, onNew, onEdit }: Props) {
       {agents === undefined ? (
         <RosterSkeleton />
       ) : agents.length === 0 ? (
-        <p className="px-4 py-6 text-center text-xs text-slate-500">
+        <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">
           {isAdmin ? "No agents yet. Create the first one with New agent." : "No agents in this department yet."}
         </p>
       ) : (
-        <ul className="divide-y divide-slate-100 lg:overflow-y-auto">
+        <ul className="divide-y divide-slate-100 lg:overflow-y-auto dark:divide-slate-800">
           {[...agents].sort(byLeadThenName).map((agent) => (
-            <RosterRow key={agent._id} agent={agent} onEdit={isAdmin ? () => onEdit(agent) : undefined} />
+            <RosterRow
+              key={agent._id}
+              agent={agent}
+              onEdit={isAdmin ? () => onEdit(agent) : undefined}
+              agentHref={agentHref}
+              onOpenAgent={onOpenAgent}
+            />
           ))}
         </ul>
       )}
@@ -56,26 +66,52 @@ export function RosterList({ agents, isAdmin, onNew, onEdit }: Props) {
   );
 }
 
-function RosterRow({ agent, onEdit }: { agent: Agent; onEdit?: () => void }) {
+type RowProps = Pick<Props, "agentHref" | "onOpenAgent"> & { agent: Agent; onEdit?: () => void };
+
+function RosterRow({ agent, onEdit, agentHref, onOpenAgent }: RowProps) {
   const status = optionFor(AGENT_STATUS_OPTIONS, agent.status);
+  const slug = agentSlugOf(agent.sessionKey);
+  // Names may be cut to fit the panel; the tooltip always has the whole of them.
+  const name =
+    agentHref && onOpenAgent ? (
+      <a
+        href={agentHref(slug)}
+        title={agent.name}
+        data-testid="roster-agent-name"
+        onClick={(event) => {
+          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+          event.preventDefault();
+          onOpenAgent(slug);
+        }}
+        className="truncate hover:text-indigo-700 hover:underline dark:hover:text-indigo-300"
+      >
+        {agent.name}
+      </a>
+    ) : (
+      <span title={agent.name} data-testid="roster-agent-name" className="truncate">
+        {agent.name}
+      </span>
+    );
   return (
     <li data-testid="roster-agent" className="flex items-center gap-3 px-4 py-2.5">
       <span className="relative">
         <Avatar initials={initials(agent.name)} className="size-8 text-xs" />
         <span
           aria-hidden="true"
-          className={`absolute -right-0.5 -bottom-0.5 size-2.5 rounded-full ring-2 ring-white ${status.className}`}
+          className={`absolute -right-0.5 -bottom-0.5 size-2.5 rounded-full ring-2 ring-white dark:ring-slate-900 ${status.className}`}
         />
       </span>
       <div className="min-w-0 flex-1">
-        <p className="flex items-center gap-1.5 text-sm font-medium text-slate-900">
-          <span className="truncate">{agent.name}</span>
+        <p className="flex items-center gap-1.5 text-sm font-medium text-slate-900 dark:text-slate-100">
+          {name}
           {agent.isSquadLead && (
             <Badge className="shrink-0 bg-indigo-50 text-indigo-700 ring-indigo-600/20">Squad lead</Badge>
           )}
         </p>
-        <p className="flex items-center gap-1.5 text-xs text-slate-500">
-          <span className="truncate">{agent.role}</span>
+        <p className="flex items-center gap-1.5 text-xs text-slate-500 dark:text-slate-400">
+          <span className="truncate" title={agent.role}>
+            {agent.role}
+          </span>
           <span aria-hidden="true">·</span>
           <span data-testid="agent-status" className="inline-flex shrink-0 items-center gap-1">
             <span aria-hidden="true" className={`size-1.5 rounded-full ${status.className}`} />
@@ -98,15 +134,15 @@ export function RosterFrame({ count, action, children }: { count?: number; actio
     <aside
       data-testid="roster"
       aria-labelledby="roster-heading"
-      className="flex flex-col rounded-xl border border-slate-200 bg-white lg:max-h-full lg:w-72 lg:shrink-0 lg:self-start"
+      className="flex min-h-0 flex-col rounded-xl border border-slate-200 bg-white lg:max-h-full dark:border-slate-700 dark:bg-slate-900"
     >
-      <header className="flex items-center justify-between gap-2 border-b border-slate-100 px-4 py-3">
+      <header className="flex items-center justify-between gap-2 border-b border-slate-100 px-4 py-3 dark:border-slate-800">
         <div className="flex items-baseline gap-2">
-          <h2 id="roster-heading" className="text-sm font-semibold text-slate-700">
+          <h2 id="roster-heading" className="text-sm font-semibold text-slate-700 dark:text-slate-200">
             Squad
           </h2>
           {count !== undefined && (
-            <span data-testid="roster-count" className="text-xs text-slate-500 tabular-nums">
+            <span data-testid="roster-count" className="text-xs text-slate-500 tabular-nums dark:text-slate-400">
               {count}
             </span>
           )}

@@ -7,7 +7,13 @@ import { userMessage } from "../lib/errors";
 import { CreateAgentModal } from "./CreateAgentModal";
 import { RosterFrame, RosterList } from "./RosterList";
 
-type Props = { departmentId: Id<"departments">; isAdmin: boolean };
+type Props = {
+  departmentId: Id<"departments">;
+  isAdmin: boolean;
+  /** Where an agent's name links to (its page), and how to open it in place. */
+  agentHref?: (agentSlug: string) => string;
+  onOpenAgent?: (agentSlug: string) => void;
+};
 
 /** Which agent modal is open: none, a new agent, or editing one (by id, so it shows the live agent). */
 type Editing = null | { mode: "create" } | { mode: "edit"; agentId: Id<"agents"> };
@@ -16,7 +22,7 @@ type Editing = null | { mode: "create" } | { mode: "edit"; agentId: Id<"agents">
  * The department's live roster. Admins can add agents and edit them; a failing
  * query shows in the panel with a retry, leaving the rest of the page alone.
  */
-export function RosterPanel({ departmentId, isAdmin }: Props) {
+export function RosterPanel({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
   return (
     <ErrorBoundary
       key={departmentId}
@@ -26,12 +32,12 @@ export function RosterPanel({ departmentId, isAdmin }: Props) {
         </RosterFrame>
       )}
     >
-      <LiveRoster departmentId={departmentId} isAdmin={isAdmin} />
+      <LiveRoster departmentId={departmentId} isAdmin={isAdmin} agentHref={agentHref} onOpenAgent={onOpenAgent} />
     </ErrorBoundary>
   );
 }
 
-function LiveRoster({ departmentId, isAdmin }: Props) {
+function LiveRoster({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
   const agents = useQuery(api.agents.list, { departmentId });
   const [editing, setEditing] = useState<Editing>(null);
   const close = () => setEditing(null);
@@ -42,6 +48,8 @@ function LiveRoster({ departmentId, isAdmin }: Props) {
       <RosterList
         agents={agents}
         isAdmin={isAdmin}
+        agentHref={agentHref}
+        onOpenAgent={onOpenAgent}
         onNew={() => setEditing({ mode: "create" })}
         onEdit={(agent) => setEditing({ mode: "edit", agentId: agent._id })}
       />

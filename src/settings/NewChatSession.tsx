@@ -38,14 +38,14 @@ export function NewChatSession({ departmentName, allowed, onConfirm }: Props) {
 
   return (
     <section aria-labelledby={headingId} className="flex flex-col gap-2">
-      <h3 id={headingId} className="text-sm font-semibold text-slate-800">
+      <h3 id={headingId} className="text-sm font-semibold text-slate-800 dark:text-slate-200">
         New chat session
       </h3>
-      <p className="text-xs text-slate-500">
-        Starts #maestro over for <span className="font-medium text-slate-700">{departmentName}</span>.
+      <p className="text-xs text-slate-500 dark:text-slate-400">
+        Starts #maestro over for <span className="font-medium text-slate-700 dark:text-slate-200">{departmentName}</span>.
       </p>
       {!allowed ? (
-        <p className="text-xs text-slate-500">Only admins of {departmentName} can start a new session.</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">Only admins of {departmentName} can start a new session.</p>
       ) : step === "idle" || step === "done" ? (
         <div className="flex flex-wrap items-center gap-3">
           <Button variant="secondary" onClick={() => setStep("confirming")}>

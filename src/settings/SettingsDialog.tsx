@@ -25,8 +25,8 @@ export function SettingsDialog({ department, onClose }: Props) {
   const headingId = useId();
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
-      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4">
-        <h2 id={headingId} className="text-base font-semibold text-slate-900">
+      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
+        <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
           Settings
         </h2>
         <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
@@ -35,12 +35,12 @@ export function SettingsDialog({ department, onClose }: Props) {
       </header>
       <div className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4">
         <section className="flex flex-col gap-3">
-          <h3 className="text-sm font-semibold text-slate-800">#maestro chat in {department.name}</h3>
+          <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">#maestro chat in {department.name}</h3>
           <ErrorBoundary>
             <ChatSettingsEditor departmentId={department.id} onClose={onClose} />
           </ErrorBoundary>
         </section>
-        <div className="border-t border-slate-100 pt-4">
+        <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
           <StartSession department={department} />
         </div>
       </div>

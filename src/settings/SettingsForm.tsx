@@ -19,7 +19,7 @@ type Props = {
   onCancel?: () => void;
 };
 
-const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600";
+const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600 dark:border-slate-600";
 
 /**
  * The chat settings as pure props: two switches and two limits. The limits
@@ -136,10 +136,10 @@ function Toggle({ id, label, hint, checked, onChange }: ToggleProps) {
         aria-describedby={`${id}-hint`}
       />
       <div className="text-sm">
-        <label htmlFor={id} className="font-medium text-slate-700">
+        <label htmlFor={id} className="font-medium text-slate-700 dark:text-slate-200">
           {label}
         </label>
-        <p id={`${id}-hint`} className="text-xs text-slate-500">
+        <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
           {hint}
         </p>
       </div>

@@ -37,8 +37,8 @@ export function AccountDialog({ onClose }: { onClose: () => void }) {
 
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
-      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4">
-        <h2 id={headingId} className="text-base font-semibold text-slate-900">
+      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
+        <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
           Change password
         </h2>
         <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">

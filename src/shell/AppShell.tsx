@@ -1,5 +1,6 @@
 import { useQuery } from "convex/react";
-import { useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
+import { Navigate, useLocation, useMatch, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ActivityFeed } from "../activity/ActivityFeed";
@@ -15,19 +16,27 @@ import { MembersDialog } from "../members/MembersDialog";
 import { RosterPanel } from "../roster/RosterPanel";
 import { SettingsButton } from "../settings/SettingsButton";
 import { TaskDrawer } from "../task/TaskDrawer";
-import { closeTask, openTask, useOpenTaskId } from "../task/taskHash";
-import { DepartmentSwitcher } from "./DepartmentSwitcher";
+import { setTaskNavigator } from "../task/taskHash";
 import { AccountDialog } from "./AccountDialog";
+import { AgentPage } from "./AgentPage";
+import { DepartmentSwitcher } from "./DepartmentSwitcher";
 import { Header } from "./Header";
 import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
 import { NotificationsMenu } from "./NotificationsMenu";
-import { isAdminRole, RoleContext } from "./role";
+import { canWrite, isAdminRole, RoleContext } from "./role";
+import { agentPath, departmentPath, taskIdFromHash, taskPath } from "./routes";
+import { OPEN_PALETTE_EVENT, ShellShortcuts } from "./ShellShortcuts";
+import { PresenceAvatars } from "./PresenceAvatars";
+import { ResizableSidePanel } from "./SidePanel";
 import { useEnsureMembership } from "./useEnsureMembership";
+import { useMediaQuery, WIDE_QUERY } from "./useMediaQuery";
 import { useStoredState } from "./useStoredState";
+import { WorkspaceTabs, type WorkspaceTab } from "./WorkspaceTabs";
 
 const DEPARTMENT_KEY = "maestro.department";
 
 type Props = { userName: string; onSignOut: () => void };
+type Department = NonNullable<ReturnType<typeof useDepartments>>[number];
 
 /**
  * The signed-in app, whatever the auth mode. The header (with sign-out) stays
@@ -35,7 +44,7 @@ type Props = { userName: string; onSignOut: () => void };
  */
 export function AppShell({ userName, onSignOut }: Props) {
   return (
-    <div className="flex min-h-dvh flex-col bg-slate-50 lg:h-dvh">
+    <div className="flex min-h-dvh flex-col bg-slate-50 text-slate-900 lg:h-dvh dark:bg-slate-950 dark:text-slate-100">
       <ErrorBoundary
         fallback={(error, retry) => (
           <>
@@ -50,18 +59,59 @@ export function AppShell({ userName, onSignOut }: Props) {
   );
 }
 
+function useDepartments(ready: boolean) {
+  return useQuery(api.departments.listMine, ready ? {} : "skip");
+}
+
+/** What the address names: a department slug, and in it a task or an agent. */
+function useAddress() {
+  const department = useMatch({ path: "/d/:slug", end: false });
+  const task = useMatch("/d/:slug/tasks/:taskId");
+  const agent = useMatch("/d/:slug/agents/:agentSlug");
+  const exact = useMatch("/d/:slug");
+  return {
+    slug: department?.params.slug,
+    taskId: task?.params.taskId as Id<"tasks"> | undefined,
+    agentSlug: agent?.params.agentSlug,
+    /** A path under the department that names nothing we know. */
+    unknown: department !== null && exact === null && task === null && agent === null,
+  };
+}
+
 function Workspace({ userName, onSignOut }: Props) {
   const membership = useEnsureMembership();
-  const departments = useQuery(api.departments.listMine, membership.status === "ready" ? {} : "skip");
+  const departments = useDepartments(membership.status === "ready");
   const me = useQuery(api.users.me, membership.status === "ready" ? {} : "skip");
   const [storedId, setStoredId] = useStoredState(DEPARTMENT_KEY);
-  // A remembered department may have gone away; fall back to the first one.
-  const selected = departments?.find((d) => d._id === storedId) ?? departments?.[0];
-  const openTaskId = useOpenTaskId();
+  const address = useAddress();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const selected = departments?.find((d) => d.slug === address.slug);
+  // Where "/" (or a department you cannot reach) goes: the one you used last, else the first.
+  const fallback = departments?.find((d) => d._id === storedId) ?? departments?.[0];
   const modelStatus = useModelStatus();
   const isAdmin = selected !== undefined && isAdminRole(selected.role);
   const [dialog, setDialog] = useState<"members" | "account" | null>(null);
   const [inviteToken] = useState(inviteTokenFromUrl);
+
+  useEffect(() => {
+    if (selected !== undefined && selected._id !== storedId) setStoredId(selected._id);
+  }, [selected, storedId, setStoredId]);
+
+  // A department just joined (an invite) may not be in the list yet: go there once it is.
+  const [pendingId, setPendingId] = useState<string | null>(null);
+  const pending = pendingId === null ? undefined : departments?.find((d) => d._id === pendingId);
+  useEffect(() => {
+    if (pending === undefined) return;
+    setPendingId(null);
+    void navigate(departmentPath(pending.slug));
+  }, [pending, navigate]);
+
+  const goToDepartment = (id: string) => {
+    const department = departments?.find((d) => d._id === id);
+    if (department === undefined) setPendingId(id);
+    else void navigate(departmentPath(department.slug));
+  };
 
   return (
     <>
@@ -70,6 +120,26 @@ function Workspace({ userName, onSignOut }: Props) {
         onSignOut={onSignOut}
         actions={
           <>
+            {selected && (
+              // Phones have no keyboard shortcut to hint at, and no room: the palette is for wider screens.
+              <div className="hidden shrink-0 sm:flex">
+                <Button
+                  variant="secondary"
+                  onClick={() => window.dispatchEvent(new Event(OPEN_PALETTE_EVENT))}
+                  aria-keyshortcuts="Control+K Meta+K"
+                  data-testid="open-palette"
+                  className="gap-2 py-1.5 text-slate-500 dark:bg-slate-900 dark:text-slate-300 dark:ring-slate-700"
+                >
+                  Jump to…
+                  <kbd className="rounded border border-slate-300 px-1 font-mono text-[10px] dark:border-slate-600">Ctrl K</kbd>
+                </Button>
+              </div>
+            )}
+            {selected && me && (
+              <div className="hidden sm:flex">
+                <PresenceAvatars departmentId={selected._id} meId={me._id} />
+              </div>
+            )}
             <ModelStatus status={modelStatus} />
             {selected && <NotificationsMenu departmentId={selected._id} />}
             {selected && (
@@ -85,35 +155,33 @@ function Workspace({ userName, onSignOut }: Props) {
         }
       >
         {departments !== undefined && departments.length > 0 && selected && (
-          <DepartmentSwitcher departments={departments} selectedId={selected._id} onSelect={setStoredId} />
+          <DepartmentSwitcher departments={departments} selectedId={selected._id} onSelect={goToDepartment} />
         )}
       </Header>
       <ModelProblemBanner status={modelStatus} />
-      {inviteToken !== null && membership.status === "ready" && <InviteBanner token={inviteToken} onJoined={setStoredId} />}
+      {inviteToken !== null && membership.status === "ready" && <InviteBanner token={inviteToken} onJoined={goToDepartment} />}
       <main className="flex min-h-0 flex-1 flex-col p-4 sm:p-6">
         {membership.status === "error" ? (
           <ErrorPanel message={membership.message} onRetry={membership.retry} />
         ) : departments === undefined ? (
           <WorkspaceSkeleton />
-        ) : selected === undefined ? (
+        ) : fallback === undefined ? (
           <div
             data-testid="no-department"
-            className="mx-auto my-12 flex max-w-sm flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 bg-white px-6 py-8 text-center"
+            className="mx-auto my-12 flex max-w-sm flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 bg-white px-6 py-8 text-center dark:border-slate-700 dark:bg-slate-900"
           >
-            <p className="text-sm font-medium text-slate-800">You are not a member of any department yet</p>
-            <p className="text-sm text-slate-600">Ask a department's owner or admin for an invite link.</p>
+            <p className="text-sm font-medium text-slate-800 dark:text-slate-100">You are not a member of any department yet</p>
+            <p className="text-sm text-slate-600 dark:text-slate-300">Ask a department's owner or admin for an invite link.</p>
           </div>
+        ) : selected === undefined ? (
+          // "/", an old link, or a department you left: go to one you can see, keeping ?invite= and #task=.
+          <Navigate to={`${departmentPath(fallback.slug)}${location.search}${location.hash}`} replace />
         ) : (
           <RoleContext.Provider value={selected.role}>
-            <DepartmentWorkspace key={selected._id} departmentId={selected._id} isAdmin={isAdmin} />
+            <DepartmentRoute key={selected._id} department={selected} departments={departments} isAdmin={isAdmin} address={address} />
           </RoleContext.Provider>
         )}
       </main>
-      {openTaskId !== null && selected !== undefined && (
-        <RoleContext.Provider value={selected.role}>
-          <TaskDrawer taskId={openTaskId} onClose={closeTask} onOpenTask={openTask} />
-        </RoleContext.Provider>
-      )}
       {dialog === "members" && selected !== undefined && (
         <MembersDialog departmentId={selected._id} departmentName={selected.name} myRole={selected.role} onClose={() => setDialog(null)} />
       )}
@@ -122,26 +190,122 @@ function Workspace({ userName, onSignOut }: Props) {
   );
 }
 
+type DepartmentRouteProps = {
+  department: Department;
+  departments: Department[];
+  isAdmin: boolean;
+  address: ReturnType<typeof useAddress>;
+};
+
 /**
- * One department: the board, and beside it (below it on narrow screens) the
- * squad, the #maestro chat and the activity feed. Each part fails on its own.
+ * One department's addresses: the board, with a task's drawer over it, or an
+ * agent's page in the board's place. An old `#task=<id>` link moves to its
+ * address; a task of another of your departments moves to that department.
  */
-function DepartmentWorkspace({ departmentId, isAdmin }: { departmentId: Id<"departments">; isAdmin: boolean }) {
-  return (
-    <div className="flex min-h-0 flex-1 flex-col gap-4 lg:flex-row">
+function DepartmentRoute({ department, departments, isAdmin, address }: DepartmentRouteProps) {
+  const location = useLocation();
+  const navigate = useNavigate();
+  useTaskNavigation(department.slug, address.taskId !== undefined);
+
+  const legacyTaskId = taskIdFromHash(location.hash);
+  if (legacyTaskId !== null) return <Navigate to={`${taskPath(department.slug, legacyTaskId)}${location.search}`} replace />;
+  if (address.unknown) return <Navigate to={departmentPath(department.slug)} replace />;
+
+  const onTaskDepartment = (taskId: Id<"tasks">, departmentId: Id<"departments">) => {
+    const home = departments.find((d) => d._id === departmentId);
+    if (home !== undefined && home._id !== department._id) void navigate(taskPath(home.slug, taskId), { replace: true });
+  };
+
+  const main =
+    address.agentSlug !== undefined ? (
+      <AgentPage departmentId={department._id} departmentSlug={department.slug} agentSlug={address.agentSlug} />
+    ) : (
       <ErrorBoundary>
-        <Board departmentId={departmentId} />
+        <Board departmentId={department._id} />
       </ErrorBoundary>
-      <div data-testid="side-panel" className="flex min-h-0 flex-col gap-4 lg:w-72 lg:shrink-0">
-        <div className="flex min-h-0 flex-col lg:max-h-[30%]">
-          <RosterPanel departmentId={departmentId} isAdmin={isAdmin} />
-        </div>
+    );
+
+  return (
+    <>
+      <DepartmentWorkspace departmentId={department._id} departmentSlug={department.slug} isAdmin={isAdmin} main={main} />
+      <ShellShortcuts departmentId={department._id} departmentSlug={department.slug} writable={canWrite(department.role)} />
+      {address.taskId !== undefined && (
+        <TaskDrawer
+          taskId={address.taskId}
+          onClose={() => closeTaskRoute(navigate, location.state, department.slug)}
+          onOpenTask={(taskId) => void navigate(taskPath(department.slug, taskId), { replace: true, state: location.state })}
+          onDepartment={onTaskDepartment}
+        />
+      )}
+    </>
+  );
+}
+
+/** History state on a task entry pushed from the board: Back (not a new entry) closes it. */
+type TaskEntryState = { fromBoard?: boolean } | null;
+
+function closeTaskRoute(navigate: ReturnType<typeof useNavigate>, state: unknown, slug: string) {
+  if ((state as TaskEntryState)?.fromBoard) void navigate(-1);
+  else void navigate(departmentPath(slug), { replace: true });
+}
+
+/** Lets the board and the notifications menu open tasks through the router (src/task/taskHash.ts). */
+function useTaskNavigation(slug: string, taskOpen: boolean) {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const latest = useRef({ taskOpen, state: location.state as unknown });
+  useLayoutEffect(() => {
+    latest.current = { taskOpen, state: location.state };
+  });
+  useLayoutEffect(
+    () =>
+      setTaskNavigator({
+        open: (taskId) => {
+          const { taskOpen: open, state } = latest.current;
+          // From the board a new entry (Back closes the drawer); from one task to another, the same entry.
+          if (open) void navigate(taskPath(slug, taskId), { replace: true, state });
+          else void navigate(taskPath(slug, taskId), { state: { fromBoard: true } });
+        },
+        close: () => closeTaskRoute(navigate, latest.current.state, slug),
+      }),
+    [navigate, slug],
+  );
+}
+
+type WorkspaceProps = {
+  departmentId: Id<"departments">;
+  departmentSlug: string;
+  isAdmin: boolean;
+  /** The board, or an agent's page. */
+  main: ReactNode;
+};
+
+/**
+ * One department: wide, the board beside a resizable panel with the squad,
+ * the #maestro chat and the activity feed; narrow, one of them at a time
+ * under tabs. Each part fails on its own.
+ */
+function DepartmentWorkspace({ departmentId, departmentSlug, isAdmin, main }: WorkspaceProps) {
+  const wide = useMediaQuery(WIDE_QUERY);
+  const [tab, setTab] = useState<WorkspaceTab>("board");
+  const navigate = useNavigate();
+  const onOpenAgent = (agentSlug: string) => void navigate(agentPath(departmentSlug, agentSlug));
+  const roster = <RosterPanel departmentId={departmentId} isAdmin={isAdmin} onOpenAgent={onOpenAgent} agentHref={(slug) => agentPath(departmentSlug, slug)} />;
+  const chat = <ChatPane departmentId={departmentId} />;
+  const activity = <ActivityFeed departmentId={departmentId} />;
+
+  if (!wide) {
+    return <WorkspaceTabs active={tab} onSelect={setTab} panels={{ board: main, chat, activity, roster }} />;
+  }
+  return (
+    <div className="flex min-h-0 flex-1 flex-row">
+      <div className="flex min-h-0 min-w-0 flex-1 flex-col">{main}</div>
+      <ResizableSidePanel>
+        <div className="flex min-h-0 flex-col lg:max-h-[30%]">{roster}</div>
         {/* Takes most of the spare height (or none when folded or off); activity gets the rest. */}
-        <ChatPane departmentId={departmentId} />
-        <div className="flex min-h-0 flex-col lg:min-h-28 lg:flex-1">
-          <ActivityFeed departmentId={departmentId} />
-        </div>
-      </div>
+        {chat}
+        <div className="flex min-h-0 flex-col lg:min-h-28 lg:flex-1">{activity}</div>
+      </ResizableSidePanel>
     </div>
   );
 }
@@ -156,7 +320,7 @@ function WorkspaceSkeleton() {
         </div>
         <BoardSkeleton />
       </div>
-      <div className="flex flex-col gap-3 rounded-xl border border-slate-200 bg-white p-4 lg:w-72">
+      <div className="flex flex-col gap-3 rounded-xl border border-slate-200 bg-white p-4 lg:w-72 dark:border-slate-700 dark:bg-slate-900">
         <Skeleton className="h-4 w-16" />
         {Array.from({ length: 4 }, (_, j) => (
           <Skeleton key={j} className="h-8 w-full" />

@@ -9,7 +9,7 @@ export function ModelStatus({ status }: { status: { configured: boolean; label: 
   if (status === undefined) return null;
   if (status.configured) {
     return (
-      <span className="hidden text-xs text-slate-500 md:inline" data-testid="model-label" title="The model agents think with">
+      <span className="hidden text-xs text-slate-500 md:inline dark:text-slate-400" data-testid="model-label" title="The model agents think with">
         Model: {status.label}
       </span>
     );

@@ -51,13 +51,13 @@ export function NotificationsMenuView({ data, onOpenTask }: ViewProps) {
         aria-controls={panelId}
         aria-label={data === undefined ? "Notifications" : `Notifications, ${count} unread`}
         onClick={() => setOpen((o) => !o)}
-        className="relative rounded-lg p-2 text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+        className="relative rounded-lg p-2 text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-slate-100"
       >
         <BellIcon className="size-5" />
         {count > 0 && (
           <span
             data-testid="notification-count"
-            className="absolute -top-0.5 -right-0.5 min-w-4 rounded-full bg-rose-500 px-1 text-center text-[10px] leading-4 font-semibold text-white tabular-nums ring-2 ring-white"
+            className="absolute -top-0.5 -right-0.5 min-w-4 rounded-full bg-rose-500 px-1 text-center text-[10px] leading-4 font-semibold text-white tabular-nums ring-2 ring-white dark:ring-slate-900"
           >
             {count > 99 ? "99+" : count}
           </span>
@@ -66,15 +66,15 @@ export function NotificationsMenuView({ data, onOpenTask }: ViewProps) {
       {open && (
         <div
           id={panelId}
-          className="absolute right-0 z-40 mt-2 w-80 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl bg-white shadow-lg ring-1 ring-slate-200"
+          className="absolute right-0 z-40 mt-2 w-80 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl bg-white shadow-lg ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700"
         >
-          <p className="border-b border-slate-100 px-4 py-2.5 text-sm font-semibold text-slate-700">Notifications</p>
+          <p className="border-b border-slate-100 px-4 py-2.5 text-sm font-semibold text-slate-700 dark:border-slate-800 dark:text-slate-200">Notifications</p>
           {data === undefined ? (
-            <p className="px-4 py-6 text-center text-xs text-slate-500">Loading…</p>
+            <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">Loading…</p>
           ) : data.notifications.length === 0 ? (
-            <p className="px-4 py-6 text-center text-xs text-slate-500">You’re all caught up.</p>
+            <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">You’re all caught up.</p>
           ) : (
-            <ul className="max-h-80 divide-y divide-slate-100 overflow-y-auto">
+            <ul className="max-h-80 divide-y divide-slate-100 overflow-y-auto dark:divide-slate-800">
               {data.notifications.map((n) => (
                 <li key={n._id}>
                   <button
@@ -83,12 +83,12 @@ export function NotificationsMenuView({ data, onOpenTask }: ViewProps) {
                       setOpen(false);
                       onOpenTask(n.taskId);
                     }}
-                    className="flex w-full flex-col gap-0.5 px-4 py-2.5 text-left hover:bg-slate-50 focus-visible:bg-slate-50 focus-visible:outline-none"
+                    className="flex w-full flex-col gap-0.5 px-4 py-2.5 text-left hover:bg-slate-50 focus-visible:bg-slate-50 focus-visible:outline-none dark:hover:bg-slate-800"
                   >
-                    <span className="text-xs text-slate-500">
+                    <span className="text-xs text-slate-500 dark:text-slate-400">
                       {n.kind === "mention" ? "You were mentioned in" : "You were assigned"} · {formatRelativeTime(n._creationTime, now)}
                     </span>
-                    <span className="truncate text-sm font-medium text-slate-900">{n.taskTitle}</span>
+                    <span className="truncate text-sm font-medium text-slate-900 dark:text-slate-100">{n.taskTitle}</span>
                   </button>
                 </li>
               ))}

@@ -105,7 +105,7 @@ export function Composer({ candidates, onSend }: Props) {
             id={listId}
             role="listbox"
             aria-label="People to mention"
-            className="absolute bottom-full left-0 z-10 mb-1 max-h-60 w-full max-w-xs overflow-y-auto rounded-lg bg-white py-1 shadow-lg ring-1 ring-slate-200"
+            className="absolute bottom-full left-0 z-10 mb-1 max-h-60 w-full max-w-xs overflow-y-auto rounded-lg bg-white py-1 shadow-lg ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700"
           >
             {suggestions.map((candidate, i) => (
               <li
@@ -119,14 +119,14 @@ export function Composer({ candidates, onSend }: Props) {
                   pick(candidate);
                 }}
                 onMouseEnter={() => setActive(i)}
-                className={cn("flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm", i === activeIndex ? "bg-indigo-50 text-indigo-900" : "text-slate-700")}
+                className={cn("flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm", i === activeIndex ? "bg-indigo-50 text-indigo-900" : "text-slate-700 dark:text-slate-200")}
               >
                 <Avatar
                   initials={initials(candidate.name)}
                   tone={candidate.kind}
                 />
                 <span className="min-w-0 flex-1 truncate font-medium">{candidate.name}</span>
-                <span className="shrink-0 truncate text-xs text-slate-500">{candidate.detail}</span>
+                <span className="shrink-0 truncate text-xs text-slate-500 dark:text-slate-400">{candidate.detail}</span>
               </li>
             ))}
           </ul>
@@ -155,7 +155,7 @@ export function Composer({ candidates, onSend }: Props) {
         />
       </div>
       <div className="flex items-center justify-between gap-3">
-        <p id={hintId} className="text-xs text-slate-500">
+        <p id={hintId} className="text-xs text-slate-500 dark:text-slate-400">
           Markdown works. <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends.
         </p>
         <Button type="submit" disabled={sending || text.trim() === ""}>

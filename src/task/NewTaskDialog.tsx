@@ -69,8 +69,8 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
         submit();
       }}
     >
-      <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4">
-        <h2 id={headingId ?? `${id}-heading`} className="text-base font-semibold text-slate-900">
+      <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4 dark:border-slate-800">
+        <h2 id={headingId ?? `${id}-heading`} className="text-base font-semibold text-slate-900 dark:text-slate-100">
           New task
         </h2>
         <Button variant="ghost" onClick={onCancel} aria-label="Close" className="-mr-2 p-1.5">
@@ -117,8 +117,8 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
           </Field>
         </div>
         <div className="flex flex-col gap-1.5">
-          <span id={`${id}-assignees`} className="text-sm font-medium text-slate-700">
-            Assignees <span className="font-normal text-slate-500">(optional; assigned agents start work)</span>
+          <span id={`${id}-assignees`} className="text-sm font-medium text-slate-700 dark:text-slate-200">
+            Assignees <span className="font-normal text-slate-500 dark:text-slate-400">(optional; assigned agents start work)</span>
           </span>
           <AssigneePicker
             agents={agents}
@@ -130,7 +130,7 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
         </div>
       </div>
 
-      <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4">
+      <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4 dark:border-slate-800">
         {failure && <InlineError>{failure}</InlineError>}
         <div className="flex justify-end gap-2">
           <Button variant="secondary" onClick={onCancel}>

@@ -50,8 +50,8 @@ export function RunsPanel({ runs, now, taskId }: PanelProps) {
   const { recent, earlier } = splitRuns(runs);
 
   return (
-    <section aria-label="Agent activity" className="flex flex-col gap-3 border-t border-slate-100 pt-5">
-      <h3 className="text-sm font-semibold text-slate-700">Agent activity</h3>
+    <section aria-label="Agent activity" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
+      <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Agent activity</h3>
       <ol className="flex flex-col gap-2">
         {recent.map((run) => (
           <RunItem key={run._id} run={run} now={now} taskId={taskId} />
@@ -101,21 +101,21 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
     <li
       data-testid="run"
       data-run-status={run.status}
-      className={cn("flex flex-col gap-2 rounded-lg border px-3 py-2.5", active ? "border-indigo-200 bg-indigo-50/40" : "border-slate-200 bg-slate-50/60")}
+      className={cn("flex flex-col gap-2 rounded-lg border px-3 py-2.5", active ? "border-indigo-200 bg-indigo-50/40" : "border-slate-200 bg-slate-50/60 dark:border-slate-700")}
     >
       <div className="flex items-center gap-2">
         {run.status === "running" && <ThinkingDots />}
         {run.status === "queued" && <span aria-hidden="true" className="size-2 shrink-0 rounded-full bg-slate-400 motion-safe:animate-pulse" />}
         {/* One live region per run, kept across status changes, so "is thinking…" → "replied" is announced. */}
-        <p role="status" aria-live="polite" className="min-w-0 flex-1 text-sm font-medium text-slate-800">
-          {runHeadline(run)} <span className="font-normal text-slate-500">{triggerLabel(run.trigger)}</span>
+        <p role="status" aria-live="polite" className="min-w-0 flex-1 text-sm font-medium text-slate-800 dark:text-slate-200">
+          {runHeadline(run)} <span className="font-normal text-slate-500 dark:text-slate-400">{triggerLabel(run.trigger)}</span>
         </p>
         {!active && <Badge className={status.className}>{status.label}</Badge>}
         {active && taskId !== undefined && <StopRunButton taskId={taskId} runId={run._id} />}
         <time
           dateTime={new Date(run._creationTime).toISOString()}
           title={formatFullTime(run._creationTime)}
-          className="shrink-0 text-xs text-slate-500"
+          className="shrink-0 text-xs text-slate-500 dark:text-slate-400"
         >
           {formatRelativeTime(run._creationTime, now)}
         </time>
@@ -137,7 +137,7 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
       ))}
 
       {details.length > 0 && (
-        <p className="flex flex-wrap gap-x-2 text-[11px] text-slate-500 [&>span+span]:before:mr-2 [&>span+span]:before:content-['·']">{details}</p>
+        <p className="flex flex-wrap gap-x-2 text-[11px] text-slate-500 [&>span+span]:before:mr-2 [&>span+span]:before:content-['·'] dark:text-slate-400">{details}</p>
       )}
     </li>
   );
@@ -152,7 +152,7 @@ function ToolCallLine({ call }: { call: ToolCallView }) {
         {outcome.icon}
       </span>
       <span className="sr-only">{outcome.label}: </span>
-      <span className="min-w-0 break-words text-slate-700">{describeToolCall(call)}</span>
+      <span className="min-w-0 break-words text-slate-700 dark:text-slate-200">{describeToolCall(call)}</span>
     </li>
   );
 }
@@ -177,7 +177,7 @@ export function AgentActivity({ taskId, now }: { taskId: Id<"tasks">; now: numbe
     <ErrorBoundary
       key={taskId}
       fallback={(error, retry) => (
-        <div role="alert" className="flex items-center gap-2 border-t border-slate-100 pt-5 text-xs text-slate-600">
+        <div role="alert" className="flex items-center gap-2 border-t border-slate-100 pt-5 text-xs text-slate-600 dark:border-slate-800 dark:text-slate-300">
           <span className="flex-1">Agent activity is unavailable: {userMessage(error)}</span>
           <Button variant="secondary" onClick={retry} className="px-2 py-1 text-xs">
             Try again

@@ -4,14 +4,13 @@ import { useId } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { STATUS_OPTIONS } from "../board/options";
-import { hashForTask } from "./taskHash";
 
 export type SubtaskList = FunctionReturnType<typeof api.tools.delegation.listSubtasks>;
 
-type ViewProps = { list: SubtaskList; onOpenTask: (taskId: Id<"tasks">) => void };
+type ViewProps = { list: SubtaskList; onOpenTask: (taskId: Id<"tasks">) => void; hrefFor: (taskId: Id<"tasks">) => string };
 
 /** What was delegated from a task, each with its live status and assignees; nothing when there is none. */
-export function SubtasksView({ list, onOpenTask }: ViewProps) {
+export function SubtasksView({ list, onOpenTask, hrefFor }: ViewProps) {
   const id = useId();
   const { subtasks, truncated } = list;
   if (subtasks.length === 0) return null;
@@ -34,7 +33,7 @@ export function SubtasksView({ list, onOpenTask }: ViewProps) {
             <li key={subtask._id} className="flex items-center gap-2 px-3 py-2 text-sm">
               <span aria-hidden="true" className={`size-2 shrink-0 rounded-full ${status.className}`} />
               <a
-                href={hashForTask(subtask._id)}
+                href={hrefFor(subtask._id)}
                 onClick={(event) => {
                   event.preventDefault();
                   onOpenTask(subtask._id);
@@ -55,7 +54,7 @@ export function SubtasksView({ list, onOpenTask }: ViewProps) {
 }
 
 /** The subtasks of `taskId`, live: a subtask moving column updates here at once. */
-export function Subtasks({ taskId, onOpenTask }: { taskId: Id<"tasks">; onOpenTask: (taskId: Id<"tasks">) => void }) {
+export function Subtasks({ taskId, ...view }: Omit<ViewProps, "list"> & { taskId: Id<"tasks"> }) {
   const list = useQuery(api.tools.delegation.listSubtasks, { taskId });
-  return list === undefined ? null : <SubtasksView list={list} onOpenTask={onOpenTask} />;
+  return list === undefined ? null : <SubtasksView list={list} {...view} />;
 }

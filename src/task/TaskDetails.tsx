@@ -1,4 +1,5 @@
 import { useId, useState, type KeyboardEvent } from "react";
+import { useParams } from "react-router";
 import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -9,11 +10,11 @@ import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
 import { Markdown } from "../components/ui/Markdown";
 import { Select, TextArea, TextInput } from "../components/ui/Field";
+import { taskPath } from "../shell/routes";
 import { AssigneePicker } from "./AssigneePicker";
 import { Subtasks } from "./Subtasks";
 import { descriptionError, formatTags, parseTags, tagsError, titleError } from "./newTask";
 import { formatFullTime, formatRelativeTime } from "./relativeTime";
-import { hashForTask } from "./taskHash";
 import { useInlineEdit } from "./useInlineEdit";
 
 export type TaskDetail = FunctionReturnType<typeof api.tasks.get>;
@@ -50,12 +51,12 @@ export function TaskTitle({ task, headingId, edits, onError }: TitleProps) {
   const edit = useInlineEdit({ value: task.title, validate: titleError, save: (title) => edits.update({ title }), onError });
   if (!edit.editing) {
     return (
-      <h2 id={headingId} className="min-w-0 flex-1 text-lg leading-snug font-semibold break-words text-slate-900">
+      <h2 id={headingId} className="min-w-0 flex-1 text-lg leading-snug font-semibold break-words text-slate-900 dark:text-slate-100">
         <button
           type="button"
           onClick={edit.start}
           title="Rename"
-          className="-mx-1.5 rounded-md px-1.5 text-left hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600"
+          className="-mx-1.5 rounded-md px-1.5 text-left hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:hover:bg-slate-800"
         >
           {task.title}
         </button>
@@ -96,6 +97,8 @@ type DetailsProps = {
 /** Status, priority, tags, assignees, provenance and description, each editable in place; then the subtasks. */
 export function TaskDetails({ task, agents, members, edits, onError, onOpenTask, now }: DetailsProps) {
   const id = useId();
+  // The department in the address, for the parent task's link (absent outside the router, as in tests).
+  const { slug } = useParams();
   const agentsByKey = new Map(agents.map((agent) => [agent.sessionKey, agent]));
   const [pickingAssignees, setPickingAssignees] = useState(false);
   const tags = useInlineEdit({
@@ -118,7 +121,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
     <div className="flex flex-col gap-5">
       <dl className="grid grid-cols-[6.5rem_minmax(0,1fr)] items-center gap-x-3 gap-y-3 text-sm">
         <dt>
-          <label htmlFor={`${id}-status`} className="text-slate-500">
+          <label htmlFor={`${id}-status`} className="text-slate-500 dark:text-slate-400">
             Status
           </label>
         </dt>
@@ -127,7 +130,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
         </dd>
 
         <dt>
-          <label htmlFor={`${id}-priority`} className="text-slate-500">
+          <label htmlFor={`${id}-priority`} className="text-slate-500 dark:text-slate-400">
             Priority
           </label>
         </dt>
@@ -141,7 +144,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
           />
         </dd>
 
-        <dt className="self-start pt-1.5 text-slate-500">
+        <dt className="self-start pt-1.5 text-slate-500 dark:text-slate-400">
           {tags.editing ? <label htmlFor={`${id}-tags`}>Tags</label> : "Tags"}
         </dt>
         <dd>
@@ -158,12 +161,12 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
                 aria-invalid={tags.problem ? true : undefined}
                 className="py-1.5"
               />
-              <p className="mt-1 text-xs text-slate-500">{tags.problem ?? "Separate with commas. Enter saves."}</p>
+              <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{tags.problem ?? "Separate with commas. Enter saves."}</p>
             </>
           ) : (
             <div className="flex flex-wrap items-center gap-1.5">
               {task.tags.map((tag) => (
-                <span key={tag} className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">
+                <span key={tag} className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700 dark:bg-slate-800 dark:text-slate-200">
                   {tag}
                 </span>
               ))}
@@ -175,7 +178,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
           )}
         </dd>
 
-        <dt id={`${id}-assignees`} className="self-start pt-1 text-slate-500">
+        <dt id={`${id}-assignees`} className="self-start pt-1 text-slate-500 dark:text-slate-400">
           Assignees
         </dt>
         <dd className="flex flex-col gap-2">
@@ -183,7 +186,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
             {task.assigneeSessionKeys.map((key) => {
               const name = agentsByKey.get(key)?.name ?? "Unknown agent";
               return (
-                <span key={key} className="inline-flex items-center gap-1.5 rounded-full bg-slate-100 py-0.5 pr-2 pl-0.5 text-xs text-slate-700">
+                <span key={key} className="inline-flex items-center gap-1.5 rounded-full bg-slate-100 py-0.5 pr-2 pl-0.5 text-xs text-slate-700 dark:bg-slate-800 dark:text-slate-200">
                   <Avatar initials={initials(name)} className="size-5 text-[9px]" />
                   {name}
                 </span>
@@ -212,16 +215,16 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
 
         {task.delegatedBy !== undefined && (
           <>
-            <dt className="text-slate-500">Delegated by</dt>
-            <dd className="text-slate-800">{agentsByKey.get(task.delegatedBy)?.name ?? task.delegatedBy}</dd>
+            <dt className="text-slate-500 dark:text-slate-400">Delegated by</dt>
+            <dd className="text-slate-800 dark:text-slate-200">{agentsByKey.get(task.delegatedBy)?.name ?? task.delegatedBy}</dd>
           </>
         )}
         {task.parentTaskId !== undefined && (
           <>
-            <dt className="text-slate-500">Parent task</dt>
+            <dt className="text-slate-500 dark:text-slate-400">Parent task</dt>
             <dd className="min-w-0 truncate">
               <a
-                href={hashForTask(task.parentTaskId)}
+                href={slug === undefined ? "#" : taskPath(slug, task.parentTaskId)}
                 onClick={(event) => {
                   event.preventDefault();
                   onOpenTask(task.parentTaskId!);
@@ -235,7 +238,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
         )}
       </dl>
 
-      <p className="text-xs text-slate-500">
+      <p className="text-xs text-slate-500 dark:text-slate-400">
         Created{" "}
         <time title={formatFullTime(task._creationTime)} dateTime={new Date(task._creationTime).toISOString()}>
           {formatRelativeTime(task._creationTime, now)}
@@ -248,7 +251,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
 
       <section aria-labelledby={`${id}-description`} className="flex flex-col gap-2">
         <div className="flex items-center justify-between">
-          <h3 id={`${id}-description`} className="text-sm font-semibold text-slate-700">
+          <h3 id={`${id}-description`} className="text-sm font-semibold text-slate-700 dark:text-slate-200">
             Description
           </h3>
           {!description.editing && (
@@ -269,7 +272,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
               aria-invalid={description.problem ? true : undefined}
             />
             <div className="flex items-center justify-between gap-2">
-              <p className="text-xs text-slate-500">{description.problem ?? "Markdown works. Ctrl/⌘+Enter saves, Esc cancels."}</p>
+              <p className="text-xs text-slate-500 dark:text-slate-400">{description.problem ?? "Markdown works. Ctrl/⌘+Enter saves, Esc cancels."}</p>
               <div className="flex shrink-0 gap-2">
                 <Button variant="secondary" onClick={description.cancel} className="py-1">
                   Cancel
@@ -284,7 +287,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
           <button
             type="button"
             onClick={description.start}
-            className="rounded-lg border border-dashed border-slate-300 px-3 py-3 text-left text-sm text-slate-500 hover:border-slate-400 hover:text-slate-700"
+            className="rounded-lg border border-dashed border-slate-300 px-3 py-3 text-left text-sm text-slate-500 hover:border-slate-400 hover:text-slate-700 dark:border-slate-600 dark:text-slate-400"
           >
             No description yet. Add one…
           </button>
@@ -293,7 +296,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
         )}
       </section>
 
-      <Subtasks taskId={task._id} onOpenTask={onOpenTask} />
+      <Subtasks taskId={task._id} onOpenTask={onOpenTask} hrefFor={(id) => (slug === undefined ? "#" : taskPath(slug, id))} />
     </div>
   );
 }

@@ -16,6 +16,7 @@ import { Composer } from "./Composer";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import type { MentionCandidate } from "./mentions";
 import { useNow } from "./relativeTime";
+import { useFollowThread } from "./useFollowThread";
 import { AgentActivity } from "./RunsPanel";
 import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";
 import { Thread, type ThreadMessage, type ThreadStatus } from "./Thread";
@@ -75,23 +76,17 @@ export function TaskDrawerView({
   const candidates = useMemo(() => mentionCandidates(agents, members), [agents, members]);
   const status = optionFor(STATUS_OPTIONS, task.status);
 
-  // Follow the conversation: when a newer message lands and the reader is at
-  // the bottom (or just sent it), keep the newest message in view.
+  // Follow the conversation: a newer message scrolls into view when the reader
+  // is at the bottom (or just sent it); otherwise a "New messages" jump appears.
   const scrollRef = useRef<HTMLDivElement>(null);
-  const stickToBottom = useRef(false);
   const writable = canWrite(useRole());
-  const newestId = messages[0]?._id;
-  useEffect(() => {
-    const el = scrollRef.current;
-    if (el !== null && stickToBottom.current) el.scrollTop = el.scrollHeight;
-    stickToBottom.current = false;
-  }, [newestId]);
+  const follow = useFollowThread(scrollRef, messages[0]?._id, threadStatus !== "LoadingFirstPage");
 
   return (
     <div data-testid="task-drawer" className="flex min-h-0 flex-1 flex-col">
-      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3">
+      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3 dark:border-slate-800">
         <div className="flex min-w-0 flex-1 flex-col gap-1">
-          <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-500">
+          <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-500 dark:text-slate-400">
             <span aria-hidden="true" className={`size-2 rounded-full ${status.className}`} />
             {status.label}
           </span>
@@ -102,13 +97,12 @@ export function TaskDrawerView({
         </Button>
       </header>
 
+      <div className="relative flex min-h-0 flex-1 flex-col">
       <div
         ref={scrollRef}
+        data-testid="task-drawer-scroller"
         className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4"
-        onScroll={(event) => {
-          const el = event.currentTarget;
-          stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-        }}
+        onScroll={follow.onScroll}
       >
         {failure && (
           <div className="flex items-start gap-2">
@@ -120,23 +114,34 @@ export function TaskDrawerView({
         )}
         <TaskDetails task={task} agents={agents} members={members} edits={edits} onError={report} onOpenTask={onOpenTask} now={now} />
         {activity}
-        <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5">
-          <h3 className="text-sm font-semibold text-slate-700">Thread</h3>
+        <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
+          <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Thread</h3>
           <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} />
         </section>
       </div>
+      {follow.unseen && (
+        <Button
+          variant="secondary"
+          onClick={follow.jumpToNewest}
+          data-testid="new-messages"
+          className="absolute bottom-3 left-1/2 -translate-x-1/2 rounded-full px-3 py-1 text-xs shadow-md"
+        >
+          ↓ New messages
+        </Button>
+      )}
+      </div>
 
-      <div className="border-t border-slate-200 bg-white px-5 py-3">
+      <div className="border-t border-slate-200 bg-white px-5 py-3 dark:bg-slate-900 dark:border-slate-700">
         {writable ? (
           <Composer
             candidates={candidates}
             onSend={async (content) => {
+              follow.followNext();
               await onSend(content);
-              stickToBottom.current = true;
             }}
           />
         ) : (
-          <p className="text-xs text-slate-500">{VIEWER_NOTE}</p>
+          <p className="text-xs text-slate-500 dark:text-slate-400">{VIEWER_NOTE}</p>
         )}
       </div>
     </div>
@@ -146,7 +151,7 @@ export function TaskDrawerView({
 function DrawerSkeleton({ headingId, onClose }: { headingId: string; onClose: () => void }) {
   return (
     <div role="status" className="flex flex-1 flex-col">
-      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3">
+      <header className="flex items-start gap-3 border-b border-slate-100 px-5 pt-4 pb-3 dark:border-slate-800">
         <div className="flex flex-1 flex-col gap-2">
           <Skeleton className="h-3 w-20" />
           <h2 id={headingId} className="sr-only">
@@ -171,14 +176,20 @@ function DrawerSkeleton({ headingId, onClose }: { headingId: string; onClose: ()
   );
 }
 
-type DrawerProps = { taskId: Id<"tasks">; onClose: () => void; onOpenTask: (taskId: Id<"tasks">) => void };
+type DrawerProps = {
+  taskId: Id<"tasks">;
+  onClose: () => void;
+  onOpenTask: (taskId: Id<"tasks">) => void;
+  /** Told the task's department once it loads (the address may name another one). */
+  onDepartment?: (taskId: Id<"tasks">, departmentId: Id<"departments">) => void;
+};
 
 /**
  * The side panel for one task. Opening it marks the viewer's notifications on
  * the task read (again whenever a newer message lands while it is open).
  * Failures to load show inside the panel, which stays closable.
  */
-export function TaskDrawer({ taskId, onClose, onOpenTask }: DrawerProps) {
+export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment }: DrawerProps) {
   const headingId = useId();
   return (
     <Drawer onClose={onClose} labelledBy={headingId}>
@@ -186,8 +197,8 @@ export function TaskDrawer({ taskId, onClose, onOpenTask }: DrawerProps) {
         key={taskId}
         fallback={(error, retry) => (
           <div className="flex flex-1 flex-col">
-            <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4">
-              <h2 id={headingId} className="text-base font-semibold text-slate-900">
+            <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4 dark:border-slate-800">
+              <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
                 Task unavailable
               </h2>
               <Button variant="ghost" onClick={onClose} aria-label="Close task" className="-mr-2 p-1.5">
@@ -209,14 +220,18 @@ export function TaskDrawer({ taskId, onClose, onOpenTask }: DrawerProps) {
           </div>
         )}
       >
-        <TaskDrawerContent taskId={taskId} onClose={onClose} onOpenTask={onOpenTask} headingId={headingId} />
+        <TaskDrawerContent taskId={taskId} onClose={onClose} onOpenTask={onOpenTask} onDepartment={onDepartment} headingId={headingId} />
       </ErrorBoundary>
     </Drawer>
   );
 }
 
-function TaskDrawerContent({ taskId, onClose, onOpenTask, headingId }: DrawerProps & { headingId: string }) {
+function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingId }: DrawerProps & { headingId: string }) {
   const task = useQuery(api.tasks.get, { taskId });
+  const taskDepartmentId = task?.departmentId;
+  useEffect(() => {
+    if (taskDepartmentId !== undefined) onDepartment?.(taskId, taskDepartmentId);
+  }, [taskId, taskDepartmentId, onDepartment]);
   const department = task === undefined ? "skip" : { departmentId: task.departmentId };
   const agents = useQuery(api.agents.list, department);
   const members = useQuery(api.members.list, department);

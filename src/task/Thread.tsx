@@ -53,10 +53,10 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
         </div>
       )}
       {messages.length === 0 ? (
-        <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center">
+        <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center dark:border-slate-600">
           <ThreadIcon className="size-6 text-slate-400" />
-          <p className="text-sm font-medium text-slate-700">No messages yet</p>
-          <p className="max-w-xs text-xs text-slate-500">Start the thread below. @mention an agent to wake it up and put it on this task.</p>
+          <p className="text-sm font-medium text-slate-700 dark:text-slate-200">No messages yet</p>
+          <p className="max-w-xs text-xs text-slate-500 dark:text-slate-400">Start the thread below. @mention an agent to wake it up and put it on this task.</p>
         </div>
       ) : (
         <ol aria-label="Messages" className="flex flex-col gap-4">
@@ -72,7 +72,7 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
 function MessageItem({ message, now }: { message: ThreadMessage; now: number }) {
   const { author } = message;
   const time = (
-    <time dateTime={new Date(message._creationTime).toISOString()} title={formatFullTime(message._creationTime)} className="text-xs text-slate-500">
+    <time dateTime={new Date(message._creationTime).toISOString()} title={formatFullTime(message._creationTime)} className="text-xs text-slate-500 dark:text-slate-400">
       {formatRelativeTime(message._creationTime, now)}
     </time>
   );
@@ -80,11 +80,11 @@ function MessageItem({ message, now }: { message: ThreadMessage; now: number }) 
   if (author.kind === "system") {
     return (
       <li data-testid="message" data-author-kind="system" className="flex flex-col items-center gap-1 px-6 text-center">
-        <div className="flex items-center gap-2 text-xs text-slate-500">
-          <span className="font-medium text-slate-600">Maestro</span>
+        <div className="flex items-center gap-2 text-xs text-slate-500 dark:text-slate-400">
+          <span className="font-medium text-slate-600 dark:text-slate-300">Maestro</span>
           {time}
         </div>
-        <Markdown className="text-xs text-slate-600 italic">{message.content}</Markdown>
+        <Markdown className="text-xs text-slate-600 italic dark:text-slate-300">{message.content}</Markdown>
       </li>
     );
   }
@@ -100,13 +100,13 @@ function MessageItem({ message, now }: { message: ThreadMessage; now: number }) 
       />
       <div className="min-w-0 flex-1">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
-          <span className="text-sm font-semibold text-slate-900">{author.name}</span>
+          <span className="text-sm font-semibold text-slate-900 dark:text-slate-100">{author.name}</span>
           <Badge className={isAgent ? "bg-indigo-50 text-indigo-700 ring-indigo-600/20" : "bg-emerald-50 text-emerald-700 ring-emerald-600/20"}>
             {isAgent ? "Agent" : "Member"}
           </Badge>
           {time}
         </div>
-        <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100" : "bg-slate-50 ring-1 ring-slate-200")}>
+        <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100" : "bg-slate-50 ring-1 ring-slate-200 dark:bg-slate-800/60 dark:ring-slate-700")}>
           <Markdown mentions={message.mentions.map((mention) => mention.name)}>{message.content}</Markdown>
         </div>
       </div>

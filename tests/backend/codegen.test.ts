@@ -23,15 +23,16 @@ function scratchDir(prefix: string): string {
 
 const RATE_LIMITER_TYPE =
   '"rateLimiter": import("@convex-dev/rate-limiter/_generated/component.js").ComponentApi<"rateLimiter">;';
+const PRESENCE_TYPE = '"presence": import("@convex-dev/presence/_generated/component.js").ComponentApi<"presence">;';
 
 test("codegen exports the installed components, the same on every run", async () => {
   const installed = await codegen(PROJECT_ROOT);
-  expect(installed.map((c) => c.name)).toEqual(["rateLimiter"]);
+  expect(installed.map((c) => c.name)).toEqual(["rateLimiter", "presence"]);
   const js = readFileSync(path.join(GENERATED, "api.js"), "utf8");
   const dts = readFileSync(path.join(GENERATED, "api.d.ts"), "utf8");
   expect(js).toContain('import { anyApi, componentsGeneric } from "convex/server";');
   expect(js.match(/export const components = componentsGeneric\(\);/g)).toHaveLength(1);
-  expect(dts).toContain(`export declare const components: {\n  ${RATE_LIMITER_TYPE}\n};`);
+  expect(dts).toContain(`export declare const components: {\n  ${RATE_LIMITER_TYPE}\n  ${PRESENCE_TYPE}\n};`);
 
   await codegen(PROJECT_ROOT);
   expect(readFileSync(path.join(GENERATED, "api.js"), "utf8")).toBe(js);

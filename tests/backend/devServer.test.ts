@@ -58,6 +58,12 @@ test("the dev server serves the app but nothing from the project root, the data 
   expect(index.status).toBe(200);
   expect(index.body).toContain('<div id="root"></div>');
   expect((await get("/favicon.svg")).status).toBe(200);
+  // The app's own addresses (a department, a task, an agent) get the app's page, so links open in a new tab.
+  for (const address of ["/d/product", "/d/product/tasks/abc123", "/d/product/agents/jarvis?x=1"]) {
+    const page = await get(address);
+    expect(page.status, address).toBe(200);
+    expect(page.body, address).toContain('<div id="root"></div>');
+  }
 
   const root = PROJECT_ROOT;
   for (const attack of [
@@ -84,6 +90,8 @@ test("the dev server serves the app but nothing from the project root, the data 
     "/@fs/etc/passwd",
     "/main.tsx/../../package.json",
     "/no-such-page",
+    "/d/product/unknown/x",
+    "/d/../package.json",
   ]) {
     const response = await get(attack);
     expect(response.status, attack).toBe(404);

@@ -138,14 +138,15 @@ describe("npm start in a browser", () => {
     await expect(done.getByTestId("task-card").first().isVisible()).resolves.toBe(true);
     await board.evaluate((el) => el.scrollTo({ left: 0 }));
 
-    // The roster stacks under the board rather than squeezing it.
+    // The squad, the chat and the activity are tabs beside the board rather than stacked under it.
     const roster = page.getByTestId("roster");
+    await expect(roster.isVisible()).resolves.toBe(false);
+    await page.getByRole("tab", { name: "Roster" }).click();
+    await roster.waitFor();
     const rosterBox = await roster.boundingBox();
-    const boardBox = await board.boundingBox();
-    const boardBottom = boardBox!.y + boardBox!.height;
-    expect(rosterBox!.y).toBeGreaterThanOrEqual(boardBottom);
-    // ...right under it, not pushed to the bottom of the screen by an empty stretch.
-    expect(rosterBox!.y - boardBottom).toBeLessThanOrEqual(32);
+    expect(rosterBox!.y).toBeLessThan(NARROW.height);
+    await page.getByRole("tab", { name: "Board" }).click();
+    await board.waitFor();
 
     await page.screenshot({ path: screenshotPath("board-narrow.png"), fullPage: true });
     expect(journey!.pageErrors).toEqual([]);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Page } from "playwright-core";
-import { screenshotPath, startJourney, type Journey } from "./journey";
+import { screenshotPath, startJourney, until, type Journey } from "./journey";
 
 const FAKE_AWS_KEY = "AKIAIOSFODNN7EXAMPLE";
 
@@ -54,6 +54,27 @@ describe("#maestro in the browser", () => {
       expect(text?.split("(Note: content redacted by scanner)").length).toBe(2);
     }
     await pane(grace).screenshot({ path: screenshotPath("chat-redacted.png") });
+    expect(journey.pageErrors).toEqual([]);
+  });
+
+  test("two people post; a third client sees both names beside @human, and all three faces in the header", async () => {
+    const ben = await journey.newPage({ who: "Ben" });
+    await journey.signIn(ben, "Ben");
+    await post(ada, "Ada: copy is in review");
+    await post(grace, "Grace: mock is ready");
+    for (const [text, name] of [["Ada: copy is in review", "Ada"], ["Grace: mock is ready", "Grace"]]) {
+      const message = chatMessage(ben, text);
+      await message.waitFor();
+      await expect(message.getByTestId("chat-person").textContent()).resolves.toContain(name);
+      await expect(message.getByTestId("chat-author").textContent()).resolves.toBe("@human");
+    }
+    const faces = ben.getByTestId("presence");
+    await until(
+      async () => ((await faces.count()) === 0 ? "" : ((await faces.getAttribute("aria-label")) ?? "")),
+      (label) => ["Ada", "Grace", "Ben (you)"].every((name) => label.includes(name)),
+      "Ada, Grace and Ben in Ben's header",
+    );
+    await ben.screenshot({ path: screenshotPath("chat-people.png") });
     expect(journey.pageErrors).toEqual([]);
   });
 });

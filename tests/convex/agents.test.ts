@@ -3,7 +3,7 @@ import type { FunctionArgs } from "convex/server";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { approvalPolicy, needsApproval, TOOL_REGISTRY } from "../../convex/tools/registry";
-import { AGENTS, createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, createOtherDepartment, createTask, expectError, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 type AgentFields = Omit<FunctionArgs<typeof api.agents.create>, "departmentId">;
 
@@ -286,5 +286,29 @@ describe("per-agent, per-tool approval policies", () => {
     const tools = await grace.query(api.tools.registry.list, { departmentId });
     expect(tools.find((tool) => tool.name === "delegate_task")?.approval).toBe("high_priority");
     expect(tools.filter((tool) => tool.name !== "delegate_task").every((tool) => tool.approval === "never")).toBe(true);
+  });
+});
+
+describe("agents.getBySlug (the agent page)", () => {
+  test("finds an agent by the slug in its address, with the task its running run works on", async () => {
+    const { t, departmentId, admin } = await squad();
+    const idle = await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "dev-bot" });
+    expect(idle?.agent.name).toBe("Dev Bot");
+    expect(idle?.agent.allowedTools.length).toBeGreaterThan(0);
+    expect(idle?.currentTask).toBeNull();
+
+    const taskId = await createTask(admin, departmentId, { title: "Ship the signup form" });
+    await insertRun(t, AGENTS.devBot, taskId, "completed");
+    expect((await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "dev-bot" }))?.currentTask).toBeNull();
+    await insertRun(t, AGENTS.devBot, taskId, "running");
+    const busy = await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "dev-bot" });
+    expect(busy?.currentTask).toMatchObject({ _id: taskId, title: "Ship the signup form" });
+  });
+
+  test("an unknown slug, or another department's agent, is null; another department's member is refused", async () => {
+    const { departmentId, admin, other } = await squad();
+    expect(await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "nobody" })).toBeNull();
+    expect(await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "jarvis:product" })).toBeNull();
+    await expectError(other.member.query(api.agents.getBySlug, { departmentId, agentSlug: "jarvis" }), "FORBIDDEN");
   });
 });

@@ -150,9 +150,12 @@ const OPEN_TO_ANYONE = new Set(["setup:status", "invites:preview", "auth:signIn"
 
 /**
  * What a viewer may do: read, and things about themselves only (their own
- * notifications, account, departments they create, invites sent to them).
+ * notifications, account, departments they create, invites sent to them,
+ * being shown as present on the board).
  */
 const OPEN_TO_VIEWERS = new Set([
+  "presence:heartbeat",
+  "presence:disconnect",
   "notifications:markRead",
   "departments:create",
   "invites:accept",

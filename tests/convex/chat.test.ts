@@ -300,3 +300,23 @@ describe("POST /api/chat with a huge body", () => {
     expect(await rows(t)).toEqual([]);
   });
 });
+
+describe("people in #maestro", () => {
+  test("each person's post keeps the @human author and says who posted; agents see the spec's shape only", async () => {
+    const { t, departmentId, admin } = await squad();
+    const grace = await signIn(t, "Grace");
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "Ada here" });
+    await grace.mutation(api.chat.postAsHuman, { departmentId, text: "Grace here" });
+    const pane = await grace.query(api.chat.list, { departmentId });
+    expect(pane.map((m) => [m.author, m.postedBy?.name, m.text])).toEqual([
+      ["@human", "Ada", "Ada here"],
+      ["@human", "Grace", "Grace here"],
+    ]);
+    const runId = await runFor(t, departmentId, AGENTS.devBot);
+    const seen = await t.query(internal.chat.getNewForRun, { runId });
+    expect(seen.messages.map((m) => Object.keys(m).sort())).toEqual([
+      ["author", "id", "text", "ts"],
+      ["author", "id", "text", "ts"],
+    ]);
+  });
+});

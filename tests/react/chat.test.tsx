@@ -70,6 +70,20 @@ describe("chat helpers", () => {
 });
 
 describe("ChatTimeline", () => {
+  it("shows who posted a person's message beside the @human chip; agents and password posts have no person", () => {
+    const posts: ChatMessage[] = [
+      { id: 1, ts: "2025-06-02T14:01:00Z", author: "@human", text: "From Ana", postedBy: { userId: "users|ana" as Id<"users">, name: "Ana Lima" } },
+      { id: 2, ts: "2025-06-02T14:02:00Z", author: "@human", text: "From the API" },
+      { id: 3, ts: "2025-06-02T14:03:00Z", author: "@dev-bot", text: "From Dev Bot", postedBy: { userId: "users|x" as Id<"users">, name: "Spoof" } },
+    ];
+    render(<ChatTimeline messages={posts} now={NOW} />);
+    const [ana, api, bot] = screen.getAllByTestId("chat-message");
+    expect(within(ana).getByTestId("chat-person").textContent).toBe("ALAna Lima");
+    expect(within(ana).getByTestId("chat-author").textContent).toBe("@human");
+    expect(within(api).queryByTestId("chat-person")).toBeNull();
+    expect(within(bot).queryByTestId("chat-person")).toBeNull();
+  });
+
   it("renders each message with its author chip, time and text, oldest first", () => {
     render(<ChatTimeline messages={messages} now={NOW} />);
     const items = screen.getAllByTestId("chat-message");

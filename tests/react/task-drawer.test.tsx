@@ -1,5 +1,6 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { getFunctionName } from "convex/server";
+import { MemoryRouter, Route, Routes } from "react-router";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { RosterAgent } from "../../src/board/types";
@@ -104,7 +105,14 @@ function renderView(overrides: Partial<Parameters<typeof TaskDrawerView>[0]> = {
     now: NOW,
     ...overrides,
   };
-  render(<TaskDrawerView {...props} />);
+  // Inside the router, at a task's address, as the shell shows it.
+  render(
+    <MemoryRouter initialEntries={["/d/product/tasks/task-1"]}>
+      <Routes>
+        <Route path="/d/:slug/tasks/:taskId" element={<TaskDrawerView {...props} />} />
+      </Routes>
+    </MemoryRouter>,
+  );
   return props;
 }
 
@@ -117,7 +125,7 @@ describe("TaskDrawerView", () => {
     expect(screen.getByText("api")).toBeTruthy();
     expect(screen.getAllByText("Dev Bot").length).toBeGreaterThan(0);
     expect(screen.getByText("Jarvis", { selector: "dd" })).toBeTruthy();
-    expect(screen.getByRole("link", { name: "Launch" }).getAttribute("href")).toBe("#task=task-0");
+    expect(screen.getByRole("link", { name: "Launch" }).getAttribute("href")).toBe("/d/product/tasks/task-0");
     expect(screen.getByText(/by Ada/)).toBeTruthy();
     expect(screen.getByText("per-account").tagName).toBe("STRONG");
   });

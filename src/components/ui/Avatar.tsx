@@ -4,7 +4,7 @@ import { cn } from "../../lib/cn";
 const TONES = {
   agent: "bg-indigo-100 text-indigo-700",
   member: "bg-emerald-100 text-emerald-800",
-  muted: "bg-slate-100 text-slate-600",
+  muted: "bg-slate-100 text-slate-600 dark:bg-slate-800 dark:text-slate-300",
 } as const;
 
 type Props = {
@@ -26,7 +26,7 @@ export function Avatar({ initials, label, tone = "agent", className }: Props) {
       role={label === undefined ? undefined : "img"}
       aria-hidden={label === undefined ? true : undefined}
       className={cn(
-        "inline-flex size-6 shrink-0 items-center justify-center rounded-full text-[10px] font-semibold ring-2 ring-white",
+        "inline-flex size-6 shrink-0 items-center justify-center rounded-full text-[10px] font-semibold ring-2 ring-white dark:ring-slate-900",
         TONES[tone],
         className,
       )}

@@ -3,7 +3,7 @@ import { cn } from "../../lib/cn";
 
 /** Shared look of text inputs, textareas and selects. */
 export const CONTROL_CLASS =
-  "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600 focus:outline-none disabled:bg-slate-50 disabled:text-slate-500 aria-invalid:ring-rose-400";
+  "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600 focus:outline-none disabled:bg-slate-50 disabled:text-slate-500 aria-invalid:ring-rose-400 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600";
 
 type FieldProps = {
   label: ReactNode;
@@ -20,7 +20,7 @@ type FieldProps = {
 export function Field({ label, htmlFor, hint, error, children, className }: FieldProps) {
   return (
     <div className={cn("flex flex-col gap-1.5", className)}>
-      <label htmlFor={htmlFor} className="text-sm font-medium text-slate-700">
+      <label htmlFor={htmlFor} className="text-sm font-medium text-slate-700 dark:text-slate-200">
         {label}
       </label>
       {children}
@@ -29,7 +29,7 @@ export function Field({ label, htmlFor, hint, error, children, className }: Fiel
           {error}
         </p>
       ) : hint ? (
-        <p id={`${htmlFor}-hint`} className="text-xs text-slate-500">
+        <p id={`${htmlFor}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
           {hint}
         </p>
       ) : null}

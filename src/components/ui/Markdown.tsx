@@ -70,17 +70,17 @@ const COMPONENTS: Components = {
   ul: ({ node: _node, ...props }) => <ul {...props} className="my-1.5 list-disc pl-5" />,
   ol: ({ node: _node, ...props }) => <ol {...props} className="my-1.5 list-decimal pl-5" />,
   li: ({ node: _node, ...props }) => <li {...props} className="my-0.5" />,
-  blockquote: ({ node: _node, ...props }) => <blockquote {...props} className="my-1.5 border-l-2 border-slate-300 pl-3 text-slate-600" />,
+  blockquote: ({ node: _node, ...props }) => <blockquote {...props} className="my-1.5 border-l-2 border-slate-300 pl-3 text-slate-600 dark:border-slate-600 dark:text-slate-300" />,
   h1: ({ node: _node, ...props }) => <h3 {...props} className="mt-3 mb-1 text-base font-semibold" />,
   h2: ({ node: _node, ...props }) => <h3 {...props} className="mt-3 mb-1 text-sm font-semibold" />,
   h3: ({ node: _node, ...props }) => <h4 {...props} className="mt-2 mb-1 text-sm font-semibold" />,
   code: ({ node: _node, className, ...props }) => (
-    <code {...props} className={cn("rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.8125rem] text-slate-800", className)} />
+    <code {...props} className={cn("rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.8125rem] text-slate-800 dark:bg-slate-800 dark:text-slate-200", className)} />
   ),
   pre: ({ node: _node, ...props }) => (
     <pre {...props} className="my-2 overflow-x-auto rounded-lg bg-slate-900 p-3 text-slate-100 [&_code]:bg-transparent [&_code]:p-0 [&_code]:text-slate-100" />
   ),
-  hr: ({ node: _node, ...props }) => <hr {...props} className="my-3 border-slate-200" />,
+  hr: ({ node: _node, ...props }) => <hr {...props} className="my-3 border-slate-200 dark:border-slate-700" />,
 };
 
 /**
@@ -94,7 +94,7 @@ export function Markdown({ children, className, mentions }: { children: string; 
   const key = mentions?.join("\n") ?? "";
   const rehypePlugins = useMemo(() => (key === "" ? [] : [highlightMentions(key.split("\n"))]), [key]);
   return (
-    <div className={cn("text-sm leading-relaxed break-words text-slate-800", className)}>
+    <div className={cn("text-sm leading-relaxed break-words text-slate-800 dark:text-slate-200", className)}>
       <ReactMarkdown components={COMPONENTS} rehypePlugins={rehypePlugins}>
         {children}
       </ReactMarkdown>

@@ -86,7 +86,7 @@ function Modal({ onClose, labelledBy, children, className, variant }: ModalProps
         aria-labelledby={labelledBy}
         tabIndex={-1}
         className={cn(
-          "relative flex flex-col bg-white shadow-xl focus:outline-none",
+          "relative flex flex-col bg-white shadow-xl focus:outline-none dark:bg-slate-900",
           variant === "dialog"
             ? "max-h-dvh w-full rounded-t-2xl sm:max-h-[calc(100dvh-3rem)] sm:max-w-lg sm:rounded-2xl"
             : "h-dvh w-full sm:max-w-xl sm:border-l sm:border-slate-200",

@@ -1,0 +1,129 @@
+import { useQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import type { ReactNode } from "react";
+import { Link } from "react-router";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { initials } from "../board/initials";
+import { AGENT_STATUS_OPTIONS, optionFor, STATUS_OPTIONS } from "../board/options";
+import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
+import { Avatar } from "../components/ui/Avatar";
+import { Badge } from "../components/ui/Badge";
+import { Skeleton } from "../components/ui/Skeleton";
+import { userMessage } from "../lib/errors";
+import { departmentPath, taskPath } from "./routes";
+
+export type AgentPageData = NonNullable<FunctionReturnType<typeof api.agents.getBySlug>>;
+
+type Props = { departmentId: Id<"departments">; departmentSlug: string; agentSlug: string };
+
+/** `/d/:slug/agents/:agentSlug`: one agent's page, live. */
+export function AgentPage(props: Props) {
+  return (
+    <ErrorBoundary
+      key={props.agentSlug}
+      fallback={(error, retry) => (
+        <AgentFrame departmentSlug={props.departmentSlug}>
+          <PanelError message={userMessage(error)} onRetry={retry} />
+        </AgentFrame>
+      )}
+    >
+      <LiveAgentPage {...props} />
+    </ErrorBoundary>
+  );
+}
+
+function LiveAgentPage({ departmentId, departmentSlug, agentSlug }: Props) {
+  const data = useQuery(api.agents.getBySlug, { departmentId, agentSlug });
+  return (
+    <AgentFrame departmentSlug={departmentSlug}>
+      {data === undefined ? (
+        <div role="status" className="flex flex-col gap-3 p-5">
+          <span className="sr-only">Loading the agent…</span>
+          <Skeleton className="h-6 w-40" />
+          <Skeleton className="h-4 w-64" />
+          <Skeleton className="h-16 w-full" />
+        </div>
+      ) : data === null ? (
+        <p data-testid="agent-missing" className="p-5 text-sm text-slate-600 dark:text-slate-300">
+          No agent at this address in this department. It may have been renamed or the link may be wrong.
+        </p>
+      ) : (
+        <AgentDetails data={data} departmentSlug={departmentSlug} />
+      )}
+    </AgentFrame>
+  );
+}
+
+/** The page as pure props: who the agent is, what it may do, what it is doing. */
+export function AgentDetails({ data, departmentSlug }: { data: AgentPageData; departmentSlug: string }) {
+  const { agent, currentTask } = data;
+  const status = optionFor(AGENT_STATUS_OPTIONS, agent.status);
+  return (
+    <div data-testid="agent-page" className="flex flex-col gap-6 p-5">
+      <div className="flex items-center gap-4">
+        <Avatar initials={initials(agent.name)} className="size-12 text-base" />
+        <div className="min-w-0">
+          <h1 className="flex flex-wrap items-center gap-2 text-lg font-semibold text-slate-900 dark:text-slate-100">
+            <span className="break-words">{agent.name}</span>
+            {agent.isSquadLead && <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20">Squad lead</Badge>}
+          </h1>
+          <p className="text-sm text-slate-600 dark:text-slate-300">{agent.role}</p>
+        </div>
+      </div>
+      <dl className="grid grid-cols-[8rem_1fr] gap-x-4 gap-y-3 text-sm">
+        <dt className="text-slate-500 dark:text-slate-400">Status</dt>
+        <dd data-testid="agent-page-status" className="inline-flex items-center gap-1.5 text-slate-900 dark:text-slate-100">
+          <span aria-hidden="true" className={`size-2 rounded-full ${status.className}`} />
+          {status.label}
+        </dd>
+        <dt className="text-slate-500 dark:text-slate-400">Current task</dt>
+        <dd data-testid="agent-current-task" className="min-w-0 text-slate-900 dark:text-slate-100">
+          {currentTask === null ? (
+            <span className="text-slate-500 dark:text-slate-400">None: not running now</span>
+          ) : (
+            <Link to={taskPath(departmentSlug, currentTask._id)} className="font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+              {currentTask.title}
+            </Link>
+          )}
+          {currentTask !== null && (
+            <span className="ml-2 text-xs text-slate-500 dark:text-slate-400">{optionFor(STATUS_OPTIONS, currentTask.status).label}</span>
+          )}
+        </dd>
+        <dt className="text-slate-500 dark:text-slate-400">Kind</dt>
+        <dd className="text-slate-900 capitalize dark:text-slate-100">{agent.kind}</dd>
+        <dt className="text-slate-500 dark:text-slate-400">Model</dt>
+        <dd className="font-mono text-xs text-slate-900 dark:text-slate-100">{agent.model ?? "The deployment's default"}</dd>
+        <dt className="text-slate-500 dark:text-slate-400">Session key</dt>
+        <dd className="font-mono text-xs break-all text-slate-900 dark:text-slate-100">{agent.sessionKey}</dd>
+        <dt className="text-slate-500 dark:text-slate-400">Allowed tools</dt>
+        <dd>
+          {agent.allowedTools.length === 0 ? (
+            <span className="text-slate-500 dark:text-slate-400">None</span>
+          ) : (
+            <ul data-testid="agent-tools" className="flex flex-wrap gap-1.5">
+              {agent.allowedTools.map((tool) => (
+                <li key={tool} className="rounded-md bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700 dark:bg-slate-800 dark:text-slate-200">
+                  {tool}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+      </dl>
+    </div>
+  );
+}
+
+function AgentFrame({ departmentSlug, children }: { departmentSlug: string; children: ReactNode }) {
+  return (
+    <section className="flex min-h-0 min-w-0 flex-col rounded-xl border border-slate-200 bg-white lg:flex-1 lg:overflow-y-auto dark:border-slate-700 dark:bg-slate-900">
+      <nav className="border-b border-slate-100 px-5 py-3 text-sm dark:border-slate-800">
+        <Link to={departmentPath(departmentSlug)} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+          ← Board
+        </Link>
+      </nav>
+      {children}
+    </section>
+  );
+}

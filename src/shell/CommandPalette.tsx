@@ -1,0 +1,137 @@
+import { useQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { initials } from "../board/initials";
+import { optionFor, STATUS_OPTIONS } from "../board/options";
+import { Avatar } from "../components/ui/Avatar";
+import { Dialog } from "../components/ui/Modal";
+import { cn } from "../lib/cn";
+
+export type PaletteResults = FunctionReturnType<typeof api.search.palette>;
+
+/** One thing the palette can jump to. */
+export type PaletteItem =
+  | { kind: "task"; id: Id<"tasks">; label: string; detail: string }
+  | { kind: "agent"; id: Id<"agents">; sessionKey: string; label: string; detail: string };
+
+/** Tasks first (what you most often jump to), then agents. */
+export function paletteItems(results: PaletteResults | undefined): PaletteItem[] {
+  if (results === undefined) return [];
+  return [
+    ...results.tasks.map((task) => ({ kind: "task" as const, id: task._id, label: task.title, detail: optionFor(STATUS_OPTIONS, task.status).label })),
+    ...results.agents.map((agent) => ({ kind: "agent" as const, id: agent._id, sessionKey: agent.sessionKey, label: agent.name, detail: agent.role })),
+  ];
+}
+
+type ViewProps = {
+  text: string;
+  onText: (text: string) => void;
+  /** `undefined` while the server answers. */
+  results: PaletteResults | undefined;
+  onPick: (item: PaletteItem) => void;
+  onClose: () => void;
+};
+
+/** The palette as pure props: a search box over a list that arrows move through and Enter opens. */
+export function CommandPaletteView({ text, onText, results, onPick, onClose }: ViewProps) {
+  const id = useId();
+  const inputRef = useRef<HTMLInputElement>(null);
+  // After the dialog's own focus handling (a parent's effect runs after its children's): typing goes to the box.
+  useEffect(() => inputRef.current?.focus(), []);
+  const items = paletteItems(results);
+  const [active, setActive] = useState(0);
+  const current = Math.min(active, Math.max(0, items.length - 1));
+
+  function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      if (items.length === 0) return;
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      setActive((current + step + items.length) % items.length);
+    } else if (event.key === "Enter" && items[current] !== undefined) {
+      event.preventDefault();
+      onPick(items[current]);
+    }
+  }
+
+  return (
+    <Dialog onClose={onClose} labelledBy={`${id}-label`} className="sm:max-w-xl sm:self-start sm:mt-[12vh]">
+      <div data-testid="command-palette" className="flex min-h-0 flex-col dark:bg-slate-900">
+        <label id={`${id}-label`} htmlFor={`${id}-input`} className="sr-only">
+          Jump to a task or an agent
+        </label>
+        <input
+          id={`${id}-input`}
+          ref={inputRef}
+          autoFocus
+          role="combobox"
+          aria-expanded="true"
+          aria-controls={`${id}-list`}
+          aria-activedescendant={items[current] ? `${id}-item-${current}` : undefined}
+          autoComplete="off"
+          placeholder="Jump to a task or an agent…"
+          value={text}
+          onChange={(event) => {
+            onText(event.target.value);
+            setActive(0);
+          }}
+          onKeyDown={onKeyDown}
+          className="w-full rounded-t-2xl border-b border-slate-200 bg-transparent px-4 py-3.5 text-base text-slate-900 placeholder:text-slate-400 focus:outline-none dark:border-slate-700 dark:text-slate-100"
+        />
+        <ul id={`${id}-list`} role="listbox" aria-label="Results" className="max-h-[50vh] overflow-y-auto p-2">
+          {results === undefined ? (
+            <li className="px-3 py-2 text-sm text-slate-500">Searching…</li>
+          ) : items.length === 0 ? (
+            <li className="px-3 py-2 text-sm text-slate-500 dark:text-slate-400">Nothing matches “{text.trim()}”.</li>
+          ) : (
+            items.map((item, index) => (
+              <li
+                key={`${item.kind}-${item.id}`}
+                id={`${id}-item-${index}`}
+                role="option"
+                aria-selected={index === current}
+                data-testid="palette-item"
+                data-kind={item.kind}
+                onMouseMove={() => setActive(index)}
+                onClick={() => onPick(item)}
+                className={cn(
+                  "flex cursor-pointer items-center gap-3 rounded-lg px-3 py-2 text-sm",
+                  index === current ? "bg-indigo-50 text-indigo-900 dark:bg-indigo-500/20 dark:text-indigo-100" : "text-slate-800 dark:text-slate-200",
+                )}
+              >
+                {item.kind === "agent" ? (
+                  <Avatar initials={initials(item.label)} className="size-6" />
+                ) : (
+                  <span aria-hidden="true" className="inline-flex size-6 items-center justify-center rounded-md bg-slate-100 text-[10px] font-semibold text-slate-500 dark:bg-slate-800 dark:text-slate-300">
+                    T
+                  </span>
+                )}
+                <span className="min-w-0 flex-1 truncate" title={item.label}>
+                  {item.label}
+                </span>
+                <span className="shrink-0 text-xs text-slate-500 dark:text-slate-400">{item.kind === "task" ? `Task · ${item.detail}` : `Agent · ${item.detail}`}</span>
+              </li>
+            ))
+          )}
+        </ul>
+        <p className="border-t border-slate-100 px-4 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
+          ↑↓ to move · Enter to open · Esc to close
+        </p>
+      </div>
+    </Dialog>
+  );
+}
+
+type Props = { departmentId: Id<"departments">; onPick: (item: PaletteItem) => void; onClose: () => void };
+
+/** The live palette: `search.palette` as you type. */
+export function CommandPalette({ departmentId, onPick, onClose }: Props) {
+  const [text, setText] = useState("");
+  const results = useQuery(api.search.palette, { departmentId, text });
+  // Keep showing the last answer while the next one is on its way, rather than flashing "Searching…".
+  const [shown, setShown] = useState<PaletteResults | undefined>(undefined);
+  if (results !== undefined && results !== shown) setShown(results);
+  return <CommandPaletteView text={text} onText={setText} results={results ?? shown} onPick={onPick} onClose={onClose} />;
+}

@@ -1,0 +1,74 @@
+import { useQuery } from "convex/react";
+import { useEffect, useState } from "react";
+import { useNavigate } from "react-router";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { NewTaskDialog } from "../task/NewTaskDialog";
+import { openTask } from "../task/taskHash";
+import { CommandPalette, type PaletteItem } from "./CommandPalette";
+import { agentPath, agentSlugOf } from "./routes";
+import { shortcutFor } from "./shortcuts";
+import { ShortcutsHelp } from "./ShortcutsHelp";
+
+/** Asks the shell to open its palette (the header's search button); the shortcut does the same. */
+export const OPEN_PALETTE_EVENT = "maestro:open-palette";
+
+type Open = null | "palette" | "help" | "newTask";
+
+type Props = { departmentId: Id<"departments">; departmentSlug: string; writable: boolean };
+
+/** The board's search box, when the board shows one (its FilterBar's `type="search"` input). */
+function boardSearchBox(): HTMLInputElement | null {
+  return document.querySelector<HTMLInputElement>('[data-testid="board"] input[type="search"], input[type="search"][data-board-search]');
+}
+
+/**
+ * The department's keyboard shortcuts (src/shell/shortcuts.ts) and what they
+ * open: the command palette, the shortcuts overlay, the new-task dialog.
+ */
+export function ShellShortcuts({ departmentId, departmentSlug, writable }: Props) {
+  const [open, setOpen] = useState<Open>(null);
+  const navigate = useNavigate();
+
+  useEffect(() => {
+    function onKeyDown(event: KeyboardEvent) {
+      const modalOpen = document.querySelector('[aria-modal="true"]') !== null;
+      const action = shortcutFor(event, modalOpen);
+      if (action === null) return;
+      if (action === "newTask" && !writable) return;
+      event.preventDefault();
+      if (action === "search") {
+        const box = boardSearchBox();
+        if (box !== null) box.focus();
+        else setOpen("palette");
+        return;
+      }
+      setOpen((current) => (action === "palette" && current === "palette" ? null : action));
+    }
+    const onOpenPalette = () => setOpen("palette");
+    window.addEventListener("keydown", onKeyDown);
+    window.addEventListener(OPEN_PALETTE_EVENT, onOpenPalette);
+    return () => {
+      window.removeEventListener("keydown", onKeyDown);
+      window.removeEventListener(OPEN_PALETTE_EVENT, onOpenPalette);
+    };
+  }, [writable]);
+
+  const close = () => setOpen(null);
+  function pick(item: PaletteItem) {
+    close();
+    if (item.kind === "task") openTask(item.id);
+    else void navigate(agentPath(departmentSlug, agentSlugOf(item.sessionKey)));
+  }
+
+  if (open === "palette") return <CommandPalette departmentId={departmentId} onPick={pick} onClose={close} />;
+  if (open === "help") return <ShortcutsHelp onClose={close} />;
+  if (open === "newTask") return <NewTaskFromShortcut departmentId={departmentId} onClose={close} />;
+  return null;
+}
+
+function NewTaskFromShortcut({ departmentId, onClose }: { departmentId: Id<"departments">; onClose: () => void }) {
+  const agents = useQuery(api.agents.list, { departmentId });
+  if (agents === undefined) return null;
+  return <NewTaskDialog departmentId={departmentId} agents={agents} onClose={onClose} />;
+}

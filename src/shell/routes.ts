@@ -1,0 +1,47 @@
+/**
+ * The app's addresses, built and parsed in one place:
+ *
+ *   /d/:slug                       a department's board
+ *   /d/:slug/tasks/:taskId         a task's drawer over that board
+ *   /d/:slug/agents/:agentSlug     an agent's page
+ *
+ * Runs have no address yet: no query reads one run by id (only `runs.listForTask`).
+ */
+
+export const DEPARTMENT_ROUTE = "/d/:slug";
+
+const part = (value: string) => encodeURIComponent(value);
+
+/** A department's board. */
+export function departmentPath(slug: string): string {
+  return `/d/${part(slug)}`;
+}
+
+/** A task's drawer over its department's board. */
+export function taskPath(slug: string, taskId: string): string {
+  return `${departmentPath(slug)}/tasks/${part(taskId)}`;
+}
+
+/** An agent's page. */
+export function agentPath(slug: string, agentSlug: string): string {
+  return `${departmentPath(slug)}/agents/${part(agentSlug)}`;
+}
+
+/** An agent's slug in addresses: the middle part of its session key (`agent:<slug>:<department slug>`). */
+export function agentSlugOf(sessionKey: string): string {
+  const parts = sessionKey.split(":");
+  return parts.length >= 3 && parts[0] === "agent" && parts[1] !== "" ? parts[1] : sessionKey;
+}
+
+/** The task id in an old `#task=<id>` link, or null. */
+export function taskIdFromHash(hash: string): string | null {
+  const prefix = "#task=";
+  if (!hash.startsWith(prefix)) return null;
+  const raw = hash.slice(prefix.length).split("&")[0];
+  if (raw === "") return null;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,293 @@
+/**
+ * The app shell in a real browser against `npm start`'s stack: the layout at
+ * 1440×900, 1280×800 and 390×844 (a resizable side panel that remembers its
+ * width, a foldable #maestro, tabs on a phone), real addresses (a task opens
+ * its drawer over the board, an agent has a page, Back and Forward work, old
+ * `#task=` links still open), and the task drawer following its thread.
+ * Screenshots land in tests/output/.
+ */
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import path from "node:path";
+import { PROJECT_ROOT } from "./stack";
+import { drawer, emailOf, fillSignIn, passwordOf, screenshotPath, startJourney, until, type Journey } from "./journey";
+
+const LARGE = { width: 1440, height: 900 };
+const MEDIUM = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const COLUMNS = ["inbox", "assigned", "in_progress", "review", "done", "blocked"];
+
+let journey: Journey;
+let ada: Page;
+let taskId: Id<"tasks">;
+
+beforeAll(async () => {
+  journey = await startJourney({ password: "shell-test-password" });
+  ada = await journey.newPage({ who: "Ada", viewport: LARGE });
+  await journey.signIn(ada, "Ada");
+  const client = await journey.clientFor("Ada");
+  const [department] = await client.query(api.departments.listMine, {});
+  const board = await client.query(api.tasks.list, { departmentId: department._id });
+  taskId = board.flatMap((column) => column.tasks).find((task) => task.title === "Pricing page copy")!._id;
+});
+
+afterAll(async () => {
+  await journey?.close();
+});
+
+const pathOf = (page: Page) => new URL(page.url()).pathname;
+const sidePanelWidth = (page: Page) => page.getByTestId("side-panel").evaluate((el) => el.getBoundingClientRect().width);
+
+/** Opens `url` in a fresh browser (its own storage), signs in as `name` there, and waits for the app. */
+async function freshAt(url: string, name: string, viewport = LARGE): Promise<Page> {
+  const page = await journey.newPage({ who: `${name} (fresh)`, viewport });
+  await page.goto(url);
+  await fillSignIn(page, emailOf(name), passwordOf(name));
+  return page;
+}
+
+describe("layout", () => {
+  test("1440×900: board and side panel side by side; the panel resizes by drag and keys, and remembers its width", async () => {
+    await until(async () => pathOf(ada), (p) => p === "/d/product", "the board's address");
+    const before = await sidePanelWidth(ada);
+    const divider = ada.getByTestId("panel-divider");
+    const box = (await divider.boundingBox())!;
+    await ada.mouse.move(box.x + box.width / 2, box.y + 200);
+    await ada.mouse.down();
+    await ada.mouse.move(box.x - 60, box.y + 200, { steps: 4 });
+    await ada.mouse.move(box.x - 100, box.y + 200, { steps: 4 });
+    await ada.mouse.up();
+    const dragged = await sidePanelWidth(ada);
+    expect(dragged).toBeGreaterThan(before + 90);
+    expect(dragged).toBeLessThan(before + 110);
+    await divider.focus();
+    await ada.keyboard.press("ArrowRight");
+    expect(await sidePanelWidth(ada)).toBe(dragged - 16);
+
+    await ada.reload();
+    await ada.getByTestId("task-card").first().waitFor();
+    expect(await sidePanelWidth(ada)).toBe(dragged - 16);
+    // Every roster name carries its whole self in a tooltip, cut or not.
+    for (const name of await ada.getByTestId("roster-agent-name").all()) {
+      expect(await name.getAttribute("title")).toBe(await name.textContent());
+    }
+    for (const status of COLUMNS) await ada.getByTestId(`column-${status}`).waitFor();
+    await ada.screenshot({ path: screenshotPath("shell-1440.png") });
+    await divider.dblclick();
+    expect(await sidePanelWidth(ada)).toBe(288);
+  });
+
+  test("#maestro folds away and stays folded across a reload", async () => {
+    const pane = ada.getByTestId("chat-pane");
+    await pane.getByRole("button", { name: "Hide" }).click();
+    await expect(pane.getByRole("log").isVisible()).resolves.toBe(false);
+    await ada.reload();
+    await ada.getByTestId("task-card").first().waitFor();
+    await pane.getByRole("button", { name: "Show" }).click();
+    await pane.getByRole("log").waitFor();
+  });
+
+  test("1280×800: the board and the panel fit the window", async () => {
+    await ada.setViewportSize(MEDIUM);
+    await ada.getByTestId("side-panel").waitFor();
+    const panel = (await ada.getByTestId("side-panel").boundingBox())!;
+    expect(panel.x + panel.width).toBeLessThanOrEqual(MEDIUM.width);
+    expect(await ada.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MEDIUM.width);
+    await ada.screenshot({ path: screenshotPath("shell-1280.png") });
+  });
+
+  test("390×844: tabs for Board, Chat, Activity and Roster instead of one long page", async () => {
+    await ada.setViewportSize(PHONE);
+    const tabs = ada.getByRole("tablist", { name: "Department" });
+    await tabs.waitFor();
+    const names = await tabs.getByRole("tab").allTextContents();
+    expect(names).toEqual(["Board", "Chat", "Activity", "Roster"]);
+    await expect(tabs.getByRole("tab", { name: "Board" }).getAttribute("aria-selected")).resolves.toBe("true");
+    await expect(ada.getByTestId("chat-pane").isVisible()).resolves.toBe(false);
+    // One screen or so, not everything stacked (it was 3,371 px).
+    const height = await ada.evaluate(() => document.documentElement.scrollHeight);
+    expect(height).toBeLessThan(PHONE.height * 1.5);
+    await until(() => ada.evaluate(() => document.documentElement.scrollWidth), (w) => w === PHONE.width, "the page to fit the phone");
+    await ada.screenshot({ path: screenshotPath("shell-390-board.png") });
+
+    await tabs.getByRole("tab", { name: "Chat" }).click();
+    await ada.getByTestId("chat-pane").waitFor();
+    await expect(ada.getByTestId("board").isVisible()).resolves.toBe(false);
+    await ada.screenshot({ path: screenshotPath("shell-390-chat.png") });
+    await tabs.getByRole("tab", { name: "Roster" }).click();
+    await ada.getByTestId("roster").waitFor();
+    await tabs.getByRole("tab", { name: "Activity" }).click();
+    await expect(ada.getByTestId("roster").isVisible()).resolves.toBe(false);
+    await ada.screenshot({ path: screenshotPath("shell-390-activity.png") });
+    await tabs.getByRole("tab", { name: "Board" }).click();
+    await ada.setViewportSize(LARGE);
+    await ada.getByTestId("side-panel").waitFor();
+  });
+});
+
+describe("addresses", () => {
+  test("a card opens the task's address over the board; Back closes it, Forward opens it again", async () => {
+    await ada.getByTestId("task-card").filter({ hasText: "Pricing page copy" }).getByRole("button", { name: "Pricing page copy", exact: true }).click();
+    await drawer(ada).waitFor();
+    expect(pathOf(ada)).toBe(`/d/product/tasks/${taskId}`);
+    await expect(ada.getByTestId("board").isVisible()).resolves.toBe(true);
+    await ada.goBack();
+    await drawer(ada).waitFor({ state: "detached" });
+    expect(pathOf(ada)).toBe("/d/product");
+    await ada.goForward();
+    await drawer(ada).waitFor();
+    await drawer(ada).getByRole("button", { name: "Close task" }).first().click();
+    await drawer(ada).waitFor({ state: "detached" });
+    expect(pathOf(ada)).toBe("/d/product");
+  });
+
+  test("a task's address in a fresh browser opens its drawer after sign-in; closing shows the board", async () => {
+    const page = await freshAt(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product/tasks/${taskId}`, "Ada");
+    await drawer(page).getByText("Pricing page copy").first().waitFor();
+    expect(pathOf(page)).toBe(`/d/product/tasks/${taskId}`);
+    await drawer(page).getByRole("button", { name: "Close task" }).first().click();
+    await page.getByTestId("task-card").first().waitFor();
+    expect(pathOf(page)).toBe("/d/product");
+    await page.close();
+  });
+
+  test("an agent's address in a fresh browser shows its page; the roster links there and Back returns to the board", async () => {
+    const page = await freshAt(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product/agents/jarvis`, "Ada");
+    const agentPage = page.getByTestId("agent-page");
+    await agentPage.waitFor();
+    await expect(agentPage.getByRole("heading", { level: 1 }).textContent()).resolves.toContain("Jarvis");
+    await expect(agentPage.textContent()).resolves.toContain("delegate_task");
+    await page.screenshot({ path: screenshotPath("agent-page.png") });
+    await page.close();
+
+    await ada.getByTestId("roster-agent-name").filter({ hasText: "Writer" }).click();
+    await ada.getByTestId("agent-page").getByRole("heading", { name: /Writer/ }).waitFor();
+    expect(pathOf(ada)).toBe("/d/product/agents/writer");
+    await ada.goBack();
+    await ada.getByTestId("board").waitFor();
+    expect(pathOf(ada)).toBe("/d/product");
+  });
+
+  test("an old #task=<id> link still opens the task, at its new address", async () => {
+    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/#task=${taskId}`);
+    await drawer(ada).getByText("Pricing page copy").first().waitFor();
+    expect(pathOf(ada)).toBe(`/d/product/tasks/${taskId}`);
+    await drawer(ada).getByRole("button", { name: "Close task" }).first().click();
+    await drawer(ada).waitFor({ state: "detached" });
+  });
+});
+
+describe("keyboard", () => {
+  test("? lists the shortcuts; Ctrl-K jumps to a task and to an agent; c starts a task; Esc closes each", async () => {
+    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product`);
+    await ada.getByTestId("task-card").first().waitFor();
+    await ada.locator("body").press("?");
+    const help = ada.getByTestId("shortcuts-help");
+    await help.waitFor();
+    for (const text of ["Next card on the board", "Open the selected card", "New task", "Search the board"]) {
+      await expect(help.textContent()).resolves.toContain(text);
+    }
+    await ada.screenshot({ path: screenshotPath("shortcuts-help.png") });
+    await ada.keyboard.press("Escape");
+    await help.waitFor({ state: "detached" });
+
+    await ada.keyboard.press("Control+k");
+    const palette = ada.getByTestId("command-palette");
+    await palette.waitFor();
+    await ada.keyboard.type("pricing");
+    await palette.getByRole("option", { name: /Pricing page copy/ }).waitFor();
+    await ada.screenshot({ path: screenshotPath("palette.png") });
+    await ada.keyboard.press("Enter");
+    await drawer(ada).getByText("Pricing page copy").first().waitFor();
+    expect(pathOf(ada)).toBe(`/d/product/tasks/${taskId}`);
+    await ada.keyboard.press("Escape");
+    await drawer(ada).waitFor({ state: "detached" });
+    expect(pathOf(ada)).toBe("/d/product");
+
+    await ada.getByTestId("open-palette").click();
+    await palette.waitFor();
+    await ada.keyboard.type("writ");
+    await until(() => palette.getByRole("option").allTextContents(), (names) => names.length === 1 && names[0].includes("Writer"), "only Writer to match");
+    await ada.keyboard.press("Enter");
+    await ada.getByTestId("agent-page").waitFor();
+    expect(pathOf(ada)).toBe("/d/product/agents/writer");
+    await ada.goBack();
+    await ada.getByTestId("board").waitFor();
+
+    await ada.locator("body").press("c");
+    const dialog = ada.getByRole("dialog", { name: "New task" });
+    await dialog.waitFor();
+    // A letter typed into the dialog's fields is text, not a shortcut.
+    await dialog.getByLabel("Title").pressSequentially("c/?");
+    await expect(dialog.getByLabel("Title").inputValue()).resolves.toBe("c/?");
+    await ada.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(journey.pageErrors).toEqual([]);
+  });
+});
+
+describe("the task drawer follows its thread", () => {
+  test("at the bottom a new message scrolls into view; scrolled up, a 'New messages' jump appears instead", async () => {
+    const client = await journey.clientFor("Ada");
+    for (let i = 1; i <= 12; i++) await client.mutation(api.messages.create, { taskId, content: `Filler line ${i}\n\nwith a second paragraph` });
+    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product/tasks/${taskId}`);
+    const scroller = ada.getByTestId("task-drawer-scroller");
+    await drawer(ada).getByText("Filler line 12").waitFor();
+
+    // Read from the top: a new message does not move the reader.
+    await scroller.evaluate((el) => el.scrollTo({ top: 0 }));
+    await client.mutation(api.messages.create, { taskId, content: "Arrived while reading the top" });
+    await drawer(ada).getByTestId("new-messages").waitFor();
+    expect(await scroller.evaluate((el) => el.scrollTop)).toBe(0);
+    await ada.screenshot({ path: screenshotPath("drawer-new-messages.png") });
+    await drawer(ada).getByTestId("new-messages").click();
+    await drawer(ada).getByTestId("new-messages").waitFor({ state: "detached" });
+
+    // At the bottom: the next one comes into view by itself.
+    await client.mutation(api.messages.create, { taskId, content: "Arrived at the bottom" });
+    const last = drawer(ada).getByTestId("message").filter({ hasText: "Arrived at the bottom" });
+    await last.waitFor();
+    await until(
+      () => scroller.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight),
+      (distance) => distance < 2,
+      "the drawer to follow the newest message",
+    );
+    await expect(drawer(ada).getByTestId("new-messages").count()).resolves.toBe(0);
+    expect(journey.pageErrors).toEqual([]);
+  });
+});
+
+describe("theme and the README", () => {
+  test("the shell follows a dark system setting", async () => {
+    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product`);
+    await ada.getByTestId("task-card").first().waitFor();
+    const headerBackground = () => ada.locator("header").first().evaluate((el) => getComputedStyle(el).backgroundColor);
+    const light = await headerBackground();
+    await ada.emulateMedia({ colorScheme: "dark" });
+    const dark = await until(headerBackground, (value) => value !== light, "the header to turn dark");
+    // Dark means dark: the header's colour is far from white.
+    const lightness = await ada.evaluate((color) => {
+      // Through a canvas, so any CSS colour syntax (Tailwind's oklch) comes back as sRGB.
+      const canvas = document.createElement("canvas").getContext("2d")!;
+      canvas.fillStyle = color;
+      canvas.fillRect(0, 0, 1, 1);
+      const [r, g, b] = canvas.getImageData(0, 0, 1, 1).data;
+      return (r + g + b) / 3;
+    }, dark);
+    expect(lightness).toBeLessThan(80);
+    await ada.screenshot({ path: screenshotPath("shell-dark.png") });
+    await ada.emulateMedia({ colorScheme: "light" });
+  });
+
+  test("a fresh screenshot for the README: the board, the squad, people and an agent in #maestro", async () => {
+    await ada.emulateMedia({ colorScheme: "light" });
+    const asAda = await journey.clientFor("Ada");
+    const [department] = await asAda.query(api.departments.listMine, {});
+    await asAda.mutation(api.chat.postAsHuman, { departmentId: department._id, text: "Launch is Friday. @Jarvis, can you split the launch work?" });
+    await ada.getByTestId("chat-message").filter({ hasText: "Launch is Friday" }).waitFor();
+    await ada.screenshot({ path: path.join(PROJECT_ROOT, "docs", "screenshot.png") });
+    expect(journey.pageErrors).toEqual([]);
+  });
+});
