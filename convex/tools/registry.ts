@@ -5,7 +5,7 @@ import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
 import { departmentQuery } from "../functions";
 import { chatSettings } from "../lib/config";
-import { PRIORITIES, TASK_STATUSES, vApprovalPolicy, type ApprovalPolicy, type Priority, type RunTriggerKind, type TaskStatus } from "../validators";
+import { IMPORTANCES, PRIORITIES, TASK_STATUSES, vApprovalPolicy, type ApprovalPolicy, type Priority, type RunTriggerKind, type TaskStatus } from "../validators";
 import type { DelegationResult } from "./delegation";
 import { unknownAssigneeNote, type GuardStop } from "./notes";
 
@@ -110,13 +110,29 @@ const delegateTask = tool({
 
 const postMessage = tool({
   name: "post_message",
-  description: "Post a message in this task's thread.",
-  usage: '{"content": string}',
-  args: z.object({ content: z.string().trim().min(1, "content must not be empty") }),
+  description: "Post a message in this task's thread, or in a channel when one is named.",
+  usage: '{"content": string, "channel"?: string (e.g. "#launch"), "importance"?: "normal"|"high"|"critical", "blocking"?: boolean}',
+  args: z.object({
+    content: z.string().trim().min(1, "content must not be empty"),
+    channel: z.string().trim().min(1).optional(),
+    importance: z.enum(IMPORTANCES).optional(),
+    blocking: z.boolean().optional(),
+  }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
-    await ctx.runMutation(internal.tools.thread.postMessageTool, { runId: scope.runId, content: args.content });
-    return { ok: true, text: "posted in the thread" };
+    if (args.channel === undefined) {
+      await ctx.runMutation(internal.tools.thread.postMessageTool, { runId: scope.runId, content: args.content });
+      return { ok: true, text: "posted in the thread" };
+    }
+    const id: string = await ctx.runMutation(internal.tools.messaging.postChannelTool, {
+      runId: scope.runId,
+      channel: args.channel,
+      body: args.content,
+      importance: args.importance,
+      blocking: args.blocking,
+      correlationId: scope.key,
+    });
+    return { ok: true, text: `posted in ${args.channel.startsWith("#") ? args.channel : `#${args.channel}`} (message ${id})` };
   },
 });
 
@@ -169,7 +185,146 @@ const chatGetNew = tool({
   },
 });
 
-export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof chatPost, typeof chatGetNew] = [delegateTask, postMessage, updateTaskStatus, askQuestion, chatPost, chatGetNew] as const;
+const vImportanceArg = z.enum(IMPORTANCES).optional();
+
+const createChannel = tool({
+  name: "create_channel",
+  description: "Create a channel in the department (project-wide, or private to its members).",
+  usage: '{"name": string, "topic"?: string, "visibility"?: "project"|"private"}',
+  args: z.object({ name: z.string().trim().min(1, "name must not be empty"), topic: z.string().optional(), visibility: z.enum(["project", "private"]).optional() }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    const made: { name: string } = await ctx.runMutation(internal.tools.messaging.createChannelTool, { runId: scope.runId, ...args });
+    return { ok: true, text: `created #${made.name}` };
+  },
+});
+
+const replyThread = tool({
+  name: "reply_thread",
+  description: "Reply in the thread of a channel message.",
+  usage: '{"message_id": string, "content": string, "importance"?: "normal"|"high"|"critical", "blocking"?: boolean}',
+  args: z.object({ message_id: z.string().trim().min(1), content: z.string().trim().min(1, "content must not be empty"), importance: vImportanceArg, blocking: z.boolean().optional() }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    await ctx.runMutation(internal.tools.messaging.replyThreadTool, {
+      runId: scope.runId,
+      messageId: args.message_id,
+      body: args.content,
+      importance: args.importance,
+      blocking: args.blocking,
+      correlationId: scope.key,
+    });
+    return { ok: true, text: "replied in the thread" };
+  },
+});
+
+const dmSend = tool({
+  name: "dm_send",
+  description: "Send a direct message to people (a DM always includes a person; agents do not DM each other).",
+  usage: '{"to": string[] (names), "content": string, "importance"?: "normal"|"high"|"critical", "blocking"?: boolean}',
+  args: z.object({ to: z.array(z.string().trim().min(1)).min(1, "name at least one person"), content: z.string().trim().min(1, "content must not be empty"), importance: vImportanceArg, blocking: z.boolean().optional() }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    await ctx.runMutation(internal.tools.messaging.dmSendTool, {
+      runId: scope.runId,
+      to: args.to,
+      body: args.content,
+      importance: args.importance,
+      blocking: args.blocking,
+      correlationId: scope.key,
+    });
+    return { ok: true, text: `sent a DM to ${args.to.join(", ")}` };
+  },
+});
+
+const channelSubscribe = tool({
+  name: "channel_subscribe",
+  description: "Follow a channel (its new messages reach your inbox), or stop following it.",
+  usage: '{"channel": string, "subscribed"?: boolean (default true)}',
+  args: z.object({ channel: z.string().trim().min(1), subscribed: z.boolean().default(true) }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    await ctx.runMutation(internal.tools.messaging.subscribeTool, { runId: scope.runId, channel: args.channel, subscribed: args.subscribed });
+    return { ok: true, text: `${args.subscribed ? "following" : "no longer following"} ${args.channel}` };
+  },
+});
+
+/** A list of messages as a model reads it: one line each, cut to the observation limit. */
+function messageLines(messages: ReadonlyArray<{ _id?: string; id?: string; from: unknown; body: string }>): string {
+  const text = messages
+    .map((m) => {
+      const from = typeof m.from === "string" ? m.from : (m.from as { name?: string }).name ?? "Maestro";
+      return `[${m._id ?? m.id}] ${from}: ${m.body.replace(/\s+/g, " ")}`;
+    })
+    .join("\n");
+  if (text === "") return "(nothing)";
+  return text.length > MAX_OBSERVATION_CHARS ? `${text.slice(0, MAX_OBSERVATION_CHARS)}…` : text;
+}
+
+const channelHistory = tool({
+  name: "channel_history",
+  description: "Read a channel's recent messages (oldest first).",
+  usage: '{"channel": string, "limit"?: number (max 50), "since"?: number (ms)}',
+  args: z.object({ channel: z.string().trim().min(1), limit: z.number().int().positive().optional(), since: z.number().nonnegative().optional() }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    const rows: Array<{ _id: string; from: unknown; body: string }> = await ctx.runQuery(internal.tools.messaging.channelHistoryTool, { runId: scope.runId, ...args });
+    return { ok: true, text: messageLines(rows) };
+  },
+});
+
+const dmList = tool({
+  name: "dm_list",
+  description: "List your direct messages, most recent first, with unread counts.",
+  usage: '{"limit"?: number}',
+  args: z.object({ limit: z.number().int().positive().optional() }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    const rows: Array<{ with: string[]; unread: number }> = await ctx.runQuery(internal.tools.messaging.dmListTool, { runId: scope.runId, limit: args.limit });
+    return { ok: true, text: rows.length === 0 ? "(no DMs)" : rows.map((r) => `with ${r.with.join(", ")}: ${r.unread} unread`).join("\n") };
+  },
+});
+
+const markRead = tool({
+  name: "message_mark_read",
+  description: "Mark messages in your inbox read (all of them when none are named).",
+  usage: '{"message_ids"?: string[]}',
+  args: z.object({ message_ids: z.array(z.string()).optional() }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    const count: number = await ctx.runMutation(internal.tools.messaging.markReadTool, { runId: scope.runId, messageIds: args.message_ids });
+    return { ok: true, text: `marked ${count} read` };
+  },
+});
+
+const inboxRead = tool({
+  name: "inbox.read",
+  description: "List your unread messages (channels, threads, DMs), newest first.",
+  usage: '{"limit"?: number (max 50)}',
+  args: z.object({ limit: z.number().int().positive().optional() }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    const rows: Array<{ id: string; from: string; where: string; body: string; importance: string }> = await ctx.runQuery(internal.tools.messaging.inboxReadTool, {
+      runId: scope.runId,
+      limit: args.limit,
+    });
+    return { ok: true, text: messageLines(rows.map((r) => ({ ...r, body: `(${r.where}${r.importance === "normal" ? "" : `, ${r.importance}`}) ${r.body}` }))) };
+  },
+});
+
+const messagesFetch = tool({
+  name: "messages.fetch",
+  description: "Read one message in full, by its id.",
+  usage: '{"message_id": string}',
+  args: z.object({ message_id: z.string().trim().min(1) }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    const m: { _id: string; from: unknown; body: string } = await ctx.runQuery(internal.tools.messaging.fetchMessageTool, { runId: scope.runId, messageId: args.message_id });
+    return { ok: true, text: messageLines([m]) };
+  },
+});
+
+export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof chatPost, typeof chatGetNew, typeof createChannel, typeof replyThread, typeof dmSend, typeof channelSubscribe, typeof channelHistory, typeof dmList, typeof markRead, typeof inboxRead, typeof messagesFetch] = [delegateTask, postMessage, updateTaskStatus, askQuestion, chatPost, chatGetNew, createChannel, replyThread, dmSend, channelSubscribe, channelHistory, dmList, markRead, inboxRead, messagesFetch] as const;
 
 export type ToolName = (typeof TOOL_REGISTRY)[number]["name"];
 /** Any registry entry, with its arguments as the dispatcher sees them before parsing. */

@@ -2,7 +2,9 @@ import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { buildInjection } from "../../convex/lib/injection";
+import type { ActionCtx } from "../../convex/_generated/server";
 import { unreadFor } from "../../convex/tools/messaging";
+import { TOOL_REGISTRY, type ToolDefinition } from "../../convex/tools/registry";
 import { AGENTS, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 /** A run of `agentKey` in progress on a task: what every messaging tool acts through. */
@@ -95,5 +97,37 @@ describe("the agents' messaging tools", () => {
     const { t, writerRun } = await setup();
     await t.run(async (ctx) => ctx.db.patch("runs", writerRun, { status: "completed" }));
     await expectError(t.mutation(internal.tools.messaging.createChannelTool, { runId: writerRun, name: "x" }), "INVALID_ARGUMENT", /not running/);
+  });
+});
+
+describe("through the tool registry", () => {
+  /** An action context for an executor, forwarding to the test deployment's internal functions. */
+  function actionCtx(t: TestConvex) {
+    type Run = (ref: unknown, args: unknown) => Promise<unknown>;
+    const runMutation: Run = (ref, args) => t.mutation(ref as never, args as never);
+    const runQuery: Run = (ref, args) => t.query(ref as never, args as never);
+    return { runMutation, runQuery } as unknown as ActionCtx;
+  }
+  const find = (name: string) => TOOL_REGISTRY.find((tool) => tool.name === name)! as unknown as ToolDefinition;
+
+  test("post_message with a channel posts there; without one, in the thread; the messaging tools answer in lines", async () => {
+    const { t, departmentId, admin, grace, writerRun, taskId } = await setup();
+    await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    const scope = { runId: writerRun, agentName: "Writer", sessionKey: AGENTS.writer, departmentId, taskId, triggerKind: "mentioned" as const, key: "k1" };
+    const ctx = actionCtx(t);
+    const post = find("post_message");
+    expect(await post.execute(ctx, scope, post.args.parse({ content: "Copy is ready", channel: "general", importance: "high" }))).toEqual({
+      ok: true,
+      text: expect.stringMatching(/^posted in #general \(message .+\)$/),
+    });
+    const history = find("channel_history");
+    expect(await history.execute(ctx, scope, history.args.parse({ channel: "#general" }))).toEqual({ ok: true, text: expect.stringMatching(/^\[.+\] Writer: Copy is ready$/) });
+    expect(await post.execute(ctx, scope, post.args.parse({ content: "Done here" }))).toEqual({ ok: true, text: "posted in the thread" });
+    const dm = find("dm_send");
+    expect(await dm.execute(ctx, scope, dm.args.parse({ to: ["Grace"], content: "Need your eyes" }))).toEqual({ ok: true, text: "sent a DM to Grace" });
+    expect((await grace.query(api.inbox.summary, { departmentId })).direct).toBe(1);
+    // A refusal from the server is thrown: the dispatcher turns it into a failed result with the server's words.
+    await expect(post.execute(ctx, scope, post.args.parse({ content: "x", channel: "#nope" }))).rejects.toThrow(/No channel #nope/);
+    expect(dm.args.safeParse({ to: [], content: "x" }).success).toBe(false);
   });
 });
