@@ -104,8 +104,8 @@ describe("through the tool registry", () => {
   /** An action context for an executor, forwarding to the test deployment's internal functions. */
   function actionCtx(t: TestConvex) {
     type Run = (ref: unknown, args: unknown) => Promise<unknown>;
-    const runMutation: Run = (ref, args) => t.mutation(ref as never, args as never);
-    const runQuery: Run = (ref, args) => t.query(ref as never, args as never);
+    const runMutation = t.mutation as unknown as Run;
+    const runQuery = t.query as unknown as Run;
     return { runMutation, runQuery } as unknown as ActionCtx;
   }
   const find = (name: string) => TOOL_REGISTRY.find((tool) => tool.name === name)! as unknown as ToolDefinition;
