@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import {
+  createRuleScanner,
   CUT_SCAN_WINDOW,
   HARD_CAP_CHARS,
   normalizeForScan,
@@ -82,7 +83,10 @@ describe("scanUserText", () => {
   test("a text at the hard cap scans without failing open, and with a stopped clock cannot time out", () => {
     const lengths: number[] = [];
     const text = `${AWS_ID} ${"lorem ipsum dolor sit amet ".repeat(HARD_CAP_CHARS / 27)}`.slice(0, HARD_CAP_CHARS);
-    const result = scanUserText(text, options({ maxChars: HARD_CAP_CHARS, scanner: recordingScanner(lengths), now: () => 0 }));
+    // The scanner checks its deadline on its own clock: stopped too, or a long-lived test worker times out.
+    const stopped = withNormalization(createRuleScanner(undefined, { now: () => 0 }));
+    const scanner: SecretScanner = { name: "recording", scan: (input, deadline) => (lengths.push(input.length), stopped.scan(input, deadline)) };
+    const result = scanUserText(text, options({ maxChars: HARD_CAP_CHARS, scanner, now: () => 0 }));
     expect(result).toMatchObject({ truncated: false, redacted: true, scannerError: false });
     expect(result.text.startsWith(`${REDACTED} lorem`)).toBe(true);
   });
