@@ -1,5 +1,5 @@
 import { useMutation, useQueries, useQuery } from "convex/react";
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { Button } from "../components/ui/Button";
@@ -76,7 +76,9 @@ export function Board({ departmentId, columnMode: forcedMode, filters: givenFilt
   const width = useElementWidth(boardRef);
   const [storedChoices, storeChoices] = useStoredState("maestro.board.folded");
   const choices = useMemo(() => parseCollapseChoices(storedChoices), [storedChoices]);
-  const statuses = shownStatuses(filters);
+  const statusKey = shownStatuses(filters).join(",");
+  // Stable while the status filter is, so the board's memoised columns stay put.
+  const statuses = useMemo(() => statusKey.split(",") as TaskStatus[], [statusKey]);
   const collapsed = collapsedColumns(width, statuses, choices);
   const toggleCollapsed = useCallback(
     (status: TaskStatus) => storeChoices(JSON.stringify({ ...choices, [status]: !collapsed.has(status) })),
@@ -97,6 +99,13 @@ export function Board({ departmentId, columnMode: forcedMode, filters: givenFilt
   }
 
   const loading = columns === undefined || agents === undefined;
+  // Marks for bench:board's breakdown of the first render (cheap, and visible in any profiler).
+  useEffect(() => {
+    performance.mark("maestro:shell");
+  }, []);
+  useEffect(() => {
+    if (columns !== undefined && performance.getEntriesByName("maestro:board-data").length === 0) performance.mark("maestro:board-data");
+  }, [columns]);
   const taskCount = columns?.reduce((sum, column) => sum + column.tasks.length, 0);
 
   return (
