@@ -1,4 +1,5 @@
 import type { BoardColumnData } from "./types";
+export { isTypingTarget } from "../lib/keyboard";
 
 /** A key the board answers, for the shell's help overlay. */
 export type Shortcut = { keys: string[]; description: string };
@@ -24,9 +25,3 @@ export function nextCardId(columns: readonly BoardColumnData[], currentId: strin
   return ids[Math.max(0, Math.min(ids.length - 1, at + step))];
 }
 
-/** True when a key press belongs to what the person is typing in, not to the board. */
-export function isTypingTarget(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable) return true;
-  return ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.getAttribute("role") === "combobox";
-}

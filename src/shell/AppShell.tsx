@@ -246,7 +246,7 @@ type TaskEntryState = { fromBoard?: boolean } | null;
 
 function closeTaskRoute(navigate: ReturnType<typeof useNavigate>, state: unknown, slug: string) {
   if ((state as TaskEntryState)?.fromBoard) void navigate(-1);
-  else void navigate(departmentPath(slug), { replace: true });
+  else void navigate({ pathname: departmentPath(slug), search: window.location.search }, { replace: true });
 }
 
 /** Lets the board and the notifications menu open tasks through the router (src/task/taskHash.ts). */
@@ -263,8 +263,10 @@ function useTaskNavigation(slug: string, taskOpen: boolean) {
         open: (taskId) => {
           const { taskOpen: open, state } = latest.current;
           // From the board a new entry (Back closes the drawer); from one task to another, the same entry.
-          if (open) void navigate(taskPath(slug, taskId), { replace: true, state });
-          else void navigate(taskPath(slug, taskId), { state: { fromBoard: true } });
+          // The board's filters live in the query string (src/board/filters.ts): they travel with the task's address.
+          const to = { pathname: taskPath(slug, taskId), search: window.location.search };
+          if (open) void navigate(to, { replace: true, state });
+          else void navigate(to, { state: { fromBoard: true } });
         },
         close: () => closeTaskRoute(navigate, latest.current.state, slug),
       }),

@@ -1,8 +1,12 @@
 /**
  * The app's keyboard shortcuts: what the help overlay (`?`) lists, and which
  * key press means which action. j/k/Enter belong to the board
- * (src/board/shortcuts.ts); they are listed here so the help shows them all.
+ * (src/board/shortcuts.ts); the help lists the board's own list with these.
  */
+import { BOARD_SHORTCUTS } from "../board/shortcuts";
+import { isTypingTarget } from "../lib/keyboard";
+
+export { isTypingTarget };
 
 export type ShortcutAction = "palette" | "newTask" | "search" | "help";
 
@@ -12,9 +16,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ["Ctrl/⌘", "K"], description: "Jump to a task or an agent (command palette)" },
   { keys: ["c"], description: "New task" },
   { keys: ["/"], description: "Search the board" },
-  { keys: ["j"], description: "Next card on the board" },
-  { keys: ["k"], description: "Previous card on the board" },
-  { keys: ["Enter"], description: "Open the selected card" },
+  ...BOARD_SHORTCUTS,
   { keys: ["Esc"], description: "Close the drawer, dialog or palette" },
   { keys: ["?"], description: "Show these shortcuts" },
 ];
@@ -28,18 +30,6 @@ type KeyPress = {
   target: EventTarget | null;
 };
 
-/** Whether keys pressed in `target` are text being written (an input, a text area, an editable element). */
-export function isTypingTarget(target: EventTarget | null): boolean {
-  if (target === null || typeof (target as Element).closest !== "function") return false;
-  const element = target as HTMLElement;
-  if (element.isContentEditable) return true;
-  const field = element.closest("input, textarea, select, [contenteditable=''], [contenteditable='true']");
-  if (field === null) return false;
-  if (field instanceof HTMLInputElement) {
-    return !["button", "checkbox", "radio", "submit", "reset", "range", "color", "file"].includes(field.type);
-  }
-  return true;
-}
 
 /**
  * The shell's action for a key press, or null. Ctrl/Cmd-K works anywhere;
