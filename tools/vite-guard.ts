@@ -60,12 +60,13 @@ export function isServable(url: string, paths: ServedPaths): boolean {
 }
 
 /**
- * The app's own addresses (src/shell/routes.ts: `/d/<slug>`, and a task or an
- * agent under it) get the app's page; every other unknown path stays a 404.
+ * The app's own addresses (src/shell/routes.ts: `/d/<slug>`, and a task, an
+ * agent, channels or runs under it) get the app's page; every other unknown
+ * path stays a 404.
  */
 export function isAppRoute(url: string): boolean {
   const rawPath = url.split(/[?#]/, 1)[0];
-  return /^\/d\/[^/.][^/]*(\/(tasks|agents)\/[^/.][^/]*)?\/?$/.test(rawPath);
+  return /^\/d\/[^/.][^/]*(\/(channels|runs)|\/(tasks|agents|channels|runs)\/[^/.][^/]*)?\/?$/.test(rawPath);
 }
 
 export function devServerGuard(paths: ServedPaths): Plugin {

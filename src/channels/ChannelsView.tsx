@@ -13,16 +13,17 @@ import { NewDmDialog } from "./NewDmDialog";
 
 type Props = {
   departmentId: Id<"departments">;
-  /** The signed-in person's key (`member:<userId>`), left out of the DM picker. */
-  selfKey: string | null;
   /** Controlled selection (a route can drive it); uncontrolled when omitted. */
   channelId?: Id<"channels"> | null;
   onSelect?: (id: Id<"channels"> | null) => void;
 };
 
 /** Channels and DMs: the list with unread badges on the left, the open conversation on the right. */
-export function ChannelsView({ departmentId, selfKey, channelId, onSelect }: Props) {
+export function ChannelsView({ departmentId, channelId, onSelect }: Props) {
   const channels = useQuery(api.channels.list, { departmentId });
+  const me = useQuery(api.users.me, {});
+  // Left out of the DM picker: you are in every DM you open.
+  const selfKey = me === undefined ? null : `member:${me._id}`;
   const [own, setOwn] = useState<Id<"channels"> | null>(null);
   const selected = channelId !== undefined ? channelId : own;
   const select = onSelect ?? setOwn;

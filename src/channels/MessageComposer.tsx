@@ -54,7 +54,9 @@ export function MessageComposer({ placeholder, onSend, maxChars }: Props) {
         <label htmlFor={`${id}-importance`} className="sr-only">
           Importance
         </label>
-        <Select id={`${id}-importance`} value={importance} options={IMPORTANCE_OPTIONS} onValueChange={setImportance} className="w-auto py-1 text-xs" />
+        <div className="w-28">
+          <Select id={`${id}-importance`} value={importance} options={IMPORTANCE_OPTIONS} onValueChange={setImportance} className="py-1 text-xs" />
+        </div>
         <label className="flex items-center gap-1">
           <input type="checkbox" checked={blocking} onChange={(event) => setBlocking(event.target.checked)} />
           Blocking (interrupts the agents it reaches)

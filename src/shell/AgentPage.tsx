@@ -1,7 +1,7 @@
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import type { ReactNode } from "react";
-import { Link } from "react-router";
+import { Link, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { initials } from "../board/initials";
@@ -11,7 +11,10 @@ import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
-import { departmentPath, taskPath } from "./routes";
+import { departmentPath, runsPath, taskPath } from "./routes";
+import { RunsTable } from "../runs/RunsList";
+import { tokenTotal } from "../runs/runViews";
+import { useNow } from "../task/relativeTime";
 
 export type AgentPageData = NonNullable<FunctionReturnType<typeof api.agents.getBySlug>>;
 
@@ -111,7 +114,30 @@ export function AgentDetails({ data, departmentSlug }: { data: AgentPageData; de
           )}
         </dd>
       </dl>
+      <AgentRuns agentId={agent._id} departmentSlug={departmentSlug} />
     </div>
+  );
+}
+
+/** The agent's token totals and run history, each run one click from its timeline. */
+function AgentRuns({ agentId, departmentSlug }: { agentId: Id<"agents">; departmentSlug: string }) {
+  const navigate = useNavigate();
+  const now = useNow(30_000);
+  const overview = useQuery(api.runs.agentOverview, { agentId });
+  return (
+    <section aria-label="Runs" className="flex flex-col gap-3">
+      <h2 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Runs</h2>
+      {overview === undefined ? (
+        <Skeleton className="h-16 w-full" />
+      ) : (
+        <>
+          <p data-testid="agent-tokens" className="text-sm text-slate-600 dark:text-slate-300">
+            {tokenTotal(overview.totals) ?? "No tokens used yet"} over {overview.totals.runs} run{overview.totals.runs === 1 ? "" : "s"}
+          </p>
+          <RunsTable runs={overview.runs} now={now} onOpenRun={(runId) => void navigate(runsPath(departmentSlug, runId))} hideAgent />
+        </>
+      )}
+    </section>
   );
 }
 

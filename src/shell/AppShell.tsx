@@ -24,7 +24,10 @@ import { Header } from "./Header";
 import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
 import { NotificationsMenu } from "./NotificationsMenu";
 import { canWrite, isAdminRole, RoleContext } from "./role";
-import { agentPath, departmentPath, taskIdFromHash, taskPath } from "./routes";
+import { agentPath, channelsPath, departmentPath, taskIdFromHash, taskPath } from "./routes";
+import { ChannelsView } from "../channels/ChannelsView";
+import { RunsPage } from "./RunsPage";
+import { DepartmentNav } from "./DepartmentNav";
 import { OPEN_PALETTE_EVENT, ShellShortcuts } from "./ShellShortcuts";
 import { PresenceAvatars } from "./PresenceAvatars";
 import { ResizableSidePanel } from "./SidePanel";
@@ -68,13 +71,21 @@ function useAddress() {
   const department = useMatch({ path: "/d/:slug", end: false });
   const task = useMatch("/d/:slug/tasks/:taskId");
   const agent = useMatch("/d/:slug/agents/:agentSlug");
+  const channels = useMatch("/d/:slug/channels");
+  const channel = useMatch("/d/:slug/channels/:channelId");
+  const runs = useMatch("/d/:slug/runs");
+  const run = useMatch("/d/:slug/runs/:runId");
   const exact = useMatch("/d/:slug");
+  const page = agent ? "agent" : channels || channel ? "channels" : runs ? "runs" : run ? "run" : "board";
   return {
     slug: department?.params.slug,
     taskId: task?.params.taskId as Id<"tasks"> | undefined,
     agentSlug: agent?.params.agentSlug,
+    channelId: (channel?.params.channelId ?? null) as Id<"channels"> | null,
+    runId: run?.params.runId as Id<"runs"> | undefined,
+    page: page as "agent" | "channels" | "runs" | "run" | "board",
     /** A path under the department that names nothing we know. */
-    unknown: department !== null && exact === null && task === null && agent === null,
+    unknown: department !== null && exact === null && task === null && agent === null && channels === null && channel === null && runs === null && run === null,
   };
 }
 
@@ -178,6 +189,7 @@ function Workspace({ userName, onSignOut }: Props) {
           <Navigate to={`${departmentPath(fallback.slug)}${location.search}${location.hash}`} replace />
         ) : (
           <RoleContext.Provider value={selected.role}>
+            <DepartmentNav departmentId={selected._id} slug={selected.slug} />
             <DepartmentRoute key={selected._id} department={selected} departments={departments} isAdmin={isAdmin} address={address} />
           </RoleContext.Provider>
         )}
@@ -217,8 +229,20 @@ function DepartmentRoute({ department, departments, isAdmin, address }: Departme
   };
 
   const main =
-    address.agentSlug !== undefined ? (
+    address.page === "agent" && address.agentSlug !== undefined ? (
       <AgentPage departmentId={department._id} departmentSlug={department.slug} agentSlug={address.agentSlug} />
+    ) : address.page === "channels" ? (
+      <ErrorBoundary>
+        <ChannelsView
+          departmentId={department._id}
+          channelId={address.channelId}
+          onSelect={(id) => void navigate(channelsPath(department.slug, id ?? undefined))}
+        />
+      </ErrorBoundary>
+    ) : address.page === "runs" || address.page === "run" ? (
+      <ErrorBoundary>
+        <RunsPage departmentId={department._id} departmentSlug={department.slug} runId={address.runId} />
+      </ErrorBoundary>
     ) : (
       <ErrorBoundary>
         <Board departmentId={department._id} />

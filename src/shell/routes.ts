@@ -4,8 +4,8 @@
  *   /d/:slug                       a department's board
  *   /d/:slug/tasks/:taskId         a task's drawer over that board
  *   /d/:slug/agents/:agentSlug     an agent's page
- *
- * Runs have no address yet: no query reads one run by id (only `runs.listForTask`).
+ *   /d/:slug/channels[/:channelId] channels and DMs, one open
+ *   /d/:slug/runs[/:runId]         the department's agent runs, or one run's timeline
  */
 
 export const DEPARTMENT_ROUTE = "/d/:slug";
@@ -25,6 +25,16 @@ export function taskPath(slug: string, taskId: string): string {
 /** An agent's page. */
 export function agentPath(slug: string, agentSlug: string): string {
   return `${departmentPath(slug)}/agents/${part(agentSlug)}`;
+}
+
+/** Channels and DMs, with one open when `channelId` is given. */
+export function channelsPath(slug: string, channelId?: string): string {
+  return channelId === undefined ? `${departmentPath(slug)}/channels` : `${departmentPath(slug)}/channels/${part(channelId)}`;
+}
+
+/** The department's runs, or one run's timeline. */
+export function runsPath(slug: string, runId?: string): string {
+  return runId === undefined ? `${departmentPath(slug)}/runs` : `${departmentPath(slug)}/runs/${part(runId)}`;
 }
 
 /** An agent's slug in addresses: the middle part of its session key (`agent:<slug>:<department slug>`). */

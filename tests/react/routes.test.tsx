@@ -34,8 +34,9 @@ describe("addresses", () => {
   it("the dev server gives the page to the app's addresses only", () => {
     expect(isAppRoute("/d/product")).toBe(true);
     expect(isAppRoute("/d/product/tasks/abc?x=1")).toBe(true);
+    for (const path of ["/d/product/channels", "/d/product/channels/c1", "/d/product/runs", "/d/product/runs/r1"]) expect(isAppRoute(path)).toBe(true);
+    for (const path of ["/d/product/channels/c1/x", "/d/product/secrets", "/d/product/runs/.env"]) expect(isAppRoute(path)).toBe(false);
     expect(isAppRoute("/d/product/agents/jarvis")).toBe(true);
-    expect(isAppRoute("/d/product/runs/x")).toBe(false);
     expect(isAppRoute("/d/../package.json")).toBe(false);
     expect(isAppRoute("/no-such-page")).toBe(false);
   });
