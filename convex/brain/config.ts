@@ -13,6 +13,8 @@ export interface BrainConfig {
   maxDelegationsPerRun: number;
   /** Tokens of thread history put in the prompt (newest kept). */
   threadTokenBudget: number;
+  /** Tokens of channel, thread and DM messages injected into a prompt (lib/injection). */
+  injectionTokenBudget: number;
 }
 
 export const DEFAULT_BRAIN_CONFIG: BrainConfig = {
@@ -20,6 +22,7 @@ export const DEFAULT_BRAIN_CONFIG: BrainConfig = {
   maxDelegationDepth: 3,
   maxDelegationsPerRun: 5,
   threadTokenBudget: 3000,
+  injectionTokenBudget: 768,
 };
 
 function positiveInt(value: string | undefined, fallback: number): number {
@@ -33,5 +36,6 @@ export function brainConfig(source: Record<string, string | undefined> = env): B
     maxDelegationDepth: positiveInt(source.MAESTRO_MAX_DELEGATION_DEPTH, DEFAULT_BRAIN_CONFIG.maxDelegationDepth),
     maxDelegationsPerRun: positiveInt(source.MAESTRO_MAX_DELEGATIONS_PER_RUN, DEFAULT_BRAIN_CONFIG.maxDelegationsPerRun),
     threadTokenBudget: positiveInt(source.MAESTRO_THREAD_TOKEN_BUDGET, DEFAULT_BRAIN_CONFIG.threadTokenBudget),
+    injectionTokenBudget: positiveInt(source.MAESTRO_INJECTION_TOKEN_BUDGET, DEFAULT_BRAIN_CONFIG.injectionTokenBudget),
   };
 }

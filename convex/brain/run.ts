@@ -21,7 +21,7 @@ import { isChatTool } from "../tools/registry";
 import { brainConfig } from "./config";
 import { dispatchToolCalls, type Observation } from "./dispatch";
 import { ModelAbortedError, modelConfigFromEnv, streamModel, type ChatMessage } from "./model";
-import { assemblePrompt, BASE_MIDDLEWARES, chatMiddleware, observationsMessage } from "./prompt";
+import { assemblePrompt, BASE_MIDDLEWARES, chatMiddleware, inboxMiddleware, observationsMessage } from "./prompt";
 import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls, stripToolCalls, type ParsedToolCall } from "./toolCalls";
 
 /** While the model is quiet, how often the action renews its lease and checks it was not stopped. */
@@ -59,7 +59,11 @@ export const execute = internalAction({
         const started = performance.now();
         const context = await ctx.runQuery(internal.brain.context.getAssembledContext, { runId });
         const chat = chatMiddleware(() => ctx.runQuery(internal.chat.contextForRun, { runId }));
-        const { messages, steps } = await assemblePrompt(context, [...BASE_MIDDLEWARES, chat]);
+        const inbox = inboxMiddleware(() => ctx.runQuery(internal.tools.messaging.inboxForRun, { runId }), config.injectionTokenBudget);
+        // The chat injection stays last, right before the model call (the chat spec).
+        const { messages, steps } = await assemblePrompt(context, [...BASE_MIDDLEWARES, inbox, chat]);
+        const injected = inbox.injected();
+        if (injected !== null) log(`inbox: ${injected.blocking.length} blocking, ${injected.shown.length} shown, ${injected.tokens} tokens`);
         for (const step of steps) log(`context: ${step}`);
         const chatContext = chat.fetched();
         if (chatContext !== null) log(`chat: retrieved ${chatContext.messages.length} new message(s), newPointer ${chatContext.newPointer}`);
@@ -71,6 +75,7 @@ export const execute = internalAction({
         );
         const modelDone = performance.now();
         const calls = parseToolCalls(reply.content);
+        if (injected !== null) await ctx.runMutation(internal.tools.messaging.afterInjection, { runId, shown: injected.shown, blocking: injected.blocking });
         if (chatContext !== null) {
           // Only now, after the model has seen them, do the messages count as read.
           const chatOnlyTurn = calls.length > 0 && calls.every((call) => isChatTool(call.name));

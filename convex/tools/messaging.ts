@@ -296,3 +296,76 @@ export const markReadTool = internalMutation({
   },
 });
 
+
+/** Most blocking messages one model call opens with. */
+export const MAX_BLOCKING_PER_CALL = 5;
+/** Most unread messages weighed for one injection (lib/injection ranks and packs them). */
+export const MAX_INJECTION_CANDIDATES = 150;
+
+const vInjectionMessage = v.object({
+  id: v.string(),
+  from: v.string(),
+  where: v.string(),
+  body: v.string(),
+  importance: vImportance,
+  direct: v.boolean(),
+  aboutTask: v.boolean(),
+  createdAt: v.number(),
+  threadId: v.optional(v.string()),
+});
+
+/**
+ * What arrived for a run's agent, for the prompt: unhandled blocking
+ * messages (they open the call) and everything else unread (packed into the
+ * injection budget). Null when the agent is gone.
+ */
+export const inboxForRun = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: v.union(v.null(), v.object({ blocking: v.array(vInjectionMessage), unread: v.array(vInjectionMessage) })),
+  handler: async (ctx, { runId }) => {
+    const run = await ctx.db.get("runs", runId);
+    const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
+    if (run === null || agent === null) return null;
+    const unread = await unreadFor(ctx, agent, run.taskId, MAX_INJECTION_CANDIDATES);
+    const blockingIds = new Set<string>();
+    const rows = await ctx.db
+      .query("inbox")
+      .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("departmentId", agent.departmentId).eq("readAt", undefined))
+      .order("desc")
+      .take(MAX_INJECTION_CANDIDATES);
+    for (const row of rows) if (row.blocking && row.handledAt === undefined && blockingIds.size < MAX_BLOCKING_PER_CALL) blockingIds.add(row.messageId);
+    return {
+      blocking: unread.filter((m) => blockingIds.has(m.id)).reverse(),
+      unread: unread.filter((m) => !blockingIds.has(m.id)),
+    };
+  },
+});
+
+/**
+ * After the model has seen an injection: what it was shown counts as read,
+ * and the blocking messages it opened with as handled (the run resumed with them).
+ */
+export const afterInjection = internalMutation({
+  args: { runId: v.id("runs"), shown: v.array(v.string()), blocking: v.array(v.string()) },
+  returns: v.null(),
+  handler: async (ctx, { runId, shown, blocking }) => {
+    const run = await ctx.db.get("runs", runId);
+    const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
+    if (agent === null) return null;
+    const now = Date.now();
+    const rows = [];
+    for (const raw of [...blocking, ...shown].slice(0, MAX_INJECTION_CANDIDATES + MAX_BLOCKING_PER_CALL)) {
+      const id = ctx.db.normalizeId("channelMessages", raw);
+      if (id === null) continue;
+      const row = await ctx.db
+        .query("inbox")
+        .withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", agent.sessionKey).eq("messageId", id))
+        .unique();
+      if (row === null) continue;
+      if (blocking.includes(raw) && row.handledAt === undefined) await ctx.db.patch("inbox", row._id, { handledAt: now });
+      rows.push(row);
+    }
+    if (rows.length > 0) await markRowsRead(ctx, rows, agentActor(agent));
+    return null;
+  },
+});

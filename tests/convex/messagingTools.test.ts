@@ -1,7 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import { inboxMiddleware } from "../../convex/brain/prompt";
 import { buildInjection } from "../../convex/lib/injection";
+import { countTokens } from "../../convex/lib/tokens";
 import type { ActionCtx } from "../../convex/_generated/server";
 import { unreadFor } from "../../convex/tools/messaging";
 import { TOOL_REGISTRY, type ToolDefinition } from "../../convex/tools/registry";
@@ -129,5 +131,49 @@ describe("through the tool registry", () => {
     // A refusal from the server is thrown: the dispatcher turns it into a failed result with the server's words.
     await expect(post.execute(ctx, scope, post.args.parse({ content: "x", channel: "#nope" }))).rejects.toThrow(/No channel #nope/);
     expect(dm.args.safeParse({ to: [], content: "x" }).success).toBe(false);
+  });
+});
+
+describe("what a run's prompt is given", () => {
+  test("blocking messages open the call, the rest is packed within the budget; afterwards they are read and handled", async () => {
+    const { t, departmentId, admin, grace, writerRun } = await setup();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    await t.mutation(internal.tools.messaging.subscribeTool, { runId: writerRun, channel: "general", subscribed: true });
+    await admin.mutation(api.channelMessages.post, { channelId, body: "FYI: the launch moved to Friday" });
+    await grace.mutation(api.channelMessages.post, { channelId, body: "@Writer stop the newsletter, the price is wrong", blocking: true });
+    const inbox = (await t.query(internal.tools.messaging.inboxForRun, { runId: writerRun }))!;
+    expect(inbox.blocking.map((m) => m.from)).toEqual(["Grace"]);
+    expect(inbox.unread.map((m) => m.body)).toEqual(["FYI: the launch moved to Friday"]);
+
+    const middleware = inboxMiddleware(async () => inbox, 200);
+    const state = { context: {} as never, system: [] as string[], user: [] as string[] };
+    await middleware.apply(state);
+    const [section] = state.user;
+    expect(section).toContain("You received a message from Grace (#general): @Writer stop the newsletter, the price is wrong");
+    expect(section.indexOf("You received a message")).toBeLessThan(section.indexOf("launch moved"));
+    expect(countTokens(section)).toBeLessThanOrEqual(200);
+    const injected = middleware.injected()!;
+    expect(injected.blocking).toHaveLength(1);
+    expect(injected.shown).toHaveLength(1);
+
+    await t.mutation(internal.tools.messaging.afterInjection, { runId: writerRun, shown: injected.shown, blocking: injected.blocking });
+    expect(await t.query(internal.tools.messaging.inboxForRun, { runId: writerRun })).toEqual({ blocking: [], unread: [] });
+    const rows = await t.run(async (ctx) => await ctx.db.query("inbox").withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", AGENTS.writer)).collect());
+    expect(rows.map((r) => [r.blocking, r.readAt !== undefined, r.handledAt !== undefined])).toEqual([
+      [false, true, false],
+      [true, true, true],
+    ]);
+  });
+
+  test("an empty inbox adds nothing; a tiny budget still never overflows", async () => {
+    const empty = inboxMiddleware(async () => ({ blocking: [], unread: [] }), 768);
+    const state = { context: {} as never, system: [] as string[], user: [] as string[] };
+    await empty.apply(state);
+    expect(state.user).toEqual([]);
+    expect(empty.injected()).toBeNull();
+    const many = Array.from({ length: 30 }, (_, i) => ({ id: `m${i}`, from: "Ana", where: "#ops", body: `Message ${i} about the rollout plan and its many steps`, importance: "normal" as const, direct: false, aboutTask: false, createdAt: i }));
+    const tight = inboxMiddleware(async () => ({ blocking: many.slice(0, 3).map((m) => ({ ...m, importance: "critical" as const })), unread: many.slice(3) }), 120);
+    await tight.apply(state);
+    expect(countTokens(state.user[0])).toBeLessThanOrEqual(120);
   });
 });
