@@ -186,7 +186,7 @@ describe("keyboard", () => {
     await ada.locator("body").press("?");
     const help = ada.getByTestId("shortcuts-help");
     await help.waitFor();
-    for (const text of ["Next card on the board", "Open the selected card", "New task", "Search the board"]) {
+    for (const text of ["Focus the next card", "Open the focused card", "New task", "Search the board"]) {
       await expect(help.textContent()).resolves.toContain(text);
     }
     await ada.screenshot({ path: screenshotPath("shortcuts-help.png") });
