@@ -150,8 +150,20 @@ describe("keys and moves on a virtualised board", () => {
   test("a card in the long column moves to the next column by keyboard", async () => {
     const inbox = page.getByTestId("column-inbox");
     await inbox.evaluate((el) => el.querySelector("div.overflow-y-auto")?.scrollTo({ top: 0 }));
-    const card = inbox.getByTestId("task-card").first();
-    const taskId = (await card.getAttribute("data-task-id"))!;
+    // After the scroll the virtualiser swaps the rendered cards: wait until the first one stays put.
+    const firstId = () => inbox.getByTestId("task-card").first().getAttribute("data-task-id");
+    const taskId = (await until(
+      async () => {
+        const before = await firstId();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        const after = await firstId();
+        return before !== null && before === after ? after : null;
+      },
+      (id) => id !== null,
+      "the column's first card to settle after scrolling to the top",
+    ))!;
+    // Pinned by id: the virtualised column may re-render, and "the first card" may then be another one.
+    const card = inbox.locator(`[data-testid="task-card"][data-task-id="${taskId}"]`);
     const title = (await card.getByRole("button").first().textContent())!;
     await card.getByRole("button", { name: `Move ${title}` }).focus();
     await page.keyboard.press("Space");
