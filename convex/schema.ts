@@ -22,6 +22,7 @@ import {
   vRunTiming,
   vRunTrigger,
   vTaskStatus,
+  vLeadMode,
   vToolApproval,
   vToolCallRecord,
   vTriggerKind,
@@ -119,6 +120,10 @@ export default defineSchema({
     pendingQuestion: v.optional(
       v.object({ agentSessionKey: v.string(), messageId: v.id("messages"), previousStatus: vTaskStatus }),
     ),
+    /** Set by /mode (switch_mode): "plan" makes the lead propose a plan before delegating on this task. */
+    leadMode: v.optional(vLeadMode),
+    /** Set by /model (set_model): the model agents use on this task, overriding their own. */
+    model: v.optional(v.string()),
   })
     .index("by_department_and_status_and_order", ["departmentId", "status", "order"])
     .index("by_parent", ["parentTaskId"])
@@ -247,6 +252,8 @@ export default defineSchema({
       scannerEnabled: v.optional(v.boolean()),
       scannerTimeoutMs: v.optional(v.number()),
     }),
+    /** The lead's mode in #maestro (switch_mode there); tasks carry their own. */
+    leadMode: v.optional(vLeadMode),
   }).index("by_department", ["departmentId"]),
 
   /** The #maestro chat: `id` increases strictly across all sessions; reads filter by session. */

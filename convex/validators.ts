@@ -10,6 +10,11 @@ export const vPriority = v.union(...PRIORITIES.map((p) => v.literal(p)));
 
 /** Who must approve an agent's call of a tool: nobody, a human every time, or a human when the priority is high. */
 export const APPROVAL_POLICIES = ["never", "always", "high_priority"] as const;
+/** How a squad lead works on a task or in #maestro: propose a plan for approval first, or delegate directly (the default). */
+export const LEAD_MODES = ["plan", "act"] as const;
+export type LeadMode = (typeof LEAD_MODES)[number];
+export const vLeadMode = v.union(...LEAD_MODES.map((m) => v.literal(m)));
+
 export const vApprovalPolicy = v.union(...APPROVAL_POLICIES.map((p) => v.literal(p)));
 export type ApprovalPolicy = Infer<typeof vApprovalPolicy>;
 /** One tool's approval policy on an agent; tools without one use the registry's default. */

@@ -46,6 +46,7 @@ import type * as lib_deltaBatcher from "../lib/deltaBatcher.js";
 import type * as lib_errors from "../lib/errors.js";
 import type * as lib_events from "../lib/events.js";
 import type * as lib_injection from "../lib/injection.js";
+import type * as lib_leadMode from "../lib/leadMode.js";
 import type * as lib_limits from "../lib/limits.js";
 import type * as lib_mentions from "../lib/mentions.js";
 import type * as lib_messagingStats from "../lib/messagingStats.js";
@@ -131,6 +132,7 @@ declare const fullApi: ApiFromModules<{
   "lib/errors": typeof lib_errors;
   "lib/events": typeof lib_events;
   "lib/injection": typeof lib_injection;
+  "lib/leadMode": typeof lib_leadMode;
   "lib/limits": typeof lib_limits;
   "lib/mentions": typeof lib_mentions;
   "lib/messagingStats": typeof lib_messagingStats;
