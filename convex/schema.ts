@@ -216,6 +216,8 @@ export default defineSchema({
     toolStarted: v.optional(v.boolean()),
     /** Last time the run did something (a streamed batch, a tool call, its end): what lists sort by. */
     lastActiveAt: v.optional(v.number()),
+    /** Tokens of messages (inbox, channels, #maestro, context pack) injected into this run's prompts, summed over its model calls. */
+    injectionTokens: v.optional(v.number()),
   })
     .index("by_task", ["taskId"])
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
