@@ -6,7 +6,7 @@
  */
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
-import type { QueryCtx } from "./_generated/server";
+import { internalQuery, type QueryCtx } from "./_generated/server";
 import { agentMutation, agentQuery, userMutation } from "./functions";
 import { chatExcluded } from "./chat";
 import { requireMember } from "./lib/auth";
@@ -161,3 +161,13 @@ export async function agentForKeyHash(ctx: QueryCtx, hash: string): Promise<{ ki
   if (chatExcluded(agent)) return { kind: "error", status: 403, message: ARCHITECTS_EXCLUDED };
   return { kind: "ok", agent };
 }
+
+/** Why a call with this key would be refused (401/403), or null for a good key; reads only. */
+export const keyRefusal = internalQuery({
+  args: { keyHash: v.string() },
+  returns: v.union(v.null(), v.object({ status: v.number(), message: v.string() })),
+  handler: async (ctx, { keyHash }) => {
+    const resolved = await agentForKeyHash(ctx, keyHash);
+    return resolved.kind === "error" ? { status: resolved.status, message: resolved.message } : null;
+  },
+});

@@ -2,10 +2,11 @@ import { httpRouter } from "convex/server";
 import { ConvexError } from "convex/values";
 import { api, internal } from "./_generated/api";
 import { env, httpAction, type ActionCtx } from "./_generated/server";
-import { hashApiKey, isApiKeyShape } from "./agentApiKeys";
 import { auth } from "./auth";
 import { sameSecret } from "./lib/accounts";
 import { webuiPasswordFromEnv } from "./lib/config";
+import { agentKeyHash, apiError, json, jsonObjectBody } from "./lib/httpJson";
+import { addMessagingRoutes } from "./messagingApi";
 import { checkSignInLimits, recordSignInFailure } from "./rateLimits";
 
 /**
@@ -22,10 +23,6 @@ const http = httpRouter();
 
 // Convex Auth's OpenID configuration and JWKS: how the deployment verifies the tokens it signs.
 auth.addHttpRoutes(http);
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
-}
 
 /**
  * Checked on every request: a signed-in session, or the WebUI password over
@@ -103,37 +100,6 @@ http.route({
 // "Chat disabled by configuration" when chat is off, 400 for a bad body.
 // Bodies are built field by field, so the same inputs give the same bytes.
 
-const UNAUTHORIZED_AGENT = (message: string) =>
-  new Response(JSON.stringify({ error: message }), {
-    status: 401,
-    headers: { "Content-Type": "application/json", "WWW-Authenticate": 'Bearer realm="Maestro agent API"' },
-  });
-
-/** The key's hash, or the 401 to answer: the key itself never leaves this action. */
-function agentKeyHash(request: Request): { hash: string } | { refusal: Response } {
-  const header = request.headers.get("Authorization") ?? "";
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match === null) return { refusal: UNAUTHORIZED_AGENT("Missing API key: send Authorization: Bearer <agent API key>.") };
-  if (!isApiKeyShape(match[1])) return { refusal: UNAUTHORIZED_AGENT("Unknown API key.") };
-  return { hash: hashApiKey(match[1]) };
-}
-
-/** The request's JSON object body; an empty body counts as `{}`. Null when it is not a JSON object. */
-async function jsonObjectBody(request: Request): Promise<Record<string, unknown> | null> {
-  const raw = await request.text();
-  if (raw.trim() === "") return {};
-  try {
-    const body: unknown = JSON.parse(raw);
-    return body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function apiError(result: { status: number; message: string }): Response {
-  return result.status === 401 ? UNAUTHORIZED_AGENT(result.message) : json(result.status, { error: result.message });
-}
-
 http.route({
   path: "/mcp/chat.status",
   method: "GET",
@@ -175,6 +141,9 @@ http.route({
     return json(200, { messages, newPointer: result.newPointer });
   }),
 });
+
+// ---- messaging for agents outside Maestro: /channels, /messages, /threads, /dms, /agents (convex/messagingApi.ts) ----
+addMessagingRoutes(http);
 
 // ---- sign-in for the app: POST /auth/password ----
 //

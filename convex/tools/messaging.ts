@@ -9,37 +9,80 @@ import { v } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
 import { internalMutation, internalQuery, type MutationCtx, type QueryCtx } from "../_generated/server";
 import { channelMembers, createChannel } from "../channels";
-import { postChannelMessage, publicMessage, vChannelMessage } from "../channelMessages";
+import { MAX_THREAD_REPLIES, postChannelMessage, publicMessage, vChannelMessage } from "../channelMessages";
+import { agentForKeyHash } from "../agentApiKeys";
 import { markRowsRead } from "../inbox";
 import { agentActor } from "../lib/actors";
 import { canRead, dmKey, normalizeChannelName } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
 import type { InjectionMessage } from "../lib/injection";
 import { mentionCandidates } from "../messages";
-import { vChannelVisibility, vImportance } from "../validators";
+import { vChannelKind, vChannelVisibility, vImportance } from "../validators";
 
 /** Most messages one history or inbox read returns to a model. */
 export const MAX_TOOL_MESSAGES = 50;
 
-async function agentOfRun(ctx: QueryCtx, runId: Id<"runs">): Promise<{ agent: Doc<"agents">; run: Doc<"runs"> }> {
-  const run = await ctx.db.get("runs", runId);
+/**
+ * Who calls a messaging operation: a running run's agent (the brain's tools)
+ * or an agent outside Maestro by its API key's hash (the HTTP API and MCP
+ * server, convex/http.ts). Exactly one of the two is given.
+ */
+const vCaller = { runId: v.optional(v.id("runs")), keyHash: v.optional(v.string()) };
+
+interface Caller {
+  agent: Doc<"agents">;
+  /** What the agent works on, which becomes its messages' context; none for a key. */
+  taskId: Id<"tasks"> | null;
+}
+
+const KEY_REFUSAL_CODES: Record<number, "UNAUTHENTICATED" | "FORBIDDEN"> = { 401: "UNAUTHENTICATED", 403: "FORBIDDEN" };
+
+async function callerOf(ctx: QueryCtx, { runId, keyHash }: { runId?: Id<"runs">; keyHash?: string }): Promise<Caller> {
+  if ((runId === undefined) === (keyHash === undefined)) throw new MaestroError("INVALID_ARGUMENT", "Name either a run or an API key.");
+  if (keyHash !== undefined) {
+    const resolved = await agentForKeyHash(ctx, keyHash);
+    if (resolved.kind === "error") throw new MaestroError(KEY_REFUSAL_CODES[resolved.status] ?? "FORBIDDEN", resolved.message);
+    return { agent: resolved.agent, taskId: null };
+  }
+  const run = await ctx.db.get("runs", runId!);
   if (run === null || run.status !== "running") throw new MaestroError("INVALID_ARGUMENT", "This run is not running.");
   const agent = await ctx.db.get("agents", run.agentId);
   if (agent === null) throw new MaestroError("NOT_FOUND", "The agent no longer exists.");
-  return { agent, run };
+  return { agent, taskId: run.taskId };
 }
 
-/** A channel of the agent's department by name, which the agent may read. */
+/** A conversation of the agent's department, by name (`#launch`) or id, which the agent may read. */
 async function channelNamed(ctx: QueryCtx, agent: Doc<"agents">, raw: string): Promise<Doc<"channels">> {
-  const name = raw.trim().replace(/^#/, "").toLowerCase();
-  const channel = await ctx.db
-    .query("channels")
-    .withIndex("by_department_and_kind_and_name", (q) => q.eq("departmentId", agent.departmentId).eq("kind", "channel").eq("name", name))
-    .unique();
-  if (channel === null) throw new MaestroError("NOT_FOUND", `No channel #${name} in this department.`);
+  const id = ctx.db.normalizeId("channels", raw.trim());
+  let channel: Doc<"channels"> | null;
+  let label: string;
+  if (id !== null) {
+    channel = await ctx.db.get("channels", id);
+    if (channel?.departmentId !== agent.departmentId) channel = null;
+    label = `conversation ${raw.trim()}`;
+  } else {
+    const name = raw.trim().replace(/^#/, "").toLowerCase();
+    channel = await ctx.db
+      .query("channels")
+      .withIndex("by_department_and_kind_and_name", (q) => q.eq("departmentId", agent.departmentId).eq("kind", "channel").eq("name", name))
+      .unique();
+    label = `channel #${name}`;
+  }
+  if (channel === null) throw new MaestroError("NOT_FOUND", `No ${label} in this department.`);
   const member = (await channelMembers(ctx, channel._id)).some((m) => m.key === agent.sessionKey);
-  if (!canRead(channel, member)) throw new MaestroError("FORBIDDEN", `#${name} is private and you are not a member.`);
+  if (!canRead(channel, member)) throw new MaestroError("FORBIDDEN", `${channel.kind === "dm" ? "That DM" : `#${channel.name}`} is private and you are not a member.`);
   return channel;
+}
+
+/** A message of the agent's department in a conversation the agent may read. */
+async function readableMessage(ctx: QueryCtx, agent: Doc<"agents">, messageId: string): Promise<Doc<"channelMessages">> {
+  const id = ctx.db.normalizeId("channelMessages", messageId.trim());
+  const message = id === null ? null : await ctx.db.get("channelMessages", id);
+  if (message === null || message.departmentId !== agent.departmentId) throw new MaestroError("NOT_FOUND", `No message ${messageId}.`);
+  const channel = (await ctx.db.get("channels", message.channelId))!;
+  const member = (await channelMembers(ctx, channel._id)).some((m) => m.key === agent.sessionKey);
+  if (!canRead(channel, member)) throw new MaestroError("FORBIDDEN", "You cannot read that conversation.");
+  return message;
 }
 
 /** People and agents named in a tool call, resolved to keys of the department (names as in @mentions). */
@@ -54,10 +97,10 @@ async function keysNamed(ctx: QueryCtx, departmentId: Id<"departments">, names: 
 }
 
 export const createChannelTool = internalMutation({
-  args: { runId: v.id("runs"), name: v.string(), topic: v.optional(v.string()), visibility: v.optional(vChannelVisibility) },
+  args: { ...vCaller, name: v.string(), topic: v.optional(v.string()), visibility: v.optional(vChannelVisibility) },
   returns: v.object({ channelId: v.id("channels"), name: v.string() }),
-  handler: async (ctx, { runId, name, topic, visibility }) => {
-    const { agent } = await agentOfRun(ctx, runId);
+  handler: async (ctx, { runId, keyHash, name, topic, visibility }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
     const channelId = await createChannel(ctx, {
       departmentId: agent.departmentId,
       creator: { ...agentActor(agent), key: agent.sessionKey },
@@ -79,7 +122,7 @@ const vPost = {
 async function post(
   ctx: MutationCtx,
   agent: Doc<"agents">,
-  run: Doc<"runs">,
+  taskId: Id<"tasks"> | null,
   channel: Doc<"channels">,
   fields: { body: string; importance?: "normal" | "high" | "critical"; blocking?: boolean; correlationId?: string },
   threadRoot?: Doc<"channelMessages">,
@@ -91,41 +134,37 @@ async function post(
     threadRoot,
     ...fields,
     // What the agent is working on is the message's context (the spec's task_id).
-    context: { taskId: run.taskId },
+    context: taskId === null ? {} : { taskId },
   });
 }
 
 export const postChannelTool = internalMutation({
-  args: { runId: v.id("runs"), channel: v.string(), ...vPost },
+  args: { ...vCaller, channel: v.string(), ...vPost },
   returns: v.id("channelMessages"),
-  handler: async (ctx, { runId, channel, ...fields }) => {
-    const { agent, run } = await agentOfRun(ctx, runId);
-    return await post(ctx, agent, run, await channelNamed(ctx, agent, channel), fields);
+  handler: async (ctx, { runId, keyHash, channel, ...fields }) => {
+    const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
+    return await post(ctx, agent, taskId, await channelNamed(ctx, agent, channel), fields);
   },
 });
 
 export const replyThreadTool = internalMutation({
-  args: { runId: v.id("runs"), messageId: v.string(), ...vPost },
+  args: { ...vCaller, messageId: v.string(), ...vPost },
   returns: v.id("channelMessages"),
-  handler: async (ctx, { runId, messageId, ...fields }) => {
-    const { agent, run } = await agentOfRun(ctx, runId);
-    const id = ctx.db.normalizeId("channelMessages", messageId);
-    const target = id === null ? null : await ctx.db.get("channelMessages", id);
-    if (target === null || target.departmentId !== agent.departmentId) throw new MaestroError("NOT_FOUND", `No message ${messageId}.`);
+  handler: async (ctx, { runId, keyHash, messageId, ...fields }) => {
+    const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
+    const target = await readableMessage(ctx, agent, messageId);
     const channel = (await ctx.db.get("channels", target.channelId))!;
-    const member = (await channelMembers(ctx, channel._id)).some((m) => m.key === agent.sessionKey);
-    if (!canRead(channel, member)) throw new MaestroError("FORBIDDEN", "You cannot read that conversation.");
     const root = target.threadRootId === undefined ? target : (await ctx.db.get("channelMessages", target.threadRootId))!;
-    return await post(ctx, agent, run, channel, fields, root);
+    return await post(ctx, agent, taskId, channel, fields, root);
   },
 });
 
 /** `dm_send`: a DM from the agent to people (and agents, with a person among them). */
 export const dmSendTool = internalMutation({
-  args: { runId: v.id("runs"), to: v.array(v.string()), ...vPost },
+  args: { ...vCaller, to: v.array(v.string()), ...vPost },
   returns: v.object({ channelId: v.id("channels"), messageId: v.id("channelMessages") }),
-  handler: async (ctx, { runId, to, ...fields }) => {
-    const { agent, run } = await agentOfRun(ctx, runId);
+  handler: async (ctx, { runId, keyHash, to, ...fields }) => {
+    const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
     const others = await keysNamed(ctx, agent.departmentId, to);
     const key = dmKey([agent.sessionKey, ...others]);
     let channel = await ctx.db
@@ -148,16 +187,16 @@ export const dmSendTool = internalMutation({
       }
       channel = (await ctx.db.get("channels", channelId))!;
     }
-    const messageId = await post(ctx, agent, run, channel, fields);
+    const messageId = await post(ctx, agent, taskId, channel, fields);
     return { channelId: channel._id, messageId };
   },
 });
 
 export const subscribeTool = internalMutation({
-  args: { runId: v.id("runs"), channel: v.string(), subscribed: v.boolean() },
+  args: { ...vCaller, channel: v.string(), subscribed: v.boolean() },
   returns: v.null(),
-  handler: async (ctx, { runId, channel: name, subscribed }) => {
-    const { agent } = await agentOfRun(ctx, runId);
+  handler: async (ctx, { runId, keyHash, channel: name, subscribed }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
     const channel = await channelNamed(ctx, agent, name);
     const row = (await channelMembers(ctx, channel._id)).find((m) => m.key === agent.sessionKey);
     if (row !== undefined) await ctx.db.patch("channelMembers", row._id, { subscribed });
@@ -168,10 +207,10 @@ export const subscribeTool = internalMutation({
 
 /** `channel_history(channel, limit, since)`: top-level messages, oldest first, newer than `since` (ms) when given. */
 export const channelHistoryTool = internalQuery({
-  args: { runId: v.id("runs"), channel: v.string(), limit: v.optional(v.number()), since: v.optional(v.number()) },
+  args: { ...vCaller, channel: v.string(), limit: v.optional(v.number()), since: v.optional(v.number()) },
   returns: v.array(vChannelMessage),
-  handler: async (ctx, { runId, channel: name, limit, since }) => {
-    const { agent } = await agentOfRun(ctx, runId);
+  handler: async (ctx, { runId, keyHash, channel: name, limit, since }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
     const channel = await channelNamed(ctx, agent, name);
     const n = Math.max(1, Math.min(MAX_TOOL_MESSAGES, Math.floor(limit ?? 20)));
     const rows = await ctx.db
@@ -186,10 +225,10 @@ export const channelHistoryTool = internalQuery({
 
 /** `dm_list(limit)`: the agent's DMs, most recent first. */
 export const dmListTool = internalQuery({
-  args: { runId: v.id("runs"), limit: v.optional(v.number()) },
+  args: { ...vCaller, limit: v.optional(v.number()) },
   returns: v.array(v.object({ channelId: v.id("channels"), with: v.array(v.string()), lastMessageAt: v.optional(v.number()), unread: v.number() })),
-  handler: async (ctx, { runId, limit }) => {
-    const { agent } = await agentOfRun(ctx, runId);
+  handler: async (ctx, { runId, keyHash, limit }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
     const mine = await ctx.db
       .query("channelMembers")
       .withIndex("by_key_and_department", (q) => q.eq("key", agent.sessionKey).eq("departmentId", agent.departmentId))
@@ -242,37 +281,80 @@ export async function unreadFor(ctx: QueryCtx, agent: Doc<"agents">, taskId: Id<
 }
 
 export const inboxReadTool = internalQuery({
-  args: { runId: v.id("runs"), limit: v.optional(v.number()) },
+  // `agent` (id, name or "me"), when given, must be the caller: an agent reads only its own inbox.
+  args: { ...vCaller, limit: v.optional(v.number()), agent: v.optional(v.string()) },
   returns: v.array(v.object({ id: v.string(), from: v.string(), where: v.string(), body: v.string(), importance: vImportance, direct: v.boolean(), createdAt: v.number() })),
-  handler: async (ctx, { runId, limit }) => {
-    const { agent, run } = await agentOfRun(ctx, runId);
-    const unread = await unreadFor(ctx, agent, run.taskId, Math.max(1, Math.min(MAX_TOOL_MESSAGES, Math.floor(limit ?? 20))));
+  handler: async (ctx, { runId, keyHash, limit, agent: named }) => {
+    const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
+    if (named !== undefined && named !== "me" && named !== agent._id && named.trim().replace(/^@/, "").toLowerCase() !== agent.nameKey) {
+      throw new MaestroError("FORBIDDEN", "An agent reads only its own inbox.");
+    }
+    const unread = await unreadFor(ctx, agent, taskId, Math.max(1, Math.min(MAX_TOOL_MESSAGES, Math.floor(limit ?? 20))));
     return unread.map(({ id, from, where, body, importance, direct, createdAt }) => ({ id, from, where, body, importance, direct, createdAt }));
   },
 });
 
 /** `messages.fetch(id)`: one message in full, when the agent may read its conversation. */
 export const fetchMessageTool = internalQuery({
-  args: { runId: v.id("runs"), messageId: v.string() },
+  args: { ...vCaller, messageId: v.string() },
   returns: vChannelMessage,
-  handler: async (ctx, { runId, messageId }) => {
-    const { agent } = await agentOfRun(ctx, runId);
-    const id = ctx.db.normalizeId("channelMessages", messageId);
-    const message = id === null ? null : await ctx.db.get("channelMessages", id);
-    if (message === null || message.departmentId !== agent.departmentId) throw new MaestroError("NOT_FOUND", `No message ${messageId}.`);
-    const channel = (await ctx.db.get("channels", message.channelId))!;
-    const member = (await channelMembers(ctx, channel._id)).some((m) => m.key === agent.sessionKey);
-    if (!canRead(channel, member)) throw new MaestroError("FORBIDDEN", "You cannot read that conversation.");
-    return publicMessage(message);
+  handler: async (ctx, { runId, keyHash, messageId }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
+    return publicMessage(await readableMessage(ctx, agent, messageId));
+  },
+});
+
+/** One conversation's card: what `GET /channels/{id}` answers. */
+export const channelInfoTool = internalQuery({
+  args: { ...vCaller, channel: v.string() },
+  returns: v.object({
+    _id: v.id("channels"),
+    kind: vChannelKind,
+    name: v.string(),
+    topic: v.optional(v.string()),
+    visibility: vChannelVisibility,
+    archived: v.boolean(),
+    members: v.array(v.string()),
+    lastMessageAt: v.optional(v.number()),
+  }),
+  handler: async (ctx, { runId, keyHash, channel: ref }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
+    const channel = await channelNamed(ctx, agent, ref);
+    return {
+      _id: channel._id,
+      kind: channel.kind,
+      name: channel.name,
+      topic: channel.topic,
+      visibility: channel.visibility,
+      archived: channel.archivedAt !== undefined,
+      members: (await channelMembers(ctx, channel._id)).map((m) => m.name),
+      lastMessageAt: channel.lastMessageAt,
+    };
+  },
+});
+
+/** A thread: its first message and the replies, oldest first. */
+export const threadTool = internalQuery({
+  args: { ...vCaller, messageId: v.string() },
+  returns: v.object({ root: vChannelMessage, replies: v.array(vChannelMessage), more: v.boolean() }),
+  handler: async (ctx, { runId, keyHash, messageId }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
+    const root = await readableMessage(ctx, agent, messageId);
+    if (root.threadRootId !== undefined) throw new MaestroError("NOT_FOUND", `Message ${messageId} is a reply, not a thread.`);
+    const replies = await ctx.db
+      .query("channelMessages")
+      .withIndex("by_thread", (q) => q.eq("threadRootId", root._id))
+      .take(MAX_THREAD_REPLIES + 1);
+    return { root: publicMessage(root), replies: replies.slice(0, MAX_THREAD_REPLIES).map(publicMessage), more: replies.length > MAX_THREAD_REPLIES };
   },
 });
 
 /** `message_mark_read`: the given messages, or everything unread when none are named. */
 export const markReadTool = internalMutation({
-  args: { runId: v.id("runs"), messageIds: v.optional(v.array(v.string())) },
+  args: { ...vCaller, messageIds: v.optional(v.array(v.string())) },
   returns: v.number(),
-  handler: async (ctx, { runId, messageIds }) => {
-    const { agent } = await agentOfRun(ctx, runId);
+  handler: async (ctx, { runId, keyHash, messageIds }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
     const rows = [];
     if (messageIds === undefined) {
       rows.push(

@@ -78,14 +78,45 @@ function textOf(result: unknown): string {
   return (content[0] as { text: string }).text;
 }
 
+/** The API's answers, as far as these tests read them. */
+interface ApiMessage {
+  id: string;
+  _id: string;
+  body: string;
+  importance: string;
+  correlationId?: string;
+  replyCount: number;
+  blocking: boolean;
+  type: string;
+  where: string;
+  direct: boolean;
+  /** An actor on channel messages, a name in the inbox. */
+  from: string | { name: string };
+}
+interface ApiBody {
+  error: string;
+  id: string;
+  _id: string;
+  name: string;
+  kind: string;
+  marked: number;
+  messages: ApiMessage[];
+  root: ApiMessage;
+  replies: ApiMessage[];
+}
+
+const CHAT_TOOLS = ["chat.getNew", "chat.post"];
+const MESSAGING_TOOLS = ["channels.create", "channels.get", "channels.messages", "dms.messages", "dms.send", "inbox.read", "messages.post", "messages.read", "threads.messages"];
+const ALL_TOOLS = [...CHAT_TOOLS, ...MESSAGING_TOOLS].sort();
+
 describe("maestro-mcp over stdio against the offline backend", () => {
-  test("lists chat.post and chat.getNew under the maestro.chat server", async () => {
+  test("lists chat.post, chat.getNew and the messaging tools under the maestro.chat server", async () => {
     const { key } = await newKey();
     const { client } = await connect(key);
     expect(client.getServerVersion()).toMatchObject({ name: "maestro.chat" });
     expect(client.getServerCapabilities()?.tools).toBeDefined();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["chat.getNew", "chat.post"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
     const post = tools.find((t) => t.name === "chat.post")!;
     expect(post.inputSchema).toMatchObject({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
   });
@@ -126,7 +157,7 @@ describe("maestro-mcp over stdio against the offline backend", () => {
   test("the npx launcher (tools/mcp/bin.js) serves the same tools", async () => {
     const { key } = await newKey();
     const { client } = await connect(key, ["tools/mcp/bin.js"]);
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["chat.getNew", "chat.post"]);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
   });
 
   test("a revoked key makes the tools fail with the endpoint's 401", async () => {
@@ -164,13 +195,13 @@ describe("maestro-mcp over stdio against the offline backend", () => {
     expect(run.stderr).toContain("MAESTRO_AGENT_KEY is not set");
   });
 
-  test("with chat disabled by an admin, a freshly started server registers no tools", async () => {
+  test("with chat disabled by an admin, a freshly started server registers no chat tools (messaging stays)", async () => {
     const { key } = await newKey();
     const running = await connect(key);
     await ada.mutation(api.chat.updateSettings, { departmentId, enabled: false });
     try {
       const { client, stderr } = await connect(key);
-      expect((await client.listTools()).tools).toEqual([]);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(MESSAGING_TOOLS);
       const call = await client.callTool({ name: "chat.post", arguments: { text: "anyone?" } });
       expect(call.isError).toBe(true);
       expect(stderr()).toContain("chat is disabled by configuration");
@@ -182,6 +213,36 @@ describe("maestro-mcp over stdio against the offline backend", () => {
       await ada.mutation(api.chat.updateSettings, { departmentId, enabled: true });
     }
     const { client } = await connect(key);
-    expect((await client.listTools()).tools).toHaveLength(2);
+    expect((await client.listTools()).tools).toHaveLength(ALL_TOOLS.length);
+  });
+
+  test("the messaging tools: a channel, a post, a thread reply by a person, a DM, the inbox, mark read — through the real HTTP API", async () => {
+    const { key } = await newKey();
+    const { client } = await connect(key);
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, `${name}: ${textOf(result)}`).toBeFalsy();
+      return JSON.parse(textOf(result)) as ApiBody;
+    };
+    const channel = await call("channels.create", { name: "mcp-room", topic: "from outside" });
+    expect(channel).toEqual({ id: expect.any(String), name: "mcp-room" });
+    expect(await call("channels.get", { channel: "#mcp-room" })).toMatchObject({ _id: channel.id, topic: "from outside", members: ["Dev Bot"] });
+    const posted = await call("messages.post", { channel: "mcp-room", body: "Build is green", importance: "high" });
+    await ada.mutation(api.channelMessages.reply, { channelId: channel.id as Id<"channels">, messageId: posted.id as Id<"channelMessages">, body: "Ship it, @Dev Bot" });
+    const thread = await call("threads.messages", { message_id: posted.id });
+    expect([thread.root.body, ...thread.replies.map((m) => m.body)]).toEqual(["Build is green", "Ship it, @Dev Bot"]);
+    expect((await call("channels.messages", { channel: channel.id, limit: 5 })).messages.map((m) => m.replyCount)).toEqual([1]);
+
+    const dm = await call("dms.send", { to: ["Ada"], body: "Deploying now", blocking: true });
+    expect((await call("dms.messages", { dm: dm.id })).messages.map((m) => m.body)).toEqual(["Deploying now"]);
+    const inbox = await call("inbox.read", {});
+    expect(inbox.messages.map((m) => [m.from, m.body, m.direct])).toEqual([["Ada", "Ship it, @Dev Bot", true]]);
+    expect(await call("messages.read", { message_id: inbox.messages[0].id })).toEqual({ marked: 1 });
+    expect((await call("inbox.read", {})).messages).toEqual([]);
+
+    // Refusals come back as tool errors with the endpoint's status.
+    const refused = await client.callTool({ name: "channels.messages", arguments: { channel: "no-such-room" } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.parse(textOf(refused))).toEqual({ error: "No channel #no-such-room in this department.", status: 404 });
   });
 });

@@ -2,12 +2,15 @@
  * Maestro's MCP server for agents outside Maestro: a stdio server (capability
  * `maestro.chat`) with the tools `chat.post` and `chat.getNew`, which call the
  * `/mcp/*` HTTP actions of a Maestro deployment as one agent, authenticated by
- * that agent's API key (created by an admin in the agent modal).
+ * that agent's API key (created by an admin in the agent modal), and the
+ * messaging tools (`channels.*`, `messages.*`, `threads.messages`, `dms.*`,
+ * `inbox.read`) over the messaging HTTP API (convex/messagingApi.ts).
  *
  *   MAESTRO_SITE_URL   the deployment's HTTP actions URL (default http://127.0.0.1:3211)
  *   MAESTRO_AGENT_KEY  the agent's API key, mk_…
  *
- * With chat disabled by configuration the server registers no tools. Tool
+ * With chat disabled by configuration the server registers no chat tools
+ * (the messaging tools stay). Tool
  * results are the endpoint's JSON, rebuilt field by field in a fixed order,
  * so the same inputs give the same text.
  *
@@ -123,6 +126,13 @@ export class MaestroChatApi {
     return { id: result.id, success: result.success };
   }
 
+  /** One call of the messaging API (convex/messagingApi.ts): its JSON answer as it came. */
+  async messaging(method: "GET" | "POST", route: string, body?: unknown): Promise<Record<string, unknown>> {
+    const result = await this.request(method, route, body);
+    if (result === null || typeof result !== "object" || Array.isArray(result)) throw new MaestroApiError(null, `${route} did not answer a JSON object.`);
+    return result as Record<string, unknown>;
+  }
+
   async getNew(): Promise<GetNewResult> {
     const result = vGetNewResult.parse(await this.request("POST", "/mcp/chat.getNew", {}));
     return {
@@ -132,7 +142,7 @@ export class MaestroChatApi {
   }
 }
 
-function toolResult(value: PostResult | GetNewResult): CallToolResult {
+function toolResult(value: PostResult | GetNewResult | Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
 }
 
@@ -154,6 +164,7 @@ export async function createMaestroMcpServer(options: MaestroChatOptions): Promi
   // The tools capability is declared either way, so a client listing tools
   // while chat is disabled gets an empty list rather than an error.
   const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  registerMessagingTools(server, api);
   if (!chatEnabled) return { server, chatEnabled };
 
   server.registerTool(
@@ -196,6 +207,87 @@ export async function createMaestroMcpServer(options: MaestroChatOptions): Promi
     },
   );
   return { server, chatEnabled };
+}
+
+const id = (what: string) => z.string().min(1).describe(what);
+const importance = z.enum(["normal", "high", "critical"]).optional().describe("normal (default), high or critical.");
+const postFields = {
+  body: z.string().min(1).describe("The message (markdown). Secrets are redacted; at most 10,000 characters."),
+  importance,
+  blocking: z.boolean().optional().describe("Interrupts the recipients' agents: use for what cannot wait."),
+  correlation_id: z.string().optional().describe("Ties the message to a delegation or request."),
+};
+const listing = {
+  limit: z.number().int().min(1).max(50).optional().describe("At most this many (default 20)."),
+  since: z.number().int().min(0).optional().describe("Only messages newer than this time (ms since 1970)."),
+};
+
+function query(params: Record<string, number | undefined>): string {
+  const entries = Object.entries(params).filter((e): e is [string, number] => e[1] !== undefined);
+  return entries.length === 0 ? "" : `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}`;
+}
+
+/**
+ * The messaging spec's operations as tools (channels, threads, DMs, the
+ * inbox), each one call of the HTTP API in convex/messagingApi.ts as this
+ * key's agent. They do not depend on #maestro chat being enabled.
+ */
+function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
+  const tool = <S extends z.ZodRawShape>(
+    name: string,
+    title: string,
+    description: string,
+    inputSchema: S,
+    readOnly: boolean,
+    call: (args: z.infer<z.ZodObject<S>>) => Promise<Record<string, unknown>>,
+  ) => {
+    server.registerTool(
+      name,
+      { title, description, inputSchema, annotations: { readOnlyHint: readOnly, destructiveHint: false, idempotentHint: readOnly, openWorldHint: false } },
+      // The SDK types the handler's arguments from the schema; the cast keeps this helper generic.
+      (async (args: z.infer<z.ZodObject<S>>) => {
+        try {
+          return toolResult(await call(args));
+        } catch (error) {
+          return toolError(error);
+        }
+      }) as never,
+    );
+  };
+  const path = (...parts: string[]) => parts.map(encodeURIComponent).join("/");
+
+  tool("channels.create", "Create a channel", "Creates a channel in this agent's department: {id, name}.", {
+    name: z.string().min(1).describe("The channel's name, e.g. launch-copy."),
+    topic: z.string().optional(),
+    visibility: z.enum(["project", "private"]).optional().describe("project (default: everyone in the department) or private (members only)."),
+  }, false, (a) => api.messaging("POST", "/channels", a));
+  tool("channels.get", "A channel", "A channel's name, topic, visibility and members.", { channel: id("The channel's id or #name.") }, true, (a) =>
+    api.messaging("GET", `/channels/${path(a.channel)}`),
+  );
+  tool("channels.messages", "Channel history", "A channel's top-level messages, oldest first: {messages}.", { channel: id("The channel's id or #name."), ...listing }, true, (a) =>
+    api.messaging("GET", `/channels/${path(a.channel)}/messages${query({ limit: a.limit, since: a.since })}`),
+  );
+  tool("messages.post", "Post a message", "Posts to a channel, or replies in a thread when reply_to names a message: {id}.", {
+    channel: z.string().optional().describe("The channel's id or #name (or give reply_to)."),
+    reply_to: z.string().optional().describe("A message id: the reply goes into its thread."),
+    ...postFields,
+  }, false, (a) => api.messaging("POST", "/messages", a));
+  tool("messages.read", "Mark read", "Marks one message read for this agent: {marked}.", { message_id: id("The message's id.") }, false, (a) =>
+    api.messaging("POST", `/messages/${path(a.message_id)}/read`, {}),
+  );
+  tool("threads.messages", "A thread", "A thread's first message and its replies: {root, replies, more}.", { message_id: id("The thread's first message.") }, true, (a) =>
+    api.messaging("GET", `/threads/${path(a.message_id)}/messages`),
+  );
+  tool("dms.send", "Send a DM", "A direct message to people (agents may join, but a person must be among them): {id, messageId}.", {
+    to: z.array(z.string().min(1)).min(1).max(20).describe("Names, as in @mentions."),
+    ...postFields,
+  }, false, (a) => api.messaging("POST", "/dms", a));
+  tool("dms.messages", "DM history", "A DM's messages, oldest first: {messages}.", { dm: id("The DM's id (from dms.send)."), ...listing }, true, (a) =>
+    api.messaging("GET", `/dms/${path(a.dm)}/messages${query({ limit: a.limit, since: a.since })}`),
+  );
+  tool("inbox.read", "Unread messages", "What arrived for this agent and is still unread, newest first: {messages}.", { limit: listing.limit }, true, (a) =>
+    api.messaging("GET", `/agents/me/inbox${query({ limit: a.limit })}`),
+  );
 }
 
 /** Options from the environment; exits with a message when the key is missing. */

@@ -1,0 +1,222 @@
+/**
+ * Messaging over HTTP for agents outside Maestro (messaging spec, "HTTP API"),
+ * authenticated by the agent's API key (`Authorization: Bearer mk_…`, created
+ * by an admin in the agent modal). Every call acts as that agent, in its
+ * department only, through the same operations as the brain's messaging
+ * tools (convex/tools/messaging.ts), so the ACLs, the size limit, the secret
+ * scanner and the post rate limit are the same:
+ *
+ *   POST /channels                    {name, topic?, visibility?: "project"|"private"}
+ *   GET  /channels/{id}               a channel's card (id or name)
+ *   GET  /channels/{id}/messages      ?limit=&since=  top-level messages, oldest first
+ *   POST /messages                    {channel | reply_to, body, importance?, blocking?, correlation_id?}
+ *   POST /messages/{id}/read          marks one message read for this agent
+ *   GET  /threads/{id}/messages       a thread's first message and its replies
+ *   POST /dms                         {to: [names], body, importance?, blocking?, correlation_id?}
+ *   GET  /dms/{id}/messages           ?limit=&since=  a DM's messages
+ *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)
+ *
+ * Errors: 401 key, 403 not allowed, 404 unknown, 400 bad body, 413 too
+ * long, 429 rate limited; always `{"error": "..."}`.
+ */
+import type { HttpRouter } from "convex/server";
+import { internal } from "./_generated/api";
+import { httpAction, type ActionCtx } from "./_generated/server";
+import { agentKeyHash, apiError, errorResponse, json, jsonObjectBody } from "./lib/httpJson";
+import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
+
+type Body = Record<string, unknown>;
+
+/** A request this module refuses itself: 400 for a bad body or query, 404 for a path it does not serve. */
+class Refusal extends Error {
+  constructor(
+    readonly status: 400 | 404,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+const badRequest = (message: string) => new Refusal(400, message);
+
+function optionalString(body: Body, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw badRequest(`"${field}" must be a string.`);
+  return value;
+}
+
+function requiredString(body: Body, field: string): string {
+  const value = optionalString(body, field);
+  if (value === undefined || value.trim() === "") throw badRequest(`"${field}" is required.`);
+  return value;
+}
+
+function oneOf<T extends string>(body: Body, field: string, allowed: readonly T[]): T | undefined {
+  const value = optionalString(body, field);
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw badRequest(`"${field}" must be one of ${allowed.map((a) => `"${a}"`).join(", ")}.`);
+  return value as T;
+}
+
+/** The post fields every message takes. */
+function postFields(body: Body) {
+  const blocking = body.blocking;
+  if (blocking !== undefined && typeof blocking !== "boolean") throw badRequest('"blocking" must be true or false.');
+  return {
+    body: requiredString(body, "body"),
+    importance: oneOf(body, "importance", IMPORTANCES),
+    blocking,
+    correlationId: optionalString(body, "correlation_id"),
+  };
+}
+
+function whole(params: URLSearchParams, name: string): number | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw badRequest(`"${name}" must be a number of 0 or more.`);
+  return value;
+}
+
+/**
+ * One endpoint: the key is checked first (401 before anything else), the
+ * body and path are parsed, then `run` does the work as the key's agent.
+ */
+function endpoint(
+  needsBody: boolean,
+  run: (ctx: ActionCtx, call: { keyHash: string; body: Body; path: string[]; params: URLSearchParams }) => Promise<unknown>,
+) {
+  return httpAction(async (ctx, request) => {
+    const key = agentKeyHash(request);
+    if ("refusal" in key) return key.refusal;
+    const url = new URL(request.url);
+    const path = url.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
+    let body: Body = {};
+    if (needsBody) {
+      const parsed = await jsonObjectBody(request);
+      if (parsed === null) return json(400, { error: "Send a JSON object." });
+      body = parsed;
+    }
+    try {
+      return json(200, await run(ctx, { keyHash: key.hash, body, path, params: url.searchParams }));
+    } catch (error) {
+      if (error instanceof Refusal) {
+        // Say whether the key itself is good before blaming the request.
+        const refusal = await ctx.runQuery(internal.agentApiKeys.keyRefusal, { keyHash: key.hash });
+        return apiError(refusal ?? error);
+      }
+      return errorResponse(error);
+    }
+  });
+}
+
+const ENDPOINTS = "POST /channels, GET /channels/{id}, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox";
+
+/** `/<prefix>/{id}` or `/<prefix>/{id}/<suffix>`: the id, or a 404 for any other shape. */
+function idWith(path: string[], suffix: string | null): string {
+  const ok = suffix === null ? path.length === 2 : path.length === 3 && path[2] === suffix;
+  if (!ok || path[1].trim() === "") throw new Refusal(404, `No such endpoint. This API serves ${ENDPOINTS}.`);
+  return path[1];
+}
+
+export function addMessagingRoutes(http: HttpRouter): void {
+  http.route({
+    path: "/channels",
+    method: "POST",
+    handler: endpoint(true, async (ctx, { keyHash, body }) => {
+      const made = await ctx.runMutation(internal.tools.messaging.createChannelTool, {
+        keyHash,
+        name: requiredString(body, "name"),
+        topic: optionalString(body, "topic"),
+        visibility: oneOf(body, "visibility", CHANNEL_VISIBILITIES),
+      });
+      return { id: made.channelId, name: made.name };
+    }),
+  });
+
+  http.route({
+    pathPrefix: "/channels/",
+    method: "GET",
+    handler: endpoint(
+      false,
+      async (ctx, { keyHash, path, params }) => {
+        if (path.length === 2) return await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel: idWith(path, null) });
+        const channel = idWith(path, "messages");
+        const messages = await ctx.runQuery(internal.tools.messaging.channelHistoryTool, { keyHash, channel, limit: whole(params, "limit"), since: whole(params, "since") });
+        return { messages };
+      }),
+  });
+
+  http.route({
+    path: "/messages",
+    method: "POST",
+    handler: endpoint(true, async (ctx, { keyHash, body }) => {
+      const channel = optionalString(body, "channel");
+      const replyTo = optionalString(body, "reply_to");
+      if ((channel === undefined) === (replyTo === undefined)) throw badRequest('Name either "channel" (id or #name) or "reply_to" (a message id).');
+      const fields = postFields(body);
+      const id =
+        channel !== undefined
+          ? await ctx.runMutation(internal.tools.messaging.postChannelTool, { keyHash, channel, ...fields })
+          : await ctx.runMutation(internal.tools.messaging.replyThreadTool, { keyHash, messageId: replyTo!, ...fields });
+      return { id };
+    }),
+  });
+
+  http.route({
+    pathPrefix: "/messages/",
+    method: "POST",
+    handler: endpoint(
+      true,
+      async (ctx, { keyHash, path }) => {
+        const marked = await ctx.runMutation(internal.tools.messaging.markReadTool, { keyHash, messageIds: [idWith(path, "read")] });
+        return { marked };
+      }),
+  });
+
+  http.route({
+    pathPrefix: "/threads/",
+    method: "GET",
+    handler: endpoint(
+      false,
+      async (ctx, { keyHash, path }) => await ctx.runQuery(internal.tools.messaging.threadTool, { keyHash, messageId: idWith(path, "messages") })),
+  });
+
+  http.route({
+    path: "/dms",
+    method: "POST",
+    handler: endpoint(true, async (ctx, { keyHash, body }) => {
+      const to = body.to;
+      if (!Array.isArray(to) || to.length === 0 || to.length > 20 || !to.every((t) => typeof t === "string")) {
+        throw badRequest('"to" must be a list of 1 to 20 names.');
+      }
+      const sent = await ctx.runMutation(internal.tools.messaging.dmSendTool, { keyHash, to: to as string[], ...postFields(body) });
+      return { id: sent.channelId, messageId: sent.messageId };
+    }),
+  });
+
+  http.route({
+    pathPrefix: "/dms/",
+    method: "GET",
+    handler: endpoint(
+      false,
+      async (ctx, { keyHash, path, params }) => {
+        const channel = idWith(path, "messages");
+        const info = await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel });
+        if (info.kind !== "dm") throw badRequest(`${channel} is a channel, not a DM: read it at /channels/${channel}/messages.`);
+        const messages = await ctx.runQuery(internal.tools.messaging.channelHistoryTool, { keyHash, channel, limit: whole(params, "limit"), since: whole(params, "since") });
+        return { messages };
+      }),
+  });
+
+  http.route({
+    pathPrefix: "/agents/",
+    method: "GET",
+    handler: endpoint(
+      false,
+      async (ctx, { keyHash, path, params }) => {
+        const messages = await ctx.runQuery(internal.tools.messaging.inboxReadTool, { keyHash, limit: whole(params, "limit"), agent: idWith(path, "inbox") });
+        return { messages };
+      }),
+  });
+}
