@@ -21,28 +21,50 @@ const encoder: Tiktoken = new Tiktoken(cl100k_base);
 /**
  * js-tiktoken merges each regex piece in time quadratic in its bytes, so one
  * 10,000-letter "word" takes seconds (CJK text far longer), more than a query
- * may spend. Runs that long are never natural words: they are cut into short
- * slices, each counted on its own. Everything else is counted exactly.
+ * may spend. Pieces that long are never natural words: they are cut into
+ * short slices, each counted on its own. Everything else is counted exactly.
  */
-const LONG_RUN = /\p{L}{64,}|[^\s\p{L}\p{N}]{64,}|\s{64,}/gu;
+const LONG_PIECE_CHARS = 64;
 const SLICE_CHARS = 32;
 
 /** Tokens in `text`. Special-token strings such as `<|endoftext|>` are counted as ordinary text, never refused. */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   let count = 0;
-  let from = 0;
-  for (const run of text.matchAll(LONG_RUN)) {
-    count += encodedLength(text.slice(from, run.index));
-    const chars = Array.from(run[0]); // code points, so no slice splits a surrogate pair
-    for (let i = 0; i < chars.length; i += SLICE_CHARS) count += encodedLength(chars.slice(i, i + SLICE_CHARS).join(""));
-    from = run.index + run[0].length;
+  for (const [piece] of text.matchAll(PIECES)) {
+    if (piece.length < LONG_PIECE_CHARS) {
+      count += pieceLength(piece);
+      continue;
+    }
+    const chars = Array.from(piece); // code points, so no slice splits a surrogate pair
+    for (let i = 0; i < chars.length; i += SLICE_CHARS) count += pieceLength(chars.slice(i, i + SLICE_CHARS).join(""));
   }
-  return count + encodedLength(text.slice(from));
+  return count;
 }
 
-function encodedLength(text: string): number {
-  return text.length === 0 ? 0 : encoder.encode(text, [], []).length;
+/**
+ * The encoder splits text into pieces with cl100k's pattern and merges each
+ * piece on its own, so a text's count is the sum of its pieces' counts.
+ * Chat and thread text repeats the same words endlessly: each short piece is
+ * merged once and remembered (bounded), which makes counting several times
+ * faster than encoding whole texts; tests/convex/tokens.test.ts checks the
+ * sum against the encoder on the whole corpus.
+ */
+const PIECES = new RegExp(cl100k_base.pat_str, "gu");
+const CACHED_PIECE_CHARS = 32;
+const MAX_CACHED_PIECES = 50_000;
+const pieceTokens = new Map<string, number>();
+
+function pieceLength(piece: string): number {
+  let n = pieceTokens.get(piece);
+  if (n === undefined) {
+    n = encoder.encode(piece, [], []).length;
+    if (piece.length <= CACHED_PIECE_CHARS) {
+      if (pieceTokens.size >= MAX_CACHED_PIECES) pieceTokens.clear();
+      pieceTokens.set(piece, n);
+    }
+  }
+  return n;
 }
 
 /**
@@ -75,8 +97,17 @@ export function keepNewestWithinBudget<T>(
 export function truncateToTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return "";
   const bounded = Array.from(text.slice(0, maxTokens * 16)).join("");
-  const tokens = encoder.encode(bounded, [], []);
-  if (tokens.length <= maxTokens && bounded.length === text.length) return text;
-  // A cut token may end inside a multi-byte character: drop the broken tail.
-  return encoder.decode(tokens.slice(0, maxTokens)).replace(/\uFFFD+$/, "");
+  // Whole pieces while they fit (their counts mostly cached), then the first tokens of the piece that does not.
+  let used = 0;
+  for (const match of bounded.matchAll(PIECES)) {
+    const n = pieceLength(match[0]);
+    if (used + n <= maxTokens) {
+      used += n;
+      continue;
+    }
+    const partial = encoder.decode(encoder.encode(match[0], [], []).slice(0, maxTokens - used));
+    // A cut token may end inside a multi-byte character: drop the broken tail.
+    return (bounded.slice(0, match.index) + partial).replace(/\uFFFD+$/, "");
+  }
+  return bounded.length === text.length ? text : bounded;
 }

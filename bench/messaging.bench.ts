@@ -1,0 +1,236 @@
+/**
+ * `npm run bench:messaging` — the messaging spec's figures (issue 13):
+ *
+ * 1. Injection assembly with 10,000 unread messages, in-process: lib/injection
+ *    packing a seeded mix (1% critical, 4% high, 10% addressed to the agent,
+ *    10% about its task, threads of 2–8 replies, links and long bodies) into
+ *    the default 768-token budget; p50/p99 per assembly, tokens injected
+ *    against the naive "everything unread" prompt, and whether every critical
+ *    message and direct mention is either shown or counted in the footer.
+ * 2. Server side, with the backend as its own process over convex/: 100 agents
+ *    (API keys, the messaging HTTP API) flood a project channel while 5 probe
+ *    agents post one message at a time into a channel a person watches; post →
+ *    unread badge on that person's subscribed client (channels.list), p50/p99.
+ * 3. The brain's context assembly per model call for an agent with the
+ *    flood's messages unread (the run's own timing: context + injection).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConvexClient } from "convex/browser";
+import { api } from "../convex/_generated/api";
+import type { Id } from "../convex/_generated/dataModel";
+import type { ChatMessage } from "../convex/brain/model";
+import { buildInjection, type InjectionMessage } from "../convex/lib/injection";
+import { countTokens } from "../convex/lib/tokens";
+import { MESSAGING_LIMITS } from "../convex/rateLimits";
+import { PROJECT_ROOT, seedDemoSquad } from "../tests/backend/helpers";
+import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
+import { startScriptedModel } from "../tests/backend/scriptedModel";
+import { prng } from "../tests/fixtures/secrets/corpus";
+import { summarize, type Summary } from "./stats";
+
+const UNREAD = 10_000;
+const ASSEMBLIES = 200;
+const FLOODERS = 100;
+const PROBES = 5;
+const BURST = MESSAGING_LIMITS.messagePost.capacity;
+const MENTION_RUNS = 20;
+
+const log = (line: string) => console.error(`[bench] ${line}`);
+const row = (label: string, s: Summary, unit: string) =>
+  `${label.padEnd(58)} ${String(s.count).padStart(7)} ${s.p50.toFixed(2).padStart(9)} ${s.p99.toFixed(2).padStart(9)} ${s.max.toFixed(2).padStart(9)}  ${unit}`;
+
+const WORDS = "the launch copy needs a shorter hero line and the signup form should ask for less before the trial starts so we can ship on friday".split(" ");
+
+/** A seeded mix of unread messages, newest last. */
+function unreadMix(count: number): InjectionMessage[] {
+  const random = prng(13);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
+  const out: InjectionMessage[] = [];
+  let thread: string | undefined;
+  for (let i = 0; i < count; i++) {
+    const r = random();
+    const words = Array.from({ length: 8 + Math.floor(random() * 60) }, () => pick(WORDS)).join(" ");
+    const links = random() < 0.1 ? " see https://example.com/a https://example.com/b https://example.com/c" : "";
+    if (random() < 0.15) thread = `thread-${i}`;
+    else if (random() < 0.3) thread = undefined;
+    out.push({
+      id: `m${i}`,
+      from: `Agent ${i % 97}`,
+      where: thread !== undefined ? "thread in #launch" : pick(["#launch", "#design", "a DM", "#general"]),
+      body: `${words}.${links}`,
+      importance: r < 0.01 ? "critical" : r < 0.05 ? "high" : "normal",
+      direct: random() < 0.1,
+      aboutTask: random() < 0.1,
+      createdAt: 1_700_000_000_000 + i * 1000,
+      threadId: thread,
+    });
+  }
+  return out;
+}
+
+function benchAssembly() {
+  const messages = unreadMix(UNREAD);
+  const naive = countTokens(messages.map((m) => `- ${m.from} in ${m.where}: ${m.body}`).join("\n"));
+  const times: number[] = [];
+  let last = buildInjection(messages);
+  for (let i = 0; i < ASSEMBLIES; i++) {
+    const t0 = performance.now();
+    last = buildInjection(messages);
+    times.push(performance.now() - t0);
+  }
+  const shown = new Set(last.included);
+  const critical = messages.filter((m) => m.importance === "critical");
+  const direct = messages.filter((m) => m.direct && m.importance !== "critical");
+  return {
+    times: summarize(times),
+    tokens: last.tokens,
+    naive,
+    criticalShown: critical.filter((m) => shown.has(m.id)).length,
+    criticalTotal: critical.length,
+    criticalCounted: last.omitted.critical,
+    directShown: direct.filter((m) => shown.has(m.id)).length,
+    directTotal: direct.length,
+    directCounted: last.omitted.direct,
+    omitted: last.omitted.total,
+  };
+}
+
+async function benchServer() {
+  // The scripted model answers at once, so a run's time is the brain's own.
+  const model = await startScriptedModel((request: { messages: ChatMessage[] }) => {
+    const promptTokens = request.messages.reduce((sum, m) => sum + countTokens(m.content), 0);
+    return { content: "Noted.", usage: { prompt_tokens: promptTokens, completion_tokens: 2 } };
+  });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-messaging-"));
+  const backend = await spawnBackend({
+    dataDir,
+    convexDir: path.join(PROJECT_ROOT, "convex"),
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "bench", MAESTRO_DEFAULT_MODEL: "scripted" },
+  });
+  const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
+  try {
+    const { member: ada, departmentId, token } = await seedDemoSquad(backend, "BenchAdmin");
+    const writer = (await ada.query(api.agents.list, { departmentId })).find((a) => a.name === "Writer")!;
+    log(`creating ${FLOODERS + PROBES} agents with API keys`);
+    const keys: string[] = [];
+    for (let i = 0; i < FLOODERS + PROBES; i++) {
+      const agentId = await ada.mutation(api.agents.create, {
+        departmentId,
+        name: `Poster ${String(i).padStart(3, "0")}`,
+        role: "Specialist",
+        kind: "specialist",
+        systemPrompt: "",
+        isSquadLead: false,
+        allowedTools: ["post_message"],
+      });
+      keys.push((await ada.mutation(api.agentApiKeys.create, { agentId })).key);
+    }
+    const flood = await ada.mutation(api.channels.create, { departmentId, name: "flood", visibility: "project" });
+    await ada.mutation(api.channels.addMember, { channelId: flood, key: writer.sessionKey });
+    const probe = await ada.mutation(api.channels.create, { departmentId, name: "probe", visibility: "project" });
+    const post = async (key: string, channel: string, body: string) => {
+      const response = await fetch(`${backend.siteUrl}/messages`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ channel, body }),
+      });
+      if (response.status !== 200) throw new Error(`POST /messages: ${response.status} ${await response.text()}`);
+    };
+
+    // Ada's badge for #probe, as her sidebar shows it.
+    let probeUnread = -1;
+    let waiting: { count: number; resolve: () => void } | null = null;
+    watcher.setAuth(async () => token);
+    watcher.onUpdate(api.channels.list, { departmentId }, (channels) => {
+      probeUnread = channels.find((c) => c._id === probe)?.unread ?? 0;
+      if (waiting !== null && probeUnread >= waiting.count) waiting.resolve();
+    });
+    while (probeUnread < 0) await new Promise((r) => setTimeout(r, 20));
+
+    log(`${FLOODERS} agents post ${BURST} each into #flood while ${PROBES} probes post one at a time into #probe`);
+    const floodStarted = performance.now();
+    let floodPosts = 0;
+    const flooding = Promise.all(
+      keys.slice(0, FLOODERS).map(async (key, a) => {
+        for (let i = 0; i < BURST; i++) {
+          await post(key, "flood", `Flood ${a}/${i}: ${WORDS.slice(0, 8 + (i % 12)).join(" ")}`);
+          floodPosts++;
+        }
+      }),
+    );
+    const badge: number[] = [];
+    let expected = probeUnread;
+    let floodDoneAt = 0;
+    void flooding.then(() => (floodDoneAt = performance.now()));
+    for (const key of keys.slice(FLOODERS)) {
+      for (let i = 0; i < BURST; i++) {
+        expected++;
+        const seen = new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`probe ${expected} not seen within 30 s`)), 30_000);
+          waiting = { count: expected, resolve: () => { clearTimeout(timer); resolve(); } };
+        });
+        const t0 = performance.now();
+        await post(key, "probe", `Probe ${expected}`);
+        await seen;
+        badge.push(performance.now() - t0);
+        waiting = null;
+      }
+    }
+    await flooding;
+    const floodRate = floodPosts / (((floodDoneAt || performance.now()) - floodStarted) / 1000);
+
+    log(`${MENTION_RUNS} runs of Writer with the flood unread`);
+    const taskId: Id<"tasks"> = await ada.mutation(api.tasks.create, { departmentId, title: "Launch copy" });
+    for (let i = 0; i < MENTION_RUNS; i++) {
+      await ada.mutation(api.messages.create, { taskId, content: `@Writer status ${i}?` });
+      // One run at a time, so each sees the inbox as the previous left it.
+      for (let waited = 0; waited < 30_000; waited += 50) {
+        const runs = await ada.query(api.runs.listForTask, { taskId });
+        if (runs.length > i && runs.every((r) => r.status !== "running" && r.status !== "queued")) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const contextMs: number[] = [];
+    const injected: number[] = [];
+    for (const run of await ada.query(api.runs.listForTask, { taskId })) {
+      for (const t of run.timings) contextMs.push(t.contextMs);
+      const tokens = (run as { injectionTokens?: number }).injectionTokens;
+      if (tokens !== undefined) injected.push(tokens);
+    }
+    return { badge: summarize(badge), floodRate, floodPosts, contextMs: summarize(contextMs), injected: injected.length > 0 ? summarize(injected) : null };
+  } finally {
+    await watcher.close();
+    const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+    if (!stopped) await killHard(backend);
+    rmSync(dataDir, { recursive: true, force: true });
+    await model.close();
+  }
+}
+
+async function main() {
+  const started = performance.now();
+  log(`assembling the injection for ${UNREAD.toLocaleString("en")} unread messages, ${ASSEMBLIES} times`);
+  const a = benchAssembly();
+  const s = process.argv.includes("--assembly-only") ? null : await benchServer();
+  const head = `${"what".padEnd(58)} ${"samples".padStart(7)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"max".padStart(9)}`;
+  console.log(`Messaging benchmark — machine: ${os.cpus().length} cores, node ${process.version}, load ${os.loadavg()[0].toFixed(1)} at the end
+
+${head}
+${row(`injection assembly, ${UNREAD.toLocaleString("en")} unread, budget 768 (in-process)`, a.times, "ms")}
+tokens injected: ${a.tokens} of the 768 budget; the naive "everything unread" prompt: ${a.naive.toLocaleString("en")} tokens (${(a.naive / Math.max(1, a.tokens)).toFixed(0)}× more)
+critical messages: ${a.criticalShown} of ${a.criticalTotal} shown, ${a.criticalCounted} counted in the footer (${a.criticalShown + a.criticalCounted === a.criticalTotal ? "none lost" : "SOME LOST"})
+direct mentions: ${a.directShown} of ${a.directTotal} shown, ${a.directCounted} counted in the footer (${a.directShown + a.directCounted === a.directTotal ? "none lost" : "SOME LOST"}); ${a.omitted.toLocaleString("en")} left out in all${
+    s === null
+      ? ""
+      : `
+${row(`post → unread badge on a second client (${FLOODERS} agents posting)`, s.badge, "ms")}
+${row("brain context assembly per model call, flood unread", s.contextMs, "ms")}
+${s.injected === null ? "injection tokens per run: not recorded by this build" : row("injection tokens per run", s.injected, "tokens")}
+flood: ${s.floodPosts} posts by ${FLOODERS} agents at ${s.floodRate.toFixed(0)} posts/s over the HTTP API (each agent's burst is ${BURST}, the post rate limit)`
+  }
+wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+await main();
