@@ -1,12 +1,19 @@
 import { v } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
 import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
+import { channelMembers } from "./channels";
 import { departmentQuery } from "./functions";
-import { vTaskStatus } from "./validators";
+import { canRead, CHANNEL_LIMITS } from "./lib/channels";
+import { memberKey } from "./lib/actors";
+import { vChannelKind, vRunStatus, vTaskStatus } from "./validators";
 
 /** What the command palette (Ctrl/Cmd-K) finds: at most this many of each. */
 export const MAX_PALETTE_TASKS = 8;
 export const MAX_PALETTE_AGENTS = 6;
+export const MAX_PALETTE_CHANNELS = 5;
+export const MAX_PALETTE_RUNS = 5;
+/** Runs looked at, newest first, when matching a query against their agent and task. */
+const PALETTE_RUNS_SCANNED = 200;
 /** Longer queries are cut here: a title search needs no more. */
 export const MAX_PALETTE_QUERY_CHARS = 200;
 
@@ -25,15 +32,27 @@ export function agentMatches(agent: Pick<Doc<"agents">, "name" | "role">, terms:
 }
 
 /**
+ * Whether every term starts a word of `text` ("laun" finds #launch-copy,
+ * "writer hero" Writer's run on "Hero copy").
+ */
+export function textMatches(text: string, terms: readonly string[]): boolean {
+  const words = queryTerms(text).flatMap((word) => [word, ...word.split(/[-_.#]/)]);
+  return terms.every((term) => words.some((word) => word.startsWith(term)));
+}
+
+/**
  * The command palette's answer for `text` in one department: tasks by title
- * (the `search_title` index, best matches first) and agents by name or role.
- * An empty query lists the squad and no tasks.
+ * (the `search_title` index, best matches first), agents by name or role,
+ * channels and DMs the caller can read by name, and runs by their agent and
+ * task. An empty query lists the squad, the channels and the latest runs.
  */
 export const palette = departmentQuery({
   args: { text: v.string() },
   returns: v.object({
     tasks: v.array(v.object({ _id: v.id("tasks"), title: v.string(), status: vTaskStatus })),
     agents: v.array(v.object({ _id: v.id("agents"), name: v.string(), role: v.string(), sessionKey: v.string() })),
+    channels: v.array(v.object({ _id: v.id("channels"), kind: vChannelKind, title: v.string() })),
+    runs: v.array(v.object({ _id: v.id("runs"), agentName: v.string(), taskTitle: v.string(), status: vRunStatus })),
   }),
   handler: async (ctx, { departmentId, text }) => {
     const query = text.slice(0, MAX_PALETTE_QUERY_CHARS).trim();
@@ -50,9 +69,51 @@ export const palette = departmentQuery({
       .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
       .take(MAX_AGENTS_PER_DEPARTMENT);
     const agents = squad.filter((agent) => terms.length === 0 || agentMatches(agent, terms)).slice(0, MAX_PALETTE_AGENTS);
+
+    const me = memberKey(ctx.member.userId);
+    const mine = await ctx.db
+      .query("channelMembers")
+      .withIndex("by_key_and_department", (q) => q.eq("key", me).eq("departmentId", departmentId))
+      .take(CHANNEL_LIMITS.channelsPerDepartment * 2);
+    const joined = new Set(mine.map((m) => m.channelId as string));
+    const named = await ctx.db
+      .query("channels")
+      .withIndex("by_department_and_kind_and_name", (q) => q.eq("departmentId", departmentId).eq("kind", "channel"))
+      .take(CHANNEL_LIMITS.channelsPerDepartment);
+    const channels = [];
+    for (const channel of named) {
+      if (channels.length >= MAX_PALETTE_CHANNELS) break;
+      if (channel.archivedAt !== undefined || !canRead(channel, joined.has(channel._id))) continue;
+      if (terms.length === 0 || textMatches(channel.name, terms)) channels.push({ _id: channel._id, kind: channel.kind, title: `#${channel.name}` });
+    }
+    for (const row of mine) {
+      if (channels.length >= MAX_PALETTE_CHANNELS || terms.length === 0) break;
+      const dm = await ctx.db.get("channels", row.channelId);
+      if (dm === null || dm.kind !== "dm") continue;
+      const others = await channelMembers(ctx, dm._id);
+      const title = others.filter((m) => m.key !== me).map((m) => m.name).join(", ");
+      if (textMatches(title, terms)) channels.push({ _id: dm._id, kind: dm.kind, title });
+    }
+
+    const byId = new Map(squad.map((agent) => [agent._id as string, agent.name]));
+    const recent = await ctx.db
+      .query("runs")
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      .order("desc")
+      .take(PALETTE_RUNS_SCANNED);
+    const runs = [];
+    for (const run of recent) {
+      if (runs.length >= MAX_PALETTE_RUNS) break;
+      const task = await ctx.db.get("tasks", run.taskId);
+      const agentName = byId.get(run.agentId) ?? "a removed agent";
+      const taskTitle = task?.title ?? "a deleted task";
+      if (terms.length === 0 || textMatches(`${agentName} ${taskTitle} run`, terms)) runs.push({ _id: run._id, agentName, taskTitle, status: run.status });
+    }
     return {
       tasks: tasks.map(({ _id, title, status }) => ({ _id, title, status })),
       agents: agents.map(({ _id, name, role, sessionKey }) => ({ _id, name, role, sessionKey })),
+      channels,
+      runs,
     };
   },
 });

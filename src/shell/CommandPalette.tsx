@@ -14,14 +14,21 @@ export type PaletteResults = FunctionReturnType<typeof api.search.palette>;
 /** One thing the palette can jump to. */
 export type PaletteItem =
   | { kind: "task"; id: Id<"tasks">; label: string; detail: string }
-  | { kind: "agent"; id: Id<"agents">; sessionKey: string; label: string; detail: string };
+  | { kind: "agent"; id: Id<"agents">; sessionKey: string; label: string; detail: string }
+  | { kind: "channel"; id: Id<"channels">; label: string; detail: string }
+  | { kind: "run"; id: Id<"runs">; label: string; detail: string };
 
-/** Tasks first (what you most often jump to), then agents. */
+const KIND_LABEL: Record<PaletteItem["kind"], string> = { task: "Task", agent: "Agent", channel: "Channel", run: "Run" };
+const KIND_BADGE: Record<Exclude<PaletteItem["kind"], "agent">, string> = { task: "T", channel: "#", run: "R" };
+
+/** Tasks first (what you most often jump to), then agents, channels and runs. */
 export function paletteItems(results: PaletteResults | undefined): PaletteItem[] {
   if (results === undefined) return [];
   return [
     ...results.tasks.map((task) => ({ kind: "task" as const, id: task._id, label: task.title, detail: optionFor(STATUS_OPTIONS, task.status).label })),
     ...results.agents.map((agent) => ({ kind: "agent" as const, id: agent._id, sessionKey: agent.sessionKey, label: agent.name, detail: agent.role })),
+    ...results.channels.map((channel) => ({ kind: "channel" as const, id: channel._id, label: channel.title, detail: channel.kind === "dm" ? "DM" : "channel" })),
+    ...results.runs.map((run) => ({ kind: "run" as const, id: run._id, label: `${run.agentName} on “${run.taskTitle}”`, detail: run.status })),
   ];
 }
 
@@ -60,7 +67,7 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose }: V
     <Dialog onClose={onClose} labelledBy={`${id}-label`} className="sm:max-w-xl sm:self-start sm:mt-[12vh]">
       <div data-testid="command-palette" className="flex min-h-0 flex-col dark:bg-slate-900">
         <label id={`${id}-label`} htmlFor={`${id}-input`} className="sr-only">
-          Jump to a task or an agent
+          Jump to a task, agent, channel or run
         </label>
         <input
           id={`${id}-input`}
@@ -71,7 +78,7 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose }: V
           aria-controls={`${id}-list`}
           aria-activedescendant={items[current] ? `${id}-item-${current}` : undefined}
           autoComplete="off"
-          placeholder="Jump to a task or an agent…"
+          placeholder="Jump to a task, agent, channel or run…"
           value={text}
           onChange={(event) => {
             onText(event.target.value);
@@ -105,13 +112,13 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose }: V
                   <Avatar initials={initials(item.label)} className="size-6" />
                 ) : (
                   <span aria-hidden="true" className="inline-flex size-6 items-center justify-center rounded-md bg-slate-100 text-[10px] font-semibold text-slate-500 dark:bg-slate-800 dark:text-slate-300">
-                    T
+                    {KIND_BADGE[item.kind]}
                   </span>
                 )}
                 <span className="min-w-0 flex-1 truncate" title={item.label}>
                   {item.label}
                 </span>
-                <span className="shrink-0 text-xs text-slate-500 dark:text-slate-400">{item.kind === "task" ? `Task · ${item.detail}` : `Agent · ${item.detail}`}</span>
+                <span className="shrink-0 text-xs text-slate-500 dark:text-slate-400">{`${KIND_LABEL[item.kind]} · ${item.detail}`}</span>
               </li>
             ))
           )}

@@ -6,7 +6,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { NewTaskDialog } from "../task/NewTaskDialog";
 import { openTask } from "../task/taskHash";
 import { CommandPalette, type PaletteItem } from "./CommandPalette";
-import { agentPath, agentSlugOf } from "./routes";
+import { agentPath, agentSlugOf, channelsPath, runsPath } from "./routes";
 import { shortcutFor } from "./shortcuts";
 import { ShortcutsHelp } from "./ShortcutsHelp";
 
@@ -58,7 +58,9 @@ export function ShellShortcuts({ departmentId, departmentSlug, writable }: Props
   function pick(item: PaletteItem) {
     close();
     if (item.kind === "task") openTask(item.id);
-    else void navigate(agentPath(departmentSlug, agentSlugOf(item.sessionKey)));
+    else if (item.kind === "agent") void navigate(agentPath(departmentSlug, agentSlugOf(item.sessionKey)));
+    else if (item.kind === "channel") void navigate(channelsPath(departmentSlug, item.id));
+    else void navigate(runsPath(departmentSlug, item.id));
   }
 
   if (open === "palette") return <CommandPalette departmentId={departmentId} onPick={pick} onClose={close} />;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import { agentMatches, MAX_PALETTE_TASKS, queryTerms } from "../../convex/search";
-import { createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, signIn } from "./setup";
+import { agentMatches, MAX_PALETTE_TASKS, queryTerms, textMatches } from "../../convex/search";
+import { AGENTS, createOtherDepartment, createTask, expectError, insertRun, memberKeyOf, seedDemoWithAdmin, setupTest, signIn } from "./setup";
 
 describe("agentMatches", () => {
   test("every term starts a word of the name or role", () => {
@@ -14,7 +14,38 @@ describe("agentMatches", () => {
   });
 });
 
+describe("textMatches", () => {
+  test("every term starts a word, channel names split at dashes and #", () => {
+    expect(textMatches("#launch-copy", queryTerms("copy"))).toBe(true);
+    expect(textMatches("Writer Hero copy run", queryTerms("writ hero"))).toBe(true);
+    expect(textMatches("#launch-copy", queryTerms("opy"))).toBe(false);
+  });
+});
+
 describe("search.palette", () => {
+  test("finds channels the caller can read, their DMs, and runs by agent and task", async () => {
+    const t = setupTest();
+    const { departmentId, admin } = await seedDemoWithAdmin(t);
+    const grace = await signIn(t, "Grace");
+    await admin.mutation(api.channels.create, { departmentId, name: "launch-copy", visibility: "project" });
+    await admin.mutation(api.channels.create, { departmentId, name: "launch-secret", visibility: "private" });
+    await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [memberKeyOf(t, "Grace")] });
+    const hero = await createTask(admin, departmentId, { title: "Hero copy" });
+    const run = await insertRun(t, AGENTS.writer, hero, "completed");
+
+    const launch = await grace.query(api.search.palette, { departmentId, text: "launch" });
+    expect(launch.channels.map((c) => c.title)).toEqual(["#launch-copy"]); // not the private one
+    expect((await admin.query(api.search.palette, { departmentId, text: "launch" })).channels.map((c) => c.title)).toEqual(["#launch-copy", "#launch-secret"]);
+    expect((await grace.query(api.search.palette, { departmentId, text: "ada" })).channels).toEqual([expect.objectContaining({ kind: "dm", title: "Ada" })]);
+    expect((await grace.query(api.search.palette, { departmentId, text: "writer hero" })).runs).toEqual([
+      { _id: run, agentName: "Writer", taskTitle: "Hero copy", status: "completed" },
+    ]);
+    // An empty query offers the latest runs and the channels too.
+    const empty = await grace.query(api.search.palette, { departmentId, text: "" });
+    expect(empty.runs.map((r) => r._id)).toEqual([run]);
+    expect(empty.channels.map((c) => c.title)).toEqual(["#launch-copy"]);
+  });
+
   test("finds tasks by title words and agents by name, in the caller's department only", async () => {
     const t = setupTest();
     const { departmentId, admin } = await seedDemoWithAdmin(t);

@@ -13,6 +13,8 @@ const results: PaletteResults = {
     { _id: "t2" as Id<"tasks">, title: "Pricing experiment", status: "done" },
   ],
   agents: [{ _id: "a1" as Id<"agents">, name: "Writer", role: "Copywriter", sessionKey: "agent:writer:product" }],
+  channels: [{ _id: "c1" as Id<"channels">, kind: "channel", title: "#pricing" }],
+  runs: [{ _id: "r1" as Id<"runs">, agentName: "Writer", taskTitle: "Pricing page copy", status: "completed" }],
 };
 
 function press(key: string, extra: Partial<KeyboardEventInit & { defaultPrevented: boolean }> = {}, target: EventTarget | null = document.body) {
@@ -53,8 +55,14 @@ describe("shortcuts", () => {
 });
 
 describe("the command palette", () => {
-  it("lists tasks then agents", () => {
-    expect(paletteItems(results).map((item) => `${item.kind}:${item.label}`)).toEqual(["task:Pricing page copy", "task:Pricing experiment", "agent:Writer"]);
+  it("lists tasks, then agents, channels and runs", () => {
+    expect(paletteItems(results).map((item) => `${item.kind}:${item.label}`)).toEqual([
+      "task:Pricing page copy",
+      "task:Pricing experiment",
+      "agent:Writer",
+      "channel:#pricing",
+      "run:Writer on “Pricing page copy”",
+    ]);
     expect(paletteItems(undefined)).toEqual([]);
   });
 
@@ -66,17 +74,24 @@ describe("the command palette", () => {
     fireEvent.keyDown(box, { key: "ArrowDown" });
     expect(screen.getAllByRole("option")[2].getAttribute("aria-selected")).toBe("true");
     fireEvent.keyDown(box, { key: "ArrowDown" });
+    fireEvent.keyDown(box, { key: "ArrowDown" });
+    fireEvent.keyDown(box, { key: "ArrowDown" });
     expect(screen.getAllByRole("option")[0].getAttribute("aria-selected")).toBe("true");
     fireEvent.keyDown(box, { key: "ArrowUp" });
     fireEvent.keyDown(box, { key: "Enter" });
+    expect(onPick).toHaveBeenLastCalledWith(expect.objectContaining({ kind: "run", id: "r1" }));
+    fireEvent.keyDown(box, { key: "ArrowUp" });
+    fireEvent.keyDown(box, { key: "ArrowUp" });
+    fireEvent.keyDown(box, { key: "Enter" });
     expect(onPick).toHaveBeenLastCalledWith(expect.objectContaining({ kind: "agent", label: "Writer", sessionKey: "agent:writer:product" }));
+    expect(screen.getAllByRole("option")[3].textContent).toContain("Channel · channel");
     fireEvent.click(screen.getByText("Pricing experiment"));
     expect(onPick).toHaveBeenLastCalledWith(expect.objectContaining({ kind: "task", id: "t2" }));
   });
 
   it("says when nothing matches, and closes on Escape", () => {
     const onClose = vi.fn();
-    render(<CommandPaletteView text="zzz" onText={vi.fn()} results={{ tasks: [], agents: [] }} onPick={vi.fn()} onClose={onClose} />);
+    render(<CommandPaletteView text="zzz" onText={vi.fn()} results={{ tasks: [], agents: [], channels: [], runs: [] }} onPick={vi.fn()} onClose={onClose} />);
     expect(screen.getByRole("listbox").textContent).toContain("Nothing matches “zzz”");
     fireEvent.keyDown(screen.getByRole("combobox"), { key: "Escape" });
     expect(onClose).toHaveBeenCalled();
