@@ -168,7 +168,7 @@ async function benchServer() {
       for (let i = 0; i < BURST; i++) {
         expected++;
         const seen = new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`probe ${expected} not seen within 30 s`)), 30_000);
+          const timer = setTimeout(() => reject(new Error(`probe ${expected} not seen within 120 s`)), 120_000);
           waiting = { count: expected, resolve: () => { clearTimeout(timer); resolve(); } };
         });
         const t0 = performance.now();
