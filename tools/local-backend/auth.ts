@@ -179,6 +179,11 @@ export class ProviderVerifier implements TokenVerifier {
   }
 }
 
+/** Three dot-separated parts, as every JWT has; anything else is refused as "Malformed token." by `verify`. */
+export function isJwtShaped(token: string): boolean {
+  return token.split(".").length === 3;
+}
+
 function issuerOf(token: string): string {
   const parts = token.split(".");
   if (parts.length !== 3) throw new AuthFailure("Malformed token.");
