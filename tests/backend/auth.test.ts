@@ -12,6 +12,7 @@ import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ProviderVerifier, type AuthProvider } from "../../tools/local-backend/auth";
 import { signTestToken, startTestBackend, waitFor } from "./helpers";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
@@ -52,6 +53,24 @@ describe("token verification against auth.config.ts's providers", () => {
     await expect(whoAmI(await sign(foreignKey, backend.siteUrl, "convex"))).rejects.toThrow(/Could not verify token/);
     await expect(whoAmI(await signTestToken(backend, { sub: "late" }, -5))).rejects.toThrow(/Token expired/);
     await expect(whoAmI("not.a-token")).rejects.toThrow(/Malformed token/);
+  });
+
+  test("a verified token is remembered only while it is valid and the providers are the same", async () => {
+    let providers: AuthProvider[] = [{ domain: backend.siteUrl, applicationID: "convex" }];
+    const verifier = new ProviderVerifier(() => providers);
+    const token = await signTestToken(backend, { sub: "user-2|session-2", name: "Ben" }, 2);
+    const first = await verifier.verify(token);
+    expect(first.identity).toMatchObject({ name: "Ben", subject: "user-2|session-2" });
+    // The same token again: the same answer, without another signature check.
+    expect(await verifier.verify(token)).toBe(first);
+    // Once it expires it is refused, as a token never seen before would be.
+    await waitFor(() => Date.now() >= first.expiresAt, 5_000, "the token to expire");
+    await expect(verifier.verify(token)).rejects.toThrow(/Token expired/);
+    // A reloaded auth.config.ts that no longer trusts the issuer: remembered tokens are forgotten.
+    const fresh = await signTestToken(backend, { sub: "user-3|session-3" });
+    await verifier.verify(fresh);
+    providers = [];
+    await expect(verifier.verify(fresh)).rejects.toThrow(/No auth provider/);
   });
 
   test("Convex Auth's signing keys are made on first start and kept private", () => {

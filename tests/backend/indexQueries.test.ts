@@ -103,3 +103,24 @@ test("a mutation's read sees its own insert, in order", async () => {
   // And the committed write is in the index for later queries.
   expect(await http.query(anyApi.ranked.read, range)).toEqual(expected(range, now));
 });
+
+test("iterating row by row (and stopping early) reads what collect reads", async () => {
+  const now = (await http.query(anyApi.ranked.all, {})) as Ranked[];
+  for (const range of RANGES) {
+    const { take: _take, ...rest } = range;
+    void _take;
+    const all = expected(rest, now);
+    expect(await http.query(anyApi.ranked.iterate, { ...rest, stopAfter: 5 }), JSON.stringify(range)).toEqual(all.slice(0, 5));
+  }
+});
+
+test("a changed document is read with its new fields, in the same transaction and after the commit", async () => {
+  // Read first (so the backend has encoded the document once), then change it.
+  const target = docs[10];
+  expect(await http.query(anyApi.ranked.get, { id: target._id })).toMatchObject({ tag: target.tag });
+  const tag = `${target.tag}-changed`;
+  expect(await http.mutation(anyApi.ranked.patchThenRead, { id: target._id, tag })).toEqual({ byId: tag, inQuery: tag });
+  expect(await http.query(anyApi.ranked.get, { id: target._id })).toMatchObject({ tag });
+  const all = (await http.query(anyApi.ranked.all, {})) as Ranked[];
+  expect(all.find((doc) => doc._id === target._id)?.tag).toBe(tag);
+});

@@ -100,15 +100,43 @@ function identityFrom(payload: JWTPayload): UserIdentity {
   return identity as unknown as UserIdentity;
 }
 
+/** Verified tokens remembered at once (each a few hundred bytes). */
+export const MAX_VERIFIED_TOKENS = 10_000;
+
 /** Verifies tokens against auth.config.ts's providers; key sets are fetched once and cached by jose. */
 export class ProviderVerifier implements TokenVerifier {
   private readonly keySets = new Map<string, Promise<JWTVerifyGetKey>>();
+  /**
+   * Tokens already verified, until they expire: a signature check costs
+   * about a millisecond of CPU, and every HTTP call of a client repeats its
+   * token. Forgotten when auth.config.ts's providers change.
+   */
+  private readonly verified = new Map<string, VerifiedToken>();
+  private verifiedFor: AuthProvider[] | null = null;
 
   constructor(private readonly providers: () => AuthProvider[]) {}
 
   async verify(token: string): Promise<VerifiedToken> {
+    const providers = this.providers();
+    if (providers !== this.verifiedFor) {
+      this.verified.clear();
+      this.verifiedFor = providers;
+    }
+    const known = this.verified.get(token);
+    if (known !== undefined) {
+      if (Date.now() < known.expiresAt) return known;
+      this.verified.delete(token);
+    }
+    const result = await this.verifyAgainst(providers, token);
+    // Oldest first out: a Map iterates in insertion order.
+    if (this.verified.size >= MAX_VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, result);
+    return result;
+  }
+
+  private async verifyAgainst(providers: AuthProvider[], token: string): Promise<VerifiedToken> {
     const issuer = issuerOf(token);
-    const candidates = this.providers().filter((p) => trimSlash(p.type === "customJwt" ? p.issuer : p.domain) === trimSlash(issuer));
+    const candidates = providers.filter((p) => trimSlash(p.type === "customJwt" ? p.issuer : p.domain) === trimSlash(issuer));
     if (candidates.length === 0) throw new AuthFailure(`No auth provider in convex/auth.config.ts trusts the issuer ${issuer}.`);
     let last: unknown = null;
     for (const provider of candidates) {
@@ -149,6 +177,11 @@ export class ProviderVerifier implements TokenVerifier {
     }
     return keys;
   }
+}
+
+/** Three dot-separated parts, as every JWT has; anything else is refused as "Malformed token." by `verify`. */
+export function isJwtShaped(token: string): boolean {
+  return token.split(".").length === 3;
 }
 
 function issuerOf(token: string): string {

@@ -11,6 +11,7 @@ import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { QUERY_STREAM_ALL_OP } from "./queryBatching.js";
 
 export const SUPPORTED_CONVEX_TEST_VERSION = "0.0.60";
 
@@ -59,11 +60,116 @@ const UNION_CASE = 'case "union": {\n            let isValid = false;';
 const UNION_FAST_PATH =
   'case "union": {\n            if (validator.value.some((member) => member.type === "literal" && member.value === value)) {\n                return;\n            }\n            let isValid = false;';
 
+/**
+ * Every document a function reads crosses the syscall boundary as JSON:
+ * `convexToJson` then `JSON.stringify` here, for each `db.get` and each row a
+ * query yields, so a query re-run over 2,000 unchanged cards re-encoded all of
+ * them. Documents are never changed in place (a write stores a new object), so
+ * each document object's JSON text and size are computed once and kept beside
+ * it (a WeakMap: gone with the object). The text is exactly what the original
+ * expression produces: `convexToJson` sorts keys, so `{ value, done }` is
+ * `{"done":false,"value":…}`.
+ */
+const DOCUMENT_TEXT_CACHE = `
+const maestroDocumentText = new WeakMap();
+function maestroDocument(doc) {
+    let entry = maestroDocumentText.get(doc);
+    if (entry === undefined) {
+        entry = { json: JSON.stringify(convexToJson(doc)), size: getDocumentSize(doc) };
+        maestroDocumentText.set(doc, entry);
+    }
+    return entry;
+}
+function asyncSyscallImpl() {`;
+/**
+ * `maestro/queryStreamAll`: every remaining row of a query stream in one
+ * syscall, each tracked against the transaction's read limits exactly as
+ * `1.0/queryStreamNext` tracks it (see queryBatching.ts, which calls it from
+ * `collect()`).
+ */
+const QUERY_STREAM_ALL = `switch (op) {
+            case "${QUERY_STREAM_ALL_OP}": {
+                const texts = [];
+                for (;;) {
+                    const { value, done } = db.queryNext(args.queryId);
+                    if (done) {
+                        break;
+                    }
+                    if (value === null) {
+                        texts.push("null");
+                        continue;
+                    }
+                    const entry = maestroDocument(value);
+                    tracker?.trackRead(entry.size);
+                    texts.push(entry.json);
+                }
+                return \`{"values":[\${texts.join(",")}]}\`;
+            }
+            case "1.0/get": {`;
+const DOCUMENT_SPEEDUPS: Array<[string, string]> = [
+  ["function asyncSyscallImpl() {", DOCUMENT_TEXT_CACHE],
+  ['switch (op) {\n            case "1.0/get": {', QUERY_STREAM_ALL],
+  [
+    "tracker?.trackRead(getDocumentSize(doc));\n            }\n            return doc;",
+    "tracker?.trackRead(maestroDocument(doc).size);\n            }\n            return doc;",
+  ],
+  [
+    "const doc = getAndTrack(table, id);\n                return JSON.stringify(convexToJson(doc));",
+    "const doc = getAndTrack(table, id);\n                return doc === null ? \"null\" : maestroDocument(doc).json;",
+  ],
+  [
+    "if (!done && value !== null) {\n                    tracker?.trackRead(getDocumentSize(value));\n                }\n                return JSON.stringify(convexToJson({ value, done }));",
+    "if (!done && value !== null) {\n                    const entry = maestroDocument(value);\n                    tracker?.trackRead(entry.size);\n                    return `{\"done\":false,\"value\":${entry.json}}`;\n                }\n                return JSON.stringify(convexToJson({ value, done }));",
+  ],
+];
+
+/**
+ * Each call resolved its function's validators by serializing them
+ * (`exportArgs()`, `exportReturns()`) and parsing the text back, a large
+ * object for a query returning board columns: once per function object now
+ * (validation itself still runs on every call). A reload brings new
+ * function objects, so new entries.
+ */
+const VALIDATOR_CACHE = `
+const maestroValidators = new WeakMap();
+async function resolveFunction(functionPath, type) {`;
+const VALIDATOR_SPEEDUPS: Array<[string, string]> = [
+  ["async function resolveFunction(functionPath, type) {", VALIDATOR_CACHE],
+  [
+    "const args = JSON.parse(func.exportArgs());",
+    "let validators = maestroValidators.get(func);\n    if (validators === undefined) {\n        validators = { args: JSON.parse(func.exportArgs()), returns: JSON.parse(func.exportReturns()) };\n        maestroValidators.set(func, validators);\n    }\n    const args = validators.args;",
+  ],
+  ["const returns = JSON.parse(func.exportReturns());", "const returns = validators.returns;"],
+];
+
+/**
+ * One transaction at a time, as convex-test runs them, but handed on in
+ * arrival order: convex-test woke every waiting transaction when one ended
+ * (all but one went back to sleep), so with 100 clients posting each commit
+ * cost 100 wake-ups and the order among waiters was left to chance (the p99
+ * of a busy chat). Now the ending transaction wakes the oldest waiter only,
+ * and the lock stays taken until it runs, so no newcomer slips in between.
+ */
+const FIFO_LOCK_SPEEDUPS: Array<[string, string]> = [
+  [
+    "while (this._waitOnCurrentFunction !== null) {\n                await this._waitOnCurrentFunction;\n            }",
+    "if (this._waitOnCurrentFunction !== null) {\n                await new Promise((resolve) => (this._maestroWaiters ??= []).push(resolve));\n            }",
+  ],
+  [
+    "this._waitOnCurrentFunction = null;\n            this._markTransactionDone();\n            this._markTransactionDone = null;",
+    "this._markTransactionDone();\n            this._markTransactionDone = null;\n            const next = this._maestroWaiters?.shift();\n            // Held for `next` until it runs (it installs its own promise).\n            this._waitOnCurrentFunction = next === undefined ? null : Promise.resolve();\n            next?.();",
+  ],
+];
+
 function applySpeedups(source: string, version: string): string {
-  if (!source.includes(UNION_CASE)) {
-    throw new Error(`convex-test ${version}: the union validator changed shape; update applySpeedups in tools/local-backend.`);
+  for (const [from] of [[UNION_CASE], ...DOCUMENT_SPEEDUPS, ...VALIDATOR_SPEEDUPS, ...FIFO_LOCK_SPEEDUPS]) {
+    if (source.split(from).length !== 2) {
+      throw new Error(`convex-test ${version}: the code applySpeedups patches changed shape; update it in tools/local-backend.`);
+    }
   }
-  return source.replace(UNION_CASE, UNION_FAST_PATH);
+  let patched = source.replace(UNION_CASE, UNION_FAST_PATH);
+  for (const [from, to] of [...DOCUMENT_SPEEDUPS, ...VALIDATOR_SPEEDUPS, ...FIFO_LOCK_SPEEDUPS]) patched = patched.replace(from, () => to);
+  return patched;
 }
 
 let loaded: Promise<ConvexTestInternals> | null = null;

@@ -23,6 +23,7 @@ import type { UserIdentity } from "convex/server";
 import { loadConvexTestInternals, type ConvexTestInternals } from "./convexTestInternals.js";
 import { buildConvexModules, discoverComponents, type InstalledComponent, type ModuleMap } from "./modules.js";
 import { OrderedIndex, type IndexSpan } from "./orderedIndex.js";
+import { installQueryBatching } from "./queryBatching.js";
 import {
   DurableStore,
   mutationRequestKey,
@@ -167,6 +168,7 @@ export class Engine {
   static async create(options: EngineOptions): Promise<Engine> {
     const internals = await loadConvexTestInternals(options.projectRoot);
     installPatches(internals);
+    await installQueryBatching();
     installConsoleCapture();
     installClockGuard(internals);
     const engine = new Engine(internals, options);

@@ -75,8 +75,11 @@ export class OrderedIndex {
 
   /** Puts a document in (replacing its previous entry, if any). */
   set(id: string, doc: Record<string, Value>): void {
-    this.delete(id);
     const key = this.keyOf(doc);
+    const previous = this.keys.get(id);
+    // Most writes leave the indexed fields alone (a counter, a text): the entry stays where it is.
+    if (previous !== undefined && compareKeys(previous, key) === 0) return;
+    this.delete(id);
     const position = this.firstAtOrAfter(key);
     this.ids.splice(position, 0, id);
     this.sortedKeys.splice(position, 0, key);

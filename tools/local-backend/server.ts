@@ -12,7 +12,7 @@ import path from "node:path";
 import type { UserIdentity } from "convex/server";
 import { WebSocketServer } from "ws";
 import { allowedHostnames, appOrigins, DEFAULT_CONFIG, envList } from "../config.js";
-import { AuthFailure, loadAuthProviders, loadOrCreateAuthKeys, ProviderVerifier, type TokenVerifier } from "./auth.js";
+import { AuthFailure, isJwtShaped, loadAuthProviders, loadOrCreateAuthKeys, ProviderVerifier, type TokenVerifier } from "./auth.js";
 import { CronRunner } from "./crons.js";
 import { Engine, type Caller, type FunctionOutcome, type FunctionType } from "./engine.js";
 import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, sameSecret, sendFailure } from "./httpGuard.js";
@@ -259,7 +259,8 @@ async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Eng
   checkHost(req, hosts);
   let identity: UserIdentity | null = null;
   const token = bearerToken(req.headers.authorization);
-  if (token !== null) {
+  // Agents send their API keys here as bearer tokens: not JWTs, so no identity, without building the error that says so.
+  if (token !== null && isJwtShaped(token)) {
     try {
       identity = (await auth.verify(token)).identity;
     } catch (error) {

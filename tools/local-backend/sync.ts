@@ -28,8 +28,9 @@ interface StateVersion {
   ts: bigint;
 }
 
+/** A QueryUpdated carries its value as JSON text, encoded once per result and spliced into every Transition that sends it. */
 type Modification =
-  | { type: "QueryUpdated"; queryId: number; value: JSONValue; logLines: string[]; journal: null }
+  | { type: "QueryUpdated"; queryId: number; valueJson: string; logLines: string[]; journal: null }
   | { type: "QueryFailed"; queryId: number; errorMessage: string; errorData?: JSONValue; logLines: string[]; journal: null }
   | { type: "QueryRemoved"; queryId: number };
 
@@ -40,7 +41,8 @@ interface Subscription {
   caller: Caller;
   outcome: FunctionOutcome;
   readSet: ReadSet;
-  serialized: string;
+  /** The result as sent, for telling whether a re-run changed it. */
+  serialized: SerializedOutcome;
   subscribers: Map<Connection, Set<number>>;
 }
 
@@ -73,9 +75,13 @@ class Connection {
   constructor(readonly socket: WebSocket) {}
 
   send(message: Record<string, unknown>) {
+    this.sendText(JSON.stringify(message));
+  }
+
+  sendText(text: string) {
     if (this.closed) return;
     this.lastSentAt = Date.now();
-    this.socket.send(JSON.stringify(message));
+    this.socket.send(text);
   }
 }
 
@@ -351,7 +357,7 @@ export class SyncServer {
     }
     ids.add(queryId);
     connection.queries.set(queryId, subscription);
-    connection.pending.push(modificationFor(queryId, subscription.outcome));
+    connection.pending.push(modificationFor(queryId, subscription.outcome, subscription.serialized));
   }
 
   private unsubscribe(connection: Connection, queryId: number) {
@@ -395,11 +401,11 @@ export class SyncServer {
       const outcome = await this.runQuery(subscription.udfPath, subscription.args, subscription.caller, readSet);
       subscription.readSet = readSet;
       const serialized = serializeOutcome(outcome);
-      if (serialized === subscription.serialized) continue;
+      if (serialized.key === subscription.serialized.key) continue;
       subscription.outcome = outcome;
       subscription.serialized = serialized;
       for (const [connection, queryIds] of subscription.subscribers) {
-        for (const queryId of queryIds) connection.pending.push(modificationFor(queryId, outcome));
+        for (const queryId of queryIds) connection.pending.push(modificationFor(queryId, outcome, serialized));
       }
     }
     // Results may show commits still on their way to disk (group commit): nothing is sent before they are there.
@@ -416,12 +422,9 @@ export class SyncServer {
     const modifications = connection.pending;
     connection.pending = [];
     connection.responseSinceTransition = false;
-    connection.send({
-      type: "Transition",
-      startVersion: encodeVersion(connection.version),
-      endVersion: encodeVersion(endVersion),
-      modifications,
-    });
+    const start = JSON.stringify(encodeVersion(connection.version));
+    const end = JSON.stringify(encodeVersion(endVersion));
+    connection.sendText(`{"type":"Transition","startVersion":${start},"endVersion":${end},"modifications":[${modifications.map(encodeModification).join(",")}]}`);
     connection.version = endVersion;
   }
 
@@ -462,15 +465,24 @@ function subscriptionKey(udfPath: string, args: JSONValue, caller: Caller): stri
   return `${udfPath}\u0000${JSON.stringify(args)}\u0000${who}`;
 }
 
-function serializeOutcome(outcome: FunctionOutcome): string {
-  return outcome.ok
-    ? JSON.stringify(["ok", outcome.value ?? null])
-    : JSON.stringify(["error", outcome.errorMessage, outcome.errorData ?? null]);
+interface SerializedOutcome {
+  /** Equal for equal results (a value and an error never compare equal). */
+  key: string;
+  /** JSON text of the value, for a successful result. */
+  valueJson: string | null;
 }
 
-function modificationFor(queryId: number, outcome: FunctionOutcome): Modification {
+function serializeOutcome(outcome: FunctionOutcome): SerializedOutcome {
   if (outcome.ok) {
-    return { type: "QueryUpdated", queryId, value: outcome.value ?? null, logLines: outcome.logLines, journal: null };
+    const valueJson = JSON.stringify(outcome.value ?? null);
+    return { key: `ok ${valueJson}`, valueJson };
+  }
+  return { key: `error ${JSON.stringify([outcome.errorMessage, outcome.errorData ?? null])}`, valueJson: null };
+}
+
+function modificationFor(queryId: number, outcome: FunctionOutcome, serialized: SerializedOutcome): Modification {
+  if (outcome.ok) {
+    return { type: "QueryUpdated", queryId, valueJson: serialized.valueJson!, logLines: outcome.logLines, journal: null };
   }
   return {
     type: "QueryFailed",
@@ -480,6 +492,13 @@ function modificationFor(queryId: number, outcome: FunctionOutcome): Modificatio
     journal: null,
     ...(outcome.errorData === undefined ? {} : { errorData: outcome.errorData }),
   };
+}
+
+/** A modification as the client reads it: a QueryUpdated's value spliced in from its JSON text. */
+function encodeModification(modification: Modification): string {
+  if (modification.type !== "QueryUpdated") return JSON.stringify(modification);
+  const { queryId, valueJson, logLines } = modification;
+  return `{"type":"QueryUpdated","queryId":${queryId},"value":${valueJson},"logLines":${JSON.stringify(logLines)},"journal":null}`;
 }
 
 function encodeVersion(version: StateVersion) {
