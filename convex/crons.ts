@@ -8,4 +8,7 @@ const crons = cronJobs();
 // Runs whose action died (a restart, a crash) are retried or ended, so none stays "running".
 crons.interval("sweep lapsed runs", { seconds: sweepIntervalSeconds(env) }, internal.runs.sweep, {});
 
+// Approvals nobody decided in time count as denied, and their runs go on.
+crons.interval("expire overdue approvals", { seconds: sweepIntervalSeconds(env) }, internal.approvals.expireOverdue, {});
+
 export default crons;

@@ -16,6 +16,7 @@ import type {
 import type * as activities from "../activities.js";
 import type * as agentApiKeys from "../agentApiKeys.js";
 import type * as agents from "../agents.js";
+import type * as approvals from "../approvals.js";
 import type * as auth from "../auth.js";
 import type * as brain_config from "../brain/config.js";
 import type * as brain_context from "../brain/context.js";
@@ -70,7 +71,10 @@ import type * as mcp from "../mcp.js";
 import type * as members from "../members.js";
 import type * as messages from "../messages.js";
 import type * as notifications from "../notifications.js";
+import type * as pauses from "../pauses.js";
+import type * as plans from "../plans.js";
 import type * as presence from "../presence.js";
+import type * as questions from "../questions.js";
 import type * as rateLimits from "../rateLimits.js";
 import type * as runEvents from "../runEvents.js";
 import type * as runs from "../runs.js";
@@ -102,6 +106,7 @@ declare const fullApi: ApiFromModules<{
   activities: typeof activities;
   agentApiKeys: typeof agentApiKeys;
   agents: typeof agents;
+  approvals: typeof approvals;
   auth: typeof auth;
   "brain/config": typeof brain_config;
   "brain/context": typeof brain_context;
@@ -156,7 +161,10 @@ declare const fullApi: ApiFromModules<{
   members: typeof members;
   messages: typeof messages;
   notifications: typeof notifications;
+  pauses: typeof pauses;
+  plans: typeof plans;
   presence: typeof presence;
+  questions: typeof questions;
   rateLimits: typeof rateLimits;
   runEvents: typeof runEvents;
   runs: typeof runs;

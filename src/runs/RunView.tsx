@@ -4,7 +4,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { optionFor } from "../board/options";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Badge } from "../components/ui/Badge";
-import { RUN_STATUS_OPTIONS } from "../task/runs";
+import { isActive, RUN_STATUS_OPTIONS } from "../task/runs";
 import { RunTimeline } from "./RunTimeline";
 import { triggerName, tokenTotal, type RunSummary } from "./runViews";
 import { StopRunButton } from "./StopRunButton";
@@ -13,7 +13,7 @@ import { StopRunButton } from "./StopRunButton";
 export function RunHeader({ run }: { run: RunSummary }) {
   const status = optionFor(RUN_STATUS_OPTIONS, run.status);
   const tokens = tokenTotal(run);
-  const active = run.status === "queued" || run.status === "running";
+  const active = isActive(run);
   return (
     <header className="flex flex-wrap items-center gap-2">
       <h2 className="min-w-0 flex-1 truncate text-base font-semibold text-slate-900">
