@@ -5,6 +5,7 @@ import { optionFor } from "../board/options";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Badge } from "../components/ui/Badge";
 import { isActive, RUN_STATUS_OPTIONS } from "../task/runs";
+import { PauseCards } from "../task/PauseCards";
 import { RunTimeline } from "./RunTimeline";
 import { triggerName, tokenTotal, type RunSummary } from "./runViews";
 import { StopRunButton } from "./StopRunButton";
@@ -35,6 +36,7 @@ function LiveRun({ runId }: { runId: Id<"runs"> }) {
     <section aria-label="Run" className="flex flex-col gap-3">
       <RunHeader run={run} />
       {run.reason !== undefined && run.status !== "completed" && <p className="text-xs text-slate-600">{run.reason}</p>}
+      <PauseCards taskId={run.taskId} runId={run._id} now={Date.now()} />
       <RunTimeline events={events} />
     </section>
   );

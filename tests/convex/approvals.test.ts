@@ -301,3 +301,17 @@ describe("plan cards", () => {
     await expectError(mallory.mutation(api.plans.respond, { taskId, planId, action: "approve" }), "FORBIDDEN");
   });
 });
+
+describe("what the dispatcher reads for policies and plan mode", () => {
+  test("the task's priority, the agent's approval policies and the lead mode (task first, then department)", async () => {
+    const { t, departmentId, taskId, runId } = await setup();
+    expect(await t.query(internal.brain.context.agentForDispatch, { runId })).toMatchObject({ taskPriority: "high", toolApprovals: [], isSquadLead: true, leadMode: "act" });
+    await t.run(async (ctx) => {
+      await ctx.db.insert("settings", { departmentId, chat: {}, leadMode: "plan" });
+    });
+    expect((await t.query(internal.brain.context.agentForDispatch, { runId })).leadMode).toBe("plan");
+    await t.run(async (ctx) => await ctx.db.patch("tasks", taskId, { leadMode: "act" }));
+    expect((await t.query(internal.brain.context.agentForDispatch, { runId })).leadMode).toBe("act");
+    expect((await t.query(internal.brain.context.getAssembledContext, { runId })).leadMode).toBe("act");
+  });
+});
