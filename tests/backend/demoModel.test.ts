@@ -4,6 +4,8 @@ import { callModel, type ChatMessage } from "../../convex/brain/model";
 import { parseToolCalls } from "../../convex/brain/toolCalls";
 import { countTokens } from "../../convex/lib/tokens";
 import { demoReply, startDemoModel, type DemoModel } from "../../tools/demo-model/server";
+import { demoPaceMs, SLOW_PIECE_MS } from "../../tools/demo-model/rules";
+import { pieces } from "../../tools/demo-model/sse";
 
 // Prompts in the shape the brain builds them (convex/brain/prompt.ts): the contract the demo model reads.
 const ALL_TOOLS = ["delegate_task", "post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"];
@@ -377,5 +379,17 @@ describe("demoReply: approvals, questions and plans", () => {
       "Nobody approved “Hero copy” in time, so I didn't delegate it; ask me again if it's still needed.",
     );
     expect(demoReply(after(specialist("You were assigned this task."), ["[OBSERVATION ask_question] Ada answered: Playful."]))).toContain("Thanks for the answer (Playful.)");
+  });
+});
+
+describe("demoReply: a slow reply to watch and stop", () => {
+  test("asked to take its time, the lead streams a long reply slowly; otherwise at once", () => {
+    const slow = lead('You were @mentioned by Ana: "@Jarvis take your time and think it over slowly"');
+    expect(demoPaceMs(slow)).toBe(SLOW_PIECE_MS);
+    const reply = demoReply(slow);
+    expect(reply).toMatch(/^Taking my time over “Landing page for the launch”\./);
+    expect(pieces(reply).length).toBeGreaterThan(30);
+    expect(parseToolCalls(reply)).toEqual([]);
+    expect(demoPaceMs(lead(SPLIT))).toBe(0);
   });
 });

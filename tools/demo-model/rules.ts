@@ -51,12 +51,35 @@ export function demoReply(messages: ChatMessage[]): string {
 
   const prompt = readPrompt(system, context);
   const last = messages.at(-1);
+  if (isSlowRequest(messages)) return slowReply(prompt);
   if (last?.role === "user" && last.content.trimStart().startsWith("=== TOOL RESULTS ===")) {
     const lastIndex = messages.length - 1;
     const previous = messages.slice(0, lastIndex).findLast((m) => m.role === "assistant");
     return summariseResults(last.content, previous?.content ?? "", prompt);
   }
   return prompt.roster === null ? answerAsSpecialist(prompt) : answerAsLead(prompt, prompt.roster);
+}
+
+/** "take your time", "think it over slowly": a long reply, streamed slowly, so people can watch it and stop it. */
+const SLOW = /\b(?:slowly|take your time)\b/i;
+/** Between streamed pieces of a slow reply. */
+export const SLOW_PIECE_MS = 400;
+
+function isSlowRequest(messages: ChatMessage[]): boolean {
+  const last = messages.at(-1);
+  if (last?.role !== "user" || last.content.trimStart().startsWith("=== TOOL RESULTS ===")) return false;
+  return SLOW.test(block(last.content, "=== WHY YOU ARE HERE ===") ?? "");
+}
+
+/** How long the demo model waits between streamed pieces of its reply to `messages`: 0 unless asked to go slowly. */
+export function demoPaceMs(messages: ChatMessage[]): number {
+  return isSlowRequest(messages) ? SLOW_PIECE_MS : 0;
+}
+
+function slowReply(prompt: Prompt): string {
+  const title = quoteTitle(prompt.task?.title);
+  const steps = ["what the task asks", "who in the squad fits each part", "what could go wrong", "what to do first", "how we will know it is done"];
+  return [`Taking my time over ${title}.`, ...steps.map((step, i) => `Step ${i + 1}: thinking through ${step} for ${title}, one careful thought at a time.`), "That is my thinking so far."].join("\n");
 }
 
 const NOT_A_MAESTRO_PROMPT =
