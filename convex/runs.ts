@@ -308,6 +308,39 @@ export const sweep = internalMutation({
   },
 });
 
+/** How long a run may stay queued (its action never started) before the sweeper ends it; MAESTRO_RUN_QUEUED_LIMIT_MS overrides it. */
+export const DEFAULT_QUEUED_LIMIT_MS = 10 * 60_000;
+
+export function queuedLimitMs(source: Record<string, string | undefined>): number {
+  const value = Number(source.MAESTRO_RUN_QUEUED_LIMIT_MS);
+  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_QUEUED_LIMIT_MS;
+}
+
+/**
+ * The sweeper's other half (convex/crons.ts): a run queued for longer than
+ * the limit lost the action that should have started it; it ends `error`,
+ * said in the thread, so the agent is free again.
+ */
+export const sweepQueued = internalMutation({
+  args: {},
+  returns: v.number(),
+  handler: async (ctx) => {
+    const limit = queuedLimitMs(env);
+    const before = Date.now() - limit;
+    const queued = await ctx.db
+      .query("runs")
+      .withIndex("by_status_and_leaseExpiresAt", (q) => q.eq("status", "queued"))
+      .take(SWEEP_BATCH);
+    let ended = 0;
+    for (const run of queued) {
+      if ((run.lastActiveAt ?? run._creationTime) >= before) continue;
+      await endRun(ctx, run, "error", `never started: queued for more than ${Math.round(limit / 60_000)} min`);
+      ended += 1;
+    }
+    return ended;
+  },
+});
+
 // ---- public ----
 
 /** What the drawer shows of a run: the stored run's public fields and its agent's name. */

@@ -11,6 +11,7 @@ import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { approvalTtlMs, DEFAULT_APPROVAL_TTL_MS, HASH_MISMATCH } from "../../convex/pauses";
+import { queuedLimitMs } from "../../convex/runs";
 import {
   addToDepartment,
   AGENTS,
@@ -313,5 +314,23 @@ describe("what the dispatcher reads for policies and plan mode", () => {
     await t.run(async (ctx) => await ctx.db.patch("tasks", taskId, { leadMode: "act" }));
     expect((await t.query(internal.brain.context.agentForDispatch, { runId })).leadMode).toBe("act");
     expect((await t.query(internal.brain.context.getAssembledContext, { runId })).leadMode).toBe("act");
+  });
+});
+
+describe("runs stuck queued", () => {
+  test("the sweeper ends a run queued past MAESTRO_RUN_QUEUED_LIMIT_MS, said in the thread; a fresh queued run stays", async () => {
+    const { t, taskId, admin } = await setup();
+    const stale = await insertRun(t, AGENTS.writer, taskId, "queued");
+    const fresh = await insertRun(t, AGENTS.devBot, taskId, "queued");
+    await t.run(async (ctx) => {
+      await ctx.db.patch("runs", stale, { lastActiveAt: Date.now() - queuedLimitMs({}) - 1 });
+      await ctx.db.patch("runs", fresh, { lastActiveAt: Date.now() });
+    });
+    expect(await t.mutation(internal.runs.sweepQueued, {})).toBe(1);
+    expect(await runOf(t, stale)).toMatchObject({ status: "error", reason: "never started: queued for more than 10 min" });
+    expect((await runOf(t, fresh)).status).toBe("queued");
+    const thread = await admin.query(api.messages.list, { taskId, paginationOpts: { numItems: 10, cursor: null } });
+    expect(thread.page[0].content).toBe("Writer could not finish: never started: queued for more than 10 min");
+    expect(queuedLimitMs({ MAESTRO_RUN_QUEUED_LIMIT_MS: "1000" })).toBe(1000);
   });
 });
