@@ -8,4 +8,10 @@ const crons = cronJobs();
 // Runs whose action died (a restart, a crash) are retried or ended, so none stays "running".
 crons.interval("sweep lapsed runs", { seconds: sweepIntervalSeconds(env) }, internal.runs.sweep, {});
 
+// Runs whose action never started are ended, so none stays "queued".
+crons.interval("end runs stuck queued", { seconds: sweepIntervalSeconds(env) }, internal.runs.sweepQueued, {});
+
+// Approvals nobody decided in time count as denied, and their runs go on.
+crons.interval("expire overdue approvals", { seconds: sweepIntervalSeconds(env) }, internal.approvals.expireOverdue, {});
+
 export default crons;

@@ -14,6 +14,7 @@ import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
 import { MAX_MEMBERS_PER_DEPARTMENT } from "./members";
 import { agentBySessionKey, enqueueRun } from "./runs";
 import { moveTask } from "./tasks";
+import { answerQuestion } from "./questions";
 import { vActor, vMention, type Actor, type Mention } from "./validators";
 
 const vMessage = v.object({
@@ -84,8 +85,14 @@ export async function postMessage(
  * A human's message on a task blocked by an agent's question answers it: the
  * task goes back to where it was and the agent is woken with the answer.
  */
-async function answerQuestion(ctx: MutationCtx, task: Doc<"tasks">, actor: Actor, messageId: Id<"messages">) {
+async function answerInThread(ctx: MutationCtx, task: Doc<"tasks">, actor: Actor, messageId: Id<"messages">) {
   const question = task.pendingQuestion!;
+  const card = question.questionId === undefined ? null : await ctx.db.get("questions", question.questionId);
+  if (card !== null && card.status === "pending") {
+    const message = (await ctx.db.get("messages", messageId))!;
+    await answerQuestion(ctx, card, task, actor, message.content);
+    return;
+  }
   await ctx.db.patch("tasks", task._id, { pendingQuestion: undefined });
   const current = (await ctx.db.get("tasks", task._id))!;
   if (current.status === "blocked") await moveTask(ctx, actor, current, question.previousStatus);
@@ -100,7 +107,7 @@ export const create = taskMutation({
   handler: async (ctx, { content }) => {
     const { task, member } = ctx;
     const messageId = await postMessage(ctx, memberActor(member), task, content);
-    if (task.pendingQuestion !== undefined) await answerQuestion(ctx, task, memberActor(member), messageId);
+    if (task.pendingQuestion !== undefined) await answerInThread(ctx, task, memberActor(member), messageId);
     return messageId;
   },
 });

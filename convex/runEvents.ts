@@ -56,7 +56,7 @@ export async function appendRunEvent(
 }
 
 /** The run, when it is running as this attempt (else the writer should stop). */
-async function liveRun(ctx: QueryCtx, runId: Id<"runs">, attempt: number): Promise<Doc<"runs"> | null> {
+export async function liveRun(ctx: QueryCtx, runId: Id<"runs">, attempt: number): Promise<Doc<"runs"> | null> {
   const run = await ctx.db.get("runs", runId);
   return run !== null && run.status === "running" && (run.attempt ?? 1) === attempt ? run : null;
 }

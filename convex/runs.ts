@@ -12,6 +12,7 @@ import { MaestroError } from "./lib/errors";
 import { boundedText, type AgentEndReason, type SubmitEvent } from "./lib/runEvents";
 import { recoveryFor, runLeaseMs } from "./lib/runLease";
 import { appendRunEvent, openMessageEvents } from "./runEvents";
+import { closePause } from "./pauses";
 import schema from "./schema";
 import { postMessage } from "./messages";
 import { vRunTiming, vToolCallRecord, type RunTriggerKind } from "./validators";
@@ -41,14 +42,14 @@ export interface RunTrigger {
   note?: string;
 }
 
-/** The agent's queued or running run on this task, if any. */
+/** The agent's queued, running or waiting run on this task, if any. */
 async function activeRun(ctx: MutationCtx, agentSessionKey: string, taskId: Id<"tasks">) {
   const recent = await ctx.db
     .query("runs")
     .withIndex("by_agent_and_task", (q) => q.eq("agentSessionKey", agentSessionKey).eq("taskId", taskId))
     .order("desc")
     .take(ACTIVE_RUN_SCAN);
-  return recent.find((run) => run.status === "queued" || run.status === "running") ?? null;
+  return recent.find((run) => run.status === "queued" || run.status === "running" || run.status === "waiting") ?? null;
 }
 
 /**
@@ -67,7 +68,8 @@ export async function enqueueRun(
   if (modelProblem !== null) return { runId: null, note: modelProblem };
   const existing = await activeRun(ctx, agent.sessionKey, taskId);
   if (existing !== null) {
-    const running = existing.status === "running";
+    // A running or waiting run has read its context already: it answers the trigger in a follow-up run.
+    const running = existing.status === "running" || existing.status === "waiting";
     await ctx.db.patch("runs", existing._id, {
       foldedTriggers: existing.foldedTriggers + 1,
       rerunRequested: existing.rerunRequested || running,
@@ -126,7 +128,7 @@ export async function agentBySessionKey(ctx: MutationCtx, sessionKey: string) {
 }
 
 /** Back to idle once an active agent has no queued or running run left. */
-async function idleIfUnoccupied(ctx: MutationCtx, agent: Doc<"agents">) {
+export async function idleIfUnoccupied(ctx: MutationCtx, agent: Doc<"agents">) {
   if (agent.status !== "active") return;
   for (const status of ["running", "queued"] as const) {
     const busy = await ctx.db
@@ -252,6 +254,7 @@ const END_REASON: Record<"completed" | "error" | "aborted", AgentEndReason> = { 
  */
 async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "completed" | "error" | "aborted", reason: string, reply?: string) {
   if (run.status === "completed" || run.status === "error" || run.status === "aborted") return;
+  if (run.status === "waiting") await closePause(ctx, run, reason);
   const now = Date.now();
   await ctx.db.patch("runs", run._id, { status, reason, endedAt: now, lastActiveAt: now, leaseExpiresAt: undefined });
   await appendRunEvent(ctx, run._id, { type: "agent_end", reason: END_REASON[status], detail: boundedText(reason) });
@@ -302,6 +305,39 @@ export const sweep = internalMutation({
       }
     }
     return { retried, interrupted };
+  },
+});
+
+/** How long a run may stay queued (its action never started) before the sweeper ends it; MAESTRO_RUN_QUEUED_LIMIT_MS overrides it. */
+export const DEFAULT_QUEUED_LIMIT_MS = 10 * 60_000;
+
+export function queuedLimitMs(source: Record<string, string | undefined>): number {
+  const value = Number(source.MAESTRO_RUN_QUEUED_LIMIT_MS);
+  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_QUEUED_LIMIT_MS;
+}
+
+/**
+ * The sweeper's other half (convex/crons.ts): a run queued for longer than
+ * the limit lost the action that should have started it; it ends `error`,
+ * said in the thread, so the agent is free again.
+ */
+export const sweepQueued = internalMutation({
+  args: {},
+  returns: v.number(),
+  handler: async (ctx) => {
+    const limit = queuedLimitMs(env);
+    const before = Date.now() - limit;
+    const queued = await ctx.db
+      .query("runs")
+      .withIndex("by_status_and_leaseExpiresAt", (q) => q.eq("status", "queued"))
+      .take(SWEEP_BATCH);
+    let ended = 0;
+    for (const run of queued) {
+      if ((run.lastActiveAt ?? run._creationTime) >= before) continue;
+      await endRun(ctx, run, "error", `never started: queued for more than ${Math.round(limit / 60_000)} min`);
+      ended += 1;
+    }
+    return ended;
   },
 });
 
@@ -375,7 +411,7 @@ export const modelStatus = userQuery({
 });
 
 /**
- * Stops a queued or running run: `control_submitted` (stop) then
+ * Stops a queued, running or waiting run: `control_submitted` (stop) then
  * `agent_end` (aborted). The run's action notices at its next write and
  * cancels its model call; nothing is posted and no tool runs after this.
  */
@@ -385,7 +421,7 @@ export const stop = taskMutation({
   handler: async (ctx, { runId }) => {
     const run = await ctx.db.get("runs", runId);
     if (run === null || run.taskId !== ctx.task._id) throw new MaestroError("NOT_FOUND", "Run not found.");
-    if (run.status !== "queued" && run.status !== "running") return null;
+    if (run.status !== "queued" && run.status !== "running" && run.status !== "waiting") return null;
     const by = actorName(memberActor(ctx.member));
     await appendRunEvent(ctx, runId, { type: "control_submitted", action: "stop", by });
     await endRun(ctx, run, "aborted", `stopped by ${by}`);

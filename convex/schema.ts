@@ -26,6 +26,11 @@ import {
   vToolApproval,
   vToolCallRecord,
   vTriggerKind,
+  vApprovalStatus,
+  vPlanStatus,
+  vPlanStep,
+  vQuestionStatus,
+  vRunPause,
 } from "./validators";
 import { vRunEventKind, vRunEventPayload } from "./lib/runEvents";
 
@@ -118,7 +123,13 @@ export default defineSchema({
     delegationKey: v.optional(v.string()),
     /** An agent's open question (ask_question): the task is blocked until a human answers. */
     pendingQuestion: v.optional(
-      v.object({ agentSessionKey: v.string(), messageId: v.id("messages"), previousStatus: vTaskStatus }),
+      v.object({
+        agentSessionKey: v.string(),
+        messageId: v.id("messages"),
+        previousStatus: vTaskStatus,
+        /** The question card a reply in the thread answers. */
+        questionId: v.optional(v.id("questions")),
+      }),
     ),
     /** Set by /mode (switch_mode): "plan" makes the lead propose a plan before delegating on this task. */
     leadMode: v.optional(vLeadMode),
@@ -218,6 +229,8 @@ export default defineSchema({
     lastActiveAt: v.optional(v.number()),
     /** Tokens of messages (inbox, channels, #maestro, context pack) injected into this run's prompts, summed over its model calls. */
     injectionTokens: v.optional(v.number()),
+    /** While `waiting`: where the loop resumes once a person responds. */
+    paused: v.optional(vRunPause),
   })
     .index("by_task", ["taskId"])
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
@@ -244,6 +257,63 @@ export default defineSchema({
   })
     .index("by_run_and_seq", ["runId", "seq"])
     .index("by_run_and_clientMessageId", ["runId", "clientMessageId"]),
+
+  /**
+   * A tool call waiting for a person's approval, bound to its run, its call
+   * and the hash of its canonical arguments; it expires (then counts as denied).
+   */
+  approvals: defineTable({
+    departmentId: v.id("departments"),
+    runId: v.id("runs"),
+    taskId: v.id("tasks"),
+    agentId: v.id("agents"),
+    /** `<runId>:<tool_call index>`. */
+    toolCallId: v.string(),
+    tool: v.string(),
+    /** Canonical JSON (tools/idempotency canonicalJson) of the parsed arguments. */
+    args: v.string(),
+    /** sha256 hex of `args`: what an approval is for. */
+    argsHash: v.string(),
+    status: vApprovalStatus,
+    expiresAt: v.number(),
+    decidedBy: v.optional(v.string()),
+    decidedAt: v.optional(v.number()),
+    reason: v.optional(v.string()),
+  })
+    .index("by_task", ["taskId"])
+    .index("by_run", ["runId"])
+    .index("by_status_and_expiresAt", ["status", "expiresAt"]),
+
+  /** An agent's question to the people of its task (ask_question): answered on its card or by a reply in the thread. */
+  questions: defineTable({
+    departmentId: v.id("departments"),
+    runId: v.id("runs"),
+    taskId: v.id("tasks"),
+    agentId: v.id("agents"),
+    question: v.string(),
+    status: vQuestionStatus,
+    answer: v.optional(v.string()),
+    answeredBy: v.optional(v.string()),
+    answeredAt: v.optional(v.number()),
+  })
+    .index("by_task", ["taskId"])
+    .index("by_run", ["runId"]),
+
+  /** A squad lead's plan (propose_plan): approved, its steps are delegated exactly as proposed; rejected, the lead revises. */
+  plans: defineTable({
+    departmentId: v.id("departments"),
+    runId: v.id("runs"),
+    taskId: v.id("tasks"),
+    agentId: v.id("agents"),
+    summary: v.string(),
+    steps: v.array(vPlanStep),
+    status: vPlanStatus,
+    decidedBy: v.optional(v.string()),
+    decidedAt: v.optional(v.number()),
+    feedback: v.optional(v.string()),
+  })
+    .index("by_task", ["taskId"])
+    .index("by_run", ["runId"]),
 
   /** A department admin's overrides of the JSON config's chat defaults (one document per department). */
   settings: defineTable({

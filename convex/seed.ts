@@ -18,7 +18,7 @@ const DEMO_AGENTS: Array<{
     role: "Squad Lead",
     kind: "lead",
     isSquadLead: true,
-    allowedTools: ["delegate_task", "post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"],
+    allowedTools: ["delegate_task", "propose_plan", "post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"],
     systemPrompt: "You are Jarvis, the squad lead. Break work down and delegate it to the right specialist.",
   },
   {

@@ -86,6 +86,8 @@ export type TriggerKind = Infer<typeof vTriggerKind>;
 export const vRunStatus = v.union(
   v.literal("queued"),
   v.literal("running"),
+  /** Paused for a person: an approval, an answer or a plan review; it holds no lease and resumes when they respond. */
+  v.literal("waiting"),
   v.literal("completed"),
   v.literal("error"),
   v.literal("aborted"),
@@ -161,3 +163,43 @@ export const EVENT_TYPES = [
 ] as const;
 export const vEventType = v.union(...EVENT_TYPES.map((x) => v.literal(x)));
 export type EventType = Infer<typeof vEventType>;
+
+/** An approval's state; an expired one counts as denied. */
+export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired"] as const;
+export const vApprovalStatus = v.union(...APPROVAL_STATUSES.map((s) => v.literal(s)));
+export type ApprovalStatus = Infer<typeof vApprovalStatus>;
+/** A question card's state; cancelled when its run was stopped. */
+export const vQuestionStatus = v.union(v.literal("pending"), v.literal("answered"), v.literal("cancelled"));
+/** A plan card's state; cancelled when its run was stopped. */
+export const vPlanStatus = v.union(v.literal("pending"), v.literal("approved"), v.literal("rejected"), v.literal("cancelled"));
+/** One step of a lead's plan: what, for whom, and how urgent. */
+export const vPlanStep = v.object({ title: v.string(), assignee: v.string(), description: v.optional(v.string()), priority: v.optional(vPriority) });
+export type PlanStep = Infer<typeof vPlanStep>;
+
+/** What a run waits for while `waiting`. */
+export const vPauseKind = v.union(v.literal("approval"), v.literal("question"), v.literal("plan"));
+export type PauseKind = Infer<typeof vPauseKind>;
+const vObservation = v.object({ tool: v.string(), text: v.string() });
+
+/**
+ * A waiting run's place in its loop, kept on the run so the next attempt
+ * picks up exactly there: the conversation so far, the reply whose tool call
+ * paused, and the results of that reply's other calls.
+ */
+export const vRunPause = v.object({
+  kind: vPauseKind,
+  /** The approvals, questions or plans row. */
+  id: v.string(),
+  conversation: v.array(v.object({ role: v.union(v.literal("assistant"), v.literal("user")), content: v.string() })),
+  round: v.number(),
+  /** The paused call's `tool_call` index, and the next free one. */
+  index: v.number(),
+  nextIndex: v.number(),
+  call: v.object({ name: v.string(), args: v.string() }),
+  reply: v.string(),
+  before: v.array(vObservation),
+  after: v.array(vObservation),
+  /** The run's call signatures and posted notes (brain/dispatch), so resuming keeps its guards. */
+  seen: v.array(v.string()),
+});
+export type RunPause = Infer<typeof vRunPause>;

@@ -16,6 +16,7 @@ import type {
 import type * as activities from "../activities.js";
 import type * as agentApiKeys from "../agentApiKeys.js";
 import type * as agents from "../agents.js";
+import type * as approvals from "../approvals.js";
 import type * as auth from "../auth.js";
 import type * as brain_config from "../brain/config.js";
 import type * as brain_context from "../brain/context.js";
@@ -72,7 +73,10 @@ import type * as members from "../members.js";
 import type * as messages from "../messages.js";
 import type * as messagingApi from "../messagingApi.js";
 import type * as notifications from "../notifications.js";
+import type * as pauses from "../pauses.js";
+import type * as plans from "../plans.js";
 import type * as presence from "../presence.js";
+import type * as questions from "../questions.js";
 import type * as rateLimits from "../rateLimits.js";
 import type * as runEvents from "../runEvents.js";
 import type * as runs from "../runs.js";
@@ -104,6 +108,7 @@ declare const fullApi: ApiFromModules<{
   activities: typeof activities;
   agentApiKeys: typeof agentApiKeys;
   agents: typeof agents;
+  approvals: typeof approvals;
   auth: typeof auth;
   "brain/config": typeof brain_config;
   "brain/context": typeof brain_context;
@@ -160,7 +165,10 @@ declare const fullApi: ApiFromModules<{
   messages: typeof messages;
   messagingApi: typeof messagingApi;
   notifications: typeof notifications;
+  pauses: typeof pauses;
+  plans: typeof plans;
   presence: typeof presence;
+  questions: typeof questions;
   rateLimits: typeof rateLimits;
   runEvents: typeof runEvents;
   runs: typeof runs;

@@ -7,7 +7,8 @@ import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
 import { chatExcluded } from "../chat";
 import { chatSettings } from "../lib/config";
 import { permittedTools } from "../tools/registry";
-import { vAgentStatus, vRunTrigger, vRunTriggerKind, vTaskStatus } from "../validators";
+import { leadModeOf } from "../lib/leadMode";
+import { vAgentStatus, vLeadMode, vPriority, vRunTrigger, vRunTriggerKind, vTaskStatus, vToolApproval } from "../validators";
 import { brainConfig } from "./config";
 
 /** Most thread messages read before the token budget trims them. */
@@ -26,6 +27,8 @@ export const vAssembledContext = v.object({
     model: v.optional(v.string()),
     isSquadLead: v.boolean(),
   }),
+  /** How the squad lead works here (lib/leadMode): "plan" proposes a plan before delegating. */
+  leadMode: v.optional(vLeadMode),
   department: v.object({ name: v.string(), slug: v.string() }),
   task: v.object({
     title: v.string(),
@@ -65,6 +68,16 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
     case "answer":
       return `A human answered your question${quoted}`;
   }
+}
+
+/** The lead mode where a run works: its task's, else its department's (lib/leadMode). */
+async function leadModeFor(ctx: QueryCtx, task: Doc<"tasks"> | null) {
+  if (task === null) return "act" as const;
+  const settings = await ctx.db
+    .query("settings")
+    .withIndex("by_department", (q) => q.eq("departmentId", task.departmentId))
+    .unique();
+  return leadModeOf(task, settings);
 }
 
 /** Everything a run's prompt is built from, bounded; the prompt itself is assembled by the middlewares. */
@@ -108,6 +121,7 @@ export const getAssembledContext = internalQuery({
         model: agent.model,
         isSquadLead: agent.isSquadLead,
       },
+      leadMode: await leadModeFor(ctx, task),
       department: { name: department.name, slug: department.slug },
       task: {
         title: task.title,
@@ -133,9 +147,7 @@ export const getAssembledContext = internalQuery({
 });
 
 /** What the dispatcher checks on every call: read fresh, so a revoked tool is refused at once. */
-export const agentForDispatch = internalQuery({
-  args: { runId: v.id("runs") },
-  returns: v.object({
+export const vDispatchScope = v.object({
     name: v.string(),
     sessionKey: v.string(),
     /** What the agent may call now: its allowedTools within the registry as it stands. */
@@ -148,7 +160,15 @@ export const agentForDispatch = internalQuery({
     cause: v.object({ taskId: v.string(), agentSessionKey: v.string(), trigger: vRunTrigger }),
     /** Who else may call what, for the permission-denied note. */
     squad: v.array(v.object({ name: v.string(), sessionKey: v.string(), allowedTools: v.array(v.string()) })),
-  }),
+    toolApprovals: v.array(vToolApproval),
+    taskPriority: vPriority,
+    isSquadLead: v.boolean(),
+    leadMode: vLeadMode,
+});
+
+export const agentForDispatch = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: vDispatchScope,
   handler: async (ctx, { runId }) => {
     const run = await ctx.db.get("runs", runId);
     if (run === null) throw new Error(`Run ${runId} not found`);
@@ -158,7 +178,12 @@ export const agentForDispatch = internalQuery({
       .query("agents")
       .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", run.departmentId))
       .take(MAX_AGENTS_PER_DEPARTMENT);
+    const task = await ctx.db.get("tasks", run.taskId);
     return {
+      toolApprovals: agent.toolApprovals ?? [],
+      taskPriority: task?.priority ?? "medium",
+      isSquadLead: agent.isSquadLead,
+      leadMode: await leadModeFor(ctx, task),
       name: agent.name,
       sessionKey: agent.sessionKey,
       allowedTools: permittedTools(agent.allowedTools, { chatEnabled, architect: chatExcluded(agent) }).map((t) => t.name),

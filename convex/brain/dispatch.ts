@@ -9,15 +9,17 @@
  * The dispatcher knows no tool by name: it loops over registry entries and
  * reads each executor's typed result.
  */
-import { ConvexError } from "convex/values";
+import { ConvexError, type Infer } from "convex/values";
 import { internal } from "../_generated/api";
 import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
 import { guards } from "../tools/guards";
 import { canonicalJson, idempotencyKey } from "../tools/idempotency";
 import { deniedNote, guardNote, unknownToolNote, type GuardStop } from "../tools/notes";
-import { findTool, type ToolDefinition, type ToolResult } from "../tools/registry";
-import type { ToolCallRecord } from "../validators";
+import type { PauseRequest, Resolution } from "../pauses";
+import { approvalPolicy, findTool, needsApproval, planStepCall, type ToolDefinition, type ToolResult } from "../tools/registry";
+import { PRIORITIES, type ApprovalPolicy, type LeadMode, type Priority, type RunPause, type ToolCallRecord } from "../validators";
+import type { vDispatchScope } from "./context";
 import type { BrainConfig } from "./config";
 import { MAX_TOOL_CALLS_PER_REPLY, type ParsedToolCall } from "./toolCalls";
 
@@ -57,7 +59,18 @@ export interface DispatchScope {
   chatEnabled: boolean;
   delegations: number;
   squad: Array<{ name: string; sessionKey: string; allowedTools: string[] }>;
+  /** The agent's own approval policies (registry defaults otherwise). */
+  toolApprovals?: Array<{ tool: string; policy: ApprovalPolicy }>;
+  /** The run's task priority: what `high_priority` policies read when a call names none. */
+  taskPriority?: Priority;
+  isSquadLead?: boolean;
+  /** leadModeOf(task, settings): in "plan" mode a lead's delegations wait for an approved plan. */
+  leadMode?: LeadMode;
 }
+
+/** In plan mode a squad lead proposes before it delegates. */
+export const PLAN_MODE_REFUSAL =
+  "refused, this task is in plan mode: propose the work with propose_plan first; its steps are delegated exactly as proposed once a person approves the plan";
 
 /**
  * The checks before a call runs, in order: the per-reply limit, the tool's
@@ -101,6 +114,9 @@ export function checkCall(
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
     return { refused: { ok: false, problem: "invalid", text: `${tool.name}: invalid arguments (${problems}). Expected arguments: ${tool.usage}` } };
   }
+  if (tool.delegates === true && scope.isSquadLead === true && scope.leadMode === "plan") {
+    return { refused: { ok: false, problem: "invalid", text: `${tool.name}: ${PLAN_MODE_REFUSAL}` } };
+  }
   const signature = `call ${tool.name} ${canonicalJson(parsed.data)}`;
   if (seen.has(signature)) {
     return { refused: { ...refused(tool.name, guards.repeated()), text: `${tool.name}: refused, you already made this exact call in this run` } };
@@ -117,53 +133,128 @@ export function noteFor(agent: string, tool: string, result: ToolResult): string
   return result.problem === "guard" ? guardNote(agent, tool, result.stop) : result.note;
 }
 
+/** The priority a call is judged by: its own `priority` argument when it names one (delegate_task), else its task's. */
+export function callPriority(args: Record<string, unknown>, taskPriority: Priority | undefined): Priority {
+  const named = args.priority;
+  return typeof named === "string" && (PRIORITIES as readonly string[]).includes(named) ? (named as Priority) : (taskPriority ?? "medium");
+}
+
+type Scope = Infer<typeof vDispatchScope>;
+
+/** One call's outcome: its observation, or what it waits for (the run pauses). */
+export type Dispatched = { observation: Observation } | { pause: PauseRequest };
+
+/** Runs a checked tool with the call's cause-derived idempotency key; a throw becomes a failed result. */
+async function runTool(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, tool: ToolDefinition, args: Record<string, unknown>): Promise<ToolResult> {
+  const key = idempotencyKey(scope.cause, tool.name, args);
+  try {
+    return await tool.execute(
+      ctx,
+      { runId, agentName: scope.name, sessionKey: scope.sessionKey, departmentId: scope.departmentId, taskId: scope.taskId, triggerKind: scope.cause.trigger.kind, key },
+      args,
+    );
+  } catch (error) {
+    return { ok: false, problem: "failed", text: `${tool.name} failed: ${errorText(error)}` };
+  }
+}
+
+/** Records a result on the run and says its note in the thread (each note once per run); returns the observation. */
+async function report(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, call: { name: string; args: string }, result: ToolResult, seen: Set<string>): Promise<Observation> {
+  await ctx.runMutation(internal.runs.recordToolCall, {
+    runId,
+    record: { name: call.name, args: call.args, outcome: result.ok ? "ok" : OUTCOME[result.problem], observation: result.text, at: Date.now() },
+    delegated: result.ok && result.delegated === true,
+    guard: !result.ok && result.problem === "guard" ? result.stop.reason : undefined,
+  });
+  const note = noteFor(scope.name, call.name, result);
+  if (note !== undefined && !seen.has(`note ${note}`)) {
+    seen.add(`note ${note}`);
+    await ctx.runMutation(internal.tools.thread.postNote, { runId, content: note });
+  }
+  return { tool: call.name, text: result.text };
+}
+
 /**
- * Runs `calls` for the run. `seen` lives as long as the run: the signatures
- * of the calls it made (an identical repeat is refused) and the notes it
- * posted (each said once).
+ * Runs one tool call of the run. `seen` lives as long as the run: the
+ * signatures of the calls it made (an identical repeat is refused) and the
+ * notes it posted (each said once). A call whose approval policy needs a
+ * person, and a tool that asks a person (a question, a plan), come back as
+ * a pause instead of an observation: nothing has run yet.
  */
-export async function dispatchToolCalls(
+export async function dispatchCall(
   ctx: ActionCtx,
   runId: Id<"runs">,
-  calls: ParsedToolCall[],
+  call: ParsedToolCall,
   config: BrainConfig,
   seen: Set<string>,
   log: (line: string) => void,
-): Promise<Observation[]> {
-  const observations: Observation[] = [];
-  for (const [index, call] of calls.entries()) {
-    const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
-    log(`[TOOL: ${call.name}]`);
-    const checked = checkCall(call, index, scope, seen, config);
-    let result: ToolResult;
-    if ("refused" in checked) {
-      result = checked.refused;
-    } else {
-      const { tool, args, signature } = checked;
-      seen.add(signature);
-      const key = idempotencyKey(scope.cause, tool.name, args);
-      try {
-        result = await tool.execute(
-          ctx,
-          { runId, agentName: scope.name, sessionKey: scope.sessionKey, departmentId: scope.departmentId, taskId: scope.taskId, triggerKind: scope.cause.trigger.kind, key },
-          args,
-        );
-      } catch (error) {
-        result = { ok: false, problem: "failed", text: `${tool.name} failed: ${errorText(error)}` };
-      }
-    }
-    await ctx.runMutation(internal.runs.recordToolCall, {
-      runId,
-      record: { name: call.name, args: JSON.stringify(call.args ?? null), outcome: result.ok ? "ok" : OUTCOME[result.problem], observation: result.text, at: Date.now() },
-      delegated: result.ok && result.delegated === true,
-      guard: !result.ok && result.problem === "guard" ? result.stop.reason : undefined,
-    });
-    const note = noteFor(scope.name, call.name, result);
-    if (note !== undefined && !seen.has(`note ${note}`)) {
-      seen.add(`note ${note}`);
-      await ctx.runMutation(internal.tools.thread.postNote, { runId, content: note });
-    }
-    observations.push({ tool: call.name, text: result.text });
+): Promise<Dispatched> {
+  const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
+  log(`[TOOL: ${call.name}]`);
+  const recorded = { name: call.name, args: JSON.stringify(call.args ?? null) };
+  const checked = checkCall(call, 0, scope, seen, config);
+  if ("refused" in checked) return { observation: await report(ctx, runId, scope, recorded, checked.refused, seen) };
+  const { tool, args, signature } = checked;
+  seen.add(signature);
+  if (needsApproval(approvalPolicy(scope, tool.name), callPriority(args, scope.taskPriority))) {
+    log(`approval needed: ${tool.name}`);
+    return { pause: { kind: "approval", tool: tool.name, args: canonicalJson(args) } };
   }
-  return observations;
+  const result = await runTool(ctx, runId, scope, tool, args);
+  if (result.ok && result.pause !== undefined) return { pause: result.pause };
+  return { observation: await report(ctx, runId, scope, recorded, result, seen) };
+}
+
+/**
+ * A resumed run's paused call, settled by what the person decided: the
+ * approved call run exactly as stored (its policy already satisfied, its
+ * permission checked again), a plan's steps delegated through delegate_task's
+ * own executor, or the decision itself (a denial, an answer, feedback) as the
+ * result. Recorded like any call; returns the call's observation.
+ */
+export async function settlePause(
+  ctx: ActionCtx,
+  runId: Id<"runs">,
+  paused: RunPause,
+  resolution: Resolution,
+  config: BrainConfig,
+  seen: Set<string>,
+  log: (line: string) => void,
+): Promise<Observation> {
+  const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
+  log(`resume ${paused.call.name}: ${resolution.kind}`);
+  switch (resolution.kind) {
+    case "result": {
+      const outcome = resolution.outcome;
+      const result: ToolResult = outcome === "ok" ? { ok: true, text: resolution.text } : { ok: false, problem: outcome === "denied" ? "denied" : "invalid", text: resolution.text };
+      return await report(ctx, runId, scope, paused.call, result, seen);
+    }
+    case "execute": {
+      const tool = findTool(resolution.tool, scope.chatEnabled);
+      const parsed = tool?.args.safeParse(JSON.parse(resolution.args));
+      let result: ToolResult;
+      if (tool === undefined || !scope.allowedTools.includes(tool.name)) {
+        result = { ok: false, problem: "denied", text: `permission denied: ${scope.name} may no longer call ${resolution.tool}` };
+      } else if (parsed === undefined || !parsed.success) {
+        result = { ok: false, problem: "invalid", text: `${resolution.tool}: the approved arguments no longer fit the tool` };
+      } else {
+        result = await runTool(ctx, runId, scope, tool, parsed.data);
+      }
+      return await report(ctx, runId, scope, paused.call, result, seen);
+    }
+    case "delegate_plan": {
+      const lines: string[] = [];
+      for (const step of resolution.steps) {
+        const { tool, args } = planStepCall(step);
+        const current = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
+        const result: ToolResult =
+          current.delegations >= config.maxDelegationsPerRun
+            ? { ok: false, problem: "guard", text: `${tool.name}: refused, ${guards.perRun(config.maxDelegationsPerRun).reason}`, stop: guards.perRun(config.maxDelegationsPerRun) }
+            : await runTool(ctx, runId, current, tool, args);
+        lines.push((await report(ctx, runId, current, { name: tool.name, args: canonicalJson(args) }, result, seen)).text);
+      }
+      const text = `the plan was approved by ${resolution.decidedBy}; its steps:\n${lines.join("\n")}\nThe plan is delegated: do not delegate these steps again.`;
+      return await report(ctx, runId, scope, paused.call, { ok: true, text }, seen);
+    }
+  }
 }

@@ -61,6 +61,10 @@ const squadRoster: BrainMiddleware = {
   },
 };
 
+/** What a lead in plan mode is told (lib/leadMode); the dispatcher refuses a direct delegate_task in that mode. */
+export const PLAN_MODE_LINE =
+  "Plan mode is on: do not call delegate_task. First propose the work with propose_plan (a summary and steps, each with one assignee from the roster); once a person approves the plan, its steps are delegated exactly as proposed. If the plan is rejected, revise it from the feedback.";
+
 const delegationGuidelines: BrainMiddleware = {
   name: "delegation-guidelines",
   apply({ context, system }) {
@@ -74,6 +78,7 @@ const delegationGuidelines: BrainMiddleware = {
           : "You may not call delegate_task; ask an admin to allow it if work needs delegating.",
         "Guidelines: delegate to the most relevant role in the roster; name explicit assignees by their roster name; never assign yourself; keep coordination in public tasks, never private messages.",
         "A delegated task's result informs you: acknowledge it, and delegate more only when a person asks; the same work is never delegated twice, and each task tree has a delegation budget.",
+        ...(context.leadMode === "plan" ? [PLAN_MODE_LINE] : []),
       ].join("\n"),
     );
   },

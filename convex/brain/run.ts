@@ -19,7 +19,8 @@ import { DeltaBatcher } from "../lib/deltaBatcher";
 import { modelConfigProblem, NO_MODEL_NOTE } from "../runs";
 import { isChatTool } from "../tools/registry";
 import { brainConfig } from "./config";
-import { dispatchToolCalls, type Observation } from "./dispatch";
+import type { PauseRequest } from "../pauses";
+import { dispatchCall, settlePause, type Observation } from "./dispatch";
 import { ModelAbortedError, modelConfigFromEnv, streamModel, type ChatMessage } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, chatMiddleware, inboxMiddleware, observationsMessage } from "./prompt";
 import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls, stripToolCalls, type ParsedToolCall } from "./toolCalls";
@@ -54,8 +55,21 @@ export const execute = internalAction({
     const conversation: ChatMessage[] = [];
     const seen = new Set<string>();
     let toolIndex = 0;
+    let firstRound = 0;
     try {
-      for (let round = 0; ; round++) {
+      // A run that paused for a person goes on from the paused call, with what they decided.
+      const resume = await ctx.runMutation(internal.pauses.resumePoint, writer);
+      if (resume !== null) {
+        const { pause } = resume;
+        for (const line of pause.seen) seen.add(line);
+        const settled = await settlePause(ctx, runId, pause, resume.resolution, config, seen, log);
+        live(await ctx.runMutation(internal.runEvents.endToolCall, { ...writer, index: pause.index, name: pause.call.name, observation: settled.text }));
+        conversation.push(...pause.conversation, { role: "assistant", content: pause.reply });
+        conversation.push(observationsMessage([...pause.before, settled, ...pause.after], pause.round + 1 >= config.maxToolIterations));
+        toolIndex = pause.nextIndex;
+        firstRound = pause.round + 1;
+      }
+      for (let round = firstRound; ; round++) {
         const started = performance.now();
         const context = await ctx.runQuery(internal.brain.context.getAssembledContext, { runId });
         const chat = chatMiddleware(() => ctx.runQuery(internal.chat.contextForRun, { runId }));
@@ -83,8 +97,9 @@ export const execute = internalAction({
         }
         const toolsAllowed = round < config.maxToolIterations;
         let observations: Observation[] = [];
+        let paused: Paused | null = null;
         if (calls.length > 0 && toolsAllowed) {
-          observations = await runTools(ctx, writer, calls, toolIndex, (call) => dispatchToolCalls(ctx, runId, [call], config, seen, log));
+          ({ observations, paused } = await runTools(ctx, writer, calls, toolIndex, (call) => dispatchCall(ctx, runId, call, config, seen, log)));
           toolIndex += calls.length;
         } else if (calls.length > 0) {
           const guard = `tool iteration limit reached (${config.maxToolIterations})`;
@@ -97,6 +112,13 @@ export const execute = internalAction({
           completionTokens: reply.completionTokens,
           timing: { contextMs: contextDone - started, modelMs: modelDone - contextDone, dispatchMs: performance.now() - modelDone },
         });
+        if (paused !== null) {
+          const { request, index, before, after, call } = paused;
+          const state = { conversation: conversation.map(({ role, content }) => ({ role: role === "assistant" ? ("assistant" as const) : ("user" as const), content })), round, index, nextIndex: toolIndex, call, reply: reply.content, before, after, seen: [...seen] };
+          live(await ctx.runMutation(internal.pauses.pause, { ...writer, request, state }));
+          log(`waiting: ${request.kind} for ${call.name}`);
+          return null;
+        }
         const said = stripToolCalls(reply.content);
         if (observations.length === 0) {
           const reason = calls.length > 0 ? `tool iteration limit reached (${config.maxToolIterations})` : "replied";
@@ -178,10 +200,25 @@ async function streamReply(
   return reply;
 }
 
+/** A call that waits for a person, with the results of the reply's other calls around it. */
+interface Paused {
+  request: PauseRequest;
+  index: number;
+  call: { name: string; args: string };
+  before: Observation[];
+  after: Observation[];
+}
+
+/** Why a call after a paused one in the same reply did not run. */
+function notRunWhilePaused(paused: string): string {
+  return `not run: the run paused at ${paused} for a person; call it again once that is settled, if it is still needed`;
+}
+
 /**
  * Runs a reply's tool calls one at a time, each announced by `tool_call`
  * first; a call after the run was stopped is not run. Calls beyond
- * MAX_TOOL_CALLS_PER_REPLY are refused, as the dispatcher would.
+ * MAX_TOOL_CALLS_PER_REPLY are refused, as the dispatcher would. A call that
+ * waits for a person pauses the reply: the calls after it are not run.
  *
  * @throws Stopped when the run was stopped before a call.
  */
@@ -190,26 +227,36 @@ async function runTools(
   writer: Writer,
   calls: ParsedToolCall[],
   firstIndex: number,
-  dispatch: (call: ParsedToolCall) => Promise<Observation[]>,
-): Promise<Observation[]> {
+  dispatch: (call: ParsedToolCall) => Promise<{ observation: Observation } | { pause: PauseRequest }>,
+): Promise<{ observations: Observation[]; paused: Paused | null }> {
   const observations: Observation[] = [];
+  let paused: Paused | null = null;
   for (const [offset, call] of calls.entries()) {
     const index = firstIndex + offset;
     const args = JSON.stringify(call.args ?? null);
     if ((await ctx.runMutation(internal.runEvents.beginToolCall, { ...writer, index, name: call.name, args })) === "aborted") throw new Stopped();
-    let results: Observation[];
-    if (offset >= MAX_TOOL_CALLS_PER_REPLY) {
+    let result: Observation;
+    if (paused !== null) {
+      const text = notRunWhilePaused(paused.call.name);
+      await refuse(ctx, writer.runId, call, text, `paused at ${paused.call.name}`);
+      result = { tool: call.name, text };
+    } else if (offset >= MAX_TOOL_CALLS_PER_REPLY) {
       const text = `not run: at most ${MAX_TOOL_CALLS_PER_REPLY} tool calls per reply`;
       await refuse(ctx, writer.runId, call, text, `more than ${MAX_TOOL_CALLS_PER_REPLY} tool calls in one reply`);
-      results = [{ tool: call.name, text }];
+      result = { tool: call.name, text };
     } else {
-      results = await dispatch(call);
+      const dispatched = await dispatch(call);
+      if ("pause" in dispatched) {
+        // Its result is written when the person responds.
+        paused = { request: dispatched.pause, index, call: { name: call.name, args }, before: observations.splice(0), after: [] };
+        continue;
+      }
+      result = dispatched.observation;
     }
-    observations.push(...results);
-    const observation = results.map((result) => result.text).join("\n");
-    if ((await ctx.runMutation(internal.runEvents.endToolCall, { ...writer, index, name: call.name, observation })) === "aborted") throw new Stopped();
+    (paused === null ? observations : paused.after).push(result);
+    if ((await ctx.runMutation(internal.runEvents.endToolCall, { ...writer, index, name: call.name, observation: result.text })) === "aborted") throw new Stopped();
   }
-  return observations;
+  return { observations, paused };
 }
 
 async function refuse(ctx: ActionCtx, runId: Id<"runs">, call: ParsedToolCall, observation: string, guard: string) {

@@ -5,7 +5,9 @@ import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
 import { departmentQuery } from "../functions";
 import { chatSettings } from "../lib/config";
-import { IMPORTANCES, PRIORITIES, TASK_STATUSES, vApprovalPolicy, type ApprovalPolicy, type Priority, type RunTriggerKind, type TaskStatus } from "../validators";
+import { IMPORTANCES, PRIORITIES, TASK_STATUSES, vApprovalPolicy, type ApprovalPolicy, type PlanStep, type Priority, type RunTriggerKind, type TaskStatus } from "../validators";
+import type { PauseRequest } from "../pauses";
+import { resolveAgentNames } from "../lib/agentNames";
 import type { DelegationResult } from "./delegation";
 import { unknownAssigneeNote, type GuardStop } from "./notes";
 
@@ -32,7 +34,8 @@ export interface ToolScope {
 
 /** A tool call's result, typed: the dispatcher records and reports it by `problem`, never by matching text. */
 export type ToolResult =
-  | { ok: true; text: string; delegated?: boolean }
+  /** `pause`: the tool asks a person (a question, a plan); the run waits, and the person's response becomes the result. */
+  | { ok: true; text: string; delegated?: boolean; pause?: Extract<PauseRequest, { kind: "question" | "plan" }> }
   /** `note`: what the thread is told (problem and choices), when the people there should know. */
   | { ok: false; problem: "invalid" | "failed" | "denied"; text: string; note?: string }
   | { ok: false; problem: "guard"; text: string; stop: GuardStop };
@@ -150,13 +153,48 @@ const updateTaskStatus = tool({
 
 const askQuestion = tool({
   name: "ask_question",
-  description: "Ask the humans a question in the thread; the task is blocked until one answers.",
+  description: "Ask the humans a question in the thread; the task is blocked and you wait until one answers (the answer is this tool's result).",
   usage: '{"question": string}',
   args: z.object({ question: z.string().trim().min(1, "question must not be empty") }),
   approval: "never",
+  async execute(_ctx, _scope, args): Promise<ToolResult> {
+    return { ok: true, text: "asked in the thread", pause: { kind: "question", question: args.question } };
+  },
+});
+
+/** Most steps one plan may hold. */
+export const MAX_PLAN_STEPS = 10;
+
+const planStep = z.object({
+  title: z.string().trim().min(1, "a step needs a title"),
+  assignee: z.string().trim().min(1, "a step needs an assignee, by agent name from the roster"),
+  description: z.string().trim().optional(),
+  priority: z.enum(PRIORITIES).optional(),
+});
+
+const proposePlan = tool({
+  name: "propose_plan",
+  description: "Propose a plan (steps with assignees) for a person to approve before anything is delegated (squad leads); approved, its steps are delegated exactly as proposed.",
+  usage: '{"summary": string, "steps": [{"title": string, "assignee": string (agent name), "description"?: string, "priority"?: "low"|"medium"|"high"}]}',
+  args: z.object({
+    summary: z.string().trim().min(1, "summary must not be empty"),
+    steps: z.array(planStep).min(1, "a plan needs at least one step").max(MAX_PLAN_STEPS, `a plan has at most ${MAX_PLAN_STEPS} steps`),
+  }),
+  approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
-    await ctx.runMutation(internal.tools.thread.askQuestion, { runId: scope.runId, question: args.question });
-    return { ok: true, text: "asked in the thread; the task is blocked until a human answers" };
+    const { roster } = await ctx.runQuery(internal.tools.delegation.delegationRoster, { departmentId: scope.departmentId, delegatorSessionKey: scope.sessionKey });
+    const squad = roster.filter((a) => a.sessionKey !== scope.sessionKey);
+    const steps = [];
+    for (const [i, step] of args.steps.entries()) {
+      const { resolved, unknown } = resolveAgentNames([step.assignee], squad);
+      if (resolved.length !== 1 || unknown.length > 0) {
+        const self = roster.find((a) => a.sessionKey === scope.sessionKey && resolveAgentNames([step.assignee], [a]).resolved.length === 1);
+        const why = self !== undefined ? "a lead never assigns itself" : `no agent called "${step.assignee}" in the squad (${squad.map((a) => a.name).join(", ") || "nobody"})`;
+        return { ok: false, problem: "failed", text: `propose_plan failed: step ${i + 1} (“${step.title}”): ${why}. Nothing was proposed.` };
+      }
+      steps.push({ ...step, assignee: resolved[0].name });
+    }
+    return { ok: true, text: "plan proposed", pause: { kind: "plan", summary: args.summary, steps } };
   },
 });
 
@@ -324,7 +362,7 @@ const messagesFetch = tool({
   },
 });
 
-export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof chatPost, typeof chatGetNew, typeof createChannel, typeof replyThread, typeof dmSend, typeof channelSubscribe, typeof channelHistory, typeof dmList, typeof markRead, typeof inboxRead, typeof messagesFetch] = [delegateTask, postMessage, updateTaskStatus, askQuestion, chatPost, chatGetNew, createChannel, replyThread, dmSend, channelSubscribe, channelHistory, dmList, markRead, inboxRead, messagesFetch] as const;
+export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof proposePlan, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof chatPost, typeof chatGetNew, typeof createChannel, typeof replyThread, typeof dmSend, typeof channelSubscribe, typeof channelHistory, typeof dmList, typeof markRead, typeof inboxRead, typeof messagesFetch] = [delegateTask, proposePlan, postMessage, updateTaskStatus, askQuestion, chatPost, chatGetNew, createChannel, replyThread, dmSend, channelSubscribe, channelHistory, dmList, markRead, inboxRead, messagesFetch] as const;
 
 export type ToolName = (typeof TOOL_REGISTRY)[number]["name"];
 /** Any registry entry, with its arguments as the dispatcher sees them before parsing. */
@@ -340,6 +378,18 @@ export function findTool(name: string, chatEnabled: boolean): ToolDefinition | u
 /** Tool names in `names` that the registry does not know. */
 export function unknownTools(names: readonly string[]): string[] {
   return names.filter((name) => !TOOLS_BY_NAME.has(name));
+}
+
+/** An approved plan's step as the delegate_task call it becomes: same executor, limits and idempotency as a direct delegation. */
+export function planStepCall(step: PlanStep): { tool: ToolDefinition; args: Record<string, unknown> } {
+  const args = delegateTask.args.parse({
+    title: step.title,
+    description: step.description ?? "",
+    assignees: [step.assignee],
+    instruction: step.description?.trim() ? step.description : `Please take “${step.title}” and post your progress here.`,
+    ...(step.priority === undefined ? {} : { priority: step.priority }),
+  });
+  return { tool: delegateTask as unknown as ToolDefinition, args };
 }
 
 /** The #maestro chat's tools: out of the registry when chat is disabled, and never an architect's. */

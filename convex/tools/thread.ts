@@ -1,5 +1,5 @@
 import { v } from "convex/values";
-import type { Doc } from "../_generated/dataModel";
+import type { Doc, Id } from "../_generated/dataModel";
 import { internalMutation, type MutationCtx } from "../_generated/server";
 import { agentActor } from "../lib/actors";
 import { MaestroError } from "../lib/errors";
@@ -45,21 +45,29 @@ export const updateTaskStatus = internalMutation({
 });
 
 /**
- * `ask_question`: the agent asks the humans in the thread; the task is
- * blocked until a member answers there, which unblocks it and wakes the agent.
+ * Posts an agent's question in its task's thread and blocks the task until a
+ * member answers (there or on the question card); returns the message.
+ */
+export async function askInThread(ctx: MutationCtx, agent: Doc<"agents">, task: Doc<"tasks">, question: string, questionId?: Id<"questions">) {
+  const messageId = await postMessage(ctx, agentActor(agent), task, `❓ ${question.trim()}`);
+  const previousStatus = task.pendingQuestion?.previousStatus ?? (task.status === "blocked" ? "in_progress" : task.status);
+  await ctx.db.patch("tasks", task._id, {
+    pendingQuestion: { agentSessionKey: agent.sessionKey, messageId, previousStatus, ...(questionId === undefined ? {} : { questionId }) },
+  });
+  if (task.status !== "blocked") await moveTask(ctx, agentActor(agent), task, "blocked");
+  return messageId;
+}
+
+/**
+ * `ask_question` without a card: the agent asks the humans in the thread; the
+ * task is blocked until a member answers there, which unblocks it and wakes the agent.
  */
 export const askQuestion = internalMutation({
   args: { runId: v.id("runs"), question: v.string() },
   returns: v.id("messages"),
   handler: async (ctx, { runId, question }) => {
     const { agent, task } = await runScope(ctx, runId);
-    const messageId = await postMessage(ctx, agentActor(agent), task, `❓ ${question.trim()}`);
-    const previousStatus = task.pendingQuestion?.previousStatus ?? (task.status === "blocked" ? "in_progress" : task.status);
-    await ctx.db.patch("tasks", task._id, {
-      pendingQuestion: { agentSessionKey: agent.sessionKey, messageId, previousStatus },
-    });
-    if (task.status !== "blocked") await moveTask(ctx, agentActor(agent), task, "blocked");
-    return messageId;
+    return await askInThread(ctx, agent, task, question);
   },
 });
 

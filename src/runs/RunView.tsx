@@ -4,7 +4,8 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { optionFor } from "../board/options";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Badge } from "../components/ui/Badge";
-import { RUN_STATUS_OPTIONS } from "../task/runs";
+import { isActive, RUN_STATUS_OPTIONS } from "../task/runs";
+import { PauseCards } from "../task/PauseCards";
 import { RunTimeline } from "./RunTimeline";
 import { triggerName, tokenTotal, type RunSummary } from "./runViews";
 import { StopRunButton } from "./StopRunButton";
@@ -13,7 +14,7 @@ import { StopRunButton } from "./StopRunButton";
 export function RunHeader({ run }: { run: RunSummary }) {
   const status = optionFor(RUN_STATUS_OPTIONS, run.status);
   const tokens = tokenTotal(run);
-  const active = run.status === "queued" || run.status === "running";
+  const active = isActive(run);
   return (
     <header className="flex flex-wrap items-center gap-2">
       <h2 className="min-w-0 flex-1 truncate text-base font-semibold text-slate-900">
@@ -35,6 +36,7 @@ function LiveRun({ runId }: { runId: Id<"runs"> }) {
     <section aria-label="Run" className="flex flex-col gap-3">
       <RunHeader run={run} />
       {run.reason !== undefined && run.status !== "completed" && <p className="text-xs text-slate-600">{run.reason}</p>}
+      <PauseCards taskId={run.taskId} runId={run._id} now={Date.now()} />
       <RunTimeline events={events} />
     </section>
   );

@@ -14,6 +14,7 @@ import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { Composer } from "./Composer";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
+import { PauseCards } from "./PauseCards";
 import type { MentionCandidate } from "./mentions";
 import { useNow } from "./relativeTime";
 import { useFollowThread } from "./useFollowThread";
@@ -117,6 +118,7 @@ export function TaskDrawerView({
         <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
           <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Thread</h3>
           <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} />
+          <PauseCards taskId={task._id} now={now} />
         </section>
       </div>
       {follow.unseen && (

@@ -28,6 +28,7 @@ export const OUTCOME_OPTIONS: ReadonlyArray<Option<ToolCallOutcome> & { icon: st
 export const RUN_STATUS_OPTIONS: ReadonlyArray<Option<RunStatus>> = [
   { value: "queued", label: "Queued", className: "bg-slate-50 text-slate-600 ring-slate-500/20" },
   { value: "running", label: "Running", className: "bg-indigo-50 text-indigo-700 ring-indigo-600/20" },
+  { value: "waiting", label: "Waiting", className: "bg-amber-50 text-amber-800 ring-amber-600/20" },
   { value: "completed", label: "Completed", className: "bg-emerald-50 text-emerald-700 ring-emerald-600/20" },
   { value: "error", label: "Error", className: "bg-rose-50 text-rose-700 ring-rose-600/20" },
   { value: "aborted", label: "Aborted", className: "bg-slate-100 text-slate-600 ring-slate-500/20" },
@@ -41,9 +42,9 @@ const TRIGGER_LABELS: Record<RunView["trigger"]["kind"], string> = {
   answer: "after a human answered",
 };
 
-/** Queued and running runs are still in progress. */
+/** Queued, running and waiting runs are still in progress (Stop applies). */
 export function isActive(run: Pick<RunView, "status">): boolean {
-  return run.status === "queued" || run.status === "running";
+  return run.status === "queued" || run.status === "running" || run.status === "waiting";
 }
 
 /** "Jarvis is thinking…", "Jarvis replied": the run's one-line headline. */
@@ -54,6 +55,8 @@ export function runHeadline(run: Pick<RunView, "agentName" | "status" | "reason"
       return `${who} is queued…`;
     case "running":
       return `${who} is thinking…`;
+    case "waiting":
+      return `${who} is waiting for a person`;
     case "completed":
       return run.reason === undefined || run.reason === PLAIN_REASON ? `${who} replied` : `${who} finished`;
     case "error":

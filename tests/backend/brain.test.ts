@@ -361,19 +361,22 @@ describe("loop guards, idempotency, failures", () => {
     expect(runs.length).toBe(2);
   });
 
-  test("ask_question blocks the task until a human answers, then wakes the agent with the answer", async () => {
+  test("ask_question blocks the task and pauses the run until a human answers in the thread; the run resumes with the answer", async () => {
     script = ({ messages }) => {
       const last = lastUser(messages);
+      if (last.includes("answered: Blue, please.")) return "Thanks, going with blue.";
       if (last.startsWith("=== TOOL RESULTS ===")) return "Waiting for an answer.";
-      if (last.includes("A human answered your question")) return "Thanks, going with blue.";
       return '[TOOL: ask_question ARG: {"question": "Which colour?"}]';
     };
     const taskId = await newTask("Pick a colour");
     await ada.mutation(api.messages.create, { taskId, content: "@Jarvis pick a colour" });
-    await settled(taskId);
+    const [asking] = await settled(taskId);
+    expect(asking.status).toBe("waiting");
     expect((await ada.query(api.tasks.get, { taskId })).status).toBe("blocked");
+    expect(await ada.query(api.questions.listForTask, { taskId })).toMatchObject([{ question: "Which colour?", status: "pending", agentName: "Jarvis" }]);
     await ada.mutation(api.messages.create, { taskId, content: "Blue, please." });
-    await waitFor(async () => (await runsOf(taskId)).some((r) => r.trigger.kind === "answer" && r.status === "completed"), 15_000, "answer run");
+    await waitFor(async () => (await runsOf(taskId)).every((r) => r.status === "completed"), 15_000, "the run to resume and complete");
+    expect(await runsOf(taskId)).toHaveLength(1);
     expect((await ada.query(api.tasks.get, { taskId })).status).toBe("inbox");
     expect((await thread(taskId)).at(-1)?.content).toBe("Thanks, going with blue.");
   });

@@ -4,6 +4,8 @@ import { callModel, type ChatMessage } from "../../convex/brain/model";
 import { parseToolCalls } from "../../convex/brain/toolCalls";
 import { countTokens } from "../../convex/lib/tokens";
 import { demoReply, startDemoModel, type DemoModel } from "../../tools/demo-model/server";
+import { demoPaceMs, SLOW_PIECE_MS } from "../../tools/demo-model/rules";
+import { pieces } from "../../tools/demo-model/sse";
 
 // Prompts in the shape the brain builds them (convex/brain/prompt.ts): the contract the demo model reads.
 const ALL_TOOLS = ["delegate_task", "post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"];
@@ -322,5 +324,72 @@ describe("the demo model server", () => {
 
   test("listens on loopback only", () => {
     expect(new URL(demo.baseURL).hostname).toBe("127.0.0.1");
+  });
+});
+
+describe("demoReply: approvals, questions and plans", () => {
+  const PLAN_TOOLS = [...ALL_TOOLS, "propose_plan"];
+  function planLead(why: string): ChatMessage[] {
+    const [system, user] = lead(why, PLAN_TOOLS);
+    return [{ role: "system", content: `${system.content}\nPlan mode is on: do not call delegate_task. First propose the work with propose_plan.` }, user];
+  }
+  function after(messages: ChatMessage[], results: string[]): ChatMessage[] {
+    const content = ["=== TOOL RESULTS ===", ...results, "Continue: call more tools if needed, or reply to the thread."].join("\n");
+    return [...messages, { role: "assistant", content: demoReply(messages) }, { role: "user", content }];
+  }
+
+  test("an urgent request delegates at high priority (which the policy may send for approval)", () => {
+    const calls = parseToolCalls(demoReply(lead('You were @mentioned by Ana: "@Jarvis delegate the hero copy to Writer, urgent"')));
+    expect(calls).toMatchObject([{ name: "delegate_task", args: { title: "Hero copy", assignees: ["Writer"], priority: "high" } }]);
+  });
+
+  test("in plan mode the lead proposes the same work with propose_plan instead of delegating", () => {
+    const reply = demoReply(planLead(SPLIT));
+    const calls = parseToolCalls(reply);
+    expect(calls.map((c) => c.name)).toEqual(["propose_plan"]);
+    expect(calls[0].args).toMatchObject({
+      summary: expect.stringContaining("Splitting"),
+      steps: [
+        { title: "Signup form", assignee: "Dev Bot" },
+        { title: "Hero copy", assignee: "Writer" },
+      ],
+    });
+  });
+
+  test("after the plan is decided: names what was delegated, or promises a revision with the feedback", () => {
+    const approved = demoReply(
+      after(planLead(SPLIT), [
+        "[OBSERVATION propose_plan] the plan was approved by Ada; its steps:",
+        "[DELEGATED_TASK] created “Hero copy” (k1) assigned to Writer; the first instruction is posted in its thread",
+        "[DELEGATED_TASK] created “Signup form” (k2) assigned to Dev Bot; the first instruction is posted in its thread",
+        "The plan is delegated: do not delegate these steps again.",
+      ]),
+    );
+    expect(approved).toBe("The plan is approved: delegated “Hero copy” and “Signup form”.");
+    const rejected = demoReply(
+      after(planLead(SPLIT), ["[OBSERVATION propose_plan] propose_plan: the plan was rejected by Ada: form to Writer. Revise it and propose it again with propose_plan, or say why not."]),
+    );
+    expect(rejected).toBe("Understood: I'll revise the plan (form to Writer) and propose it again.");
+  });
+
+  test("a denied or expired approval, and an answered question, read sensibly", () => {
+    const request = lead('You were @mentioned by Ana: "@Jarvis delegate the hero copy to Writer, urgent"');
+    expect(demoReply(after(request, ["[OBSERVATION delegate_task] delegate_task: denied by Ada: not now"]))).toBe("Understood: I won't delegate “Hero copy” (denied by Ada: not now).");
+    expect(demoReply(after(request, ["[OBSERVATION delegate_task] delegate_task: denied: expired (no one approved it in time)"]))).toBe(
+      "Nobody approved “Hero copy” in time, so I didn't delegate it; ask me again if it's still needed.",
+    );
+    expect(demoReply(after(specialist("You were assigned this task."), ["[OBSERVATION ask_question] Ada answered: Playful."]))).toContain("Thanks for the answer (Playful.)");
+  });
+});
+
+describe("demoReply: a slow reply to watch and stop", () => {
+  test("asked to take its time, the lead streams a long reply slowly; otherwise at once", () => {
+    const slow = lead('You were @mentioned by Ana: "@Jarvis take your time and think it over slowly"');
+    expect(demoPaceMs(slow)).toBe(SLOW_PIECE_MS);
+    const reply = demoReply(slow);
+    expect(reply).toMatch(/^Taking my time over “Landing page for the launch”\./);
+    expect(pieces(reply).length).toBeGreaterThan(30);
+    expect(parseToolCalls(reply)).toEqual([]);
+    expect(demoPaceMs(lead(SPLIT))).toBe(0);
   });
 });

@@ -113,7 +113,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);
@@ -208,7 +208,17 @@ describe("every public function goes through the auth layer", () => {
         departmentId, agentId: agent._id, agentSessionKey: agent.sessionKey, taskId, trigger: { kind: "assigned" }, status: "running",
         iterations: 0, toolCalls: [], promptTokens: 0, completionTokens: 0, foldedTriggers: 0, rerunRequested: false, delegations: 0, guards: [], timings: [],
       });
+      // A waiting run's cards, so the respond mutations have something to refuse.
+      const card = { departmentId, runId, taskId, agentId: agent._id };
+      const approvalId = await ctx.db.insert("approvals", {
+        ...card, toolCallId: `${runId}:0`, tool: "delegate_task", args: "{}", argsHash: "0".repeat(64), status: "pending", expiresAt: Date.now() + 1e9,
+      });
+      const questionId = await ctx.db.insert("questions", { ...card, question: "Which?", status: "pending" });
+      const planId = await ctx.db.insert("plans", { ...card, summary: "Plan", steps: [{ title: "A", assignee: "Writer" }], status: "pending" });
       return {
+        approvals: approvalId,
+        questions: questionId,
+        plans: planId,
         runs: runId,
         departments: departmentId,
         tasks: taskId,

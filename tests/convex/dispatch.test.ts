@@ -4,7 +4,8 @@
  * name here, every refusal is a typed result.
  */
 import { describe, expect, test } from "vitest";
-import { checkCall, noteFor, type DispatchScope } from "../../convex/brain/dispatch";
+import { callPriority, checkCall, noteFor, PLAN_MODE_REFUSAL, type DispatchScope } from "../../convex/brain/dispatch";
+import { assemblePrompt, BASE_MIDDLEWARES, PLAN_MODE_LINE } from "../../convex/brain/prompt";
 import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls } from "../../convex/brain/toolCalls";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
 
@@ -96,4 +97,39 @@ test("every registry entry carries its description, usage, schema, approval defa
     expect(typeof entry.execute).toBe("function");
   }
   expect(TOOL_REGISTRY.filter((entry) => "delegates" in entry && entry.delegates).map((entry) => entry.name)).toEqual(["delegate_task"]);
+});
+
+describe("plan mode and approval priority", () => {
+  test("in plan mode a squad lead's delegate_task is refused, naming propose_plan; in act mode, or for a non-lead, it is not", () => {
+    const planning = check(DELEGATE, { ...jarvis, isSquadLead: true, leadMode: "plan" });
+    expect(planning).toEqual({ refused: { ok: false, problem: "invalid", text: `delegate_task: ${PLAN_MODE_REFUSAL}` } });
+    expect(PLAN_MODE_REFUSAL).toContain("propose_plan");
+    expect("refused" in check(DELEGATE, { ...jarvis, isSquadLead: true, leadMode: "act" })).toBe(false);
+    expect("refused" in check(DELEGATE, { ...jarvis, isSquadLead: false, leadMode: "plan" })).toBe(false);
+  });
+
+  test("a call is judged by its own priority when it names one, else by its task's", () => {
+    expect(callPriority({ priority: "high" }, "low")).toBe("high");
+    expect(callPriority({ title: "x" }, "high")).toBe("high");
+    expect(callPriority({ priority: "urgent!" }, "low")).toBe("low");
+    expect(callPriority({}, undefined)).toBe("medium");
+  });
+
+  test("the lead's prompt says plan mode only in plan mode", async () => {
+    const base = {
+      runId: "r" as never,
+      agent: { name: "Jarvis", role: "Lead", kind: "lead", sessionKey: "agent:jarvis:product", systemPrompt: "", isSquadLead: true },
+      department: { name: "Product", slug: "product" },
+      task: { title: "T", description: "", status: "inbox" as const, priority: "medium", tags: [], assignees: [] },
+      thread: [],
+      threadOmitted: false,
+      trigger: { kind: "mentioned" as const, text: "You were @mentioned" },
+      tools: [{ name: "propose_plan", description: "", usage: "" }],
+      squad: [],
+    };
+    const planned = await assemblePrompt({ ...base, leadMode: "plan" }, BASE_MIDDLEWARES);
+    expect(planned.messages[0].content).toContain(PLAN_MODE_LINE);
+    const acting = await assemblePrompt({ ...base, leadMode: "act" }, BASE_MIDDLEWARES);
+    expect(acting.messages[0].content).not.toContain("Plan mode is on");
+  });
 });

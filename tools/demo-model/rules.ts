@@ -28,6 +28,8 @@ interface Prompt {
   tools: Set<string>;
   /** Present only in a squad lead's prompt. */
   roster: RosterMember[] | null;
+  /** The lead is in plan mode: it proposes with propose_plan instead of delegating. */
+  planMode: boolean;
   task: { title: string; description: string; status: string } | null;
   reason: Reason;
 }
@@ -37,7 +39,7 @@ interface Delegation {
   description: string;
   assignees: string[];
   instruction: string;
-  priority: "medium";
+  priority: "medium" | "high";
 }
 
 /** The demo model's answer to a chat: text, possibly with `[TOOL: …]` lines. */
@@ -49,12 +51,35 @@ export function demoReply(messages: ChatMessage[]): string {
 
   const prompt = readPrompt(system, context);
   const last = messages.at(-1);
+  if (isSlowRequest(messages)) return slowReply(prompt);
   if (last?.role === "user" && last.content.trimStart().startsWith("=== TOOL RESULTS ===")) {
     const lastIndex = messages.length - 1;
     const previous = messages.slice(0, lastIndex).findLast((m) => m.role === "assistant");
     return summariseResults(last.content, previous?.content ?? "", prompt);
   }
   return prompt.roster === null ? answerAsSpecialist(prompt) : answerAsLead(prompt, prompt.roster);
+}
+
+/** "take your time", "think it over slowly": a long reply, streamed slowly, so people can watch it and stop it. */
+const SLOW = /\b(?:slowly|take your time)\b/i;
+/** Between streamed pieces of a slow reply. */
+export const SLOW_PIECE_MS = 400;
+
+function isSlowRequest(messages: ChatMessage[]): boolean {
+  const last = messages.at(-1);
+  if (last?.role !== "user" || last.content.trimStart().startsWith("=== TOOL RESULTS ===")) return false;
+  return SLOW.test(block(last.content, "=== WHY YOU ARE HERE ===") ?? "");
+}
+
+/** How long the demo model waits between streamed pieces of its reply to `messages`: 0 unless asked to go slowly. */
+export function demoPaceMs(messages: ChatMessage[]): number {
+  return isSlowRequest(messages) ? SLOW_PIECE_MS : 0;
+}
+
+function slowReply(prompt: Prompt): string {
+  const title = quoteTitle(prompt.task?.title);
+  const steps = ["what the task asks", "who in the squad fits each part", "what could go wrong", "what to do first", "how we will know it is done"];
+  return [`Taking my time over ${title}.`, ...steps.map((step, i) => `Step ${i + 1}: thinking through ${step} for ${title}, one careful thought at a time.`), "That is my thinking so far."].join("\n");
 }
 
 const NOT_A_MAESTRO_PROMPT =
@@ -97,6 +122,7 @@ function readPrompt(system: string, context: string): Prompt {
     role: identity?.[2].trim() ?? "",
     tools,
     roster,
+    planMode: system.includes("Plan mode is on"),
     task,
     reason: readReason(block(outsideThread, "=== WHY YOU ARE HERE ===") ?? ""),
   };
@@ -216,11 +242,20 @@ function answerAsLead(prompt: Prompt, roster: RosterMember[]): string {
   const plan = planDelegations(withoutSelfMention(request, prompt.name), roster, prompt);
   if (plan === null) return howToAsk(prompt, roster, reason.kind === "mentioned" || reason.kind === "answered");
   if ("problem" in plan) return plan.problem;
+  const delegations = URGENT.test(request) ? plan.delegations.map((d) => ({ ...d, priority: "high" as const })) : plan.delegations;
+  if (prompt.planMode && prompt.tools.has("propose_plan")) {
+    const steps = delegations.map((d) => ({ title: d.title, assignee: d.assignees[0], description: d.description, priority: d.priority }));
+    const summary = plan.say.replace(/^On it: /, "").replace(/\.$/, "");
+    return [`Here is my plan for approval: ${summary}.`, toolCall("propose_plan", { summary: capitalise(summary), steps })].join("\n");
+  }
   if (!prompt.tools.has("delegate_task")) {
     return `I'd delegate this, but delegate_task is not among my tools. Allow it in my agent settings, or assign the work directly.`;
   }
-  return [plan.say, ...plan.delegations.map((d) => toolCall("delegate_task", { ...d }))].join("\n");
+  return [plan.say, ...delegations.map((d) => toolCall("delegate_task", { ...d }))].join("\n");
 }
+
+/** "urgent", "high priority", "asap": the delegations are high priority (which may need a person's approval). */
+const URGENT = /\b(?:urgent(?:ly)?|high[- ]priority|asap)\b/i;
 
 type Plan = { say: string; delegations: Delegation[] } | { problem: string } | null;
 
@@ -407,6 +442,14 @@ function summariseResults(results: string, previousReply: string, prompt: Prompt
   const sentences: string[] = [];
   for (const { tool, text } of observations) {
     const args = callFor(tool)?.args ?? {};
+    if (tool === "propose_plan") {
+      sentences.push(planOutcome(text));
+      continue;
+    }
+    if (tool === "ask_question" && /\banswered:/.test(text)) {
+      sentences.push(`Thanks for the answer (${clip(text.replace(/^.*?answered:\s*/, ""), 120)}); I'll carry on with ${quoteTitle(prompt.task?.title)}.`);
+      continue;
+    }
     if (tool === "delegate_task") {
       const title = typeof args.title === "string" ? args.title : quotedIn(text);
       if (text.includes("[DELEGATED_TASK]")) {
@@ -416,6 +459,10 @@ function summariseResults(results: string, previousReply: string, prompt: Prompt
         const names = resolved ?? requested.map((n) => rosterName(n, prompt.roster ?? []));
         const to = names.length > 0 ? ` to ${joinAnd(names)}` : "";
         delegated.push(`${title ? `“${title}”` : "a task"}${to}`);
+      } else if (/\bdenied: expired\b/.test(text)) {
+        sentences.push(`Nobody approved${title ? ` “${title}”` : " the delegation"} in time, so I didn't delegate it; ask me again if it's still needed.`);
+      } else if (/\bdenied by\b/.test(text)) {
+        sentences.push(`Understood: I won't delegate${title ? ` “${title}”` : " it"} (${clip(text.replace(/^delegate_task:\s*/, ""), 160)}).`);
       } else {
         sentences.push(`Couldn't delegate${title ? ` “${title}”` : ""}: ${clip(text)}`);
       }
@@ -478,6 +525,17 @@ function readObservations(results: string): Array<{ tool: string; text: string }
     else if (observations.length > 0) observations[observations.length - 1].text += `\n${line}`;
   }
   return observations.map((o) => ({ ...o, text: o.text.trim() }));
+}
+
+/** What the lead says once its plan was decided: delegated as approved, or to be revised from the feedback. */
+function planOutcome(text: string): string {
+  if (/plan was approved/.test(text)) {
+    const titles = [...text.matchAll(/\[DELEGATED_TASK\][^“]*“([^”]+)”/g)].map((m) => `“${m[1]}”`);
+    return titles.length > 0 ? `The plan is approved: delegated ${joinAnd(titles)}.` : `The plan is approved, but nothing new was delegated: ${clip(text)}`;
+  }
+  const feedback = /rejected by [^:.]+(?::\s*([^\n]*?))?\. Revise/.exec(text)?.[1];
+  if (/rejected/.test(text)) return feedback ? `Understood: I'll revise the plan (${clip(feedback, 160)}) and propose it again.` : "Understood: I'll revise the plan and propose it again.";
+  return `Couldn't propose the plan: ${clip(text)}`;
 }
 
 function looksLikeFailure(text: string): boolean {

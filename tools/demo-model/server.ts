@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { ChatMessage } from "../../convex/brain/model";
 import { countTokens } from "../../convex/lib/tokens";
-import { demoReply } from "./rules";
+import { demoPaceMs, demoReply } from "./rules";
 import { pieces, sendCompletionStream } from "./sse";
 
 export { demoReply };
@@ -62,6 +62,7 @@ export async function startDemoModel(options: { port?: number } = {}): Promise<D
       return;
     }
     const content = demoReply(messages);
+    const pace = demoPaceMs(messages);
     // OpenAI's accounting: each message costs its text plus about 3 tokens, and the reply is primed with 3 more.
     const promptTokens = messages.reduce((sum, m) => sum + 3 + countTokens(m.content), 3);
     const completionTokens = countTokens(content);
@@ -71,6 +72,7 @@ export async function startDemoModel(options: { port?: number } = {}): Promise<D
         id: `chatcmpl-demo-${completions}`,
         model: DEMO_MODEL_ID,
         pieces: pieces(content),
+        between: pace > 0 ? () => new Promise<void>((resolve) => setTimeout(resolve, pace)) : undefined,
         usage: request.stream_options?.include_usage === true ? { prompt_tokens: promptTokens, completion_tokens: completionTokens } : null,
       });
       return;

@@ -1,0 +1,259 @@
+import { useMutation, useQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { Badge } from "../components/ui/Badge";
+import { Button } from "../components/ui/Button";
+import { userMessage } from "../lib/errors";
+import { canWrite, useRole } from "../shell/role";
+import { formatRelativeTime } from "./relativeTime";
+
+export type ApprovalCardView = FunctionReturnType<typeof api.approvals.listForTask>[number];
+export type QuestionCardView = FunctionReturnType<typeof api.questions.listForTask>[number];
+export type PlanCardView = FunctionReturnType<typeof api.plans.listForTask>[number];
+
+/** How a card's state reads. `className` colours the badge. */
+const STATE: Record<string, { label: string; className: string }> = {
+  pending: { label: "Waiting for you", className: "bg-amber-50 text-amber-800 ring-amber-600/20" },
+  approved: { label: "Approved", className: "bg-emerald-50 text-emerald-700 ring-emerald-600/20" },
+  answered: { label: "Answered", className: "bg-emerald-50 text-emerald-700 ring-emerald-600/20" },
+  denied: { label: "Denied", className: "bg-rose-50 text-rose-700 ring-rose-600/20" },
+  rejected: { label: "Rejected", className: "bg-rose-50 text-rose-700 ring-rose-600/20" },
+  expired: { label: "Expired", className: "bg-slate-100 text-slate-600 ring-slate-500/20" },
+  cancelled: { label: "Withdrawn", className: "bg-slate-100 text-slate-600 ring-slate-500/20" },
+};
+
+/** Arguments as people read them: pretty JSON when they parse. */
+export function prettyArgs(args: string): string {
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    return args;
+  }
+}
+
+/** "expires in 23 h", "expired": an approval's deadline in words. */
+export function expiryText(expiresAt: number, now: number): string {
+  const left = expiresAt - now;
+  if (left <= 0) return "expired";
+  const minutes = Math.ceil(left / 60_000);
+  return minutes < 60 ? `expires in ${minutes} min` : `expires in ${Math.round(minutes / 60)} h`;
+}
+
+/** A mutation call with its pending state and a readable error. */
+function useAction() {
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = (call: () => Promise<unknown>) => {
+    setPending(true);
+    setError(null);
+    call()
+      .catch((e: unknown) => setError(userMessage(e)))
+      .finally(() => setPending(false));
+  };
+  return { pending, error, run };
+}
+
+function Card({ label, title, state, children, testId }: { label: string; title: ReactNode; state: string; children: ReactNode; testId: string }) {
+  const badge = STATE[state] ?? STATE.pending;
+  return (
+    <li aria-label={label} data-testid={testId} data-state={state} className="flex flex-col gap-2 rounded-xl border border-amber-200 bg-amber-50/40 p-3 dark:border-amber-700/50 dark:bg-slate-800">
+      <div className="flex flex-wrap items-center gap-2">
+        <p className="min-w-0 flex-1 text-sm font-medium text-slate-800 dark:text-slate-100">{title}</p>
+        <Badge className={badge.className}>{badge.label}</Badge>
+      </div>
+      {children}
+    </li>
+  );
+}
+
+function ErrorLine({ error }: { error: string | null }) {
+  return error === null ? null : (
+    <p role="alert" className="text-xs text-rose-700">
+      {error}
+    </p>
+  );
+}
+
+/** Who decided and when, on a decided card. */
+function Decided({ by, at, words, now }: { by?: string; at?: number; words?: string; now: number }) {
+  if (by === undefined && words === undefined) return null;
+  return (
+    <p className="text-xs text-slate-600 dark:text-slate-300">
+      {by !== undefined && <>by {by}</>}
+      {at !== undefined && <> · {formatRelativeTime(at, now)}</>}
+      {words !== undefined && <> — “{words}”</>}
+    </p>
+  );
+}
+
+/** An agent's tool call waiting for a person: agent, tool, arguments, expiry; Approve, or Deny with an optional reason. */
+export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; writable: boolean; now: number }) {
+  const respond = useMutation(api.approvals.respond);
+  const action = useAction();
+  const [reason, setReason] = useState("");
+  const open = card.status === "pending";
+  const decide = (decision: "approve" | "deny") =>
+    action.run(() => respond({ taskId: card.taskId, approvalId: card._id, decision, ...(reason.trim() === "" ? {} : { reason }) }));
+  return (
+    <Card
+      label={`Approval: ${card.agentName} wants to call ${card.tool}`}
+      testId="approval-card"
+      state={card.status}
+      title={
+        <>
+          {card.agentName} wants to call <code className="font-mono">{card.tool}</code>
+        </>
+      }
+    >
+      <pre className="max-h-48 overflow-auto rounded-lg bg-white p-2 font-mono text-xs text-slate-700 ring-1 ring-slate-200 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700">{prettyArgs(card.args)}</pre>
+      {open ? (
+        <>
+          <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>
+          {writable && (
+            <div className="flex flex-wrap items-center gap-2">
+              <input
+                aria-label="Reason (optional)"
+                placeholder="Reason (optional)"
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
+              />
+              <Button onClick={() => decide("approve")} disabled={action.pending} className="px-2 py-1 text-xs">
+                Approve
+              </Button>
+              <Button variant="secondary" onClick={() => decide("deny")} disabled={action.pending} className="px-2 py-1 text-xs">
+                Deny
+              </Button>
+            </div>
+          )}
+        </>
+      ) : (
+        <Decided by={card.decidedBy} at={card.decidedAt} words={card.reason} now={now} />
+      )}
+      <ErrorLine error={action.error} />
+    </Card>
+  );
+}
+
+/** An agent's question: answer it here (or reply in the thread). */
+export function QuestionCard({ card, writable, now }: { card: QuestionCardView; writable: boolean; now: number }) {
+  const respond = useMutation(api.questions.respond);
+  const action = useAction();
+  const [answer, setAnswer] = useState("");
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (answer.trim() === "") return;
+    action.run(async () => {
+      await respond({ taskId: card.taskId, questionId: card._id, answer });
+      setAnswer("");
+    });
+  };
+  return (
+    <Card label={`Question from ${card.agentName}`} testId="question-card" state={card.status} title={`${card.agentName} asks: ${card.question}`}>
+      {card.status === "pending" ? (
+        writable && (
+          <form onSubmit={onSubmit} className="flex items-center gap-2">
+            <input
+              aria-label="Your answer"
+              placeholder="Your answer (or reply in the thread)"
+              value={answer}
+              onChange={(e) => setAnswer(e.target.value)}
+              className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
+            />
+            <Button type="submit" disabled={action.pending || answer.trim() === ""} className="px-2 py-1 text-xs">
+              Answer
+            </Button>
+          </form>
+        )
+      ) : (
+        <Decided by={card.answeredBy} at={card.answeredAt} words={card.answer} now={now} />
+      )}
+      <ErrorLine error={action.error} />
+    </Card>
+  );
+}
+
+/** A lead's plan: its steps with assignees; Approve (the steps are delegated as shown), or Reject with feedback. */
+export function PlanCard({ card, writable, now }: { card: PlanCardView; writable: boolean; now: number }) {
+  const respond = useMutation(api.plans.respond);
+  const action = useAction();
+  const [feedback, setFeedback] = useState("");
+  const decide = (choice: "approve" | "reject") =>
+    action.run(() => respond({ taskId: card.taskId, planId: card._id, action: choice, ...(feedback.trim() === "" ? {} : { feedback }) }));
+  return (
+    <Card label={`Plan from ${card.agentName}`} testId="plan-card" state={card.status} title={`${card.agentName}'s plan: ${card.summary}`}>
+      <ol className="flex list-decimal flex-col gap-1 pl-5 text-xs text-slate-700 dark:text-slate-200">
+        {card.steps.map((step, i) => (
+          <li key={i}>
+            <span className="font-medium">{step.title}</span> → {step.assignee}
+            {step.priority !== undefined && step.priority !== "medium" && <span className="text-slate-500"> ({step.priority})</span>}
+            {step.description !== undefined && step.description !== "" && <p className="text-slate-500">{step.description}</p>}
+          </li>
+        ))}
+      </ol>
+      {card.status === "pending" ? (
+        writable && (
+          <div className="flex flex-wrap items-center gap-2">
+            <input
+              aria-label="Feedback (for a rejection)"
+              placeholder="Feedback (for a rejection)"
+              value={feedback}
+              onChange={(e) => setFeedback(e.target.value)}
+              className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
+            />
+            <Button onClick={() => decide("approve")} disabled={action.pending} className="px-2 py-1 text-xs">
+              Approve plan
+            </Button>
+            <Button variant="secondary" onClick={() => decide("reject")} disabled={action.pending} className="px-2 py-1 text-xs">
+              Reject
+            </Button>
+          </div>
+        )
+      ) : (
+        <Decided by={card.decidedBy} at={card.decidedAt} words={card.feedback} now={now} />
+      )}
+      <ErrorLine error={action.error} />
+    </Card>
+  );
+}
+
+type AnyCard = { kind: "approval"; card: ApprovalCardView } | { kind: "question"; card: QuestionCardView } | { kind: "plan"; card: PlanCardView };
+
+/** All cards, oldest first; only `runId`'s when given (the run view). */
+export function mergeCards(approvals: ApprovalCardView[], questions: QuestionCardView[], plans: PlanCardView[], runId?: Id<"runs">): AnyCard[] {
+  const all: AnyCard[] = [
+    ...approvals.map((card) => ({ kind: "approval" as const, card })),
+    ...questions.map((card) => ({ kind: "question" as const, card })),
+    ...plans.map((card) => ({ kind: "plan" as const, card })),
+  ];
+  return all.filter(({ card }) => runId === undefined || card.runId === runId).sort((a, b) => a.card._creationTime - b.card._creationTime);
+}
+
+/**
+ * A task's approval, question and plan cards, live; in the run view only
+ * that run's. Viewers see them read-only.
+ */
+export function PauseCards({ taskId, runId, now }: { taskId: Id<"tasks">; runId?: Id<"runs">; now: number }) {
+  const approvals = useQuery(api.approvals.listForTask, { taskId });
+  const questions = useQuery(api.questions.listForTask, { taskId });
+  const plans = useQuery(api.plans.listForTask, { taskId });
+  const writable = canWrite(useRole());
+  if (approvals === undefined || questions === undefined || plans === undefined) return null;
+  const cards = mergeCards(approvals, questions, plans, runId);
+  if (cards.length === 0) return null;
+  return (
+    <ol aria-label="Waiting for people" className="flex flex-col gap-2">
+      {cards.map((item) =>
+        item.kind === "approval" ? (
+          <ApprovalCard key={item.card._id} card={item.card} writable={writable} now={now} />
+        ) : item.kind === "question" ? (
+          <QuestionCard key={item.card._id} card={item.card} writable={writable} now={now} />
+        ) : (
+          <PlanCard key={item.card._id} card={item.card} writable={writable} now={now} />
+        ),
+      )}
+    </ol>
+  );
+}

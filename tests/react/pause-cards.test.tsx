@@ -1,0 +1,171 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { ConvexError } from "convex/values";
+import { getFunctionName } from "convex/server";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Id } from "../../convex/_generated/dataModel";
+import { RoleContext } from "../../src/shell/role";
+import { expiryText, mergeCards, PauseCards, prettyArgs, type ApprovalCardView, type PlanCardView, type QuestionCardView } from "../../src/task/PauseCards";
+
+const live = vi.hoisted(() => ({
+  results: new Map<string, unknown>(),
+  mutations: [] as Array<{ name: string; args: unknown }>,
+  failWith: null as Error | null,
+}));
+vi.mock("convex/react", () => ({
+  useQuery: (query: never) => live.results.get(getFunctionName(query)),
+  useMutation: (mutation: never) => (args: unknown) => {
+    live.mutations.push({ name: getFunctionName(mutation), args });
+    return live.failWith === null ? Promise.resolve(null) : Promise.reject(live.failWith);
+  },
+}));
+
+afterEach(() => {
+  cleanup();
+  live.results.clear();
+  live.mutations = [];
+  live.failWith = null;
+});
+
+const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
+const taskId = "task-1" as Id<"tasks">;
+const runId = "run-1" as Id<"runs">;
+
+function approval(overrides: Partial<ApprovalCardView> = {}): ApprovalCardView {
+  return {
+    _id: "ap-1" as Id<"approvals">,
+    _creationTime: NOW - 60_000,
+    runId,
+    taskId,
+    toolCallId: "run-1:0",
+    tool: "delegate_task",
+    args: '{"assignees":["Writer"],"priority":"high","title":"Hero copy"}',
+    status: "pending",
+    expiresAt: NOW + 23 * 3_600_000,
+    agentName: "Jarvis",
+    ...overrides,
+  };
+}
+function question(overrides: Partial<QuestionCardView> = {}): QuestionCardView {
+  return { _id: "q-1" as Id<"questions">, _creationTime: NOW - 30_000, runId, taskId, question: "Formal or playful?", status: "pending", agentName: "Writer", ...overrides };
+}
+function plan(overrides: Partial<PlanCardView> = {}): PlanCardView {
+  return {
+    _id: "p-1" as Id<"plans">,
+    _creationTime: NOW - 10_000,
+    runId,
+    taskId,
+    summary: "Split the launch",
+    steps: [
+      { title: "Hero copy", assignee: "Writer" },
+      { title: "Signup form", assignee: "Dev Bot", priority: "high" },
+    ],
+    status: "pending",
+    agentName: "Jarvis",
+    ...overrides,
+  };
+}
+
+function show(cards: { approvals?: ApprovalCardView[]; questions?: QuestionCardView[]; plans?: PlanCardView[] }, role: "member" | "viewer" = "member", only?: Id<"runs">) {
+  live.results.set("approvals:listForTask", cards.approvals ?? []);
+  live.results.set("questions:listForTask", cards.questions ?? []);
+  live.results.set("plans:listForTask", cards.plans ?? []);
+  return render(
+    <RoleContext.Provider value={role}>
+      <PauseCards taskId={taskId} runId={only} now={NOW} />
+    </RoleContext.Provider>,
+  );
+}
+
+describe("ApprovalCard", () => {
+  it("shows agent, tool, arguments and expiry; Approve and Deny (with a reason) call approvals.respond", async () => {
+    show({ approvals: [approval()] });
+    const card = screen.getByTestId("approval-card");
+    expect(card.textContent).toContain("Jarvis wants to call delegate_task");
+    expect(card.textContent).toContain('"title": "Hero copy"');
+    expect(card.textContent).toContain("expires in 23 h");
+    fireEvent.click(within(card).getByRole("button", { name: "Approve" }));
+    await vi.waitFor(() => expect((within(card).getByRole("button", { name: "Deny" }) as HTMLButtonElement).disabled).toBe(false));
+    fireEvent.change(within(card).getByLabelText("Reason (optional)"), { target: { value: "not now" } });
+    fireEvent.click(within(card).getByRole("button", { name: "Deny" }));
+    await vi.waitFor(() => expect(live.mutations).toHaveLength(2));
+    expect(live.mutations).toEqual([
+      { name: "approvals:respond", args: { taskId, approvalId: "ap-1", decision: "approve" } },
+      { name: "approvals:respond", args: { taskId, approvalId: "ap-1", decision: "deny", reason: "not now" } },
+    ]);
+  });
+
+  it("a decided card says who decided, with no buttons", () => {
+    show({ approvals: [approval({ status: "denied", decidedBy: "Ada", decidedAt: NOW - 120_000, reason: "not now" })] });
+    const card = screen.getByTestId("approval-card");
+    expect(card.textContent).toContain("Denied");
+    expect(card.textContent).toContain("by Ada");
+    expect(card.textContent).toContain("“not now”");
+    expect(within(card).queryByRole("button")).toBeNull();
+  });
+
+  it("viewers see a pending card read-only", () => {
+    show({ approvals: [approval()], questions: [question()], plans: [plan()] }, "viewer");
+    expect(screen.queryAllByRole("button")).toEqual([]);
+    expect(screen.queryByRole("textbox")).toBeNull();
+    expect(screen.getAllByText("Waiting for you")).toHaveLength(3);
+  });
+
+  it("a refused response shows the server's message", async () => {
+    live.failWith = new ConvexError({ code: "CONFLICT", message: "This approval was already approved by Bo." });
+    show({ approvals: [approval()] });
+    fireEvent.click(screen.getByRole("button", { name: "Approve" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("This approval was already approved by Bo.");
+  });
+});
+
+describe("QuestionCard", () => {
+  it("sends the typed answer with questions.respond; an answered card shows who answered", async () => {
+    show({ questions: [question()] });
+    fireEvent.change(screen.getByLabelText("Your answer"), { target: { value: "Playful" } });
+    fireEvent.click(screen.getByRole("button", { name: "Answer" }));
+    await vi.waitFor(() => expect(live.mutations).toEqual([{ name: "questions:respond", args: { taskId, questionId: "q-1", answer: "Playful" } }]));
+    cleanup();
+    show({ questions: [question({ status: "answered", answer: "Playful", answeredBy: "Ada", answeredAt: NOW })] });
+    expect(screen.getByTestId("question-card").textContent).toContain("by Ada");
+  });
+});
+
+describe("PlanCard", () => {
+  it("lists steps with assignees; Approve plan, and Reject with feedback, call plans.respond", async () => {
+    show({ plans: [plan()] });
+    const card = screen.getByTestId("plan-card");
+    expect(within(card).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["Hero copy → Writer", "Signup form → Dev Bot (high)"]);
+    fireEvent.click(within(card).getByRole("button", { name: "Approve plan" }));
+    await vi.waitFor(() => expect((within(card).getByRole("button", { name: "Reject" }) as HTMLButtonElement).disabled).toBe(false));
+    fireEvent.change(within(card).getByLabelText("Feedback (for a rejection)"), { target: { value: "Form to Writer" } });
+    fireEvent.click(within(card).getByRole("button", { name: "Reject" }));
+    await vi.waitFor(() => expect(live.mutations).toHaveLength(2));
+    expect(live.mutations).toEqual([
+      { name: "plans:respond", args: { taskId, planId: "p-1", action: "approve" } },
+      { name: "plans:respond", args: { taskId, planId: "p-1", action: "reject", feedback: "Form to Writer" } },
+    ]);
+  });
+});
+
+describe("PauseCards", () => {
+  it("orders cards oldest first, and the run view shows only its run's", () => {
+    const other = approval({ _id: "ap-2" as Id<"approvals">, runId: "run-2" as Id<"runs">, _creationTime: NOW - 5_000 });
+    const merged = mergeCards([approval(), other], [question()], [plan()]);
+    expect(merged.map((c) => c.card._id)).toEqual(["ap-1", "q-1", "p-1", "ap-2"]);
+    show({ approvals: [approval(), other] }, "member", runId);
+    expect(screen.getAllByTestId("approval-card")).toHaveLength(1);
+  });
+
+  it("shows nothing while loading or when nothing waits", () => {
+    const { container } = render(<PauseCards taskId={taskId} now={NOW} />);
+    expect(container.textContent).toBe("");
+  });
+
+  it("formats arguments and expiry", () => {
+    expect(prettyArgs('{"a":1}')).toBe('{\n  "a": 1\n}');
+    expect(prettyArgs("not json")).toBe("not json");
+    expect(expiryText(NOW + 5 * 60_000, NOW)).toBe("expires in 5 min");
+    expect(expiryText(NOW - 1, NOW)).toBe("expired");
+  });
+});
