@@ -88,6 +88,7 @@ import type * as tools_thread from "../tools/thread.js";
 import type * as triggers from "../triggers.js";
 import type * as users from "../users.js";
 import type * as validators from "../validators.js";
+import type * as wakeups from "../wakeups.js";
 import type * as webhooks from "../webhooks.js";
 
 /**
@@ -174,6 +175,7 @@ declare const fullApi: ApiFromModules<{
   triggers: typeof triggers;
   users: typeof users;
   validators: typeof validators;
+  wakeups: typeof wakeups;
   webhooks: typeof webhooks;
 }>;
 export declare const api: FilterApi<

@@ -96,6 +96,7 @@ export const execute = internalAction({
           promptTokens: reply.promptTokens,
           completionTokens: reply.completionTokens,
           timing: { contextMs: contextDone - started, modelMs: modelDone - contextDone, dispatchMs: performance.now() - modelDone },
+          injectionTokens: injected?.tokens ?? 0,
         });
         const said = stripToolCalls(reply.content);
         if (observations.length === 0) {
