@@ -341,6 +341,7 @@ const vRunView = schema.tables.runs.validator
     "timings",
     "startedAt",
     "endedAt",
+    "injectionTokens",
   )
   .extend({ _id: v.id("runs"), _creationTime: v.number(), agentName: v.string() });
 
@@ -375,6 +376,7 @@ export const listForTask = taskQuery({
         timings: run.timings,
         startedAt: run.startedAt,
         endedAt: run.endedAt,
+        ...(run.injectionTokens === undefined ? {} : { injectionTokens: run.injectionTokens }),
       });
     }
     return result;
