@@ -160,7 +160,7 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
     });
   }
   // A blocking message wakes the agents it reaches (wakeups.ts).
-  if (input.blocking === true) await deliverBlocking(ctx, messageId, recipients.map((r) => r.key));
+  if (input.blocking === true) await deliverBlocking(ctx, messageId, recipients);
   await emitEvent(ctx, {
     departmentId: channel.departmentId,
     type: "messaging.posted",

@@ -111,14 +111,16 @@ async function startFor(ctx: MutationCtx, agent: Doc<"agents">, message: Doc<"ch
 }
 
 /**
- * A blocking message was delivered to `recipientKeys`: each agent among them
- * is woken (an idle one, by a person) or interrupted at its next model call.
+ * A blocking message was delivered: each agent it is addressed to (a DM, or
+ * an @mention) is woken (an idle one, by a person) or interrupted at its
+ * next model call. Followers of a channel get it as a blocking message in
+ * their next call but are not woken for it.
  */
-export async function deliverBlocking(ctx: MutationCtx, messageId: Id<"channelMessages">, recipientKeys: readonly string[]) {
+export async function deliverBlocking(ctx: MutationCtx, messageId: Id<"channelMessages">, recipients: ReadonlyArray<{ key: string; direct: boolean }>) {
   const message = await ctx.db.get("channelMessages", messageId);
   if (message === null || !message.blocking) return;
-  for (const key of recipientKeys) {
-    if (isMemberKey(key)) continue;
+  for (const { key, direct } of recipients) {
+    if (!direct || isMemberKey(key)) continue;
     const agent = await agentBySessionKey(ctx, key);
     if (agent === null || agent.departmentId !== message.departmentId) continue;
     const busy = await activeRunOf(ctx, agent, message.context.taskId);
@@ -165,7 +167,7 @@ export async function wakeAfterRun(ctx: MutationCtx, run: Doc<"runs">, agent: Do
   }
   // The oldest unseen blocking message from a person starts the next run (it opens with all of them).
   const blocking = unread
-    .filter((row) => row.blocking && row.handledAt === undefined && messages.get(row.messageId)?.from.kind === "member")
+    .filter((row) => row.blocking && row.direct && row.handledAt === undefined && messages.get(row.messageId)?.from.kind === "member")
     .at(-1);
   if (blocking !== undefined) return (await startFor(ctx, agent, messages.get(blocking.messageId)!)) !== null;
   if (run.trigger.kind === "nudge") return false;

@@ -198,14 +198,14 @@ const CHAT_WHERE = "#maestro";
 /** The #maestro messages as the budget weighs them: peer chatter, oldest first within a tier (so the cursor moves on), a mention of the agent direct. */
 export function chatCandidates(chat: ChatContext): InjectionMessage[] {
   const handle = chat.author.toLowerCase();
-  const mentions = (text: string) => new RegExp(`(^|[^\\w-])${handle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`, "i").test(text);
+  const mention = new RegExp(`(^|[^\\w-])${handle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`, "i");
   return chat.messages.map((m) => ({
     id: `chat:${m.id}`,
     from: m.author,
     where: CHAT_WHERE,
     body: m.text,
     importance: "normal" as const,
-    direct: m.author.toLowerCase() !== handle && mentions(m.text),
+    direct: m.author.toLowerCase() !== handle && mention.test(m.text),
     aboutTask: false,
     createdAt: Date.parse(m.ts) || 0,
     kind: "chat" as const,

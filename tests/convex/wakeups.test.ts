@@ -176,6 +176,17 @@ describe("blocking messages", () => {
     expect(inbox.map((r) => r.blocking)).toEqual([true]);
   });
 
+  test("a channel's followers get it in their next call but are not woken: only those it is addressed to", async () => {
+    const { t, departmentId, grace, general } = await setup();
+    await t.run(async (ctx) => {
+      await ctx.db.insert("channelMembers", { channelId: general, departmentId, key: AGENTS.writer, name: "Writer", subscribed: true });
+    });
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "Everyone: freeze deploys", blocking: true });
+    expect(await runsOf(t, AGENTS.writer)).toEqual([]);
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "@Writer you too, stop now", blocking: true });
+    expect((await runsOf(t, AGENTS.writer)).map((r) => r.trigger.kind)).toEqual(["message"]);
+  });
+
   test("non-blocking messages start nothing", async () => {
     const { t, departmentId, grace } = await setup();
     const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
