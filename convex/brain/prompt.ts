@@ -292,11 +292,21 @@ export function injectionMiddleware(
       if (hasMessages) {
         // Lines can join into a token or two more than their sum: shrink until the section is exact.
         for (let slack = 0; ; slack += 4) {
-          const rest = buildInjection([...notOpened, ...candidates], { budget: Math.max(0, budget - used - packReserve - slack) });
-          section = [MESSAGES_HEAD, ...opening, ...(rest.text === "" ? [] : [rest.text]), MESSAGES_TAIL].join("\n");
+          const room = budget - used - packReserve - slack;
+          const rest = buildInjection([...notOpened, ...candidates], { budget: Math.max(0, room) });
+          section = opening.length === 0 && rest.text === "" ? "" : [MESSAGES_HEAD, ...opening, ...(rest.text === "" ? [] : [rest.text]), MESSAGES_TAIL].join("\n");
           sectionTokens = countTokens(section);
           shown = rest.included;
-          if (sectionTokens <= budget - packReserve || budget - used - packReserve - slack <= 0) break;
+          if (sectionTokens <= budget - packReserve || room <= 0) break;
+        }
+        if (sectionTokens > budget) {
+          // A budget too small for the frame: one line says what waits; nothing counts as shown or handled.
+          const waiting = blockingIn.length + candidates.length;
+          section = compactBody(`(${waiting} messages for you not shown: call inbox.read to list them, messages.fetch to read one.)`, budget);
+          sectionTokens = countTokens(section);
+          shown = [];
+          opening.length = 0;
+          blocking.length = 0;
         }
       }
       const shownSet = new Set(shown);

@@ -539,3 +539,21 @@ describe("the #maestro chat in runs", () => {
     expect(chat.at(-1)).toMatchObject({ author: "@dev-bot", text: "Noted, I will avoid API changes." });
   });
 });
+
+describe("blocking messages in runs", () => {
+  test("a blocking DM wakes an idle agent at once: its first call opens with the message", async () => {
+    const seenByModel: string[] = [];
+    script = ({ messages }) => {
+      seenByModel.push(messages[1].content);
+      return "Stopping the newsletter now.";
+    };
+    const taskId = await newTask("Newsletter");
+    const dm = await ada.mutation(api.channels.openDm, { departmentId, participantKeys: ["agent:writer:product"] });
+    const messageId = await ada.mutation(api.channelMessages.post, { channelId: dm, body: "Stop the newsletter, the price is wrong", blocking: true, taskId });
+    const [run] = await settled(taskId);
+    expect(run).toMatchObject({ status: "completed", trigger: { kind: "message", channelMessageId: messageId } });
+    expect(seenByModel[0]).toMatch(/^=== MESSAGES FOR YOU .*===\nYou received a message from .+ \(a DM\): Stop the newsletter, the price is wrong/);
+    expect(run.injectionTokens).toBeGreaterThan(0);
+    expect((await thread(taskId)).some((m) => m.content === "Stopping the newsletter now.")).toBe(true);
+  });
+});
