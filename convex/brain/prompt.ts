@@ -315,7 +315,7 @@ export function injectionMiddleware(
           ? null
           : buildContextPack(graph, { budget: Math.max(0, budget - sectionTokens), already: `${already()}\n\n${section}`, seen: new Set([...shown, ...blocking]) });
       if (pack !== null && pack.text !== "") user.push(pack.text);
-      if (hasMessages) {
+      if (section !== "") {
         if (opening.length > 0) user.unshift(section);
         else user.push(section);
       }

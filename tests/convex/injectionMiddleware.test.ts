@@ -73,6 +73,20 @@ describe("one injection under one budget", () => {
     }
   });
 
+  test("tiny budgets: still never over, and what was not shown is neither read nor handled", async () => {
+    const blocking = inboxMessage(1, { from: "Grace", where: "a DM", body: "Stop the newsletter, the price on the landing page is wrong", direct: true });
+    for (const budget of [1, 5, 12, 25, 40, 60, 90]) {
+      const before = state();
+      const after = state();
+      const step = injectionMiddleware({ inbox: async () => ({ blocking: [blocking], unread: [inboxMessage(2)] }), chat: async () => chat(3), pack: async () => graph }, budget);
+      await step.apply(after);
+      const injected = step.injected()!;
+      expect(injected.tokens).toBeLessThanOrEqual(budget);
+      expect(countTokens(injectedText(before, after))).toBeLessThanOrEqual(budget + 1);
+      if (!injectedText(before, after).includes("You received a message from Grace")) expect(injected.blocking).toEqual([]);
+    }
+  });
+
   test("#maestro keeps the spec's addendum and reminder; the cursor moves only over what was shown, and on the next call goes on", async () => {
     const first = chat(300);
     const step = injectionMiddleware({ chat: async () => ({ ...first, remind: true }) }, 300);
