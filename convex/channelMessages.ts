@@ -159,7 +159,7 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
       direct: r.direct,
     });
   }
-  // A blocking message wakes the agents it reaches (wakeups.ts).
+  // A blocking message wakes the agents it is addressed to, or reaches their next model call (wakeups.ts).
   if (input.blocking === true) await deliverBlocking(ctx, messageId, recipients);
   await emitEvent(ctx, {
     departmentId: channel.departmentId,
