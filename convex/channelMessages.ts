@@ -20,6 +20,7 @@ import { redactForDepartment } from "./lib/userText";
 import { checkPageSize, cleanText } from "./lib/validate";
 import { mentionCandidates } from "./messages";
 import { rateLimiter } from "./rateLimits";
+import { deliverBlocking } from "./wakeups";
 import { vActor, vArtifact, vImportance, vMention, vMessageContext, vMessageType, type Actor, type Artifact, type Importance, type Mention } from "./validators";
 
 /** Replies a thread view shows, oldest first. */
@@ -158,6 +159,8 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
       direct: r.direct,
     });
   }
+  // A blocking message wakes the agents it is addressed to, or reaches their next model call (wakeups.ts).
+  if (input.blocking === true) await deliverBlocking(ctx, messageId, recipients);
   await emitEvent(ctx, {
     departmentId: channel.departmentId,
     type: "messaging.posted",

@@ -13,6 +13,7 @@ import { boundedText, type AgentEndReason, type SubmitEvent } from "./lib/runEve
 import { recoveryFor, runLeaseMs } from "./lib/runLease";
 import { appendRunEvent, openMessageEvents } from "./runEvents";
 import { closePause } from "./pauses";
+import { wakeAfterRun } from "./wakeups";
 import schema from "./schema";
 import { postMessage } from "./messages";
 import { vRunTiming, vToolCallRecord, type RunTriggerKind } from "./validators";
@@ -39,6 +40,7 @@ export const NO_MODEL_NOTE = "No model configured: set OPENAI_API_KEY or OPENAI_
 export interface RunTrigger {
   kind: RunTriggerKind;
   messageId?: Id<"messages">;
+  channelMessageId?: Id<"channelMessages">;
   note?: string;
 }
 
@@ -106,17 +108,27 @@ export async function enqueueRun(
 }
 
 /** The submit event a trigger writes to a run's stream (de-duplicated by its message). */
-async function submitTrigger(ctx: MutationCtx, runId: Id<"runs">, trigger: RunTrigger) {
+export async function submitTrigger(ctx: MutationCtx, runId: Id<"runs">, trigger: RunTrigger) {
   const message = trigger.messageId === undefined ? null : await ctx.db.get("messages", trigger.messageId);
+  const channelMessage = trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", trigger.channelMessageId);
   let event: SubmitEvent;
   if (trigger.kind === "delegation_result") {
     event = { type: "tool_output_submitted", tool: "delegate_task", content: boundedText(trigger.note ?? message?.content ?? "") };
   } else if (message !== null) {
     event = { type: "user_message_submitted", messageId: message._id, author: actorName(message.author), content: boundedText(message.content) };
+  } else if (channelMessage !== null) {
+    event = {
+      type: "user_message_submitted",
+      channelMessageId: channelMessage._id,
+      author: actorName(channelMessage.from),
+      content: boundedText(channelMessage.body),
+      blocking: channelMessage.blocking,
+    };
   } else {
-    event = { type: "control_submitted", action: "start", by: "Maestro", note: trigger.kind };
+    event = { type: "control_submitted", action: "start", by: "Maestro", note: trigger.kind === "nudge" && trigger.note ? boundedText(trigger.note) : trigger.kind };
   }
-  await appendRunEvent(ctx, runId, event, trigger.messageId === undefined ? {} : { clientMessageId: trigger.messageId });
+  const clientMessageId = trigger.messageId ?? trigger.channelMessageId;
+  await appendRunEvent(ctx, runId, event, clientMessageId === undefined ? {} : { clientMessageId });
 }
 
 /** The agent with this session key, if it exists. */
@@ -188,9 +200,11 @@ export const recordModelCall = internalMutation({
     promptTokens: v.number(),
     completionTokens: v.number(),
     timing: vRunTiming,
+    /** Tokens the injection middleware put into this call's prompt (messages, #maestro, context pack). */
+    injectionTokens: v.optional(v.number()),
   },
   returns: v.null(),
-  handler: async (ctx, { runId, model, promptTokens, completionTokens, timing }) => {
+  handler: async (ctx, { runId, model, promptTokens, completionTokens, timing, injectionTokens }) => {
     const run = await getRunX(ctx, runId);
     await ctx.db.patch("runs", runId, {
       model,
@@ -198,6 +212,7 @@ export const recordModelCall = internalMutation({
       promptTokens: run.promptTokens + promptTokens,
       completionTokens: run.completionTokens + completionTokens,
       timings: [...run.timings, timing],
+      injectionTokens: (run.injectionTokens ?? 0) + (injectionTokens ?? 0),
     });
     return null;
   },
@@ -271,7 +286,10 @@ async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "completed" | 
   const rerun = answerFolded
     ? await enqueueRun(ctx, agent, task._id, run.foldedTrigger ?? { kind: run.trigger.kind, messageId: run.trigger.messageId })
     : null;
-  if (rerun === null || rerun.runId === null) await idleIfUnoccupied(ctx, agent);
+  if (rerun !== null && rerun.runId !== null) return;
+  // What arrived while it worked and it never saw: a blocking message, or the end-of-run nudge.
+  const woke = status !== "aborted" && (await wakeAfterRun(ctx, run, agent));
+  if (!woke) await idleIfUnoccupied(ctx, agent);
 }
 
 /** Most runs the sweeper handles per pass (the next pass takes the rest). */
@@ -359,6 +377,7 @@ const vRunView = schema.tables.runs.validator
     "timings",
     "startedAt",
     "endedAt",
+    "injectionTokens",
   )
   .extend({ _id: v.id("runs"), _creationTime: v.number(), agentName: v.string() });
 
@@ -393,6 +412,7 @@ export const listForTask = taskQuery({
         timings: run.timings,
         startedAt: run.startedAt,
         endedAt: run.endedAt,
+        ...(run.injectionTokens === undefined ? {} : { injectionTokens: run.injectionTokens }),
       });
     }
     return result;

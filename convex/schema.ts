@@ -448,6 +448,8 @@ export default defineSchema({
     readAt: v.optional(v.number()),
     /** A blocking message was taken up by the recipient's run. */
     handledAt: v.optional(v.number()),
+    /** An end-of-run nudge told the recipient agent of it: it never nudges again. */
+    nudgedAt: v.optional(v.number()),
   })
     .index("by_recipient_and_department_and_readAt", ["recipientKey", "departmentId", "readAt"])
     .index("by_recipient_and_channel_and_readAt", ["recipientKey", "channelId", "readAt"])

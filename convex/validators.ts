@@ -69,6 +69,7 @@ export const ACTIVITY_TYPES = [
   "member_role_changed",
   "member_removed",
   "delegation_created",
+  "blocking_message_received",
 ] as const;
 export const vActivityType = v.union(...ACTIVITY_TYPES.map((t) => v.literal(t)));
 export type ActivityType = Infer<typeof vActivityType>;
@@ -94,17 +95,29 @@ export const vRunStatus = v.union(
 );
 export type RunStatus = Infer<typeof vRunStatus>;
 
-/** Why a run started: an assignment, a mention, a delegated task's result, or a human's answer. */
+/**
+ * Why a run started: an assignment, a mention, a delegated task's result, a
+ * human's answer, a blocking channel message or DM, or the end-of-run nudge
+ * about what arrived while the agent worked.
+ */
 export const vRunTriggerKind = v.union(
   v.literal("assigned"),
   v.literal("mentioned"),
   v.literal("delegation_result"),
   v.literal("answer"),
+  v.literal("message"),
+  v.literal("nudge"),
 );
 export type RunTriggerKind = Infer<typeof vRunTriggerKind>;
 
 /** What started a run (or was folded into it). */
-export const vRunTrigger = v.object({ kind: vRunTriggerKind, messageId: v.optional(v.id("messages")), note: v.optional(v.string()) });
+export const vRunTrigger = v.object({
+  kind: vRunTriggerKind,
+  messageId: v.optional(v.id("messages")),
+  /** The blocking channel message or DM that started the run (kind "message"). */
+  channelMessageId: v.optional(v.id("channelMessages")),
+  note: v.optional(v.string()),
+});
 
 /** Per model call: ms assembling context, waiting for the model, dispatching tools. */
 export const vRunTiming = v.object({ contextMs: v.number(), modelMs: v.number(), dispatchMs: v.number() });

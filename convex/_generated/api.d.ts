@@ -43,6 +43,7 @@ import type * as lib_auth from "../lib/auth.js";
 import type * as lib_boardFilters from "../lib/boardFilters.js";
 import type * as lib_channels from "../lib/channels.js";
 import type * as lib_config from "../lib/config.js";
+import type * as lib_contextPack from "../lib/contextPack.js";
 import type * as lib_deltaBatcher from "../lib/deltaBatcher.js";
 import type * as lib_errors from "../lib/errors.js";
 import type * as lib_events from "../lib/events.js";
@@ -76,6 +77,7 @@ import type * as notifications from "../notifications.js";
 import type * as pauses from "../pauses.js";
 import type * as plans from "../plans.js";
 import type * as presence from "../presence.js";
+import type * as projectGraph from "../projectGraph.js";
 import type * as questions from "../questions.js";
 import type * as rateLimits from "../rateLimits.js";
 import type * as runEvents from "../runEvents.js";
@@ -94,6 +96,7 @@ import type * as tools_thread from "../tools/thread.js";
 import type * as triggers from "../triggers.js";
 import type * as users from "../users.js";
 import type * as validators from "../validators.js";
+import type * as wakeups from "../wakeups.js";
 import type * as webhooks from "../webhooks.js";
 
 /**
@@ -135,6 +138,7 @@ declare const fullApi: ApiFromModules<{
   "lib/boardFilters": typeof lib_boardFilters;
   "lib/channels": typeof lib_channels;
   "lib/config": typeof lib_config;
+  "lib/contextPack": typeof lib_contextPack;
   "lib/deltaBatcher": typeof lib_deltaBatcher;
   "lib/errors": typeof lib_errors;
   "lib/events": typeof lib_events;
@@ -168,6 +172,7 @@ declare const fullApi: ApiFromModules<{
   pauses: typeof pauses;
   plans: typeof plans;
   presence: typeof presence;
+  projectGraph: typeof projectGraph;
   questions: typeof questions;
   rateLimits: typeof rateLimits;
   runEvents: typeof runEvents;
@@ -186,6 +191,7 @@ declare const fullApi: ApiFromModules<{
   triggers: typeof triggers;
   users: typeof users;
   validators: typeof validators;
+  wakeups: typeof wakeups;
   webhooks: typeof webhooks;
 }>;
 export declare const api: FilterApi<

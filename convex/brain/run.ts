@@ -22,7 +22,7 @@ import { brainConfig } from "./config";
 import type { PauseRequest } from "../pauses";
 import { dispatchCall, settlePause, type Observation } from "./dispatch";
 import { ModelAbortedError, modelConfigFromEnv, streamModel, type ChatMessage } from "./model";
-import { assemblePrompt, BASE_MIDDLEWARES, chatMiddleware, inboxMiddleware, observationsMessage } from "./prompt";
+import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage } from "./prompt";
 import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls, stripToolCalls, type ParsedToolCall } from "./toolCalls";
 
 /** While the model is quiet, how often the action renews its lease and checks it was not stopped. */
@@ -72,14 +72,23 @@ export const execute = internalAction({
       for (let round = firstRound; ; round++) {
         const started = performance.now();
         const context = await ctx.runQuery(internal.brain.context.getAssembledContext, { runId });
-        const chat = chatMiddleware(() => ctx.runQuery(internal.chat.contextForRun, { runId }));
-        const inbox = inboxMiddleware(() => ctx.runQuery(internal.tools.messaging.inboxForRun, { runId }), config.injectionTokenBudget);
-        // The chat injection stays last, right before the model call (the chat spec).
-        const { messages, steps } = await assemblePrompt(context, [...BASE_MIDDLEWARES, inbox, chat]);
-        const injected = inbox.injected();
-        if (injected !== null) log(`inbox: ${injected.blocking.length} blocking, ${injected.shown.length} shown, ${injected.tokens} tokens`);
+        // One injection step for everything injected (inbox, #maestro chat, context pack), under one budget;
+        // it stays last, right before the model call (the chat spec).
+        const injection = injectionMiddleware(
+          {
+            inbox: () => ctx.runQuery(internal.tools.messaging.inboxForRun, { runId }),
+            chat: () => ctx.runQuery(internal.chat.contextForRun, { runId }),
+            pack: () => ctx.runQuery(internal.projectGraph.graphForRun, { runId }),
+          },
+          config.injectionTokenBudget,
+        );
+        const { messages, steps } = await assemblePrompt(context, [...BASE_MIDDLEWARES, injection]);
         for (const step of steps) log(`context: ${step}`);
-        const chatContext = chat.fetched();
+        const injected = injection.injected();
+        if (injected !== null) {
+          log(`injection: ${injected.blocking.length} blocking, ${injected.shown.length} inbox, ${injected.chatShown} chat, ${injected.packItems} pack item(s), ${injected.tokens} tokens`);
+        }
+        const chatContext = injection.fetched();
         if (chatContext !== null) log(`chat: retrieved ${chatContext.messages.length} new message(s), newPointer ${chatContext.newPointer}`);
         const contextDone = performance.now();
         log(`model request (${context.agent.model ?? model.defaultModel})`);
@@ -89,7 +98,9 @@ export const execute = internalAction({
         );
         const modelDone = performance.now();
         const calls = parseToolCalls(reply.content);
-        if (injected !== null) await ctx.runMutation(internal.tools.messaging.afterInjection, { runId, shown: injected.shown, blocking: injected.blocking });
+        if (injected !== null && injected.shown.length + injected.blocking.length > 0) {
+          await ctx.runMutation(internal.tools.messaging.afterInjection, { runId, shown: injected.shown, blocking: injected.blocking });
+        }
         if (chatContext !== null) {
           // Only now, after the model has seen them, do the messages count as read.
           const chatOnlyTurn = calls.length > 0 && calls.every((call) => isChatTool(call.name));
@@ -111,6 +122,7 @@ export const execute = internalAction({
           promptTokens: reply.promptTokens,
           completionTokens: reply.completionTokens,
           timing: { contextMs: contextDone - started, modelMs: modelDone - contextDone, dispatchMs: performance.now() - modelDone },
+          injectionTokens: injected?.tokens ?? 0,
         });
         if (paused !== null) {
           const { request, index, before, after, call } = paused;

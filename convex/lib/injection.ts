@@ -35,6 +35,10 @@ export interface InjectionMessage {
   createdAt: number;
   /** Replies of one thread share its root's id. */
   threadId?: string;
+  /** A #maestro chat message (read through its cursor, fetched with chat.getNew). */
+  kind?: "chat";
+  /** Order within a tier, highest first; the newest first when absent. */
+  rank?: number;
 }
 
 export interface Injection {
@@ -67,9 +71,12 @@ export function compactBody(body: string, maxTokens: number): string {
   return `${space > cut.length / 2 ? cut.slice(0, space) : cut}…`;
 }
 
+const rankOf = (m: InjectionMessage) => m.rank ?? m.createdAt;
+
 function line(m: InjectionMessage, maxTokens: number): string {
   const tags = [m.importance !== "normal" ? m.importance : null, m.direct ? "to you" : null].filter(Boolean).join(", ");
-  return `- ${m.from} in ${m.where}${tags ? ` (${tags})` : ""}: ${compactBody(m.body, maxTokens)}`;
+  const who = m.kind === "chat" ? `${m.where} ${m.from}` : `${m.from} in ${m.where}`;
+  return `- ${who}${tags ? ` (${tags})` : ""}: ${compactBody(m.body, maxTokens)}`;
 }
 
 function firstSentence(text: string): string {
@@ -96,9 +103,10 @@ export interface InjectionOptions {
 }
 
 const HEADER = "Messages for you since your last run:";
-function footer(omitted: Injection["omitted"]): string {
+function footer(omitted: Injection["omitted"], chat: boolean): string {
   const parts = [omitted.critical ? `${omitted.critical} critical` : null, omitted.direct ? `${omitted.direct} addressed to you` : null].filter(Boolean);
-  return `(${omitted.total} more not shown${parts.length ? `, including ${parts.join(" and ")}` : ""}: call inbox.read to list them, messages.fetch to read one.)`;
+  const handles = `call inbox.read to list them, messages.fetch to read one${chat ? ", chat.getNew for #maestro" : ""}`;
+  return `(${omitted.total} more not shown${parts.length ? `, including ${parts.join(" and ")}` : ""}: ${handles}.)`;
 }
 
 /**
@@ -113,7 +121,8 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
   if (messages.length === 0) return { text: "", tokens: 0, included: [], omitted: { total: 0, critical: 0, direct: 0 } };
 
   // Beyond the candidates' cap, the least important are counted, not read.
-  const ranked = [...messages].sort((a, b) => tier(a) - tier(b) || b.createdAt - a.createdAt);
+  const chat = messages.some((m) => m.kind === "chat");
+  const ranked = [...messages].sort((a, b) => tier(a) - tier(b) || rankOf(b) - rankOf(a));
   const skipped = ranked.slice(MAX_CANDIDATES);
   messages = ranked.slice(0, MAX_CANDIDATES);
 
@@ -132,7 +141,7 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
       units.push({
         ids: thread.map((x) => x.id),
         tier: Math.min(...thread.map(tier)),
-        newest: Math.max(...thread.map((x) => x.createdAt)),
+        newest: Math.max(...thread.map(rankOf)),
         critical: thread.filter((x) => x.importance === "critical").length,
         direct: thread.filter((x) => x.direct && x.importance !== "critical").length,
         full: [summarise(thread), ...mustShow.map((x) => line(x, 40))].join("\n"),
@@ -144,7 +153,7 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
     units.push({
       ids: [m.id],
       tier: tier(m),
-      newest: m.createdAt,
+      newest: rankOf(m),
       critical: m.importance === "critical" ? 1 : 0,
       direct: m.direct && m.importance !== "critical" ? 1 : 0,
       full: line(m, MAX_TOKENS_PER_MESSAGE),
@@ -173,7 +182,7 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
     optionalAfter[i] = u.short === null ? add(optionalAfter[i + 1], u) : optionalAfter[i + 1];
     mustAfter[i] = u.short !== null ? add(mustAfter[i + 1], u) : mustAfter[i + 1];
   }
-  const footerTokens = (c: Counts) => (c.total > 0 ? tok(footer(c)) : 0);
+  const footerTokens = (c: Counts) => (c.total > 0 ? tok(footer(c, chat)) : 0);
   const sum = (a: Counts, b: Counts): Counts => ({ total: a.total + b.total, critical: a.critical + b.critical, direct: a.direct + b.direct });
 
   let omitted: Counts = {
@@ -206,7 +215,7 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
     chosen.push({ unit, text });
     used += tok(text);
   });
-  const render = () => [HEADER, ...chosen.map((c) => c.text), ...(omitted.total > 0 ? [footer(omitted)] : [])].join("\n");
+  const render = () => [HEADER, ...chosen.map((c) => c.text), ...(omitted.total > 0 ? [footer(omitted, chat)] : [])].join("\n");
   let text = render();
   // The estimate can be off by a token or two where lines join: drop the least important until exact.
   while (countTokens(text) > budget && chosen.length > 0) {
@@ -214,7 +223,7 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
     text = render();
   }
   // A budget too small for even the header and footer: the footer alone (shortened) is all that is said.
-  if (countTokens(text) > budget) text = compactBody(footer(omitted), budget);
+  if (countTokens(text) > budget) text = compactBody(footer(omitted, chat), budget);
   const included = chosen.flatMap((c) => c.unit.ids);
   return { text, tokens: countTokens(text), included, omitted };
 }

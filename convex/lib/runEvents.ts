@@ -18,8 +18,11 @@ export const vSubmitEvent = v.union(
     type: v.literal("user_message_submitted"),
     /** The thread message that mentioned the agent or answered it. */
     messageId: v.optional(v.id("messages")),
+    /** A channel message or DM sent to the agent (a blocking one starts or interrupts its run). */
+    channelMessageId: v.optional(v.id("channelMessages")),
     author: v.string(),
     content: v.string(),
+    blocking: v.optional(v.boolean()),
   }),
   v.object({ type: v.literal("control_submitted"), action: vControlAction, by: v.string(), note: v.optional(v.string()) }),
   /** A result handed back to the run from outside it (a delegated task's outcome). */

@@ -73,6 +73,11 @@ export function describeActivity({ type, actor, data }: Describable): string {
       const parent = quoted(text(data.parentTitle));
       return `${who} delegated ${title}${to.length > 0 ? ` to ${listOf(to)}` : ""}${parent ? ` from ${parent}` : ""}`;
     }
+    case "blocking_message_received": {
+      const preview = quoted(text(data.preview));
+      const agent = text(data.agent) ?? "an agent";
+      return `${who} sent ${agent} a blocking message${data.title ? ` about ${title}` : ""}${preview ? `: ${preview}` : ""}`;
+    }
     default: {
       // A type added on the server before the client learned it.
       const unknown: never = type;

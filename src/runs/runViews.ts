@@ -13,6 +13,8 @@ const TRIGGERS: Record<RunSummary["trigger"], string> = {
   mentioned: "Mention",
   delegation_result: "Delegated result",
   answer: "Answer",
+  message: "Blocking message",
+  nudge: "Inbox nudge",
 };
 
 /** The trigger as a list cell shows it. */

@@ -40,6 +40,8 @@ const TRIGGER_LABELS: Record<RunView["trigger"]["kind"], string> = {
   mentioned: "after a mention",
   delegation_result: "after a delegated task reported back",
   answer: "after a human answered",
+  message: "after a blocking message",
+  nudge: "to review what arrived while it worked",
 };
 
 /** Queued, running and waiting runs are still in progress (Stop applies). */

@@ -527,15 +527,36 @@ describe("the #maestro chat in runs", () => {
     // The second call of the run sees nothing new from before, only its own post.
     expect(seenByModel[1]).not.toContain("Heads up");
     expect(seenByModel[1]).toContain("@dev-bot: Noted, I will avoid API changes.");
-    // Logs: the chat step is the last context step, right before the model request.
+    // Logs: the injection step (which retrieves the chat) is the last context step, right before the model request.
     const runLogs = logs.filter((l) => l.includes(`[run ${run._id}]`)).map((l) => l.split(`[run ${run._id}] `)[1]);
     const firstRequest = runLogs.findIndex((l) => l.startsWith("model request"));
-    expect(runLogs.slice(firstRequest - 2, firstRequest + 1)).toEqual([
-      "context: chat",
+    expect(runLogs.slice(firstRequest - 3, firstRequest + 1)).toEqual([
+      "context: injection",
+      expect.stringMatching(/^injection: 0 blocking, 0 inbox, 1 chat, \d+ pack item\(s\), \d+ tokens$/),
       expect.stringMatching(/^chat: retrieved \d+ new message\(s\), newPointer \d+$/),
       expect.stringMatching(/^model request/),
     ]);
+    // What was injected is summed on the run.
+    expect(run.injectionTokens).toBeGreaterThan(0);
     const chat = await ada.query(api.chat.list, { departmentId });
     expect(chat.at(-1)).toMatchObject({ author: "@dev-bot", text: "Noted, I will avoid API changes." });
+  });
+});
+
+describe("blocking messages in runs", () => {
+  test("a blocking DM wakes an idle agent at once: its first call opens with the message", async () => {
+    const seenByModel: string[] = [];
+    script = ({ messages }) => {
+      seenByModel.push(messages[1].content);
+      return "Stopping the newsletter now.";
+    };
+    const taskId = await newTask("Newsletter");
+    const dm = await ada.mutation(api.channels.openDm, { departmentId, participantKeys: ["agent:writer:product"] });
+    const messageId = await ada.mutation(api.channelMessages.post, { channelId: dm, body: "Stop the newsletter, the price is wrong", blocking: true, taskId });
+    const [run] = await settled(taskId);
+    expect(run).toMatchObject({ status: "completed", trigger: { kind: "message", channelMessageId: messageId } });
+    expect(seenByModel[0]).toMatch(/^=== MESSAGES FOR YOU .*===\nYou received a message from .+ \(a DM\): Stop the newsletter, the price is wrong/);
+    expect(run.injectionTokens).toBeGreaterThan(0);
+    expect((await thread(taskId)).some((m) => m.content === "Stopping the newsletter now.")).toBe(true);
   });
 });

@@ -170,6 +170,13 @@ describe("demoReply: a specialist", () => {
     expect(parseToolCalls(demoReply(specialist("You were assigned this task.", undefined, "in_progress")))).toEqual([]);
   });
 
+  test("woken by a blocking message: says it stopped to read it; an end-of-run nudge gets no reply", () => {
+    const why = "Grace sent you a blocking message (it opens the messages for you; message id abc). Answer it first, where it was sent (reply_thread with its id, or dm_send), then go on.";
+    expect(demoReply(specialist(why))).toBe("Got it, Grace: I've stopped to read your message and will act on it on “Signup API rate limits”.");
+    const nudge = "Your last run here has ended. While you worked, 2 messages arrived for you (Ada in #ops). They are in the messages for you: answer any that needs you with your messaging tools; if none does, reply with nothing.";
+    expect(demoReply(specialist(nudge))).toBe("");
+  });
+
   test("mentioned by someone unknown, without a quote: still a plain acknowledgement", () => {
     expect(demoReply(specialist("You were @mentioned by someone"))).toBe("Thanks. Got it; I'll take that into account on “Signup API rate limits”.");
   });

@@ -73,7 +73,7 @@ describe("the event contract", () => {
     expect(contract).toMatchInlineSnapshot(`
       [
         "harness message_update(delta)",
-        "submit user_message_submitted(messageId?, author, content)",
+        "submit user_message_submitted(messageId?, channelMessageId?, author, content, blocking?)",
         "submit control_submitted(action, by, note?)",
         "submit tool_output_submitted(tool, content)",
         "submit slash_command_invoked(name, invokedAs, args)",

@@ -105,6 +105,13 @@ const CASES: Record<ActivityType, Array<[Describable, string]>> = {
     ],
     [{ type: "delegation_created", actor: jarvis, data: { title: "Draft the hero copy" } }, "Jarvis delegated “Draft the hero copy”"],
   ],
+  blocking_message_received: [
+    [
+      { type: "blocking_message_received", actor: ada, data: { title: "Launch", agent: "Jarvis", preview: "stop the newsletter" } },
+      "Ada sent Jarvis a blocking message about “Launch”: “stop the newsletter”",
+    ],
+    [{ type: "blocking_message_received", actor: ada, data: { agent: "Jarvis" } }, "Ada sent Jarvis a blocking message"],
+  ],
 };
 
 describe("describeActivity", () => {

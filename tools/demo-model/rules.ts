@@ -20,6 +20,8 @@ type Reason =
   | { kind: "mentioned"; author: string; text: string }
   | { kind: "delegatedChanged"; text: string }
   | { kind: "answered"; text: string }
+  | { kind: "blocking"; author: string }
+  | { kind: "nudge" }
   | { kind: "unknown" };
 
 interface Prompt {
@@ -138,6 +140,9 @@ function readReason(text: string): Reason {
   if (changed) return { kind: "delegatedChanged", text: changed[1].trim() };
   const answered = /^A human answered your question(?::\s*["“]?([\s\S]*?)["”]?)?\s*$/i.exec(why);
   if (answered) return { kind: "answered", text: (answered[1] ?? "").trim() };
+  const blocking = /^(.+?) sent you a blocking message/i.exec(why);
+  if (blocking) return { kind: "blocking", author: blocking[1].trim() };
+  if (/^Your last run here has ended\./i.test(why)) return { kind: "nudge" };
   return { kind: "unknown" };
 }
 
@@ -192,6 +197,11 @@ function answerAsSpecialist(prompt: Prompt): string {
       return `Thanks for the answer. I'll carry on with ${title}.`;
     case "delegatedChanged":
       return `Noted: ${clip(reason.text)}`;
+    case "blocking":
+      return `${reason.author === "someone" ? "Got it" : `Got it, ${reason.author}`}: I've stopped to read your message and will act on it on ${title}.`;
+    case "nudge":
+      // The brain asks for nothing when no message needs an answer; the demo answers none.
+      return "";
     case "unknown":
       return `I've read the thread on ${title} and will follow up here.`;
   }

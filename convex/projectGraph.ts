@@ -1,0 +1,187 @@
+/**
+ * The project graph around a run (messaging spec, "Project Graph Context
+ * Pack"), read per model call for lib/contextPack: the task's parent,
+ * siblings and delegated tasks, the peers on its batch (the tasks one
+ * delegation tree created: follow parentTaskId to the root, then down), the
+ * active threads that involve the agent or the task, and the artifacts
+ * shared in them. Everything is bounded, and only conversations the agent
+ * may read are looked at.
+ */
+import { v } from "convex/values";
+import type { Doc, Id } from "./_generated/dataModel";
+import { internalQuery, type QueryCtx } from "./_generated/server";
+import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
+import { channelMembers } from "./channels";
+import { actorName } from "./lib/actors";
+import { canRead } from "./lib/channels";
+import type { PackArtifact, PackTask, PackThread, ProjectGraph } from "./lib/contextPack";
+
+/** How far up parentTaskId is followed to a batch's root. */
+export const MAX_BATCH_DEPTH = 10;
+/** Tasks of one batch read. */
+export const MAX_BATCH_TASKS = 60;
+/** Recent department messages scanned for active threads. */
+export const MAX_SCANNED_MESSAGES = 200;
+/** Items of each kind handed to the pack (it keeps what the budget allows). */
+const MAX_PER_KIND = 12;
+
+const vPackTask = v.object({ id: v.string(), title: v.string(), status: v.string(), assignees: v.array(v.string()) });
+export const vProjectGraph = v.object({
+  parent: v.optional(vPackTask),
+  siblings: v.array(vPackTask),
+  children: v.array(vPackTask),
+  peers: v.array(v.object({ name: v.string(), task: v.string(), status: v.string() })),
+  threads: v.array(
+    v.object({
+      id: v.string(),
+      messageIds: v.array(v.string()),
+      where: v.string(),
+      root: v.string(),
+      replies: v.number(),
+      people: v.array(v.string()),
+      latest: v.optional(v.object({ from: v.string(), body: v.string() })),
+    }),
+  ),
+  artifacts: v.array(v.object({ id: v.string(), kind: v.string(), label: v.string(), where: v.string() })),
+});
+
+async function childrenOf(ctx: QueryCtx, taskId: Id<"tasks">, limit: number) {
+  return await ctx.db
+    .query("tasks")
+    .withIndex("by_parent", (q) => q.eq("parentTaskId", taskId))
+    .take(limit);
+}
+
+/** The batch `task` belongs to: its root, then every task under it, breadth first, bounded. */
+export async function batchOf(ctx: QueryCtx, task: Doc<"tasks">): Promise<{ root: Doc<"tasks">; tasks: Array<Doc<"tasks">> }> {
+  let root = task;
+  for (let depth = 0; depth < MAX_BATCH_DEPTH && root.parentTaskId !== undefined; depth++) {
+    const parent = await ctx.db.get("tasks", root.parentTaskId);
+    if (parent === null) break;
+    root = parent;
+  }
+  const tasks = [root];
+  for (let i = 0; i < tasks.length && tasks.length < MAX_BATCH_TASKS; i++) {
+    tasks.push(...(await childrenOf(ctx, tasks[i]._id, MAX_BATCH_TASKS - tasks.length)));
+  }
+  return { root, tasks };
+}
+
+/** The graph around a run's task, as its agent may see it; null when the run is gone. */
+export const graphForRun = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: v.union(v.null(), vProjectGraph),
+  handler: async (ctx, { runId }): Promise<ProjectGraph | null> => {
+    const run = await ctx.db.get("runs", runId);
+    const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
+    const task = run === null ? null : await ctx.db.get("tasks", run.taskId);
+    if (run === null || agent === null || task === null) return null;
+    const agents = await ctx.db
+      .query("agents")
+      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", agent.departmentId))
+      .take(MAX_AGENTS_PER_DEPARTMENT);
+    const nameOf = new Map(agents.map((a) => [a.sessionKey, a.name]));
+    const packTask = (t: Doc<"tasks">): PackTask => ({
+      id: t._id,
+      title: t.title,
+      status: t.status,
+      assignees: t.assigneeSessionKeys.map((k) => nameOf.get(k) ?? k),
+    });
+
+    const { root, tasks: batch } = await batchOf(ctx, task);
+    const parent = task.parentTaskId === undefined ? undefined : batch.find((t) => t._id === task.parentTaskId);
+    const siblings = parent === undefined ? [] : batch.filter((t) => t.parentTaskId === parent._id && t._id !== task._id);
+    const children = batch.filter((t) => t.parentTaskId === task._id);
+    const peers = [];
+    const named = new Set<string>([agent.sessionKey]);
+    for (const t of batch) {
+      for (const key of t.assigneeSessionKeys) {
+        if (named.has(key)) continue;
+        named.add(key);
+        peers.push({ name: nameOf.get(key) ?? key, task: t.title, status: t.status });
+      }
+    }
+
+    // Conversations: the department's recent messages that involve the agent or this task (or its batch), where the agent may read.
+    const batchIds = new Set<string>([task._id, root._id]);
+    const recent = await ctx.db
+      .query("channelMessages")
+      .withIndex("by_department", (q) => q.eq("departmentId", agent.departmentId))
+      .order("desc")
+      .take(MAX_SCANNED_MESSAGES);
+    const readable = new Map<Id<"channels">, { channel: Doc<"channels">; ok: boolean }>();
+    const mayRead = async (channelId: Id<"channels">) => {
+      let seen = readable.get(channelId);
+      if (seen === undefined) {
+        const channel = await ctx.db.get("channels", channelId);
+        const member = channel === null ? false : (await channelMembers(ctx, channelId)).some((m) => m.key === agent.sessionKey);
+        seen = channel === null ? undefined : { channel, ok: canRead(channel, member) };
+        if (seen === undefined) return null;
+        readable.set(channelId, seen);
+      }
+      return seen.ok ? seen.channel : null;
+    };
+    const involves = (m: Doc<"channelMessages">) =>
+      (m.from.kind === "agent" && m.from.sessionKey === agent.sessionKey) ||
+      m.mentions.some((x) => x.key === agent.sessionKey) ||
+      (m.to ?? []).includes(agent.sessionKey) ||
+      (m.context.taskId !== undefined && batchIds.has(m.context.taskId)) ||
+      (m.context.batchId !== undefined && batchIds.has(m.context.batchId));
+    const groups = new Map<string, Array<Doc<"channelMessages">>>();
+    for (const m of recent) {
+      const key = m.threadRootId ?? m._id;
+      groups.set(key, [...(groups.get(key) ?? []), m]);
+    }
+    const threads: PackThread[] = [];
+    const artifacts: PackArtifact[] = [];
+    const artifactIds = new Set<string>();
+    for (const [rootId, messages] of groups) {
+      if (threads.length >= MAX_PER_KIND || !messages.some(involves)) continue;
+      const channel = await mayRead(messages[0].channelId);
+      if (channel === null) continue;
+      const first = messages.find((m) => m._id === rootId) ?? (await ctx.db.get("channelMessages", rootId as Id<"channelMessages">));
+      if (first === null) continue;
+      const where = channel.kind === "dm" ? "a DM" : `#${channel.name}`;
+      const newest = messages[0];
+      threads.push({
+        id: rootId,
+        messageIds: messages.map((m) => m._id),
+        where,
+        root: first.body,
+        replies: first.replyCount,
+        people: [...new Set([first, ...messages].map((m) => actorName(m.from)))].slice(0, 5),
+        ...(newest._id !== first._id ? { latest: { from: actorName(newest.from), body: newest.body } } : {}),
+      });
+      for (const m of [first, ...messages]) {
+        for (const artifact of m.artifacts) {
+          if (artifacts.length >= MAX_PER_KIND) break;
+          const item = await artifactItem(ctx, artifact, where);
+          if (item === null || artifactIds.has(item.id)) continue;
+          artifactIds.add(item.id);
+          artifacts.push(item);
+        }
+      }
+    }
+    return {
+      ...(parent === undefined ? {} : { parent: packTask(parent) }),
+      siblings: siblings.slice(0, MAX_PER_KIND).map(packTask),
+      children: children.slice(0, MAX_PER_KIND).map(packTask),
+      peers: peers.slice(0, MAX_PER_KIND),
+      threads,
+      artifacts,
+    };
+  },
+});
+
+/** One artifact as the pack lists it: a linked task by title and status, a link by title and URL, anything else by its name. */
+async function artifactItem(ctx: QueryCtx, artifact: Doc<"channelMessages">["artifacts"][number], where: string): Promise<PackArtifact | null> {
+  if (artifact.kind === "task") {
+    const task = await ctx.db.get("tasks", artifact.taskId);
+    return task === null ? null : { id: task._id, kind: "task", label: `"${task.title}" (${task.status.replace("_", " ")})`, where };
+  }
+  if (artifact.kind === "link") return { id: artifact.url, kind: "link", label: artifact.title ? `${artifact.title} ${artifact.url}` : artifact.url, where };
+  // Kinds added later (files) are listed by their name when they carry one.
+  const other = artifact as { kind: string; name?: unknown; storageId?: unknown };
+  const id = typeof other.storageId === "string" ? other.storageId : `${other.kind}:${String(other.name ?? "")}`;
+  return { id, kind: other.kind, label: typeof other.name === "string" ? other.name : other.kind, where };
+}

@@ -1,0 +1,261 @@
+/**
+ * Blocking messages and the end-of-run nudge (wakeups.ts): a blocking
+ * message to an idle agent starts exactly one run, to a busy agent it is
+ * folded into the run it is in (its next call opens with it); both are
+ * recorded in the run's events and on the task timeline, and handled once a
+ * call has opened with them. When a run ends, what it never saw wakes the
+ * agent once. A model is "configured" on a closed port and fake timers hold
+ * `brain/run:execute`: tests play the action's part.
+ */
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
+import type { Doc, Id } from "../../convex/_generated/dataModel";
+import { nudgeNote } from "../../convex/wakeups";
+import { AGENTS, agent, createTask, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+
+const MODEL_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY"] as const;
+let savedEnv: Record<string, string | undefined> = {};
+beforeEach(() => {
+  vi.useFakeTimers();
+  savedEnv = Object.fromEntries(MODEL_ENV.map((name) => [name, process.env[name]]));
+  process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
+  process.env.OPENAI_API_KEY = "x";
+});
+afterEach(() => {
+  vi.useRealTimers();
+  for (const name of MODEL_ENV) {
+    if (savedEnv[name] === undefined) delete process.env[name];
+    else process.env[name] = savedEnv[name];
+  }
+});
+
+async function setup() {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const grace = await signIn(t, "Grace");
+  const general = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+  return { t, departmentId, admin, grace, general };
+}
+
+const runsOf = async (t: TestConvex, sessionKey: string): Promise<Array<Doc<"runs">>> =>
+  await t.run(async (ctx) => await ctx.db.query("runs").withIndex("by_agent_and_task", (q) => q.eq("agentSessionKey", sessionKey)).collect());
+const eventsOf = async (t: TestConvex, runId: Id<"runs">) =>
+  await t.run(async (ctx) => (await ctx.db.query("runEvents").withIndex("by_run_and_seq", (q) => q.eq("runId", runId)).collect()).map((e) => e.payload));
+const activities = async (t: TestConvex) =>
+  await t.run(async (ctx) => (await ctx.db.query("activities").collect()).filter((a) => a.type === "blocking_message_received"));
+const inboxRow = async (t: TestConvex, recipientKey: string, messageId: Id<"channelMessages">) =>
+  await t.run(async (ctx) => (await ctx.db.query("inbox").withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", recipientKey).eq("messageId", messageId)).unique())!);
+
+/** Plays one model call of the run's action: what the injection showed is read, its blocking messages handled. */
+async function modelCall(t: TestConvex, runId: Id<"runs">) {
+  const inbox = (await t.query(internal.tools.messaging.inboxForRun, { runId }))!;
+  await t.mutation(internal.tools.messaging.afterInjection, { runId, shown: inbox.unread.map((m) => m.id), blocking: inbox.blocking.map((m) => m.id) });
+  return inbox;
+}
+
+async function markRunning(t: TestConvex, runId: Id<"runs">) {
+  const started = await t.mutation(internal.runs.markRunning, { runId });
+  return started!.attempt;
+}
+
+describe("blocking messages", () => {
+  test("to an idle agent: exactly one run starts on the message's task, recorded in its events and on the timeline", async () => {
+    const { t, departmentId, admin, grace } = await setup();
+    const taskId = await createTask(admin, departmentId, { title: "Newsletter" });
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    const messageId = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Stop the newsletter, the price is wrong", blocking: true, taskId });
+
+    const runs = await runsOf(t, AGENTS.writer);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ taskId, status: "queued", trigger: { kind: "message", channelMessageId: messageId } });
+    expect(await eventsOf(t, runs[0]._id)).toEqual([
+      { type: "user_message_submitted", channelMessageId: messageId, author: "Grace", content: "Stop the newsletter, the price is wrong", blocking: true },
+    ]);
+    expect(await activities(t)).toMatchObject([{ taskId, actor: { kind: "member", name: "Grace" }, data: { title: "Newsletter", agent: "Writer" } }]);
+    expect((await agent(t, AGENTS.writer)).status).toBe("active");
+
+    // The run's first call opens with it ("You received a message from Grace …"), and after the call it is handled and read.
+    await markRunning(t, runs[0]._id);
+    const context = await t.query(internal.brain.context.getAssembledContext, { runId: runs[0]._id });
+    expect(context.trigger).toMatchObject({ kind: "message" });
+    expect(context.trigger.text).toContain("Grace sent you a blocking message");
+    const shown = await modelCall(t, runs[0]._id);
+    expect(shown.blocking.map((m) => m.id)).toEqual([messageId]);
+    const row = await inboxRow(t, AGENTS.writer, messageId);
+    expect(row.handledAt).toBeDefined();
+    expect(row.readAt).toBeDefined();
+  });
+
+  test("with no task: the agent's current in-progress task, else its own inbox task (created once)", async () => {
+    const { t, departmentId, grace } = await setup();
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Urgent: call me", blocking: true });
+    const [first] = await runsOf(t, AGENTS.writer);
+    const inboxTask = await t.run(async (ctx) => (await ctx.db.get("tasks", first.taskId))!);
+    expect(inboxTask).toMatchObject({ title: "Inbox: Writer", assigneeSessionKeys: [AGENTS.writer], tags: ["inbox"] });
+    const attempt = await markRunning(t, first._id);
+    await modelCall(t, first._id);
+    await t.mutation(internal.runs.finish, { runId: first._id, attempt, status: "completed", reason: "replied", reply: "Calling." });
+
+    // Again with no task: the same inbox task, not a second one.
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Also: the logo", blocking: true });
+    const second = (await runsOf(t, AGENTS.writer)).at(-1)!;
+    expect(second.taskId).toBe(inboxTask._id);
+    expect(await t.run(async (ctx) => (await ctx.db.query("tasks").collect()).filter((x) => x.title === "Inbox: Writer").length)).toBe(1);
+    const attempt2 = await markRunning(t, second._id);
+    await modelCall(t, second._id);
+    await t.mutation(internal.runs.finish, { runId: second._id, attempt: attempt2, status: "completed", reason: "replied" });
+
+    // An agent working on an in-progress task gets it there.
+    const working = await t.run(async (ctx) => {
+      const writer = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.writer)).unique())!;
+      return await ctx.db.insert("tasks", {
+        departmentId,
+        title: "Copy deck",
+        description: "",
+        status: "in_progress",
+        priority: "medium",
+        tags: [],
+        assigneeSessionKeys: [writer.sessionKey],
+        createdBy: "system",
+        order: 1,
+        updatedAt: 0,
+      });
+    });
+    const done = await insertRun(t, AGENTS.writer, working, "completed");
+    expect(done).toBeDefined();
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "And the footer", blocking: true });
+    expect((await runsOf(t, AGENTS.writer)).at(-1)!.taskId).toBe(working);
+  });
+
+  test("to a busy agent: no new run; its next call opens with it, the run's events and the timeline record it; handled after", async () => {
+    const { t, departmentId, admin, grace, general } = await setup();
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const runId = await insertRun(t, AGENTS.writer, taskId);
+    const messageId = await grace.mutation(api.channelMessages.post, { channelId: general, body: "@Writer hold the press release", blocking: true });
+    const runs = await runsOf(t, AGENTS.writer);
+    expect(runs.map((r) => r._id)).toEqual([runId]);
+    expect(runs[0]).toMatchObject({ foldedTriggers: 1, rerunRequested: false });
+    expect(await eventsOf(t, runId)).toEqual([
+      { type: "user_message_submitted", channelMessageId: messageId, author: "Grace", content: "@Writer hold the press release", blocking: true },
+    ]);
+    expect(await activities(t)).toMatchObject([{ taskId, data: { agent: "Writer", title: "Launch" } }]);
+    const inbox = await modelCall(t, runId);
+    expect(inbox.blocking.map((m) => [m.id, m.from])).toEqual([[messageId, "Grace"]]);
+    expect((await inboxRow(t, AGENTS.writer, messageId)).handledAt).toBeDefined();
+    // Handled: the next call does not open with it again.
+    expect((await t.query(internal.tools.messaging.inboxForRun, { runId }))!.blocking).toEqual([]);
+  });
+
+  test("a busy run that ends before another call: the blocking message starts the next run, once", async () => {
+    const { t, departmentId, admin, grace, general } = await setup();
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const runId = await insertRun(t, AGENTS.writer, taskId);
+    await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
+    const messageId = await grace.mutation(api.channelMessages.post, { channelId: general, body: "@Writer stop", blocking: true });
+    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied" });
+    const runs = await runsOf(t, AGENTS.writer);
+    expect(runs.map((r) => [r.status, r.trigger.kind])).toEqual([
+      ["completed", "assigned"],
+      ["queued", "message"],
+    ]);
+    expect(runs[1].trigger.channelMessageId).toBe(messageId);
+    // That run fails before any call: the message does not start a third.
+    const attempt = await markRunning(t, runs[1]._id);
+    await t.mutation(internal.runs.finish, { runId: runs[1]._id, attempt, status: "error", reason: "model down" });
+    expect(await runsOf(t, AGENTS.writer)).toHaveLength(2);
+  });
+
+  test("an agent's blocking message interrupts a busy agent but never wakes an idle one", async () => {
+    const { t, departmentId, admin } = await setup();
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const jarvisRun = await insertRun(t, AGENTS.jarvis, taskId);
+    await t.mutation(internal.tools.messaging.postChannelTool, { runId: jarvisRun, channel: "general", body: "@Writer drop everything", blocking: true });
+    expect(await runsOf(t, AGENTS.writer)).toEqual([]);
+    const inbox = await t.run(async (ctx) => await ctx.db.query("inbox").withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", AGENTS.writer)).collect());
+    expect(inbox.map((r) => r.blocking)).toEqual([true]);
+  });
+
+  test("a channel's followers get it in their next call but are not woken: only those it is addressed to", async () => {
+    const { t, departmentId, grace, general } = await setup();
+    await t.run(async (ctx) => {
+      await ctx.db.insert("channelMembers", { channelId: general, departmentId, key: AGENTS.writer, name: "Writer", subscribed: true });
+    });
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "Everyone: freeze deploys", blocking: true });
+    expect(await runsOf(t, AGENTS.writer)).toEqual([]);
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "@Writer you too, stop now", blocking: true });
+    expect((await runsOf(t, AGENTS.writer)).map((r) => r.trigger.kind)).toEqual(["message"]);
+  });
+
+  test("non-blocking messages start nothing", async () => {
+    const { t, departmentId, grace } = await setup();
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "When you have a minute" });
+    expect(await runsOf(t, AGENTS.writer)).toEqual([]);
+  });
+});
+
+describe("the end-of-run nudge", () => {
+  test("what arrived unread during a run nudges once; the nudge run never nudges; nothing new, no nudge", async () => {
+    const { t, departmentId, admin, grace } = await setup();
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    const adaDm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    // Arrived before the run: not "while it worked".
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "old news" });
+    const runId = await insertRun(t, AGENTS.writer, taskId);
+    await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
+    const first = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Can you check the pricing table?" });
+    await admin.mutation(api.channelMessages.post, { channelId: adaDm, body: "FYI the launch moved" });
+    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied" });
+
+    const runs = await runsOf(t, AGENTS.writer);
+    expect(runs.map((r) => [r.status, r.trigger.kind])).toEqual([
+      ["completed", "assigned"],
+      ["queued", "nudge"],
+    ]);
+    const nudge = runs[1];
+    expect(nudge.taskId).toBe(taskId);
+    expect(nudge.trigger.note).toBe("While you worked, 2 messages arrived for you (Grace in a DM; Ada in a DM).");
+    expect((await inboxRow(t, AGENTS.writer, first)).nudgedAt).toBeDefined();
+    expect(await eventsOf(t, nudge._id)).toEqual([{ type: "control_submitted", action: "start", by: "Maestro", note: nudge.trigger.note }]);
+    const context = await t.query(internal.brain.context.getAssembledContext, { runId: nudge._id });
+    expect(context.trigger.text).toContain("While you worked, 2 messages arrived for you");
+
+    // The nudge run does not read them, more arrive, and it ends: no nudge from a nudge.
+    const attempt = await markRunning(t, nudge._id);
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "ping" });
+    await t.mutation(internal.runs.finish, { runId: nudge._id, attempt, status: "completed", reason: "replied" });
+    expect(await runsOf(t, AGENTS.writer)).toHaveLength(2);
+    expect((await agent(t, AGENTS.writer)).status).toBe("idle");
+
+    // A later run where nothing new arrived: the already-nudged messages nudge no more.
+    const later = await insertRun(t, AGENTS.writer, taskId);
+    await t.run(async (ctx) => ctx.db.patch("runs", later, { attempt: 1 }));
+    await t.mutation(internal.runs.finish, { runId: later, attempt: 1, status: "completed", reason: "replied" });
+    expect(await runsOf(t, AGENTS.writer)).toHaveLength(3);
+  });
+
+  test("what the run was shown does not nudge, nor does a stopped run", async () => {
+    const { t, departmentId, admin, grace } = await setup();
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    const runId = await insertRun(t, AGENTS.writer, taskId);
+    await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "seen in the call" });
+    await modelCall(t, runId);
+    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied" });
+    expect(await runsOf(t, AGENTS.writer)).toHaveLength(1);
+
+    const stopped = await insertRun(t, AGENTS.writer, taskId);
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "arrives while stopping" });
+    await admin.mutation(api.runs.stop, { taskId, runId: stopped });
+    expect(await runsOf(t, AGENTS.writer)).toHaveLength(2);
+  });
+
+  test("the nudge's words name who and where, briefly", () => {
+    expect(nudgeNote([{ from: "Ada", where: "#ops" }])).toBe("While you worked, 1 message arrived for you (Ada in #ops).");
+    const many = ["A", "B", "C", "D", "E"].map((from) => ({ from, where: "#ops" }));
+    expect(nudgeNote(many)).toBe("While you worked, 5 messages arrived for you (A in #ops; B in #ops; C in #ops; and 2 more).");
+  });
+});
