@@ -4,6 +4,7 @@ import { useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { NewTaskDialog } from "../task/NewTaskDialog";
+import { requestSlashInsert } from "../slash/insert";
 import { openTask } from "../task/taskHash";
 import { CommandPalette, type PaletteItem } from "./CommandPalette";
 import { agentPath, agentSlugOf } from "./routes";
@@ -58,6 +59,8 @@ export function ShellShortcuts({ departmentId, departmentSlug, writable }: Props
   function pick(item: PaletteItem) {
     close();
     if (item.kind === "task") openTask(item.id);
+    // The composer on screen (the open task's, else #maestro's) takes the command to fill in and send.
+    else if (item.kind === "command") requestSlashInsert(`${item.label} `);
     else void navigate(agentPath(departmentSlug, agentSlugOf(item.sessionKey)));
   }
 

@@ -13,6 +13,9 @@ import { Drawer } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { Composer } from "./Composer";
+import { ModeBadges } from "../slash/ModeBadge";
+import type { SlashSupport } from "../slash/slash";
+import { useSlashSupport } from "../slash/useSlashSupport";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import type { MentionCandidate } from "./mentions";
 import { useNow } from "./relativeTime";
@@ -40,6 +43,8 @@ type ViewProps = {
   now: number;
   /** Shown above the thread; the container passes the live `AgentActivity`. */
   activity?: ReactNode;
+  /** Slash commands in the composer. */
+  slash?: SlashSupport;
 };
 
 /** Who the composer can @mention. */
@@ -69,6 +74,7 @@ export function TaskDrawerView({
   headingId,
   now,
   activity,
+  slash,
 }: ViewProps) {
   const [failure, setFailure] = useState<string | null>(null);
   const report = (error: unknown) => setFailure(userMessage(error));
@@ -89,6 +95,7 @@ export function TaskDrawerView({
           <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-500 dark:text-slate-400">
             <span aria-hidden="true" className={`size-2 rounded-full ${status.className}`} />
             {status.label}
+            <ModeBadges leadMode={task.leadMode} model={task.model} />
           </span>
           <TaskTitle task={task} headingId={headingId} edits={edits} onError={report} />
         </div>
@@ -135,6 +142,7 @@ export function TaskDrawerView({
         {writable ? (
           <Composer
             candidates={candidates}
+            slash={slash}
             onSend={async (content) => {
               follow.followNext();
               await onSend(content);
@@ -229,6 +237,7 @@ export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment }: Drawer
 function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingId }: DrawerProps & { headingId: string }) {
   const task = useQuery(api.tasks.get, { taskId });
   const taskDepartmentId = task?.departmentId;
+  const slash = useSlashSupport(taskDepartmentId, taskId);
   useEffect(() => {
     if (taskDepartmentId !== undefined) onDepartment?.(taskId, taskDepartmentId);
   }, [taskId, taskDepartmentId, onDepartment]);
@@ -275,6 +284,7 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingI
       headingId={headingId}
       now={now}
       activity={<AgentActivity taskId={taskId} now={now} />}
+      slash={slash}
     />
   );
 }
