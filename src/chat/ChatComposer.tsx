@@ -78,7 +78,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
     >
       {error && <InlineError className="px-2 py-1.5 text-xs">{error}</InlineError>}
       <div className="relative flex items-end gap-2">
-        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
+        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
         <TextArea
           ref={textareaRef}
           aria-label="Message #maestro"
@@ -104,7 +104,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
           {sending ? "Sending…" : "Send"}
         </Button>
       </div>
-      <SlashStatus slash={slash} text={text} menuOpen={slashMenu.open} notice={slashSend.notice} />
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={slashSend.notice} />
       <div id={counterId} className="text-[11px] leading-4 text-slate-500 dark:text-slate-400">
         <span data-testid="chat-char-count" className={cn("tabular-nums", over && "font-medium text-rose-700")}>
           {count.format(content.length)} / {count.format(maxMessageChars)}

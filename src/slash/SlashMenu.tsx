@@ -3,6 +3,9 @@ import { cn } from "../lib/cn";
 import { onSlashInsert } from "./insert";
 import { matchSlashCommands, slashQuery, type SlashCommandItem } from "./slash";
 
+/** Most commands the list shows at once; typing more of the name narrows it. */
+export const MAX_LISTED = 50;
+
 /**
  * The `/` autocomplete both composers share: open while the text up to the
  * caret is `/` and part of a name; arrow keys move, Enter or Tab picks
@@ -12,7 +15,9 @@ export function useSlashMenu(text: string, caret: number, commands: readonly Sla
   const query = commands === undefined ? null : slashQuery(text, caret);
   const [selection, setSelection] = useState<{ query: string | null; index: number }>({ query: null, index: 0 });
   const [dismissed, setDismissed] = useState<string | null>(null);
-  const items = query === null || query === dismissed || commands === undefined ? [] : matchSlashCommands(commands, query);
+  const matches = query === null || query === dismissed || commands === undefined ? [] : matchSlashCommands(commands, query);
+  // A long registry is narrowed by typing; the list itself stays short (and quick to render).
+  const items = matches.length > MAX_LISTED ? matches.slice(0, MAX_LISTED) : matches;
   const open = items.length > 0;
   // A new name typed starts from the top of the list.
   const active = selection.query === query ? Math.min(selection.index, Math.max(0, items.length - 1)) : 0;
@@ -40,7 +45,9 @@ export function useSlashMenu(text: string, caret: number, commands: readonly Sla
     return false;
   }
 
-  return { open, items, active, setActive: (index: number) => setSelection({ query, index }), onKeyDown };
+  // A name typed in full (/stop) already says what it does: its preview shows even while the list is open.
+  const previewable = !open || (query !== null && items.some((item) => item.name === query));
+  return { open, items, more: matches.length - items.length, active, setActive: (index: number) => setSelection({ query, index }), onKeyDown, previewable };
 }
 
 /** The text a picked command leaves in the composer. */
@@ -51,6 +58,8 @@ export function pickedText(item: SlashCommandItem): string {
 type MenuProps = {
   id: string;
   items: readonly SlashCommandItem[];
+  /** Matching commands not listed. */
+  more?: number;
   active: number;
   onPick: (item: SlashCommandItem) => void;
   onHover: (index: number) => void;
@@ -59,7 +68,7 @@ type MenuProps = {
 export const slashOptionId = (listId: string, index: number) => `${listId}-slash-${index}`;
 
 /** The list itself: name, argument hint and description per command. */
-export function SlashMenu({ id, items, active, onPick, onHover }: MenuProps) {
+export function SlashMenu({ id, items, more = 0, active, onPick, onHover }: MenuProps) {
   return (
     <ul
       id={id}
@@ -94,6 +103,11 @@ export function SlashMenu({ id, items, active, onPick, onHover }: MenuProps) {
           <span className="truncate text-xs text-slate-500 dark:text-slate-400">{item.description}</span>
         </li>
       ))}
+      {more > 0 && (
+        <li role="presentation" className="px-3 py-1.5 text-xs text-slate-500 dark:text-slate-400">
+          {more} more: keep typing the name
+        </li>
+      )}
     </ul>
   );
 }

@@ -20,7 +20,13 @@ export function useSlashSend(slash: SlashSupport | undefined, onSend: (content: 
   return { send, notice, clearNotice: () => setNotice(null) };
 }
 
-type StatusProps = { slash: SlashSupport | undefined; text: string; menuOpen: boolean; notice: string | null };
+type StatusProps = {
+  slash: SlashSupport | undefined;
+  text: string;
+  /** The autocomplete is open on a partial name: no preview yet. */
+  menuOpen: boolean;
+  notice: string | null;
+};
 
 /** Under the box: the live preview while a command is typed, else what the last command did. */
 export function SlashStatus({ slash, text, menuOpen, notice }: StatusProps) {

@@ -128,7 +128,7 @@ export function Composer({ candidates, onSend, slash }: Props) {
     >
       {error && <InlineError>{error}</InlineError>}
       <div className="relative">
-        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
+        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
         {open && (
           <ul
             id={listId}
@@ -184,7 +184,7 @@ export function Composer({ candidates, onSend, slash }: Props) {
           className="max-h-48 min-h-20"
         />
       </div>
-      <SlashStatus slash={slash} text={text} menuOpen={slashMenu.open} notice={slashSend.notice} />
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={slashSend.notice} />
       <div className="flex items-center justify-between gap-3">
         <p id={hintId} className="text-xs text-slate-500 dark:text-slate-400">
           Markdown works. <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends.

@@ -156,3 +156,16 @@ describe("the command palette", () => {
     expect(onPick).toHaveBeenCalledWith({ kind: "command", id: "delegate", label: "/delegate", detail: "Delegate a new task to an agent directly" });
   });
 });
+
+describe("the preview while the list is open", () => {
+  it("shows for a name typed in full, not for a partial one", () => {
+    const preview = vi.fn((): SlashPreviewResult => ({ ok: true, kind: "action", text: "Lists the commands.", target: null }));
+    render(<ChatComposer maxMessageChars={4000} onSend={vi.fn()} slash={support(vi.fn(), preview)} />);
+    const textarea = screen.getByLabelText("Message #maestro") as HTMLTextAreaElement;
+    type(textarea, "/he");
+    expect(screen.queryByTestId("slash-preview")).toBeNull();
+    type(textarea, "/help");
+    expect(screen.getByRole("listbox", { name: "Slash commands" })).toBeTruthy();
+    expect(screen.getByTestId("slash-preview").textContent).toContain("Lists the commands.");
+  });
+});
