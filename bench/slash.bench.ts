@@ -7,6 +7,7 @@
  */
 import os from "node:os";
 import { JSDOM } from "jsdom";
+import type { SlashCommandItem } from "../src/slash/slash";
 import { summarize } from "./stats";
 
 const COMMANDS = 200;
@@ -33,9 +34,8 @@ const { createRoot } = await import("react-dom/client");
 const { flushSync } = await import("react-dom");
 const { ChatComposer } = await import("../src/chat/ChatComposer");
 const { MAX_LISTED } = await import("../src/slash/SlashMenu");
-type Item = import("../src/slash/slash").SlashCommandItem;
 
-const commands: Item[] = Array.from({ length: COMMANDS }, (_, i) => ({
+const commands: SlashCommandItem[] = Array.from({ length: COMMANDS }, (_, i) => ({
   name: `command-${String(i).padStart(3, "0")}`,
   description: `Command number ${i}: does something useful for the squad`,
   argumentHint: i % 3 === 0 ? "<agent> <title>" : "[focus]",
