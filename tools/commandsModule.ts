@@ -30,8 +30,10 @@ export function commandsModuleSource(projectRoot: string): string {
   ].join("\n");
 }
 
-/** Writes the module when its contents changed; returns whether it did. */
+/** Writes the module when its contents changed (projects without `commands/` are left alone); returns whether it did. */
 export function writeCommandsModule(projectRoot: string): boolean {
+  // Another Convex project (a test fixture) has no slash commands to bundle.
+  if (!existsSync(path.join(projectRoot, "commands"))) return false;
   const file = path.join(projectRoot, COMMANDS_MODULE);
   const source = commandsModuleSource(projectRoot);
   if (existsSync(file) && readFileSync(file, "utf8") === source) return false;
