@@ -441,13 +441,19 @@ export const stop = taskMutation({
   handler: async (ctx, { runId }) => {
     const run = await ctx.db.get("runs", runId);
     if (run === null || run.taskId !== ctx.task._id) throw new MaestroError("NOT_FOUND", "Run not found.");
-    if (run.status !== "queued" && run.status !== "running" && run.status !== "waiting") return null;
-    const by = actorName(memberActor(ctx.member));
-    await appendRunEvent(ctx, runId, { type: "control_submitted", action: "stop", by });
-    await endRun(ctx, run, "aborted", `stopped by ${by}`);
+    await stopRun(ctx, run, ctx.member);
     return null;
   },
 });
+
+/** Stops `run` if it is queued, running or waiting for a person (runs.stop and /stop); false when it had already ended. */
+export async function stopRun(ctx: MutationCtx, run: Doc<"runs">, member: Doc<"members">): Promise<boolean> {
+  if (run.status !== "queued" && run.status !== "running" && run.status !== "waiting") return false;
+  const by = actorName(memberActor(member));
+  await appendRunEvent(ctx, run._id, { type: "control_submitted", action: "stop", by });
+  await endRun(ctx, run, "aborted", `stopped by ${by}`);
+  return true;
+}
 
 /** What the thread shows while an agent's reply streams in: partial text without tool-call lines. */
 export function typingPreview(text: string): string {

@@ -33,6 +33,7 @@ import {
   vRunPause,
 } from "./validators";
 import { vRunEventKind, vRunEventPayload } from "./lib/runEvents";
+import { SLASH_ACTIONS } from "./lib/slashCommands";
 
 export default defineSchema({
   // Convex Auth's tables (accounts, sessions, refresh tokens, its failed-attempt limits).
@@ -314,6 +315,34 @@ export default defineSchema({
   })
     .index("by_task", ["taskId"])
     .index("by_run", ["runId"]),
+
+  /** A department's own slash commands (admins edit them in settings); each overrides a global command of the same name. */
+  slashCommands: defineTable({
+    departmentId: v.id("departments"),
+    name: v.string(),
+    description: v.string(),
+    argumentHint: v.string(),
+    /** Absent: a prompt command. */
+    action: v.optional(v.union(...SLASH_ACTIONS.map((a) => v.literal(a)))),
+    passArguments: v.boolean(),
+    template: v.string(),
+    updatedBy: v.id("users"),
+    updatedAt: v.number(),
+  }).index("by_department_and_name", ["departmentId", "name"]),
+
+  /** Slash-command invocations and failures that involved no run (those land in the run's event stream). */
+  commandEvents: defineTable({
+    departmentId: v.id("departments"),
+    /** Absent for commands typed in #maestro. */
+    taskId: v.optional(v.id("tasks")),
+    userId: v.id("users"),
+    payload: v.union(
+      v.object({ type: v.literal("slash_command_invoked"), name: v.string(), invokedAs: v.string(), args: v.string() }),
+      v.object({ type: v.literal("slash_command_failed"), name: v.string(), invokedAs: v.string(), error: v.string() }),
+    ),
+  })
+    .index("by_task", ["taskId"])
+    .index("by_department", ["departmentId"]),
 
   /** A department admin's overrides of the JSON config's chat defaults (one document per department). */
   settings: defineTable({

@@ -365,25 +365,28 @@ export const move = taskMutation({
 export const assign = taskMutation({
   args: { assigneeSessionKeys: v.array(v.string()) },
   returns: v.null(),
-  handler: async (ctx, { taskId, assigneeSessionKeys }) => {
-    const { task, member } = ctx;
-    const actor = memberActor(member);
-    const assignees = await resolveAssignees(ctx, task.departmentId, assigneeSessionKeys);
-    const keys = assignees.map((a) => a.sessionKey);
-    const added = keys.filter((key) => !task.assigneeSessionKeys.includes(key));
-    await ctx.db.patch("tasks", taskId, { assigneeSessionKeys: keys, updatedAt: Date.now() });
-    await recordActivity(ctx, {
-      departmentId: task.departmentId,
-      type: "task_assigned",
-      actor,
-      taskId,
-      data: { title: task.title, assignees: assignees.map((a) => a.name).join(", ") },
-    });
-    if (added.length > 0) await notifyAssignees(ctx, { ...task, assigneeSessionKeys: keys }, added);
-    if (task.status === "inbox" && keys.length > 0) await moveTask(ctx, actor, task, "assigned");
+  handler: async (ctx, { assigneeSessionKeys }) => {
+    await assignTask(ctx, memberActor(ctx.member), ctx.task, assigneeSessionKeys);
     return null;
   },
 });
+
+/** Sets a task's assignees (also /assign); newly added agents are notified and triggered. */
+export async function assignTask(ctx: MutationCtx, actor: Actor, task: Doc<"tasks">, assigneeSessionKeys: string[]) {
+  const assignees = await resolveAssignees(ctx, task.departmentId, assigneeSessionKeys);
+  const keys = assignees.map((a) => a.sessionKey);
+  const added = keys.filter((key) => !task.assigneeSessionKeys.includes(key));
+  await ctx.db.patch("tasks", task._id, { assigneeSessionKeys: keys, updatedAt: Date.now() });
+  await recordActivity(ctx, {
+    departmentId: task.departmentId,
+    type: "task_assigned",
+    actor,
+    taskId: task._id,
+    data: { title: task.title, assignees: assignees.map((a) => a.name).join(", ") },
+  });
+  if (added.length > 0) await notifyAssignees(ctx, { ...task, assigneeSessionKeys: keys }, added);
+  if (task.status === "inbox" && keys.length > 0) await moveTask(ctx, actor, task, "assigned");
+}
 
 /** Edits a task's title, description, priority or tags. */
 export const update = taskMutation({

@@ -4,19 +4,23 @@
  * deployment's analysis of `convex/convex.config.ts`; here the config is
  * evaluated locally (as the offline backend does) and `components` is written
  * in the form `npx convex dev` writes it, importing each installed
- * component's own `ComponentApi` type. Safe to run any number of times.
+ * component's own `ComponentApi` type. It also bundles the global slash
+ * commands (commands/*.md, tools/commandsModule.ts). Safe to run any number of times.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { discoverComponents, type InstalledComponent } from "./local-backend/modules.js";
+import { writeCommandsModule } from "./commandsModule.js";
 
 const COMPONENTS_JS = /\nexport const components = componentsGeneric\(\);\n?$/;
 const COMPONENTS_DTS = /\nexport declare const components: \{[\s\S]*$/;
 
 /** Runs Convex's codegen for `projectRoot`, then adds the components it installs. */
 export async function codegen(projectRoot: string): Promise<InstalledComponent[]> {
+  // First: the slash-command module is a convex/ source file like any other.
+  writeCommandsModule(projectRoot);
   const convexBin = path.join(projectRoot, "node_modules", ".bin", "convex");
   execFileSync(convexBin, ["codegen", "--system-udfs", "--typecheck", "disable"], { cwd: projectRoot, stdio: "inherit" });
   const convexDir = path.join(projectRoot, "convex");

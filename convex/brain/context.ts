@@ -125,7 +125,8 @@ export const getAssembledContext = internalQuery({
         kind: agent.kind,
         sessionKey: agent.sessionKey,
         systemPrompt: agent.systemPrompt,
-        model: agent.model,
+        // /model (set_model) on the task wins over the agent's own model.
+        model: task.model ?? agent.model,
         isSquadLead: agent.isSquadLead,
       },
       leadMode: await leadModeFor(ctx, task),

@@ -4,7 +4,8 @@ import type { Doc, Id } from "../_generated/dataModel";
 import { env, internalAction, internalMutation, internalQuery, type MutationCtx } from "../_generated/server";
 import { MAX_AGENTS_PER_DEPARTMENT } from "../agents";
 import { agentActor } from "../lib/actors";
-import { resolveAgentNames } from "../lib/agentNames";
+import type { Actor } from "../validators";
+import { resolveAgentNames, type RosterEntry } from "../lib/agentNames";
 import { recordActivity } from "../lib/activity";
 import { MaestroError } from "../lib/errors";
 import { postMessage } from "../messages";
@@ -132,6 +133,77 @@ const MAX_MESSAGES_SCANNED = 200;
 
 const vCreated = v.object({ ok: v.literal(true), taskId: v.id("tasks"), title: v.string(), created: v.boolean() });
 
+/** Who delegates: an agent (delegate_task) or a person (/delegate); `delegatedBy` is what the task's badge names. */
+export interface Delegator {
+  actor: Actor;
+  delegatedBy: string;
+}
+
+/**
+ * Creates a delegated task and its first instruction message, after the
+ * guards that span runs: the delegation depth, the task tree's budget and, on
+ * a result, re-delegating the same work. Used by delegate_task and /delegate.
+ */
+export async function createDelegation(
+  ctx: MutationCtx,
+  delegator: Delegator,
+  args: {
+    departmentId: Id<"departments">;
+    title: string;
+    description: string;
+    assigneeSessionKeys: string[];
+    instruction: string;
+    priority?: Doc<"tasks">["priority"];
+    tags?: string[];
+    parentTaskId?: Id<"tasks">;
+    key?: string;
+    onResult?: boolean;
+  },
+): Promise<Infer<typeof vCreated> | { ok: false; guard: Infer<typeof vGuardStop> }> {
+  if (args.parentTaskId !== undefined) {
+    const { maxDelegationDepth } = brainConfig();
+    const budget = maxDelegationsPerTree(env);
+    const tree = await delegationTree(ctx, args.parentTaskId, budget);
+    if (tree.depth >= maxDelegationDepth) return { ok: false as const, guard: guards.depth(tree.depth, maxDelegationDepth) };
+    if (tree.delegations >= budget) return { ok: false as const, guard: guards.treeBudget(budget, tree.root.title) };
+    if (args.onResult === true) {
+      const repeated = await redelegatedWork(ctx, args.parentTaskId, args.title);
+      if (repeated !== null) return { ok: false as const, guard: guards.redelegation(repeated.title, repeated.status) };
+    }
+  }
+  const actor = delegator.actor;
+  const taskId = await createTask(ctx, actor, {
+    departmentId: args.departmentId,
+    title: args.title,
+    description: args.description,
+    priority: args.priority,
+    tags: args.tags,
+    assigneeSessionKeys: args.assigneeSessionKeys,
+    parentTaskId: args.parentTaskId,
+    delegatedBy: delegator.delegatedBy,
+  });
+  if (args.key !== undefined) await ctx.db.patch("tasks", taskId, { delegationKey: args.key });
+  const task = await getTaskX(ctx, taskId);
+  const names = [];
+  for (const key of args.assigneeSessionKeys) {
+    const agent = await ctx.db
+      .query("agents")
+      .withIndex("by_sessionKey", (q) => q.eq("sessionKey", key))
+      .unique();
+    if (agent !== null) names.push(agent.name);
+  }
+  const mentions = names.map((name) => `@${name}`).join(" ");
+  await postMessage(ctx, actor, task, `${mentions} ${args.instruction.trim()}`);
+  await recordActivity(ctx, {
+    departmentId: args.departmentId,
+    type: "delegation_created",
+    actor,
+    taskId,
+    data: { title: task.title, assignees: names.join(", "), parentTitle: args.parentTaskId === undefined ? null : ((await ctx.db.get("tasks", args.parentTaskId))?.title ?? null) },
+  });
+  return { ok: true as const, taskId, title: task.title, created: true };
+}
+
 /**
  * Creates the delegated task and its first instruction message in one
  * transaction, so a delegation is never half made. Idempotent by key. The
@@ -169,50 +241,46 @@ export const createDelegatedTask = internalMutation({
     if (delegator === null || delegator.departmentId !== args.departmentId) {
       throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
     }
-    if (args.parentTaskId !== undefined) {
-      const { maxDelegationDepth } = brainConfig();
-      const budget = maxDelegationsPerTree(env);
-      const tree = await delegationTree(ctx, args.parentTaskId, budget);
-      if (tree.depth >= maxDelegationDepth) return { ok: false as const, guard: guards.depth(tree.depth, maxDelegationDepth) };
-      if (tree.delegations >= budget) return { ok: false as const, guard: guards.treeBudget(budget, tree.root.title) };
-      if (args.onResult === true) {
-        const repeated = await redelegatedWork(ctx, args.parentTaskId, args.title);
-        if (repeated !== null) return { ok: false as const, guard: guards.redelegation(repeated.title, repeated.status) };
-      }
-    }
-    const actor = agentActor(delegator);
-    const taskId = await createTask(ctx, actor, {
-      departmentId: args.departmentId,
-      title: args.title,
-      description: args.description,
-      priority: args.priority,
-      tags: args.tags,
-      assigneeSessionKeys: args.assigneeSessionKeys,
-      parentTaskId: args.parentTaskId,
-      delegatedBy: delegator.sessionKey,
-    });
-    if (args.key !== undefined) await ctx.db.patch("tasks", taskId, { delegationKey: args.key });
-    const task = await getTaskX(ctx, taskId);
-    const names = [];
-    for (const key of args.assigneeSessionKeys) {
-      const agent = await ctx.db
-        .query("agents")
-        .withIndex("by_sessionKey", (q) => q.eq("sessionKey", key))
-        .unique();
-      if (agent !== null) names.push(agent.name);
-    }
-    const mentions = names.map((name) => `@${name}`).join(" ");
-    await postMessage(ctx, actor, task, `${mentions} ${args.instruction.trim()}`);
-    await recordActivity(ctx, {
-      departmentId: args.departmentId,
-      type: "delegation_created",
-      actor,
-      taskId,
-      data: { title: task.title, assignees: names.join(", "), parentTitle: args.parentTaskId === undefined ? null : ((await ctx.db.get("tasks", args.parentTaskId))?.title ?? null) },
-    });
-    return { ok: true as const, taskId, title: task.title, created: true };
+    return await createDelegation(ctx, { actor: agentActor(delegator), delegatedBy: delegator.sessionKey }, args);
   },
 });
+
+type DelegationProblem = Extract<DelegationResult, { problem: "unknown_assignee" | "invalid" }>;
+
+/**
+ * The checks every delegation passes before anything is written (delegate_task
+ * and /delegate, named by `label` in the errors): a title, an instruction, at
+ * least one assignee, every name resolving to an agent of the roster, and
+ * never the delegating agent itself (`delegator` is null for a person).
+ */
+export function checkDelegation(
+  input: { title: string; instruction: string; assignees: string[] },
+  roster: RosterEntry[],
+  delegator: { name: string; sessionKey: string } | null,
+  label: string,
+): { ok: true; resolved: RosterEntry[] } | DelegationProblem {
+  const squad = roster.filter((a) => a.sessionKey !== delegator?.sessionKey).map((a) => a.name);
+  const invalid = (message: string) => ({ ok: false as const, problem: "invalid" as const, message, squad });
+  if (input.title === "") return invalid(`${label} needs a title.`);
+  if (input.instruction === "") return invalid(`${label} needs an instruction for the assignees.`);
+  if (input.assignees.length === 0) return invalid(`${label} needs at least one assignee: name agents from the squad roster.`);
+  const { resolved, unknown } = resolveAgentNames(input.assignees, roster);
+  if (unknown.length > 0) {
+    const detail = unknown
+      .map((u) => `"${u.requested}"${u.suggestions.length > 0 ? ` (did you mean ${u.suggestions.join(" or ")}?)` : ""}`)
+      .join(", ");
+    return {
+      ok: false,
+      problem: "unknown_assignee",
+      message: `Unknown assignee${unknown.length > 1 ? "s" : ""}: ${detail}. The squad is: ${squad.join(", ")}.`,
+      squad,
+    };
+  }
+  if (delegator !== null && resolved.some((agent) => agent.sessionKey === delegator.sessionKey)) {
+    return invalid(`${delegator.name} cannot delegate to themselves; pick another agent from the roster.`);
+  }
+  return { ok: true, resolved };
+}
 
 /**
  * `delegate_task`: resolves the assignees by name within the delegator's
@@ -234,26 +302,9 @@ export const delegateTask = internalAction({
       delegatorSessionKey: args.delegatorSessionKey,
     });
     if (delegator === null) throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
-    const squad = roster.filter((a) => a.sessionKey !== delegator.sessionKey).map((a) => a.name);
-    const invalid = (message: string) => ({ ok: false as const, problem: "invalid" as const, message, squad });
-    if (title === "") return invalid("delegate_task needs a title.");
-    if (instruction === "") return invalid("delegate_task needs an instruction for the assignees.");
-    if (args.assignees.length === 0) return invalid("delegate_task needs at least one assignee: name agents from the squad roster.");
-    const { resolved, unknown } = resolveAgentNames(args.assignees, roster);
-    if (unknown.length > 0) {
-      const detail = unknown
-        .map((u) => `"${u.requested}"${u.suggestions.length > 0 ? ` (did you mean ${u.suggestions.join(" or ")}?)` : ""}`)
-        .join(", ");
-      return {
-        ok: false,
-        problem: "unknown_assignee",
-        message: `Unknown assignee${unknown.length > 1 ? "s" : ""}: ${detail}. The squad is: ${squad.join(", ")}.`,
-        squad,
-      };
-    }
-    if (resolved.some((agent) => agent.sessionKey === delegator.sessionKey)) {
-      return invalid(`${delegator.name} cannot delegate to themselves; pick another agent from the roster.`);
-    }
+    const check = checkDelegation({ title, instruction, assignees: args.assignees }, roster, delegator, "delegate_task");
+    if (!check.ok) return check;
+    const { resolved } = check;
     const created = await ctx.runMutation(internal.tools.delegation.createDelegatedTask, {
       departmentId: args.departmentId,
       delegatorSessionKey: delegator.sessionKey,
@@ -311,7 +362,8 @@ export const listSubtasks = taskQuery({
           .query("agents")
           .withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey))
           .unique();
-        names.set(sessionKey, agent?.name ?? "an agent that was removed");
+        // A person who delegated with /delegate is recorded by name, not by an agent's session key.
+        names.set(sessionKey, agent?.name ?? (sessionKey.startsWith("agent:") ? "an agent that was removed" : sessionKey));
       }
       return names.get(sessionKey)!;
     };

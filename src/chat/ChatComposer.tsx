@@ -1,14 +1,19 @@
-import { useId, useState, type KeyboardEvent } from "react";
+import { useCallback, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import { Button } from "../components/ui/Button";
 import { InlineError, TextArea } from "../components/ui/Field";
 import { cn } from "../lib/cn";
 import { useSend } from "../lib/useSend";
+import { SlashMenu, pickedText, slashOptionId, useSlashInsert, useSlashMenu } from "../slash/SlashMenu";
+import { SlashStatus, useSlashSend } from "../slash/useSlashSend";
+import type { SlashCommandItem, SlashSupport } from "../slash/slash";
 
 type Props = {
   /** The server's limit; longer messages are cut to it (and marked) rather than refused. */
   maxMessageChars: number;
   /** Posts the message as @human; a rejection's message shows above the box. */
   onSend: (text: string) => Promise<unknown>;
+  /** Slash commands (`/` at the start opens them); without it `/` is plain text. */
+  slash?: SlashSupport;
 };
 
 const count = new Intl.NumberFormat("en");
@@ -18,10 +23,33 @@ const count = new Intl.NumberFormat("en");
  * plain Enter is a new line. It counts characters against the limit and says
  * so when a message will be truncated.
  */
-export function ChatComposer({ maxMessageChars, onSend }: Props) {
+export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
   const [text, setText] = useState("");
-  const { sending, error, send: sendContent } = useSend(onSend);
+  const [caret, setCaret] = useState(0);
+  const slashSend = useSlashSend(slash, onSend);
+  const { sending, error, send: sendContent } = useSend(slashSend.send);
+  const slashMenu = useSlashMenu(text, caret, slash?.commands);
+  const textareaRef = useRef<HTMLTextAreaElement>(null);
+  const pendingCaret = useRef<number | null>(null);
   const counterId = useId();
+  const listId = useId();
+
+  // After a pick, put the caret after the inserted command once React has written the text.
+  useLayoutEffect(() => {
+    const at = pendingCaret.current;
+    if (at === null || textareaRef.current === null) return;
+    pendingCaret.current = null;
+    textareaRef.current.setSelectionRange(at, at);
+  }, [text]);
+
+  const insert = useCallback((next: string) => {
+    pendingCaret.current = next.length;
+    setText(next);
+    setCaret(next.length);
+    textareaRef.current?.focus();
+  }, []);
+  const pickCommand = (item: SlashCommandItem) => insert(pickedText(item));
+  useSlashInsert(slash !== undefined, insert);
   // What will be sent, so the count matches what the server measures.
   const content = text.trim();
   const over = content.length > maxMessageChars;
@@ -34,7 +62,9 @@ export function ChatComposer({ maxMessageChars, onSend }: Props) {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
       send();
+      return;
     }
+    slashMenu.onKeyDown(event, pickCommand);
   }
 
   return (
@@ -47,15 +77,25 @@ export function ChatComposer({ maxMessageChars, onSend }: Props) {
       }}
     >
       {error && <InlineError className="px-2 py-1.5 text-xs">{error}</InlineError>}
-      <div className="flex items-end gap-2">
+      <div className="relative flex items-end gap-2">
+        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
         <TextArea
+          ref={textareaRef}
           aria-label="Message #maestro"
+          aria-expanded={slash === undefined ? undefined : slashMenu.open}
+          aria-controls={slashMenu.open ? listId : undefined}
+          aria-activedescendant={slashMenu.open ? slashOptionId(listId, slashMenu.active) : undefined}
           aria-describedby={counterId}
           aria-invalid={over ? true : undefined}
           rows={1}
           value={text}
-          placeholder="Message #maestro"
-          onChange={(event) => setText(event.target.value)}
+          placeholder={slash === undefined ? "Message #maestro" : "Message #maestro · / for commands"}
+          onChange={(event) => {
+            setText(event.target.value);
+            setCaret(event.target.selectionStart);
+            slashSend.clearNotice();
+          }}
+          onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKeyDown}
           // Grows with what is typed (where the browser can), up to a few lines, then scrolls.
           className="field-sizing-content max-h-24 min-h-9 py-1.5"
@@ -64,6 +104,7 @@ export function ChatComposer({ maxMessageChars, onSend }: Props) {
           {sending ? "Sending…" : "Send"}
         </Button>
       </div>
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={slashSend.notice} />
       <div id={counterId} className="text-[11px] leading-4 text-slate-500 dark:text-slate-400">
         <span data-testid="chat-char-count" className={cn("tabular-nums", over && "font-medium text-rose-700")}>
           {count.format(content.length)} / {count.format(maxMessageChars)}

@@ -9,6 +9,8 @@ import { userMessage } from "../lib/errors";
 import { useStoredState } from "../shell/useStoredState";
 import { useNow } from "../task/relativeTime";
 import { ChatComposer } from "./ChatComposer";
+import { ModeBadges } from "../slash/ModeBadge";
+import { useSlashSupport } from "../slash/useSlashSupport";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import { ChatTimeline } from "./ChatTimeline";
 import { CHAT_DISABLED_TEXT, isChatDisabledError } from "./format";
@@ -70,6 +72,9 @@ function LiveChat({ departmentId, collapsed, onToggle }: Props & { collapsed: bo
 function ChatSession({ departmentId, maxMessageChars }: Props & { maxMessageChars: number }) {
   const messages = useQuery(api.chat.list, { departmentId });
   const post = useMutation(api.chat.postAsHuman);
+  const slash = useSlashSupport(departmentId);
+  // The same subscription as the composer's commands (Convex shares it): the #maestro lead mode for its badge.
+  const chatLeadMode = useQuery(api.slashCommands.getSlashCommands, { departmentId })?.chatLeadMode;
   const writable = canWrite(useRole());
   const now = useNow(60_000);
   const [followSignal, setFollowSignal] = useState(0);
@@ -82,9 +87,14 @@ function ChatSession({ departmentId, maxMessageChars }: Props & { maxMessageChar
 
   return (
     <>
+      {chatLeadMode === "plan" && (
+        <div className="border-b border-slate-100 px-4 py-1.5 dark:border-slate-800">
+          <ModeBadges leadMode="plan" />
+        </div>
+      )}
       <ChatTimeline messages={messages} now={now} followSignal={followSignal} className="h-72 max-h-[60dvh] lg:h-auto lg:max-h-none lg:flex-1" />
       {writable ? (
-        <ChatComposer maxMessageChars={maxMessageChars} onSend={send} />
+        <ChatComposer maxMessageChars={maxMessageChars} onSend={send} slash={slash} />
       ) : (
         <p className="border-t border-slate-100 px-4 py-3 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">{VIEWER_NOTE}</p>
       )}

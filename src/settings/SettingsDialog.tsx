@@ -7,6 +7,7 @@ import { Button } from "../components/ui/Button";
 import { CloseIcon } from "../components/ui/icons";
 import { Dialog } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
+import { DepartmentCommands } from "./DepartmentCommands";
 import { NewChatSession } from "./NewChatSession";
 import { SettingsForm } from "./SettingsForm";
 import type { ChatSettingsChanges } from "./settings";
@@ -18,7 +19,7 @@ type Props = { department: SettingsDepartment; onClose: () => void };
 
 /**
  * A department's settings (its owners and admins change them): chat on or
- * off, its limits, the secret scanner, and a fresh chat session. The server
+ * off, its limits, the secret scanner, a fresh chat session, and its slash commands. The server
  * checks who may do each; this shows its refusals inline.
  */
 export function SettingsDialog({ department, onClose }: Props) {
@@ -42,6 +43,11 @@ export function SettingsDialog({ department, onClose }: Props) {
         </section>
         <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
           <StartSession department={department} />
+        </div>
+        <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
+          <ErrorBoundary>
+            <DepartmentCommands departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
+          </ErrorBoundary>
         </div>
       </div>
     </Dialog>

@@ -8,6 +8,7 @@ import { optionFor, STATUS_OPTIONS } from "../board/options";
 import { Avatar } from "../components/ui/Avatar";
 import { Dialog } from "../components/ui/Modal";
 import { cn } from "../lib/cn";
+import { matchSlashCommands, type SlashCommandItem } from "../slash/slash";
 
 export type PaletteResults = FunctionReturnType<typeof api.search.palette>;
 
@@ -16,19 +17,31 @@ export type PaletteItem =
   | { kind: "task"; id: Id<"tasks">; label: string; detail: string }
   | { kind: "agent"; id: Id<"agents">; sessionKey: string; label: string; detail: string }
   | { kind: "channel"; id: Id<"channels">; label: string; detail: string }
-  | { kind: "run"; id: Id<"runs">; label: string; detail: string };
+  | { kind: "run"; id: Id<"runs">; label: string; detail: string }
+  | { kind: "command"; id: string; label: string; detail: string };
 
-const KIND_LABEL: Record<PaletteItem["kind"], string> = { task: "Task", agent: "Agent", channel: "Channel", run: "Run" };
-const KIND_BADGE: Record<Exclude<PaletteItem["kind"], "agent">, string> = { task: "T", channel: "#", run: "R" };
+const KIND_LABEL: Record<PaletteItem["kind"], string> = { task: "Task", agent: "Agent", channel: "Channel", run: "Run", command: "Command" };
+const KIND_BADGE: Record<Exclude<PaletteItem["kind"], "agent" | "command">, string> = { task: "T", channel: "#", run: "R" };
 
-/** Tasks first (what you most often jump to), then agents, channels and runs. */
-export function paletteItems(results: PaletteResults | undefined): PaletteItem[] {
+/** Slash commands matching the typed text: all of them after a leading `/`, else by name. */
+function commandItems(commands: readonly SlashCommandItem[], text: string): PaletteItem[] {
+  const typed = text.trim();
+  if (typed === "") return [];
+  const query = typed.startsWith("/") ? typed.slice(1).split(/\s/)[0] : typed;
+  return matchSlashCommands(commands, query.toLowerCase()).map((c) => ({ kind: "command" as const, id: c.name, label: `/${c.name}`, detail: c.description }));
+}
+
+/** Tasks first (what you most often jump to), then agents, channels, runs and slash commands (only those, after a `/`). */
+export function paletteItems(results: PaletteResults | undefined, commands: readonly SlashCommandItem[] = [], text = ""): PaletteItem[] {
+  const slash = commandItems(commands, text);
+  if (text.trim().startsWith("/")) return slash;
   if (results === undefined) return [];
   return [
     ...results.tasks.map((task) => ({ kind: "task" as const, id: task._id, label: task.title, detail: optionFor(STATUS_OPTIONS, task.status).label })),
     ...results.agents.map((agent) => ({ kind: "agent" as const, id: agent._id, sessionKey: agent.sessionKey, label: agent.name, detail: agent.role })),
     ...results.channels.map((channel) => ({ kind: "channel" as const, id: channel._id, label: channel.title, detail: channel.kind === "dm" ? "DM" : "channel" })),
     ...results.runs.map((run) => ({ kind: "run" as const, id: run._id, label: `${run.agentName} on “${run.taskTitle}”`, detail: run.status })),
+    ...slash,
   ];
 }
 
@@ -39,15 +52,17 @@ type ViewProps = {
   results: PaletteResults | undefined;
   onPick: (item: PaletteItem) => void;
   onClose: () => void;
+  /** Slash commands the palette offers (picking one puts it in the composer on screen). */
+  commands?: readonly SlashCommandItem[];
 };
 
 /** The palette as pure props: a search box over a list that arrows move through and Enter opens. */
-export function CommandPaletteView({ text, onText, results, onPick, onClose }: ViewProps) {
+export function CommandPaletteView({ text, onText, results, onPick, onClose, commands = [] }: ViewProps) {
   const id = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   // After the dialog's own focus handling (a parent's effect runs after its children's): typing goes to the box.
   useEffect(() => inputRef.current?.focus(), []);
-  const items = paletteItems(results);
+  const items = paletteItems(results, commands, text);
   const [active, setActive] = useState(0);
   const current = Math.min(active, Math.max(0, items.length - 1));
 
@@ -67,7 +82,7 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose }: V
     <Dialog onClose={onClose} labelledBy={`${id}-label`} className="sm:max-w-xl sm:self-start sm:mt-[12vh]">
       <div data-testid="command-palette" className="flex min-h-0 flex-col dark:bg-slate-900">
         <label id={`${id}-label`} htmlFor={`${id}-input`} className="sr-only">
-          Jump to a task, agent, channel or run
+          Jump to a task, agent, channel or run, or type / for a command
         </label>
         <input
           id={`${id}-input`}
@@ -78,7 +93,7 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose }: V
           aria-controls={`${id}-list`}
           aria-activedescendant={items[current] ? `${id}-item-${current}` : undefined}
           autoComplete="off"
-          placeholder="Jump to a task, agent, channel or run…"
+          placeholder="Jump to a task, agent, channel or run… / for commands"
           value={text}
           onChange={(event) => {
             onText(event.target.value);
@@ -88,7 +103,7 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose }: V
           className="w-full rounded-t-2xl border-b border-slate-200 bg-transparent px-4 py-3.5 text-base text-slate-900 placeholder:text-slate-400 focus:outline-none dark:border-slate-700 dark:text-slate-100"
         />
         <ul id={`${id}-list`} role="listbox" aria-label="Results" className="max-h-[50vh] overflow-y-auto p-2">
-          {results === undefined ? (
+          {results === undefined && items.length === 0 ? (
             <li className="px-3 py-2 text-sm text-slate-500">Searching…</li>
           ) : items.length === 0 ? (
             <li className="px-3 py-2 text-sm text-slate-500 dark:text-slate-400">Nothing matches “{text.trim()}”.</li>
@@ -110,6 +125,10 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose }: V
               >
                 {item.kind === "agent" ? (
                   <Avatar initials={initials(item.label)} className="size-6" />
+                ) : item.kind === "command" ? (
+                  <span aria-hidden="true" className="inline-flex size-6 items-center justify-center rounded-md bg-indigo-50 font-mono text-xs font-semibold text-indigo-700 dark:bg-indigo-500/20 dark:text-indigo-200">
+                    /
+                  </span>
                 ) : (
                   <span aria-hidden="true" className="inline-flex size-6 items-center justify-center rounded-md bg-slate-100 text-[10px] font-semibold text-slate-500 dark:bg-slate-800 dark:text-slate-300">
                     {KIND_BADGE[item.kind]}
@@ -137,8 +156,9 @@ type Props = { departmentId: Id<"departments">; onPick: (item: PaletteItem) => v
 export function CommandPalette({ departmentId, onPick, onClose }: Props) {
   const [text, setText] = useState("");
   const results = useQuery(api.search.palette, { departmentId, text });
+  const commands = useQuery(api.slashCommands.getSlashCommands, { departmentId })?.commands;
   // Keep showing the last answer while the next one is on its way, rather than flashing "Searching…".
   const [shown, setShown] = useState<PaletteResults | undefined>(undefined);
   if (results !== undefined && results !== shown) setShown(results);
-  return <CommandPaletteView text={text} onText={setText} results={results ?? shown} onPick={onPick} onClose={onClose} />;
+  return <CommandPaletteView text={text} onText={setText} results={results ?? shown} onPick={onPick} onClose={onClose} commands={commands} />;
 }

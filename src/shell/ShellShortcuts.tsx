@@ -4,6 +4,7 @@ import { useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { NewTaskDialog } from "../task/NewTaskDialog";
+import { requestSlashInsert } from "../slash/insert";
 import { openTask } from "../task/taskHash";
 import { CommandPalette, type PaletteItem } from "./CommandPalette";
 import { agentPath, agentSlugOf, channelsPath, runsPath } from "./routes";
@@ -60,6 +61,8 @@ export function ShellShortcuts({ departmentId, departmentSlug, writable }: Props
     if (item.kind === "task") openTask(item.id);
     else if (item.kind === "agent") void navigate(agentPath(departmentSlug, agentSlugOf(item.sessionKey)));
     else if (item.kind === "channel") void navigate(channelsPath(departmentSlug, item.id));
+    // The composer on screen (the open task's, else #maestro's) takes the command to fill in and send.
+    else if (item.kind === "command") requestSlashInsert(`${item.label} `);
     else void navigate(runsPath(departmentSlug, item.id));
   }
 

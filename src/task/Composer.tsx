@@ -1,10 +1,13 @@
-import { useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
 import { InlineError, TextArea } from "../components/ui/Field";
 import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
 import { useSend } from "../lib/useSend";
+import { SlashMenu, pickedText, slashOptionId, useSlashInsert, useSlashMenu } from "../slash/SlashMenu";
+import { SlashStatus, useSlashSend } from "../slash/useSlashSend";
+import type { SlashCommandItem, SlashSupport } from "../slash/slash";
 import { findMentionQuery, insertMention, matchCandidates, type MentionCandidate, type MentionQuery } from "./mentions";
 
 type Props = {
@@ -12,6 +15,8 @@ type Props = {
   candidates: readonly MentionCandidate[];
   /** Posts the message; rejects with the failure to show. */
   onSend: (content: string) => Promise<unknown>;
+  /** Slash commands (`/` at the start opens them); without it `/` is plain text. */
+  slash?: SlashSupport;
 };
 
 /**
@@ -20,19 +25,22 @@ type Props = {
  * keys move through it, Enter or Tab picks (inserting `@Full Name `), Escape
  * closes it without closing the drawer.
  */
-export function Composer({ candidates, onSend }: Props) {
+export function Composer({ candidates, onSend, slash }: Props) {
   const [text, setText] = useState("");
+  const [caret, setCaret] = useState(0);
   const [mention, setMention] = useState<MentionQuery | null>(null);
   const [active, setActive] = useState(0);
   // The `@` (by offset) whose list was closed with Escape; it stays closed until another `@`.
   const [dismissedAt, setDismissedAt] = useState<number | null>(null);
-  const { sending, error, send: sendContent } = useSend(onSend);
+  const slashSend = useSlashSend(slash, onSend);
+  const { sending, error, send: sendContent } = useSend(slashSend.send);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const pendingCaret = useRef<number | null>(null);
   const listId = useId();
   const hintId = useId();
 
-  const suggestions = mention === null || mention.start === dismissedAt ? [] : matchCandidates(candidates, mention.query);
+  const slashMenu = useSlashMenu(text, caret, slash?.commands);
+  const suggestions = slashMenu.open || mention === null || mention.start === dismissedAt ? [] : matchCandidates(candidates, mention.query);
   const open = suggestions.length > 0;
   const activeIndex = Math.min(active, suggestions.length - 1);
 
@@ -45,6 +53,7 @@ export function Composer({ candidates, onSend }: Props) {
   }, [text]);
 
   function track(value: string, caret: number) {
+    setCaret(caret);
     const next = findMentionQuery(value, caret);
     if (next?.start !== mention?.start || next?.query !== mention?.query) setActive(0);
     setMention(next);
@@ -60,6 +69,23 @@ export function Composer({ candidates, onSend }: Props) {
     textareaRef.current?.focus();
   }
 
+  function pickCommand(item: SlashCommandItem) {
+    const next = pickedText(item);
+    pendingCaret.current = next.length;
+    setText(next);
+    setCaret(next.length);
+    textareaRef.current?.focus();
+  }
+
+  // The command palette's pick lands here while the thread is open.
+  const insertCommand = useCallback((next: string) => {
+    pendingCaret.current = next.length;
+    setText(next);
+    setCaret(next.length);
+    textareaRef.current?.focus();
+  }, []);
+  useSlashInsert(slash !== undefined, insertCommand);
+
   function send() {
     sendContent(text.trim(), () => {
       setText("");
@@ -73,6 +99,7 @@ export function Composer({ candidates, onSend }: Props) {
       send();
       return;
     }
+    if (slashMenu.onKeyDown(event, pickCommand)) return;
     if (!open) return;
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
@@ -89,6 +116,7 @@ export function Composer({ candidates, onSend }: Props) {
   }
 
   const optionId = (i: number) => `${listId}-option-${i}`;
+  const activeOption = slashMenu.open ? slashOptionId(listId, slashMenu.active) : open ? optionId(activeIndex) : undefined;
 
   return (
     <form
@@ -100,6 +128,7 @@ export function Composer({ candidates, onSend }: Props) {
     >
       {error && <InlineError>{error}</InlineError>}
       <div className="relative">
+        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
         {open && (
           <ul
             id={listId}
@@ -135,16 +164,17 @@ export function Composer({ candidates, onSend }: Props) {
           ref={textareaRef}
           aria-label="Message"
           role="combobox"
-          aria-expanded={open}
-          aria-controls={open ? listId : undefined}
+          aria-expanded={open || slashMenu.open}
+          aria-controls={open || slashMenu.open ? listId : undefined}
           aria-autocomplete="list"
-          aria-activedescendant={open ? optionId(activeIndex) : undefined}
+          aria-activedescendant={activeOption}
           aria-describedby={hintId}
           rows={3}
           value={text}
-          placeholder="Write a message… @ to mention an agent or a teammate"
+          placeholder={slash === undefined ? "Write a message… @ to mention an agent or a teammate" : "Write a message… @ to mention, / for commands"}
           onChange={(event) => {
             setText(event.target.value);
+            slashSend.clearNotice();
             setDismissedAt((at) => (at !== null && event.target.value[at] === "@" ? at : null));
             track(event.target.value, event.target.selectionStart);
           }}
@@ -154,6 +184,7 @@ export function Composer({ candidates, onSend }: Props) {
           className="max-h-48 min-h-20"
         />
       </div>
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={slashSend.notice} />
       <div className="flex items-center justify-between gap-3">
         <p id={hintId} className="text-xs text-slate-500 dark:text-slate-400">
           Markdown works. <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends.

@@ -13,6 +13,9 @@ import { Drawer } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { Composer } from "./Composer";
+import { ModeBadges } from "../slash/ModeBadge";
+import type { SlashSupport } from "../slash/slash";
+import { useSlashSupport } from "../slash/useSlashSupport";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import { PauseCards } from "./PauseCards";
 import type { MentionCandidate } from "./mentions";
@@ -41,6 +44,8 @@ type ViewProps = {
   now: number;
   /** Shown above the thread; the container passes the live `AgentActivity`. */
   activity?: ReactNode;
+  /** Slash commands in the composer. */
+  slash?: SlashSupport;
 };
 
 /** Who the composer can @mention. */
@@ -70,6 +75,7 @@ export function TaskDrawerView({
   headingId,
   now,
   activity,
+  slash,
 }: ViewProps) {
   const [failure, setFailure] = useState<string | null>(null);
   const report = (error: unknown) => setFailure(userMessage(error));
@@ -90,6 +96,7 @@ export function TaskDrawerView({
           <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-500 dark:text-slate-400">
             <span aria-hidden="true" className={`size-2 rounded-full ${status.className}`} />
             {status.label}
+            <ModeBadges leadMode={task.leadMode} model={task.model} />
           </span>
           <TaskTitle task={task} headingId={headingId} edits={edits} onError={report} />
         </div>
@@ -137,6 +144,7 @@ export function TaskDrawerView({
         {writable ? (
           <Composer
             candidates={candidates}
+            slash={slash}
             onSend={async (content) => {
               follow.followNext();
               await onSend(content);
@@ -231,6 +239,7 @@ export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment }: Drawer
 function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingId }: DrawerProps & { headingId: string }) {
   const task = useQuery(api.tasks.get, { taskId });
   const taskDepartmentId = task?.departmentId;
+  const slash = useSlashSupport(taskDepartmentId, taskId);
   useEffect(() => {
     if (taskDepartmentId !== undefined) onDepartment?.(taskId, taskDepartmentId);
   }, [taskId, taskDepartmentId, onDepartment]);
@@ -277,6 +286,7 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingI
       headingId={headingId}
       now={now}
       activity={<AgentActivity taskId={taskId} now={now} />}
+      slash={slash}
     />
   );
 }

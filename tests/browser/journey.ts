@@ -92,9 +92,9 @@ export interface Journey {
 }
 
 /** Starts the `npm start` stack with `password` and a headless Chromium. */
-export async function startJourney(options: { password: string }): Promise<Journey> {
+export async function startJourney(options: { password: string; env?: Record<string, string> }): Promise<Journey> {
   const { password } = options;
-  const stack = await startStack({ password });
+  const stack = await startStack(options);
   let browser: Browser;
   try {
     browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });

@@ -73,7 +73,7 @@ function signal(child: ChildProcess, sig: NodeJS.Signals): void {
   }
 }
 
-export async function startStack(options: { password: string }): Promise<Stack> {
+export async function startStack(options: { password: string; env?: Record<string, string> }): Promise<Stack> {
   const [apiPort, sitePort, webuiPort] = await freePorts(3);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-browser-"));
   const chunks: string[] = [];
@@ -97,6 +97,8 @@ export async function startStack(options: { password: string }): Promise<Stack> 
       OPENAI_API_KEY: "",
       OPENAI_BASE_URL: "",
       NO_COLOR: "1",
+      // A journey that needs another model (a slow scripted one) names it here.
+      ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group, so stop() reaches tsx's child too

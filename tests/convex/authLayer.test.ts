@@ -113,7 +113,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans", "slashCommands", "commandEvents"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);
@@ -208,6 +208,9 @@ describe("every public function goes through the auth layer", () => {
         departmentId, agentId: agent._id, agentSessionKey: agent.sessionKey, taskId, trigger: { kind: "assigned" }, status: "running",
         iterations: 0, toolCalls: [], promptTokens: 0, completionTokens: 0, foldedTriggers: 0, rerunRequested: false, delegations: 0, guards: [], timings: [],
       });
+      const slashCommandId = await ctx.db.insert("slashCommands", {
+        departmentId, name: "ours", description: "d", argumentHint: "", passArguments: false, template: "t", updatedBy: member.userId, updatedAt: 0,
+      });
       // A waiting run's cards, so the respond mutations have something to refuse.
       const card = { departmentId, runId, taskId, agentId: agent._id };
       const approvalId = await ctx.db.insert("approvals", {
@@ -219,6 +222,7 @@ describe("every public function goes through the auth layer", () => {
         approvals: approvalId,
         questions: questionId,
         plans: planId,
+        slashCommands: slashCommandId,
         runs: runId,
         departments: departmentId,
         tasks: taskId,

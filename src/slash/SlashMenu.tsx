@@ -1,0 +1,118 @@
+import { useEffect, useState, type KeyboardEvent } from "react";
+import { cn } from "../lib/cn";
+import { onSlashInsert } from "./insert";
+import { matchSlashCommands, slashQuery, type SlashCommandItem } from "./slash";
+
+/** Most commands the list shows at once; typing more of the name narrows it. */
+export const MAX_LISTED = 50;
+
+/**
+ * The `/` autocomplete both composers share: open while the text up to the
+ * caret is `/` and part of a name; arrow keys move, Enter or Tab picks
+ * (inserting `/name `), Escape closes it until the name changes.
+ */
+export function useSlashMenu(text: string, caret: number, commands: readonly SlashCommandItem[] | undefined) {
+  const query = commands === undefined ? null : slashQuery(text, caret);
+  const [selection, setSelection] = useState<{ query: string | null; index: number }>({ query: null, index: 0 });
+  const [dismissed, setDismissed] = useState<string | null>(null);
+  const matches = query === null || query === dismissed || commands === undefined ? [] : matchSlashCommands(commands, query);
+  // A long registry is narrowed by typing; the list itself stays short (and quick to render).
+  const items = matches.length > MAX_LISTED ? matches.slice(0, MAX_LISTED) : matches;
+  const open = items.length > 0;
+  // A new name typed starts from the top of the list.
+  const active = selection.query === query ? Math.min(selection.index, Math.max(0, items.length - 1)) : 0;
+
+  /** Handles the key when the list is open; true when it did (the composer then does nothing else). */
+  function onKeyDown(event: KeyboardEvent, pick: (item: SlashCommandItem) => void): boolean {
+    if (!open || event.ctrlKey || event.metaKey || event.altKey) return false;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      setSelection({ query, index: (active + step + items.length) % items.length });
+      return true;
+    }
+    if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey) {
+      event.preventDefault();
+      pick(items[active]);
+      return true;
+    }
+    if (event.key === "Escape") {
+      // Handled here: a drawer around the composer sees defaultPrevented and stays open.
+      event.preventDefault();
+      setDismissed(query);
+      return true;
+    }
+    return false;
+  }
+
+  // A name typed in full (/stop) already says what it does: its preview shows even while the list is open.
+  const previewable = !open || (query !== null && items.some((item) => item.name === query));
+  return { open, items, more: matches.length - items.length, active, setActive: (index: number) => setSelection({ query, index }), onKeyDown, previewable };
+}
+
+/** The text a picked command leaves in the composer. */
+export function pickedText(item: SlashCommandItem): string {
+  return `/${item.name} `;
+}
+
+type MenuProps = {
+  id: string;
+  items: readonly SlashCommandItem[];
+  /** Matching commands not listed. */
+  more?: number;
+  active: number;
+  onPick: (item: SlashCommandItem) => void;
+  onHover: (index: number) => void;
+};
+
+export const slashOptionId = (listId: string, index: number) => `${listId}-slash-${index}`;
+
+/** The list itself: name, argument hint and description per command. */
+export function SlashMenu({ id, items, more = 0, active, onPick, onHover }: MenuProps) {
+  return (
+    <ul
+      id={id}
+      role="listbox"
+      aria-label="Slash commands"
+      data-testid="slash-menu"
+      className="absolute bottom-full left-0 z-10 mb-1 max-h-64 w-full max-w-md overflow-y-auto rounded-lg bg-white py-1 shadow-lg ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700"
+    >
+      {items.map((item, i) => (
+        <li
+          key={item.name}
+          id={slashOptionId(id, i)}
+          role="option"
+          aria-selected={i === active}
+          data-command={item.name}
+          // mousedown, not click: keep focus (and the caret) in the textarea.
+          onMouseDown={(event) => {
+            event.preventDefault();
+            onPick(item);
+          }}
+          onMouseEnter={() => onHover(i)}
+          className={cn(
+            "flex cursor-pointer flex-col px-3 py-1.5 text-sm",
+            i === active ? "bg-indigo-50 text-indigo-900 dark:bg-indigo-500/20 dark:text-indigo-100" : "text-slate-700 dark:text-slate-200",
+          )}
+        >
+          <span className="flex items-baseline gap-2">
+            <span className="font-mono font-medium">/{item.name}</span>
+            {item.argumentHint !== "" && <span className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{item.argumentHint}</span>}
+            {item.source === "department" && <span className="ml-auto shrink-0 text-[10px] uppercase tracking-wide text-slate-400">department</span>}
+          </span>
+          <span className="truncate text-xs text-slate-500 dark:text-slate-400">{item.description}</span>
+        </li>
+      ))}
+      {more > 0 && (
+        <li role="presentation" className="px-3 py-1.5 text-xs text-slate-500 dark:text-slate-400">
+          {more} more: keep typing the name
+        </li>
+      )}
+    </ul>
+  );
+}
+
+/** Lets the command palette put a command in this composer (src/slash/insert.ts) while it is mounted. */
+export function useSlashInsert(enabled: boolean, insert: (text: string) => void) {
+  useEffect(() => (enabled ? onSlashInsert(insert) : undefined), [enabled, insert]);
+}
