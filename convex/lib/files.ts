@@ -78,3 +78,26 @@ export function formatBytes(bytes: number): string {
   }
   return `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
 }
+
+const TYPE_BY_EXTENSION: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  pdf: "application/pdf",
+  txt: "text/plain",
+  log: "text/plain",
+  md: "text/markdown",
+  markdown: "text/markdown",
+  csv: "text/csv",
+  json: "application/json",
+  zip: "application/zip",
+};
+
+/** The type a browser gave a picked file, or one guessed from its extension when it gave none (e.g. `.md` on some systems). */
+export function contentTypeForUpload(name: string, browserType: string): string {
+  if (browserType !== "") return browserType;
+  const extension = name.toLowerCase().split(".").pop() ?? "";
+  return TYPE_BY_EXTENSION[extension] ?? "application/octet-stream";
+}
