@@ -4,6 +4,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ALLOWED_FILE_TYPES, baseContentType, contentTypeForUpload, FILE_LIMITS, fileRefusal, formatBytes } from "../../convex/lib/files";
 import type { FileArtifact } from "../../convex/validators";
+import { PaperclipIcon } from "../components/ui/icons";
 import { userMessage } from "../lib/errors";
 import { uploadFile } from "./upload";
 
@@ -95,9 +96,10 @@ export function AttachButton({ attachments, disabled }: { attachments: Attachmen
         disabled={disabled}
         onClick={() => input.current?.click()}
         title={`Attach files (up to ${formatBytes(FILE_LIMITS.maxBytes)}: images, PDF, text, Markdown, CSV, JSON, zip)`}
-        className="rounded px-2 py-1 text-xs font-medium text-slate-700 hover:bg-slate-100 disabled:opacity-50"
+        className="inline-flex items-center gap-1 rounded px-2 py-1 text-xs font-medium text-slate-700 hover:bg-slate-100 disabled:opacity-50"
       >
-        📎 Attach
+        <PaperclipIcon className="size-3.5" />
+        Attach
       </button>
     </>
   );

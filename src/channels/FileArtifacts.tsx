@@ -2,6 +2,7 @@ import { useQuery } from "convex/react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { formatBytes, isImageType } from "../../convex/lib/files";
+import { PaperclipIcon } from "../components/ui/icons";
 import type { FileArtifact } from "../../convex/validators";
 
 type Props = { channelId: Id<"channels">; messageId: Id<"channelMessages">; files: FileArtifact[] };
@@ -35,7 +36,7 @@ export function FileArtifacts({ channelId, messageId, files }: Props) {
                 aria-disabled={url === null || undefined}
                 className="inline-flex items-center gap-1 rounded-full border border-slate-200 bg-slate-50 px-2 py-0.5 text-slate-800 hover:bg-slate-100"
               >
-                <span aria-hidden="true">📎</span>
+                <PaperclipIcon className="size-3.5 text-slate-500" />
                 <span className="max-w-48 truncate">{file.name}</span>
                 <span className="text-slate-500">{formatBytes(file.size)}</span>
               </a>
