@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
-import { api } from "../../convex/_generated/api";
+import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { cleanFileName, FILE_LIMITS, fileRefusal, formatBytes } from "../../convex/lib/files";
-import { addToDepartment, createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 async function squad() {
   const t = setupTest();
@@ -120,5 +120,39 @@ describe("files on messages", () => {
     const dmMessage = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "look", artifacts: [dmArtifact] });
     expect(await admin.query(api.channelFiles.urls, { channelId: dm, messageId: dmMessage })).toHaveLength(1);
     await expectError(vera.query(api.channelFiles.urls, { channelId: dm, messageId: dmMessage }), "FORBIDDEN");
+  });
+});
+
+describe("agents reference tasks and posted files", () => {
+  test("post_message, reply_thread and dm_send carry task links and files the agent can read; nothing else", async () => {
+    const { t, departmentId, admin, grace, general } = await squad();
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const runId = await t.run(async (ctx) => {
+      const agent = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.writer)).unique())!;
+      return await ctx.db.insert("runs", {
+        departmentId, agentId: agent._id, agentSessionKey: agent.sessionKey, taskId, trigger: { kind: "mentioned" }, status: "running",
+        iterations: 0, toolCalls: [], promptTokens: 0, completionTokens: 0, foldedTriggers: 0, rerunRequested: false, delegations: 0, guards: [], timings: [],
+      });
+    });
+    const storageId = await stored(t, "%PDF-1.7", "application/pdf");
+    const artifact = await grace.action(api.channelFiles.add, { channelId: general, storageId, name: "brief.pdf" });
+    // Not posted yet: only Grace may post it.
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "x", artifacts: [{ fileId: storageId }] }), "FORBIDDEN");
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "brief", artifacts: [artifact] });
+
+    const id = await t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "#general", body: "See the brief and the task", artifacts: [{ fileId: storageId }, { taskId }] });
+    const posted = await t.run(async (ctx) => (await ctx.db.get("channelMessages", id))!);
+    expect(posted.artifacts).toEqual([artifact, { kind: "task", taskId }]);
+    await t.mutation(internal.tools.messaging.replyThreadTool, { runId, messageId: id, body: "again", artifacts: [{ fileId: storageId }] });
+    await t.mutation(internal.tools.messaging.dmSendTool, { runId, to: ["Grace"], body: "for you", artifacts: [{ fileId: storageId }] });
+
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "x", artifacts: [{ fileId: "made-up" }] }), "NOT_FOUND");
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "x", artifacts: [{ taskId: "made-up" }] }), "NOT_FOUND");
+    // A file posted in a private channel the agent is not in stays there.
+    const leads = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
+    const secretId = await stored(t, "%PDF-1.7 secret", "application/pdf");
+    const secret = await admin.action(api.channelFiles.add, { channelId: leads, storageId: secretId, name: "salaries.pdf" });
+    await admin.mutation(api.channelMessages.post, { channelId: leads, body: "numbers", artifacts: [secret] });
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "leak", artifacts: [{ fileId: secretId }] }), "FORBIDDEN", /cannot read/);
   });
 });
