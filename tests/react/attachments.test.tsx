@@ -66,7 +66,7 @@ describe("attaching files in the composer", () => {
     fireEvent.click(screen.getByRole("button", { name: "Send" }));
     await waitFor(() => expect(onSend).toHaveBeenCalledWith({ body: "the mock", importance: "normal", blocking: false, files: [pngArtifact] }));
     await waitFor(() => expect(screen.queryByTestId("pending-file")).toBeNull());
-  });
+  }, 30_000);
 
   it("refuses a type not allowed or a file over the limit before uploading, and shows the server's reason", async () => {
     convex.add = async () => {
@@ -87,7 +87,7 @@ describe("attaching files in the composer", () => {
     expect(uploads.calls).toEqual([{ url: expect.any(String), type: "text/markdown" }]);
     fireEvent.click(screen.getByRole("button", { name: "Remove page.html" }));
     expect(screen.getAllByTestId("pending-file")).toHaveLength(2);
-  });
+  }, 30_000);
 });
 
 describe("files on a message", () => {
@@ -118,5 +118,5 @@ describe("files on a message", () => {
     expect(link.getAttribute("href")).toBe("http://backend/api/storage/storage2?token=b");
     expect(link.getAttribute("download")).toBe("plan.pdf");
     expect(link.textContent).toContain("1.5 KB");
-  });
+  }, 30_000);
 });
