@@ -8,6 +8,7 @@ import { paginationOptsValidator, paginationResultValidator } from "convex/serve
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
 import type { MutationCtx } from "./_generated/server";
+import { resolveFileArtifact } from "./channelFiles";
 import { channelMembers } from "./channels";
 import { channelMutation, channelQuery } from "./functions";
 import { memberActor, memberKey } from "./lib/actors";
@@ -64,22 +65,35 @@ export interface PostInput {
   context?: { taskId?: Id<"tasks">; batchId?: Id<"tasks"> };
 }
 
-async function checkArtifacts(ctx: MutationCtx, departmentId: Id<"departments">, artifacts: Artifact[]): Promise<Artifact[]> {
+async function checkArtifacts(
+  ctx: MutationCtx,
+  channel: Doc<"channels">,
+  senderKey: string,
+  artifacts: Artifact[],
+): Promise<{ artifacts: Artifact[]; attach: Array<Id<"channelFiles">> }> {
   if (artifacts.length > CHANNEL_LIMITS.artifactsPerMessage) {
     throw new MaestroError("INVALID_ARGUMENT", `A message carries at most ${CHANNEL_LIMITS.artifactsPerMessage} artifacts.`);
   }
   const out: Artifact[] = [];
+  const attach: Array<Id<"channelFiles">> = [];
+  const files = new Set<string>();
   for (const artifact of artifacts) {
     if (artifact.kind === "task") {
       const task = await ctx.db.get("tasks", artifact.taskId);
-      if (task === null || task.departmentId !== departmentId) throw new MaestroError("NOT_FOUND", "A linked task is not in this department.");
+      if (task === null || task.departmentId !== channel.departmentId) throw new MaestroError("NOT_FOUND", "A linked task is not in this department.");
       out.push(artifact);
+    } else if (artifact.kind === "file") {
+      if (files.has(artifact.storageId)) continue;
+      files.add(artifact.storageId);
+      const resolved = await resolveFileArtifact(ctx, channel, senderKey, artifact.storageId);
+      out.push(resolved.artifact);
+      if (resolved.attach !== null) attach.push(resolved.attach);
     } else {
       const title = artifact.title === undefined ? undefined : cleanText("A link title", artifact.title, 200, { allowEmpty: true });
       out.push({ kind: "link", url: cleanUrl(artifact.url), ...(title ? { title } : {}) });
     }
   }
-  return out;
+  return { artifacts: out, attach };
 }
 
 /**
@@ -96,7 +110,7 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
     throw new MaestroError("RATE_LIMITED", `Too many messages: try again in ${Math.max(1, Math.ceil(limit.retryAfter / 1000))} s.`);
   }
   const body = await redactForDepartment(ctx, channel.departmentId, "message", cleanText("A message", input.body, LIMITS.messageChars));
-  const artifacts = await checkArtifacts(ctx, channel.departmentId, input.artifacts ?? []);
+  const { artifacts, attach } = await checkArtifacts(ctx, channel, input.senderKey, input.artifacts ?? []);
   for (const id of [input.context?.taskId, input.context?.batchId]) {
     if (id === undefined) continue;
     const task = await ctx.db.get("tasks", id);
@@ -147,6 +161,7 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
       await emitEvent(ctx, { departmentId: channel.departmentId, type: "messaging.thread_created", actor: input.from, channelId: channel._id, messageId: root._id });
     }
   }
+  for (const fileId of attach) await ctx.db.patch("channelFiles", fileId, { messageId });
   await ctx.db.patch("channels", channel._id, { lastMessageAt: now });
   for (const r of recipients) {
     await ctx.db.insert("inbox", {
@@ -226,6 +241,22 @@ export const reply = channelMutation({
       blocking,
       context: taskId === undefined ? undefined : { taskId },
     });
+  },
+});
+
+/**
+ * An upload URL for a file to attach here (then `channelFiles.add`): for
+ * those who may post in the conversation, rate limited per person.
+ */
+export const generateUploadUrl = channelMutation({
+  args: {},
+  returns: v.string(),
+  handler: async (ctx) => {
+    const refusal = postRefusal(ctx.channel, ctx.membership !== null);
+    if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
+    const limit = await rateLimiter.limit(ctx, "fileUpload", { key: memberKey(ctx.member.userId) });
+    if (!limit.ok) throw new MaestroError("RATE_LIMITED", `Too many uploads: try again in ${Math.max(1, Math.ceil(limit.retryAfter / 1000))} s.`);
+    return await ctx.storage.generateUploadUrl();
   },
 });
 

@@ -130,7 +130,7 @@ export const agentMutation = customMutation(mutation, {
  * least `role`, and for a private channel or a DM one of its members. Ids of
  * conversations the caller may not read are FORBIDDEN, like other departments'.
  */
-async function requireChannel(ctx: QueryCtx, channelId: Id<"channels">, role: Role) {
+export async function requireChannel(ctx: QueryCtx, channelId: Id<"channels">, role: Role) {
   const viewer = await requireViewer(ctx);
   const channel = await ctx.db.get("channels", channelId);
   if (channel === null) throw new MaestroError("NOT_FOUND", "Channel not found.");

@@ -25,6 +25,8 @@ export const AGENT_LIMITS = {
 export const MESSAGING_LIMITS = {
   /** Channel, thread and DM posts by one agent or person (the messaging spec's spam control). */
   messagePost: { kind: "token bucket", rate: 60, period: MINUTE, capacity: 20 },
+  /** Upload URLs and files added to messages, per person. */
+  fileUpload: { kind: "token bucket", rate: 20, period: MINUTE, capacity: 10 },
 } as const;
 
 export const rateLimiter = new RateLimiter(components.rateLimiter, { ...SIGN_IN_LIMITS, ...AGENT_LIMITS, ...MESSAGING_LIMITS });

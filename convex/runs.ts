@@ -611,3 +611,45 @@ export const get = userQuery({
     return summary;
   },
 });
+
+/** Runs the figures page charts, newest first. */
+export const MAX_INJECTION_RUNS = 100;
+
+/**
+ * Tokens the messaging injection (inbox, channels, #maestro, context pack)
+ * put into the department's latest runs, with who ran them; a run that
+ * recorded none counts 0.
+ */
+export const injectionUsage = departmentQuery({
+  args: { limit: v.number() },
+  returns: v.array(
+    v.object({
+      runId: v.id("runs"),
+      agentName: v.string(),
+      startedAt: v.number(),
+      status: v.string(),
+      injectionTokens: v.number(),
+    }),
+  ),
+  handler: async (ctx, { departmentId, limit }) => {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_INJECTION_RUNS) {
+      throw new MaestroError("INVALID_ARGUMENT", `Pick 1 to ${MAX_INJECTION_RUNS} runs.`);
+    }
+    const runs = await ctx.db
+      .query("runs")
+      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      .order("desc")
+      .take(limit);
+    const names = new Map<Id<"agents">, string>();
+    const out = [];
+    for (const run of runs) {
+      let name = names.get(run.agentId);
+      if (name === undefined) {
+        name = (await ctx.db.get("agents", run.agentId))?.name ?? "a removed agent";
+        names.set(run.agentId, name);
+      }
+      out.push({ runId: run._id, agentName: name, startedAt: run.startedAt ?? run._creationTime, status: run.status, injectionTokens: run.injectionTokens ?? 0 });
+    }
+    return out;
+  },
+});

@@ -463,6 +463,24 @@ export default defineSchema({
     .index("by_thread", ["threadRootId"])
     .index("by_department", ["departmentId"]),
 
+  /**
+   * A file uploaded to a channel or DM (lib/files rules, checked on what
+   * storage recorded): who uploaded it, and the message that first carried
+   * it (none yet while it waits in the composer).
+   */
+  channelFiles: defineTable({
+    departmentId: v.id("departments"),
+    channelId: v.id("channels"),
+    storageId: v.id("_storage"),
+    uploaderKey: v.string(),
+    name: v.string(),
+    contentType: v.string(),
+    size: v.number(),
+    messageId: v.optional(v.id("channelMessages")),
+  })
+    .index("by_storage", ["storageId"])
+    .index("by_message", ["messageId"]),
+
   /** Each recipient's copy of a message's arrival: unread until `readAt`. */
   inbox: defineTable({
     departmentId: v.id("departments"),

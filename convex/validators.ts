@@ -151,10 +151,21 @@ export type Importance = Infer<typeof vImportance>;
 export const vMessageType = v.union(v.literal("channel"), v.literal("thread"), v.literal("dm"));
 export type MessageType = Infer<typeof vMessageType>;
 
-/** What a message carries besides its text: a link to a task, or a web link. */
+/** A file in Convex storage attached to a message: name, type and size as checked when it was added. */
+export const vFileArtifact = v.object({
+  kind: v.literal("file"),
+  storageId: v.id("_storage"),
+  name: v.string(),
+  contentType: v.string(),
+  size: v.number(),
+});
+export type FileArtifact = Infer<typeof vFileArtifact>;
+
+/** What a message carries besides its text: a link to a task, a web link, or a file. */
 export const vArtifact = v.union(
   v.object({ kind: v.literal("task"), taskId: v.id("tasks") }),
   v.object({ kind: v.literal("link"), url: v.string(), title: v.optional(v.string()) }),
+  vFileArtifact,
 );
 export type Artifact = Infer<typeof vArtifact>;
 

@@ -17,7 +17,7 @@ import { canRead, dmKey, normalizeChannelName } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
 import type { InjectionMessage } from "../lib/injection";
 import { mentionCandidates } from "../messages";
-import { vChannelKind, vChannelVisibility, vImportance } from "../validators";
+import { vChannelKind, vChannelVisibility, vImportance, type Artifact } from "../validators";
 
 /** Most messages one history or inbox read returns to a model. */
 export const MAX_TOOL_MESSAGES = 50;
@@ -112,19 +112,42 @@ export const createChannelTool = internalMutation({
   },
 });
 
+/** What an agent may attach: a task of its department, or a file already posted where it can read (by its storage id, as channel_history shows it). */
+export const vToolArtifact = v.union(v.object({ taskId: v.string() }), v.object({ fileId: v.string() }));
+
 const vPost = {
   body: v.string(),
   importance: v.optional(vImportance),
   blocking: v.optional(v.boolean()),
   correlationId: v.optional(v.string()),
+  artifacts: v.optional(v.array(vToolArtifact)),
 };
+
+/**
+ * A model's artifact references as message artifacts. Ids it made up are
+ * refused here; whether the task or file may be attached (department, who
+ * can read the file) is postChannelMessage's check, as for people.
+ */
+function toolArtifacts(ctx: QueryCtx, refs: ReadonlyArray<{ taskId: string } | { fileId: string }>): Artifact[] {
+  return refs.map((ref) => {
+    if ("taskId" in ref) {
+      const taskId = ctx.db.normalizeId("tasks", ref.taskId);
+      if (taskId === null) throw new MaestroError("NOT_FOUND", `No task ${ref.taskId}.`);
+      return { kind: "task" as const, taskId };
+    }
+    const storageId = ctx.db.system.normalizeId("_storage", ref.fileId);
+    if (storageId === null) throw new MaestroError("NOT_FOUND", `No file ${ref.fileId}.`);
+    // Name, type and size are taken from the file's record by postChannelMessage.
+    return { kind: "file" as const, storageId, name: "", contentType: "", size: 0 };
+  });
+}
 
 async function post(
   ctx: MutationCtx,
   agent: Doc<"agents">,
   taskId: Id<"tasks"> | null,
   channel: Doc<"channels">,
-  fields: { body: string; importance?: "normal" | "high" | "critical"; blocking?: boolean; correlationId?: string },
+  { artifacts, ...fields }: { body: string; importance?: "normal" | "high" | "critical"; blocking?: boolean; correlationId?: string; artifacts?: Array<{ taskId: string } | { fileId: string }> },
   threadRoot?: Doc<"channelMessages">,
 ) {
   return await postChannelMessage(ctx, {
@@ -133,6 +156,7 @@ async function post(
     senderKey: agent.sessionKey,
     threadRoot,
     ...fields,
+    artifacts: toolArtifacts(ctx, artifacts ?? []),
     // What the agent is working on is the message's context (the spec's task_id).
     context: taskId === null ? {} : { taskId },
   });

@@ -111,19 +111,34 @@ const delegateTask = tool({
   },
 });
 
+/** Tasks and already-posted files (a file's storageId as channel_history shows it) a message may carry. */
+const vArtifactsArg = z
+  .array(z.union([z.object({ task_id: z.string().trim().min(1) }), z.object({ file_id: z.string().trim().min(1) })]))
+  .max(10, "at most 10 artifacts")
+  .optional();
+const ARTIFACTS_USAGE = '"artifacts"?: [{"task_id": string} | {"file_id": string (a posted file\'s storageId)}]';
+/** The message artifacts the messaging tools take, from the model's spelling. */
+function artifactsOf(args: { artifacts?: Array<{ task_id: string } | { file_id: string }> }) {
+  return args.artifacts?.map((a) => ("task_id" in a ? { taskId: a.task_id } : { fileId: a.file_id }));
+}
+
 const postMessage = tool({
   name: "post_message",
   description: "Post a message in this task's thread, or in a channel when one is named.",
-  usage: '{"content": string, "channel"?: string (e.g. "#launch"), "importance"?: "normal"|"high"|"critical", "blocking"?: boolean}',
+  usage: `{"content": string, "channel"?: string (e.g. "#launch"), "importance"?: "normal"|"high"|"critical", "blocking"?: boolean, ${ARTIFACTS_USAGE} (in a channel)}`,
   args: z.object({
     content: z.string().trim().min(1, "content must not be empty"),
     channel: z.string().trim().min(1).optional(),
     importance: z.enum(IMPORTANCES).optional(),
     blocking: z.boolean().optional(),
+    artifacts: vArtifactsArg,
   }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
     if (args.channel === undefined) {
+      if (args.artifacts !== undefined && args.artifacts.length > 0) {
+        return { ok: false, problem: "failed", text: "post_message failed: artifacts go with a channel message; name the channel." };
+      }
       await ctx.runMutation(internal.tools.thread.postMessageTool, { runId: scope.runId, content: args.content });
       return { ok: true, text: "posted in the thread" };
     }
@@ -134,6 +149,7 @@ const postMessage = tool({
       importance: args.importance,
       blocking: args.blocking,
       correlationId: scope.key,
+      artifacts: artifactsOf(args),
     });
     return { ok: true, text: `posted in ${args.channel.startsWith("#") ? args.channel : `#${args.channel}`} (message ${id})` };
   },
@@ -240,8 +256,8 @@ const createChannel = tool({
 const replyThread = tool({
   name: "reply_thread",
   description: "Reply in the thread of a channel message.",
-  usage: '{"message_id": string, "content": string, "importance"?: "normal"|"high"|"critical", "blocking"?: boolean}',
-  args: z.object({ message_id: z.string().trim().min(1), content: z.string().trim().min(1, "content must not be empty"), importance: vImportanceArg, blocking: z.boolean().optional() }),
+  usage: `{"message_id": string, "content": string, "importance"?: "normal"|"high"|"critical", "blocking"?: boolean, ${ARTIFACTS_USAGE}}`,
+  args: z.object({ message_id: z.string().trim().min(1), content: z.string().trim().min(1, "content must not be empty"), importance: vImportanceArg, blocking: z.boolean().optional(), artifacts: vArtifactsArg }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
     await ctx.runMutation(internal.tools.messaging.replyThreadTool, {
@@ -250,6 +266,7 @@ const replyThread = tool({
       body: args.content,
       importance: args.importance,
       blocking: args.blocking,
+      artifacts: artifactsOf(args),
       correlationId: scope.key,
     });
     return { ok: true, text: "replied in the thread" };
@@ -259,8 +276,8 @@ const replyThread = tool({
 const dmSend = tool({
   name: "dm_send",
   description: "Send a direct message to people (a DM always includes a person; agents do not DM each other).",
-  usage: '{"to": string[] (names), "content": string, "importance"?: "normal"|"high"|"critical", "blocking"?: boolean}',
-  args: z.object({ to: z.array(z.string().trim().min(1)).min(1, "name at least one person"), content: z.string().trim().min(1, "content must not be empty"), importance: vImportanceArg, blocking: z.boolean().optional() }),
+  usage: `{"to": string[] (names), "content": string, "importance"?: "normal"|"high"|"critical", "blocking"?: boolean, ${ARTIFACTS_USAGE}}`,
+  args: z.object({ to: z.array(z.string().trim().min(1)).min(1, "name at least one person"), content: z.string().trim().min(1, "content must not be empty"), importance: vImportanceArg, blocking: z.boolean().optional(), artifacts: vArtifactsArg }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
     await ctx.runMutation(internal.tools.messaging.dmSendTool, {
@@ -269,6 +286,7 @@ const dmSend = tool({
       body: args.content,
       importance: args.importance,
       blocking: args.blocking,
+      artifacts: artifactsOf(args),
       correlationId: scope.key,
     });
     return { ok: true, text: `sent a DM to ${args.to.join(", ")}` };

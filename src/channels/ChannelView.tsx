@@ -92,7 +92,8 @@ export function ChannelView({ channelId, title }: { channelId: Id<"channels">; t
           <MessageComposer
             placeholder={`Message ${title}`}
             maxChars={LIMITS.messageChars}
-            onSend={({ body, importance, blocking }) => post({ channelId, body, importance, blocking })}
+            channelId={channelId}
+          onSend={({ body, importance, blocking, files }) => post({ channelId, body, importance, blocking, artifacts: files })}
           />
         ) : (
           <p className="border-t border-slate-100 px-4 py-3 text-xs text-slate-500">{channel?.archived ? "This channel is archived." : VIEWER_NOTE}</p>

@@ -4,26 +4,49 @@ import { InlineError, Select } from "../components/ui/Field";
 import { CONTROL_CLASS } from "../components/ui/Field";
 import { cn } from "../lib/cn";
 import { useSend } from "../lib/useSend";
+import type { Id } from "../../convex/_generated/dataModel";
+import type { FileArtifact } from "../../convex/validators";
+import { AttachButton, PendingFiles, useAttachments, type Attachments } from "./Attachments";
 import { IMPORTANCE_OPTIONS, type Importance } from "./types";
 
-export type Draft = { body: string; importance: Importance; blocking: boolean };
+export type Draft = { body: string; importance: Importance; blocking: boolean; files: FileArtifact[] };
 
-type Props = { placeholder: string; onSend: (draft: Draft) => Promise<unknown>; maxChars: number };
+type Props = {
+  placeholder: string;
+  onSend: (draft: Draft) => Promise<unknown>;
+  maxChars: number;
+  /** Where attached files go: with it the composer can attach files. */
+  channelId?: Id<"channels">;
+};
 
 /** Markdown box, importance and "blocking"; Enter sends, Shift+Enter breaks the line; a refused send keeps the draft and says why. */
-export function MessageComposer({ placeholder, onSend, maxChars }: Props) {
+export function MessageComposer({ placeholder, onSend, maxChars, channelId }: Props) {
+  return channelId === undefined ? (
+    <ComposerForm placeholder={placeholder} onSend={onSend} maxChars={maxChars} attachments={null} />
+  ) : (
+    <ComposerWithFiles placeholder={placeholder} onSend={onSend} maxChars={maxChars} channelId={channelId} />
+  );
+}
+
+function ComposerWithFiles(props: Props & { channelId: Id<"channels"> }) {
+  const attachments = useAttachments(props.channelId);
+  return <ComposerForm {...props} attachments={attachments} />;
+}
+
+function ComposerForm({ placeholder, onSend, maxChars, attachments }: Omit<Props, "channelId"> & { attachments: Attachments | null }) {
   const [body, setBody] = useState("");
   const [importance, setImportance] = useState<Importance>("normal");
   const [blocking, setBlocking] = useState(false);
-  const { sending, error, send } = useSend((text) => onSend({ body: text, importance, blocking }));
+  const { sending, error, send } = useSend((text) => onSend({ body: text, importance, blocking, files: attachments?.artifacts ?? [] }));
   const id = useId();
   const tooLong = body.trim().length > maxChars;
   const submit = () => {
-    if (tooLong) return;
+    if (tooLong || attachments?.uploading) return;
     send(body.trim(), () => {
       setBody("");
       setImportance("normal");
       setBlocking(false);
+      attachments?.clear();
     });
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -50,7 +73,9 @@ export function MessageComposer({ placeholder, onSend, maxChars }: Props) {
         aria-invalid={tooLong || undefined}
         className={cn(CONTROL_CLASS, "resize-y")}
       />
+      {attachments && <PendingFiles attachments={attachments} />}
       <div className="flex flex-wrap items-center gap-3 text-xs text-slate-600">
+        {attachments && <AttachButton attachments={attachments} disabled={sending} />}
         <label htmlFor={`${id}-importance`} className="sr-only">
           Importance
         </label>
@@ -64,7 +89,7 @@ export function MessageComposer({ placeholder, onSend, maxChars }: Props) {
         <span className={cn("ml-auto tabular-nums", tooLong && "text-rose-700")}>
           {body.trim().length}/{maxChars}
         </span>
-        <Button type="submit" disabled={sending || body.trim() === "" || tooLong}>
+        <Button type="submit" disabled={sending || body.trim() === "" || tooLong || attachments?.uploading}>
           Send
         </Button>
       </div>

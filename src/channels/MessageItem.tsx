@@ -3,6 +3,7 @@ import { Markdown } from "../components/ui/Markdown";
 import { initials } from "../board/initials";
 import { formatFullTime, formatRelativeTime } from "../task/relativeTime";
 import { cn } from "../lib/cn";
+import { FileArtifacts } from "./FileArtifacts";
 import { authorName, type ChannelMessage } from "./types";
 
 type Props = { message: ChannelMessage; now: number; onOpenThread?: () => void };
@@ -10,6 +11,8 @@ type Props = { message: ChannelMessage; now: number; onOpenThread?: () => void }
 /** One message: who, when, importance, the markdown body, its artifacts and its thread. */
 export function MessageItem({ message, now, onOpenThread }: Props) {
   const name = authorName(message.from);
+  const files = message.artifacts.filter((a) => a.kind === "file");
+  const links = message.artifacts.filter((a) => a.kind !== "file");
   return (
     <article data-testid="channel-message" className="flex gap-3 px-3 py-2">
       <Avatar initials={initials(name)} tone={message.from.kind === "member" ? "member" : message.from.kind === "agent" ? "agent" : "muted"} className="size-8 shrink-0" />
@@ -35,9 +38,9 @@ export function MessageItem({ message, now, onOpenThread }: Props) {
         <Markdown className="text-sm text-slate-800" mentions={message.mentions.map((m) => m.name)}>
           {message.body}
         </Markdown>
-        {message.artifacts.length > 0 && (
+        {links.length > 0 && (
           <ul className="mt-1 flex flex-wrap gap-2 text-xs">
-            {message.artifacts.map((a, i) => (
+            {links.map((a, i) => (
               <li key={i}>
                 {a.kind === "link" ? (
                   <a href={a.url} target="_blank" rel="noreferrer noopener" className="text-indigo-700 underline">
@@ -52,6 +55,7 @@ export function MessageItem({ message, now, onOpenThread }: Props) {
             ))}
           </ul>
         )}
+        {files.length > 0 && <FileArtifacts channelId={message.channelId} messageId={message._id} files={files} />}
         {onOpenThread && (
           <button type="button" onClick={onOpenThread} className="mt-1 text-xs font-medium text-indigo-700 hover:underline">
             {message.replyCount === 0 ? "Reply in thread" : `${message.replyCount} ${message.replyCount === 1 ? "reply" : "replies"}`}

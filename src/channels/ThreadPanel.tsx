@@ -43,7 +43,8 @@ export function ThreadPanel({ channelId, messageId, onClose, writable }: Props) 
         <MessageComposer
           placeholder="Reply in thread"
           maxChars={LIMITS.messageChars}
-          onSend={({ body, importance, blocking }) => reply({ channelId, messageId, body, importance, blocking })}
+          channelId={channelId}
+          onSend={({ body, importance, blocking, files }) => reply({ channelId, messageId, body, importance, blocking, artifacts: files })}
         />
       )}
     </aside>

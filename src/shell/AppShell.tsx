@@ -27,6 +27,7 @@ import { canWrite, isAdminRole, RoleContext } from "./role";
 import { agentPath, channelsPath, departmentPath, taskIdFromHash, taskPath } from "./routes";
 import { ChannelsView } from "../channels/ChannelsView";
 import { RunsPage } from "./RunsPage";
+import { FiguresPage } from "../channels/MessagingStats";
 import { DepartmentNav } from "./DepartmentNav";
 import { OPEN_PALETTE_EVENT, ShellShortcuts } from "./ShellShortcuts";
 import { PresenceAvatars } from "./PresenceAvatars";
@@ -75,17 +76,18 @@ function useAddress() {
   const channel = useMatch("/d/:slug/channels/:channelId");
   const runs = useMatch("/d/:slug/runs");
   const run = useMatch("/d/:slug/runs/:runId");
+  const figures = useMatch("/d/:slug/figures");
   const exact = useMatch("/d/:slug");
-  const page = agent ? "agent" : channels || channel ? "channels" : runs ? "runs" : run ? "run" : "board";
+  const page = agent ? "agent" : channels || channel ? "channels" : runs ? "runs" : run ? "run" : figures ? "figures" : "board";
   return {
     slug: department?.params.slug,
     taskId: task?.params.taskId as Id<"tasks"> | undefined,
     agentSlug: agent?.params.agentSlug,
     channelId: (channel?.params.channelId ?? null) as Id<"channels"> | null,
     runId: run?.params.runId as Id<"runs"> | undefined,
-    page: page as "agent" | "channels" | "runs" | "run" | "board",
+    page: page as "agent" | "channels" | "runs" | "run" | "figures" | "board",
     /** A path under the department that names nothing we know. */
-    unknown: department !== null && exact === null && task === null && agent === null && channels === null && channel === null && runs === null && run === null,
+    unknown: department !== null && exact === null && task === null && agent === null && channels === null && channel === null && runs === null && run === null && figures === null,
   };
 }
 
@@ -238,6 +240,10 @@ function DepartmentRoute({ department, departments, isAdmin, address }: Departme
           channelId={address.channelId}
           onSelect={(id) => void navigate(channelsPath(department.slug, id ?? undefined))}
         />
+      </ErrorBoundary>
+    ) : address.page === "figures" ? (
+      <ErrorBoundary>
+        <FiguresPage departmentId={department._id} />
       </ErrorBoundary>
     ) : address.page === "runs" || address.page === "run" ? (
       <ErrorBoundary>

@@ -3,12 +3,12 @@ import { NavLink } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { cn } from "../lib/cn";
-import { channelsPath, departmentPath, runsPath } from "./routes";
+import { channelsPath, departmentPath, figuresPath, runsPath } from "./routes";
 
 const LINK = "rounded-md px-2 py-1 text-sm font-medium text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800";
 const ACTIVE = "bg-slate-100 text-slate-900 dark:bg-slate-800 dark:text-slate-100";
 
-/** The department's places: the board, channels (with your unread count) and agent runs. */
+/** The department's places: the board, channels (with your unread count), agent runs and the messaging figures. */
 export function DepartmentNav({ departmentId, slug }: { departmentId: Id<"departments">; slug: string }) {
   const inbox = useQuery(api.inbox.summary, { departmentId });
   const unread = inbox?.unread ?? 0;
@@ -27,6 +27,9 @@ export function DepartmentNav({ departmentId, slug }: { departmentId: Id<"depart
       </NavLink>
       <NavLink to={runsPath(slug)} className={({ isActive }) => cn(LINK, isActive && ACTIVE)}>
         Runs
+      </NavLink>
+      <NavLink to={figuresPath(slug)} data-testid="nav-figures" className={({ isActive }) => cn(LINK, isActive && ACTIVE)}>
+        Figures
       </NavLink>
     </nav>
   );

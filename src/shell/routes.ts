@@ -6,6 +6,7 @@
  *   /d/:slug/agents/:agentSlug     an agent's page
  *   /d/:slug/channels[/:channelId] channels and DMs, one open
  *   /d/:slug/runs[/:runId]         the department's agent runs, or one run's timeline
+ *   /d/:slug/figures               the department's messaging figures
  */
 
 export const DEPARTMENT_ROUTE = "/d/:slug";
@@ -35,6 +36,11 @@ export function channelsPath(slug: string, channelId?: string): string {
 /** The department's runs, or one run's timeline. */
 export function runsPath(slug: string, runId?: string): string {
   return runId === undefined ? `${departmentPath(slug)}/runs` : `${departmentPath(slug)}/runs/${part(runId)}`;
+}
+
+/** The department's messaging figures. */
+export function figuresPath(slug: string): string {
+  return `${departmentPath(slug)}/figures`;
 }
 
 /** An agent's slug in addresses: the middle part of its session key (`agent:<slug>:<department slug>`). */

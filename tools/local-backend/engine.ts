@@ -21,6 +21,7 @@ import path from "node:path";
 import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
 import type { UserIdentity } from "convex/server";
 import { loadConvexTestInternals, type ConvexTestInternals } from "./convexTestInternals.js";
+import { FileStore } from "./fileStorage.js";
 import { buildConvexModules, discoverComponents, type InstalledComponent, type ModuleMap } from "./modules.js";
 import { OrderedIndex, type IndexSpan } from "./orderedIndex.js";
 import { installQueryBatching } from "./queryBatching.js";
@@ -32,6 +33,7 @@ import {
   type StoredDocument,
   type WalSyncMode,
 } from "./storage.js";
+import { attachFileStore, installStorageSyscalls } from "./storageSyscalls.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
 
@@ -126,6 +128,8 @@ export interface EngineOptions {
   log: (line: string) => void;
   /** How the write-ahead log syncs (storage.ts); default "group". */
   walSync?: WalSyncMode;
+  /** Largest file an upload URL accepts (fileStorage.ts DEFAULT_MAX_UPLOAD_BYTES). */
+  maxUploadBytes?: number;
 }
 
 export class Engine {
@@ -133,6 +137,8 @@ export class Engine {
   onCommit: (changes: DocumentChange[], ts: bigint) => void = () => {};
   modules: ModuleMap = new Map();
   readonly mutationResults = new Map<string, JSONValue>();
+  /** Blobs of `ctx.storage`, on disk beside the log. */
+  readonly files: FileStore;
 
   private t: any;
   private global: any;
@@ -163,6 +169,7 @@ export class Engine {
       `build-${process.pid}-${randomUUID().slice(0, 8)}`,
     );
     this.store = new DurableStore(options.dataDir, { sync: options.walSync });
+    this.files = new FileStore({ dataDir: options.dataDir, maxUploadBytes: options.maxUploadBytes });
   }
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -220,6 +227,7 @@ export class Engine {
     });
     this.global.transactionManager.__maestro = this;
     this.recordScheduleTargets();
+    installStorageSyscalls(this.internals, this.global, this.files);
     for (const componentPath of [ROOT, ...this.componentPaths]) {
       const state = new ComponentState(componentPath, this.global.components[componentPath].db, this.internals);
       this.components.set(componentPath, state);
@@ -249,7 +257,11 @@ export class Engine {
       state.db._lastCreationTime = lastCreationTime;
       state.db.__maestro = state;
       state.counterDb = this.db;
+      attachFileStore(state.db, this.files);
     }
+    const storageIds = [...stored.documents.keys()].filter((id) => tableOf(id) === "_storage");
+    const orphans = this.files.removeOrphans(new Set(storageIds));
+    if (orphans > 0) this.options.log(`Removed ${orphans} stored file(s) no committed _storage row names (a crash before their commit).`);
     // One id counter for every component (see the _generateId patch).
     this.db._nextDocId = stored.nextDocId;
     for (const [key, response] of stored.mutationResults) this.mutationResults.set(key, response);
@@ -521,6 +533,7 @@ export class Engine {
     if (pending.length === 0) return;
     const changes: DocumentChange[] = [];
     const writes: Array<[string, StoredDocument | null]> = [];
+    const deletedFiles: string[] = [];
     for (const { state, before } of pending) {
       for (const [id, previous] of before) {
         const next = state.db._documents[id] ?? null;
@@ -528,6 +541,7 @@ export class Engine {
         state.indexDocument(table, id, previous, next);
         changes.push({ id, component: state.path, table, before: previous, after: next });
         writes.push([id, next === null ? null : this.toStored(state, id, next)]);
+        if (table === "_storage" && next === null && previous !== null) deletedFiles.push(id);
       }
     }
     const request = requestStorage.getStore();
@@ -540,7 +554,34 @@ export class Engine {
       ...(attach ? { request: request.key } : {}),
     });
     if (this.store.shouldCompact) this.compact(commitTs);
+    if (deletedFiles.length > 0) this.removeFilesWhenDurable(deletedFiles);
     this.onCommit(changes, commitTs);
+  }
+
+  /** A deleted `_storage` row's blob goes once the delete is on disk (a crash before leaves an orphan, swept at start). */
+  private removeFilesWhenDurable(ids: string[]) {
+    this.store
+      .whenDurable()
+      .then(() => {
+        for (const id of ids) this.files.remove(id);
+      })
+      .catch((error: unknown) => this.options.log(`Could not remove deleted files: ${String(error)}`));
+  }
+
+  /** Stores an uploaded body as `ctx.storage.store` would; resolves with its id once the row is durable. */
+  async storeUpload(bytes: Uint8Array<ArrayBuffer>, contentType: string): Promise<string> {
+    const id = (await this.t.run(async (ctx: any) => await ctx.storage.store(new Blob([bytes], { type: contentType })))) as string;
+    await this.whenDurable();
+    return id;
+  }
+
+  /** A committed `_storage` row (any component), or null. */
+  storedFile(storageId: string): { contentType?: string; size: number } | null {
+    for (const state of this.components.values()) {
+      const row = state.tables.get("_storage")?.get(storageId);
+      if (row !== undefined) return { contentType: row.contentType, size: row.size };
+    }
+    return null;
   }
 
   /** Folds the write-ahead log into a snapshot of the committed state (runs inside a commit, so nothing is pending). */

@@ -17,6 +17,7 @@ import { CronRunner } from "./crons.js";
 import { Engine, type Caller, type FunctionOutcome, type FunctionType } from "./engine.js";
 import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, sameSecret, sendFailure } from "./httpGuard.js";
 import { walSyncModeFromEnv, type WalSyncMode } from "./storage.js";
+import { handleStorage, STORAGE_PREFIX } from "./storageHttp.js";
 import { SyncServer } from "./sync.js";
 
 export interface BackendOptions {
@@ -51,6 +52,8 @@ export interface BackendOptions {
   maxSubscriptionsPerSocket?: number;
   /** How the write-ahead log syncs; default from MAESTRO_WAL_SYNC, else "group" (storage.ts). */
   walSync?: WalSyncMode;
+  /** Largest file an upload URL accepts; default from MAESTRO_MAX_UPLOAD_BYTES, else fileStorage.ts's DEFAULT_MAX_UPLOAD_BYTES. */
+  maxUploadBytes?: number;
   log?: (line: string) => void;
 }
 
@@ -83,7 +86,8 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   );
 
   const walSync = options.walSync ?? walSyncModeFromEnv();
-  const engine = await Engine.create({ projectRoot: options.projectRoot, convexDir, dataDir, log, walSync });
+  const maxUploadBytes = options.maxUploadBytes ?? (process.env.MAESTRO_MAX_UPLOAD_BYTES ? Number(process.env.MAESTRO_MAX_UPLOAD_BYTES) : undefined);
+  const engine = await Engine.create({ projectRoot: options.projectRoot, convexDir, dataDir, log, walSync, maxUploadBytes });
   const adminKeyFile = path.join(dataDir, "admin-key");
   const adminKey = loadOrCreateAdminKey(adminKeyFile);
   // Convex Auth signs its tokens inside the functions with these, as a deployment's environment holds them.
@@ -129,6 +133,7 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   await listen(site, options.sitePort ?? 3211, host);
   const url = `http://${host}:${(api.address() as AddressInfo).port}`;
   const siteUrl = `http://${host}:${(site.address() as AddressInfo).port}`;
+  engine.files.baseUrl = url;
   // The deployment's own addresses, known once the ports are: the issuer of Convex Auth's tokens and the app's URL.
   process.env.CONVEX_SITE_URL = siteUrl;
   process.env.SITE_URL = options.appUrl ?? process.env.SITE_URL ?? url;
@@ -207,6 +212,10 @@ async function handleApi(req: IncomingMessage, res: ServerResponse, context: Api
   }
   if (pathname === "/version") {
     res.writeHead(200, { "Content-Type": "text/plain" }).end("maestro-local-backend");
+    return;
+  }
+  if (pathname.startsWith(STORAGE_PREFIX)) {
+    await handleStorage(req, res, context.engine);
     return;
   }
   const endpoint = FUNCTION_ENDPOINTS[pathname];

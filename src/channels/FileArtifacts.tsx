@@ -1,0 +1,49 @@
+import { useQuery } from "convex/react";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { formatBytes, isImageType } from "../../convex/lib/files";
+import { PaperclipIcon } from "../components/ui/icons";
+import type { FileArtifact } from "../../convex/validators";
+
+type Props = { channelId: Id<"channels">; messageId: Id<"channelMessages">; files: FileArtifact[] };
+
+/**
+ * A message's files as chips (name and size) that open or download them,
+ * images as thumbnails. URLs come from the server only for those who can
+ * read the message; until they arrive the chips show without links.
+ */
+export function FileArtifacts({ channelId, messageId, files }: Props) {
+  const urls = useQuery(api.channelFiles.urls, { channelId, messageId });
+  const urlOf = new Map((urls ?? []).map((u) => [u.storageId, u.url]));
+  return (
+    <ul className="mt-1 flex flex-wrap gap-2 text-xs" aria-label="Files">
+      {files.map((file) => {
+        const url = urlOf.get(file.storageId) ?? null;
+        const label = `${file.name} (${formatBytes(file.size)})`;
+        return (
+          <li key={file.storageId} data-testid="file-artifact">
+            {isImageType(file.contentType) && url !== null ? (
+              <a href={url} target="_blank" rel="noreferrer noopener" title={label} className="block">
+                <img src={url} alt={file.name} loading="lazy" className="max-h-40 max-w-60 rounded border border-slate-200 object-contain" />
+                <span className="text-slate-600">{label}</span>
+              </a>
+            ) : (
+              <a
+                href={url ?? undefined}
+                download={isImageType(file.contentType) ? undefined : file.name}
+                target="_blank"
+                rel="noreferrer noopener"
+                aria-disabled={url === null || undefined}
+                className="inline-flex items-center gap-1 rounded-full border border-slate-200 bg-slate-50 px-2 py-0.5 text-slate-800 hover:bg-slate-100"
+              >
+                <PaperclipIcon className="size-3.5 text-slate-500" />
+                <span className="max-w-48 truncate">{file.name}</span>
+                <span className="text-slate-500">{formatBytes(file.size)}</span>
+              </a>
+            )}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}

@@ -1,0 +1,158 @@
+import { describe, expect, test } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
+import type { Doc, Id } from "../../convex/_generated/dataModel";
+import { cleanFileName, FILE_LIMITS, fileRefusal, formatBytes } from "../../convex/lib/files";
+import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+
+async function squad() {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const grace = await signIn(t, "Grace");
+  const vera = await addToDepartment(t, departmentId, "Vera", "viewer");
+  const other = await createOtherDepartment(t);
+  const general = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+  return { t, departmentId, admin, grace, vera, other, general };
+}
+
+/** A blob in storage as an upload leaves it: convex-test records no content type, so it is set as storage would. */
+async function stored(t: TestConvex, content: string | Uint8Array, contentType: string): Promise<Id<"_storage">> {
+  return await t.run(async (ctx) => {
+    const storageId = await ctx.storage.store(new Blob([content as BlobPart]));
+    const convex = (globalThis as unknown as { Convex: { asyncSyscall(op: string, args: string): Promise<string> } }).Convex;
+    await convex.asyncSyscall("1.0/shallowMerge", JSON.stringify({ table: "_storage", id: storageId, value: { contentType } }));
+    return storageId;
+  });
+}
+
+async function blobExists(t: TestConvex, storageId: Id<"_storage">): Promise<boolean> {
+  return await t.run(async (ctx) => (await ctx.db.system.get("_storage", storageId)) !== null);
+}
+
+async function files(t: TestConvex): Promise<Array<Doc<"channelFiles">>> {
+  return await t.run(async (ctx) => await ctx.db.query("channelFiles").collect());
+}
+
+describe("file rules", () => {
+  test("size limit, content-type allowlist and names", () => {
+    expect(fileRefusal({ size: 10, contentType: "image/png" })).toBeNull();
+    expect(fileRefusal({ size: 10, contentType: "Text/Markdown; charset=utf-8" })).toBeNull();
+    expect(fileRefusal({ size: FILE_LIMITS.maxBytes + 1, contentType: "application/pdf" })).toBe("The file is 10 MB; the limit is 10 MB.");
+    expect(fileRefusal({ size: 10, contentType: "text/html" })).toMatch(/type text\/html cannot be attached/);
+    expect(fileRefusal({ size: 10, contentType: undefined })).toMatch(/\(none given\)/);
+    expect(fileRefusal({ size: 0, contentType: "text/plain" })).toBe("The file is empty.");
+    expect(cleanFileName("C:\\Users\\ada\\plan.pdf")).toBe("plan.pdf");
+    expect(cleanFileName("../../etc/passwd")).toBe("passwd");
+    expect(cleanFileName("a\u0000b.txt")).toBe("ab.txt");
+    expect(() => cleanFileName("dir/")).toThrow(/needs a name/);
+    expect(formatBytes(1536)).toBe("1.5 KB");
+    expect(formatBytes(12)).toBe("12 B");
+  });
+});
+
+describe("files on messages", () => {
+  test("upload, add, post: the message carries the file as storage recorded it, and readers get its URL", async () => {
+    const { t, admin, grace, general } = await squad();
+    expect(await grace.mutation(api.channelMessages.generateUploadUrl, { channelId: general })).toMatch(/^https?:\/\//);
+    const storageId = await stored(t, "pixels", "image/png");
+    const artifact = await grace.action(api.channelFiles.add, { channelId: general, storageId, name: "shots/mock.png" });
+    expect(artifact).toEqual({ kind: "file", storageId, name: "mock.png", contentType: "image/png", size: 6 });
+    // What the client claims about size and type is ignored: the record wins.
+    const messageId = await grace.mutation(api.channelMessages.post, {
+      channelId: general,
+      body: "the mock",
+      artifacts: [{ ...artifact, size: 1, contentType: "text/html", name: "evil.html" }],
+    });
+    const [message] = (await admin.query(api.channelMessages.history, { channelId: general, paginationOpts: { numItems: 10, cursor: null } })).page;
+    expect(message.artifacts).toEqual([artifact]);
+    expect((await files(t))[0].messageId).toBe(messageId);
+    const urls = await admin.query(api.channelFiles.urls, { channelId: general, messageId });
+    expect(urls).toEqual([{ storageId, url: expect.any(String) }]);
+    // Posted once: the uploader may forward it (reference an existing file), nobody may post it as new elsewhere.
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "again", artifacts: [artifact] });
+  });
+
+  test("a refused file is deleted with a clear error: too big, a type not allowed, a secret in a text file", async () => {
+    const { t, grace, general } = await squad();
+    const big = await stored(t, new Uint8Array(FILE_LIMITS.maxBytes + 1), "application/pdf");
+    await expectError(grace.action(api.channelFiles.add, { channelId: general, storageId: big, name: "big.pdf" }), "INVALID_ARGUMENT", /limit is 10 MB/);
+    expect(await blobExists(t, big)).toBe(false);
+    const html = await stored(t, "<script>", "text/html");
+    await expectError(grace.action(api.channelFiles.add, { channelId: general, storageId: html, name: "x.html" }), "INVALID_ARGUMENT", /text\/html cannot be attached/);
+    expect(await blobExists(t, html)).toBe(false);
+    const leaky = await stored(t, "deploy with AKIAIOSFODNN7EXAMPLE and password=hunter2\n", "text/plain");
+    await expectError(grace.action(api.channelFiles.add, { channelId: general, storageId: leaky, name: "notes.txt" }), "INVALID_ARGUMENT", /secret/);
+    expect(await blobExists(t, leaky)).toBe(false);
+    const clean = await stored(t, "# plan\nship friday\n", "text/markdown");
+    await grace.action(api.channelFiles.add, { channelId: general, storageId: clean, name: "plan.md" });
+    expect((await files(t)).map((f) => f.name)).toEqual(["plan.md"]);
+  });
+
+  test("ACL: private channels and DMs, viewers, other departments, other people's uploads", async () => {
+    const { t, departmentId, admin, grace, vera, other, general } = await squad();
+    const secret = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
+    const storageId = await stored(t, "%PDF-1.7", "application/pdf");
+    await expectError(grace.mutation(api.channelMessages.generateUploadUrl, { channelId: secret }), "FORBIDDEN");
+    await expectError(vera.mutation(api.channelMessages.generateUploadUrl, { channelId: general }), "FORBIDDEN");
+    await expectError(other.member.mutation(api.channelMessages.generateUploadUrl, { channelId: general }), "FORBIDDEN");
+    await expectError(grace.action(api.channelFiles.add, { channelId: secret, storageId, name: "plan.pdf" }), "FORBIDDEN");
+    await expectError(vera.action(api.channelFiles.add, { channelId: general, storageId, name: "plan.pdf" }), "FORBIDDEN");
+    // Refusals on who you are never touch the blob.
+    expect(await blobExists(t, storageId)).toBe(true);
+
+    const artifact = await admin.action(api.channelFiles.add, { channelId: secret, storageId, name: "plan.pdf" });
+    await expectError(admin.action(api.channelFiles.add, { channelId: secret, storageId, name: "plan.pdf" }), "CONFLICT");
+    // Someone else cannot post a file added but not yet posted by its uploader.
+    await expectError(grace.mutation(api.channelMessages.post, { channelId: general, body: "mine now", artifacts: [artifact] }), "FORBIDDEN");
+    const messageId = await admin.mutation(api.channelMessages.post, { channelId: secret, body: "plan", artifacts: [artifact] });
+    // Posted in a private channel: a non-member can neither read its URL nor forward it where they can post.
+    await expectError(grace.query(api.channelFiles.urls, { channelId: secret, messageId }), "FORBIDDEN");
+    await expectError(grace.mutation(api.channelMessages.post, { channelId: general, body: "leak", artifacts: [artifact] }), "FORBIDDEN", /cannot read/);
+    await expectError(other.member.query(api.channelFiles.urls, { channelId: secret, messageId }), "FORBIDDEN");
+    // The message must be in the channel named (no reading a private message's files through a public channel).
+    await expectError(grace.query(api.channelFiles.urls, { channelId: general, messageId }), "NOT_FOUND");
+    // A member who can read it may forward it.
+    await admin.mutation(api.channelMessages.post, { channelId: general, body: "fwd", artifacts: [artifact] });
+
+    // A DM's files are for its participants only.
+    const dm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [`member:${await t.run(async (ctx) => (await ctx.db.query("users").collect()).find((u) => u.name === "Grace")!._id)}`] });
+    const shot = await stored(t, "gif", "image/gif");
+    const dmArtifact = await grace.action(api.channelFiles.add, { channelId: dm, storageId: shot, name: "shot.gif" });
+    const dmMessage = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "look", artifacts: [dmArtifact] });
+    expect(await admin.query(api.channelFiles.urls, { channelId: dm, messageId: dmMessage })).toHaveLength(1);
+    await expectError(vera.query(api.channelFiles.urls, { channelId: dm, messageId: dmMessage }), "FORBIDDEN");
+  });
+});
+
+describe("agents reference tasks and posted files", () => {
+  test("post_message, reply_thread and dm_send carry task links and files the agent can read; nothing else", async () => {
+    const { t, departmentId, admin, grace, general } = await squad();
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const runId = await t.run(async (ctx) => {
+      const agent = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.writer)).unique())!;
+      return await ctx.db.insert("runs", {
+        departmentId, agentId: agent._id, agentSessionKey: agent.sessionKey, taskId, trigger: { kind: "mentioned" }, status: "running",
+        iterations: 0, toolCalls: [], promptTokens: 0, completionTokens: 0, foldedTriggers: 0, rerunRequested: false, delegations: 0, guards: [], timings: [],
+      });
+    });
+    const storageId = await stored(t, "%PDF-1.7", "application/pdf");
+    const artifact = await grace.action(api.channelFiles.add, { channelId: general, storageId, name: "brief.pdf" });
+    // Not posted yet: only Grace may post it.
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "x", artifacts: [{ fileId: storageId }] }), "FORBIDDEN");
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "brief", artifacts: [artifact] });
+
+    const id = await t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "#general", body: "See the brief and the task", artifacts: [{ fileId: storageId }, { taskId }] });
+    const posted = await t.run(async (ctx) => (await ctx.db.get("channelMessages", id))!);
+    expect(posted.artifacts).toEqual([artifact, { kind: "task", taskId }]);
+    await t.mutation(internal.tools.messaging.replyThreadTool, { runId, messageId: id, body: "again", artifacts: [{ fileId: storageId }] });
+    await t.mutation(internal.tools.messaging.dmSendTool, { runId, to: ["Grace"], body: "for you", artifacts: [{ fileId: storageId }] });
+
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "x", artifacts: [{ fileId: "made-up" }] }), "NOT_FOUND");
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "x", artifacts: [{ taskId: "made-up" }] }), "NOT_FOUND");
+    // A file posted in a private channel the agent is not in stays there.
+    const leads = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
+    const secretId = await stored(t, "%PDF-1.7 secret", "application/pdf");
+    const secret = await admin.action(api.channelFiles.add, { channelId: leads, storageId: secretId, name: "salaries.pdf" });
+    await admin.mutation(api.channelMessages.post, { channelId: leads, body: "numbers", artifacts: [secret] });
+    await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "leak", artifacts: [{ fileId: secretId }] }), "FORBIDDEN", /cannot read/);
+  });
+});

@@ -1,0 +1,122 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { getFunctionName } from "convex/server";
+import { ConvexError } from "convex/values";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Id } from "../../convex/_generated/dataModel";
+import { MessageComposer } from "../../src/channels/MessageComposer";
+import { MessageItem } from "../../src/channels/MessageItem";
+import type { ChannelMessage } from "../../src/channels/types";
+
+const convex = vi.hoisted(() => ({
+  queries: new Map<string, unknown>(),
+  calls: [] as Array<[string, unknown]>,
+  add: null as null | ((args: { name: string }) => Promise<unknown>),
+}));
+const uploads = vi.hoisted(() => ({ calls: [] as Array<{ url: string; type: string }> }));
+
+vi.mock("convex/react", () => ({
+  useQuery: (query: never) => convex.queries.get(getFunctionName(query)),
+  useMutation: (mutation: never) => async (args: unknown) => {
+    convex.calls.push([getFunctionName(mutation), args]);
+    return "http://backend/api/storage/upload?token=t";
+  },
+  useAction: (action: never) => async (args: { name: string }) => {
+    convex.calls.push([getFunctionName(action), args]);
+    return await convex.add!(args);
+  },
+}));
+vi.mock("../../src/channels/upload", () => ({
+  uploadFile: async (url: string, _file: Blob, type: string, onProgress: (f: number) => void) => {
+    uploads.calls.push({ url, type });
+    onProgress(0.5);
+    return "storage1";
+  },
+}));
+
+const channelId = "c1" as Id<"channels">;
+const pngArtifact = { kind: "file" as const, storageId: "storage1" as Id<"_storage">, name: "mock.png", contentType: "image/png", size: 4 };
+
+beforeEach(() => {
+  convex.queries.clear();
+  convex.calls = [];
+  uploads.calls = [];
+  convex.add = async () => pngArtifact;
+});
+afterEach(cleanup);
+
+function pick(files: File[]) {
+  fireEvent.change(screen.getByTestId("attach-input"), { target: { files } });
+}
+
+describe("attaching files in the composer", () => {
+  it("uploads a picked file, shows it ready, and sends it with the message", async () => {
+    const onSend = vi.fn(async () => null);
+    render(<MessageComposer placeholder="Message #general" maxChars={100} onSend={onSend} channelId={channelId} />);
+    pick([new File(["png!"], "mock.png", { type: "image/png" })]);
+    const chip = await screen.findByTestId("pending-file");
+    await waitFor(() => expect(chip.textContent).toContain("image"));
+    expect(chip.textContent).toContain("mock.png");
+    expect(uploads.calls).toEqual([{ url: "http://backend/api/storage/upload?token=t", type: "image/png" }]);
+    expect(convex.calls).toEqual([
+      ["channelMessages:generateUploadUrl", { channelId }],
+      ["channelFiles:add", { channelId, storageId: "storage1", name: "mock.png" }],
+    ]);
+    fireEvent.change(screen.getByLabelText("Message #general"), { target: { value: "the mock" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith({ body: "the mock", importance: "normal", blocking: false, files: [pngArtifact] }));
+    await waitFor(() => expect(screen.queryByTestId("pending-file")).toBeNull());
+  }, 30_000);
+
+  it("refuses a type not allowed or a file over the limit before uploading, and shows the server's reason", async () => {
+    convex.add = async () => {
+      throw new ConvexError({ code: "INVALID_ARGUMENT", message: "The file looks like it holds a secret (a key, token or password): remove it and upload the file again." });
+    };
+    render(<MessageComposer placeholder="Message" maxChars={100} onSend={async () => null} channelId={channelId} />);
+    pick([
+      new File(["<html>"], "page.html", { type: "text/html" }),
+      new File([new Uint8Array(10 * 1024 * 1024 + 1)], "huge.pdf", { type: "application/pdf" }),
+      new File(["AKIA..."], "keys.md", { type: "" }),
+    ]);
+    await waitFor(() => expect(screen.getAllByRole("alert")).toHaveLength(3));
+    const texts = screen.getAllByTestId("pending-file").map((chip) => chip.textContent);
+    expect(texts[0]).toContain("Files of type text/html cannot be attached");
+    expect(texts[1]).toContain("the limit is 10 MB");
+    expect(texts[2]).toContain("holds a secret");
+    // Only the Markdown file (typed from its extension) was uploaded.
+    expect(uploads.calls).toEqual([{ url: expect.any(String), type: "text/markdown" }]);
+    fireEvent.click(screen.getByRole("button", { name: "Remove page.html" }));
+    expect(screen.getAllByTestId("pending-file")).toHaveLength(2);
+  }, 30_000);
+});
+
+describe("files on a message", () => {
+  it("shows images as thumbnails and other files as chips with name and size that download", () => {
+    const pdf = { kind: "file" as const, storageId: "storage2" as Id<"_storage">, name: "plan.pdf", contentType: "application/pdf", size: 1536 };
+    convex.queries.set("channelFiles:urls", [
+      { storageId: "storage1", url: "http://backend/api/storage/storage1?token=a" },
+      { storageId: "storage2", url: "http://backend/api/storage/storage2?token=b" },
+    ]);
+    const message: ChannelMessage = {
+      _id: "m1" as Id<"channelMessages">,
+      _creationTime: Date.parse("2026-01-01T10:00:00Z"),
+      channelId,
+      type: "channel",
+      from: { kind: "member", userId: "u1" as Id<"users">, name: "Ana Lima" },
+      body: "files",
+      mentions: [],
+      artifacts: [pngArtifact, pdf],
+      importance: "normal",
+      blocking: false,
+      context: {},
+      replyCount: 0,
+    };
+    render(<MessageItem message={message} now={Date.parse("2026-01-01T10:05:00Z")} />);
+    const image = screen.getByRole("img", { name: "mock.png" });
+    expect(image.getAttribute("src")).toBe("http://backend/api/storage/storage1?token=a");
+    const link = screen.getByRole("link", { name: /plan\.pdf/ });
+    expect(link.getAttribute("href")).toBe("http://backend/api/storage/storage2?token=b");
+    expect(link.getAttribute("download")).toBe("plan.pdf");
+    expect(link.textContent).toContain("1.5 KB");
+  }, 30_000);
+});

@@ -1,0 +1,186 @@
+/**
+ * Convex file storage for the offline backend: blobs on disk under
+ * `<data>/storage/`, one file per `_storage` document, named by its id.
+ *
+ * Order of writes, so a crash never leaves a `_storage` row without its
+ * blob: the bytes go to a temp file, which is fsynced and renamed to the
+ * id's name (and the folder fsynced) inside the transaction that inserts the
+ * row, before that transaction reaches the write-ahead log. A crash before
+ * the log line is durable leaves a file without a row: an orphan, removed at
+ * the next start. A deleted row's file is removed once the delete is durable.
+ *
+ * Upload URLs are single-use, expire, and cap the body; file URLs carry an
+ * HMAC of the id, so ids (which count up) cannot be guessed into URLs.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+
+/** Largest body an upload URL accepts unless configured (MAESTRO_MAX_UPLOAD_BYTES). */
+export const DEFAULT_MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+/** How long an upload URL stays valid, as on Convex. */
+export const UPLOAD_URL_TTL_MS = 60 * 60 * 1000;
+
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+const TEMP_PREFIX = ".upload-";
+/** Storage ids as the engine hands them out: a counter and the table name. Nothing else is ever a path. */
+const STORAGE_ID = /^[0-9]+_storage$/;
+
+export interface FileStoreOptions {
+  dataDir: string;
+  maxUploadBytes?: number;
+  uploadTtlMs?: number;
+  now?: () => number;
+}
+
+export class FileStore {
+  /** The API port's URL, known once the server listens; URLs handed out are built on it. */
+  baseUrl = "http://127.0.0.1:3210";
+  readonly dir: string;
+  readonly maxUploadBytes: number;
+  private readonly uploadTtlMs: number;
+  private readonly now: () => number;
+  /** Upload token → when it expires. In memory: an upload URL does not outlive the process. */
+  private readonly uploads = new Map<string, number>();
+  private readonly urlKey: Buffer;
+
+  constructor(options: FileStoreOptions) {
+    this.dir = path.join(options.dataDir, "storage");
+    this.maxUploadBytes = options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+    this.uploadTtlMs = options.uploadTtlMs ?? UPLOAD_URL_TTL_MS;
+    this.now = options.now ?? Date.now;
+    mkdirSync(this.dir, { recursive: true, mode: DIR_MODE });
+    chmodSync(this.dir, DIR_MODE);
+    // Kept beside the folder, not in it: file URLs stay valid across restarts.
+    this.urlKey = loadOrCreateKey(path.join(options.dataDir, "storage-url-key"));
+  }
+
+  /** Removes temp files and blobs no `_storage` row names (a crash between blob and log line). Returns how many. */
+  removeOrphans(liveIds: ReadonlySet<string>): number {
+    let removed = 0;
+    for (const name of readdirSync(this.dir)) {
+      if (STORAGE_ID.test(name) && liveIds.has(name)) continue;
+      unlinkSync(path.join(this.dir, name));
+      removed += 1;
+    }
+    if (removed > 0) this.syncDir();
+    return removed;
+  }
+
+  /** A fresh single-use upload URL. */
+  newUploadUrl(): string {
+    const now = this.now();
+    for (const [token, expiresAt] of this.uploads) if (expiresAt <= now) this.uploads.delete(token);
+    const token = randomBytes(32).toString("hex");
+    this.uploads.set(token, now + this.uploadTtlMs);
+    return `${this.baseUrl}/api/storage/upload?token=${token}`;
+  }
+
+  /** Uses up an upload token: true once for a valid, unexpired token, false ever after. */
+  claimUpload(token: string): boolean {
+    const expiresAt = this.uploads.get(token);
+    if (expiresAt === undefined) return false;
+    this.uploads.delete(token);
+    return expiresAt > this.now();
+  }
+
+  /** Writes bytes to a durable temp file in the storage folder; `place` later names it. */
+  writeTemp(bytes: Uint8Array): string {
+    const file = path.join(this.dir, `${TEMP_PREFIX}${randomBytes(12).toString("hex")}`);
+    const fd = openSync(file, "wx", FILE_MODE);
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    return file;
+  }
+
+  /** Gives a temp file its storage id's name, durably (called before the row's commit). */
+  place(tempFile: string, storageId: string) {
+    renameSync(tempFile, this.pathOf(storageId));
+    this.syncDir();
+  }
+
+  /** Drops a temp file whose row never came (a failed store). */
+  removeTemp(tempFile: string) {
+    if (path.dirname(tempFile) === this.dir && path.basename(tempFile).startsWith(TEMP_PREFIX) && existsSync(tempFile)) unlinkSync(tempFile);
+  }
+
+  /** The blob's bytes, or null if there is no such file. */
+  read(storageId: string): Buffer | null {
+    const file = this.pathOf(storageId);
+    return existsSync(file) ? readFileSync(file) : null;
+  }
+
+  /** The blob's size on disk, or null. */
+  sizeOf(storageId: string): number | null {
+    const file = this.pathOf(storageId);
+    return existsSync(file) ? statSync(file).size : null;
+  }
+
+  remove(storageId: string) {
+    const file = this.pathOf(storageId);
+    if (existsSync(file)) unlinkSync(file);
+  }
+
+  /** The URL serving a stored file. */
+  urlFor(storageId: string): string {
+    return `${this.baseUrl}/api/storage/${storageId}?token=${this.sign(storageId)}`;
+  }
+
+  /** Whether `token` is the one `urlFor` put in this id's URL. */
+  verifyUrlToken(storageId: string, token: string): boolean {
+    if (!STORAGE_ID.test(storageId)) return false;
+    const expected = Buffer.from(this.sign(storageId));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  private sign(storageId: string): string {
+    return createHmac("sha256", this.urlKey).update(storageId).digest("base64url");
+  }
+
+  private pathOf(storageId: string): string {
+    if (!STORAGE_ID.test(storageId)) throw new Error(`Not a storage id: ${JSON.stringify(storageId)}`);
+    return path.join(this.dir, storageId);
+  }
+
+  private syncDir() {
+    const fd = openSync(this.dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/** Whether `id` has the shape of a storage id (what may become a file name). */
+export function isStorageId(id: string): boolean {
+  return STORAGE_ID.test(id);
+}
+
+function loadOrCreateKey(file: string): Buffer {
+  if (existsSync(file)) return Buffer.from(readFileSync(file, "utf8").trim(), "hex");
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString("hex"), { mode: FILE_MODE });
+  return key;
+}
