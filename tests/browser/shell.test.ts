@@ -266,7 +266,7 @@ describe("theme and the README", () => {
     const headerBackground = () => ada.locator("header").first().evaluate((el) => getComputedStyle(el).backgroundColor);
     const light = await headerBackground();
     await ada.emulateMedia({ colorScheme: "dark" });
-    const dark = await until(headerBackground, (value) => value !== light, "the header to turn dark");
+    await until(headerBackground, (value) => value !== light, "the header to turn dark");
     // Mean of sRGB channels, 0 (black) to 255 (white).
     const lightness = (color: string) =>
       ada.evaluate((css) => {
@@ -280,7 +280,8 @@ describe("theme and the README", () => {
     const style = (testId: string, property: "backgroundColor" | "color") =>
       ada.getByTestId(testId).first().evaluate((el, name) => getComputedStyle(el)[name], property);
     // Dark means dark: the header, the columns and the cards are far from white, their text far from black.
-    expect(await lightness(dark)).toBeLessThan(80);
+    // Waited for, as the colours may still be changing when the media query flips.
+    await until(async () => lightness(await headerBackground()), (value) => value < 80, "the header to be dark");
     expect(await lightness(await style("column-inbox", "backgroundColor"))).toBeLessThan(80);
     expect(await lightness(await style("task-card", "backgroundColor"))).toBeLessThan(90);
     const title = await ada.getByTestId("task-card").first().locator("[data-card-open]").evaluate((el) => getComputedStyle(el).color);
