@@ -29,7 +29,7 @@ const TASKS = 2_000;
 const MESSAGES_PER_TASK = Number(process.env.BENCH_MESSAGES_PER_TASK ?? 10);
 const WRITERS = 8;
 const SAMPLES = 100;
-const RENDER_SAMPLES = 5;
+const RENDER_SAMPLES = 7;
 const STATUSES = ["inbox", "assigned", "in_progress", "review", "done"] as const;
 /** Every column the board subscribes to (Blocked stays empty here). */
 const COLUMNS = [...STATUSES, "blocked"] as const;
@@ -257,14 +257,21 @@ async function main() {
     const cards = Math.min(TASKS, 500 * STATUSES.length);
     for (let i = 0; i < RENDER_SAMPLES; i++) {
       await page.goto(app.url);
-      // Rendered: every column's count is in (they add up to the whole board) and its first
-      // cards are on screen. Timed in the page, from navigation start.
+      // First render: from navigation start (the page's time origin) until every column's count
+      // is in (they add up to the whole board) and every unfolded column with tasks shows its
+      // first cards (three, or all it has). Timed in the page. The first load of the run has no
+      // remembered department (a first visit); the others do, as a returning user's.
       const handle = await page.waitForFunction(
         (n) => {
-          const counts = [...document.querySelectorAll('[data-testid="board"] [data-testid="column-count"]')].map((el) => Number(el.textContent));
-          const total = counts.reduce((sum, count) => sum + count, 0);
-          const firstCards = document.querySelectorAll('[data-testid="board"] section li[data-testid="task-card"]').length;
-          return total >= n && firstCards >= 5 ? performance.now() : false;
+          let total = 0;
+          let shown = true;
+          for (const column of document.querySelectorAll('[data-testid="board"] section[data-testid^="column-"]')) {
+            const count = Number.parseInt(column.querySelector('[data-testid="column-count"]')?.textContent ?? "0", 10);
+            total += count;
+            const cards = column.querySelectorAll('li[data-testid="task-card"]').length;
+            if (!column.hasAttribute("data-collapsed") && cards < Math.min(count, 3)) shown = false;
+          }
+          return total >= n && shown ? performance.now() : false;
         },
         cards,
         { timeout: 120_000, polling: "raf" },
@@ -294,7 +301,7 @@ ${row("tasks.listColumn (one column, HTTP query)", summarize(columnTimes))}
 ${row("messages.list (first page of 20, HTTP)", summarize(messageTimes))}
 ${row("move → 2nd client, per-column subscriptions", summarize(columnMoveTimes))}
 ${row("move → 2nd client, one tasks.list (before)", summarize(boardMoveTimes))}
-${row(`Chromium: load → ${cards}-card board rendered`, summarize(renderTimes))}
+${row(`Chromium: first render, ${cards} cards (nav → cards shown)`, summarize(renderTimes))}
 
 payload per update: whole board (tasks.list) ${kb(boardBytes)}; one column (tasks.listColumn) ${kb(Math.min(...columnBytes))}–${kb(Math.max(...columnBytes))}; a move re-sends two columns, at most ${kb(moved[0] + moved[1])}
 cards in the DOM after render (columns are virtualised): ${Math.max(...renderedCards)} of ${cards}

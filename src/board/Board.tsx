@@ -11,9 +11,10 @@ import { BoardSkeleton } from "./BoardSkeleton";
 import { BoardView } from "./BoardView";
 import { serverMove, type TaskMove } from "./dnd";
 import { FilterBar } from "./FilterBar";
-import { filterArgs, hasFilters, shownStatuses, useBoardFilters, type BoardFilters } from "./filters";
+import { hasFilters, shownStatuses, useBoardFilters, type BoardFilters } from "./filters";
 import { collapsedColumns, parseCollapseChoices, useColumnMode, useElementWidth, type ColumnMode } from "./layout";
 import { moveTaskInStore } from "./optimistic";
+import { columnRequests } from "./prefetch";
 import type { BoardColumnData, TaskStatus } from "./types";
 import { canWrite, useRole } from "../shell/role";
 import { useStoredState } from "../shell/useStoredState";
@@ -37,10 +38,10 @@ type Props = {
  */
 function useColumns(departmentId: Id<"departments">, filters: BoardFilters): BoardColumnData[] | undefined {
   const statuses = shownStatuses(filters);
-  const key = JSON.stringify([departmentId, statuses, filterArgs(filters)]);
+  const key = JSON.stringify([departmentId, filters]);
   const requests = useMemo(() => {
-    const [dept, shown, args] = JSON.parse(key) as [Id<"departments">, TaskStatus[], ReturnType<typeof filterArgs>];
-    return Object.fromEntries(shown.map((status) => [status, { query: api.tasks.listColumn, args: { departmentId: dept, status, ...args } }]));
+    const [dept, shown] = JSON.parse(key) as [Id<"departments">, BoardFilters];
+    return columnRequests(dept, shown);
   }, [key]);
   const results = useQueries(requests);
   let columns: BoardColumnData[] | undefined = [];
@@ -111,9 +112,9 @@ export function Board({ departmentId, columnMode: forcedMode, filters: givenFilt
   return (
     <div ref={boardRef} className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">
       <div className="flex items-center gap-3">
-        <h1 className="text-base font-semibold text-slate-900">Board</h1>
+        <h1 className="text-base font-semibold text-slate-900 dark:text-slate-100">Board</h1>
         {taskCount !== undefined && (
-          <span className="text-sm text-slate-500 tabular-nums">
+          <span className="text-sm text-slate-500 tabular-nums dark:text-slate-400">
             {taskCount} {taskCount === 1 ? "task" : "tasks"}
           </span>
         )}
@@ -126,9 +127,9 @@ export function Board({ departmentId, columnMode: forcedMode, filters: givenFilt
       </div>
       {showFilterBar && agents !== undefined && <FilterBar filters={filters} onChange={setFilters} agents={agents} />}
       {failure && (
-        <div role="alert" className="flex items-start gap-2 rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800 ring-1 ring-rose-200 ring-inset">
+        <div role="alert" className="flex items-start gap-2 rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800 ring-1 ring-rose-200 ring-inset dark:bg-rose-950/50 dark:text-rose-200 dark:ring-rose-800">
           <p className="flex-1">{failure}</p>
-          <button type="button" onClick={() => setFailure(null)} aria-label="Dismiss" className="rounded p-0.5 hover:bg-rose-100">
+          <button type="button" onClick={() => setFailure(null)} aria-label="Dismiss" className="rounded p-0.5 hover:bg-rose-100 dark:hover:bg-rose-900">
             <CloseIcon />
           </button>
         </div>

@@ -1,6 +1,6 @@
 import { useDroppable } from "@dnd-kit/core";
 import { SortableContext, verticalListSortingStrategy } from "@dnd-kit/sortable";
-import { defaultRangeExtractor, useVirtualizer, type Range } from "@tanstack/react-virtual";
+import { defaultRangeExtractor, useVirtualizer, type Range, type Rect, type Virtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useRef } from "react";
 import { cn } from "../lib/cn";
 import { columnDropId } from "./dnd";
@@ -14,6 +14,38 @@ export const VIRTUALIZE_OVER = 60;
 /** A compact card's usual height, before it is measured. */
 const ESTIMATED_CARD_PX = 84;
 const CARD_GAP_PX = 8;
+
+/**
+ * A card's height from its ResizeObserver entry. Without one (the ref, while
+ * React inserts the cards) the known or estimated height stands: reading
+ * `offsetHeight` there forces a layout per card, which cost the first render
+ * of a 2,000-card board hundreds of milliseconds. The observer reports every
+ * card's real height once, after layout, in one batch.
+ */
+function cardHeight(element: Element, entry: ResizeObserverEntry | undefined, instance: Virtualizer<HTMLDivElement, Element>): number {
+  const box = entry?.borderBoxSize?.[0];
+  if (box !== undefined) return Math.round(box.blockSize);
+  if (entry !== undefined) return (element as HTMLElement).offsetHeight; // after layout: cheap
+  const index = instance.indexFromElement(element);
+  return instance.itemSizeCache.get(instance.options.getItemKey(index)) ?? instance.options.estimateSize(index);
+}
+
+/**
+ * The column's visible size from a ResizeObserver only, after layout. The
+ * library's default also reads it at once on mount, forcing a layout for each
+ * column as the board first renders; until the observer reports, the
+ * window's height (an upper bound on the column's) decides what to render.
+ */
+function observeListRect(instance: Virtualizer<HTMLDivElement, Element>, onRect: (rect: Rect) => void): (() => void) | undefined {
+  const element = instance.scrollElement;
+  const view = instance.targetWindow;
+  if (element === null || view === null || view.ResizeObserver === undefined) return undefined;
+  const observer = new view.ResizeObserver(() => onRect({ width: element.clientWidth, height: element.clientHeight }));
+  observer.observe(element, { box: "content-box" });
+  return () => observer.disconnect();
+}
+
+const initialListRect = (): Rect => ({ width: 0, height: typeof window === "undefined" ? 800 : window.innerHeight });
 
 /** Scrolls a column so its card at `index` is rendered and in view. */
 export type ScrollToCard = (index: number) => void;
@@ -66,8 +98,8 @@ export function BoardColumn({
         data-collapsed=""
         aria-labelledby={headingId}
         className={cn(
-          "relative flex w-10 shrink-0 flex-col items-center rounded-xl bg-slate-100/80 py-2 transition-colors hover:bg-slate-200/70 lg:max-h-full",
-          isDropTarget && "bg-indigo-50 ring-2 ring-indigo-300 ring-inset",
+          "relative flex w-10 shrink-0 flex-col items-center rounded-xl bg-slate-100/80 py-2 transition-colors hover:bg-slate-200/70 lg:max-h-full dark:bg-slate-900 dark:ring-1 dark:ring-slate-800 dark:ring-inset dark:hover:bg-slate-800",
+          isDropTarget && "bg-indigo-50 ring-2 ring-indigo-300 ring-inset dark:bg-indigo-950/60 dark:ring-indigo-500/60",
         )}
       >
         {/* The button's ::after covers the strip, so a click anywhere on it unfolds the column. */}
@@ -77,17 +109,17 @@ export function BoardColumn({
           aria-expanded={false}
           aria-label={`Show the ${status.label} column`}
           title={`Show the ${status.label} column`}
-          className="rounded p-0.5 text-slate-400 after:absolute after:inset-0 after:rounded-xl hover:text-slate-700 focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
+          className="rounded p-0.5 text-slate-400 after:absolute dark:text-slate-500 dark:hover:text-slate-200 after:inset-0 after:rounded-xl hover:text-slate-700 focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
         >
           <svg viewBox="0 0 16 16" fill="currentColor" aria-hidden="true" className="size-4">
             <path d="M6.22 4.22a.75.75 0 0 1 1.06 0l3.25 3.25a.75.75 0 0 1 0 1.06l-3.25 3.25a.75.75 0 0 1-1.06-1.06L8.94 8 6.22 5.28a.75.75 0 0 1 0-1.06Z" />
           </svg>
         </button>
         <span aria-hidden="true" className={`mt-2 size-2 rounded-full ${status.className}`} />
-        <span data-testid="column-count" aria-label={countLabel} className="mt-2 text-xs font-medium text-slate-600 tabular-nums">
+        <span data-testid="column-count" aria-label={countLabel} className="mt-2 text-xs font-medium text-slate-600 tabular-nums dark:text-slate-300">
           {count}
         </span>
-        <h2 id={headingId} className="mt-2 text-sm font-semibold whitespace-nowrap text-slate-700 [writing-mode:vertical-rl]">
+        <h2 id={headingId} className="mt-2 text-sm font-semibold whitespace-nowrap text-slate-700 [writing-mode:vertical-rl] dark:text-slate-200">
           {status.label}
         </h2>
       </section>
@@ -100,20 +132,20 @@ export function BoardColumn({
       data-testid={`column-${status.value}`}
       aria-labelledby={headingId}
       className={cn(
-        "flex shrink-0 flex-col rounded-xl bg-slate-100/80 transition-colors lg:max-h-full",
+        "flex shrink-0 flex-col rounded-xl bg-slate-100/80 transition-colors lg:max-h-full dark:bg-slate-900 dark:ring-1 dark:ring-slate-800 dark:ring-inset",
         columnMode === "single" ? "w-full snap-start snap-always" : "min-w-36 flex-1 basis-0",
-        isDropTarget && "bg-indigo-50 ring-2 ring-indigo-300 ring-inset",
+        isDropTarget && "bg-indigo-50 ring-2 ring-indigo-300 ring-inset dark:bg-indigo-950/60 dark:ring-indigo-500/60",
       )}
     >
       <header className="group/header relative flex items-center gap-1.5 px-2.5 pt-2.5 pb-2">
         <span aria-hidden="true" className={`size-2 shrink-0 rounded-full ${status.className}`} />
-        <h2 id={headingId} className="truncate text-sm font-semibold text-slate-700" title={status.label}>
+        <h2 id={headingId} className="truncate text-sm font-semibold text-slate-700 dark:text-slate-200" title={status.label}>
           {status.label}
         </h2>
         <span
           data-testid="column-count"
           aria-label={countLabel}
-          className="ml-auto rounded-full bg-white px-2 py-0.5 text-xs font-medium text-slate-600 tabular-nums ring-1 ring-slate-200"
+          className="ml-auto rounded-full bg-white px-2 py-0.5 text-xs font-medium text-slate-600 tabular-nums ring-1 ring-slate-200 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-700"
         >
           {count}
         </span>
@@ -125,7 +157,7 @@ export function BoardColumn({
             aria-label={`Fold the ${status.label} column`}
             title={`Fold the ${status.label} column`}
             // Over the count, shown on hover or focus (always on touch screens), so it costs the title no width.
-            className="absolute top-2.5 right-2 rounded-full bg-white p-0.5 text-slate-500 opacity-0 ring-1 ring-slate-200 group-hover/header:opacity-100 hover:text-slate-800 focus-visible:opacity-100 focus-visible:outline-2 focus-visible:outline-indigo-600 pointer-coarse:opacity-100"
+            className="absolute top-2.5 right-2 rounded-full bg-white p-0.5 text-slate-500 opacity-0 ring-1 ring-slate-200 group-hover/header:opacity-100 hover:text-slate-800 focus-visible:opacity-100 focus-visible:outline-2 focus-visible:outline-indigo-600 pointer-coarse:opacity-100 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-700 dark:hover:text-white"
           >
             <svg viewBox="0 0 16 16" fill="currentColor" aria-hidden="true" className="size-4">
               <path d="M9.78 4.22a.75.75 0 0 1 0 1.06L7.06 8l2.72 2.72a.75.75 0 1 1-1.06 1.06L5.47 8.53a.75.75 0 0 1 0-1.06l3.25-3.25a.75.75 0 0 1 1.06 0Z" />
@@ -139,7 +171,7 @@ export function BoardColumn({
           <p
             className={cn(
               "mx-2.5 mb-2.5 rounded-lg border border-dashed px-3 py-6 text-center text-xs",
-              isDropTarget ? "border-indigo-300 text-indigo-700" : "border-slate-300 text-slate-500",
+              isDropTarget ? "border-indigo-300 text-indigo-700 dark:border-indigo-500/60 dark:text-indigo-300" : "border-slate-300 text-slate-500 dark:border-slate-700 dark:text-slate-400",
             )}
           >
             {isDropTarget ? "Drop here" : "No tasks"}
@@ -168,7 +200,7 @@ export function BoardColumn({
         )}
       </SortableContext>
 
-      {truncated && <p className="px-2.5 pb-2.5 text-xs text-slate-500">Showing the first {tasks.length} tasks in this column.</p>}
+      {truncated && <p className="px-2.5 pb-2.5 text-xs text-slate-500 dark:text-slate-400">Showing the first {tasks.length} tasks in this column.</p>}
     </section>
   );
 }
@@ -227,6 +259,9 @@ function VirtualCards({
     gap: CARD_GAP_PX,
     overscan: 6,
     rangeExtractor,
+    measureElement: cardHeight,
+    observeElementRect: observeListRect,
+    initialRect: initialListRect(),
   });
   useEffect(() => {
     registerScroller?.(status, (index) => virtualizer.scrollToIndex(index, { align: "auto" }));

@@ -58,6 +58,7 @@ const NO_UNREAD: ReadonlySet<string> = new Set();
 const NONE_COLLAPSED: ReadonlySet<TaskStatus> = new Set();
 const ALL_STATUSES = STATUS_OPTIONS.map((option) => option.value);
 const noop = () => {};
+const DROPPABLE_MEASURING = { droppable: { strategy: MeasuringStrategy.WhileDragging } };
 
 const SCREEN_READER_INSTRUCTIONS = {
   draggable:
@@ -190,7 +191,9 @@ export function BoardView({
     <DndContext
       sensors={sensors}
       collisionDetection={collisionDetection}
-      measuring={{ droppable: { strategy: MeasuringStrategy.Always } }}
+      // Measured while a card is dragged (and as virtualised columns mount cards meanwhile), not
+      // on every render before: measuring each card as the board first renders forced layouts.
+      measuring={DROPPABLE_MEASURING}
       onDragStart={onDragStart}
       onDragOver={onDragOver}
       onDragEnd={onDragEnd}
@@ -199,10 +202,10 @@ export function BoardView({
     >
       <div className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">
         {isEmpty && filtered && (
-          <p className="rounded-lg border border-dashed border-slate-300 px-4 py-3 text-sm text-slate-600">No tasks match these filters.</p>
+          <p className="rounded-lg border border-dashed border-slate-300 px-4 py-3 text-sm text-slate-600 dark:border-slate-700 dark:text-slate-300">No tasks match these filters.</p>
         )}
         {isEmpty && !filtered && (
-          <p className="rounded-lg border border-dashed border-indigo-200 bg-indigo-50/60 px-4 py-3 text-sm text-indigo-900">
+          <p className="rounded-lg border border-dashed border-indigo-200 bg-indigo-50/60 px-4 py-3 text-sm text-indigo-900 dark:border-indigo-800 dark:bg-indigo-950/40 dark:text-indigo-100">
             This board has no tasks yet. Add one with <strong className="font-semibold">New task</strong>, then @mention an agent in
             its thread to get it moving.
           </p>
@@ -325,7 +328,9 @@ function ColumnTabs({ columns, boardRef }: { columns: readonly BoardColumnData[]
             aria-current={i === current ? "true" : undefined}
             className={cn(
               "flex shrink-0 items-center gap-1.5 rounded-full px-2.5 py-1 text-xs font-medium ring-1 ring-inset",
-              i === current ? "bg-slate-900 text-white ring-slate-900" : "bg-white text-slate-700 ring-slate-200",
+              i === current
+                ? "bg-slate-900 text-white ring-slate-900 dark:bg-slate-100 dark:text-slate-900 dark:ring-slate-100"
+                : "bg-white text-slate-700 ring-slate-200 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700",
             )}
           >
             <span aria-hidden="true" className={`size-1.5 rounded-full ${option.className}`} />

@@ -10,7 +10,7 @@ export const BOARD_SEARCH_ID = "board-search";
 const SEARCH_DEBOUNCE_MS = 200;
 
 const SELECT_CLASS =
-  "rounded-lg border-0 bg-white py-1.5 pr-7 pl-2.5 text-sm text-slate-800 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 focus:outline-none";
+  "rounded-lg border-0 bg-white py-1.5 pr-7 pl-2.5 text-sm text-slate-800 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 focus:outline-none dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-700 dark:placeholder:text-slate-500";
 
 type Props = {
   filters: BoardFilters;
@@ -75,7 +75,7 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
         aria-expanded={open}
         aria-controls="board-filters"
         onClick={() => setOpen(!open)}
-        className="rounded-lg bg-white px-2.5 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 ring-inset sm:hidden"
+        className="rounded-lg bg-white px-2.5 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 ring-inset sm:hidden dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700"
       >
         Filters{narrowing > 0 ? ` (${narrowing})` : ""}
       </button>
@@ -139,7 +139,9 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
           title="Tasks you created or hold"
           className={cn(
             "rounded-lg px-2.5 py-1.5 text-sm font-medium ring-1 ring-inset focus-visible:outline-2 focus-visible:outline-indigo-600",
-            filters.mine ? "bg-indigo-600 text-white ring-indigo-600" : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50",
+            filters.mine
+              ? "bg-indigo-600 text-white ring-indigo-600"
+              : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700 dark:hover:bg-slate-800",
           )}
         >
           Mine
@@ -148,7 +150,7 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
           <button
             type="button"
             onClick={() => onChange(NO_FILTERS)}
-            className="rounded-lg px-2 py-1.5 text-sm text-slate-600 hover:bg-slate-100 hover:text-slate-900"
+            className="rounded-lg px-2 py-1.5 text-sm text-slate-600 hover:bg-slate-100 hover:text-slate-900 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white"
           >
             Clear filters
           </button>

@@ -71,7 +71,7 @@ export function TaskCard({
       data-task-id={task._id}
       data-index={dataIndex}
       className={cn(
-        "group relative rounded-lg border border-slate-200 bg-white p-2.5 shadow-sm transition-shadow hover:shadow-md",
+        "group relative rounded-lg border border-slate-200 bg-white p-2.5 shadow-sm transition-shadow hover:shadow-md dark:border-slate-700 dark:bg-slate-800 dark:shadow-none dark:hover:border-slate-600",
         placeholder && "opacity-40 shadow-none",
         overlay && "rotate-1 cursor-grabbing shadow-lg ring-2 ring-indigo-500/40",
       )}
@@ -82,7 +82,7 @@ export function TaskCard({
           onClick={() => onOpen?.(task._id)}
           data-card-open=""
           // The button's ::after covers the card, so the whole card is its click target.
-          className="min-w-0 flex-1 text-left text-[13px] leading-snug font-medium break-words text-slate-900 after:absolute after:inset-0 after:rounded-lg focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
+          className="min-w-0 flex-1 text-left text-[13px] leading-snug font-medium break-words text-slate-900 after:absolute dark:text-slate-100 after:inset-0 after:rounded-lg focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
         >
           {task.title}
         </button>
@@ -98,7 +98,7 @@ export function TaskCard({
             ref={handleRef}
             {...handleProps}
             aria-label={`Move ${task.title}`}
-            className="relative z-10 -mt-0.5 -mr-1.5 shrink-0 cursor-grab rounded p-0.5 text-slate-300 hover:bg-slate-100 hover:text-slate-600 focus-visible:text-slate-600 focus-visible:outline-2 focus-visible:outline-indigo-600 active:cursor-grabbing"
+            className="relative z-10 -mt-0.5 -mr-1.5 shrink-0 cursor-grab rounded p-0.5 text-slate-300 hover:bg-slate-100 hover:text-slate-600 focus-visible:text-slate-600 focus-visible:outline-2 focus-visible:outline-indigo-600 active:cursor-grabbing dark:text-slate-500 dark:hover:bg-slate-700 dark:hover:text-slate-200 dark:focus-visible:text-slate-200"
           >
             <GripIcon className="size-4" />
           </button>
@@ -108,7 +108,7 @@ export function TaskCard({
       {task.tags.length > 0 && (
         <ul className="mt-1.5 flex flex-wrap gap-1" aria-label="Tags">
           {task.tags.map((tag) => (
-            <li key={tag} className="rounded bg-slate-100 px-1.5 py-0.5 text-[11px] text-slate-600">
+            <li key={tag} className="rounded bg-slate-100 px-1.5 py-0.5 text-[11px] text-slate-600 dark:bg-slate-700 dark:text-slate-300">
               {tag}
             </li>
           ))}
@@ -121,7 +121,7 @@ export function TaskCard({
             {priority.label}
           </Badge>
           {delegator !== undefined && (
-            <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20" title={`Delegated by ${delegator}`}>
+            <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-500/15 dark:text-indigo-300 dark:ring-indigo-400/30" title={`Delegated by ${delegator}`}>
               Delegated
             </Badge>
           )}

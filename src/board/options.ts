@@ -19,9 +19,9 @@ export const STATUS_OPTIONS: ReadonlyArray<Option<TaskStatus>> = [
 
 /** Task priorities, lowest first. `className` colours the badge. */
 export const PRIORITY_OPTIONS: ReadonlyArray<Option<Priority>> = [
-  { value: "low", label: "Low", className: "bg-slate-50 text-slate-600 ring-slate-500/20" },
-  { value: "medium", label: "Medium", className: "bg-amber-50 text-amber-800 ring-amber-600/20" },
-  { value: "high", label: "High", className: "bg-rose-50 text-rose-700 ring-rose-600/20" },
+  { value: "low", label: "Low", className: "bg-slate-50 text-slate-600 ring-slate-500/20 dark:bg-slate-700/60 dark:text-slate-300 dark:ring-slate-400/30" },
+  { value: "medium", label: "Medium", className: "bg-amber-50 text-amber-800 ring-amber-600/20 dark:bg-amber-500/15 dark:text-amber-300 dark:ring-amber-400/30" },
+  { value: "high", label: "High", className: "bg-rose-50 text-rose-700 ring-rose-600/20 dark:bg-rose-500/15 dark:text-rose-300 dark:ring-rose-400/30" },
 ];
 
 /** Agent presence. `className` colours the roster's status dot. */

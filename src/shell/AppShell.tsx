@@ -6,6 +6,8 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { ActivityFeed } from "../activity/ActivityFeed";
 import { Board } from "../board/Board";
 import { BoardSkeleton } from "../board/BoardSkeleton";
+import { parseFilters } from "../board/filters";
+import { useBoardPrefetch } from "../board/prefetch";
 import { ChatPane } from "../chat/ChatPane";
 import { ErrorBoundary, ErrorPanel } from "../components/ErrorBoundary";
 import { Button } from "../components/ui/Button";
@@ -106,6 +108,8 @@ function Workspace({ userName, onSignOut }: Props) {
   const isAdmin = selected !== undefined && isAdminRole(selected.role);
   const [dialog, setDialog] = useState<"members" | "account" | null>(null);
   const [inviteToken] = useState(inviteTokenFromUrl);
+  // The board's data starts loading with the shell's own queries, not after them.
+  useBoardPrefetch(address.page === "board" ? (selected?._id ?? (departments === undefined ? storedId : null)) : null, parseFilters(location.search));
 
   useEffect(() => {
     if (selected !== undefined && selected._id !== storedId) setStoredId(selected._id);

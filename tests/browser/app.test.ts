@@ -81,7 +81,8 @@ describe("npm start in a browser", () => {
     await board.waitFor();
     await page.getByTestId("task-card").first().waitFor();
     await expect(page.getByTestId("signin-form").count()).resolves.toBe(0);
-    await expect(page.getByText("Ada", { exact: true }).first().isVisible()).resolves.toBe(true);
+    // The board's data may land before the account's name (it is fetched alongside the shell's queries).
+    await page.getByText("Ada", { exact: true }).first().waitFor();
 
     await until(() => page.getByTestId("task-card").count(), (n) => n === 5, "5 cards on the board", SETTLE_MS);
     for (const [status, titles] of Object.entries(SEEDED_COLUMNS)) {

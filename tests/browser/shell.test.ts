@@ -260,23 +260,32 @@ describe("the task drawer follows its thread", () => {
 });
 
 describe("theme and the README", () => {
-  test("the shell follows a dark system setting", async () => {
+  test("the shell and the board follow a dark system setting", async () => {
     await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product`);
     await ada.getByTestId("task-card").first().waitFor();
     const headerBackground = () => ada.locator("header").first().evaluate((el) => getComputedStyle(el).backgroundColor);
     const light = await headerBackground();
     await ada.emulateMedia({ colorScheme: "dark" });
-    const dark = await until(headerBackground, (value) => value !== light, "the header to turn dark");
-    // Dark means dark: the header's colour is far from white.
-    const lightness = await ada.evaluate((color) => {
-      // Through a canvas, so any CSS colour syntax (Tailwind's oklch) comes back as sRGB.
-      const canvas = document.createElement("canvas").getContext("2d")!;
-      canvas.fillStyle = color;
-      canvas.fillRect(0, 0, 1, 1);
-      const [r, g, b] = canvas.getImageData(0, 0, 1, 1).data;
-      return (r + g + b) / 3;
-    }, dark);
-    expect(lightness).toBeLessThan(80);
+    await until(headerBackground, (value) => value !== light, "the header to turn dark");
+    // Mean of sRGB channels, 0 (black) to 255 (white).
+    const lightness = (color: string) =>
+      ada.evaluate((css) => {
+        // Through a canvas, so any CSS colour syntax (Tailwind's oklch) comes back as sRGB.
+        const canvas = document.createElement("canvas").getContext("2d")!;
+        canvas.fillStyle = css;
+        canvas.fillRect(0, 0, 1, 1);
+        const [r, g, b] = canvas.getImageData(0, 0, 1, 1).data;
+        return (r + g + b) / 3;
+      }, color);
+    const style = (testId: string, property: "backgroundColor" | "color") =>
+      ada.getByTestId(testId).first().evaluate((el, name) => getComputedStyle(el)[name], property);
+    // Dark means dark: the header, the columns and the cards are far from white, their text far from black.
+    // Waited for, as the colours may still be changing when the media query flips.
+    await until(async () => lightness(await headerBackground()), (value) => value < 80, "the header to be dark");
+    expect(await lightness(await style("column-inbox", "backgroundColor"))).toBeLessThan(80);
+    expect(await lightness(await style("task-card", "backgroundColor"))).toBeLessThan(90);
+    const title = await ada.getByTestId("task-card").first().locator("[data-card-open]").evaluate((el) => getComputedStyle(el).color);
+    expect(await lightness(title)).toBeGreaterThan(180);
     await ada.screenshot({ path: screenshotPath("shell-dark.png") });
     await ada.emulateMedia({ colorScheme: "light" });
   });

@@ -130,8 +130,13 @@ export interface NormalizedText {
   ends: Int32Array;
 }
 
-/** The ranges of `text` the view needs, sorted and merged. */
-function rangesToView(text: string): Array<[number, number]> {
+/**
+ * The ranges of `text` the view needs, sorted and merged, without those lying
+ * wholly inside one of `covered` (secrets already found there: whatever the
+ * view finds inside one is redacted with it — a wrapped PEM block is the
+ * common case, and would otherwise be copied and scanned again).
+ */
+function rangesToView(text: string, covered: readonly SecretFinding[] = []): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   DISGUISE.lastIndex = 0;
   for (let match = DISGUISE.exec(text); match !== null; match = DISGUISE.exec(text)) {
@@ -160,7 +165,7 @@ function rangesToView(text: string): Array<[number, number]> {
     while (end < endLimit && isTokenChar(text.charCodeAt(end))) end++;
     ranges.push([start, end]);
   }
-  if (ranges.length < 2) return ranges;
+  if (ranges.length === 0) return ranges;
   ranges.sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [ranges[0]];
   for (let i = 1; i < ranges.length; i++) {
@@ -168,7 +173,8 @@ function rangesToView(text: string): Array<[number, number]> {
     if (ranges[i][0] <= last[1]) last[1] = Math.max(last[1], ranges[i][1]);
     else merged.push(ranges[i]);
   }
-  return merged;
+  if (covered.length === 0) return merged;
+  return merged.filter(([start, end]) => !covered.some((finding) => finding.start <= start && end <= finding.end));
 }
 
 /**
@@ -177,28 +183,45 @@ function rangesToView(text: string): Array<[number, number]> {
  * double-encoded `%25xx`) escapes of printable ASCII decoded; `\` + line
  * break and the next line's indentation removed; a line break right after a
  * token of at least `MIN_WRAPPED_RUN` characters removed when a token
- * continues the next line.
+ * continues the next line. Places wholly inside a span of `covered` (secrets
+ * the plain scan found) are left out.
  */
-export function normalizeForScan(text: string): NormalizedText | null {
-  const ranges = rangesToView(text);
+export function normalizeForScan(text: string, covered?: readonly SecretFinding[]): NormalizedText | null {
+  const ranges = rangesToView(text, covered);
   if (ranges.length === 0) return null;
   let capacity = 0;
   for (const [start, end] of ranges) capacity += end - start + SEPARATOR.length;
-  const codes = new Uint16Array(capacity);
   const starts = new Int32Array(capacity);
   const ends = new Int32Array(capacity);
+  const parts: string[] = [];
   let length = 0;
   let changed = false;
+  /** Copies `text[from, to)` as it is: one slice, and the identity map for its characters. */
+  const copy = (from: number, to: number) => {
+    parts.push(text.slice(from, to));
+    for (let at = from; at < to; at++, length++) {
+      starts[length] = at;
+      ends[length] = at + 1;
+    }
+  };
   for (const [rangeStart, rangeEnd] of ranges) {
     if (length > 0) {
-      for (let k = 0; k < SEPARATOR.length; k++, length++) {
-        codes[length] = SEPARATOR.charCodeAt(k);
-        starts[length] = ends[length] = rangeStart;
-      }
+      parts.push(SEPARATOR);
+      for (let k = 0; k < SEPARATOR.length; k++, length++) starts[length] = ends[length] = rangeStart;
     }
-    let run = 0; // token characters just emitted
+    let run = 0; // token characters just emitted, counted up to MIN_WRAPPED_RUN
     let i = rangeStart;
     while (i < rangeEnd) {
+      // Between the characters that may need undoing the view is the text itself: copied whole.
+      EDIT_AT.lastIndex = i;
+      const found = EDIT_AT.exec(text);
+      const at = found === null ? rangeEnd : Math.min(found.index, rangeEnd);
+      if (at > i) {
+        copy(i, at);
+        run = runAfter(text, i, at, run);
+        i = at;
+        if (i >= rangeEnd) break;
+      }
       let code = text.charCodeAt(i);
       let width = 1;
       if (isInvisible(code)) {
@@ -236,21 +259,28 @@ export function normalizeForScan(text: string): NormalizedText | null {
           continue;
         }
       }
-      codes[length] = code;
+      parts.push(String.fromCharCode(code));
       starts[length] = i;
       ends[length] = i + width;
       length++;
-      run = isTokenChar(code) ? run + 1 : 0;
+      run = isTokenChar(code) ? Math.min(MIN_WRAPPED_RUN, run + 1) : 0;
       i += width;
     }
   }
   if (!changed) return null;
-  let view = "";
-  // apply() takes the typed array as it is (a spread would walk an iterator); in chunks, under argument limits.
-  for (let from = 0; from < length; from += 4096) {
-    view += String.fromCharCode.apply(null, codes.subarray(from, Math.min(length, from + 4096)) as unknown as number[]);
-  }
-  return { text: view, starts: starts.subarray(0, length), ends: ends.subarray(0, length) };
+  return { text: parts.join(""), starts: starts.subarray(0, length), ends: ends.subarray(0, length) };
+}
+
+/** Where the view may differ from the text: invisible characters, `%`, `\`, line breaks. */
+const EDIT_AT = /[\u200b-\u200d\u2060\ufeff\u00ad%\\\r\n]/g;
+
+/** The token run (capped at `MIN_WRAPPED_RUN`) after copying `text[from, to)` onto a run of `before`. */
+function runAfter(text: string, from: number, to: number, before: number): number {
+  const limit = Math.max(from, to - MIN_WRAPPED_RUN);
+  let at = to;
+  while (at > limit && isTokenChar(text.charCodeAt(at - 1))) at--;
+  if (at > from) return to - at; // a non-token character inside the copy ends the run there
+  return Math.min(MIN_WRAPPED_RUN, before + (to - from));
 }
 
 /** The original span of `[start, end)` in `normalized`. */
@@ -267,7 +297,7 @@ export function withNormalization(inner: SecretScanner): SecretScanner {
     name: inner.name,
     scan(text: string, deadline?: number): SecretFinding[] {
       const findings = inner.scan(text, deadline);
-      const normalized = normalizeForScan(text);
+      const normalized = normalizeForScan(text, findings);
       if (normalized === null) return findings;
       for (const finding of inner.scan(normalized.text, deadline)) {
         if (finding.end <= finding.start) continue;

@@ -526,15 +526,29 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * Finds every occurrence of every keyword of `rules` in one pass of one
- * regular expression (a search per keyword costs four times as much).
- * Longest keywords come first, so at each place the longest one matches; the
- * shorter keywords it begins with occur there too.
+ * The gitleaks-style prefilter: every place where a keyword of `rules`
+ * occurs, found in one pass of one native regular expression over the text
+ * (a search per keyword costs several times as much, and a character loop in
+ * JavaScript more still). Longest keywords come first, so at each place the
+ * longest one matches; the shorter keywords it begins with occur there too,
+ * and the search resumes one character on, so overlapping keywords ("--pass"
+ * holds "pass") are all seen. A rule is then tried only where one of its
+ * keywords occurs.
+ *
+ * The search is case-insensitive on the text itself: the keywords are ASCII
+ * and a case-insensitive JavaScript regex never matches a non-ASCII character
+ * against an ASCII one, so this finds exactly what the rules' patterns can
+ * match, and no lowercased copy (whose offsets shift on "İ") is needed.
  */
-function keywordFinder(rules: readonly SecretRule[]): (lower: string) => number[][] {
+export function keywordFinder(rules: readonly SecretRule[]): (text: string) => number[][] {
   const keywords = [...new Set(rules.flatMap((rule) => rule.keywords))].sort((a, b) => b.length - a.length);
+  for (const keyword of keywords) {
+    if (keyword === "" || keyword !== keyword.toLowerCase() || !/^[\x20-\x7e]+$/.test(keyword)) {
+      throw new Error(`secret rule keyword "${keyword}" must be lowercase printable ASCII`);
+    }
+  }
   if (keywords.length === 0) return () => rules.map(() => []);
-  const finder = new RegExp(keywords.map(escapeRegExp).join("|"), "g");
+  const finder = new RegExp(keywords.map(escapeRegExp).join("|"), "gi");
   // For each keyword, the rules it (or a keyword it begins with) belongs to.
   const rulesOf = new Map<string, number[]>();
   for (const keyword of keywords) {
@@ -544,12 +558,12 @@ function keywordFinder(rules: readonly SecretRule[]): (lower: string) => number[
     });
     rulesOf.set(keyword, owners);
   }
-  return (lower) => {
+  return (text) => {
     const occurrences: number[][] = rules.map(() => []);
     finder.lastIndex = 0;
-    for (let match = finder.exec(lower); match !== null; match = finder.exec(lower)) {
-      for (const index of rulesOf.get(match[0])!) occurrences[index].push(match.index);
-      finder.lastIndex = match.index + 1; // keywords may overlap ("--pass" holds "pass")
+    for (let match = finder.exec(text); match !== null; match = finder.exec(text)) {
+      for (const index of rulesOf.get(match[0].toLowerCase())!) occurrences[index].push(match.index);
+      finder.lastIndex = match.index + 1;
     }
     return occurrences;
   };
@@ -594,26 +608,23 @@ export interface RuleScannerOptions {
 /** A scanner over `rules` (default: the whole table). */
 export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, options: RuleScannerOptions = {}): SecretScanner {
   const compiled = rules.map(compile);
-  const anchored = rules.filter((rule) => rule.startsAt !== undefined && rule.keywords.length > 0);
-  const findKeywords = keywordFinder(anchored);
+  const findKeywords = keywordFinder(rules);
   const now = options.now ?? monotonicNow;
   return {
     name: options.name ?? "maestro-rules",
     scan(text: string, deadline?: number): SecretFinding[] {
-      const lower = text.toLowerCase();
       const findings: SecretFinding[] = [];
-      // toLowerCase keeps offsets for all but a few characters (İ); where it
-      // does not, keyword positions mean nothing and every rule scans whole.
-      const aligned = lower.length === text.length;
-      const occurrences = aligned ? findKeywords(lower) : [];
-      for (const { rule, regex, sticky } of compiled) {
+      const occurrences = findKeywords(text);
+      for (let index = 0; index < compiled.length; index++) {
+        const { rule, regex, sticky } = compiled[index];
         if (deadline !== undefined && now() > deadline) throw new ScannerTimeout(`secret scanner timed out before rule "${rule.id}"`);
-        const anchoredIndex = aligned ? anchored.indexOf(rule) : -1;
-        if (anchoredIndex >= 0) {
+        // The prefilter: a rule none of whose keywords occurs cannot match.
+        if (rule.keywords.length > 0 && occurrences[index].length === 0) continue;
+        if (rule.startsAt !== undefined && rule.keywords.length > 0) {
           // The same matches a whole-text scan finds: tried in order, each
           // accepted one skipping the places it covers.
           let resume = 0;
-          for (const start of candidateStarts(rule, text, occurrences[anchoredIndex])) {
+          for (const start of candidateStarts(rule, text, occurrences[index])) {
             if (start < resume) continue;
             sticky.lastIndex = start;
             const match = sticky.exec(text) as IndexedMatch | null;
@@ -625,7 +636,6 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
           }
           continue;
         }
-        if (rule.keywords.length > 0 && !rule.keywords.some((keyword) => lower.includes(keyword))) continue;
         regex.lastIndex = 0;
         for (let match = regex.exec(text) as IndexedMatch | null; match !== null; match = regex.exec(text) as IndexedMatch | null) {
           const span = candidate(rule, match);
