@@ -282,10 +282,10 @@ describe("theme and the README", () => {
     // Dark means dark: the header, the columns and the cards are far from white, their text far from black.
     // Waited for, as the colours may still be changing when the media query flips.
     await until(async () => lightness(await headerBackground()), (value) => value < 80, "the header to be dark");
-    expect(await lightness(await style("column-inbox", "backgroundColor"))).toBeLessThan(80);
-    expect(await lightness(await style("task-card", "backgroundColor"))).toBeLessThan(90);
-    const title = await ada.getByTestId("task-card").first().locator("[data-card-open]").evaluate((el) => getComputedStyle(el).color);
-    expect(await lightness(title)).toBeGreaterThan(180);
+    await until(async () => lightness(await style("column-inbox", "backgroundColor")), (value) => value < 80, "the Inbox column to be dark");
+    await until(async () => lightness(await style("task-card", "backgroundColor")), (value) => value < 90, "the cards to be dark");
+    const title = () => ada.getByTestId("task-card").first().locator("[data-card-open]").evaluate((el) => getComputedStyle(el).color);
+    await until(async () => lightness(await title()), (value) => value > 180, "the card titles to be light");
     await ada.screenshot({ path: screenshotPath("shell-dark.png") });
     await ada.emulateMedia({ colorScheme: "light" });
   });
