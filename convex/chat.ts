@@ -53,8 +53,11 @@ export async function postChat(
   author: string,
   rawText: string,
   postedBy?: Infer<typeof vPostedBy>,
+  // The caller's settings when it has read them already in this transaction (read once per call).
+  knownSettings?: ChatSettings,
 ): Promise<number> {
-  const settings = await enabledSettings(ctx, departmentId);
+  const settings = knownSettings ?? (await enabledSettings(ctx, departmentId));
+  if (!settings.enabled) throw new MaestroError("NOT_FOUND", CHAT_DISABLED);
   const tooLong = textTooLongMessage(rawText, settings.maxMessageChars, "A chat message");
   if (tooLong !== null) throw new MaestroError("INVALID_ARGUMENT", tooLong);
   if (rawText.trim() === "") throw new MaestroError("INVALID_ARGUMENT", "A chat message must not be empty.");

@@ -8,7 +8,7 @@ import type { Doc } from "./_generated/dataModel";
 import { internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
 import { agentForKeyHash, type KeyRefusal } from "./agentApiKeys";
 import { advanceCursor, agentChatAuthor, CHAT_DISABLED, getNewForAgent, postChat, vApiError, vChatMessage } from "./chat";
-import { chatSettings, chatSettingsFromEnv } from "./lib/config";
+import { chatSettings, chatSettingsFromEnv, type ChatSettings } from "./lib/config";
 import { textTooLongMessage } from "./lib/secrets/userText";
 import { limitAgent } from "./rateLimits";
 
@@ -24,12 +24,20 @@ export const chatStatus = internalQuery({
   },
 });
 
-/** The key's agent when it may chat now; else why not (401 key, 403 architect, 404 chat off). */
-async function chattingAgent(ctx: QueryCtx, keyHash: string): Promise<{ kind: "ok"; agent: Doc<"agents"> } | KeyRefusal> {
+/**
+ * The key's agent and its department's chat settings when it may chat now;
+ * else why not (401 key, 403 architect, 404 chat off). The settings are read
+ * here once and passed down, not re-read per step.
+ */
+async function chattingAgent(
+  ctx: QueryCtx,
+  keyHash: string,
+): Promise<{ kind: "ok"; agent: Doc<"agents">; settings: ChatSettings } | KeyRefusal> {
   const resolved = await agentForKeyHash(ctx, keyHash);
   if (resolved.kind === "error") return resolved;
-  if (!(await chatSettings(ctx, resolved.agent.departmentId)).enabled) return { kind: "error", status: 404, message: CHAT_DISABLED };
-  return resolved;
+  const settings = await chatSettings(ctx, resolved.agent.departmentId);
+  if (!settings.enabled) return { kind: "error", status: 404, message: CHAT_DISABLED };
+  return { ...resolved, settings };
 }
 
 /** The refusal a call with this key would get, or null; reads only (for bodies answered 400). */
@@ -55,12 +63,12 @@ export const post = internalMutation({
     if (resolved.kind === "error") return resolved;
     if (text === null) return { kind: "error" as const, status: 400, message: 'Send JSON: {"text": "..."}' };
     if (text.trim() === "") return { kind: "error" as const, status: 400, message: "A chat message must not be empty." };
-    const { agent } = resolved;
-    const tooLong = textTooLongMessage(text, (await chatSettings(ctx, agent.departmentId)).maxMessageChars, "A chat message");
+    const { agent, settings } = resolved;
+    const tooLong = textTooLongMessage(text, settings.maxMessageChars, "A chat message");
     if (tooLong !== null) return { kind: "error" as const, status: 413, message: tooLong };
     const limited = (await limitAgent(ctx, "agentApiCall", agent.sessionKey)) ?? (await limitAgent(ctx, "agentPost", agent.sessionKey));
     if (limited !== null) return limited;
-    return { kind: "ok" as const, id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text) };
+    return { kind: "ok" as const, id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text, undefined, settings) };
   },
 });
 

@@ -41,10 +41,22 @@ function positive(value: unknown, fallback: number): number {
 
 /** Chat settings from the JSON config in the environment (a malformed value falls back to its default). */
 export function chatSettingsFromEnv(source: Record<string, string | undefined> = env): ChatSettings {
+  const raw = source.MAESTRO_CONFIG_JSON;
+  const enabledVar = source.MAESTRO_CHAT_ENABLED;
+  // Every chat call asks; the JSON is parsed again only when the variables changed.
+  if (lastFromEnv === null || lastFromEnv.raw !== raw || lastFromEnv.enabledVar !== enabledVar) {
+    lastFromEnv = { raw, enabledVar, settings: parseChatSettings(raw, enabledVar) };
+  }
+  return { ...lastFromEnv.settings };
+}
+
+let lastFromEnv: { raw: string | undefined; enabledVar: string | undefined; settings: ChatSettings } | null = null;
+
+function parseChatSettings(raw: string | undefined, enabledVar: string | undefined): ChatSettings {
   let json: unknown = {};
-  if (source.MAESTRO_CONFIG_JSON) {
+  if (raw) {
     try {
-      json = JSON.parse(source.MAESTRO_CONFIG_JSON);
+      json = JSON.parse(raw);
     } catch {
       json = {};
     }
@@ -59,7 +71,7 @@ export function chatSettingsFromEnv(source: Record<string, string | undefined> =
     scannerTimeoutMs: positive(scanner.timeoutMs, DEFAULT_CHAT_SETTINGS.scannerTimeoutMs),
   };
   // Single variables win over the JSON, as environment overrides do.
-  if (source.MAESTRO_CHAT_ENABLED !== undefined) fromJson.enabled = source.MAESTRO_CHAT_ENABLED !== "false";
+  if (enabledVar !== undefined) fromJson.enabled = enabledVar !== "false";
   return fromJson;
 }
 

@@ -290,6 +290,21 @@ describe("settings", () => {
     const { admin, departmentId } = await squad();
     expect(await admin.query(api.chat.settings, { departmentId })).toEqual({ enabled: false, maxMessageChars: 77, scannerEnabled: true, scannerTimeoutMs: 5 });
   });
+
+  test("a changed environment is read on the next call (the parsed config is kept only while it is unchanged)", async () => {
+    const { admin, departmentId } = await squad();
+    process.env.MAESTRO_CONFIG_JSON = JSON.stringify({ chat: { limits: { maxMessageChars: 50 } } });
+    expect(await admin.query(api.chat.settings, { departmentId })).toMatchObject({ enabled: true, maxMessageChars: 50 });
+    process.env.MAESTRO_CONFIG_JSON = JSON.stringify({ chat: { limits: { maxMessageChars: 60 } } });
+    expect(await admin.query(api.chat.settings, { departmentId })).toMatchObject({ enabled: true, maxMessageChars: 60 });
+    process.env.MAESTRO_CHAT_ENABLED = "false";
+    try {
+      expect(await admin.query(api.chat.settings, { departmentId })).toMatchObject({ enabled: false, maxMessageChars: 60 });
+    } finally {
+      delete process.env.MAESTRO_CHAT_ENABLED;
+    }
+    expect(await admin.query(api.chat.settings, { departmentId })).toMatchObject({ enabled: true });
+  });
 });
 
 describe("POST /api/chat with a huge body", () => {

@@ -114,12 +114,28 @@ const TARGET_FIELD = "_target";
 function tableKey(component: string, table: string): string {
   return `${component}\u0000${table}`;
 }
-const readSetStorage = new AsyncLocalStorage<ReadSet>();
-/** Log lines of the running function; `open` turns false when it returns, so work it scheduled logs elsewhere. */
-const logStorage = new AsyncLocalStorage<{ lines: string[]; open: boolean }>();
-const requestStorage = new AsyncLocalStorage<{ key: MutationRequestKey; done: boolean }>();
-/** True while a query runs: reading the clock there is refused (see installClockGuard). */
-const queryClock = new AsyncLocalStorage<boolean>();
+/**
+ * What the engine tracks about the call running in this async context. One
+ * store, not one per field: Node copies every enabled store onto every
+ * promise, and functions make many promises.
+ */
+interface CallContext {
+  /** Where a query records what it read. */
+  readSet?: ReadSet;
+  /** Log lines of the running function; `open` turns false when it returns, so work it scheduled logs elsewhere. */
+  log?: { lines: string[]; open: boolean };
+  /** The client request a mutation answers: its first commit carries the recorded outcome. */
+  request?: { key: MutationRequestKey; done: boolean };
+  /** True while a query runs: reading the clock there is refused (see installClockGuard). */
+  inQuery?: boolean;
+}
+const callStorage = new AsyncLocalStorage<CallContext>();
+
+/** Runs `fn` with `fields` set on the call context and the enclosing call's other fields kept. */
+function withCallContext<T>(fields: CallContext, fn: () => T): T {
+  const outer = callStorage.getStore();
+  return callStorage.run(outer === undefined ? fields : { ...outer, ...fields }, fn);
+}
 
 export interface EngineOptions {
   projectRoot: string;
@@ -370,7 +386,7 @@ export class Engine {
   /** Runs a query, recording what it read into `readSet`. */
   async runQuery(udfPath: string, args: JSONValue, caller: Caller, readSet = new ReadSet()): Promise<FunctionOutcome> {
     return await this.execute("query", udfPath, args, caller, (accessor, functionPath, parsed) =>
-      readSetStorage.run(readSet, () => queryClock.run(true, () => accessor.queryFromPath(functionPath, parsed))),
+      withCallContext({ readSet, inQuery: true }, () => accessor.queryFromPath(functionPath, parsed)),
     );
   }
 
@@ -393,7 +409,7 @@ export class Engine {
       this.execute("mutation", udfPath, args, caller, (accessor, functionPath, parsed) =>
         accessor.mutationFromPath(functionPath, parsed),
       );
-    const outcome = state === undefined ? await run() : await requestStorage.run(state, run);
+    const outcome = state === undefined ? await run() : await withCallContext({ request: state }, run);
     if (state !== undefined) {
       // Recorded at once, so a re-sent request arriving while this one waits for the disk is not run twice.
       state.done = true;
@@ -500,7 +516,7 @@ export class Engine {
     const logSink = { lines: logLines, open: true };
     try {
       const parsed = jsonToConvex(args);
-      const value = await logStorage.run(logSink, () =>
+      const value = await withCallContext({ log: logSink }, () =>
         invoke(accessor, { udfPath: canonical, componentPath: ROOT }, parsed),
       );
       const outcome: FunctionOutcome = { ok: true, value: convexToJson(value), logLines };
@@ -544,7 +560,7 @@ export class Engine {
         if (table === "_storage" && next === null && previous !== null) deletedFiles.push(id);
       }
     }
-    const request = requestStorage.getStore();
+    const request = callStorage.getStore()?.request;
     const attach = request !== undefined && !request.done;
     if (attach) request.done = true;
     this.store.appendCommit({
@@ -722,7 +738,7 @@ class ComponentState {
   }
 
   recordRead(source: any) {
-    const readSet = readSetStorage.getStore();
+    const readSet = callStorage.getStore()?.readSet;
     if (readSet === undefined) return;
     const table = String(source.tableName ?? String(source.indexName).split(".")[0]);
     if (source.type === "IndexRange") readSet.ranges.push({ component: this.path, table, filters: source.range });
@@ -730,7 +746,7 @@ class ComponentState {
   }
 
   recordReadId(id: string) {
-    readSetStorage.getStore()?.ids.add(id);
+    callStorage.getStore()?.readSet?.ids.add(id);
   }
 
   rebuildIndexes() {
@@ -1128,7 +1144,7 @@ function installClockGuard(internals: ConvexTestInternals) {
   clockGuarded = true;
   const RealDate = globalThis.Date;
   const guarded = () =>
-    queryClock.getStore() === true && (internals.executionContextStorage.getStore()?.componentPath ?? ROOT) === ROOT;
+    callStorage.getStore()?.inQuery === true && (internals.executionContextStorage.getStore()?.componentPath ?? ROOT) === ROOT;
   const refuse = () => {
     throw new Error(
       "Date.now() / new Date() is not allowed in queries: a query result is cached until its data changes. Pass the time as an argument or compute it in a mutation.",
@@ -1160,7 +1176,7 @@ function installConsoleCapture() {
   const proxy = Object.create(real) as Console;
   for (const [method, level] of Object.entries(levels)) {
     (proxy as any)[method] = (...args: unknown[]) => {
-      const sink = logStorage.getStore();
+      const sink = callStorage.getStore()?.log;
       if (sink === undefined) return (real as any)[method](...args);
       const text = args.map((a) => (typeof a === "string" ? a : safeStringify(a))).join(" ");
       if (sink.open) sink.lines.push(`[${level}] ${text}`);
