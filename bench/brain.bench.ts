@@ -5,7 +5,7 @@
  * Prints p50/p99 of the brain's overhead per model call (context assembly +
  * tool dispatch, measured inside each run), prompt tokens per call for the
  * lead and for specialists, and @Jarvis mention → delegated task visible to
- * a subscribed client.
+ * a client subscribed as the board is (one tasks.listColumn per column).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -15,6 +15,7 @@ import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import type { ChatMessage } from "../convex/brain/model";
 import { countTokens } from "../convex/lib/tokens";
+import { TASK_STATUSES } from "../convex/validators";
 import { PROJECT_ROOT, seedDemoSquad } from "../tests/backend/helpers";
 import { spawnBackend, stopGracefully, killHard } from "../tests/backend/process";
 import { startScriptedModel } from "../tests/backend/scriptedModel";
@@ -98,10 +99,13 @@ async function main() {
     const seen = new Set<string>();
     let waiting: { title: string; resolve: () => void } | null = null;
     watcher.setAuth(async () => token);
-    watcher.onUpdate(api.tasks.list, { departmentId }, (columns) => {
-      for (const column of columns) for (const task of column.tasks) seen.add(task.title);
-      if (waiting !== null && seen.has(waiting.title)) waiting.resolve();
-    });
+    // Subscribed as the board is: one tasks.listColumn per column.
+    for (const status of TASK_STATUSES) {
+      watcher.onUpdate(api.tasks.listColumn, { departmentId, status }, (column) => {
+        for (const task of column.tasks) seen.add(task.title);
+        if (waiting !== null && seen.has(waiting.title)) waiting.resolve();
+      });
+    }
     while (seen.size === 0) await new Promise((r) => setTimeout(r, 20));
     const visible: number[] = [];
     for (let i = 0; i < MENTIONS; i++) {
