@@ -10,7 +10,7 @@
 import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
-import { approvalTtlMs, DEFAULT_APPROVAL_TTL_MS, HASH_MISMATCH } from "../../convex/pauses";
+import { pauseTtlMs, DEFAULT_PAUSE_TTL_MS, HASH_MISMATCH } from "../../convex/pauses";
 import { queuedLimitMs } from "../../convex/runs";
 import {
   addToDepartment,
@@ -88,7 +88,7 @@ describe("approvals", () => {
     expect(run.leaseExpiresAt).toBeUndefined();
     const [card] = await admin.query(api.approvals.listForTask, { taskId });
     expect(card).toMatchObject({ _id: approvalId, runId, toolCallId: `${runId}:0`, tool: "delegate_task", args: DELEGATION, status: "pending", agentName: "Jarvis" });
-    expect(card.expiresAt - card._creationTime).toBeGreaterThan(DEFAULT_APPROVAL_TTL_MS - 60_000);
+    expect(card.expiresAt - card._creationTime).toBeGreaterThan(DEFAULT_PAUSE_TTL_MS - 60_000);
     expect((await eventsOf(t, runId)).at(-1)).toEqual({ type: "approval_requested", approvalId, tool: "delegate_task", args: DELEGATION });
     const row = await t.run(async (ctx) => (await ctx.db.get("approvals", approvalId))!);
     // sha256 of the canonical arguments.
@@ -202,8 +202,8 @@ describe("approvals", () => {
   });
 
   test("MAESTRO_APPROVAL_TTL_MS sets the expiry", () => {
-    expect(approvalTtlMs({ MAESTRO_APPROVAL_TTL_MS: "60000" })).toBe(60_000);
-    expect(approvalTtlMs({ MAESTRO_APPROVAL_TTL_MS: "soon" })).toBe(DEFAULT_APPROVAL_TTL_MS);
+    expect(pauseTtlMs({ MAESTRO_APPROVAL_TTL_MS: "60000" })).toBe(60_000);
+    expect(pauseTtlMs({ MAESTRO_APPROVAL_TTL_MS: "soon" })).toBe(DEFAULT_PAUSE_TTL_MS);
   });
 });
 
