@@ -7,7 +7,7 @@
  * - mention → the first streamed token visible on a second client (the model sends its first piece at once);
  * - the brain's overhead per model call (context assembly + tool dispatch, measured inside each run).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
@@ -35,6 +35,17 @@ function row(label: string, s: Summary, unit: string) {
   return `${label.padEnd(60)} ${String(s.count).padStart(7)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.max.toFixed(1).padStart(8)}  ${unit}`;
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** CPU seconds (user + system) a process has used so far, from /proc (null elsewhere). */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime and stime are fields 14 and 15 of stat; here the text after "(comm) " starts at field 3.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
 
 /** What the model does for a task, chosen by a marker in its title. */
 function answerFor(prompt: string): ScriptedAnswer {
@@ -87,10 +98,23 @@ async function main() {
     const allStarted = async () => (await Promise.all(streamTasks.map((taskId) => http.query(api.runs.listForTask, { taskId })))).every((runs) => runs[0] !== undefined && runs[0].status !== "queued");
     while (!(await allStarted())) await sleep(20);
     const appends: number[] = [];
+    const cpuBefore = cpuSeconds(backend.child.pid);
+    const streamStarted = performance.now();
     for (let i = 0; i < APPENDS || (i % 50 !== 0 || (await streamingNow()) > 0); i++) {
       const t0 = performance.now();
       await admin.mutation(anyApi.runEvents.appendDelta, { ...writer, delta: `delta ${i} ` });
       appends.push(performance.now() - t0);
+    }
+    const cpuUsed = cpuSeconds(backend.child.pid);
+    const streamSeconds = (performance.now() - streamStarted) / 1000;
+    const backendCpu = cpuBefore === null || cpuUsed === null ? "n/a" : `${(cpuUsed - cpuBefore).toFixed(1)} s CPU over ${streamSeconds.toFixed(1)} s`;
+    // How many writes the run's batching made per streamed reply (200 pieces, 50 ms apart).
+    const updateWrites: number[] = [];
+    for (const taskId of streamTasks) {
+      for (const run of await http.query(api.runs.listForTask, { taskId })) {
+        const events = await http.query(api.runEvents.listForRun, { runId: run._id });
+        updateWrites.push(events.filter((e) => e.payload.type === "message_update").length);
+      }
     }
 
     log("replay of a 1,000-event run");
@@ -158,6 +182,8 @@ streamed replies: 200 pieces, 50 ms apart, batched by the run (first piece at on
 
 ${"what".padEnd(60)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}
 ${row(`event append while ${STREAMING_RUNS} runs stream (client round trip)`, summarize(appends), "ms")}
+${row("message_update writes per streamed reply", summarize(updateWrites), "writes")}
+backend while ${STREAMING_RUNS} runs stream: ${backendCpu}
 ${row(`read a ${eventCount}-event run (listForRun) + replay`, summarize(reads), "ms")}
 ${row(`replay alone (pure, ${eventCount} events)`, summarize(replays), "ms")}
 ${row("Stop → run shown aborted on a second client", summarize(stops), "ms")}

@@ -13,15 +13,13 @@ import { actorName, memberActor } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
 import { redactForDepartment } from "./lib/userText";
 import { cleanText } from "./lib/validate";
-import { resumeRun, waitingRunX } from "./pauses";
+import { EXPIRE_BATCH, resumeRun, waitingRunX } from "./pauses";
 import schema from "./schema";
 
 /** Cards one task shows, newest first. */
 export const MAX_CARDS_PER_TASK = 20;
 /** Longest reason a person may give. */
 export const MAX_REASON_CHARS = 1000;
-/** Overdue approvals one sweep expires (the next takes the rest). */
-const EXPIRE_BATCH = 50;
 
 /** Who (agent name) a card's agent is, read once per list. */
 export async function agentNames(ctx: QueryCtx, rows: ReadonlyArray<{ agentId: Doc<"agents">["_id"] }>) {

@@ -8,6 +8,7 @@ import { MaestroError } from "./lib/errors";
 import { slugify } from "./lib/names";
 import { MAX_DEPARTMENTS_PER_MEMBER } from "./departments";
 import { scanUserText, textTooLongMessage, TRUNCATION_MARK } from "./lib/secrets/userText";
+import { oncePerKey } from "./tools/effects";
 
 /** Appended to a message cut at `maxMessageChars`. */
 export { TRUNCATION_MARK };
@@ -211,11 +212,12 @@ async function runAgent(ctx: QueryCtx, runId: Id<"runs">) {
 
 /** `chat.post` for the run's agent; the author comes from the agent, never the model. */
 export const postForRun = internalMutation({
-  args: { runId: v.id("runs"), text: v.string() },
+  args: { runId: v.id("runs"), text: v.string(), key: v.optional(v.string()) },
   returns: v.object({ id: v.number(), success: v.boolean() }),
-  handler: async (ctx, { runId, text }) => {
+  handler: async (ctx, { runId, text, key }) => {
     const agent = await runAgent(ctx, runId);
-    return { id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text), success: true };
+    // The same call from the same cause posts once (tools/effects).
+    return await oncePerKey(ctx, { key, tool: "chat.post", runId }, async () => ({ id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text), success: true }));
   },
 });
 

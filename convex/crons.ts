@@ -14,4 +14,10 @@ crons.interval("end runs stuck queued", { seconds: sweepIntervalSeconds(env) }, 
 // Approvals nobody decided in time count as denied, and their runs go on.
 crons.interval("expire overdue approvals", { seconds: sweepIntervalSeconds(env) }, internal.approvals.expireOverdue, {});
 
+// Questions nobody answered in time stop blocking their task, and their runs go on without an answer.
+crons.interval("expire overdue questions", { seconds: sweepIntervalSeconds(env) }, internal.questions.expireOverdue, {});
+
+// Plans nobody decided on in time count as rejected (nothing is delegated), and their runs go on.
+crons.interval("expire overdue plans", { seconds: sweepIntervalSeconds(env) }, internal.plans.expireOverdue, {});
+
 export default crons;

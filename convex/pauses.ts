@@ -23,13 +23,30 @@ import { moveTask } from "./tasks";
 import { askInThread } from "./tools/thread";
 import { vPlanStep, vRunPause, type PauseKind, type RunPause } from "./validators";
 
-/** How long an approval waits before it expires (and counts as denied); MAESTRO_APPROVAL_TTL_MS overrides it. */
-export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a card waits for a person before it expires: an approval then
+ * counts as denied, a question as unanswered, a plan as rejected, and the run
+ * goes on with that as the call's result. MAESTRO_APPROVAL_TTL_MS overrides
+ * it for all three.
+ */
+export const DEFAULT_PAUSE_TTL_MS = 24 * 60 * 60 * 1000;
 
-export function approvalTtlMs(source: Record<string, string | undefined>): number {
+export function pauseTtlMs(source: Record<string, string | undefined>): number {
   const value = Number(source.MAESTRO_APPROVAL_TTL_MS);
-  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_APPROVAL_TTL_MS;
+  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_PAUSE_TTL_MS;
 }
+
+/** Overdue cards of one kind one sweep expires (the next sweep takes the rest). */
+export const EXPIRE_BATCH = 50;
+
+/** What the model reads when nobody answered its question in time. */
+export const QUESTION_EXPIRED = "ask_question: nobody answered in time (the question expired). Go on without the answer, or say in the thread what you still need.";
+
+/** What the lead reads when nobody decided on its plan in time. */
+export const PLAN_EXPIRED = "propose_plan: the plan expired: nobody approved it in time, so nothing was delegated. Do not delegate its steps without an approved plan; propose it again if it is still needed.";
+
+/** Earlier question or plan cards one key is looked up in (a key's cards are few: one, plus those of stopped runs). */
+const MAX_CARDS_PER_KEY = 20;
 
 /** The id an approval gives the call it is for: its run and the call's `tool_call` index. */
 export function toolCallId(runId: Id<"runs">, index: number): string {
@@ -39,17 +56,35 @@ export function toolCallId(runId: Id<"runs">, index: number): string {
 /** What the paused call asks of a person. Approval arguments are canonical JSON (tools/idempotency). */
 export const vPauseRequest = v.union(
   v.object({ kind: v.literal("approval"), tool: v.string(), args: v.string() }),
-  v.object({ kind: v.literal("question"), question: v.string() }),
-  v.object({ kind: v.literal("plan"), summary: v.string(), steps: v.array(vPlanStep) }),
+  /** `key`: the call's idempotency key; the same question from the same cause waits on the first card. */
+  v.object({ kind: v.literal("question"), question: v.string(), key: v.optional(v.string()) }),
+  v.object({ kind: v.literal("plan"), summary: v.string(), steps: v.array(vPlanStep), key: v.optional(v.string()) }),
 );
 export type PauseRequest = Infer<typeof vPauseRequest>;
 
 const vPauseState = vRunPause.omit("kind", "id");
 
 /**
+ * The card an earlier call with the same idempotency key made, unless it was
+ * withdrawn (its run was stopped: asking again is then a new question).
+ */
+async function earlierCard<Table extends "questions" | "plans">(ctx: MutationCtx, table: Table, key: string | undefined): Promise<Doc<Table> | null> {
+  if (key === undefined) return null;
+  const rows: Array<Doc<"questions"> | Doc<"plans">> = await ctx.db
+    .query(table as "questions")
+    .withIndex("by_key", (q) => q.eq("key", key))
+    .order("desc")
+    .take(MAX_CARDS_PER_KEY);
+  return (rows.find((row) => row.status !== "cancelled") as Doc<Table> | undefined) ?? null;
+}
+
+/**
  * The run action reached a call that needs a person: writes the card's row
- * and event and sets the run `waiting`. "aborted" when the run is no longer
- * this attempt's (then nothing is written).
+ * and event and sets the run `waiting`. A question or plan that an earlier
+ * call from the same cause already made (a retried run, a duplicate trigger)
+ * is not asked again: the run waits on that card, and resumes at once with
+ * its outcome when it was already settled. "aborted" when the run is no
+ * longer this attempt's (then nothing is written).
  */
 export const pause = internalMutation({
   args: { runId: v.id("runs"), attempt: v.number(), request: vPauseRequest, state: vPauseState },
@@ -58,7 +93,10 @@ export const pause = internalMutation({
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
     const base = { departmentId: run.departmentId, runId, taskId: run.taskId, agentId: run.agentId };
+    const expiresAt = Date.now() + pauseTtlMs(env);
     let id: string;
+    /** Set when the run waits on an earlier card that is already settled: it resumes at once. */
+    let settled: string | null = null;
     switch (request.kind) {
       case "approval": {
         const approvalId = await ctx.db.insert("approvals", {
@@ -68,14 +106,22 @@ export const pause = internalMutation({
           args: request.args,
           argsHash: sha256Hex(request.args),
           status: "pending",
-          expiresAt: Date.now() + approvalTtlMs(env),
+          expiresAt,
         });
         await appendRunEvent(ctx, runId, { type: "approval_requested", approvalId, tool: request.tool, args: boundedText(request.args) });
         id = approvalId;
         break;
       }
       case "question": {
-        const questionId = await ctx.db.insert("questions", { ...base, question: request.question.trim(), status: "pending" });
+        const earlier = await earlierCard(ctx, "questions", request.key);
+        if (earlier !== null) {
+          id = earlier._id;
+          if (earlier.status === "pending") await ctx.db.patch("questions", earlier._id, { runId });
+          else settled = `this question was already asked for the same request (${earlier.status})`;
+          break;
+        }
+        const key = request.key === undefined ? {} : { key: request.key };
+        const questionId = await ctx.db.insert("questions", { ...base, question: request.question.trim(), status: "pending", expiresAt, ...key });
         const agent = (await ctx.db.get("agents", run.agentId))!;
         const task = await ctx.db.get("tasks", run.taskId);
         if (task === null) throw new MaestroError("NOT_FOUND", "The task no longer exists.");
@@ -85,7 +131,15 @@ export const pause = internalMutation({
         break;
       }
       case "plan": {
-        const planId = await ctx.db.insert("plans", { ...base, summary: request.summary, steps: request.steps, status: "pending" });
+        const earlier = await earlierCard(ctx, "plans", request.key);
+        if (earlier !== null) {
+          id = earlier._id;
+          if (earlier.status === "pending") await ctx.db.patch("plans", earlier._id, { runId });
+          else settled = `this plan was already proposed for the same request (${earlier.status})`;
+          break;
+        }
+        const key = request.key === undefined ? {} : { key: request.key };
+        const planId = await ctx.db.insert("plans", { ...base, summary: request.summary, steps: request.steps, status: "pending", expiresAt, ...key });
         await appendRunEvent(ctx, runId, {
           type: "plan_proposed",
           planId,
@@ -97,6 +151,10 @@ export const pause = internalMutation({
     }
     const now = Date.now();
     await ctx.db.patch("runs", runId, { status: "waiting", paused: { ...state, kind: request.kind, id }, leaseExpiresAt: undefined, lastActiveAt: now });
+    if (settled !== null) {
+      await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by: "Maestro", note: settled });
+      return "ok";
+    }
     const agent = await ctx.db.get("agents", run.agentId);
     if (agent !== null) await idleIfUnoccupied(ctx, agent);
     return "ok";
@@ -138,12 +196,7 @@ export async function closePause(ctx: MutationCtx, run: Doc<"runs">, why: string
     case "question": {
       const question = await ctx.db.get("questions", paused.id as Id<"questions">);
       if (question?.status === "pending") await ctx.db.patch("questions", question._id, { status: "cancelled" });
-      const task = await ctx.db.get("tasks", run.taskId);
-      if (task?.pendingQuestion?.questionId === paused.id) {
-        await ctx.db.patch("tasks", task._id, { pendingQuestion: undefined });
-        const agent = await ctx.db.get("agents", run.agentId);
-        if (task.status === "blocked" && agent !== null) await moveTask(ctx, agentActor(agent), task, task.pendingQuestion.previousStatus);
-      }
+      await releaseQuestion(ctx, run, paused.id as Id<"questions">);
       break;
     }
     case "plan": {
@@ -153,6 +206,19 @@ export async function closePause(ctx: MutationCtx, run: Doc<"runs">, why: string
     }
   }
   await ctx.db.patch("runs", run._id, { paused: undefined });
+}
+
+/**
+ * A question that will get no answer (its run was stopped, or it expired) no
+ * longer blocks its task: the task goes back to where it was, moved by the
+ * agent that asked.
+ */
+export async function releaseQuestion(ctx: MutationCtx, run: Pick<Doc<"runs">, "taskId" | "agentId">, questionId: Id<"questions">) {
+  const task = await ctx.db.get("tasks", run.taskId);
+  if (task?.pendingQuestion?.questionId !== questionId) return;
+  await ctx.db.patch("tasks", task._id, { pendingQuestion: undefined });
+  const agent = await ctx.db.get("agents", run.agentId);
+  if (task.status === "blocked" && agent !== null) await moveTask(ctx, agentActor(agent), task, task.pendingQuestion.previousStatus);
 }
 
 const vResolution = v.union(
@@ -205,7 +271,10 @@ export const resumePoint = internalMutation({
       }
       case "question": {
         const question = (await ctx.db.get("questions", paused.id as Id<"questions">))!;
-        resolution = { kind: "result", outcome: "ok", text: `${question.answeredBy ?? "A person"} answered: ${question.answer ?? ""}` };
+        resolution =
+          question.status === "expired"
+            ? { kind: "result", outcome: "ok", text: QUESTION_EXPIRED }
+            : { kind: "result", outcome: "ok", text: `${question.answeredBy ?? "A person"} answered: ${question.answer ?? ""}` };
         break;
       }
       case "plan": {
@@ -213,11 +282,13 @@ export const resumePoint = internalMutation({
         resolution =
           plan.status === "approved"
             ? { kind: "delegate_plan", decidedBy: plan.decidedBy ?? "a person", steps: plan.steps }
-            : {
-                kind: "result",
-                outcome: "denied",
-                text: `propose_plan: the plan was rejected by ${plan.decidedBy ?? "a person"}${plan.feedback ? `: ${plan.feedback}` : ""}. Revise it and propose it again with propose_plan, or say why not.`,
-              };
+            : plan.status === "expired"
+              ? { kind: "result", outcome: "denied", text: PLAN_EXPIRED }
+              : {
+                  kind: "result",
+                  outcome: "denied",
+                  text: `propose_plan: the plan was rejected by ${plan.decidedBy ?? "a person"}${plan.feedback ? `: ${plan.feedback}` : ""}. Revise it and propose it again with propose_plan, or say why not.`,
+                };
         break;
       }
     }

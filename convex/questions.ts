@@ -6,20 +6,20 @@
  */
 import { v } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
-import type { MutationCtx } from "./_generated/server";
+import { internalMutation, type MutationCtx } from "./_generated/server";
 import { agentNames, MAX_CARDS_PER_TASK } from "./approvals";
 import { taskMutation, taskQuery } from "./functions";
 import { actorName, memberActor } from "./lib/actors";
 import { boundedText } from "./lib/runEvents";
 import { MaestroError } from "./lib/errors";
 import { postMessage } from "./messages";
-import { resumeRun } from "./pauses";
+import { EXPIRE_BATCH, releaseQuestion, resumeRun } from "./pauses";
 import schema from "./schema";
 import { moveTask } from "./tasks";
 import type { Actor } from "./validators";
 
 const vQuestionCard = schema.tables.questions.validator
-  .pick("runId", "taskId", "question", "status", "answer", "answeredBy", "answeredAt")
+  .pick("runId", "taskId", "question", "status", "answer", "answeredBy", "answeredAt", "expiresAt")
   .extend({ _id: v.id("questions"), _creationTime: v.number(), agentName: v.string() });
 
 /** A task's question cards, newest first. */
@@ -33,7 +33,7 @@ export const listForTask = taskQuery({
       .order("desc")
       .take(MAX_CARDS_PER_TASK);
     const names = await agentNames(ctx, rows);
-    return rows.map(({ _id, _creationTime, runId, taskId, question, status, answer, answeredBy, answeredAt, agentId }) => ({
+    return rows.map(({ _id, _creationTime, runId, taskId, question, status, answer, answeredBy, answeredAt, expiresAt, agentId }) => ({
       _id,
       _creationTime,
       runId,
@@ -43,6 +43,7 @@ export const listForTask = taskQuery({
       ...(answer === undefined ? {} : { answer }),
       ...(answeredBy === undefined ? {} : { answeredBy }),
       ...(answeredAt === undefined ? {} : { answeredAt }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
       agentName: names.get(agentId)!,
     }));
   },
@@ -67,6 +68,13 @@ export async function answerQuestion(ctx: MutationCtx, question: Doc<"questions"
   }
 }
 
+/** Why a question that is no longer pending takes no answer. */
+const CLOSED: Record<Exclude<Doc<"questions">["status"], "pending">, (question: Doc<"questions">) => string> = {
+  answered: (question) => `This question was already answered by ${question.answeredBy ?? "someone"}.`,
+  cancelled: () => "This question was withdrawn: its run was stopped.",
+  expired: () => "This question has expired: nobody answered in time, and the agent went on without an answer.",
+};
+
 /** The spec's `question.respond`: a member answers an agent's question on its card; the answer is posted in the thread too. */
 export const respond = taskMutation({
   args: { questionId: v.id("questions"), answer: v.string() },
@@ -74,13 +82,39 @@ export const respond = taskMutation({
   handler: async (ctx, { questionId, answer }) => {
     const question = await ctx.db.get("questions", questionId);
     if (question === null || question.taskId !== ctx.task._id) throw new MaestroError("NOT_FOUND", "Question not found.");
-    if (question.status !== "pending") {
-      throw new MaestroError("CONFLICT", question.status === "answered" ? `This question was already answered by ${question.answeredBy ?? "someone"}.` : "This question was withdrawn: its run was stopped.");
-    }
+    if (question.status !== "pending") throw new MaestroError("CONFLICT", CLOSED[question.status](question));
+    if (question.expiresAt !== undefined && question.expiresAt <= Date.now()) throw new MaestroError("CONFLICT", CLOSED.expired(question));
     const by = memberActor(ctx.member);
     const messageId = await postMessage(ctx, by, ctx.task, answer);
     const posted = (await ctx.db.get("messages", messageId))!;
     await answerQuestion(ctx, question, ctx.task, by, posted.content);
     return null;
+  },
+});
+
+/**
+ * The sweeper's part (convex/crons.ts): a question nobody answered before
+ * its expiry stops blocking its task, and its run resumes with "nobody
+ * answered in time" as the tool's result.
+ */
+export const expireOverdue = internalMutation({
+  args: {},
+  returns: v.number(),
+  handler: async (ctx) => {
+    const now = Date.now();
+    const overdue = await ctx.db
+      .query("questions")
+      // From 0: questions from before expiry existed have none and never expire.
+      .withIndex("by_status_and_expiresAt", (q) => q.eq("status", "pending").gte("expiresAt", 0).lt("expiresAt", now))
+      .take(EXPIRE_BATCH);
+    for (const question of overdue) {
+      await ctx.db.patch("questions", question._id, { status: "expired" });
+      await releaseQuestion(ctx, question, question._id);
+      const run = await ctx.db.get("runs", question.runId);
+      if (run?.status === "waiting" && run.paused?.id === question._id) {
+        await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by: "Maestro", note: "the question expired: nobody answered in time" });
+      }
+    }
+    return overdue.length;
   },
 });

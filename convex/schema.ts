@@ -296,9 +296,15 @@ export default defineSchema({
     answer: v.optional(v.string()),
     answeredBy: v.optional(v.string()),
     answeredAt: v.optional(v.number()),
+    /** Absent on questions asked before questions expired. */
+    expiresAt: v.optional(v.number()),
+    /** The ask_question call's idempotency key (tools/idempotency): the same call from the same cause is not asked twice. */
+    key: v.optional(v.string()),
   })
     .index("by_task", ["taskId"])
-    .index("by_run", ["runId"]),
+    .index("by_run", ["runId"])
+    .index("by_key", ["key"])
+    .index("by_status_and_expiresAt", ["status", "expiresAt"]),
 
   /** A squad lead's plan (propose_plan): approved, its steps are delegated exactly as proposed; rejected, the lead revises. */
   plans: defineTable({
@@ -312,9 +318,29 @@ export default defineSchema({
     decidedBy: v.optional(v.string()),
     decidedAt: v.optional(v.number()),
     feedback: v.optional(v.string()),
+    /** Absent on plans proposed before plans expired. */
+    expiresAt: v.optional(v.number()),
+    /** The propose_plan call's idempotency key (tools/idempotency): the same call from the same cause is not proposed twice. */
+    key: v.optional(v.string()),
   })
     .index("by_task", ["taskId"])
-    .index("by_run", ["runId"]),
+    .index("by_run", ["runId"])
+    .index("by_key", ["key"])
+    .index("by_status_and_expiresAt", ["status", "expiresAt"]),
+
+  /**
+   * What a side-effecting tool call did, by its idempotency key (cause, tool,
+   * canonical arguments; tools/effects): a repeat of the call returns this
+   * result instead of acting again.
+   */
+  toolEffects: defineTable({
+    key: v.string(),
+    tool: v.string(),
+    /** The run whose call made the effect. */
+    runId: v.optional(v.id("runs")),
+    /** The first call's result, as JSON. */
+    result: v.string(),
+  }).index("by_key", ["key"]),
 
   /** A department's own slash commands (admins edit them in settings); each overrides a global command of the same name. */
   slashCommands: defineTable({

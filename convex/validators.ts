@@ -192,10 +192,10 @@ export type EventType = Infer<typeof vEventType>;
 export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired"] as const;
 export const vApprovalStatus = v.union(...APPROVAL_STATUSES.map((s) => v.literal(s)));
 export type ApprovalStatus = Infer<typeof vApprovalStatus>;
-/** A question card's state; cancelled when its run was stopped. */
-export const vQuestionStatus = v.union(v.literal("pending"), v.literal("answered"), v.literal("cancelled"));
-/** A plan card's state; cancelled when its run was stopped. */
-export const vPlanStatus = v.union(v.literal("pending"), v.literal("approved"), v.literal("rejected"), v.literal("cancelled"));
+/** A question card's state; cancelled when its run was stopped, expired when nobody answered in time. */
+export const vQuestionStatus = v.union(v.literal("pending"), v.literal("answered"), v.literal("cancelled"), v.literal("expired"));
+/** A plan card's state; cancelled when its run was stopped, expired (counted as rejected) when nobody decided in time. */
+export const vPlanStatus = v.union(v.literal("pending"), v.literal("approved"), v.literal("rejected"), v.literal("cancelled"), v.literal("expired"));
 /** One step of a lead's plan: what, for whom, and how urgent. */
 export const vPlanStep = v.object({ title: v.string(), assignee: v.string(), description: v.optional(v.string()), priority: v.optional(vPriority) });
 export type PlanStep = Infer<typeof vPlanStep>;

@@ -91,6 +91,7 @@ import type * as setup from "../setup.js";
 import type * as slashCommands from "../slashCommands.js";
 import type * as tasks from "../tasks.js";
 import type * as tools_delegation from "../tools/delegation.js";
+import type * as tools_effects from "../tools/effects.js";
 import type * as tools_guards from "../tools/guards.js";
 import type * as tools_idempotency from "../tools/idempotency.js";
 import type * as tools_messaging from "../tools/messaging.js";
@@ -190,6 +191,7 @@ declare const fullApi: ApiFromModules<{
   slashCommands: typeof slashCommands;
   tasks: typeof tasks;
   "tools/delegation": typeof tools_delegation;
+  "tools/effects": typeof tools_effects;
   "tools/guards": typeof tools_guards;
   "tools/idempotency": typeof tools_idempotency;
   "tools/messaging": typeof tools_messaging;

@@ -3,7 +3,10 @@
  * per token: the first delta goes out at once (the thread shows the agent
  * typing without delay), later ones when `maxChars` have gathered or
  * `maxDelayMs` after the first unsent one. Sends never overlap and keep order.
- * `send` answers whether to go on; after a "stop" nothing more is sent.
+ * While a send is out, nothing more is queued: what gathers meanwhile goes in
+ * one send when it returns, so a slow backend gets fewer, larger writes
+ * instead of a backlog (with 50 runs streaming, appends queue behind each
+ * other). `send` answers whether to go on; after a "stop" nothing more is sent.
  */
 export const STREAM_FLUSH_MS = 100;
 export const STREAM_FLUSH_CHARS = 500;
@@ -15,6 +18,9 @@ export class DeltaBatcher {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private chain: Promise<void> = Promise.resolve();
   private sentAny = false;
+  /** A send is out; `flushWanted` records a flush asked for meanwhile. */
+  private sending = false;
+  private flushWanted = false;
   private stopped = false;
   private failure: unknown = null;
 
@@ -36,17 +42,23 @@ export class DeltaBatcher {
     else this.timer ??= setTimeout(() => this.flush(), this.limits.maxDelayMs);
   }
 
-  /** Sends what is buffered (after any send in flight). */
+  /** Sends what is buffered now, or, while a send is out, as soon as it returns (together with what arrives meanwhile). */
   flush(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (this.stopped || this.buffer === "") return;
+    if (this.sending) {
+      this.flushWanted = true;
+      return;
+    }
     const text = this.buffer;
     this.buffer = "";
     this.sentAny = true;
+    this.sending = true;
+    this.flushWanted = false;
     this.chain = this.chain.then(async () => {
-      if (this.stopped) return;
       try {
+        if (this.stopped) return;
         if ((await this.send(text)) === "stop") {
           this.stopped = true;
           this.onStop();
@@ -55,14 +67,21 @@ export class DeltaBatcher {
         this.failure ??= error;
         this.stopped = true;
         this.onStop();
+      } finally {
+        this.sending = false;
       }
+      if (this.flushWanted) this.flush();
     });
   }
 
   /** Sends the rest and waits for every send; rethrows a send's failure. */
   async close(): Promise<SendVerdict> {
     this.flush();
-    await this.chain;
+    // A send that returns may start the next one: wait until the chain stays put.
+    for (let chain = this.chain; ; chain = this.chain) {
+      await chain;
+      if (chain === this.chain) break;
+    }
     if (this.failure !== null) throw this.failure;
     return this.stopped ? "stop" : "ok";
   }

@@ -11,6 +11,7 @@ import { internalMutation, internalQuery, type MutationCtx, type QueryCtx } from
 import { channelMembers, createChannel } from "../channels";
 import { MAX_THREAD_REPLIES, postChannelMessage, publicMessage, vChannelMessage } from "../channelMessages";
 import { agentForKeyHash } from "../agentApiKeys";
+import { oncePerKey } from "./effects";
 import { markRowsRead } from "../inbox";
 import { agentActor } from "../lib/actors";
 import { canRead, dmKey, normalizeChannelName } from "../lib/channels";
@@ -28,6 +29,9 @@ export const MAX_TOOL_MESSAGES = 50;
  * server, convex/http.ts). Exactly one of the two is given.
  */
 const vCaller = { runId: v.optional(v.id("runs")), keyHash: v.optional(v.string()) };
+
+/** A brain tool call's idempotency key (tools/idempotency): the same call from the same cause acts once (tools/effects). */
+const vKey = { key: v.optional(v.string()) };
 
 interface Caller {
   agent: Doc<"agents">;
@@ -97,18 +101,20 @@ async function keysNamed(ctx: QueryCtx, departmentId: Id<"departments">, names: 
 }
 
 export const createChannelTool = internalMutation({
-  args: { ...vCaller, name: v.string(), topic: v.optional(v.string()), visibility: v.optional(vChannelVisibility) },
+  args: { ...vCaller, ...vKey, name: v.string(), topic: v.optional(v.string()), visibility: v.optional(vChannelVisibility) },
   returns: v.object({ channelId: v.id("channels"), name: v.string() }),
-  handler: async (ctx, { runId, keyHash, name, topic, visibility }) => {
+  handler: async (ctx, { runId, keyHash, key, name, topic, visibility }) => {
     const { agent } = await callerOf(ctx, { runId, keyHash });
-    const channelId = await createChannel(ctx, {
-      departmentId: agent.departmentId,
-      creator: { ...agentActor(agent), key: agent.sessionKey },
-      name,
-      topic,
-      visibility: visibility ?? "project",
+    return await oncePerKey(ctx, { key, tool: "create_channel", runId }, async () => {
+      const channelId = await createChannel(ctx, {
+        departmentId: agent.departmentId,
+        creator: { ...agentActor(agent), key: agent.sessionKey },
+        name,
+        topic,
+        visibility: visibility ?? "project",
+      });
+      return { channelId, name: normalizeChannelName(name) };
     });
-    return { channelId, name: normalizeChannelName(name) };
   },
 });
 
@@ -163,71 +169,83 @@ async function post(
 }
 
 export const postChannelTool = internalMutation({
-  args: { ...vCaller, channel: v.string(), ...vPost },
+  args: { ...vCaller, ...vKey, channel: v.string(), ...vPost },
   returns: v.id("channelMessages"),
-  handler: async (ctx, { runId, keyHash, channel, ...fields }) => {
+  handler: async (ctx, { runId, keyHash, key, channel, ...fields }) => {
     const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
-    return await post(ctx, agent, taskId, await channelNamed(ctx, agent, channel), fields);
+    return await oncePerKey(ctx, { key, tool: "post_message", runId }, async () => await post(ctx, agent, taskId, await channelNamed(ctx, agent, channel), fields));
   },
 });
 
 export const replyThreadTool = internalMutation({
-  args: { ...vCaller, messageId: v.string(), ...vPost },
+  args: { ...vCaller, ...vKey, messageId: v.string(), ...vPost },
   returns: v.id("channelMessages"),
-  handler: async (ctx, { runId, keyHash, messageId, ...fields }) => {
+  handler: async (ctx, { runId, keyHash, key, messageId, ...fields }) => {
     const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
-    const target = await readableMessage(ctx, agent, messageId);
-    const channel = (await ctx.db.get("channels", target.channelId))!;
-    const root = target.threadRootId === undefined ? target : (await ctx.db.get("channelMessages", target.threadRootId))!;
-    return await post(ctx, agent, taskId, channel, fields, root);
+    return await oncePerKey(ctx, { key, tool: "reply_thread", runId }, async () => {
+      const target = await readableMessage(ctx, agent, messageId);
+      const channel = (await ctx.db.get("channels", target.channelId))!;
+      const root = target.threadRootId === undefined ? target : (await ctx.db.get("channelMessages", target.threadRootId))!;
+      return await post(ctx, agent, taskId, channel, fields, root);
+    });
   },
 });
 
 /** `dm_send`: a DM from the agent to people (and agents, with a person among them). */
 export const dmSendTool = internalMutation({
-  args: { ...vCaller, to: v.array(v.string()), ...vPost },
+  args: { ...vCaller, ...vKey, to: v.array(v.string()), ...vPost },
   returns: v.object({ channelId: v.id("channels"), messageId: v.id("channelMessages") }),
-  handler: async (ctx, { runId, keyHash, to, ...fields }) => {
+  handler: async (ctx, { runId, keyHash, key: callKey, to, ...fields }) => {
     const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
-    const others = await keysNamed(ctx, agent.departmentId, to);
-    const key = dmKey([agent.sessionKey, ...others]);
-    let channel = await ctx.db
-      .query("channels")
-      .withIndex("by_department_and_dmKey", (q) => q.eq("departmentId", agent.departmentId).eq("dmKey", key))
-      .unique();
-    if (channel === null) {
-      const channelId = await ctx.db.insert("channels", {
-        departmentId: agent.departmentId,
-        kind: "dm",
-        name: `dm:${key}`,
-        visibility: "private",
-        createdBy: agentActor(agent),
-        dmKey: key,
-      });
-      const candidates = await mentionCandidates(ctx, agent.departmentId);
-      for (const k of key.split(",")) {
-        const name = candidates.find((c) => c.key === k)?.name ?? k;
-        await ctx.db.insert("channelMembers", { channelId, departmentId: agent.departmentId, key: k, name, subscribed: true });
-      }
-      channel = (await ctx.db.get("channels", channelId))!;
-    }
-    const messageId = await post(ctx, agent, taskId, channel, fields);
-    return { channelId: channel._id, messageId };
+    return await oncePerKey(ctx, { key: callKey, tool: "dm_send", runId }, async () => await sendDm(ctx, agent, taskId, to, fields));
   },
 });
 
+/** A DM from `agent` to the people and agents named in `to`, in the conversation of exactly them (made on first use). */
+async function sendDm(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks"> | null, to: string[], fields: Parameters<typeof post>[4]) {
+  const others = await keysNamed(ctx, agent.departmentId, to);
+  const key = dmKey([agent.sessionKey, ...others]);
+  let channel = await ctx.db
+    .query("channels")
+    .withIndex("by_department_and_dmKey", (q) => q.eq("departmentId", agent.departmentId).eq("dmKey", key))
+    .unique();
+  if (channel === null) {
+    const channelId = await ctx.db.insert("channels", {
+      departmentId: agent.departmentId,
+      kind: "dm",
+      name: `dm:${key}`,
+      visibility: "private",
+      createdBy: agentActor(agent),
+      dmKey: key,
+    });
+    const candidates = await mentionCandidates(ctx, agent.departmentId);
+    for (const k of key.split(",")) {
+      const name = candidates.find((c) => c.key === k)?.name ?? k;
+      await ctx.db.insert("channelMembers", { channelId, departmentId: agent.departmentId, key: k, name, subscribed: true });
+    }
+    channel = (await ctx.db.get("channels", channelId))!;
+  }
+  const messageId = await post(ctx, agent, taskId, channel, fields);
+  return { channelId: channel._id, messageId };
+}
+
 export const subscribeTool = internalMutation({
-  args: { ...vCaller, channel: v.string(), subscribed: v.boolean() },
+  args: { ...vCaller, ...vKey, channel: v.string(), subscribed: v.boolean() },
   returns: v.null(),
-  handler: async (ctx, { runId, keyHash, channel: name, subscribed }) => {
+  handler: async (ctx, { runId, keyHash, key, channel: name, subscribed }) => {
     const { agent } = await callerOf(ctx, { runId, keyHash });
-    const channel = await channelNamed(ctx, agent, name);
-    const row = (await channelMembers(ctx, channel._id)).find((m) => m.key === agent.sessionKey);
-    if (row !== undefined) await ctx.db.patch("channelMembers", row._id, { subscribed });
-    else if (subscribed) await ctx.db.insert("channelMembers", { channelId: channel._id, departmentId: agent.departmentId, key: agent.sessionKey, name: agent.name, subscribed });
-    return null;
+    return await oncePerKey(ctx, { key, tool: "channel_subscribe", runId }, async () => await subscribe(ctx, agent, name, subscribed));
   },
 });
+
+/** The agent follows a channel it may read (its new messages reach the agent's inbox), or stops following it. */
+async function subscribe(ctx: MutationCtx, agent: Doc<"agents">, name: string, subscribed: boolean) {
+  const channel = await channelNamed(ctx, agent, name);
+  const row = (await channelMembers(ctx, channel._id)).find((m) => m.key === agent.sessionKey);
+  if (row !== undefined) await ctx.db.patch("channelMembers", row._id, { subscribed });
+  else if (subscribed) await ctx.db.insert("channelMembers", { channelId: channel._id, departmentId: agent.departmentId, key: agent.sessionKey, name: agent.name, subscribed });
+  return null;
+}
 
 /** `channel_history(channel, limit, since)`: top-level messages, oldest first, newer than `since` (ms) when given. */
 export const channelHistoryTool = internalQuery({
@@ -375,32 +393,37 @@ export const threadTool = internalQuery({
 
 /** `message_mark_read`: the given messages, or everything unread when none are named. */
 export const markReadTool = internalMutation({
-  args: { ...vCaller, messageIds: v.optional(v.array(v.string())) },
+  args: { ...vCaller, ...vKey, messageIds: v.optional(v.array(v.string())) },
   returns: v.number(),
-  handler: async (ctx, { runId, keyHash, messageIds }) => {
+  handler: async (ctx, { runId, keyHash, key, messageIds }) => {
     const { agent } = await callerOf(ctx, { runId, keyHash });
-    const rows = [];
-    if (messageIds === undefined) {
-      rows.push(
-        ...(await ctx.db
-          .query("inbox")
-          .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("departmentId", agent.departmentId).eq("readAt", undefined))
-          .take(500)),
-      );
-    } else {
-      for (const raw of messageIds.slice(0, 500)) {
-        const id = ctx.db.normalizeId("channelMessages", raw);
-        if (id === null) continue;
-        const row = await ctx.db
-          .query("inbox")
-          .withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", agent.sessionKey).eq("messageId", id))
-          .unique();
-        if (row !== null) rows.push(row);
-      }
-    }
-    return rows.length === 0 ? 0 : await markRowsRead(ctx, rows, agentActor(agent));
+    return await oncePerKey(ctx, { key, tool: "message_mark_read", runId }, async () => await markRead(ctx, agent, messageIds));
   },
 });
+
+/** Marks the agent's inbox rows of `messageIds` read (all unread ones when none are named); returns how many. */
+async function markRead(ctx: MutationCtx, agent: Doc<"agents">, messageIds: string[] | undefined) {
+  const rows = [];
+  if (messageIds === undefined) {
+    rows.push(
+      ...(await ctx.db
+        .query("inbox")
+        .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("departmentId", agent.departmentId).eq("readAt", undefined))
+        .take(500)),
+    );
+  } else {
+    for (const raw of messageIds.slice(0, 500)) {
+      const id = ctx.db.normalizeId("channelMessages", raw);
+      if (id === null) continue;
+      const row = await ctx.db
+        .query("inbox")
+        .withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", agent.sessionKey).eq("messageId", id))
+        .unique();
+      if (row !== null) rows.push(row);
+    }
+  }
+  return rows.length === 0 ? 0 : await markRowsRead(ctx, rows, agentActor(agent));
+}
 
 
 /** Most blocking messages one model call opens with. */

@@ -139,11 +139,12 @@ const postMessage = tool({
       if (args.artifacts !== undefined && args.artifacts.length > 0) {
         return { ok: false, problem: "failed", text: "post_message failed: artifacts go with a channel message; name the channel." };
       }
-      await ctx.runMutation(internal.tools.thread.postMessageTool, { runId: scope.runId, content: args.content });
+      await ctx.runMutation(internal.tools.thread.postMessageTool, { runId: scope.runId, content: args.content, key: scope.key });
       return { ok: true, text: "posted in the thread" };
     }
     const id: string = await ctx.runMutation(internal.tools.messaging.postChannelTool, {
       runId: scope.runId,
+      key: scope.key,
       channel: args.channel,
       body: args.content,
       importance: args.importance,
@@ -162,7 +163,7 @@ const updateTaskStatus = tool({
   args: z.object({ status: z.enum(TASK_STATUSES) }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
-    const moved: { from: TaskStatus; to: TaskStatus } = await ctx.runMutation(internal.tools.thread.updateTaskStatus, { runId: scope.runId, status: args.status });
+    const moved: { from: TaskStatus; to: TaskStatus } = await ctx.runMutation(internal.tools.thread.updateTaskStatus, { runId: scope.runId, status: args.status, key: scope.key });
     return { ok: true, text: moved.from === moved.to ? `the task was already ${moved.to}` : `moved the task from ${moved.from} to ${moved.to}` };
   },
 });
@@ -173,8 +174,9 @@ const askQuestion = tool({
   usage: '{"question": string}',
   args: z.object({ question: z.string().trim().min(1, "question must not be empty") }),
   approval: "never",
-  async execute(_ctx, _scope, args): Promise<ToolResult> {
-    return { ok: true, text: "asked in the thread", pause: { kind: "question", question: args.question } };
+  async execute(_ctx, scope, args): Promise<ToolResult> {
+    // The key makes the same question from the same cause wait on the first card, never a second one (pauses.pause).
+    return { ok: true, text: "asked in the thread", pause: { kind: "question", question: args.question, key: scope.key } };
   },
 });
 
@@ -210,7 +212,7 @@ const proposePlan = tool({
       }
       steps.push({ ...step, assignee: resolved[0].name });
     }
-    return { ok: true, text: "plan proposed", pause: { kind: "plan", summary: args.summary, steps } };
+    return { ok: true, text: "plan proposed", pause: { kind: "plan", summary: args.summary, steps, key: scope.key } };
   },
 });
 
@@ -221,7 +223,7 @@ const chatPost = tool({
   args: z.object({ text: z.string().min(1, "text must not be empty") }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
-    const posted: { id: number; success: boolean } = await ctx.runMutation(internal.chat.postForRun, { runId: scope.runId, text: args.text });
+    const posted: { id: number; success: boolean } = await ctx.runMutation(internal.chat.postForRun, { runId: scope.runId, text: args.text, key: scope.key });
     return { ok: true, text: JSON.stringify(posted) };
   },
 });
@@ -248,7 +250,7 @@ const createChannel = tool({
   args: z.object({ name: z.string().trim().min(1, "name must not be empty"), topic: z.string().optional(), visibility: z.enum(["project", "private"]).optional() }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
-    const made: { name: string } = await ctx.runMutation(internal.tools.messaging.createChannelTool, { runId: scope.runId, ...args });
+    const made: { name: string } = await ctx.runMutation(internal.tools.messaging.createChannelTool, { runId: scope.runId, key: scope.key, ...args });
     return { ok: true, text: `created #${made.name}` };
   },
 });
@@ -262,6 +264,7 @@ const replyThread = tool({
   async execute(ctx, scope, args): Promise<ToolResult> {
     await ctx.runMutation(internal.tools.messaging.replyThreadTool, {
       runId: scope.runId,
+      key: scope.key,
       messageId: args.message_id,
       body: args.content,
       importance: args.importance,
@@ -282,6 +285,7 @@ const dmSend = tool({
   async execute(ctx, scope, args): Promise<ToolResult> {
     await ctx.runMutation(internal.tools.messaging.dmSendTool, {
       runId: scope.runId,
+      key: scope.key,
       to: args.to,
       body: args.content,
       importance: args.importance,
@@ -300,7 +304,7 @@ const channelSubscribe = tool({
   args: z.object({ channel: z.string().trim().min(1), subscribed: z.boolean().default(true) }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
-    await ctx.runMutation(internal.tools.messaging.subscribeTool, { runId: scope.runId, channel: args.channel, subscribed: args.subscribed });
+    await ctx.runMutation(internal.tools.messaging.subscribeTool, { runId: scope.runId, key: scope.key, channel: args.channel, subscribed: args.subscribed });
     return { ok: true, text: `${args.subscribed ? "following" : "no longer following"} ${args.channel}` };
   },
 });
@@ -348,7 +352,7 @@ const markRead = tool({
   args: z.object({ message_ids: z.array(z.string()).optional() }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
-    const count: number = await ctx.runMutation(internal.tools.messaging.markReadTool, { runId: scope.runId, messageIds: args.message_ids });
+    const count: number = await ctx.runMutation(internal.tools.messaging.markReadTool, { runId: scope.runId, key: scope.key, messageIds: args.message_ids });
     return { ok: true, text: `marked ${count} read` };
   },
 });

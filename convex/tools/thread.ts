@@ -6,6 +6,7 @@ import { MaestroError } from "../lib/errors";
 import { postMessage } from "../messages";
 import { moveTask } from "../tasks";
 import { vTaskStatus } from "../validators";
+import { oncePerKey } from "./effects";
 
 /**
  * The thread tools an agent calls during a run. Each acts as the run's agent
@@ -20,27 +21,32 @@ async function runScope(ctx: MutationCtx, runId: Doc<"runs">["_id"]) {
   return { agent, task };
 }
 
+/** The call's idempotency key (tools/idempotency): the same call from the same cause acts once (tools/effects). */
+const vKey = v.optional(v.string());
+
 /** `post_message`: the agent posts in its task's thread. */
 export const postMessageTool = internalMutation({
-  args: { runId: v.id("runs"), content: v.string() },
+  args: { runId: v.id("runs"), content: v.string(), key: vKey },
   returns: v.id("messages"),
-  handler: async (ctx, { runId, content }) => {
+  handler: async (ctx, { runId, content, key }) => {
     const { agent, task } = await runScope(ctx, runId);
-    return await postMessage(ctx, agentActor(agent), task, content);
+    return await oncePerKey(ctx, { key, tool: "post_message", runId }, async () => await postMessage(ctx, agentActor(agent), task, content));
   },
 });
 
 /** `update_task_status`: the agent moves its task to another column. */
 export const updateTaskStatus = internalMutation({
-  args: { runId: v.id("runs"), status: vTaskStatus },
+  args: { runId: v.id("runs"), status: vTaskStatus, key: vKey },
   returns: v.object({ from: vTaskStatus, to: vTaskStatus }),
-  handler: async (ctx, { runId, status }) => {
+  handler: async (ctx, { runId, status, key }) => {
     const { agent, task } = await runScope(ctx, runId);
-    if (task.pendingQuestion !== undefined && status !== "blocked") {
-      throw new MaestroError("INVALID_ARGUMENT", "The task is blocked on your question until a human answers.");
-    }
-    if (task.status !== status) await moveTask(ctx, agentActor(agent), task, status);
-    return { from: task.status, to: status };
+    return await oncePerKey(ctx, { key, tool: "update_task_status", runId }, async () => {
+      if (task.pendingQuestion !== undefined && status !== "blocked") {
+        throw new MaestroError("INVALID_ARGUMENT", "The task is blocked on your question until a human answers.");
+      }
+      if (task.status !== status) await moveTask(ctx, agentActor(agent), task, status);
+      return { from: task.status, to: status };
+    });
   },
 });
 

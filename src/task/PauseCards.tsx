@@ -33,12 +33,20 @@ export function prettyArgs(args: string): string {
   }
 }
 
-/** "expires in 23 h", "expired": an approval's deadline in words. */
+/** "expires in 23 h", "expired": a card's deadline in words. */
 export function expiryText(expiresAt: number, now: number): string {
   const left = expiresAt - now;
   if (left <= 0) return "expired";
   const minutes = Math.ceil(left / 60_000);
   return minutes < 60 ? `expires in ${minutes} min` : `expires in ${Math.round(minutes / 60)} h`;
+}
+
+/**
+ * The state a card shows: a pending card past its expiry already reads
+ * "Expired" (and takes no response), before the server's sweeper marks it.
+ */
+export function shownState(card: { status: string; expiresAt?: number }, now: number): string {
+  return card.status === "pending" && card.expiresAt !== undefined && card.expiresAt <= now ? "expired" : card.status;
 }
 
 /** A mutation call with its pending state and a readable error. */
@@ -93,14 +101,15 @@ export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; 
   const respond = useMutation(api.approvals.respond);
   const action = useAction();
   const [reason, setReason] = useState("");
-  const open = card.status === "pending";
+  const state = shownState(card, now);
+  const open = state === "pending";
   const decide = (decision: "approve" | "deny") =>
     action.run(() => respond({ taskId: card.taskId, approvalId: card._id, decision, ...(reason.trim() === "" ? {} : { reason }) }));
   return (
     <Card
       label={`Approval: ${card.agentName} wants to call ${card.tool}`}
       testId="approval-card"
-      state={card.status}
+      state={state}
       title={
         <>
           {card.agentName} wants to call <code className="font-mono">{card.tool}</code>
@@ -112,21 +121,21 @@ export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; 
         <>
           <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>
           {writable && (
-            <div className="flex flex-wrap items-center gap-2">
-              <input
-                aria-label="Reason (optional)"
-                placeholder="Reason (optional)"
-                value={reason}
-                onChange={(e) => setReason(e.target.value)}
-                className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
-              />
-              <Button onClick={() => decide("approve")} disabled={action.pending} className="px-2 py-1 text-xs">
-                Approve
-              </Button>
-              <Button variant="secondary" onClick={() => decide("deny")} disabled={action.pending} className="px-2 py-1 text-xs">
-                Deny
-              </Button>
-            </div>
+              <div className="flex flex-wrap items-center gap-2">
+                <input
+                  aria-label="Reason (optional)"
+                  placeholder="Reason (optional)"
+                  value={reason}
+                  onChange={(e) => setReason(e.target.value)}
+                  className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
+                />
+                <Button onClick={() => decide("approve")} disabled={action.pending} className="px-2 py-1 text-xs">
+                  Approve
+                </Button>
+                <Button variant="secondary" onClick={() => decide("deny")} disabled={action.pending} className="px-2 py-1 text-xs">
+                  Deny
+                </Button>
+              </div>
           )}
         </>
       ) : (
@@ -150,23 +159,29 @@ export function QuestionCard({ card, writable, now }: { card: QuestionCardView; 
       setAnswer("");
     });
   };
+  const state = shownState(card, now);
   return (
-    <Card label={`Question from ${card.agentName}`} testId="question-card" state={card.status} title={`${card.agentName} asks: ${card.question}`}>
-      {card.status === "pending" ? (
-        writable && (
-          <form onSubmit={onSubmit} className="flex items-center gap-2">
-            <input
-              aria-label="Your answer"
-              placeholder="Your answer (or reply in the thread)"
-              value={answer}
-              onChange={(e) => setAnswer(e.target.value)}
-              className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
-            />
-            <Button type="submit" disabled={action.pending || answer.trim() === ""} className="px-2 py-1 text-xs">
-              Answer
-            </Button>
-          </form>
-        )
+    <Card label={`Question from ${card.agentName}`} testId="question-card" state={state} title={`${card.agentName} asks: ${card.question}`}>
+      {state === "pending" ? (
+        <>
+          {card.expiresAt !== undefined && <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>}
+          {writable && (
+            <form onSubmit={onSubmit} className="flex items-center gap-2">
+              <input
+                aria-label="Your answer"
+                placeholder="Your answer (or reply in the thread)"
+                value={answer}
+                onChange={(e) => setAnswer(e.target.value)}
+                className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
+              />
+              <Button type="submit" disabled={action.pending || answer.trim() === ""} className="px-2 py-1 text-xs">
+                Answer
+              </Button>
+            </form>
+          )}
+        </>
+      ) : state === "expired" ? (
+        <p className="text-xs text-slate-600 dark:text-slate-300">expired: nobody answered in time, so {card.agentName} went on without an answer</p>
       ) : (
         <Decided by={card.answeredBy} at={card.answeredAt} words={card.answer} now={now} />
       )}
@@ -182,8 +197,9 @@ export function PlanCard({ card, writable, now }: { card: PlanCardView; writable
   const [feedback, setFeedback] = useState("");
   const decide = (choice: "approve" | "reject") =>
     action.run(() => respond({ taskId: card.taskId, planId: card._id, action: choice, ...(feedback.trim() === "" ? {} : { feedback }) }));
+  const state = shownState(card, now);
   return (
-    <Card label={`Plan from ${card.agentName}`} testId="plan-card" state={card.status} title={`${card.agentName}'s plan: ${card.summary}`}>
+    <Card label={`Plan from ${card.agentName}`} testId="plan-card" state={state} title={`${card.agentName}'s plan: ${card.summary}`}>
       <ol className="flex list-decimal flex-col gap-1 pl-5 text-xs text-slate-700 dark:text-slate-200">
         {card.steps.map((step, i) => (
           <li key={i}>
@@ -193,24 +209,29 @@ export function PlanCard({ card, writable, now }: { card: PlanCardView; writable
           </li>
         ))}
       </ol>
-      {card.status === "pending" ? (
-        writable && (
-          <div className="flex flex-wrap items-center gap-2">
-            <input
-              aria-label="Feedback (for a rejection)"
-              placeholder="Feedback (for a rejection)"
-              value={feedback}
-              onChange={(e) => setFeedback(e.target.value)}
-              className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
-            />
-            <Button onClick={() => decide("approve")} disabled={action.pending} className="px-2 py-1 text-xs">
-              Approve plan
-            </Button>
-            <Button variant="secondary" onClick={() => decide("reject")} disabled={action.pending} className="px-2 py-1 text-xs">
-              Reject
-            </Button>
-          </div>
-        )
+      {state === "pending" ? (
+        <>
+          {card.expiresAt !== undefined && <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>}
+          {writable && (
+            <div className="flex flex-wrap items-center gap-2">
+              <input
+                aria-label="Feedback (for a rejection)"
+                placeholder="Feedback (for a rejection)"
+                value={feedback}
+                onChange={(e) => setFeedback(e.target.value)}
+                className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
+              />
+              <Button onClick={() => decide("approve")} disabled={action.pending} className="px-2 py-1 text-xs">
+                Approve plan
+              </Button>
+              <Button variant="secondary" onClick={() => decide("reject")} disabled={action.pending} className="px-2 py-1 text-xs">
+                Reject
+              </Button>
+            </div>
+          )}
+        </>
+      ) : state === "expired" ? (
+        <p className="text-xs text-slate-600 dark:text-slate-300">expired: nobody decided in time, so nothing was delegated</p>
       ) : (
         <Decided by={card.decidedBy} at={card.decidedAt} words={card.feedback} now={now} />
       )}

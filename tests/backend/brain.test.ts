@@ -446,6 +446,34 @@ describe("issue 10: replies, retries and loops across runs", () => {
     expect((await board()).filter((t) => t.title === "Retry copy").length).toBe(1);
   });
 
+  test("a model that fails with 500 after post_message and update_task_status ran: the retried run posts once and moves nothing again", async () => {
+    let failures = 0;
+    script = ({ messages }) => {
+      if (agentOf(messages) !== "Writer") return "Nothing to do.";
+      if (lastUser(messages).startsWith("=== TOOL RESULTS ===")) {
+        if (failures === 0) {
+          failures += 1;
+          return { status: 500 };
+        }
+        return "Copy under way.";
+      }
+      return 'Starting.\n[TOOL: post_message ARG: {"content": "Starting the copy now."}]\n[TOOL: update_task_status ARG: {"status": "in_progress"}]';
+    };
+    const taskId = await newTask("Retried copy", ["agent:writer:product"]);
+    const [failed] = await settled(taskId);
+    expect(failed).toMatchObject({ status: "error" });
+    expect(failed.toolCalls.map((c) => c.outcome)).toEqual(["ok", "ok"]);
+    // A person moves the task back meanwhile; the retried run must not move it again.
+    await ada.mutation(api.tasks.setStatus, { taskId, status: "inbox" });
+    await admin.mutation(internals.triggers.agentAssigned, { taskId, sessionKey: "agent:writer:product" });
+    const [retried] = await settled(taskId, 2);
+    expect(retried).toMatchObject({ status: "completed", trigger: { kind: "assigned" } });
+    expect(retried.toolCalls.map((c) => c.observation)).toEqual(failed.toolCalls.map((c) => c.observation));
+    const posts = (await thread(taskId)).filter((m) => m.content === "Starting the copy now.");
+    expect(posts).toHaveLength(1);
+    expect((await ada.query(api.tasks.get, { taskId })).status).toBe("inbox");
+  });
+
   test("a lead that re-delegates on every result is stopped by the per-tree budget, with the reason in the thread", async () => {
     let round = 0;
     script = ({ messages }) => {

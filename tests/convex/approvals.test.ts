@@ -7,10 +7,10 @@
  * the two mutations the action calls. The action's side is in
  * tests/backend/approvals.test.ts.
  */
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
-import { approvalTtlMs, DEFAULT_APPROVAL_TTL_MS, HASH_MISMATCH } from "../../convex/pauses";
+import { DEFAULT_PAUSE_TTL_MS, HASH_MISMATCH, PLAN_EXPIRED, pauseTtlMs, QUESTION_EXPIRED } from "../../convex/pauses";
 import { queuedLimitMs } from "../../convex/runs";
 import {
   addToDepartment,
@@ -88,7 +88,7 @@ describe("approvals", () => {
     expect(run.leaseExpiresAt).toBeUndefined();
     const [card] = await admin.query(api.approvals.listForTask, { taskId });
     expect(card).toMatchObject({ _id: approvalId, runId, toolCallId: `${runId}:0`, tool: "delegate_task", args: DELEGATION, status: "pending", agentName: "Jarvis" });
-    expect(card.expiresAt - card._creationTime).toBeGreaterThan(DEFAULT_APPROVAL_TTL_MS - 60_000);
+    expect(card.expiresAt - card._creationTime).toBeGreaterThan(DEFAULT_PAUSE_TTL_MS - 60_000);
     expect((await eventsOf(t, runId)).at(-1)).toEqual({ type: "approval_requested", approvalId, tool: "delegate_task", args: DELEGATION });
     const row = await t.run(async (ctx) => (await ctx.db.get("approvals", approvalId))!);
     // sha256 of the canonical arguments.
@@ -202,8 +202,8 @@ describe("approvals", () => {
   });
 
   test("MAESTRO_APPROVAL_TTL_MS sets the expiry", () => {
-    expect(approvalTtlMs({ MAESTRO_APPROVAL_TTL_MS: "60000" })).toBe(60_000);
-    expect(approvalTtlMs({ MAESTRO_APPROVAL_TTL_MS: "soon" })).toBe(DEFAULT_APPROVAL_TTL_MS);
+    expect(pauseTtlMs({ MAESTRO_APPROVAL_TTL_MS: "60000" })).toBe(60_000);
+    expect(pauseTtlMs({ MAESTRO_APPROVAL_TTL_MS: "soon" })).toBe(DEFAULT_PAUSE_TTL_MS);
   });
 });
 
@@ -300,6 +300,124 @@ describe("plan cards", () => {
     const { member: mallory } = await createOtherDepartment(t);
     await expectError(viewer.mutation(api.plans.respond, { taskId, planId, action: "approve" }), "FORBIDDEN");
     await expectError(mallory.mutation(api.plans.respond, { taskId, planId, action: "approve" }), "FORBIDDEN");
+  });
+});
+
+describe("questions and plans expire like approvals (fake timers)", () => {
+  const steps = [{ title: "Hero copy", assignee: "Writer" }];
+
+  async function waitingOn(kind: "question" | "plan", key?: string, context?: Awaited<ReturnType<typeof setup>>) {
+    const ctx = context ?? (await setup());
+    const request = kind === "question" ? { kind, question: "Formal or playful?", key } : { kind, summary: "One part", steps, key };
+    expect(await ctx.t.mutation(internal.pauses.pause, { runId: ctx.runId, attempt: 1, request, state: state() })).toBe("ok");
+    return { ...ctx, cardId: (await runOf(ctx.t, ctx.runId)).paused!.id };
+  }
+
+  test("a question nobody answers: expired by the sweeper after the TTL, the task unblocked, the run resumed with 'nobody answered in time'", async () => {
+    const { t, taskId, runId, admin, cardId } = await waitingOn("question");
+    const questionId = cardId as Id<"questions">;
+    const [card] = await admin.query(api.questions.listForTask, { taskId });
+    expect(card.expiresAt! - card._creationTime).toBeCloseTo(DEFAULT_PAUSE_TTL_MS, -1);
+    vi.advanceTimersByTime(DEFAULT_PAUSE_TTL_MS - 1_000);
+    expect(await t.mutation(internal.questions.expireOverdue, {})).toBe(0);
+    expect((await runOf(t, runId)).status).toBe("waiting");
+    vi.advanceTimersByTime(2_000);
+    // Past its expiry the card takes no answer, even before the sweeper came by.
+    const before = await snapshot(t);
+    await expectError(admin.mutation(api.questions.respond, { taskId, questionId, answer: "Playful." }), "CONFLICT", /has expired/);
+    expect(await snapshot(t)).toBe(before);
+    expect(await t.mutation(internal.questions.expireOverdue, {})).toBe(1);
+    expect((await admin.query(api.questions.listForTask, { taskId }))[0]).toMatchObject({ _id: questionId, status: "expired" });
+    const task = await admin.query(api.tasks.get, { taskId });
+    expect(task.status).not.toBe("blocked");
+    expect(task).not.toHaveProperty("pendingQuestion");
+    expect((await eventsOf(t, runId)).at(-1)).toEqual({ type: "control_submitted", action: "resume", by: "Maestro", note: "the question expired: nobody answered in time" });
+    const resume = await nextAttempt(t, runId);
+    expect(resume?.resolution).toEqual({ kind: "result", outcome: "ok", text: QUESTION_EXPIRED });
+    await expectError(admin.mutation(api.questions.respond, { taskId, questionId, answer: "late" }), "CONFLICT", "This question has expired: nobody answered in time, and the agent went on without an answer.");
+    expect(await t.mutation(internal.questions.expireOverdue, {})).toBe(0);
+  });
+
+  test("a plan nobody decides on: expired after the TTL, counted as rejected; the lead reads that nothing was delegated", async () => {
+    const { t, taskId, runId, admin, cardId } = await waitingOn("plan");
+    const planId = cardId as Id<"plans">;
+    vi.advanceTimersByTime(DEFAULT_PAUSE_TTL_MS + 1);
+    await expectError(admin.mutation(api.plans.respond, { taskId, planId, action: "approve" }), "CONFLICT", /has expired/);
+    expect(await t.mutation(internal.plans.expireOverdue, {})).toBe(1);
+    expect((await admin.query(api.plans.listForTask, { taskId }))[0]).toMatchObject({ _id: planId, status: "expired" });
+    expect((await eventsOf(t, runId)).at(-1)).toMatchObject({ type: "control_submitted", note: "the plan expired: nobody decided in time" });
+    const resume = await nextAttempt(t, runId);
+    expect(resume?.resolution).toEqual({ kind: "result", outcome: "denied", text: PLAN_EXPIRED });
+    await expectError(admin.mutation(api.plans.respond, { taskId, planId, action: "approve" }), "CONFLICT", "This plan has expired: nobody decided in time, so nothing was delegated.");
+  });
+
+  test("cards from before expiry existed (no expiresAt) never expire", async () => {
+    const { t, cardId } = await waitingOn("question");
+    await t.run(async (ctx) => await ctx.db.patch("questions", cardId as Id<"questions">, { expiresAt: undefined }));
+    vi.advanceTimersByTime(10 * DEFAULT_PAUSE_TTL_MS);
+    expect(await t.mutation(internal.questions.expireOverdue, {})).toBe(0);
+  });
+});
+
+describe("the same question or plan from the same cause is not asked twice", () => {
+  async function questions(t: TestConvex) {
+    return await t.run(async (ctx) => await ctx.db.query("questions").collect());
+  }
+  async function threadSize(t: TestConvex) {
+    return await t.run(async (ctx) => (await ctx.db.query("messages").collect()).length);
+  }
+  /** Ends the run and starts another of Jarvis on the task, as the same trigger would after a failure. */
+  async function nextRun(t: TestConvex, runId: Id<"runs">, taskId: Id<"tasks">) {
+    await t.run(async (ctx) => await ctx.db.patch("runs", runId, { status: "error", reason: "Model call failed: 500" }));
+    const next = await insertRun(t, AGENTS.jarvis, taskId);
+    await t.run(async (ctx) => await ctx.db.patch("runs", next, { attempt: 1 }));
+    return next;
+  }
+  const ask = (key: string) => ({ kind: "question" as const, question: "Formal or playful?", key });
+
+  test("answered: a repeat waits on the first card and resumes at once with its answer; no new card, nothing new in the thread", async () => {
+    const { t, taskId, runId, admin } = await setup();
+    await t.mutation(internal.pauses.pause, { runId, attempt: 1, request: ask("ask_question:k1"), state: state() });
+    const questionId = (await runOf(t, runId)).paused!.id as Id<"questions">;
+    await admin.mutation(api.questions.respond, { taskId, questionId, answer: "Playful." });
+    const first = await nextAttempt(t, runId);
+    const again = await nextRun(t, runId, taskId);
+    const [cards, messages] = [await questions(t), await threadSize(t)];
+    expect(await t.mutation(internal.pauses.pause, { runId: again, attempt: 1, request: ask("ask_question:k1"), state: state() })).toBe("ok");
+    expect(await questions(t)).toEqual(cards);
+    expect(await threadSize(t)).toBe(messages);
+    expect((await admin.query(api.tasks.get, { taskId })).status).not.toBe("blocked");
+    expect((await runOf(t, again)).status).toBe("queued");
+    expect((await eventsOf(t, again)).at(-1)).toMatchObject({ type: "control_submitted", note: "this question was already asked for the same request (answered)" });
+    expect((await nextAttempt(t, again))?.resolution).toEqual(first?.resolution);
+    // Another cause asks anew.
+    const other = await nextRun(t, again, taskId);
+    await t.mutation(internal.pauses.pause, { runId: other, attempt: 1, request: ask("ask_question:k2"), state: state() });
+    expect(await questions(t)).toHaveLength(2);
+  });
+
+  test("withdrawn (its run was stopped): the same cause may ask again", async () => {
+    const { t, taskId, runId, admin } = await setup();
+    await t.mutation(internal.pauses.pause, { runId, attempt: 1, request: ask("ask_question:k1"), state: state() });
+    await admin.mutation(api.runs.stop, { taskId, runId });
+    const again = await insertRun(t, AGENTS.jarvis, taskId);
+    await t.run(async (ctx) => await ctx.db.patch("runs", again, { attempt: 1 }));
+    await t.mutation(internal.pauses.pause, { runId: again, attempt: 1, request: ask("ask_question:k1"), state: state() });
+    expect((await questions(t)).map((q) => q.status)).toEqual(["cancelled", "pending"]);
+    expect((await runOf(t, again)).status).toBe("waiting");
+  });
+
+  test("an approved plan: a repeat resumes at once to delegate the same steps (whose own keys find the tasks made)", async () => {
+    const { t, taskId, runId, admin } = await setup();
+    const propose = { kind: "plan" as const, summary: "One part", steps: [{ title: "Hero copy", assignee: "Writer" }], key: "propose_plan:k1" };
+    await t.mutation(internal.pauses.pause, { runId, attempt: 1, request: propose, state: state() });
+    const planId = (await runOf(t, runId)).paused!.id as Id<"plans">;
+    await admin.mutation(api.plans.respond, { taskId, planId, action: "approve" });
+    const first = await nextAttempt(t, runId);
+    const again = await nextRun(t, runId, taskId);
+    await t.mutation(internal.pauses.pause, { runId: again, attempt: 1, request: propose, state: state() });
+    expect(await t.run(async (ctx) => (await ctx.db.query("plans").collect()).length)).toBe(1);
+    expect((await nextAttempt(t, again))?.resolution).toEqual(first?.resolution);
   });
 });
 

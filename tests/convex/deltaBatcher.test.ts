@@ -51,6 +51,48 @@ describe("DeltaBatcher", () => {
     expect(sent.length).toBeLessThan(200);
   });
 
+  test("while a send is out, what arrives meanwhile goes in one send when it returns, in order", async () => {
+    const sent: string[] = [];
+    const answers: Array<() => void> = [];
+    const batcher = new DeltaBatcher(
+      (text) => {
+        sent.push(text);
+        return new Promise((resolve) => answers.push(() => resolve("ok")));
+      },
+      () => {},
+      { maxChars: 10, maxDelayMs: 100 },
+    );
+    batcher.push("first");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual(["first"]);
+    // The backend is slow: five flush periods and a size trigger pass while the first send is out.
+    for (let i = 0; i < 5; i++) {
+      batcher.push(`p${i} `);
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    batcher.push("0123456789");
+    expect(sent).toEqual(["first"]);
+    answers.shift()!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual(["first", "p0 p1 p2 p3 p4 0123456789"]);
+    // A quick backend: pieces that arrive during a send wait for their delay, as before.
+    answers.shift()!();
+    await vi.advanceTimersByTimeAsync(0);
+    batcher.push("a");
+    batcher.push("b");
+    await vi.advanceTimersByTimeAsync(50);
+    expect(sent).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(sent).toEqual(["first", "p0 p1 p2 p3 p4 0123456789", "ab"]);
+    batcher.push("tail");
+    const closed = batcher.close();
+    answers.shift()!();
+    await vi.advanceTimersByTimeAsync(0);
+    answers.shift()!();
+    expect(await closed).toBe("ok");
+    expect(sent.join("")).toBe("firstp0 p1 p2 p3 p4 0123456789abtail");
+  });
+
   test("a 'stop' answer calls onStop once and nothing more is sent", async () => {
     const { batcher, sent, stops } = recorder(["stop"]);
     batcher.push("first");

@@ -115,21 +115,23 @@ describe("through the tool registry", () => {
   test("post_message with a channel posts there; without one, in the thread; the messaging tools answer in lines", async () => {
     const { t, departmentId, admin, grace, writerRun, taskId } = await setup();
     await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
-    const scope = { runId: writerRun, agentName: "Writer", sessionKey: AGENTS.writer, departmentId, taskId, triggerKind: "mentioned" as const, key: "k1" };
+    const base = { runId: writerRun, agentName: "Writer", sessionKey: AGENTS.writer, departmentId, taskId, triggerKind: "mentioned" as const };
     const ctx = actionCtx(t);
     const post = find("post_message");
-    expect(await post.execute(ctx, scope, post.args.parse({ content: "Copy is ready", channel: "general", importance: "high" }))).toEqual({
+    // Each call its own idempotency key, as the dispatcher derives it from the cause, the tool and the arguments.
+    const scope = (key: string) => ({ ...base, key });
+    expect(await post.execute(ctx, scope("k1"), post.args.parse({ content: "Copy is ready", channel: "general", importance: "high" }))).toEqual({
       ok: true,
       text: expect.stringMatching(/^posted in #general \(message .+\)$/),
     });
     const history = find("channel_history");
-    expect(await history.execute(ctx, scope, history.args.parse({ channel: "#general" }))).toEqual({ ok: true, text: expect.stringMatching(/^\[.+\] Writer: Copy is ready$/) });
-    expect(await post.execute(ctx, scope, post.args.parse({ content: "Done here" }))).toEqual({ ok: true, text: "posted in the thread" });
+    expect(await history.execute(ctx, scope("k2"), history.args.parse({ channel: "#general" }))).toEqual({ ok: true, text: expect.stringMatching(/^\[.+\] Writer: Copy is ready$/) });
+    expect(await post.execute(ctx, scope("k3"), post.args.parse({ content: "Done here" }))).toEqual({ ok: true, text: "posted in the thread" });
     const dm = find("dm_send");
-    expect(await dm.execute(ctx, scope, dm.args.parse({ to: ["Grace"], content: "Need your eyes" }))).toEqual({ ok: true, text: "sent a DM to Grace" });
+    expect(await dm.execute(ctx, scope("k4"), dm.args.parse({ to: ["Grace"], content: "Need your eyes" }))).toEqual({ ok: true, text: "sent a DM to Grace" });
     expect((await grace.query(api.inbox.summary, { departmentId })).direct).toBe(1);
     // A refusal from the server is thrown: the dispatcher turns it into a failed result with the server's words.
-    await expect(post.execute(ctx, scope, post.args.parse({ content: "x", channel: "#nope" }))).rejects.toThrow(/No channel #nope/);
+    await expect(post.execute(ctx, scope("k5"), post.args.parse({ content: "x", channel: "#nope" }))).rejects.toThrow(/No channel #nope/);
     expect(dm.args.safeParse({ to: [], content: "x" }).success).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import { getFunctionName } from "convex/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { RoleContext } from "../../src/shell/role";
-import { expiryText, mergeCards, PauseCards, prettyArgs, type ApprovalCardView, type PlanCardView, type QuestionCardView } from "../../src/task/PauseCards";
+import { expiryText, mergeCards, PauseCards, prettyArgs, shownState, type ApprovalCardView, type PlanCardView, type QuestionCardView } from "../../src/task/PauseCards";
 
 const live = vi.hoisted(() => ({
   results: new Map<string, unknown>(),
@@ -129,6 +129,25 @@ describe("QuestionCard", () => {
     show({ questions: [question({ status: "answered", answer: "Playful", answeredBy: "Ada", answeredAt: NOW })] });
     expect(screen.getByTestId("question-card").textContent).toContain("by Ada");
   });
+
+  it("shows when it expires; an expired question says so and takes no answer", () => {
+    show({ questions: [question({ expiresAt: NOW + 2 * 3_600_000 })] });
+    expect(screen.getByTestId("question-card").textContent).toContain("expires in 2 h");
+    cleanup();
+    show({ questions: [question({ status: "expired", expiresAt: NOW - 1 })] });
+    const card = screen.getByTestId("question-card");
+    expect(card.dataset.state).toBe("expired");
+    expect(card.textContent).toContain("Expired");
+    expect(card.textContent).toContain("expired: nobody answered in time, so Writer went on without an answer");
+    expect(within(card).queryByRole("textbox")).toBeNull();
+  });
+
+  it("past its expiry, a question the sweeper has not reached yet already reads Expired", () => {
+    show({ questions: [question({ expiresAt: NOW - 1 })] });
+    const card = screen.getByTestId("question-card");
+    expect(card.dataset.state).toBe("expired");
+    expect(within(card).queryByRole("button")).toBeNull();
+  });
 });
 
 describe("PlanCard", () => {
@@ -145,6 +164,18 @@ describe("PlanCard", () => {
       { name: "plans:respond", args: { taskId, planId: "p-1", action: "approve" } },
       { name: "plans:respond", args: { taskId, planId: "p-1", action: "reject", feedback: "Form to Writer" } },
     ]);
+  });
+
+  it("shows when it expires; an expired plan says nothing was delegated, with no buttons", () => {
+    show({ plans: [plan({ expiresAt: NOW + 30 * 60_000 })] });
+    expect(screen.getByTestId("plan-card").textContent).toContain("expires in 30 min");
+    cleanup();
+    show({ plans: [plan({ status: "expired", decidedAt: NOW - 1, expiresAt: NOW - 1 })] });
+    const card = screen.getByTestId("plan-card");
+    expect(card.dataset.state).toBe("expired");
+    expect(card.textContent).toContain("Expired");
+    expect(card.textContent).toContain("expired: nobody decided in time, so nothing was delegated");
+    expect(within(card).queryByRole("button")).toBeNull();
   });
 });
 
@@ -167,5 +198,10 @@ describe("PauseCards", () => {
     expect(prettyArgs("not json")).toBe("not json");
     expect(expiryText(NOW + 5 * 60_000, NOW)).toBe("expires in 5 min");
     expect(expiryText(NOW - 1, NOW)).toBe("expired");
+    expect(shownState({ status: "pending", expiresAt: NOW }, NOW)).toBe("expired");
+    expect(shownState({ status: "pending", expiresAt: NOW + 1 }, NOW)).toBe("pending");
+    // Cards from before questions and plans expired carry no expiry.
+    expect(shownState({ status: "pending" }, NOW)).toBe("pending");
+    expect(shownState({ status: "answered", expiresAt: NOW - 1 }, NOW)).toBe("answered");
   });
 });

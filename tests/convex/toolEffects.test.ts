@@ -1,0 +1,169 @@
+/**
+ * Every side-effecting tool acts once per cause (tools/effects, keys from
+ * tools/idempotency): the same call from the same cause — a retried attempt,
+ * a run started again by the same trigger after the model failed — makes one
+ * effect and gets the first call's result; another cause makes a new one.
+ * Calls go through the real dispatcher (brain/dispatch) with an action
+ * context that forwards to the test deployment.
+ */
+import { describe, expect, test } from "vitest";
+import { api } from "../../convex/_generated/api";
+import type { Doc, Id } from "../../convex/_generated/dataModel";
+import type { ActionCtx } from "../../convex/_generated/server";
+import { DEFAULT_BRAIN_CONFIG } from "../../convex/brain/config";
+import { dispatchCall, type Dispatched } from "../../convex/brain/dispatch";
+import { parseToolCalls } from "../../convex/brain/toolCalls";
+import { TOOL_REGISTRY } from "../../convex/tools/registry";
+import { AGENTS, createTask, holdScheduledFunctions, insertRun, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+
+holdScheduledFunctions();
+
+/** An action context for the dispatcher and the executors, forwarding to the test deployment's internal functions. */
+function actionCtx(t: TestConvex): ActionCtx {
+  type Call = (ref: unknown, args: unknown) => Promise<unknown>;
+  return { runMutation: t.mutation as unknown as Call, runQuery: t.query as unknown as Call, runAction: t.action as unknown as Call } as unknown as ActionCtx;
+}
+
+/** The tables a tool's effect shows in, by size. */
+const EFFECT_TABLES = ["messages", "channelMessages", "channels", "channelMembers", "tasks", "chat", "inbox", "activities", "toolEffects"] as const;
+
+async function sizes(t: TestConvex) {
+  return await t.run(async (ctx) => {
+    const out: Record<string, number> = {};
+    for (const table of EFFECT_TABLES) out[table] = (await ctx.db.query(table).collect()).length;
+    return out;
+  });
+}
+
+async function setup() {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const taskId = await createTask(admin, departmentId, { title: "Launch page" });
+  // Jarvis may call every tool, so one agent exercises the whole registry.
+  await t.run(async (ctx) => {
+    const jarvis = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.jarvis)).unique())!;
+    await ctx.db.patch("agents", jarvis._id, { allowedTools: TOOL_REGISTRY.map((tool) => tool.name) });
+  });
+  const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+  const rootId = await admin.mutation(api.channelMessages.post, { channelId, body: "Who takes the hero copy?" });
+  /** A person's message in the task's thread: what a run's trigger names. */
+  const say = async (content: string) => await admin.mutation(api.messages.create, { taskId, content });
+  return { t, departmentId, admin, taskId, rootId, say };
+}
+
+/** A run of Jarvis on the task, started by `trigger`, as its first attempt. */
+async function startRun(t: TestConvex, taskId: Id<"tasks">, trigger: Doc<"runs">["trigger"]): Promise<Id<"runs">> {
+  const runId = await insertRun(t, AGENTS.jarvis, taskId);
+  await t.run(async (ctx) => await ctx.db.patch("runs", runId, { trigger, attempt: 1 }));
+  return runId;
+}
+
+/** The run ends as a failed model call leaves it. */
+async function fail(t: TestConvex, runId: Id<"runs">) {
+  await t.run(async (ctx) => await ctx.db.patch("runs", runId, { status: "error", reason: "Model call failed: 500 Internal Server Error" }));
+}
+
+/** One tool call as the model wrote it, dispatched as a fresh attempt would (nothing seen yet). */
+async function dispatch(t: TestConvex, runId: Id<"runs">, line: string): Promise<Dispatched> {
+  const [call] = parseToolCalls(line);
+  return await dispatchCall(actionCtx(t), runId, call, DEFAULT_BRAIN_CONFIG, new Set(), () => {});
+}
+
+function observed(dispatched: Dispatched): string {
+  if (!("observation" in dispatched)) throw new Error("the call paused");
+  return dispatched.observation.text;
+}
+
+const CALLS: Array<[string, (ids: { rootId: Id<"channelMessages"> }) => string]> = [
+  ["post_message in the thread", () => '[TOOL: post_message ARG: {"content": "Hero copy is drafted."}]'],
+  ["post_message in a channel", () => '[TOOL: post_message ARG: {"content": "Hero copy is drafted.", "channel": "#general"}]'],
+  ["reply_thread", ({ rootId }) => `[TOOL: reply_thread ARG: {"message_id": "${rootId}", "content": "I take it."}]`],
+  ["dm_send", () => '[TOOL: dm_send ARG: {"to": ["Ada"], "content": "Need your eyes on the copy."}]'],
+  ["create_channel", () => '[TOOL: create_channel ARG: {"name": "launch-copy", "topic": "The copy"}]'],
+  ["chat.post", () => '[TOOL: chat.post ARG: {"text": "Copy drafted for the launch page."}]'],
+  ["delegate_task", () => '[TOOL: delegate_task ARG: {"title": "Hero image", "assignees": ["Writer"], "instruction": "Draw it."}]'],
+];
+
+describe("each side-effecting tool acts once per cause", () => {
+  test.each(CALLS)("%s: the same call after the model failed and the trigger started the run again → one effect, the same result; another cause → a new one", async (_label, write) => {
+    const { t, taskId, rootId, say } = await setup();
+    const call = write({ rootId });
+    const asked = await say("Please get the launch copy going.");
+    const first = await startRun(t, taskId, { kind: "mentioned", messageId: asked });
+    const before = await sizes(t);
+    const result = observed(await dispatch(t, first, call));
+    expect(result).not.toMatch(/failed|refused|denied/);
+    const afterFirst = await sizes(t);
+    expect(afterFirst).not.toEqual(before);
+    expect(afterFirst.toolEffects - before.toolEffects).toBe(call.includes("delegate_task") ? 0 : 1);
+
+    // delegate_task keeps its own key on the task it made (tasks.delegationKey) and says so on a repeat.
+    const repeated = call.includes("delegate_task") ? result.replace(/ created (“.*”) \((\w+)\) assigned to (\w+);.*$/, " $1 ($2) was already created for this request, assigned to $3; nothing new was created") : result;
+    // A second attempt of the same run repeats the call: nothing new.
+    expect(observed(await dispatch(t, first, call))).toBe(repeated);
+    expect(await sizes(t)).toEqual(afterFirst);
+
+    // The model fails; the same trigger starts the run again, and it makes the same call.
+    await fail(t, first);
+    const retried = await startRun(t, taskId, { kind: "mentioned", messageId: asked });
+    expect(observed(await dispatch(t, retried, call))).toBe(repeated);
+    expect(await sizes(t)).toEqual(afterFirst);
+
+    // Another cause (a new message asking again) acts again, unless the effect itself forbids it.
+    await fail(t, retried);
+    const again = await say("And once more, please.");
+    const afterSay = await sizes(t);
+    const other = await startRun(t, taskId, { kind: "mentioned", messageId: again });
+    const otherResult = observed(await dispatch(t, other, call));
+    if (call.includes("create_channel")) {
+      // A channel name is taken once: the new cause is told so instead of getting the old result.
+      expect(otherResult).toMatch(/create_channel failed: .*(taken|exists)/i);
+    } else {
+      expect(await sizes(t)).not.toEqual(afterSay);
+    }
+  });
+
+  test("update_task_status: a repeat from the same cause does not move the task back after a person moved it", async () => {
+    const { t, admin, taskId, say } = await setup();
+    const asked = await say("Move it to review when ready.");
+    const first = await startRun(t, taskId, { kind: "mentioned", messageId: asked });
+    const line = '[TOOL: update_task_status ARG: {"status": "review"}]';
+    const result = observed(await dispatch(t, first, line));
+    expect(result).toBe("moved the task from inbox to review");
+    await admin.mutation(api.tasks.setStatus, { taskId, status: "in_progress" });
+    await fail(t, first);
+    const retried = await startRun(t, taskId, { kind: "mentioned", messageId: asked });
+    expect(observed(await dispatch(t, retried, line))).toBe(result);
+    expect((await admin.query(api.tasks.get, { taskId })).status).toBe("in_progress");
+    // A new request moves it.
+    await fail(t, retried);
+    const other = await startRun(t, taskId, { kind: "mentioned", messageId: await say("Review it now.") });
+    expect(observed(await dispatch(t, other, line))).toBe("moved the task from in_progress to review");
+  });
+
+  test("a blocking DM is a cause of its own: two DMs asking the same get two answers", async () => {
+    const { t, departmentId, admin, taskId } = await setup();
+    const channelId = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.jarvis] });
+    const first = await admin.mutation(api.channelMessages.post, { channelId, body: "@Jarvis status?", blocking: true });
+    const second = await admin.mutation(api.channelMessages.post, { channelId, body: "@Jarvis status again?", blocking: true });
+    const line = '[TOOL: post_message ARG: {"content": "On track."}]';
+    const one = await startRun(t, taskId, { kind: "message", channelMessageId: first });
+    observed(await dispatch(t, one, line));
+    await fail(t, one);
+    const before = await sizes(t);
+    const two = await startRun(t, taskId, { kind: "message", channelMessageId: second });
+    observed(await dispatch(t, two, line));
+    expect((await sizes(t)).messages).toBe(before.messages + 1);
+  });
+
+  test("a failed effect records nothing: the next call tries again", async () => {
+    const { t, admin, departmentId, taskId, say } = await setup();
+    const asked = await say("Post in #later.");
+    const first = await startRun(t, taskId, { kind: "mentioned", messageId: asked });
+    const line = '[TOOL: post_message ARG: {"content": "Here.", "channel": "#later"}]';
+    expect(observed(await dispatch(t, first, line))).toMatch(/post_message failed: No channel #later/);
+    expect((await sizes(t)).toolEffects).toBe(0);
+    await admin.mutation(api.channels.create, { departmentId, name: "later", visibility: "project" });
+    expect(observed(await dispatch(t, first, line))).toMatch(/^posted in #later/);
+  });
+});
