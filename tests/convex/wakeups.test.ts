@@ -10,9 +10,10 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
+import { MAX_AGENT_UNREAD_COUNTED } from "../../convex/inbox";
 import { LIMITS } from "../../convex/lib/limits";
 import { nudgeNote } from "../../convex/wakeups";
-import { AGENTS, agent, createTask, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, agent, createOtherDepartment, createTask, expectError, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 const MODEL_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY"] as const;
 let savedEnv: Record<string, string | undefined> = {};
@@ -377,5 +378,28 @@ describe("the answer goes where it was asked", () => {
     await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
     await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied", reply: "Launch copy done." });
     expect(await taskThread(t, taskId)).toEqual([["agent", "Launch copy done."]]);
+  });
+});
+
+describe("agents' unread badges", () => {
+  test("count what each agent has unread (bounded), for anyone in the department; a run that is shown them clears them; others are refused", async () => {
+    const { t, departmentId, admin, grace } = await setup();
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    expect(await admin.query(api.inbox.agentUnread, { departmentId })).toEqual([]);
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "When you have a minute" });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "And another thing" });
+    expect(await admin.query(api.inbox.agentUnread, { departmentId })).toEqual([{ sessionKey: AGENTS.writer, unread: 2, more: false }]);
+    for (let i = 0; i < MAX_AGENT_UNREAD_COUNTED; i++) await grace.mutation(api.channelMessages.post, { channelId: dm, body: `note ${i}` });
+    expect(await grace.query(api.inbox.agentUnread, { departmentId })).toEqual([{ sessionKey: AGENTS.writer, unread: MAX_AGENT_UNREAD_COUNTED, more: true }]);
+
+    // A blocking message starts a run; once its call has shown them, the badge is gone.
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Now, please", blocking: true });
+    const [run] = await runsOf(t, AGENTS.writer);
+    await markRunning(t, run._id);
+    await modelCall(t, run._id);
+    expect(await admin.query(api.inbox.agentUnread, { departmentId })).toEqual([]);
+
+    const { member: mallory } = await createOtherDepartment(t);
+    await expectError(mallory.query(api.inbox.agentUnread, { departmentId }), "FORBIDDEN");
   });
 });
