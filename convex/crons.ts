@@ -14,4 +14,7 @@ crons.interval("end runs stuck queued", { seconds: sweepIntervalSeconds(env) }, 
 // Approvals nobody decided in time count as denied, and their runs go on.
 crons.interval("expire overdue approvals", { seconds: sweepIntervalSeconds(env) }, internal.approvals.expireOverdue, {});
 
+// Files uploaded but never posted in a message within a day are deleted, blob and row.
+crons.interval("sweep never-posted files", { hours: 1 }, internal.channelFiles.sweepUnposted, {});
+
 export default crons;
