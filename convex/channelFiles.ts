@@ -5,7 +5,8 @@
  * allowlist, a text file's content through the secret scanner) and records
  * it for the channel; a refused file's blob is deleted at once. `post` then
  * carries it as a file artifact, and `urls` hands download URLs only to
- * those who can read the message.
+ * those who can read the message. What is uploaded but never posted within
+ * FILE_LIMITS.unpostedTtlMs is deleted by a cron (`sweepUnposted`).
  */
 import { v } from "convex/values";
 import { internal } from "./_generated/api";
@@ -175,5 +176,55 @@ export const urls = channelQuery({
       out.push({ storageId: artifact.storageId, url: await ctx.storage.getUrl(artifact.storageId) });
     }
     return out;
+  },
+});
+
+/** Rows and blobs one sweep pass handles; a fuller backlog schedules the next pass at once. */
+export const SWEEP_BATCH = 100;
+
+/**
+ * Deletes what was uploaded but never posted within FILE_LIMITS.unpostedTtlMs
+ * (convex/crons.ts): files added to a conversation whose message was never
+ * sent (row and blob), and uploads never added at all (the blob; every blob
+ * in storage belongs to a channel file, so one without a row is abandoned).
+ * Uploads are walked by upload time from where the last pass stopped, so a
+ * pass reads only what aged past the window since.
+ */
+export const sweepUnposted = internalMutation({
+  args: {},
+  returns: v.object({ files: v.number(), uploads: v.number() }),
+  handler: async (ctx) => {
+    const cutoff = Date.now() - FILE_LIMITS.unpostedTtlMs;
+    const stale = await ctx.db
+      .query("channelFiles")
+      .withIndex("by_message", (q) => q.eq("messageId", undefined).lt("_creationTime", cutoff))
+      .take(SWEEP_BATCH);
+    for (const file of stale) {
+      await ctx.storage.delete(file.storageId);
+      await ctx.db.delete("channelFiles", file._id);
+    }
+    const state = await ctx.db.query("fileSweeps").first();
+    const after = state?.sweptUntil ?? 0;
+    const blobs = await ctx.db.system
+      .query("_storage")
+      .withIndex("by_creation_time", (q) => q.gt("_creationTime", after).lt("_creationTime", cutoff))
+      .take(SWEEP_BATCH);
+    let uploads = 0;
+    for (const blob of blobs) {
+      const file = await ctx.db
+        .query("channelFiles")
+        .withIndex("by_storage", (q) => q.eq("storageId", blob._id))
+        .unique();
+      if (file !== null) continue;
+      await ctx.storage.delete(blob._id);
+      uploads += 1;
+    }
+    const last = blobs.at(-1);
+    if (last !== undefined) {
+      if (state === null) await ctx.db.insert("fileSweeps", { sweptUntil: last._creationTime });
+      else await ctx.db.patch("fileSweeps", state._id, { sweptUntil: last._creationTime });
+    }
+    if (stale.length === SWEEP_BATCH || blobs.length === SWEEP_BATCH) await ctx.scheduler.runAfter(0, internal.channelFiles.sweepUnposted, {});
+    return { files: stale.length, uploads };
   },
 });

@@ -20,4 +20,7 @@ crons.interval("expire overdue questions", { seconds: sweepIntervalSeconds(env) 
 // Plans nobody decided on in time count as rejected (nothing is delegated), and their runs go on.
 crons.interval("expire overdue plans", { seconds: sweepIntervalSeconds(env) }, internal.plans.expireOverdue, {});
 
+// Files uploaded but never posted in a message within a day are deleted, blob and row.
+crons.interval("sweep never-posted files", { hours: 1 }, internal.channelFiles.sweepUnposted, {});
+
 export default crons;

@@ -6,6 +6,7 @@
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
 import type { MutationCtx } from "./_generated/server";
+import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
 import { MAX_UNREAD_COUNTED } from "./channels";
 import { channelMutation, departmentMutation, departmentQuery } from "./functions";
 import { memberActor, memberKey } from "./lib/actors";
@@ -46,6 +47,37 @@ export const summary = departmentQuery({
       )
       .take(MAX_UNREAD_COUNTED + 1);
     return { unread: Math.min(rows.length, MAX_UNREAD_COUNTED), direct: rows.filter((r) => r.direct).length, more: rows.length > MAX_UNREAD_COUNTED };
+  },
+});
+
+/** Unread rows counted per agent for the roster's badge; more shows as "9+". */
+export const MAX_AGENT_UNREAD_COUNTED = 9;
+
+/**
+ * What each agent of the department has unread (messages its runs have not
+ * been shown yet), for the badges on the roster; agents with none are left
+ * out. Anyone in the department may see it, as on the figures page.
+ */
+export const agentUnread = departmentQuery({
+  args: {},
+  returns: v.array(v.object({ sessionKey: v.string(), unread: v.number(), more: v.boolean() })),
+  handler: async (ctx, { departmentId }) => {
+    const agents = await ctx.db
+      .query("agents")
+      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
+      .take(MAX_AGENTS_PER_DEPARTMENT);
+    const out = [];
+    for (const agent of agents) {
+      const rows = await ctx.db
+        .query("inbox")
+        .withIndex("by_recipient_and_department_and_readAt", (q) =>
+          q.eq("recipientKey", agent.sessionKey).eq("departmentId", departmentId).eq("readAt", undefined),
+        )
+        .take(MAX_AGENT_UNREAD_COUNTED + 1);
+      if (rows.length === 0) continue;
+      out.push({ sessionKey: agent.sessionKey, unread: Math.min(rows.length, MAX_AGENT_UNREAD_COUNTED), more: rows.length > MAX_AGENT_UNREAD_COUNTED });
+    }
+    return out;
   },
 });
 

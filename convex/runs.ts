@@ -13,7 +13,7 @@ import { boundedText, type AgentEndReason, type SubmitEvent } from "./lib/runEve
 import { recoveryFor, runLeaseMs } from "./lib/runLease";
 import { appendRunEvent, openMessageEvents } from "./runEvents";
 import { closePause } from "./pauses";
-import { wakeAfterRun } from "./wakeups";
+import { answerWhereAsked, wakeAfterRun } from "./wakeups";
 import schema from "./schema";
 import { postMessage } from "./messages";
 import { vRunTiming, vToolCallRecord, type RunTriggerKind } from "./validators";
@@ -276,7 +276,7 @@ async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "completed" | 
   const agent = await ctx.db.get("agents", run.agentId);
   const task = await ctx.db.get("tasks", run.taskId);
   if (agent === null || task === null) return;
-  if (status !== "aborted" && reply !== undefined && reply.trim() !== "") {
+  if (status !== "aborted" && reply !== undefined && reply.trim() !== "" && !(await answerWhereAsked(ctx, run, agent, reply))) {
     await postMessage(ctx, agentActor(agent), task, cutForThread(reply));
   }
   if (status === "error") {

@@ -507,6 +507,12 @@ export default defineSchema({
     .index("by_storage", ["storageId"])
     .index("by_message", ["messageId"]),
 
+  /**
+   * How far the sweep of uploads nobody added (channelFiles.sweepUnposted)
+   * has gone through storage, by upload time: one row.
+   */
+  fileSweeps: defineTable({ sweptUntil: v.number() }),
+
   /** Each recipient's copy of a message's arrival: unread until `readAt`. */
   inbox: defineTable({
     departmentId: v.id("departments"),

@@ -15,12 +15,17 @@
  * Only people's blocking messages start runs: an agent's interrupts a run
  * already going but never wakes an idle agent (as with @mentions), so two
  * agents cannot keep each other running.
+ *
+ * A run a blocking message started answers where it was asked (answerWhereAsked).
  */
 import type { Doc, Id } from "./_generated/dataModel";
 import type { MutationCtx } from "./_generated/server";
-import { actorName } from "./lib/actors";
+import { cutForThread } from "./brain/toolCalls";
+import { postChannelMessage } from "./channelMessages";
+import { actorName, agentActor } from "./lib/actors";
 import { recordActivity } from "./lib/activity";
 import { isMemberKey } from "./lib/channels";
+import { MaestroError } from "./lib/errors";
 import { agentBySessionKey, enqueueRun, submitTrigger } from "./runs";
 import { createTask } from "./tasks";
 
@@ -182,4 +187,72 @@ export async function wakeAfterRun(ctx: MutationCtx, run: Doc<"runs">, agent: Do
   }
   const result = await enqueueRun(ctx, agent, run.taskId, { kind: "nudge", note: nudgeNote(arrivals) });
   return result.runId !== null;
+}
+
+/** The agent's own posts looked at, newest first, to tell whether it already answered during the run. */
+const OWN_POST_SCAN = 20;
+
+/** Whether `agent` posted at the top of `channelId` or in `threadRootId`'s thread after `since`. */
+async function postedSince(
+  ctx: MutationCtx,
+  agent: Doc<"agents">,
+  channelId: Id<"channels">,
+  threadRootId: Id<"channelMessages"> | undefined,
+  since: number,
+): Promise<boolean> {
+  const recent = [
+    ...(await ctx.db
+      .query("channelMessages")
+      .withIndex("by_channel_and_thread", (q) => q.eq("channelId", channelId).eq("threadRootId", undefined).gt("_creationTime", since))
+      .order("desc")
+      .take(OWN_POST_SCAN)),
+    ...(threadRootId === undefined
+      ? []
+      : await ctx.db
+          .query("channelMessages")
+          .withIndex("by_thread", (q) => q.eq("threadRootId", threadRootId).gt("_creationTime", since))
+          .order("desc")
+          .take(OWN_POST_SCAN)),
+  ];
+  return recent.some((m) => m.from.kind === "agent" && m.from.sessionKey === agent.sessionKey);
+}
+
+/**
+ * A run that a blocking DM or channel message started ends with a reply:
+ * the reply answers where the question was asked, as the agent, through the
+ * same post path as any message (scanned, size-limited, rate-limited,
+ * delivered to inboxes, logged): in the DM, or in the thread of the channel
+ * message (a channel's top level stays for new topics). The task thread does
+ * not repeat it; the task timeline already says the message arrived.
+ *
+ * Returns false, and the caller posts the reply in the task thread as for
+ * any run, when the run was not started by a message, when the agent already
+ * answered there during the run (its closing words are a wrap-up for the
+ * task), or when it may no longer post there (archived, left, rate-limited):
+ * an answer is never lost.
+ */
+export async function answerWhereAsked(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, reply: string): Promise<boolean> {
+  if (run.trigger.kind !== "message" || run.trigger.channelMessageId === undefined) return false;
+  const asked = await ctx.db.get("channelMessages", run.trigger.channelMessageId);
+  const channel = asked === null ? null : await ctx.db.get("channels", asked.channelId);
+  if (asked === null || channel === null || channel.departmentId !== agent.departmentId) return false;
+  const threadRoot =
+    channel.kind === "dm" ? undefined : asked.threadRootId === undefined ? asked : await ctx.db.get("channelMessages", asked.threadRootId);
+  if (threadRoot === null) return false;
+  if (await postedSince(ctx, agent, channel._id, threadRoot?._id, run._creationTime)) return false;
+  try {
+    await postChannelMessage(ctx, {
+      channel,
+      from: agentActor(agent),
+      senderKey: agent.sessionKey,
+      body: cutForThread(reply),
+      threadRoot,
+      correlationId: asked.correlationId,
+      context: asked.context,
+    });
+  } catch (error) {
+    if (error instanceof MaestroError) return false;
+    throw error;
+  }
+  return true;
 }

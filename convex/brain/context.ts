@@ -70,7 +70,7 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
     case "message": {
       const sent = run.trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", run.trigger.channelMessageId);
       const from = sent === null ? "someone" : actorName(sent.from);
-      return `${from} sent you a blocking message (it opens the messages for you${sent === null ? "" : `; message id ${sent._id}`}). Answer it first, where it was sent (reply_thread with its id, or dm_send), then go on.`;
+      return `${from} sent you a blocking message (it opens the messages for you${sent === null ? "" : `; message id ${sent._id}`}). Answer it first: your final reply is posted where it was sent${sent === null ? "" : sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself; then go on.`;
     }
     case "nudge":
       return `Your last run here has ended. ${run.trigger.note ?? "Messages arrived while you worked."} They are in the messages for you: answer any that needs you with your messaging tools; if none does, reply with nothing.`;

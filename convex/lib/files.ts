@@ -10,6 +10,8 @@ export const FILE_LIMITS = {
   nameChars: 200,
   /** Text files up to this size have their content secret-scanned before they are accepted. */
   scanTextBytes: 1024 * 1024,
+  /** An upload not posted in a message within this long after it was uploaded is deleted (channelFiles.sweepUnposted). */
+  unpostedTtlMs: 24 * 60 * 60 * 1000,
 } as const;
 
 /** What may be attached: images, PDF, plain text formats and zip archives (Windows browsers name zip files their own way). */

@@ -1,4 +1,5 @@
 import { useMutation, useQuery } from "convex/react";
+import { useEffect } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { LIMITS } from "../../convex/lib/limits";
@@ -10,10 +11,20 @@ import { MessageItem } from "./MessageItem";
 
 type Props = { channelId: Id<"channels">; messageId: Id<"channelMessages">; onClose: () => void; writable: boolean };
 
-/** A thread beside its channel: the first message, its replies oldest first, and a reply box. */
+/** A thread beside its channel: the first message, its replies oldest first, and a reply box. What it shows is marked read. */
 export function ThreadPanel({ channelId, messageId, onClose, writable }: Props) {
   const thread = useQuery(api.channelMessages.thread, { channelId, messageId });
   const reply = useMutation(api.channelMessages.reply);
+  const markRead = useMutation(api.inbox.markRead);
+  const newest = thread?.replies.at(-1)?._id;
+
+  useEffect(() => {
+    if (newest === undefined || thread === undefined) return;
+    const shown = [thread.root._id, ...thread.replies.map((m) => m._id)];
+    markRead({ channelId, messageIds: shown }).catch(() => undefined); // a badge that stays is the only cost
+    // Only a new reply needs marking again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [channelId, newest, markRead]);
   const now = useNow(60_000);
   return (
     <aside data-testid="thread-panel" aria-label="Thread" className="flex w-80 shrink-0 flex-col border-l border-slate-100">

@@ -18,6 +18,8 @@ type Props = {
   /** The agent page's address for an agent slug; with `onOpenAgent`, names become links to it. */
   agentHref?: (agentSlug: string) => string;
   onOpenAgent?: (agentSlug: string) => void;
+  /** Unread messages per agent session key (agents with none are absent); `more` past the counted bound. */
+  unread?: ReadonlyMap<string, { unread: number; more: boolean }>;
 };
 
 /** Lead first, then by name, so the roster reads the same on every load. */
@@ -30,7 +32,7 @@ function byLeadThenName(a: Agent, b: Agent): number {
  * The squad as pure props: each agent's avatar, name, role and live status,
  * with "New agent" and per-agent "Edit" for admins only.
  */
-export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, onOpenAgent }: Props) {
+export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, onOpenAgent, unread }: Props) {
   return (
     <RosterFrame
       count={agents?.length}
@@ -58,6 +60,7 @@ export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, onOpenAg
               onEdit={isAdmin ? () => onEdit(agent) : undefined}
               agentHref={agentHref}
               onOpenAgent={onOpenAgent}
+              unread={unread?.get(agent.sessionKey)}
             />
           ))}
         </ul>
@@ -66,9 +69,9 @@ export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, onOpenAg
   );
 }
 
-type RowProps = Pick<Props, "agentHref" | "onOpenAgent"> & { agent: Agent; onEdit?: () => void };
+type RowProps = Pick<Props, "agentHref" | "onOpenAgent"> & { agent: Agent; onEdit?: () => void; unread?: { unread: number; more: boolean } };
 
-function RosterRow({ agent, onEdit, agentHref, onOpenAgent }: RowProps) {
+function RosterRow({ agent, onEdit, agentHref, onOpenAgent, unread }: RowProps) {
   const status = optionFor(AGENT_STATUS_OPTIONS, agent.status);
   const slug = agentSlugOf(agent.sessionKey);
   // Names may be cut to fit the panel; the tooltip always has the whole of them.
@@ -106,6 +109,16 @@ function RosterRow({ agent, onEdit, agentHref, onOpenAgent }: RowProps) {
           {name}
           {agent.isSquadLead && (
             <Badge className="shrink-0 bg-indigo-50 text-indigo-700 ring-indigo-600/20">Squad lead</Badge>
+          )}
+          {unread !== undefined && unread.unread > 0 && (
+            <span
+              data-testid="agent-unread"
+              aria-label={`${agent.name} has ${unread.unread}${unread.more ? "+" : ""} unread`}
+              title="Messages its runs have not seen yet"
+              className="ml-auto shrink-0 rounded-full bg-indigo-600 px-1.5 text-xs text-white tabular-nums"
+            >
+              {unread.more ? `${unread.unread}+` : unread.unread}
+            </span>
           )}
         </p>
         <p className="flex items-center gap-1.5 text-xs text-slate-500 dark:text-slate-400">

@@ -1,5 +1,5 @@
 import { useQuery } from "convex/react";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
@@ -39,6 +39,8 @@ export function RosterPanel({ departmentId, isAdmin, agentHref, onOpenAgent }: P
 
 function LiveRoster({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
   const agents = useQuery(api.agents.list, { departmentId });
+  const unreadRows = useQuery(api.inbox.agentUnread, { departmentId });
+  const unread = useMemo(() => new Map((unreadRows ?? []).map((row) => [row.sessionKey, row])), [unreadRows]);
   const [editing, setEditing] = useState<Editing>(null);
   const close = () => setEditing(null);
   const editedAgent = editing?.mode === "edit" ? agents?.find((a) => a._id === editing.agentId) : undefined;
@@ -50,6 +52,7 @@ function LiveRoster({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
         isAdmin={isAdmin}
         agentHref={agentHref}
         onOpenAgent={onOpenAgent}
+        unread={unread}
         onNew={() => setEditing({ mode: "create" })}
         onEdit={(agent) => setEditing({ mode: "edit", agentId: agent._id })}
       />

@@ -572,7 +572,7 @@ describe("the #maestro chat in runs", () => {
 });
 
 describe("blocking messages in runs", () => {
-  test("a blocking DM wakes an idle agent at once: its first call opens with the message", async () => {
+  test("a blocking DM wakes an idle agent at once: its first call opens with the message, and the answer lands in the DM", async () => {
     const seenByModel: string[] = [];
     script = ({ messages }) => {
       seenByModel.push(messages[1].content);
@@ -585,6 +585,12 @@ describe("blocking messages in runs", () => {
     expect(run).toMatchObject({ status: "completed", trigger: { kind: "message", channelMessageId: messageId } });
     expect(seenByModel[0]).toMatch(/^=== MESSAGES FOR YOU .*===\nYou received a message from .+ \(a DM\): Stop the newsletter, the price is wrong/);
     expect(run.injectionTokens).toBeGreaterThan(0);
-    expect((await thread(taskId)).some((m) => m.content === "Stopping the newsletter now.")).toBe(true);
+    // The answer is posted where it was asked, in the DM, and not repeated in the task thread.
+    const dmMessages = await ada.query(api.channelMessages.history, { channelId: dm, paginationOpts: { numItems: 10, cursor: null } });
+    expect(dmMessages.page.map((m) => [m.from.kind, m.body])).toEqual([
+      ["agent", "Stopping the newsletter now."],
+      ["member", "Stop the newsletter, the price is wrong"],
+    ]);
+    expect((await thread(taskId)).some((m) => m.content === "Stopping the newsletter now.")).toBe(false);
   });
 });

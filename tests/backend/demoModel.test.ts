@@ -171,8 +171,11 @@ describe("demoReply: a specialist", () => {
   });
 
   test("woken by a blocking message: says it stopped to read it; an end-of-run nudge gets no reply", () => {
-    const why = "Grace sent you a blocking message (it opens the messages for you; message id abc). Answer it first, where it was sent (reply_thread with its id, or dm_send), then go on.";
+    const why = "Grace sent you a blocking message (it opens the messages for you; message id abc). Answer it first: your final reply is posted where it was sent (the DM), so say the answer itself; then go on.";
     expect(demoReply(specialist(why))).toBe("Got it, Grace: I've stopped to read your message and will act on it on “Signup API rate limits”.");
+    // On the agent's own inbox task it names no task.
+    const inbox = [specialist(why)[0], { role: "user" as const, content: contextPrompt(why, { title: "Inbox: Dev Bot", description: "Blocking messages.", status: "assigned" }) }];
+    expect(demoReply(inbox)).toBe("Got it, Grace: I've stopped to read your message and will act on it now.");
     const nudge = "Your last run here has ended. While you worked, 2 messages arrived for you (Ada in #ops). They are in the messages for you: answer any that needs you with your messaging tools; if none does, reply with nothing.";
     expect(demoReply(specialist(nudge))).toBe("");
   });

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { afterEach, expect, test } from "vitest";
 import { FileStore } from "../../tools/local-backend/fileStorage";
 import { startTestBackend, tempDataDir, waitFor } from "./helpers";
-import { killHard, spawnBackend, type BackendProcess } from "./process";
+import { killHard, spawnBackend, stopGracefully, type BackendProcess } from "./process";
 
 const files = anyApi.files;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -141,16 +141,65 @@ test("files survive a restart and kill -9; orphans left by a crash are swept at 
   expect(readdirSync(path.join(dataDir, "storage")).sort()).toEqual([...acknowledged.keys()].sort());
 });
 
-test("upload URLs expire", () => {
+test("upload URLs expire, are single-use and signed; a new store on the same folder honours both", () => {
   const dataDir = tempDataDir();
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   let now = 1_000;
   const store = new FileStore({ dataDir, uploadTtlMs: 500, now: () => now });
-  const fresh = new URL(store.newUploadUrl()).searchParams.get("token")!;
-  const stale = new URL(store.newUploadUrl()).searchParams.get("token")!;
+  const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
+  const fresh = tokenOf(store.newUploadUrl());
+  const stale = tokenOf(store.newUploadUrl());
+  const kept = tokenOf(store.newUploadUrl());
+  expect(fresh).toMatch(/^1500\.[0-9a-f]{32}\.[A-Za-z0-9_-]{43}$/);
   expect(store.claimUpload(fresh)).toBe(true);
   expect(store.claimUpload(fresh)).toBe(false);
-  now += 501;
-  expect(store.claimUpload(stale)).toBe(false);
+  // Forged: another expiry, another nonce, another signature, or none at all.
+  const [, nonce, signature] = kept.split(".");
+  expect(store.claimUpload(`999999.${nonce}.${signature}`)).toBe(false);
+  expect(store.claimUpload(`1500.${"0".repeat(32)}.${signature}`)).toBe(false);
+  expect(store.claimUpload(`1500.${nonce}.${"A".repeat(43)}`)).toBe(false);
   expect(store.claimUpload("never-issued")).toBe(false);
+
+  // What a restart sees: the same folder, a new store. The used token stays used; the unused one works once.
+  const restarted = new FileStore({ dataDir, uploadTtlMs: 500, now: () => now });
+  expect(restarted.claimUpload(fresh)).toBe(false);
+  expect(restarted.claimUpload(kept)).toBe(true);
+  expect(restarted.claimUpload(kept)).toBe(false);
+  expect(statSync(path.join(dataDir, "storage-upload-claims")).mode & 0o777).toBe(0o600);
+  expect(statSync(path.join(dataDir, "storage-url-key")).mode & 0o777).toBe(0o600);
+
+  now += 501;
+  expect(restarted.claimUpload(stale)).toBe(false);
+  // Expired claims are dropped from the file at the next start.
+  new FileStore({ dataDir, uploadTtlMs: 500, now: () => now });
+  expect(readFileSync(path.join(dataDir, "storage-upload-claims"), "utf8")).toBe("");
+});
+
+test("an upload URL issued before a restart works after it, once; one used before the restart stays used", async () => {
+  const dataDir = tempDataDir();
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const running: BackendProcess[] = [];
+  cleanups.push(async () => {
+    await Promise.all(running.map(killHard));
+  });
+  const first = await spawnBackend({ dataDir });
+  running.push(first);
+  const client = new ConvexHttpClient(first.url);
+  const pending = (await client.mutation(files.generateUploadUrl, {})) as string;
+  const used = await upload(client, "before the restart", "text/plain");
+  expect(used.status).toBe(200);
+  await stopGracefully(first);
+
+  // Same port, as a restarted `npm start` has: the URLs handed out before still point at it.
+  const second = await spawnBackend({ dataDir, port: Number(new URL(first.url).port) });
+  running.push(second);
+  const post = (url: string, body: string) => fetch(url, { method: "POST", headers: { "Content-Type": "text/markdown" }, body });
+  const after = await post(pending, "# after the restart");
+  expect(after.status).toBe(200);
+  const { storageId } = (await after.json()) as { storageId: string };
+  const again = new ConvexHttpClient(second.url);
+  const url = (await again.query(files.url, { storageId })) as string;
+  expect(await (await fetch(url)).text()).toBe("# after the restart");
+  expect((await post(pending, "twice")).status).toBe(403);
+  expect((await post(used.url, "reused")).status).toBe(403);
 });

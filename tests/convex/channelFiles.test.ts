@@ -1,6 +1,8 @@
-import { describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
+import { SWEEP_BATCH } from "../../convex/channelFiles";
+import crons from "../../convex/crons";
 import { cleanFileName, FILE_LIMITS, fileRefusal, formatBytes } from "../../convex/lib/files";
 import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
@@ -154,5 +156,59 @@ describe("agents reference tasks and posted files", () => {
     const secret = await admin.action(api.channelFiles.add, { channelId: leads, storageId: secretId, name: "salaries.pdf" });
     await admin.mutation(api.channelMessages.post, { channelId: leads, body: "numbers", artifacts: [secret] });
     await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "leak", artifacts: [{ fileId: secretId }] }), "FORBIDDEN", /cannot read/);
+  });
+});
+
+describe("uploads never posted", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  test("a day after upload, a file added but never posted loses its row and blob, an upload never added its blob; posted and fresh files stay", async () => {
+    vi.useFakeTimers();
+    const { t, grace, general } = await squad();
+    const sweep = () => t.mutation(internal.channelFiles.sweepUnposted, {});
+    const abandoned = await stored(t, "draft pixels", "image/png");
+    const abandonedArtifact = await grace.action(api.channelFiles.add, { channelId: general, storageId: abandoned, name: "draft.png" });
+    const neverAdded = await stored(t, "half an upload", "image/png");
+    const posted = await stored(t, "posted pixels", "image/png");
+    const postedArtifact = await grace.action(api.channelFiles.add, { channelId: general, storageId: posted, name: "posted.png" });
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "the mock", artifacts: [postedArtifact] });
+
+    // Within the window nothing goes.
+    vi.advanceTimersByTime(FILE_LIMITS.unpostedTtlMs - 60 * 60_000);
+    expect(await sweep()).toEqual({ files: 0, uploads: 0 });
+    const fresh = await stored(t, "fresh pixels", "image/png");
+    await grace.action(api.channelFiles.add, { channelId: general, storageId: fresh, name: "fresh.png" });
+
+    vi.advanceTimersByTime(2 * 60 * 60_000);
+    expect(await sweep()).toEqual({ files: 1, uploads: 1 });
+    expect(await blobExists(t, abandoned)).toBe(false);
+    expect(await blobExists(t, neverAdded)).toBe(false);
+    expect(await blobExists(t, posted)).toBe(true);
+    expect(await blobExists(t, fresh)).toBe(true);
+    expect((await files(t)).map((f) => [f.name, f.messageId === undefined])).toEqual([
+      ["posted.png", false],
+      ["fresh.png", true],
+    ]);
+    // A composer that still holds the swept file gets a clear refusal, and nothing is posted.
+    await expectError(grace.mutation(api.channelMessages.post, { channelId: general, body: "late", artifacts: [abandonedArtifact] }), "NOT_FOUND");
+    // The next pass starts where this one stopped: nothing left to do.
+    expect(await sweep()).toEqual({ files: 0, uploads: 0 });
+  });
+
+  test("a backlog bigger than a pass is finished by passes scheduled at once", async () => {
+    vi.useFakeTimers();
+    const { t } = await squad();
+    const blobs = [];
+    for (let i = 0; i < SWEEP_BATCH + 5; i++) blobs.push(await stored(t, `upload ${i}`, "image/png"));
+    vi.advanceTimersByTime(FILE_LIMITS.unpostedTtlMs + 1);
+    expect(await t.mutation(internal.channelFiles.sweepUnposted, {})).toEqual({ files: 0, uploads: SWEEP_BATCH });
+    await t.finishAllScheduledFunctions(vi.runAllTimers);
+    for (const id of blobs) expect(await blobExists(t, id)).toBe(false);
+  });
+
+  test("the sweep is a cron", () => {
+    expect(crons.crons["sweep never-posted files"]).toMatchObject({ name: "channelFiles:sweepUnposted", schedule: { type: "interval", hours: 1 } });
   });
 });

@@ -10,8 +10,10 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
+import { MAX_AGENT_UNREAD_COUNTED } from "../../convex/inbox";
+import { LIMITS } from "../../convex/lib/limits";
 import { nudgeNote } from "../../convex/wakeups";
-import { AGENTS, agent, createTask, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, agent, createOtherDepartment, createTask, expectError, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 const MODEL_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY"] as const;
 let savedEnv: Record<string, string | undefined> = {};
@@ -257,5 +259,147 @@ describe("the end-of-run nudge", () => {
     expect(nudgeNote([{ from: "Ada", where: "#ops" }])).toBe("While you worked, 1 message arrived for you (Ada in #ops).");
     const many = ["A", "B", "C", "D", "E"].map((from) => ({ from, where: "#ops" }));
     expect(nudgeNote(many)).toBe("While you worked, 5 messages arrived for you (A in #ops; B in #ops; C in #ops; and 2 more).");
+  });
+});
+
+describe("the answer goes where it was asked", () => {
+  const taskThread = async (t: TestConvex, taskId: Id<"tasks">) =>
+    await t.run(async (ctx) => (await ctx.db.query("messages").withIndex("by_task", (q) => q.eq("taskId", taskId)).collect()).map((m) => [m.author.kind, m.content]));
+  const inConversation = async (t: TestConvex, channelId: Id<"channels">) =>
+    await t.run(async (ctx) => await ctx.db.query("channelMessages").withIndex("by_channel_and_thread", (q) => q.eq("channelId", channelId)).collect());
+
+  /** Starts the run the blocking message queued for Writer, lets one call show it, and ends it with `reply`. */
+  async function answer(t: TestConvex, reply: string, during?: (runId: Id<"runs">) => Promise<unknown>) {
+    const run = (await runsOf(t, AGENTS.writer)).at(-1)!;
+    const attempt = await markRunning(t, run._id);
+    await modelCall(t, run._id);
+    await during?.(run._id);
+    await t.mutation(internal.runs.finish, { runId: run._id, attempt, status: "completed", reason: "replied", reply });
+    return run;
+  }
+
+  test("a blocking DM: the reply is posted in the DM as the agent, delivered to the asker, not repeated in the task thread", async () => {
+    const { t, departmentId, admin, grace } = await setup();
+    const taskId = await createTask(admin, departmentId, { title: "Newsletter" });
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    const asked = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Is the price right?", blocking: true, taskId });
+    const run = await answer(t, "Yes: 20 EUR, checked against the plan.");
+
+    const messages = await inConversation(t, dm);
+    expect(messages.map((m) => [m.from.kind, m.type, m.body])).toEqual([
+      ["member", "dm", "Is the price right?"],
+      ["agent", "dm", "Yes: 20 EUR, checked against the plan."],
+    ]);
+    const reply = messages[1];
+    expect(reply.from).toMatchObject({ kind: "agent", sessionKey: AGENTS.writer, name: "Writer" });
+    expect(reply.context).toEqual({ taskId });
+    expect(run.taskId).toBe(taskId);
+    expect(await taskThread(t, taskId)).toEqual([]);
+    // Grace sees it unread; the post was logged like any other.
+    const graceSummary = await grace.query(api.inbox.summary, { departmentId });
+    expect(graceSummary).toMatchObject({ unread: 1, direct: 1 });
+    const posted = await t.run(async (ctx) => (await ctx.db.query("events").collect()).filter((e) => e.type === "messaging.posted" && e.messageId === reply._id));
+    expect(posted).toHaveLength(1);
+    expect((await agent(t, AGENTS.writer)).status).toBe("idle");
+    expect(reply.correlationId).toBe((await t.run(async (ctx) => await ctx.db.get("channelMessages", asked)))!.correlationId);
+  });
+
+  test("a blocking channel message: the reply goes in that message's thread; a blocking thread reply: in the same thread", async () => {
+    const { t, grace, general } = await setup();
+    const asked = await grace.mutation(api.channelMessages.post, { channelId: general, body: "@Writer is the copy final?", blocking: true });
+    await answer(t, "Final, signed off this morning.");
+    const [root, reply] = await inConversation(t, general);
+    expect(reply).toMatchObject({ type: "thread", threadRootId: asked, body: "Final, signed off this morning.", from: { kind: "agent", sessionKey: AGENTS.writer } });
+    expect((await t.run(async (ctx) => await ctx.db.get("channelMessages", root._id)))!.replyCount).toBe(1);
+
+    // Asked again inside the thread: answered in the same thread, not a thread of its own.
+    await grace.mutation(api.channelMessages.reply, { channelId: general, messageId: reply._id, body: "@Writer and the footer?", blocking: true });
+    await answer(t, "The footer too.");
+    const thread = await grace.query(api.channelMessages.thread, { channelId: general, messageId: asked });
+    expect(thread.replies.map((m) => [m.from.kind, m.body])).toEqual([
+      ["agent", "Final, signed off this morning."],
+      ["member", "@Writer and the footer?"],
+      ["agent", "The footer too."],
+    ]);
+    // The runs worked on Writer's inbox task, whose thread stays empty.
+    const runs = await runsOf(t, AGENTS.writer);
+    expect(await taskThread(t, runs[0].taskId)).toEqual([]);
+  });
+
+  test("secrets in the reply are redacted, and a long reply is cut to the message limit", async () => {
+    const { t, departmentId, grace } = await setup();
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Which key?", blocking: true });
+    await answer(t, "Use AKIAIOSFODNN7EXAMPLE for now.");
+    const redacted = (await inConversation(t, dm)).at(-1)!;
+    expect(redacted.from.kind).toBe("agent");
+    expect(redacted.body).toMatch(/^Use \[redacted\] for now\./);
+    expect(redacted.body).not.toContain("AKIAIOSFODNN7EXAMPLE");
+
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "The whole text, please", blocking: true });
+    await answer(t, "x".repeat(12_000));
+    const cut = (await inConversation(t, dm)).at(-1)!;
+    expect(cut.body.length).toBe(LIMITS.messageChars);
+    expect(cut.body.endsWith("[truncated]")).toBe(true);
+  });
+
+  test("when the agent already answered there during the run, its closing words go to the task thread instead", async () => {
+    const { t, departmentId, grace } = await setup();
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Send me the draft", blocking: true });
+    const run = await answer(t, "Sent Grace the draft.", (runId) =>
+      t.mutation(internal.tools.messaging.dmSendTool, { runId, to: ["Grace"], body: "Here is the draft: …" }),
+    );
+    expect((await inConversation(t, dm)).map((m) => m.body)).toEqual(["Send me the draft", "Here is the draft: …"]);
+    expect(await taskThread(t, run.taskId)).toEqual([["agent", "Sent Grace the draft."]]);
+  });
+
+  test("where it may no longer post (the channel was archived meanwhile), the answer is kept in the task thread", async () => {
+    const { t, admin, grace, general } = await setup();
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "@Writer quick one", blocking: true });
+    await admin.mutation(api.channels.setArchived, { channelId: general, archived: true });
+    const run = await answer(t, "Here is the answer.");
+    expect((await inConversation(t, general)).map((m) => m.body)).toEqual(["@Writer quick one"]);
+    expect(await taskThread(t, run.taskId)).toEqual([["agent", "Here is the answer."]]);
+  });
+
+  test("a failed run says so in the task thread, not in the conversation; other runs reply in their task thread as before", async () => {
+    const { t, departmentId, admin, grace } = await setup();
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Status?", blocking: true });
+    const failed = (await runsOf(t, AGENTS.writer)).at(-1)!;
+    const attempt = await markRunning(t, failed._id);
+    await t.mutation(internal.runs.finish, { runId: failed._id, attempt, status: "error", reason: "model down" });
+    expect((await inConversation(t, dm)).map((m) => m.body)).toEqual(["Status?"]);
+    expect(await taskThread(t, failed.taskId)).toEqual([["system", "Writer could not finish: model down"]]);
+
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const runId = await insertRun(t, AGENTS.writer, taskId);
+    await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
+    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied", reply: "Launch copy done." });
+    expect(await taskThread(t, taskId)).toEqual([["agent", "Launch copy done."]]);
+  });
+});
+
+describe("agents' unread badges", () => {
+  test("count what each agent has unread (bounded), for anyone in the department; a run that is shown them clears them; others are refused", async () => {
+    const { t, departmentId, admin, grace } = await setup();
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    expect(await admin.query(api.inbox.agentUnread, { departmentId })).toEqual([]);
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "When you have a minute" });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "And another thing" });
+    expect(await admin.query(api.inbox.agentUnread, { departmentId })).toEqual([{ sessionKey: AGENTS.writer, unread: 2, more: false }]);
+    for (let i = 0; i < MAX_AGENT_UNREAD_COUNTED; i++) await grace.mutation(api.channelMessages.post, { channelId: dm, body: `note ${i}` });
+    expect(await grace.query(api.inbox.agentUnread, { departmentId })).toEqual([{ sessionKey: AGENTS.writer, unread: MAX_AGENT_UNREAD_COUNTED, more: true }]);
+
+    // A blocking message starts a run; once its call has shown them, the badge is gone.
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Now, please", blocking: true });
+    const [run] = await runsOf(t, AGENTS.writer);
+    await markRunning(t, run._id);
+    await modelCall(t, run._id);
+    expect(await admin.query(api.inbox.agentUnread, { departmentId })).toEqual([]);
+
+    const { member: mallory } = await createOtherDepartment(t);
+    await expectError(mallory.query(api.inbox.agentUnread, { departmentId }), "FORBIDDEN");
   });
 });

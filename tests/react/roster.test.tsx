@@ -126,6 +126,23 @@ describe("RosterPanel", () => {
     expect(within(screen.getByRole("dialog", { name: "New agent" })).getByLabelText("Name")).toHaveProperty("value", "");
   });
 
+  it("badges each agent with what it has unread, live; none, no badge", () => {
+    convex.queries.set("agents:list", agents);
+    convex.queries.set("inbox:agentUnread", [
+      { sessionKey: agents[1].sessionKey, unread: 2, more: false },
+      { sessionKey: agents[2].sessionKey, unread: 9, more: true },
+    ]);
+    const { rerender } = render(<RosterPanel departmentId={departmentId} isAdmin={false} />);
+    const badges = () => screen.queryAllByTestId("agent-unread").map((b) => [b.closest("li")!.querySelector("[data-testid=roster-agent-name]")!.textContent, b.textContent, b.getAttribute("aria-label")]);
+    expect(badges()).toEqual([
+      ["Jarvis", "2", "Jarvis has 2 unread"],
+      ["Wordsmith", "9+", "Wordsmith has 9+ unread"],
+    ]);
+    convex.queries.set("inbox:agentUnread", [{ sessionKey: agents[2].sessionKey, unread: 1, more: false }]);
+    rerender(<RosterPanel departmentId={departmentId} isAdmin={false} />);
+    expect(badges()).toEqual([["Wordsmith", "1", "Wordsmith has 1 unread"]]);
+  });
+
   it("shows only the roster to a member", () => {
     convex.queries.set("agents:list", agents);
     render(<RosterPanel departmentId={departmentId} isAdmin={false} />);

@@ -197,8 +197,11 @@ function answerAsSpecialist(prompt: Prompt): string {
       return `Thanks for the answer. I'll carry on with ${title}.`;
     case "delegatedChanged":
       return `Noted: ${clip(reason.text)}`;
-    case "blocking":
-      return `${reason.author === "someone" ? "Got it" : `Got it, ${reason.author}`}: I've stopped to read your message and will act on it on ${title}.`;
+    case "blocking": {
+      // An agent's own inbox task (wakeups.ts) is no work to name: the answer goes back to the conversation.
+      const onTask = prompt.task?.title.startsWith("Inbox: ") ? "now" : `on ${title}`;
+      return `${reason.author === "someone" ? "Got it" : `Got it, ${reason.author}`}: I've stopped to read your message and will act on it ${onTask}.`;
+    }
     case "nudge":
       // The brain asks for nothing when no message needs an answer; the demo answers none.
       return "";

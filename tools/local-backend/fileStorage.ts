@@ -11,6 +11,10 @@
  *
  * Upload URLs are single-use, expire, and cap the body; file URLs carry an
  * HMAC of the id, so ids (which count up) cannot be guessed into URLs.
+ * Upload tokens are signed too (expiry and a nonce, with the same key kept
+ * in the data folder), so a URL handed out before a restart works after it
+ * until it expires; the nonces of used tokens are kept on disk until then,
+ * so a URL takes one file across restarts too.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import {
@@ -38,6 +42,11 @@ export const UPLOAD_URL_TTL_MS = 60 * 60 * 1000;
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 const TEMP_PREFIX = ".upload-";
+const UPLOAD_NONCE_BYTES = 16;
+/** `<expiresAt ms>.<nonce hex>.<HMAC base64url>`. */
+const UPLOAD_TOKEN = /^([0-9]{1,16})\.([0-9a-f]{32})\.([A-Za-z0-9_-]{43})$/;
+/** Expired lines the claims file may hold before it is rewritten without them. */
+const CLAIMS_SLACK = 100;
 /** Storage ids as the engine hands them out: a counter and the table name. Nothing else is ever a path. */
 const STORAGE_ID = /^[0-9]+_storage$/;
 
@@ -55,8 +64,11 @@ export class FileStore {
   readonly maxUploadBytes: number;
   private readonly uploadTtlMs: number;
   private readonly now: () => number;
-  /** Upload token → when it expires. In memory: an upload URL does not outlive the process. */
-  private readonly uploads = new Map<string, number>();
+  /** Nonce of each used upload token → when that token expires; mirrored in `claimsFile`. */
+  private readonly claimed = new Map<string, number>();
+  /** Lines in `claimsFile`, to know when expired ones are worth compacting away. */
+  private claimLines = 0;
+  private readonly claimsFile: string;
   private readonly urlKey: Buffer;
 
   constructor(options: FileStoreOptions) {
@@ -68,6 +80,8 @@ export class FileStore {
     chmodSync(this.dir, DIR_MODE);
     // Kept beside the folder, not in it: file URLs stay valid across restarts.
     this.urlKey = loadOrCreateKey(path.join(options.dataDir, "storage-url-key"));
+    this.claimsFile = path.join(options.dataDir, "storage-upload-claims");
+    this.loadClaims();
   }
 
   /** Removes temp files and blobs no `_storage` row names (a crash between blob and log line). Returns how many. */
@@ -82,21 +96,78 @@ export class FileStore {
     return removed;
   }
 
-  /** A fresh single-use upload URL. */
+  /** A fresh single-use upload URL: `<expiresAt>.<nonce>.<signature>`, valid across restarts until it expires. */
   newUploadUrl(): string {
-    const now = this.now();
-    for (const [token, expiresAt] of this.uploads) if (expiresAt <= now) this.uploads.delete(token);
-    const token = randomBytes(32).toString("hex");
-    this.uploads.set(token, now + this.uploadTtlMs);
-    return `${this.baseUrl}/api/storage/upload?token=${token}`;
+    const expiresAt = this.now() + this.uploadTtlMs;
+    const nonce = randomBytes(UPLOAD_NONCE_BYTES).toString("hex");
+    return `${this.baseUrl}/api/storage/upload?token=${expiresAt}.${nonce}.${this.signUpload(expiresAt, nonce)}`;
   }
 
-  /** Uses up an upload token: true once for a valid, unexpired token, false ever after. */
+  /** Uses up an upload token: true once for a genuine, unexpired token, false ever after (a restart included). */
   claimUpload(token: string): boolean {
-    const expiresAt = this.uploads.get(token);
-    if (expiresAt === undefined) return false;
-    this.uploads.delete(token);
-    return expiresAt > this.now();
+    const match = UPLOAD_TOKEN.exec(token);
+    if (match === null) return false;
+    const [, expiry, nonce, signature] = match;
+    const expiresAt = Number(expiry);
+    const now = this.now();
+    if (!Number.isSafeInteger(expiresAt) || expiresAt <= now) return false;
+    const expected = Buffer.from(this.signUpload(expiresAt, nonce));
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+    if (this.claimed.has(nonce)) return false;
+    for (const [used, until] of this.claimed) if (until <= now) this.claimed.delete(used);
+    this.claimed.set(nonce, expiresAt);
+    // Durable before the body is taken: a crash after this line can only cost the client a new URL.
+    if (this.claimLines > 2 * this.claimed.size + CLAIMS_SLACK) this.rewriteClaims();
+    else this.appendClaim(`${expiresAt} ${nonce}\n`);
+    return true;
+  }
+
+  private signUpload(expiresAt: number, nonce: string): string {
+    // A prefix of its own, so an upload signature is never a file URL's (whose ids are digits and "_storage").
+    return createHmac("sha256", this.urlKey).update(`upload:${expiresAt}:${nonce}`).digest("base64url");
+  }
+
+  /** Reads the used tokens still unexpired, and drops the rest from the file. */
+  private loadClaims() {
+    if (!existsSync(this.claimsFile)) return;
+    const now = this.now();
+    let lines = 0;
+    for (const line of readFileSync(this.claimsFile, "utf8").split("\n")) {
+      const match = /^([0-9]+) ([0-9a-f]+)$/.exec(line.trim());
+      if (match === null) continue;
+      lines += 1;
+      const expiresAt = Number(match[1]);
+      if (expiresAt > now) this.claimed.set(match[2], expiresAt);
+    }
+    this.claimLines = lines;
+    if (lines > this.claimed.size) this.rewriteClaims();
+  }
+
+  private appendClaim(text: string) {
+    const fd = openSync(this.claimsFile, "a", FILE_MODE);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.claimLines += text.split("\n").length - 1;
+  }
+
+  /** Writes the unexpired claims to a temp file and renames it over the old one (never a half file). */
+  private rewriteClaims() {
+    const temp = `${this.claimsFile}.tmp`;
+    const text = [...this.claimed].map(([nonce, expiresAt]) => `${expiresAt} ${nonce}\n`).join("");
+    writeFileSync(temp, text, { mode: FILE_MODE });
+    const fd = openSync(temp, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, this.claimsFile);
+    this.claimLines = this.claimed.size;
   }
 
   /** Writes bytes to a durable temp file in the storage folder; `place` later names it. */
