@@ -718,8 +718,8 @@ class ComponentState {
   private readonly buckets = new Map<string, Map<string, Set<string>>>();
   /** table → index name → its fields. */
   private indexFields = new Map<string, Map<string, string[]>>();
-  /** table → the field prefixes that are bucketed. */
-  private bucketPrefixes = new Map<string, string[][]>();
+  /** table → the field prefixes that are bucketed, each with the key of its bucket map. */
+  private bucketPrefixes = new Map<string, Array<{ fields: string[]; bucketKey: string }>>();
   /** table → index name → the table's committed documents in that index's order (every index, built-in ones too). */
   private readonly ordered = new Map<string, Map<string, OrderedIndex>>();
 
@@ -781,7 +781,7 @@ class ComponentState {
           }
         }
         this.indexFields.set(table, byIndex);
-        this.bucketPrefixes.set(table, [...prefixes.values()]);
+        this.bucketPrefixes.set(table, [...prefixes.values()].map((fields) => ({ fields, bucketKey: `${table}|${fields.join(",")}` })));
       }
     }
     this.tables.clear();
@@ -865,21 +865,23 @@ class ComponentState {
     }
     if (next === null) docs.delete(id);
     else docs.set(id, next);
-    for (const prefix of this.bucketPrefixes.get(table) ?? []) {
-      const bucketKey = `${table}|${prefix.join(",")}`;
+    for (const { fields, bucketKey } of this.bucketPrefixes.get(table) ?? []) {
+      const keyOf = (doc: any) => valuesKey(fields.map((field) => this.internals.evaluateFieldPath(field, doc)));
+      const previousKey = previous === null ? null : keyOf(previous);
+      const nextKey = next === null ? null : keyOf(next);
+      // Most writes leave the bucketed fields alone (a counter, a text): the id stays in its bucket.
+      if (previousKey === nextKey) continue;
       let bucket = this.buckets.get(bucketKey);
       if (bucket === undefined) {
         bucket = new Map();
         this.buckets.set(bucketKey, bucket);
       }
-      const keyOf = (doc: any) => valuesKey(prefix.map((field) => this.internals.evaluateFieldPath(field, doc)));
-      if (previous !== null) bucket.get(keyOf(previous))?.delete(id);
-      if (next !== null) {
-        const key = keyOf(next);
-        let ids = bucket.get(key);
+      if (previousKey !== null) bucket.get(previousKey)?.delete(id);
+      if (nextKey !== null) {
+        let ids = bucket.get(nextKey);
         if (ids === undefined) {
           ids = new Set();
-          bucket.set(key, ids);
+          bucket.set(nextKey, ids);
         }
         ids.add(id);
       }
