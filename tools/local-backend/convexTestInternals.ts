@@ -7,6 +7,7 @@
  * names that may change in any release.
  */
 import type { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
 import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -246,7 +247,8 @@ async function load(projectRoot: string): Promise<ConvexTestInternals> {
   const outDir = path.join(projectRoot, "node_modules", ".cache", "maestro-local-backend");
   mkdirSync(outDir, { recursive: true });
   (globalThis as Record<symbol, unknown>)[Symbol.for(CONTEXT_SLOT_GLOBAL)] = ContextSlot;
-  const outFile = path.join(outDir, `convex-test-${version}.mjs`);
+  // Named by its content: a checkout of other code sharing this node_modules (a baseline for a benchmark) writes its own file.
+  const outFile = path.join(outDir, `convex-test-${version}-${createHash("sha256").update(source).digest("hex").slice(0, 12)}.mjs`);
   writeFileSync(outFile, source);
   return (await import(pathToFileURL(outFile).href)) as ConvexTestInternals;
 }
