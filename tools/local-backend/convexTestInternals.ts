@@ -160,8 +160,16 @@ const VALIDATOR_SPEEDUPS: Array<[string, string]> = [
  * before queued mutations changes no outcome, and a client's update no
  * longer waits behind a flood of posts (the unread badge of issue 13). The
  * engine, `__maestro` on the manager, tells which call is a query.
+ * Between two transactions the lock stays taken for the next one, but no
+ * transaction is open: "in a transaction" (an action's storage write joins
+ * the open one, else runs in its own) now means one is open, not that the
+ * lock is taken, so such a write waits its turn instead of landing nowhere.
  */
 const FIFO_LOCK_SPEEDUPS: Array<[string, string]> = [
+  [
+    "isInTransaction() {\n        return this._waitOnCurrentFunction !== null;\n    }",
+    "isInTransaction() {\n        return this._markTransactionDone !== null;\n    }",
+  ],
   [
     "while (this._waitOnCurrentFunction !== null) {\n                await this._waitOnCurrentFunction;\n            }",
     "if (this._waitOnCurrentFunction !== null) {\n                const queue = this.__maestro?.runningQuery() === true ? (this._maestroQueries ??= []) : (this._maestroWaiters ??= []);\n                await new Promise((resolve) => queue.push(resolve));\n            }",
