@@ -85,3 +85,21 @@ test("a range of another shape is left to convex-test (null)", () => {
   expect(index.span([{ type: "Gt", fieldPath: "channel", value: "a" }, { type: "Gt", fieldPath: "channel", value: "b" }])).toBeNull();
   expect(index.span([{ type: "Gt", fieldPath: "channel", value: "a" }, { type: "Eq", fieldPath: "n", value: 1 }])).toBeNull();
 });
+
+test("strings are ordered as Convex orders them (UTF-8 bytes), non-ASCII, surrogate pairs and prefixes included", () => {
+  const next = random(11);
+  const alphabet = ["a", "b", "Z", "é", "ß", "\u0800", "\uD7FF", "\uE000", "\uFFFD", "😀", "𝄞", " "];
+  const index = new OrderedIndex(FIELDS, fieldOf);
+  const docs: Doc[] = [];
+  for (let i = 0; i < 400; i++) {
+    let channel = "";
+    const length = Math.floor(next() * 4);
+    for (let k = 0; k < length; k++) channel += alphabet[Math.floor(next() * alphabet.length)];
+    // Ids of different lengths as well: "9notes" sorts after "10000notes".
+    const doc: Doc = { _id: `${i % 3 === 0 ? i : 10_000 + i}notes`, _creationTime: 1000 + (i % 7), channel, n: i % 5 };
+    docs.push(doc);
+    index.set(doc._id as string, doc);
+  }
+  const order = Array.from({ length: index.size }, (_, position) => index.at(position));
+  expect(order).toEqual(sortedByIndex(docs).map((doc) => doc._id));
+});

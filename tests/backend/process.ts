@@ -20,6 +20,8 @@ export function spawnBackend(options: {
   convexDir?: string;
   /** Extra environment for the backend (its functions read process.env). */
   env?: Record<string, string>;
+  /** The checkout whose backend runs (default this one): a benchmark compares another, e.g. main's, with it. */
+  projectRoot?: string;
 }): Promise<BackendProcess> {
   // Node itself runs the server (tsx only as a loader), so SIGKILL hits the server, not a wrapper.
   const child = spawn(
@@ -40,7 +42,7 @@ export function spawnBackend(options: {
       options.convexDir ?? FIXTURE_CONVEX_DIR,
       "--no-watch",
     ],
-    { cwd: PROJECT_ROOT, env: { ...process.env, MAESTRO_WEBUI_PASSWORD: "test-password", ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: options.projectRoot ?? PROJECT_ROOT, env: { ...process.env, MAESTRO_WEBUI_PASSWORD: "test-password", ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   const output: string[] = [];
   return new Promise((resolve, reject) => {

@@ -97,6 +97,44 @@ test("group commit: a burst of commits is made durable by a few syncs, each wait
   expect(new DurableStore(dir).open().documents.size).toBe(200);
 });
 
+test("lines of commits made while a sync runs wait in memory and go to the log together, in order, before the next sync", async () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir);
+  store.open();
+  const logText = () => readFileSync(path.join(dir, "wal.jsonl"), "utf8");
+  const firstDone = store.whenDurable(store.appendCommit(note(0)));
+  // No sync was running: the first line is written at once, and its sync starts.
+  expect(logText().split("\n").filter(Boolean)).toHaveLength(1);
+  const waits: Array<Promise<void>> = [];
+  for (let n = 1; n < 50; n++) waits.push(store.whenDurable(store.appendCommit(note(n))));
+  store.appendMutationResult({ request: { sessionId: "s", requestId: 7 }, response: { ok: true } });
+  // Made while the sync runs: not in the file yet, and not promised durable.
+  expect(logText().split("\n").filter(Boolean)).toHaveLength(1);
+  await firstDone;
+  await Promise.all(waits);
+  const lines = logText().split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { rec: { type: string; ts?: string } }).rec);
+  expect(lines.map((rec) => rec.ts ?? rec.type)).toEqual([...Array.from({ length: 50 }, (_, n) => String(100 + n)), "result"]);
+  // One sync for the first commit, one for the 49 queued behind it.
+  expect(store.syncCount).toBe(2);
+  store.close();
+  const state = new DurableStore(dir).open();
+  expect(state.documents.size).toBe(50);
+  expect(state.mutationResults.get("s#7")).toEqual({ ok: true });
+});
+
+test("closing writes the lines still waiting for a running sync", () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir);
+  store.open();
+  store.appendCommit(note(0));
+  store.appendCommit(note(1));
+  store.appendCommit(note(2));
+  store.close();
+  expect([...new DurableStore(dir).open().documents.keys()]).toEqual(["10000notes", "10001notes", "10002notes"]);
+});
+
 test('sync "each" syncs every commit before appendCommit returns', () => {
   const dir = tempDataDir();
   dirs.push(dir);

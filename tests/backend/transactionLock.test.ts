@@ -38,3 +38,20 @@ test("300 concurrent mutations between queries: every one runs, each sees all co
   const final = await backend.engine.runQuery("notes:list", { channel: "lock" }, admin);
   expect((final.value as unknown[]).length).toBe(300);
 });
+
+test("a query waiting for the lock runs before the mutations queued ahead of it, and sees a whole prefix of them", async () => {
+  const admin = { kind: "admin" } as const;
+  const calls: Array<Promise<unknown>> = [];
+  for (let i = 0; i < 50; i++) calls.push(backend.engine.runMutation("notes:addCounted", { channel: "reads-first" }, admin));
+  // One turn of the event loop: the first mutation holds the lock, nearly all others wait for it.
+  await new Promise((resolve) => setImmediate(resolve));
+  const query = backend.engine.runQuery("notes:list", { channel: "reads-first" }, admin);
+  const seen = (await query).value as Array<{ body: string }>;
+  // In arrival order it would have seen all 50; it went ahead of most of them.
+  expect(seen.length).toBeLessThan(25);
+  expect(seen.map((n) => Number(n.body)).sort((a, b) => a - b)).toEqual(Array.from({ length: seen.length }, (_, i) => i));
+  const outcomes = (await Promise.all(calls)) as Array<{ ok: boolean }>;
+  expect(outcomes.every((o) => o.ok)).toBe(true);
+  const final = await backend.engine.runQuery("notes:list", { channel: "reads-first" }, admin);
+  expect((final.value as unknown[]).length).toBe(50);
+});

@@ -7,10 +7,12 @@
  * names that may change in any release.
  */
 import type { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
 import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { ContextSlot } from "./contextSlots.js";
 import { QUERY_STREAM_ALL_OP } from "./queryBatching.js";
 
 export const SUPPORTED_CONVEX_TEST_VERSION = "0.0.60";
@@ -149,26 +151,71 @@ const VALIDATOR_SPEEDUPS: Array<[string, string]> = [
  * cost 100 wake-ups and the order among waiters was left to chance (the p99
  * of a busy chat). Now the ending transaction wakes the oldest waiter only,
  * and the lock stays taken until it runs, so no newcomer slips in between.
+ * The waiter is woken from the event loop (setImmediate), not as a
+ * microtask: handed on as microtasks, a queue of 100 transactions ran in one
+ * go with no I/O in between, so new connections and requests were read only
+ * between such runs, seconds apart under load (the chat benchmark's tail).
+ * Queries the engine runs (subscription re-runs, HTTP queries) wait in a
+ * queue of their own that goes first: a query writes nothing, so running it
+ * before queued mutations changes no outcome, and a client's update no
+ * longer waits behind a flood of posts (the unread badge of issue 13). The
+ * engine, `__maestro` on the manager, tells which call is a query.
+ * Between two transactions the lock stays taken for the next one, but no
+ * transaction is open: "in a transaction" (an action's storage write joins
+ * the open one, else runs in its own) now means one is open, not that the
+ * lock is taken, so such a write waits its turn instead of landing nowhere.
  */
 const FIFO_LOCK_SPEEDUPS: Array<[string, string]> = [
   [
+    "isInTransaction() {\n        return this._waitOnCurrentFunction !== null;\n    }",
+    "isInTransaction() {\n        return this._markTransactionDone !== null;\n    }",
+  ],
+  [
     "while (this._waitOnCurrentFunction !== null) {\n                await this._waitOnCurrentFunction;\n            }",
-    "if (this._waitOnCurrentFunction !== null) {\n                await new Promise((resolve) => (this._maestroWaiters ??= []).push(resolve));\n            }",
+    "if (this._waitOnCurrentFunction !== null) {\n                const queue = this.__maestro?.runningQuery() === true ? (this._maestroQueries ??= []) : (this._maestroWaiters ??= []);\n                await new Promise((resolve) => queue.push(resolve));\n            }",
   ],
   [
     "this._waitOnCurrentFunction = null;\n            this._markTransactionDone();\n            this._markTransactionDone = null;",
-    "this._markTransactionDone();\n            this._markTransactionDone = null;\n            const next = this._maestroWaiters?.shift();\n            // Held for `next` until it runs (it installs its own promise).\n            this._waitOnCurrentFunction = next === undefined ? null : Promise.resolve();\n            next?.();",
+    "this._markTransactionDone();\n            this._markTransactionDone = null;\n            const next = this._maestroQueries?.shift() ?? this._maestroWaiters?.shift();\n            // Held for `next` until it runs (it installs its own promise).\n            this._waitOnCurrentFunction = next === undefined ? null : Promise.resolve();\n            if (next !== undefined) setImmediate(next);",
+  ],
+];
+
+/**
+ * convex-test's six AsyncLocalStorage instances become slots of one carrier
+ * (contextSlots.ts): each enabled instance costs a hook call on every promise.
+ * The class reaches the generated module through a global, whatever loader
+ * imports it.
+ */
+const CONTEXT_SLOT_GLOBAL = "maestro.localBackend.ContextSlot";
+const CONTEXT_SLOT_SPEEDUPS: Array<[string, string]> = [
+  [
+    'import { AsyncLocalStorage } from "node:async_hooks";',
+    `const AsyncLocalStorage = globalThis[Symbol.for(${JSON.stringify(CONTEXT_SLOT_GLOBAL)})];`,
+  ],
+];
+
+/**
+ * Every function call re-checked its 26 global accessors (a property
+ * descriptor each), to re-wrap globals a test stubbed in between. The backend
+ * replaces globals (Date, console) only before its first function runs, so
+ * the accessors are installed once.
+ */
+const GLOBAL_PROXY_SPEEDUPS: Array<[string, string]> = [
+  [
+    "function installGlobalProxies() {\n    const g = globalThis;",
+    "let maestroGlobalProxiesInstalled = false;\nfunction installGlobalProxies() {\n    if (maestroGlobalProxiesInstalled)\n        return;\n    maestroGlobalProxiesInstalled = true;\n    const g = globalThis;",
   ],
 ];
 
 function applySpeedups(source: string, version: string): string {
-  for (const [from] of [[UNION_CASE], ...DOCUMENT_SPEEDUPS, ...VALIDATOR_SPEEDUPS, ...FIFO_LOCK_SPEEDUPS]) {
+  const all = [...DOCUMENT_SPEEDUPS, ...VALIDATOR_SPEEDUPS, ...FIFO_LOCK_SPEEDUPS, ...CONTEXT_SLOT_SPEEDUPS, ...GLOBAL_PROXY_SPEEDUPS];
+  for (const [from] of [[UNION_CASE], ...all]) {
     if (source.split(from).length !== 2) {
       throw new Error(`convex-test ${version}: the code applySpeedups patches changed shape; update it in tools/local-backend.`);
     }
   }
   let patched = source.replace(UNION_CASE, UNION_FAST_PATH);
-  for (const [from, to] of [...DOCUMENT_SPEEDUPS, ...VALIDATOR_SPEEDUPS, ...FIFO_LOCK_SPEEDUPS]) patched = patched.replace(from, () => to);
+  for (const [from, to] of all) patched = patched.replace(from, () => to);
   return patched;
 }
 
@@ -207,7 +254,9 @@ async function load(projectRoot: string): Promise<ConvexTestInternals> {
   // to the project's own copy, the one the app's functions use.
   const outDir = path.join(projectRoot, "node_modules", ".cache", "maestro-local-backend");
   mkdirSync(outDir, { recursive: true });
-  const outFile = path.join(outDir, `convex-test-${version}.mjs`);
+  (globalThis as Record<symbol, unknown>)[Symbol.for(CONTEXT_SLOT_GLOBAL)] = ContextSlot;
+  // Named by its content: a checkout of other code sharing this node_modules (a baseline for a benchmark) writes its own file.
+  const outFile = path.join(outDir, `convex-test-${version}-${createHash("sha256").update(source).digest("hex").slice(0, 12)}.mjs`);
   writeFileSync(outFile, source);
   return (await import(pathToFileURL(outFile).href)) as ConvexTestInternals;
 }

@@ -14,7 +14,6 @@
  *   the app's: one transaction is one commit record, whichever components it
  *   wrote to.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
@@ -34,6 +33,7 @@ import {
   type WalSyncMode,
 } from "./storage.js";
 import { attachFileStore, installStorageSyscalls } from "./storageSyscalls.js";
+import { ContextSlot } from "./contextSlots.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
 
@@ -95,6 +95,16 @@ export interface FunctionOutcome {
 
 export class FunctionNotFoundError extends Error {}
 
+/** An HTTP request for an action, as the site server read it. */
+export interface HttpActionRequest {
+  /** The request target: path and query ("/mcp/chat.post?x=1"). */
+  pathAndQuery: string;
+  method: string;
+  headers: Array<[string, string]>;
+  /** Absent for GET and HEAD. */
+  body: Uint8Array<ArrayBuffer> | undefined;
+}
+
 const ROOT = "";
 /** convex-test finds a functions root through a `_generated` path; modules then come from our own loaders. */
 const MODULES_ROOT_MARKER = { "/convex/_generated/api.js": async () => ({}) };
@@ -129,7 +139,7 @@ interface CallContext {
   /** True while a query runs: reading the clock there is refused (see installClockGuard). */
   inQuery?: boolean;
 }
-const callStorage = new AsyncLocalStorage<CallContext>();
+const callStorage = new ContextSlot<CallContext>();
 
 /** Runs `fn` with `fields` set on the call context and the enclosing call's other fields kept. */
 function withCallContext<T>(fields: CallContext, fn: () => T): T {
@@ -383,6 +393,11 @@ export class Engine {
     return { type, visibility: visibility ?? "internal" };
   }
 
+  /** True inside a query this engine runs (its transactions take the lock ahead of mutations). */
+  runningQuery(): boolean {
+    return callStorage.getStore()?.inQuery === true;
+  }
+
   /** Runs a query, recording what it read into `readSet`. */
   async runQuery(udfPath: string, args: JSONValue, caller: Caller, readSet = new ReadSet()): Promise<FunctionOutcome> {
     return await this.execute("query", udfPath, args, caller, (accessor, functionPath, parsed) =>
@@ -440,14 +455,15 @@ export class Engine {
   }
 
   /** Serves an HTTP action from `convex/http.ts` with the caller's identity. */
-  async runHttpAction(request: Request, identity: UserIdentity | null): Promise<Response> {
-    const url = new URL(request.url);
-    const body = request.method === "GET" || request.method === "HEAD" ? undefined : new Uint8Array(await request.arrayBuffer());
+  async runHttpAction(request: HttpActionRequest, identity: UserIdentity | null): Promise<Response> {
     const accessor = identity === null ? this.t : this.t.withIdentity(identity);
-    const response = (await accessor.fetch(url.pathname + url.search, {
+    // Only path and query reach the router: a full URL's host would be taken for part of the path.
+    const target = request.pathAndQuery.startsWith("/") ? null : new URL(request.pathAndQuery, "http://localhost");
+    const pathAndQuery = target === null ? request.pathAndQuery : target.pathname + target.search;
+    const response = (await accessor.fetch(pathAndQuery, {
       method: request.method,
       headers: request.headers,
-      body,
+      body: request.body,
     })) as Response;
     // Whatever the action committed is on disk before anyone hears of it.
     await this.whenDurable();
@@ -702,8 +718,8 @@ class ComponentState {
   private readonly buckets = new Map<string, Map<string, Set<string>>>();
   /** table → index name → its fields. */
   private indexFields = new Map<string, Map<string, string[]>>();
-  /** table → the field prefixes that are bucketed. */
-  private bucketPrefixes = new Map<string, string[][]>();
+  /** table → the field prefixes that are bucketed, each with the key of its bucket map. */
+  private bucketPrefixes = new Map<string, Array<{ fields: string[]; bucketKey: string }>>();
   /** table → index name → the table's committed documents in that index's order (every index, built-in ones too). */
   private readonly ordered = new Map<string, Map<string, OrderedIndex>>();
 
@@ -765,7 +781,7 @@ class ComponentState {
           }
         }
         this.indexFields.set(table, byIndex);
-        this.bucketPrefixes.set(table, [...prefixes.values()]);
+        this.bucketPrefixes.set(table, [...prefixes.values()].map((fields) => ({ fields, bucketKey: `${table}|${fields.join(",")}` })));
       }
     }
     this.tables.clear();
@@ -849,21 +865,23 @@ class ComponentState {
     }
     if (next === null) docs.delete(id);
     else docs.set(id, next);
-    for (const prefix of this.bucketPrefixes.get(table) ?? []) {
-      const bucketKey = `${table}|${prefix.join(",")}`;
+    for (const { fields, bucketKey } of this.bucketPrefixes.get(table) ?? []) {
+      const keyOf = (doc: any) => valuesKey(fields.map((field) => this.internals.evaluateFieldPath(field, doc)));
+      const previousKey = previous === null ? null : keyOf(previous);
+      const nextKey = next === null ? null : keyOf(next);
+      // Most writes leave the bucketed fields alone (a counter, a text): the id stays in its bucket.
+      if (previousKey === nextKey) continue;
       let bucket = this.buckets.get(bucketKey);
       if (bucket === undefined) {
         bucket = new Map();
         this.buckets.set(bucketKey, bucket);
       }
-      const keyOf = (doc: any) => valuesKey(prefix.map((field) => this.internals.evaluateFieldPath(field, doc)));
-      if (previous !== null) bucket.get(keyOf(previous))?.delete(id);
-      if (next !== null) {
-        const key = keyOf(next);
-        let ids = bucket.get(key);
+      if (previousKey !== null) bucket.get(previousKey)?.delete(id);
+      if (nextKey !== null) {
+        let ids = bucket.get(nextKey);
         if (ids === undefined) {
           ids = new Set();
-          bucket.set(key, ids);
+          bucket.set(nextKey, ids);
         }
         ids.add(id);
       }

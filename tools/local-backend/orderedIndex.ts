@@ -27,10 +27,29 @@ export interface IndexSpan {
 }
 
 function compareValue(a: Value | undefined, b: Value | undefined): number {
-  // Most keys are distinct finite numbers (creation times) or equal strings: answer those without allocating.
+  // Most keys are distinct finite numbers (creation times), equal strings or ids: answer those without allocating.
   if (typeof a === "number" && typeof b === "number" && a === a && b === b && a !== b) return a < b ? -1 : 1;
   if (a === b && typeof a !== "number") return 0;
+  if (typeof a === "string" && typeof b === "string") return compareStrings(a, b);
   return compareValues(a as Value, b as Value);
+}
+
+/**
+ * Two different strings in Convex's order (their UTF-8 bytes). Below the
+ * surrogates (U+D800) a UTF-16 code unit is its code point, whose order the
+ * UTF-8 bytes keep, so the first differing unit decides; past it (rare),
+ * Convex's own comparison does.
+ */
+function compareStrings(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x < 0xd800 && y < 0xd800) return x < y ? -1 : 1;
+    return compareValues(a, b);
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
 function compareKeys(a: Key, b: Key): number {
@@ -80,9 +99,16 @@ export class OrderedIndex {
     // Most writes leave the indexed fields alone (a counter, a text): the entry stays where it is.
     if (previous !== undefined && compareKeys(previous, key) === 0) return;
     this.delete(id);
-    const position = this.firstAtOrAfter(key);
-    this.ids.splice(position, 0, id);
-    this.sortedKeys.splice(position, 0, key);
+    const last = this.sortedKeys.length - 1;
+    // New documents mostly sort last (creation times, counters): appended without a search.
+    const position = last < 0 || compareKeys(this.sortedKeys[last], key) < 0 ? last + 1 : this.firstAtOrAfter(key);
+    if (position === this.ids.length) {
+      this.ids.push(id);
+      this.sortedKeys.push(key);
+    } else {
+      this.ids.splice(position, 0, id);
+      this.sortedKeys.splice(position, 0, key);
+    }
     this.keys.set(id, key);
   }
 

@@ -14,7 +14,7 @@ import { WebSocketServer } from "ws";
 import { allowedHostnames, appOrigins, DEFAULT_CONFIG, envList } from "../config.js";
 import { AuthFailure, isJwtShaped, loadAuthProviders, loadOrCreateAuthKeys, ProviderVerifier, type TokenVerifier } from "./auth.js";
 import { CronRunner } from "./crons.js";
-import { Engine, type Caller, type FunctionOutcome, type FunctionType } from "./engine.js";
+import { Engine, type Caller, type FunctionOutcome, type FunctionType, type HttpActionRequest } from "./engine.js";
 import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, sameSecret, sendFailure } from "./httpGuard.js";
 import { walSyncModeFromEnv, type WalSyncMode } from "./storage.js";
 import { handleStorage, STORAGE_PREFIX } from "./storageHttp.js";
@@ -278,21 +278,17 @@ async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Eng
     }
   }
   const body = req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await readBody(req, MAX_REQUEST_BYTES));
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
   // Nothing sits in front of this server, so the client's own forwarding
   // headers are lies it chose; X-Forwarded-For is set to the socket's peer,
   // the one address http actions can trust (e.g. to rate-limit per IP).
-  headers.delete("x-real-ip");
-  headers.delete("forwarded");
-  headers.set("x-forwarded-for", peerAddress(req));
-  const request = new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), {
-    method: req.method,
-    headers,
-    body,
-  });
+  const headers: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === "x-real-ip" || name === "forwarded" || name === "x-forwarded-for") continue;
+    headers.push([name, Array.isArray(value) ? value.join(", ") : value]);
+  }
+  headers.push(["x-forwarded-for", peerAddress(req)]);
+  // The action's Request is built once, by the engine, from these parts (building one here too cost a post ~5% more CPU).
+  const request: HttpActionRequest = { pathAndQuery: req.url ?? "/", method: req.method ?? "GET", headers, body };
   const response = await engine.runHttpAction(request, identity);
   const responseHeaders: Record<string, string> = {};
   response.headers.forEach((value, name) => {

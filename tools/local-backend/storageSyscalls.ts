@@ -5,10 +5,10 @@
  * (fileStorage.ts) inside the row's transaction, the row also keeps the
  * content type, URLs point at this backend, and `getMetadata` answers.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { convexToJson, type Value } from "convex/values";
 import type { ConvexTestInternals } from "./convexTestInternals.js";
 import type { FileStore } from "./fileStorage.js";
+import { ContextSlot } from "./contextSlots.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
 
@@ -19,7 +19,7 @@ interface PendingBlob {
   contentType: string | undefined;
   placed: boolean;
 }
-const pendingBlob = new AsyncLocalStorage<PendingBlob>();
+const pendingBlob = new ContextSlot<PendingBlob>();
 
 /** Marks a database (the app's or a component's) whose blobs live in `files`. */
 export function attachFileStore(db: any, files: FileStore) {
