@@ -14,6 +14,7 @@ import {
   normalizedView,
   normalizeForScan,
   originalSpan,
+  placeGate,
   ruleScanner,
   SECRET_RULES,
   VIEW_MARKS,
@@ -104,13 +105,34 @@ describe("the view is kept only where a keyword is", () => {
 
   test("a place without a keyword is dropped; one with a keyword is kept whole", () => {
     const text = `hash ab12cd34ef56\nab12cd34ef56 and token ${GITHUB.slice(0, 20)}\n${GITHUB.slice(20)} end`;
-    const marks = viewMarks(text);
+    const hits = automaton.scan(text, new KeywordHits());
     const whole = normalizeForScan(text)!;
-    const kept = normalizedView(text, marks, marks.length, [], automaton)!;
+    const kept = normalizedView(text, hits.marks, hits.markCount, [], placeGate(automaton, hits))!;
+    expect([...hits.marks.subarray(0, hits.markCount)]).toEqual([...viewMarks(text)]);
     expect(whole.text).toContain("ab12cd34ef56ab12cd34ef56");
     expect(kept.text).not.toContain("ab12cd34ef56");
     expect(kept.text).toBe(GITHUB);
     expect(text.slice(...originalSpan(kept, 0, kept.text.length))).toBe(`${GITHUB.slice(0, 20)}\n${GITHUB.slice(20)}`);
+  });
+
+  test("wrapped lines: a keyword across a cut, or across two cuts of a short line, keeps the place", () => {
+    const keptText = (text: string) => {
+      const hits = automaton.scan(text, new KeywordHits());
+      return normalizedView(text, hits.marks, hits.markCount, [], placeGate(automaton, hits))?.text ?? null;
+    };
+    // No keyword anywhere: dropped, though the whole view has the place.
+    expect(normalizeForScan("x Ab3dEf9hQw\nZx7Yt5Rq y")?.text).toBe("Ab3dEf9hQwZx7Yt5Rq");
+    expect(keptText("x Ab3dEf9hQw\nZx7Yt5Rq y")).toBeNull();
+    // "token" only once the line break is cut out.
+    expect(keptText("x Ab3dEf9hQwtok\nen7Yt5Rq y")).toBe("Ab3dEf9hQwtoken7Yt5Rq");
+    expect(keptText("x Ab3dEf9hQwtok\r\n    en7Yt5Rq y")).toBe("Ab3dEf9hQwtoken7Yt5Rq");
+    // A keyword over two cuts, the middle line shorter than the longest keyword.
+    const twoCuts = "x Ab3dEf9hQwpypi-Ag\nEIcHlwaS\n5vcmc7Yt5Rq y";
+    expect(normalizeForScan(twoCuts)?.text).toBe("Ab3dEf9hQwpypi-AgEIcHlwaS5vcmc7Yt5Rq");
+    expect(keptText(twoCuts)).toBe("Ab3dEf9hQwpypi-AgEIcHlwaS5vcmc7Yt5Rq");
+    // Only the first line is long enough to be cut: the view has no "credential", nor a place.
+    expect(normalizeForScan("x Ab3dEf9hQwcred\nenti\nal7Yt5Rq y")?.text).toBe("Ab3dEf9hQwcredenti");
+    expect(keptText("x Ab3dEf9hQwcred\nenti\nal7Yt5Rq y")).toBeNull();
   });
 
   test("a keyword split by invisible characters or %-escapes counts (it is whole in the view)", () => {

@@ -21,15 +21,24 @@
  * match, at offsets of the text as written.
  */
 
+import type { PlaceGate } from "./normalize";
+
 /** What one pass found; the scanner reuses one per text it scans (the arrays grow as needed). */
 export class KeywordHits {
-  /** `starts[k]`, `keywords[k]` for k < `count`: a keyword's first character and its index, in order of the keyword's end. */
+  /** `starts[k]`, `ends[k]`, `keywords[k]` for k < `count`: where a keyword occurs and its index, in order of the keyword's end. */
   starts: Int32Array = new Int32Array(64);
+  ends: Int32Array = new Int32Array(64);
   keywords: Int32Array = new Int32Array(64);
   count = 0;
   /** Offsets of the mark characters, ascending, for k < `markCount`. */
   marks: Int32Array = new Int32Array(64);
   markCount = 0;
+
+  /** Whether a keyword found lies wholly inside `[from, to)`. */
+  anyWithin(from: number, to: number): boolean {
+    for (let k = 0; k < this.count; k++) if (this.starts[k] >= from && this.ends[k] <= to) return true;
+    return false;
+  }
 }
 
 export interface KeywordAutomaton {
@@ -38,6 +47,8 @@ export interface KeywordAutomaton {
   scan(text: string, into: KeywordHits): KeywordHits;
   /** The state a walk starts in, for `walk`. */
   readonly start: number;
+  /** Length of the longest keyword. */
+  readonly longest: number;
   /**
    * Walks `text[from, to)` on from `state` (a walk's start, or what the last
    * call returned): -1 as soon as a keyword ends, else the state reached. So
@@ -164,10 +175,12 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
     for (let k = outputFrom[position]; k < outputFrom[position + 1]; k++) {
       if (into.count === into.starts.length) {
         into.starts = grow(into.starts, into.count + 1);
+        into.ends = grow(into.ends, into.count + 1);
         into.keywords = grow(into.keywords, into.count + 1);
       }
       const keyword = outputs[k];
       into.starts[into.count] = i + 1 - lengths[keyword];
+      into.ends[into.count] = i + 1;
       into.keywords[into.count++] = keyword;
     }
   }
@@ -190,6 +203,7 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
       return into;
     },
     start: root,
+    longest: Math.max(0, ...lengths),
     walk(state, text, from, to) {
       const table = delta;
       const classes_ = classOf;
@@ -200,5 +214,15 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
       }
       return row;
     },
+  };
+}
+
+/** The view's gate (normalize.ts): `automaton`, and what its pass over the text found (`hits`, filled later is fine). */
+export function placeGate(automaton: KeywordAutomaton, hits: KeywordHits): PlaceGate {
+  return {
+    start: automaton.start,
+    walk: (state, text, from, to) => automaton.walk(state, text, from, to),
+    longest: automaton.longest,
+    foundWithin: (from, to) => hits.anyWithin(from, to),
   };
 }

@@ -265,11 +265,42 @@ class ViewBuilder {
   }
 }
 
-/** Finds keywords in a place's view: the scanner's keyword automaton (keywords.ts). */
+/** Finds keywords in a place's view: the scanner's keyword automaton (keywords.ts) and what it found in the text. */
 export interface PlaceGate {
   readonly start: number;
   /** -1 once a keyword ends in `text[from, to)`, else the state to go on from. */
   walk(state: number, text: string, from: number, to: number): number;
+  /** Length of the longest keyword. */
+  readonly longest: number;
+  /** Whether a keyword of the text lies wholly inside `[from, to)`. */
+  foundWithin(from: number, to: number): boolean;
+}
+
+/**
+ * For a place whose only marks are line breaks (wrapped tokens, the common
+ * case), whether its view may hold a keyword, decided without building it:
+ * the view is the text with some line breaks (and the next line's indent)
+ * cut out, so a keyword in it lies wholly in the text — found by the pass —
+ * or spans a cut, which is checked from the characters each side. True when
+ * unsure (a line too short to hold the characters looked at).
+ */
+function wrappedPlaceMayHoldKeyword(text: string, rangeStart: number, rangeEnd: number, marks: Int32Array, from: number, to: number, gate: PlaceGate): boolean {
+  if (gate.foundWithin(rangeStart, rangeEnd)) return true;
+  const reach = gate.longest - 1;
+  let lineStart = rangeStart;
+  for (let k = from; k < to; k++) {
+    const at = marks[k];
+    if (text.charCodeAt(at) !== 10) continue;
+    const lineEnd = at > rangeStart && text.charCodeAt(at - 1) === 13 ? at - 1 : at;
+    const next = skipIndent(text, at + 1, rangeEnd);
+    const nextBreak = k + 1 < to ? marks[k + 1] : rangeEnd;
+    // Characters each side of the cut that could belong to a keyword across it; another cut among them: unsure.
+    if ((lineStart > rangeStart && lineEnd - lineStart < reach) || nextBreak < Math.min(rangeEnd, next + reach)) return true;
+    const state = gate.walk(gate.start, text, Math.max(lineStart, lineEnd - reach), lineEnd);
+    if (state < 0 || gate.walk(state, text, next, Math.min(rangeEnd, next + reach)) < 0) return true;
+    lineStart = next;
+  }
+  return false;
 }
 
 /** The token run (capped at `MIN_WRAPPED_RUN`) after copying `text[from, to)` onto a run of `before`. */
@@ -371,6 +402,22 @@ export function normalizedView(
   let changed = false;
   let k = 0;
   for (const [rangeStart, rangeEnd] of ranges) {
+    if (gate !== undefined) {
+      // A place of wrapped lines only: dropped unless a keyword may be in it, without building its view.
+      while (k < count && marks[k] < rangeStart) k++;
+      let end = k;
+      let wrappedOnly = true;
+      for (; end < count && marks[end] < rangeEnd; end++) {
+        const code = text.charCodeAt(marks[end]);
+        if (code !== 10 && code !== 13) wrappedOnly = false;
+      }
+      if (wrappedOnly && !wrappedPlaceMayHoldKeyword(text, rangeStart, rangeEnd, marks, k, end, gate)) {
+        // Such a place always joins a line (it holds the break it was made for), so the view is not null for it.
+        changed = true;
+        k = end;
+        continue;
+      }
+    }
     const first = view.at.length;
     if (view.length > 0) view.edited(SEPARATOR, rangeStart, rangeStart);
     const [rangeChanged, nextMark] = viewOfRange(view, text, rangeStart, rangeEnd, marks, count, k);

@@ -14,7 +14,7 @@
  * in the text with a small constant on the chat's 4,096-character messages
  * (checked by tests/convex/secrets.test.ts, statically and on crafted inputs).
  */
-import { keywordAutomaton, KeywordHits, type KeywordAutomaton } from "./keywords";
+import { keywordAutomaton, KeywordHits, placeGate, type KeywordAutomaton } from "./keywords";
 import { addViewFindings, normalizedView, VIEW_MARKS } from "./normalize";
 import { monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
 
@@ -72,19 +72,21 @@ function isAscii(text: string): boolean {
 
 /** Per-character counts for ASCII text, reused: the entropy check runs on every candidate. */
 const ASCII_COUNTS = new Uint16Array(128);
+/** `c * log2(c)` for the counts a candidate usually has: a `Math.log2` per distinct character was most of the check's cost. */
+const COUNT_LOG2 = Float64Array.from({ length: 1024 }, (_, count) => (count === 0 ? 0 : count * Math.log2(count)));
 
+/** -Σ p·log2(p) with p = c/n, computed as log2(n) - Σ c·log2(c) / n. */
 function asciiEntropy(text: string): number {
   for (let i = 0; i < text.length; i++) ASCII_COUNTS[text.charCodeAt(i)]++;
-  let entropy = 0;
+  let sum = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     const count = ASCII_COUNTS[code];
     if (count === 0) continue; // already counted
-    const p = count / text.length;
-    entropy -= p * Math.log2(p);
+    sum += count < COUNT_LOG2.length ? COUNT_LOG2[count] : count * Math.log2(count);
     ASCII_COUNTS[code] = 0;
   }
-  return entropy;
+  return Math.log2(text.length) - sum / text.length;
 }
 
 const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -260,6 +262,8 @@ const isKeyNameCode = (code: number) => isLetterCode(code) || isDigitCode(code) 
 const isSchemeCode = (code: number) => isLetterCode(code) || isDigitCode(code) || code === 43 || code === 46 || code === 45;
 /** Words generic-assignment accepts before a key name, as in "api key: …". */
 const KEY_PREFIX_WORDS = new Set(["api", "access", "secret", "private", "auth", "client", "master", "signing", "encryption"]);
+/** The longest of them. */
+const MAX_PREFIX_WORD = 10;
 
 /** Longest key name generic-assignment accepts. */
 const MAX_KEY_NAME = 60;
@@ -300,12 +304,18 @@ function keyNameEnd(text: string, start: number, at: number): number {
  * mentions of "key", "token" or "password" in prose before any regex runs.
  */
 function assignmentStarts(text: string, at: number): number[] {
-  const start = runStart(text, at, MAX_KEY_NAME, isKeyNameCode);
-  const end = keyNameEnd(text, start, at);
-  if (end < 0) return [];
-  if (!assignmentAfter(text, end)) {
+  // The run's end first: in prose the operator is usually missing, and then most hits stop here.
+  let end = at;
+  while (end < text.length && end - at <= MAX_KEY_NAME && isKeyNameCode(text.charCodeAt(end))) end++;
+  const follows = assignmentAfter(text, end);
+  if (!follows) {
     const gap = text.charCodeAt(end);
-    if (gap !== 32 && gap !== 9) return [];
+    if ((gap !== 32 && gap !== 9) || end - at > MAX_PREFIX_WORD) return [];
+  }
+  const start = runStart(text, at, MAX_KEY_NAME, isKeyNameCode);
+  if (end - start > MAX_KEY_NAME) return [];
+  if (!follows) {
+    // The run may itself be the prefix word of the next key name ("secret value: …").
     if (!KEY_PREFIX_WORDS.has(text.slice(start, end).toLowerCase())) return [];
     const next = keyNameEnd(text, end + 1, end + 1);
     return next > end + 1 && assignmentAfter(text, next) ? [start] : [];
@@ -693,12 +703,12 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
   const compiled = rules.map(compile);
   const index = new KeywordIndex(rules, options.normalize === true ? VIEW_MARKS : []);
   const now = options.now ?? monotonicNow;
-  // A rule without keywords can match anywhere, so then every place of the view is kept.
-  const everyPlace = rules.some((rule) => rule.keywords.length === 0);
-  const gate = everyPlace ? undefined : index.automaton;
   // One per text scanned in a call (the text, then its view); reused across calls.
   const textHits = new KeywordHits();
   const viewHits = new KeywordHits();
+  // A rule without keywords can match anywhere, so then every place of the view is kept.
+  const everyPlace = rules.some((rule) => rule.keywords.length === 0);
+  const gate = everyPlace ? undefined : placeGate(index.automaton, textHits);
 
   function runRules(text: string, hits: KeywordHits, findings: SecretFinding[], deadline: number | undefined): void {
     const occurrences = index.collect(hits);
