@@ -62,6 +62,7 @@ import type * as lib_runEvents from "../lib/runEvents.js";
 import type * as lib_runLease from "../lib/runLease.js";
 import type * as lib_runTimeline from "../lib/runTimeline.js";
 import type * as lib_secrets_index from "../lib/secrets/index.js";
+import type * as lib_secrets_keywords from "../lib/secrets/keywords.js";
 import type * as lib_secrets_normalize from "../lib/secrets/normalize.js";
 import type * as lib_secrets_rules from "../lib/secrets/rules.js";
 import type * as lib_secrets_scanner from "../lib/secrets/scanner.js";
@@ -162,6 +163,7 @@ declare const fullApi: ApiFromModules<{
   "lib/runLease": typeof lib_runLease;
   "lib/runTimeline": typeof lib_runTimeline;
   "lib/secrets/index": typeof lib_secrets_index;
+  "lib/secrets/keywords": typeof lib_secrets_keywords;
   "lib/secrets/normalize": typeof lib_secrets_normalize;
   "lib/secrets/rules": typeof lib_secrets_rules;
   "lib/secrets/scanner": typeof lib_secrets_scanner;

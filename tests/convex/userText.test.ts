@@ -4,6 +4,7 @@ import {
   CUT_SCAN_WINDOW,
   HARD_CAP_CHARS,
   normalizeForScan,
+  originalSpan,
   REDACTED,
   REDACTION_NOTE,
   rejectionThreshold,
@@ -152,7 +153,7 @@ describe("normalized view", () => {
     const text = "A\u200bK%49A%2541\\\n  BCDEFGHIJK\nLM";
     const normalized = normalizeForScan(text)!;
     expect(normalized.text).toBe("AKIAABCDEFGHIJKLM");
-    const spanOf = (i: number) => text.slice(normalized.starts[i], normalized.ends[i]);
+    const spanOf = (i: number) => text.slice(...originalSpan(normalized, i, i + 1));
     expect([0, 1, 2, 3, 4, 15].map(spanOf)).toEqual(["A", "K", "%49", "A", "%2541", "L"]);
   });
 

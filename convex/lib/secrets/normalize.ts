@@ -9,8 +9,12 @@
  * an invisible character or a `\` line continuation, a window of
  * `DISGUISE_REACH` characters each side (these are rare in chat); around a
  * `%xx` escape, its word; at a wrapped line, just the token that crosses the
- * break (common: any line ending in a long word). So the second scan costs
- * little.
+ * break (common: any line ending in a long word). The places are found from
+ * the "marks" (`VIEW_MARKS`: the only characters where the view can differ
+ * from the text), which the scanner's keyword pass collects in the same walk
+ * (keywords.ts); and the scanner keeps only the places whose view holds a
+ * rule keyword (`gate`), since no rule can match anywhere else. So the
+ * second scan costs little, and usually nothing.
  *
  * Plain TypeScript over the language's own built-ins (typed arrays), so it
  * runs in Convex's default runtime.
@@ -22,19 +26,15 @@ export function isInvisible(code: number): boolean {
   return (code >= 0x200b && code <= 0x200d) || code === 0x2060 || code === 0xfeff || code === 0x00ad;
 }
 
+/** The characters where the view may differ from the text: invisible ones, `%`, `\`, `\r`, `\n`. */
+export const VIEW_MARKS: readonly number[] = [0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x00ad, 37, 92, 13, 10];
+
 /** Characters a token (key, password, base64 run, JWT) is made of: what a wrapped line is joined across. */
+const TOKEN_CHARS = new Uint8Array(128);
+for (const char of "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-+/=.") TOKEN_CHARS[char.charCodeAt(0)] = 1;
+
 function isTokenChar(code: number): boolean {
-  return (
-    (code >= 48 && code <= 57) || // 0-9
-    (code >= 65 && code <= 90) || // A-Z
-    (code >= 97 && code <= 122) || // a-z
-    code === 95 || // _
-    code === 45 || // -
-    code === 43 || // +
-    code === 47 || // /
-    code === 61 || // =
-    code === 46 // .
-  );
+  return code < 128 && TOKEN_CHARS[code] === 1;
 }
 
 /**
@@ -52,11 +52,6 @@ export const DISGUISE_REACH = 320;
 const EDGE_SLACK = 64;
 /** Between two places in the view: stops every rule (no rule's characters include NUL). */
 const SEPARATOR = "\n\u0000\n";
-
-/** Rare places that may hide a secret: invisible characters and `\` + line break. */
-const DISGUISE = /[\u200b-\u200d\u2060\ufeff\u00ad]|\\\r?\n/g;
-/** A percent escape: it and its word (a URL, a form body) go into the view. */
-const ESCAPE = /%[0-9A-Fa-f]{2}/g;
 
 function hexValue(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;
@@ -122,39 +117,51 @@ function looksRandom(text: string, start: number, end: number): boolean {
   return false;
 }
 
-export interface NormalizedText {
-  /** The cleaned-up places the rules run on, separated by `SEPARATOR`. */
-  text: string;
-  /** For each character of `text`, the span `[starts[i], ends[i])` of the original it came from. */
-  starts: Int32Array;
-  ends: Int32Array;
+/** Offsets of the `VIEW_MARKS` characters in `text`, ascending (what the keyword pass also collects). */
+export function viewMarks(text: string): Int32Array {
+  const marks: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10 || code === 13 || code === 37 || code === 92 || isInvisible(code)) marks.push(i);
+  }
+  return Int32Array.from(marks);
 }
 
 /**
- * The ranges of `text` the view needs, sorted and merged, without those lying
- * wholly inside one of `covered` (secrets already found there: whatever the
- * view finds inside one is redacted with it — a wrapped PEM block is the
- * common case, and would otherwise be copied and scanned again).
+ * The ranges of `text` the view needs, from its marks (`marks[0, count)`),
+ * sorted and merged, without those lying wholly inside one of `covered`
+ * (secrets already found there: whatever the view finds inside one is
+ * redacted with it — a wrapped PEM block is the common case, and would
+ * otherwise be copied and scanned again).
  */
-function rangesToView(text: string, covered: readonly SecretFinding[] = []): Array<[number, number]> {
+function rangesToView(text: string, marks: Int32Array, count: number, covered: readonly SecretFinding[]): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
-  DISGUISE.lastIndex = 0;
-  for (let match = DISGUISE.exec(text); match !== null; match = DISGUISE.exec(text)) {
-    const start = toWhitespace(text, Math.max(0, match.index - DISGUISE_REACH), -1);
-    const end = toWhitespace(text, Math.min(text.length, match.index + match[0].length + DISGUISE_REACH), 1);
-    ranges.push([start, end]);
-  }
-  ESCAPE.lastIndex = 0;
-  for (let match = ESCAPE.exec(text); match !== null; match = ESCAPE.exec(text)) {
-    const start = toWhitespace(text, match.index, -1, DISGUISE_REACH);
-    const end = toWhitespace(text, match.index + 3, 1, DISGUISE_REACH);
-    ranges.push([start, end]);
-    ESCAPE.lastIndex = Math.max(ESCAPE.lastIndex, end);
-  }
-  // Wrapped tokens: a line break after at least MIN_WRAPPED_RUN token characters, a token continuing the next line.
-  for (let breakAt = text.indexOf("\n"); breakAt !== -1; breakAt = text.indexOf("\n", breakAt + 1)) {
-    const tokenEnd = breakAt > 0 && text.charCodeAt(breakAt - 1) === 13 ? breakAt - 1 : breakAt;
-    const next = skipIndent(text, breakAt + 1, text.length);
+  let escapesFrom = 0; // an escape's word is one range: later escapes inside it are skipped
+  for (let k = 0; k < count; k++) {
+    const at = marks[k];
+    const code = text.charCodeAt(at);
+    if (code === 37) {
+      // A percent escape: it and its word (a URL, a form body).
+      if (at < escapesFrom || hexValue(text.charCodeAt(at + 1)) < 0 || hexValue(text.charCodeAt(at + 2)) < 0) continue;
+      const start = toWhitespace(text, at, -1, DISGUISE_REACH);
+      const end = toWhitespace(text, at + 3, 1, DISGUISE_REACH);
+      ranges.push([start, end]);
+      escapesFrom = Math.max(at + 3, end);
+      continue;
+    }
+    // Rare disguises: an invisible character, `\` + line break; a window each side.
+    let disguise = isInvisible(code) ? 1 : 0;
+    if (code === 92) disguise = Math.max(0, lineBreakEnd(text, at + 1) - at);
+    if (disguise > 0) {
+      const start = toWhitespace(text, Math.max(0, at - DISGUISE_REACH), -1);
+      const end = toWhitespace(text, Math.min(text.length, at + disguise + DISGUISE_REACH), 1);
+      ranges.push([start, end]);
+      continue;
+    }
+    // Wrapped tokens: a line break after at least MIN_WRAPPED_RUN token characters, a token continuing the next line.
+    if (code !== 10) continue;
+    const tokenEnd = at > 0 && text.charCodeAt(at - 1) === 13 ? at - 1 : at;
+    const next = skipIndent(text, at + 1, text.length);
     if (next >= text.length || !isTokenChar(text.charCodeAt(next))) continue;
     let start = tokenEnd;
     const startLimit = Math.max(0, tokenEnd - WRAPPED_TOKEN_REACH);
@@ -178,101 +185,123 @@ function rangesToView(text: string, covered: readonly SecretFinding[] = []): Arr
 }
 
 /**
- * The view of `text` the rules also run on, or null when nothing in it needs
- * undoing. In each place: invisible characters removed; `%xx` (and
- * double-encoded `%25xx`) escapes of printable ASCII decoded; `\` + line
- * break and the next line's indentation removed; a line break right after a
- * token of at least `MIN_WRAPPED_RUN` characters removed when a token
- * continues the next line. Places wholly inside a span of `covered` (secrets
- * the plain scan found) are left out.
+ * The view text and where each of its characters came from, as pieces: the
+ * piece starting at view offset `at[p]` is either a copy (`to[p] === -1`:
+ * its k-th character is `from[p] + k` of the original) or characters that
+ * all stand for the original span `[from[p], to[p])` (a decoded escape, a
+ * separator).
  */
-export function normalizeForScan(text: string, covered?: readonly SecretFinding[]): NormalizedText | null {
-  const ranges = rangesToView(text, covered);
-  if (ranges.length === 0) return null;
-  let capacity = 0;
-  for (const [start, end] of ranges) capacity += end - start + SEPARATOR.length;
-  const starts = new Int32Array(capacity);
-  const ends = new Int32Array(capacity);
-  const parts: string[] = [];
-  let length = 0;
-  let changed = false;
-  /** Copies `text[from, to)` as it is: one slice, and the identity map for its characters. */
-  const copy = (from: number, to: number) => {
-    parts.push(text.slice(from, to));
-    for (let at = from; at < to; at++, length++) {
-      starts[length] = at;
-      ends[length] = at + 1;
-    }
-  };
-  for (const [rangeStart, rangeEnd] of ranges) {
-    if (length > 0) {
-      parts.push(SEPARATOR);
-      for (let k = 0; k < SEPARATOR.length; k++, length++) starts[length] = ends[length] = rangeStart;
-    }
-    let run = 0; // token characters just emitted, counted up to MIN_WRAPPED_RUN
-    let i = rangeStart;
-    while (i < rangeEnd) {
-      // Between the characters that may need undoing the view is the text itself: copied whole.
-      EDIT_AT.lastIndex = i;
-      const found = EDIT_AT.exec(text);
-      const at = found === null ? rangeEnd : Math.min(found.index, rangeEnd);
-      if (at > i) {
-        copy(i, at);
-        run = runAfter(text, i, at, run);
-        i = at;
-        if (i >= rangeEnd) break;
-      }
-      let code = text.charCodeAt(i);
-      let width = 1;
-      if (isInvisible(code)) {
-        changed = true;
-        i++;
-        continue;
-      }
-      if (code === 37) {
-        let byte = hexByte(text, i + 1);
-        let escapeWidth = 3;
-        if (byte === 37 && hexByte(text, i + 3) >= 0) {
-          // %25xx: the "%" itself encoded, then xx — decode both layers.
-          byte = hexByte(text, i + 3);
-          escapeWidth = 5;
-        }
-        if (byte >= 0 && i + escapeWidth <= rangeEnd) {
-          changed = true;
-          code = byte;
-          width = escapeWidth;
-        }
-      } else if (code === 92) {
-        const after = lineBreakEnd(text, i + 1);
-        if (after >= 0 && after <= rangeEnd) {
-          // Shell/Python line continuation: the line goes on after the break.
-          changed = true;
-          i = skipIndent(text, after, rangeEnd);
-          continue;
-        }
-      } else if (run >= MIN_WRAPPED_RUN && (code === 10 || code === 13)) {
-        const breakEnd = lineBreakEnd(text, i);
-        const next = breakEnd < 0 ? -1 : skipIndent(text, breakEnd, rangeEnd);
-        if (next >= 0 && next < rangeEnd && isTokenChar(text.charCodeAt(next))) {
-          changed = true;
-          i = next;
-          continue;
-        }
-      }
-      parts.push(String.fromCharCode(code));
-      starts[length] = i;
-      ends[length] = i + width;
-      length++;
-      run = isTokenChar(code) ? Math.min(MIN_WRAPPED_RUN, run + 1) : 0;
-      i += width;
-    }
-  }
-  if (!changed) return null;
-  return { text: parts.join(""), starts: starts.subarray(0, length), ends: ends.subarray(0, length) };
+export interface NormalizedText {
+  /** The cleaned-up places the rules run on, separated by `SEPARATOR`. */
+  text: string;
+  at: readonly number[];
+  from: readonly number[];
+  to: readonly number[];
 }
 
-/** Where the view may differ from the text: invisible characters, `%`, `\`, line breaks. */
-const EDIT_AT = /[\u200b-\u200d\u2060\ufeff\u00ad%\\\r\n]/g;
+/**
+ * Builds the view as pieces, without copying text: the view's string is
+ * made only at the end, of the places kept (most are dropped).
+ */
+class ViewBuilder {
+  readonly at: number[] = [];
+  readonly from: number[] = [];
+  readonly to: number[] = [];
+  /** An edited piece's characters ("" for a copy). */
+  readonly chars: string[] = [];
+  length = 0;
+
+  copy(start: number, end: number): void {
+    const last = this.at.length - 1;
+    const contiguous = last >= 0 && this.to[last] === -1 && this.from[last] + (this.length - this.at[last]) === start;
+    if (!contiguous) this.piece(start, -1, "");
+    this.length += end - start;
+  }
+
+  /** `chars`, all standing for the original span `[start, end)`. */
+  edited(chars: string, start: number, end: number): void {
+    this.piece(start, end, chars);
+    this.length += chars.length;
+  }
+
+  private piece(start: number, end: number, chars: string): void {
+    this.at.push(this.length);
+    this.from.push(start);
+    this.to.push(end);
+    this.chars.push(chars);
+  }
+
+  /** Where piece `p`'s characters are: `source[from, to)`. */
+  span(text: string, p: number): [string, number, number] {
+    if (this.to[p] !== -1) return [this.chars[p], 0, this.chars[p].length];
+    const end = p + 1 < this.at.length ? this.at[p + 1] : this.length;
+    return [text, this.from[p], this.from[p] + (end - this.at[p])];
+  }
+
+  /** Whether `gate` finds a keyword in the pieces from `first` on. */
+  holdsKeyword(text: string, first: number, gate: PlaceGate): boolean {
+    let state = gate.start;
+    for (let p = first; p < this.at.length && state >= 0; p++) {
+      const [source, from, to] = this.span(text, p);
+      state = gate.walk(state, source, from, to);
+    }
+    return state < 0;
+  }
+
+  /** Drops the pieces from `first` on. */
+  truncate(first: number): void {
+    if (first >= this.at.length) return;
+    this.length = this.at[first];
+    this.at.length = this.from.length = this.to.length = this.chars.length = first;
+  }
+
+  toText(text: string): string {
+    const parts: string[] = [];
+    for (let p = 0; p < this.at.length; p++) {
+      const [source, from, to] = this.span(text, p);
+      parts.push(this.to[p] === -1 ? text.slice(from, to) : source);
+    }
+    return parts.join("");
+  }
+}
+
+/** Finds keywords in a place's view: the scanner's keyword automaton (keywords.ts) and what it found in the text. */
+export interface PlaceGate {
+  readonly start: number;
+  /** -1 once a keyword ends in `text[from, to)`, else the state to go on from. */
+  walk(state: number, text: string, from: number, to: number): number;
+  /** Length of the longest keyword. */
+  readonly longest: number;
+  /** Whether a keyword of the text lies wholly inside `[from, to)`. */
+  foundWithin(from: number, to: number): boolean;
+}
+
+/**
+ * For a place whose only marks are line breaks (wrapped tokens, the common
+ * case), whether its view may hold a keyword, decided without building it:
+ * the view is the text with some line breaks (and the next line's indent)
+ * cut out, so a keyword in it lies wholly in the text — found by the pass —
+ * or spans a cut, which is checked from the characters each side. True when
+ * unsure (a line too short to hold the characters looked at).
+ */
+function wrappedPlaceMayHoldKeyword(text: string, rangeStart: number, rangeEnd: number, marks: Int32Array, from: number, to: number, gate: PlaceGate): boolean {
+  if (gate.foundWithin(rangeStart, rangeEnd)) return true;
+  const reach = gate.longest - 1;
+  let lineStart = rangeStart;
+  for (let k = from; k < to; k++) {
+    const at = marks[k];
+    if (text.charCodeAt(at) !== 10) continue;
+    const lineEnd = at > rangeStart && text.charCodeAt(at - 1) === 13 ? at - 1 : at;
+    const next = skipIndent(text, at + 1, rangeEnd);
+    const nextBreak = k + 1 < to ? marks[k + 1] : rangeEnd;
+    // Characters each side of the cut that could belong to a keyword across it; another cut among them: unsure.
+    if ((lineStart > rangeStart && lineEnd - lineStart < reach) || nextBreak < Math.min(rangeEnd, next + reach)) return true;
+    const state = gate.walk(gate.start, text, Math.max(lineStart, lineEnd - reach), lineEnd);
+    if (state < 0 || gate.walk(state, text, next, Math.min(rangeEnd, next + reach)) < 0) return true;
+    lineStart = next;
+  }
+  return false;
+}
 
 /** The token run (capped at `MIN_WRAPPED_RUN`) after copying `text[from, to)` onto a run of `before`. */
 function runAfter(text: string, from: number, to: number, before: number): number {
@@ -283,14 +312,167 @@ function runAfter(text: string, from: number, to: number, before: number): numbe
   return Math.min(MIN_WRAPPED_RUN, before + (to - from));
 }
 
-/** The original span of `[start, end)` in `normalized`. */
-export function originalSpan(normalized: NormalizedText, start: number, end: number): [number, number] {
-  return [normalized.starts[start], normalized.ends[end - 1]];
+/**
+ * Appends the view of `text[rangeStart, rangeEnd)` to `view`, reading the
+ * marks from index `k` on; returns whether anything was undone and the mark
+ * index reached.
+ */
+function viewOfRange(view: ViewBuilder, text: string, rangeStart: number, rangeEnd: number, marks: Int32Array, count: number, k: number): [boolean, number] {
+  let changed = false;
+  let run = 0; // token characters just emitted, counted up to MIN_WRAPPED_RUN
+  let i = rangeStart;
+  while (i < rangeEnd) {
+    // Between marks the view is the text itself: copied whole.
+    while (k < count && marks[k] < i) k++;
+    const at = k < count ? Math.min(marks[k], rangeEnd) : rangeEnd;
+    if (at > i) {
+      view.copy(i, at);
+      run = runAfter(text, i, at, run);
+      i = at;
+      if (i >= rangeEnd) break;
+    }
+    let code = text.charCodeAt(i);
+    let width = 1;
+    if (isInvisible(code)) {
+      changed = true;
+      i++;
+      continue;
+    }
+    if (code === 37) {
+      let byte = hexByte(text, i + 1);
+      let escapeWidth = 3;
+      if (byte === 37 && hexByte(text, i + 3) >= 0) {
+        // %25xx: the "%" itself encoded, then xx — decode both layers.
+        byte = hexByte(text, i + 3);
+        escapeWidth = 5;
+      }
+      if (byte >= 0 && i + escapeWidth <= rangeEnd) {
+        changed = true;
+        code = byte;
+        width = escapeWidth;
+      }
+    } else if (code === 92) {
+      const after = lineBreakEnd(text, i + 1);
+      if (after >= 0 && after <= rangeEnd) {
+        // Shell/Python line continuation: the line goes on after the break.
+        changed = true;
+        i = skipIndent(text, after, rangeEnd);
+        continue;
+      }
+    } else if (run >= MIN_WRAPPED_RUN && (code === 10 || code === 13)) {
+      const breakEnd = lineBreakEnd(text, i);
+      const next = breakEnd < 0 ? -1 : skipIndent(text, breakEnd, rangeEnd);
+      if (next >= 0 && next < rangeEnd && isTokenChar(text.charCodeAt(next))) {
+        changed = true;
+        i = next;
+        continue;
+      }
+    }
+    if (width === 1) view.copy(i, i + 1);
+    else view.edited(String.fromCharCode(code), i, i + width);
+    run = isTokenChar(code) ? Math.min(MIN_WRAPPED_RUN, run + 1) : 0;
+    i += width;
+  }
+  return [changed, k];
 }
 
 /**
- * `inner`, also run on the normalized view of each text; what it finds there
- * is reported at the original offsets. Both scans share one deadline.
+ * The view of `text` the rules also run on, or null when nothing in it needs
+ * undoing. In each place: invisible characters removed; `%xx` (and
+ * double-encoded `%25xx`) escapes of printable ASCII decoded; `\` + line
+ * break and the next line's indentation removed; a line break right after a
+ * token of at least `MIN_WRAPPED_RUN` characters removed when a token
+ * continues the next line. Places wholly inside a span of `covered` (secrets
+ * the plain scan found) are left out, and so are places whose view holds
+ * no keyword `gate` knows (no rule can match there).
+ *
+ * `marks[0, count)` must be the offsets of every `VIEW_MARKS` character of
+ * `text`, ascending.
+ */
+export function normalizedView(
+  text: string,
+  marks: Int32Array,
+  count: number,
+  covered: readonly SecretFinding[] = [],
+  gate?: PlaceGate,
+): NormalizedText | null {
+  const ranges = rangesToView(text, marks, count, covered);
+  if (ranges.length === 0) return null;
+  const view = new ViewBuilder();
+  let changed = false;
+  let k = 0;
+  for (const [rangeStart, rangeEnd] of ranges) {
+    if (gate !== undefined) {
+      // A place of wrapped lines only: dropped unless a keyword may be in it, without building its view.
+      while (k < count && marks[k] < rangeStart) k++;
+      let end = k;
+      let wrappedOnly = true;
+      for (; end < count && marks[end] < rangeEnd; end++) {
+        const code = text.charCodeAt(marks[end]);
+        if (code !== 10 && code !== 13) wrappedOnly = false;
+      }
+      if (wrappedOnly && !wrappedPlaceMayHoldKeyword(text, rangeStart, rangeEnd, marks, k, end, gate)) {
+        // Such a place always joins a line (it holds the break it was made for), so the view is not null for it.
+        changed = true;
+        k = end;
+        continue;
+      }
+    }
+    const first = view.at.length;
+    if (view.length > 0) view.edited(SEPARATOR, rangeStart, rangeStart);
+    const [rangeChanged, nextMark] = viewOfRange(view, text, rangeStart, rangeEnd, marks, count, k);
+    k = nextMark;
+    // Whether there is a view at all depends on every place, kept or not, as if none were dropped.
+    changed ||= rangeChanged;
+    if (gate !== undefined && !view.holdsKeyword(text, first, gate)) view.truncate(first);
+  }
+  if (!changed || view.length === 0) return null;
+  return { text: view.toText(text), at: view.at, from: view.from, to: view.to };
+}
+
+/**
+ * The whole view of `text` (every place, none dropped for want of a
+ * keyword): what `withNormalization` scans.
+ */
+export function normalizeForScan(text: string, covered?: readonly SecretFinding[]): NormalizedText | null {
+  const marks = viewMarks(text);
+  return normalizedView(text, marks, marks.length, covered);
+}
+
+/** The index of the piece holding view offset `offset`. */
+function pieceAt(normalized: NormalizedText, offset: number): number {
+  let low = 0;
+  let high = normalized.at.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (normalized.at[middle] <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/** The original span of `[start, end)` in `normalized` (`end > start`). */
+export function originalSpan(normalized: NormalizedText, start: number, end: number): [number, number] {
+  const first = pieceAt(normalized, start);
+  const last = pieceAt(normalized, end - 1);
+  const from = normalized.to[first] === -1 ? normalized.from[first] + (start - normalized.at[first]) : normalized.from[first];
+  const to = normalized.to[last] === -1 ? normalized.from[last] + (end - normalized.at[last]) : normalized.to[last];
+  return [from, to];
+}
+
+/** `findings` in `normalized`'s text, moved to the original text and added to `into`. */
+export function addViewFindings(into: SecretFinding[], normalized: NormalizedText, findings: readonly SecretFinding[]): void {
+  for (const finding of findings) {
+    if (finding.end <= finding.start) continue;
+    const [start, end] = originalSpan(normalized, finding.start, finding.end);
+    if (end > start) into.push({ start, end, rule: finding.rule });
+  }
+}
+
+/**
+ * `inner`, also run on the whole normalized view of each text; what it finds
+ * there is reported at the original offsets. Both scans share one deadline.
+ * (The rule scanner does this itself, faster: see `createRuleScanner`.)
  */
 export function withNormalization(inner: SecretScanner): SecretScanner {
   return {
@@ -299,11 +481,7 @@ export function withNormalization(inner: SecretScanner): SecretScanner {
       const findings = inner.scan(text, deadline);
       const normalized = normalizeForScan(text, findings);
       if (normalized === null) return findings;
-      for (const finding of inner.scan(normalized.text, deadline)) {
-        if (finding.end <= finding.start) continue;
-        const [start, end] = originalSpan(normalized, finding.start, finding.end);
-        if (end > start) findings.push({ start, end, rule: finding.rule });
-      }
+      addViewFindings(findings, normalized, inner.scan(normalized.text, deadline));
       findings.sort((a, b) => a.start - b.start || a.end - b.end);
       return findings;
     },
