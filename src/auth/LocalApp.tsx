@@ -50,5 +50,6 @@ function LocalGate() {
       </FullPageMessage>
     );
   }
-  return <AppShell userName={session.email} onSignOut={signOut} />;
+  // A Convex Auth account has its row from sign-up: nothing to create first.
+  return <AppShell userName={session.email} onSignOut={signOut} ensureAccount={false} />;
 }
