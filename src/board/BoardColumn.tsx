@@ -1,12 +1,13 @@
 import { useDroppable } from "@dnd-kit/core";
 import { SortableContext, verticalListSortingStrategy } from "@dnd-kit/sortable";
 import { defaultRangeExtractor, useVirtualizer, type Range, type Rect, type Virtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useRef } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { cn } from "../lib/cn";
 import { columnDropId } from "./dnd";
 import type { ColumnMode } from "./layout";
 import type { Option } from "./options";
 import { SortableTaskCard } from "./TaskCard";
+import { scrollAfterMount } from "./virtualScroll";
 import type { RosterAgent, TaskCardData, TaskStatus } from "./types";
 
 /** Columns longer than this render only the cards in view (plus a margin), so 2,000 cards cost what 60 do. */
@@ -241,6 +242,7 @@ function VirtualCards({
   registerScroller,
 }: ListProps & { activeId: string | null }) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const [scrollToFn] = useState(scrollAfterMount);
   const activeIndex = activeId === null ? -1 : tasks.findIndex((task) => task._id === activeId);
   // The dragged card stays mounted while scrolled away, so dnd-kit keeps its node.
   const rangeExtractor = useCallback(
@@ -262,6 +264,7 @@ function VirtualCards({
     measureElement: cardHeight,
     observeElementRect: observeListRect,
     initialRect: initialListRect(),
+    scrollToFn,
   });
   useEffect(() => {
     registerScroller?.(status, (index) => virtualizer.scrollToIndex(index, { align: "auto" }));

@@ -1,10 +1,11 @@
 import { useQueries } from "convex/react";
 import type { FunctionReference } from "convex/server";
 import type { Value } from "convex/values";
-import { useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
+import { useLocation } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { filterArgs, shownStatuses, type BoardFilters } from "./filters";
+import { filterArgs, parseFilters, shownStatuses, type BoardFilters } from "./filters";
 import type { TaskStatus } from "./types";
 
 type Request = { query: FunctionReference<"query">; args: Record<string, Value> };
@@ -39,4 +40,41 @@ export function useBoardPrefetch(departmentId: string | null, filters: BoardFilt
     return { ...columnRequests(id, shown), agents: { query: api.agents.list, args: { departmentId: id } } };
   }, [key]);
   useQueries(requests);
+}
+
+/** Where the shell remembers the department of the last visit. */
+export const REMEMBERED_DEPARTMENT_KEY = "maestro.department";
+
+/** Addresses that show the board: "/" (it redirects to a department), a department, a task over its board. */
+export function showsBoard(pathname: string): boolean {
+  return pathname === "/" || /^\/d\/[^/]+\/?$/.test(pathname) || /^\/d\/[^/]+\/tasks\/[^/]+\/?$/.test(pathname);
+}
+
+function rememberedDepartment(): string | null {
+  try {
+    return localStorage.getItem(REMEMBERED_DEPARTMENT_KEY);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * For a returning user with a stored session (`signedIn`), while the server
+ * confirms its token (`connecting`): the remembered department's board,
+ * subscribed so its queries go out right behind the Authenticate message
+ * instead of a round trip after it. Two hand-overs keep each query asked only
+ * once: it subscribes one commit after mounting (by then Convex's provider has
+ * set the token, so nothing goes out unauthenticated), and it lets go one
+ * commit after `connecting` ends (by then the shell's own prefetch holds the
+ * same queries, so the client keeps their results).
+ */
+export function useEarlyBoardPrefetch(signedIn: boolean, connecting: boolean): void {
+  const location = useLocation();
+  const [phase, setPhase] = useState<"mounted" | "active" | "done">("mounted");
+  useEffect(() => {
+    if (phase === "mounted") setPhase("active");
+    else if (phase === "active" && !connecting) setPhase("done");
+  }, [phase, connecting]);
+  const departmentId = phase === "active" && signedIn && showsBoard(location.pathname) ? rememberedDepartment() : null;
+  useBoardPrefetch(departmentId, parseFilters(location.search));
 }

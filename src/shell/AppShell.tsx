@@ -7,7 +7,7 @@ import { ActivityFeed } from "../activity/ActivityFeed";
 import { Board } from "../board/Board";
 import { BoardSkeleton } from "../board/BoardSkeleton";
 import { parseFilters } from "../board/filters";
-import { useBoardPrefetch } from "../board/prefetch";
+import { REMEMBERED_DEPARTMENT_KEY, useBoardPrefetch } from "../board/prefetch";
 import { ChatPane } from "../chat/ChatPane";
 import { ErrorBoundary, ErrorPanel } from "../components/ErrorBoundary";
 import { Button } from "../components/ui/Button";
@@ -42,7 +42,6 @@ const TaskDrawer = lazy(() => import("../task/TaskDrawer").then((m) => ({ defaul
 const MembersDialog = lazy(() => import("../members/MembersDialog").then((m) => ({ default: m.MembersDialog })));
 const AccountDialog = lazy(() => import("./AccountDialog").then((m) => ({ default: m.AccountDialog })));
 
-const DEPARTMENT_KEY = "maestro.department";
 
 type Props = {
   userName: string;
@@ -105,7 +104,7 @@ function Workspace({ userName, onSignOut, ensureAccount }: Props) {
   const membership = useEnsureMembership(ensureAccount);
   const departments = useDepartments(membership.status === "ready");
   const me = useQuery(api.users.me, membership.status === "ready" ? {} : "skip");
-  const [storedId, setStoredId] = useStoredState(DEPARTMENT_KEY);
+  const [storedId, setStoredId] = useStoredState(REMEMBERED_DEPARTMENT_KEY);
   const address = useAddress();
   const location = useLocation();
   const navigate = useNavigate();
