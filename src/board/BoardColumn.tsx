@@ -55,6 +55,8 @@ type Props = {
   status: Option<TaskStatus>;
   tasks: TaskCardData[];
   truncated: boolean;
+  /** The column's size when `tasks` is only its first page (the rest is loading). */
+  count?: number;
   agentsByKey: ReadonlyMap<string, RosterAgent>;
   unreadTaskIds: ReadonlySet<string>;
   onOpenTask: (taskId: TaskCardData["_id"]) => void;
@@ -76,6 +78,7 @@ export function BoardColumn({
   status,
   tasks,
   truncated,
+  count: total = tasks.length,
   agentsByKey,
   unreadTaskIds,
   onOpenTask,
@@ -88,8 +91,8 @@ export function BoardColumn({
 }: Props) {
   const headingId = `column-heading-${status.value}`;
   const { setNodeRef } = useDroppable({ id: columnDropId(status.value) });
-  const count = `${tasks.length}${truncated ? "+" : ""}`;
-  const countLabel = `${tasks.length}${truncated ? " or more" : ""} tasks`;
+  const count = `${total}${truncated ? "+" : ""}`;
+  const countLabel = `${total}${truncated ? " or more" : ""} tasks`;
 
   if (collapsed) {
     return (
@@ -177,7 +180,7 @@ export function BoardColumn({
           >
             {isDropTarget ? "Drop here" : "No tasks"}
           </p>
-        ) : tasks.length > VIRTUALIZE_OVER ? (
+        ) : total > VIRTUALIZE_OVER ? (
           <VirtualCards
             status={status.value}
             tasks={tasks}
@@ -201,7 +204,7 @@ export function BoardColumn({
         )}
       </SortableContext>
 
-      {truncated && <p className="px-2.5 pb-2.5 text-xs text-slate-500 dark:text-slate-400">Showing the first {tasks.length} tasks in this column.</p>}
+      {truncated && <p className="px-2.5 pb-2.5 text-xs text-slate-500 dark:text-slate-400">Showing the first {total} tasks in this column.</p>}
     </section>
   );
 }

@@ -1,9 +1,10 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen } from "@testing-library/react";
+import { cleanup, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { VIRTUALIZE_OVER } from "../../src/board/BoardColumn";
 import { BoardView } from "../../src/board/BoardView";
+import { applyMove } from "../../src/board/dnd";
 import { showsBoard } from "../../src/board/prefetch";
 import type { BoardColumnData, TaskCardData } from "../../src/board/types";
 import { scrollAfterMount } from "../../src/board/virtualScroll";
@@ -43,6 +44,28 @@ describe("the board's first render", () => {
     const restored = scrollAfterMount();
     restored(120, none, instance);
     expect(scrollTo).toHaveBeenCalledTimes(3);
+  });
+
+  it("a column showing its first page counts the whole column, in its header and its tab", () => {
+    const columns: BoardColumnData[] = [{ status: "inbox", truncated: false, count: 400, tasks: Array.from({ length: 50 }, (_, i) => card(i)) }];
+    render(<BoardView columns={columns} agents={[]} />);
+    expect(within(screen.getByTestId("column-inbox")).getByTestId("column-count").textContent).toBe("400");
+    expect(within(screen.getByTestId("column-inbox")).getByTestId("column-count").getAttribute("aria-label")).toBe("400 tasks");
+    cleanup();
+    render(<BoardView columns={columns} agents={[]} columnMode="single" />);
+    expect(within(screen.getByTestId("column-tabs")).getByText("400")).toBeTruthy();
+  });
+
+  it("a move keeps first-page counts right: one less where the card left, one more where it landed", () => {
+    const columns: BoardColumnData[] = [
+      { status: "inbox", truncated: false, count: 400, tasks: [card(0), card(1)] },
+      { status: "review", truncated: false, count: 90, tasks: [{ ...card(2), status: "review" }] },
+      { status: "done", truncated: false, tasks: [] },
+    ];
+    const moved = applyMove(columns, { taskId: card(0)._id, status: "review", position: 0 });
+    expect(moved.map((column) => column.count)).toEqual([399, 91, undefined]);
+    const within_ = applyMove(columns, { taskId: card(0)._id, status: "inbox", position: 1 });
+    expect(within_[0].count).toBe(400);
   });
 
   it("the early prefetch runs only where the board is the page", () => {
