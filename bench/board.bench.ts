@@ -18,6 +18,7 @@ import { chromium } from "playwright-core";
 import { build, preview } from "vite";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
+import { FIRST_PAGE_CARDS } from "../src/board/prefetch";
 import { CHROMIUM_ARGS, chromiumPath } from "../tests/browser/chromium";
 import { passwordRoute } from "../tests/backend/helpers";
 import { freePort, PROJECT_ROOT, startStack, type Stack } from "../tests/browser/stack";
@@ -172,6 +173,9 @@ async function main() {
     const boardBytes = bytesOf(await http.query(api.tasks.list, { departmentId }));
     const columnBytes: number[] = [];
     for (const status of COLUMNS) columnBytes.push(bytesOf(await http.query(api.tasks.listColumn, { departmentId, status })));
+    // What the board's first load asks: each column's first page and its count.
+    const firstPageBytes: number[] = [];
+    for (const status of COLUMNS) firstPageBytes.push(bytesOf(await http.query(api.tasks.listColumn, { departmentId, status, limit: FIRST_PAGE_CARDS })));
 
     const mover = new ConvexClient(stack.url, { unsavedChangesWarning: false });
     closers.push(() => mover.close());
@@ -304,6 +308,7 @@ ${row("move → 2nd client, one tasks.list (before)", summarize(boardMoveTimes))
 ${row(`Chromium: first render, ${cards} cards (nav → cards shown)`, summarize(renderTimes))}
 
 payload per update: whole board (tasks.list) ${kb(boardBytes)}; one column (tasks.listColumn) ${kb(Math.min(...columnBytes))}–${kb(Math.max(...columnBytes))}; a move re-sends two columns, at most ${kb(moved[0] + moved[1])}
+first load: each column's first ${FIRST_PAGE_CARDS} cards and count, ${kb(Math.min(...firstPageBytes))}–${kb(Math.max(...firstPageBytes))} a column, ${kb(firstPageBytes.reduce((sum, b) => sum + b, 0))} in all (whole columns follow once the board is up)
 cards in the DOM after render (columns are virtualised): ${Math.max(...renderedCards)} of ${cards}
 render stages, median ms from navigation start: script loaded ${summarize(stageTimes.map((s) => s.script)).p50.toFixed(0)}, board mounted ${summarize(stageTimes.map((s) => s.shell)).p50.toFixed(0)}, all columns' data in ${summarize(stageTimes.map((s) => s.board)).p50.toFixed(0)}
 

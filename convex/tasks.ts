@@ -208,7 +208,8 @@ const vBoardFilterArgs = {
   mine: v.optional(v.boolean()),
 };
 
-const vColumn = v.object({ status: vTaskStatus, tasks: v.array(vTaskCard), truncated: v.boolean() });
+/** `count`: how many cards match when `tasks` is only the first of them (a `limit` cut it); absent when `tasks` is all. */
+const vColumn = v.object({ status: vTaskStatus, tasks: v.array(vTaskCard), truncated: v.boolean(), count: v.optional(v.number()) });
 
 /** The filter, checked: an assignee must be an agent of this department (another department's → FORBIDDEN). */
 async function boardFilterX(ctx: QueryCtx, departmentId: Id<"departments">, args: BoardFilterArgs): Promise<BoardFilter> {
@@ -235,6 +236,7 @@ async function readColumn(
   status: TaskStatus,
   filter: BoardFilter,
   viewerKey: string,
+  limit = MAX_TASKS_PER_COLUMN,
 ) {
   const text = filter.text;
   const rows =
@@ -249,22 +251,21 @@ async function readColumn(
             .withSearchIndex("search_title", (q) => q.search("title", text).eq("departmentId", departmentId).eq("status", status))
             .take(MAX_TASKS_PER_COLUMN + 1)
         ).sort((a, b) => a.order - b.order);
+  const matching = rows.slice(0, MAX_TASKS_PER_COLUMN).filter((task) => matchesBoardFilter(task, filter, viewerKey));
   return {
     status,
     truncated: rows.length > MAX_TASKS_PER_COLUMN,
-    tasks: rows
-      .slice(0, MAX_TASKS_PER_COLUMN)
-      .filter((task) => matchesBoardFilter(task, filter, viewerKey))
-      .map((task) => ({
-        _id: task._id,
-        title: task.title,
-        status: task.status,
-        priority: task.priority,
-        tags: task.tags,
-        assigneeSessionKeys: task.assigneeSessionKeys,
-        delegatedBy: task.delegatedBy,
-        order: task.order,
-      })),
+    ...(matching.length > limit ? { count: matching.length } : {}),
+    tasks: matching.slice(0, limit).map((task) => ({
+      _id: task._id,
+      title: task.title,
+      status: task.status,
+      priority: task.priority,
+      tags: task.tags,
+      assigneeSessionKeys: task.assigneeSessionKeys,
+      delegatedBy: task.delegatedBy,
+      order: task.order,
+    })),
   };
 }
 
@@ -287,14 +288,19 @@ export const list = departmentQuery({
 /**
  * One column of the board, narrowed by the filters. The board subscribes to
  * each column on its own, so a move re-runs and re-sends only the two
- * columns it touches instead of the whole board.
+ * columns it touches instead of the whole board. `limit` ships only the
+ * first cards, with the column's `count` (the board's first screen needs no
+ * more, and the whole column is several times the bytes to send and decode).
  */
 export const listColumn = departmentQuery({
-  args: { ...vBoardFilterArgs, status: vTaskStatus },
+  args: { ...vBoardFilterArgs, status: vTaskStatus, limit: v.optional(v.number()) },
   returns: vColumn,
-  handler: async (ctx, { departmentId, status, ...args }) => {
+  handler: async (ctx, { departmentId, status, limit, ...args }) => {
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+      throw new MaestroError("INVALID_ARGUMENT", "The limit must be a whole number of at least 1.");
+    }
     const filter = await boardFilterX(ctx, departmentId, args);
-    return await readColumn(ctx, departmentId, status, filter, memberKey(ctx.member.userId));
+    return await readColumn(ctx, departmentId, status, filter, memberKey(ctx.member.userId), limit);
   },
 });
 

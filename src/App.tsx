@@ -1,11 +1,13 @@
 import { lazy, Suspense } from "react";
 import { BrowserRouter } from "react-router";
 import { FullPageMessage } from "./components/FullPageMessage";
+import LocalApp from "./auth/LocalApp";
 import { CLERK_PUBLISHABLE_KEY } from "./config";
 
-// Each mode is its own chunk, so an offline build never downloads Clerk.
+// Clerk is its own chunk, so an offline build never downloads it. Password mode is in the
+// entry chunk: a lazy chunk is only asked for once the entry has run, a round trip later,
+// and the board's first render (and the Convex connection) waited for it.
 const ClerkApp = lazy(() => import("./auth/ClerkApp"));
-const LocalApp = lazy(() => import("./auth/LocalApp"));
 
 /**
  * Picks the auth mode chosen at build time. The router is outside it, so an

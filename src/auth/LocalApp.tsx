@@ -5,6 +5,7 @@ import { FullPageMessage } from "../components/FullPageMessage";
 import { CONVEX_URL } from "../config";
 import { convex } from "../convexClient";
 import { inviteTokenFromUrl } from "../members/InviteBanner";
+import { useEarlyBoardPrefetch } from "../board/prefetch";
 import { AppShell } from "../shell/AppShell";
 import { makeUseLocalConvexAuth, signOutEverywhere, useLocalSession } from "./localAuth";
 import { clearSession } from "./session";
@@ -28,6 +29,8 @@ function LocalGate() {
   const session = useLocalSession();
   const { isLoading, isAuthenticated } = useConvexAuth();
   const [inviteToken] = useState(inviteTokenFromUrl);
+  // The board's queries ride along with the token check, not a round trip after it.
+  useEarlyBoardPrefetch(session !== null, isLoading);
 
   if (session === null) return <AuthScreen inviteToken={inviteToken} />;
   if (isLoading) {
@@ -50,5 +53,6 @@ function LocalGate() {
       </FullPageMessage>
     );
   }
-  return <AppShell userName={session.email} onSignOut={signOut} />;
+  // A Convex Auth account has its row from sign-up: nothing to create first.
+  return <AppShell userName={session.email} onSignOut={signOut} ensureAccount={false} />;
 }

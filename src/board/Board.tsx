@@ -14,7 +14,7 @@ import { FilterBar } from "./FilterBar";
 import { hasFilters, shownStatuses, useBoardFilters, type BoardFilters } from "./filters";
 import { collapsedColumns, parseCollapseChoices, useColumnMode, useElementWidth, type ColumnMode } from "./layout";
 import { moveTaskInStore } from "./optimistic";
-import { columnRequests } from "./prefetch";
+import { columnRequests, useBoardMounted } from "./prefetch";
 import type { BoardColumnData, TaskStatus } from "./types";
 import { canWrite, useRole } from "../shell/role";
 import { useStoredState } from "../shell/useStoredState";
@@ -33,15 +33,18 @@ type Props = {
 /**
  * One subscription per shown column (`tasks.listColumn`), narrowed on the
  * server by the filters: a move re-runs and re-sends only the columns it
- * touches. Undefined while any column loads; a failed column throws to the
- * error boundary.
+ * touches. The first load asks each column's first page (with its count),
+ * then whole columns once those are in; the first pages stay on screen until
+ * the whole columns arrive. Undefined while any column loads; a failed
+ * column throws to the error boundary.
  */
 function useColumns(departmentId: Id<"departments">, filters: BoardFilters): BoardColumnData[] | undefined {
   const statuses = shownStatuses(filters);
-  const key = JSON.stringify([departmentId, filters]);
+  const [firstPage, setFirstPage] = useState(true);
+  const key = JSON.stringify([departmentId, filters, firstPage]);
   const requests = useMemo(() => {
-    const [dept, shown] = JSON.parse(key) as [Id<"departments">, BoardFilters];
-    return columnRequests(dept, shown);
+    const [dept, shown, first] = JSON.parse(key) as [Id<"departments">, BoardFilters, boolean];
+    return columnRequests(dept, shown, first);
   }, [key]);
   const results = useQueries(requests);
   let columns: BoardColumnData[] | undefined = [];
@@ -51,7 +54,11 @@ function useColumns(departmentId: Id<"departments">, filters: BoardFilters): Boa
     if (result === undefined) columns = undefined;
     else columns?.push(result as BoardColumnData);
   }
-  // While new filters load, keep showing the last board rather than a skeleton.
+  const loaded = columns !== undefined;
+  useEffect(() => {
+    if (loaded) setFirstPage(false);
+  }, [loaded]);
+  // While new filters (or the whole columns) load, keep showing the last board rather than a skeleton.
   const [kept, setKept] = useState<BoardColumnData[] | undefined>(undefined);
   if (columns !== undefined && (kept === undefined || columns.length !== kept.length || columns.some((column, i) => column !== kept[i]))) {
     setKept(columns);
@@ -71,6 +78,7 @@ export function Board({ departmentId, columnMode: forcedMode, filters: givenFilt
   const filters = givenFilters ?? urlFilters;
   const setFilters = onFiltersChange ?? setUrlFilters;
   const columns = useColumns(departmentId, filters);
+  useBoardMounted();
   const autoMode = useColumnMode();
   const columnMode = forcedMode ?? autoMode;
   const boardRef = useRef<HTMLDivElement>(null);
@@ -107,7 +115,7 @@ export function Board({ departmentId, columnMode: forcedMode, filters: givenFilt
   useEffect(() => {
     if (columns !== undefined && performance.getEntriesByName("maestro:board-data").length === 0) performance.mark("maestro:board-data");
   }, [columns]);
-  const taskCount = columns?.reduce((sum, column) => sum + column.tasks.length, 0);
+  const taskCount = columns?.reduce((sum, column) => sum + (column.count ?? column.tasks.length), 0);
 
   return (
     <div ref={boardRef} className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">

@@ -1,12 +1,13 @@
 import { useDroppable } from "@dnd-kit/core";
 import { SortableContext, verticalListSortingStrategy } from "@dnd-kit/sortable";
 import { defaultRangeExtractor, useVirtualizer, type Range, type Rect, type Virtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useRef } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { cn } from "../lib/cn";
 import { columnDropId } from "./dnd";
 import type { ColumnMode } from "./layout";
 import type { Option } from "./options";
 import { SortableTaskCard } from "./TaskCard";
+import { scrollAfterMount } from "./virtualScroll";
 import type { RosterAgent, TaskCardData, TaskStatus } from "./types";
 
 /** Columns longer than this render only the cards in view (plus a margin), so 2,000 cards cost what 60 do. */
@@ -54,6 +55,8 @@ type Props = {
   status: Option<TaskStatus>;
   tasks: TaskCardData[];
   truncated: boolean;
+  /** The column's size when `tasks` is only its first page (the rest is loading). */
+  count?: number;
   agentsByKey: ReadonlyMap<string, RosterAgent>;
   unreadTaskIds: ReadonlySet<string>;
   onOpenTask: (taskId: TaskCardData["_id"]) => void;
@@ -75,6 +78,7 @@ export function BoardColumn({
   status,
   tasks,
   truncated,
+  count: total = tasks.length,
   agentsByKey,
   unreadTaskIds,
   onOpenTask,
@@ -87,8 +91,8 @@ export function BoardColumn({
 }: Props) {
   const headingId = `column-heading-${status.value}`;
   const { setNodeRef } = useDroppable({ id: columnDropId(status.value) });
-  const count = `${tasks.length}${truncated ? "+" : ""}`;
-  const countLabel = `${tasks.length}${truncated ? " or more" : ""} tasks`;
+  const count = `${total}${truncated ? "+" : ""}`;
+  const countLabel = `${total}${truncated ? " or more" : ""} tasks`;
 
   if (collapsed) {
     return (
@@ -176,7 +180,7 @@ export function BoardColumn({
           >
             {isDropTarget ? "Drop here" : "No tasks"}
           </p>
-        ) : tasks.length > VIRTUALIZE_OVER ? (
+        ) : total > VIRTUALIZE_OVER ? (
           <VirtualCards
             status={status.value}
             tasks={tasks}
@@ -200,7 +204,7 @@ export function BoardColumn({
         )}
       </SortableContext>
 
-      {truncated && <p className="px-2.5 pb-2.5 text-xs text-slate-500 dark:text-slate-400">Showing the first {tasks.length} tasks in this column.</p>}
+      {truncated && <p className="px-2.5 pb-2.5 text-xs text-slate-500 dark:text-slate-400">Showing the first {total} tasks in this column.</p>}
     </section>
   );
 }
@@ -241,6 +245,7 @@ function VirtualCards({
   registerScroller,
 }: ListProps & { activeId: string | null }) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const [scrollToFn] = useState(scrollAfterMount);
   const activeIndex = activeId === null ? -1 : tasks.findIndex((task) => task._id === activeId);
   // The dragged card stays mounted while scrolled away, so dnd-kit keeps its node.
   const rangeExtractor = useCallback(
@@ -262,6 +267,7 @@ function VirtualCards({
     measureElement: cardHeight,
     observeElementRect: observeListRect,
     initialRect: initialListRect(),
+    scrollToFn,
   });
   useEffect(() => {
     registerScroller?.(status, (index) => virtualizer.scrollToIndex(index, { align: "auto" }));

@@ -227,6 +227,7 @@ export function BoardView({
               status={optionFor(STATUS_OPTIONS, column.status)}
               tasks={column.tasks}
               truncated={column.truncated}
+              count={column.count}
               agentsByKey={agentsByKey}
               unreadTaskIds={unreadTaskIds}
               onOpenTask={onOpenTask}
@@ -335,7 +336,7 @@ function ColumnTabs({ columns, boardRef }: { columns: readonly BoardColumnData[]
           >
             <span aria-hidden="true" className={`size-1.5 rounded-full ${option.className}`} />
             {option.label}
-            <span className="tabular-nums opacity-70">{column.tasks.length}</span>
+            <span className="tabular-nums opacity-70">{column.count ?? column.tasks.length}</span>
           </button>
         );
       })}

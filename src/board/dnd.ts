@@ -87,11 +87,14 @@ export function applyMove(columns: readonly BoardColumnData[], move: TaskMove): 
   const from = locateTask(columns, move.taskId);
   if (from === null) return columns as BoardColumnData[];
   const card = columns.find((c) => c.status === from.status)!.tasks[from.index];
+  // A column showing only its first page keeps its count right as the card leaves or arrives.
+  const recount = (column: BoardColumnData, delta: number) => (column.count === undefined ? {} : { count: column.count + delta });
   return columns.map((column) => {
     if (column.status !== move.status) {
       if (column.status !== from.status) return column;
-      return { ...column, tasks: column.tasks.filter((task) => task._id !== move.taskId) };
+      return { ...column, ...recount(column, -1), tasks: column.tasks.filter((task) => task._id !== move.taskId) };
     }
+    const arrived = from.status === move.status ? {} : recount(column, 1);
     const others = column.tasks.filter((task) => task._id !== move.taskId);
     const at = Math.max(0, Math.min(move.position, others.length));
     const plan = planMove(
@@ -101,9 +104,9 @@ export function applyMove(columns: readonly BoardColumnData[], move: TaskMove): 
     );
     const moved = { ...card, status: move.status, order: plan.kind === "single" ? plan.order : card.order };
     const tasks = [...others.slice(0, at), moved, ...others.slice(at)];
-    if (plan.kind === "single") return { ...column, tasks };
+    if (plan.kind === "single") return { ...column, ...arrived, tasks };
     const orderById = new Map(plan.orders.map(({ id, order }) => [id, order]));
-    return { ...column, tasks: tasks.map((task) => ({ ...task, order: orderById.get(task._id) ?? task.order })) };
+    return { ...column, ...arrived, tasks: tasks.map((task) => ({ ...task, order: orderById.get(task._id) ?? task.order })) };
   });
 }
 

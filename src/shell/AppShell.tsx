@@ -1,5 +1,5 @@
 import { useQuery } from "convex/react";
-import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
+import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import { Navigate, useLocation, useMatch, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -7,29 +7,22 @@ import { ActivityFeed } from "../activity/ActivityFeed";
 import { Board } from "../board/Board";
 import { BoardSkeleton } from "../board/BoardSkeleton";
 import { parseFilters } from "../board/filters";
-import { useBoardPrefetch } from "../board/prefetch";
+import { REMEMBERED_DEPARTMENT_KEY, useBoardPrefetch } from "../board/prefetch";
 import { ChatPane } from "../chat/ChatPane";
 import { ErrorBoundary, ErrorPanel } from "../components/ErrorBoundary";
 import { Button } from "../components/ui/Button";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { InviteBanner, inviteTokenFromUrl } from "../members/InviteBanner";
-import { MembersDialog } from "../members/MembersDialog";
 import { RosterPanel } from "../roster/RosterPanel";
 import { SettingsButton } from "../settings/SettingsButton";
-import { TaskDrawer } from "../task/TaskDrawer";
 import { setTaskNavigator } from "../task/taskHash";
-import { AccountDialog } from "./AccountDialog";
-import { AgentPage } from "./AgentPage";
 import { DepartmentSwitcher } from "./DepartmentSwitcher";
 import { Header } from "./Header";
 import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
 import { NotificationsMenu } from "./NotificationsMenu";
 import { canWrite, isAdminRole, RoleContext } from "./role";
 import { agentPath, channelsPath, departmentPath, taskIdFromHash, taskPath } from "./routes";
-import { ChannelsView } from "../channels/ChannelsView";
-import { RunsPage } from "./RunsPage";
-import { FiguresPage } from "../channels/MessagingStats";
 import { DepartmentNav } from "./DepartmentNav";
 import { OPEN_PALETTE_EVENT, ShellShortcuts } from "./ShellShortcuts";
 import { PresenceAvatars } from "./PresenceAvatars";
@@ -39,16 +32,30 @@ import { useMediaQuery, WIDE_QUERY } from "./useMediaQuery";
 import { useStoredState } from "./useStoredState";
 import { WorkspaceTabs, type WorkspaceTab } from "./WorkspaceTabs";
 
-const DEPARTMENT_KEY = "maestro.department";
+// What the board's first screen does not show is loaded when first opened, so the entry chunk
+// the board waits for stays small (the figures' charts alone were most of it).
+const AgentPage = lazy(() => import("./AgentPage").then((m) => ({ default: m.AgentPage })));
+const ChannelsView = lazy(() => import("../channels/ChannelsView").then((m) => ({ default: m.ChannelsView })));
+const RunsPage = lazy(() => import("./RunsPage").then((m) => ({ default: m.RunsPage })));
+const FiguresPage = lazy(() => import("../channels/MessagingStats").then((m) => ({ default: m.FiguresPage })));
+const TaskDrawer = lazy(() => import("../task/TaskDrawer").then((m) => ({ default: m.TaskDrawer })));
+const MembersDialog = lazy(() => import("../members/MembersDialog").then((m) => ({ default: m.MembersDialog })));
+const AccountDialog = lazy(() => import("./AccountDialog").then((m) => ({ default: m.AccountDialog })));
 
-type Props = { userName: string; onSignOut: () => void };
+
+type Props = {
+  userName: string;
+  onSignOut: () => void;
+  /** The account row may not exist yet (Clerk's first visit): create it before the first query. */
+  ensureAccount?: boolean;
+};
 type Department = NonNullable<ReturnType<typeof useDepartments>>[number];
 
 /**
  * The signed-in app, whatever the auth mode. The header (with sign-out) stays
  * usable whatever fails below it.
  */
-export function AppShell({ userName, onSignOut }: Props) {
+export function AppShell({ userName, onSignOut, ensureAccount = true }: Props) {
   return (
     <div className="flex min-h-dvh flex-col bg-slate-50 text-slate-900 lg:h-dvh dark:bg-slate-950 dark:text-slate-100">
       <ErrorBoundary
@@ -59,7 +66,7 @@ export function AppShell({ userName, onSignOut }: Props) {
           </>
         )}
       >
-        <Workspace userName={userName} onSignOut={onSignOut} />
+        <Workspace userName={userName} onSignOut={onSignOut} ensureAccount={ensureAccount} />
       </ErrorBoundary>
     </div>
   );
@@ -93,11 +100,11 @@ function useAddress() {
   };
 }
 
-function Workspace({ userName, onSignOut }: Props) {
-  const membership = useEnsureMembership();
+function Workspace({ userName, onSignOut, ensureAccount }: Props) {
+  const membership = useEnsureMembership(ensureAccount);
   const departments = useDepartments(membership.status === "ready");
   const me = useQuery(api.users.me, membership.status === "ready" ? {} : "skip");
-  const [storedId, setStoredId] = useStoredState(DEPARTMENT_KEY);
+  const [storedId, setStoredId] = useStoredState(REMEMBERED_DEPARTMENT_KEY);
   const address = useAddress();
   const location = useLocation();
   const navigate = useNavigate();
@@ -108,8 +115,10 @@ function Workspace({ userName, onSignOut }: Props) {
   const isAdmin = selected !== undefined && isAdminRole(selected.role);
   const [dialog, setDialog] = useState<"members" | "account" | null>(null);
   const [inviteToken] = useState(inviteTokenFromUrl);
-  // The board's data starts loading with the shell's own queries, not after them.
-  useBoardPrefetch(address.page === "board" ? (selected?._id ?? (departments === undefined ? storedId : null)) : null, parseFilters(location.search));
+  // The board's data starts loading with the shell's own queries, not after them, and stays
+  // subscribed while "/" redirects to the department (else it is dropped and asked for again).
+  const boardDepartment = selected?._id ?? (departments === undefined ? storedId : (fallback?._id ?? null));
+  useBoardPrefetch(address.page === "board" ? boardDepartment : null, parseFilters(location.search));
 
   useEffect(() => {
     if (selected !== undefined && selected._id !== storedId) setStoredId(selected._id);
@@ -200,10 +209,12 @@ function Workspace({ userName, onSignOut }: Props) {
           </RoleContext.Provider>
         )}
       </main>
-      {dialog === "members" && selected !== undefined && (
-        <MembersDialog departmentId={selected._id} departmentName={selected.name} myRole={selected.role} onClose={() => setDialog(null)} />
-      )}
-      {dialog === "account" && <AccountDialog onClose={() => setDialog(null)} />}
+      <Suspense fallback={null}>
+        {dialog === "members" && selected !== undefined && (
+          <MembersDialog departmentId={selected._id} departmentName={selected.name} myRole={selected.role} onClose={() => setDialog(null)} />
+        )}
+        {dialog === "account" && <AccountDialog onClose={() => setDialog(null)} />}
+      </Suspense>
     </>
   );
 }
@@ -261,15 +272,22 @@ function DepartmentRoute({ department, departments, isAdmin, address }: Departme
 
   return (
     <>
-      <DepartmentWorkspace departmentId={department._id} departmentSlug={department.slug} isAdmin={isAdmin} main={main} />
+      <DepartmentWorkspace
+        departmentId={department._id}
+        departmentSlug={department.slug}
+        isAdmin={isAdmin}
+        main={<Suspense fallback={<PageSkeleton />}>{main}</Suspense>}
+      />
       <ShellShortcuts departmentId={department._id} departmentSlug={department.slug} writable={canWrite(department.role)} />
       {address.taskId !== undefined && (
-        <TaskDrawer
-          taskId={address.taskId}
-          onClose={() => closeTaskRoute(navigate, location.state, department.slug)}
-          onOpenTask={(taskId) => void navigate(taskPath(department.slug, taskId), { replace: true, state: location.state })}
-          onDepartment={onTaskDepartment}
-        />
+        <Suspense fallback={null}>
+          <TaskDrawer
+            taskId={address.taskId}
+            onClose={() => closeTaskRoute(navigate, location.state, department.slug)}
+            onOpenTask={(taskId) => void navigate(taskPath(department.slug, taskId), { replace: true, state: location.state })}
+            onDepartment={onTaskDepartment}
+          />
+        </Suspense>
       )}
     </>
   );
@@ -342,6 +360,16 @@ function DepartmentWorkspace({ departmentId, departmentSlug, isAdmin, main }: Wo
         {chat}
         <div className="flex min-h-0 flex-col lg:min-h-28 lg:flex-1">{activity}</div>
       </ResizableSidePanel>
+    </div>
+  );
+}
+
+/** While a page's code loads (it is fetched when first opened). */
+function PageSkeleton() {
+  return (
+    <div className="flex flex-col gap-3">
+      <Skeleton className="h-5 w-32" />
+      <Skeleton className="h-40 w-full rounded-xl" />
     </div>
   );
 }

@@ -7,16 +7,18 @@ type AccountState = { status: "pending" } | { status: "ready" } | { status: "err
 
 /**
  * Runs `users.ensureExternal` once per signed-in mount: a person signed in
- * through Clerk gets their account row on the first visit (a Convex Auth
- * account has one already). It is idempotent, so StrictMode's double effect
- * run is harmless.
+ * through Clerk gets their account row on the first visit. It is idempotent,
+ * so StrictMode's double effect run is harmless. A Convex Auth account has
+ * its row already (`needed` false): it is ready at once, so the shell's
+ * queries don't wait a mutation's round trip behind the board's.
  */
-export function useEnsureMembership(): AccountState & { retry: () => void } {
+export function useEnsureMembership(needed = true): AccountState & { retry: () => void } {
   const ensureAccount = useMutation(api.users.ensureExternal);
-  const [state, setState] = useState<AccountState>({ status: "pending" });
+  const [state, setState] = useState<AccountState>({ status: needed ? "pending" : "ready" });
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
+    if (!needed) return;
     let active = true;
     ensureAccount().then(
       () => {
@@ -29,7 +31,7 @@ export function useEnsureMembership(): AccountState & { retry: () => void } {
     return () => {
       active = false;
     };
-  }, [ensureAccount, attempt]);
+  }, [ensureAccount, attempt, needed]);
 
   const retry = useCallback(() => {
     setState({ status: "pending" });

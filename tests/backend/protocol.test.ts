@@ -286,6 +286,33 @@ describe("raw protocol", () => {
     s.ws.close();
   });
 
+  test("Transitions carry the client's clock skew from its Connect (the client times token refreshes by it)", async () => {
+    const s = await socket();
+    const ahead = 60_000;
+    s.ws.send(JSON.stringify({ type: "Connect", sessionId: `skew-${Date.now()}`, connectionCount: 0, lastCloseReason: null, clientTs: Date.now() + ahead }));
+    s.ws.send(JSON.stringify({ type: "ModifyQuerySet", baseVersion: 0, newVersion: 1, modifications: [] }));
+    await waitFor(() => s.messages.some((m) => m.type === "Transition"));
+    const skew = s.messages.find((m) => m.type === "Transition")!.clientClockSkew as number;
+    // Our clock moved on between the send and the arrival, so a little less than `ahead`.
+    expect(skew).toBeLessThanOrEqual(ahead);
+    expect(skew).toBeGreaterThan(ahead / 2);
+    s.ws.close();
+  });
+
+  test("a client that keeps its cached token authenticates once (no second Authenticate re-running every query)", async () => {
+    const calls: boolean[] = [];
+    const c = new ConvexClient(backend.url, { unsavedChangesWarning: false, initialAuthTokenReuse: true });
+    clients.push(c);
+    c.setAuth(async ({ forceRefreshToken }) => {
+      calls.push(forceRefreshToken);
+      return token;
+    });
+    const seen = watch<unknown>(c, api.notes.whoAmI, {});
+    await waitFor(() => seen.length === 1, 10_000, "authenticated result");
+    await c.mutation(api.notes.add, { channel: "reuse", body: "after auth" });
+    expect(calls).toEqual([false]);
+  });
+
   test("an Authenticate with a bad token gets AuthError", async () => {
     const s = await socket();
     s.ws.send(connect(`auth-${Date.now()}`));

@@ -232,6 +232,42 @@ describe("tasks.list", () => {
     expect(inbox.truncated).toBe(false);
   });
 
+  test("listColumn with a limit ships the first cards and the column's count; without one, the whole column and no count", async () => {
+    const { t, departmentId, admin } = await board();
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 30; i++) {
+        await ctx.db.insert("tasks", {
+          departmentId,
+          title: `Blocked ${i}`,
+          description: "",
+          status: "blocked",
+          priority: i % 2 === 0 ? "high" : "low",
+          tags: [],
+          assigneeSessionKeys: [],
+          createdBy: "system",
+          order: i,
+          updatedAt: 0,
+        });
+      }
+    });
+    const first = await admin.query(api.tasks.listColumn, { departmentId, status: "blocked", limit: 10 });
+    expect(first.tasks.map((task) => task.title)).toEqual(Array.from({ length: 10 }, (_, i) => `Blocked ${i}`));
+    expect(first.count).toBe(30);
+    expect(first.truncated).toBe(false);
+    // The count is of the cards the filters leave.
+    const high = await admin.query(api.tasks.listColumn, { departmentId, status: "blocked", priority: "high", limit: 10 });
+    expect(high.count).toBe(15);
+    expect(high.tasks).toHaveLength(10);
+    // A limit the column fits in changes nothing: no count, every card.
+    const all = await admin.query(api.tasks.listColumn, { departmentId, status: "blocked" });
+    expect(all.count).toBeUndefined();
+    expect(all.tasks).toHaveLength(30);
+    expect(await admin.query(api.tasks.listColumn, { departmentId, status: "blocked", limit: 30 })).toEqual(all);
+    for (const limit of [0, -1, 2.5]) {
+      await expectError(admin.query(api.tasks.listColumn, { departmentId, status: "blocked", limit }), "INVALID_ARGUMENT");
+    }
+  });
+
   test("another department's board shows only its own cards", async () => {
     const { t, admin, departmentId, other } = await board();
     await createOtherTask(t, other.departmentId);

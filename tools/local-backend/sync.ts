@@ -53,6 +53,12 @@ export const MAX_SUBSCRIPTIONS_PER_SOCKET = 1000;
 
 class Connection {
   sessionId: string | null = null;
+  /**
+   * The client's clock minus ours when its Connect arrived (ms), sent with
+   * every Transition as Convex does: the client's auth manager uses it to
+   * time the refresh of a token it kept from the last visit.
+   */
+  clockSkewMs: number | null = null;
   version: StateVersion = { querySet: 0, identity: 0, ts: 0n };
   caller: Caller = { kind: "user", identity: null };
   readonly queries = new Map<number, Subscription>();
@@ -159,6 +165,7 @@ export class SyncServer {
     switch (message.type) {
       case "Connect":
         connection.sessionId = requireString(message, "sessionId");
+        if (typeof message.clientTs === "number" && Number.isFinite(message.clientTs)) connection.clockSkewMs = Math.round(message.clientTs - Date.now());
         return;
       case "ModifyQuerySet":
         return await this.modifyQuerySet(connection, message);
@@ -424,7 +431,8 @@ export class SyncServer {
     connection.responseSinceTransition = false;
     const start = JSON.stringify(encodeVersion(connection.version));
     const end = JSON.stringify(encodeVersion(endVersion));
-    connection.sendText(`{"type":"Transition","startVersion":${start},"endVersion":${end},"modifications":[${modifications.map(encodeModification).join(",")}]}`);
+    const skew = connection.clockSkewMs === null ? "" : `,"clientClockSkew":${connection.clockSkewMs}`;
+    connection.sendText(`{"type":"Transition","startVersion":${start},"endVersion":${end}${skew},"modifications":[${modifications.map(encodeModification).join(",")}]}`);
     connection.version = endVersion;
   }
 
