@@ -43,8 +43,7 @@ test("a query waiting for the lock runs before the mutations queued ahead of it,
   const admin = { kind: "admin" } as const;
   const calls: Array<Promise<unknown>> = [];
   for (let i = 0; i < 50; i++) calls.push(backend.engine.runMutation("notes:addCounted", { channel: "reads-first" }, admin));
-  // One turn of the event loop: the first mutation holds the lock, nearly all others wait for it.
-  await new Promise((resolve) => setImmediate(resolve));
+  // Asked in the same turn: the first mutation holds the lock, the others and the query wait for it.
   const query = backend.engine.runQuery("notes:list", { channel: "reads-first" }, admin);
   const seen = (await query).value as Array<{ body: string }>;
   // In arrival order it would have seen all 50; it went ahead of most of them.
