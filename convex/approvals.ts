@@ -13,7 +13,7 @@ import { actorName, memberActor } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
 import { redactForDepartment } from "./lib/userText";
 import { cleanText } from "./lib/validate";
-import { EXPIRE_BATCH, resumeRun, waitingRunX } from "./pauses";
+import { EXPIRE_BATCH, resumeIfPausedOn, resumeRun, waitingRunX } from "./pauses";
 import schema from "./schema";
 
 /** Cards one task shows, newest first. */
@@ -113,10 +113,7 @@ export const expireOverdue = internalMutation({
       .take(EXPIRE_BATCH);
     for (const approval of overdue) {
       await ctx.db.patch("approvals", approval._id, { status: "expired", reason: "expired", decidedAt: now });
-      const run = await ctx.db.get("runs", approval.runId);
-      if (run?.status === "waiting" && run.paused?.id === approval._id) {
-        await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by: "Maestro", note: `the approval of ${approval.tool} expired` });
-      }
+      await resumeIfPausedOn(ctx, approval.runId, approval._id, { type: "control_submitted", action: "resume", by: "Maestro", note: `the approval of ${approval.tool} expired` });
     }
     return overdue.length;
   },

@@ -180,6 +180,15 @@ export async function resumeRun(ctx: MutationCtx, run: Doc<"runs">, event: Submi
 }
 
 /**
+ * Resumes the run with `event` if it still waits on card `cardId`; a run
+ * that was stopped or has moved on is left alone (the card's own change stands).
+ */
+export async function resumeIfPausedOn(ctx: MutationCtx, runId: Id<"runs">, cardId: string, event: SubmitEvent) {
+  const run = await ctx.db.get("runs", runId);
+  if (run?.status === "waiting" && run.paused?.id === cardId) await resumeRun(ctx, run, event);
+}
+
+/**
  * A waiting run ends without a response (a person pressed Stop): its open
  * card is closed, and a question no longer blocks the task.
  */

@@ -11,7 +11,7 @@ import { agentNames, decisionText, MAX_CARDS_PER_TASK } from "./approvals";
 import { taskMutation, taskQuery } from "./functions";
 import { actorName, memberActor } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
-import { EXPIRE_BATCH, resumeRun, waitingRunX } from "./pauses";
+import { EXPIRE_BATCH, resumeIfPausedOn, resumeRun, waitingRunX } from "./pauses";
 import schema from "./schema";
 
 const vPlanCard = schema.tables.plans.validator
@@ -103,10 +103,7 @@ export const expireOverdue = internalMutation({
       .take(EXPIRE_BATCH);
     for (const plan of overdue) {
       await ctx.db.patch("plans", plan._id, { status: "expired", decidedAt: now });
-      const run = await ctx.db.get("runs", plan.runId);
-      if (run?.status === "waiting" && run.paused?.id === plan._id) {
-        await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by: "Maestro", note: "the plan expired: nobody decided in time" });
-      }
+      await resumeIfPausedOn(ctx, plan.runId, plan._id, { type: "control_submitted", action: "resume", by: "Maestro", note: "the plan expired: nobody decided in time" });
     }
     return overdue.length;
   },

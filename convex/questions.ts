@@ -13,7 +13,7 @@ import { actorName, memberActor } from "./lib/actors";
 import { boundedText } from "./lib/runEvents";
 import { MaestroError } from "./lib/errors";
 import { postMessage } from "./messages";
-import { EXPIRE_BATCH, releaseQuestion, resumeRun } from "./pauses";
+import { EXPIRE_BATCH, releaseQuestion, resumeIfPausedOn } from "./pauses";
 import schema from "./schema";
 import { moveTask } from "./tasks";
 import type { Actor } from "./validators";
@@ -62,10 +62,7 @@ export async function answerQuestion(ctx: MutationCtx, question: Doc<"questions"
     const current = (await ctx.db.get("tasks", task._id))!;
     if (current.status === "blocked") await moveTask(ctx, by, current, task.pendingQuestion.previousStatus);
   }
-  const run = await ctx.db.get("runs", question.runId);
-  if (run?.status === "waiting" && run.paused?.id === question._id) {
-    await resumeRun(ctx, run, { type: "tool_output_submitted", tool: "ask_question", content: boundedText(`${name}: ${answer}`) });
-  }
+  await resumeIfPausedOn(ctx, question.runId, question._id, { type: "tool_output_submitted", tool: "ask_question", content: boundedText(`${name}: ${answer}`) });
 }
 
 /** Why a question that is no longer pending takes no answer. */
@@ -110,10 +107,7 @@ export const expireOverdue = internalMutation({
     for (const question of overdue) {
       await ctx.db.patch("questions", question._id, { status: "expired" });
       await releaseQuestion(ctx, question, question._id);
-      const run = await ctx.db.get("runs", question.runId);
-      if (run?.status === "waiting" && run.paused?.id === question._id) {
-        await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by: "Maestro", note: "the question expired: nobody answered in time" });
-      }
+      await resumeIfPausedOn(ctx, question.runId, question._id, { type: "control_submitted", action: "resume", by: "Maestro", note: "the question expired: nobody answered in time" });
     }
     return overdue.length;
   },
