@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend } from "./helpers";
+import type { ApiBody } from "../fixtures/messagingApi";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 
@@ -76,33 +77,6 @@ function textOf(result: unknown): string {
   expect(content).toHaveLength(1);
   expect(content[0].type).toBe("text");
   return (content[0] as { text: string }).text;
-}
-
-/** The API's answers, as far as these tests read them. */
-interface ApiMessage {
-  id: string;
-  _id: string;
-  body: string;
-  importance: string;
-  correlationId?: string;
-  replyCount: number;
-  blocking: boolean;
-  type: string;
-  where: string;
-  direct: boolean;
-  /** An actor on channel messages, a name in the inbox. */
-  from: string | { name: string };
-}
-interface ApiBody {
-  error: string;
-  id: string;
-  _id: string;
-  name: string;
-  kind: string;
-  marked: number;
-  messages: ApiMessage[];
-  root: ApiMessage;
-  replies: ApiMessage[];
 }
 
 const CHAT_TOOLS = ["chat.getNew", "chat.post"];

@@ -8,33 +8,7 @@ import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { agent, AGENTS, createOtherDepartment, memberKeyOf, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
-
-/** The API's answers, as far as these tests read them. */
-interface ApiMessage {
-  id: string;
-  _id: string;
-  body: string;
-  importance: string;
-  correlationId?: string;
-  replyCount: number;
-  blocking: boolean;
-  type: string;
-  where: string;
-  direct: boolean;
-  /** An actor on channel messages, a name in the inbox. */
-  from: string | { name: string };
-}
-interface ApiBody {
-  error: string;
-  id: string;
-  _id: string;
-  name: string;
-  kind: string;
-  marked: number;
-  messages: ApiMessage[];
-  root: ApiMessage;
-  replies: ApiMessage[];
-}
+import type { ApiBody } from "../fixtures/messagingApi";
 
 async function squad() {
   const t = setupTest();
