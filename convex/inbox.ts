@@ -5,7 +5,7 @@
  */
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
-import type { MutationCtx } from "./_generated/server";
+import type { MutationCtx, QueryCtx } from "./_generated/server";
 import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
 import { MAX_UNREAD_COUNTED } from "./channels";
 import { channelMutation, departmentMutation, departmentQuery } from "./functions";
@@ -18,6 +18,25 @@ import { mentionCandidates } from "./messages";
 
 /** Most inbox rows one call marks read (a bigger backlog takes another call). */
 export const MAX_MARKED_PER_CALL = 500;
+
+/**
+ * `recipientKey`'s inbox rows for these messages, in order. Ids come as
+ * strings (a model or a client sent them): ones that are not message ids, or
+ * whose message is not in that inbox, are skipped.
+ */
+export async function inboxRowsFor(ctx: QueryCtx, recipientKey: string, messageIds: string[]): Promise<Array<Doc<"inbox">>> {
+  const rows = [];
+  for (const raw of messageIds) {
+    const messageId = ctx.db.normalizeId("channelMessages", raw);
+    if (messageId === null) continue;
+    const row = await ctx.db
+      .query("inbox")
+      .withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", recipientKey).eq("messageId", messageId))
+      .unique();
+    if (row !== null) rows.push(row);
+  }
+  return rows;
+}
 
 /** Marks rows read and logs one event per conversation touched. */
 export async function markRowsRead(ctx: MutationCtx, rows: Array<Doc<"inbox">>, actor: Actor): Promise<number> {
@@ -95,14 +114,7 @@ export const markRead = channelMutation({
         .withIndex("by_recipient_and_channel_and_readAt", (q) => q.eq("recipientKey", me).eq("channelId", channelId).eq("readAt", undefined))
         .take(MAX_MARKED_PER_CALL);
     } else {
-      rows = [];
-      for (const messageId of messageIds.slice(0, MAX_MARKED_PER_CALL)) {
-        const row = await ctx.db
-          .query("inbox")
-          .withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", me).eq("messageId", messageId))
-          .unique();
-        if (row !== null && row.channelId === channelId) rows.push(row);
-      }
+      rows = (await inboxRowsFor(ctx, me, messageIds.slice(0, MAX_MARKED_PER_CALL))).filter((row) => row.channelId === channelId);
     }
     return await markRowsRead(ctx, rows, memberActor(ctx.member));
   },

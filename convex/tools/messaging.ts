@@ -12,7 +12,7 @@ import { channelMembers, createChannel } from "../channels";
 import { MAX_THREAD_REPLIES, postChannelMessage, publicMessage, vChannelMessage } from "../channelMessages";
 import { agentForKeyHash } from "../agentApiKeys";
 import { oncePerKey } from "./effects";
-import { markRowsRead } from "../inbox";
+import { inboxRowsFor, markRowsRead } from "../inbox";
 import { agentActor } from "../lib/actors";
 import { canRead, dmKey, normalizeChannelName } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
@@ -403,25 +403,13 @@ export const markReadTool = internalMutation({
 
 /** Marks the agent's inbox rows of `messageIds` read (all unread ones when none are named); returns how many. */
 async function markRead(ctx: MutationCtx, agent: Doc<"agents">, messageIds: string[] | undefined) {
-  const rows = [];
-  if (messageIds === undefined) {
-    rows.push(
-      ...(await ctx.db
-        .query("inbox")
-        .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("departmentId", agent.departmentId).eq("readAt", undefined))
-        .take(500)),
-    );
-  } else {
-    for (const raw of messageIds.slice(0, 500)) {
-      const id = ctx.db.normalizeId("channelMessages", raw);
-      if (id === null) continue;
-      const row = await ctx.db
-        .query("inbox")
-        .withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", agent.sessionKey).eq("messageId", id))
-        .unique();
-      if (row !== null) rows.push(row);
-    }
-  }
+  const rows =
+    messageIds === undefined
+      ? await ctx.db
+          .query("inbox")
+          .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("departmentId", agent.departmentId).eq("readAt", undefined))
+          .take(500)
+      : await inboxRowsFor(ctx, agent.sessionKey, messageIds.slice(0, 500));
   return rows.length === 0 ? 0 : await markRowsRead(ctx, rows, agentActor(agent));
 }
 
@@ -482,17 +470,9 @@ export const afterInjection = internalMutation({
     const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
     if (agent === null) return null;
     const now = Date.now();
-    const rows = [];
-    for (const raw of [...blocking, ...shown].slice(0, MAX_INJECTION_CANDIDATES + MAX_BLOCKING_PER_CALL)) {
-      const id = ctx.db.normalizeId("channelMessages", raw);
-      if (id === null) continue;
-      const row = await ctx.db
-        .query("inbox")
-        .withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", agent.sessionKey).eq("messageId", id))
-        .unique();
-      if (row === null) continue;
-      if (blocking.includes(raw) && row.handledAt === undefined) await ctx.db.patch("inbox", row._id, { handledAt: now });
-      rows.push(row);
+    const rows = await inboxRowsFor(ctx, agent.sessionKey, [...blocking, ...shown].slice(0, MAX_INJECTION_CANDIDATES + MAX_BLOCKING_PER_CALL));
+    for (const row of rows) {
+      if (blocking.includes(row.messageId) && row.handledAt === undefined) await ctx.db.patch("inbox", row._id, { handledAt: now });
     }
     if (rows.length > 0) await markRowsRead(ctx, rows, agentActor(agent));
     return null;
