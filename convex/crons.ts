@@ -23,4 +23,7 @@ crons.interval("expire overdue plans", { seconds: sweepIntervalSeconds(env) }, i
 // Files uploaded but never posted in a message within a day are deleted, blob and row.
 crons.interval("sweep never-posted files", { hours: 1 }, internal.channelFiles.sweepUnposted, {});
 
+// Tool effects older than a week (twice the pause TTL at least) are forgotten: no retry or resume comes that late.
+crons.interval("forget old tool effects", { hours: 1 }, internal.tools.effects.sweepExpired, {});
+
 export default crons;

@@ -7,8 +7,25 @@
  * nothing. An effect that throws records nothing (the transaction rolls
  * back), so the next call tries again.
  */
+import { v } from "convex/values";
+import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
-import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { env, internalMutation, type MutationCtx, type QueryCtx } from "../_generated/server";
+import { pauseTtlMs } from "../pauses";
+
+/**
+ * How long an effect is remembered: a repeat comes from a retry (minutes), a
+ * resume after a card was decided (up to the pause TTL) or a re-delivered
+ * trigger, so a week, and never less than twice the pause TTL.
+ */
+export const MIN_EFFECT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export function effectTtlMs(source: Record<string, string | undefined>): number {
+  return Math.max(MIN_EFFECT_TTL_MS, 2 * pauseTtlMs(source));
+}
+
+/** Effects one sweep deletes; a full batch schedules the next at once. */
+export const EFFECT_SWEEP_BATCH = 200;
 
 /** The recorded effect of `key`, if a call with it acted already. */
 export async function effectOf(ctx: QueryCtx, key: string): Promise<Doc<"toolEffects"> | null> {
@@ -40,3 +57,19 @@ export async function oncePerKey<T>(
   });
   return result;
 }
+
+/** Forgets effects older than `effectTtlMs`, oldest first, so the table does not grow without end. */
+export const sweepExpired = internalMutation({
+  args: {},
+  returns: v.object({ deleted: v.number() }),
+  handler: async (ctx) => {
+    const cutoff = Date.now() - effectTtlMs(env);
+    const expired = await ctx.db
+      .query("toolEffects")
+      .withIndex("by_creation_time", (q) => q.lt("_creationTime", cutoff))
+      .take(EFFECT_SWEEP_BATCH);
+    for (const effect of expired) await ctx.db.delete("toolEffects", effect._id);
+    if (expired.length === EFFECT_SWEEP_BATCH) await ctx.scheduler.runAfter(0, internal.tools.effects.sweepExpired, {});
+    return { deleted: expired.length };
+  },
+});

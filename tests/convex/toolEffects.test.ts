@@ -6,13 +6,15 @@
  * Calls go through the real dispatcher (brain/dispatch) with an action
  * context that forwards to the test deployment.
  */
-import { describe, expect, test } from "vitest";
-import { api } from "../../convex/_generated/api";
+import { describe, expect, test, vi } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
+import crons from "../../convex/crons";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ActionCtx } from "../../convex/_generated/server";
 import { DEFAULT_BRAIN_CONFIG } from "../../convex/brain/config";
 import { dispatchCall, type Dispatched } from "../../convex/brain/dispatch";
 import { parseToolCalls } from "../../convex/brain/toolCalls";
+import { EFFECT_SWEEP_BATCH, effectTtlMs, MIN_EFFECT_TTL_MS } from "../../convex/tools/effects";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
 import { AGENTS, createTask, holdScheduledFunctions, insertRun, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
 
@@ -165,5 +167,37 @@ describe("each side-effecting tool acts once per cause", () => {
     expect((await sizes(t)).toolEffects).toBe(0);
     await admin.mutation(api.channels.create, { departmentId, name: "later", visibility: "project" });
     expect(observed(await dispatch(t, first, line))).toMatch(/^posted in #later/);
+  });
+});
+
+describe("old effects are forgotten", () => {
+  const insertEffect = (t: TestConvex, key: string) =>
+    t.run(async (ctx) => await ctx.db.insert("toolEffects", { key, tool: "post_message", result: "null" }));
+  const keys = async (t: TestConvex) => (await t.run(async (ctx) => await ctx.db.query("toolEffects").collect())).map((e) => e.key);
+
+  test("after the TTL (a week, at least twice the pause TTL) a sweep deletes them, oldest first; younger ones stay and still de-duplicate", async () => {
+    const t = setupTest();
+    expect(effectTtlMs({})).toBe(MIN_EFFECT_TTL_MS);
+    expect(effectTtlMs({ MAESTRO_APPROVAL_TTL_MS: String(5 * 24 * 60 * 60_000) })).toBe(10 * 24 * 60 * 60_000);
+    await insertEffect(t, "old");
+    vi.advanceTimersByTime(MIN_EFFECT_TTL_MS - 60_000);
+    await insertEffect(t, "young");
+    expect(await t.mutation(internal.tools.effects.sweepExpired, {})).toEqual({ deleted: 0 });
+    vi.advanceTimersByTime(2 * 60_000);
+    expect(await t.mutation(internal.tools.effects.sweepExpired, {})).toEqual({ deleted: 1 });
+    expect(await keys(t)).toEqual(["young"]);
+  });
+
+  test("a backlog bigger than a pass is finished by passes scheduled at once", async () => {
+    const t = setupTest();
+    for (let i = 0; i < EFFECT_SWEEP_BATCH + 3; i++) await insertEffect(t, `effect ${i}`);
+    vi.advanceTimersByTime(MIN_EFFECT_TTL_MS + 1);
+    expect(await t.mutation(internal.tools.effects.sweepExpired, {})).toEqual({ deleted: EFFECT_SWEEP_BATCH });
+    await t.finishAllScheduledFunctions(vi.runAllTimers);
+    expect(await keys(t)).toEqual([]);
+  });
+
+  test("the sweep is a cron", () => {
+    expect(crons.crons["forget old tool effects"]).toMatchObject({ name: "tools/effects:sweepExpired", schedule: { type: "interval", hours: 1 } });
   });
 });
