@@ -12,7 +12,7 @@ export function SettingsButton({ department }: Props) {
     <>
       <Button variant="ghost" onClick={() => setOpen(true)} aria-haspopup="dialog" className="shrink-0 px-2">
         <SlidersIcon className="size-5 sm:size-4" />
-        <span className="sr-only sm:not-sr-only">Settings</span>
+        <span className="sr-only lg:not-sr-only">Settings</span>
       </Button>
       {open && <SettingsDialog department={department} onClose={() => setOpen(false)} />}
     </>

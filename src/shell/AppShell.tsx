@@ -147,8 +147,8 @@ function Workspace({ userName, onSignOut, ensureAccount }: Props) {
         actions={
           <>
             {selected && (
-              // Phones have no keyboard shortcut to hint at, and no room: the palette is for wider screens.
-              <div className="hidden shrink-0 sm:flex">
+              // Phones have no keyboard shortcut to hint at, and narrow rows no room: Ctrl/Cmd-K still opens the palette.
+              <div className="hidden shrink-0 lg:flex">
                 <Button
                   variant="secondary"
                   onClick={() => window.dispatchEvent(new Event(OPEN_PALETTE_EVENT))}
@@ -157,7 +157,7 @@ function Workspace({ userName, onSignOut, ensureAccount }: Props) {
                   className="gap-2 py-1.5 text-slate-500 dark:bg-slate-900 dark:text-slate-300 dark:ring-slate-700"
                 >
                   Jump to…
-                  <kbd className="rounded border border-slate-300 px-1 font-mono text-[10px] dark:border-slate-600">Ctrl K</kbd>
+                  <kbd className="hidden rounded border min-[1440px]:inline border-slate-300 px-1 font-mono text-[10px] dark:border-slate-600">Ctrl K</kbd>
                 </Button>
               </div>
             )}

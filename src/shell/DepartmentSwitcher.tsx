@@ -13,11 +13,11 @@ type Props = {
 export function DepartmentSwitcher({ departments, selectedId, onSelect }: Props) {
   return (
     <label className="flex min-w-0 items-center gap-2 text-sm text-slate-600 dark:text-slate-300">
-      <span>Department</span>
+      <span className="sr-only xl:not-sr-only">Department</span>
       <select
         value={selectedId}
         onChange={(event) => onSelect(event.target.value)}
-        className="min-w-0 flex-1 rounded-lg sm:max-w-64 sm:flex-none border-0 bg-white py-1.5 pr-8 pl-3 text-sm font-medium text-slate-900 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600"
+        className="min-w-28 flex-1 rounded-lg md:max-w-64 md:flex-initial border-0 bg-white py-1.5 pr-8 pl-3 text-sm font-medium text-slate-900 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600"
       >
         {departments.map((department) => (
           <option key={department._id} value={department._id}>

@@ -9,7 +9,11 @@ export function ModelStatus({ status }: { status: { configured: boolean; label: 
   if (status === undefined) return null;
   if (status.configured) {
     return (
-      <span className="hidden text-xs text-slate-500 md:inline dark:text-slate-400" data-testid="model-label" title="The model agents think with">
+      <span
+        className="hidden max-w-48 truncate text-xs whitespace-nowrap text-slate-500 xl:inline-block min-[1440px]:max-w-none dark:text-slate-400"
+        data-testid="model-label"
+        title={`The model agents think with: ${status.label}`}
+      >
         Model: {status.label}
       </span>
     );

@@ -98,6 +98,40 @@ describe("layout", () => {
     await ada.screenshot({ path: screenshotPath("shell-1280.png") });
   });
 
+  test("the header: from 1440 down to a phone, no control covers another or leaves the window; the department stays readable", async () => {
+    for (const width of [1440, 1280, 1180, 1024, 900, 768, 700, 390]) {
+      await ada.setViewportSize({ width, height: 800 });
+      await until(
+        () => ada.evaluate(() => document.querySelector("header")!.getBoundingClientRect().width),
+        (w) => w === width,
+        `the header at ${width} px`,
+      );
+      // Every visible control and text of the header, as boxes: none may overlap another or leave the window.
+      const boxes = await ada.evaluate(() =>
+        [...document.querySelectorAll("header select, header button, header a, header [data-testid=model-label], header [title^='Signed in']")]
+          .map((element) => ({ name: (element.getAttribute("aria-label") ?? element.textContent ?? "").trim().slice(0, 24), box: element.getBoundingClientRect() }))
+          .filter(({ box }) => box.width > 0 && box.height > 0)
+          .map(({ name, box }) => ({ name, left: box.left, right: box.right, top: box.top, bottom: box.bottom })),
+      );
+      expect(boxes.length, `controls at ${width} px`).toBeGreaterThan(3);
+      for (const a of boxes) {
+        expect(a.left, `${a.name} at ${width} px`).toBeGreaterThanOrEqual(0);
+        expect(a.right, `${a.name} at ${width} px`).toBeLessThanOrEqual(width);
+        for (const b of boxes) {
+          if (a === b) continue;
+          const overlap = a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+          expect(overlap, `${a.name} overlaps ${b.name} at ${width} px`).toBe(false);
+        }
+      }
+      // The department's name is not squeezed to nothing.
+      const select = boxes.find((b) => b.name.includes("Product Squad"))!;
+      expect(select.right - select.left, `department select at ${width} px`).toBeGreaterThanOrEqual(100);
+      if (width === 1280 || width === 1024 || width === 768) await ada.screenshot({ path: screenshotPath(`header-${width}.png`), clip: { x: 0, y: 0, width, height: 120 } });
+    }
+    await ada.setViewportSize(LARGE);
+    await ada.getByTestId("side-panel").waitFor();
+  });
+
   test("390×844: tabs for Board, Chat, Activity and Roster instead of one long page", async () => {
     await ada.setViewportSize(PHONE);
     const tabs = ada.getByRole("tablist", { name: "Department" });
