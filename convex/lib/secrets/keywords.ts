@@ -36,7 +36,16 @@ export class KeywordHits {
 
   /** Whether a keyword found lies wholly inside `[from, to)`. */
   anyWithin(from: number, to: number): boolean {
-    for (let k = 0; k < this.count; k++) if (this.starts[k] >= from && this.ends[k] <= to) return true;
+    // Hits are in order of their end: skip by bisection to the first ending past `from`
+    // (asked once per wrapped line, so a scan of every hit added up).
+    let low = 0;
+    let high = this.count;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.ends[middle] <= from) low = middle + 1;
+      else high = middle;
+    }
+    for (let k = low; k < this.count && this.ends[k] <= to; k++) if (this.starts[k] >= from) return true;
     return false;
   }
 }

@@ -16,7 +16,7 @@
  */
 import { keywordAutomaton, KeywordHits, placeGate, type KeywordAutomaton } from "./keywords";
 import { addViewFindings, normalizedView, VIEW_MARKS } from "./normalize";
-import { monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
+import { codeAt, monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
 
 export interface SecretRule {
   id: string;
@@ -317,11 +317,11 @@ const MAX_KEY_NAME = 60;
  * `=` or `:`, or one to three and "is" or "was".
  */
 function assignmentAfter(text: string, end: number): boolean {
-  const quote = text.charCodeAt(end);
+  const quote = codeAt(text, end);
   if (quote === 34 || quote === 39 || quote === 93) end++;
   let gap = 0;
-  while (gap < 3 && (text.charCodeAt(end + gap) === 32 || text.charCodeAt(end + gap) === 9)) gap++;
-  const next = text.charCodeAt(end + gap);
+  while (gap < 3 && (codeAt(text, end + gap) === 32 || codeAt(text, end + gap) === 9)) gap++;
+  const next = codeAt(text, end + gap);
   if (next === 61 || next === 58) return true;
   if (gap === 0) return false;
   const word = text.slice(end + gap, end + gap + 3).toLowerCase();
@@ -352,7 +352,7 @@ function assignmentStarts(text: string, at: number): number[] {
   while (end < text.length && end - at <= MAX_KEY_NAME && isKeyNameCode(text.charCodeAt(end))) end++;
   const follows = assignmentAfter(text, end);
   if (!follows) {
-    const gap = text.charCodeAt(end);
+    const gap = codeAt(text, end);
     if ((gap !== 32 && gap !== 9) || end - at > MAX_PREFIX_WORD) return [];
   }
   const start = runStart(text, at, MAX_KEY_NAME, isKeyNameCode);
@@ -363,7 +363,7 @@ function assignmentStarts(text: string, at: number): number[] {
     const next = keyNameEnd(text, end + 1, end + 1);
     return next > end + 1 && assignmentAfter(text, next) ? [start] : [];
   }
-  const gap = text.charCodeAt(start - 1);
+  const gap = codeAt(text, start - 1);
   if (start < 2 || (gap !== 32 && gap !== 9)) return [start];
   const word = runStart(text, start - 1, 11, isLetterCode);
   return KEY_PREFIX_WORDS.has(text.slice(word, start - 1).toLowerCase()) ? [word, start] : [start];
@@ -389,13 +389,13 @@ const isAwsSeparator = (code: number) => code === 32 || code === 95 || code === 
  */
 function awsSecretStarts(text: string, at: number): number[] {
   let next = at + "secret".length;
-  if (isAwsSeparator(text.charCodeAt(next))) next++;
+  if (isAwsSeparator(codeAt(text, next))) next++;
   if (wordAt(text, next, "access")) {
     next += "access".length;
-    if (isAwsSeparator(text.charCodeAt(next))) next++;
+    if (isAwsSeparator(codeAt(text, next))) next++;
   }
   if (!wordAt(text, next, "key")) return [];
-  if (wordAt(text, at - 4, "aws") && isAwsSeparator(text.charCodeAt(at - 1))) return [at - 4, at];
+  if (wordAt(text, at - 4, "aws") && isAwsSeparator(codeAt(text, at - 1))) return [at - 4, at];
   return wordAt(text, at - 3, "aws") ? [at - 3, at] : [at];
 }
 

@@ -49,6 +49,16 @@ export function monotonicNow(): number {
 }
 
 /**
+ * `text.charCodeAt(at)`, or -1 outside the text. For reads that may fall off
+ * either end: an out-of-range `charCodeAt` (NaN) throws the optimizing
+ * compiler's code away, and every recompilation of the scanner's big
+ * functions is time the first messages wait for.
+ */
+export function codeAt(text: string, at: number): number {
+  return at >= 0 && at < text.length ? text.charCodeAt(at) : -1;
+}
+
+/**
  * Secrets shorter than this are only replaced elsewhere in the text where they
  * stand as a whole token, so a short URL password does not blank out
  * matching letters inside ordinary words.
