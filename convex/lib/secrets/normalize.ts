@@ -289,12 +289,12 @@ export interface PlaceGate {
  * For a place whose only marks are line breaks (wrapped tokens, the common
  * case), whether its view may hold a keyword, decided without building it:
  * the view is the text with some line breaks (and the next line's indent)
- * cut out, so a keyword in it lies wholly in the text — found by the pass —
- * or spans a cut, which is checked from the characters each side. True when
- * unsure (a line too short to hold the characters looked at).
+ * cut out, so a keyword in it lies wholly in the text — found by the pass,
+ * which the caller asks first (`foundWithin`) — or spans a cut, which is
+ * checked here from the characters each side. True when unsure (a line too
+ * short to hold the characters looked at).
  */
 function wrappedPlaceMayHoldKeyword(text: string, rangeStart: number, rangeEnd: number, marks: Int32Array, from: number, to: number, gate: PlaceGate): boolean {
-  if (gate.foundWithin(rangeStart, rangeEnd)) return true;
   const reach = gate.longest - 1;
   let lineStart = rangeStart;
   for (let k = from; k < to; k++) {
@@ -411,6 +411,7 @@ export function normalizedView(
   let changed = false;
   let k = 0;
   for (const [rangeStart, rangeEnd] of ranges) {
+    let holdsKeyword = false;
     if (gate !== undefined) {
       // A place of wrapped lines only: dropped unless a keyword may be in it, without building its view.
       while (k < count && marks[k] < rangeStart) k++;
@@ -420,11 +421,16 @@ export function normalizedView(
         const code = text.charCodeAt(marks[end]);
         if (code !== 10 && code !== 13) wrappedOnly = false;
       }
-      if (wrappedOnly && !wrappedPlaceMayHoldKeyword(text, rangeStart, rangeEnd, marks, k, end, gate)) {
-        // Such a place always joins a line (it holds the break it was made for), so the view is not null for it.
-        changed = true;
-        k = end;
-        continue;
+      if (wrappedOnly) {
+        // A keyword found inside the place is in its view too (which only
+        // lacks line breaks and indentation), so the view need not be searched.
+        holdsKeyword = gate.foundWithin(rangeStart, rangeEnd);
+        if (!holdsKeyword && !wrappedPlaceMayHoldKeyword(text, rangeStart, rangeEnd, marks, k, end, gate)) {
+          // Such a place always joins a line (it holds the break it was made for), so the view is not null for it.
+          changed = true;
+          k = end;
+          continue;
+        }
       }
     }
     const first = view.at.length;
@@ -433,7 +439,7 @@ export function normalizedView(
     k = nextMark;
     // Whether there is a view at all depends on every place, kept or not, as if none were dropped.
     changed ||= rangeChanged;
-    if (gate !== undefined && !view.holdsKeyword(text, first, gate)) view.truncate(first);
+    if (gate !== undefined && !holdsKeyword && !view.holdsKeyword(text, first, gate)) view.truncate(first);
   }
   if (!changed || view.length === 0) return null;
   return { text: view.toText(text), at: view.at, from: view.from, to: view.to };
