@@ -691,7 +691,7 @@ export function secretSpan(rule: SecretRule, match: RegExpExecArray): [number, n
   const startInMatch = endInMatch - secret.length;
   if (startInMatch < 0) return null;
   // The group's two ends checked, not all of it: a wrong `afterSecret` shows
-  // there (tests/convex/secretsSpeed.test.ts compares every fixture with the `d` flag's offsets).
+  // there (tests/convex/secretsShortcuts.test.ts compares every fixture with the `d` flag's offsets).
   const last = secret.length - 1;
   if (last >= 0 && (whole.charCodeAt(startInMatch) !== secret.charCodeAt(0) || whole.charCodeAt(startInMatch + last) !== secret.charCodeAt(last))) return null;
   return [match.index + startInMatch, match.index + endInMatch];
