@@ -210,3 +210,20 @@ describe("wrapped lines: the view is cut, searched and placed as before", () => 
     ]);
   });
 });
+
+describe("jwt: headers that cannot name an algorithm are dropped before JSON.parse", () => {
+  const base64url = (text: string) => btoa(text).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+  const jwt = (header: string) => `${base64url(header)}.${base64url('{"sub":"1234567890","name":"Ann"}')}.c2lnbmF0dXJlLWJ5dGVz`;
+  const found = (text: string) => ruleScanner.scan(text).some((finding) => finding.rule === "jwt");
+
+  test("a header with \"alg\", written plainly or with \\u escapes, is a JWT", () => {
+    expect(found(`token ${jwt('{"alg":"HS256","typ":"JWT"}')}`)).toBe(true);
+    expect(found(`token ${jwt('{"\\u0061lg":"HS256"}')}`)).toBe(true);
+  });
+
+  test("a header without it is not, nor one that is not JSON", () => {
+    expect(found(`token ${jwt('{"typ":"JWT","kid":"k1"}')}`)).toBe(false);
+    expect(found(`token ${jwt('{"alg":')}`)).toBe(false);
+    expect(found(`token ${jwt('{"alg":5}')}`)).toBe(false);
+  });
+});
