@@ -141,6 +141,41 @@ describe("keyword hits inside a place (bisection)", () => {
   });
 });
 
+describe("a keyword across a cut, told from the pass's state at the line's end", () => {
+  test("crosses finds every keyword that starts before the cut and ends after it", () => {
+    const keywords = ["key", "pass", "password", "sk-", "token", "pypi-ageichlwas5vcmc", "hooks.slack.com"];
+    const automaton = keywordAutomaton(keywords, VIEW_MARKS);
+    const random = prng(13);
+    const pieces = [...keywords, ...keywords.map((keyword) => keyword.toUpperCase()), "x", "-", ".", "s", "k"];
+    let checked = 0;
+    for (let round = 0; round < 300; round++) {
+      let text = "";
+      while (text.length < 60) {
+        const piece = pieces[Math.floor(random() * pieces.length)];
+        text += random() < 0.4 ? piece.slice(0, 1 + Math.floor(random() * piece.length)) : piece;
+      }
+      const cut = 5 + Math.floor(random() * 40);
+      const to = Math.min(text.length, cut + 19);
+      // The pass's state before a mark right at the cut.
+      const hits = automaton.scan(`${text.slice(0, cut)}\n`, new KeywordHits());
+      const state = hits.markStates[hits.markCount - 1];
+      const folded = text.toLowerCase();
+      const across = keywords.some((keyword) => {
+        for (let at = folded.indexOf(keyword); at !== -1; at = folded.indexOf(keyword, at + 1)) {
+          if (at < cut && at + keyword.length > cut && at + keyword.length <= to) return true;
+        }
+        return false;
+      });
+      if (across) {
+        expect(automaton.crosses(state, text, cut, to), `${text} | cut ${cut}`).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+    expect(automaton.crosses(automaton.start, "token", 0, 5)).toBe(false); // nothing before the cut
+  });
+});
+
 describe("reads off either end of the text", () => {
   test("codeAt is -1 outside the text, the code unit inside", () => {
     expect(codeAt("ab", -1)).toBe(-1);

@@ -32,6 +32,8 @@ export class KeywordHits {
   count = 0;
   /** Offsets of the mark characters, ascending, for k < `markCount`. */
   marks: Int32Array = new Int32Array(64);
+  /** The walk's state just before each mark (what it had seen of the text there), for `KeywordAutomaton.crosses`. */
+  markStates: Int32Array = new Int32Array(64);
   markCount = 0;
 
   /** Whether a keyword found lies wholly inside `[from, to)`. */
@@ -64,6 +66,12 @@ export interface KeywordAutomaton {
    * pieces of a text not yet joined into one string can be searched in turn.
    */
   walk(state: number, text: string, from: number, to: number): number;
+  /**
+   * Whether walking `text[from, to)` on from `state` a keyword ends while the
+   * walk still holds characters from before `from` (a keyword across a cut
+   * there). Stops as soon as the state holds none: usually after a character or two.
+   */
+  crosses(state: number, text: string, from: number, to: number): boolean;
 }
 
 /** Character classes, indexed by UTF-16 code unit: 0 for every character no keyword holds. */
@@ -108,6 +116,7 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
   // keywords ending at each state.
   const rows: number[][] = [new Array<number>(classes).fill(0)];
   const ending: number[][] = [[]];
+  const depthOf: number[] = [0]; // characters of the keyword prefix a state stands for
   keywords.forEach((keyword, index) => {
     let state = 0;
     for (let i = 0; i < keyword.length; i++) {
@@ -115,6 +124,7 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
       if (rows[state][cls] === 0) {
         rows.push(new Array<number>(classes).fill(0));
         ending.push([]);
+        depthOf.push(depthOf[state] + 1);
         rows[state][cls] = rows.length - 1;
       }
       state = rows[state][cls];
@@ -125,6 +135,7 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
   const MARK = rows.length;
   rows.push(rows[0]);
   ending.push([]);
+  depthOf.push(0);
 
   // Breadth-first: each state's failure link (its longest proper suffix
   // that is a trie state), missing moves filled in from it (a full DFA), and
@@ -170,13 +181,19 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
   outputFrom[rows.length] = outputList.length;
   const outputs = Int32Array.from(outputList);
   const lengths = Int32Array.from(keywords, (keyword) => keyword.length);
+  const depth = new Int32Array(rows.length); // by row position (row offset / classes)
+  order.forEach((state, position) => (depth[position] = depthOf[state]));
   const root = offset[0];
   const mark = offset[MARK];
 
   /** Records what the walk reached at `i`: a mark, or the keywords ending there. */
-  function report(text: string, into: KeywordHits, row: number, i: number): void {
+  function report(text: string, into: KeywordHits, row: number, i: number, before: number): void {
     if (row === mark) {
-      if (into.markCount === into.marks.length) into.marks = grow(into.marks, into.markCount + 1);
+      if (into.markCount === into.marks.length) {
+        into.marks = grow(into.marks, into.markCount + 1);
+        into.markStates = grow(into.markStates, into.markCount + 1);
+      }
+      into.markStates[into.markCount] = before;
       into.marks[into.markCount++] = i;
       return;
     }
@@ -206,8 +223,9 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
       const length = text.length;
       let row = root;
       for (let i = 0; i < length; i++) {
-        row = table[row + classes_[text.charCodeAt(i)]];
-        if (row >= threshold) report(text, into, row, i);
+        const next = table[row + classes_[text.charCodeAt(i)]];
+        if (next >= threshold) report(text, into, next, i, row);
+        row = next;
       }
       return into;
     },
@@ -223,6 +241,16 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
       }
       return row;
     },
+    crosses(state, text, from, to) {
+      let row = state;
+      for (let i = from; i < to; i++) {
+        // The state stands for its last `depth` characters: once all are past `from`, no keyword found later holds one before it.
+        if (depth[row / classes] <= i - from) return false;
+        row = delta[row + classOf[text.charCodeAt(i)]];
+        if (row >= reportFrom && row !== mark) return true;
+      }
+      return false;
+    },
   };
 }
 
@@ -233,5 +261,7 @@ export function placeGate(automaton: KeywordAutomaton, hits: KeywordHits): Place
     walk: (state, text, from, to) => automaton.walk(state, text, from, to),
     longest: automaton.longest,
     foundWithin: (from, to) => hits.anyWithin(from, to),
+    stateBeforeMark: (k) => hits.markStates[k],
+    crosses: (state, text, from, to) => automaton.crosses(state, text, from, to),
   };
 }

@@ -283,6 +283,10 @@ export interface PlaceGate {
   readonly longest: number;
   /** Whether a keyword of the text lies wholly inside `[from, to)`. */
   foundWithin(from: number, to: number): boolean;
+  /** The pass's state just before the text's mark `k` (`walk`'s kind of state). */
+  stateBeforeMark(k: number): number;
+  /** Whether a keyword ends in `text[from, to)`, walked on from `state`, that starts before `from`. */
+  crosses(state: number, text: string, from: number, to: number): boolean;
 }
 
 /**
@@ -300,13 +304,18 @@ function wrappedPlaceMayHoldKeyword(text: string, rangeStart: number, rangeEnd: 
   for (let k = from; k < to; k++) {
     const at = marks[k];
     if (text.charCodeAt(at) !== 10) continue;
-    const lineEnd = at > rangeStart && text.charCodeAt(at - 1) === 13 ? at - 1 : at;
+    const crlf = at > rangeStart && text.charCodeAt(at - 1) === 13;
+    const lineEnd = crlf ? at - 1 : at;
     const next = skipIndent(text, at + 1, rangeEnd);
     const nextBreak = k + 1 < to ? marks[k + 1] : rangeEnd;
     // Characters each side of the cut that could belong to a keyword across it; another cut among them: unsure.
     if ((lineStart > rangeStart && lineEnd - lineStart < reach) || nextBreak < Math.min(rangeEnd, next + reach)) return true;
-    const state = gate.walk(gate.start, text, Math.max(lineStart, lineEnd - reach), lineEnd);
-    if (state < 0 || gate.walk(state, text, next, Math.min(rangeEnd, next + reach)) < 0) return true;
+    // The pass's state at the line's end has seen this line back to its start
+    // (the view has no fewer of its characters before the cut, the check
+    // above makes sure), so whatever a walk of the view would find across the
+    // cut, a walk on from it finds too. The `\r` of a `\r\n` is the mark before.
+    const state = gate.stateBeforeMark(crlf ? k - 1 : k);
+    if (gate.crosses(state, text, next, Math.min(rangeEnd, next + reach))) return true;
     lineStart = next;
   }
   return false;
