@@ -14,6 +14,7 @@ import {
   KeywordHits,
   keywordAutomaton,
   normalizeForScan,
+  redactionSpans,
   ruleScanner,
   SECRET_RULES,
   secretSpan,
@@ -173,6 +174,48 @@ describe("a keyword across a cut, told from the pass's state at the line's end",
     }
     expect(checked).toBeGreaterThan(20);
     expect(automaton.crosses(automaton.start, "token", 0, 5)).toBe(false); // nothing before the cut
+  });
+});
+
+describe("redaction finds a secret's other occurrences from the keyword hits", () => {
+  const GH = "ghp_R8x2Kq9ZmT4vW7bN1cY5sL3dF6gH0jP2aQ8e";
+  /** `text`'s spans with the scanner listing occurrences, and with a search of the whole text per secret. */
+  const both = (text: string) => {
+    const findings = ruleScanner.scan(text);
+    return [redactionSpans(text, findings, ruleScanner), redactionSpans(text, findings)];
+  };
+
+  test("the same spans as a search of the whole text, for every fixture posted twice and mixed with others", () => {
+    const texts = [...fixtureTexts];
+    for (let i = 0; i + 1 < positives.length; i += 2) {
+      const [a, b] = [positives[i].text, positives[i + 1].text];
+      texts.push(`${a}\n${b}\nagain: ${a} ${b.toUpperCase()} ${b}`);
+    }
+    for (const text of texts) {
+      const [listed, searched] = both(text);
+      expect(listed, text.slice(0, 160)).toEqual(searched);
+    }
+  });
+
+  test.each([
+    ["a token repeated, once inside a longer word", `${GH} and x${GH}y and ${GH}`],
+    ["the keyword in another case is another text", `${GH} and GHP_${GH.slice(4)} and ${GH}`],
+    ["a short password, whole words only", "password=hunter2 and hunter2 but not hunter22 or xhunter2"],
+    ["a secret without a keyword, repeated", "api_key: Zq8vR2mK9xW4pL7n then Zq8vR2mK9xW4pL7n"],
+    ["a keyword split by an invisible character", `token gh\u200bp_${GH.slice(4)} and gh\u200bp_${GH.slice(4)}`],
+  ])("%s", (_name, text) => {
+    const [listed, searched] = both(text);
+    expect(listed).toEqual(searched);
+    expect(listed.length).toBeGreaterThan(0);
+  });
+
+  test("a scanner asked about a text it did not scan last leaves it to the search", () => {
+    const scanner = createRuleScanner(SECRET_RULES);
+    const text = `ghp_${"aB3".repeat(12)}`;
+    scanner.scan(text);
+    expect(scanner.occurrences?.(text, 0, text.length)).toEqual([0]);
+    scanner.scan("something else");
+    expect(scanner.occurrences?.(text, 0, text.length)).toBeNull();
   });
 });
 

@@ -38,6 +38,11 @@ export class KeywordHits {
 
   /** Whether a keyword found lies wholly inside `[from, to)`. */
   anyWithin(from: number, to: number): boolean {
+    return this.firstWithin(from, to) >= 0;
+  }
+
+  /** The index of the first hit (by end) lying wholly inside `[from, to)`, or -1. */
+  firstWithin(from: number, to: number): number {
     // Hits are in order of their end: skip by bisection to the first ending past `from`
     // (asked once per wrapped line, so a scan of every hit added up).
     let low = 0;
@@ -47,8 +52,30 @@ export class KeywordHits {
       if (this.ends[middle] <= from) low = middle + 1;
       else high = middle;
     }
-    for (let k = low; k < this.count && this.ends[k] <= to; k++) if (this.starts[k] >= from) return true;
-    return false;
+    for (let k = low; k < this.count && this.ends[k] <= to; k++) if (this.starts[k] >= from) return k;
+    return -1;
+  }
+
+  /**
+   * Every offset where `text.slice(start, end)` occurs in `text` (the text
+   * these hits are of), ascending — found from a keyword inside it, which
+   * every other occurrence holds at the same place — or null when none is
+   * inside it (a secret without one, or one a disguise split).
+   */
+  occurrences(text: string, start: number, end: number): number[] | null {
+    const inside = this.firstWithin(start, end);
+    if (inside < 0) return null;
+    const keyword = this.keywords[inside];
+    const offset = this.starts[inside] - start;
+    const secret = text.slice(start, end);
+    const found: number[] = [];
+    // Hits of one keyword come in order of their start (they share its length).
+    for (let k = 0; k < this.count; k++) {
+      if (this.keywords[k] !== keyword) continue;
+      const at = this.starts[k] - offset;
+      if (at >= 0 && text.startsWith(secret, at)) found.push(at);
+    }
+    return found;
   }
 }
 

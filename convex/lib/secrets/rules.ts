@@ -872,11 +872,16 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
     }
   }
 
+  // The text `textHits` are of, for `occurrences`.
+  let lastText: string | undefined;
+
   return {
     name: options.name ?? "maestro-rules",
     scan(text: string, deadline?: number): SecretFinding[] {
       const findings: SecretFinding[] = [];
+      lastText = undefined;
       runRules(text, index.automaton.scan(text, textHits), findings, deadline);
+      lastText = text;
       if (options.normalize === true && textHits.markCount > 0) {
         const view = normalizedView(text, textHits.marks, textHits.markCount, findings, gate);
         if (view !== null) {
@@ -887,6 +892,10 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
       }
       if (findings.length > 1) findings.sort((a, b) => a.start - b.start || a.end - b.end);
       return findings;
+    },
+    // Redaction's search for other occurrences of each secret, from the keyword hits of the last scan.
+    occurrences(text: string, start: number, end: number): readonly number[] | null {
+      return text === lastText ? textHits.occurrences(text, start, end) : null;
     },
   };
 }
