@@ -32,12 +32,50 @@ export class KeywordHits {
   count = 0;
   /** Offsets of the mark characters, ascending, for k < `markCount`. */
   marks: Int32Array = new Int32Array(64);
+  /** The walk's state just before each mark (what it had seen of the text there), for `KeywordAutomaton.crosses`. */
+  markStates: Int32Array = new Int32Array(64);
   markCount = 0;
 
   /** Whether a keyword found lies wholly inside `[from, to)`. */
   anyWithin(from: number, to: number): boolean {
-    for (let k = 0; k < this.count; k++) if (this.starts[k] >= from && this.ends[k] <= to) return true;
-    return false;
+    return this.firstWithin(from, to) >= 0;
+  }
+
+  /** The index of the first hit (by end) lying wholly inside `[from, to)`, or -1. */
+  firstWithin(from: number, to: number): number {
+    // Hits are in order of their end: skip by bisection to the first ending past `from`
+    // (asked once per wrapped line, so a scan of every hit added up).
+    let low = 0;
+    let high = this.count;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.ends[middle] <= from) low = middle + 1;
+      else high = middle;
+    }
+    for (let k = low; k < this.count && this.ends[k] <= to; k++) if (this.starts[k] >= from) return k;
+    return -1;
+  }
+
+  /**
+   * Every offset where `text.slice(start, end)` occurs in `text` (the text
+   * these hits are of), ascending — found from a keyword inside it, which
+   * every other occurrence holds at the same place — or null when none is
+   * inside it (a secret without one, or one a disguise split).
+   */
+  occurrences(text: string, start: number, end: number): number[] | null {
+    const inside = this.firstWithin(start, end);
+    if (inside < 0) return null;
+    const keyword = this.keywords[inside];
+    const offset = this.starts[inside] - start;
+    const secret = text.slice(start, end);
+    const found: number[] = [];
+    // Hits of one keyword come in order of their start (they share its length).
+    for (let k = 0; k < this.count; k++) {
+      if (this.keywords[k] !== keyword) continue;
+      const at = this.starts[k] - offset;
+      if (at >= 0 && text.startsWith(secret, at)) found.push(at);
+    }
+    return found;
   }
 }
 
@@ -55,6 +93,12 @@ export interface KeywordAutomaton {
    * pieces of a text not yet joined into one string can be searched in turn.
    */
   walk(state: number, text: string, from: number, to: number): number;
+  /**
+   * Whether walking `text[from, to)` on from `state` a keyword ends while the
+   * walk still holds characters from before `from` (a keyword across a cut
+   * there). Stops as soon as the state holds none: usually after a character or two.
+   */
+  crosses(state: number, text: string, from: number, to: number): boolean;
 }
 
 /** Character classes, indexed by UTF-16 code unit: 0 for every character no keyword holds. */
@@ -99,6 +143,7 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
   // keywords ending at each state.
   const rows: number[][] = [new Array<number>(classes).fill(0)];
   const ending: number[][] = [[]];
+  const depthOf: number[] = [0]; // characters of the keyword prefix a state stands for
   keywords.forEach((keyword, index) => {
     let state = 0;
     for (let i = 0; i < keyword.length; i++) {
@@ -106,6 +151,7 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
       if (rows[state][cls] === 0) {
         rows.push(new Array<number>(classes).fill(0));
         ending.push([]);
+        depthOf.push(depthOf[state] + 1);
         rows[state][cls] = rows.length - 1;
       }
       state = rows[state][cls];
@@ -116,6 +162,7 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
   const MARK = rows.length;
   rows.push(rows[0]);
   ending.push([]);
+  depthOf.push(0);
 
   // Breadth-first: each state's failure link (its longest proper suffix
   // that is a trie state), missing moves filled in from it (a full DFA), and
@@ -161,13 +208,19 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
   outputFrom[rows.length] = outputList.length;
   const outputs = Int32Array.from(outputList);
   const lengths = Int32Array.from(keywords, (keyword) => keyword.length);
+  const depth = new Int32Array(rows.length); // by row position (row offset / classes)
+  order.forEach((state, position) => (depth[position] = depthOf[state]));
   const root = offset[0];
   const mark = offset[MARK];
 
   /** Records what the walk reached at `i`: a mark, or the keywords ending there. */
-  function report(text: string, into: KeywordHits, row: number, i: number): void {
+  function report(text: string, into: KeywordHits, row: number, i: number, before: number): void {
     if (row === mark) {
-      if (into.markCount === into.marks.length) into.marks = grow(into.marks, into.markCount + 1);
+      if (into.markCount === into.marks.length) {
+        into.marks = grow(into.marks, into.markCount + 1);
+        into.markStates = grow(into.markStates, into.markCount + 1);
+      }
+      into.markStates[into.markCount] = before;
       into.marks[into.markCount++] = i;
       return;
     }
@@ -197,8 +250,9 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
       const length = text.length;
       let row = root;
       for (let i = 0; i < length; i++) {
-        row = table[row + classes_[text.charCodeAt(i)]];
-        if (row >= threshold) report(text, into, row, i);
+        const next = table[row + classes_[text.charCodeAt(i)]];
+        if (next >= threshold) report(text, into, next, i, row);
+        row = next;
       }
       return into;
     },
@@ -214,6 +268,16 @@ export function keywordAutomaton(keywords: readonly string[], marks: readonly nu
       }
       return row;
     },
+    crosses(state, text, from, to) {
+      let row = state;
+      for (let i = from; i < to; i++) {
+        // The state stands for its last `depth` characters: once all are past `from`, no keyword found later holds one before it.
+        if (depth[row / classes] <= i - from) return false;
+        row = delta[row + classOf[text.charCodeAt(i)]];
+        if (row >= reportFrom && row !== mark) return true;
+      }
+      return false;
+    },
   };
 }
 
@@ -224,5 +288,7 @@ export function placeGate(automaton: KeywordAutomaton, hits: KeywordHits): Place
     walk: (state, text, from, to) => automaton.walk(state, text, from, to),
     longest: automaton.longest,
     foundWithin: (from, to) => hits.anyWithin(from, to),
+    stateBeforeMark: (k) => hits.markStates[k],
+    crosses: (state, text, from, to) => automaton.crosses(state, text, from, to),
   };
 }

@@ -19,7 +19,7 @@
  * Plain TypeScript over the language's own built-ins (typed arrays), so it
  * runs in Convex's default runtime.
  */
-import type { SecretFinding, SecretScanner } from "./scanner";
+import { codeAt, type SecretFinding, type SecretScanner } from "./scanner";
 
 /** Zero-width space, non-joiner and joiner, word joiner, BOM, soft hyphen: invisible when rendered. */
 export function isInvisible(code: number): boolean {
@@ -72,9 +72,9 @@ function hexByte(text: string, at: number): number {
 
 /** Where the line break at `at` (`\n` or `\r\n`) ends, or -1 when there is none. */
 function lineBreakEnd(text: string, at: number): number {
-  const code = text.charCodeAt(at);
+  const code = codeAt(text, at);
   if (code === 10) return at + 1;
-  if (code === 13 && text.charCodeAt(at + 1) === 10) return at + 2;
+  if (code === 13 && codeAt(text, at + 1) === 10) return at + 2;
   return -1;
 }
 
@@ -100,21 +100,32 @@ function toWhitespace(text: string, at: number, step: -1 | 1, limit = EDGE_SLACK
 }
 
 /**
- * Whether `text[start, end)` could be part of a key: it holds a digit or a
- * capital right after another letter (AKIA…, aB3…). Paths, host names and
- * words ending a line ("bitbucket.org/acme/infra.git", "Configuration") do
- * not, so their line breaks stay out of the view.
+ * Start of the token ending at `tokenEnd` (looked back at most
+ * `WRAPPED_TOKEN_REACH`) when it may be part of a wrapped key, else -1: at
+ * least `MIN_WRAPPED_RUN` characters holding a digit or a capital right after
+ * another letter (AKIA…, aB3…). Paths, host names and words ending a line
+ * ("bitbucket.org/acme/infra.git", "Configuration") do not, so their line
+ * breaks stay out of the view. One walk back decides both: it runs on most
+ * line breaks of a message.
  */
-function looksRandom(text: string, start: number, end: number): boolean {
-  let afterLetter = false;
-  for (let i = start; i < end; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 48 && code <= 57) return true;
-    const upper = code >= 65 && code <= 90;
-    if (upper && afterLetter) return true;
-    afterLetter = upper || (code >= 97 && code <= 122);
+function wrappedTokenStart(text: string, tokenEnd: number): number {
+  const limit = Math.max(0, tokenEnd - WRAPPED_TOKEN_REACH);
+  let start = tokenEnd;
+  let random = false;
+  let after = -1; // the character after `start - 1`, once inside the token
+  while (start > limit) {
+    const code = text.charCodeAt(start - 1);
+    if (!isTokenChar(code)) break;
+    // Walking back: `code` is a digit, or a letter with a capital after it.
+    if (!random && ((code >= 48 && code <= 57) || (after >= 65 && after <= 90 && isAsciiLetter(code)))) random = true;
+    after = code;
+    start--;
   }
-  return false;
+  return random && tokenEnd - start >= MIN_WRAPPED_RUN ? start : -1;
+}
+
+function isAsciiLetter(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 }
 
 /** Offsets of the `VIEW_MARKS` characters in `text`, ascending (what the keyword pass also collects). */
@@ -142,7 +153,7 @@ function rangesToView(text: string, marks: Int32Array, count: number, covered: r
     const code = text.charCodeAt(at);
     if (code === 37) {
       // A percent escape: it and its word (a URL, a form body).
-      if (at < escapesFrom || hexValue(text.charCodeAt(at + 1)) < 0 || hexValue(text.charCodeAt(at + 2)) < 0) continue;
+      if (at < escapesFrom || hexValue(codeAt(text, at + 1)) < 0 || hexValue(codeAt(text, at + 2)) < 0) continue;
       const start = toWhitespace(text, at, -1, DISGUISE_REACH);
       const end = toWhitespace(text, at + 3, 1, DISGUISE_REACH);
       ranges.push([start, end]);
@@ -163,10 +174,8 @@ function rangesToView(text: string, marks: Int32Array, count: number, covered: r
     const tokenEnd = at > 0 && text.charCodeAt(at - 1) === 13 ? at - 1 : at;
     const next = skipIndent(text, at + 1, text.length);
     if (next >= text.length || !isTokenChar(text.charCodeAt(next))) continue;
-    let start = tokenEnd;
-    const startLimit = Math.max(0, tokenEnd - WRAPPED_TOKEN_REACH);
-    while (start > startLimit && isTokenChar(text.charCodeAt(start - 1))) start--;
-    if (tokenEnd - start < MIN_WRAPPED_RUN || !looksRandom(text, start, tokenEnd)) continue;
+    const start = wrappedTokenStart(text, tokenEnd);
+    if (start < 0) continue;
     let end = next;
     const endLimit = Math.min(text.length, next + WRAPPED_TOKEN_REACH);
     while (end < endLimit && isTokenChar(text.charCodeAt(end))) end++;
@@ -274,30 +283,39 @@ export interface PlaceGate {
   readonly longest: number;
   /** Whether a keyword of the text lies wholly inside `[from, to)`. */
   foundWithin(from: number, to: number): boolean;
+  /** The pass's state just before the text's mark `k` (`walk`'s kind of state). */
+  stateBeforeMark(k: number): number;
+  /** Whether a keyword ends in `text[from, to)`, walked on from `state`, that starts before `from`. */
+  crosses(state: number, text: string, from: number, to: number): boolean;
 }
 
 /**
  * For a place whose only marks are line breaks (wrapped tokens, the common
  * case), whether its view may hold a keyword, decided without building it:
  * the view is the text with some line breaks (and the next line's indent)
- * cut out, so a keyword in it lies wholly in the text — found by the pass —
- * or spans a cut, which is checked from the characters each side. True when
- * unsure (a line too short to hold the characters looked at).
+ * cut out, so a keyword in it lies wholly in the text — found by the pass,
+ * which the caller asks first (`foundWithin`) — or spans a cut, which is
+ * checked here from the characters each side. True when unsure (a line too
+ * short to hold the characters looked at).
  */
 function wrappedPlaceMayHoldKeyword(text: string, rangeStart: number, rangeEnd: number, marks: Int32Array, from: number, to: number, gate: PlaceGate): boolean {
-  if (gate.foundWithin(rangeStart, rangeEnd)) return true;
   const reach = gate.longest - 1;
   let lineStart = rangeStart;
   for (let k = from; k < to; k++) {
     const at = marks[k];
     if (text.charCodeAt(at) !== 10) continue;
-    const lineEnd = at > rangeStart && text.charCodeAt(at - 1) === 13 ? at - 1 : at;
+    const crlf = at > rangeStart && text.charCodeAt(at - 1) === 13;
+    const lineEnd = crlf ? at - 1 : at;
     const next = skipIndent(text, at + 1, rangeEnd);
     const nextBreak = k + 1 < to ? marks[k + 1] : rangeEnd;
     // Characters each side of the cut that could belong to a keyword across it; another cut among them: unsure.
     if ((lineStart > rangeStart && lineEnd - lineStart < reach) || nextBreak < Math.min(rangeEnd, next + reach)) return true;
-    const state = gate.walk(gate.start, text, Math.max(lineStart, lineEnd - reach), lineEnd);
-    if (state < 0 || gate.walk(state, text, next, Math.min(rangeEnd, next + reach)) < 0) return true;
+    // The pass's state at the line's end has seen this line back to its start
+    // (the view has no fewer of its characters before the cut, the check
+    // above makes sure), so whatever a walk of the view would find across the
+    // cut, a walk on from it finds too. The `\r` of a `\r\n` is the mark before.
+    const state = gate.stateBeforeMark(crlf ? k - 1 : k);
+    if (gate.crosses(state, text, next, Math.min(rangeEnd, next + reach))) return true;
     lineStart = next;
   }
   return false;
@@ -402,6 +420,7 @@ export function normalizedView(
   let changed = false;
   let k = 0;
   for (const [rangeStart, rangeEnd] of ranges) {
+    let holdsKeyword = false;
     if (gate !== undefined) {
       // A place of wrapped lines only: dropped unless a keyword may be in it, without building its view.
       while (k < count && marks[k] < rangeStart) k++;
@@ -411,11 +430,16 @@ export function normalizedView(
         const code = text.charCodeAt(marks[end]);
         if (code !== 10 && code !== 13) wrappedOnly = false;
       }
-      if (wrappedOnly && !wrappedPlaceMayHoldKeyword(text, rangeStart, rangeEnd, marks, k, end, gate)) {
-        // Such a place always joins a line (it holds the break it was made for), so the view is not null for it.
-        changed = true;
-        k = end;
-        continue;
+      if (wrappedOnly) {
+        // A keyword found inside the place is in its view too (which only
+        // lacks line breaks and indentation), so the view need not be searched.
+        holdsKeyword = gate.foundWithin(rangeStart, rangeEnd);
+        if (!holdsKeyword && !wrappedPlaceMayHoldKeyword(text, rangeStart, rangeEnd, marks, k, end, gate)) {
+          // Such a place always joins a line (it holds the break it was made for), so the view is not null for it.
+          changed = true;
+          k = end;
+          continue;
+        }
       }
     }
     const first = view.at.length;
@@ -424,7 +448,7 @@ export function normalizedView(
     k = nextMark;
     // Whether there is a view at all depends on every place, kept or not, as if none were dropped.
     changed ||= rangeChanged;
-    if (gate !== undefined && !view.holdsKeyword(text, first, gate)) view.truncate(first);
+    if (gate !== undefined && !holdsKeyword && !view.holdsKeyword(text, first, gate)) view.truncate(first);
   }
   if (!changed || view.length === 0) return null;
   return { text: view.toText(text), at: view.at, from: view.from, to: view.to };

@@ -16,7 +16,7 @@
  */
 import { keywordAutomaton, KeywordHits, placeGate, type KeywordAutomaton } from "./keywords";
 import { addViewFindings, normalizedView, VIEW_MARKS } from "./normalize";
-import { monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
+import { codeAt, monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
 
 export interface SecretRule {
   id: string;
@@ -28,6 +28,12 @@ export interface SecretRule {
   pattern: RegExp;
   /** Capture group holding the secret; the whole match when absent. */
   secretGroup?: number;
+  /**
+   * Characters the match holds after the secret group (url-password's `@`);
+   * 0 when absent: only look-arounds follow the group. The scanner places the
+   * secret by it instead of asking the regex for group offsets.
+   */
+  afterSecret?: number;
   /** Characters stripped from the end of the secret (sentence punctuation after a free-form value). */
   trimTrailing?: string;
   /** Shortest secret reported (after trimming). */
@@ -51,7 +57,10 @@ export interface SecretRule {
 /** Shannon entropy of `text` in bits per character. */
 export function shannonEntropy(text: string): number {
   if (text.length === 0) return 0;
-  if (text.length <= 0xffff && isAscii(text)) return asciiEntropy(text);
+  if (text.length <= 0xffff) {
+    const ascii = asciiEntropy(text);
+    if (ascii >= 0) return ascii;
+  }
   const counts = new Map<number, number>();
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -65,28 +74,32 @@ export function shannonEntropy(text: string): number {
   return entropy;
 }
 
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
-
 /** Per-character counts for ASCII text, reused: the entropy check runs on every candidate. */
 const ASCII_COUNTS = new Uint16Array(128);
 /** `c * log2(c)` for the counts a candidate usually has: a `Math.log2` per distinct character was most of the check's cost. */
 const COUNT_LOG2 = Float64Array.from({ length: 1024 }, (_, count) => (count === 0 ? 0 : count * Math.log2(count)));
 
-/** -Σ p·log2(p) with p = c/n, computed as log2(n) - Σ c·log2(c) / n. */
+/**
+ * -Σ p·log2(p) with p = c/n, computed as log2(n) - Σ c·log2(c) / n; -1 when
+ * `text` is not ASCII (found while counting, so the text is read twice, not three times).
+ */
 function asciiEntropy(text: string): number {
-  for (let i = 0; i < text.length; i++) ASCII_COUNTS[text.charCodeAt(i)]++;
+  const length = text.length;
+  let counted = 0;
+  for (; counted < length; counted++) {
+    const code = text.charCodeAt(counted);
+    if (code > 0x7f) break;
+    ASCII_COUNTS[code]++;
+  }
   let sum = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = 0; i < counted; i++) {
     const code = text.charCodeAt(i);
     const count = ASCII_COUNTS[code];
     if (count === 0) continue; // already counted
     sum += count < COUNT_LOG2.length ? COUNT_LOG2[count] : count * Math.log2(count);
     ASCII_COUNTS[code] = 0;
   }
-  return Math.log2(text.length) - sum / text.length;
+  return counted < length ? -1 : Math.log2(length) - sum / length;
 }
 
 const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -120,11 +133,38 @@ export function decodeBase64(text: string): string | null {
   return out;
 }
 
+// Character tests as loops: each runs on every candidate, and a regex call costs more than the loop.
 function hasLetter(text: string): boolean {
-  return /[A-Za-z]/.test(text);
+  for (let i = 0; i < text.length; i++) if (isLetterCode(text.charCodeAt(i))) return true;
+  return false;
+}
+function hasNonLetter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (!isLetterCode(text.charCodeAt(i))) return true;
+  return false;
 }
 function hasDigit(text: string): boolean {
-  return /[0-9]/.test(text);
+  for (let i = 0; i < text.length; i++) if (isDigitCode(text.charCodeAt(i))) return true;
+  return false;
+}
+
+/**
+ * One test for "does any of `patterns` match": a list joined into one
+ * alternation per flag set, so a candidate costs one or two regex calls
+ * instead of one per pattern (the checks run on every candidate). Only for
+ * patterns without the `g`/`y` flags (stateless `test`) or group references.
+ */
+export function anyOf(patterns: readonly RegExp[]): (text: string) => boolean {
+  const byFlags = new Map<string, string[]>();
+  for (const pattern of patterns) {
+    if (/[gy]/.test(pattern.flags) || /\\[1-9k]/.test(pattern.source)) throw new Error(`anyOf: /${pattern.source}/${pattern.flags} cannot be joined`);
+    byFlags.set(pattern.flags, [...(byFlags.get(pattern.flags) ?? []), `(?:${pattern.source})`]);
+  }
+  const joined = [...byFlags].map(([flags, sources]) => new RegExp(sources.join("|"), flags));
+  if (joined.length === 1) {
+    const only = joined[0];
+    return (text) => only.test(text);
+  }
+  return (text) => joined.some((regex) => regex.test(text));
 }
 
 /** Placeholders people write where a secret would go. */
@@ -137,6 +177,8 @@ const PLACEHOLDERS: readonly RegExp[] = [
   /^[*xX•#.…_-]{1,200}$/, // ******** xxxx ... ____
   /your|example|placeholder|changeme|change[_-]me|redacted|dummy|sample|fake|mock|xxxx|\*\*\*|<|>|\$\{|\{\{|%s|%\(/i,
 ];
+
+const isPlaceholder = anyOf(PLACEHOLDERS);
 
 /** Values that are code, configuration references, paths or URLs rather than secrets. */
 const NOT_A_VALUE: readonly RegExp[] = [
@@ -152,6 +194,7 @@ const NOT_A_VALUE: readonly RegExp[] = [
   /^(?:string|number|boolean|bigint|unknown|any|never|void|object)\b/, // type annotations: password: string): …
   /^[a-z]{1,40}(?:[-_][a-z]{1,40}){1,10}$/, // lowercase slugs: test-password, fake_user_token, dev-only
 ];
+const isNotAValue = anyOf(NOT_A_VALUE);
 
 /** Last segments of a key name that make it a secret's name. */
 const SECRET_KEY_ENDINGS = [
@@ -208,9 +251,8 @@ function judgeKeyName(key: string): boolean {
 
 /** A free-form value looks like a credential: long enough, mixed, random enough, not a placeholder or code. */
 function looksLikeCredential(value: string): boolean {
-  if (!hasLetter(value) || !/[^A-Za-z]/.test(value)) return false;
-  if (PLACEHOLDERS.some((re) => re.test(value))) return false;
-  if (NOT_A_VALUE.some((re) => re.test(value))) return false;
+  if (!hasLetter(value) || !hasNonLetter(value)) return false;
+  if (isPlaceholder(value) || isNotAValue(value)) return false;
   return shannonEntropy(value) >= (value.length < 16 ? 2.5 : 3.0);
 }
 
@@ -218,6 +260,10 @@ function looksLikeCredential(value: string): boolean {
 function isJwt(token: string): boolean {
   const header = decodeBase64(token.slice(0, token.indexOf(".")));
   if (header === null) return false;
+  // No "alg" in the text and no \u escape that could spell it: JSON.parse
+  // cannot give the key, and its exception costs more than the rest of the
+  // check (crafted text makes one per "eyJ").
+  if (!header.includes("alg") && !header.includes("\\u")) return false;
   try {
     const parsed: unknown = JSON.parse(header);
     return typeof parsed === "object" && parsed !== null && typeof (parsed as { alg?: unknown }).alg === "string";
@@ -228,6 +274,7 @@ function isJwt(token: string): boolean {
 
 /** Passwords in documentation: user:password@, Basic base64("user:pass"). */
 const PLACEHOLDER_PASSWORDS: readonly RegExp[] = [...PLACEHOLDERS, /^(?:password|passwd|pass|pwd|secret|pw|p|\*+)$/i];
+const isPlaceholderPassword = anyOf(PLACEHOLDER_PASSWORDS);
 
 /** Basic-auth credentials: base64 of printable `user:password`, the password not a placeholder. */
 function isBasicCredentials(value: string): boolean {
@@ -236,7 +283,7 @@ function isBasicCredentials(value: string): boolean {
   const colon = decoded.indexOf(":");
   if (colon < 0 || colon === decoded.length - 1) return false;
   const password = decoded.slice(colon + 1);
-  return !PLACEHOLDER_PASSWORDS.some((re) => re.test(password));
+  return !isPlaceholderPassword(password);
 }
 
 /** Shortest value taken as a secret after `password=` / `token:` (hunter2 is seven). */
@@ -274,11 +321,11 @@ const MAX_KEY_NAME = 60;
  * `=` or `:`, or one to three and "is" or "was".
  */
 function assignmentAfter(text: string, end: number): boolean {
-  const quote = text.charCodeAt(end);
+  const quote = codeAt(text, end);
   if (quote === 34 || quote === 39 || quote === 93) end++;
   let gap = 0;
-  while (gap < 3 && (text.charCodeAt(end + gap) === 32 || text.charCodeAt(end + gap) === 9)) gap++;
-  const next = text.charCodeAt(end + gap);
+  while (gap < 3 && (codeAt(text, end + gap) === 32 || codeAt(text, end + gap) === 9)) gap++;
+  const next = codeAt(text, end + gap);
   if (next === 61 || next === 58) return true;
   if (gap === 0) return false;
   const word = text.slice(end + gap, end + gap + 3).toLowerCase();
@@ -309,7 +356,7 @@ function assignmentStarts(text: string, at: number): number[] {
   while (end < text.length && end - at <= MAX_KEY_NAME && isKeyNameCode(text.charCodeAt(end))) end++;
   const follows = assignmentAfter(text, end);
   if (!follows) {
-    const gap = text.charCodeAt(end);
+    const gap = codeAt(text, end);
     if ((gap !== 32 && gap !== 9) || end - at > MAX_PREFIX_WORD) return [];
   }
   const start = runStart(text, at, MAX_KEY_NAME, isKeyNameCode);
@@ -320,10 +367,40 @@ function assignmentStarts(text: string, at: number): number[] {
     const next = keyNameEnd(text, end + 1, end + 1);
     return next > end + 1 && assignmentAfter(text, next) ? [start] : [];
   }
-  const gap = text.charCodeAt(start - 1);
+  const gap = codeAt(text, start - 1);
   if (start < 2 || (gap !== 32 && gap !== 9)) return [start];
   const word = runStart(text, start - 1, 11, isLetterCode);
   return KEY_PREFIX_WORDS.has(text.slice(word, start - 1).toLowerCase()) ? [word, start] : [start];
+}
+
+/** Whether `word` (lowercase letters) is written at `at`, in any ASCII case. */
+function wordAt(text: string, at: number, word: string): boolean {
+  if (at < 0 || at + word.length > text.length) return false;
+  // `| 32` folds A–Z onto a–z and maps no other character onto a letter.
+  for (let k = 0; k < word.length; k++) if ((text.charCodeAt(at + k) | 32) !== word.charCodeAt(k)) return false;
+  return true;
+}
+/** aws-secret-access-key's separators: [ _.-]. */
+const isAwsSeparator = (code: number) => code === 32 || code === 95 || code === 46 || code === 45;
+
+/**
+ * aws-secret-access-key: where a match holding the keyword "secret" at `at`
+ * can begin — "aws" + separator, "aws", or the keyword itself — and none
+ * unless `[ _.-]?(access[ _.-]?)?key` follows it, as the pattern requires
+ * (each optional part starts with a character the next part cannot, so
+ * taking it whenever it is there decides as the regex does). Most mentions
+ * of "secret" are not a key's name, and each start tried is a regex call.
+ */
+function awsSecretStarts(text: string, at: number): number[] {
+  let next = at + "secret".length;
+  if (isAwsSeparator(codeAt(text, next))) next++;
+  if (wordAt(text, next, "access")) {
+    next += "access".length;
+    if (isAwsSeparator(codeAt(text, next))) next++;
+  }
+  if (!wordAt(text, next, "key")) return [];
+  if (wordAt(text, at - 4, "aws") && isAwsSeparator(codeAt(text, at - 1))) return [at - 4, at];
+  return wordAt(text, at - 3, "aws") ? [at - 3, at] : [at];
 }
 
 /** The rule table. Order does not matter: overlapping findings are merged. */
@@ -353,7 +430,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     secretGroup: 1,
     minEntropy: 3.5,
     validate: (secret) => /[0-9/+]/.test(secret),
-    startsAt: (_text, at) => [at - 4, at - 3, at], // "aws_" / "aws" before "secret", or nothing
+    startsAt: awsSecretStarts,
   },
   {
     id: "aws-secret-near-key-id",
@@ -519,6 +596,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["://"],
     pattern: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/([^\s:/@'"`<>]{0,64}):([^\s/@'"`<>]{1,128})@(?=[A-Za-z0-9[_-])/,
     secretGroup: 2,
+    afterSecret: 1, // "@"
     allowlist: PLACEHOLDER_PASSWORDS,
     // user:user@ (postgres:postgres@localhost) is a well-known local default, not a leak.
     validate: (secret, match) => secret !== match[1],
@@ -584,11 +662,43 @@ interface CompiledRule {
   regex: RegExp;
   /** For a try at one place (`startsAt`). */
   sticky: RegExp;
+  /** With the `d` flag, for the rare match whose secret `secretSpan` cannot place. */
+  indexed: RegExp;
+  allowed: ((secret: string) => boolean) | undefined;
 }
 
+// Without the `d` flag: it makes every successful match several times dearer
+// (V8 builds an array of offsets per group); `secretSpan` places the secret instead.
 function compile(rule: SecretRule): CompiledRule {
-  const flags = rule.pattern.flags.includes("i") ? "di" : "d";
-  return { rule, regex: new RegExp(rule.pattern.source, `g${flags}`), sticky: new RegExp(rule.pattern.source, `y${flags}`) };
+  const flags = rule.pattern.flags.includes("i") ? "i" : "";
+  return {
+    rule,
+    regex: new RegExp(rule.pattern.source, `g${flags}`),
+    sticky: new RegExp(rule.pattern.source, `y${flags}`),
+    indexed: new RegExp(rule.pattern.source, `yd${flags}`),
+    allowed: rule.allowlist === undefined ? undefined : anyOf(rule.allowlist),
+  };
+}
+
+/**
+ * Where `rule`'s secret lies in `match` (a match without offsets per group):
+ * the whole match, or its secret group ending `afterSecret` characters
+ * before the match does. Null when the group is missing or does not stand
+ * there (a rule whose `afterSecret` is wrong).
+ */
+export function secretSpan(rule: SecretRule, match: RegExpExecArray): [number, number] | null {
+  const whole = match[0];
+  if (rule.secretGroup === undefined || rule.secretGroup === 0) return [match.index, match.index + whole.length];
+  const secret = match[rule.secretGroup];
+  if (secret === undefined) return null;
+  const endInMatch = whole.length - (rule.afterSecret ?? 0);
+  const startInMatch = endInMatch - secret.length;
+  if (startInMatch < 0) return null;
+  // The group's two ends checked, not all of it: a wrong `afterSecret` shows
+  // there (tests/convex/secretsShortcuts.test.ts compares every fixture with the `d` flag's offsets).
+  const last = secret.length - 1;
+  if (last >= 0 && (whole.charCodeAt(startInMatch) !== secret.charCodeAt(0) || whole.charCodeAt(startInMatch + last) !== secret.charCodeAt(last))) return null;
+  return [match.index + startInMatch, match.index + endInMatch];
 }
 
 /**
@@ -660,20 +770,33 @@ export function keywordFinder(rules: readonly SecretRule[]): (text: string) => n
 function candidateStarts(rule: SecretRule, text: string, occurrences: readonly number[]): readonly number[] {
   if (rule.startsAt === "keyword") return occurrences;
   const starts: number[] = [];
-  for (const at of occurrences) for (const start of rule.startsAt!(text, at)) if (start >= 0) starts.push(start);
-  if (starts.length < 2) return starts;
+  let ascending = true; // usually: keywords in order give starts in order
+  for (const at of occurrences) {
+    for (const start of rule.startsAt!(text, at)) {
+      if (start < 0) continue;
+      if (starts.length > 0 && start <= starts[starts.length - 1]) ascending = false;
+      starts.push(start);
+    }
+  }
+  if (ascending) return starts;
   starts.sort((a, b) => a - b);
   return starts.filter((start, i) => i === 0 || start !== starts[i - 1]);
 }
 
 /** The secret span of one match, or null when the rule's checks drop it. */
-function candidate(rule: SecretRule, match: IndexedMatch): [number, number] | null {
-  const group = rule.secretGroup ?? 0;
-  const span = match.indices?.[group];
-  if (span === undefined) return null;
+function candidate(compiled: CompiledRule, match: RegExpExecArray): [number, number] | null {
+  const { rule } = compiled;
+  const source = match.input;
+  let span = secretSpan(rule, match);
+  if (span === null) {
+    // The group is not where `afterSecret` says: ask the regex for its offsets.
+    compiled.indexed.lastIndex = match.index;
+    const indexed = compiled.indexed.exec(source) as IndexedMatch | null;
+    span = indexed?.indices?.[rule.secretGroup ?? 0] ?? null;
+    if (span === null) return null;
+  }
   const start = span[0];
   let end = span[1];
-  const source = match.input;
   if (rule.trimTrailing !== undefined) {
     while (end > start && rule.trimTrailing.includes(source[end - 1])) end--;
   }
@@ -681,7 +804,7 @@ function candidate(rule: SecretRule, match: IndexedMatch): [number, number] | nu
   const secret = source.slice(start, end);
   if (rule.minLength !== undefined && secret.length < rule.minLength) return null;
   if (rule.minEntropy !== undefined && shannonEntropy(secret) < rule.minEntropy) return null;
-  if (rule.allowlist?.some((re) => re.test(secret))) return null;
+  if (compiled.allowed?.(secret) === true) return null;
   if (rule.validate !== undefined && !rule.validate(secret, match)) return null;
   return [start, end];
 }
@@ -713,7 +836,8 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
   function runRules(text: string, hits: KeywordHits, findings: SecretFinding[], deadline: number | undefined): void {
     const occurrences = index.collect(hits);
     for (let r = 0; r < compiled.length; r++) {
-      const { rule, regex, sticky } = compiled[r];
+      const rule = compiled[r].rule;
+      const { regex, sticky } = compiled[r];
       // The prefilter: a rule none of whose keywords occurs cannot match.
       if (rule.keywords.length > 0 && occurrences[r].length === 0) continue;
       if (deadline !== undefined && now() > deadline) throw new ScannerTimeout(`secret scanner timed out before rule "${rule.id}"`);
@@ -724,9 +848,9 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
         for (const start of candidateStarts(rule, text, occurrences[r])) {
           if (start < resume) continue;
           sticky.lastIndex = start;
-          const match = sticky.exec(text) as IndexedMatch | null;
+          const match = sticky.exec(text);
           if (match === null) continue;
-          const span = candidate(rule, match);
+          const span = candidate(compiled[r], match);
           if (span === null) continue;
           findings.push({ start: span[0], end: span[1], rule: rule.id });
           resume = Math.max(sticky.lastIndex, start + 1);
@@ -734,8 +858,8 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
         continue;
       }
       regex.lastIndex = 0;
-      for (let match = regex.exec(text) as IndexedMatch | null; match !== null; match = regex.exec(text) as IndexedMatch | null) {
-        const span = candidate(rule, match);
+      for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
+        const span = candidate(compiled[r], match);
         if (span !== null) {
           findings.push({ start: span[0], end: span[1], rule: rule.id });
           if (regex.lastIndex === match.index) regex.lastIndex++;
@@ -748,11 +872,16 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
     }
   }
 
+  // The text `textHits` are of, for `occurrences`.
+  let lastText: string | undefined;
+
   return {
     name: options.name ?? "maestro-rules",
     scan(text: string, deadline?: number): SecretFinding[] {
       const findings: SecretFinding[] = [];
+      lastText = undefined;
       runRules(text, index.automaton.scan(text, textHits), findings, deadline);
+      lastText = text;
       if (options.normalize === true && textHits.markCount > 0) {
         const view = normalizedView(text, textHits.marks, textHits.markCount, findings, gate);
         if (view !== null) {
@@ -763,6 +892,10 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
       }
       if (findings.length > 1) findings.sort((a, b) => a.start - b.start || a.end - b.end);
       return findings;
+    },
+    // Redaction's search for other occurrences of each secret, from the keyword hits of the last scan.
+    occurrences(text: string, start: number, end: number): readonly number[] | null {
+      return text === lastText ? textHits.occurrences(text, start, end) : null;
     },
   };
 }

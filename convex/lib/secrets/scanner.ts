@@ -23,6 +23,12 @@ export interface SecretScanner {
    * checks the clock between rules and throws `ScannerTimeout` once past it.
    */
   scan(text: string, deadline?: number): SecretFinding[];
+  /**
+   * Optional, for redaction: every offset where `text.slice(start, end)` (a
+   * finding of the last `scan`, of this same `text`) occurs, ascending; null
+   * to leave it to a search of the whole text.
+   */
+  occurrences?(text: string, start: number, end: number): readonly number[] | null;
 }
 
 /** Thrown by a scanner whose deadline has passed. */
@@ -49,6 +55,16 @@ export function monotonicNow(): number {
 }
 
 /**
+ * `text.charCodeAt(at)`, or -1 outside the text. For reads that may fall off
+ * either end: an out-of-range `charCodeAt` (NaN) throws the optimizing
+ * compiler's code away, and every recompilation of the scanner's big
+ * functions is time the first messages wait for.
+ */
+export function codeAt(text: string, at: number): number {
+  return at >= 0 && at < text.length ? text.charCodeAt(at) : -1;
+}
+
+/**
  * Secrets shorter than this are only replaced elsewhere in the text where they
  * stand as a whole token, so a short URL password does not blank out
  * matching letters inside ordinary words.
@@ -64,30 +80,40 @@ function isWordChar(code: number): boolean {
   );
 }
 
+/** Adds the occurrence of a secret of `length` at `at`, unless the secret is short and `at` is inside a word. */
+function addOccurrence(spans: Array<[number, number]>, text: string, at: number, length: number): void {
+  const end = at + length;
+  if (length < WHOLE_TOKEN_BELOW) {
+    const before = at > 0 ? text.charCodeAt(at - 1) : -1;
+    const after = end < text.length ? text.charCodeAt(end) : -1;
+    if ((before !== -1 && isWordChar(before)) || (after !== -1 && isWordChar(after))) return;
+  }
+  spans.push([at, end]);
+}
+
 /**
  * The spans to blank out for `findings`: each finding, every other occurrence
  * of the same secret text, overlapping or touching spans merged; sorted.
+ * `scanner` (the one that found them in `text`) may list the occurrences
+ * itself, faster than a search of the whole text per secret.
  */
-export function redactionSpans(text: string, findings: readonly SecretFinding[]): Array<[number, number]> {
+export function redactionSpans(text: string, findings: readonly SecretFinding[], scanner?: SecretScanner): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
-  const secrets = new Set<string>();
+  const secrets = new Map<string, number>(); // each secret text, and where one finding of it starts
   for (const finding of findings) {
     const start = Math.max(0, Math.min(text.length, Math.floor(finding.start)));
     const end = Math.max(start, Math.min(text.length, Math.floor(finding.end)));
     if (end <= start) continue;
     spans.push([start, end]);
-    secrets.add(text.slice(start, end));
+    const secret = text.slice(start, end);
+    if (!secrets.has(secret)) secrets.set(secret, start);
   }
-  for (const secret of secrets) {
-    const wholeTokenOnly = secret.length < WHOLE_TOKEN_BELOW;
-    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
-      const end = at + secret.length;
-      if (wholeTokenOnly) {
-        const before = at > 0 ? text.charCodeAt(at - 1) : -1;
-        const after = end < text.length ? text.charCodeAt(end) : -1;
-        if ((before !== -1 && isWordChar(before)) || (after !== -1 && isWordChar(after))) continue;
-      }
-      spans.push([at, end]);
+  for (const [secret, found] of secrets) {
+    const listed = scanner?.occurrences?.(text, found, found + secret.length) ?? null;
+    if (listed !== null) {
+      for (const at of listed) addOccurrence(spans, text, at, secret.length);
+    } else {
+      for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) addOccurrence(spans, text, at, secret.length);
     }
   }
   spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -130,7 +156,7 @@ export function redactSecrets(text: string, scanner: SecretScanner, options: Red
     // A scan that overran without noticing (one long rule, or a scanner that
     // ignores deadlines) still counts as a timeout.
     if (now() > deadline) throw new ScannerTimeout(`secret scanner "${scanner.name}" exceeded ${options.timeoutMs} ms`);
-    const spans = redactionSpans(text, findings);
+    const spans = redactionSpans(text, findings, scanner);
     if (spans.length === 0) return { text, redacted: false, scannerError: false };
     let out = "";
     let from = 0;

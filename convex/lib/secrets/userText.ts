@@ -122,7 +122,7 @@ export function scanUserText(text: string, options: UserTextOptions): UserTextRe
     if (now() > deadline) throw new ScannerTimeout(`secret scanner "${scanner.name}" exceeded ${options.timeoutMs} ms`);
     let out = "";
     let from = 0;
-    for (const [start, end] of redactionSpans(scanned, findings)) {
+    for (const [start, end] of redactionSpans(scanned, findings, scanner)) {
       if (start >= kept) break; // past the cut: not stored
       out += scanned.slice(from, start) + REDACTED;
       from = Math.min(end, kept);
