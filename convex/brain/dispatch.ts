@@ -197,8 +197,14 @@ export async function dispatchCall(
   const { tool, args, signature } = checked;
   seen.add(signature);
   if (needsApproval(approvalPolicy(scope, tool.name), callPriority(args, scope.taskPriority))) {
-    log(`approval needed: ${tool.name}`);
-    return { pause: { kind: "approval", tool: tool.name, args: canonicalJson(args) } };
+    // A retried or resumed run repeating a call that already acted for this cause is not asked about again:
+    // the tool only returns what it did then.
+    const acted = await ctx.runQuery(internal.tools.effects.alreadyActed, { key: idempotencyKey(scope.cause, tool.name, args) });
+    if (!acted) {
+      log(`approval needed: ${tool.name}`);
+      return { pause: { kind: "approval", tool: tool.name, args: canonicalJson(args) } };
+    }
+    log(`approval not asked again: ${tool.name} already acted for this cause`);
   }
   const result = await runTool(ctx, runId, scope, tool, args);
   if (result.ok && result.pause !== undefined) return { pause: result.pause };

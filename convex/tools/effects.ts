@@ -10,7 +10,7 @@
 import { v } from "convex/values";
 import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
-import { env, internalMutation, type MutationCtx, type QueryCtx } from "../_generated/server";
+import { env, internalMutation, internalQuery, type MutationCtx, type QueryCtx } from "../_generated/server";
 import { pauseTtlMs } from "../pauses";
 
 /**
@@ -34,6 +34,23 @@ export async function effectOf(ctx: QueryCtx, key: string): Promise<Doc<"toolEff
     .withIndex("by_key", (q) => q.eq("key", key))
     .first();
 }
+
+/**
+ * Whether a call with this key already acted: a recorded effect, or the task
+ * delegate_task made for it (delegate_task keeps its key on the task).
+ */
+export const alreadyActed = internalQuery({
+  args: { key: v.string() },
+  returns: v.boolean(),
+  handler: async (ctx, { key }) => {
+    if ((await effectOf(ctx, key)) !== null) return true;
+    const delegated = await ctx.db
+      .query("tasks")
+      .withIndex("by_delegationKey", (q) => q.eq("delegationKey", key))
+      .first();
+    return delegated !== null;
+  },
+});
 
 /**
  * Runs `effect` unless a call with the same key already did, and returns the

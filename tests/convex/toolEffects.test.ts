@@ -164,6 +164,34 @@ describe("each side-effecting tool acts once per cause", () => {
     expect((await admin.query(api.tasks.get, { taskId })).status).toBe("in_progress");
   });
 
+  test("an approved call that acted is not asked about again when the same cause runs again; a new cause is", async () => {
+    const { t, taskId, say } = await setup();
+    const policy = (value: "always" | "never") =>
+      t.run(async (ctx) => {
+        const jarvis = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.jarvis)).unique())!;
+        await ctx.db.patch("agents", jarvis._id, { toolApprovals: [{ tool: "post_message", policy: value }] });
+      });
+    const line = '[TOOL: post_message ARG: {"content": "Shipping the copy now."}]';
+    const asked = await say("Post when the copy ships.");
+    await policy("always");
+    const first = await startRun(t, taskId, { kind: "mentioned", messageId: asked });
+    expect(await dispatch(t, first, line)).toMatchObject({ pause: { kind: "approval", tool: "post_message" } });
+    // The person approved and the call ran (as the resumed run does), then the model failed.
+    await policy("never");
+    const result = observed(await dispatch(t, first, line));
+    await fail(t, first);
+    await policy("always");
+    const before = await sizes(t);
+    // The same trigger starts the run again: the call returns what it did, with no second card.
+    const retried = await startRun(t, taskId, { kind: "mentioned", messageId: asked });
+    expect(observed(await dispatch(t, retried, line))).toBe(result);
+    expect(await sizes(t)).toEqual(before);
+    // A new request is asked about.
+    await fail(t, retried);
+    const other = await startRun(t, taskId, { kind: "mentioned", messageId: await say("Post it again please.") });
+    expect(await dispatch(t, other, line)).toMatchObject({ pause: { kind: "approval", tool: "post_message" } });
+  });
+
   test("a blocking DM is a cause of its own: two DMs asking the same get two answers", async () => {
     const { t, departmentId, admin, taskId } = await setup();
     const channelId = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.jarvis] });
