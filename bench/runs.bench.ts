@@ -14,6 +14,7 @@ import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
+import { STREAM_FLUSH_CHARS, STREAM_FLUSH_MS } from "../convex/lib/deltaBatcher";
 import { replayRun } from "../convex/lib/runTimeline";
 import { adminClient, PROJECT_ROOT, seedDemoSquad } from "../tests/backend/helpers";
 import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
@@ -178,7 +179,7 @@ async function main() {
 
     console.log(`Runs benchmark (backend as its own process over convex/, scripted streaming model on 127.0.0.1)
 machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, node ${process.version}
-streamed replies: 200 pieces, 50 ms apart, batched by the run (first piece at once, then every 100 ms or 500 chars)
+streamed replies: 200 pieces, 50 ms apart, batched by the run (first piece at once, then at most every ${STREAM_FLUSH_MS} ms, or at ${STREAM_FLUSH_CHARS} chars)
 
 ${"what".padEnd(60)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}
 ${row(`event append while ${STREAMING_RUNS} runs stream (client round trip)`, summarize(appends), "ms")}

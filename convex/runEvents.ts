@@ -22,13 +22,14 @@ const STREAM_SCAN = 400;
 /**
  * Appends one event to a run's stream and returns its sequence number. With
  * a `clientMessageId` already in the stream, nothing is written and the
- * earlier event's number is returned (a retried submit).
+ * earlier event's number is returned (a retried submit). `run`, when the
+ * caller has read it already, saves reading it again.
  */
 export async function appendRunEvent(
   ctx: MutationCtx,
   runId: Id<"runs">,
   payload: RunEventPayload,
-  options: { clientMessageId?: string } = {},
+  options: { clientMessageId?: string; run?: Doc<"runs"> } = {},
 ): Promise<number> {
   const { clientMessageId } = options;
   if (clientMessageId !== undefined) {
@@ -38,12 +39,7 @@ export async function appendRunEvent(
       .first();
     if (same !== null) return same.seq;
   }
-  const last = await ctx.db
-    .query("runEvents")
-    .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
-    .order("desc")
-    .first();
-  const seq = (last?.seq ?? 0) + 1;
+  const seq = await nextSeq(ctx, runId, options.run);
   await ctx.db.insert("runEvents", {
     runId,
     seq,
@@ -52,6 +48,31 @@ export async function appendRunEvent(
     ...(clientMessageId === undefined ? {} : { clientMessageId }),
     payload,
   });
+  return seq;
+}
+
+/**
+ * The run's next sequence number, counted on its `runStreams` row (read by
+ * id). A run without one (its first event, or a run older than the counter)
+ * gets it here, starting after its newest event.
+ */
+async function nextSeq(ctx: MutationCtx, runId: Id<"runs">, known?: Doc<"runs">): Promise<number> {
+  // A stream id never changes once set, so a run read earlier in this transaction still names it.
+  const streamId = known?.streamId ?? (await ctx.db.get("runs", runId))?.streamId;
+  const stream = streamId === undefined ? null : await ctx.db.get("runStreams", streamId);
+  if (stream !== null) {
+    const seq = stream.lastSeq + 1;
+    await ctx.db.patch("runStreams", stream._id, { lastSeq: seq });
+    return seq;
+  }
+  const last = await ctx.db
+    .query("runEvents")
+    .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
+    .order("desc")
+    .first();
+  const seq = (last?.seq ?? 0) + 1;
+  const id = await ctx.db.insert("runStreams", { runId, lastSeq: seq });
+  await ctx.db.patch("runs", runId, { streamId: id });
   return seq;
 }
 
@@ -92,7 +113,7 @@ export const beginMessage = internalMutation({
   handler: async (ctx, { runId, attempt, round }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
-    await appendRunEvent(ctx, runId, { type: "message_start", round });
+    await appendRunEvent(ctx, runId, { type: "message_start", round }, { run });
     await heartbeat(ctx, run);
     return "ok";
   },
@@ -105,7 +126,7 @@ export const appendDelta = internalMutation({
   handler: async (ctx, { runId, attempt, delta }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
-    await appendRunEvent(ctx, runId, { type: "message_update", delta });
+    await appendRunEvent(ctx, runId, { type: "message_update", delta }, { run });
     await heartbeat(ctx, run);
     return "ok";
   },
@@ -118,7 +139,7 @@ export const endMessage = internalMutation({
   handler: async (ctx, { runId, attempt, ...end }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
-    await appendRunEvent(ctx, runId, { type: "message_end", ...end });
+    await appendRunEvent(ctx, runId, { type: "message_end", ...end }, { run });
     return "ok";
   },
 });
