@@ -19,6 +19,7 @@ import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, same
 import { walSyncModeFromEnv, type WalSyncMode } from "./storage.js";
 import { handleStorage, STORAGE_PREFIX } from "./storageHttp.js";
 import { SyncServer } from "./sync.js";
+import { createTurnGate } from "./turns.js";
 
 export interface BackendOptions {
   projectRoot: string;
@@ -104,13 +105,18 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
       "SECURITY WARNING: no WebUI password is set (webui.password or MAESTRO_WEBUI_PASSWORD): until an owner account exists, anyone who can reach the app can create it.",
     );
   }
-  const sync = new SyncServer(engine, auth, adminKey, log, options.maxSubscriptionsPerSocket);
+  // Requests and socket messages start in fair turns of the event loop (turns.ts).
+  const turns = createTurnGate();
+  const sync = new SyncServer(engine, auth, adminKey, log, options.maxSubscriptionsPerSocket, turns);
   engine.onCommit = (changes) => sync.notifyCommit(changes);
   const crons = new CronRunner(engine, log);
   crons.reset();
 
   const api = createServer((req, res) => {
-    handleApi(req, res, { engine, auth, adminKey, hosts, origins }).catch((error: unknown) => sendFailure(req, res, error, log, "HTTP"));
+    turns
+      .take()
+      .then(() => handleApi(req, res, { engine, auth, adminKey, hosts, origins }))
+      .catch((error: unknown) => sendFailure(req, res, error, log, "HTTP"));
   });
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BYTES });
   api.on("upgrade", (req, socket, head) => {
@@ -127,7 +133,10 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
     sockets.handleUpgrade(req, socket, head, (ws) => sync.accept(ws));
   });
   const site = createServer((req, res) => {
-    handleSite(req, res, engine, auth, hosts).catch((error: unknown) => sendFailure(req, res, error, log, "HTTP action"));
+    turns
+      .take()
+      .then(() => handleSite(req, res, engine, auth, hosts))
+      .catch((error: unknown) => sendFailure(req, res, error, log, "HTTP action"));
   });
   await listen(api, options.port ?? 3210, host);
   await listen(site, options.sitePort ?? 3211, host);

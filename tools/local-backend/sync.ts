@@ -15,6 +15,7 @@ import { AuthFailure, type TokenVerifier } from "./auth.js";
 import { canonicalUdfPath, ReadSet, type Caller, type DocumentChange, type Engine, type FunctionOutcome } from "./engine.js";
 import { sameSecret } from "./httpGuard.js";
 import { encodeTs } from "./timestamps.js";
+import { createTurnGate, type TurnGate } from "./turns.js";
 
 /** Silence after which the server pings, as Convex does (the client gives up after 60 s). */
 export const PING_INTERVAL_MS = 15_000;
@@ -109,6 +110,8 @@ export class SyncServer {
     private readonly adminKey: string,
     private readonly log: (line: string) => void,
     private readonly maxSubscriptionsPerSocket = MAX_SUBSCRIPTIONS_PER_SOCKET,
+    /** Shared with the HTTP servers, so socket messages and requests take fair turns (turns.ts). */
+    private readonly turns: TurnGate = createTurnGate(),
   ) {
     this.pingTimer = setInterval(() => this.pingIdle(), 1_000);
     this.pingTimer.unref();
@@ -128,6 +131,7 @@ export class SyncServer {
     socket.on("message", (data) => {
       const text = data.toString();
       connection.queue = connection.queue
+        .then(() => this.turns.take())
         .then(() => this.handle(connection, text))
         .catch((error: unknown) => this.fail(connection, error));
     });

@@ -1,0 +1,86 @@
+import { expect, test } from "vitest";
+import { createTurnGate } from "../../tools/local-backend/turns";
+
+/** A clock the test moves by hand, so "the budget is spent" does not depend on the machine's speed. */
+function manualClock() {
+  let at = 0;
+  return { now: () => at, spend: (ms: number) => (at += ms) };
+}
+
+/** Counts iterations of the event loop: a callback that re-arms itself in every check phase. */
+function loopCounter() {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    turns++;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return { get turns() { return turns; }, stop: () => (running = false) };
+}
+
+test("work starts at once while the turn's budget lasts", async () => {
+  const clock = manualClock();
+  const gate = createTurnGate(5, clock.now);
+  const order: string[] = [];
+  await Promise.all(
+    ["a", "b", "c"].map(async (name) => {
+      await gate.take();
+      order.push(name);
+      clock.spend(1);
+    }),
+  );
+  expect(order).toEqual(["a", "b", "c"]);
+});
+
+test("once the budget is spent, later work waits for later turns, one per turn, in arrival order", async () => {
+  const clock = manualClock();
+  const gate = createTurnGate(5, clock.now);
+  const loop = loopCounter();
+  const started: Array<{ name: string; turn: number }> = [];
+  await gate.take();
+  clock.spend(6); // this turn's work overran the budget
+  const names = ["first", "second", "third", "fourth"];
+  await Promise.all(
+    names.map(async (name) => {
+      await gate.take();
+      started.push({ name, turn: loop.turns });
+      clock.spend(6);
+    }),
+  );
+  loop.stop();
+  expect(started.map((s) => s.name)).toEqual(names);
+  // The loop went round (and polled its sockets) between any two of them.
+  for (let i = 1; i < started.length; i++) expect(started[i].turn).toBeGreaterThan(started[i - 1].turn);
+});
+
+test("nothing overtakes waiting work, even in a fresh turn with budget to spare", async () => {
+  const clock = manualClock();
+  const gate = createTurnGate(5, clock.now);
+  const order: string[] = [];
+  await gate.take();
+  clock.spend(6);
+  const first = gate.take().then(() => order.push("first"));
+  const second = gate.take().then(() => order.push("second"));
+  // The first waiter starts in the next turn, which has a fresh budget; "second" still waits.
+  await first;
+  const newcomer = gate.take().then(() => order.push("newcomer"));
+  await Promise.all([second, newcomer]);
+  expect(order).toEqual(["first", "second", "newcomer"]);
+});
+
+test("after the queue drains, work starts at once again", async () => {
+  const clock = manualClock();
+  const gate = createTurnGate(5, clock.now);
+  await gate.take();
+  clock.spend(6);
+  await gate.take();
+  // A later turn with nobody waiting: taken in the same microtask.
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  let started = false;
+  const taken = gate.take().then(() => (started = true));
+  await Promise.resolve();
+  expect(started).toBe(true);
+  await taken;
+});
