@@ -13,11 +13,12 @@
 
 /**
  * At most one write per streaming run this often. Each write is a
- * transaction the backend runs one at a time: with 50 runs streaming, a 100 ms
- * period made ~65 writes per 10 s reply and queued appends behind each other
- * (p99 30 ms); 250 ms makes ~40 and still reads as live typing.
+ * transaction the backend runs one at a time, so with 50 runs streaming the
+ * write rate is what queues other writes: flushing 100 ms after the first
+ * unsent piece made ~75 writes per 10 s reply, 250 ms since the last send
+ * ~42, 300 ms ~34, and three updates a second still read as live typing.
  */
-export const STREAM_FLUSH_MS = 250;
+export const STREAM_FLUSH_MS = 300;
 /** A batch this long goes out before its interval ends: one event's text stays bounded when a model streams fast. */
 export const STREAM_FLUSH_CHARS = 2000;
 
