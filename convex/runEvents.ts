@@ -39,7 +39,7 @@ export async function appendRunEvent(
       .first();
     if (same !== null) return same.seq;
   }
-  const seq = await nextSeq(ctx, runId, options.run);
+  const seq = await nextSeq(ctx, runId, payload.type === "message_start", options.run);
   await ctx.db.insert("runEvents", {
     runId,
     seq,
@@ -56,13 +56,11 @@ export async function appendRunEvent(
  * id). A run without one (its first event, or a run older than the counter)
  * gets it here, starting after its newest event.
  */
-async function nextSeq(ctx: MutationCtx, runId: Id<"runs">, known?: Doc<"runs">): Promise<number> {
-  // A stream id never changes once set, so a run read earlier in this transaction still names it.
-  const streamId = known?.streamId ?? (await ctx.db.get("runs", runId))?.streamId;
-  const stream = streamId === undefined ? null : await ctx.db.get("runStreams", streamId);
+async function nextSeq(ctx: MutationCtx, runId: Id<"runs">, startsMessage: boolean, known?: Doc<"runs">): Promise<number> {
+  const stream = await streamOf(ctx, runId, known);
   if (stream !== null) {
     const seq = stream.lastSeq + 1;
-    await ctx.db.patch("runStreams", stream._id, { lastSeq: seq });
+    await ctx.db.patch("runStreams", stream._id, { lastSeq: seq, ...(startsMessage ? { messageStartSeq: seq } : {}) });
     return seq;
   }
   const last = await ctx.db
@@ -71,9 +69,16 @@ async function nextSeq(ctx: MutationCtx, runId: Id<"runs">, known?: Doc<"runs">)
     .order("desc")
     .first();
   const seq = (last?.seq ?? 0) + 1;
-  const id = await ctx.db.insert("runStreams", { runId, lastSeq: seq });
+  const id = await ctx.db.insert("runStreams", { runId, lastSeq: seq, ...(startsMessage ? { messageStartSeq: seq } : {}) });
   await ctx.db.patch("runs", runId, { streamId: id });
   return seq;
+}
+
+/** The run's `runStreams` row, or null before its first event (or for a run older than the counter). */
+async function streamOf(ctx: QueryCtx, runId: Id<"runs">, known?: Doc<"runs">): Promise<Doc<"runStreams"> | null> {
+  // A stream id never changes once set, so a run read earlier in this transaction still names it.
+  const streamId = known?.streamId ?? (await ctx.db.get("runs", runId))?.streamId;
+  return streamId === undefined ? null : await ctx.db.get("runStreams", streamId);
 }
 
 /** The run, when it is running as this attempt (else the writer should stop). */
@@ -199,12 +204,22 @@ export const listForRun = userQuery({
 });
 
 /** The newest events of a run back to (and including) its latest `message_start`, oldest first. */
-export async function openMessageEvents(ctx: QueryCtx, runId: Id<"runs">) {
+export async function openMessageEvents(ctx: QueryCtx, run: Doc<"runs">) {
+  const runId = run._id;
+  // The stream knows where the newest message starts: read from there, not a window of the newest events
+  // (which is left for a run before its first message, or older than the stream row).
+  const start = (await streamOf(ctx, runId, run))?.messageStartSeq;
+  if (start !== undefined) {
+    return await ctx.db
+      .query("runEvents")
+      .withIndex("by_run_and_seq", (q) => q.eq("runId", runId).gte("seq", start))
+      .take(MAX_EVENTS_PER_READ);
+  }
   const newest = await ctx.db
     .query("runEvents")
     .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
     .order("desc")
     .take(STREAM_SCAN);
-  const start = newest.findIndex((event) => event.payload.type === "message_start");
-  return (start === -1 ? newest : newest.slice(0, start + 1)).reverse();
+  const opened = newest.findIndex((event) => event.payload.type === "message_start");
+  return (opened === -1 ? newest : newest.slice(0, opened + 1)).reverse();
 }

@@ -271,6 +271,8 @@ export default defineSchema({
   runStreams: defineTable({
     runId: v.id("runs"),
     lastSeq: v.number(),
+    /** The newest `message_start`: where the text streaming now begins ("Jarvis is typing…" reads from here). */
+    messageStartSeq: v.optional(v.number()),
   }),
 
   /**
