@@ -16,13 +16,12 @@ import { CHANNEL_LIMITS, cleanUrl, postRefusal, recipientsOf } from "./lib/chann
 import { MaestroError } from "./lib/errors";
 import { emitEvent } from "./lib/events";
 import { LIMITS } from "./lib/limits";
-import { parseMentions } from "./lib/mentions";
 import { redactForDepartment } from "./lib/userText";
 import { checkPageSize, cleanText } from "./lib/validate";
-import { mentionCandidates } from "./messages";
+import { mentionsIn } from "./messages";
 import { rateLimiter } from "./rateLimits";
 import { deliverBlocking } from "./wakeups";
-import { vActor, vArtifact, vImportance, vMention, vMessageContext, vMessageType, type Actor, type Artifact, type Importance, type Mention } from "./validators";
+import { vActor, vArtifact, vImportance, vMention, vMessageContext, vMessageType, type Actor, type Artifact, type Importance } from "./validators";
 
 /** Replies a thread view shows, oldest first. */
 export const MAX_THREAD_REPLIES = 200;
@@ -116,9 +115,7 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
     const task = await ctx.db.get("tasks", id);
     if (task === null || task.departmentId !== channel.departmentId) throw new MaestroError("NOT_FOUND", "The message's task is not in this department.");
   }
-  const candidates = await mentionCandidates(ctx, channel.departmentId);
-  const kindByKey = new Map(candidates.map((c) => [c.key, c.kind]));
-  const mentions: Mention[] = parseMentions(body, candidates).map(({ key, name }) => ({ kind: kindByKey.get(key)!, key, name }));
+  const mentions = await mentionsIn(ctx, channel.departmentId, body);
 
   const root = input.threadRoot;
   const type = channel.kind === "dm" ? "dm" : root !== undefined ? "thread" : "channel";

@@ -66,7 +66,8 @@ export const post = internalMutation({
     const { agent, settings } = resolved;
     const tooLong = textTooLongMessage(text, settings.maxMessageChars, "A chat message");
     if (tooLong !== null) return { kind: "error" as const, status: 413, message: tooLong };
-    const limited = (await limitAgent(ctx, "agentApiCall", agent.sessionKey)) ?? (await limitAgent(ctx, "agentPost", agent.sessionKey));
+    // A post spends its own bucket only, as a channel post spends only messagePost: one rate-limiter call per post.
+    const limited = await limitAgent(ctx, "agentPost", agent.sessionKey);
     if (limited !== null) return limited;
     return { kind: "ok" as const, id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text, undefined, settings) };
   },

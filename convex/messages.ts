@@ -45,6 +45,15 @@ export async function mentionCandidates(
   ];
 }
 
+/** The agents and members `text` mentions, in the order first mentioned. */
+export async function mentionsIn(ctx: QueryCtx | MutationCtx, departmentId: Id<"departments">, text: string): Promise<Mention[]> {
+  // No "@", no mention: a post then skips reading every agent and member of the department.
+  if (!text.includes("@")) return [];
+  const candidates = await mentionCandidates(ctx, departmentId);
+  const kindByKey = new Map(candidates.map((c) => [c.key, c.kind]));
+  return parseMentions(text, candidates).map(({ key, name }) => ({ kind: kindByKey.get(key)!, key, name }));
+}
+
 /**
  * Posts a message in a task's thread: resolves its @mentions, notifies each
  * mentioned agent or member once, triggers mentioned agents, records activity.
@@ -56,13 +65,7 @@ export async function postMessage(
   rawContent: string,
 ): Promise<Id<"messages">> {
   const content = await redactForDepartment(ctx, task.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
-  const candidates = await mentionCandidates(ctx, task.departmentId);
-  const kindByKey = new Map(candidates.map((c) => [c.key, c.kind]));
-  const mentions: Mention[] = parseMentions(content, candidates).map(({ key, name }) => ({
-    kind: kindByKey.get(key)!,
-    key,
-    name,
-  }));
+  const mentions = await mentionsIn(ctx, task.departmentId, content);
   const messageId = await ctx.db.insert("messages", {
     taskId: task._id,
     departmentId: task.departmentId,

@@ -16,7 +16,7 @@ export const SIGN_IN_LIMITS = {
 } as const;
 
 export const AGENT_LIMITS = {
-  /** Calls one agent makes on the MCP endpoints. */
+  /** Calls one agent makes on the MCP endpoints other than chat.post (chat.getNew). */
   agentApiCall: { kind: "token bucket", rate: 120, period: MINUTE, capacity: 60 },
   /** Chat posts one agent makes through the API. */
   agentPost: { kind: "token bucket", rate: 30, period: MINUTE, capacity: 10 },

@@ -336,3 +336,47 @@ describe("people in #maestro", () => {
     ]);
   });
 });
+
+describe("rate limits on the MCP chat endpoints", () => {
+  async function keyed() {
+    const { t, admin } = await squad();
+    const writer = await t.run(async (ctx) => (await ctx.db.query("agents").collect()).find((a) => a.sessionKey === AGENTS.writer)!);
+    const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id });
+    const call = async (tool: "chat.post" | "chat.getNew", body: unknown) => {
+      const response = await t.fetch(`/mcp/${tool}`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as { error?: string } };
+    };
+    return { t, call };
+  }
+
+  test("posts spend the post bucket: a burst past it gets 429 with the wait, and nothing more is stored", async () => {
+    const { t, call } = await keyed();
+    const statuses: number[] = [];
+    let refusal = "";
+    for (let i = 0; i < 12; i++) {
+      const answer = await call("chat.post", { text: `post ${i}` });
+      statuses.push(answer.status);
+      if (answer.status !== 200) refusal = answer.body.error ?? "";
+    }
+    // AGENT_LIMITS.agentPost holds 10 and refills at 30 a minute.
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
+    expect(statuses.at(-1)).toBe(429);
+    expect(refusal).toMatch(/Rate limit: too many posts from this agent\. Try again in \d+ s\./);
+    expect((await rows(t)).length).toBe(statuses.filter((s) => s === 200).length);
+  });
+
+  test("reads and posts have their own buckets: reading does not use up posts, and posting does not use up reads", async () => {
+    const { call } = await keyed();
+    for (let i = 0; i < 10; i++) expect((await call("chat.post", { text: `post ${i}` })).status).toBe(200);
+    // AGENT_LIMITS.agentApiCall holds 60 (refilling at 2 a second): all 60 are still there after the posts.
+    let answered = 0;
+    let read = await call("chat.getNew", {});
+    while (read.status === 200 && answered < 200) {
+      answered++;
+      read = await call("chat.getNew", {});
+    }
+    expect(answered).toBeGreaterThanOrEqual(60);
+    expect(read.status).toBe(429);
+    expect(read.body.error).toMatch(/Rate limit: too many calls from this agent/);
+  });
+});

@@ -475,8 +475,13 @@ export class Engine {
    * wrote may reach a client before then: mutation and action results wait
    * for it here, query results and subscription updates in the servers.
    */
-  whenDurable(): Promise<void> {
-    return this.store.whenDurable();
+  whenDurable(seq?: number): Promise<void> {
+    return this.store.whenDurable(seq);
+  }
+
+  /** Sequence number of the latest commit written to the log (`whenDurable(seq)` waits for it). */
+  get lastSeq(): number {
+    return this.store.lastSeq;
   }
 
   /** Log syncs so far (fewer than commits when commits are grouped). */

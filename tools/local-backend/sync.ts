@@ -49,6 +49,13 @@ interface Subscription {
 
 class ProtocolError extends Error {}
 
+interface QueuedTransition {
+  connection: Connection;
+  end: (current: StateVersion) => StateVersion;
+  /** The commit ts the Transition reaches, when it moves the socket's ts. */
+  ts?: bigint;
+}
+
 /** Queries one WebSocket may hold at once; the app needs a few dozen. */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 1000;
 
@@ -66,6 +73,8 @@ class Connection {
   pending: Modification[] = [];
   /** Highest mutation timestamp answered; a Transition must reach it. */
   awaitingTs = 0n;
+  /** The ts the latest Transition queued for this socket reaches (sent or still waiting for the disk). */
+  queuedTs = 0n;
   /**
    * A MutationResponse went out since the last Transition. The client settles
    * a mutation only on a Transition after its response, and with group
@@ -99,6 +108,18 @@ export class SyncServer {
   private refreshEverything = false;
   /** Serializes query evaluation for subscriptions: adds, identity changes and flushes never interleave. */
   private subscriptionWork: Promise<void> = Promise.resolve();
+  /**
+   * Transitions waiting for the disk, sent in the order they were queued.
+   * Only the sending waits: the next flush already re-runs its queries, so a
+   * slow fdatasync no longer holds back the results of the commits after it.
+   */
+  private sending: Promise<void> = Promise.resolve();
+  /**
+   * The sending queued before the latest: a flush waits for it, so at most
+   * one flush waits for the disk while the next one runs; commits arriving
+   * meanwhile are batched into one flush, as they were when each flush waited.
+   */
+  private sendingBeforeLatest: Promise<void> = Promise.resolve();
   private flushScheduled = false;
   private readonly pingTimer: NodeJS.Timeout;
   /** Query executions since start; benchmarks and tests read it to prove de-duplication. */
@@ -207,6 +228,7 @@ export class SyncServer {
         throw new ProtocolError("Malformed ModifyQuerySet: unknown modification");
       }
     }
+    let sent: Promise<void> = Promise.resolve();
     await this.serialized(async () => {
       for (const modification of modifications as Array<Record<string, unknown>>) {
         const queryId = modification.queryId as number;
@@ -229,9 +251,10 @@ export class SyncServer {
           connection.pending.push({ type: "QueryRemoved", queryId });
         }
       }
-      await this.engine.whenDurable();
-      this.sendTransition(connection, { ...connection.version, querySet: newVersion });
+      sent = this.queueTransitions([{ connection, end: (version) => ({ ...version, querySet: newVersion }) }]);
     });
+    // The next message is checked against this version: handled once it went out.
+    await sent;
   }
 
   private async authenticate(connection: Connection, message: Record<string, unknown>) {
@@ -284,6 +307,7 @@ export class SyncServer {
   }
 
   private async setCaller(connection: Connection, caller: Caller, identityVersion: number) {
+    let sent: Promise<void> = Promise.resolve();
     await this.serialized(async () => {
       connection.caller = caller;
       // Every query of this socket now runs as the new identity.
@@ -291,9 +315,9 @@ export class SyncServer {
         this.unsubscribe(connection, queryId);
         await this.subscribe(connection, queryId, subscription.udfPath, subscription.args);
       }
-      await this.engine.whenDurable();
-      this.sendTransition(connection, { ...connection.version, identity: identityVersion });
+      sent = this.queueTransitions([{ connection, end: (version) => ({ ...version, identity: identityVersion }) }]);
     });
+    await sent;
   }
 
   private async mutation(connection: Connection, message: Record<string, unknown>) {
@@ -401,6 +425,7 @@ export class SyncServer {
 
   /** Re-runs the subscriptions the pending commits can affect and sends each client its changes. */
   private async flush() {
+    await this.sendingBeforeLatest;
     const changes = this.pendingChanges;
     this.pendingChanges = [];
     const everything = this.refreshEverything;
@@ -419,20 +444,47 @@ export class SyncServer {
         for (const queryId of queryIds) connection.pending.push(modificationFor(queryId, outcome, serialized));
       }
     }
-    // Results may show commits still on their way to disk (group commit): nothing is sent before they are there.
-    await this.engine.whenDurable();
+    const due: QueuedTransition[] = [];
     for (const connection of this.connections) {
       // Send changed results, and reach the ts of every answered mutation so its promise resolves.
-      if (connection.pending.length > 0 || connection.awaitingTs > connection.version.ts || connection.responseSinceTransition) {
-        this.sendTransition(connection, { ...connection.version, ts: ts > connection.version.ts ? ts : connection.version.ts });
+      if (connection.pending.length > 0 || connection.awaitingTs > connection.queuedTs || connection.responseSinceTransition) {
+        due.push({ connection, end: (version) => ({ ...version, ts: ts > version.ts ? ts : version.ts }), ts });
       }
     }
+    // Not awaited: the next flush may run its queries while these wait for the disk.
+    void this.queueTransitions(due).catch((error: unknown) =>
+      this.log(`Subscription update failed: ${error instanceof Error ? error.stack : String(error)}`),
+    );
   }
 
-  private sendTransition(connection: Connection, endVersion: StateVersion) {
-    const modifications = connection.pending;
-    connection.pending = [];
-    connection.responseSinceTransition = false;
+  /**
+   * Takes each socket's pending results now and sends them as a Transition
+   * once every commit written so far is on disk (results may show commits
+   * still on their way there: group commit), after every Transition queued
+   * before. `end` gives the version the Transition reaches from the one the
+   * socket is at when it goes out.
+   */
+  private queueTransitions(due: QueuedTransition[]): Promise<void> {
+    if (due.length === 0) return Promise.resolve();
+    const seq = this.engine.lastSeq;
+    const batch = due.map(({ connection, end, ts }) => {
+      const modifications = connection.pending;
+      connection.pending = [];
+      connection.responseSinceTransition = false;
+      if (ts !== undefined && ts > connection.queuedTs) connection.queuedTs = ts;
+      return { connection, end, modifications };
+    });
+    const sent = this.sending
+      .then(() => this.engine.whenDurable(seq))
+      .then(() => {
+        for (const { connection, end, modifications } of batch) this.sendTransition(connection, modifications, end(connection.version));
+      });
+    this.sendingBeforeLatest = this.sending;
+    this.sending = sent.catch(() => {});
+    return sent;
+  }
+
+  private sendTransition(connection: Connection, modifications: Modification[], endVersion: StateVersion) {
     const start = JSON.stringify(encodeVersion(connection.version));
     const end = JSON.stringify(encodeVersion(endVersion));
     const skew = connection.clockSkewMs === null ? "" : `,"clientClockSkew":${connection.clockSkewMs}`;
