@@ -5,7 +5,10 @@
  * - replay of a 1,000-event run (reading its events, and the pure replay alone);
  * - Stop → the run shown aborted on a second, subscribed client;
  * - mention → the first streamed token visible on a second client (the model sends its first piece at once);
- * - the brain's overhead per model call (context assembly + tool dispatch, measured inside each run).
+ * - the brain's overhead per model call (context assembly + tool dispatch, measured inside each run);
+ * - the backend's CPU while 50 runs stream alone, and the writes each streamed reply made.
+ * MAESTRO_BENCH_ROOT=<checkout> runs another checkout's backend and convex/ (e.g. an export of main's
+ * last commit) under this same bench, so old and new code compare back to back on a busy machine.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -27,6 +30,8 @@ const REPLAY_EVENTS = 1_000;
 const REPLAYS = 30;
 const STOPS = 30;
 const FIRST_TOKENS = 30;
+/** The checkout under test (default this one). */
+const ROOT = path.resolve(process.env.MAESTRO_BENCH_ROOT ?? PROJECT_ROOT);
 
 function log(line: string) {
   console.error(`[bench] ${line}`);
@@ -63,7 +68,8 @@ async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-runs-"));
   const backend = await spawnBackend({
     dataDir,
-    convexDir: path.join(PROJECT_ROOT, "convex"),
+    convexDir: path.join(ROOT, "convex"),
+    projectRoot: ROOT,
     env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "bench", MAESTRO_DEFAULT_MODEL: "scripted", MAESTRO_MODEL_MAX_RETRIES: "0" },
   });
   const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
@@ -89,33 +95,57 @@ async function main() {
     const probe = await runOf(probeTask);
     const writer = { runId: probe._id, attempt: 1 };
 
+    const startStreams = async (label: string) => {
+      const tasks = await Promise.all(Array.from({ length: STREAMING_RUNS }, (_, i) => newTask(`${label} ${i} [stream]`)));
+      await Promise.all(tasks.map((taskId) => http.mutation(api.messages.create, { taskId, content: "@Jarvis write a lot" })));
+      // Measuring starts once every run has started.
+      const allStarted = async () => (await Promise.all(tasks.map((taskId) => http.query(api.runs.listForTask, { taskId })))).every((runs) => runs[0] !== undefined && runs[0].status !== "queued");
+      while (!(await allStarted())) await sleep(20);
+      return tasks;
+    };
+    const stillStreaming = async (tasks: Array<Id<"tasks">>) =>
+      (await Promise.all(tasks.map((taskId) => http.query(api.runs.listForTask, { taskId })))).flat().filter((r) => r.status !== "completed").length;
+    const cpuWindow = (before: number | null, since: number) => {
+      const used = cpuSeconds(backend.child.pid);
+      const seconds = (performance.now() - since) / 1000;
+      return before === null || used === null ? "n/a" : `${(used - before).toFixed(1)} s CPU over ${seconds.toFixed(1)} s (${(((used - before) / seconds) * 100).toFixed(0)}%)`;
+    };
+    // How many writes the run's batching made per streamed reply (200 pieces, 50 ms apart).
+    const writesPerReply = async (tasks: Array<Id<"tasks">>, into: number[]) => {
+      for (const taskId of tasks) {
+        for (const run of await http.query(api.runs.listForTask, { taskId })) {
+          const events = await http.query(api.runEvents.listForRun, { runId: run._id });
+          into.push(events.filter((e) => e.payload.type === "message_update").length);
+        }
+      }
+    };
+
+    log(`${STREAMING_RUNS} runs streaming alone`);
+    const aloneTasks = await startStreams("Alone");
+    const aloneCpu = cpuSeconds(backend.child.pid);
+    const aloneStarted = performance.now();
+    // A reply streams for 10 s: look (50 queries) only once it may have ended.
+    await sleep(9_000);
+    while ((await stillStreaming(aloneTasks)) > 0) await sleep(100);
+    const aloneBackendCpu = cpuWindow(aloneCpu, aloneStarted);
+    const updateWrites: number[] = [];
+    await writesPerReply(aloneTasks, updateWrites);
+
     log(`event append with ${STREAMING_RUNS} runs streaming`);
-    const streamTasks = await Promise.all(Array.from({ length: STREAMING_RUNS }, (_, i) => newTask(`Stream ${i} [stream]`)));
-    await Promise.all(streamTasks.map((taskId) => http.mutation(api.messages.create, { taskId, content: "@Jarvis write a lot" })));
-    const streamingNow = async () =>
-      (await Promise.all(streamTasks.map((taskId) => http.query(api.runs.listForTask, { taskId })))).flat().filter((r) => r.status !== "completed").length;
-    // Appends start once every run has started, and go on until all have ended.
-    const allStarted = async () => (await Promise.all(streamTasks.map((taskId) => http.query(api.runs.listForTask, { taskId })))).every((runs) => runs[0] !== undefined && runs[0].status !== "queued");
-    while (!(await allStarted())) await sleep(20);
+    const streamTasks = await startStreams("Stream");
     const appends: number[] = [];
     const cpuBefore = cpuSeconds(backend.child.pid);
     const streamStarted = performance.now();
-    for (let i = 0; i < APPENDS || (i % 50 !== 0 || (await streamingNow()) > 0); i++) {
+    // Whether to go on appending. Asking (50 queries at once) delays the next append, so it is asked only
+    // once the replies (10 s) may have ended, not every 50 appends throughout.
+    const goOn = async (i: number) => i < APPENDS || i % 50 !== 0 || performance.now() - streamStarted < 9_000 || (await stillStreaming(streamTasks)) > 0;
+    for (let i = 0; await goOn(i); i++) {
       const t0 = performance.now();
       await admin.mutation(anyApi.runEvents.appendDelta, { ...writer, delta: `delta ${i} ` });
       appends.push(performance.now() - t0);
     }
-    const cpuUsed = cpuSeconds(backend.child.pid);
-    const streamSeconds = (performance.now() - streamStarted) / 1000;
-    const backendCpu = cpuBefore === null || cpuUsed === null ? "n/a" : `${(cpuUsed - cpuBefore).toFixed(1)} s CPU over ${streamSeconds.toFixed(1)} s`;
-    // How many writes the run's batching made per streamed reply (200 pieces, 50 ms apart).
-    const updateWrites: number[] = [];
-    for (const taskId of streamTasks) {
-      for (const run of await http.query(api.runs.listForTask, { taskId })) {
-        const events = await http.query(api.runEvents.listForRun, { runId: run._id });
-        updateWrites.push(events.filter((e) => e.payload.type === "message_update").length);
-      }
-    }
+    const backendCpu = cpuWindow(cpuBefore, streamStarted);
+    await writesPerReply(streamTasks, updateWrites);
 
     log("replay of a 1,000-event run");
     for (let i = (await http.query(api.runEvents.listForRun, { runId: probe._id })).length; i < REPLAY_EVENTS; i++) {
@@ -178,12 +208,14 @@ async function main() {
 
     console.log(`Runs benchmark (backend as its own process over convex/, scripted streaming model on 127.0.0.1)
 machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, node ${process.version}
-streamed replies: 200 pieces, 50 ms apart, batched by the run (first piece at once, then every 100 ms or 500 chars)
+code under test: ${ROOT}
+streamed replies: 200 pieces, 50 ms apart, batched by the run's own rule (see writes per reply)
 
 ${"what".padEnd(60)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}
 ${row(`event append while ${STREAMING_RUNS} runs stream (client round trip)`, summarize(appends), "ms")}
 ${row("message_update writes per streamed reply", summarize(updateWrites), "writes")}
-backend while ${STREAMING_RUNS} runs stream: ${backendCpu}
+backend while ${STREAMING_RUNS} runs stream alone: ${aloneBackendCpu}
+backend while ${STREAMING_RUNS} runs stream and the bench appends: ${backendCpu}
 ${row(`read a ${eventCount}-event run (listForRun) + replay`, summarize(reads), "ms")}
 ${row(`replay alone (pure, ${eventCount} events)`, summarize(replays), "ms")}
 ${row("Stop → run shown aborted on a second client", summarize(stops), "ms")}

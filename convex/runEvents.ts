@@ -22,13 +22,14 @@ const STREAM_SCAN = 400;
 /**
  * Appends one event to a run's stream and returns its sequence number. With
  * a `clientMessageId` already in the stream, nothing is written and the
- * earlier event's number is returned (a retried submit).
+ * earlier event's number is returned (a retried submit). `run`, when the
+ * caller has read it already, saves reading it again.
  */
 export async function appendRunEvent(
   ctx: MutationCtx,
   runId: Id<"runs">,
   payload: RunEventPayload,
-  options: { clientMessageId?: string } = {},
+  options: { clientMessageId?: string; run?: Doc<"runs"> } = {},
 ): Promise<number> {
   const { clientMessageId } = options;
   if (clientMessageId !== undefined) {
@@ -38,12 +39,7 @@ export async function appendRunEvent(
       .first();
     if (same !== null) return same.seq;
   }
-  const last = await ctx.db
-    .query("runEvents")
-    .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
-    .order("desc")
-    .first();
-  const seq = (last?.seq ?? 0) + 1;
+  const seq = await nextSeq(ctx, runId, payload.type === "message_start", options.run);
   await ctx.db.insert("runEvents", {
     runId,
     seq,
@@ -53,6 +49,36 @@ export async function appendRunEvent(
     payload,
   });
   return seq;
+}
+
+/**
+ * The run's next sequence number, counted on its `runStreams` row (read by
+ * id). A run without one (its first event, or a run older than the counter)
+ * gets it here, starting after its newest event.
+ */
+async function nextSeq(ctx: MutationCtx, runId: Id<"runs">, startsMessage: boolean, known?: Doc<"runs">): Promise<number> {
+  const stream = await streamOf(ctx, runId, known);
+  if (stream !== null) {
+    const seq = stream.lastSeq + 1;
+    await ctx.db.patch("runStreams", stream._id, { lastSeq: seq, ...(startsMessage ? { messageStartSeq: seq } : {}) });
+    return seq;
+  }
+  const last = await ctx.db
+    .query("runEvents")
+    .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
+    .order("desc")
+    .first();
+  const seq = (last?.seq ?? 0) + 1;
+  const id = await ctx.db.insert("runStreams", { runId, lastSeq: seq, ...(startsMessage ? { messageStartSeq: seq } : {}) });
+  await ctx.db.patch("runs", runId, { streamId: id });
+  return seq;
+}
+
+/** The run's `runStreams` row, or null before its first event (or for a run older than the counter). */
+async function streamOf(ctx: QueryCtx, runId: Id<"runs">, known?: Doc<"runs">): Promise<Doc<"runStreams"> | null> {
+  // A stream id never changes once set, so a run read earlier in this transaction still names it.
+  const streamId = known?.streamId ?? (await ctx.db.get("runs", runId))?.streamId;
+  return streamId === undefined ? null : await ctx.db.get("runStreams", streamId);
 }
 
 /** The run, when it is running as this attempt (else the writer should stop). */
@@ -92,7 +118,7 @@ export const beginMessage = internalMutation({
   handler: async (ctx, { runId, attempt, round }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
-    await appendRunEvent(ctx, runId, { type: "message_start", round });
+    await appendRunEvent(ctx, runId, { type: "message_start", round }, { run });
     await heartbeat(ctx, run);
     return "ok";
   },
@@ -105,7 +131,7 @@ export const appendDelta = internalMutation({
   handler: async (ctx, { runId, attempt, delta }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
-    await appendRunEvent(ctx, runId, { type: "message_update", delta });
+    await appendRunEvent(ctx, runId, { type: "message_update", delta }, { run });
     await heartbeat(ctx, run);
     return "ok";
   },
@@ -118,7 +144,7 @@ export const endMessage = internalMutation({
   handler: async (ctx, { runId, attempt, ...end }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
-    await appendRunEvent(ctx, runId, { type: "message_end", ...end });
+    await appendRunEvent(ctx, runId, { type: "message_end", ...end }, { run });
     return "ok";
   },
 });
@@ -178,12 +204,22 @@ export const listForRun = userQuery({
 });
 
 /** The newest events of a run back to (and including) its latest `message_start`, oldest first. */
-export async function openMessageEvents(ctx: QueryCtx, runId: Id<"runs">) {
+export async function openMessageEvents(ctx: QueryCtx, run: Doc<"runs">) {
+  const runId = run._id;
+  // The stream knows where the newest message starts: read from there, not a window of the newest events
+  // (which is left for a run before its first message, or older than the stream row).
+  const start = (await streamOf(ctx, runId, run))?.messageStartSeq;
+  if (start !== undefined) {
+    return await ctx.db
+      .query("runEvents")
+      .withIndex("by_run_and_seq", (q) => q.eq("runId", runId).gte("seq", start))
+      .take(MAX_EVENTS_PER_READ);
+  }
   const newest = await ctx.db
     .query("runEvents")
     .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
     .order("desc")
     .take(STREAM_SCAN);
-  const start = newest.findIndex((event) => event.payload.type === "message_start");
-  return (start === -1 ? newest : newest.slice(0, start + 1)).reverse();
+  const opened = newest.findIndex((event) => event.payload.type === "message_start");
+  return (opened === -1 ? newest : newest.slice(0, opened + 1)).reverse();
 }

@@ -476,7 +476,7 @@ export const streamingForTask = taskQuery({
     for (const run of recent) {
       if (run.status !== "running") continue;
       const agent = await ctx.db.get("agents", run.agentId);
-      const text = streamingText(await openMessageEvents(ctx, run._id)) ?? "";
+      const text = streamingText(await openMessageEvents(ctx, run)) ?? "";
       result.push({ runId: run._id, agentName: agent?.name ?? run.agentSessionKey, text: typingPreview(text) });
     }
     return result;

@@ -232,6 +232,8 @@ export default defineSchema({
     injectionTokens: v.optional(v.number()),
     /** While `waiting`: where the loop resumes once a person responds. */
     paused: v.optional(vRunPause),
+    /** The row counting this run's events (set with its first event; see runStreams). */
+    streamId: v.optional(v.id("runStreams")),
   })
     .index("by_task", ["taskId"])
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
@@ -258,6 +260,20 @@ export default defineSchema({
   })
     .index("by_run_and_seq", ["runId", "seq"])
     .index("by_run_and_clientMessageId", ["runId", "clientMessageId"]),
+
+  /**
+   * The head of a run's event stream: the sequence number of its newest
+   * event. Appending reads it by id (the run row names it) instead of
+   * looking up the newest event in the `runEvents` index, and writes here
+   * rather than on the run row, so queries that read runs (lists, Stop) do
+   * not re-run on every streamed batch.
+   */
+  runStreams: defineTable({
+    runId: v.id("runs"),
+    lastSeq: v.number(),
+    /** The newest `message_start`: where the text streaming now begins ("Jarvis is typing…" reads from here). */
+    messageStartSeq: v.optional(v.number()),
+  }),
 
   /**
    * A tool call waiting for a person's approval, bound to its run, its call

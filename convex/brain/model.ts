@@ -343,15 +343,19 @@ async function streamOnce(
   const forward = () => controller.abort();
   if (outer?.aborted) controller.abort();
   outer?.addEventListener("abort", forward, { once: true });
+  // One watchdog per call, not a new timer per chunk (a streamed reply is hundreds of chunks):
+  // when it fires it waits again for what is left of the quiet time since the last byte.
+  let lastByteAt = Date.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = () => {
-    clearTimeout(timer);
+  const watch = (ms: number) => {
     timer = setTimeout(() => {
+      const quiet = Date.now() - lastByteAt;
+      if (quiet < config.timeoutMs) return watch(config.timeoutMs - quiet);
       state.timedOut = true;
       controller.abort();
-    }, config.timeoutMs);
+    }, ms);
   };
-  arm();
+  watch(config.timeoutMs);
   try {
     const stream = await client.chat.completions.create(
       { model, messages: messages.map(({ role, content }) => ({ role, content })), stream: true, stream_options: { include_usage: true } },
@@ -361,7 +365,7 @@ async function streamOnce(
     let refusal = "";
     let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
     for await (const chunk of stream) {
-      arm();
+      lastByteAt = Date.now();
       if (typeof chunk !== "object" || chunk === null) continue;
       const delta = chunk.choices?.[0]?.delta;
       if (typeof delta?.content === "string" && delta.content !== "") {

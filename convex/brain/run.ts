@@ -190,8 +190,10 @@ async function streamReply(
   try {
     reply = await call({ signal: controller.signal, onDelta: (delta) => batcher.push(delta) });
   } catch (error) {
-    // Text that arrived before the failure stays in the timeline.
-    const stopped = controller.signal.aborted || (await batcher.close().catch(() => "stop")) === "stop";
+    // Text that arrived before the failure stays in the timeline; the batcher is closed even after a
+    // Stop, so no batch of this action is left waiting on a timer (the backend refuses it then).
+    const closed = await batcher.close().catch(() => "stop" as const);
+    const stopped = controller.signal.aborted || closed === "stop";
     if (stopped || error instanceof ModelAbortedError) throw new Stopped();
     await ctx.runMutation(internal.runEvents.endMessage, { ...writer, model: "", promptTokens: 0, completionTokens: 0, interrupted: true });
     throw error;

@@ -1,15 +1,33 @@
 /**
  * Batches streamed text so a long reply costs a handful of writes, not one
  * per token: the first delta goes out at once (the thread shows the agent
- * typing without delay), later ones when `maxChars` have gathered or
- * `maxDelayMs` after the first unsent one. Sends never overlap and keep order.
- * While a send is out, nothing more is queued: what gathers meanwhile goes in
- * one send when it returns, so a slow backend gets fewer, larger writes
- * instead of a backlog (with 50 runs streaming, appends queue behind each
- * other). `send` answers whether to go on; after a "stop" nothing more is sent.
+ * typing without delay), later ones at most once every `intervalMs` (counted
+ * from the previous send's start, ± `jitter` of it), or early when
+ * `maxChars` have gathered.
+ * Sends never overlap and keep order. While a send is out, nothing more is
+ * queued: what gathers meanwhile goes in one send when it returns, so a slow
+ * backend gets fewer, larger writes instead of a backlog. `close` sends the
+ * rest at once, whatever the interval, so no character is lost on the way to
+ * `message_end` or an error. `send` answers whether to go on; after a "stop"
+ * nothing more is sent.
  */
-export const STREAM_FLUSH_MS = 100;
-export const STREAM_FLUSH_CHARS = 500;
+
+/**
+ * At most one write per streaming run this often. Each write is a
+ * transaction the backend runs one at a time, so with 50 runs streaming the
+ * write rate is what queues other writes: flushing 100 ms after the first
+ * unsent piece made ~75 writes per 10 s reply, 250 ms since the last send
+ * ~42, 300 ms ~34, and three updates a second still read as live typing.
+ */
+export const STREAM_FLUSH_MS = 300;
+/**
+ * Each wait is the interval ± this fraction, at random: runs that started
+ * together would otherwise write in step, in bursts the backend queues (with
+ * 50 runs streaming, the busiest 10 ms saw 12–14 writes in step, 7–8 jittered).
+ */
+export const STREAM_FLUSH_JITTER = 0.25;
+/** A batch this long goes out before its interval ends: one event's text stays bounded when a model streams fast. */
+export const STREAM_FLUSH_CHARS = 2000;
 
 export type SendVerdict = "ok" | "stop";
 
@@ -17,8 +35,11 @@ export class DeltaBatcher {
   private buffer = "";
   private timer: ReturnType<typeof setTimeout> | null = null;
   private chain: Promise<void> = Promise.resolve();
-  private sentAny = false;
-  /** A send is out; `flushWanted` records a flush asked for meanwhile. */
+  /** When the last send started (ms since the epoch); null before the first. */
+  private lastSendAt: number | null = null;
+  /** The wait after the last send (the interval, jittered). */
+  private gapMs = 0;
+  /** A send is out; `flushWanted` records an immediate flush asked for meanwhile. */
   private sending = false;
   private flushWanted = false;
   private stopped = false;
@@ -27,10 +48,14 @@ export class DeltaBatcher {
   constructor(
     private readonly send: (text: string) => Promise<SendVerdict>,
     private readonly onStop: () => void,
-    private readonly limits: { maxChars: number; maxDelayMs: number } = { maxChars: STREAM_FLUSH_CHARS, maxDelayMs: STREAM_FLUSH_MS },
+    private readonly limits: { maxChars: number; intervalMs: number; jitter?: number } = {
+      maxChars: STREAM_FLUSH_CHARS,
+      intervalMs: STREAM_FLUSH_MS,
+      jitter: STREAM_FLUSH_JITTER,
+    },
   ) {}
 
-  /** True once a send answered "stop". */
+  /** True once a send answered "stop" (or failed). */
   get isStopped(): boolean {
     return this.stopped;
   }
@@ -38,8 +63,17 @@ export class DeltaBatcher {
   push(delta: string): void {
     if (this.stopped || delta === "") return;
     this.buffer += delta;
-    if (!this.sentAny || this.buffer.length >= this.limits.maxChars) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.limits.maxDelayMs);
+    if (this.buffer.length >= this.limits.maxChars) this.flush();
+    else this.schedule();
+  }
+
+  /** Sends the buffer once the interval since the last send has passed (at once for the first). */
+  private schedule(): void {
+    // While a send is out, its return schedules what gathered meanwhile.
+    if (this.timer !== null || this.sending || this.stopped || this.buffer === "") return;
+    const wait = this.lastSendAt === null ? 0 : this.lastSendAt + this.gapMs - Date.now();
+    if (wait <= 0) this.flush();
+    else this.timer = setTimeout(() => this.flush(), wait);
   }
 
   /** Sends what is buffered now, or, while a send is out, as soon as it returns (together with what arrives meanwhile). */
@@ -53,25 +87,31 @@ export class DeltaBatcher {
     }
     const text = this.buffer;
     this.buffer = "";
-    this.sentAny = true;
+    this.lastSendAt = Date.now();
+    this.gapMs = this.limits.intervalMs * (1 + (this.limits.jitter ?? 0) * (2 * Math.random() - 1));
     this.sending = true;
     this.flushWanted = false;
     this.chain = this.chain.then(async () => {
       try {
-        if (this.stopped) return;
-        if ((await this.send(text)) === "stop") {
-          this.stopped = true;
-          this.onStop();
-        }
+        if ((await this.send(text)) === "stop") this.halt();
       } catch (error) {
         this.failure ??= error;
-        this.stopped = true;
-        this.onStop();
+        this.halt();
       } finally {
         this.sending = false;
       }
       if (this.flushWanted) this.flush();
+      else this.schedule();
     });
+  }
+
+  private halt(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.buffer = "";
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.onStop();
   }
 
   /** Sends the rest and waits for every send; rethrows a send's failure. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { DeltaBatcher } from "../../convex/lib/deltaBatcher";
+import { DeltaBatcher, STREAM_FLUSH_CHARS, STREAM_FLUSH_JITTER, STREAM_FLUSH_MS } from "../../convex/lib/deltaBatcher";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -19,7 +19,7 @@ function recorder(verdicts: Array<"ok" | "stop"> = []) {
     () => {
       stops += 1;
     },
-    { maxChars: 10, maxDelayMs: 100 },
+    { maxChars: 10, intervalMs: 100 },
   );
   return { batcher, sent, stops: () => stops };
 }
@@ -60,7 +60,7 @@ describe("DeltaBatcher", () => {
         return new Promise((resolve) => answers.push(() => resolve("ok")));
       },
       () => {},
-      { maxChars: 10, maxDelayMs: 100 },
+      { maxChars: 10, intervalMs: 100 },
     );
     batcher.push("first");
     await vi.advanceTimersByTimeAsync(0);
@@ -91,6 +91,118 @@ describe("DeltaBatcher", () => {
     answers.shift()!();
     expect(await closed).toBe("ok");
     expect(sent.join("")).toBe("firstp0 p1 p2 p3 p4 0123456789abtail");
+  });
+
+  test("a steady stream: the first piece at once, then at most one send per interval, every character kept", async () => {
+    const sent: Array<{ at: number; text: string }> = [];
+    const started = Date.now();
+    const batcher = new DeltaBatcher(
+      async (text) => {
+        sent.push({ at: Date.now() - started, text });
+        return "ok";
+      },
+      () => {},
+    );
+    // The bench's reply: 200 pieces 50 ms apart (10 s).
+    const pieces = Array.from({ length: 200 }, (_, i) => `w${i} `);
+    for (const piece of pieces) {
+      batcher.push(piece);
+      await vi.advanceTimersByTimeAsync(50);
+    }
+    const whileStreaming = sent.length;
+    expect(await batcher.close()).toBe("ok");
+    expect(sent[0]).toEqual({ at: 0, text: "w0 " });
+    expect(sent.map((s) => s.text).join("")).toBe(pieces.join(""));
+    // The rest goes at close, whatever the interval; before that, sends keep their distance.
+    const shortest = STREAM_FLUSH_MS * (1 - STREAM_FLUSH_JITTER);
+    for (let i = 1; i < whileStreaming; i++) expect(sent[i].at - sent[i - 1].at).toBeGreaterThanOrEqual(shortest);
+    expect(sent.length).toBeLessThanOrEqual(2 + Math.ceil(10_000 / shortest));
+  });
+
+  test("each wait is the interval ± the jitter, so runs that started together do not write in step", async () => {
+    const random = vi.spyOn(Math, "random");
+    try {
+      const sent: number[] = [];
+      const started = Date.now();
+      const batcher = new DeltaBatcher(async () => {
+        sent.push(Date.now() - started);
+        return "ok";
+      }, () => {}, { maxChars: 10_000, intervalMs: 100, jitter: 0.5 });
+      // The shortest wait, then the longest.
+      random.mockReturnValueOnce(0).mockReturnValueOnce(1);
+      for (let i = 0; i < 40; i++) {
+        batcher.push("x");
+        await vi.advanceTimersByTimeAsync(5);
+      }
+      expect(sent.slice(0, 3)).toEqual([0, 50, 200]);
+      await batcher.close();
+    } finally {
+      random.mockRestore();
+    }
+  });
+
+  test("close sends the rest at once, before the interval ends (message_end, a model error)", async () => {
+    const { batcher, sent } = recorder();
+    batcher.push("first");
+    await vi.advanceTimersByTimeAsync(10);
+    batcher.push(" and the rest");
+    expect(sent).toEqual(["first"]);
+    // No timer is advanced: close does not wait for the interval.
+    expect(await batcher.close()).toBe("ok");
+    expect(sent).toEqual(["first", " and the rest"]);
+  });
+
+  test("after a quiet spell longer than the interval, a piece goes out at once", async () => {
+    const { batcher, sent } = recorder();
+    batcher.push("a");
+    await vi.advanceTimersByTimeAsync(500);
+    batcher.push("b");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual(["a", "b"]);
+    batcher.push("c");
+    await vi.advanceTimersByTimeAsync(99);
+    expect(sent).toEqual(["a", "b"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent).toEqual(["a", "b", "c"]);
+  });
+
+  test("a send out longer than the interval: what gathered goes as soon as it returns", async () => {
+    const sent: string[] = [];
+    const answers: Array<() => void> = [];
+    const batcher = new DeltaBatcher(
+      (text) => {
+        sent.push(text);
+        return new Promise((resolve) => answers.push(() => resolve("ok")));
+      },
+      () => {},
+      { maxChars: 10_000, intervalMs: 100 },
+    );
+    batcher.push("a");
+    batcher.push("b");
+    await vi.advanceTimersByTimeAsync(300);
+    expect(sent).toEqual(["a"]);
+    answers.shift()!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual(["a", "b"]);
+    answers.shift()!();
+    expect(await batcher.close()).toBe("ok");
+  });
+
+  test("a fast model: a batch of STREAM_FLUSH_CHARS goes before its interval ends", async () => {
+    const sent: string[] = [];
+    const batcher = new DeltaBatcher(async (text) => {
+      sent.push(text);
+      return "ok";
+    }, () => {});
+    batcher.push("a");
+    await vi.advanceTimersByTimeAsync(1);
+    batcher.push("x".repeat(STREAM_FLUSH_CHARS - 1));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual(["a"]);
+    batcher.push("y");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual(["a", `${"x".repeat(STREAM_FLUSH_CHARS - 1)}y`]);
+    await batcher.close();
   });
 
   test("a 'stop' answer calls onStop once and nothing more is sent", async () => {

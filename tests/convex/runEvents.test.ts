@@ -131,6 +131,43 @@ describe("appending", () => {
     expect(await types(t, runId)).toEqual(["1 submit user_message_submitted", "2 harness agent_start", "3 submit user_message_submitted"]);
   });
 
+  test("a streamed batch writes its event and the stream's counter, not the run row (lists and Stop do not re-run)", async () => {
+    const { t, runId } = await mentionJarvis();
+    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    const before = await getRun(t, runId);
+    expect(before.streamId).toBeDefined();
+    for (const delta of ["a", "b", "c"]) expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta })).toBe("ok");
+    expect(await getRun(t, runId)).toEqual(before);
+    expect(await t.run(async (ctx) => await ctx.db.get("runStreams", before.streamId!))).toMatchObject({ runId, lastSeq: 6, messageStartSeq: 3 });
+    expect((await types(t, runId)).slice(-3)).toEqual(["4 harness message_update", "5 harness message_update", "6 harness message_update"]);
+  });
+
+  test("a run whose events predate the counter goes on after its newest event, and still shows its typing", async () => {
+    const { t, admin, taskId, runId } = await mentionJarvis();
+    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    // As stored before runStreams existed: events, and no stream on the run.
+    await t.run(async (ctx) => {
+      const run = (await ctx.db.get("runs", runId))!;
+      await ctx.db.delete("runStreams", run.streamId!);
+      await ctx.db.patch("runs", runId, { streamId: undefined });
+    });
+    expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "" }]);
+    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "x" })).toBe("ok");
+    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "y" })).toBe("ok");
+    expect(await types(t, runId)).toEqual([
+      "1 submit user_message_submitted",
+      "2 harness agent_start",
+      "3 harness message_start",
+      "4 harness message_update",
+      "5 harness message_update",
+    ]);
+    expect((await t.run(async (ctx) => await ctx.db.query("runStreams").collect())).map((s) => [s.runId, s.lastSeq, s.messageStartSeq])).toEqual([[runId, 5, undefined]]);
+    // Its stream row does not know where the open message starts: the newest events are scanned for it.
+    expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "xy" }]);
+  });
+
   test("a tool call marks the run as having a side effect; its result takes the outcome the dispatcher recorded", async () => {
     const { t, runId } = await mentionJarvis();
     const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
