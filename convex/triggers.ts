@@ -53,12 +53,7 @@ async function takeUp(ctx: MutationCtx, triggerId: Id<"agentTriggers">) {
       return await consume({ note: "mentioned by an agent: agents' mentions notify but start no run" });
     }
   }
-  const result = await enqueueRun(ctx, agent, trigger.taskId, {
-    kind: trigger.kind,
-    messageId: trigger.messageId,
-    // An assignment has no message: its own row tells one assignment from the next (taken off the task, put back on).
-    ...(trigger.kind === "assigned" ? { triggerId } : {}),
-  });
+  const result = await enqueueRun(ctx, agent, trigger.taskId, { kind: trigger.kind, messageId: trigger.messageId });
   await consume(result.runId === null ? { note: result.note } : { runId: result.runId });
 }
 

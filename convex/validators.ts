@@ -116,8 +116,6 @@ export const vRunTrigger = v.object({
   messageId: v.optional(v.id("messages")),
   /** The blocking channel message or DM that started the run (kind "message"). */
   channelMessageId: v.optional(v.id("channelMessages")),
-  /** The assignment that started the run (kind "assigned"): each time an agent is put on a task is new work. */
-  triggerId: v.optional(v.id("agentTriggers")),
   note: v.optional(v.string()),
 });
 

@@ -11,7 +11,7 @@ import { sha256Hex } from "../lib/sha256";
 export interface RunCause {
   taskId: string;
   agentSessionKey: string;
-  trigger: { kind: string; messageId?: string; channelMessageId?: string; triggerId?: string; note?: string };
+  trigger: { kind: string; messageId?: string; channelMessageId?: string; note?: string };
 }
 
 /** JSON with object keys sorted at every depth, so equal arguments give equal text. */
@@ -31,21 +31,13 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The cause as one stable string: the trigger's thread message, blocking
- * channel message or assignment when it has one, else its note.
+ * The cause as one stable string: the trigger's thread message or blocking
+ * channel message when it has one, else its note.
  */
 export function causeText(cause: RunCause): string {
-  const { kind, messageId, channelMessageId, triggerId, note } = cause.trigger;
-  const byId = messageId !== undefined || channelMessageId !== undefined || triggerId !== undefined;
-  return canonicalJson({
-    task: cause.taskId,
-    agent: cause.agentSessionKey,
-    kind,
-    message: messageId,
-    channelMessage: channelMessageId,
-    assignment: triggerId,
-    note: byId ? undefined : note,
-  });
+  const { kind, messageId, channelMessageId, note } = cause.trigger;
+  const byMessage = messageId !== undefined || channelMessageId !== undefined;
+  return canonicalJson({ task: cause.taskId, agent: cause.agentSessionKey, kind, message: messageId, channelMessage: channelMessageId, note: byMessage ? undefined : note });
 }
 
 /** The key of one tool call: the same cause, tool and arguments always give the same key. */

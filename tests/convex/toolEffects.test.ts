@@ -143,27 +143,6 @@ describe("each side-effecting tool acts once per cause", () => {
     expect(observed(await dispatch(t, other, line))).toBe("moved the task from in_progress to review");
   });
 
-  test("put back on a task, an agent acts again: each assignment is a cause of its own", async () => {
-    const { t, departmentId, admin, taskId } = await setup();
-    const assignment = () =>
-      t.run(async (ctx) => await ctx.db.insert("agentTriggers", { departmentId, agentSessionKey: AGENTS.jarvis, taskId, kind: "assigned", status: "consumed" }));
-    const line = '[TOOL: update_task_status ARG: {"status": "in_progress"}]';
-    const firstAssignment = await assignment();
-    const first = await startRun(t, taskId, { kind: "assigned", triggerId: firstAssignment });
-    expect(observed(await dispatch(t, first, line))).toBe("moved the task from inbox to in_progress");
-    // The same assignment retried changes nothing more.
-    await admin.mutation(api.tasks.setStatus, { taskId, status: "assigned" });
-    await fail(t, first);
-    const retried = await startRun(t, taskId, { kind: "assigned", triggerId: firstAssignment });
-    expect(observed(await dispatch(t, retried, line))).toBe("moved the task from inbox to in_progress");
-    expect((await admin.query(api.tasks.get, { taskId })).status).toBe("assigned");
-    // Taken off and put back on: a new assignment, so the card moves again.
-    await fail(t, retried);
-    const again = await startRun(t, taskId, { kind: "assigned", triggerId: await assignment() });
-    expect(observed(await dispatch(t, again, line))).toBe("moved the task from assigned to in_progress");
-    expect((await admin.query(api.tasks.get, { taskId })).status).toBe("in_progress");
-  });
-
   test("an approved call that acted is not asked about again when the same cause runs again; a new cause is", async () => {
     const { t, taskId, say } = await setup();
     const policy = (value: "always" | "never") =>
