@@ -24,6 +24,21 @@ function recorder(verdicts: Array<"ok" | "stop"> = []) {
   return { batcher, sent, stops: () => stops };
 }
 
+/** A batcher whose sends stay out until the test answers them, oldest first (a slow backend). */
+function slowRecorder(maxChars: number) {
+  const sent: string[] = [];
+  const answers: Array<() => void> = [];
+  const batcher = new DeltaBatcher(
+    (text) => {
+      sent.push(text);
+      return new Promise((resolve) => answers.push(() => resolve("ok")));
+    },
+    () => {},
+    { maxChars, intervalMs: 100 },
+  );
+  return { batcher, sent, answers };
+}
+
 describe("DeltaBatcher", () => {
   test("the first delta goes at once, then batches by size or delay, in order", async () => {
     const { batcher, sent } = recorder();
@@ -52,16 +67,7 @@ describe("DeltaBatcher", () => {
   });
 
   test("while a send is out, what arrives meanwhile goes in one send when it returns, in order", async () => {
-    const sent: string[] = [];
-    const answers: Array<() => void> = [];
-    const batcher = new DeltaBatcher(
-      (text) => {
-        sent.push(text);
-        return new Promise((resolve) => answers.push(() => resolve("ok")));
-      },
-      () => {},
-      { maxChars: 10, intervalMs: 100 },
-    );
+    const { batcher, sent, answers } = slowRecorder(10);
     batcher.push("first");
     await vi.advanceTimersByTimeAsync(0);
     expect(sent).toEqual(["first"]);
@@ -167,16 +173,7 @@ describe("DeltaBatcher", () => {
   });
 
   test("a send out longer than the interval: what gathered goes as soon as it returns", async () => {
-    const sent: string[] = [];
-    const answers: Array<() => void> = [];
-    const batcher = new DeltaBatcher(
-      (text) => {
-        sent.push(text);
-        return new Promise((resolve) => answers.push(() => resolve("ok")));
-      },
-      () => {},
-      { maxChars: 10_000, intervalMs: 100 },
-    );
+    const { batcher, sent, answers } = slowRecorder(10_000);
     batcher.push("a");
     batcher.push("b");
     await vi.advanceTimersByTimeAsync(300);
