@@ -16,6 +16,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { api } from "../convex/_generated/api";
+import type { Id } from "../convex/_generated/dataModel";
 import { anyApi } from "convex/server";
 import { AGENT_LIMITS } from "../convex/rateLimits";
 import { seedDemoSquad } from "../tests/backend/helpers";
@@ -148,6 +149,24 @@ function backendCpuMs(pid: number | undefined): number {
   }
 }
 
+/** Creates `count` specialists allowed the chat tools ("Bench Agent 000", …) and returns an API key for each, in order. */
+async function chattingAgentKeys(client: Awaited<ReturnType<typeof seedDemoSquad>>["member"], departmentId: Id<"departments">, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const agentId = await client.mutation(api.agents.create, {
+      departmentId,
+      name: `Bench Agent ${String(i).padStart(3, "0")}`,
+      role: "Specialist",
+      kind: "specialist",
+      systemPrompt: "",
+      isSquadLead: false,
+      allowedTools: ["chat.post", "chat.getNew"],
+    });
+    keys.push((await client.mutation(api.agentApiKeys.create, { agentId })).key);
+  }
+  return keys;
+}
+
 /**
  * The chat through its real path: agents on their API keys posting to the
  * MCP endpoints of a backend running as its own process over convex/.
@@ -168,19 +187,7 @@ export async function benchChatServer(): Promise<void> {
   try {
     const { member: ada, admin, departmentId } = await seedDemoSquad(backend, "BenchAdmin");
     progress("creating 110 agents with API keys");
-    const keys: string[] = [];
-    for (let i = 0; i < AGENTS + 10; i++) {
-      const agentId = await ada.mutation(api.agents.create, {
-        departmentId,
-        name: `Bench Agent ${String(i).padStart(3, "0")}`,
-        role: "Specialist",
-        kind: "specialist",
-        systemPrompt: "",
-        isSquadLead: false,
-        allowedTools: ["chat.post", "chat.getNew"],
-      });
-      keys.push((await ada.mutation(api.agentApiKeys.create, { agentId })).key);
-    }
+    const keys = await chattingAgentKeys(ada, departmentId, AGENTS + 10);
     const call = async (key: string, tool: "chat.post" | "chat.getNew", body: unknown) => {
       const response = await fetch(`${backend.siteUrl}/mcp/${tool}`, {
         method: "POST",
@@ -286,18 +293,7 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
       side.backend = await spawnBackend({ dataDir: side.dataDir, convexDir: path.join(side.root, "convex"), projectRoot: side.root });
       const { member, departmentId } = await seedDemoSquad(side.backend, "BenchAdmin");
       // Every agent posts one burst (AGENT_LIMITS.agentPost), so each round has agents of its own.
-      for (let i = 0; i < AGENTS * rounds; i++) {
-        const agentId = await member.mutation(api.agents.create, {
-          departmentId,
-          name: `Bench Agent ${String(i).padStart(3, "0")}`,
-          role: "Specialist",
-          kind: "specialist",
-          systemPrompt: "",
-          isSquadLead: false,
-          allowedTools: ["chat.post", "chat.getNew"],
-        });
-        side.keys.push((await member.mutation(api.agentApiKeys.create, { agentId })).key);
-      }
+      side.keys = await chattingAgentKeys(member, departmentId, AGENTS * rounds);
     }
     for (let round = 0; round < rounds; round++) {
       for (const side of sides) {
