@@ -97,6 +97,37 @@ function Decided({ by, at, words, now }: { by?: string; at?: number; words?: str
 }
 
 /** An agent's tool call waiting for a person: agent, tool, arguments, expiry; Approve, or Deny with an optional reason. */
+/** A card's decision: an optional note (its label is also its placeholder) and the approve and reject buttons. */
+function DecisionRow({
+  note,
+  approve,
+  reject,
+  pending,
+}: {
+  note: { label: string; value: string; onChange: (value: string) => void };
+  approve: { label: string; onClick: () => void };
+  reject: { label: string; onClick: () => void };
+  pending: boolean;
+}) {
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      <input
+        aria-label={note.label}
+        placeholder={note.label}
+        value={note.value}
+        onChange={(e) => note.onChange(e.target.value)}
+        className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
+      />
+      <Button onClick={approve.onClick} disabled={pending} className="px-2 py-1 text-xs">
+        {approve.label}
+      </Button>
+      <Button variant="secondary" onClick={reject.onClick} disabled={pending} className="px-2 py-1 text-xs">
+        {reject.label}
+      </Button>
+    </div>
+  );
+}
+
 export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; writable: boolean; now: number }) {
   const respond = useMutation(api.approvals.respond);
   const action = useAction();
@@ -121,21 +152,12 @@ export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; 
         <>
           <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>
           {writable && (
-              <div className="flex flex-wrap items-center gap-2">
-                <input
-                  aria-label="Reason (optional)"
-                  placeholder="Reason (optional)"
-                  value={reason}
-                  onChange={(e) => setReason(e.target.value)}
-                  className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
-                />
-                <Button onClick={() => decide("approve")} disabled={action.pending} className="px-2 py-1 text-xs">
-                  Approve
-                </Button>
-                <Button variant="secondary" onClick={() => decide("deny")} disabled={action.pending} className="px-2 py-1 text-xs">
-                  Deny
-                </Button>
-              </div>
+            <DecisionRow
+              note={{ label: "Reason (optional)", value: reason, onChange: setReason }}
+              approve={{ label: "Approve", onClick: () => decide("approve") }}
+              reject={{ label: "Deny", onClick: () => decide("deny") }}
+              pending={action.pending}
+            />
           )}
         </>
       ) : (
@@ -213,21 +235,12 @@ export function PlanCard({ card, writable, now }: { card: PlanCardView; writable
         <>
           {card.expiresAt !== undefined && <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>}
           {writable && (
-            <div className="flex flex-wrap items-center gap-2">
-              <input
-                aria-label="Feedback (for a rejection)"
-                placeholder="Feedback (for a rejection)"
-                value={feedback}
-                onChange={(e) => setFeedback(e.target.value)}
-                className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
-              />
-              <Button onClick={() => decide("approve")} disabled={action.pending} className="px-2 py-1 text-xs">
-                Approve plan
-              </Button>
-              <Button variant="secondary" onClick={() => decide("reject")} disabled={action.pending} className="px-2 py-1 text-xs">
-                Reject
-              </Button>
-            </div>
+            <DecisionRow
+              note={{ label: "Feedback (for a rejection)", value: feedback, onChange: setFeedback }}
+              approve={{ label: "Approve plan", onClick: () => decide("approve") }}
+              reject={{ label: "Reject", onClick: () => decide("reject") }}
+              pending={action.pending}
+            />
           )}
         </>
       ) : state === "expired" ? (
