@@ -109,13 +109,19 @@ test("only stored files are served: unknown ids, forged tokens and paths out of 
   expect(planted).toBe(404);
 });
 
-test("files survive a restart and kill -9; orphans left by a crash are swept at start", async () => {
+/** A fresh data folder for backends run as their own processes; every one pushed on `running` is killed, and the folder removed, after the test. */
+function processBackendsIn(): { dataDir: string; running: BackendProcess[] } {
   const dataDir = tempDataDir();
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const running: BackendProcess[] = [];
   cleanups.push(async () => {
     await Promise.all(running.map(killHard));
   });
+  return { dataDir, running };
+}
+
+test("files survive a restart and kill -9; orphans left by a crash are swept at start", async () => {
+  const { dataDir, running } = processBackendsIn();
   const first = await spawnBackend({ dataDir });
   running.push(first);
   const client = new ConvexHttpClient(first.url);
@@ -176,12 +182,7 @@ test("upload URLs expire, are single-use and signed; a new store on the same fol
 });
 
 test("an upload URL issued before a restart works after it, once; one used before the restart stays used", async () => {
-  const dataDir = tempDataDir();
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const running: BackendProcess[] = [];
-  cleanups.push(async () => {
-    await Promise.all(running.map(killHard));
-  });
+  const { dataDir, running } = processBackendsIn();
   const first = await spawnBackend({ dataDir });
   running.push(first);
   const client = new ConvexHttpClient(first.url);
