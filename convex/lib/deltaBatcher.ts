@@ -17,9 +17,11 @@
  * transaction the backend runs one at a time, so with 50 runs streaming the
  * write rate is what queues other writes: flushing 100 ms after the first
  * unsent piece made ~75 writes per 10 s reply, 250 ms since the last send
- * ~42, 300 ms ~34, and three updates a second still read as live typing.
+ * ~42, 300 ms ~35, 500 ms ~22. Two updates a second still read as live
+ * typing, and in bench:runs (same machine, alternating runs) 500 ms put the
+ * p99 of other writes at 7.1–7.5 ms where 300 ms gave 11.5–18.4.
  */
-export const STREAM_FLUSH_MS = 300;
+export const STREAM_FLUSH_MS = 500;
 /**
  * Each wait is the interval ± this fraction, at random: runs that started
  * together would otherwise write in step, in bursts the backend queues (with
