@@ -12,7 +12,12 @@ import { cleanText } from "./lib/validate";
 import { checkToolApprovals, unknownTools } from "./tools/registry";
 import { vAgentKind, vAgentStatus, vTaskStatus, vToolApproval, type ApprovalPolicy } from "./validators";
 
-/** Most agents a department's roster shows. */
+/**
+ * Most agents a department holds. Rosters, mentions, channel membership and
+ * the inbox read a department's agents with this bound, so `create` refuses
+ * one more: past it, an agent sorting late by name (Writer after 200
+ * "Poster …" agents) could not be mentioned or added to a channel.
+ */
 export const MAX_AGENTS_PER_DEPARTMENT = 200;
 
 /** The roster's view of an agent: the stored agent without its department and lookup key. */
@@ -109,6 +114,13 @@ export const create = departmentMutation({
     const fields = cleanAgentFields(rest);
     // The session key is built from the name's slug; "!!!" would give `agent::<dept>`.
     if (slugify(fields.name) === "") throw new MaestroError("INVALID_ARGUMENT", "An agent name needs at least one letter or digit.");
+    const existing = await ctx.db
+      .query("agents")
+      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
+      .take(MAX_AGENTS_PER_DEPARTMENT);
+    if (existing.length >= MAX_AGENTS_PER_DEPARTMENT) {
+      throw new MaestroError("INVALID_ARGUMENT", `A department holds at most ${MAX_AGENTS_PER_DEPARTMENT} agents: remove one before adding another.`);
+    }
     await checkNameFree(ctx, departmentId, fields.name);
     const sessionKey = agentSessionKey(fields.name, department.slug);
     const taken = await ctx.db

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { FunctionArgs } from "convex/server";
 import { api } from "../../convex/_generated/api";
+import { MAX_AGENTS_PER_DEPARTMENT } from "../../convex/agents";
 import type { Id } from "../../convex/_generated/dataModel";
 import { approvalPolicy, needsApproval, TOOL_REGISTRY } from "../../convex/tools/registry";
 import { AGENTS, createOtherDepartment, createTask, expectError, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
@@ -77,6 +78,23 @@ describe("agents.create", () => {
     expect(pixel).toMatchObject({ sessionKey: "agent:pixel-perfect:product", status: "idle", allowedTools: ["post_message", "chat.post"] });
     expect(pixel).not.toHaveProperty("model");
     expect(await agentActivities(t)).toEqual([{ type: "agent_created", data: { name: "Pixel Perfect", role: "Designer" } }]);
+  });
+
+  test("a department holds at most MAX_AGENTS_PER_DEPARTMENT agents: one more is refused with the reason, and nothing is added", async () => {
+    const { t, departmentId, admin } = await squad();
+    const seeded = (await admin.query(api.agents.list, { departmentId })).length;
+    await t.run(async (ctx) => {
+      for (let i = seeded; i < MAX_AGENTS_PER_DEPARTMENT; i++) {
+        await ctx.db.insert("agents", { departmentId, name: `Filler ${i}`, nameKey: `filler ${i}`, role: "Specialist", kind: "specialist", systemPrompt: "", isSquadLead: false, allowedTools: [], sessionKey: `agent:filler-${i}:product`, status: "idle" });
+      }
+    });
+    await expectError(
+      admin.mutation(api.agents.create, { departmentId, ...PIXEL }),
+      "INVALID_ARGUMENT",
+      `A department holds at most ${MAX_AGENTS_PER_DEPARTMENT} agents: remove one before adding another.`,
+    );
+    const count = await t.run(async (ctx) => (await ctx.db.query("agents").withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId)).collect()).length);
+    expect(count).toBe(MAX_AGENTS_PER_DEPARTMENT);
   });
 
   test("a new squad lead takes the flag from the old one", async () => {
