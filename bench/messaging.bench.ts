@@ -7,10 +7,16 @@
  *    the default 768-token budget; p50/p99 per assembly, tokens injected
  *    against the naive "everything unread" prompt, and whether every critical
  *    message and direct mention is either shown or counted in the footer.
- * 2. Server side, with the backend as its own process over convex/: 100 agents
- *    (API keys, the messaging HTTP API) flood a project channel while 5 probe
- *    agents post one message at a time into a channel a person watches; post →
- *    unread badge on that person's subscribed client (channels.list), p50/p99.
+ * 2. Server side, with the backend as its own process over convex/: post →
+ *    unread badge on a person's subscribed client (channels.list), p50/p99,
+ *    for probe agents posting one message at a time into a channel she
+ *    watches while 100 other agents (API keys, the messaging HTTP API) post
+ *    into a project channel:
+ *    - at their rate limit: each agent one post a second (the `messagePost`
+ *      bucket's sustained rate), 100 posts/s in all, for STEADY_SECONDS;
+ *    - in a burst: every agent spends its whole bucket at once, as fast as
+ *      the backend answers (the backend saturated, each request queued behind
+ *      ~100 others); only probes that start while the burst lasts count.
  * 3. The brain's context assembly per model call for an agent with the
  *    flood's messages unread (the run's own timing: context + injection).
  */
@@ -35,6 +41,11 @@ const ASSEMBLIES = 200;
 const FLOODERS = 100;
 const PROBES = 5;
 const BURST = MESSAGING_LIMITS.messagePost.capacity;
+/** One post a second per agent: the `messagePost` bucket's sustained rate (60 a minute). */
+const STEADY_GAP_MS = MESSAGING_LIMITS.messagePost.period / MESSAGING_LIMITS.messagePost.rate;
+const STEADY_SECONDS = 15;
+/** Probe posts during the steady phase, spread over it (each probe agent stays inside its own bucket). */
+const STEADY_PROBES = 100;
 const MENTION_RUNS = 20;
 
 const log = (line: string) => console.error(`[bench] ${line}`);
@@ -113,9 +124,10 @@ async function benchServer() {
   try {
     const { member: ada, departmentId, token } = await seedDemoSquad(backend, "BenchAdmin");
     const writer = (await ada.query(api.agents.list, { departmentId })).find((a) => a.name === "Writer")!;
-    log(`creating ${FLOODERS + PROBES} agents with API keys`);
+    // The posters, then the probes of each phase (a probe agent's bucket lasts one phase).
+    log(`creating ${FLOODERS + 2 * PROBES} agents with API keys`);
     const keys: string[] = [];
-    for (let i = 0; i < FLOODERS + PROBES; i++) {
+    for (let i = 0; i < FLOODERS + 2 * PROBES; i++) {
       const agentId = await ada.mutation(api.agents.create, {
         departmentId,
         name: `Poster ${String(i).padStart(3, "0")}`,
@@ -149,37 +161,74 @@ async function benchServer() {
     });
     while (probeUnread < 0) await new Promise((r) => setTimeout(r, 20));
 
-    log(`${FLOODERS} agents post ${BURST} each into #flood while ${PROBES} probes post one at a time into #probe`);
+    let expected = probeUnread;
+    /** Posts one probe message and waits for Ada's badge to count it; ms. */
+    const probeOnce = async (key: string) => {
+      expected++;
+      const seen = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`probe ${expected} not seen within 120 s`)), 120_000);
+        waiting = { count: expected, resolve: () => { clearTimeout(timer); resolve(); } };
+      });
+      const t0 = performance.now();
+      await post(key, "probe", `Probe ${expected}`);
+      await seen;
+      waiting = null;
+      return performance.now() - t0;
+    };
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+    const steadyKeys = keys.slice(0, FLOODERS);
+    const steadyProbeKeys = keys.slice(FLOODERS, FLOODERS + PROBES);
+    log(`${FLOODERS} agents post one message every ${STEADY_GAP_MS} ms each into #flood for ${STEADY_SECONDS} s while probes post into #probe`);
+    const steadyStarted = performance.now();
+    const steadyEnds = steadyStarted + STEADY_SECONDS * 1000;
+    let steadyPosts = 0;
+    const random = prng(7);
+    const steady = Promise.all(
+      steadyKeys.map(async (key, a) => {
+        // Spread over the first second, then paced by the clock (a slow answer does not shift the schedule).
+        let at = steadyStarted + random() * STEADY_GAP_MS;
+        for (let i = 0; at < steadyEnds; i++, at += STEADY_GAP_MS) {
+          await sleep(at - performance.now());
+          await post(key, "flood", `Steady ${a}/${i}: ${WORDS.slice(0, 8 + (i % 12)).join(" ")}`);
+          steadyPosts++;
+        }
+      }),
+    );
+    const steadyBadge: number[] = [];
+    const probeGap = (STEADY_SECONDS * 1000 - 1000) / STEADY_PROBES;
+    for (let i = 0; i < STEADY_PROBES; i++) {
+      await sleep(steadyStarted + 1000 + i * probeGap - performance.now());
+      steadyBadge.push(await probeOnce(steadyProbeKeys[i % PROBES]));
+    }
+    await steady;
+    const steadyRate = steadyPosts / ((performance.now() - steadyStarted) / 1000);
+
+    // Ada reads #probe, as she would by opening it: the badge counts only up to MAX_UNREAD_COUNTED.
+    await ada.mutation(api.inbox.markRead, { channelId: probe });
+    while (probeUnread !== 0) await sleep(20);
+    expected = 0;
+
+    // Posting at the sustained rate left each poster's bucket all but full: a few seconds top it up.
+    await sleep(3 * STEADY_GAP_MS);
+    const floodKeys = steadyKeys;
+    const floodProbeKeys = keys.slice(FLOODERS + PROBES);
+    log(`${FLOODERS} agents post ${BURST} each into #flood at once while probes post one at a time into #probe`);
     const floodStarted = performance.now();
     let floodPosts = 0;
+    let floodDoneAt = 0;
     const flooding = Promise.all(
-      keys.slice(0, FLOODERS).map(async (key, a) => {
+      floodKeys.map(async (key, a) => {
         for (let i = 0; i < BURST; i++) {
           await post(key, "flood", `Flood ${a}/${i}: ${WORDS.slice(0, 8 + (i % 12)).join(" ")}`);
           floodPosts++;
         }
       }),
-    );
+    ).then(() => (floodDoneAt = performance.now()));
     const badge: number[] = [];
-    let expected = probeUnread;
-    let floodDoneAt = 0;
-    void flooding.then(() => (floodDoneAt = performance.now()));
-    for (const key of keys.slice(FLOODERS)) {
-      for (let i = 0; i < BURST; i++) {
-        expected++;
-        const seen = new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`probe ${expected} not seen within 120 s`)), 120_000);
-          waiting = { count: expected, resolve: () => { clearTimeout(timer); resolve(); } };
-        });
-        const t0 = performance.now();
-        await post(key, "probe", `Probe ${expected}`);
-        await seen;
-        badge.push(performance.now() - t0);
-        waiting = null;
-      }
-    }
+    for (let i = 0; floodDoneAt === 0 && i < PROBES * BURST; i++) badge.push(await probeOnce(floodProbeKeys[i % PROBES]));
     await flooding;
-    const floodRate = floodPosts / (((floodDoneAt || performance.now()) - floodStarted) / 1000);
+    const floodRate = floodPosts / ((floodDoneAt - floodStarted) / 1000);
 
     log(`${MENTION_RUNS} runs of Writer with the flood unread`);
     const taskId: Id<"tasks"> = await ada.mutation(api.tasks.create, { departmentId, title: "Launch copy" });
@@ -199,7 +248,7 @@ async function benchServer() {
       const tokens = (run as { injectionTokens?: number }).injectionTokens;
       if (tokens !== undefined) injected.push(tokens);
     }
-    return { badge: summarize(badge), floodRate, floodPosts, contextMs: summarize(contextMs), injected: injected.length > 0 ? summarize(injected) : null };
+    return { steadyBadge: summarize(steadyBadge), steadyRate, steadyPosts, badge: summarize(badge), floodRate, floodPosts, contextMs: summarize(contextMs), injected: injected.length > 0 ? summarize(injected) : null };
   } finally {
     await watcher.close();
     const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
@@ -225,10 +274,12 @@ direct mentions: ${a.directShown} of ${a.directTotal} shown, ${a.directCounted} 
     s === null
       ? ""
       : `
-${row(`post → unread badge on a second client (${FLOODERS} agents posting)`, s.badge, "ms")}
+${row(`post → unread badge, ${FLOODERS} agents posting at their rate limit`, s.steadyBadge, "ms")}
+${row(`post → unread badge, ${FLOODERS} agents spending their burst at once`, s.badge, "ms")}
 ${row("brain context assembly per model call, flood unread", s.contextMs, "ms")}
 ${s.injected === null ? "injection tokens per run: not recorded by this build" : row("injection tokens per run", s.injected, "tokens")}
-flood: ${s.floodPosts} posts by ${FLOODERS} agents at ${s.floodRate.toFixed(0)} posts/s over the HTTP API (each agent's burst is ${BURST}, the post rate limit)`
+at their rate limit: ${s.steadyPosts} posts by ${FLOODERS} agents at ${s.steadyRate.toFixed(0)} posts/s over the HTTP API (each one post every ${STEADY_GAP_MS} ms, the bucket's sustained rate)
+burst: ${s.floodPosts} posts by ${FLOODERS} agents at ${s.floodRate.toFixed(0)} posts/s over the HTTP API (each agent's whole bucket, ${BURST} posts, as fast as answered; badge samples only while it lasts)`
   }
 wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
