@@ -209,6 +209,21 @@ describe("redaction finds a secret's other occurrences from the keyword hits", (
     expect(listed.length).toBeGreaterThan(0);
   });
 
+  test("findings out of order, repeated or overlapping give the spans of the sorted, distinct ones", () => {
+    // Spans are sorted only when they come out of order: a scanner of another kind may list them any way.
+    const text = `a ${GH} b hunter2 c ${GH} d password=hunter2`;
+    const sorted = ruleScanner.scan(text);
+    expect(sorted.length).toBeGreaterThan(2);
+    const expected = redactionSpans(text, sorted);
+    const shuffled = [...sorted].reverse();
+    shuffled.push(sorted[0], { ...sorted[0], end: sorted[0].end - 3 }, { start: sorted[0].start + 2, end: sorted[0].end + 2, rule: "x" });
+    const wider = redactionSpans(text, shuffled);
+    expect(redactionSpans(text, [...sorted].reverse())).toEqual(expected);
+    expect(redactionSpans(text, [...sorted, ...sorted])).toEqual(expected);
+    expect(wider[0]).toEqual([sorted[0].start, sorted[0].end + 2]);
+    expect(wider.slice(1)).toEqual(expected.slice(1));
+  });
+
   test("a scanner asked about a text it did not scan last leaves it to the search", () => {
     const scanner = createRuleScanner(SECRET_RULES);
     const text = `ghp_${"aB3".repeat(12)}`;

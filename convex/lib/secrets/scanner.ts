@@ -80,15 +80,25 @@ function isWordChar(code: number): boolean {
   );
 }
 
-/** Adds the occurrence of a secret of `length` at `at`, unless the secret is short and `at` is inside a word. */
-function addOccurrence(spans: Array<[number, number]>, text: string, at: number, length: number): void {
+/** Whether the occurrence of a secret of `length` at `at` is redacted: not when the secret is short and `at` is inside a word. */
+function redactsOccurrence(text: string, at: number, length: number): boolean {
+  if (length >= WHOLE_TOKEN_BELOW) return true;
   const end = at + length;
-  if (length < WHOLE_TOKEN_BELOW) {
-    const before = at > 0 ? text.charCodeAt(at - 1) : -1;
-    const after = end < text.length ? text.charCodeAt(end) : -1;
-    if ((before !== -1 && isWordChar(before)) || (after !== -1 && isWordChar(after))) return;
+  const before = at > 0 ? text.charCodeAt(at - 1) : -1;
+  const after = end < text.length ? text.charCodeAt(end) : -1;
+  return !((before !== -1 && isWordChar(before)) || (after !== -1 && isWordChar(after)));
+}
+
+/** Spans in the order they come, noting whether that order is already sorted (a scanner's findings usually are). */
+class SpanList {
+  readonly spans: Array<[number, number]> = [];
+  sorted = true;
+
+  add(start: number, end: number): void {
+    const last = this.spans.length > 0 ? this.spans[this.spans.length - 1] : undefined;
+    if (last !== undefined && (start < last[0] || (start === last[0] && end < last[1]))) this.sorted = false;
+    this.spans.push([start, end]);
   }
-  spans.push([at, end]);
 }
 
 /**
@@ -96,27 +106,34 @@ function addOccurrence(spans: Array<[number, number]>, text: string, at: number,
  * of the same secret text, overlapping or touching spans merged; sorted.
  * `scanner` (the one that found them in `text`) may list the occurrences
  * itself, faster than a search of the whole text per secret.
+ *
+ * Dense text has a secret every few lines, so this runs per finding without
+ * copying any: the scanner's list usually holds just the finding itself, and
+ * only a secret it cannot list is cut out of the text to search for.
  */
 export function redactionSpans(text: string, findings: readonly SecretFinding[], scanner?: SecretScanner): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  const secrets = new Map<string, number>(); // each secret text, and where one finding of it starts
+  const list = new SpanList();
+  let searched: Set<string> | undefined; // secrets already searched for in the whole text
   for (const finding of findings) {
     const start = Math.max(0, Math.min(text.length, Math.floor(finding.start)));
     const end = Math.max(start, Math.min(text.length, Math.floor(finding.end)));
     if (end <= start) continue;
-    spans.push([start, end]);
-    const secret = text.slice(start, end);
-    if (!secrets.has(secret)) secrets.set(secret, start);
-  }
-  for (const [secret, found] of secrets) {
-    const listed = scanner?.occurrences?.(text, found, found + secret.length) ?? null;
+    list.add(start, end);
+    const length = end - start;
+    const listed = scanner?.occurrences?.(text, start, end) ?? null;
     if (listed !== null) {
-      for (const at of listed) addOccurrence(spans, text, at, secret.length);
-    } else {
-      for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) addOccurrence(spans, text, at, secret.length);
+      for (const at of listed) if (at !== start && redactsOccurrence(text, at, length)) list.add(at, at + length);
+      continue;
+    }
+    const secret = text.slice(start, end);
+    if (searched?.has(secret) === true) continue;
+    (searched ??= new Set()).add(secret);
+    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+      if (at !== start && redactsOccurrence(text, at, length)) list.add(at, at + length);
     }
   }
-  spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const spans = list.spans;
+  if (!list.sorted) spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const merged: Array<[number, number]> = [];
   for (const [start, end] of spans) {
     const last = merged.length > 0 ? merged[merged.length - 1] : undefined;
