@@ -105,23 +105,26 @@ function toWhitespace(text: string, at: number, step: -1 | 1, limit = EDGE_SLACK
  * least `MIN_WRAPPED_RUN` characters holding a digit or a capital right after
  * another letter (AKIA…, aB3…). Paths, host names and words ending a line
  * ("bitbucket.org/acme/infra.git", "Configuration") do not, so their line
- * breaks stay out of the view. One walk back decides both: it runs on most
- * line breaks of a message.
+ * breaks stay out of the view.
  */
 function wrappedTokenStart(text: string, tokenEnd: number): number {
   const limit = Math.max(0, tokenEnd - WRAPPED_TOKEN_REACH);
+  // The token first, in a loop that does nothing else: it runs on most line breaks.
   let start = tokenEnd;
-  let random = false;
-  let after = -1; // the character after `start - 1`, once inside the token
   while (start > limit) {
     const code = text.charCodeAt(start - 1);
-    if (!isTokenChar(code)) break;
-    // Walking back: `code` is a digit, or a letter with a capital after it.
-    if (!random && ((code >= 48 && code <= 57) || (after >= 65 && after <= 90 && isAsciiLetter(code)))) random = true;
-    after = code;
+    if (code >= 128 || TOKEN_CHARS[code] === 0) break;
     start--;
   }
-  return random && tokenEnd - start >= MIN_WRAPPED_RUN ? start : -1;
+  if (tokenEnd - start < MIN_WRAPPED_RUN) return -1;
+  // Then a digit, or a capital right after a letter, looked for from the end.
+  let after = -1; // the character after `i`
+  for (let i = tokenEnd - 1; i >= start; i--) {
+    const code = text.charCodeAt(i);
+    if ((code >= 48 && code <= 57) || (after >= 65 && after <= 90 && isAsciiLetter(code))) return start;
+    after = code;
+  }
+  return -1;
 }
 
 function isAsciiLetter(code: number): boolean {

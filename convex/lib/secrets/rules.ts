@@ -308,7 +308,16 @@ const isKeyNameCode = (code: number) => isLetterCode(code) || isDigitCode(code) 
 /** A URL scheme's characters: [A-Za-z0-9+.-]. */
 const isSchemeCode = (code: number) => isLetterCode(code) || isDigitCode(code) || code === 43 || code === 46 || code === 45;
 /** Words generic-assignment accepts before a key name, as in "api key: …". */
-const KEY_PREFIX_WORDS = new Set(["api", "access", "secret", "private", "auth", "client", "master", "signing", "encryption"]);
+const KEY_PREFIX_WORDS: readonly string[] = ["api", "access", "secret", "private", "auth", "client", "master", "signing", "encryption"];
+
+/**
+ * Whether `text[start, end)` is one of `KEY_PREFIX_WORDS`, in any ASCII case.
+ * Compared in place: asked on most keyword hits, where a lowercased copy cost more than the rest.
+ */
+function isKeyPrefixWord(text: string, start: number, end: number): boolean {
+  for (const word of KEY_PREFIX_WORDS) if (word.length === end - start && wordAt(text, start, word)) return true;
+  return false;
+}
 /** The longest of them. */
 const MAX_PREFIX_WORD = 10;
 
@@ -328,8 +337,7 @@ function assignmentAfter(text: string, end: number): boolean {
   const next = codeAt(text, end + gap);
   if (next === 61 || next === 58) return true;
   if (gap === 0) return false;
-  const word = text.slice(end + gap, end + gap + 3).toLowerCase();
-  return word.startsWith("is") || word === "was";
+  return wordAt(text, end + gap, "is") || wordAt(text, end + gap, "was");
 }
 
 /** End of the run of key-name characters from `at`, or -1 when it is longer than a key name starting at `start` can be. */
@@ -363,14 +371,14 @@ function assignmentStarts(text: string, at: number): number[] {
   if (end - start > MAX_KEY_NAME) return [];
   if (!follows) {
     // The run may itself be the prefix word of the next key name ("secret value: …").
-    if (!KEY_PREFIX_WORDS.has(text.slice(start, end).toLowerCase())) return [];
+    if (!isKeyPrefixWord(text, start, end)) return [];
     const next = keyNameEnd(text, end + 1, end + 1);
     return next > end + 1 && assignmentAfter(text, next) ? [start] : [];
   }
   const gap = codeAt(text, start - 1);
   if (start < 2 || (gap !== 32 && gap !== 9)) return [start];
   const word = runStart(text, start - 1, 11, isLetterCode);
-  return KEY_PREFIX_WORDS.has(text.slice(word, start - 1).toLowerCase()) ? [word, start] : [start];
+  return isKeyPrefixWord(text, word, start - 1) ? [word, start] : [start];
 }
 
 /** Whether `word` (lowercase letters) is written at `at`, in any ASCII case. */
@@ -774,7 +782,11 @@ function candidateStarts(rule: SecretRule, text: string, occurrences: readonly n
   for (const at of occurrences) {
     for (const start of rule.startsAt!(text, at)) {
       if (start < 0) continue;
-      if (starts.length > 0 && start <= starts[starts.length - 1]) ascending = false;
+      if (starts.length > 0) {
+        const last = starts[starts.length - 1];
+        if (start === last) continue; // several keywords of one key name ("SECRET_KEY") name the same start
+        if (start < last) ascending = false;
+      }
       starts.push(start);
     }
   }

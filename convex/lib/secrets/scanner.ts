@@ -49,10 +49,11 @@ export const REDACTION_NOTE = " (Note: content redacted by scanner)";
  * mutation, so there the clock stands still and a deadline never passes; the
  * rules' bounded, linear work is what keeps a scan short there.
  */
-export function monotonicNow(): number {
+export const monotonicNow: () => number = (() => {
+  // Looked up once: the scanner reads the clock between rules, several times a message.
   const perf = (globalThis as { performance?: { now?: () => number } }).performance;
-  return typeof perf?.now === "function" ? perf.now() : Date.now();
-}
+  return perf !== undefined && typeof perf.now === "function" ? () => perf.now!() : () => Date.now();
+})();
 
 /**
  * `text.charCodeAt(at)`, or -1 outside the text. For reads that may fall off
