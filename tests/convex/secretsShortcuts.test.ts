@@ -11,6 +11,7 @@ import {
   anyOf,
   codeAt,
   createRuleScanner,
+  flatCopy,
   KeywordHits,
   keywordAutomaton,
   normalizeForScan,
@@ -231,6 +232,28 @@ describe("redaction finds a secret's other occurrences from the keyword hits", (
     expect(scanner.occurrences?.(text, 0, text.length)).toEqual([0]);
     scanner.scan("something else");
     expect(scanner.occurrences?.(text, 0, text.length)).toBeNull();
+  });
+});
+
+describe("the scanner reads a flat copy of the text", () => {
+  test("flatCopy keeps every code unit, a surrogate pair cut in the middle included", () => {
+    for (const text of ["", "short", "x".repeat(63), `${"a".repeat(40)}\u{1F600}${"b".repeat(40)}`, fixtureTexts.join("\n")]) {
+      expect(flatCopy(text)).toBe(text);
+    }
+    const pair = `${"a".repeat(49)}\u{1F600}${"b".repeat(50)}`; // the pair straddles the middle
+    expect(flatCopy(pair)).toBe(pair);
+  });
+
+  test("a text cut from a longer one: the same findings, and redaction still lists occurrences from its hits", () => {
+    const GH = "ghp_R8x2Kq9ZmT4vW7bN1cY5sL3dF6gH0jP2aQ8e";
+    const whole = `${"lead ".repeat(30)}token ${GH} then ${GH} and password=hunter2x9${" tail".repeat(30)}`;
+    const cut = whole.slice(150, whole.length - 150);
+    const flat = JSON.parse(JSON.stringify(cut)) as string;
+    const findings = ruleScanner.scan(cut);
+    expect(findings).toEqual(ruleScanner.scan(flat));
+    ruleScanner.scan(cut);
+    expect(ruleScanner.occurrences?.(cut, findings[0].start, findings[0].end)).toEqual([findings[0].start, findings[0].start + GH.length + 6]);
+    expect(redactionSpans(cut, findings, ruleScanner)).toEqual(redactionSpans(cut, findings));
   });
 });
 

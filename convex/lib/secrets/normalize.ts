@@ -19,7 +19,7 @@
  * Plain TypeScript over the language's own built-ins (typed arrays), so it
  * runs in Convex's default runtime.
  */
-import { codeAt, type SecretFinding, type SecretScanner } from "./scanner";
+import { byOffsets, codeAt, type SecretFinding, type SecretScanner } from "./scanner";
 
 /** Zero-width space, non-joiner and joiner, word joiner, BOM, soft hyphen: invisible when rendered. */
 export function isInvisible(code: number): boolean {
@@ -141,6 +141,17 @@ export function viewMarks(text: string): Int32Array {
   return Int32Array.from(marks);
 }
 
+// Plain functions, not arrows in the loop: a function made per call costs
+// an allocation (and, where the bundler keeps names, a property write) each time.
+function byStart(a: readonly [number, number], b: readonly [number, number]): number {
+  return a[0] - b[0];
+}
+
+function insideAny([start, end]: readonly [number, number], covered: readonly SecretFinding[]): boolean {
+  for (const finding of covered) if (finding.start <= start && end <= finding.end) return true;
+  return false;
+}
+
 /**
  * The ranges of `text` the view needs, from its marks (`marks[0, count)`),
  * sorted and merged, without those lying wholly inside one of `covered`
@@ -185,7 +196,7 @@ function rangesToView(text: string, marks: Int32Array, count: number, covered: r
     ranges.push([start, end]);
   }
   if (ranges.length === 0) return ranges;
-  ranges.sort((a, b) => a[0] - b[0]);
+  ranges.sort(byStart);
   const merged: Array<[number, number]> = [ranges[0]];
   for (let i = 1; i < ranges.length; i++) {
     const last = merged[merged.length - 1];
@@ -193,7 +204,9 @@ function rangesToView(text: string, marks: Int32Array, count: number, covered: r
     else merged.push(ranges[i]);
   }
   if (covered.length === 0) return merged;
-  return merged.filter(([start, end]) => !covered.some((finding) => finding.start <= start && end <= finding.end));
+  const uncovered: Array<[number, number]> = [];
+  for (const range of merged) if (!insideAny(range, covered)) uncovered.push(range);
+  return uncovered;
 }
 
 /**
@@ -509,7 +522,7 @@ export function withNormalization(inner: SecretScanner): SecretScanner {
       const normalized = normalizeForScan(text, findings);
       if (normalized === null) return findings;
       addViewFindings(findings, normalized, inner.scan(normalized.text, deadline));
-      findings.sort((a, b) => a.start - b.start || a.end - b.end);
+      findings.sort(byOffsets);
       return findings;
     },
   };

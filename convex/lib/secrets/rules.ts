@@ -16,7 +16,7 @@
  */
 import { keywordAutomaton, KeywordHits, placeGate, type KeywordAutomaton } from "./keywords";
 import { addViewFindings, normalizedView, VIEW_MARKS } from "./normalize";
-import { codeAt, monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
+import { byOffsets, codeAt, flatCopy, monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
 
 export interface SecretRule {
   id: string;
@@ -164,7 +164,10 @@ export function anyOf(patterns: readonly RegExp[]): (text: string) => boolean {
     const only = joined[0];
     return (text) => only.test(text);
   }
-  return (text) => joined.some((regex) => regex.test(text));
+  return (text) => {
+    for (const regex of joined) if (regex.test(text)) return true;
+    return false;
+  };
 }
 
 /** Placeholders people write where a secret would go. */
@@ -757,8 +760,7 @@ class KeywordIndex {
     for (let t = 0; t < this.touchedCount; t++) {
       const rule = touched[t];
       if (unsorted[rule] === 0) continue;
-      const sorted = occurrences[rule].sort((a, b) => a - b);
-      occurrences[rule] = sorted.filter((start, i) => i === 0 || start !== sorted[i - 1]);
+      occurrences[rule] = sortedDistinct(occurrences[rule]);
     }
     return occurrences;
   }
@@ -772,6 +774,19 @@ export function keywordFinder(rules: readonly SecretRule[]): (text: string) => n
   const index = new KeywordIndex(rules);
   const hits = new KeywordHits();
   return (text) => index.collect(index.automaton.scan(text, hits));
+}
+
+function numerically(a: number, b: number): number {
+  return a - b;
+}
+
+/** `values` sorted (in place) without repeats. */
+function sortedDistinct(values: number[]): number[] {
+  values.sort(numerically);
+  let kept = 0;
+  for (let i = 0; i < values.length; i++) if (i === 0 || values[i] !== values[kept - 1]) values[kept++] = values[i];
+  values.length = kept;
+  return values;
 }
 
 /** Sorted, distinct places `rule` could match, from its keywords' places (ascending). */
@@ -791,8 +806,7 @@ function candidateStarts(rule: SecretRule, text: string, occurrences: readonly n
     }
   }
   if (ascending) return starts;
-  starts.sort((a, b) => a - b);
-  return starts.filter((start, i) => i === 0 || start !== starts[i - 1]);
+  return sortedDistinct(starts);
 }
 
 /** The secret span of one match, or null when the rule's checks drop it. */
@@ -892,17 +906,18 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
     scan(text: string, deadline?: number): SecretFinding[] {
       const findings: SecretFinding[] = [];
       lastText = undefined;
-      runRules(text, index.automaton.scan(text, textHits), findings, deadline);
+      const flat = flatCopy(text); // same offsets, faster reads
+      runRules(flat, index.automaton.scan(flat, textHits), findings, deadline);
       lastText = text;
       if (options.normalize === true && textHits.markCount > 0) {
-        const view = normalizedView(text, textHits.marks, textHits.markCount, findings, gate);
+        const view = normalizedView(flat, textHits.marks, textHits.markCount, findings, gate);
         if (view !== null) {
           const inView: SecretFinding[] = [];
           runRules(view.text, index.automaton.scan(view.text, viewHits), inView, deadline);
           addViewFindings(findings, view, inView);
         }
       }
-      if (findings.length > 1) findings.sort((a, b) => a.start - b.start || a.end - b.end);
+      if (findings.length > 1) findings.sort(byOffsets);
       return findings;
     },
     // Redaction's search for other occurrences of each secret, from the keyword hits of the last scan.

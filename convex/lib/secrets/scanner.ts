@@ -56,6 +56,20 @@ export const monotonicNow: () => number = (() => {
 })();
 
 /**
+ * `text` copied into one flat string. What `slice` returns is, in V8, a view
+ * into the string it was cut from, and each character read of a view — the
+ * scanner's loops and regular expressions make thousands a message — costs
+ * more: the benchmarks' messages, cut from a longer buffer, scanned 1.4–1.8×
+ * slower than the same text flat. A copy of a 4 KB message costs about a
+ * microsecond (elsewhere it is just a copy).
+ */
+export function flatCopy(text: string): string {
+  if (text.length < 64) return text;
+  const half = text.length >> 1;
+  return [text.slice(0, half), text.slice(half)].join("");
+}
+
+/**
  * `text.charCodeAt(at)`, or -1 outside the text. For reads that may fall off
  * either end: an out-of-range `charCodeAt` (NaN) throws the optimizing
  * compiler's code away, and every recompilation of the scanner's big
@@ -88,6 +102,15 @@ function redactsOccurrence(text: string, at: number, length: number): boolean {
   const before = at > 0 ? text.charCodeAt(at - 1) : -1;
   const after = end < text.length ? text.charCodeAt(end) : -1;
   return !((before !== -1 && isWordChar(before)) || (after !== -1 && isWordChar(after)));
+}
+
+/** Orders findings by start, then end. */
+export function byOffsets(a: SecretFinding, b: SecretFinding): number {
+  return a.start - b.start || a.end - b.end;
+}
+
+function bySpan(a: readonly [number, number], b: readonly [number, number]): number {
+  return a[0] - b[0] || a[1] - b[1];
 }
 
 /** Spans in the order they come, noting whether that order is already sorted (a scanner's findings usually are). */
@@ -134,7 +157,7 @@ export function redactionSpans(text: string, findings: readonly SecretFinding[],
     }
   }
   const spans = list.spans;
-  if (!list.sorted) spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  if (!list.sorted) spans.sort(bySpan);
   const merged: Array<[number, number]> = [];
   for (const [start, end] of spans) {
     const last = merged.length > 0 ? merged[merged.length - 1] : undefined;
