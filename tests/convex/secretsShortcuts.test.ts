@@ -204,6 +204,9 @@ describe("redaction finds a secret's other occurrences from the keyword hits", (
     ["a short password, whole words only", "password=hunter2 and hunter2 but not hunter22 or xhunter2"],
     ["a secret without a keyword, repeated", "api_key: Zq8vR2mK9xW4pL7n then Zq8vR2mK9xW4pL7n"],
     ["a keyword split by an invisible character", `token gh\u200bp_${GH.slice(4)} and gh\u200bp_${GH.slice(4)}`],
+    // Each repeat is a finding of its own; the ones after the first are recognised as listed already.
+    ["a token repeated 200 times", Array.from({ length: 200 }, (_, i) => (i % 7 === 3 ? `x${GH}y` : GH)).join(" ")],
+    ["a short password repeated, some inside words", Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? "password=hunter2" : i % 3 === 1 ? "xhunter2" : "hunter2")).join(" ")],
   ])("%s", (_name, text) => {
     const [listed, searched] = both(text);
     expect(listed).toEqual(searched);

@@ -113,6 +113,9 @@ function bySpan(a: readonly [number, number], b: readonly [number, number]): num
   return a[0] - b[0] || a[1] - b[1];
 }
 
+/** Above the length of any text stored (`HARD_CAP_CHARS`): in a shorter text `start * OCCURRENCE_KEY + length` names one span. */
+const OCCURRENCE_KEY = 2 ** 20;
+
 /** Spans in the order they come, noting whether that order is already sorted (a scanner's findings usually are). */
 class SpanList {
   readonly spans: Array<[number, number]> = [];
@@ -137,6 +140,11 @@ class SpanList {
  */
 export function redactionSpans(text: string, findings: readonly SecretFinding[], scanner?: SecretScanner): Array<[number, number]> {
   const list = new SpanList();
+  // Every occurrence listed so far, as `start * 2^20 + length`: a finding at
+  // one of them repeats a secret already handled (crafted text repeats one
+  // hundreds of times, and each listing reads every keyword hit).
+  const listed = new Set<number>();
+  const keyed = text.length < OCCURRENCE_KEY;
   let searched: Set<string> | undefined; // secrets already searched for in the whole text
   for (const finding of findings) {
     const start = Math.max(0, Math.min(text.length, Math.floor(finding.start)));
@@ -144,15 +152,18 @@ export function redactionSpans(text: string, findings: readonly SecretFinding[],
     if (end <= start) continue;
     list.add(start, end);
     const length = end - start;
-    const listed = scanner?.occurrences?.(text, start, end) ?? null;
-    if (listed !== null) {
-      for (const at of listed) if (at !== start && redactsOccurrence(text, at, length)) list.add(at, at + length);
-      continue;
+    if (keyed && listed.has(start * OCCURRENCE_KEY + length)) continue;
+    let occurrences = scanner?.occurrences?.(text, start, end) ?? null;
+    if (occurrences === null) {
+      const secret = text.slice(start, end);
+      if (searched?.has(secret) === true) continue;
+      (searched ??= new Set()).add(secret);
+      const found: number[] = [];
+      for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) found.push(at);
+      occurrences = found;
     }
-    const secret = text.slice(start, end);
-    if (searched?.has(secret) === true) continue;
-    (searched ??= new Set()).add(secret);
-    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+    for (const at of occurrences) {
+      if (keyed) listed.add(at * OCCURRENCE_KEY + length);
       if (at !== start && redactsOccurrence(text, at, length)) list.add(at, at + length);
     }
   }
