@@ -140,9 +140,10 @@ class SpanList {
  */
 export function redactionSpans(text: string, findings: readonly SecretFinding[], scanner?: SecretScanner): Array<[number, number]> {
   const list = new SpanList();
-  // Every occurrence listed so far, as `start * 2^20 + length`: a finding at
-  // one of them repeats a secret already handled (crafted text repeats one
-  // hundreds of times, and each listing reads every keyword hit).
+  // The occurrences of secrets found more than once, as `start * 2^20 +
+  // length`: a finding at one of them repeats a secret already handled
+  // (crafted text repeats one hundreds of times, and each listing reads every
+  // keyword hit). Most secrets occur once, and then nothing is kept.
   const listed = new Set<number>();
   const keyed = text.length < OCCURRENCE_KEY;
   let searched: Set<string> | undefined; // secrets already searched for in the whole text
@@ -152,7 +153,7 @@ export function redactionSpans(text: string, findings: readonly SecretFinding[],
     if (end <= start) continue;
     list.add(start, end);
     const length = end - start;
-    if (keyed && listed.has(start * OCCURRENCE_KEY + length)) continue;
+    if (keyed && listed.size > 0 && listed.has(start * OCCURRENCE_KEY + length)) continue;
     let occurrences = scanner?.occurrences?.(text, start, end) ?? null;
     if (occurrences === null) {
       const secret = text.slice(start, end);
@@ -162,6 +163,7 @@ export function redactionSpans(text: string, findings: readonly SecretFinding[],
       for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) found.push(at);
       occurrences = found;
     }
+    if (occurrences.length < 2) continue; // just this finding
     for (const at of occurrences) {
       if (keyed) listed.add(at * OCCURRENCE_KEY + length);
       if (at !== start && redactsOccurrence(text, at, length)) list.add(at, at + length);
