@@ -4,7 +4,9 @@
  * it replaces: secrets placed without the regex `d` flag, pattern lists
  * joined into one regex, aws-secret-access-key tried only where a key name
  * follows "secret", keyword hits inside a place found by bisection,
- * out-of-range reads, and places of wrapped lines not searched twice.
+ * out-of-range reads, places of wrapped lines not searched twice, key-name
+ * words compared in place, the flat copy of the text, and redaction's
+ * occurrences listed once per secret.
  */
 import { describe, expect, test } from "vitest";
 import {
@@ -235,6 +237,27 @@ describe("redaction finds a secret's other occurrences from the keyword hits", (
     expect(scanner.occurrences?.(text, 0, text.length)).toEqual([0]);
     scanner.scan("something else");
     expect(scanner.occurrences?.(text, 0, text.length)).toBeNull();
+  });
+});
+
+describe("generic-assignment's prefix words and \"is\"/\"was\" compared in place, in any case", () => {
+  test.each([
+    "API Key: Zq8vR2mK9xW4pL7nQ",
+    "SECRET VALUE: Zq8vR2mK9xW4pL7nQ",
+    "Private Key = Zq8vR2mK9xW4pL7nQ",
+    "the password WAS Zq8vR2mK9xW4pL7nQ",
+    "my Token Is Zq8vR2mK9xW4pL7nQ",
+    "Encryption key: Zq8vR2mK9xW4pL7nQ and ENCRYPTION password: Zq8vR2mK9xW4pL7nQ",
+    "apix key: Zq8vR2mK9xW4pL7nQ", // not a prefix word: the key name is just "key"
+    "password island Zq8vR2mK9xW4pL7nQ", // "is" starting a longer word
+  ])("%s", (text) => {
+    expect(spans(ruleScanner.scan(text))).toEqual(spans(reference.scan(text)));
+  });
+
+  test("the upper-case forms are found", () => {
+    for (const text of ["API Key: Zq8vR2mK9xW4pL7nQ", "the password WAS Zq8vR2mK9xW4pL7nQ", "my Token Is Zq8vR2mK9xW4pL7nQ"]) {
+      expect(ruleScanner.scan(text).length, text).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -313,6 +313,9 @@ const isSchemeCode = (code: number) => isLetterCode(code) || isDigitCode(code) |
 /** Words generic-assignment accepts before a key name, as in "api key: …". */
 const KEY_PREFIX_WORDS: readonly string[] = ["api", "access", "secret", "private", "auth", "client", "master", "signing", "encryption"];
 
+/** The longest of them. */
+const MAX_PREFIX_WORD = 10;
+
 /**
  * Whether `text[start, end)` is one of `KEY_PREFIX_WORDS`, in any ASCII case.
  * Compared in place: asked on most keyword hits, where a lowercased copy cost more than the rest.
@@ -321,8 +324,6 @@ function isKeyPrefixWord(text: string, start: number, end: number): boolean {
   for (const word of KEY_PREFIX_WORDS) if (word.length === end - start && wordAt(text, start, word)) return true;
   return false;
 }
-/** The longest of them. */
-const MAX_PREFIX_WORD = 10;
 
 /** Longest key name generic-assignment accepts. */
 const MAX_KEY_NAME = 60;
