@@ -4,13 +4,16 @@
  * it replaces: secrets placed without the regex `d` flag, pattern lists
  * joined into one regex, aws-secret-access-key tried only where a key name
  * follows "secret", keyword hits inside a place found by bisection,
- * out-of-range reads, and places of wrapped lines not searched twice.
+ * out-of-range reads, places of wrapped lines not searched twice, key-name
+ * words compared in place, the flat copy of the text, and redaction's
+ * occurrences listed once per secret.
  */
 import { describe, expect, test } from "vitest";
 import {
   anyOf,
   codeAt,
   createRuleScanner,
+  flatCopy,
   KeywordHits,
   keywordAutomaton,
   normalizeForScan,
@@ -203,10 +206,28 @@ describe("redaction finds a secret's other occurrences from the keyword hits", (
     ["a short password, whole words only", "password=hunter2 and hunter2 but not hunter22 or xhunter2"],
     ["a secret without a keyword, repeated", "api_key: Zq8vR2mK9xW4pL7n then Zq8vR2mK9xW4pL7n"],
     ["a keyword split by an invisible character", `token gh\u200bp_${GH.slice(4)} and gh\u200bp_${GH.slice(4)}`],
+    // Each repeat is a finding of its own; the ones after the first are recognised as listed already.
+    ["a token repeated 200 times", Array.from({ length: 200 }, (_, i) => (i % 7 === 3 ? `x${GH}y` : GH)).join(" ")],
+    ["a short password repeated, some inside words", Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? "password=hunter2" : i % 3 === 1 ? "xhunter2" : "hunter2")).join(" ")],
   ])("%s", (_name, text) => {
     const [listed, searched] = both(text);
     expect(listed).toEqual(searched);
     expect(listed.length).toBeGreaterThan(0);
+  });
+
+  test("findings out of order, repeated or overlapping give the spans of the sorted, distinct ones", () => {
+    // Spans are sorted only when they come out of order: a scanner of another kind may list them any way.
+    const text = `a ${GH} b hunter2 c ${GH} d password=hunter2`;
+    const sorted = ruleScanner.scan(text);
+    expect(sorted.length).toBeGreaterThan(2);
+    const expected = redactionSpans(text, sorted);
+    const shuffled = [...sorted].reverse();
+    shuffled.push(sorted[0], { ...sorted[0], end: sorted[0].end - 3 }, { start: sorted[0].start + 2, end: sorted[0].end + 2, rule: "x" });
+    const wider = redactionSpans(text, shuffled);
+    expect(redactionSpans(text, [...sorted].reverse())).toEqual(expected);
+    expect(redactionSpans(text, [...sorted, ...sorted])).toEqual(expected);
+    expect(wider[0]).toEqual([sorted[0].start, sorted[0].end + 2]);
+    expect(wider.slice(1)).toEqual(expected.slice(1));
   });
 
   test("a scanner asked about a text it did not scan last leaves it to the search", () => {
@@ -216,6 +237,49 @@ describe("redaction finds a secret's other occurrences from the keyword hits", (
     expect(scanner.occurrences?.(text, 0, text.length)).toEqual([0]);
     scanner.scan("something else");
     expect(scanner.occurrences?.(text, 0, text.length)).toBeNull();
+  });
+});
+
+describe("generic-assignment's prefix words and \"is\"/\"was\" compared in place, in any case", () => {
+  test.each([
+    "API Key: Zq8vR2mK9xW4pL7nQ",
+    "SECRET VALUE: Zq8vR2mK9xW4pL7nQ",
+    "Private Key = Zq8vR2mK9xW4pL7nQ",
+    "the password WAS Zq8vR2mK9xW4pL7nQ",
+    "my Token Is Zq8vR2mK9xW4pL7nQ",
+    "Encryption key: Zq8vR2mK9xW4pL7nQ and ENCRYPTION password: Zq8vR2mK9xW4pL7nQ",
+    "apix key: Zq8vR2mK9xW4pL7nQ", // not a prefix word: the key name is just "key"
+    "password island Zq8vR2mK9xW4pL7nQ", // "is" starting a longer word
+  ])("%s", (text) => {
+    expect(spans(ruleScanner.scan(text))).toEqual(spans(reference.scan(text)));
+  });
+
+  test("the upper-case forms are found", () => {
+    for (const text of ["API Key: Zq8vR2mK9xW4pL7nQ", "the password WAS Zq8vR2mK9xW4pL7nQ", "my Token Is Zq8vR2mK9xW4pL7nQ"]) {
+      expect(ruleScanner.scan(text).length, text).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("the scanner reads a flat copy of the text", () => {
+  test("flatCopy keeps every code unit, a surrogate pair cut in the middle included", () => {
+    for (const text of ["", "short", "x".repeat(63), `${"a".repeat(40)}\u{1F600}${"b".repeat(40)}`, fixtureTexts.join("\n")]) {
+      expect(flatCopy(text)).toBe(text);
+    }
+    const pair = `${"a".repeat(49)}\u{1F600}${"b".repeat(50)}`; // the pair straddles the middle
+    expect(flatCopy(pair)).toBe(pair);
+  });
+
+  test("a text cut from a longer one: the same findings, and redaction still lists occurrences from its hits", () => {
+    const GH = "ghp_R8x2Kq9ZmT4vW7bN1cY5sL3dF6gH0jP2aQ8e";
+    const whole = `${"lead ".repeat(30)}token ${GH} then ${GH} and password=hunter2x9${" tail".repeat(30)}`;
+    const cut = whole.slice(150, whole.length - 150);
+    const flat = JSON.parse(JSON.stringify(cut)) as string;
+    const findings = ruleScanner.scan(cut);
+    expect(findings).toEqual(ruleScanner.scan(flat));
+    ruleScanner.scan(cut);
+    expect(ruleScanner.occurrences?.(cut, findings[0].start, findings[0].end)).toEqual([findings[0].start, findings[0].start + GH.length + 6]);
+    expect(redactionSpans(cut, findings, ruleScanner)).toEqual(redactionSpans(cut, findings));
   });
 });
 

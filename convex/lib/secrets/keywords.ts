@@ -67,16 +67,23 @@ export class KeywordHits {
     if (inside < 0) return null;
     const keyword = this.keywords[inside];
     const offset = this.starts[inside] - start;
-    const secret = text.slice(start, end);
+    const length = end - start;
     const found: number[] = [];
     // Hits of one keyword come in order of their start (they share its length).
+    // Compared in place: most secrets occur once, and a copy of each cost more than the search.
     for (let k = 0; k < this.count; k++) {
       if (this.keywords[k] !== keyword) continue;
       const at = this.starts[k] - offset;
-      if (at >= 0 && text.startsWith(secret, at)) found.push(at);
+      if (at === start || (at >= 0 && at + length <= text.length && sameChars(text, at, start, length))) found.push(at);
     }
     return found;
   }
+}
+
+/** Whether `text[a, a + length)` and `text[b, b + length)` hold the same characters. */
+function sameChars(text: string, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  return true;
 }
 
 export interface KeywordAutomaton {

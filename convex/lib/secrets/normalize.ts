@@ -19,7 +19,7 @@
  * Plain TypeScript over the language's own built-ins (typed arrays), so it
  * runs in Convex's default runtime.
  */
-import { codeAt, type SecretFinding, type SecretScanner } from "./scanner";
+import { byOffsets, codeAt, type SecretFinding, type SecretScanner } from "./scanner";
 
 /** Zero-width space, non-joiner and joiner, word joiner, BOM, soft hyphen: invisible when rendered. */
 export function isInvisible(code: number): boolean {
@@ -105,23 +105,26 @@ function toWhitespace(text: string, at: number, step: -1 | 1, limit = EDGE_SLACK
  * least `MIN_WRAPPED_RUN` characters holding a digit or a capital right after
  * another letter (AKIA…, aB3…). Paths, host names and words ending a line
  * ("bitbucket.org/acme/infra.git", "Configuration") do not, so their line
- * breaks stay out of the view. One walk back decides both: it runs on most
- * line breaks of a message.
+ * breaks stay out of the view.
  */
 function wrappedTokenStart(text: string, tokenEnd: number): number {
   const limit = Math.max(0, tokenEnd - WRAPPED_TOKEN_REACH);
+  // The token first, in a loop that does nothing else: it runs on most line breaks.
   let start = tokenEnd;
-  let random = false;
-  let after = -1; // the character after `start - 1`, once inside the token
   while (start > limit) {
     const code = text.charCodeAt(start - 1);
-    if (!isTokenChar(code)) break;
-    // Walking back: `code` is a digit, or a letter with a capital after it.
-    if (!random && ((code >= 48 && code <= 57) || (after >= 65 && after <= 90 && isAsciiLetter(code)))) random = true;
-    after = code;
+    if (code >= 128 || TOKEN_CHARS[code] === 0) break;
     start--;
   }
-  return random && tokenEnd - start >= MIN_WRAPPED_RUN ? start : -1;
+  if (tokenEnd - start < MIN_WRAPPED_RUN) return -1;
+  // Then a digit, or a capital right after a letter, looked for from the end.
+  let after = -1; // the character after `i`
+  for (let i = tokenEnd - 1; i >= start; i--) {
+    const code = text.charCodeAt(i);
+    if ((code >= 48 && code <= 57) || (after >= 65 && after <= 90 && isAsciiLetter(code))) return start;
+    after = code;
+  }
+  return -1;
 }
 
 function isAsciiLetter(code: number): boolean {
@@ -136,6 +139,17 @@ export function viewMarks(text: string): Int32Array {
     if (code === 10 || code === 13 || code === 37 || code === 92 || isInvisible(code)) marks.push(i);
   }
   return Int32Array.from(marks);
+}
+
+// Plain functions, not arrows in the loop: a function made per call costs
+// an allocation (and, where the bundler keeps names, a property write) each time.
+function byStart(a: readonly [number, number], b: readonly [number, number]): number {
+  return a[0] - b[0];
+}
+
+function insideAny([start, end]: readonly [number, number], covered: readonly SecretFinding[]): boolean {
+  for (const finding of covered) if (finding.start <= start && end <= finding.end) return true;
+  return false;
 }
 
 /**
@@ -182,7 +196,7 @@ function rangesToView(text: string, marks: Int32Array, count: number, covered: r
     ranges.push([start, end]);
   }
   if (ranges.length === 0) return ranges;
-  ranges.sort((a, b) => a[0] - b[0]);
+  ranges.sort(byStart);
   const merged: Array<[number, number]> = [ranges[0]];
   for (let i = 1; i < ranges.length; i++) {
     const last = merged[merged.length - 1];
@@ -190,7 +204,9 @@ function rangesToView(text: string, marks: Int32Array, count: number, covered: r
     else merged.push(ranges[i]);
   }
   if (covered.length === 0) return merged;
-  return merged.filter(([start, end]) => !covered.some((finding) => finding.start <= start && end <= finding.end));
+  const uncovered: Array<[number, number]> = [];
+  for (const range of merged) if (!insideAny(range, covered)) uncovered.push(range);
+  return uncovered;
 }
 
 /**
@@ -506,7 +522,7 @@ export function withNormalization(inner: SecretScanner): SecretScanner {
       const normalized = normalizeForScan(text, findings);
       if (normalized === null) return findings;
       addViewFindings(findings, normalized, inner.scan(normalized.text, deadline));
-      findings.sort((a, b) => a.start - b.start || a.end - b.end);
+      findings.sort(byOffsets);
       return findings;
     },
   };

@@ -16,7 +16,7 @@
  */
 import { keywordAutomaton, KeywordHits, placeGate, type KeywordAutomaton } from "./keywords";
 import { addViewFindings, normalizedView, VIEW_MARKS } from "./normalize";
-import { codeAt, monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
+import { byOffsets, codeAt, flatCopy, monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
 
 export interface SecretRule {
   id: string;
@@ -164,7 +164,10 @@ export function anyOf(patterns: readonly RegExp[]): (text: string) => boolean {
     const only = joined[0];
     return (text) => only.test(text);
   }
-  return (text) => joined.some((regex) => regex.test(text));
+  return (text) => {
+    for (const regex of joined) if (regex.test(text)) return true;
+    return false;
+  };
 }
 
 /** Placeholders people write where a secret would go. */
@@ -308,9 +311,19 @@ const isKeyNameCode = (code: number) => isLetterCode(code) || isDigitCode(code) 
 /** A URL scheme's characters: [A-Za-z0-9+.-]. */
 const isSchemeCode = (code: number) => isLetterCode(code) || isDigitCode(code) || code === 43 || code === 46 || code === 45;
 /** Words generic-assignment accepts before a key name, as in "api key: …". */
-const KEY_PREFIX_WORDS = new Set(["api", "access", "secret", "private", "auth", "client", "master", "signing", "encryption"]);
+const KEY_PREFIX_WORDS: readonly string[] = ["api", "access", "secret", "private", "auth", "client", "master", "signing", "encryption"];
+
 /** The longest of them. */
 const MAX_PREFIX_WORD = 10;
+
+/**
+ * Whether `text[start, end)` is one of `KEY_PREFIX_WORDS`, in any ASCII case.
+ * Compared in place: asked on most keyword hits, where a lowercased copy cost more than the rest.
+ */
+function isKeyPrefixWord(text: string, start: number, end: number): boolean {
+  for (const word of KEY_PREFIX_WORDS) if (word.length === end - start && wordAt(text, start, word)) return true;
+  return false;
+}
 
 /** Longest key name generic-assignment accepts. */
 const MAX_KEY_NAME = 60;
@@ -328,8 +341,7 @@ function assignmentAfter(text: string, end: number): boolean {
   const next = codeAt(text, end + gap);
   if (next === 61 || next === 58) return true;
   if (gap === 0) return false;
-  const word = text.slice(end + gap, end + gap + 3).toLowerCase();
-  return word.startsWith("is") || word === "was";
+  return wordAt(text, end + gap, "is") || wordAt(text, end + gap, "was");
 }
 
 /** End of the run of key-name characters from `at`, or -1 when it is longer than a key name starting at `start` can be. */
@@ -363,14 +375,14 @@ function assignmentStarts(text: string, at: number): number[] {
   if (end - start > MAX_KEY_NAME) return [];
   if (!follows) {
     // The run may itself be the prefix word of the next key name ("secret value: …").
-    if (!KEY_PREFIX_WORDS.has(text.slice(start, end).toLowerCase())) return [];
+    if (!isKeyPrefixWord(text, start, end)) return [];
     const next = keyNameEnd(text, end + 1, end + 1);
     return next > end + 1 && assignmentAfter(text, next) ? [start] : [];
   }
   const gap = codeAt(text, start - 1);
   if (start < 2 || (gap !== 32 && gap !== 9)) return [start];
   const word = runStart(text, start - 1, 11, isLetterCode);
-  return KEY_PREFIX_WORDS.has(text.slice(word, start - 1).toLowerCase()) ? [word, start] : [start];
+  return isKeyPrefixWord(text, word, start - 1) ? [word, start] : [start];
 }
 
 /** Whether `word` (lowercase letters) is written at `at`, in any ASCII case. */
@@ -749,8 +761,7 @@ class KeywordIndex {
     for (let t = 0; t < this.touchedCount; t++) {
       const rule = touched[t];
       if (unsorted[rule] === 0) continue;
-      const sorted = occurrences[rule].sort((a, b) => a - b);
-      occurrences[rule] = sorted.filter((start, i) => i === 0 || start !== sorted[i - 1]);
+      occurrences[rule] = sortedDistinct(occurrences[rule]);
     }
     return occurrences;
   }
@@ -766,6 +777,19 @@ export function keywordFinder(rules: readonly SecretRule[]): (text: string) => n
   return (text) => index.collect(index.automaton.scan(text, hits));
 }
 
+function numerically(a: number, b: number): number {
+  return a - b;
+}
+
+/** `values` sorted (in place) without repeats. */
+function sortedDistinct(values: number[]): number[] {
+  values.sort(numerically);
+  let kept = 0;
+  for (let i = 0; i < values.length; i++) if (i === 0 || values[i] !== values[kept - 1]) values[kept++] = values[i];
+  values.length = kept;
+  return values;
+}
+
 /** Sorted, distinct places `rule` could match, from its keywords' places (ascending). */
 function candidateStarts(rule: SecretRule, text: string, occurrences: readonly number[]): readonly number[] {
   if (rule.startsAt === "keyword") return occurrences;
@@ -774,13 +798,16 @@ function candidateStarts(rule: SecretRule, text: string, occurrences: readonly n
   for (const at of occurrences) {
     for (const start of rule.startsAt!(text, at)) {
       if (start < 0) continue;
-      if (starts.length > 0 && start <= starts[starts.length - 1]) ascending = false;
+      if (starts.length > 0) {
+        const last = starts[starts.length - 1];
+        if (start === last) continue; // several keywords of one key name ("SECRET_KEY") name the same start
+        if (start < last) ascending = false;
+      }
       starts.push(start);
     }
   }
   if (ascending) return starts;
-  starts.sort((a, b) => a - b);
-  return starts.filter((start, i) => i === 0 || start !== starts[i - 1]);
+  return sortedDistinct(starts);
 }
 
 /** The secret span of one match, or null when the rule's checks drop it. */
@@ -880,17 +907,18 @@ export function createRuleScanner(rules: readonly SecretRule[] = SECRET_RULES, o
     scan(text: string, deadline?: number): SecretFinding[] {
       const findings: SecretFinding[] = [];
       lastText = undefined;
-      runRules(text, index.automaton.scan(text, textHits), findings, deadline);
+      const flat = flatCopy(text); // same offsets, faster reads
+      runRules(flat, index.automaton.scan(flat, textHits), findings, deadline);
       lastText = text;
       if (options.normalize === true && textHits.markCount > 0) {
-        const view = normalizedView(text, textHits.marks, textHits.markCount, findings, gate);
+        const view = normalizedView(flat, textHits.marks, textHits.markCount, findings, gate);
         if (view !== null) {
           const inView: SecretFinding[] = [];
           runRules(view.text, index.automaton.scan(view.text, viewHits), inView, deadline);
           addViewFindings(findings, view, inView);
         }
       }
-      if (findings.length > 1) findings.sort((a, b) => a.start - b.start || a.end - b.end);
+      if (findings.length > 1) findings.sort(byOffsets);
       return findings;
     },
     // Redaction's search for other occurrences of each secret, from the keyword hits of the last scan.
