@@ -1,4 +1,4 @@
-import { v } from "convex/values";
+import { v, type Infer } from "convex/values";
 import { internal } from "./_generated/api";
 import type { Doc, Id } from "./_generated/dataModel";
 import { env, internalMutation, type MutationCtx, type QueryCtx } from "./_generated/server";
@@ -193,30 +193,36 @@ export const markRunning = internalMutation({
 });
 
 /** Adds one model call's usage and timings. */
+const vModelCall = {
+  model: v.string(),
+  promptTokens: v.number(),
+  completionTokens: v.number(),
+  timing: vRunTiming,
+  /** Tokens the injection middleware put into this call's prompt (messages, #maestro, context pack). */
+  injectionTokens: v.optional(v.number()),
+};
+type ModelCall = Infer<ReturnType<typeof v.object<typeof vModelCall>>>;
+
 export const recordModelCall = internalMutation({
-  args: {
-    runId: v.id("runs"),
-    model: v.string(),
-    promptTokens: v.number(),
-    completionTokens: v.number(),
-    timing: vRunTiming,
-    /** Tokens the injection middleware put into this call's prompt (messages, #maestro, context pack). */
-    injectionTokens: v.optional(v.number()),
-  },
+  args: { runId: v.id("runs"), ...vModelCall },
   returns: v.null(),
-  handler: async (ctx, { runId, model, promptTokens, completionTokens, timing, injectionTokens }) => {
-    const run = await getRunX(ctx, runId);
-    await ctx.db.patch("runs", runId, {
-      model,
-      iterations: run.iterations + 1,
-      promptTokens: run.promptTokens + promptTokens,
-      completionTokens: run.completionTokens + completionTokens,
-      timings: [...run.timings, timing],
-      injectionTokens: (run.injectionTokens ?? 0) + (injectionTokens ?? 0),
-    });
+  handler: async (ctx, { runId, ...call }) => {
+    await addModelCall(ctx, runId, call);
     return null;
   },
 });
+
+async function addModelCall(ctx: MutationCtx, runId: Id<"runs">, { model, promptTokens, completionTokens, timing, injectionTokens }: ModelCall) {
+  const run = await getRunX(ctx, runId);
+  await ctx.db.patch("runs", runId, {
+    model,
+    iterations: run.iterations + 1,
+    promptTokens: run.promptTokens + promptTokens,
+    completionTokens: run.completionTokens + completionTokens,
+    timings: [...run.timings, timing],
+    injectionTokens: (run.injectionTokens ?? 0) + (injectionTokens ?? 0),
+  });
+}
 
 /** Records one dispatched tool call's result (also when it failed or was denied). */
 export const recordToolCall = internalMutation({
@@ -247,9 +253,12 @@ export const finish = internalMutation({
     status: v.union(v.literal("completed"), v.literal("error"), v.literal("aborted")),
     reason: v.string(),
     reply: v.optional(v.string()),
+    /** The run's last model call, recorded in the same write (as `recordModelCall` would, whatever the attempt). */
+    modelCall: v.optional(v.object(vModelCall)),
   },
   returns: v.null(),
-  handler: async (ctx, { runId, attempt, status, reason, reply }) => {
+  handler: async (ctx, { runId, attempt, status, reason, reply, modelCall }) => {
+    if (modelCall !== undefined) await addModelCall(ctx, runId, modelCall);
     const run = await getRunX(ctx, runId);
     if (attempt !== undefined && (run.attempt ?? 1) !== attempt) return null;
     await endRun(ctx, run, status, reason, reply);
