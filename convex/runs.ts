@@ -12,7 +12,8 @@ import { MaestroError } from "./lib/errors";
 import { boundedText, type AgentEndReason, type SubmitEvent } from "./lib/runEvents";
 import { recoveryFor, runLeaseMs } from "./lib/runLease";
 import { appendRunEvent, openMessageEvents } from "./runEvents";
-import { closePause } from "./pauses";
+import { closePause, takeResumePoint } from "./pauses";
+import { vResumePoint } from "./lib/resumePoint";
 import { answerWhereAsked, wakeAfterRun } from "./wakeups";
 import schema from "./schema";
 import { postMessage } from "./messages";
@@ -167,30 +168,52 @@ async function getRunX(ctx: MutationCtx, runId: Id<"runs">) {
 export const markRunning = internalMutation({
   args: { runId: v.id("runs") },
   returns: v.union(v.object({ attempt: v.number() }), v.null()),
+  handler: async (ctx, { runId }) => await markRunningRun(ctx, runId),
+});
+
+/**
+ * The action's first write: the run starts (as `markRunning`) and, for a run
+ * that paused for a person, where it goes on (as `pauses.resumePoint`), in
+ * one transaction instead of two on the way to the model call.
+ */
+export const start = internalMutation({
+  args: { runId: v.id("runs") },
+  returns: v.union(v.object({ attempt: v.number(), resume: v.union(v.null(), vResumePoint), failure: v.optional(v.string()) }), v.null()),
   handler: async (ctx, { runId }) => {
-    const run = await getRunX(ctx, runId);
-    if (run.status !== "queued") return null;
-    const now = Date.now();
-    const attempt = (run.attempt ?? 0) + 1;
-    await ctx.db.patch("runs", runId, {
-      status: "running",
-      startedAt: run.startedAt ?? now,
-      attempt,
-      leaseExpiresAt: now + runLeaseMs(env),
-      lastActiveAt: now,
-    });
-    const agent = await ctx.db.get("agents", run.agentId);
-    let model = "";
+    const started = await markRunningRun(ctx, runId);
+    if (started === null) return null;
     try {
-      const config = modelConfigFromEnv(env);
-      model = config === null ? "" : (config.label ?? agent?.model ?? config.defaultModel);
-    } catch {
-      // An unusable configuration ends the run at once, with its reason.
+      return { attempt: started.attempt, resume: await takeResumePoint(ctx, runId, started.attempt) };
+    } catch (error) {
+      // It only reads before it fails: the run has started, and the action ends it with the reason, as before.
+      return { attempt: started.attempt, resume: null, failure: error instanceof Error ? error.message : String(error) };
     }
-    await appendRunEvent(ctx, runId, { type: "agent_start", agentName: agent?.name ?? run.agentSessionKey, model, attempt });
-    return { attempt };
   },
 });
+
+async function markRunningRun(ctx: MutationCtx, runId: Id<"runs">): Promise<{ attempt: number } | null> {
+  const run = await getRunX(ctx, runId);
+  if (run.status !== "queued") return null;
+  const now = Date.now();
+  const attempt = (run.attempt ?? 0) + 1;
+  await ctx.db.patch("runs", runId, {
+    status: "running",
+    startedAt: run.startedAt ?? now,
+    attempt,
+    leaseExpiresAt: now + runLeaseMs(env),
+    lastActiveAt: now,
+  });
+  const agent = await ctx.db.get("agents", run.agentId);
+  let model = "";
+  try {
+    const config = modelConfigFromEnv(env);
+    model = config === null ? "" : (config.label ?? agent?.model ?? config.defaultModel);
+  } catch {
+    // An unusable configuration ends the run at once, with its reason.
+  }
+  await appendRunEvent(ctx, runId, { type: "agent_start", agentName: agent?.name ?? run.agentSessionKey, model, attempt });
+  return { attempt };
+}
 
 /** Adds one model call's usage and timings. */
 const vModelCall = {

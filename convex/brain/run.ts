@@ -36,12 +36,18 @@ export const execute = internalAction({
   args: { runId: v.id("runs") },
   returns: v.null(),
   handler: async (ctx, { runId }) => {
-    const started = await ctx.runMutation(internal.runs.markRunning, { runId });
+    // Starts the run and, for one that paused for a person, says where it goes on.
+    const started = await ctx.runMutation(internal.runs.start, { runId });
     if (started === null) return null;
-    const { attempt } = started;
+    const { attempt, resume, failure } = started;
     const log = (line: string) => console.log(`[run ${runId}] ${line}`);
     const finish = (status: "completed" | "error", reason: string, reply?: string, modelCall?: ModelCall) =>
       ctx.runMutation(internal.runs.finish, { runId, attempt, status, reason, reply, modelCall });
+    if (failure !== undefined) {
+      log(`error: ${failure}`);
+      await finish("error", failure);
+      return null;
+    }
     const problem = modelConfigProblem();
     const model = problem === null ? modelConfigFromEnv(env) : null;
     if (model === null) {
@@ -59,7 +65,6 @@ export const execute = internalAction({
     let firstRound = 0;
     try {
       // A run that paused for a person goes on from the paused call, with what they decided.
-      const resume = await ctx.runMutation(internal.pauses.resumePoint, writer);
       if (resume !== null) {
         const { pause } = resume;
         for (const line of pause.seen) seen.add(line);

@@ -214,6 +214,14 @@ describe("folded writes (one transaction where the action used to make several)"
     expect(await getRun(t, runId)).toMatchObject({ status: "completed", iterations: 1, promptTokens: 3, completionTokens: 2, timings: [timing], injectionTokens: 7 });
   });
 
+  test("start marks the run running (agent_start) and answers where a paused run goes on: nothing for a fresh one; a started run is not started again", async () => {
+    const { t, runId } = await mentionJarvis();
+    expect(await t.mutation(internal.runs.start, { runId })).toEqual({ attempt: 1, resume: null });
+    expect(await types(t, runId)).toEqual(["1 submit user_message_submitted", "2 harness agent_start"]);
+    expect(await getRun(t, runId)).toMatchObject({ status: "running", attempt: 1 });
+    expect(await t.mutation(internal.runs.start, { runId })).toBeNull();
+  });
+
   test("after a Stop, endReply writes nothing and endToolCall writes the result but does not announce the next call", async () => {
     const { t, taskId, runId } = await mentionJarvis();
     const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
