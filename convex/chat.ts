@@ -229,20 +229,25 @@ export const getNewForRun = internalQuery({
 });
 
 /** What the chat middleware injects before a model call: null when chat is off or the agent is an architect. */
+/** What a run is shown of #maestro: null when chat is off for its agent. */
+export const vRunChatContext = v.union(
+  v.null(),
+  v.object({ author: v.string(), remind: v.boolean(), messages: v.array(vChatMessage), newPointer: v.number() }),
+);
+
+export async function chatContextOfRun(ctx: QueryCtx, runId: Id<"runs">): Promise<Infer<typeof vRunChatContext>> {
+  const run = await ctx.db.get("runs", runId);
+  if (run === null) return null;
+  const agent = (await ctx.db.get("agents", run.agentId))!;
+  if (chatExcluded(agent) || !(await chatSettings(ctx, agent.departmentId)).enabled) return null;
+  const cursor = await cursorOf(ctx, agent.sessionKey);
+  return { author: agentChatAuthor(agent), remind: cursor?.remindNext ?? false, ...(await getNewForAgent(ctx, agent)) };
+}
+
 export const contextForRun = internalQuery({
   args: { runId: v.id("runs") },
-  returns: v.union(
-    v.null(),
-    v.object({ author: v.string(), remind: v.boolean(), messages: v.array(vChatMessage), newPointer: v.number() }),
-  ),
-  handler: async (ctx, { runId }) => {
-    const run = await ctx.db.get("runs", runId);
-    if (run === null) return null;
-    const agent = (await ctx.db.get("agents", run.agentId))!;
-    if (chatExcluded(agent) || !(await chatSettings(ctx, agent.departmentId)).enabled) return null;
-    const cursor = await cursorOf(ctx, agent.sessionKey);
-    return { author: agentChatAuthor(agent), remind: cursor?.remindNext ?? false, ...(await getNewForAgent(ctx, agent)) };
-  },
+  returns: vRunChatContext,
+  handler: async (ctx, { runId }) => await chatContextOfRun(ctx, runId),
 });
 
 /** After the model call: the cursor moves to what was shown, and a chat-only turn is remembered. */

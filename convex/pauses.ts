@@ -17,6 +17,7 @@ import { MaestroError } from "./lib/errors";
 import type { SubmitEvent } from "./lib/runEvents";
 import { boundedText } from "./lib/runEvents";
 import { sha256Hex } from "./lib/sha256";
+import { vResumePoint, type Resolution, type ResumePoint } from "./lib/resumePoint";
 import { appendRunEvent, liveRun } from "./runEvents";
 import { idleIfUnoccupied } from "./runs";
 import { moveTask } from "./tasks";
@@ -230,15 +231,7 @@ export async function releaseQuestion(ctx: MutationCtx, run: Pick<Doc<"runs">, "
   if (task.status === "blocked" && agent !== null) await moveTask(ctx, agentActor(agent), task, task.pendingQuestion.previousStatus);
 }
 
-const vResolution = v.union(
-  /** Approved, and the stored call is intact: run exactly it. */
-  v.object({ kind: v.literal("execute"), tool: v.string(), args: v.string() }),
-  /** What the paused call's result is, without running anything. */
-  v.object({ kind: v.literal("result"), outcome: v.union(v.literal("ok"), v.literal("denied"), v.literal("refused")), text: v.string() }),
-  /** An approved plan: its steps are delegated as proposed. */
-  v.object({ kind: v.literal("delegate_plan"), decidedBy: v.string(), steps: v.array(vPlanStep) }),
-);
-export type Resolution = Infer<typeof vResolution>;
+export type { Resolution } from "./lib/resumePoint";
 
 /** Why an approved call is not run: it is not the call that was approved. */
 export const HASH_MISMATCH = "not run: the approved arguments do not match the stored call (argument hash mismatch)";
@@ -266,42 +259,45 @@ export function approvalResolution(runId: Id<"runs">, paused: Pick<RunPause, "in
  */
 export const resumePoint = internalMutation({
   args: { runId: v.id("runs"), attempt: v.number() },
-  returns: v.union(v.null(), v.object({ pause: vRunPause, resolution: vResolution })),
-  handler: async (ctx, { runId, attempt }) => {
-    const run = await liveRun(ctx, runId, attempt);
-    if (run === null || run.paused === undefined) return null;
-    const paused = run.paused;
-    let resolution: Resolution;
-    switch (paused.kind) {
-      case "approval": {
-        const approval = (await ctx.db.get("approvals", paused.id as Id<"approvals">))!;
-        resolution = approvalResolution(runId, paused, approval);
-        break;
-      }
-      case "question": {
-        const question = (await ctx.db.get("questions", paused.id as Id<"questions">))!;
-        resolution =
-          question.status === "expired"
-            ? { kind: "result", outcome: "ok", text: QUESTION_EXPIRED }
-            : { kind: "result", outcome: "ok", text: `${question.answeredBy ?? "A person"} answered: ${question.answer ?? ""}` };
-        break;
-      }
-      case "plan": {
-        const plan = (await ctx.db.get("plans", paused.id as Id<"plans">))!;
-        resolution =
-          plan.status === "approved"
-            ? { kind: "delegate_plan", decidedBy: plan.decidedBy ?? "a person", steps: plan.steps }
-            : plan.status === "expired"
-              ? { kind: "result", outcome: "denied", text: PLAN_EXPIRED }
-              : {
-                  kind: "result",
-                  outcome: "denied",
-                  text: `propose_plan: the plan was rejected by ${plan.decidedBy ?? "a person"}${plan.feedback ? `: ${plan.feedback}` : ""}. Revise it and propose it again with propose_plan, or say why not.`,
-                };
-        break;
-      }
-    }
-    await ctx.db.patch("runs", runId, { paused: undefined });
-    return { pause: paused, resolution };
-  },
+  returns: v.union(v.null(), vResumePoint),
+  handler: async (ctx, { runId, attempt }) => await takeResumePoint(ctx, runId, attempt),
 });
+
+/** What `resumePoint` answers, for a mutation that starts the run in the same transaction. */
+export async function takeResumePoint(ctx: MutationCtx, runId: Id<"runs">, attempt: number): Promise<ResumePoint | null> {
+  const run = await liveRun(ctx, runId, attempt);
+  if (run === null || run.paused === undefined) return null;
+  const paused = run.paused;
+  let resolution: Resolution;
+  switch (paused.kind) {
+    case "approval": {
+      const approval = (await ctx.db.get("approvals", paused.id as Id<"approvals">))!;
+      resolution = approvalResolution(runId, paused, approval);
+      break;
+    }
+    case "question": {
+      const question = (await ctx.db.get("questions", paused.id as Id<"questions">))!;
+      resolution =
+        question.status === "expired"
+          ? { kind: "result", outcome: "ok", text: QUESTION_EXPIRED }
+          : { kind: "result", outcome: "ok", text: `${question.answeredBy ?? "A person"} answered: ${question.answer ?? ""}` };
+      break;
+    }
+    case "plan": {
+      const plan = (await ctx.db.get("plans", paused.id as Id<"plans">))!;
+      resolution =
+        plan.status === "approved"
+          ? { kind: "delegate_plan", decidedBy: plan.decidedBy ?? "a person", steps: plan.steps }
+          : plan.status === "expired"
+            ? { kind: "result", outcome: "denied", text: PLAN_EXPIRED }
+            : {
+                kind: "result",
+                outcome: "denied",
+                text: `propose_plan: the plan was rejected by ${plan.decidedBy ?? "a person"}${plan.feedback ? `: ${plan.feedback}` : ""}. Revise it and propose it again with propose_plan, or say why not.`,
+              };
+      break;
+    }
+  }
+  await ctx.db.patch("runs", runId, { paused: undefined });
+  return { pause: paused, resolution };
+}

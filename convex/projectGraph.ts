@@ -71,107 +71,110 @@ export async function batchOf(ctx: QueryCtx, task: Doc<"tasks">): Promise<{ root
 export const graphForRun = internalQuery({
   args: { runId: v.id("runs") },
   returns: v.union(v.null(), vProjectGraph),
-  handler: async (ctx, { runId }): Promise<ProjectGraph | null> => {
-    const run = await ctx.db.get("runs", runId);
-    const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
-    const task = run === null ? null : await ctx.db.get("tasks", run.taskId);
-    if (run === null || agent === null || task === null) return null;
-    const agents = await ctx.db
-      .query("agents")
-      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", agent.departmentId))
-      .take(MAX_AGENTS_PER_DEPARTMENT);
-    const nameOf = new Map(agents.map((a) => [a.sessionKey, a.name]));
-    const packTask = (t: Doc<"tasks">): PackTask => ({
-      id: t._id,
-      title: t.title,
-      status: t.status,
-      assignees: t.assigneeSessionKeys.map((k) => nameOf.get(k) ?? k),
-    });
-
-    const { root, tasks: batch } = await batchOf(ctx, task);
-    const parent = task.parentTaskId === undefined ? undefined : batch.find((t) => t._id === task.parentTaskId);
-    const siblings = parent === undefined ? [] : batch.filter((t) => t.parentTaskId === parent._id && t._id !== task._id);
-    const children = batch.filter((t) => t.parentTaskId === task._id);
-    const peers = [];
-    const named = new Set<string>([agent.sessionKey]);
-    for (const t of batch) {
-      for (const key of t.assigneeSessionKeys) {
-        if (named.has(key)) continue;
-        named.add(key);
-        peers.push({ name: nameOf.get(key) ?? key, task: t.title, status: t.status });
-      }
-    }
-
-    // Conversations: the department's recent messages that involve the agent or this task (or its batch), where the agent may read.
-    const batchIds = new Set<string>([task._id, root._id]);
-    const recent = await ctx.db
-      .query("channelMessages")
-      .withIndex("by_department", (q) => q.eq("departmentId", agent.departmentId))
-      .order("desc")
-      .take(MAX_SCANNED_MESSAGES);
-    const readable = new Map<Id<"channels">, { channel: Doc<"channels">; ok: boolean }>();
-    const mayRead = async (channelId: Id<"channels">) => {
-      let seen = readable.get(channelId);
-      if (seen === undefined) {
-        const channel = await ctx.db.get("channels", channelId);
-        const member = channel === null ? false : (await channelMembers(ctx, channelId)).some((m) => m.key === agent.sessionKey);
-        seen = channel === null ? undefined : { channel, ok: canRead(channel, member) };
-        if (seen === undefined) return null;
-        readable.set(channelId, seen);
-      }
-      return seen.ok ? seen.channel : null;
-    };
-    const involves = (m: Doc<"channelMessages">) =>
-      (m.from.kind === "agent" && m.from.sessionKey === agent.sessionKey) ||
-      m.mentions.some((x) => x.key === agent.sessionKey) ||
-      (m.to ?? []).includes(agent.sessionKey) ||
-      (m.context.taskId !== undefined && batchIds.has(m.context.taskId)) ||
-      (m.context.batchId !== undefined && batchIds.has(m.context.batchId));
-    const groups = new Map<string, Array<Doc<"channelMessages">>>();
-    for (const m of recent) {
-      const key = m.threadRootId ?? m._id;
-      groups.set(key, [...(groups.get(key) ?? []), m]);
-    }
-    const threads: PackThread[] = [];
-    const artifacts: PackArtifact[] = [];
-    const artifactIds = new Set<string>();
-    for (const [rootId, messages] of groups) {
-      if (threads.length >= MAX_PER_KIND || !messages.some(involves)) continue;
-      const channel = await mayRead(messages[0].channelId);
-      if (channel === null) continue;
-      const first = messages.find((m) => m._id === rootId) ?? (await ctx.db.get("channelMessages", rootId as Id<"channelMessages">));
-      if (first === null) continue;
-      const where = channel.kind === "dm" ? "a DM" : `#${channel.name}`;
-      const newest = messages[0];
-      threads.push({
-        id: rootId,
-        messageIds: messages.map((m) => m._id),
-        where,
-        root: first.body,
-        replies: first.replyCount,
-        people: [...new Set([first, ...messages].map((m) => actorName(m.from)))].slice(0, 5),
-        ...(newest._id !== first._id ? { latest: { from: actorName(newest.from), body: newest.body } } : {}),
-      });
-      for (const m of [first, ...messages]) {
-        for (const artifact of m.artifacts) {
-          if (artifacts.length >= MAX_PER_KIND) break;
-          const item = await artifactItem(ctx, artifact, where);
-          if (item === null || artifactIds.has(item.id)) continue;
-          artifactIds.add(item.id);
-          artifacts.push(item);
-        }
-      }
-    }
-    return {
-      ...(parent === undefined ? {} : { parent: packTask(parent) }),
-      siblings: siblings.slice(0, MAX_PER_KIND).map(packTask),
-      children: children.slice(0, MAX_PER_KIND).map(packTask),
-      peers: peers.slice(0, MAX_PER_KIND),
-      threads,
-      artifacts,
-    };
-  },
+  handler: async (ctx, { runId }) => await projectGraphOfRun(ctx, runId),
 });
+
+/** The run's project graph (its batch, peers, conversations and artifacts), or null when the run, agent or task is gone. */
+export async function projectGraphOfRun(ctx: QueryCtx, runId: Id<"runs">): Promise<ProjectGraph | null> {
+  const run = await ctx.db.get("runs", runId);
+  const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
+  const task = run === null ? null : await ctx.db.get("tasks", run.taskId);
+  if (run === null || agent === null || task === null) return null;
+  const agents = await ctx.db
+    .query("agents")
+    .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", agent.departmentId))
+    .take(MAX_AGENTS_PER_DEPARTMENT);
+  const nameOf = new Map(agents.map((a) => [a.sessionKey, a.name]));
+  const packTask = (t: Doc<"tasks">): PackTask => ({
+    id: t._id,
+    title: t.title,
+    status: t.status,
+    assignees: t.assigneeSessionKeys.map((k) => nameOf.get(k) ?? k),
+  });
+
+  const { root, tasks: batch } = await batchOf(ctx, task);
+  const parent = task.parentTaskId === undefined ? undefined : batch.find((t) => t._id === task.parentTaskId);
+  const siblings = parent === undefined ? [] : batch.filter((t) => t.parentTaskId === parent._id && t._id !== task._id);
+  const children = batch.filter((t) => t.parentTaskId === task._id);
+  const peers = [];
+  const named = new Set<string>([agent.sessionKey]);
+  for (const t of batch) {
+    for (const key of t.assigneeSessionKeys) {
+      if (named.has(key)) continue;
+      named.add(key);
+      peers.push({ name: nameOf.get(key) ?? key, task: t.title, status: t.status });
+    }
+  }
+
+  // Conversations: the department's recent messages that involve the agent or this task (or its batch), where the agent may read.
+  const batchIds = new Set<string>([task._id, root._id]);
+  const recent = await ctx.db
+    .query("channelMessages")
+    .withIndex("by_department", (q) => q.eq("departmentId", agent.departmentId))
+    .order("desc")
+    .take(MAX_SCANNED_MESSAGES);
+  const readable = new Map<Id<"channels">, { channel: Doc<"channels">; ok: boolean }>();
+  const mayRead = async (channelId: Id<"channels">) => {
+    let seen = readable.get(channelId);
+    if (seen === undefined) {
+      const channel = await ctx.db.get("channels", channelId);
+      const member = channel === null ? false : (await channelMembers(ctx, channelId)).some((m) => m.key === agent.sessionKey);
+      seen = channel === null ? undefined : { channel, ok: canRead(channel, member) };
+      if (seen === undefined) return null;
+      readable.set(channelId, seen);
+    }
+    return seen.ok ? seen.channel : null;
+  };
+  const involves = (m: Doc<"channelMessages">) =>
+    (m.from.kind === "agent" && m.from.sessionKey === agent.sessionKey) ||
+    m.mentions.some((x) => x.key === agent.sessionKey) ||
+    (m.to ?? []).includes(agent.sessionKey) ||
+    (m.context.taskId !== undefined && batchIds.has(m.context.taskId)) ||
+    (m.context.batchId !== undefined && batchIds.has(m.context.batchId));
+  const groups = new Map<string, Array<Doc<"channelMessages">>>();
+  for (const m of recent) {
+    const key = m.threadRootId ?? m._id;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  const threads: PackThread[] = [];
+  const artifacts: PackArtifact[] = [];
+  const artifactIds = new Set<string>();
+  for (const [rootId, messages] of groups) {
+    if (threads.length >= MAX_PER_KIND || !messages.some(involves)) continue;
+    const channel = await mayRead(messages[0].channelId);
+    if (channel === null) continue;
+    const first = messages.find((m) => m._id === rootId) ?? (await ctx.db.get("channelMessages", rootId as Id<"channelMessages">));
+    if (first === null) continue;
+    const where = channel.kind === "dm" ? "a DM" : `#${channel.name}`;
+    const newest = messages[0];
+    threads.push({
+      id: rootId,
+      messageIds: messages.map((m) => m._id),
+      where,
+      root: first.body,
+      replies: first.replyCount,
+      people: [...new Set([first, ...messages].map((m) => actorName(m.from)))].slice(0, 5),
+      ...(newest._id !== first._id ? { latest: { from: actorName(newest.from), body: newest.body } } : {}),
+    });
+    for (const m of [first, ...messages]) {
+      for (const artifact of m.artifacts) {
+        if (artifacts.length >= MAX_PER_KIND) break;
+        const item = await artifactItem(ctx, artifact, where);
+        if (item === null || artifactIds.has(item.id)) continue;
+        artifactIds.add(item.id);
+        artifacts.push(item);
+      }
+    }
+  }
+  return {
+    ...(parent === undefined ? {} : { parent: packTask(parent) }),
+    siblings: siblings.slice(0, MAX_PER_KIND).map(packTask),
+    children: children.slice(0, MAX_PER_KIND).map(packTask),
+    peers: peers.slice(0, MAX_PER_KIND),
+    threads,
+    artifacts,
+  };
+}
 
 /** One artifact as the pack lists it: a linked task by title and status, a link by title and URL, anything else by its name. */
 async function artifactItem(ctx: QueryCtx, artifact: Doc<"channelMessages">["artifacts"][number], where: string): Promise<PackArtifact | null> {

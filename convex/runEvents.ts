@@ -5,7 +5,7 @@
  * ended by the sweeper, or taken over by a retry), which is how the action
  * learns to stop.
  */
-import { v } from "convex/values";
+import { v, type Infer } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
 import { env, internalMutation, type MutationCtx, type QueryCtx } from "./_generated/server";
 import { userQuery } from "./functions";
@@ -13,6 +13,8 @@ import { requireMember } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
 import { boundedText, eventKind, vRunEvent, type RunEventPayload } from "./lib/runEvents";
 import { leaseNeedsRenewal, runLeaseMs } from "./lib/runLease";
+import { advanceCursor } from "./chat";
+import { markInjectionSeen } from "./tools/messaging";
 
 /** Most events one read returns: a run's whole stream, bounded. */
 export const MAX_EVENTS_PER_READ = 2000;
@@ -149,6 +151,45 @@ export const endMessage = internalMutation({
   },
 });
 
+/** A tool call about to run, announced by a `tool_call` event. */
+const vToolStart = v.object({ index: v.number(), name: v.string(), args: v.string() });
+
+/**
+ * The end of a model reply and what follows it in one transaction instead of
+ * up to four (each queued behind every other run's writes): `message_end`;
+ * the injected inbox messages the model saw count as read (and the blocking
+ * ones as handled); the #maestro cursor moves past what it saw; and the
+ * reply's first tool call is announced (as `beginToolCall` would). Nothing is
+ * written when the run is no longer this attempt's.
+ */
+export const endReply = internalMutation({
+  args: {
+    ...vWriter,
+    model: v.string(),
+    promptTokens: v.number(),
+    completionTokens: v.number(),
+    seen: v.optional(v.object({ shown: v.array(v.string()), blocking: v.array(v.string()) })),
+    chat: v.optional(v.object({ newPointer: v.number(), chatOnlyTurn: v.boolean() })),
+    firstCall: v.optional(vToolStart),
+  },
+  returns: vVerdict,
+  handler: async (ctx, { runId, attempt, seen, chat, firstCall, ...end }) => {
+    const run = await liveRun(ctx, runId, attempt);
+    if (run === null) return "aborted";
+    await appendRunEvent(ctx, runId, { type: "message_end", ...end, interrupted: false }, { run });
+    if (seen !== undefined && seen.shown.length + seen.blocking.length > 0) await markInjectionSeen(ctx, runId, seen.shown, seen.blocking);
+    // Only now, after the model has seen them, do the messages count as read.
+    if (chat !== undefined) await advanceCursor(ctx, run.agentSessionKey, chat.newPointer, chat.chatOnlyTurn);
+    if (firstCall !== undefined) await startToolCall(ctx, run, firstCall);
+    return "ok";
+  },
+});
+
+async function startToolCall(ctx: MutationCtx, run: Doc<"runs">, { index, name, args }: Infer<typeof vToolStart>) {
+  await appendRunEvent(ctx, run._id, { type: "tool_call", index, name, args: boundedText(args) }, { run });
+  await heartbeat(ctx, run, run.toolStarted ? {} : { toolStarted: true });
+}
+
 /**
  * Written just before a tool runs; "aborted" means it must not run. Marks the
  * run as having started a side effect, so the sweeper will not retry it.
@@ -159,24 +200,30 @@ export const beginToolCall = internalMutation({
   handler: async (ctx, { runId, attempt, index, name, args }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
-    await appendRunEvent(ctx, runId, { type: "tool_call", index, name, args: boundedText(args) });
-    await heartbeat(ctx, run, run.toolStarted ? {} : { toolStarted: true });
+    await startToolCall(ctx, run, { index, name, args });
     return "ok";
   },
 });
 
-/** A tool's result; its outcome is the one the dispatcher recorded on the run for that call. */
+/**
+ * A tool's result; its outcome is the one the dispatcher recorded on the run
+ * for that call. With `next`, the reply's next call is announced in the same
+ * transaction (as `beginToolCall` would), unless the run was stopped.
+ */
 export const endToolCall = internalMutation({
-  args: { ...vWriter, index: v.number(), name: v.string(), observation: v.string() },
+  args: { ...vWriter, index: v.number(), name: v.string(), observation: v.string(), next: v.optional(vToolStart) },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, index, name, observation }) => {
+  handler: async (ctx, { runId, attempt, index, name, observation, next }) => {
     const run = await ctx.db.get("runs", runId);
     if (run === null) return "aborted";
     const recorded = run.toolCalls.at(-1);
     const outcome = recorded !== undefined && recorded.name === name ? recorded.outcome : "ok";
     // A result is written even when the run was stopped meanwhile: the tool did run.
-    await appendRunEvent(ctx, runId, { type: "tool_result", index, name, outcome, observation: boundedText(observation) });
-    return (await liveRun(ctx, runId, attempt)) === null ? "aborted" : "ok";
+    await appendRunEvent(ctx, runId, { type: "tool_result", index, name, outcome, observation: boundedText(observation) }, { run });
+    const live = await liveRun(ctx, runId, attempt);
+    if (live === null) return "aborted";
+    if (next !== undefined) await startToolCall(ctx, live, next);
+    return "ok";
   },
 });
 

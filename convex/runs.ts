@@ -1,4 +1,4 @@
-import { v } from "convex/values";
+import { v, type Infer } from "convex/values";
 import { internal } from "./_generated/api";
 import type { Doc, Id } from "./_generated/dataModel";
 import { env, internalMutation, type MutationCtx, type QueryCtx } from "./_generated/server";
@@ -12,7 +12,8 @@ import { MaestroError } from "./lib/errors";
 import { boundedText, type AgentEndReason, type SubmitEvent } from "./lib/runEvents";
 import { recoveryFor, runLeaseMs } from "./lib/runLease";
 import { appendRunEvent, openMessageEvents } from "./runEvents";
-import { closePause } from "./pauses";
+import { closePause, takeResumePoint } from "./pauses";
+import { vResumePoint } from "./lib/resumePoint";
 import { answerWhereAsked, wakeAfterRun } from "./wakeups";
 import schema from "./schema";
 import { postMessage } from "./messages";
@@ -167,56 +168,84 @@ async function getRunX(ctx: MutationCtx, runId: Id<"runs">) {
 export const markRunning = internalMutation({
   args: { runId: v.id("runs") },
   returns: v.union(v.object({ attempt: v.number() }), v.null()),
+  handler: async (ctx, { runId }) => await markRunningRun(ctx, runId),
+});
+
+/**
+ * The action's first write: the run starts (as `markRunning`) and, for a run
+ * that paused for a person, where it goes on (as `pauses.resumePoint`), in
+ * one transaction instead of two on the way to the model call.
+ */
+export const start = internalMutation({
+  args: { runId: v.id("runs") },
+  returns: v.union(v.object({ attempt: v.number(), resume: v.union(v.null(), vResumePoint), failure: v.optional(v.string()) }), v.null()),
   handler: async (ctx, { runId }) => {
-    const run = await getRunX(ctx, runId);
-    if (run.status !== "queued") return null;
-    const now = Date.now();
-    const attempt = (run.attempt ?? 0) + 1;
-    await ctx.db.patch("runs", runId, {
-      status: "running",
-      startedAt: run.startedAt ?? now,
-      attempt,
-      leaseExpiresAt: now + runLeaseMs(env),
-      lastActiveAt: now,
-    });
-    const agent = await ctx.db.get("agents", run.agentId);
-    let model = "";
+    const started = await markRunningRun(ctx, runId);
+    if (started === null) return null;
     try {
-      const config = modelConfigFromEnv(env);
-      model = config === null ? "" : (config.label ?? agent?.model ?? config.defaultModel);
-    } catch {
-      // An unusable configuration ends the run at once, with its reason.
+      return { attempt: started.attempt, resume: await takeResumePoint(ctx, runId, started.attempt) };
+    } catch (error) {
+      // It only reads before it fails: the run has started, and the action ends it with the reason, as before.
+      return { attempt: started.attempt, resume: null, failure: error instanceof Error ? error.message : String(error) };
     }
-    await appendRunEvent(ctx, runId, { type: "agent_start", agentName: agent?.name ?? run.agentSessionKey, model, attempt });
-    return { attempt };
   },
 });
 
+async function markRunningRun(ctx: MutationCtx, runId: Id<"runs">): Promise<{ attempt: number } | null> {
+  const run = await getRunX(ctx, runId);
+  if (run.status !== "queued") return null;
+  const now = Date.now();
+  const attempt = (run.attempt ?? 0) + 1;
+  await ctx.db.patch("runs", runId, {
+    status: "running",
+    startedAt: run.startedAt ?? now,
+    attempt,
+    leaseExpiresAt: now + runLeaseMs(env),
+    lastActiveAt: now,
+  });
+  const agent = await ctx.db.get("agents", run.agentId);
+  let model = "";
+  try {
+    const config = modelConfigFromEnv(env);
+    model = config === null ? "" : (config.label ?? agent?.model ?? config.defaultModel);
+  } catch {
+    // An unusable configuration ends the run at once, with its reason.
+  }
+  await appendRunEvent(ctx, runId, { type: "agent_start", agentName: agent?.name ?? run.agentSessionKey, model, attempt });
+  return { attempt };
+}
+
 /** Adds one model call's usage and timings. */
+const vModelCall = {
+  model: v.string(),
+  promptTokens: v.number(),
+  completionTokens: v.number(),
+  timing: vRunTiming,
+  /** Tokens the injection middleware put into this call's prompt (messages, #maestro, context pack). */
+  injectionTokens: v.optional(v.number()),
+};
+type ModelCall = Infer<ReturnType<typeof v.object<typeof vModelCall>>>;
+
 export const recordModelCall = internalMutation({
-  args: {
-    runId: v.id("runs"),
-    model: v.string(),
-    promptTokens: v.number(),
-    completionTokens: v.number(),
-    timing: vRunTiming,
-    /** Tokens the injection middleware put into this call's prompt (messages, #maestro, context pack). */
-    injectionTokens: v.optional(v.number()),
-  },
+  args: { runId: v.id("runs"), ...vModelCall },
   returns: v.null(),
-  handler: async (ctx, { runId, model, promptTokens, completionTokens, timing, injectionTokens }) => {
-    const run = await getRunX(ctx, runId);
-    await ctx.db.patch("runs", runId, {
-      model,
-      iterations: run.iterations + 1,
-      promptTokens: run.promptTokens + promptTokens,
-      completionTokens: run.completionTokens + completionTokens,
-      timings: [...run.timings, timing],
-      injectionTokens: (run.injectionTokens ?? 0) + (injectionTokens ?? 0),
-    });
+  handler: async (ctx, { runId, ...call }) => {
+    await addModelCall(ctx, runId, call);
     return null;
   },
 });
+
+async function addModelCall(ctx: MutationCtx, runId: Id<"runs">, { model, promptTokens, completionTokens, timing, injectionTokens }: ModelCall) {
+  const run = await getRunX(ctx, runId);
+  await ctx.db.patch("runs", runId, {
+    model,
+    iterations: run.iterations + 1,
+    promptTokens: run.promptTokens + promptTokens,
+    completionTokens: run.completionTokens + completionTokens,
+    timings: [...run.timings, timing],
+    injectionTokens: (run.injectionTokens ?? 0) + (injectionTokens ?? 0),
+  });
+}
 
 /** Records one dispatched tool call's result (also when it failed or was denied). */
 export const recordToolCall = internalMutation({
@@ -247,9 +276,12 @@ export const finish = internalMutation({
     status: v.union(v.literal("completed"), v.literal("error"), v.literal("aborted")),
     reason: v.string(),
     reply: v.optional(v.string()),
+    /** The run's last model call, recorded in the same write (as `recordModelCall` would, whatever the attempt). */
+    modelCall: v.optional(v.object(vModelCall)),
   },
   returns: v.null(),
-  handler: async (ctx, { runId, attempt, status, reason, reply }) => {
+  handler: async (ctx, { runId, attempt, status, reason, reply, modelCall }) => {
+    if (modelCall !== undefined) await addModelCall(ctx, runId, modelCall);
     const run = await getRunX(ctx, runId);
     if (attempt !== undefined && (run.attempt ?? 1) !== attempt) return null;
     await endRun(ctx, run, status, reason, reply);

@@ -58,6 +58,7 @@ import type * as lib_messagingStats from "../lib/messagingStats.js";
 import type * as lib_names from "../lib/names.js";
 import type * as lib_notify from "../lib/notify.js";
 import type * as lib_ordering from "../lib/ordering.js";
+import type * as lib_resumePoint from "../lib/resumePoint.js";
 import type * as lib_runEvents from "../lib/runEvents.js";
 import type * as lib_runLease from "../lib/runLease.js";
 import type * as lib_runTimeline from "../lib/runTimeline.js";
@@ -159,6 +160,7 @@ declare const fullApi: ApiFromModules<{
   "lib/names": typeof lib_names;
   "lib/notify": typeof lib_notify;
   "lib/ordering": typeof lib_ordering;
+  "lib/resumePoint": typeof lib_resumePoint;
   "lib/runEvents": typeof lib_runEvents;
   "lib/runLease": typeof lib_runLease;
   "lib/runTimeline": typeof lib_runTimeline;

@@ -1,10 +1,12 @@
 import { v, type Infer } from "convex/values";
-import type { Doc } from "../_generated/dataModel";
+import type { Doc, Id } from "../_generated/dataModel";
 import { internalQuery, type QueryCtx } from "../_generated/server";
 import { MAX_AGENTS_PER_DEPARTMENT } from "../agents";
 import { actorName } from "../lib/actors";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
-import { chatExcluded } from "../chat";
+import { chatContextOfRun, chatExcluded, vRunChatContext } from "../chat";
+import { projectGraphOfRun, vProjectGraph } from "../projectGraph";
+import { inboxOfRun, vRunInbox } from "../tools/messaging";
 import { chatSettings } from "../lib/config";
 import { permittedTools } from "../tools/registry";
 import { leadModeOf } from "../lib/leadMode";
@@ -91,68 +93,93 @@ async function leadModeFor(ctx: QueryCtx, task: Doc<"tasks"> | null) {
 export const getAssembledContext = internalQuery({
   args: { runId: v.id("runs") },
   returns: vAssembledContext,
-  handler: async (ctx, { runId }) => {
-    const run = await ctx.db.get("runs", runId);
-    if (run === null) throw new Error(`Run ${runId} not found`);
-    const agent = (await ctx.db.get("agents", run.agentId))!;
-    const task = (await ctx.db.get("tasks", run.taskId))!;
-    const department = (await ctx.db.get("departments", run.departmentId))!;
-    const agents = await ctx.db
-      .query("agents")
-      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", department._id))
-      .take(MAX_AGENTS_PER_DEPARTMENT);
-    const nameByKey = new Map(agents.map((a) => [a.sessionKey, a.name]));
-    const recent = await ctx.db
-      .query("messages")
-      .withIndex("by_task", (q) => q.eq("taskId", task._id))
-      .order("desc")
-      .take(MAX_THREAD_MESSAGES);
-    const messages = recent.reverse().map((m) => ({
-      author: actorName(m.author),
-      authorKind: m.author.kind === "member" ? "human" : m.author.kind,
-      content: m.content,
-    }));
-    const { kept, dropped } = keepNewestWithinBudget(messages, brainConfig().threadTokenBudget, (m) =>
-      countTokens(`[${m.author} (${m.authorKind})]: ${m.content}`),
-    );
-    const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
-    const { enabled: chatEnabled } = await chatSettings(ctx, task.departmentId);
-    return {
-      runId,
-      agent: {
-        name: agent.name,
-        role: agent.role,
-        kind: agent.kind,
-        sessionKey: agent.sessionKey,
-        systemPrompt: agent.systemPrompt,
-        // /model (set_model) on the task wins over the agent's own model.
-        model: task.model ?? agent.model,
-        isSquadLead: agent.isSquadLead,
-      },
-      leadMode: await leadModeFor(ctx, task),
-      department: { name: department.name, slug: department.slug },
-      task: {
-        title: task.title,
-        description: task.description,
-        status: task.status,
-        priority: task.priority,
-        tags: task.tags,
-        assignees: task.assigneeSessionKeys.map((key) => nameByKey.get(key) ?? key),
-        parentTitle: parent?.title,
-        delegatedBy: task.delegatedBy === undefined ? undefined : (nameByKey.get(task.delegatedBy) ?? task.delegatedBy),
-      },
-      thread: kept,
-      threadOmitted: dropped > 0 || recent.length === MAX_THREAD_MESSAGES,
-      trigger: { kind: run.trigger.kind, text: await triggerText(ctx, run) },
-      tools: permittedTools(agent.allowedTools, { chatEnabled, architect: chatExcluded(agent) }).map(({ name, description, usage }) => ({
-        name,
-        description,
-        usage,
-      })),
-      squad: agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey, status: a.status })),
-    };
-  },
+  handler: async (ctx, { runId }) => await assembledContextOf(ctx, runId),
 });
+
+/**
+ * Everything one round of a run reads before its model call, in one
+ * transaction: the assembled context and what the injection step shows
+ * (inbox, #maestro, context pack). One read instead of four round trips
+ * (each a transaction queued behind every other run's writes), and all four
+ * from the same snapshot.
+ */
+export const roundInputs = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: v.object({
+    context: vAssembledContext,
+    inbox: vRunInbox,
+    chat: vRunChatContext,
+    pack: v.union(v.null(), vProjectGraph),
+  }),
+  handler: async (ctx, { runId }) => ({
+    context: await assembledContextOf(ctx, runId),
+    inbox: await inboxOfRun(ctx, runId),
+    chat: await chatContextOfRun(ctx, runId),
+    pack: await projectGraphOfRun(ctx, runId),
+  }),
+});
+
+async function assembledContextOf(ctx: QueryCtx, runId: Id<"runs">): Promise<AssembledContext> {
+  const run = await ctx.db.get("runs", runId);
+  if (run === null) throw new Error(`Run ${runId} not found`);
+  const agent = (await ctx.db.get("agents", run.agentId))!;
+  const task = (await ctx.db.get("tasks", run.taskId))!;
+  const department = (await ctx.db.get("departments", run.departmentId))!;
+  const agents = await ctx.db
+    .query("agents")
+    .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", department._id))
+    .take(MAX_AGENTS_PER_DEPARTMENT);
+  const nameByKey = new Map(agents.map((a) => [a.sessionKey, a.name]));
+  const recent = await ctx.db
+    .query("messages")
+    .withIndex("by_task", (q) => q.eq("taskId", task._id))
+    .order("desc")
+    .take(MAX_THREAD_MESSAGES);
+  const messages = recent.reverse().map((m) => ({
+    author: actorName(m.author),
+    authorKind: m.author.kind === "member" ? "human" : m.author.kind,
+    content: m.content,
+  }));
+  const { kept, dropped } = keepNewestWithinBudget(messages, brainConfig().threadTokenBudget, (m) =>
+    countTokens(`[${m.author} (${m.authorKind})]: ${m.content}`),
+  );
+  const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
+  const { enabled: chatEnabled } = await chatSettings(ctx, task.departmentId);
+  return {
+    runId,
+    agent: {
+      name: agent.name,
+      role: agent.role,
+      kind: agent.kind,
+      sessionKey: agent.sessionKey,
+      systemPrompt: agent.systemPrompt,
+      // /model (set_model) on the task wins over the agent's own model.
+      model: task.model ?? agent.model,
+      isSquadLead: agent.isSquadLead,
+    },
+    leadMode: await leadModeFor(ctx, task),
+    department: { name: department.name, slug: department.slug },
+    task: {
+      title: task.title,
+      description: task.description,
+      status: task.status,
+      priority: task.priority,
+      tags: task.tags,
+      assignees: task.assigneeSessionKeys.map((key) => nameByKey.get(key) ?? key),
+      parentTitle: parent?.title,
+      delegatedBy: task.delegatedBy === undefined ? undefined : (nameByKey.get(task.delegatedBy) ?? task.delegatedBy),
+    },
+    thread: kept,
+    threadOmitted: dropped > 0 || recent.length === MAX_THREAD_MESSAGES,
+    trigger: { kind: run.trigger.kind, text: await triggerText(ctx, run) },
+    tools: permittedTools(agent.allowedTools, { chatEnabled, architect: chatExcluded(agent) }).map(({ name, description, usage }) => ({
+      name,
+      description,
+      usage,
+    })),
+    squad: agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey, status: a.status })),
+  };
+}
 
 /** What the dispatcher checks on every call: read fresh, so a revoked tool is refused at once. */
 export const vDispatchScope = v.object({

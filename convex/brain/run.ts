@@ -13,6 +13,7 @@
  */
 import { v } from "convex/values";
 import { internal } from "../_generated/api";
+import type { FunctionArgs } from "convex/server";
 import type { Id } from "../_generated/dataModel";
 import { env, internalAction, type ActionCtx } from "../_generated/server";
 import { DeltaBatcher } from "../lib/deltaBatcher";
@@ -35,12 +36,18 @@ export const execute = internalAction({
   args: { runId: v.id("runs") },
   returns: v.null(),
   handler: async (ctx, { runId }) => {
-    const started = await ctx.runMutation(internal.runs.markRunning, { runId });
+    // Starts the run and, for one that paused for a person, says where it goes on.
+    const started = await ctx.runMutation(internal.runs.start, { runId });
     if (started === null) return null;
-    const { attempt } = started;
+    const { attempt, resume, failure } = started;
     const log = (line: string) => console.log(`[run ${runId}] ${line}`);
-    const finish = (status: "completed" | "error", reason: string, reply?: string) =>
-      ctx.runMutation(internal.runs.finish, { runId, attempt, status, reason, reply });
+    const finish = (status: "completed" | "error", reason: string, reply?: string, modelCall?: ModelCall) =>
+      ctx.runMutation(internal.runs.finish, { runId, attempt, status, reason, reply, modelCall });
+    if (failure !== undefined) {
+      log(`error: ${failure}`);
+      await finish("error", failure);
+      return null;
+    }
     const problem = modelConfigProblem();
     const model = problem === null ? modelConfigFromEnv(env) : null;
     if (model === null) {
@@ -58,7 +65,6 @@ export const execute = internalAction({
     let firstRound = 0;
     try {
       // A run that paused for a person goes on from the paused call, with what they decided.
-      const resume = await ctx.runMutation(internal.pauses.resumePoint, writer);
       if (resume !== null) {
         const { pause } = resume;
         for (const line of pause.seen) seen.add(line);
@@ -71,15 +77,13 @@ export const execute = internalAction({
       }
       for (let round = firstRound; ; round++) {
         const started = performance.now();
-        const context = await ctx.runQuery(internal.brain.context.getAssembledContext, { runId });
+        // The context and everything injected come from one read (one transaction, one snapshot).
+        const inputs = await ctx.runQuery(internal.brain.context.roundInputs, { runId });
+        const { context } = inputs;
         // One injection step for everything injected (inbox, #maestro chat, context pack), under one budget;
         // it stays last, right before the model call (the chat spec).
         const injection = injectionMiddleware(
-          {
-            inbox: () => ctx.runQuery(internal.tools.messaging.inboxForRun, { runId }),
-            chat: () => ctx.runQuery(internal.chat.contextForRun, { runId }),
-            pack: () => ctx.runQuery(internal.projectGraph.graphForRun, { runId }),
-          },
+          { inbox: async () => inputs.inbox, chat: async () => inputs.chat, pack: async () => inputs.pack },
           config.injectionTokenBudget,
         );
         const { messages, steps } = await assemblePrompt(context, [...BASE_MIDDLEWARES, injection]);
@@ -98,43 +102,50 @@ export const execute = internalAction({
         );
         const modelDone = performance.now();
         const calls = parseToolCalls(reply.content);
-        if (injected !== null && injected.shown.length + injected.blocking.length > 0) {
-          await ctx.runMutation(internal.tools.messaging.afterInjection, { runId, shown: injected.shown, blocking: injected.blocking });
-        }
-        if (chatContext !== null) {
-          // Only now, after the model has seen them, do the messages count as read.
-          const chatOnlyTurn = calls.length > 0 && calls.every((call) => isChatTool(call.name));
-          await ctx.runMutation(internal.chat.advanceForRun, { runId, newPointer: chatContext.newPointer, chatOnlyTurn });
-        }
         const toolsAllowed = round < config.maxToolIterations;
+        const first = calls.length > 0 && toolsAllowed ? calls[0] : undefined;
+        // message_end, what the model saw counted as read, and the first call announced: one write.
+        const ended = await ctx.runMutation(internal.runEvents.endReply, {
+          ...writer,
+          model: reply.model,
+          promptTokens: reply.promptTokens,
+          completionTokens: reply.completionTokens,
+          ...(injected === null ? {} : { seen: { shown: injected.shown, blocking: injected.blocking } }),
+          ...(chatContext === null
+            ? {}
+            : { chat: { newPointer: chatContext.newPointer, chatOnlyTurn: calls.length > 0 && calls.every((call) => isChatTool(call.name)) } }),
+          ...(first === undefined ? {} : { firstCall: toolStart(toolIndex, first) }),
+        });
+        if (ended === "aborted") throw new Stopped();
         let observations: Observation[] = [];
         let paused: Paused | null = null;
-        if (calls.length > 0 && toolsAllowed) {
+        if (first !== undefined) {
           ({ observations, paused } = await runTools(ctx, writer, calls, toolIndex, (call) => dispatchCall(ctx, runId, call, config, seen, log)));
           toolIndex += calls.length;
         } else if (calls.length > 0) {
           const guard = `tool iteration limit reached (${config.maxToolIterations})`;
           for (const call of calls) await refuse(ctx, runId, call, `not run: the limit of ${config.maxToolIterations} tool rounds per run was reached`, guard);
         }
-        await ctx.runMutation(internal.runs.recordModelCall, {
-          runId,
+        const modelCall: ModelCall = {
           model: reply.model,
           promptTokens: reply.promptTokens,
           completionTokens: reply.completionTokens,
           timing: { contextMs: contextDone - started, modelMs: modelDone - contextDone, dispatchMs: performance.now() - modelDone },
           injectionTokens: injected?.tokens ?? 0,
-        });
+        };
+        const said = stripToolCalls(reply.content);
+        if (paused === null && observations.length === 0) {
+          // The last model call is recorded with the run's end, in one write.
+          const reason = calls.length > 0 ? `tool iteration limit reached (${config.maxToolIterations})` : "replied";
+          await finish("completed", reason, said, modelCall);
+          return null;
+        }
+        await ctx.runMutation(internal.runs.recordModelCall, { runId, ...modelCall });
         if (paused !== null) {
           const { request, index, before, after, call } = paused;
           const state = { conversation: conversation.map(({ role, content }) => ({ role: role === "assistant" ? ("assistant" as const) : ("user" as const), content })), round, index, nextIndex: toolIndex, call, reply: reply.content, before, after, seen: [...seen] };
           live(await ctx.runMutation(internal.pauses.pause, { ...writer, request, state }));
           log(`waiting: ${request.kind} for ${call.name}`);
-          return null;
-        }
-        const said = stripToolCalls(reply.content);
-        if (observations.length === 0) {
-          const reason = calls.length > 0 ? `tool iteration limit reached (${config.maxToolIterations})` : "replied";
-          await finish("completed", reason, said);
           return null;
         }
         conversation.push({ role: "assistant", content: reply.content }, observationsMessage(observations, round + 1 >= config.maxToolIterations));
@@ -153,12 +164,15 @@ export const execute = internalAction({
 });
 
 type Writer = { runId: Id<"runs">; attempt: number };
+type ModelCall = Omit<FunctionArgs<typeof internal.runs.recordModelCall>, "runId">;
 type Reply = Awaited<ReturnType<typeof streamModel>>;
 
 /**
  * Streams one model reply into `message_update` events (batched), keeping the
- * lease alive while the model is quiet, and ends the message. The model call
- * is cancelled as soon as a write says the run was stopped.
+ * lease alive while the model is quiet. A reply cut short ends its message
+ * here; a complete one is ended by the caller (`endReply`, together with what
+ * follows it). The model call is cancelled as soon as a write says the run
+ * was stopped.
  *
  * @throws Stopped when the run was stopped meanwhile.
  */
@@ -203,15 +217,12 @@ async function streamReply(
     await pulse;
   }
   if ((await batcher.close()) === "stop") throw new Stopped();
-  const verdict = await ctx.runMutation(internal.runEvents.endMessage, {
-    ...writer,
-    model: reply.model,
-    promptTokens: reply.promptTokens,
-    completionTokens: reply.completionTokens,
-    interrupted: false,
-  });
-  if (verdict === "aborted") throw new Stopped();
   return reply;
+}
+
+/** A call as its `tool_call` event names it. */
+function toolStart(index: number, call: ParsedToolCall) {
+  return { index, name: call.name, args: JSON.stringify(call.args ?? null) };
 }
 
 /** A call that waits for a person, with the results of the reply's other calls around it. */
@@ -230,7 +241,8 @@ function notRunWhilePaused(paused: string): string {
 
 /**
  * Runs a reply's tool calls one at a time, each announced by `tool_call`
- * first; a call after the run was stopped is not run. Calls beyond
+ * first (the first by `endReply`, each next one by the previous call's
+ * `endToolCall`, in the same write); a call after the run was stopped is not run. Calls beyond
  * MAX_TOOL_CALLS_PER_REPLY are refused, as the dispatcher would. A call that
  * waits for a person pauses the reply: the calls after it are not run.
  *
@@ -245,10 +257,13 @@ async function runTools(
 ): Promise<{ observations: Observation[]; paused: Paused | null }> {
   const observations: Observation[] = [];
   let paused: Paused | null = null;
+  // The first call was announced with the reply's end.
+  let announced = true;
   for (const [offset, call] of calls.entries()) {
     const index = firstIndex + offset;
-    const args = JSON.stringify(call.args ?? null);
-    if ((await ctx.runMutation(internal.runEvents.beginToolCall, { ...writer, index, name: call.name, args })) === "aborted") throw new Stopped();
+    const { args } = toolStart(index, call);
+    if (!announced && (await ctx.runMutation(internal.runEvents.beginToolCall, { ...writer, ...toolStart(index, call) })) === "aborted") throw new Stopped();
+    announced = false;
     let result: Observation;
     if (paused !== null) {
       const text = notRunWhilePaused(paused.call.name);
@@ -268,7 +283,16 @@ async function runTools(
       result = dispatched.observation;
     }
     (paused === null ? observations : paused.after).push(result);
-    if ((await ctx.runMutation(internal.runEvents.endToolCall, { ...writer, index, name: call.name, observation: result.text })) === "aborted") throw new Stopped();
+    const next = calls.at(offset + 1);
+    const verdict = await ctx.runMutation(internal.runEvents.endToolCall, {
+      ...writer,
+      index,
+      name: call.name,
+      observation: result.text,
+      ...(next === undefined ? {} : { next: toolStart(index + 1, next) }),
+    });
+    if (verdict === "aborted") throw new Stopped();
+    announced = next !== undefined;
   }
   return { observations, paused };
 }

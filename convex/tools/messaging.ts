@@ -5,7 +5,7 @@
  * The agent and its department come from the run, never from the model's
  * arguments; channels are named as people write them (`#launch`).
  */
-import { v } from "convex/values";
+import { v, type Infer } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
 import { internalMutation, internalQuery, type MutationCtx, type QueryCtx } from "../_generated/server";
 import { channelMembers, createChannel } from "../channels";
@@ -436,26 +436,31 @@ const vInjectionMessage = v.object({
  * messages (they open the call) and everything else unread (packed into the
  * injection budget). Null when the agent is gone.
  */
+/** What an agent's run is shown from its inbox: the unread messages, blocking ones apart (null when the run or agent is gone). */
+export const vRunInbox = v.union(v.null(), v.object({ blocking: v.array(vInjectionMessage), unread: v.array(vInjectionMessage) }));
+
+export async function inboxOfRun(ctx: QueryCtx, runId: Id<"runs">): Promise<Infer<typeof vRunInbox>> {
+  const run = await ctx.db.get("runs", runId);
+  const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
+  if (run === null || agent === null) return null;
+  const unread = await unreadFor(ctx, agent, run.taskId, MAX_INJECTION_CANDIDATES);
+  const blockingIds = new Set<string>();
+  const rows = await ctx.db
+    .query("inbox")
+    .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("departmentId", agent.departmentId).eq("readAt", undefined))
+    .order("desc")
+    .take(MAX_INJECTION_CANDIDATES);
+  for (const row of rows) if (row.blocking && row.handledAt === undefined && blockingIds.size < MAX_BLOCKING_PER_CALL) blockingIds.add(row.messageId);
+  return {
+    blocking: unread.filter((m) => blockingIds.has(m.id)).reverse(),
+    unread: unread.filter((m) => !blockingIds.has(m.id)),
+  };
+}
+
 export const inboxForRun = internalQuery({
   args: { runId: v.id("runs") },
-  returns: v.union(v.null(), v.object({ blocking: v.array(vInjectionMessage), unread: v.array(vInjectionMessage) })),
-  handler: async (ctx, { runId }) => {
-    const run = await ctx.db.get("runs", runId);
-    const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
-    if (run === null || agent === null) return null;
-    const unread = await unreadFor(ctx, agent, run.taskId, MAX_INJECTION_CANDIDATES);
-    const blockingIds = new Set<string>();
-    const rows = await ctx.db
-      .query("inbox")
-      .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", agent.sessionKey).eq("departmentId", agent.departmentId).eq("readAt", undefined))
-      .order("desc")
-      .take(MAX_INJECTION_CANDIDATES);
-    for (const row of rows) if (row.blocking && row.handledAt === undefined && blockingIds.size < MAX_BLOCKING_PER_CALL) blockingIds.add(row.messageId);
-    return {
-      blocking: unread.filter((m) => blockingIds.has(m.id)).reverse(),
-      unread: unread.filter((m) => !blockingIds.has(m.id)),
-    };
-  },
+  returns: vRunInbox,
+  handler: async (ctx, { runId }) => await inboxOfRun(ctx, runId),
 });
 
 /**
@@ -466,15 +471,20 @@ export const afterInjection = internalMutation({
   args: { runId: v.id("runs"), shown: v.array(v.string()), blocking: v.array(v.string()) },
   returns: v.null(),
   handler: async (ctx, { runId, shown, blocking }) => {
-    const run = await ctx.db.get("runs", runId);
-    const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
-    if (agent === null) return null;
-    const now = Date.now();
-    const rows = await inboxRowsFor(ctx, agent.sessionKey, [...blocking, ...shown].slice(0, MAX_INJECTION_CANDIDATES + MAX_BLOCKING_PER_CALL));
-    for (const row of rows) {
-      if (blocking.includes(row.messageId) && row.handledAt === undefined) await ctx.db.patch("inbox", row._id, { handledAt: now });
-    }
-    if (rows.length > 0) await markRowsRead(ctx, rows, agentActor(agent));
+    await markInjectionSeen(ctx, runId, shown, blocking);
     return null;
   },
 });
+
+/** What `afterInjection` does, for a mutation that folds it into its own transaction. */
+export async function markInjectionSeen(ctx: MutationCtx, runId: Id<"runs">, shown: string[], blocking: string[]) {
+  const run = await ctx.db.get("runs", runId);
+  const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
+  if (agent === null) return;
+  const now = Date.now();
+  const rows = await inboxRowsFor(ctx, agent.sessionKey, [...blocking, ...shown].slice(0, MAX_INJECTION_CANDIDATES + MAX_BLOCKING_PER_CALL));
+  for (const row of rows) {
+    if (blocking.includes(row.messageId) && row.handledAt === undefined) await ctx.db.patch("inbox", row._id, { handledAt: now });
+  }
+  if (rows.length > 0) await markRowsRead(ctx, rows, agentActor(agent));
+}

@@ -3,7 +3,7 @@
  * expire, hash mismatch, roles, other departments, stop), question cards
  * (answered on the card or by a reply in the thread) and plan cards
  * (approve, reject). The run action is not executed here (fake timers hold
- * it): each test plays its part with `pauses.pause` and `pauses.resumePoint`,
+ * it): each test plays its part with `pauses.pause` and `runs.start` (which takes the resume point),
  * the two mutations the action calls. The action's side is in
  * tests/backend/approvals.test.ts.
  */
@@ -70,9 +70,11 @@ async function pauseForApproval(t: TestConvex, runId: Id<"runs">): Promise<Id<"a
 
 /** The next attempt of a resumed run, as the action starts it. */
 async function nextAttempt(t: TestConvex, runId: Id<"runs">) {
-  const started = await t.mutation(internal.runs.markRunning, { runId });
+  // One write, as the action makes it: the run starts and its resume point is taken.
+  const started = await t.mutation(internal.runs.start, { runId });
   expect(started).not.toBeNull();
-  return await t.mutation(internal.pauses.resumePoint, { runId, attempt: started!.attempt });
+  expect(started!.failure).toBeUndefined();
+  return started!.resume;
 }
 
 async function snapshot(t: TestConvex) {

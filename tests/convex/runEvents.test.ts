@@ -184,6 +184,60 @@ describe("appending", () => {
   });
 });
 
+describe("folded writes (one transaction where the action used to make several)", () => {
+  test("endReply ends the message, then announces the first call; endToolCall announces the next; finish records the last model call", async () => {
+    const { t, runId } = await mentionJarvis();
+    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    const end = { model: "m", promptTokens: 3, completionTokens: 2 };
+    const call = (index: number) => ({ index, name: "post_message", args: `{"content":"${index}"}` });
+    expect(await t.mutation(internal.runEvents.endReply, { ...writer, ...end, firstCall: call(0) })).toBe("ok");
+    expect((await getRun(t, runId)).toolStarted).toBe(true);
+    expect(await t.mutation(internal.runEvents.endToolCall, { ...writer, index: 0, name: "post_message", observation: "posted", next: call(1) })).toBe("ok");
+    expect(await t.mutation(internal.runEvents.endToolCall, { ...writer, index: 1, name: "post_message", observation: "posted" })).toBe("ok");
+    const timing = { contextMs: 1, modelMs: 2, dispatchMs: 3 };
+    await t.mutation(internal.runs.finish, { ...writer, status: "completed", reason: "replied", reply: "Done", modelCall: { ...end, timing, injectionTokens: 7 } });
+    expect(await types(t, runId)).toEqual([
+      "1 submit user_message_submitted",
+      "2 harness agent_start",
+      "3 harness message_start",
+      "4 harness message_end",
+      "5 harness tool_call",
+      "6 harness tool_result",
+      "7 harness tool_call",
+      "8 harness tool_result",
+      "9 harness agent_end",
+    ]);
+    expect((await events(t, runId))[3].payload).toEqual({ type: "message_end", ...end, interrupted: false });
+    const tools = replayRun(await events(t, runId)).items.filter((item) => item.kind === "tool");
+    expect(tools).toMatchObject([{ name: "post_message", args: '{"content":"0"}' }, { name: "post_message", args: '{"content":"1"}' }]);
+    expect(await getRun(t, runId)).toMatchObject({ status: "completed", iterations: 1, promptTokens: 3, completionTokens: 2, timings: [timing], injectionTokens: 7 });
+  });
+
+  test("start marks the run running (agent_start) and answers where a paused run goes on: nothing for a fresh one; a started run is not started again", async () => {
+    const { t, runId } = await mentionJarvis();
+    expect(await t.mutation(internal.runs.start, { runId })).toEqual({ attempt: 1, resume: null });
+    expect(await types(t, runId)).toEqual(["1 submit user_message_submitted", "2 harness agent_start"]);
+    expect(await getRun(t, runId)).toMatchObject({ status: "running", attempt: 1 });
+    expect(await t.mutation(internal.runs.start, { runId })).toBeNull();
+  });
+
+  test("after a Stop, endReply writes nothing and endToolCall writes the result but does not announce the next call", async () => {
+    const { t, taskId, runId } = await mentionJarvis();
+    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    const bob = await signIn(t, "Bob");
+    await bob.mutation(api.runs.stop, { taskId, runId });
+    const before = await types(t, runId);
+    const call = { index: 0, name: "post_message", args: "{}" };
+    expect(await t.mutation(internal.runEvents.endReply, { ...writer, model: "m", promptTokens: 0, completionTokens: 0, firstCall: call, chat: { newPointer: 5, chatOnlyTurn: false } })).toBe("aborted");
+    expect(await types(t, runId)).toEqual(before);
+    expect(await t.run(async (ctx) => await ctx.db.query("chatCursors").collect())).toEqual([]);
+    expect(await t.mutation(internal.runEvents.endToolCall, { ...writer, index: 0, name: "post_message", observation: "ran", next: { ...call, index: 1 } })).toBe("aborted");
+    expect((await types(t, runId)).slice(before.length)).toEqual([`${before.length + 1} harness tool_result`]);
+  });
+});
+
 describe("Stop", () => {
   test("a member stops a running run: aborted, nothing posted, every later write of the action answers aborted", async () => {
     const { t, taskId, runId } = await mentionJarvis();
