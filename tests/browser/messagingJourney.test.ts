@@ -55,9 +55,13 @@ const threadPanel = (page: Page) => page.getByTestId("thread-panel");
 const rosterRow = (page: Page, name: string) => page.getByTestId("roster-agent").filter({ has: page.getByTestId("roster-agent-name").getByText(name, { exact: true }) });
 const rosterStatus = (page: Page, name: string) => rosterRow(page, name).getByTestId("agent-status");
 
-/** The text of a badge, or null while there is none. */
+/**
+ * The text of a badge, or null while there is none. One read that never
+ * waits: counting first and then reading waited for the element (15 s) when
+ * the badge cleared in between.
+ */
 async function badge(page: Page, locator: ReturnType<Page["getByTestId"]>): Promise<string | null> {
-  return (await locator.count()) > 0 ? await locator.first().textContent() : null;
+  return (await locator.allTextContents())[0] ?? null;
 }
 const navUnread = (page: Page) => badge(page, page.getByTestId("nav-unread"));
 const rowUnread = (page: Page, label: string) => badge(page, row(page, label).getByTestId("unread-badge"));
