@@ -195,7 +195,7 @@ async function startToolCall(ctx: MutationCtx, run: Doc<"runs">, { index, name, 
  * run as having started a side effect, so the sweeper will not retry it.
  */
 export const beginToolCall = internalMutation({
-  args: { ...vWriter, index: v.number(), name: v.string(), args: v.string() },
+  args: { ...vWriter, ...vToolStart.fields },
   returns: vVerdict,
   handler: async (ctx, { runId, attempt, index, name, args }) => {
     const run = await liveRun(ctx, runId, attempt);

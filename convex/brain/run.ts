@@ -261,8 +261,10 @@ async function runTools(
   let announced = true;
   for (const [offset, call] of calls.entries()) {
     const index = firstIndex + offset;
-    const { args } = toolStart(index, call);
-    if (!announced && (await ctx.runMutation(internal.runEvents.beginToolCall, { ...writer, ...toolStart(index, call) })) === "aborted") throw new Stopped();
+    const start = toolStart(index, call);
+    const { args } = start;
+    // A call after a paused one was not announced by a previous result: it is announced here.
+    if (!announced && (await ctx.runMutation(internal.runEvents.beginToolCall, { ...writer, ...start })) === "aborted") throw new Stopped();
     announced = false;
     let result: Observation;
     if (paused !== null) {
