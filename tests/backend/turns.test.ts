@@ -1,4 +1,5 @@
-import { expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startTestBackend } from "./helpers";
 import { createTurnGate } from "../../tools/local-backend/turns";
 
 /** A clock the test moves by hand, so "the budget is spent" does not depend on the machine's speed. */
@@ -83,4 +84,49 @@ test("after the queue drains, work starts at once again", async () => {
   await Promise.resolve();
   expect(started).toBe(true);
   await taken;
+});
+
+describe("an action's queries and mutations", () => {
+  let backend: Awaited<ReturnType<typeof startTestBackend>>;
+  beforeAll(async () => {
+    backend = await startTestBackend();
+  });
+  afterAll(async () => {
+    await backend.stop();
+  });
+
+  /** Runs the burst action; returns how many turns of the loop passed while its mutations committed. */
+  const burst = async (count: number) => {
+    const loop = loopCounter();
+    const turnAtCommit: number[] = [];
+    const notify = backend.engine.onCommit;
+    backend.engine.onCommit = (changes, ts) => {
+      turnAtCommit.push(loop.turns);
+      notify(changes, ts);
+    };
+    try {
+      const outcome = await backend.engine.runAction("ticks:burst", { source: `burst-${count}`, count }, { kind: "admin" });
+      expect(outcome.ok).toBe(true);
+    } finally {
+      backend.engine.onCommit = notify;
+      loop.stop();
+    }
+    expect(turnAtCommit).toHaveLength(count);
+    return turnAtCommit[count - 1] - turnAtCommit[0];
+  };
+
+  test("take the server's turns, so the loop goes round while a busy action runs", async () => {
+    // Without turns, 300 mutations from one action ran back to back in microtasks: not one loop turn between them.
+    expect(await burst(300)).toBeGreaterThan(0);
+  });
+
+  test("each wait for a turn once the turn's budget is spent", async () => {
+    const serverTurns = backend.engine.turns;
+    backend.engine.turns = createTurnGate(0); // every budget is spent at once
+    try {
+      expect(await burst(50)).toBeGreaterThanOrEqual(49);
+    } finally {
+      backend.engine.turns = serverTurns;
+    }
+  });
 });

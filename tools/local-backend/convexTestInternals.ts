@@ -47,7 +47,7 @@ export interface ConvexTestInternals {
   /** A `.filter()` expression on a document. */
   evaluateFilter: (doc: any, filter: any) => unknown;
   /** The running function's component path, among others. */
-  executionContextStorage: AsyncLocalStorage<{ componentPath: string } | undefined>;
+  executionContextStorage: AsyncLocalStorage<{ componentPath: string; udfType?: string } | undefined>;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 

@@ -34,6 +34,7 @@ import {
 } from "./storage.js";
 import { attachFileStore, installStorageSyscalls } from "./storageSyscalls.js";
 import { ContextSlot } from "./contextSlots.js";
+import type { TurnGate } from "./turns.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
 
@@ -182,6 +183,13 @@ export class Engine {
   private readonly detached = new Map<string, StoredDocument>();
   /** Pending scheduled job id → the component whose function it runs, when not its own. */
   readonly jobTargets = new Map<string, string>();
+  /**
+   * The server's fair turns (turns.ts), which an action's queries and
+   * mutations take too: they run on promises alone, so without turns a busy
+   * action kept the loop from seeing finished fsyncs and from sending
+   * subscription updates for tens of milliseconds.
+   */
+  turns: TurnGate | null = null;
 
   private constructor(
     private readonly internals: ConvexTestInternals,
@@ -1039,6 +1047,13 @@ function installPatches(internals: ConvexTestInternals) {
   // A top-level commit applies every component's writes at once: capture them
   // all around it, so they become one durable record and one notification.
   const managerProto = internals.TransactionManager.prototype;
+  const originalBegin = managerProto.begin;
+  managerProto.begin = async function (this: any, isNested: boolean, limits: unknown) {
+    const turns: TurnGate | null | undefined = this.__maestro?.turns;
+    // Only an action's calls: a request's own transaction already took its turn when it arrived.
+    if (!isNested && turns != null && internals.executionContextStorage.getStore()?.udfType === "action") await turns.take();
+    return await originalBegin.call(this, isNested, limits);
+  };
   const originalManagerCommit = managerProto.commit;
   managerProto.commit = function (this: any, isNested: boolean) {
     const engine: Engine | undefined = this.__maestro;

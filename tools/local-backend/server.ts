@@ -105,8 +105,9 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
       "SECURITY WARNING: no WebUI password is set (webui.password or MAESTRO_WEBUI_PASSWORD): until an owner account exists, anyone who can reach the app can create it.",
     );
   }
-  // Requests and socket messages start in fair turns of the event loop (turns.ts).
+  // Requests, socket messages and actions' calls start in fair turns of the event loop (turns.ts).
   const turns = createTurnGate();
+  engine.turns = turns;
   const sync = new SyncServer(engine, auth, adminKey, log, options.maxSubscriptionsPerSocket, turns);
   engine.onCommit = (changes) => sync.notifyCommit(changes);
   const crons = new CronRunner(engine, log);

@@ -12,6 +12,10 @@
  * starts at once; after that, and while anything waits, it waits in arrival
  * order, and one waiter starts per turn, so the loop polls its sockets
  * (accepting, reading, seeing fsyncs complete) between any two of them.
+ * An action's queries and mutations take turns too (engine.ts): an action
+ * that runs many in a row ran them all in one turn, and a delegated task
+ * reached the board tens of milliseconds late while the sync flush and the
+ * fsync's callback waited behind it (bench:brain).
  */
 
 /** Work a turn may start before later arrivals wait for the next one. */
