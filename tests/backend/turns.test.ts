@@ -86,6 +86,28 @@ test("after the queue drains, work starts at once again", async () => {
   await taken;
 });
 
+test("a pause resolves at once while the budget lasts, else after one turn, without queueing behind waiting work", async () => {
+  const clock = manualClock();
+  const gate = createTurnGate(5, clock.now);
+  const loop = loopCounter();
+  let paused = false;
+  void gate.pause().then(() => (paused = true));
+  await Promise.resolve();
+  expect(paused).toBe(true);
+  clock.spend(6);
+  // Work queued for later turns, ahead of the pause.
+  const queued: number[] = [];
+  const waiters = [1, 2, 3].map((n) => gate.take().then(() => { queued.push(n); clock.spend(6); }));
+  const turnBefore = loop.turns;
+  await gate.pause();
+  // The loop went round once; the queue is served one per turn, so most of it still waits.
+  expect(loop.turns).toBeGreaterThan(turnBefore);
+  expect(queued.length).toBeLessThan(3);
+  await Promise.all(waiters);
+  loop.stop();
+  expect(queued).toEqual([1, 2, 3]);
+});
+
 describe("an action's queries and mutations", () => {
   let backend: Awaited<ReturnType<typeof startTestBackend>>;
   beforeAll(async () => {
@@ -115,12 +137,12 @@ describe("an action's queries and mutations", () => {
     return turnAtCommit[count - 1] - turnAtCommit[0];
   };
 
-  test("take the server's turns, so the loop goes round while a busy action runs", async () => {
+  test("pause at the server's turns, so the loop goes round while a busy action runs", async () => {
     // Without turns, 300 mutations from one action ran back to back in microtasks: not one loop turn between them.
     expect(await burst(300)).toBeGreaterThan(0);
   });
 
-  test("each wait for a turn once the turn's budget is spent", async () => {
+  test("each pause for a turn once the turn's budget is spent", async () => {
     const serverTurns = backend.engine.turns;
     backend.engine.turns = createTurnGate(0); // every budget is spent at once
     try {

@@ -184,10 +184,10 @@ export class Engine {
   /** Pending scheduled job id → the component whose function it runs, when not its own. */
   readonly jobTargets = new Map<string, string>();
   /**
-   * The server's fair turns (turns.ts), which an action's queries and
-   * mutations take too: they run on promises alone, so without turns a busy
-   * action kept the loop from seeing finished fsyncs and from sending
-   * subscription updates for tens of milliseconds.
+   * The server's fair turns (turns.ts), at which an action's queries and
+   * mutations pause once a turn's budget is spent: they run on promises
+   * alone, so a busy action kept the loop from seeing finished fsyncs and
+   * from sending subscription updates for tens of milliseconds.
    */
   turns: TurnGate | null = null;
 
@@ -1050,8 +1050,8 @@ function installPatches(internals: ConvexTestInternals) {
   const originalBegin = managerProto.begin;
   managerProto.begin = async function (this: any, isNested: boolean, limits: unknown) {
     const turns: TurnGate | null | undefined = this.__maestro?.turns;
-    // Only an action's calls: a request's own transaction already took its turn when it arrived.
-    if (!isNested && turns != null && internals.executionContextStorage.getStore()?.udfType === "action") await turns.take();
+    // Only an action's calls: a request's own transaction took its turn when the request arrived.
+    if (!isNested && turns != null && internals.executionContextStorage.getStore()?.udfType === "action") await turns.pause();
     return await originalBegin.call(this, isNested, limits);
   };
   const originalManagerCommit = managerProto.commit;
