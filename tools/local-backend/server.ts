@@ -105,7 +105,7 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
       "SECURITY WARNING: no WebUI password is set (webui.password or MAESTRO_WEBUI_PASSWORD): until an owner account exists, anyone who can reach the app can create it.",
     );
   }
-  // Requests, socket messages and actions' calls start in fair turns of the event loop (turns.ts).
+  // Requests and socket messages start in fair turns of the event loop, and actions' calls pause at them (turns.ts).
   const turns = createTurnGate();
   engine.turns = turns;
   const sync = new SyncServer(engine, auth, adminKey, log, options.maxSubscriptionsPerSocket, turns);
