@@ -2,7 +2,7 @@
  * The app shell in a real browser against `npm start`'s stack: the layout at
  * 1440×900, 1280×800 and 390×844 (a resizable side panel that remembers its
  * width, a foldable #maestro, tabs on a phone), real addresses (a task opens
- * its drawer over the board, an agent has a page, Back and Forward work, old
+ * its drawer over the board, an agent and a run have pages, Back and Forward work, old
  * `#task=` links still open), and the task drawer following its thread.
  * Screenshots land in tests/output/.
  */
@@ -204,6 +204,40 @@ describe("addresses", () => {
     expect(pathOf(ada)).toBe("/d/product");
   });
 
+  test("a run's address in a fresh browser shows its timeline; from the board, Ctrl-K opens it and Back returns to the board", async () => {
+    const client = await journey.clientFor("Ada");
+    await client.mutation(api.messages.create, { taskId, content: "@Writer one line for the pricing hero, please" });
+    const runs = await until(
+      () => client.query(api.runs.listForTask, { taskId }),
+      (list) => list.some((run) => run.agentName === "Writer" && run.status === "completed"),
+      "Writer's run to complete",
+    );
+    const runId = runs.find((run) => run.agentName === "Writer")!._id;
+    const runPath = `/d/product/runs/${runId}`;
+
+    const page = await freshAt(`${journey.stack.appUrl.replace(/\/$/, "")}${runPath}`, "Ada");
+    const shown = page.getByRole("region", { name: "Run" });
+    await shown.getByRole("heading", { name: "Writer on “Pricing page copy”" }).waitFor();
+    await shown.getByText("Completed").first().waitFor();
+    expect(pathOf(page)).toBe(runPath);
+    await page.screenshot({ path: screenshotPath("run-page.png") });
+    await page.close();
+
+    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product`);
+    await ada.getByTestId("task-card").first().waitFor();
+    await ada.keyboard.press("Control+k");
+    const palette = ada.getByTestId("command-palette");
+    await palette.waitFor();
+    await ada.keyboard.type("writer run");
+    // Writer the agent may be listed first: the run is picked by name.
+    await palette.getByRole("option", { name: /Writer on “Pricing page copy”/ }).click();
+    await ada.getByRole("region", { name: "Run" }).getByRole("heading", { name: "Writer on “Pricing page copy”" }).waitFor();
+    expect(pathOf(ada)).toBe(runPath);
+    await ada.goBack();
+    await ada.getByTestId("board").waitFor();
+    expect(pathOf(ada)).toBe("/d/product");
+  });
+
   test("an old #task=<id> link still opens the task, at its new address", async () => {
     await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/#task=${taskId}`);
     await drawer(ada).getByText("Pricing page copy").first().waitFor();
@@ -231,7 +265,7 @@ describe("keyboard", () => {
     const palette = ada.getByTestId("command-palette");
     await palette.waitFor();
     await ada.keyboard.type("pricing");
-    await palette.getByRole("option", { name: /Pricing page copy/ }).waitFor();
+    await palette.getByRole("option", { name: /^Pricing page copy/ }).waitFor();
     await ada.screenshot({ path: screenshotPath("palette.png") });
     await ada.keyboard.press("Enter");
     await drawer(ada).getByText("Pricing page copy").first().waitFor();
@@ -243,7 +277,12 @@ describe("keyboard", () => {
     await ada.getByTestId("open-palette").click();
     await palette.waitFor();
     await ada.keyboard.type("writ");
-    await until(() => palette.getByRole("option").allTextContents(), (names) => names.length === 1 && names[0].includes("Writer"), "only Writer to match");
+    // Writer's run (from the test before) matches too; agents are listed before runs.
+    await until(
+      () => palette.locator('[role="option"]').evaluateAll((options) => options.map((o) => `${o.getAttribute("data-kind")} ${o.textContent}`)),
+      (items) => items.length > 0 && items[0].startsWith("agent ") && items.every((item) => item.includes("Writer")),
+      "Writer's entries only, the agent first",
+    );
     await ada.keyboard.press("Enter");
     await ada.getByTestId("agent-page").waitFor();
     expect(pathOf(ada)).toBe("/d/product/agents/writer");
