@@ -62,7 +62,8 @@ test("the rate limiter limits over HTTP, and its state survives a restart", asyn
   // Another key has its own budget.
   expect((await http.mutation(anyApi.limits.take, { key: "bob" })).ok).toBe(true);
   expect(first.engine.documents("rateLimiter", "rateLimits")).toHaveLength(2);
-  expect(commits[0]).toEqual(new Set([":attempts", ":_scheduled_functions", "rateLimiter:rateLimits"]));
+  // The earlier takes' scheduled functions may commit in between: the one holding bob's attempt is the one to check.
+  expect(commits.find((tables) => tables.has(":attempts"))).toEqual(new Set([":attempts", ":_scheduled_functions", "rateLimiter:rateLimits"]));
 
   await stop(first);
   const second = await start(dataDir);
