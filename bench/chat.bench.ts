@@ -236,7 +236,8 @@ export async function benchChatServer(): Promise<void> {
     // round meets a server whose JIT has seen ~200 requests, the later ones the warm server that serves all day.
     // Every round is printed; the figure is the median round. Before each round, each of the 100 agents makes one
     // chat.getNew, all at once: that opens its connection (a load generator's pool, warm in steady state; the
-    // refill wait outlasts keep-alive) and spends no post token. Those calls are printed on their own line.
+    // refill wait outlasts keep-alive) and spends no post token; after the first round it also reads the round's
+    // ~1,000 posts, so those calls are slow. They are printed on their own line.
     const warmup: number[] = [];
     const rounds: Array<{ latencies: number[]; perSecond: number; cpuPerPost: number }> = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -291,7 +292,7 @@ export async function benchChatServer(): Promise<void> {
     console.log(`#maestro chat, server side (backend as its own process over convex/, agents on API keys via the MCP endpoints, secret scanning on)
 ${"what".padEnd(52)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}   rate
 ${"chat.post, 1 agent at a time".padEnd(52)} ${String(one.latencies.length).padStart(7)} ${ms(summarize(one.latencies))}   ${one.perSecond.toFixed(0)} posts/s
-${"warm-up: before each round, 100 getNew at once".padEnd(52)} ${String(warmup.length).padStart(7)} ${ms(summarize(warmup))}   (opens each connection; not in the figures below)
+${"warm-up: before each round, 100 getNew at once".padEnd(52)} ${String(warmup.length).padStart(7)} ${ms(summarize(warmup))}   (opens each connection; after round 1 it also reads the ~1,000 posts since; not in the figures)
 ${rounds.map((r, i) => `${`chat.post, 100 concurrent agents, round ${i + 1}${i === 0 ? " (first)" : ""}`.padEnd(52)} ${String(r.latencies.length).padStart(7)} ${ms(summarize(r.latencies))}   ${r.perSecond.toFixed(0)} posts/s, CPU ${r.cpuPerPost.toFixed(2)} ms/post`).join("\n")}
 ${`chat.post, 100 concurrent agents, median round`.padEnd(52)} ${String(middle.latencies.length).padStart(7)} ${ms(summarize(middle.latencies))}   ${middle.perSecond.toFixed(0)} posts/s
 ${"chat.getNew, 10,000 in session, 5 new".padEnd(52)} ${String(behind.length).padStart(7)} ${ms(summarize(behind))}
