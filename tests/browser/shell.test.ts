@@ -277,11 +277,11 @@ describe("keyboard", () => {
     await ada.getByTestId("open-palette").click();
     await palette.waitFor();
     await ada.keyboard.type("writ");
-    // Writer's run (from the test before) matches too; agents are listed before runs.
+    // Exactly Writer and Writer's one run (from the run address test), the agent first: agents are listed before runs.
     await until(
       () => palette.locator('[role="option"]').evaluateAll((options) => options.map((o) => `${o.getAttribute("data-kind")} ${o.textContent}`)),
-      (items) => items.length > 0 && items[0].startsWith("agent ") && items.every((item) => item.includes("Writer")),
-      "Writer's entries only, the agent first",
+      (items) => items.length === 2 && items[0].startsWith("agent ") && items[0].includes("Writer") && items[1].startsWith("run ") && items[1].includes("Writer on “Pricing page copy”"),
+      "only Writer and Writer's run to match, the agent first",
     );
     await ada.keyboard.press("Enter");
     await ada.getByTestId("agent-page").waitFor();
