@@ -38,6 +38,8 @@ afterAll(async () => {
 });
 
 const pathOf = (page: Page) => new URL(page.url()).pathname;
+/** The app's URL for an address such as `/d/product`. */
+const appAt = (address: string) => `${journey.stack.appUrl.replace(/\/$/, "")}${address}`;
 const sidePanelWidth = (page: Page) => page.getByTestId("side-panel").evaluate((el) => el.getBoundingClientRect().width);
 
 /** Opens `url` in a fresh browser (its own storage), signs in as `name` there, and waits for the app. */
@@ -178,7 +180,7 @@ describe("addresses", () => {
   });
 
   test("a task's address in a fresh browser opens its drawer after sign-in; closing shows the board", async () => {
-    const page = await freshAt(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product/tasks/${taskId}`, "Ada");
+    const page = await freshAt(appAt(`/d/product/tasks/${taskId}`), "Ada");
     await drawer(page).getByText("Pricing page copy").first().waitFor();
     expect(pathOf(page)).toBe(`/d/product/tasks/${taskId}`);
     await drawer(page).getByRole("button", { name: "Close task" }).first().click();
@@ -188,7 +190,7 @@ describe("addresses", () => {
   });
 
   test("an agent's address in a fresh browser shows its page; the roster links there and Back returns to the board", async () => {
-    const page = await freshAt(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product/agents/jarvis`, "Ada");
+    const page = await freshAt(appAt("/d/product/agents/jarvis"), "Ada");
     const agentPage = page.getByTestId("agent-page");
     await agentPage.waitFor();
     await expect(agentPage.getByRole("heading", { level: 1 }).textContent()).resolves.toContain("Jarvis");
@@ -215,7 +217,7 @@ describe("addresses", () => {
     const runId = runs.find((run) => run.agentName === "Writer")!._id;
     const runPath = `/d/product/runs/${runId}`;
 
-    const page = await freshAt(`${journey.stack.appUrl.replace(/\/$/, "")}${runPath}`, "Ada");
+    const page = await freshAt(appAt(runPath), "Ada");
     const shown = page.getByRole("region", { name: "Run" });
     await shown.getByRole("heading", { name: "Writer on “Pricing page copy”" }).waitFor();
     await shown.getByText("Completed").first().waitFor();
@@ -223,7 +225,7 @@ describe("addresses", () => {
     await page.screenshot({ path: screenshotPath("run-page.png") });
     await page.close();
 
-    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product`);
+    await ada.goto(appAt("/d/product"));
     await ada.getByTestId("task-card").first().waitFor();
     await ada.keyboard.press("Control+k");
     const palette = ada.getByTestId("command-palette");
@@ -239,7 +241,7 @@ describe("addresses", () => {
   });
 
   test("an old #task=<id> link still opens the task, at its new address", async () => {
-    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/#task=${taskId}`);
+    await ada.goto(appAt(`/#task=${taskId}`));
     await drawer(ada).getByText("Pricing page copy").first().waitFor();
     expect(pathOf(ada)).toBe(`/d/product/tasks/${taskId}`);
     await drawer(ada).getByRole("button", { name: "Close task" }).first().click();
@@ -249,7 +251,7 @@ describe("addresses", () => {
 
 describe("keyboard", () => {
   test("? lists the shortcuts; Ctrl-K jumps to a task and to an agent; c starts a task; Esc closes each", async () => {
-    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product`);
+    await ada.goto(appAt("/d/product"));
     await ada.getByTestId("task-card").first().waitFor();
     await ada.locator("body").press("?");
     const help = ada.getByTestId("shortcuts-help");
@@ -305,7 +307,7 @@ describe("the task drawer follows its thread", () => {
   test("at the bottom a new message scrolls into view; scrolled up, a 'New messages' jump appears instead", async () => {
     const client = await journey.clientFor("Ada");
     for (let i = 1; i <= 12; i++) await client.mutation(api.messages.create, { taskId, content: `Filler line ${i}\n\nwith a second paragraph` });
-    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product/tasks/${taskId}`);
+    await ada.goto(appAt(`/d/product/tasks/${taskId}`));
     const scroller = ada.getByTestId("task-drawer-scroller");
     await drawer(ada).getByText("Filler line 12").waitFor();
 
@@ -334,7 +336,7 @@ describe("the task drawer follows its thread", () => {
 
 describe("theme and the README", () => {
   test("the shell and the board follow a dark system setting", async () => {
-    await ada.goto(`${journey.stack.appUrl.replace(/\/$/, "")}/d/product`);
+    await ada.goto(appAt("/d/product"));
     await ada.getByTestId("task-card").first().waitFor();
     const headerBackground = () => ada.locator("header").first().evaluate((el) => getComputedStyle(el).backgroundColor);
     const light = await headerBackground();
