@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import { anyApi } from "convex/server";
-import { AGENT_LIMITS } from "../convex/rateLimits";
+import { AGENT_LIMITS } from "../convex/records/rateLimits";
 import { seedDemoSquad } from "../tests/backend/helpers";
 import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
 import os from "node:os";

@@ -29,7 +29,7 @@ import type { Id } from "../convex/_generated/dataModel";
 import type { ChatMessage } from "../convex/brain/model";
 import { buildInjection, type InjectionMessage } from "../convex/lib/injection";
 import { countTokens } from "../convex/lib/tokens";
-import { MESSAGING_LIMITS } from "../convex/rateLimits";
+import { MESSAGING_LIMITS } from "../convex/records/rateLimits";
 import { PROJECT_ROOT, seedDemoSquad } from "../tests/backend/helpers";
 import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
 import { startScriptedModel } from "../tests/backend/scriptedModel";

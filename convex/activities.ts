@@ -2,6 +2,7 @@ import { paginationOptsValidator, paginationResultValidator } from "convex/serve
 import { v } from "convex/values";
 import { departmentQuery } from "./functions";
 import { checkPageSize } from "./lib/validate";
+import { activityPage } from "./records/activities";
 import { vActivityData, vActivityType, vActor } from "./validators";
 
 /** The department's activity feed, newest first, a page at a time. */
@@ -19,11 +20,7 @@ export const list = departmentQuery({
   ),
   handler: async (ctx, { departmentId, paginationOpts }) => {
     checkPageSize(paginationOpts.numItems);
-    const page = await ctx.db
-      .query("activities")
-      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-      .order("desc")
-      .paginate(paginationOpts);
+    const page = await activityPage(ctx, departmentId, paginationOpts);
     return {
       ...page,
       page: page.page.map(({ _id, _creationTime, type, actor, taskId, data }) => ({ _id, _creationTime, type, actor, taskId, data })),

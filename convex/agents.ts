@@ -1,24 +1,18 @@
+/** The roster's endpoints: list a department's agents, add and edit them (admins), one agent by its address. */
 import { v } from "convex/values";
-import type { Doc, Id } from "./_generated/dataModel";
-import type { MutationCtx } from "./_generated/server";
+import type { Doc } from "./_generated/dataModel";
 import { agentMutation, agentQuery, departmentMutation, departmentQuery } from "./functions";
-import { recordActivity } from "./lib/activity";
 import { memberActor } from "./lib/actors";
-import schema from "./schema";
 import { MaestroError } from "./lib/errors";
-import { LIMITS } from "./lib/limits";
+import { LIMITS, MAX_AGENTS_PER_DEPARTMENT } from "./lib/limits";
 import { agentSessionKey, slugify } from "./lib/names";
 import { cleanText } from "./lib/validate";
+import { recordActivity } from "./records/activities";
+import { agentBySessionKey, checkNameFree, clearOtherLeads, departmentAgents, insertAgent, patchAgent, setAgentStatus } from "./records/agents";
+import { runsOfAgentWithStatus } from "./records/runs";
+import schema from "./schema";
 import { checkToolApprovals, unknownTools } from "./tools/registry";
 import { vAgentKind, vAgentStatus, vTaskStatus, vToolApproval, type ApprovalPolicy } from "./validators";
-
-/**
- * Most agents a department holds. Rosters, mentions, channel membership and
- * the inbox read a department's agents with this bound, so `create` refuses
- * one more: past it, an agent sorting late by name (Writer after 200
- * "Poster …" agents) could not be mentioned or added to a channel.
- */
-export const MAX_AGENTS_PER_DEPARTMENT = 200;
 
 /** The roster's view of an agent: the stored agent without its department and lookup key. */
 const vAgent = schema.tables.agents.validator.omit("departmentId", "nameKey", "toolApprovals").extend({ _id: v.id("agents") });
@@ -41,27 +35,6 @@ function checkTools(allowedTools: string[]): string[] {
     throw new MaestroError("INVALID_ARGUMENT", `Unknown tool${unknown.length > 1 ? "s" : ""} in allowedTools: ${unknown.join(", ")}.`);
   }
   return [...new Set(allowedTools)];
-}
-
-async function checkNameFree(ctx: MutationCtx, departmentId: Id<"departments">, name: string, except?: Id<"agents">) {
-  const clash = await ctx.db
-    .query("agents")
-    .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId).eq("nameKey", name.toLowerCase()))
-    .first();
-  if (clash !== null && clash._id !== except) {
-    throw new MaestroError("CONFLICT", `An agent called ${clash.name} already exists in this department.`);
-  }
-}
-
-/** A squad has one lead: making an agent lead takes the flag from the others. */
-async function clearOtherLeads(ctx: MutationCtx, departmentId: Id<"departments">, keep: Id<"agents">) {
-  const agents = await ctx.db
-    .query("agents")
-    .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
-    .take(MAX_AGENTS_PER_DEPARTMENT);
-  for (const agent of agents) {
-    if (agent._id !== keep && agent.isSquadLead) await ctx.db.patch("agents", agent._id, { isSquadLead: false });
-  }
 }
 
 function cleanAgentFields(fields: {
@@ -96,11 +69,7 @@ export const list = departmentQuery({
   args: {},
   returns: v.array(vAgent),
   handler: async (ctx, { departmentId }) => {
-    const agents = await ctx.db
-      .query("agents")
-      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
-      .take(MAX_AGENTS_PER_DEPARTMENT);
-    return agents.map(toAgent);
+    return (await departmentAgents(ctx, departmentId)).map(toAgent);
   },
 });
 
@@ -114,23 +83,16 @@ export const create = departmentMutation({
     const fields = cleanAgentFields(rest);
     // The session key is built from the name's slug; "!!!" would give `agent::<dept>`.
     if (slugify(fields.name) === "") throw new MaestroError("INVALID_ARGUMENT", "An agent name needs at least one letter or digit.");
-    const existing = await ctx.db
-      .query("agents")
-      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
-      .take(MAX_AGENTS_PER_DEPARTMENT);
-    if (existing.length >= MAX_AGENTS_PER_DEPARTMENT) {
+    if ((await departmentAgents(ctx, departmentId)).length >= MAX_AGENTS_PER_DEPARTMENT) {
       throw new MaestroError("INVALID_ARGUMENT", `A department holds at most ${MAX_AGENTS_PER_DEPARTMENT} agents: remove one before adding another.`);
     }
     await checkNameFree(ctx, departmentId, fields.name);
     const sessionKey = agentSessionKey(fields.name, department.slug);
-    const taken = await ctx.db
-      .query("agents")
-      .withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey))
-      .first();
+    const taken = await agentBySessionKey(ctx, sessionKey);
     if (taken !== null) {
       throw new MaestroError("CONFLICT", `The name ${fields.name} gives session key ${sessionKey}, which ${taken.name} already has.`);
     }
-    const agentId = await ctx.db.insert("agents", {
+    const agentId = await insertAgent(ctx, {
       ...fields,
       departmentId,
       kind,
@@ -158,7 +120,7 @@ export const update = agentMutation({
     const toolApprovals = rest.toolApprovals ?? (agent.toolApprovals ?? []).filter((a) => rest.allowedTools.includes(a.tool));
     const fields = cleanAgentFields({ ...rest, toolApprovals });
     await checkNameFree(ctx, agent.departmentId, fields.name, agentId);
-    await ctx.db.patch("agents", agentId, { ...fields, kind, isSquadLead, nameKey: fields.name.toLowerCase() });
+    await patchAgent(ctx, agentId, { ...fields, kind, isSquadLead, nameKey: fields.name.toLowerCase() });
     if (isSquadLead) await clearOtherLeads(ctx, agent.departmentId, agentId);
     await recordActivity(ctx, {
       departmentId: agent.departmentId,
@@ -177,7 +139,7 @@ export const setStatus = agentMutation({
   handler: async (ctx, { agentId, status }) => {
     const { agent, member } = ctx;
     if (agent.status === status) return null;
-    await ctx.db.patch("agents", agentId, { status });
+    await setAgentStatus(ctx, agent, status);
     await recordActivity(ctx, {
       departmentId: agent.departmentId,
       type: "agent_status_changed",
@@ -214,16 +176,9 @@ export const getBySlug = departmentQuery({
   ),
   handler: async (ctx, { departmentId, agentSlug }) => {
     const sessionKey = `agent:${agentSlug}:${ctx.department.slug}`;
-    const agent = await ctx.db
-      .query("agents")
-      .withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey))
-      .first();
+    const agent = await agentBySessionKey(ctx, sessionKey);
     if (agent === null || agent.departmentId !== departmentId) return null;
-    const running = await ctx.db
-      .query("runs")
-      .withIndex("by_agent_and_status", (q) => q.eq("agentSessionKey", sessionKey).eq("status", "running"))
-      .order("desc")
-      .take(CURRENT_RUNS_SCANNED);
+    const running = await runsOfAgentWithStatus(ctx, sessionKey, "running", CURRENT_RUNS_SCANNED);
     let currentTask = null;
     for (const run of running) {
       const task = await ctx.db.get("tasks", run.taskId);

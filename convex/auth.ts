@@ -4,13 +4,14 @@
  * failed-attempt limit). The same functions run on the offline backend, a
  * self-hosted deployment and the cloud. Sign-up is closed: it needs either
  * the first-run owner setup or an invite, decided atomically in
- * `createOrUpdateUser` (lib/accounts.ts).
+ * `createOrUpdateUser` (records/accounts.ts).
  */
 import { Password } from "@convex-dev/auth/providers/Password";
 import { convexAuth } from "@convex-dev/auth/server";
-import { ConvexError } from "convex/values";
-import { admitNewAccount, PASSWORD_MIN_CHARS, PASSWORD_MAX_CHARS, normaliseEmail } from "./lib/accounts";
 import type { MutationCtx } from "./_generated/server";
+import { normaliseEmail, passwordProblem } from "./lib/accounts";
+import { MaestroError } from "./lib/errors";
+import { admitNewAccount } from "./records/accounts";
 
 /** Failed password guesses per account per hour before Convex Auth refuses that account. */
 export const MAX_FAILED_SIGN_INS_PER_HOUR = 10;
@@ -27,9 +28,8 @@ const password = Password({
     return { email, name, ...grant } as { email: string; name?: string };
   },
   validatePasswordRequirements(secret) {
-    if (secret.length < PASSWORD_MIN_CHARS || secret.length > PASSWORD_MAX_CHARS) {
-      throw new ConvexError(`A password needs ${PASSWORD_MIN_CHARS} to ${PASSWORD_MAX_CHARS} characters.`);
-    }
+    const problem = passwordProblem(secret);
+    if (problem !== null) throw new MaestroError("INVALID_ARGUMENT", problem);
   },
 });
 

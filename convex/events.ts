@@ -7,6 +7,7 @@ import { paginationOptsValidator, paginationResultValidator } from "convex/serve
 import { v } from "convex/values";
 import { departmentQuery } from "./functions";
 import { checkPageSize } from "./lib/validate";
+import { eventPage } from "./records/events";
 import { vActivityData, vActor, vEventType } from "./validators";
 
 const vEvent = v.object({
@@ -26,11 +27,7 @@ export const list = departmentQuery({
   returns: paginationResultValidator(vEvent),
   handler: async (ctx, { departmentId, paginationOpts }) => {
     checkPageSize(paginationOpts.numItems);
-    const page = await ctx.db
-      .query("events")
-      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-      .order("desc")
-      .paginate(paginationOpts);
+    const page = await eventPage(ctx, departmentId, paginationOpts);
     return { ...page, page: page.page.map(({ departmentId: _d, ...event }) => event) };
   },
 });

@@ -21,10 +21,13 @@ import { customAction, customMutation, customQuery, NoOp } from "convex-helpers/
 import { v } from "convex/values";
 import { makeFunctionReference, type FunctionReference } from "convex/server";
 import { action, mutation, query } from "./_generated/server";
-import { requireMember, requireViewer, requireIdentity, type ActionViewer, type Role } from "./lib/auth";
-import { MaestroError } from "./lib/errors";
 import { memberKey } from "./lib/actors";
 import { canRead } from "./lib/channels";
+import { MaestroError } from "./lib/errors";
+import type { Role } from "./lib/roles";
+import { requireMember } from "./records/members";
+import { membershipOf } from "./records/channels";
+import { requireIdentity, requireViewer, type ActionViewer } from "./records/viewer";
 import type { Doc, Id } from "./_generated/dataModel";
 import type { QueryCtx } from "./_generated/server";
 
@@ -135,10 +138,7 @@ export async function requireChannel(ctx: QueryCtx, channelId: Id<"channels">, r
   const channel = await ctx.db.get("channels", channelId);
   if (channel === null) throw new MaestroError("NOT_FOUND", "Channel not found.");
   const { member, department } = await requireMember(ctx, channel.departmentId, role, viewer);
-  const membership: Doc<"channelMembers"> | null = await ctx.db
-    .query("channelMembers")
-    .withIndex("by_channel_and_key", (q) => q.eq("channelId", channelId).eq("key", memberKey(viewer.user._id)))
-    .unique();
+  const membership: Doc<"channelMembers"> | null = await membershipOf(ctx, channelId, memberKey(viewer.user._id));
   if (!canRead(channel, membership !== null)) {
     throw new MaestroError("FORBIDDEN", channel.kind === "dm" ? "This DM is only for its participants." : `#${channel.name} is private to its members.`);
   }

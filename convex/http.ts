@@ -1,13 +1,13 @@
 import { httpRouter } from "convex/server";
-import { ConvexError } from "convex/values";
 import { api, internal } from "./_generated/api";
 import { env, httpAction, type ActionCtx } from "./_generated/server";
 import { auth } from "./auth";
 import { sameSecret } from "./lib/accounts";
 import { webuiPasswordFromEnv } from "./lib/config";
-import { agentKeyHash, apiError, json, jsonObjectBody } from "./lib/httpJson";
+import { errorData, MaestroError } from "./lib/errors";
+import { agentKeyHash, answering, BASIC_CHALLENGE, BEARER_CHALLENGE, json, jsonObjectBody, optionalAgentKeyHash, RequestRefusal } from "./lib/httpJson";
 import { addMessagingRoutes } from "./messagingApi";
-import { checkSignInLimits, recordSignInFailure } from "./rateLimits";
+import { checkSignInLimits, recordSignInFailure } from "./records/rateLimits";
 
 /**
  * The chat's HTTP endpoints for scripts and tools outside the app:
@@ -44,47 +44,48 @@ async function authorized(ctx: ActionCtx, request: Request): Promise<"session" |
   return colon !== -1 && sameSecret(decoded.slice(colon + 1), password) ? "password" : null;
 }
 
-const UNAUTHORIZED = () =>
-  new Response(JSON.stringify({ error: "Authentication required: the WebUI password (HTTP Basic) or a signed-in session." }), {
-    status: 401,
-    headers: { "Content-Type": "application/json", "WWW-Authenticate": 'Basic realm="Maestro"' },
-  });
+/** `authorized`, or UNAUTHENTICATED (a 401 with the Basic challenge). */
+async function authorizedX(ctx: ActionCtx, request: Request): Promise<"session" | "password"> {
+  const via = await authorized(ctx, request);
+  if (via === null) throw new MaestroError("UNAUTHENTICATED", "Authentication required: the WebUI password (HTTP Basic) or a signed-in session.");
+  return via;
+}
 
 http.route({
   path: "/api/chat",
   method: "GET",
-  handler: httpAction(async (ctx, request) => {
-    const via = await authorized(ctx, request);
-    if (via === null) return UNAUTHORIZED();
-    const slug = new URL(request.url).searchParams.get("department") ?? undefined;
-    const result = await ctx.runQuery(internal.chat.sessionForApi, { slug, via });
-    if (result.kind === "error") return json(result.status, { error: result.message });
-    const messages = [];
-    let afterId = 0;
-    for (;;) {
-      const page = await ctx.runQuery(internal.chat.sessionPage, { sessionId: result.sessionId, afterId });
-      messages.push(...page);
-      if (page.length === 0) break;
-      afterId = page[page.length - 1].id;
-    }
-    return json(200, { sessionId: result.sessionId, messages });
-  }),
+  handler: httpAction(
+    answering(BASIC_CHALLENGE, async (ctx, request) => {
+      const via = await authorizedX(ctx, request);
+      const slug = new URL(request.url).searchParams.get("department") ?? undefined;
+      const sessionId = await ctx.runQuery(internal.chat.sessionForApi, { slug, via });
+      const messages = [];
+      let afterId = 0;
+      for (;;) {
+        const page = await ctx.runQuery(internal.chat.sessionPage, { sessionId, afterId });
+        messages.push(...page);
+        if (page.length === 0) break;
+        afterId = page[page.length - 1].id;
+      }
+      return json(200, { sessionId, messages });
+    }),
+  ),
 });
 
 http.route({
   path: "/api/chat",
   method: "POST",
-  handler: httpAction(async (ctx, request) => {
-    const via = await authorized(ctx, request);
-    if (via === null) return UNAUTHORIZED();
-    const body = await jsonObjectBody(request);
-    if (body === null) return json(400, { error: 'Send a JSON object: {"text": "..."}' });
-    if (typeof body.text !== "string") return json(400, { error: '"text" must be a string.' });
-    const slug = typeof body.department === "string" ? body.department : undefined;
-    const result = await ctx.runMutation(internal.chat.postFromApi, { slug, via, text: body.text });
-    if (result.kind === "error") return json(result.status, { error: result.message });
-    return json(200, { id: result.id, success: true });
-  }),
+  handler: httpAction(
+    answering(BASIC_CHALLENGE, async (ctx, request) => {
+      const via = await authorizedX(ctx, request);
+      const body = await jsonObjectBody(request);
+      if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", 'Send a JSON object: {"text": "..."}');
+      if (typeof body.text !== "string") throw new RequestRefusal("INVALID_ARGUMENT", '"text" must be a string.');
+      const slug = typeof body.department === "string" ? body.department : undefined;
+      const id = await ctx.runMutation(internal.chat.postFromApi, { slug, via, text: body.text });
+      return json(200, { id, success: true });
+    }),
+  ),
 });
 
 // ---- for agents outside Maestro (the stdio MCP server in tools/mcp/) ----
@@ -103,43 +104,45 @@ http.route({
 http.route({
   path: "/mcp/chat.status",
   method: "GET",
-  handler: httpAction(async (ctx, request) => {
-    const key = agentKeyHash(request);
-    const { enabled } = await ctx.runQuery(internal.mcp.chatStatus, "hash" in key ? { keyHash: key.hash } : {});
-    return json(200, { enabled });
-  }),
+  handler: httpAction(
+    answering(BEARER_CHALLENGE, async (ctx, request) => {
+      // A missing or malformed key is no error here: it asks for the deployment's default.
+      const keyHash = optionalAgentKeyHash(request);
+      const { enabled } = await ctx.runQuery(internal.mcp.chatStatus, keyHash === undefined ? {} : { keyHash });
+      return json(200, { enabled });
+    }),
+  ),
 });
 
 http.route({
   path: "/mcp/chat.post",
   method: "POST",
-  handler: httpAction(async (ctx, request) => {
-    const key = agentKeyHash(request);
-    if ("refusal" in key) return key.refusal;
-    const body = await jsonObjectBody(request);
-    const text = body !== null && typeof body.text === "string" ? body.text : null;
-    const result = await ctx.runMutation(internal.mcp.post, { keyHash: key.hash, text });
-    if (result.kind === "error") return apiError(result);
-    return json(200, { id: result.id, success: true });
-  }),
+  handler: httpAction(
+    answering(BEARER_CHALLENGE, async (ctx, request) => {
+      const keyHash = agentKeyHash(request);
+      const body = await jsonObjectBody(request);
+      const text = body !== null && typeof body.text === "string" ? body.text : null;
+      const id = await ctx.runMutation(internal.mcp.post, { keyHash, text });
+      return json(200, { id, success: true });
+    }),
+  ),
 });
 
 http.route({
   path: "/mcp/chat.getNew",
   method: "POST",
-  handler: httpAction(async (ctx, request) => {
-    const key = agentKeyHash(request);
-    if ("refusal" in key) return key.refusal;
-    if ((await jsonObjectBody(request)) === null) {
-      // Nothing is read (so no cursor moves); a bad key still answers 401 before the body's 400.
-      const refusal = await ctx.runQuery(internal.mcp.refusal, { keyHash: key.hash });
-      return apiError(refusal ?? { status: 400, message: "chat.getNew takes no arguments: send {} or nothing." });
-    }
-    const result = await ctx.runMutation(internal.mcp.getNew, { keyHash: key.hash });
-    if (result.kind === "error") return apiError(result);
-    const messages = result.messages.map(({ id, ts, author, text }) => ({ id, ts, author, text }));
-    return json(200, { messages, newPointer: result.newPointer });
-  }),
+  handler: httpAction(
+    answering(BEARER_CHALLENGE, async (ctx, request) => {
+      const keyHash = agentKeyHash(request);
+      if ((await jsonObjectBody(request)) === null) {
+        // Nothing is read (so no cursor moves); a bad key still answers 401 before the body's 400.
+        await ctx.runQuery(internal.mcp.checkKey, { keyHash });
+        throw new RequestRefusal("INVALID_ARGUMENT", "chat.getNew takes no arguments: send {} or nothing.");
+      }
+      const { messages, newPointer } = await ctx.runMutation(internal.mcp.getNew, { keyHash });
+      return json(200, { messages: messages.map(({ id, ts, author, text }) => ({ id, ts, author, text })), newPointer });
+    }),
+  ),
 });
 
 // ---- messaging for agents outside Maestro: /channels, /messages, /threads, /dms, /agents (convex/messagingApi.ts) ----
@@ -173,6 +176,7 @@ function withCors(request: Request, response: Response): Response {
 }
 
 const SIGN_IN_FLOWS = new Set(["signIn", "signUp"]);
+const WRONG_PASSWORD = "Wrong email or password.";
 const MAX_FIELD_CHARS = 500;
 
 http.route({
@@ -197,53 +201,46 @@ http.route({
 http.route({
   path: "/auth/password",
   method: "POST",
-  handler: httpAction(async (ctx, request) => withCors(request, await passwordSignIn(ctx, request))),
+  // No challenge on a refused sign-in: the app shows the message, the browser asks for nothing.
+  handler: httpAction(async (ctx, request) => withCors(request, await answering(null, passwordSignIn)(ctx, request))),
 });
 
 async function passwordSignIn(ctx: ActionCtx, request: Request): Promise<Response> {
   const body = await jsonObjectBody(request);
-  if (body === null) return json(400, { error: "Send a JSON object: {flow, email, password}." });
+  if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", "Send a JSON object: {flow, email, password}.");
   const fields: Record<string, string> = {};
   for (const key of ["flow", "email", "password", "name", "inviteToken", "setupPassword"]) {
     const value = body[key];
     if (value === undefined) continue;
-    if (typeof value !== "string" || value.length > MAX_FIELD_CHARS) return json(400, { error: `"${key}" must be a string of at most ${MAX_FIELD_CHARS} characters.` });
+    if (typeof value !== "string" || value.length > MAX_FIELD_CHARS) throw new RequestRefusal("INVALID_ARGUMENT", `"${key}" must be a string of at most ${MAX_FIELD_CHARS} characters.`);
     fields[key] = value;
   }
-  if (!SIGN_IN_FLOWS.has(fields.flow ?? "")) return json(400, { error: '"flow" must be "signIn" or "signUp".' });
-  if (!fields.email || !fields.password) return json(400, { error: "Enter your email and password." });
+  if (!SIGN_IN_FLOWS.has(fields.flow ?? "")) throw new RequestRefusal("INVALID_ARGUMENT", '"flow" must be "signIn" or "signUp".');
+  if (!fields.email || !fields.password) throw new RequestRefusal("INVALID_ARGUMENT", "Enter your email and password.");
   const account = fields.email.trim().toLowerCase();
   const address = (request.headers.get("X-Forwarded-For") ?? "").split(",")[0].trim() || "unknown";
   const limited = await checkSignInLimits(ctx, { account, address });
   if (limited !== null) {
     const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
-    return new Response(JSON.stringify({ error: `Too many sign-in attempts. Try again in ${seconds} s.`, retryAfterSeconds: seconds }), {
-      status: 429,
-      headers: { "Content-Type": "application/json", "Retry-After": String(seconds) },
-    });
+    throw new MaestroError("RATE_LIMITED", `Too many sign-in attempts. Try again in ${seconds} s.`, seconds);
   }
+  let tokens;
   try {
-    const result = await ctx.runAction(api.auth.signIn, { provider: "password", params: fields });
-    if (result.tokens == null) {
-      await recordSignInFailure(ctx, account);
-      return json(401, { error: "Wrong email or password." });
-    }
-    return json(200, { token: result.tokens.token, refreshToken: result.tokens.refreshToken });
+    tokens = (await ctx.runAction(api.auth.signIn, { provider: "password", params: fields })).tokens;
   } catch (error) {
     await recordSignInFailure(ctx, account);
-    if (error instanceof ConvexError && typeof error.data === "string") {
-      return json(fields.flow === "signUp" ? 403 : 400, { error: error.data });
-    }
+    // Who may sign up, and what an email, name or password must be: said as it is (records/accounts).
+    if (errorData(error) !== null) throw error;
     const message = error instanceof Error ? error.message : "";
-    if (/TooManyFailedAttempts/.test(message)) {
-      return new Response(JSON.stringify({ error: "Too many failed attempts for this account. Try again later.", retryAfterSeconds: 600 }), {
-        status: 429,
-        headers: { "Content-Type": "application/json", "Retry-After": "600" },
-      });
-    }
-    if (fields.flow === "signUp" && /already exists/.test(message)) return json(409, { error: "An account with this email exists already; sign in instead." });
-    return json(401, { error: "Wrong email or password." });
+    if (/TooManyFailedAttempts/.test(message)) throw new MaestroError("RATE_LIMITED", "Too many failed attempts for this account. Try again later.", 600);
+    if (fields.flow === "signUp" && /already exists/.test(message)) throw new MaestroError("CONFLICT", "An account with this email exists already; sign in instead.");
+    throw new MaestroError("UNAUTHENTICATED", WRONG_PASSWORD);
   }
+  if (tokens == null) {
+    await recordSignInFailure(ctx, account);
+    throw new MaestroError("UNAUTHENTICATED", WRONG_PASSWORD);
+  }
+  return json(200, { token: tokens.token, refreshToken: tokens.refreshToken });
 }
 
 export default http;

@@ -4,11 +4,12 @@
  * is stored) that expires; the invited person opens an account with their
  * own password (auth.ts) or, already signed in, accepts it here.
  */
-import { ConvexError, v } from "convex/values";
+import { v } from "convex/values";
 import { departmentMutation, departmentQuery, publicQuery, userMutation } from "./functions";
-import { acceptInvite, generateInviteToken, hashInviteToken, normaliseEmail, openInvite } from "./lib/accounts";
-import { requireMember } from "./lib/auth";
+import { generateInviteToken, hashInviteToken, normaliseEmail } from "./lib/accounts";
 import { MaestroError } from "./lib/errors";
+import { acceptInvite, invitesOf, insertInvite, openInvite, revokeInvite } from "./records/accounts";
+import { requireMember } from "./records/members";
 import { vMemberRole } from "./validators";
 
 /** How long an invite link works. */
@@ -22,32 +23,15 @@ export const create = departmentMutation({
   returns: v.object({ inviteId: v.id("invites"), token: v.string(), expiresAt: v.number() }),
   handler: async (ctx, { departmentId, email: rawEmail, role }) => {
     if (role === "owner" && ctx.member.role !== "owner") throw new MaestroError("FORBIDDEN", "Only owners can invite an owner.");
-    let email: string;
-    try {
-      email = normaliseEmail(rawEmail);
-    } catch {
-      throw new MaestroError("INVALID_ARGUMENT", "Enter a valid email address.");
-    }
-    const open = await ctx.db
-      .query("invites")
-      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-      .order("desc")
-      .take(MAX_OPEN_INVITES + 1);
+    const email = normaliseEmail(rawEmail);
     const now = Date.now();
-    const pending = open.filter((i) => i.acceptedAt === undefined && i.revokedAt === undefined && i.expiresAt > now);
+    const pending = (await invitesOf(ctx, departmentId, MAX_OPEN_INVITES + 1)).filter((i) => i.acceptedAt === undefined && i.revokedAt === undefined && i.expiresAt > now);
     if (pending.length >= MAX_OPEN_INVITES) throw new MaestroError("CONFLICT", `At most ${MAX_OPEN_INVITES} open invites; revoke one first.`);
     // A new invite for the same address replaces the old one.
-    for (const old of pending.filter((i) => i.email === email)) await ctx.db.patch("invites", old._id, { revokedAt: now });
+    for (const old of pending.filter((i) => i.email === email)) await revokeInvite(ctx, old);
     const token = generateInviteToken();
     const expiresAt = now + INVITE_TTL_MS;
-    const inviteId = await ctx.db.insert("invites", {
-      departmentId,
-      email,
-      role,
-      tokenHash: hashInviteToken(token),
-      expiresAt,
-      createdBy: ctx.viewer.user._id,
-    });
+    const inviteId = await insertInvite(ctx, { departmentId, email, role, tokenHash: hashInviteToken(token), expiresAt, createdBy: ctx.viewer.user._id });
     return { inviteId, token, expiresAt };
   },
 });
@@ -59,11 +43,7 @@ export const list = departmentQuery({
     v.object({ _id: v.id("invites"), email: v.string(), role: vMemberRole, expiresAt: v.number(), createdByName: v.string() }),
   ),
   handler: async (ctx, { departmentId }) => {
-    const invites = await ctx.db
-      .query("invites")
-      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-      .order("desc")
-      .take(MAX_OPEN_INVITES * 2);
+    const invites = await invitesOf(ctx, departmentId, MAX_OPEN_INVITES * 2);
     const result = [];
     // Expiry is shown, not filtered: queries read no clock.
     for (const invite of invites) {
@@ -88,9 +68,7 @@ export const revoke = userMutation({
     const invite = await ctx.db.get("invites", inviteId);
     if (invite === null) throw new MaestroError("NOT_FOUND", "Invite not found.");
     await requireMember(ctx, invite.departmentId, "admin", ctx.viewer);
-    if (invite.acceptedAt === undefined && invite.revokedAt === undefined) {
-      await ctx.db.patch("invites", inviteId, { revokedAt: Date.now() });
-    }
+    await revokeInvite(ctx, invite);
     return null;
   },
 });
@@ -117,12 +95,7 @@ export const accept = userMutation({
   args: { token: v.string() },
   returns: v.id("departments"),
   handler: async (ctx, { token }) => {
-    try {
-      return await acceptInvite(ctx, token, ctx.viewer.user._id, ctx.viewer.name, ctx.viewer.user.email);
-    } catch (error) {
-      if (error instanceof ConvexError) throw new MaestroError("INVALID_ARGUMENT", String(error.data));
-      throw error;
-    }
+    return await acceptInvite(ctx, token, ctx.viewer.user._id, ctx.viewer.name, ctx.viewer.user.email);
   },
 });
 

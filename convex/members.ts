@@ -3,14 +3,11 @@ import { v } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
 import type { MutationCtx } from "./_generated/server";
 import { departmentQuery, userMutation } from "./functions";
-import { recordActivity } from "./lib/activity";
 import { memberActor, memberKey } from "./lib/actors";
-import { requireMember } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
+import { recordActivity } from "./records/activities";
+import { departmentMembers, ownerCount, removeMember, requireMember, setMemberRole } from "./records/members";
 import { vMemberRole } from "./validators";
-
-/** Most members a department lists (mention autocomplete, roster, members page). */
-export const MAX_MEMBERS_PER_DEPARTMENT = 500;
 
 export const list = departmentQuery({
   args: {},
@@ -25,18 +22,17 @@ export const list = departmentQuery({
     }),
   ),
   handler: async (ctx, { departmentId }) => {
-    const members = await ctx.db
-      .query("members")
-      .withIndex("by_department_and_user", (q) => q.eq("departmentId", departmentId))
-      .take(MAX_MEMBERS_PER_DEPARTMENT);
     const result = [];
-    for (const m of members) {
+    for (const m of await departmentMembers(ctx, departmentId)) {
       const user = await ctx.db.get("users", m.userId);
       result.push({ _id: m._id, userId: m.userId, name: m.name, email: user?.email ?? null, role: m.role, key: memberKey(m.userId) });
     }
     return result;
   },
 });
+
+/** Why the last owner cannot be demoted or removed. */
+const LAST_OWNER = "A department needs at least one owner; make someone else an owner first.";
 
 /**
  * The target member and the caller's admin membership of the same
@@ -49,14 +45,6 @@ async function manageable(ctx: MutationCtx & { viewer: Parameters<typeof require
   return me;
 }
 
-async function ownerCount(ctx: MutationCtx, target: Doc<"members">): Promise<number> {
-  const members = await ctx.db
-    .query("members")
-    .withIndex("by_department_and_user", (q) => q.eq("departmentId", target.departmentId))
-    .take(MAX_MEMBERS_PER_DEPARTMENT);
-  return members.filter((m) => m.role === "owner").length;
-}
-
 export const setRole = userMutation({
   args: { memberId: v.id("members"), role: vMemberRole },
   returns: v.null(),
@@ -66,10 +54,8 @@ export const setRole = userMutation({
     const me = await manageable(ctx, target);
     if (role === "owner" && me.role !== "owner") throw new MaestroError("FORBIDDEN", "Only owners can make someone an owner.");
     if (target.role === role) return null;
-    if (target.role === "owner" && (await ownerCount(ctx, target)) <= 1) {
-      throw new MaestroError("CONFLICT", "A department needs at least one owner; make someone else an owner first.");
-    }
-    await ctx.db.patch("members", memberId, { role });
+    if (target.role === "owner" && (await ownerCount(ctx, target.departmentId)) <= 1) throw new MaestroError("CONFLICT", LAST_OWNER);
+    await setMemberRole(ctx, memberId, role);
     await recordActivity(ctx, {
       departmentId: target.departmentId,
       type: "member_role_changed",
@@ -88,10 +74,8 @@ export const remove = userMutation({
     const target = await ctx.db.get("members", memberId);
     if (target === null) throw new MaestroError("NOT_FOUND", "Member not found.");
     const me = await manageable(ctx, target);
-    if (target.role === "owner" && (await ownerCount(ctx, target)) <= 1) {
-      throw new MaestroError("CONFLICT", "A department needs at least one owner; make someone else an owner first.");
-    }
-    await ctx.db.delete("members", memberId);
+    if (target.role === "owner" && (await ownerCount(ctx, target.departmentId)) <= 1) throw new MaestroError("CONFLICT", LAST_OWNER);
+    await removeMember(ctx, memberId);
     await recordActivity(ctx, {
       departmentId: target.departmentId,
       type: "member_removed",

@@ -16,27 +16,19 @@
  *   GET  /dms/{id}/messages           ?limit=&since=  a DM's messages
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)
  *
- * Errors: 401 key, 403 not allowed, 404 unknown, 400 bad body, 413 too
- * long, 429 rate limited; always `{"error": "..."}`.
+ * Errors (lib/errors HTTP_STATUS): 401 key, 403 not allowed, 404 unknown,
+ * 400 bad body or too long, 409 conflict, 429 rate limited; always
+ * `{"error": "..."}`.
  */
 import type { HttpRouter } from "convex/server";
 import { internal } from "./_generated/api";
 import { httpAction, type ActionCtx } from "./_generated/server";
-import { agentKeyHash, apiError, errorResponse, json, jsonObjectBody } from "./lib/httpJson";
+import { agentKeyHash, answering, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal } from "./lib/httpJson";
 import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
 
 type Body = Record<string, unknown>;
 
-/** A request this module refuses itself: 400 for a bad body or query, 404 for a path it does not serve. */
-class Refusal extends Error {
-  constructor(
-    readonly status: 400 | 404,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-const badRequest = (message: string) => new Refusal(400, message);
+const badRequest = (message: string) => new RequestRefusal("INVALID_ARGUMENT", message);
 
 function optionalString(body: Body, field: string): string | undefined {
   const value = body[field];
@@ -86,28 +78,22 @@ function endpoint(
   needsBody: boolean,
   run: (ctx: ActionCtx, call: { keyHash: string; body: Body; path: string[]; params: URLSearchParams }) => Promise<unknown>,
 ) {
-  return httpAction(async (ctx, request) => {
-    const key = agentKeyHash(request);
-    if ("refusal" in key) return key.refusal;
-    const url = new URL(request.url);
-    const path = url.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
-    let body: Body = {};
-    if (needsBody) {
-      const parsed = await jsonObjectBody(request);
-      if (parsed === null) return json(400, { error: "Send a JSON object." });
-      body = parsed;
-    }
-    try {
-      return json(200, await run(ctx, { keyHash: key.hash, body, path, params: url.searchParams }));
-    } catch (error) {
-      if (error instanceof Refusal) {
-        // Say whether the key itself is good before blaming the request.
-        const refusal = await ctx.runQuery(internal.agentApiKeys.keyRefusal, { keyHash: key.hash });
-        return apiError(refusal ?? error);
+  return httpAction(
+    answering(BEARER_CHALLENGE, async (ctx, request) => {
+      const keyHash = agentKeyHash(request);
+      const url = new URL(request.url);
+      const path = url.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
+      const body = needsBody ? await jsonObjectBody(request) : {};
+      if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", "Send a JSON object.");
+      try {
+        return json(200, await run(ctx, { keyHash, body, path, params: url.searchParams }));
+      } catch (error) {
+        // Say whether the key itself is good before blaming the request: a bad key's refusal wins.
+        if (error instanceof RequestRefusal) await ctx.runQuery(internal.agentApiKeys.checkKey, { keyHash });
+        throw error;
       }
-      return errorResponse(error);
-    }
-  });
+    }),
+  );
 }
 
 const ENDPOINTS = "POST /channels, GET /channels/{id}, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox";
@@ -115,7 +101,7 @@ const ENDPOINTS = "POST /channels, GET /channels/{id}, GET /channels/{id}/messag
 /** `/<prefix>/{id}` or `/<prefix>/{id}/<suffix>`: the id, or a 404 for any other shape. */
 function idWith(path: string[], suffix: string | null): string {
   const ok = suffix === null ? path.length === 2 : path.length === 3 && path[2] === suffix;
-  if (!ok || path[1].trim() === "") throw new Refusal(404, `No such endpoint. This API serves ${ENDPOINTS}.`);
+  if (!ok || path[1].trim() === "") throw new RequestRefusal("NOT_FOUND", `No such endpoint. This API serves ${ENDPOINTS}.`);
   return path[1];
 }
 

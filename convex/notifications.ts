@@ -1,13 +1,13 @@
+/** The bell for people: their unread notifications in a department, and marking them read. */
 import { v } from "convex/values";
 import { departmentQuery, userMutation } from "./functions";
 import { memberKey } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
+import { markNotificationRead, markTaskNotificationsRead, unreadNotifications } from "./records/notifications";
 import { vNotificationKind } from "./validators";
 
 /** Most notifications the bell lists. */
 export const MAX_LISTED_NOTIFICATIONS = 50;
-/** Most unread notifications counted or marked read in one call. */
-const MAX_UNREAD = 500;
 
 /** The caller's unread notifications in a department, newest first, with their task titles. */
 export const listMine = departmentQuery({
@@ -28,11 +28,7 @@ export const listMine = departmentQuery({
     ),
   }),
   handler: async (ctx, { departmentId }) => {
-    const unread = await ctx.db
-      .query("notifications")
-      .withIndex("by_recipient_and_readAt", (q) => q.eq("recipientKey", memberKey(ctx.member.userId)).eq("readAt", undefined))
-      .order("desc")
-      .take(MAX_UNREAD);
+    const unread = await unreadNotifications(ctx, memberKey(ctx.member.userId));
     const mine = unread.filter((n) => n.departmentId === departmentId);
     const notifications = [];
     for (const n of mine.slice(0, MAX_LISTED_NOTIFICATIONS)) {
@@ -54,24 +50,12 @@ export const markRead = userMutation({
   returns: v.number(),
   handler: async (ctx, { notificationId, taskId }) => {
     const key = memberKey(ctx.viewer.user._id);
-    const now = Date.now();
     if (notificationId !== undefined) {
       const notification = await ctx.db.get("notifications", notificationId);
-      if (notification === null || notification.recipientKey !== key) {
-        throw new MaestroError("NOT_FOUND", "Notification not found.");
-      }
-      if (notification.readAt !== undefined) return 0;
-      await ctx.db.patch("notifications", notificationId, { readAt: now });
-      return 1;
+      if (notification === null || notification.recipientKey !== key) throw new MaestroError("NOT_FOUND", "Notification not found.");
+      return await markNotificationRead(ctx, notification);
     }
     if (taskId === undefined) throw new MaestroError("INVALID_ARGUMENT", "Give a notificationId or a taskId.");
-    const unread = await ctx.db
-      .query("notifications")
-      .withIndex("by_recipient_and_task_and_readAt", (q) =>
-        q.eq("recipientKey", key).eq("taskId", taskId).eq("readAt", undefined),
-      )
-      .take(MAX_UNREAD);
-    for (const n of unread) await ctx.db.patch("notifications", n._id, { readAt: now });
-    return unread.length;
+    return await markTaskNotificationsRead(ctx, key, taskId);
   },
 });

@@ -9,8 +9,8 @@ import { Presence } from "@convex-dev/presence";
 import { v } from "convex/values";
 import { components } from "./_generated/api";
 import { userMutation, userQuery } from "./functions";
-import { requireMember } from "./lib/auth";
 import { MaestroError } from "./lib/errors";
+import { requireMember } from "./records/members";
 
 const presence = new Presence(components.presence);
 

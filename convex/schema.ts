@@ -35,6 +35,9 @@ import {
 import { vRunEventKind, vRunEventPayload } from "./lib/runEvents";
 import { SLASH_ACTIONS } from "./lib/slashCommands";
 
+/** What every pause card (approvals, questions, plans: records/pauseCards.ts) holds: the run it pauses, its task and agent. */
+const pauseCardFields = { departmentId: v.id("departments"), runId: v.id("runs"), taskId: v.id("tasks"), agentId: v.id("agents") };
+
 export default defineSchema({
   // Convex Auth's tables (accounts, sessions, refresh tokens, its failed-attempt limits).
   ...authTables,
@@ -280,10 +283,7 @@ export default defineSchema({
    * and the hash of its canonical arguments; it expires (then counts as denied).
    */
   approvals: defineTable({
-    departmentId: v.id("departments"),
-    runId: v.id("runs"),
-    taskId: v.id("tasks"),
-    agentId: v.id("agents"),
+    ...pauseCardFields,
     /** `<runId>:<tool_call index>`. */
     toolCallId: v.string(),
     tool: v.string(),
@@ -303,10 +303,7 @@ export default defineSchema({
 
   /** An agent's question to the people of its task (ask_question): answered on its card or by a reply in the thread. */
   questions: defineTable({
-    departmentId: v.id("departments"),
-    runId: v.id("runs"),
-    taskId: v.id("tasks"),
-    agentId: v.id("agents"),
+    ...pauseCardFields,
     question: v.string(),
     status: vQuestionStatus,
     answer: v.optional(v.string()),
@@ -324,10 +321,7 @@ export default defineSchema({
 
   /** A squad lead's plan (propose_plan): approved, its steps are delegated exactly as proposed; rejected, the lead revises. */
   plans: defineTable({
-    departmentId: v.id("departments"),
-    runId: v.id("runs"),
-    taskId: v.id("tasks"),
-    agentId: v.id("agents"),
+    ...pauseCardFields,
     summary: v.string(),
     steps: v.array(vPlanStep),
     status: vPlanStatus,
@@ -346,7 +340,7 @@ export default defineSchema({
 
   /**
    * What a side-effecting tool call did, by its idempotency key (cause, tool,
-   * canonical arguments; tools/effects): a repeat of the call returns this
+   * canonical arguments; records/toolEffects): a repeat of the call returns this
    * result instead of acting again.
    */
   toolEffects: defineTable({

@@ -1,10 +1,13 @@
+/** The command palette (Ctrl/Cmd-K): tasks, agents, channels and runs of one department, by what was typed. */
 import { v } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
-import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
-import { channelMembers } from "./channels";
 import { departmentQuery } from "./functions";
-import { canRead, CHANNEL_LIMITS } from "./lib/channels";
 import { memberKey } from "./lib/actors";
+import { canRead } from "./lib/channels";
+import { departmentAgents } from "./records/agents";
+import { departmentChannels, dmTitle, membershipsIn } from "./records/channels";
+import { runsOfDepartment } from "./records/runs";
+import { searchTitles } from "./records/tasks";
 import { vChannelKind, vRunStatus, vTaskStatus } from "./validators";
 
 /** What the command palette (Ctrl/Cmd-K) finds: at most this many of each. */
@@ -57,29 +60,14 @@ export const palette = departmentQuery({
   handler: async (ctx, { departmentId, text }) => {
     const query = text.slice(0, MAX_PALETTE_QUERY_CHARS).trim();
     const terms = queryTerms(query);
-    const tasks =
-      terms.length === 0
-        ? []
-        : await ctx.db
-            .query("tasks")
-            .withSearchIndex("search_title", (q) => q.search("title", query).eq("departmentId", departmentId))
-            .take(MAX_PALETTE_TASKS);
-    const squad = await ctx.db
-      .query("agents")
-      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
-      .take(MAX_AGENTS_PER_DEPARTMENT);
+    const tasks = terms.length === 0 ? [] : await searchTitles(ctx, departmentId, query, MAX_PALETTE_TASKS);
+    const squad = await departmentAgents(ctx, departmentId);
     const agents = squad.filter((agent) => terms.length === 0 || agentMatches(agent, terms)).slice(0, MAX_PALETTE_AGENTS);
 
     const me = memberKey(ctx.member.userId);
-    const mine = await ctx.db
-      .query("channelMembers")
-      .withIndex("by_key_and_department", (q) => q.eq("key", me).eq("departmentId", departmentId))
-      .take(CHANNEL_LIMITS.channelsPerDepartment * 2);
+    const mine = await membershipsIn(ctx, departmentId, me);
     const joined = new Set(mine.map((m) => m.channelId as string));
-    const named = await ctx.db
-      .query("channels")
-      .withIndex("by_department_and_kind_and_name", (q) => q.eq("departmentId", departmentId).eq("kind", "channel"))
-      .take(CHANNEL_LIMITS.channelsPerDepartment);
+    const named = await departmentChannels(ctx, departmentId);
     const channels = [];
     for (const channel of named) {
       if (channels.length >= MAX_PALETTE_CHANNELS) break;
@@ -90,17 +78,12 @@ export const palette = departmentQuery({
       if (channels.length >= MAX_PALETTE_CHANNELS || terms.length === 0) break;
       const dm = await ctx.db.get("channels", row.channelId);
       if (dm === null || dm.kind !== "dm") continue;
-      const others = await channelMembers(ctx, dm._id);
-      const title = others.filter((m) => m.key !== me).map((m) => m.name).join(", ");
+      const title = (await dmTitle(ctx, dm._id, me)).join(", ");
       if (textMatches(title, terms)) channels.push({ _id: dm._id, kind: dm.kind, title });
     }
 
     const byId = new Map(squad.map((agent) => [agent._id as string, agent.name]));
-    const recent = await ctx.db
-      .query("runs")
-      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-      .order("desc")
-      .take(PALETTE_RUNS_SCANNED);
+    const recent = await runsOfDepartment(ctx, departmentId, PALETTE_RUNS_SCANNED);
     const runs = [];
     for (const run of recent) {
       if (runs.length >= MAX_PALETTE_RUNS) break;

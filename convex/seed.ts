@@ -1,6 +1,9 @@
 import { v } from "convex/values";
 import { internalMutation, type MutationCtx } from "./_generated/server";
 import { agentSessionKey } from "./lib/names";
+import { insertAgent } from "./records/agents";
+import { departmentBySlug, insertDepartment } from "./records/departments";
+import { insertTaskRow } from "./records/tasks";
 import type { AgentKind, Priority, TaskStatus } from "./validators";
 
 const DEMO_DEPARTMENT = { name: "Product Squad", slug: "product" };
@@ -67,25 +70,19 @@ export const demo = internalMutation({
   args: {},
   returns: v.id("departments"),
   handler: async (ctx) => {
-    const existing = await ctx.db
-      .query("departments")
-      .withIndex("by_slug", (q) => q.eq("slug", DEMO_DEPARTMENT.slug))
-      .unique();
+    const existing = await departmentBySlug(ctx, DEMO_DEPARTMENT.slug);
     if (existing !== null) return existing._id;
     return await seedDemoDepartment(ctx);
   },
 });
 
 async function seedDemoDepartment(ctx: MutationCtx) {
-  const departmentId = await ctx.db.insert("departments", {
-    ...DEMO_DEPARTMENT,
-    chatSessionId: crypto.randomUUID(),
-  });
+  const departmentId = await insertDepartment(ctx, DEMO_DEPARTMENT.name, DEMO_DEPARTMENT.slug);
   const sessionKeyByName = new Map<string, string>();
   for (const agent of DEMO_AGENTS) {
     const sessionKey = agentSessionKey(agent.name, DEMO_DEPARTMENT.slug);
     sessionKeyByName.set(agent.name, sessionKey);
-    await ctx.db.insert("agents", {
+    await insertAgent(ctx, {
       ...agent,
       departmentId,
       nameKey: agent.name.toLowerCase(),
@@ -95,7 +92,7 @@ async function seedDemoDepartment(ctx: MutationCtx) {
   }
   const now = Date.now();
   for (const [index, task] of DEMO_TASKS.entries()) {
-    await ctx.db.insert("tasks", {
+    await insertTaskRow(ctx, {
       departmentId,
       title: task.title,
       description: task.description,

@@ -1,8 +1,8 @@
 /** First run: what the signed-out app needs to know to offer the owner setup. */
 import { v } from "convex/values";
 import { publicQuery } from "./functions";
-import { needsOwner } from "./lib/accounts";
 import { webuiPasswordFromEnv } from "./lib/config";
+import { needsOwner } from "./records/accounts";
 
 export const status = publicQuery({
   args: {},

@@ -1,11 +1,11 @@
 /** The signed-in person: who they are, their password, their first visit through an external provider. */
 import { invalidateSessions, modifyAccountCredentials, retrieveAccount } from "@convex-dev/auth/server";
-import { ConvexError, v } from "convex/values";
+import { v } from "convex/values";
 import { internalQuery } from "./_generated/server";
 import { identityMutation, userAction, userQuery } from "./functions";
-import { cleanPersonName, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS } from "./lib/accounts";
-import { getViewer } from "./lib/auth";
+import { cleanPersonName, passwordProblem } from "./lib/accounts";
 import { MaestroError } from "./lib/errors";
+import { getViewer, insertExternalUser, userByToken } from "./records/viewer";
 
 const vViewer = v.object({ _id: v.id("users"), name: v.string(), email: v.union(v.string(), v.null()) });
 
@@ -42,14 +42,11 @@ export const ensureExternal = identityMutation({
     // A Convex Auth account already has its row.
     const viewer = await getViewer(ctx);
     if (viewer !== null) return viewer.user._id;
-    const existing = await ctx.db
-      .query("users")
-      .withIndex("by_tokenIdentifier", (q) => q.eq("tokenIdentifier", identity.tokenIdentifier))
-      .unique();
+    const existing = await userByToken(ctx, identity.tokenIdentifier);
     if (existing !== null) return existing._id;
     if (identity.subject.includes("|")) throw new MaestroError("UNAUTHENTICATED", "This session has ended; sign in again.");
     const name = cleanPersonName(identity.name ?? identity.nickname ?? identity.email ?? "Human");
-    return await ctx.db.insert("users", { tokenIdentifier: identity.tokenIdentifier, name, email: identity.email });
+    return await insertExternalUser(ctx, identity.tokenIdentifier, name, identity.email);
   },
 });
 
@@ -63,14 +60,13 @@ export const changePassword = userAction({
   handler: async (ctx, { currentPassword, newPassword }) => {
     const { viewer } = ctx;
     if (viewer.email === null || viewer.sessionId === null) {
-      throw new ConvexError("Your account's password is managed by your sign-in provider.");
+      throw new MaestroError("INVALID_ARGUMENT", "Your account's password is managed by your sign-in provider.");
     }
-    if (newPassword.length < PASSWORD_MIN_CHARS || newPassword.length > PASSWORD_MAX_CHARS) {
-      throw new ConvexError(`A password needs ${PASSWORD_MIN_CHARS} to ${PASSWORD_MAX_CHARS} characters.`);
-    }
+    const problem = passwordProblem(newPassword);
+    if (problem !== null) throw new MaestroError("INVALID_ARGUMENT", problem);
     const account = { id: viewer.email, secret: currentPassword };
     const found = await retrieveAccount(ctx, { provider: "password", account }).catch(() => null);
-    if (found === null || found.user._id !== viewer._id) throw new ConvexError("Your current password is not right.");
+    if (found === null || found.user._id !== viewer._id) throw new MaestroError("FORBIDDEN", "Your current password is not right.");
     await modifyAccountCredentials(ctx, { provider: "password", account: { id: viewer.email, secret: newPassword } });
     await invalidateSessions(ctx, { userId: viewer._id, except: [viewer.sessionId] });
     return null;

@@ -7,10 +7,8 @@
  */
 import { v } from "convex/values";
 import { internal } from "./_generated/api";
-
 import { env, internalAction, internalMutation, internalQuery } from "./_generated/server";
 import { departmentMutation, departmentQuery } from "./functions";
-import { MaestroError } from "./lib/errors";
 import {
   checkWebhookUrl,
   newWebhookSecret,
@@ -21,10 +19,8 @@ import {
   WEBHOOK_MAX_ATTEMPTS,
   WEBHOOK_TIMEOUT_MS,
 } from "./lib/webhooks";
+import { pendingDelivery, recentDeliveries, recordDeliveryAttempt, removeWebhook, saveWebhook, webhookOf } from "./records/webhooks";
 import { vActivityData, vActor, vEventType } from "./validators";
-
-/** Deliveries the settings show. */
-const RECENT_DELIVERIES = 20;
 
 const vDelivery = v.object({
   _id: v.id("webhookDeliveries"),
@@ -44,16 +40,9 @@ export const get = departmentQuery({
   args: {},
   returns: v.union(v.null(), v.object({ url: v.string(), secretHint: v.string(), deliveries: v.array(vDelivery) })),
   handler: async (ctx, { departmentId }) => {
-    const webhook = await ctx.db
-      .query("webhooks")
-      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-      .unique();
+    const webhook = await webhookOf(ctx, departmentId);
     if (webhook === null) return null;
-    const deliveries = await ctx.db
-      .query("webhookDeliveries")
-      .withIndex("by_webhook", (q) => q.eq("webhookId", webhook._id))
-      .order("desc")
-      .take(RECENT_DELIVERIES);
+    const deliveries = await recentDeliveries(ctx, webhook._id);
     return {
       url: webhook.url,
       secretHint: `${webhook.secret.slice(0, 10)}…`,
@@ -70,12 +59,7 @@ export const set = departmentMutation({
   handler: async (ctx, { departmentId, url }) => {
     const clean = checkWebhookUrl(url, allowPrivate());
     const secret = newWebhookSecret();
-    const existing = await ctx.db
-      .query("webhooks")
-      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-      .unique();
-    if (existing !== null) await ctx.db.patch("webhooks", existing._id, { url: clean, secret, createdBy: ctx.viewer.user._id });
-    else await ctx.db.insert("webhooks", { departmentId, url: clean, secret, createdBy: ctx.viewer.user._id });
+    await saveWebhook(ctx, departmentId, clean, secret, ctx.viewer.user._id);
     return { secret };
   },
 });
@@ -85,12 +69,7 @@ export const remove = departmentMutation({
   args: {},
   returns: v.null(),
   handler: async (ctx, { departmentId }) => {
-    const existing = await ctx.db
-      .query("webhooks")
-      .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-      .unique();
-    if (existing === null) throw new MaestroError("NOT_FOUND", "This department has no webhook.");
-    await ctx.db.delete("webhooks", existing._id);
+    await removeWebhook(ctx, departmentId);
     return null;
   },
 });
@@ -118,12 +97,9 @@ export const deliveryPayload = internalQuery({
     }),
   ),
   handler: async (ctx, { deliveryId }) => {
-    const delivery = await ctx.db.get("webhookDeliveries", deliveryId);
-    if (delivery === null || delivery.status !== "pending") return null;
-    // A webhook removed or replaced since: the delivery goes nowhere.
-    const webhook = await ctx.db.get("webhooks", delivery.webhookId);
-    const event = await ctx.db.get("events", delivery.eventId);
-    if (webhook === null || event === null) return null;
+    const pending = await pendingDelivery(ctx, deliveryId);
+    if (pending === null) return null;
+    const { delivery, webhook, event } = pending;
     return {
       url: webhook.url,
       secret: webhook.secret,
@@ -153,18 +129,7 @@ export const recordAttempt = internalMutation({
   },
   returns: v.null(),
   handler: async (ctx, { deliveryId, ok, status, error, retryInMs }) => {
-    const delivery = await ctx.db.get("webhookDeliveries", deliveryId);
-    if (delivery === null) return null;
-    const attempts = delivery.attempts + 1;
-    const final = ok || retryInMs === undefined;
-    await ctx.db.patch("webhookDeliveries", deliveryId, {
-      attempts,
-      status: ok ? "delivered" : final ? "failed" : "pending",
-      lastStatus: status,
-      lastError: error,
-      nextAttemptAt: final ? undefined : Date.now() + retryInMs,
-    });
-    if (!final) await ctx.scheduler.runAfter(retryInMs, internal.webhooks.deliver, { deliveryId });
+    if (await recordDeliveryAttempt(ctx, deliveryId, { ok, status, error, retryInMs })) await ctx.scheduler.runAfter(retryInMs!, internal.webhooks.deliver, { deliveryId });
     return null;
   },
 });

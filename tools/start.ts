@@ -8,7 +8,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";
-import { ModelError, modelConfigFromEnv } from "../convex/brain/model.js";
+import { ModelError, modelConfigFromEnv } from "../convex/lib/modelConfig.js";
 import { allowedHostnames, appOrigins, envList, loadConfig, webuiPassword } from "./config.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
 import { startBackend } from "./local-backend/server.js";

@@ -1,17 +1,26 @@
+/**
+ * What a run reads: everything one round's prompt is built from (the
+ * assembled context and what the injection step shows), what the
+ * dispatcher checks before each call, and whether a call already acted.
+ * Bounded reads through the records, each in one transaction.
+ */
 import { v, type Infer } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
 import { internalQuery, type QueryCtx } from "../_generated/server";
-import { MAX_AGENTS_PER_DEPARTMENT } from "../agents";
 import { actorName } from "../lib/actors";
+import { brainConfig } from "../lib/brainConfig";
+import { chatExcluded } from "../lib/chat";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
-import { chatContextOfRun, chatExcluded, vRunChatContext } from "../chat";
-import { projectGraphOfRun, vProjectGraph } from "../projectGraph";
-import { inboxOfRun, vRunInbox } from "../tools/messaging";
-import { chatSettings } from "../lib/config";
+import { departmentAgents } from "../records/agents";
+import { chatContextOfAgent, vRunChatContext } from "../records/chat";
+import { inboxOfRun, vRunInbox } from "../records/inbox";
+import { newestMessages } from "../records/messages";
+import { projectGraphOf, vProjectGraph } from "../records/projectGraph";
+import { getRunX } from "../records/runs";
+import { chatSettings, leadModeFor } from "../records/settings";
+import { alreadyActed as actedBefore } from "../records/toolEffects";
 import { permittedTools } from "../tools/registry";
-import { leadModeOf } from "../lib/leadMode";
 import { vAgentStatus, vLeadMode, vPriority, vRunTrigger, vRunTriggerKind, vTaskStatus, vToolApproval } from "../validators";
-import { brainConfig } from "./config";
 
 /** Most thread messages read before the token budget trims them. */
 export const MAX_THREAD_MESSAGES = 200;
@@ -79,23 +88,6 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
   }
 }
 
-/** The lead mode where a run works: its task's, else its department's (lib/leadMode). */
-async function leadModeFor(ctx: QueryCtx, task: Doc<"tasks"> | null) {
-  if (task === null) return "act" as const;
-  const settings = await ctx.db
-    .query("settings")
-    .withIndex("by_department", (q) => q.eq("departmentId", task.departmentId))
-    .unique();
-  return leadModeOf(task, settings);
-}
-
-/** Everything a run's prompt is built from, bounded; the prompt itself is assembled by the middlewares. */
-export const getAssembledContext = internalQuery({
-  args: { runId: v.id("runs") },
-  returns: vAssembledContext,
-  handler: async (ctx, { runId }) => await assembledContextOf(ctx, runId),
-});
-
 /**
  * Everything one round of a run reads before its model call, in one
  * transaction: the assembled context and what the injection step shows
@@ -111,31 +103,26 @@ export const roundInputs = internalQuery({
     chat: vRunChatContext,
     pack: v.union(v.null(), vProjectGraph),
   }),
-  handler: async (ctx, { runId }) => ({
-    context: await assembledContextOf(ctx, runId),
-    inbox: await inboxOfRun(ctx, runId),
-    chat: await chatContextOfRun(ctx, runId),
-    pack: await projectGraphOfRun(ctx, runId),
-  }),
+  handler: async (ctx, { runId }) => {
+    const run = await getRunX(ctx, runId);
+    const agent = (await ctx.db.get("agents", run.agentId))!;
+    const task = (await ctx.db.get("tasks", run.taskId))!;
+    return {
+      context: await assembledContextOf(ctx, run, agent, task),
+      inbox: await inboxOfRun(ctx, run, agent),
+      chat: await chatContextOfAgent(ctx, agent),
+      pack: await projectGraphOf(ctx, agent, task),
+    };
+  },
 });
 
-async function assembledContextOf(ctx: QueryCtx, runId: Id<"runs">): Promise<AssembledContext> {
-  const run = await ctx.db.get("runs", runId);
-  if (run === null) throw new Error(`Run ${runId} not found`);
-  const agent = (await ctx.db.get("agents", run.agentId))!;
-  const task = (await ctx.db.get("tasks", run.taskId))!;
+/** Everything a run's prompt is built from, bounded; the prompt itself is assembled by the middlewares (brain/prompt). */
+async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"agents">, task: Doc<"tasks">): Promise<AssembledContext> {
   const department = (await ctx.db.get("departments", run.departmentId))!;
-  const agents = await ctx.db
-    .query("agents")
-    .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", department._id))
-    .take(MAX_AGENTS_PER_DEPARTMENT);
+  const agents = await departmentAgents(ctx, department._id);
   const nameByKey = new Map(agents.map((a) => [a.sessionKey, a.name]));
-  const recent = await ctx.db
-    .query("messages")
-    .withIndex("by_task", (q) => q.eq("taskId", task._id))
-    .order("desc")
-    .take(MAX_THREAD_MESSAGES);
-  const messages = recent.reverse().map((m) => ({
+  const recent = await newestMessages(ctx, task._id, MAX_THREAD_MESSAGES);
+  const messages = recent.map((m) => ({
     author: actorName(m.author),
     authorKind: m.author.kind === "member" ? "human" : m.author.kind,
     content: m.content,
@@ -146,7 +133,7 @@ async function assembledContextOf(ctx: QueryCtx, runId: Id<"runs">): Promise<Ass
   const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
   const { enabled: chatEnabled } = await chatSettings(ctx, task.departmentId);
   return {
-    runId,
+    runId: run._id,
     agent: {
       name: agent.name,
       role: agent.role,
@@ -157,7 +144,7 @@ async function assembledContextOf(ctx: QueryCtx, runId: Id<"runs">): Promise<Ass
       model: task.model ?? agent.model,
       isSquadLead: agent.isSquadLead,
     },
-    leadMode: await leadModeFor(ctx, task),
+    leadMode: await leadModeFor(ctx, task.departmentId, task),
     department: { name: department.name, slug: department.slug },
     task: {
       title: task.title,
@@ -205,20 +192,16 @@ export const agentForDispatch = internalQuery({
   args: { runId: v.id("runs") },
   returns: vDispatchScope,
   handler: async (ctx, { runId }) => {
-    const run = await ctx.db.get("runs", runId);
-    if (run === null) throw new Error(`Run ${runId} not found`);
+    const run = await getRunX(ctx, runId);
     const agent = (await ctx.db.get("agents", run.agentId))!;
     const { enabled: chatEnabled } = await chatSettings(ctx, agent.departmentId);
-    const agents = await ctx.db
-      .query("agents")
-      .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", run.departmentId))
-      .take(MAX_AGENTS_PER_DEPARTMENT);
+    const agents = await departmentAgents(ctx, run.departmentId);
     const task = await ctx.db.get("tasks", run.taskId);
     return {
       toolApprovals: agent.toolApprovals ?? [],
       taskPriority: task?.priority ?? "medium",
       isSquadLead: agent.isSquadLead,
-      leadMode: await leadModeFor(ctx, task),
+      leadMode: task === null ? "act" : await leadModeFor(ctx, task.departmentId, task),
       name: agent.name,
       sessionKey: agent.sessionKey,
       allowedTools: permittedTools(agent.allowedTools, { chatEnabled, architect: chatExcluded(agent) }).map((t) => t.name),
@@ -234,4 +217,15 @@ export const agentForDispatch = internalQuery({
       })),
     };
   },
+});
+
+/**
+ * Whether a call with this key already acted (records/toolEffects): a run
+ * retried or resumed after a call that needs approval is not asked about
+ * again when the call had acted for the same cause.
+ */
+export const alreadyActed = internalQuery({
+  args: { key: v.string() },
+  returns: v.boolean(),
+  handler: async (ctx, { key }) => await actedBefore(ctx, key),
 });

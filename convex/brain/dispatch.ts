@@ -9,19 +9,20 @@
  * The dispatcher knows no tool by name: it loops over registry entries and
  * reads each executor's typed result.
  */
-import { ConvexError, type Infer } from "convex/values";
+import type { Infer } from "convex/values";
 import { internal } from "../_generated/api";
 import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
-import { guards } from "../tools/guards";
+import { errorMessage } from "../lib/errors";
+import { guards } from "../lib/guards";
 import { canonicalJson, idempotencyKey } from "../tools/idempotency";
-import { deniedNote, guardNote, unknownToolNote, type GuardStop } from "../tools/notes";
-import type { PauseRequest, Resolution } from "../pauses";
+import { deniedNote, guardNote, unknownToolNote, type GuardStop } from "../lib/notes";
+import type { PauseRequest, Resolution } from "../lib/pauses";
 import { approvalPolicy, findTool, needsApproval, planStepCall, type ToolDefinition, type ToolResult } from "../tools/registry";
 import { PRIORITIES, type ApprovalPolicy, type LeadMode, type Priority, type RunPause, type ToolCallRecord } from "../validators";
 import type { vDispatchScope } from "./context";
-import type { BrainConfig } from "./config";
-import { MAX_TOOL_CALLS_PER_REPLY, type ParsedToolCall } from "./toolCalls";
+import type { BrainConfig } from "../lib/brainConfig";
+import { MAX_TOOL_CALLS_PER_REPLY, type ParsedToolCall } from "../lib/toolCalls";
 
 export interface Observation {
   tool: string;
@@ -36,15 +37,6 @@ const OUTCOME: Record<Exclude<ToolResult, { ok: true }>["problem"], Outcome> = {
   denied: "denied",
   guard: "refused",
 };
-
-/** A thrown error's message: a ConvexError's `data.message`, an Error's message. */
-function errorText(error: unknown): string {
-  if (error instanceof ConvexError) {
-    const data = error.data as { message?: string } | string;
-    return typeof data === "string" ? data : (data.message ?? JSON.stringify(data));
-  }
-  return error instanceof Error ? error.message : String(error);
-}
 
 function refused(tool: string, stop: GuardStop): ToolResult {
   return { ok: false, problem: "guard", text: `${tool}: refused, ${stop.reason}`, stop };
@@ -154,13 +146,13 @@ async function runTool(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, tool: To
       args,
     );
   } catch (error) {
-    return { ok: false, problem: "failed", text: `${tool.name} failed: ${errorText(error)}` };
+    return { ok: false, problem: "failed", text: `${tool.name} failed: ${errorMessage(error)}` };
   }
 }
 
 /** Records a result on the run and says its note in the thread (each note once per run); returns the observation. */
 async function report(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, call: { name: string; args: string }, result: ToolResult, seen: Set<string>): Promise<Observation> {
-  await ctx.runMutation(internal.runs.recordToolCall, {
+  await ctx.runMutation(internal.brain.writes.recordToolCall, {
     runId,
     record: { name: call.name, args: call.args, outcome: result.ok ? "ok" : OUTCOME[result.problem], observation: result.text, at: Date.now() },
     delegated: result.ok && result.delegated === true,
@@ -199,7 +191,7 @@ export async function dispatchCall(
   if (needsApproval(approvalPolicy(scope, tool.name), callPriority(args, scope.taskPriority))) {
     // A retried or resumed run repeating a call that already acted for this cause is not asked about again:
     // the tool only returns what it did then.
-    const acted = await ctx.runQuery(internal.tools.effects.alreadyActed, { key: idempotencyKey(scope.cause, tool.name, args) });
+    const acted = await ctx.runQuery(internal.brain.context.alreadyActed, { key: idempotencyKey(scope.cause, tool.name, args) });
     if (!acted) {
       log(`approval needed: ${tool.name}`);
       return { pause: { kind: "approval", tool: tool.name, args: canonicalJson(args) } };

@@ -17,14 +17,14 @@ import type { FunctionArgs } from "convex/server";
 import type { Id } from "../_generated/dataModel";
 import { env, internalAction, type ActionCtx } from "../_generated/server";
 import { DeltaBatcher } from "../lib/deltaBatcher";
-import { modelConfigProblem, NO_MODEL_NOTE } from "../runs";
+import { modelConfigFromEnv, modelConfigProblem, NO_MODEL_NOTE } from "../lib/modelConfig";
 import { isChatTool } from "../tools/registry";
-import { brainConfig } from "./config";
-import type { PauseRequest } from "../pauses";
+import { brainConfig } from "../lib/brainConfig";
+import type { PauseRequest } from "../lib/pauses";
 import { dispatchCall, settlePause, type Observation } from "./dispatch";
-import { ModelAbortedError, modelConfigFromEnv, streamModel, type ChatMessage } from "./model";
+import { ModelAbortedError, streamModel, type ChatMessage } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage } from "./prompt";
-import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls, stripToolCalls, type ParsedToolCall } from "./toolCalls";
+import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls, stripToolCalls, type ParsedToolCall } from "../lib/toolCalls";
 
 /** While the model is quiet, how often the action renews its lease and checks it was not stopped. */
 export const KEEPALIVE_MS = 1_000;
@@ -37,12 +37,12 @@ export const execute = internalAction({
   returns: v.null(),
   handler: async (ctx, { runId }) => {
     // Starts the run and, for one that paused for a person, says where it goes on.
-    const started = await ctx.runMutation(internal.runs.start, { runId });
+    const started = await ctx.runMutation(internal.brain.writes.start, { runId });
     if (started === null) return null;
     const { attempt, resume, failure } = started;
     const log = (line: string) => console.log(`[run ${runId}] ${line}`);
     const finish = (status: "completed" | "error", reason: string, reply?: string, modelCall?: ModelCall) =>
-      ctx.runMutation(internal.runs.finish, { runId, attempt, status, reason, reply, modelCall });
+      ctx.runMutation(internal.brain.writes.finish, { runId, attempt, status, reason, reply, modelCall });
     if (failure !== undefined) {
       log(`error: ${failure}`);
       await finish("error", failure);
@@ -69,7 +69,7 @@ export const execute = internalAction({
         const { pause } = resume;
         for (const line of pause.seen) seen.add(line);
         const settled = await settlePause(ctx, runId, pause, resume.resolution, config, seen, log);
-        live(await ctx.runMutation(internal.runEvents.endToolCall, { ...writer, index: pause.index, name: pause.call.name, observation: settled.text }));
+        live(await ctx.runMutation(internal.brain.writes.endToolCall, { ...writer, index: pause.index, name: pause.call.name, observation: settled.text }));
         conversation.push(...pause.conversation, { role: "assistant", content: pause.reply });
         conversation.push(observationsMessage([...pause.before, settled, ...pause.after], pause.round + 1 >= config.maxToolIterations));
         toolIndex = pause.nextIndex;
@@ -96,7 +96,7 @@ export const execute = internalAction({
         if (chatContext !== null) log(`chat: retrieved ${chatContext.messages.length} new message(s), newPointer ${chatContext.newPointer}`);
         const contextDone = performance.now();
         log(`model request (${context.agent.model ?? model.defaultModel})`);
-        live(await ctx.runMutation(internal.runEvents.beginMessage, { ...writer, round }));
+        live(await ctx.runMutation(internal.brain.writes.beginMessage, { ...writer, round }));
         const reply = await streamReply(ctx, writer, (options) =>
           streamModel(model, { model: context.agent.model, messages: [...messages, ...conversation] }, options),
         );
@@ -105,7 +105,7 @@ export const execute = internalAction({
         const toolsAllowed = round < config.maxToolIterations;
         const first = calls.length > 0 && toolsAllowed ? calls[0] : undefined;
         // message_end, what the model saw counted as read, and the first call announced: one write.
-        const ended = await ctx.runMutation(internal.runEvents.endReply, {
+        const ended = await ctx.runMutation(internal.brain.writes.endReply, {
           ...writer,
           model: reply.model,
           promptTokens: reply.promptTokens,
@@ -140,11 +140,11 @@ export const execute = internalAction({
           await finish("completed", reason, said, modelCall);
           return null;
         }
-        await ctx.runMutation(internal.runs.recordModelCall, { runId, ...modelCall });
+        await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...modelCall });
         if (paused !== null) {
           const { request, index, before, after, call } = paused;
           const state = { conversation: conversation.map(({ role, content }) => ({ role: role === "assistant" ? ("assistant" as const) : ("user" as const), content })), round, index, nextIndex: toolIndex, call, reply: reply.content, before, after, seen: [...seen] };
-          live(await ctx.runMutation(internal.pauses.pause, { ...writer, request, state }));
+          live(await ctx.runMutation(internal.brain.writes.pause, { ...writer, request, state }));
           log(`waiting: ${request.kind} for ${call.name}`);
           return null;
         }
@@ -164,7 +164,7 @@ export const execute = internalAction({
 });
 
 type Writer = { runId: Id<"runs">; attempt: number };
-type ModelCall = Omit<FunctionArgs<typeof internal.runs.recordModelCall>, "runId">;
+type ModelCall = Omit<FunctionArgs<typeof internal.brain.writes.recordModelCall>, "runId">;
 type Reply = Awaited<ReturnType<typeof streamModel>>;
 
 /**
@@ -187,7 +187,7 @@ async function streamReply(
   const batcher = new DeltaBatcher(
     async (delta) => {
       lastSign = Date.now();
-      return (await ctx.runMutation(internal.runEvents.appendDelta, { ...writer, delta })) === "ok" ? "ok" : "stop";
+      return (await ctx.runMutation(internal.brain.writes.appendDelta, { ...writer, delta })) === "ok" ? "ok" : "stop";
     },
     () => controller.abort(),
   );
@@ -196,7 +196,7 @@ async function streamReply(
     if (Date.now() - lastSign < KEEPALIVE_MS) return;
     lastSign = Date.now();
     pulse = pulse.then(async () => {
-      const verdict = await ctx.runMutation(internal.runEvents.keepAlive, writer).catch(() => "ok" as const);
+      const verdict = await ctx.runMutation(internal.brain.writes.keepAlive, writer).catch(() => "ok" as const);
       if (verdict === "aborted") controller.abort();
     });
   }, KEEPALIVE_MS / 2);
@@ -209,7 +209,7 @@ async function streamReply(
     const closed = await batcher.close().catch(() => "stop" as const);
     const stopped = controller.signal.aborted || closed === "stop";
     if (stopped || error instanceof ModelAbortedError) throw new Stopped();
-    await ctx.runMutation(internal.runEvents.endMessage, { ...writer, model: "", promptTokens: 0, completionTokens: 0, interrupted: true });
+    await ctx.runMutation(internal.brain.writes.endMessage, { ...writer, model: "", promptTokens: 0, completionTokens: 0, interrupted: true });
     throw error;
   } finally {
     clearInterval(keepAlive);
@@ -264,7 +264,7 @@ async function runTools(
     const start = toolStart(index, call);
     const { args } = start;
     // A call after a paused one was not announced by a previous result: it is announced here.
-    if (!announced && (await ctx.runMutation(internal.runEvents.beginToolCall, { ...writer, ...start })) === "aborted") throw new Stopped();
+    if (!announced && (await ctx.runMutation(internal.brain.writes.beginToolCall, { ...writer, ...start })) === "aborted") throw new Stopped();
     announced = false;
     let result: Observation;
     if (paused !== null) {
@@ -286,7 +286,7 @@ async function runTools(
     }
     (paused === null ? observations : paused.after).push(result);
     const next = calls.at(offset + 1);
-    const verdict = await ctx.runMutation(internal.runEvents.endToolCall, {
+    const verdict = await ctx.runMutation(internal.brain.writes.endToolCall, {
       ...writer,
       index,
       name: call.name,
@@ -300,7 +300,7 @@ async function runTools(
 }
 
 async function refuse(ctx: ActionCtx, runId: Id<"runs">, call: ParsedToolCall, observation: string, guard: string) {
-  await ctx.runMutation(internal.runs.recordToolCall, {
+  await ctx.runMutation(internal.brain.writes.recordToolCall, {
     runId,
     record: { name: call.name, args: JSON.stringify(call.args ?? null), outcome: "refused", observation, at: Date.now() },
     delegated: false,

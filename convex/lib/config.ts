@@ -2,12 +2,11 @@
  * Maestro's runtime configuration inside Convex. The JSON config (defaults
  * below, `maestro.config.json`, environment) reaches functions as the
  * MAESTRO_CONFIG_JSON environment variable and gives every department its
- * defaults; a department's admins override them for their department (the
- * `settings` table, one document per department). No limit is a literal in code
+ * defaults; a department's admins override them for their department
+ * (records/settings.ts). No limit is a literal in code
  * paths: they are read from here.
  */
-import type { Id } from "../_generated/dataModel";
-import { env, type QueryCtx } from "../_generated/server";
+import { env } from "../_generated/server";
 
 export interface ChatSettings {
   enabled: boolean;
@@ -73,16 +72,6 @@ function parseChatSettings(raw: string | undefined, enabledVar: string | undefin
   // Single variables win over the JSON, as environment overrides do.
   if (enabledVar !== undefined) fromJson.enabled = enabledVar !== "false";
   return fromJson;
-}
-
-/** A department's effective chat settings: the deployment's, overridden by what its admins saved. */
-export async function chatSettings(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ChatSettings> {
-  const base = chatSettingsFromEnv();
-  const saved = await ctx.db
-    .query("settings")
-    .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-    .unique();
-  return { ...base, ...(saved?.chat ?? {}) };
 }
 
 /**

@@ -1,29 +1,35 @@
 /**
- * JSON over HTTP for the endpoints in convex/http.ts and convex/messagingApi.ts:
- * answers, request bodies, an agent API key from `Authorization: Bearer`,
- * and a thrown MaestroError turned into its HTTP status.
+ * JSON over HTTP for convex/http.ts and convex/messagingApi.ts: answers,
+ * request bodies, an agent API key from `Authorization: Bearer`, and a
+ * thrown MaestroError turned into its status through lib/errors' one table.
  */
-import { ConvexError } from "convex/values";
-import { hashApiKey, isApiKeyShape } from "../agentApiKeys";
-import type { ErrorCode } from "./errors";
+import { hashApiKey, isApiKeyShape } from "./apiKeys";
+import { errorData, HTTP_STATUS, MaestroError } from "./errors";
 
-export function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+/** The challenge a 401 names: the WebUI password (HTTP Basic) or an agent API key. */
+export const BASIC_CHALLENGE = 'Basic realm="Maestro"';
+export const BEARER_CHALLENGE = 'Bearer realm="Maestro agent API"';
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 }
 
-export const UNAUTHORIZED_AGENT = (message: string) =>
-  new Response(JSON.stringify({ error: message }), {
-    status: 401,
-    headers: { "Content-Type": "application/json", "WWW-Authenticate": 'Bearer realm="Maestro agent API"' },
-  });
+/** A request an endpoint refuses itself (its body, query or path), before any function ran. */
+export class RequestRefusal extends MaestroError {}
 
-/** The key's hash, or the 401 to answer: the key itself never leaves this action. */
-export function agentKeyHash(request: Request): { hash: string } | { refusal: Response } {
+/** The key's hash; the key itself never leaves the HTTP action. UNAUTHENTICATED without a well-formed key. */
+export function agentKeyHash(request: Request): string {
   const header = request.headers.get("Authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match === null) return { refusal: UNAUTHORIZED_AGENT("Missing API key: send Authorization: Bearer <agent API key>.") };
-  if (!isApiKeyShape(match[1])) return { refusal: UNAUTHORIZED_AGENT("Unknown API key.") };
-  return { hash: hashApiKey(match[1]) };
+  if (match === null) throw new MaestroError("UNAUTHENTICATED", "Missing API key: send Authorization: Bearer <agent API key>.");
+  if (!isApiKeyShape(match[1])) throw new MaestroError("UNAUTHENTICATED", "Unknown API key.");
+  return hashApiKey(match[1]);
+}
+
+/** The hash of a well-formed key when the request carries one, else undefined (for endpoints a key only refines). */
+export function optionalAgentKeyHash(request: Request): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("Authorization") ?? "");
+  return match !== null && isApiKeyShape(match[1]) ? hashApiKey(match[1]) : undefined;
 }
 
 /** The request's JSON object body; an empty body counts as `{}`. Null when it is not a JSON object. */
@@ -38,26 +44,27 @@ export async function jsonObjectBody(request: Request): Promise<Record<string, u
   }
 }
 
-export function apiError(result: { status: number; message: string }): Response {
-  return result.status === 401 ? UNAUTHORIZED_AGENT(result.message) : json(result.status, { error: result.message });
+/**
+ * A user-caused failure (a MaestroError, also one rethrown from a query or
+ * mutation the action called) as its HTTP answer `{"error": message}`, a 401
+ * naming `challenge`; anything else is rethrown (a 500).
+ */
+export function errorResponse(error: unknown, challenge: string | null): Response {
+  const data = errorData(error);
+  if (data === null) throw error;
+  const status = HTTP_STATUS[data.code];
+  const headers: Record<string, string> = status === 401 && challenge !== null ? { "WWW-Authenticate": challenge } : {};
+  if (data.retryAfterSeconds === undefined) return json(status, { error: data.message }, headers);
+  return json(status, { error: data.message, retryAfterSeconds: data.retryAfterSeconds }, { ...headers, "Retry-After": String(data.retryAfterSeconds) });
 }
 
-const STATUS_BY_CODE: Record<ErrorCode, number> = {
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  INVALID_ARGUMENT: 400,
-  CONFLICT: 409,
-  RATE_LIMITED: 429,
-};
-
-/** A user-caused failure (MaestroError / ConvexError {code, message}) as its HTTP answer; anything else is rethrown (a 500). */
-export function errorResponse(error: unknown): Response {
-  if (error instanceof ConvexError) {
-    const data = error.data as { code?: string; message?: string } | string;
-    if (typeof data === "string") return json(400, { error: data });
-    const status = STATUS_BY_CODE[(data.code ?? "") as ErrorCode];
-    if (status !== undefined) return apiError({ status, message: data.message ?? "Refused." });
-  }
-  throw error;
+/** An HTTP action's handler whose MaestroErrors answer with their status (errorResponse). */
+export function answering<Ctx>(challenge: string | null, handler: (ctx: Ctx, request: Request) => Promise<Response>): (ctx: Ctx, request: Request) => Promise<Response> {
+  return async (ctx, request) => {
+    try {
+      return await handler(ctx, request);
+    } catch (error) {
+      return errorResponse(error, challenge);
+    }
+  };
 }

@@ -36,3 +36,14 @@ export function leaseNeedsRenewal(leaseExpiresAt: number | undefined, now: numbe
 export function recoveryFor(run: { toolStarted?: boolean; attempt?: number }): "retry" | "interrupt" {
   return !run.toolStarted && (run.attempt ?? 1) < MAX_RUN_ATTEMPTS ? "retry" : "interrupt";
 }
+
+/** How long a run may stay queued (its action never started) before the sweeper ends it; MAESTRO_RUN_QUEUED_LIMIT_MS overrides it. */
+export const DEFAULT_QUEUED_LIMIT_MS = 10 * 60_000;
+
+export function queuedLimitMs(source: Record<string, string | undefined>): number {
+  const value = Number(source.MAESTRO_RUN_QUEUED_LIMIT_MS);
+  return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_QUEUED_LIMIT_MS;
+}
+
+/** The reason the sweeper gives a run whose action died after a tool had run. */
+export const INTERRUPTED_REASON = "interrupted";

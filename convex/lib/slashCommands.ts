@@ -10,9 +10,6 @@
 export const SLASH_ACTIONS = ["new_session", "stop_stream", "set_model", "switch_mode"] as const;
 export type SlashAction = (typeof SLASH_ACTIONS)[number];
 
-/** What built-in commands do; handled in code, their names reserved. */
-export const BUILTIN_ACTIONS = ["delegate", "assign", "set_status", "help"] as const;
-export type BuiltinAction = (typeof BUILTIN_ACTIONS)[number];
 
 export type CommandSource = "builtin" | "global" | "department";
 
@@ -20,8 +17,8 @@ export interface SlashCommand {
   name: string;
   description: string;
   argumentHint: string;
-  /** Absent: a prompt command (the template is rendered and sent to the agent). */
-  action?: SlashAction | BuiltinAction;
+  /** Absent: a prompt command (the template is rendered and sent to the agent). A built-in's own action, or one of SLASH_ACTIONS (convex/slash/registry.ts). */
+  action?: string;
   /** Whether the raw arguments reach the action; otherwise it gets the rendered template. */
   passArguments: boolean;
   template: string;
@@ -47,37 +44,6 @@ export function commandNameProblem(name: string): string | null {
   if (!NAME_RE.test(name)) return `"${name}" is not a command name: use lower-case letters, digits, "-" and "_", starting with a letter.`;
   return null;
 }
-
-export const BUILTIN_COMMANDS: readonly SlashCommand[] = [
-  {
-    name: "delegate",
-    description: "Delegate a new task to an agent directly",
-    argumentHint: "<agent> <title>",
-    action: "delegate",
-    passArguments: true,
-    template: "",
-    source: "builtin",
-  },
-  {
-    name: "assign",
-    description: "Assign this task to an agent",
-    argumentHint: "<agent>",
-    action: "assign",
-    passArguments: true,
-    template: "",
-    source: "builtin",
-  },
-  {
-    name: "status",
-    description: "Move this task to a status",
-    argumentHint: "<inbox|assigned|in_progress|review|done|blocked>",
-    action: "set_status",
-    passArguments: true,
-    template: "",
-    source: "builtin",
-  },
-  { name: "help", description: "List the slash commands", argumentHint: "", action: "help", passArguments: false, template: "", source: "builtin" },
-];
 
 export type ParsedFile = { ok: true; command: SlashCommand } | { ok: false; file: string; error: string };
 
@@ -147,15 +113,15 @@ export interface Registry {
 }
 
 /**
- * The registry a department sees: built-ins, then global files, then the
- * department's own commands, each overriding a global of the same name.
- * Built-in names are reserved: a global or department command using one is
- * reported and left out.
+ * The registry a department sees: built-ins (convex/slash/registry.ts), then
+ * global files, then the department's own commands, each overriding a global
+ * of the same name. Built-in names are reserved: a global or department
+ * command using one is reported and left out.
  */
-export function buildRegistry(globalFiles: ReadonlyArray<{ file: string; text: string }>, department: readonly SlashCommand[]): Registry {
+export function buildRegistry(builtins: readonly SlashCommand[], globalFiles: ReadonlyArray<{ file: string; text: string }>, department: readonly SlashCommand[]): Registry {
   const byName = new Map<string, SlashCommand>();
   const errors: string[] = [];
-  for (const builtin of BUILTIN_COMMANDS) byName.set(builtin.name, builtin);
+  for (const builtin of builtins) byName.set(builtin.name, builtin);
   const reserved = (name: string) => byName.get(name)?.source === "builtin";
   for (const { file, text } of globalFiles) {
     const parsed = parseCommandFile(file, text, "global");
@@ -212,7 +178,7 @@ export function wrapPrompt(name: string, invokedAs: string, rendered: string): s
 
 export type Resolution =
   | { ok: false; name: string; invokedAs: string; error: string }
-  | { ok: true; kind: "action"; command: SlashCommand; action: SlashAction | BuiltinAction; args: string; invokedAs: string; rawArgs: string }
+  | { ok: true; kind: "action"; command: SlashCommand; action: string; args: string; invokedAs: string; rawArgs: string }
   | { ok: true; kind: "prompt"; command: SlashCommand; rendered: string; payload: string; invokedAs: string; rawArgs: string };
 
 /**

@@ -4,12 +4,12 @@ import { internal } from "../_generated/api";
 import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
 import { departmentQuery } from "../functions";
-import { chatSettings } from "../lib/config";
-import { IMPORTANCES, PRIORITIES, TASK_STATUSES, vApprovalPolicy, type ApprovalPolicy, type PlanStep, type Priority, type RunTriggerKind, type TaskStatus } from "../validators";
-import type { PauseRequest } from "../pauses";
 import { resolveAgentNames } from "../lib/agentNames";
+import { unknownAssigneeNote, type GuardStop } from "../lib/notes";
+import type { PauseRequest } from "../lib/pauses";
+import { chatSettings } from "../records/settings";
+import { IMPORTANCES, PRIORITIES, TASK_STATUSES, vApprovalPolicy, type ApprovalPolicy, type Importance, type PlanStep, type Priority, type RunTriggerKind, type TaskStatus } from "../validators";
 import type { DelegationResult } from "./delegation";
-import { unknownAssigneeNote, type GuardStop } from "./notes";
 
 /**
  * Every tool an agent can be allowed to call, each entry carrying its own
@@ -117,22 +117,33 @@ const vArtifactsArg = z
   .max(10, "at most 10 artifacts")
   .optional();
 const ARTIFACTS_USAGE = '"artifacts"?: [{"task_id": string} | {"file_id": string (a posted file\'s storageId)}]';
-/** The message artifacts the messaging tools take, from the model's spelling. */
-function artifactsOf(args: { artifacts?: Array<{ task_id: string } | { file_id: string }> }) {
-  return args.artifacts?.map((a) => ("task_id" in a ? { taskId: a.task_id } : { fileId: a.file_id }));
+/** What every message a tool posts takes, as the model spells it. */
+const vMessageArgs = {
+  content: z.string().trim().min(1, "content must not be empty"),
+  importance: z.enum(IMPORTANCES).optional(),
+  blocking: z.boolean().optional(),
+  artifacts: vArtifactsArg,
+};
+const MESSAGE_USAGE = `"content": string, "importance"?: "normal"|"high"|"critical", "blocking"?: boolean, ${ARTIFACTS_USAGE}`;
+
+/** A message's fields as the messaging executors take them: the run, the call's key (also its correlation id), the post. */
+function messageFields(scope: ToolScope, args: { content: string; importance?: Importance; blocking?: boolean; artifacts?: Array<{ task_id: string } | { file_id: string }> }) {
+  return {
+    runId: scope.runId,
+    key: scope.key,
+    body: args.content,
+    importance: args.importance,
+    blocking: args.blocking,
+    artifacts: args.artifacts?.map((a) => ("task_id" in a ? { taskId: a.task_id } : { fileId: a.file_id })),
+    correlationId: scope.key,
+  };
 }
 
 const postMessage = tool({
   name: "post_message",
   description: "Post a message in this task's thread, or in a channel when one is named.",
   usage: `{"content": string, "channel"?: string (e.g. "#launch"), "importance"?: "normal"|"high"|"critical", "blocking"?: boolean, ${ARTIFACTS_USAGE} (in a channel)}`,
-  args: z.object({
-    content: z.string().trim().min(1, "content must not be empty"),
-    channel: z.string().trim().min(1).optional(),
-    importance: z.enum(IMPORTANCES).optional(),
-    blocking: z.boolean().optional(),
-    artifacts: vArtifactsArg,
-  }),
+  args: z.object({ channel: z.string().trim().min(1).optional(), ...vMessageArgs }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
     if (args.channel === undefined) {
@@ -142,16 +153,7 @@ const postMessage = tool({
       await ctx.runMutation(internal.tools.thread.postMessageTool, { runId: scope.runId, content: args.content, key: scope.key });
       return { ok: true, text: "posted in the thread" };
     }
-    const id: string = await ctx.runMutation(internal.tools.messaging.postChannelTool, {
-      runId: scope.runId,
-      key: scope.key,
-      channel: args.channel,
-      body: args.content,
-      importance: args.importance,
-      blocking: args.blocking,
-      correlationId: scope.key,
-      artifacts: artifactsOf(args),
-    });
+    const id: string = await ctx.runMutation(internal.tools.messaging.postChannelTool, { ...messageFields(scope, args), channel: args.channel });
     return { ok: true, text: `posted in ${args.channel.startsWith("#") ? args.channel : `#${args.channel}`} (message ${id})` };
   },
 });
@@ -175,7 +177,7 @@ const askQuestion = tool({
   args: z.object({ question: z.string().trim().min(1, "question must not be empty") }),
   approval: "never",
   async execute(_ctx, scope, args): Promise<ToolResult> {
-    // The key makes the same question from the same cause wait on the first card, never a second one (pauses.pause).
+    // The key makes the same question from the same cause wait on the first card, never a second one (reactions/pauses).
     return { ok: true, text: "asked in the thread", pause: { kind: "question", question: args.question, key: scope.key } };
   },
 });
@@ -241,8 +243,6 @@ const chatGetNew = tool({
   },
 });
 
-const vImportanceArg = z.enum(IMPORTANCES).optional();
-
 const createChannel = tool({
   name: "create_channel",
   description: "Create a channel in the department (project-wide, or private to its members).",
@@ -258,20 +258,11 @@ const createChannel = tool({
 const replyThread = tool({
   name: "reply_thread",
   description: "Reply in the thread of a channel message.",
-  usage: `{"message_id": string, "content": string, "importance"?: "normal"|"high"|"critical", "blocking"?: boolean, ${ARTIFACTS_USAGE}}`,
-  args: z.object({ message_id: z.string().trim().min(1), content: z.string().trim().min(1, "content must not be empty"), importance: vImportanceArg, blocking: z.boolean().optional(), artifacts: vArtifactsArg }),
+  usage: `{"message_id": string, ${MESSAGE_USAGE}}`,
+  args: z.object({ message_id: z.string().trim().min(1), ...vMessageArgs }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
-    await ctx.runMutation(internal.tools.messaging.replyThreadTool, {
-      runId: scope.runId,
-      key: scope.key,
-      messageId: args.message_id,
-      body: args.content,
-      importance: args.importance,
-      blocking: args.blocking,
-      artifacts: artifactsOf(args),
-      correlationId: scope.key,
-    });
+    await ctx.runMutation(internal.tools.messaging.replyThreadTool, { ...messageFields(scope, args), messageId: args.message_id });
     return { ok: true, text: "replied in the thread" };
   },
 });
@@ -279,20 +270,11 @@ const replyThread = tool({
 const dmSend = tool({
   name: "dm_send",
   description: "Send a direct message to people (a DM always includes a person; agents do not DM each other).",
-  usage: `{"to": string[] (names), "content": string, "importance"?: "normal"|"high"|"critical", "blocking"?: boolean, ${ARTIFACTS_USAGE}}`,
-  args: z.object({ to: z.array(z.string().trim().min(1)).min(1, "name at least one person"), content: z.string().trim().min(1, "content must not be empty"), importance: vImportanceArg, blocking: z.boolean().optional(), artifacts: vArtifactsArg }),
+  usage: `{"to": string[] (names), ${MESSAGE_USAGE}}`,
+  args: z.object({ to: z.array(z.string().trim().min(1)).min(1, "name at least one person"), ...vMessageArgs }),
   approval: "never",
   async execute(ctx, scope, args): Promise<ToolResult> {
-    await ctx.runMutation(internal.tools.messaging.dmSendTool, {
-      runId: scope.runId,
-      key: scope.key,
-      to: args.to,
-      body: args.content,
-      importance: args.importance,
-      blocking: args.blocking,
-      artifacts: artifactsOf(args),
-      correlationId: scope.key,
-    });
+    await ctx.runMutation(internal.tools.messaging.dmSendTool, { ...messageFields(scope, args), to: args.to });
     return { ok: true, text: `sent a DM to ${args.to.join(", ")}` };
   },
 });

@@ -1,17 +1,19 @@
+/**
+ * The thread tools' executors (tools/registry): an agent posts in its task's
+ * thread or moves its task, and a run says a note there. Each acts as the
+ * run's agent on the run's task only; neither comes from the model's arguments.
+ */
 import { v } from "convex/values";
-import type { Doc, Id } from "../_generated/dataModel";
+import type { Doc } from "../_generated/dataModel";
 import { internalMutation, type MutationCtx } from "../_generated/server";
 import { agentActor } from "../lib/actors";
 import { MaestroError } from "../lib/errors";
-import { postMessage } from "../messages";
-import { moveTask } from "../tasks";
+import { moveTask } from "../reactions/taskChange";
+import { postNote as postSystemNote, postToThread } from "../reactions/threadPost";
+import { oncePerKey } from "../records/toolEffects";
 import { vTaskStatus } from "../validators";
-import { oncePerKey } from "./effects";
 
-/**
- * The thread tools an agent calls during a run. Each acts as the run's agent
- * on the run's task only; neither comes from the model's arguments.
- */
+/** The running run's agent and task. */
 async function runScope(ctx: MutationCtx, runId: Doc<"runs">["_id"]) {
   const run = await ctx.db.get("runs", runId);
   if (run === null || run.status !== "running") throw new MaestroError("INVALID_ARGUMENT", "This run is not running.");
@@ -21,7 +23,7 @@ async function runScope(ctx: MutationCtx, runId: Doc<"runs">["_id"]) {
   return { agent, task };
 }
 
-/** The call's idempotency key (tools/idempotency): the same call from the same cause acts once (tools/effects). */
+/** The call's idempotency key (tools/idempotency): the same call from the same cause acts once (records/toolEffects). */
 const vKey = v.optional(v.string());
 
 /** `post_message`: the agent posts in its task's thread. */
@@ -30,7 +32,7 @@ export const postMessageTool = internalMutation({
   returns: v.id("messages"),
   handler: async (ctx, { runId, content, key }) => {
     const { agent, task } = await runScope(ctx, runId);
-    return await oncePerKey(ctx, { key, tool: "post_message", runId }, async () => await postMessage(ctx, agentActor(agent), task, content));
+    return await oncePerKey(ctx, { key, tool: "post_message", runId }, async () => (await postToThread(ctx, agentActor(agent), task, content))._id);
   },
 });
 
@@ -51,41 +53,14 @@ export const updateTaskStatus = internalMutation({
 });
 
 /**
- * Posts an agent's question in its task's thread and blocks the task until a
- * member answers (there or on the question card); returns the message.
- */
-export async function askInThread(ctx: MutationCtx, agent: Doc<"agents">, task: Doc<"tasks">, question: string, questionId?: Id<"questions">) {
-  const messageId = await postMessage(ctx, agentActor(agent), task, `❓ ${question.trim()}`);
-  const previousStatus = task.pendingQuestion?.previousStatus ?? (task.status === "blocked" ? "in_progress" : task.status);
-  await ctx.db.patch("tasks", task._id, {
-    pendingQuestion: { agentSessionKey: agent.sessionKey, messageId, previousStatus, ...(questionId === undefined ? {} : { questionId }) },
-  });
-  if (task.status !== "blocked") await moveTask(ctx, agentActor(agent), task, "blocked");
-  return messageId;
-}
-
-/**
- * `ask_question` without a card: the agent asks the humans in the thread; the
- * task is blocked until a member answers there, which unblocks it and wakes the agent.
- */
-export const askQuestion = internalMutation({
-  args: { runId: v.id("runs"), question: v.string() },
-  returns: v.id("messages"),
-  handler: async (ctx, { runId, question }) => {
-    const { agent, task } = await runScope(ctx, runId);
-    return await askInThread(ctx, agent, task, question);
-  },
-});
-
-/**
  * A system note from a run in its task's thread: what a tool call could not
- * do and the choices (tools/notes). Notes mention nobody, so they wake no one.
+ * do and the choices (lib/notes). Notes mention nobody, so they wake no one.
  */
 export const postNote = internalMutation({
   args: { runId: v.id("runs"), content: v.string() },
   returns: v.id("messages"),
   handler: async (ctx, { runId, content }) => {
     const { task } = await runScope(ctx, runId);
-    return await postMessage(ctx, { kind: "system" }, task, content);
+    return await postSystemNote(ctx, task, content);
   },
 });

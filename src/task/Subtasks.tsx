@@ -5,7 +5,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { STATUS_OPTIONS } from "../board/options";
 
-export type SubtaskList = FunctionReturnType<typeof api.tools.delegation.listSubtasks>;
+export type SubtaskList = FunctionReturnType<typeof api.tasks.listSubtasks>;
 
 type ViewProps = { list: SubtaskList; onOpenTask: (taskId: Id<"tasks">) => void; hrefFor: (taskId: Id<"tasks">) => string };
 
@@ -55,6 +55,6 @@ export function SubtasksView({ list, onOpenTask, hrefFor }: ViewProps) {
 
 /** The subtasks of `taskId`, live: a subtask moving column updates here at once. */
 export function Subtasks({ taskId, ...view }: Omit<ViewProps, "list"> & { taskId: Id<"tasks"> }) {
-  const list = useQuery(api.tools.delegation.listSubtasks, { taskId });
+  const list = useQuery(api.tasks.listSubtasks, { taskId });
   return list === undefined ? null : <SubtasksView list={list} {...view} />;
 }

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callModel, type ChatMessage } from "../../convex/brain/model";
-import { parseToolCalls } from "../../convex/brain/toolCalls";
+import { parseToolCalls } from "../../convex/lib/toolCalls";
 import { countTokens } from "../../convex/lib/tokens";
 import { demoReply, startDemoModel, type DemoModel } from "../../tools/demo-model/server";
 import { demoPaceMs, SLOW_PIECE_MS } from "../../tools/demo-model/rules";

@@ -1,15 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
-import {
-  callModel,
-  MAX_RETRY_AFTER_MS,
-  ModelAbortedError,
-  ModelError,
-  modelConfigFromEnv,
-  retryDelayMs,
-  streamModel,
-  type ChatMessage,
-  type ModelConfig,
-} from "../../convex/brain/model";
+import { callModel, MAX_RETRY_AFTER_MS, ModelAbortedError, retryDelayMs, streamModel, type ChatMessage } from "../../convex/brain/model";
+import { ModelError, modelConfigFromEnv, type ModelConfig } from "../../convex/lib/modelConfig";
 import { startScriptedModel, type Script, type ScriptedModel } from "./scriptedModel";
 
 const MESSAGES: ChatMessage[] = [

@@ -124,17 +124,17 @@ describe("re-delegating the same work on a result", () => {
 describe("listSubtasks", () => {
   test("lists what was delegated from a task with live status and assignee names; members of other departments are refused", async () => {
     const { t, departmentId, admin, rootId } = await squad();
-    expect(await admin.query(api.tools.delegation.listSubtasks, { taskId: rootId })).toEqual({ subtasks: [], truncated: false });
+    expect(await admin.query(api.tasks.listSubtasks, { taskId: rootId })).toEqual({ subtasks: [], truncated: false });
     const hero = await delegate(t, departmentId, rootId, "Hero copy");
     await delegate(t, departmentId, rootId, "Signup form");
     if (!hero.ok) throw new Error(hero.guard.reason);
     await admin.mutation(api.tasks.setStatus, { taskId: hero.taskId, status: "review" });
-    const { subtasks } = await admin.query(api.tools.delegation.listSubtasks, { taskId: rootId });
+    const { subtasks } = await admin.query(api.tasks.listSubtasks, { taskId: rootId });
     expect(subtasks.map(({ title, status, assignees, delegatedBy }) => ({ title, status, assignees, delegatedBy }))).toEqual([
       { title: "Hero copy", status: "review", assignees: ["Writer"], delegatedBy: "Jarvis" },
       { title: "Signup form", status: "assigned", assignees: ["Writer"], delegatedBy: "Jarvis" },
     ]);
     const { member: mallory } = await createOtherDepartment(t);
-    await expectError(mallory.query(api.tools.delegation.listSubtasks, { taskId: rootId }), "FORBIDDEN");
+    await expectError(mallory.query(api.tasks.listSubtasks, { taskId: rootId }), "FORBIDDEN");
   });
 });

@@ -172,7 +172,7 @@ describe("actions", () => {
     expect(result).toMatchObject({ ok: true, message: "Delegated “Fix the login page” to Dev Bot." });
     const created = await t.run(async (ctx) => await ctx.db.get("tasks", (result as { taskId: Id<"tasks"> }).taskId));
     expect(created).toMatchObject({ title: "Fix the login page", parentTaskId: taskId, delegatedBy: "Mo", assigneeSessionKeys: [AGENTS.devBot], status: "assigned" });
-    const subtasks = await member.query(api.tools.delegation.listSubtasks, { taskId });
+    const subtasks = await member.query(api.tasks.listSubtasks, { taskId });
     expect(subtasks.subtasks).toMatchObject([{ title: "Fix the login page", delegatedBy: "Mo" }]);
   });
 

@@ -6,7 +6,7 @@
  * call a tool the prompt does not list.
  */
 import type { ChatMessage } from "../../convex/brain/model";
-import { parseToolCalls, type ParsedToolCall } from "../../convex/brain/toolCalls";
+import { parseToolCalls, type ParsedToolCall } from "../../convex/lib/toolCalls";
 import { normalizeName } from "../../convex/lib/agentNames";
 
 interface RosterMember {

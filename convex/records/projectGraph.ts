@@ -8,18 +8,15 @@
  * may read are looked at.
  */
 import { v } from "convex/values";
-import type { Doc, Id } from "./_generated/dataModel";
-import { internalQuery, type QueryCtx } from "./_generated/server";
-import { MAX_AGENTS_PER_DEPARTMENT } from "./agents";
-import { channelMembers } from "./channels";
-import { actorName } from "./lib/actors";
-import { canRead } from "./lib/channels";
-import type { PackArtifact, PackTask, PackThread, ProjectGraph } from "./lib/contextPack";
+import type { Doc, Id } from "../_generated/dataModel";
+import type { QueryCtx } from "../_generated/server";
+import { actorName } from "../lib/actors";
+import type { PackArtifact, PackTask, PackThread, ProjectGraph } from "../lib/contextPack";
+import { departmentAgents } from "./agents";
+import { recentInDepartment } from "./channelMessages";
+import { mayRead as mayReadChannel } from "./channels";
+import { batchOf } from "./tasks";
 
-/** How far up parentTaskId is followed to a batch's root. */
-export const MAX_BATCH_DEPTH = 10;
-/** Tasks of one batch read. */
-export const MAX_BATCH_TASKS = 60;
 /** Recent department messages scanned for active threads. */
 export const MAX_SCANNED_MESSAGES = 200;
 /** Items of each kind handed to the pack (it keeps what the budget allows). */
@@ -45,45 +42,9 @@ export const vProjectGraph = v.object({
   artifacts: v.array(v.object({ id: v.string(), kind: v.string(), label: v.string(), where: v.string() })),
 });
 
-async function childrenOf(ctx: QueryCtx, taskId: Id<"tasks">, limit: number) {
-  return await ctx.db
-    .query("tasks")
-    .withIndex("by_parent", (q) => q.eq("parentTaskId", taskId))
-    .take(limit);
-}
-
-/** The batch `task` belongs to: its root, then every task under it, breadth first, bounded. */
-export async function batchOf(ctx: QueryCtx, task: Doc<"tasks">): Promise<{ root: Doc<"tasks">; tasks: Array<Doc<"tasks">> }> {
-  let root = task;
-  for (let depth = 0; depth < MAX_BATCH_DEPTH && root.parentTaskId !== undefined; depth++) {
-    const parent = await ctx.db.get("tasks", root.parentTaskId);
-    if (parent === null) break;
-    root = parent;
-  }
-  const tasks = [root];
-  for (let i = 0; i < tasks.length && tasks.length < MAX_BATCH_TASKS; i++) {
-    tasks.push(...(await childrenOf(ctx, tasks[i]._id, MAX_BATCH_TASKS - tasks.length)));
-  }
-  return { root, tasks };
-}
-
-/** The graph around a run's task, as its agent may see it; null when the run is gone. */
-export const graphForRun = internalQuery({
-  args: { runId: v.id("runs") },
-  returns: v.union(v.null(), vProjectGraph),
-  handler: async (ctx, { runId }) => await projectGraphOfRun(ctx, runId),
-});
-
-/** The run's project graph (its batch, peers, conversations and artifacts), or null when the run, agent or task is gone. */
-export async function projectGraphOfRun(ctx: QueryCtx, runId: Id<"runs">): Promise<ProjectGraph | null> {
-  const run = await ctx.db.get("runs", runId);
-  const agent = run === null ? null : await ctx.db.get("agents", run.agentId);
-  const task = run === null ? null : await ctx.db.get("tasks", run.taskId);
-  if (run === null || agent === null || task === null) return null;
-  const agents = await ctx.db
-    .query("agents")
-    .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", agent.departmentId))
-    .take(MAX_AGENTS_PER_DEPARTMENT);
+/** The project graph around `agent`'s work on `task` (its batch, peers, conversations and artifacts). */
+export async function projectGraphOf(ctx: QueryCtx, agent: Doc<"agents">, task: Doc<"tasks">): Promise<ProjectGraph> {
+  const agents = await departmentAgents(ctx, agent.departmentId);
   const nameOf = new Map(agents.map((a) => [a.sessionKey, a.name]));
   const packTask = (t: Doc<"tasks">): PackTask => ({
     id: t._id,
@@ -108,18 +69,13 @@ export async function projectGraphOfRun(ctx: QueryCtx, runId: Id<"runs">): Promi
 
   // Conversations: the department's recent messages that involve the agent or this task (or its batch), where the agent may read.
   const batchIds = new Set<string>([task._id, root._id]);
-  const recent = await ctx.db
-    .query("channelMessages")
-    .withIndex("by_department", (q) => q.eq("departmentId", agent.departmentId))
-    .order("desc")
-    .take(MAX_SCANNED_MESSAGES);
+  const recent = await recentInDepartment(ctx, agent.departmentId, MAX_SCANNED_MESSAGES);
   const readable = new Map<Id<"channels">, { channel: Doc<"channels">; ok: boolean }>();
   const mayRead = async (channelId: Id<"channels">) => {
     let seen = readable.get(channelId);
     if (seen === undefined) {
       const channel = await ctx.db.get("channels", channelId);
-      const member = channel === null ? false : (await channelMembers(ctx, channelId)).some((m) => m.key === agent.sessionKey);
-      seen = channel === null ? undefined : { channel, ok: canRead(channel, member) };
+      seen = channel === null ? undefined : { channel, ok: await mayReadChannel(ctx, channel, agent.sessionKey) };
       if (seen === undefined) return null;
       readable.set(channelId, seen);
     }

@@ -9,27 +9,13 @@
 import type { UserIdentity } from "convex/server";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
-import { MEMBER_ROLES, type MemberRole } from "../validators";
-import { MaestroError } from "./errors";
+import { MaestroError } from "../lib/errors";
 
 type ReadCtx = QueryCtx | MutationCtx;
-export type Role = MemberRole;
 
 export type Viewer = { user: Doc<"users">; sessionId: Id<"authSessions"> | null; name: string };
 /** The viewer as an action sees it (actions cannot read documents). */
 export type ActionViewer = { _id: Id<"users">; name: string; email: string | null; sessionId: Id<"authSessions"> | null };
-
-/** True when `role` is at least as strong as `needed`. */
-export function hasRole(role: Role, needed: Role): boolean {
-  return MEMBER_ROLES.indexOf(role) <= MEMBER_ROLES.indexOf(needed);
-}
-
-const ROLE_WORDS: Record<Role, string> = {
-  owner: "the department's owners",
-  admin: "owners and admins",
-  member: "members (viewers can only read)",
-  viewer: "members",
-};
 
 export function displayName(user: Doc<"users">): string {
   return user.name ?? user.email ?? "Human";
@@ -56,10 +42,7 @@ export async function getViewer(ctx: ReadCtx): Promise<Viewer | null> {
       return user === null ? null : { user, sessionId, name: displayName(user) };
     }
   }
-  const user = await ctx.db
-    .query("users")
-    .withIndex("by_tokenIdentifier", (q) => q.eq("tokenIdentifier", identity.tokenIdentifier))
-    .unique();
+  const user = await userByToken(ctx, identity.tokenIdentifier);
   return user === null ? null : { user, sessionId: null, name: displayName(user) };
 }
 
@@ -69,36 +52,15 @@ export async function requireViewer(ctx: ReadCtx): Promise<Viewer> {
   return viewer;
 }
 
-export async function findMembership(
-  ctx: ReadCtx,
-  departmentId: Id<"departments">,
-  userId: Id<"users">,
-): Promise<Doc<"members"> | null> {
+/** The user row an external provider's identity maps to, if it has one yet. */
+export async function userByToken(ctx: ReadCtx, tokenIdentifier: string): Promise<Doc<"users"> | null> {
   return await ctx.db
-    .query("members")
-    .withIndex("by_department_and_user", (q) => q.eq("departmentId", departmentId).eq("userId", userId))
+    .query("users")
+    .withIndex("by_tokenIdentifier", (q) => q.eq("tokenIdentifier", tokenIdentifier))
     .unique();
 }
 
-/**
- * The caller's membership of a department with at least `role`; throws
- * UNAUTHENTICATED without a sign-in and FORBIDDEN otherwise (which also
- * covers ids that do not exist, so ids of other departments reveal nothing).
- */
-export async function requireMember(
-  ctx: ReadCtx,
-  departmentId: Id<"departments">,
-  role: Role,
-  known?: Viewer,
-): Promise<{ viewer: Viewer; member: Doc<"members">; department: Doc<"departments"> }> {
-  const viewer = known ?? (await requireViewer(ctx));
-  const member = await findMembership(ctx, departmentId, viewer.user._id);
-  const department = member === null ? null : await ctx.db.get("departments", departmentId);
-  if (member === null || department === null) {
-    throw new MaestroError("FORBIDDEN", "You are not a member of this department.");
-  }
-  if (!hasRole(member.role, role)) {
-    throw new MaestroError("FORBIDDEN", `Only ${ROLE_WORDS[role]} can do this.`);
-  }
-  return { viewer, member, department };
+/** The user row of an external provider's person (Clerk) on their first visit. */
+export async function insertExternalUser(ctx: MutationCtx, tokenIdentifier: string, name: string, email: string | undefined): Promise<Id<"users">> {
+  return await ctx.db.insert("users", { tokenIdentifier, name, email });
 }

@@ -5,7 +5,7 @@
  * re-delegation detector — are here too, as pure functions over what the
  * delegation mutation reads, because a fresh run must not mean a fresh limit.
  */
-import { normalizeName } from "../lib/agentNames";
+import { normalizeName } from "./agentNames";
 import type { GuardStop } from "./notes";
 
 /** Delegations one task tree (a human's task and everything delegated under it) may hold. */

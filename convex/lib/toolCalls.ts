@@ -9,8 +9,8 @@
  * still wrong comes back as an error naming the problem.
  */
 
-import { LIMITS } from "../lib/limits";
-import { TRUNCATION_MARK } from "../lib/secrets/userText";
+import { LIMITS } from "./limits";
+import { TRUNCATION_MARK } from "./secrets/userText";
 
 export interface ParsedToolCall {
   name: string;
@@ -294,4 +294,11 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false; err
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What the thread shows while an agent's reply streams in: partial text without tool-call lines. */
+export function typingPreview(text: string): string {
+  const shown = stripToolCalls(text);
+  const open = shown.lastIndexOf("[TOOL:");
+  return (open === -1 ? shown : shown.slice(0, open)).trim();
 }

@@ -5,8 +5,9 @@
  * channel/DM posts per agent or person.
  */
 import { MINUTE, RateLimiter } from "@convex-dev/rate-limiter";
-import { components } from "./_generated/api";
-import type { ActionCtx, MutationCtx } from "./_generated/server";
+import { components } from "../_generated/api";
+import type { ActionCtx, MutationCtx } from "../_generated/server";
+import { MaestroError } from "../lib/errors";
 
 export const SIGN_IN_LIMITS = {
   /** Failed attempts on one account: a burst of 5, then one a minute. */
@@ -52,14 +53,22 @@ export async function recordSignInFailure(ctx: ActionCtx, account: string): Prom
   await rateLimiter.limit(ctx, "signInAccount", { key: account });
 }
 
-/** One agent action against its bucket; the refusal an endpoint answers, or null. */
-export async function limitAgent(
-  ctx: MutationCtx,
-  name: keyof typeof AGENT_LIMITS,
-  agentKey: string,
-): Promise<{ kind: "error"; status: number; message: string } | null> {
-  const result = await rateLimiter.limit(ctx, name, { key: agentKey });
-  if (result.ok) return null;
+/** What each bucket's refusal calls the thing there were too many of. */
+const TOO_MANY: Record<keyof typeof AGENT_LIMITS | keyof typeof MESSAGING_LIMITS, string> = {
+  agentApiCall: "Rate limit: too many calls from this agent.",
+  agentPost: "Rate limit: too many posts from this agent.",
+  messagePost: "Too many messages:",
+  fileUpload: "Too many uploads:",
+};
+
+/**
+ * Takes one token from `key`'s bucket, or refuses with RATE_LIMITED saying
+ * how long to wait. Nothing is taken from a bucket that refuses.
+ */
+export async function limitOrThrow(ctx: MutationCtx, name: keyof typeof TOO_MANY, key: string, what: string = TOO_MANY[name]): Promise<void> {
+  const result = await rateLimiter.limit(ctx, name, { key });
+  if (result.ok) return;
   const seconds = Math.max(1, Math.ceil(result.retryAfter / 1000));
-  return { kind: "error", status: 429, message: `Rate limit: too many ${name === "agentPost" ? "posts" : "calls"} from this agent. Try again in ${seconds} s.` };
+  const wait = what.endsWith(":") ? `${what} try again in ${seconds} s.` : `${what} Try again in ${seconds} s.`;
+  throw new MaestroError("RATE_LIMITED", wait);
 }

@@ -1,0 +1,45 @@
+/**
+ * Agent API keys as values: how a key looks, how a fresh one is made, and
+ * the SHA-256 that is all Maestro keeps of it.
+ */
+import { sha256Hex } from "./sha256";
+
+/** Every key starts with this, so a leaked one is recognisable. */
+export const API_KEY_PREFIX = "mk_";
+/** Random characters after the prefix: 40 base32 characters carry 200 bits. */
+export const API_KEY_RANDOM_CHARS = 40;
+/** Characters of a key kept in clear, to tell keys apart in the UI. */
+export const API_KEY_DISPLAY_CHARS = 12;
+
+const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
+/** A key as the MCP server sends it; anything else is not worth a lookup. */
+const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[${BASE32}]{${API_KEY_RANDOM_CHARS}}$`);
+
+/** A fresh key: the prefix and 40 base32 characters from `crypto.getRandomValues`. */
+export function generateApiKey(): string {
+  // 40 characters × 5 bits = 25 bytes, so every byte's bits are used exactly once.
+  const bytes = crypto.getRandomValues(new Uint8Array((API_KEY_RANDOM_CHARS * 5) / 8));
+  let bits = 0;
+  let value = 0;
+  let out = API_KEY_PREFIX;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+/** Whether `key` looks like a Maestro agent API key. */
+export function isApiKeyShape(key: string): boolean {
+  return API_KEY_PATTERN.test(key);
+}
+
+/** What is stored for a key (and looked up by): its hex SHA-256. */
+export function hashApiKey(key: string): string {
+  return sha256Hex(key);
+}

@@ -1,0 +1,191 @@
+/**
+ * A message is posted in a channel, a thread or a DM, and delivered. Every
+ * check happens before the first write, so a refused post changes nothing:
+ * who may post, the rate limit, size and secrets, the artifacts and the
+ * message's task. Then the message reaches its recipients' inboxes, the
+ * event log says so, and a blocking message wakes the agents it is
+ * addressed to (messaging spec, "Blocking vs Non-blocking"): an idle one
+ * starts a run, a busy one's run opens its next model call with it. Only
+ * people's blocking messages start runs, so two agents cannot keep each
+ * other running.
+ */
+import type { Doc, Id } from "../_generated/dataModel";
+import type { MutationCtx } from "../_generated/server";
+import { isMemberKey, postRefusal, recipientsOf, type Recipient } from "../lib/channels";
+import { MaestroError } from "../lib/errors";
+import { LIMITS } from "../lib/limits";
+import { cleanText } from "../lib/validate";
+import type { Actor, Artifact, Importance } from "../validators";
+import { recordActivity } from "../records/activities";
+import { agentBySessionKey } from "../records/agents";
+import { markPosted } from "../records/channelFiles";
+import { checkArtifacts, countReply, insertChannelMessage, threadParticipants } from "../records/channelMessages";
+import { channelMembers, touchChannel } from "../records/channels";
+import { emitEvent } from "../records/events";
+import { deliverToInboxes } from "../records/inbox";
+import { mentionsIn } from "../records/messages";
+import { limitOrThrow } from "../records/rateLimits";
+import { runInProgressOf, runsOfAgent } from "../records/runs";
+import { redactForDepartment } from "../records/settings";
+import { holdInboxTask, inboxTaskKey, taskByDelegationKey } from "../records/tasks";
+import { enqueueRun, foldIntoRun } from "./runQueue";
+import { createTask } from "./taskChange";
+
+/** Runs of one agent scanned for its current task. */
+const RUN_SCAN = 20;
+/** Longest preview of a blocking message on the task timeline. */
+const PREVIEW_CHARS = 120;
+
+export interface PostInput {
+  channel: Doc<"channels">;
+  from: Actor;
+  /** The sender's key (agent sessionKey or member:<userId>). */
+  senderKey: string;
+  body: string;
+  threadRoot?: Doc<"channelMessages">;
+  artifacts?: Artifact[];
+  importance?: Importance;
+  blocking?: boolean;
+  correlationId?: string;
+  context?: { taskId?: Id<"tasks">; batchId?: Id<"tasks"> };
+}
+
+/** Posts a message (top-level, thread reply or DM) and delivers it; returns its id. */
+export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Promise<Id<"channelMessages">> {
+  const { channel } = input;
+  const members = await channelMembers(ctx, channel._id);
+  const refusal = postRefusal(channel, members.some((m) => m.key === input.senderKey));
+  if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
+  await limitOrThrow(ctx, "messagePost", input.senderKey);
+  const body = await redactForDepartment(ctx, channel.departmentId, "message", cleanText("A message", input.body, LIMITS.messageChars));
+  const { artifacts, attach } = await checkArtifacts(ctx, channel, input.senderKey, input.artifacts ?? []);
+  for (const id of [input.context?.taskId, input.context?.batchId]) {
+    if (id === undefined) continue;
+    const task = await ctx.db.get("tasks", id);
+    if (task === null || task.departmentId !== channel.departmentId) throw new MaestroError("NOT_FOUND", "The message's task is not in this department.");
+  }
+  const mentions = await mentionsIn(ctx, channel.departmentId, body);
+  const root = input.threadRoot;
+  const type = channel.kind === "dm" ? "dm" : root !== undefined ? "thread" : "channel";
+  const recipients = recipientsOf({
+    sender: input.senderKey,
+    kind: channel.kind,
+    visibility: channel.visibility,
+    members,
+    mentioned: mentions.map((m) => m.key),
+    threadParticipants: root === undefined ? undefined : await threadParticipants(ctx, root),
+  });
+  const importance = input.importance ?? "normal";
+  const blocking = input.blocking ?? false;
+  const now = Date.now();
+  const messageId = await insertChannelMessage(ctx, {
+    departmentId: channel.departmentId,
+    channelId: channel._id,
+    type,
+    threadRootId: root?._id,
+    from: input.from,
+    to: channel.kind === "dm" ? members.map((m) => m.key).filter((k) => k !== input.senderKey) : undefined,
+    body,
+    mentions,
+    artifacts,
+    importance,
+    blocking,
+    correlationId: input.correlationId,
+    context: input.context ?? {},
+    replyCount: 0,
+  });
+  if (root !== undefined && (await countReply(ctx, root, now))) {
+    await emitEvent(ctx, { departmentId: channel.departmentId, type: "messaging.thread_created", actor: input.from, channelId: channel._id, messageId: root._id });
+  }
+  await markPosted(ctx, attach, messageId);
+  await touchChannel(ctx, channel._id, now);
+  await deliverToInboxes(ctx, { departmentId: channel.departmentId, channelId: channel._id, messageId, importance, blocking }, recipients);
+  if (blocking) await deliverBlocking(ctx, messageId, recipients);
+  await emitEvent(ctx, {
+    departmentId: channel.departmentId,
+    type: "messaging.posted",
+    actor: input.from,
+    channelId: channel._id,
+    messageId,
+    correlationId: input.correlationId,
+    data: { type, importance, blocking, chars: body.length, recipients: recipients.length },
+  });
+  return messageId;
+}
+
+/**
+ * A blocking message was delivered: each agent it is addressed to (a DM, or
+ * an @mention) is woken (an idle one, by a person) or interrupted at its
+ * next model call. Followers of a channel get it as a blocking message in
+ * their next call but are not woken for it.
+ */
+async function deliverBlocking(ctx: MutationCtx, messageId: Id<"channelMessages">, recipients: readonly Recipient[]): Promise<void> {
+  const message = await ctx.db.get("channelMessages", messageId);
+  if (message === null || !message.blocking) return;
+  for (const { key, direct } of recipients) {
+    if (!direct || isMemberKey(key)) continue;
+    const agent = await agentBySessionKey(ctx, key);
+    if (agent === null || agent.departmentId !== message.departmentId) continue;
+    const busy = await runInProgressOf(ctx, agent, message.context.taskId);
+    if (busy !== null) {
+      // Folded without a rerun: the next model call opens with it, and a run that ends first wakes again (reactions/runEnd).
+      await foldIntoRun(ctx, busy, { kind: "message", channelMessageId: message._id });
+      await recordOnTimeline(ctx, agent, busy.taskId, message);
+    } else if (message.from.kind === "member") {
+      await startFor(ctx, agent, message);
+    }
+  }
+}
+
+/**
+ * Starts a run of `agent` for a blocking message, on the task the message
+ * is about; the run id, or null when none could start (offline, no model).
+ */
+export async function startFor(ctx: MutationCtx, agent: Doc<"agents">, message: Doc<"channelMessages">): Promise<Id<"runs"> | null> {
+  const taskId = await taskForMessage(ctx, agent, message);
+  const result = await enqueueRun(ctx, agent, taskId, { kind: "message", channelMessageId: message._id });
+  if (result.runId !== null) await recordOnTimeline(ctx, agent, taskId, message);
+  return result.runId;
+}
+
+/**
+ * The task a blocking message's run works on: the message's task, else its
+ * batch, else the agent's current task (its latest run's task while still in
+ * progress), else the agent's own inbox task, created once.
+ */
+async function taskForMessage(ctx: MutationCtx, agent: Doc<"agents">, message: Doc<"channelMessages">): Promise<Id<"tasks">> {
+  for (const id of [message.context.taskId, message.context.batchId]) {
+    if (id === undefined) continue;
+    const task = await ctx.db.get("tasks", id);
+    if (task !== null && task.departmentId === agent.departmentId) return task._id;
+  }
+  for (const run of await runsOfAgent(ctx, agent._id, RUN_SCAN)) {
+    const task = await ctx.db.get("tasks", run.taskId);
+    if (task !== null && task.status === "in_progress" && task.assigneeSessionKeys.includes(agent.sessionKey)) return task._id;
+  }
+  const key = inboxTaskKey(agent.sessionKey);
+  const existing = await taskByDelegationKey(ctx, key);
+  if (existing !== null) return existing._id;
+  // Created unassigned (no assignment run), then given to the agent quietly.
+  const task = await createTask(ctx, { kind: "system" }, {
+    departmentId: agent.departmentId,
+    title: `Inbox: ${agent.name}`,
+    description: `Blocking messages to ${agent.name} that name no task: its runs for them, and what it replied.`,
+    tags: ["inbox"],
+    delegationKey: key,
+  });
+  await holdInboxTask(ctx, task._id, agent.sessionKey);
+  return task._id;
+}
+
+/** The task timeline's line: who sent the agent a blocking message, on the task its run works on. */
+async function recordOnTimeline(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks">, message: Doc<"channelMessages">): Promise<void> {
+  const task = await ctx.db.get("tasks", taskId);
+  await recordActivity(ctx, {
+    departmentId: agent.departmentId,
+    type: "blocking_message_received",
+    actor: message.from,
+    taskId,
+    data: { title: task?.title ?? null, agent: agent.name, preview: message.body.slice(0, PREVIEW_CHARS) },
+  });
+}

@@ -1,0 +1,209 @@
+/**
+ * A run pauses for a person — an approval of a tool call, an answer to a
+ * question, a review of a plan — and resumes where it stopped once they
+ * respond or the card expires. Pausing writes the card and its harness event
+ * and sets the run `waiting`; responding writes a submit event and queues the
+ * run again; the next attempt takes its resume point (the conversation so far
+ * and what the person decided) and goes on from the paused call. A run that
+ * ends while waiting (Stop) closes its card.
+ */
+import { env, type MutationCtx } from "../_generated/server";
+import type { Doc, Id } from "../_generated/dataModel";
+import { actorName, memberActor } from "../lib/actors";
+import { MaestroError } from "../lib/errors";
+import {
+  approvalResolution,
+  pauseTtlMs,
+  planResolution,
+  questionResolution,
+  toolCallId,
+  type PauseRequest,
+  type Resolution,
+  type ResumePoint,
+} from "../lib/pauses";
+import { boundedText } from "../lib/runEvents";
+import { sha256Hex } from "../lib/sha256";
+import { idleIfUnoccupied } from "../records/agents";
+import {
+  CARD_TABLE,
+  closeCard,
+  decideApproval,
+  decidePlan,
+  decisionText,
+  earlierCard,
+  expireOverdueCards,
+  insertApproval,
+  insertPlan,
+  insertQuestion,
+  pausedCard,
+  pendingCardX,
+  rebindCard,
+  type CardTable,
+} from "../records/pauseCards";
+import { appendRunEvent, liveRun } from "../records/runEvents";
+import { clearPause, markWaiting } from "../records/runs";
+import type { PauseKind, RunPause } from "../validators";
+import { askInThread, releaseQuestion } from "./questions";
+import { resumeIfPausedOn, resumeRun } from "./runQueue";
+
+/** The paused call's place in the run: its conversation, index and the results around it. */
+export type PauseState = Omit<RunPause, "kind" | "id">;
+
+/**
+ * The run's action reached a call that needs a person: writes the card and
+ * its event and sets the run `waiting`. A question or plan that an earlier
+ * call from the same cause already made (a retried run, a duplicate trigger)
+ * is not asked again: the run waits on that card, and resumes at once with
+ * its outcome when it was already settled. "aborted" when the run is no
+ * longer this attempt's (then nothing is written).
+ */
+export async function pauseRun(ctx: MutationCtx, runId: Id<"runs">, attempt: number, request: PauseRequest, state: PauseState): Promise<"ok" | "aborted"> {
+  const run = await liveRun(ctx, runId, attempt);
+  if (run === null) return "aborted";
+  const base = { departmentId: run.departmentId, runId, taskId: run.taskId, agentId: run.agentId, expiresAt: Date.now() + pauseTtlMs(env) };
+  let id: string;
+  /** Set when the run waits on an earlier card that is already settled: it resumes at once. */
+  let settled: string | null = null;
+  switch (request.kind) {
+    case "approval": {
+      const approvalId = await insertApproval(ctx, base, { toolCallId: toolCallId(runId, state.index), tool: request.tool, args: request.args, argsHash: sha256Hex(request.args) });
+      await appendRunEvent(ctx, runId, { type: "approval_requested", approvalId, tool: request.tool, args: boundedText(request.args) });
+      id = approvalId;
+      break;
+    }
+    case "question":
+    case "plan": {
+      const table = CARD_TABLE[request.kind] as "questions" | "plans";
+      const earlier = await earlierCard(ctx, table, request.key);
+      if (earlier !== null) {
+        id = earlier._id;
+        if (earlier.status === "pending") await rebindCard(ctx, table, earlier._id, runId);
+        else settled = `this ${request.kind === "question" ? "question was already asked" : "plan was already proposed"} for the same request (${earlier.status})`;
+        break;
+      }
+      id = request.kind === "question" ? await askQuestion(ctx, run, base, request) : await proposePlan(ctx, runId, base, request);
+      break;
+    }
+  }
+  await markWaiting(ctx, runId, { ...state, kind: request.kind, id });
+  if (settled !== null) {
+    await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by: "Maestro", note: settled });
+    return "ok";
+  }
+  const agent = await ctx.db.get("agents", run.agentId);
+  if (agent !== null) await idleIfUnoccupied(ctx, agent);
+  return "ok";
+}
+
+type CardBase = Parameters<typeof insertQuestion>[1];
+
+async function askQuestion(ctx: MutationCtx, run: Doc<"runs">, base: CardBase, request: Extract<PauseRequest, { kind: "question" }>): Promise<Id<"questions">> {
+  const question = request.question.trim();
+  const questionId = await insertQuestion(ctx, base, question, request.key);
+  const agent = (await ctx.db.get("agents", run.agentId))!;
+  const task = await ctx.db.get("tasks", run.taskId);
+  if (task === null) throw new MaestroError("NOT_FOUND", "The task no longer exists.");
+  await askInThread(ctx, agent, task, request.question, questionId);
+  await appendRunEvent(ctx, run._id, { type: "question_asked", questionId, question: boundedText(question) });
+  return questionId;
+}
+
+async function proposePlan(ctx: MutationCtx, runId: Id<"runs">, base: CardBase, request: Extract<PauseRequest, { kind: "plan" }>): Promise<Id<"plans">> {
+  const planId = await insertPlan(ctx, base, { summary: request.summary, steps: request.steps }, request.key);
+  await appendRunEvent(ctx, runId, { type: "plan_proposed", planId, steps: request.steps.map(({ title, assignee }) => ({ title, assignee })) });
+  return planId;
+}
+
+/** The run, when it waits for exactly this card; a response changes nothing otherwise. */
+async function waitingRunX(ctx: MutationCtx, runId: Id<"runs">, kind: PauseKind, id: string): Promise<Doc<"runs">> {
+  const run = await ctx.db.get("runs", runId);
+  if (run === null || run.status !== "waiting" || run.paused?.kind !== kind || run.paused.id !== id) {
+    throw new MaestroError("CONFLICT", "The run no longer waits for this: it was stopped or has moved on.");
+  }
+  return run;
+}
+
+/**
+ * The spec's `approval.respond`: a member approves or denies a pending
+ * approval of this task; the run resumes. An approval already decided or past
+ * its expiry is refused, and nothing changes.
+ */
+export async function respondToApproval(ctx: MutationCtx, member: Doc<"members">, task: Doc<"tasks">, approvalId: Id<"approvals">, approve: boolean, reason: string | undefined): Promise<void> {
+  const approval = await pendingCardX(ctx, "approvals", approvalId, task._id);
+  const run = await waitingRunX(ctx, approval.runId, "approval", approvalId);
+  const by = actorName(memberActor(member));
+  const said = await decisionText(ctx, task.departmentId, "A reason", reason);
+  await decideApproval(ctx, approvalId, approve, by, said);
+  const verb = approve ? "approved" : "denied";
+  await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by, note: `${verb} ${approval.tool}${said === undefined ? "" : `: ${said}`}` });
+}
+
+/** The spec's `plan.respond`: a member approves a pending plan of this task, or rejects it with feedback; the lead's run resumes. */
+export async function respondToPlan(ctx: MutationCtx, member: Doc<"members">, task: Doc<"tasks">, planId: Id<"plans">, approve: boolean, feedback: string | undefined): Promise<void> {
+  const plan = await pendingCardX(ctx, "plans", planId, task._id);
+  const run = await waitingRunX(ctx, plan.runId, "plan", planId);
+  const by = actorName(memberActor(member));
+  const said = await decisionText(ctx, task.departmentId, "Feedback", feedback);
+  await decidePlan(ctx, planId, approve, by, said);
+  const steps = `${plan.steps.length} step${plan.steps.length === 1 ? "" : "s"}`;
+  const note = approve ? `approved the plan (${steps})` : `rejected the plan${said === undefined ? "" : `: ${said}`}`;
+  await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by, note });
+}
+
+/** What the run reads when a card of each kind expires. */
+const EXPIRED_NOTE: Record<CardTable, (card: Doc<CardTable>) => string> = {
+  approvals: (card) => `the approval of ${(card as Doc<"approvals">).tool} expired`,
+  questions: () => "the question expired: nobody answered in time",
+  plans: () => "the plan expired: nobody decided in time",
+};
+
+/**
+ * The sweeper's part: cards of one kind nobody decided before their expiry
+ * expire (an approval counts as denied, a question as unanswered, a plan as
+ * rejected), a question stops blocking its task, and their runs go on.
+ */
+export async function expireOverdue(ctx: MutationCtx, table: CardTable): Promise<number> {
+  const overdue = await expireOverdueCards(ctx, table);
+  for (const card of overdue) {
+    if (table === "questions") await releaseQuestion(ctx, card, card._id as Id<"questions">);
+    await resumeIfPausedOn(ctx, card.runId, card._id, { type: "control_submitted", action: "resume", by: "Maestro", note: EXPIRED_NOTE[table](card) });
+  }
+  return overdue.length;
+}
+
+/**
+ * A waiting run ends without a response (a person pressed Stop): its open
+ * card is closed, and a question no longer blocks the task.
+ */
+export async function closePause(ctx: MutationCtx, run: Doc<"runs">, why: string): Promise<void> {
+  const paused = run.paused;
+  if (paused === undefined) return;
+  await closeCard(ctx, CARD_TABLE[paused.kind], paused.id, why);
+  if (paused.kind === "question") await releaseQuestion(ctx, run, paused.id as Id<"questions">);
+  await clearPause(ctx, run._id);
+}
+
+/**
+ * The next attempt of a resumed run takes where it paused and what the
+ * person decided (once: the pause is cleared). Null for a run that did not
+ * pause, or when the run is no longer this attempt's.
+ */
+export async function takeResumePoint(ctx: MutationCtx, runId: Id<"runs">, attempt: number): Promise<ResumePoint | null> {
+  const run = await liveRun(ctx, runId, attempt);
+  if (run === null || run.paused === undefined) return null;
+  const paused = run.paused;
+  let resolution: Resolution;
+  switch (paused.kind) {
+    case "approval":
+      resolution = approvalResolution(runId, paused, await pausedCard(ctx, "approvals", paused.id));
+      break;
+    case "question":
+      resolution = questionResolution(await pausedCard(ctx, "questions", paused.id));
+      break;
+    case "plan":
+      resolution = planResolution(await pausedCard(ctx, "plans", paused.id));
+      break;
+  }
+  await clearPause(ctx, runId);
+  return { pause: paused, resolution };
+}

@@ -1,0 +1,184 @@
+/**
+ * A run ends: completed, failed, stopped by a person, or recovered by the
+ * sweeper. Ending writes `agent_end` once, closes a pause it waited on, says
+ * the reply (where a blocking message asked, else in the task's thread) or
+ * the error, then decides what comes next: a follow-up run for triggers
+ * folded in meanwhile, a run for a blocking message the agent never saw, an
+ * end-of-run nudge about unread arrivals, or back to idle.
+ */
+import { internal } from "../_generated/api";
+import type { Doc, Id } from "../_generated/dataModel";
+import { env, type MutationCtx } from "../_generated/server";
+import { actorName, agentActor, memberActor } from "../lib/actors";
+import { errorData } from "../lib/errors";
+import { nudgeNote } from "../lib/nudges";
+import { boundedText, type AgentEndReason } from "../lib/runEvents";
+import { INTERRUPTED_REASON, queuedLimitMs, recoveryFor } from "../lib/runLease";
+import { cutForThread } from "../lib/toolCalls";
+import { idleIfUnoccupied } from "../records/agents";
+import { postedSince, threadRootOf } from "../records/channelMessages";
+import { markNudged, unreadRows, whereOf } from "../records/inbox";
+import { appendRunEvent } from "../records/runEvents";
+import { getRunX, lapsedRuns, markEnded, markQueued, queuedRuns, runInProgressOf } from "../records/runs";
+import { postChannelMessage, startFor } from "./delivery";
+import { closePause } from "./pauses";
+import { enqueueRun } from "./runQueue";
+import { postToThread } from "./threadPost";
+
+/** Unread rows weighed when a run ends. */
+const UNREAD_SCAN = 150;
+
+const END_REASON: Record<"completed" | "error" | "aborted", AgentEndReason> = { completed: "complete", error: "error", aborted: "aborted" };
+
+/**
+ * Ends a run once (later calls change nothing): `agent_end`, the reply or
+ * the error said, the agent back to idle, and a follow-up run for triggers
+ * folded in meanwhile, unless a person stopped it.
+ */
+export async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "completed" | "error" | "aborted", reason: string, reply?: string): Promise<void> {
+  if (run.status === "completed" || run.status === "error" || run.status === "aborted") return;
+  if (run.status === "waiting") await closePause(ctx, run, reason);
+  await markEnded(ctx, run._id, status, reason);
+  await appendRunEvent(ctx, run._id, { type: "agent_end", reason: END_REASON[status], detail: boundedText(reason) });
+  const agent = await ctx.db.get("agents", run.agentId);
+  const task = await ctx.db.get("tasks", run.taskId);
+  if (agent === null || task === null) return;
+  if (status !== "aborted" && reply !== undefined && reply.trim() !== "" && !(await answerWhereAsked(ctx, run, agent, reply))) {
+    await postToThread(ctx, agentActor(agent), task, cutForThread(reply));
+  }
+  if (status === "error") await postToThread(ctx, { kind: "system" }, task, `${agent.name} could not finish: ${reason}`);
+  const answerFolded = run.rerunRequested && (status === "completed" || reason === INTERRUPTED_REASON);
+  const rerun = answerFolded ? await enqueueRun(ctx, agent, task._id, run.foldedTrigger ?? { kind: run.trigger.kind, messageId: run.trigger.messageId }) : null;
+  if (rerun !== null && rerun.runId !== null) return;
+  // What arrived while it worked and it never saw: a blocking message, or the end-of-run nudge.
+  const woke = status !== "aborted" && (await wakeAfterRun(ctx, run, agent));
+  if (!woke) await idleIfUnoccupied(ctx, agent);
+}
+
+/** The brain's last write of an attempt; a stale attempt (the run was retried or stopped meanwhile) changes nothing. */
+export async function finishAttempt(ctx: MutationCtx, runId: Id<"runs">, attempt: number | undefined, status: "completed" | "error" | "aborted", reason: string, reply?: string): Promise<void> {
+  const run = await getRunX(ctx, runId);
+  if (attempt !== undefined && (run.attempt ?? 1) !== attempt) return;
+  await endRun(ctx, run, status, reason, reply);
+}
+
+/**
+ * Stops `run` if it is queued, running or waiting for a person (Stop and
+ * /stop): `control_submitted` (stop) then `agent_end` (aborted). The run's
+ * action notices at its next write and cancels its model call; nothing is
+ * posted and no tool runs after this. False when it had already ended.
+ */
+export async function stopRun(ctx: MutationCtx, run: Doc<"runs">, member: Doc<"members">): Promise<boolean> {
+  if (run.status !== "queued" && run.status !== "running" && run.status !== "waiting") return false;
+  const by = actorName(memberActor(member));
+  await appendRunEvent(ctx, run._id, { type: "control_submitted", action: "stop", by });
+  await endRun(ctx, run, "aborted", `stopped by ${by}`);
+  return true;
+}
+
+/**
+ * A run ended (completed or failed; a person's Stop wakes nothing) and no
+ * rerun follows: wake the agent for what it did not see. Returns whether a
+ * run was started. Only rows that arrived after the run was created count,
+ * so a message whose own run failed does not start another.
+ */
+async function wakeAfterRun(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">): Promise<boolean> {
+  if ((await runInProgressOf(ctx, agent)) !== null) return false; // that run's next call shows them
+  const unread = (await unreadRows(ctx, agent.sessionKey, agent.departmentId, UNREAD_SCAN)).filter((row) => row._creationTime > run._creationTime);
+  const messages = new Map<Id<"channelMessages">, Doc<"channelMessages">>();
+  for (const row of unread) {
+    const message = await ctx.db.get("channelMessages", row.messageId);
+    if (message !== null) messages.set(row.messageId, message);
+  }
+  // The oldest unseen blocking message from a person starts the next run (it opens with all of them).
+  const blocking = unread.filter((row) => row.blocking && row.direct && row.handledAt === undefined && messages.get(row.messageId)?.from.kind === "member").at(-1);
+  if (blocking !== undefined) return (await startFor(ctx, agent, messages.get(blocking.messageId)!)) !== null;
+  if (run.trigger.kind === "nudge") return false;
+  const fresh = unread.filter((row) => row.nudgedAt === undefined && messages.has(row.messageId)).reverse();
+  if (fresh.length === 0) return false;
+  await markNudged(ctx, fresh);
+  const arrivals = [];
+  for (const row of fresh) {
+    const channel = await ctx.db.get("channels", row.channelId);
+    arrivals.push({ from: actorName(messages.get(row.messageId)!.from), where: channel === null ? "a conversation" : whereOf(channel, messages.get(row.messageId)!, "a thread in") });
+  }
+  const result = await enqueueRun(ctx, agent, run.taskId, { kind: "nudge", note: nudgeNote(arrivals) });
+  return result.runId !== null;
+}
+
+/**
+ * A run that a blocking DM or channel message started ends with a reply:
+ * the reply answers where the question was asked, as the agent, through the
+ * same post path as any message (scanned, size-limited, rate-limited,
+ * delivered to inboxes, logged): in the DM, or in the thread of the channel
+ * message (a channel's top level stays for new topics). The task thread does
+ * not repeat it; the task timeline already says the message arrived.
+ *
+ * Returns false, and the caller posts the reply in the task thread as for
+ * any run, when the run was not started by a message, when the agent already
+ * answered there during the run (its closing words are a wrap-up for the
+ * task), or when it may no longer post there (archived, left, rate-limited):
+ * an answer is never lost.
+ */
+async function answerWhereAsked(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, reply: string): Promise<boolean> {
+  if (run.trigger.kind !== "message" || run.trigger.channelMessageId === undefined) return false;
+  const asked = await ctx.db.get("channelMessages", run.trigger.channelMessageId);
+  const channel = asked === null ? null : await ctx.db.get("channels", asked.channelId);
+  if (asked === null || channel === null || channel.departmentId !== agent.departmentId) return false;
+  const threadRoot = channel.kind === "dm" ? undefined : await threadRootOf(ctx, asked);
+  if (threadRoot === null) return false;
+  if (await postedSince(ctx, agent.sessionKey, channel._id, threadRoot?._id, run._creationTime)) return false;
+  try {
+    await postChannelMessage(ctx, {
+      channel,
+      from: agentActor(agent),
+      senderKey: agent.sessionKey,
+      body: cutForThread(reply),
+      threadRoot,
+      correlationId: asked.correlationId,
+      context: asked.context,
+    });
+  } catch (error) {
+    if (errorData(error) !== null) return false;
+    throw error;
+  }
+  return true;
+}
+
+/**
+ * A running run whose lease lapsed lost its action. Without a side effect
+ * yet it runs again as a new attempt; otherwise it ends `error` with the
+ * reason "interrupted", said in the thread.
+ */
+export async function sweepLapsedRuns(ctx: MutationCtx): Promise<{ retried: number; interrupted: number }> {
+  let retried = 0;
+  let interrupted = 0;
+  for (const run of await lapsedRuns(ctx, Date.now())) {
+    if (recoveryFor(run) === "retry") {
+      await markQueued(ctx, run._id);
+      await appendRunEvent(ctx, run._id, { type: "control_submitted", action: "resume", by: "Maestro", note: "the run's action stopped; running it again" });
+      await ctx.scheduler.runAfter(0, internal.brain.run.execute, { runId: run._id });
+      retried += 1;
+    } else {
+      await endRun(ctx, run, "error", INTERRUPTED_REASON);
+      interrupted += 1;
+    }
+  }
+  return { retried, interrupted };
+}
+
+/**
+ * A run queued for longer than the limit lost the action that should have
+ * started it; it ends `error`, said in the thread, so the agent is free again.
+ */
+export async function sweepQueuedRuns(ctx: MutationCtx): Promise<number> {
+  const limit = queuedLimitMs(env);
+  const before = Date.now() - limit;
+  let ended = 0;
+  for (const run of await queuedRuns(ctx)) {
+    if ((run.lastActiveAt ?? run._creationTime) >= before) continue;
+    await endRun(ctx, run, "error", `never started: queued for more than ${Math.round(limit / 60_000)} min`);
+    ended += 1;
+  }
+  return ended;
+}

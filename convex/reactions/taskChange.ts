@@ -1,0 +1,98 @@
+/**
+ * A task is created, assigned or moved. Creating or assigning notifies the
+ * new assignees and gives each an "assigned" trigger (taken up after this
+ * transaction, reactions/triggers); every change is in the activity feed;
+ * and when a delegated task reaches review or done, the parent's thread says
+ * so and the delegator is woken on the parent task.
+ */
+import { internal } from "../_generated/api";
+import type { Doc, Id } from "../_generated/dataModel";
+import type { MutationCtx } from "../_generated/server";
+import { recordActivity } from "../records/activities";
+import { agentNamer, agentBySessionKey } from "../records/agents";
+import { notifyAssigned } from "../records/notifications";
+import { insertTask, placeTask, resolveAssignees, setAssignees, type NewTask } from "../records/tasks";
+import type { Actor, TaskStatus } from "../validators";
+import { enqueueRun } from "./runQueue";
+import { postToThread } from "./threadPost";
+
+/** Notifies newly assigned agents and hands each an "assigned" trigger, once each. */
+async function announceAssignees(ctx: MutationCtx, task: Doc<"tasks">, sessionKeys: readonly string[]): Promise<void> {
+  await notifyAssigned(ctx, task, sessionKeys);
+  for (const sessionKey of new Set(sessionKeys)) {
+    await ctx.scheduler.runAfter(0, internal.triggers.agentAssigned, { taskId: task._id, sessionKey });
+  }
+}
+
+/**
+ * Creates a task at the end of its column (`assigned` when it has assignees,
+ * else `inbox`), records the activity and notifies and triggers the assignees.
+ */
+export async function createTask(ctx: MutationCtx, actor: Actor, input: NewTask): Promise<Doc<"tasks">> {
+  const { task, assignees } = await insertTask(ctx, actor, input);
+  await recordActivity(ctx, { departmentId: task.departmentId, type: "task_created", actor, taskId: task._id, data: { title: task.title } });
+  if (assignees.length > 0) {
+    await recordActivity(ctx, {
+      departmentId: task.departmentId,
+      type: "task_assigned",
+      actor,
+      taskId: task._id,
+      data: { title: task.title, assignees: assignees.map((a) => a.name).join(", ") },
+    });
+    await announceAssignees(ctx, task, task.assigneeSessionKeys);
+  }
+  return task;
+}
+
+/** Sets a task's assignees (the board and /assign); newly added agents are notified and triggered. */
+export async function assignTask(ctx: MutationCtx, actor: Actor, task: Doc<"tasks">, assigneeSessionKeys: string[]): Promise<void> {
+  const assignees = await resolveAssignees(ctx, task.departmentId, assigneeSessionKeys);
+  const keys = assignees.map((a) => a.sessionKey);
+  const added = keys.filter((key) => !task.assigneeSessionKeys.includes(key));
+  await setAssignees(ctx, task._id, keys);
+  await recordActivity(ctx, {
+    departmentId: task.departmentId,
+    type: "task_assigned",
+    actor,
+    taskId: task._id,
+    data: { title: task.title, assignees: assignees.map((a) => a.name).join(", ") },
+  });
+  if (added.length > 0) await announceAssignees(ctx, { ...task, assigneeSessionKeys: keys }, added);
+  if (task.status === "inbox" && keys.length > 0) await moveTask(ctx, actor, task, "assigned");
+}
+
+/**
+ * Moves a task to `status` at `position` in that column (end when omitted),
+ * or just before the card `{ before }` names, recording a column change.
+ */
+export async function moveTask(ctx: MutationCtx, actor: Actor, task: Doc<"tasks">, status: TaskStatus, position?: number | { before: Id<"tasks"> }): Promise<void> {
+  await placeTask(ctx, task, status, position);
+  if (status === task.status) return;
+  await recordActivity(ctx, {
+    departmentId: task.departmentId,
+    type: "task_status_changed",
+    actor,
+    taskId: task._id,
+    data: { title: task.title, from: task.status, to: status },
+  });
+  if (status === "review" || status === "done") await reportToDelegator(ctx, task, status);
+}
+
+/**
+ * Results flow back: when a delegated task reaches review or done, its parent
+ * task's thread says so and the delegator is woken on the parent task.
+ */
+async function reportToDelegator(ctx: MutationCtx, task: Doc<"tasks">, status: "review" | "done"): Promise<void> {
+  if (task.parentTaskId === undefined || task.delegatedBy === undefined) return;
+  const parent = await ctx.db.get("tasks", task.parentTaskId);
+  if (parent === null) return;
+  const nameOf = agentNamer(ctx);
+  const names = [];
+  for (const key of task.assigneeSessionKeys) names.push(await nameOf(key));
+  const who = names.length > 0 ? names.join(", ") : "nobody";
+  const outcome = status === "done" ? "is done" : "is ready for review";
+  const text = `Delegated task “${task.title}” (assigned to ${who}) ${outcome}.`;
+  const message = await postToThread(ctx, { kind: "system" }, parent, text);
+  const delegator = await agentBySessionKey(ctx, task.delegatedBy);
+  if (delegator !== null) await enqueueRun(ctx, delegator, parent._id, { kind: "delegation_result", messageId: message._id, note: text });
+}

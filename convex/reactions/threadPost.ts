@@ -1,0 +1,40 @@
+/**
+ * A message is posted in a task's thread: it is stored with its @mentions
+ * resolved, everyone mentioned is notified once, each mentioned agent gets a
+ * "mentioned" trigger (taken up after this transaction, reactions/triggers),
+ * and the activity feed says so.
+ */
+import { internal } from "../_generated/api";
+import type { Doc, Id } from "../_generated/dataModel";
+import type { MutationCtx } from "../_generated/server";
+import { recordActivity } from "../records/activities";
+import { insertMessage } from "../records/messages";
+import { notifyMentioned } from "../records/notifications";
+import type { Actor } from "../validators";
+
+/** Longest preview of a message in the activity feed. */
+const PREVIEW_CHARS = 140;
+
+/** Posts `rawContent` in `task`'s thread as `author`; returns the stored message. */
+export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string): Promise<Doc<"messages">> {
+  const message = await insertMessage(ctx, author, task, rawContent);
+  for (const mention of await notifyMentioned(ctx, message)) {
+    if (mention.kind !== "agent") continue;
+    // A hand-off, not a call: the trigger is recorded and taken up in its own transaction.
+    await ctx.scheduler.runAfter(0, internal.triggers.agentMentioned, { taskId: task._id, messageId: message._id, sessionKey: mention.key });
+  }
+  const { content } = message;
+  await recordActivity(ctx, {
+    departmentId: task.departmentId,
+    type: "message_posted",
+    actor: author,
+    taskId: task._id,
+    data: { title: task.title, preview: content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS - 1)}…` : content },
+  });
+  return message;
+}
+
+/** A system note in a task's thread: it mentions nobody, so it wakes no one. */
+export async function postNote(ctx: MutationCtx, task: Doc<"tasks">, content: string): Promise<Id<"messages">> {
+  return (await postToThread(ctx, { kind: "system" }, task, content))._id;
+}

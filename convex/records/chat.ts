@@ -1,0 +1,177 @@
+/**
+ * The #maestro chat: a department's current session of messages (size
+ * limited, secret-redacted), each agent's cursor of what it has been shown,
+ * and which department an `/api/chat` caller reaches.
+ */
+import { v, type Infer } from "convex/values";
+import type { Doc, Id } from "../_generated/dataModel";
+import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { agentChatAuthor, CHAT_DISABLED, chatExcluded } from "../lib/chat";
+import { webuiDepartmentsFromEnv, type ChatSettings } from "../lib/config";
+import { MaestroError } from "../lib/errors";
+import { hasRole } from "../lib/roles";
+import { scanUserText, textTooLongMessage } from "../lib/secrets/userText";
+import { membershipsOf } from "./members";
+import { chatSettings } from "./settings";
+import { getViewer } from "./viewer";
+
+/** Most messages the chat pane shows (the newest). */
+export const MAX_PANE_MESSAGES = 500;
+/** Messages one GET /api/chat page reads (the endpoint pages through them all). */
+export const API_PAGE_SIZE = 1000;
+/** Most messages one getNew reads. */
+export const MAX_READ_MESSAGES = 10_000;
+
+export const vChatMessage = v.object({ id: v.number(), ts: v.string(), author: v.string(), text: v.string() });
+/** A person behind an `@human` post, for the pane. */
+export const vPostedBy = v.object({ userId: v.id("users"), name: v.string() });
+
+/** The department's chat settings when chat is on; NOT_FOUND ("Chat disabled by configuration") when it is off. */
+export async function enabledChatSettings(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ChatSettings> {
+  const settings = await chatSettings(ctx, departmentId);
+  if (!settings.enabled) throw new MaestroError("NOT_FOUND", CHAT_DISABLED);
+  return settings;
+}
+
+/** A chat text checked against the limit before anything is scanned: empty is INVALID_ARGUMENT, too long TOO_LARGE. */
+export function checkChatText(text: string, settings: ChatSettings): void {
+  const tooLong = textTooLongMessage(text, settings.maxMessageChars, "A chat message");
+  if (tooLong !== null) throw new MaestroError("TOO_LARGE", tooLong);
+  if (text.trim() === "") throw new MaestroError("INVALID_ARGUMENT", "A chat message must not be empty.");
+}
+
+/**
+ * Appends a message to the department's current chat session after size
+ * enforcement and secret redaction. Returns its id.
+ */
+export async function postChat(
+  ctx: MutationCtx,
+  departmentId: Id<"departments">,
+  author: string,
+  rawText: string,
+  postedBy?: Infer<typeof vPostedBy>,
+  // The caller's settings when it has read them already in this transaction (read once per call).
+  knownSettings?: ChatSettings,
+): Promise<number> {
+  const settings = knownSettings ?? (await enabledChatSettings(ctx, departmentId));
+  if (!settings.enabled) throw new MaestroError("NOT_FOUND", CHAT_DISABLED);
+  checkChatText(rawText, settings);
+  const department = await ctx.db.get("departments", departmentId);
+  if (department === null) throw new MaestroError("NOT_FOUND", "Department not found.");
+  const { text, truncated, redacted } = scanUserText(rawText, {
+    maxChars: settings.maxMessageChars,
+    enabled: settings.scannerEnabled,
+    timeoutMs: settings.scannerTimeoutMs,
+    source: "chat.post",
+  });
+  const last = await ctx.db.query("chat").withIndex("by_chat_id").order("desc").first();
+  const id = (last?.id ?? 0) + 1;
+  await ctx.db.insert("chat", {
+    id,
+    departmentId,
+    sessionId: department.chatSessionId,
+    ts: new Date().toISOString(),
+    author,
+    text,
+    truncated,
+    redacted,
+    ...(postedBy === undefined ? {} : { postedBy }),
+  });
+  return id;
+}
+
+/** Starts a fresh session: older messages stop being visible to agents and the UI. */
+export async function startChatSession(ctx: MutationCtx, departmentId: Id<"departments">): Promise<string> {
+  const sessionId = crypto.randomUUID();
+  await ctx.db.patch("departments", departmentId, { chatSessionId: sessionId });
+  return sessionId;
+}
+
+/** The newest messages of a session, oldest first. */
+export async function paneMessages(ctx: QueryCtx, sessionId: string): Promise<Array<Doc<"chat">>> {
+  const rows = await ctx.db
+    .query("chat")
+    .withIndex("by_session_and_chat_id", (q) => q.eq("sessionId", sessionId))
+    .order("desc")
+    .take(MAX_PANE_MESSAGES);
+  return rows.reverse();
+}
+
+/** One page of a session after `afterId`, as the spec's messages. */
+export async function sessionPage(ctx: QueryCtx, sessionId: string, afterId: number, limit = API_PAGE_SIZE) {
+  const rows = await ctx.db
+    .query("chat")
+    .withIndex("by_session_and_chat_id", (q) => q.eq("sessionId", sessionId).gt("id", afterId))
+    .take(limit);
+  return rows.map(({ id, ts, author, text }) => ({ id, ts, author, text }));
+}
+
+export async function cursorOf(ctx: QueryCtx, agentSessionKey: string): Promise<Doc<"chatCursors"> | null> {
+  return await ctx.db
+    .query("chatCursors")
+    .withIndex("by_agentId", (q) => q.eq("agentId", agentSessionKey))
+    .unique();
+}
+
+/** The agent's unseen messages of its department's current session, and where its cursor would move. */
+export async function getNewForAgent(ctx: QueryCtx, agent: Doc<"agents">) {
+  await enabledChatSettings(ctx, agent.departmentId);
+  const department = (await ctx.db.get("departments", agent.departmentId))!;
+  const cursor = (await cursorOf(ctx, agent.sessionKey))?.lastId ?? 0;
+  const messages = await sessionPage(ctx, department.chatSessionId, cursor, MAX_READ_MESSAGES);
+  return { messages, newPointer: messages.length > 0 ? messages[messages.length - 1].id : cursor };
+}
+
+/** Moves an agent's cursor forward (never back) and records whether its turn was chat-only. */
+export async function advanceCursor(ctx: MutationCtx, agentSessionKey: string, newPointer: number, chatOnlyTurn: boolean): Promise<void> {
+  const cursor = await cursorOf(ctx, agentSessionKey);
+  if (cursor === null) {
+    await ctx.db.insert("chatCursors", { agentId: agentSessionKey, lastId: newPointer, remindNext: chatOnlyTurn });
+  } else {
+    await ctx.db.patch("chatCursors", cursor._id, { lastId: Math.max(cursor.lastId, newPointer), remindNext: chatOnlyTurn });
+  }
+}
+
+/** What a run is shown of #maestro: null when chat is off for its agent. */
+export const vRunChatContext = v.union(v.null(), v.object({ author: v.string(), remind: v.boolean(), messages: v.array(vChatMessage), newPointer: v.number() }));
+
+export async function chatContextOfAgent(ctx: QueryCtx, agent: Doc<"agents">): Promise<Infer<typeof vRunChatContext>> {
+  if (chatExcluded(agent) || !(await chatSettings(ctx, agent.departmentId)).enabled) return null;
+  const cursor = await cursorOf(ctx, agent.sessionKey);
+  return { author: agentChatAuthor(agent), remind: cursor?.remindNext ?? false, ...(await getNewForAgent(ctx, agent)) };
+}
+
+/**
+ * Which department an `/api/chat` call may use. A signed-in caller (Bearer)
+ * reaches only departments they belong to (the first one when no slug is
+ * given), and posts as a member or above; the WebUI password (HTTP Basic,
+ * checked by the route) reaches the departments `webui.departments` lists,
+ * every one when it lists none. Unknown and foreign departments answer
+ * alike, so slugs reveal nothing. Chat must be on there.
+ */
+export async function departmentForApi(ctx: QueryCtx, slug: string | undefined, via: "session" | "password", write: boolean): Promise<{ department: Doc<"departments">; settings: ChatSettings }> {
+  const department = via === "password" ? await passwordDepartment(ctx, slug) : await sessionDepartment(ctx, slug, write);
+  if (department === null) throw new MaestroError("NOT_FOUND", `No department ${slug ?? ""} that you can reach.`.replace("  ", " "));
+  return { department, settings: await enabledChatSettings(ctx, department._id) };
+}
+
+async function passwordDepartment(ctx: QueryCtx, slug: string | undefined): Promise<Doc<"departments"> | null> {
+  const allowed = webuiDepartmentsFromEnv();
+  const department =
+    slug !== undefined
+      ? await ctx.db.query("departments").withIndex("by_slug", (q) => q.eq("slug", slug)).unique()
+      : await ctx.db.query("departments").withIndex("by_slug").first();
+  return department === null || (allowed !== null && !allowed.includes(department.slug)) ? null : department;
+}
+
+async function sessionDepartment(ctx: QueryCtx, slug: string | undefined, write: boolean): Promise<Doc<"departments"> | null> {
+  const viewer = await getViewer(ctx);
+  if (viewer === null) throw new MaestroError("UNAUTHENTICATED", "Your session has ended; sign in again.");
+  for (const membership of await membershipsOf(ctx, viewer.user._id)) {
+    const department = await ctx.db.get("departments", membership.departmentId);
+    if (department === null || (slug !== undefined && department.slug !== slug)) continue;
+    if (write && !hasRole(membership.role, "member")) throw new MaestroError("FORBIDDEN", "Viewers can read the chat but not post.");
+    return department;
+  }
+  return null;
+}

@@ -1,0 +1,215 @@
+/**
+ * The inbox: one row per message per recipient (an agent's sessionKey or
+ * `member:<userId>`), with whether it was read, handled (a blocking message
+ * a run opened with) or nudged about. Badges count it, "mark read" writes
+ * it, and a run's prompt is shown from it; every read is logged as a
+ * `messaging.read` event, which is also the audit trail of who read what.
+ */
+import { v, type Infer } from "convex/values";
+import type { Doc, Id } from "../_generated/dataModel";
+import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { agentActor } from "../lib/actors";
+import type { InjectionMessage } from "../lib/injection";
+import { MAX_UNREAD_COUNTED } from "../lib/limits";
+import type { Recipient } from "../lib/channels";
+import { vImportance, type Actor, type Importance } from "../validators";
+import { emitEvent } from "./events";
+
+type ReadCtx = QueryCtx | MutationCtx;
+
+/** Most inbox rows one call marks read (a bigger backlog takes another call). */
+export const MAX_MARKED_PER_CALL = 500;
+/** Unread rows counted per agent for the roster's badge; more shows as "9+". */
+export const MAX_AGENT_UNREAD_COUNTED = 9;
+/** Most blocking messages one model call opens with. */
+export const MAX_BLOCKING_PER_CALL = 5;
+/** Most unread messages weighed for one injection (lib/injection ranks and packs them). */
+export const MAX_INJECTION_CANDIDATES = 150;
+
+/** A recipient's unread rows in a department, newest first. */
+export async function unreadRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"inbox">>> {
+  return await ctx.db
+    .query("inbox")
+    .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined))
+    .order("desc")
+    .take(limit);
+}
+
+/** A recipient's unread rows in one conversation. */
+export async function unreadRowsIn(ctx: ReadCtx, recipientKey: string, channelId: Id<"channels">, limit: number): Promise<Array<Doc<"inbox">>> {
+  return await ctx.db
+    .query("inbox")
+    .withIndex("by_recipient_and_channel_and_readAt", (q) => q.eq("recipientKey", recipientKey).eq("channelId", channelId).eq("readAt", undefined))
+    .take(limit);
+}
+
+/** How many unread a recipient has in one conversation, up to the badge's bound. */
+export async function unreadCountIn(ctx: ReadCtx, recipientKey: string, channelId: Id<"channels">, limit = MAX_UNREAD_COUNTED + 1): Promise<number> {
+  return (await unreadRowsIn(ctx, recipientKey, channelId, limit)).length;
+}
+
+/**
+ * `recipientKey`'s inbox rows for these messages, in order. Ids come as
+ * strings (a model or a client sent them): ones that are not message ids, or
+ * whose message is not in that inbox, are skipped.
+ */
+export async function inboxRowsFor(ctx: ReadCtx, recipientKey: string, messageIds: readonly string[]): Promise<Array<Doc<"inbox">>> {
+  const rows = [];
+  for (const raw of messageIds) {
+    const messageId = ctx.db.normalizeId("channelMessages", raw);
+    if (messageId === null) continue;
+    const row = await ctx.db
+      .query("inbox")
+      .withIndex("by_recipient_and_message", (q) => q.eq("recipientKey", recipientKey).eq("messageId", messageId))
+      .unique();
+    if (row !== null) rows.push(row);
+  }
+  return rows;
+}
+
+/** A posted message reaches its recipients' inboxes. */
+export async function deliverToInboxes(
+  ctx: MutationCtx,
+  message: { departmentId: Id<"departments">; channelId: Id<"channels">; messageId: Id<"channelMessages">; importance: Importance; blocking: boolean },
+  recipients: readonly Recipient[],
+): Promise<void> {
+  const { departmentId, channelId, messageId, importance, blocking } = message;
+  for (const r of recipients) {
+    await ctx.db.insert("inbox", { departmentId, recipientKey: r.key, channelId, messageId, importance, blocking, direct: r.direct });
+  }
+}
+
+/** Marks rows read and logs one event per conversation touched; returns how many were unread. */
+export async function markRowsRead(ctx: MutationCtx, rows: Array<Doc<"inbox">>, actor: Actor): Promise<number> {
+  const now = Date.now();
+  const perChannel = new Map<Id<"channels">, number>();
+  for (const row of rows) {
+    if (row.readAt !== undefined) continue;
+    await ctx.db.patch("inbox", row._id, { readAt: now });
+    perChannel.set(row.channelId, (perChannel.get(row.channelId) ?? 0) + 1);
+  }
+  for (const [channelId, count] of perChannel) {
+    await emitEvent(ctx, { departmentId: rows[0].departmentId, type: "messaging.read", actor, channelId, data: { count } });
+  }
+  return [...perChannel.values()].reduce((a, b) => a + b, 0);
+}
+
+/** Marks what a recipient has unread read: in one conversation, or (without `channelId`) in the whole department. */
+export async function markAllRead(ctx: MutationCtx, recipientKey: string, departmentId: Id<"departments">, actor: Actor, channelId?: Id<"channels">): Promise<number> {
+  const rows =
+    channelId === undefined
+      ? await unreadRows(ctx, recipientKey, departmentId, MAX_MARKED_PER_CALL)
+      : await unreadRowsIn(ctx, recipientKey, channelId, MAX_MARKED_PER_CALL);
+  return await markRowsRead(ctx, rows, actor);
+}
+
+/** Marks a recipient's rows of `messageIds` read (those in `channelId` only, when given). */
+export async function markMessagesRead(ctx: MutationCtx, recipientKey: string, messageIds: readonly string[], actor: Actor, channelId?: Id<"channels">): Promise<number> {
+  const rows = (await inboxRowsFor(ctx, recipientKey, messageIds.slice(0, MAX_MARKED_PER_CALL))).filter((row) => channelId === undefined || row.channelId === channelId);
+  return await markRowsRead(ctx, rows, actor);
+}
+
+/** Rows the inbox `summary` counts: unread in a department, up to the badge's bound. */
+export async function unreadSummary(ctx: QueryCtx, recipientKey: string, departmentId: Id<"departments">) {
+  const rows = await unreadRows(ctx, recipientKey, departmentId, MAX_UNREAD_COUNTED + 1);
+  return { unread: Math.min(rows.length, MAX_UNREAD_COUNTED), direct: rows.filter((r) => r.direct).length, more: rows.length > MAX_UNREAD_COUNTED };
+}
+
+/** Where a message sits, as a person would say it: "a DM", "#launch", "thread in #launch". */
+export function whereOf(channel: Doc<"channels">, message: Pick<Doc<"channelMessages">, "threadRootId">, thread = "thread in"): string {
+  if (channel.kind === "dm") return "a DM";
+  return message.threadRootId !== undefined ? `${thread} #${channel.name}` : `#${channel.name}`;
+}
+
+/**
+ * The agent's unread messages as the injection budget takes them
+ * (lib/injection), newest first; `inbox.read` shows the same to the model.
+ */
+export async function unreadFor(ctx: QueryCtx, agent: Doc<"agents">, taskId: Id<"tasks"> | null, limit: number): Promise<InjectionMessage[]> {
+  const out: InjectionMessage[] = [];
+  for (const row of await unreadRows(ctx, agent.sessionKey, agent.departmentId, limit)) {
+    const message = await ctx.db.get("channelMessages", row.messageId);
+    const channel = await ctx.db.get("channels", row.channelId);
+    if (message === null || channel === null) continue;
+    out.push({
+      id: message._id,
+      from: message.from.kind === "system" ? "Maestro" : message.from.name,
+      where: whereOf(channel, message),
+      body: message.body,
+      importance: message.importance,
+      direct: row.direct,
+      aboutTask: taskId !== null && (message.context.taskId === taskId || message.context.batchId === taskId),
+      createdAt: message._creationTime,
+      threadId: message.threadRootId ?? undefined,
+    });
+  }
+  return out;
+}
+
+const vInjectionMessage = v.object({
+  id: v.string(),
+  from: v.string(),
+  where: v.string(),
+  body: v.string(),
+  importance: vImportance,
+  direct: v.boolean(),
+  aboutTask: v.boolean(),
+  createdAt: v.number(),
+  threadId: v.optional(v.string()),
+});
+
+/** What an agent's run is shown from its inbox: the unread messages, blocking ones apart (null when the run or agent is gone). */
+export const vRunInbox = v.union(v.null(), v.object({ blocking: v.array(vInjectionMessage), unread: v.array(vInjectionMessage) }));
+
+/**
+ * What arrived for a run's agent, for the prompt: unhandled blocking
+ * messages (they open the call) and everything else unread (packed into the
+ * injection budget).
+ */
+export async function inboxOfRun(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"agents">): Promise<Infer<typeof vRunInbox>> {
+  const unread = await unreadFor(ctx, agent, run.taskId, MAX_INJECTION_CANDIDATES);
+  const blockingIds = new Set<string>();
+  for (const row of await unreadRows(ctx, agent.sessionKey, agent.departmentId, MAX_INJECTION_CANDIDATES)) {
+    if (row.blocking && row.handledAt === undefined && blockingIds.size < MAX_BLOCKING_PER_CALL) blockingIds.add(row.messageId);
+  }
+  return {
+    blocking: unread.filter((m) => blockingIds.has(m.id)).reverse(),
+    unread: unread.filter((m) => !blockingIds.has(m.id)),
+  };
+}
+
+/**
+ * After the model has seen an injection: what it was shown counts as read,
+ * and the blocking messages it opened with as handled (the run resumed with them).
+ */
+export async function markInjectionSeen(ctx: MutationCtx, agent: Doc<"agents">, shown: string[], blocking: string[]): Promise<void> {
+  const now = Date.now();
+  const rows = await inboxRowsFor(ctx, agent.sessionKey, [...blocking, ...shown].slice(0, MAX_INJECTION_CANDIDATES + MAX_BLOCKING_PER_CALL));
+  for (const row of rows) {
+    if (blocking.includes(row.messageId) && row.handledAt === undefined) await ctx.db.patch("inbox", row._id, { handledAt: now });
+  }
+  if (rows.length > 0) await markRowsRead(ctx, rows, agentActor(agent));
+}
+
+/** The end-of-run nudge names these rows: they nudge no more. */
+export async function markNudged(ctx: MutationCtx, rows: ReadonlyArray<Doc<"inbox">>): Promise<void> {
+  const now = Date.now();
+  for (const row of rows) await ctx.db.patch("inbox", row._id, { nudgedAt: now });
+}
+
+/** Rows the messaging figures read in a window, per kind, bounded. */
+export async function statsRows(ctx: QueryCtx, departmentId: Id<"departments">, since: number, until: number, limit: number) {
+  const posted = await ctx.db
+    .query("channelMessages")
+    .withIndex("by_department", (q) => q.eq("departmentId", departmentId).gte("_creationTime", since).lt("_creationTime", until))
+    .take(limit);
+  const read = await ctx.db
+    .query("inbox")
+    .withIndex("by_department_and_readAt", (q) => q.eq("departmentId", departmentId).gte("readAt", since).lt("readAt", until))
+    .take(limit);
+  const unread = await ctx.db
+    .query("inbox")
+    .withIndex("by_department_and_readAt", (q) => q.eq("departmentId", departmentId).eq("readAt", undefined))
+    .take(limit);
+  return { posted, read, unread };
+}

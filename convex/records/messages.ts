@@ -1,0 +1,73 @@
+/**
+ * A task's thread: its messages (cleaned, size-checked, secret-scanned, with
+ * their @mentions resolved) and who in a department can be mentioned. What a
+ * posted message sets off is reactions/threadPost.ts.
+ */
+import type { PaginationOptions } from "convex/server";
+import type { Doc, Id } from "../_generated/dataModel";
+import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { memberKey } from "../lib/actors";
+import { LIMITS } from "../lib/limits";
+import { parseMentions, type MentionCandidate } from "../lib/mentions";
+import { cleanText } from "../lib/validate";
+import type { Actor, Mention } from "../validators";
+import { departmentAgents } from "./agents";
+import { departmentMembers } from "./members";
+import { redactForDepartment } from "./settings";
+
+type ReadCtx = QueryCtx | MutationCtx;
+
+/** Everyone a message in this department can mention: its agents and its members. */
+export async function mentionCandidates(ctx: ReadCtx, departmentId: Id<"departments">): Promise<Array<MentionCandidate & { kind: Mention["kind"] }>> {
+  const agents = await departmentAgents(ctx, departmentId);
+  const members = await departmentMembers(ctx, departmentId);
+  return [
+    ...agents.map((a) => ({ kind: "agent" as const, key: a.sessionKey, name: a.name })),
+    ...members.map((m) => ({ kind: "member" as const, key: memberKey(m.userId), name: m.name })),
+  ];
+}
+
+/** The agents and members `text` mentions, in the order first mentioned. */
+export async function mentionsIn(ctx: ReadCtx, departmentId: Id<"departments">, text: string): Promise<Mention[]> {
+  // No "@", no mention: a post then skips reading every agent and member of the department.
+  if (!text.includes("@")) return [];
+  const candidates = await mentionCandidates(ctx, departmentId);
+  const kindByKey = new Map(candidates.map((c) => [c.key, c.kind]));
+  return parseMentions(text, candidates).map(({ key, name }) => ({ kind: kindByKey.get(key)!, key, name }));
+}
+
+/** Inserts a thread message (text checked and scanned, mentions resolved) and returns it. */
+export async function insertMessage(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string): Promise<Doc<"messages">> {
+  const content = await redactForDepartment(ctx, task.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
+  const mentions = await mentionsIn(ctx, task.departmentId, content);
+  const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions });
+  return (await ctx.db.get("messages", messageId))!;
+}
+
+/** One page of a task's thread, newest first. */
+export async function threadPage(ctx: QueryCtx, taskId: Id<"tasks">, paginationOpts: PaginationOptions) {
+  return await ctx.db
+    .query("messages")
+    .withIndex("by_task", (q) => q.eq("taskId", taskId))
+    .order("desc")
+    .paginate(paginationOpts);
+}
+
+/** A task's newest messages, oldest first, at most `limit`. */
+export async function newestMessages(ctx: ReadCtx, taskId: Id<"tasks">, limit: number): Promise<Array<Doc<"messages">>> {
+  const recent = await ctx.db
+    .query("messages")
+    .withIndex("by_task", (q) => q.eq("taskId", taskId))
+    .order("desc")
+    .take(limit);
+  return recent.reverse();
+}
+
+/** Whether a person wrote in the task's thread after `since` (looking at most at `limit` messages). */
+export async function personWroteSince(ctx: ReadCtx, taskId: Id<"tasks">, since: number, limit: number): Promise<boolean> {
+  const later = await ctx.db
+    .query("messages")
+    .withIndex("by_task", (q) => q.eq("taskId", taskId).gt("_creationTime", since))
+    .take(limit);
+  return later.some((m) => m.author.kind === "member");
+}

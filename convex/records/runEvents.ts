@@ -1,0 +1,121 @@
+/**
+ * A run's event stream: appending, one sequence per run (counted on its
+ * `runStreams` row), and reading it back. Whether a writer may still write
+ * is `liveRun`: once the run is no longer its attempt's (stopped, ended by
+ * the sweeper, taken over by a retry) every write answers "aborted".
+ */
+import type { Doc, Id } from "../_generated/dataModel";
+import { env, type MutationCtx, type QueryCtx } from "../_generated/server";
+import { eventKind, type RunEventPayload } from "../lib/runEvents";
+import { leaseNeedsRenewal, runLeaseMs } from "../lib/runLease";
+
+/** Most events one read returns: a run's whole stream, bounded. */
+export const MAX_EVENTS_PER_READ = 2000;
+/** Events scanned back from the newest to find the open message while streaming. */
+const STREAM_SCAN = 400;
+
+/**
+ * Appends one event to a run's stream and returns its sequence number. With
+ * a `clientMessageId` already in the stream, nothing is written and the
+ * earlier event's number is returned (a retried submit). `run`, when the
+ * caller has read it already, saves reading it again.
+ */
+export async function appendRunEvent(
+  ctx: MutationCtx,
+  runId: Id<"runs">,
+  payload: RunEventPayload,
+  options: { clientMessageId?: string; run?: Doc<"runs"> } = {},
+): Promise<number> {
+  const { clientMessageId } = options;
+  if (clientMessageId !== undefined) {
+    const same = await ctx.db
+      .query("runEvents")
+      .withIndex("by_run_and_clientMessageId", (q) => q.eq("runId", runId).eq("clientMessageId", clientMessageId))
+      .first();
+    if (same !== null) return same.seq;
+  }
+  const seq = await nextSeq(ctx, runId, payload.type === "message_start", options.run);
+  await ctx.db.insert("runEvents", {
+    runId,
+    seq,
+    kind: eventKind(payload),
+    timestamp: Date.now(),
+    ...(clientMessageId === undefined ? {} : { clientMessageId }),
+    payload,
+  });
+  return seq;
+}
+
+/**
+ * The run's next sequence number, counted on its `runStreams` row (read by
+ * id). A run without one (its first event, or a run older than the counter)
+ * gets it here, starting after its newest event.
+ */
+async function nextSeq(ctx: MutationCtx, runId: Id<"runs">, startsMessage: boolean, known?: Doc<"runs">): Promise<number> {
+  const stream = await streamOf(ctx, runId, known);
+  if (stream !== null) {
+    const seq = stream.lastSeq + 1;
+    await ctx.db.patch("runStreams", stream._id, { lastSeq: seq, ...(startsMessage ? { messageStartSeq: seq } : {}) });
+    return seq;
+  }
+  const last = await ctx.db
+    .query("runEvents")
+    .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
+    .order("desc")
+    .first();
+  const seq = (last?.seq ?? 0) + 1;
+  const id = await ctx.db.insert("runStreams", { runId, lastSeq: seq, ...(startsMessage ? { messageStartSeq: seq } : {}) });
+  await ctx.db.patch("runs", runId, { streamId: id });
+  return seq;
+}
+
+/** The run's `runStreams` row, or null before its first event (or for a run older than the counter). */
+async function streamOf(ctx: QueryCtx, runId: Id<"runs">, known?: Doc<"runs">): Promise<Doc<"runStreams"> | null> {
+  // A stream id never changes once set, so a run read earlier in this transaction still names it.
+  const streamId = known?.streamId ?? (await ctx.db.get("runs", runId))?.streamId;
+  return streamId === undefined ? null : await ctx.db.get("runStreams", streamId);
+}
+
+/** The run, when it is running as this attempt (else the writer should stop). */
+export async function liveRun(ctx: QueryCtx, runId: Id<"runs">, attempt: number): Promise<Doc<"runs"> | null> {
+  const run = await ctx.db.get("runs", runId);
+  return run !== null && run.status === "running" && (run.attempt ?? 1) === attempt ? run : null;
+}
+
+/** Renews the run's lease when half of it is used (see leaseNeedsRenewal). */
+export async function heartbeat(ctx: MutationCtx, run: Doc<"runs">, extra: Partial<Doc<"runs">> = {}) {
+  const now = Date.now();
+  const leaseMs = runLeaseMs(env);
+  if (leaseNeedsRenewal(run.leaseExpiresAt, now, leaseMs) || Object.keys(extra).length > 0) {
+    await ctx.db.patch("runs", run._id, { leaseExpiresAt: now + leaseMs, lastActiveAt: now, ...extra });
+  }
+}
+
+/** The newest events of a run back to (and including) its latest `message_start`, oldest first. */
+export async function openMessageEvents(ctx: QueryCtx, run: Doc<"runs">) {
+  const runId = run._id;
+  // The stream knows where the newest message starts: read from there, not a window of the newest events
+  // (which is left for a run before its first message, or older than the stream row).
+  const start = (await streamOf(ctx, runId, run))?.messageStartSeq;
+  if (start !== undefined) {
+    return await ctx.db
+      .query("runEvents")
+      .withIndex("by_run_and_seq", (q) => q.eq("runId", runId).gte("seq", start))
+      .take(MAX_EVENTS_PER_READ);
+  }
+  const newest = await ctx.db
+    .query("runEvents")
+    .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
+    .order("desc")
+    .take(STREAM_SCAN);
+  const opened = newest.findIndex((event) => event.payload.type === "message_start");
+  return (opened === -1 ? newest : newest.slice(0, opened + 1)).reverse();
+}
+
+/** A run's events in order, after `afterSeq`, bounded. */
+export async function eventsOfRun(ctx: QueryCtx, runId: Id<"runs">, afterSeq: number): Promise<Array<Doc<"runEvents">>> {
+  return await ctx.db
+    .query("runEvents")
+    .withIndex("by_run_and_seq", (q) => q.eq("runId", runId).gt("seq", afterSeq))
+    .take(MAX_EVENTS_PER_READ);
+}

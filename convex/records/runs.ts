@@ -1,0 +1,258 @@
+/**
+ * Runs: one row per agent run, with its status, lease, usage and tool-call
+ * records. Reads for the screens and the sweeper, and the writes of the run
+ * row itself; what a run's start, pause or end sets off across nouns is in
+ * reactions/ (runQueue, pauses, runEnd).
+ */
+import { type Infer, v } from "convex/values";
+import type { Doc, Id } from "../_generated/dataModel";
+import { env, type MutationCtx, type QueryCtx } from "../_generated/server";
+import { ACTIVE_RUN_SCAN } from "../lib/limits";
+import { modelLabel } from "../lib/modelConfig";
+import { runLeaseMs } from "../lib/runLease";
+import { vRunTiming, type RunStatus, type RunTriggerKind, type ToolCallRecord } from "../validators";
+import { appendRunEvent } from "./runEvents";
+
+type ReadCtx = QueryCtx | MutationCtx;
+
+/** Tool call records kept on one run. */
+export const MAX_TOOL_CALL_RECORDS = 50;
+/** Longest argument JSON kept on a tool call record. */
+export const MAX_RECORDED_ARGS_CHARS = 2000;
+/** Most runs the sweeper handles per pass (the next pass takes the rest). */
+export const SWEEP_BATCH = 50;
+
+/** What started a run (or was folded into one). */
+export interface RunTrigger {
+  kind: RunTriggerKind;
+  messageId?: Id<"messages">;
+  channelMessageId?: Id<"channelMessages">;
+  note?: string;
+}
+
+/** The run, or a bug: callers hold an id they were given by Maestro itself. */
+export async function getRunX(ctx: ReadCtx, runId: Id<"runs">): Promise<Doc<"runs">> {
+  const run = await ctx.db.get("runs", runId);
+  if (run === null) throw new Error(`Run ${runId} not found`);
+  return run;
+}
+
+export function isActive(run: Pick<Doc<"runs">, "status">): boolean {
+  return run.status === "queued" || run.status === "running" || run.status === "waiting";
+}
+
+/** The agent's queued, running or waiting run on this task, if any. */
+export async function activeRunOfAgentOnTask(ctx: ReadCtx, agentSessionKey: string, taskId: Id<"tasks">): Promise<Doc<"runs"> | null> {
+  const recent = await ctx.db
+    .query("runs")
+    .withIndex("by_agent_and_task", (q) => q.eq("agentSessionKey", agentSessionKey).eq("taskId", taskId))
+    .order("desc")
+    .take(ACTIVE_RUN_SCAN);
+  return recent.find(isActive) ?? null;
+}
+
+/** The agent's run in progress (running before queued), preferring one on `taskId`; null when it is idle. */
+export async function runInProgressOf(ctx: ReadCtx, agent: Doc<"agents">, taskId?: Id<"tasks">): Promise<Doc<"runs"> | null> {
+  const active: Array<Doc<"runs">> = [];
+  for (const status of ["running", "queued"] as const) {
+    active.push(...(await runsOfAgentWithStatus(ctx, agent.sessionKey, status, ACTIVE_RUN_SCAN)));
+  }
+  return active.find((run) => run.taskId === taskId) ?? active[0] ?? null;
+}
+
+/** An agent's runs with one status, newest first. */
+export async function runsOfAgentWithStatus(ctx: ReadCtx, agentSessionKey: string, status: RunStatus, limit: number): Promise<Array<Doc<"runs">>> {
+  return await ctx.db
+    .query("runs")
+    .withIndex("by_agent_and_status", (q) => q.eq("agentSessionKey", agentSessionKey).eq("status", status))
+    .order("desc")
+    .take(limit);
+}
+
+/** The task's newest run whose status is one of `statuses`. */
+export async function taskRunWithStatus(ctx: ReadCtx, taskId: Id<"tasks">, statuses: readonly RunStatus[]): Promise<Doc<"runs"> | null> {
+  return (await runsOfTask(ctx, taskId, ACTIVE_RUN_SCAN)).find((run) => statuses.includes(run.status)) ?? null;
+}
+
+/** A task's runs, newest first. */
+export async function runsOfTask(ctx: ReadCtx, taskId: Id<"tasks">, limit: number): Promise<Array<Doc<"runs">>> {
+  return await ctx.db
+    .query("runs")
+    .withIndex("by_task", (q) => q.eq("taskId", taskId))
+    .order("desc")
+    .take(limit);
+}
+
+/** A department's runs, newest first. */
+export async function runsOfDepartment(ctx: ReadCtx, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"runs">>> {
+  return await ctx.db
+    .query("runs")
+    .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+    .order("desc")
+    .take(limit);
+}
+
+/** An agent's runs, newest first. */
+export async function runsOfAgent(ctx: ReadCtx, agentId: Id<"agents">, limit: number): Promise<Array<Doc<"runs">>> {
+  return await ctx.db
+    .query("runs")
+    .withIndex("by_agentId", (q) => q.eq("agentId", agentId))
+    .order("desc")
+    .take(limit);
+}
+
+/** A new queued run of `agent` on `taskId`. */
+export async function insertRun(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks">, trigger: RunTrigger): Promise<Id<"runs">> {
+  return await ctx.db.insert("runs", {
+    departmentId: agent.departmentId,
+    agentId: agent._id,
+    agentSessionKey: agent.sessionKey,
+    taskId,
+    trigger,
+    status: "queued",
+    iterations: 0,
+    toolCalls: [],
+    promptTokens: 0,
+    completionTokens: 0,
+    foldedTriggers: 0,
+    rerunRequested: false,
+    delegations: 0,
+    guards: [],
+    timings: [],
+    attempt: 0,
+    lastActiveAt: Date.now(),
+  });
+}
+
+/**
+ * A trigger folded into a run already under way. A running or waiting run
+ * has read its context already, so it answers the trigger in a follow-up
+ * run (`rerun`); a queued one will see it when it starts.
+ */
+export async function foldTrigger(ctx: MutationCtx, run: Doc<"runs">, trigger: RunTrigger | null): Promise<void> {
+  const rerun = trigger !== null && (run.status === "running" || run.status === "waiting");
+  await ctx.db.patch("runs", run._id, {
+    foldedTriggers: run.foldedTriggers + 1,
+    rerunRequested: run.rerunRequested || rerun,
+    ...(rerun ? { foldedTrigger: trigger } : {}),
+  });
+}
+
+/**
+ * queued → running as the next attempt, holding a fresh lease; writes
+ * `agent_start`. Null when the run is not queued (already started, or ended).
+ */
+export async function markRunning(ctx: MutationCtx, runId: Id<"runs">): Promise<{ attempt: number } | null> {
+  const run = await getRunX(ctx, runId);
+  if (run.status !== "queued") return null;
+  const now = Date.now();
+  const attempt = (run.attempt ?? 0) + 1;
+  await ctx.db.patch("runs", runId, {
+    status: "running",
+    startedAt: run.startedAt ?? now,
+    attempt,
+    leaseExpiresAt: now + runLeaseMs(env),
+    lastActiveAt: now,
+  });
+  const agent = await ctx.db.get("agents", run.agentId);
+  await appendRunEvent(ctx, runId, { type: "agent_start", agentName: agent?.name ?? run.agentSessionKey, model: modelLabel(agent?.model), attempt });
+  return { attempt };
+}
+
+/** The run waits for a person: no lease, so the sweeper leaves it alone. */
+export async function markWaiting(ctx: MutationCtx, runId: Id<"runs">, paused: Doc<"runs">["paused"]): Promise<void> {
+  await ctx.db.patch("runs", runId, { status: "waiting", paused, leaseExpiresAt: undefined, lastActiveAt: Date.now() });
+}
+
+/** The run is queued again (resumed after a pause, or retried by the sweeper), without a lease. */
+export async function markQueued(ctx: MutationCtx, runId: Id<"runs">): Promise<void> {
+  await ctx.db.patch("runs", runId, { status: "queued", leaseExpiresAt: undefined, lastActiveAt: Date.now() });
+}
+
+/** The run's pause is over: its card was settled or closed. */
+export async function clearPause(ctx: MutationCtx, runId: Id<"runs">): Promise<void> {
+  await ctx.db.patch("runs", runId, { paused: undefined });
+}
+
+/** The run's end: its status and reason, no lease. */
+export async function markEnded(ctx: MutationCtx, runId: Id<"runs">, status: "completed" | "error" | "aborted", reason: string): Promise<void> {
+  const now = Date.now();
+  await ctx.db.patch("runs", runId, { status, reason, endedAt: now, lastActiveAt: now, leaseExpiresAt: undefined });
+}
+
+/** One model call's usage and timings. */
+export const vModelCall = {
+  model: v.string(),
+  promptTokens: v.number(),
+  completionTokens: v.number(),
+  timing: vRunTiming,
+  /** Tokens the injection middleware put into this call's prompt (messages, #maestro, context pack). */
+  injectionTokens: v.optional(v.number()),
+};
+export type ModelCall = Infer<ReturnType<typeof v.object<typeof vModelCall>>>;
+
+/** Adds one model call's usage and timings to the run. */
+export async function addModelCall(ctx: MutationCtx, runId: Id<"runs">, { model, promptTokens, completionTokens, timing, injectionTokens }: ModelCall): Promise<void> {
+  const run = await getRunX(ctx, runId);
+  await ctx.db.patch("runs", runId, {
+    model,
+    iterations: run.iterations + 1,
+    promptTokens: run.promptTokens + promptTokens,
+    completionTokens: run.completionTokens + completionTokens,
+    timings: [...run.timings, timing],
+    injectionTokens: (run.injectionTokens ?? 0) + (injectionTokens ?? 0),
+  });
+}
+
+/** Records one dispatched tool call's result (also when it failed or was denied), bounded. */
+export async function addToolCall(ctx: MutationCtx, runId: Id<"runs">, record: ToolCallRecord, delegated: boolean, guard: string | undefined): Promise<void> {
+  const run = await getRunX(ctx, runId);
+  const args = record.args.length > MAX_RECORDED_ARGS_CHARS ? `${record.args.slice(0, MAX_RECORDED_ARGS_CHARS)}…` : record.args;
+  await ctx.db.patch("runs", runId, {
+    toolCalls: [...run.toolCalls, { ...record, args }].slice(-MAX_TOOL_CALL_RECORDS),
+    delegations: run.delegations + (delegated ? 1 : 0),
+    guards: guard === undefined || run.guards.includes(guard) ? run.guards : [...run.guards, guard],
+  });
+}
+
+/** Running runs whose lease lapsed before `now` (their action died), a sweep's worth. */
+export async function lapsedRuns(ctx: QueryCtx, now: number): Promise<Array<Doc<"runs">>> {
+  return await ctx.db
+    .query("runs")
+    .withIndex("by_status_and_leaseExpiresAt", (q) => q.eq("status", "running").lt("leaseExpiresAt", now))
+    .take(SWEEP_BATCH);
+}
+
+/** Queued runs, oldest first, a sweep's worth. */
+export async function queuedRuns(ctx: QueryCtx): Promise<Array<Doc<"runs">>> {
+  return await ctx.db
+    .query("runs")
+    .withIndex("by_status_and_leaseExpiresAt", (q) => q.eq("status", "queued"))
+    .take(SWEEP_BATCH);
+}
+
+/** A run as the lists show it: its task's title and its agent's name, each read once per list. */
+export async function summarizeRuns(ctx: QueryCtx, runs: Array<Doc<"runs">>) {
+  const titles = new Map<string, string>();
+  const names = new Map<string, string>();
+  const result = [];
+  for (const run of runs) {
+    if (!titles.has(run.taskId)) titles.set(run.taskId, (await ctx.db.get("tasks", run.taskId))?.title ?? "(deleted task)");
+    if (!names.has(run.agentId)) names.set(run.agentId, (await ctx.db.get("agents", run.agentId))?.name ?? run.agentSessionKey);
+    result.push({
+      _id: run._id,
+      _creationTime: run._creationTime,
+      taskId: run.taskId,
+      title: titles.get(run.taskId)!,
+      agentId: run.agentId,
+      agentName: names.get(run.agentId)!,
+      status: run.status,
+      trigger: run.trigger.kind,
+      ...(run.reason === undefined ? {} : { reason: run.reason }),
+      lastActiveAt: run.lastActiveAt ?? run.endedAt ?? run.startedAt ?? run._creationTime,
+      promptTokens: run.promptTokens,
+      completionTokens: run.completionTokens,
+    });
+  }
+  return result;
+}

@@ -1,0 +1,72 @@
+/**
+ * A department's own slash commands (admins edit them in settings; each
+ * overrides a global command of the same name) and the records of
+ * invocations and failures that involved no run (those land in the run's
+ * event stream instead).
+ */
+import type { Doc, Id } from "../_generated/dataModel";
+import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { COMMAND_LIMITS } from "../lib/slashCommands";
+
+/** Most command records one read returns. */
+export const MAX_COMMAND_EVENTS = 100;
+
+export type CommandPayload = Doc<"commandEvents">["payload"];
+
+/** The department's own commands, by name. */
+export async function departmentCommands(ctx: QueryCtx, departmentId: Id<"departments">): Promise<Array<Doc<"slashCommands">>> {
+  return await ctx.db
+    .query("slashCommands")
+    .withIndex("by_department_and_name", (q) => q.eq("departmentId", departmentId))
+    .take(COMMAND_LIMITS.perDepartment);
+}
+
+export async function commandNamed(ctx: QueryCtx, departmentId: Id<"departments">, name: string): Promise<Doc<"slashCommands"> | null> {
+  return await ctx.db
+    .query("slashCommands")
+    .withIndex("by_department_and_name", (q) => q.eq("departmentId", departmentId).eq("name", name))
+    .unique();
+}
+
+/** Adds a department command, or replaces the one of the same name. */
+export async function saveCommand(
+  ctx: MutationCtx,
+  departmentId: Id<"departments">,
+  name: string,
+  fields: Omit<Doc<"slashCommands">, "_id" | "_creationTime" | "departmentId" | "name">,
+): Promise<Id<"slashCommands">> {
+  const existing = await commandNamed(ctx, departmentId, name);
+  if (existing !== null) {
+    await ctx.db.patch("slashCommands", existing._id, fields);
+    return existing._id;
+  }
+  return await ctx.db.insert("slashCommands", { departmentId, name, ...fields });
+}
+
+export async function deleteCommand(ctx: MutationCtx, commandId: Id<"slashCommands">): Promise<void> {
+  await ctx.db.delete("slashCommands", commandId);
+}
+
+/** Records an invocation or failure that involved no run. */
+export async function insertCommandEvent(ctx: MutationCtx, departmentId: Id<"departments">, taskId: Id<"tasks"> | null, userId: Id<"users">, payload: CommandPayload): Promise<void> {
+  await ctx.db.insert("commandEvents", { departmentId, ...(taskId === null ? {} : { taskId }), userId, payload });
+}
+
+/** Command records that involved no run, newest first: a task's, or (without `taskId`) #maestro's. */
+export async function commandEventsOf(ctx: QueryCtx, departmentId: Id<"departments">, taskId: Id<"tasks"> | undefined): Promise<Array<Doc<"commandEvents">>> {
+  const rows =
+    taskId === undefined
+      ? (
+          await ctx.db
+            .query("commandEvents")
+            .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+            .order("desc")
+            .take(MAX_COMMAND_EVENTS * 2)
+        ).filter((e) => e.taskId === undefined)
+      : await ctx.db
+          .query("commandEvents")
+          .withIndex("by_task", (q) => q.eq("taskId", taskId))
+          .order("desc")
+          .take(MAX_COMMAND_EVENTS);
+  return rows.slice(0, MAX_COMMAND_EVENTS);
+}

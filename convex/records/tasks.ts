@@ -1,0 +1,306 @@
+/**
+ * Tasks: the board's cards. Reads (a column, a task, its subtasks, its
+ * delegation tree) and writes of the task rows themselves: insert, place in a
+ * column, assignees, fields, the open question that blocks one. What a new
+ * or moved task sets off (activity, notifications, runs) is reactions/taskChange.ts.
+ */
+import type { Doc, Id } from "../_generated/dataModel";
+import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { matchesBoardFilter, type BoardFilter } from "../lib/boardFilters";
+import { MaestroError } from "../lib/errors";
+import { LIMITS, MAX_SUBTASKS } from "../lib/limits";
+import { orderAtEnd, planMove } from "../lib/ordering";
+import { cleanTags, cleanText } from "../lib/validate";
+import type { Actor, Priority, TaskStatus } from "../validators";
+import { actorKey } from "../lib/actors";
+import { agentBySessionKey } from "./agents";
+import { redactForDepartment } from "./settings";
+
+type ReadCtx = QueryCtx | MutationCtx;
+
+/** Most cards one column returns; the board says when a column holds more. */
+export const MAX_TASKS_PER_COLUMN = 500;
+/** Bound on the parent hops walked to a tree's root. */
+const MAX_TREE_HOPS = 100;
+/** How far up parentTaskId is followed to a batch's root (the context pack). */
+export const MAX_BATCH_DEPTH = 10;
+/** Tasks of one batch read (the context pack). */
+export const MAX_BATCH_TASKS = 60;
+
+/** The task, or NOT_FOUND. */
+export async function getTaskX(ctx: ReadCtx, taskId: Id<"tasks">): Promise<Doc<"tasks">> {
+  const task = await ctx.db.get("tasks", taskId);
+  if (task === null) throw new MaestroError("NOT_FOUND", "Task not found.");
+  return task;
+}
+
+/** The task when it belongs to `departmentId`: NOT_FOUND when it does not exist, FORBIDDEN when it is another department's. */
+export async function departmentTaskX(ctx: ReadCtx, departmentId: Id<"departments">, taskId: Id<"tasks">): Promise<Doc<"tasks">> {
+  const task = await getTaskX(ctx, taskId);
+  if (task.departmentId !== departmentId) throw new MaestroError("FORBIDDEN", "That task belongs to another department.");
+  return task;
+}
+
+/** Agents of the department for the given session keys; an unknown key is named in the error. */
+export async function resolveAssignees(ctx: ReadCtx, departmentId: Id<"departments">, sessionKeys: string[]): Promise<Array<Doc<"agents">>> {
+  const unique = [...new Set(sessionKeys)];
+  if (unique.length > LIMITS.assigneesPerTask) {
+    throw new MaestroError("INVALID_ARGUMENT", `A task has at most ${LIMITS.assigneesPerTask} assignees.`);
+  }
+  const agents = [];
+  for (const sessionKey of unique) {
+    const agent = await agentBySessionKey(ctx, sessionKey);
+    if (agent === null || agent.departmentId !== departmentId) {
+      throw new MaestroError("INVALID_ARGUMENT", `Unknown assignee: ${sessionKey} is not an agent of this department.`);
+    }
+    agents.push(agent);
+  }
+  return agents;
+}
+
+async function lastOrderIn(ctx: ReadCtx, departmentId: Id<"departments">, status: TaskStatus) {
+  const last = await ctx.db
+    .query("tasks")
+    .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", departmentId).eq("status", status))
+    .order("desc")
+    .first();
+  return last?.order;
+}
+
+export interface NewTask {
+  departmentId: Id<"departments">;
+  title: string;
+  description?: string;
+  priority?: Priority;
+  tags?: string[];
+  assigneeSessionKeys?: string[];
+  parentTaskId?: Id<"tasks">;
+  delegatedBy?: string;
+  /** A delegation's idempotency key, or an agent's inbox task key. */
+  delegationKey?: string;
+}
+
+/**
+ * Inserts a task at the end of its column (`assigned` when it has assignees,
+ * else `inbox`), its text cleaned, size-checked and secret-scanned; returns
+ * the task and its assignees.
+ */
+export async function insertTask(ctx: MutationCtx, actor: Actor, input: NewTask): Promise<{ task: Doc<"tasks">; assignees: Array<Doc<"agents">> }> {
+  const title = await redactForDepartment(ctx, input.departmentId, "task title", cleanText("Title", input.title, LIMITS.taskTitleChars));
+  const description = await redactForDepartment(
+    ctx,
+    input.departmentId,
+    "task description",
+    cleanText("Description", input.description ?? "", LIMITS.taskDescriptionChars, { allowEmpty: true }),
+  );
+  const tags = cleanTags(input.tags ?? []);
+  const assignees = await resolveAssignees(ctx, input.departmentId, input.assigneeSessionKeys ?? []);
+  if (input.parentTaskId !== undefined) {
+    const parent = await getTaskX(ctx, input.parentTaskId);
+    if (parent.departmentId !== input.departmentId) throw new MaestroError("FORBIDDEN", "The parent task belongs to another department.");
+  }
+  const status: TaskStatus = assignees.length > 0 ? "assigned" : "inbox";
+  const taskId = await ctx.db.insert("tasks", {
+    departmentId: input.departmentId,
+    title,
+    description,
+    status,
+    priority: input.priority ?? "medium",
+    tags,
+    assigneeSessionKeys: assignees.map((a) => a.sessionKey),
+    createdBy: actorKey(actor) ?? "system",
+    parentTaskId: input.parentTaskId,
+    delegatedBy: input.delegatedBy,
+    ...(input.delegationKey === undefined ? {} : { delegationKey: input.delegationKey }),
+    order: orderAtEnd(await lastOrderIn(ctx, input.departmentId, status)),
+    updatedAt: Date.now(),
+  });
+  return { task: (await ctx.db.get("tasks", taskId))!, assignees };
+}
+
+/**
+ * Puts a task in `status` at `position` in that column (end when omitted),
+ * or just before the card `{ before }` names, renumbering the column only
+ * when its order values have run out of room.
+ */
+export async function placeTask(ctx: MutationCtx, task: Doc<"tasks">, status: TaskStatus, position?: number | { before: Id<"tasks"> }): Promise<void> {
+  const column = await ctx.db
+    .query("tasks")
+    .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status))
+    .take(MAX_TASKS_PER_COLUMN + 1);
+  const others = column.filter((t) => t._id !== task._id);
+  let at = others.length;
+  if (typeof position === "number") at = position;
+  else if (position !== undefined) {
+    at = others.findIndex((t) => t._id === position.before);
+    if (at === -1) throw new MaestroError("CONFLICT", "The card to drop before is no longer in that column; try again.");
+  }
+  const plan = planMove(
+    column.map((t) => ({ id: t._id, order: t.order })),
+    task._id,
+    at,
+  );
+  const now = Date.now();
+  if (plan.kind === "single") {
+    await ctx.db.patch("tasks", task._id, { status, order: plan.order, updatedAt: now });
+    return;
+  }
+  for (const { id, order } of plan.orders) {
+    const patch = id === task._id ? { status, order, updatedAt: now } : { order };
+    await ctx.db.patch("tasks", id as Id<"tasks">, patch);
+  }
+}
+
+export async function setAssignees(ctx: MutationCtx, taskId: Id<"tasks">, assigneeSessionKeys: string[]): Promise<void> {
+  await ctx.db.patch("tasks", taskId, { assigneeSessionKeys, updatedAt: Date.now() });
+}
+
+/** Edits a task's title, description, priority or tags (cleaned and scanned); returns the names of the fields changed. */
+export async function updateTaskFields(
+  ctx: MutationCtx,
+  task: Doc<"tasks">,
+  changes: { title?: string; description?: string; priority?: Priority; tags?: string[] },
+): Promise<{ fields: string[]; title: string }> {
+  const patch: Partial<Doc<"tasks">> = {};
+  if (changes.title !== undefined) {
+    patch.title = await redactForDepartment(ctx, task.departmentId, "task title", cleanText("Title", changes.title, LIMITS.taskTitleChars));
+  }
+  if (changes.description !== undefined) {
+    const description = cleanText("Description", changes.description, LIMITS.taskDescriptionChars, { allowEmpty: true });
+    patch.description = await redactForDepartment(ctx, task.departmentId, "task description", description);
+  }
+  if (changes.priority !== undefined) patch.priority = changes.priority;
+  if (changes.tags !== undefined) patch.tags = cleanTags(changes.tags);
+  const fields = Object.keys(patch);
+  if (fields.length > 0) await ctx.db.patch("tasks", task._id, { ...patch, updatedAt: Date.now() });
+  return { fields, title: patch.title ?? task.title };
+}
+
+/** Sets (or clears) what /model and /mode keep on a task. */
+export async function setTaskRunSettings(ctx: MutationCtx, taskId: Id<"tasks">, settings: Pick<Partial<Doc<"tasks">>, "model" | "leadMode">): Promise<void> {
+  await ctx.db.patch("tasks", taskId, { ...settings, updatedAt: Date.now() });
+}
+
+/** An agent's question now blocks the task (or no longer does, with `undefined`). */
+export async function setPendingQuestion(ctx: MutationCtx, taskId: Id<"tasks">, pendingQuestion: Doc<"tasks">["pendingQuestion"]): Promise<void> {
+  await ctx.db.patch("tasks", taskId, { pendingQuestion });
+}
+
+/** The task a delegation (or an agent's inbox) made under this key, if any. */
+export async function taskByDelegationKey(ctx: ReadCtx, key: string): Promise<Doc<"tasks"> | null> {
+  return await ctx.db
+    .query("tasks")
+    .withIndex("by_delegationKey", (q) => q.eq("delegationKey", key))
+    .first();
+}
+
+/** The per-agent task that holds runs for blocking messages about no task. */
+export const inboxTaskKey = (sessionKey: string) => `inbox:${sessionKey}`;
+
+/** Gives an agent's inbox task to the agent quietly (no assignment run): it is created unassigned, then this. */
+export async function holdInboxTask(ctx: MutationCtx, taskId: Id<"tasks">, sessionKey: string): Promise<void> {
+  await ctx.db.patch("tasks", taskId, { assigneeSessionKeys: [sessionKey] });
+}
+
+/** A task's subtasks (what was delegated from it), oldest first, bounded; `more` when there are others. */
+export async function subtasksOf(ctx: ReadCtx, taskId: Id<"tasks">, limit = MAX_SUBTASKS): Promise<{ subtasks: Array<Doc<"tasks">>; more: boolean }> {
+  const children = await ctx.db
+    .query("tasks")
+    .withIndex("by_parent", (q) => q.eq("parentTaskId", taskId))
+    .take(limit + 1);
+  return { subtasks: children.slice(0, limit), more: children.length > limit };
+}
+
+/** Where a delegation under `parentTaskId` would stand: its depth, its tree's root and the tree's delegations so far (up to `budget`). */
+export async function delegationTree(ctx: ReadCtx, parentTaskId: Id<"tasks">, budget: number) {
+  // Depth counts the unbroken chain of delegations above; the root is the topmost task whatever made it.
+  let depth = 0;
+  let counting = true;
+  let root = await getTaskX(ctx, parentTaskId);
+  for (let current: Doc<"tasks"> | null = root, hops = 0; current !== null && hops < MAX_TREE_HOPS; hops++) {
+    if (counting && current.delegatedBy !== undefined) depth += 1;
+    else counting = false;
+    root = current;
+    current = current.parentTaskId === undefined ? null : await ctx.db.get("tasks", current.parentTaskId);
+  }
+  // Breadth first from the root, stopping as soon as the budget is reached: reads stay bounded by it.
+  let delegations = 0;
+  const queue: Array<Id<"tasks">> = [root._id];
+  while (queue.length > 0 && delegations < budget) {
+    const { subtasks } = await subtasksOf(ctx, queue.shift()!, budget);
+    for (const child of subtasks) {
+      if (child.delegatedBy !== undefined) delegations += 1;
+      queue.push(child._id);
+    }
+  }
+  return { depth, root, delegations: Math.min(delegations, budget) };
+}
+
+/** The batch `task` belongs to: its root, then every task under it, breadth first, bounded. */
+export async function batchOf(ctx: ReadCtx, task: Doc<"tasks">): Promise<{ root: Doc<"tasks">; tasks: Array<Doc<"tasks">> }> {
+  let root = task;
+  for (let depth = 0; depth < MAX_BATCH_DEPTH && root.parentTaskId !== undefined; depth++) {
+    const parent = await ctx.db.get("tasks", root.parentTaskId);
+    if (parent === null) break;
+    root = parent;
+  }
+  const tasks = [root];
+  for (let i = 0; i < tasks.length && tasks.length < MAX_BATCH_TASKS; i++) {
+    tasks.push(...(await subtasksOf(ctx, tasks[i]._id, MAX_BATCH_TASKS - tasks.length)).subtasks);
+  }
+  return { root, tasks };
+}
+
+/** A card as the board shows it. */
+function toCard(task: Doc<"tasks">) {
+  const { _id, title, status, priority, tags, assigneeSessionKeys, delegatedBy, order } = task;
+  return { _id, title, status, priority, tags, assigneeSessionKeys, delegatedBy, order };
+}
+
+/**
+ * One column as the board shows it: at most MAX_TASKS_PER_COLUMN cards read,
+ * in column order, narrowed by `filter`. Text goes through the search index
+ * (whose results come by relevance, so they are put back in column order).
+ */
+export async function readColumn(
+  ctx: QueryCtx,
+  departmentId: Id<"departments">,
+  status: TaskStatus,
+  filter: BoardFilter,
+  viewerKey: string,
+  limit = MAX_TASKS_PER_COLUMN,
+) {
+  const text = filter.text;
+  const rows =
+    text === undefined
+      ? await ctx.db
+          .query("tasks")
+          .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", departmentId).eq("status", status))
+          .take(MAX_TASKS_PER_COLUMN + 1)
+      : (
+          await ctx.db
+            .query("tasks")
+            .withSearchIndex("search_title", (q) => q.search("title", text).eq("departmentId", departmentId).eq("status", status))
+            .take(MAX_TASKS_PER_COLUMN + 1)
+        ).sort((a, b) => a.order - b.order);
+  const matching = rows.slice(0, MAX_TASKS_PER_COLUMN).filter((task) => matchesBoardFilter(task, filter, viewerKey));
+  return {
+    status,
+    truncated: rows.length > MAX_TASKS_PER_COLUMN,
+    ...(matching.length > limit ? { count: matching.length } : {}),
+    tasks: matching.slice(0, limit).map(toCard),
+  };
+}
+
+/** Tasks whose title matches `text` (the `search_title` index, best first). */
+export async function searchTitles(ctx: QueryCtx, departmentId: Id<"departments">, text: string, limit: number): Promise<Array<Doc<"tasks">>> {
+  return await ctx.db
+    .query("tasks")
+    .withSearchIndex("search_title", (q) => q.search("title", text).eq("departmentId", departmentId))
+    .take(limit);
+}
+
+/** A task row as given, placed by the caller: the demo seed's cards (no activity, no assignment runs). */
+export async function insertTaskRow(ctx: MutationCtx, row: Omit<Doc<"tasks">, "_id" | "_creationTime">): Promise<Id<"tasks">> {
+  return await ctx.db.insert("tasks", row);
+}
