@@ -141,7 +141,7 @@ async function main() {
     const goOn = async (i: number) => i < APPENDS || i % 50 !== 0 || performance.now() - streamStarted < 9_000 || (await stillStreaming(streamTasks)) > 0;
     for (let i = 0; await goOn(i); i++) {
       const t0 = performance.now();
-      await admin.mutation(anyApi.runEvents.appendDelta, { ...writer, delta: `delta ${i} ` });
+      await admin.mutation(anyApi.brain.writes.appendDelta, { ...writer, delta: `delta ${i} ` });
       appends.push(performance.now() - t0);
     }
     const backendCpu = cpuWindow(cpuBefore, streamStarted);
@@ -149,7 +149,7 @@ async function main() {
 
     log("replay of a 1,000-event run");
     for (let i = (await http.query(api.runEvents.listForRun, { runId: probe._id })).length; i < REPLAY_EVENTS; i++) {
-      await admin.mutation(anyApi.runEvents.appendDelta, { ...writer, delta: "x" });
+      await admin.mutation(anyApi.brain.writes.appendDelta, { ...writer, delta: "x" });
     }
     const reads: number[] = [];
     const replays: number[] = [];

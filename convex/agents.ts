@@ -136,7 +136,7 @@ export const update = agentMutation({
 export const setStatus = agentMutation({
   args: { status: vAgentStatus },
   returns: v.null(),
-  handler: async (ctx, { agentId, status }) => {
+  handler: async (ctx, { status }) => {
     const { agent, member } = ctx;
     if (agent.status === status) return null;
     await setAgentStatus(ctx, agent, status);

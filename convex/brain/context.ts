@@ -5,7 +5,7 @@
  * Bounded reads through the records, each in one transaction.
  */
 import { v, type Infer } from "convex/values";
-import type { Doc, Id } from "../_generated/dataModel";
+import type { Doc } from "../_generated/dataModel";
 import { internalQuery, type QueryCtx } from "../_generated/server";
 import { actorName } from "../lib/actors";
 import { brainConfig } from "../lib/brainConfig";

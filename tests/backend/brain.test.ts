@@ -146,8 +146,8 @@ describe("delegation (acceptance criteria 1–6, functional tests 1–4)", () =>
     expect(devRequest.messages[0].content).toContain("- update_task_status:");
 
     const [run] = await runsOf((await board()).find((t) => t.title === "Landing page")!._id);
-    const context = await admin.query(internals.brain.context.getAssembledContext, { runId: run._id });
-    expect((context as { squad: Array<{ name: string }> }).squad.map((s) => s.name)).toEqual(["Archie", "Dev Bot", "Jarvis", "Writer"]);
+    const { context } = (await admin.query(internals.brain.context.roundInputs, { runId: run._id })) as { context: { squad: Array<{ name: string }> } };
+    expect(context.squad.map((s) => s.name)).toEqual(["Archie", "Dev Bot", "Jarvis", "Writer"]);
   });
 
   test("logs show [TOOL: delegate_task] and the context steps in order; the feed shows creation and first message", async () => {

@@ -1,5 +1,5 @@
 /**
- * The sweep of never-posted uploads (channelFiles.sweepUnposted) on the real
+ * The sweep of never-posted uploads (sweeps.unpostedFiles) on the real
  * offline backend: its walk over `_storage` by upload time and its deletes
  * reach the blobs on disk. The backend runs in this process, so moving
  * `Date` a day on moves its clock too.
@@ -41,12 +41,12 @@ test("a day on, uploads never posted are gone from disk; the posted file stays",
   expect(onDisk()).toEqual([neverAdded, addedOnly, posted].sort());
 
   // Within the window the sweep leaves them alone.
-  expect(await admin.mutation(anyApi.channelFiles.sweepUnposted, {})).toEqual({ files: 0, uploads: 0 });
+  expect(await admin.mutation(anyApi.sweeps.unpostedFiles, {})).toEqual({ files: 0, uploads: 0 });
 
   vi.useFakeTimers({ toFake: ["Date"] });
   vi.setSystemTime(Date.now() + FILE_LIMITS.unpostedTtlMs + 60_000);
   // The hourly cron may have come first; either way, only the posted file is left.
-  await admin.mutation(anyApi.channelFiles.sweepUnposted, {});
+  await admin.mutation(anyApi.sweeps.unpostedFiles, {});
   await waitFor(() => onDisk().length === 1, 10_000, "the swept blobs to leave the disk");
   expect(onDisk()).toEqual([posted]);
 });

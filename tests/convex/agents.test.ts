@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { FunctionArgs } from "convex/server";
 import { api } from "../../convex/_generated/api";
-import { MAX_AGENTS_PER_DEPARTMENT } from "../../convex/agents";
+import { MAX_AGENTS_PER_DEPARTMENT } from "../../convex/lib/limits";
 import type { Id } from "../../convex/_generated/dataModel";
 import { approvalPolicy, needsApproval, TOOL_REGISTRY } from "../../convex/tools/registry";
 import { AGENTS, createOtherDepartment, createTask, expectError, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";

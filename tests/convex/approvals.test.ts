@@ -3,15 +3,15 @@
  * expire, hash mismatch, roles, other departments, stop), question cards
  * (answered on the card or by a reply in the thread) and plan cards
  * (approve, reject). The run action is not executed here (fake timers hold
- * it): each test plays its part with `pauses.pause` and `runs.start` (which takes the resume point),
+ * it): each test plays its part with `brain/writes` `pause` and `start` (which takes the resume point),
  * the two mutations the action calls. The action's side is in
  * tests/backend/approvals.test.ts.
  */
 import { describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
-import { DEFAULT_PAUSE_TTL_MS, HASH_MISMATCH, PLAN_EXPIRED, pauseTtlMs, QUESTION_EXPIRED } from "../../convex/pauses";
-import { queuedLimitMs } from "../../convex/runs";
+import { DEFAULT_PAUSE_TTL_MS, HASH_MISMATCH, PLAN_EXPIRED, pauseTtlMs, QUESTION_EXPIRED } from "../../convex/lib/pauses";
+import { queuedLimitMs } from "../../convex/lib/runLease";
 import {
   addToDepartment,
   AGENTS,
@@ -20,6 +20,7 @@ import {
   expectError,
   holdScheduledFunctions,
   insertRun,
+  roundInputs,
   seedDemoWithAdmin,
   setupTest,
   type Actor,
@@ -63,7 +64,7 @@ async function eventsOf(t: TestConvex, runId: Id<"runs">) {
 
 /** The run asks for approval of the stored delegation; returns the approval's id. */
 async function pauseForApproval(t: TestConvex, runId: Id<"runs">): Promise<Id<"approvals">> {
-  expect(await t.mutation(internal.pauses.pause, { runId, attempt: 1, request: { kind: "approval", tool: "delegate_task", args: DELEGATION }, state: state() })).toBe("ok");
+  expect(await t.mutation(internal.brain.writes.pause, { runId, attempt: 1, request: { kind: "approval", tool: "delegate_task", args: DELEGATION }, state: state() })).toBe("ok");
   const run = await runOf(t, runId);
   return run.paused!.id as Id<"approvals">;
 }
@@ -71,7 +72,7 @@ async function pauseForApproval(t: TestConvex, runId: Id<"runs">): Promise<Id<"a
 /** The next attempt of a resumed run, as the action starts it. */
 async function nextAttempt(t: TestConvex, runId: Id<"runs">) {
   // One write, as the action makes it: the run starts and its resume point is taken.
-  const started = await t.mutation(internal.runs.start, { runId });
+  const started = await t.mutation(internal.brain.writes.start, { runId });
   expect(started).not.toBeNull();
   expect(started!.failure).toBeUndefined();
   return started!.resume;
@@ -96,7 +97,7 @@ describe("approvals", () => {
     // sha256 of the canonical arguments.
     expect(row.argsHash).toMatch(/^[0-9a-f]{64}$/);
     // The lease sweeper leaves a waiting run alone.
-    expect(await t.mutation(internal.runs.sweep, {})).toEqual({ retried: 0, interrupted: 0 });
+    expect(await t.mutation(internal.sweeps.lapsedRuns, {})).toEqual({ retried: 0, interrupted: 0 });
     expect((await runOf(t, runId)).status).toBe("waiting");
   });
 
@@ -111,8 +112,8 @@ describe("approvals", () => {
     const resume = await nextAttempt(t, runId);
     expect(resume?.resolution).toEqual({ kind: "execute", tool: "delegate_task", args: DELEGATION });
     expect(resume?.pause.seen).toEqual([`call delegate_task ${DELEGATION}`]);
-    // Taken once: a later look finds nothing to resume.
-    expect(await t.mutation(internal.pauses.resumePoint, { runId, attempt: (await runOf(t, runId)).attempt! })).toBeNull();
+    // Taken once: the pause is cleared, so nothing is resumed twice.
+    expect((await runOf(t, runId)).paused).toBeUndefined();
   });
 
   test("deny: the model reads 'denied by <name>: <reason>' as the tool's result", async () => {
@@ -131,7 +132,7 @@ describe("approvals", () => {
     const before = await snapshot(t);
     await expectError(admin.mutation(api.approvals.respond, { taskId, approvalId, decision: "approve" }), "CONFLICT", /expired/);
     expect(await snapshot(t)).toBe(before);
-    expect(await t.mutation(internal.approvals.expireOverdue, {})).toBe(1);
+    expect(await t.mutation(internal.sweeps.overdueCards, {})).toEqual({ approvals: 1, questions: 0, plans: 0 });
     expect((await runOf(t, runId)).status).toBe("queued");
     const resume = await nextAttempt(t, runId);
     expect(resume?.resolution).toMatchObject({ kind: "result", outcome: "denied", text: expect.stringContaining("denied: expired") });
@@ -198,7 +199,7 @@ describe("approvals", () => {
 
   test("a stale attempt cannot pause the run", async () => {
     const { t, runId } = await setup();
-    expect(await t.mutation(internal.pauses.pause, { runId, attempt: 7, request: { kind: "approval", tool: "delegate_task", args: DELEGATION }, state: state() })).toBe("aborted");
+    expect(await t.mutation(internal.brain.writes.pause, { runId, attempt: 7, request: { kind: "approval", tool: "delegate_task", args: DELEGATION }, state: state() })).toBe("aborted");
     expect((await runOf(t, runId)).status).toBe("running");
     expect(await t.run(async (ctx) => await ctx.db.query("approvals").collect())).toEqual([]);
   });
@@ -213,7 +214,7 @@ describe("question cards", () => {
   async function asked() {
     const context = await setup();
     const { t, runId } = context;
-    await t.mutation(internal.pauses.pause, { runId, attempt: 1, request: { kind: "question", question: " Formal or playful? " }, state: state({}) });
+    await t.mutation(internal.brain.writes.pause, { runId, attempt: 1, request: { kind: "question", question: " Formal or playful? " }, state: state({}) });
     return { ...context, questionId: (await runOf(t, runId)).paused!.id as Id<"questions"> };
   }
 
@@ -267,7 +268,7 @@ describe("plan cards", () => {
   async function proposed() {
     const context = await setup();
     const { t, runId } = context;
-    await t.mutation(internal.pauses.pause, { runId, attempt: 1, request: { kind: "plan", summary: "Two parts", steps }, state: state({}) });
+    await t.mutation(internal.brain.writes.pause, { runId, attempt: 1, request: { kind: "plan", summary: "Two parts", steps }, state: state({}) });
     return { ...context, planId: (await runOf(t, runId)).paused!.id as Id<"plans"> };
   }
 
@@ -311,7 +312,7 @@ describe("questions and plans expire like approvals (fake timers)", () => {
   async function waitingOn(kind: "question" | "plan", key?: string, context?: Awaited<ReturnType<typeof setup>>) {
     const ctx = context ?? (await setup());
     const request = kind === "question" ? { kind, question: "Formal or playful?", key } : { kind, summary: "One part", steps, key };
-    expect(await ctx.t.mutation(internal.pauses.pause, { runId: ctx.runId, attempt: 1, request, state: state() })).toBe("ok");
+    expect(await ctx.t.mutation(internal.brain.writes.pause, { runId: ctx.runId, attempt: 1, request, state: state() })).toBe("ok");
     return { ...ctx, cardId: (await runOf(ctx.t, ctx.runId)).paused!.id };
   }
 
@@ -321,14 +322,14 @@ describe("questions and plans expire like approvals (fake timers)", () => {
     const [card] = await admin.query(api.questions.listForTask, { taskId });
     expect(card.expiresAt! - card._creationTime).toBeCloseTo(DEFAULT_PAUSE_TTL_MS, -1);
     vi.advanceTimersByTime(DEFAULT_PAUSE_TTL_MS - 1_000);
-    expect(await t.mutation(internal.questions.expireOverdue, {})).toBe(0);
+    expect(await t.mutation(internal.sweeps.overdueCards, {})).toEqual({ approvals: 0, questions: 0, plans: 0 });
     expect((await runOf(t, runId)).status).toBe("waiting");
     vi.advanceTimersByTime(2_000);
     // Past its expiry the card takes no answer, even before the sweeper came by.
     const before = await snapshot(t);
     await expectError(admin.mutation(api.questions.respond, { taskId, questionId, answer: "Playful." }), "CONFLICT", /has expired/);
     expect(await snapshot(t)).toBe(before);
-    expect(await t.mutation(internal.questions.expireOverdue, {})).toBe(1);
+    expect(await t.mutation(internal.sweeps.overdueCards, {})).toEqual({ approvals: 0, questions: 1, plans: 0 });
     expect((await admin.query(api.questions.listForTask, { taskId }))[0]).toMatchObject({ _id: questionId, status: "expired" });
     const task = await admin.query(api.tasks.get, { taskId });
     expect(task.status).not.toBe("blocked");
@@ -337,7 +338,7 @@ describe("questions and plans expire like approvals (fake timers)", () => {
     const resume = await nextAttempt(t, runId);
     expect(resume?.resolution).toEqual({ kind: "result", outcome: "ok", text: QUESTION_EXPIRED });
     await expectError(admin.mutation(api.questions.respond, { taskId, questionId, answer: "late" }), "CONFLICT", "This question has expired: nobody answered in time, and the agent went on without an answer.");
-    expect(await t.mutation(internal.questions.expireOverdue, {})).toBe(0);
+    expect(await t.mutation(internal.sweeps.overdueCards, {})).toEqual({ approvals: 0, questions: 0, plans: 0 });
   });
 
   test("a plan nobody decides on: expired after the TTL, counted as rejected; the lead reads that nothing was delegated", async () => {
@@ -345,7 +346,7 @@ describe("questions and plans expire like approvals (fake timers)", () => {
     const planId = cardId as Id<"plans">;
     vi.advanceTimersByTime(DEFAULT_PAUSE_TTL_MS + 1);
     await expectError(admin.mutation(api.plans.respond, { taskId, planId, action: "approve" }), "CONFLICT", /has expired/);
-    expect(await t.mutation(internal.plans.expireOverdue, {})).toBe(1);
+    expect(await t.mutation(internal.sweeps.overdueCards, {})).toEqual({ approvals: 0, questions: 0, plans: 1 });
     expect((await admin.query(api.plans.listForTask, { taskId }))[0]).toMatchObject({ _id: planId, status: "expired" });
     expect((await eventsOf(t, runId)).at(-1)).toMatchObject({ type: "control_submitted", note: "the plan expired: nobody decided in time" });
     const resume = await nextAttempt(t, runId);
@@ -357,7 +358,7 @@ describe("questions and plans expire like approvals (fake timers)", () => {
     const { t, cardId } = await waitingOn("question");
     await t.run(async (ctx) => await ctx.db.patch("questions", cardId as Id<"questions">, { expiresAt: undefined }));
     vi.advanceTimersByTime(10 * DEFAULT_PAUSE_TTL_MS);
-    expect(await t.mutation(internal.questions.expireOverdue, {})).toBe(0);
+    expect(await t.mutation(internal.sweeps.overdueCards, {})).toEqual({ approvals: 0, questions: 0, plans: 0 });
   });
 });
 
@@ -379,13 +380,13 @@ describe("the same question or plan from the same cause is not asked twice", () 
 
   test("answered: a repeat waits on the first card and resumes at once with its answer; no new card, nothing new in the thread", async () => {
     const { t, taskId, runId, admin } = await setup();
-    await t.mutation(internal.pauses.pause, { runId, attempt: 1, request: ask("ask_question:k1"), state: state() });
+    await t.mutation(internal.brain.writes.pause, { runId, attempt: 1, request: ask("ask_question:k1"), state: state() });
     const questionId = (await runOf(t, runId)).paused!.id as Id<"questions">;
     await admin.mutation(api.questions.respond, { taskId, questionId, answer: "Playful." });
     const first = await nextAttempt(t, runId);
     const again = await nextRun(t, runId, taskId);
     const [cards, messages] = [await questions(t), await threadSize(t)];
-    expect(await t.mutation(internal.pauses.pause, { runId: again, attempt: 1, request: ask("ask_question:k1"), state: state() })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.pause, { runId: again, attempt: 1, request: ask("ask_question:k1"), state: state() })).toBe("ok");
     expect(await questions(t)).toEqual(cards);
     expect(await threadSize(t)).toBe(messages);
     expect((await admin.query(api.tasks.get, { taskId })).status).not.toBe("blocked");
@@ -394,17 +395,17 @@ describe("the same question or plan from the same cause is not asked twice", () 
     expect((await nextAttempt(t, again))?.resolution).toEqual(first?.resolution);
     // Another cause asks anew.
     const other = await nextRun(t, again, taskId);
-    await t.mutation(internal.pauses.pause, { runId: other, attempt: 1, request: ask("ask_question:k2"), state: state() });
+    await t.mutation(internal.brain.writes.pause, { runId: other, attempt: 1, request: ask("ask_question:k2"), state: state() });
     expect(await questions(t)).toHaveLength(2);
   });
 
   test("withdrawn (its run was stopped): the same cause may ask again", async () => {
     const { t, taskId, runId, admin } = await setup();
-    await t.mutation(internal.pauses.pause, { runId, attempt: 1, request: ask("ask_question:k1"), state: state() });
+    await t.mutation(internal.brain.writes.pause, { runId, attempt: 1, request: ask("ask_question:k1"), state: state() });
     await admin.mutation(api.runs.stop, { taskId, runId });
     const again = await insertRun(t, AGENTS.jarvis, taskId);
     await t.run(async (ctx) => await ctx.db.patch("runs", again, { attempt: 1 }));
-    await t.mutation(internal.pauses.pause, { runId: again, attempt: 1, request: ask("ask_question:k1"), state: state() });
+    await t.mutation(internal.brain.writes.pause, { runId: again, attempt: 1, request: ask("ask_question:k1"), state: state() });
     expect((await questions(t)).map((q) => q.status)).toEqual(["cancelled", "pending"]);
     expect((await runOf(t, again)).status).toBe("waiting");
   });
@@ -412,12 +413,12 @@ describe("the same question or plan from the same cause is not asked twice", () 
   test("an approved plan: a repeat resumes at once to delegate the same steps (whose own keys find the tasks made)", async () => {
     const { t, taskId, runId, admin } = await setup();
     const propose = { kind: "plan" as const, summary: "One part", steps: [{ title: "Hero copy", assignee: "Writer" }], key: "propose_plan:k1" };
-    await t.mutation(internal.pauses.pause, { runId, attempt: 1, request: propose, state: state() });
+    await t.mutation(internal.brain.writes.pause, { runId, attempt: 1, request: propose, state: state() });
     const planId = (await runOf(t, runId)).paused!.id as Id<"plans">;
     await admin.mutation(api.plans.respond, { taskId, planId, action: "approve" });
     const first = await nextAttempt(t, runId);
     const again = await nextRun(t, runId, taskId);
-    await t.mutation(internal.pauses.pause, { runId: again, attempt: 1, request: propose, state: state() });
+    await t.mutation(internal.brain.writes.pause, { runId: again, attempt: 1, request: propose, state: state() });
     expect(await t.run(async (ctx) => (await ctx.db.query("plans").collect()).length)).toBe(1);
     expect((await nextAttempt(t, again))?.resolution).toEqual(first?.resolution);
   });
@@ -433,7 +434,7 @@ describe("what the dispatcher reads for policies and plan mode", () => {
     expect((await t.query(internal.brain.context.agentForDispatch, { runId })).leadMode).toBe("plan");
     await t.run(async (ctx) => await ctx.db.patch("tasks", taskId, { leadMode: "act" }));
     expect((await t.query(internal.brain.context.agentForDispatch, { runId })).leadMode).toBe("act");
-    expect((await t.query(internal.brain.context.getAssembledContext, { runId })).leadMode).toBe("act");
+    expect((await roundInputs(t, runId)).context.leadMode).toBe("act");
   });
 });
 
@@ -446,7 +447,7 @@ describe("runs stuck queued", () => {
       await ctx.db.patch("runs", stale, { lastActiveAt: Date.now() - queuedLimitMs({}) - 1 });
       await ctx.db.patch("runs", fresh, { lastActiveAt: Date.now() });
     });
-    expect(await t.mutation(internal.runs.sweepQueued, {})).toBe(1);
+    expect(await t.mutation(internal.sweeps.queuedRuns, {})).toBe(1);
     expect(await runOf(t, stale)).toMatchObject({ status: "error", reason: "never started: queued for more than 10 min" });
     expect((await runOf(t, fresh)).status).toBe("queued");
     const thread = await admin.query(api.messages.list, { taskId, paginationOpts: { numItems: 10, cursor: null } });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
-import { SWEEP_BATCH } from "../../convex/channelFiles";
+import { SWEEP_BATCH } from "../../convex/records/channelFiles";
 import crons from "../../convex/crons";
 import { cleanFileName, FILE_LIMITS, fileRefusal, formatBytes } from "../../convex/lib/files";
 import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
@@ -167,7 +167,7 @@ describe("uploads never posted", () => {
   test("a day after upload, a file added but never posted loses its row and blob, an upload never added its blob; posted and fresh files stay", async () => {
     vi.useFakeTimers();
     const { t, grace, general } = await squad();
-    const sweep = () => t.mutation(internal.channelFiles.sweepUnposted, {});
+    const sweep = () => t.mutation(internal.sweeps.unpostedFiles, {});
     const abandoned = await stored(t, "draft pixels", "image/png");
     const abandonedArtifact = await grace.action(api.channelFiles.add, { channelId: general, storageId: abandoned, name: "draft.png" });
     const neverAdded = await stored(t, "half an upload", "image/png");
@@ -203,12 +203,12 @@ describe("uploads never posted", () => {
     const blobs = [];
     for (let i = 0; i < SWEEP_BATCH + 5; i++) blobs.push(await stored(t, `upload ${i}`, "image/png"));
     vi.advanceTimersByTime(FILE_LIMITS.unpostedTtlMs + 1);
-    expect(await t.mutation(internal.channelFiles.sweepUnposted, {})).toEqual({ files: 0, uploads: SWEEP_BATCH });
+    expect(await t.mutation(internal.sweeps.unpostedFiles, {})).toEqual({ files: 0, uploads: SWEEP_BATCH });
     await t.finishAllScheduledFunctions(vi.runAllTimers);
     for (const id of blobs) expect(await blobExists(t, id)).toBe(false);
   });
 
   test("the sweep is a cron", () => {
-    expect(crons.crons["sweep never-posted files"]).toMatchObject({ name: "channelFiles:sweepUnposted", schedule: { type: "interval", hours: 1 } });
+    expect(crons.crons["sweep never-posted files"]).toMatchObject({ name: "sweeps:unpostedFiles", schedule: { type: "interval", hours: 1 } });
   });
 });

@@ -1,15 +1,15 @@
 /**
  * The project-graph context pack: what lib/contextPack keeps, in which
  * order, what it leaves out because the prompt already holds it, and that it
- * never exceeds its budget; and what projectGraph.graphForRun reads around a
+ * never exceeds its budget; and what records/projectGraph reads around a
  * run (parent, siblings, batch peers, readable threads, artifacts).
  */
 import { describe, expect, test } from "vitest";
-import { api, internal } from "../../convex/_generated/api";
+import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { buildContextPack, PACK_HEAD, type ProjectGraph } from "../../convex/lib/contextPack";
 import { countTokens } from "../../convex/lib/tokens";
-import { AGENTS, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, insertRun, roundInputs, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 const task = (id: string, title: string, status = "in_progress", assignees: string[] = []) => ({ id, title, status, assignees });
 
@@ -113,7 +113,7 @@ async function insertTask(t: TestConvex, departmentId: Id<"departments">, title:
   );
 }
 
-describe("graphForRun", () => {
+describe("the context pack a run reads (roundInputs)", () => {
   test("parent, siblings and peers of the batch; threads about the task or with the agent it may read; their artifacts", async () => {
     const t = setupTest();
     const { departmentId, admin } = await seedDemoWithAdmin(t);
@@ -137,7 +137,7 @@ describe("graphForRun", () => {
     await admin.mutation(api.channelMessages.post, { channelId: secret, body: "Hero copy budget is secret", taskId: copy });
 
     const runId = await insertRun(t, AGENTS.writer, copy);
-    const graph = (await t.query(internal.projectGraph.graphForRun, { runId }))!;
+    const graph = (await roundInputs(t, runId)).pack!;
     expect(graph.parent).toMatchObject({ id: root, title: "Pricing page", assignees: ["Jarvis"] });
     expect(graph.siblings.map((s) => s.title)).toEqual(["Build the page"]);
     expect(graph.children.map((c) => [c.id, c.title])).toEqual([[detail, "Price table copy"]]);

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { DEFAULT_MAX_DELEGATIONS_PER_TREE, maxDelegationsPerTree, sameWork } from "../../convex/tools/guards";
+import { DEFAULT_MAX_DELEGATIONS_PER_TREE, maxDelegationsPerTree, sameWork } from "../../convex/lib/guards";
 import { AGENTS, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
 
 async function squad() {

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "vitest";
 import { callPriority, checkCall, noteFor, PLAN_MODE_REFUSAL, type DispatchScope } from "../../convex/brain/dispatch";
 import { assemblePrompt, BASE_MIDDLEWARES, PLAN_MODE_LINE } from "../../convex/brain/prompt";
-import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls } from "../../convex/brain/toolCalls";
+import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls } from "../../convex/lib/toolCalls";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
 
 const writer: DispatchScope = {

@@ -139,9 +139,9 @@ describe("runs.injectionTokens", () => {
     const taskId = await createTask(admin, departmentId, { title: "Launch" });
     const runId = await insertRun(t, AGENTS.devBot, taskId);
     const timing = { contextMs: 1, modelMs: 1, dispatchMs: 1 };
-    await t.mutation(internal.runs.recordModelCall, { runId, model: "m", promptTokens: 10, completionTokens: 2, timing, injectionTokens: 300 });
-    await t.mutation(internal.runs.recordModelCall, { runId, model: "m", promptTokens: 10, completionTokens: 2, timing, injectionTokens: 120 });
-    await t.mutation(internal.runs.recordModelCall, { runId, model: "m", promptTokens: 10, completionTokens: 2, timing });
+    await t.mutation(internal.brain.writes.recordModelCall, { runId, model: "m", promptTokens: 10, completionTokens: 2, timing, injectionTokens: 300 });
+    await t.mutation(internal.brain.writes.recordModelCall, { runId, model: "m", promptTokens: 10, completionTokens: 2, timing, injectionTokens: 120 });
+    await t.mutation(internal.brain.writes.recordModelCall, { runId, model: "m", promptTokens: 10, completionTokens: 2, timing });
     const run = await t.run(async (ctx) => (await ctx.db.get("runs", runId))!);
     expect(run.injectionTokens).toBe(420);
   });

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { postMessage } from "../../convex/messages";
-import { NO_MODEL_NOTE } from "../../convex/runs";
+import { NO_MODEL_NOTE } from "../../convex/lib/modelConfig";
+import { postToThread } from "../../convex/reactions/threadPost";
 import {
   AGENTS,
   allTriggers,
@@ -151,12 +151,12 @@ describe("messages.create", () => {
   });
 });
 
-describe("postMessage (the brain's helper)", () => {
+describe("postToThread (reactions/threadPost, the brain's path)", () => {
   test("an agent author is not notified of its own mention but others are", async () => {
     const { t, taskId } = await thread();
     await t.run(async (ctx) => {
       const task = (await ctx.db.get("tasks", taskId))!;
-      await postMessage(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, task, "@Jarvis here; @Writer please draft");
+      await postToThread(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, task, "@Jarvis here; @Writer please draft");
     });
     expect(await notificationsFor(t, AGENTS.jarvis)).toEqual([]);
     expect(await notificationsFor(t, AGENTS.writer)).toHaveLength(1);

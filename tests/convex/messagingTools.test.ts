@@ -5,9 +5,9 @@ import { inboxMiddleware } from "../../convex/brain/prompt";
 import { buildInjection } from "../../convex/lib/injection";
 import { countTokens } from "../../convex/lib/tokens";
 import type { ActionCtx } from "../../convex/_generated/server";
-import { unreadFor } from "../../convex/tools/messaging";
+import { unreadFor } from "../../convex/records/inbox";
 import { TOOL_REGISTRY, type ToolDefinition } from "../../convex/tools/registry";
-import { AGENTS, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, createTask, endReply, expectError, roundInputs, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 /** A run of `agentKey` in progress on a task: what every messaging tool acts through. */
 async function runningRun(t: TestConvex, agentKey: string, taskId: Id<"tasks">) {
@@ -143,7 +143,7 @@ describe("what a run's prompt is given", () => {
     await t.mutation(internal.tools.messaging.subscribeTool, { runId: writerRun, channel: "general", subscribed: true });
     await admin.mutation(api.channelMessages.post, { channelId, body: "FYI: the launch moved to Friday" });
     await grace.mutation(api.channelMessages.post, { channelId, body: "@Writer stop the newsletter, the price is wrong", blocking: true });
-    const inbox = (await t.query(internal.tools.messaging.inboxForRun, { runId: writerRun }))!;
+    const inbox = (await roundInputs(t, writerRun)).inbox!;
     expect(inbox.blocking.map((m) => m.from)).toEqual(["Grace"]);
     expect(inbox.unread.map((m) => m.body)).toEqual(["FYI: the launch moved to Friday"]);
 
@@ -158,8 +158,8 @@ describe("what a run's prompt is given", () => {
     expect(injected.blocking).toHaveLength(1);
     expect(injected.shown).toHaveLength(1);
 
-    await t.mutation(internal.tools.messaging.afterInjection, { runId: writerRun, shown: injected.shown, blocking: injected.blocking });
-    expect(await t.query(internal.tools.messaging.inboxForRun, { runId: writerRun })).toEqual({ blocking: [], unread: [] });
+    await endReply(t, writerRun, { seen: { shown: injected.shown, blocking: injected.blocking } });
+    expect((await roundInputs(t, writerRun)).inbox).toEqual({ blocking: [], unread: [] });
     const rows = await t.run(async (ctx) => await ctx.db.query("inbox").withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", AGENTS.writer)).collect());
     expect(rows.map((r) => [r.blocking, r.readAt !== undefined, r.handledAt !== undefined])).toEqual([
       [false, true, false],

@@ -99,14 +99,14 @@ describe("appending", () => {
     const [submit] = await events(t, runId);
     expect(submit).toMatchObject({ clientMessageId: messageId, payload: { author: "Ada", content: "@Jarvis plan the launch", messageId } });
 
-    const { attempt } = (await t.mutation(internal.runs.markRunning, { runId }))!;
+    const { attempt } = (await t.mutation(internal.brain.writes.start, { runId }))!;
     expect(attempt).toBe(1);
     const writer = { runId, attempt };
-    expect(await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 })).toBe("ok");
-    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "Hello " })).toBe("ok");
-    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "there" })).toBe("ok");
-    expect(await t.mutation(internal.runEvents.endMessage, { ...writer, model: "m", promptTokens: 3, completionTokens: 2, interrupted: false })).toBe("ok");
-    await t.mutation(internal.runs.finish, { runId, attempt, status: "completed", reason: "replied", reply: "Hello there" });
+    expect(await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "Hello " })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "there" })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.endMessage, { ...writer, model: "m", promptTokens: 3, completionTokens: 2, interrupted: false })).toBe("ok");
+    await t.mutation(internal.brain.writes.finish, { runId, attempt, status: "completed", reason: "replied", reply: "Hello there" });
     expect(await types(t, runId)).toEqual([
       "1 submit user_message_submitted",
       "2 harness agent_start",
@@ -125,7 +125,7 @@ describe("appending", () => {
     const { t, admin, taskId, messageId, runId } = await mentionJarvis();
     await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
     expect(await types(t, runId)).toEqual(["1 submit user_message_submitted"]);
-    await t.mutation(internal.runs.markRunning, { runId });
+    await t.mutation(internal.brain.writes.start, { runId });
     const again = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis and the budget too" });
     await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: again, sessionKey: AGENTS.jarvis });
     expect(await types(t, runId)).toEqual(["1 submit user_message_submitted", "2 harness agent_start", "3 submit user_message_submitted"]);
@@ -133,11 +133,11 @@ describe("appending", () => {
 
   test("a streamed batch writes its event and the stream's counter, not the run row (lists and Stop do not re-run)", async () => {
     const { t, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
-    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     const before = await getRun(t, runId);
     expect(before.streamId).toBeDefined();
-    for (const delta of ["a", "b", "c"]) expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta })).toBe("ok");
+    for (const delta of ["a", "b", "c"]) expect(await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta })).toBe("ok");
     expect(await getRun(t, runId)).toEqual(before);
     expect(await t.run(async (ctx) => await ctx.db.get("runStreams", before.streamId!))).toMatchObject({ runId, lastSeq: 6, messageStartSeq: 3 });
     expect((await types(t, runId)).slice(-3)).toEqual(["4 harness message_update", "5 harness message_update", "6 harness message_update"]);
@@ -145,8 +145,8 @@ describe("appending", () => {
 
   test("a run whose events predate the counter goes on after its newest event, and still shows its typing", async () => {
     const { t, admin, taskId, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
-    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     // As stored before runStreams existed: events, and no stream on the run.
     await t.run(async (ctx) => {
       const run = (await ctx.db.get("runs", runId))!;
@@ -154,8 +154,8 @@ describe("appending", () => {
       await ctx.db.patch("runs", runId, { streamId: undefined });
     });
     expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "" }]);
-    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "x" })).toBe("ok");
-    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "y" })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "x" })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "y" })).toBe("ok");
     expect(await types(t, runId)).toEqual([
       "1 submit user_message_submitted",
       "2 harness agent_start",
@@ -170,15 +170,15 @@ describe("appending", () => {
 
   test("a tool call marks the run as having a side effect; its result takes the outcome the dispatcher recorded", async () => {
     const { t, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
-    expect(await t.mutation(internal.runEvents.beginToolCall, { ...writer, index: 0, name: "post_message", args: '{"content":"x"}' })).toBe("ok");
+    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    expect(await t.mutation(internal.brain.writes.beginToolCall, { ...writer, index: 0, name: "post_message", args: '{"content":"x"}' })).toBe("ok");
     expect((await getRun(t, runId)).toolStarted).toBe(true);
-    await t.mutation(internal.runs.recordToolCall, {
+    await t.mutation(internal.brain.writes.recordToolCall, {
       runId,
       record: { name: "post_message", args: "{}", outcome: "denied", observation: "permission denied", at: 1 },
       delegated: false,
     });
-    expect(await t.mutation(internal.runEvents.endToolCall, { ...writer, index: 0, name: "post_message", observation: "permission denied" })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.endToolCall, { ...writer, index: 0, name: "post_message", observation: "permission denied" })).toBe("ok");
     const tool = replayRun(await events(t, runId)).items.find((item) => item.kind === "tool");
     expect(tool).toMatchObject({ name: "post_message", args: '{"content":"x"}', result: { outcome: "denied", observation: "permission denied" } });
   });
@@ -187,16 +187,16 @@ describe("appending", () => {
 describe("folded writes (one transaction where the action used to make several)", () => {
   test("endReply ends the message, then announces the first call; endToolCall announces the next; finish records the last model call", async () => {
     const { t, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
-    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     const end = { model: "m", promptTokens: 3, completionTokens: 2 };
     const call = (index: number) => ({ index, name: "post_message", args: `{"content":"${index}"}` });
-    expect(await t.mutation(internal.runEvents.endReply, { ...writer, ...end, firstCall: call(0) })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.endReply, { ...writer, ...end, firstCall: call(0) })).toBe("ok");
     expect((await getRun(t, runId)).toolStarted).toBe(true);
-    expect(await t.mutation(internal.runEvents.endToolCall, { ...writer, index: 0, name: "post_message", observation: "posted", next: call(1) })).toBe("ok");
-    expect(await t.mutation(internal.runEvents.endToolCall, { ...writer, index: 1, name: "post_message", observation: "posted" })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.endToolCall, { ...writer, index: 0, name: "post_message", observation: "posted", next: call(1) })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.endToolCall, { ...writer, index: 1, name: "post_message", observation: "posted" })).toBe("ok");
     const timing = { contextMs: 1, modelMs: 2, dispatchMs: 3 };
-    await t.mutation(internal.runs.finish, { ...writer, status: "completed", reason: "replied", reply: "Done", modelCall: { ...end, timing, injectionTokens: 7 } });
+    await t.mutation(internal.brain.writes.finish, { ...writer, status: "completed", reason: "replied", reply: "Done", modelCall: { ...end, timing, injectionTokens: 7 } });
     expect(await types(t, runId)).toEqual([
       "1 submit user_message_submitted",
       "2 harness agent_start",
@@ -216,24 +216,24 @@ describe("folded writes (one transaction where the action used to make several)"
 
   test("start marks the run running (agent_start) and answers where a paused run goes on: nothing for a fresh one; a started run is not started again", async () => {
     const { t, runId } = await mentionJarvis();
-    expect(await t.mutation(internal.runs.start, { runId })).toEqual({ attempt: 1, resume: null });
+    expect(await t.mutation(internal.brain.writes.start, { runId })).toEqual({ attempt: 1, resume: null });
     expect(await types(t, runId)).toEqual(["1 submit user_message_submitted", "2 harness agent_start"]);
     expect(await getRun(t, runId)).toMatchObject({ status: "running", attempt: 1 });
-    expect(await t.mutation(internal.runs.start, { runId })).toBeNull();
+    expect(await t.mutation(internal.brain.writes.start, { runId })).toBeNull();
   });
 
   test("after a Stop, endReply writes nothing and endToolCall writes the result but does not announce the next call", async () => {
     const { t, taskId, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
-    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
+    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     const bob = await signIn(t, "Bob");
     await bob.mutation(api.runs.stop, { taskId, runId });
     const before = await types(t, runId);
     const call = { index: 0, name: "post_message", args: "{}" };
-    expect(await t.mutation(internal.runEvents.endReply, { ...writer, model: "m", promptTokens: 0, completionTokens: 0, firstCall: call, chat: { newPointer: 5, chatOnlyTurn: false } })).toBe("aborted");
+    expect(await t.mutation(internal.brain.writes.endReply, { ...writer, model: "m", promptTokens: 0, completionTokens: 0, firstCall: call, chat: { newPointer: 5, chatOnlyTurn: false } })).toBe("aborted");
     expect(await types(t, runId)).toEqual(before);
     expect(await t.run(async (ctx) => await ctx.db.query("chatCursors").collect())).toEqual([]);
-    expect(await t.mutation(internal.runEvents.endToolCall, { ...writer, index: 0, name: "post_message", observation: "ran", next: { ...call, index: 1 } })).toBe("aborted");
+    expect(await t.mutation(internal.brain.writes.endToolCall, { ...writer, index: 0, name: "post_message", observation: "ran", next: { ...call, index: 1 } })).toBe("aborted");
     expect((await types(t, runId)).slice(before.length)).toEqual([`${before.length + 1} harness tool_result`]);
   });
 });
@@ -241,19 +241,19 @@ describe("folded writes (one transaction where the action used to make several)"
 describe("Stop", () => {
   test("a member stops a running run: aborted, nothing posted, every later write of the action answers aborted", async () => {
     const { t, taskId, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
-    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
-    await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "Working on" });
+    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
+    await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "Working on" });
     const bob = await signIn(t, "Bob");
     await bob.mutation(api.runs.stop, { taskId, runId });
 
     expect(await getRun(t, runId)).toMatchObject({ status: "aborted", reason: "stopped by Bob" });
     expect((await types(t, runId)).slice(-2)).toEqual(["5 submit control_submitted", "6 harness agent_end"]);
     expect(replayRun(await events(t, runId)).state).toEqual({ status: "ended", reason: "aborted", detail: "stopped by Bob" });
-    expect(await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: " it" })).toBe("aborted");
-    expect(await t.mutation(internal.runEvents.keepAlive, writer)).toBe("aborted");
-    expect(await t.mutation(internal.runEvents.beginToolCall, { ...writer, index: 0, name: "post_message", args: "{}" })).toBe("aborted");
-    await t.mutation(internal.runs.finish, { runId, attempt: writer.attempt, status: "completed", reason: "replied", reply: "Done!" });
+    expect(await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: " it" })).toBe("aborted");
+    expect(await t.mutation(internal.brain.writes.keepAlive, writer)).toBe("aborted");
+    expect(await t.mutation(internal.brain.writes.beginToolCall, { ...writer, index: 0, name: "post_message", args: "{}" })).toBe("aborted");
+    await t.mutation(internal.brain.writes.finish, { runId, attempt: writer.attempt, status: "completed", reason: "replied", reply: "Done!" });
     expect(await threadOf(t, taskId)).toEqual(["Ada: @Jarvis plan the launch"]);
     const { agentId } = await getRun(t, runId);
     expect((await t.run(async (ctx) => await ctx.db.get("agents", agentId)))!.status).toBe("idle");
@@ -271,7 +271,7 @@ describe("Stop", () => {
     const { member: mallory } = await createOtherDepartment(t);
     await expectError(mallory.mutation(api.runs.stop, { taskId, runId }), "FORBIDDEN");
     await admin.mutation(api.runs.stop, { taskId, runId });
-    expect(await t.mutation(internal.runs.markRunning, { runId })).toBeNull();
+    expect(await t.mutation(internal.brain.writes.start, { runId })).toBeNull();
     expect((await getRun(t, runId)).status).toBe("aborted");
   });
 });
@@ -279,26 +279,26 @@ describe("Stop", () => {
 describe("the sweeper", () => {
   test("a lapsed run with no tool call yet runs again as attempt 2; the old attempt's writes are refused", async () => {
     const { t, runId } = await mentionJarvis();
-    const first = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
-    expect(await t.mutation(internal.runs.sweep, {})).toEqual({ retried: 0, interrupted: 0 });
+    const first = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    expect(await t.mutation(internal.sweeps.lapsedRuns, {})).toEqual({ retried: 0, interrupted: 0 });
     vi.advanceTimersByTime(10_001);
-    expect(await t.mutation(internal.runs.sweep, {})).toEqual({ retried: 1, interrupted: 0 });
+    expect(await t.mutation(internal.sweeps.lapsedRuns, {})).toEqual({ retried: 1, interrupted: 0 });
     expect((await getRun(t, runId)).status).toBe("queued");
     expect((await types(t, runId)).at(-1)).toBe("3 submit control_submitted");
-    expect(await t.mutation(internal.runs.markRunning, { runId })).toEqual({ attempt: 2 });
-    expect(await t.mutation(internal.runEvents.appendDelta, { ...first, delta: "late" })).toBe("aborted");
-    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied", reply: "stale" });
+    expect(await t.mutation(internal.brain.writes.start, { runId })).toEqual({ attempt: 2, resume: null });
+    expect(await t.mutation(internal.brain.writes.appendDelta, { ...first, delta: "late" })).toBe("aborted");
+    await t.mutation(internal.brain.writes.finish, { runId, attempt: 1, status: "completed", reason: "replied", reply: "stale" });
     expect((await getRun(t, runId)).status).toBe("running");
   });
 
   test("a lapsed run after a tool call ends 'interrupted', said in the thread; folded triggers get a follow-up run", async () => {
     const { t, admin, taskId, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
-    await t.mutation(internal.runEvents.beginToolCall, { ...writer, index: 0, name: "post_message", args: "{}" });
+    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    await t.mutation(internal.brain.writes.beginToolCall, { ...writer, index: 0, name: "post_message", args: "{}" });
     const later = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis also check the date" });
     await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: later, sessionKey: AGENTS.jarvis });
     vi.advanceTimersByTime(10_001);
-    expect(await t.mutation(internal.runs.sweep, {})).toEqual({ retried: 0, interrupted: 1 });
+    expect(await t.mutation(internal.sweeps.lapsedRuns, {})).toEqual({ retried: 0, interrupted: 1 });
     expect(await getRun(t, runId)).toMatchObject({ status: "error", reason: "interrupted" });
     expect((await threadOf(t, taskId)).at(-1)).toBe("system: Jarvis could not finish: interrupted");
     const runs = await t.run(async (ctx) => await ctx.db.query("runs").collect());
@@ -311,9 +311,9 @@ describe("the sweeper", () => {
   test(`a run interrupted ${MAX_RUN_ATTEMPTS} times ends instead of retrying forever`, async () => {
     const { t, runId } = await mentionJarvis();
     for (let attempt = 1; attempt <= MAX_RUN_ATTEMPTS; attempt++) {
-      await t.mutation(internal.runs.markRunning, { runId });
+      await t.mutation(internal.brain.writes.start, { runId });
       vi.advanceTimersByTime(10_001);
-      await t.mutation(internal.runs.sweep, {});
+      await t.mutation(internal.sweeps.lapsedRuns, {});
     }
     expect(await getRun(t, runId)).toMatchObject({ status: "error", reason: "interrupted", attempt: MAX_RUN_ATTEMPTS });
   });
@@ -322,7 +322,7 @@ describe("the sweeper", () => {
 describe("reading", () => {
   test("listForRun returns the stream in order for members of the department only", async () => {
     const { t, admin, runId } = await mentionJarvis();
-    await t.mutation(internal.runs.markRunning, { runId });
+    await t.mutation(internal.brain.writes.start, { runId });
     const listed = await admin.query(api.runEvents.listForRun, { runId });
     expect(listed.map((e) => e.seq)).toEqual([1, 2]);
     expect(await admin.query(api.runEvents.listForRun, { runId, afterSeq: 1 })).toHaveLength(1);
@@ -333,21 +333,21 @@ describe("reading", () => {
   test("streamingForTask shows the open message's text without tool-call lines", async () => {
     const { t, admin, taskId, runId } = await mentionJarvis();
     expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([]);
-    const writer = { runId, attempt: (await t.mutation(internal.runs.markRunning, { runId }))!.attempt };
+    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
     expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "" }]);
-    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 0 });
-    await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "Splitting it.\n[TOOL: delegate_task ARG: {\"ti" });
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
+    await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "Splitting it.\n[TOOL: delegate_task ARG: {\"ti" });
     expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "Splitting it." }]);
-    await t.mutation(internal.runEvents.endMessage, { ...writer, model: "m", promptTokens: 0, completionTokens: 0, interrupted: false });
-    await t.mutation(internal.runEvents.beginMessage, { ...writer, round: 1 });
-    await t.mutation(internal.runEvents.appendDelta, { ...writer, delta: "Done." });
+    await t.mutation(internal.brain.writes.endMessage, { ...writer, model: "m", promptTokens: 0, completionTokens: 0, interrupted: false });
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 1 });
+    await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "Done." });
     expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "Done." }]);
   });
 
   test("runs lists per department and per agent, and the agent's page", async () => {
     const { t, admin, departmentId, runId } = await mentionJarvis();
-    await t.mutation(internal.runs.markRunning, { runId });
-    await t.mutation(internal.runs.recordModelCall, { runId, model: "m", promptTokens: 10, completionTokens: 5, timing: { contextMs: 1, modelMs: 1, dispatchMs: 1 } });
+    await t.mutation(internal.brain.writes.start, { runId });
+    await t.mutation(internal.brain.writes.recordModelCall, { runId, model: "m", promptTokens: 10, completionTokens: 5, timing: { contextMs: 1, modelMs: 1, dispatchMs: 1 } });
     const jarvis = (await t.run(async (ctx) => await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.jarvis)).unique()))!;
     const listed = await admin.query(api.runs.listForDepartment, { departmentId });
     expect(listed).toEqual([

@@ -9,8 +9,9 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
-import { postMessage } from "../../convex/messages";
-import { MAX_RECORDED_ARGS_CHARS, MAX_TOOL_CALL_RECORDS, NO_MODEL_NOTE } from "../../convex/runs";
+import { NO_MODEL_NOTE } from "../../convex/lib/modelConfig";
+import { postToThread } from "../../convex/reactions/threadPost";
+import { MAX_RECORDED_ARGS_CHARS, MAX_TOOL_CALL_RECORDS } from "../../convex/records/runs";
 import {
   agent,
   insertRun,
@@ -143,8 +144,8 @@ describe("enqueueRun through triggers", () => {
     expect(await executeJobs(t)).toEqual([run._id]);
 
     // Started: only once.
-    expect(await t.mutation(internal.runs.markRunning, { runId: run._id })).toEqual({ attempt: 1 });
-    expect(await t.mutation(internal.runs.markRunning, { runId: run._id })).toBeNull();
+    expect(await t.mutation(internal.brain.writes.start, { runId: run._id })).toEqual({ attempt: 1, resume: null });
+    expect(await t.mutation(internal.brain.writes.start, { runId: run._id })).toBeNull();
     expect((await allRuns(t))[0]).toMatchObject({ status: "running", startedAt: expect.any(Number) });
 
     // A third mention while running: still one run, which will run once more.
@@ -155,7 +156,7 @@ describe("enqueueRun through triggers", () => {
     expect((await allRuns(t))[0]).toMatchObject({ foldedTriggers: 2, rerunRequested: true, status: "running" });
 
     // It completes: the reply lands in the thread as Jarvis, and the rerun is queued.
-    await t.mutation(internal.runs.finish, { runId: run._id, status: "completed", reason: "replied", reply: "  Here is the plan.  " });
+    await t.mutation(internal.brain.writes.finish, { runId: run._id, status: "completed", reason: "replied", reply: "  Here is the plan.  " });
     expect((await thread(t, taskId)).map(({ author, content }) => ({ author, content }))).toEqual([
       { author: "member:Ada", content: "@Jarvis can you plan this?" },
       { author: "member:Ada", content: "@Jarvis and the date too" },
@@ -178,14 +179,14 @@ describe("enqueueRun through triggers", () => {
     expect(await executeJobs(t)).toEqual([run._id, rerun._id]);
 
     // Finishing an ended run again changes nothing.
-    await t.mutation(internal.runs.finish, { runId: run._id, status: "error", reason: "late", reply: "again" });
+    await t.mutation(internal.brain.writes.finish, { runId: run._id, status: "error", reason: "late", reply: "again" });
     expect(await thread(t, taskId)).toHaveLength(4);
     expect((await allRuns(t))[0]).toMatchObject({ status: "completed", reason: "replied" });
 
     // The rerun fails: a system message says why, and Jarvis, with nothing else to do, is idle again.
-    expect(await t.mutation(internal.runs.markRunning, { runId: rerun._id })).toEqual({ attempt: 1 });
+    expect(await t.mutation(internal.brain.writes.start, { runId: rerun._id })).toEqual({ attempt: 1, resume: null });
     const reason = "Model call failed: could not connect to 127.0.0.1:9";
-    await t.mutation(internal.runs.finish, { runId: rerun._id, status: "error", reason });
+    await t.mutation(internal.brain.writes.finish, { runId: rerun._id, status: "error", reason });
     expect((await thread(t, taskId)).at(-1)).toMatchObject({ author: "system", content: `Jarvis could not finish: ${reason}` });
     expect(await thread(t, taskId)).toHaveLength(5);
     expect((await allRuns(t))[1]).toMatchObject({ status: "error", reason });
@@ -203,13 +204,13 @@ describe("enqueueRun through triggers", () => {
     await t.mutation(internal.triggers.agentMentioned, { taskId: b, messageId: mb, sessionKey: AGENTS.writer });
     const [runA, runB] = await allRuns(t);
     expect([runA.taskId, runB.taskId]).toEqual([a, b]);
-    await t.mutation(internal.runs.markRunning, { runId: runA._id });
-    await t.mutation(internal.runs.finish, { runId: runA._id, status: "completed", reason: "replied", reply: "  \n " });
+    await t.mutation(internal.brain.writes.start, { runId: runA._id });
+    await t.mutation(internal.brain.writes.finish, { runId: runA._id, status: "completed", reason: "replied", reply: "  \n " });
     expect(await thread(t, a)).toHaveLength(1);
     // B is still queued: Writer is still busy.
     expect((await agent(t, AGENTS.writer)).status).toBe("active");
-    await t.mutation(internal.runs.markRunning, { runId: runB._id });
-    await t.mutation(internal.runs.finish, { runId: runB._id, status: "completed", reason: "replied", reply: "Draft B is up." });
+    await t.mutation(internal.brain.writes.start, { runId: runB._id });
+    await t.mutation(internal.brain.writes.finish, { runId: runB._id, status: "completed", reason: "replied", reply: "Draft B is up." });
     expect((await agent(t, AGENTS.writer)).status).toBe("idle");
     expect(await allRuns(t)).toHaveLength(2);
   });
@@ -246,9 +247,9 @@ describe("enqueueRun through triggers", () => {
     const { t, departmentId, admin } = await squad();
     const taskId = await createTask(admin, departmentId);
     const byJarvis = await t.run(async (ctx) =>
-      await postMessage(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, (await ctx.db.get("tasks", taskId))!, "@Dev Bot over to you"),
+      (await postToThread(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, (await ctx.db.get("tasks", taskId))!, "@Dev Bot over to you"))._id,
     );
-    const bySystem = await t.run(async (ctx) => await postMessage(ctx, { kind: "system" }, (await ctx.db.get("tasks", taskId))!, "@Dev Bot ping"));
+    const bySystem = await t.run(async (ctx) => (await postToThread(ctx, { kind: "system" }, (await ctx.db.get("tasks", taskId))!, "@Dev Bot ping"))._id);
     const fromAgent = await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: byJarvis, sessionKey: AGENTS.devBot });
     const fromSystem = await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: bySystem, sessionKey: AGENTS.devBot });
     expect(await trigger(t, fromAgent)).toMatchObject({ status: "consumed", note: AGENT_MENTION_NOTE });
@@ -346,10 +347,10 @@ describe("internal.runs bookkeeping", () => {
     const runId = await insertRun(t, AGENTS.jarvis, taskId);
     const record = (args: string, at: number) => ({ name: "delegate_task", args, outcome: "ok" as const, observation: "created", at });
 
-    await t.mutation(internal.runs.recordToolCall, { runId, record: record("x".repeat(MAX_RECORDED_ARGS_CHARS + 500), 1), delegated: true });
-    await t.mutation(internal.runs.recordToolCall, { runId, record: record("y".repeat(MAX_RECORDED_ARGS_CHARS), 2), delegated: false, guard: "delegation limit reached (5)" });
-    await t.mutation(internal.runs.recordToolCall, { runId, record: record("{}", 3), delegated: false, guard: "delegation limit reached (5)" });
-    await t.mutation(internal.runs.recordToolCall, { runId, record: record("{}", 4), delegated: true, guard: "repeated call" });
+    await t.mutation(internal.brain.writes.recordToolCall, { runId, record: record("x".repeat(MAX_RECORDED_ARGS_CHARS + 500), 1), delegated: true });
+    await t.mutation(internal.brain.writes.recordToolCall, { runId, record: record("y".repeat(MAX_RECORDED_ARGS_CHARS), 2), delegated: false, guard: "delegation limit reached (5)" });
+    await t.mutation(internal.brain.writes.recordToolCall, { runId, record: record("{}", 3), delegated: false, guard: "delegation limit reached (5)" });
+    await t.mutation(internal.brain.writes.recordToolCall, { runId, record: record("{}", 4), delegated: true, guard: "repeated call" });
     let run = (await allRuns(t))[0];
     expect(run.toolCalls[0].args).toBe(`${"x".repeat(MAX_RECORDED_ARGS_CHARS)}…`);
     expect(run.toolCalls[1].args).toBe("y".repeat(MAX_RECORDED_ARGS_CHARS));
@@ -358,7 +359,7 @@ describe("internal.runs bookkeeping", () => {
     expect(run.guards).toEqual(["delegation limit reached (5)", "repeated call"]);
 
     for (let at = 5; at <= MAX_TOOL_CALL_RECORDS + 10; at++) {
-      await t.mutation(internal.runs.recordToolCall, { runId, record: record("{}", at), delegated: false });
+      await t.mutation(internal.brain.writes.recordToolCall, { runId, record: record("{}", at), delegated: false });
     }
     run = (await allRuns(t))[0];
     expect(run.toolCalls).toHaveLength(MAX_TOOL_CALL_RECORDS);
@@ -371,17 +372,16 @@ describe("internal.runs bookkeeping", () => {
     const taskId = await createTask(admin, departmentId);
     const runId = await insertRun(t, AGENTS.jarvis, taskId);
     const timing = { contextMs: 1, modelMs: 2, dispatchMs: 3 };
-    await t.mutation(internal.runs.recordModelCall, { runId, model: "m", promptTokens: 100, completionTokens: 10, timing });
-    await t.mutation(internal.runs.recordModelCall, { runId, model: "m", promptTokens: 50, completionTokens: 5, timing });
+    await t.mutation(internal.brain.writes.recordModelCall, { runId, model: "m", promptTokens: 100, completionTokens: 10, timing });
+    await t.mutation(internal.brain.writes.recordModelCall, { runId, model: "m", promptTokens: 50, completionTokens: 5, timing });
     expect((await allRuns(t))[0]).toMatchObject({ model: "m", iterations: 2, promptTokens: 150, completionTokens: 15, timings: [timing, timing] });
   });
 });
 
-// KNOWN BUG in convex/runs.ts (finish): when a completed run has
-// rerunRequested, finish calls enqueueRun and skips the "back to idle" branch
-// even when enqueueRun starts nothing (here: the model settings were removed
-// while the run was thinking). The agent then shows "active" forever with no
-// run queued or running.
+// A completed run with rerunRequested whose rerun starts nothing (here: the
+// model settings were removed while the run was thinking) must still take
+// the "back to idle" branch (reactions/runEnd endRun), or the agent shows
+// "active" forever with no run queued or running.
 test("an agent whose rerun cannot start (model settings gone) goes back to idle", async () => {
   const { t, departmentId, admin } = await squad();
   const taskId = await createTask(admin, departmentId);
@@ -389,11 +389,11 @@ test("an agent whose rerun cannot start (model settings gone) goes back to idle"
   const m2 = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis two" });
   await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: m1, sessionKey: AGENTS.jarvis });
   const [run] = await allRuns(t);
-  await t.mutation(internal.runs.markRunning, { runId: run._id });
+  await t.mutation(internal.brain.writes.start, { runId: run._id });
   await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: m2, sessionKey: AGENTS.jarvis });
   expect((await allRuns(t))[0].rerunRequested).toBe(true);
   clearModel();
-  await t.mutation(internal.runs.finish, { runId: run._id, status: "completed", reason: "replied", reply: "Done." });
+  await t.mutation(internal.brain.writes.finish, { runId: run._id, status: "completed", reason: "replied", reply: "Done." });
   expect(await allRuns(t)).toHaveLength(1);
   expect((await agent(t, AGENTS.jarvis)).status).toBe("idle");
 });
@@ -485,16 +485,24 @@ describe("results flow back to the delegator", () => {
 });
 
 describe("ask_question and a member's answer", () => {
+  /** Writer's run asks on a question card (brain/writes pause), as its action does for ask_question. */
+  async function ask(t: TestConvex, runId: Id<"runs">, question: string) {
+    const call = { name: "ask_question", args: JSON.stringify({ question }) };
+    const state = { conversation: [], round: 0, index: 0, nextIndex: 1, call, reply: "", before: [], after: [], seen: [] };
+    expect(await t.mutation(internal.brain.writes.pause, { runId, attempt: 1, request: { kind: "question", question }, state })).toBe("ok");
+    return await t.run(async (ctx) => (await ctx.db.get("tasks", (await ctx.db.get("runs", runId))!.taskId))!.pendingQuestion!.messageId);
+  }
+
   async function asked() {
     const { t, departmentId, admin } = await squad();
     const taskId = await createTask(admin, departmentId, { title: "Hero copy", assigneeSessionKeys: [AGENTS.writer] });
     await admin.mutation(api.tasks.setStatus, { taskId, status: "in_progress" });
     const runId = await insertRun(t, AGENTS.writer, taskId);
-    const questionId = await t.mutation(internal.tools.thread.askQuestion, { runId, question: "  Formal or playful?  " });
+    const questionId = await ask(t, runId, "  Formal or playful?  ");
     return { t, departmentId, admin, taskId, runId, questionId };
   }
 
-  test("the question blocks the task; a member's next message answers it, restores the column and queues an 'answer' run", async () => {
+  test("the question blocks the task while the run waits; a member's next message answers it, restores the column and resumes the run", async () => {
     const { t, admin, taskId, runId, questionId } = await asked();
     expect(await thread(t, taskId)).toEqual([{ _id: questionId, author: "agent:Writer", content: "❓ Formal or playful?" }]);
     const blocked = await admin.query(api.tasks.get, { taskId });
@@ -502,47 +510,42 @@ describe("ask_question and a member's answer", () => {
       status: "blocked",
       pendingQuestion: { agentSessionKey: AGENTS.writer, messageId: questionId, previousStatus: "in_progress" },
     });
-    // The run that asked ends; Writer waits for the answer.
-    await t.mutation(internal.runs.finish, { runId, status: "completed", reason: "replied", reply: "I'll wait for your answer." });
+    // The run that asked waits for the answer; Writer has nothing running.
+    expect((await allRuns(t))[0].status).toBe("waiting");
     expect((await agent(t, AGENTS.writer)).status).toBe("idle");
 
-    const answerId = await admin.mutation(api.messages.create, { taskId, content: "Playful, please." });
+    await admin.mutation(api.messages.create, { taskId, content: "Playful, please." });
     const task = await admin.query(api.tasks.get, { taskId });
     expect(task.status).toBe("in_progress");
     expect(task).not.toHaveProperty("pendingQuestion");
     const runs = await allRuns(t);
-    expect(runs).toHaveLength(2);
-    expect(runs[1]).toMatchObject({
-      agentSessionKey: AGENTS.writer,
-      taskId,
-      status: "queued",
-      trigger: { kind: "answer", messageId: answerId },
-    });
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ _id: runId, status: "queued" });
     expect((await agent(t, AGENTS.writer)).status).toBe("active");
 
     // The next message is just a message.
     await admin.mutation(api.messages.create, { taskId, content: "Thanks!" });
-    expect(await allRuns(t)).toHaveLength(2);
+    expect(await allRuns(t)).toHaveLength(1);
     expect((await admin.query(api.tasks.get, { taskId })).status).toBe("in_progress");
   });
 
-  test("asking again while blocked keeps the column the task had before the first question", async () => {
-    const { t, admin, taskId, runId } = await asked();
-    const second = await t.mutation(internal.tools.thread.askQuestion, { runId, question: "And the length?" });
-    expect((await admin.query(api.tasks.get, { taskId })).pendingQuestion).toEqual({
-      agentSessionKey: AGENTS.writer,
+  test("another agent asking while the task is blocked keeps the column the task had before the first question", async () => {
+    const { t, admin, taskId } = await asked();
+    const devRun = await insertRun(t, AGENTS.devBot, taskId);
+    const second = await ask(t, devRun, "And the length?");
+    expect((await admin.query(api.tasks.get, { taskId })).pendingQuestion).toMatchObject({
+      agentSessionKey: AGENTS.devBot,
       messageId: second,
       previousStatus: "in_progress",
     });
-    await t.mutation(internal.runs.finish, { runId, status: "completed", reason: "replied" });
     await admin.mutation(api.messages.create, { taskId, content: "Playful, short." });
     expect((await admin.query(api.tasks.get, { taskId })).status).toBe("in_progress");
   });
 
   test("the thread tools only work for a running run", async () => {
     const { t, taskId, runId } = await asked();
-    await t.mutation(internal.runs.finish, { runId, status: "completed", reason: "replied" });
-    await expectError(t.mutation(internal.tools.thread.askQuestion, { runId, question: "Late?" }), "INVALID_ARGUMENT", "This run is not running.");
+    await t.mutation(internal.brain.writes.finish, { runId, status: "completed", reason: "replied" });
+    await expectError(t.mutation(internal.tools.thread.postMessageTool, { runId, content: "Late?" }), "INVALID_ARGUMENT", "This run is not running.");
     const queued = await insertRun(t, AGENTS.writer, taskId, "queued");
     await expectError(t.mutation(internal.tools.thread.postMessageTool, { runId: queued, content: "early" }), "INVALID_ARGUMENT");
   });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, expect, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ErrorCode } from "../../convex/lib/errors";
-import { addMember } from "../../convex/lib/accounts";
+import { addMember } from "../../convex/records/members";
 import { registerComponents } from "./components";
 import schema from "../../convex/schema";
 import type { MemberRole, TaskStatus } from "../../convex/validators";
@@ -251,4 +251,26 @@ export function holdScheduledFunctions(): void {
   afterEach(() => {
     vi.useRealTimers();
   });
+}
+
+/** What a run's next model call reads (brain/context roundInputs): its assembled context, inbox, #maestro and context pack. */
+export async function roundInputs(t: TestConvex, runId: Id<"runs">) {
+  return await t.query(internal.brain.context.roundInputs, { runId });
+}
+
+/** The run action's first write (brain/writes start): the run is running as its next attempt; returns that attempt. */
+export async function startRun(t: TestConvex, runId: Id<"runs">): Promise<number> {
+  const started = await t.mutation(internal.brain.writes.start, { runId });
+  expect(started, "the run was not queued").not.toBeNull();
+  return started!.attempt;
+}
+
+/**
+ * The end of a model reply as the run action writes it (brain/writes
+ * endReply): what the model was shown counts as read (`seen`), and the
+ * #maestro cursor moves (`chat`).
+ */
+export async function endReply(t: TestConvex, runId: Id<"runs">, after: Pick<FunctionArgs<typeof internal.brain.writes.endReply>, "seen" | "chat">) {
+  const attempt = await t.run(async (ctx) => (await ctx.db.get("runs", runId))!.attempt ?? 1);
+  return await t.mutation(internal.brain.writes.endReply, { runId, attempt, model: "test model", promptTokens: 0, completionTokens: 0, ...after });
 }

@@ -6,9 +6,9 @@
  * closed port so runs are created; fake timers keep them from executing.
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { api, internal } from "../../convex/_generated/api";
+import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, insertRun, seedDemoWithAdmin, setupTest, type Actor, type TestConvex } from "./setup";
+import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, insertRun, roundInputs, seedDemoWithAdmin, setupTest, type Actor, type TestConvex } from "./setup";
 
 const ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "MAESTRO_DEFAULT_MODEL", "MAESTRO_MODELS"] as const;
 let saved: Record<string, string | undefined> = {};
@@ -290,7 +290,7 @@ describe("the brain", () => {
     const { t, departmentId, member, taskId } = await squad();
     await send(member, departmentId, "/model gpt-deep", taskId);
     const runId = await insertRun(t, AGENTS.devBot, taskId, "running");
-    const context = await t.query(internal.brain.context.getAssembledContext, { runId });
+    const { context } = await roundInputs(t, runId);
     expect(context.agent.model).toBe("gpt-deep");
   });
 });

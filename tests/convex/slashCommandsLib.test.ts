@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { COMMAND_FILES } from "../../convex/lib/commandFiles.generated";
+import { BUILTIN_COMMANDS } from "../../convex/slash/registry";
 import {
   buildRegistry,
   commandNameProblem,
@@ -93,7 +94,7 @@ describe("registry", () => {
     { file: "commands/stop.md", text: file("description: Stop\naction: stop_stream") },
   ];
   test("department commands override globals of the same name; the rest still load", () => {
-    const { commands, errors } = buildRegistry(globals, [department("review"), department("mine")]);
+    const { commands, errors } = buildRegistry(BUILTIN_COMMANDS, globals, [department("review"), department("mine")]);
     expect(commands.find((c) => c.name === "review")).toMatchObject({ source: "department", description: "dept review" });
     expect(commands.find((c) => c.name === "stop")?.source).toBe("global");
     expect(commands.find((c) => c.name === "mine")?.source).toBe("department");
@@ -101,12 +102,12 @@ describe("registry", () => {
     expect(commands.map((c) => c.name)).toEqual([...commands.map((c) => c.name)].sort());
   });
   test("built-ins cannot be shadowed by a department", () => {
-    const { commands, errors } = buildRegistry([], [department("delegate")]);
+    const { commands, errors } = buildRegistry(BUILTIN_COMMANDS, [], [department("delegate")]);
     expect(commands.find((c) => c.name === "delegate")?.source).toBe("builtin");
     expect(errors).toEqual(["/delegate (department) is a built-in command."]);
   });
   test("the shipped commands/ files all load", () => {
-    const { commands, errors } = buildRegistry(COMMAND_FILES, []);
+    const { commands, errors } = buildRegistry(BUILTIN_COMMANDS, COMMAND_FILES, []);
     expect(errors).toEqual([]);
     for (const name of ["review", "summarize", "standup", "new", "stop", "model", "mode", "delegate", "assign", "status", "help"]) {
       expect(commands.map((c) => c.name)).toContain(name);
@@ -116,6 +117,7 @@ describe("registry", () => {
 
 describe("resolveCommand", () => {
   const commands = buildRegistry(
+    BUILTIN_COMMANDS,
     [
       { file: "commands/review.md", text: file("description: R\nargument-hint: <focus> [more]", "Review $1 then $ARGUMENTS") },
       { file: "commands/model.md", text: file("description: M\nargument-hint: <model>\naction: set_model\npassArguments: true", "ignored") },

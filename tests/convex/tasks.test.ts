@@ -1,9 +1,10 @@
 import { describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { NO_MODEL_NOTE } from "../../convex/runs";
+import { NO_MODEL_NOTE } from "../../convex/lib/modelConfig";
 import { REDACTED, REDACTION_NOTE } from "../../convex/lib/secrets/scanner";
-import { createTask as createTaskHelper, getTaskX, moveTask, resolveAssignees } from "../../convex/tasks";
+import { createTask as createTaskHelper, moveTask } from "../../convex/reactions/taskChange";
+import { getTaskX, resolveAssignees } from "../../convex/records/tasks";
 import {
   AGENTS,
   allTriggers,
@@ -170,13 +171,15 @@ describe("tasks.get", () => {
     const parentId = await createTask(admin, departmentId, { title: "Launch" });
     const childId = await t.run(
       async (ctx) =>
-        await createTaskHelper(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, {
-          departmentId,
-          title: "Launch blog post",
-          assigneeSessionKeys: [AGENTS.writer],
-          parentTaskId: parentId,
-          delegatedBy: AGENTS.jarvis,
-        }),
+        (
+          await createTaskHelper(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, {
+            departmentId,
+            title: "Launch blog post",
+            assigneeSessionKeys: [AGENTS.writer],
+            parentTaskId: parentId,
+            delegatedBy: AGENTS.jarvis,
+          })
+        )._id,
     );
     expect(await admin.query(api.tasks.get, { taskId: childId })).toMatchObject({
       _id: childId,
@@ -498,7 +501,7 @@ describe("tasks.update", () => {
   });
 });
 
-describe("exported helpers", () => {
+describe("the task records and reactions other modules build on", () => {
   test("getTaskX, resolveAssignees and moveTask work for the brain's internal functions", async () => {
     const { t, departmentId, admin } = await board();
     const taskId = await createTask(admin, departmentId, { title: "Brainwork" });
@@ -518,7 +521,7 @@ describe("exported helpers", () => {
     const { t, departmentId, other } = await board();
     const theirs = await createOtherTask(t, other.departmentId);
     await expectError(
-      t.run(async (ctx) => await createTaskHelper(ctx, { kind: "system" }, { departmentId, title: "Child", parentTaskId: theirs })),
+      t.run(async (ctx) => (await createTaskHelper(ctx, { kind: "system" }, { departmentId, title: "Child", parentTaskId: theirs }))._id),
       "FORBIDDEN",
     );
   });

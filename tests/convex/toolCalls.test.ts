@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { cutForThread, inlineCodeSpans, MAX_TOOL_ARG_CHARS, parseToolCalls, repairJson, stripToolCalls } from "../../convex/brain/toolCalls";
+import { cutForThread, inlineCodeSpans, MAX_TOOL_ARG_CHARS, parseToolCalls, repairJson, stripToolCalls } from "../../convex/lib/toolCalls";
 import { LIMITS } from "../../convex/lib/limits";
 import { TRUNCATION_MARK } from "../../convex/lib/secrets/userText";
 

@@ -1,5 +1,5 @@
 /**
- * Every side-effecting tool acts once per cause (tools/effects, keys from
+ * Every side-effecting tool acts once per cause (records/toolEffects, keys from
  * tools/idempotency): the same call from the same cause — a retried attempt,
  * a run started again by the same trigger after the model failed — makes one
  * effect and gets the first call's result; another cause makes a new one.
@@ -11,10 +11,10 @@ import { api, internal } from "../../convex/_generated/api";
 import crons from "../../convex/crons";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ActionCtx } from "../../convex/_generated/server";
-import { DEFAULT_BRAIN_CONFIG } from "../../convex/brain/config";
+import { DEFAULT_BRAIN_CONFIG } from "../../convex/lib/brainConfig";
 import { dispatchCall, type Dispatched } from "../../convex/brain/dispatch";
-import { parseToolCalls } from "../../convex/brain/toolCalls";
-import { EFFECT_SWEEP_BATCH, effectTtlMs, MIN_EFFECT_TTL_MS } from "../../convex/tools/effects";
+import { parseToolCalls } from "../../convex/lib/toolCalls";
+import { EFFECT_SWEEP_BATCH, effectTtlMs, MIN_EFFECT_TTL_MS } from "../../convex/records/toolEffects";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
 import { AGENTS, createTask, holdScheduledFunctions, insertRun, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
 
@@ -210,9 +210,9 @@ describe("old effects are forgotten", () => {
     await insertEffect(t, "old");
     vi.advanceTimersByTime(MIN_EFFECT_TTL_MS - 60_000);
     await insertEffect(t, "young");
-    expect(await t.mutation(internal.tools.effects.sweepExpired, {})).toEqual({ deleted: 0 });
+    expect(await t.mutation(internal.sweeps.oldToolEffects, {})).toEqual({ deleted: 0 });
     vi.advanceTimersByTime(2 * 60_000);
-    expect(await t.mutation(internal.tools.effects.sweepExpired, {})).toEqual({ deleted: 1 });
+    expect(await t.mutation(internal.sweeps.oldToolEffects, {})).toEqual({ deleted: 1 });
     expect(await keys(t)).toEqual(["young"]);
   });
 
@@ -220,12 +220,12 @@ describe("old effects are forgotten", () => {
     const t = setupTest();
     for (let i = 0; i < EFFECT_SWEEP_BATCH + 3; i++) await insertEffect(t, `effect ${i}`);
     vi.advanceTimersByTime(MIN_EFFECT_TTL_MS + 1);
-    expect(await t.mutation(internal.tools.effects.sweepExpired, {})).toEqual({ deleted: EFFECT_SWEEP_BATCH });
+    expect(await t.mutation(internal.sweeps.oldToolEffects, {})).toEqual({ deleted: EFFECT_SWEEP_BATCH });
     await t.finishAllScheduledFunctions(vi.runAllTimers);
     expect(await keys(t)).toEqual([]);
   });
 
   test("the sweep is a cron", () => {
-    expect(crons.crons["forget old tool effects"]).toMatchObject({ name: "tools/effects:sweepExpired", schedule: { type: "interval", hours: 1 } });
+    expect(crons.crons["forget old tool effects"]).toMatchObject({ name: "sweeps:oldToolEffects", schedule: { type: "interval", hours: 1 } });
   });
 });

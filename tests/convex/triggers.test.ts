@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
-import { notifyAssignees, notifyMentions } from "../../convex/lib/notify";
-import { postMessage } from "../../convex/messages";
-import { NO_MODEL_NOTE } from "../../convex/runs";
+import { NO_MODEL_NOTE } from "../../convex/lib/modelConfig";
+import { postToThread } from "../../convex/reactions/threadPost";
+import { notifyAssigned, notifyMentioned } from "../../convex/records/notifications";
 import {
   AGENTS,
   allTriggers,
@@ -80,7 +80,7 @@ describe("scheduled by the board", () => {
     const { t, departmentId, admin } = await squad();
     const taskId = await createTask(admin, departmentId);
     await t.run(async (ctx) => {
-      await postMessage(ctx, { kind: "agent", sessionKey: AGENTS.writer, name: "Writer" }, (await ctx.db.get("tasks", taskId))!, "@Writer will do");
+      await postToThread(ctx, { kind: "agent", sessionKey: AGENTS.writer, name: "Writer" }, (await ctx.db.get("tasks", taskId))!, "@Writer will do");
     });
     await runScheduled(t);
     expect(await allTriggers(t)).toEqual([]);
@@ -89,10 +89,10 @@ describe("scheduled by the board", () => {
   test("an agent's mention of another agent is recorded and notifies, but is consumed without a run (no ping-pong)", async () => {
     const { t, departmentId, admin } = await squad();
     const taskId = await createTask(admin, departmentId);
-    const messageId = await t.run(async (ctx) =>
-      await postMessage(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, (await ctx.db.get("tasks", taskId))!, "@Dev Bot over to you"),
+    const messageId = await t.run(
+      async (ctx) => (await postToThread(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, (await ctx.db.get("tasks", taskId))!, "@Dev Bot over to you"))._id,
     );
-    const system = await t.run(async (ctx) => await postMessage(ctx, { kind: "system" }, (await ctx.db.get("tasks", taskId))!, "@Writer heads up"));
+    const system = await t.run(async (ctx) => (await postToThread(ctx, { kind: "system" }, (await ctx.db.get("tasks", taskId))!, "@Writer heads up"))._id);
     await runScheduled(t);
     expect(summary(await allTriggers(t))).toEqual([
       { agent: AGENTS.devBot, kind: "mentioned", messageId, status: "consumed", runId: null, note: AGENT_MENTION_NOTE },
@@ -175,8 +175,8 @@ describe("triggers.agentAssigned / agentMentioned", () => {
   });
 });
 
-describe("lib/notify", () => {
-  test("repeated recipients in one call are notified and triggered once", async () => {
+describe("notifications and triggers", () => {
+  test("repeated recipients in one call are notified once each, never the author", async () => {
     const { t, departmentId, admin } = await squad();
     await signIn(t, "Grace");
     const taskId = await createTask(admin, departmentId);
@@ -187,23 +187,29 @@ describe("lib/notify", () => {
       const grace = { kind: "member" as const, key: memberKeyOf(t, "Grace"), name: "Grace" };
       const author = { kind: "agent" as const, sessionKey: AGENTS.jarvis, name: "Jarvis" };
       const jarvis = { kind: "agent" as const, key: AGENTS.jarvis, name: "Jarvis" };
-      await notifyMentions(ctx, { _id: messageId, taskId, departmentId, author, mentions: [writer, grace, writer, jarvis, grace] });
-      await notifyAssignees(ctx, task, [AGENTS.archie, AGENTS.archie]);
+      const notified = await notifyMentioned(ctx, { _id: messageId, taskId, departmentId, author, mentions: [writer, grace, writer, jarvis, grace] });
+      expect(notified).toEqual([writer, grace]);
+      await notifyAssigned(ctx, task, [AGENTS.archie, AGENTS.archie]);
     });
-    await runScheduled(t);
-    // The stored message is Ada's (a member's), so both triggers would start runs but for the missing model.
-    expect(summary(await allTriggers(t))).toEqual([
-      { agent: AGENTS.writer, kind: "mentioned", messageId, ...noModel },
-      { agent: AGENTS.archie, kind: "assigned", messageId: null, ...noModel },
-    ]);
     expect((await notificationsFor(t, AGENTS.writer)).map((n) => n.kind)).toEqual(["mention"]);
     expect((await notificationsFor(t, memberKeyOf(t, "Grace"))).map((n) => n.kind)).toEqual(["mention"]);
     expect((await notificationsFor(t, AGENTS.archie)).map((n) => n.kind)).toEqual(["assignment"]);
     expect(await notificationsFor(t, AGENTS.jarvis)).toEqual([]);
   });
+
+  test("an agent named twice in a person's message, or assigned twice, is triggered once", async () => {
+    const { t, departmentId, admin } = await squad();
+    const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.archie, AGENTS.archie] });
+    const messageId = await admin.mutation(api.messages.create, { taskId, content: "@Writer and again @Writer" });
+    await runScheduled(t);
+    expect(summary(await allTriggers(t))).toEqual([
+      { agent: AGENTS.archie, kind: "assigned", messageId: null, ...noModel },
+      { agent: AGENTS.writer, kind: "mentioned", messageId, ...noModel },
+    ]);
+  });
 });
 
-describe("triggers.listForTask", () => {
+describe("a task's triggers", () => {
   test("every trigger of one task, oldest first, with status, run and note; other tasks' are left out", async () => {
     const { t, departmentId, admin } = await squad();
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.writer] });
@@ -212,7 +218,7 @@ describe("triggers.listForTask", () => {
     const messageId = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis @Archie" });
     await admin.mutation(api.messages.create, { taskId: otherTaskId, content: "@Jarvis elsewhere" });
     await runScheduled(t);
-    const rows = await t.query(internal.triggers.listForTask, { taskId });
+    const rows = (await allTriggers(t)).filter((r) => r.taskId === taskId);
     expect(rows.map((r) => ({ agent: r.agentSessionKey, kind: r.kind, messageId: r.messageId ?? null, status: r.status, note: r.note }))).toEqual([
       { agent: AGENTS.writer, kind: "assigned", messageId: null, status: "consumed", note: NO_MODEL_NOTE },
       { agent: AGENTS.jarvis, kind: "mentioned", messageId, status: "consumed", note: NO_MODEL_NOTE },
@@ -220,7 +226,7 @@ describe("triggers.listForTask", () => {
     ]);
     expect(rows.every((r) => r.taskId === taskId && r.departmentId === departmentId && r.runId === undefined)).toBe(true);
     expect(rows.map((r) => r._creationTime)).toEqual([...rows.map((r) => r._creationTime)].sort((a, b) => a - b));
-    expect((await t.query(internal.triggers.listForTask, { taskId: otherTaskId })).map((r) => [r.agentSessionKey, r.kind])).toEqual([
+    expect((await allTriggers(t)).filter((r) => r.taskId === otherTaskId).map((r) => [r.agentSessionKey, r.kind])).toEqual([
       [AGENTS.devBot, "assigned"],
       [AGENTS.jarvis, "mentioned"],
     ]);

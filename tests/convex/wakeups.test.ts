@@ -1,5 +1,5 @@
 /**
- * Blocking messages and the end-of-run nudge (wakeups.ts): a blocking
+ * Blocking messages and the end-of-run nudge (reactions/delivery, reactions/runEnd): a blocking
  * message to an idle agent starts exactly one run, to a busy agent it is
  * folded into the run it is in (its next call opens with it); both are
  * recorded in the run's events and on the task timeline, and handled once a
@@ -10,10 +10,10 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
-import { MAX_AGENT_UNREAD_COUNTED } from "../../convex/inbox";
 import { LIMITS } from "../../convex/lib/limits";
-import { nudgeNote } from "../../convex/wakeups";
-import { AGENTS, agent, createOtherDepartment, createTask, expectError, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { nudgeNote } from "../../convex/lib/nudges";
+import { MAX_AGENT_UNREAD_COUNTED } from "../../convex/records/inbox";
+import { AGENTS, agent, createOtherDepartment, createTask, endReply, expectError, insertRun, roundInputs, seedDemoWithAdmin, setupTest, signIn, startRun, type TestConvex } from "./setup";
 
 const MODEL_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY"] as const;
 let savedEnv: Record<string, string | undefined> = {};
@@ -50,14 +50,9 @@ const inboxRow = async (t: TestConvex, recipientKey: string, messageId: Id<"chan
 
 /** Plays one model call of the run's action: what the injection showed is read, its blocking messages handled. */
 async function modelCall(t: TestConvex, runId: Id<"runs">) {
-  const inbox = (await t.query(internal.tools.messaging.inboxForRun, { runId }))!;
-  await t.mutation(internal.tools.messaging.afterInjection, { runId, shown: inbox.unread.map((m) => m.id), blocking: inbox.blocking.map((m) => m.id) });
+  const inbox = (await roundInputs(t, runId)).inbox!;
+  await endReply(t, runId, { seen: { shown: inbox.unread.map((m) => m.id), blocking: inbox.blocking.map((m) => m.id) } });
   return inbox;
-}
-
-async function markRunning(t: TestConvex, runId: Id<"runs">) {
-  const started = await t.mutation(internal.runs.markRunning, { runId });
-  return started!.attempt;
 }
 
 describe("blocking messages", () => {
@@ -77,8 +72,8 @@ describe("blocking messages", () => {
     expect((await agent(t, AGENTS.writer)).status).toBe("active");
 
     // The run's first call opens with it ("You received a message from Grace …"), and after the call it is handled and read.
-    await markRunning(t, runs[0]._id);
-    const context = await t.query(internal.brain.context.getAssembledContext, { runId: runs[0]._id });
+    await startRun(t, runs[0]._id);
+    const { context } = await roundInputs(t, runs[0]._id);
     expect(context.trigger).toMatchObject({ kind: "message" });
     expect(context.trigger.text).toContain("Grace sent you a blocking message");
     const shown = await modelCall(t, runs[0]._id);
@@ -95,18 +90,18 @@ describe("blocking messages", () => {
     const [first] = await runsOf(t, AGENTS.writer);
     const inboxTask = await t.run(async (ctx) => (await ctx.db.get("tasks", first.taskId))!);
     expect(inboxTask).toMatchObject({ title: "Inbox: Writer", assigneeSessionKeys: [AGENTS.writer], tags: ["inbox"] });
-    const attempt = await markRunning(t, first._id);
+    const attempt = await startRun(t, first._id);
     await modelCall(t, first._id);
-    await t.mutation(internal.runs.finish, { runId: first._id, attempt, status: "completed", reason: "replied", reply: "Calling." });
+    await t.mutation(internal.brain.writes.finish, { runId: first._id, attempt, status: "completed", reason: "replied", reply: "Calling." });
 
     // Again with no task: the same inbox task, not a second one.
     await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Also: the logo", blocking: true });
     const second = (await runsOf(t, AGENTS.writer)).at(-1)!;
     expect(second.taskId).toBe(inboxTask._id);
     expect(await t.run(async (ctx) => (await ctx.db.query("tasks").collect()).filter((x) => x.title === "Inbox: Writer").length)).toBe(1);
-    const attempt2 = await markRunning(t, second._id);
+    const attempt2 = await startRun(t, second._id);
     await modelCall(t, second._id);
-    await t.mutation(internal.runs.finish, { runId: second._id, attempt: attempt2, status: "completed", reason: "replied" });
+    await t.mutation(internal.brain.writes.finish, { runId: second._id, attempt: attempt2, status: "completed", reason: "replied" });
 
     // An agent working on an in-progress task gets it there.
     const working = await t.run(async (ctx) => {
@@ -146,7 +141,7 @@ describe("blocking messages", () => {
     expect(inbox.blocking.map((m) => [m.id, m.from])).toEqual([[messageId, "Grace"]]);
     expect((await inboxRow(t, AGENTS.writer, messageId)).handledAt).toBeDefined();
     // Handled: the next call does not open with it again.
-    expect((await t.query(internal.tools.messaging.inboxForRun, { runId }))!.blocking).toEqual([]);
+    expect((await roundInputs(t, runId)).inbox!.blocking).toEqual([]);
   });
 
   test("a busy run that ends before another call: the blocking message starts the next run, once", async () => {
@@ -155,7 +150,7 @@ describe("blocking messages", () => {
     const runId = await insertRun(t, AGENTS.writer, taskId);
     await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
     const messageId = await grace.mutation(api.channelMessages.post, { channelId: general, body: "@Writer stop", blocking: true });
-    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied" });
+    await t.mutation(internal.brain.writes.finish, { runId, attempt: 1, status: "completed", reason: "replied" });
     const runs = await runsOf(t, AGENTS.writer);
     expect(runs.map((r) => [r.status, r.trigger.kind])).toEqual([
       ["completed", "assigned"],
@@ -163,8 +158,8 @@ describe("blocking messages", () => {
     ]);
     expect(runs[1].trigger.channelMessageId).toBe(messageId);
     // That run fails before any call: the message does not start a third.
-    const attempt = await markRunning(t, runs[1]._id);
-    await t.mutation(internal.runs.finish, { runId: runs[1]._id, attempt, status: "error", reason: "model down" });
+    const attempt = await startRun(t, runs[1]._id);
+    await t.mutation(internal.brain.writes.finish, { runId: runs[1]._id, attempt, status: "error", reason: "model down" });
     expect(await runsOf(t, AGENTS.writer)).toHaveLength(2);
   });
 
@@ -209,7 +204,7 @@ describe("the end-of-run nudge", () => {
     await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
     const first = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Can you check the pricing table?" });
     await admin.mutation(api.channelMessages.post, { channelId: adaDm, body: "FYI the launch moved" });
-    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied" });
+    await t.mutation(internal.brain.writes.finish, { runId, attempt: 1, status: "completed", reason: "replied" });
 
     const runs = await runsOf(t, AGENTS.writer);
     expect(runs.map((r) => [r.status, r.trigger.kind])).toEqual([
@@ -221,20 +216,20 @@ describe("the end-of-run nudge", () => {
     expect(nudge.trigger.note).toBe("While you worked, 2 messages arrived for you (Grace in a DM; Ada in a DM).");
     expect((await inboxRow(t, AGENTS.writer, first)).nudgedAt).toBeDefined();
     expect(await eventsOf(t, nudge._id)).toEqual([{ type: "control_submitted", action: "start", by: "Maestro", note: nudge.trigger.note }]);
-    const context = await t.query(internal.brain.context.getAssembledContext, { runId: nudge._id });
+    const { context } = await roundInputs(t, nudge._id);
     expect(context.trigger.text).toContain("While you worked, 2 messages arrived for you");
 
     // The nudge run does not read them, more arrive, and it ends: no nudge from a nudge.
-    const attempt = await markRunning(t, nudge._id);
+    const attempt = await startRun(t, nudge._id);
     await grace.mutation(api.channelMessages.post, { channelId: dm, body: "ping" });
-    await t.mutation(internal.runs.finish, { runId: nudge._id, attempt, status: "completed", reason: "replied" });
+    await t.mutation(internal.brain.writes.finish, { runId: nudge._id, attempt, status: "completed", reason: "replied" });
     expect(await runsOf(t, AGENTS.writer)).toHaveLength(2);
     expect((await agent(t, AGENTS.writer)).status).toBe("idle");
 
     // A later run where nothing new arrived: the already-nudged messages nudge no more.
     const later = await insertRun(t, AGENTS.writer, taskId);
     await t.run(async (ctx) => ctx.db.patch("runs", later, { attempt: 1 }));
-    await t.mutation(internal.runs.finish, { runId: later, attempt: 1, status: "completed", reason: "replied" });
+    await t.mutation(internal.brain.writes.finish, { runId: later, attempt: 1, status: "completed", reason: "replied" });
     expect(await runsOf(t, AGENTS.writer)).toHaveLength(3);
   });
 
@@ -246,7 +241,7 @@ describe("the end-of-run nudge", () => {
     await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
     await grace.mutation(api.channelMessages.post, { channelId: dm, body: "seen in the call" });
     await modelCall(t, runId);
-    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied" });
+    await t.mutation(internal.brain.writes.finish, { runId, attempt: 1, status: "completed", reason: "replied" });
     expect(await runsOf(t, AGENTS.writer)).toHaveLength(1);
 
     const stopped = await insertRun(t, AGENTS.writer, taskId);
@@ -271,10 +266,10 @@ describe("the answer goes where it was asked", () => {
   /** Starts the run the blocking message queued for Writer, lets one call show it, and ends it with `reply`. */
   async function answer(t: TestConvex, reply: string, during?: (runId: Id<"runs">) => Promise<unknown>) {
     const run = (await runsOf(t, AGENTS.writer)).at(-1)!;
-    const attempt = await markRunning(t, run._id);
+    const attempt = await startRun(t, run._id);
     await modelCall(t, run._id);
     await during?.(run._id);
-    await t.mutation(internal.runs.finish, { runId: run._id, attempt, status: "completed", reason: "replied", reply });
+    await t.mutation(internal.brain.writes.finish, { runId: run._id, attempt, status: "completed", reason: "replied", reply });
     return run;
   }
 
@@ -368,15 +363,15 @@ describe("the answer goes where it was asked", () => {
     const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
     await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Status?", blocking: true });
     const failed = (await runsOf(t, AGENTS.writer)).at(-1)!;
-    const attempt = await markRunning(t, failed._id);
-    await t.mutation(internal.runs.finish, { runId: failed._id, attempt, status: "error", reason: "model down" });
+    const attempt = await startRun(t, failed._id);
+    await t.mutation(internal.brain.writes.finish, { runId: failed._id, attempt, status: "error", reason: "model down" });
     expect((await inConversation(t, dm)).map((m) => m.body)).toEqual(["Status?"]);
     expect(await taskThread(t, failed.taskId)).toEqual([["system", "Writer could not finish: model down"]]);
 
     const taskId = await createTask(admin, departmentId, { title: "Launch" });
     const runId = await insertRun(t, AGENTS.writer, taskId);
     await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
-    await t.mutation(internal.runs.finish, { runId, attempt: 1, status: "completed", reason: "replied", reply: "Launch copy done." });
+    await t.mutation(internal.brain.writes.finish, { runId, attempt: 1, status: "completed", reason: "replied", reply: "Launch copy done." });
     expect(await taskThread(t, taskId)).toEqual([["agent", "Launch copy done."]]);
   });
 });
@@ -395,7 +390,7 @@ describe("agents' unread badges", () => {
     // A blocking message starts a run; once its call has shown them, the badge is gone.
     await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Now, please", blocking: true });
     const [run] = await runsOf(t, AGENTS.writer);
-    await markRunning(t, run._id);
+    await startRun(t, run._id);
     await modelCall(t, run._id);
     expect(await admin.query(api.inbox.agentUnread, { departmentId })).toEqual([]);
 
