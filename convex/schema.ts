@@ -287,7 +287,7 @@ export default defineSchema({
     /** `<runId>:<tool_call index>`. */
     toolCallId: v.string(),
     tool: v.string(),
-    /** Canonical JSON (tools/idempotency canonicalJson) of the parsed arguments. */
+    /** Canonical JSON (lib/idempotency canonicalJson) of the parsed arguments. */
     args: v.string(),
     /** sha256 hex of `args`: what an approval is for. */
     argsHash: v.string(),
@@ -311,7 +311,7 @@ export default defineSchema({
     answeredAt: v.optional(v.number()),
     /** Absent on questions asked before questions expired. */
     expiresAt: v.optional(v.number()),
-    /** The ask_question call's idempotency key (tools/idempotency): the same call from the same cause is not asked twice. */
+    /** The ask_question call's idempotency key (lib/idempotency): the same call from the same cause is not asked twice. */
     key: v.optional(v.string()),
   })
     .index("by_task", ["taskId"])
@@ -330,7 +330,7 @@ export default defineSchema({
     feedback: v.optional(v.string()),
     /** Absent on plans proposed before plans expired. */
     expiresAt: v.optional(v.number()),
-    /** The propose_plan call's idempotency key (tools/idempotency): the same call from the same cause is not proposed twice. */
+    /** The propose_plan call's idempotency key (lib/idempotency): the same call from the same cause is not proposed twice. */
     key: v.optional(v.string()),
   })
     .index("by_task", ["taskId"])

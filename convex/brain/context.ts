@@ -178,7 +178,7 @@ export const vDispatchScope = v.object({
     departmentId: v.id("departments"),
     taskId: v.id("tasks"),
     delegations: v.number(),
-    /** What caused the run, for idempotency keys (tools/idempotency): never the run itself. */
+    /** What caused the run, for idempotency keys (lib/idempotency): never the run itself. */
     cause: v.object({ taskId: v.string(), agentSessionKey: v.string(), trigger: vRunTrigger }),
     /** Who else may call what, for the permission-denied note. */
     squad: v.array(v.object({ name: v.string(), sessionKey: v.string(), allowedTools: v.array(v.string()) })),

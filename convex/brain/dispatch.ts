@@ -15,7 +15,7 @@ import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
 import { errorMessage } from "../lib/errors";
 import { guards } from "../lib/guards";
-import { canonicalJson, idempotencyKey } from "../tools/idempotency";
+import { canonicalJson, idempotencyKey } from "../lib/idempotency";
 import { deniedNote, guardNote, unknownToolNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest, Resolution } from "../lib/pauses";
 import { approvalPolicy, findTool, needsApproval, planStepCall, type ToolDefinition, type ToolResult } from "../tools/registry";

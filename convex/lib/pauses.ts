@@ -42,7 +42,7 @@ export function toolCallId(runId: Id<"runs">, index: number): string {
   return `${runId}:${index}`;
 }
 
-/** What the paused call asks of a person. Approval arguments are canonical JSON (tools/idempotency). */
+/** What the paused call asks of a person. Approval arguments are canonical JSON (lib/idempotency). */
 export const vPauseRequest = v.union(
   v.object({ kind: v.literal("approval"), tool: v.string(), args: v.string() }),
   /** `key`: the call's idempotency key; the same question from the same cause waits on the first card. */

@@ -38,7 +38,7 @@ export interface Delegation {
   priority?: Doc<"tasks">["priority"];
   tags?: string[];
   parentTaskId?: Id<"tasks">;
-  /** The call's idempotency key, kept on the task (tools/idempotency). */
+  /** The call's idempotency key, kept on the task (lib/idempotency). */
   key?: string;
   /** The delegator was woken by a result of its own delegation: the re-delegation detector applies. */
   onResult?: boolean;

@@ -1,5 +1,5 @@
 /**
- * A side-effecting tool call acts once per idempotency key (tools/idempotency:
+ * A side-effecting tool call acts once per idempotency key (lib/idempotency:
  * the run's cause, the tool, the canonical arguments). The tool's mutation
  * wraps its effect in `oncePerKey`: the first call acts and records its
  * result beside the effect, in the same transaction; a repeat — a retried or

@@ -27,7 +27,7 @@ const vDelegationFields = {
   tags: v.optional(v.array(v.string())),
   /** The task the delegator was working on: the new task's parent. */
   parentTaskId: v.optional(v.id("tasks")),
-  /** The call's idempotency key (tools/idempotency): the same call from the same cause finds the same task. */
+  /** The call's idempotency key (lib/idempotency): the same call from the same cause finds the same task. */
   key: v.optional(v.string()),
   /** The delegator was woken by a result of its own delegation: the re-delegation detector applies. */
   onResult: v.optional(v.boolean()),

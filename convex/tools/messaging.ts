@@ -34,7 +34,7 @@ const MAX_DM_UNREAD = 100;
  */
 const vCaller = { runId: v.optional(v.id("runs")), keyHash: v.optional(v.string()) };
 
-/** A brain tool call's idempotency key (tools/idempotency): the same call from the same cause acts once (records/toolEffects). */
+/** A brain tool call's idempotency key (lib/idempotency): the same call from the same cause acts once (records/toolEffects). */
 const vKey = { key: v.optional(v.string()) };
 
 interface Caller {

@@ -23,7 +23,7 @@ async function runScope(ctx: MutationCtx, runId: Doc<"runs">["_id"]) {
   return { agent, task };
 }
 
-/** The call's idempotency key (tools/idempotency): the same call from the same cause acts once (records/toolEffects). */
+/** The call's idempotency key (lib/idempotency): the same call from the same cause acts once (records/toolEffects). */
 const vKey = v.optional(v.string());
 
 /** `post_message`: the agent posts in its task's thread. */

@@ -1,5 +1,5 @@
 /**
- * The delegation's guards that span runs (tools/guards, tools/delegation):
+ * The delegation's guards that span runs (lib/guards, reactions/delegation):
  * the task tree's budget, the depth limit and the re-delegation detector on
  * results, checked in the same transaction that creates the task.
  */

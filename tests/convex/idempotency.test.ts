@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { canonicalJson, idempotencyKey, type RunCause } from "../../convex/tools/idempotency";
+import { canonicalJson, idempotencyKey, type RunCause } from "../../convex/lib/idempotency";
 
 const mention: RunCause = { taskId: "t1", agentSessionKey: "agent:jarvis:product", trigger: { kind: "mentioned", messageId: "m1" } };
 const args = { title: "Hero copy", assignees: ["Writer"], instruction: "Write it." };

@@ -301,10 +301,9 @@ describe("runs.listForTask", () => {
     await expectError(admin.query(api.runs.listForTask, { taskId: gone }), "NOT_FOUND");
   });
 
-  // KNOWN BUG in convex/runs.ts (listForTask): it loads the task before it
-  // checks sign-in, so an anonymous caller learns whether a task id exists
-  // (NOT_FOUND for a deleted id, UNAUTHENTICATED for a live one). tasks.get,
-  // messages.list and messages.create check sign-in first for this reason.
+  // The task builders (convex/functions.ts) check sign-in before they load the
+  // task, so an anonymous caller cannot learn whether a task id exists
+  // (NOT_FOUND for a deleted id, UNAUTHENTICATED for a live one).
   test("an anonymous caller cannot tell a deleted task id from an existing one", async () => {
     const { t, departmentId } = await squad();
     const gone = await deletedTaskId(t, departmentId);

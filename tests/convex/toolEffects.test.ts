@@ -1,6 +1,6 @@
 /**
  * Every side-effecting tool acts once per cause (records/toolEffects, keys from
- * tools/idempotency): the same call from the same cause — a retried attempt,
+ * lib/idempotency): the same call from the same cause — a retried attempt,
  * a run started again by the same trigger after the model failed — makes one
  * effect and gets the first call's result; another cause makes a new one.
  * Calls go through the real dispatcher (brain/dispatch) with an action

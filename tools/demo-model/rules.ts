@@ -198,7 +198,7 @@ function answerAsSpecialist(prompt: Prompt): string {
     case "delegatedChanged":
       return `Noted: ${clip(reason.text)}`;
     case "blocking": {
-      // An agent's own inbox task (wakeups.ts) is no work to name: the answer goes back to the conversation.
+      // An agent's own inbox task (reactions/delivery) is no work to name: the answer goes back to the conversation.
       const onTask = prompt.task?.title.startsWith("Inbox: ") ? "now" : `on ${title}`;
       return `${reason.author === "someone" ? "Got it" : `Got it, ${reason.author}`}: I've stopped to read your message and will act on it ${onTask}.`;
     }

@@ -5,7 +5,7 @@
  * duplicate of the same trigger therefore finds the effect of the first call
  * instead of repeating it. Pure: no Convex context.
  */
-import { sha256Hex } from "../lib/sha256";
+import { sha256Hex } from "./sha256";
 
 /** What caused a run, as far as idempotency is concerned. */
 export interface RunCause {
