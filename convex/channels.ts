@@ -10,6 +10,7 @@ import { memberActor, memberKey } from "./lib/actors";
 import { canRead } from "./lib/channels";
 import {
   canManage,
+  channelCard,
   channelMembers,
   createChannel,
   departmentChannels,
@@ -24,20 +25,15 @@ import {
   setArchived as archive,
   setFollowing,
   setTopic as saveTopic,
+  vChannelCard,
 } from "./records/channels";
 import { emitEvent } from "./records/events";
 import { unreadCountIn } from "./records/inbox";
-import { vChannelKind, vChannelVisibility } from "./validators";
+import { vChannelVisibility } from "./validators";
 
-const vChannelSummary = v.object({
-  _id: v.id("channels"),
-  kind: vChannelKind,
-  name: v.string(),
+const vChannelSummary = vChannelCard.extend({
   /** For a DM: the other participants' names. */
   title: v.string(),
-  topic: v.optional(v.string()),
-  visibility: vChannelVisibility,
-  archived: v.boolean(),
   joined: v.boolean(),
   subscribed: v.boolean(),
   unread: v.number(),
@@ -70,13 +66,8 @@ export const list = departmentQuery({
       const row = membership.get(channel._id);
       if (!canRead(channel, row !== undefined)) continue;
       out.push({
-        _id: channel._id,
-        kind: channel.kind,
-        name: channel.name,
+        ...channelCard(channel),
         title: channel.kind === "dm" ? (await dmTitle(ctx, channel._id, me)).join(", ") : channel.name,
-        topic: channel.topic,
-        visibility: channel.visibility,
-        archived: channel.archivedAt !== undefined,
         joined: row !== undefined,
         subscribed: row?.subscribed ?? false,
         unread: await unreadCountIn(ctx, me, channel._id),
@@ -87,15 +78,10 @@ export const list = departmentQuery({
   },
 });
 
+/** One conversation's card with its members, for the channel's header. */
 export const get = channelQuery({
   args: {},
-  returns: v.object({
-    _id: v.id("channels"),
-    kind: vChannelKind,
-    name: v.string(),
-    topic: v.optional(v.string()),
-    visibility: vChannelVisibility,
-    archived: v.boolean(),
+  returns: vChannelCard.extend({
     members: v.array(vMember),
     canManage: v.boolean(),
     /** The caller follows it: new posts reach their inbox. */
@@ -105,12 +91,7 @@ export const get = channelQuery({
     const { channel } = ctx;
     const members = await channelMembers(ctx, channel._id);
     return {
-      _id: channel._id,
-      kind: channel.kind,
-      name: channel.name,
-      topic: channel.topic,
-      visibility: channel.visibility,
-      archived: channel.archivedAt !== undefined,
+      ...channelCard(channel),
       members: members.map((m) => ({ key: m.key, name: m.name, kind: m.key.startsWith("member:") ? ("member" as const) : ("agent" as const), subscribed: m.subscribed })),
       canManage: canManage(channel, ctx.member),
       viewerSubscribed: ctx.membership?.subscribed ?? false,

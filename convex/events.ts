@@ -8,18 +8,9 @@ import { v } from "convex/values";
 import { departmentQuery } from "./functions";
 import { checkPageSize } from "./lib/validate";
 import { eventPage } from "./records/events";
-import { vActivityData, vActor, vEventType } from "./validators";
+import schema from "./schema";
 
-const vEvent = v.object({
-  _id: v.id("events"),
-  _creationTime: v.number(),
-  type: vEventType,
-  actor: vActor,
-  channelId: v.optional(v.id("channels")),
-  messageId: v.optional(v.id("channelMessages")),
-  correlationId: v.optional(v.string()),
-  data: vActivityData,
-});
+const vEvent = schema.tables.events.validator.omit("departmentId").extend({ _id: v.id("events"), _creationTime: v.number() });
 
 export const list = departmentQuery({
   role: "admin",

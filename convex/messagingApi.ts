@@ -1,5 +1,6 @@
 /**
- * Messaging over HTTP for agents outside Maestro (messaging spec, "HTTP API"),
+ * Messaging over HTTP for agents outside Maestro (messaging spec, "HTTP API";
+ * convex/http.ts lists the routes),
  * authenticated by the agent's API key (`Authorization: Bearer mk_…`, created
  * by an admin in the agent modal). Every call acts as that agent, in its
  * department only, through the same operations as the brain's messaging
@@ -20,10 +21,9 @@
  * 400 bad body or too long, 409 conflict, 429 rate limited; always
  * `{"error": "..."}`.
  */
-import type { HttpRouter } from "convex/server";
 import { internal } from "./_generated/api";
-import { httpAction, type ActionCtx } from "./_generated/server";
-import { agentKeyHash, answering, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal } from "./lib/httpJson";
+import type { ActionCtx } from "./_generated/server";
+import { agentKeyHash, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
 import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
 
 type Body = Record<string, unknown>;
@@ -75,25 +75,24 @@ function whole(params: URLSearchParams, name: string): number | undefined {
  * body and path are parsed, then `run` does the work as the key's agent.
  */
 function endpoint(
-  needsBody: boolean,
+  route: ({ path: string } | { pathPrefix: string }) & { method: "GET" | "POST" },
   run: (ctx: ActionCtx, call: { keyHash: string; body: Body; path: string[]; params: URLSearchParams }) => Promise<unknown>,
-) {
-  return httpAction(
-    answering(BEARER_CHALLENGE, async (ctx, request) => {
-      const keyHash = agentKeyHash(request);
-      const url = new URL(request.url);
-      const path = url.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
-      const body = needsBody ? await jsonObjectBody(request) : {};
-      if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", "Send a JSON object.");
-      try {
-        return json(200, await run(ctx, { keyHash, body, path, params: url.searchParams }));
-      } catch (error) {
-        // Say whether the key itself is good before blaming the request: a bad key's refusal wins.
-        if (error instanceof RequestRefusal) await ctx.runQuery(internal.agentApiKeys.checkKey, { keyHash });
-        throw error;
-      }
-    }),
-  );
+): HttpRoute {
+  const handler = async (ctx: ActionCtx, request: Request) => {
+    const keyHash = agentKeyHash(request);
+    const url = new URL(request.url);
+    const path = url.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
+    const body = route.method === "POST" ? await jsonObjectBody(request) : {};
+    if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", "Send a JSON object.");
+    try {
+      return json(200, await run(ctx, { keyHash, body, path, params: url.searchParams }));
+    } catch (error) {
+      // Say whether the key itself is good before blaming the request: a bad key's refusal wins.
+      if (error instanceof RequestRefusal) await ctx.runQuery(internal.agentApiKeys.checkKey, { keyHash });
+      throw error;
+    }
+  };
+  return { ...route, challenge: BEARER_CHALLENGE, handler };
 }
 
 const ENDPOINTS = "POST /channels, GET /channels/{id}, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox";
@@ -105,104 +104,58 @@ function idWith(path: string[], suffix: string | null): string {
   return path[1];
 }
 
-export function addMessagingRoutes(http: HttpRouter): void {
-  http.route({
-    path: "/channels",
-    method: "POST",
-    handler: endpoint(true, async (ctx, { keyHash, body }) => {
-      const made = await ctx.runMutation(internal.tools.messaging.createChannelTool, {
-        keyHash,
-        name: requiredString(body, "name"),
-        topic: optionalString(body, "topic"),
-        visibility: oneOf(body, "visibility", CHANNEL_VISIBILITIES),
-      });
-      return { id: made.channelId, name: made.name };
-    }),
-  });
-
-  http.route({
-    pathPrefix: "/channels/",
-    method: "GET",
-    handler: endpoint(
-      false,
-      async (ctx, { keyHash, path, params }) => {
-        if (path.length === 2) return await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel: idWith(path, null) });
-        const channel = idWith(path, "messages");
-        const messages = await ctx.runQuery(internal.tools.messaging.channelHistoryTool, { keyHash, channel, limit: whole(params, "limit"), since: whole(params, "since") });
-        return { messages };
-      }),
-  });
-
-  http.route({
-    path: "/messages",
-    method: "POST",
-    handler: endpoint(true, async (ctx, { keyHash, body }) => {
-      const channel = optionalString(body, "channel");
-      const replyTo = optionalString(body, "reply_to");
-      if ((channel === undefined) === (replyTo === undefined)) throw badRequest('Name either "channel" (id or #name) or "reply_to" (a message id).');
-      const fields = postFields(body);
-      const id =
-        channel !== undefined
-          ? await ctx.runMutation(internal.tools.messaging.postChannelTool, { keyHash, channel, ...fields })
-          : await ctx.runMutation(internal.tools.messaging.replyThreadTool, { keyHash, messageId: replyTo!, ...fields });
-      return { id };
-    }),
-  });
-
-  http.route({
-    pathPrefix: "/messages/",
-    method: "POST",
-    handler: endpoint(
-      true,
-      async (ctx, { keyHash, path }) => {
-        const marked = await ctx.runMutation(internal.tools.messaging.markReadTool, { keyHash, messageIds: [idWith(path, "read")] });
-        return { marked };
-      }),
-  });
-
-  http.route({
-    pathPrefix: "/threads/",
-    method: "GET",
-    handler: endpoint(
-      false,
-      async (ctx, { keyHash, path }) => await ctx.runQuery(internal.tools.messaging.threadTool, { keyHash, messageId: idWith(path, "messages") })),
-  });
-
-  http.route({
-    path: "/dms",
-    method: "POST",
-    handler: endpoint(true, async (ctx, { keyHash, body }) => {
-      const to = body.to;
-      if (!Array.isArray(to) || to.length === 0 || to.length > 20 || !to.every((t) => typeof t === "string")) {
-        throw badRequest('"to" must be a list of 1 to 20 names.');
-      }
-      const sent = await ctx.runMutation(internal.tools.messaging.dmSendTool, { keyHash, to: to as string[], ...postFields(body) });
-      return { id: sent.channelId, messageId: sent.messageId };
-    }),
-  });
-
-  http.route({
-    pathPrefix: "/dms/",
-    method: "GET",
-    handler: endpoint(
-      false,
-      async (ctx, { keyHash, path, params }) => {
-        const channel = idWith(path, "messages");
-        const info = await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel });
-        if (info.kind !== "dm") throw badRequest(`${channel} is a channel, not a DM: read it at /channels/${channel}/messages.`);
-        const messages = await ctx.runQuery(internal.tools.messaging.channelHistoryTool, { keyHash, channel, limit: whole(params, "limit"), since: whole(params, "since") });
-        return { messages };
-      }),
-  });
-
-  http.route({
-    pathPrefix: "/agents/",
-    method: "GET",
-    handler: endpoint(
-      false,
-      async (ctx, { keyHash, path, params }) => {
-        const messages = await ctx.runQuery(internal.tools.messaging.inboxReadTool, { keyHash, limit: whole(params, "limit"), agent: idWith(path, "inbox") });
-        return { messages };
-      }),
-  });
+/** `GET /channels/{id}/messages` and `GET /dms/{id}/messages`: top-level messages, oldest first. */
+async function history(ctx: ActionCtx, keyHash: string, channel: string, params: URLSearchParams) {
+  const messages = await ctx.runQuery(internal.tools.messaging.channelHistoryTool, { keyHash, channel, limit: whole(params, "limit"), since: whole(params, "since") });
+  return { messages };
 }
+
+export const MESSAGING_ROUTES: HttpRoute[] = [
+  endpoint({ path: "/channels", method: "POST" }, async (ctx, { keyHash, body }) => {
+    const made = await ctx.runMutation(internal.tools.messaging.createChannelTool, {
+      keyHash,
+      name: requiredString(body, "name"),
+      topic: optionalString(body, "topic"),
+      visibility: oneOf(body, "visibility", CHANNEL_VISIBILITIES),
+    });
+    return { id: made.channelId, name: made.name };
+  }),
+  endpoint({ pathPrefix: "/channels/", method: "GET" }, async (ctx, { keyHash, path, params }) => {
+    if (path.length === 2) return await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel: idWith(path, null) });
+    return await history(ctx, keyHash, idWith(path, "messages"), params);
+  }),
+  endpoint({ path: "/messages", method: "POST" }, async (ctx, { keyHash, body }) => {
+    const channel = optionalString(body, "channel");
+    const replyTo = optionalString(body, "reply_to");
+    if ((channel === undefined) === (replyTo === undefined)) throw badRequest('Name either "channel" (id or #name) or "reply_to" (a message id).');
+    const fields = postFields(body);
+    const id =
+      channel !== undefined
+        ? await ctx.runMutation(internal.tools.messaging.postChannelTool, { keyHash, channel, ...fields })
+        : await ctx.runMutation(internal.tools.messaging.replyThreadTool, { keyHash, messageId: replyTo!, ...fields });
+    return { id };
+  }),
+  endpoint({ pathPrefix: "/messages/", method: "POST" }, async (ctx, { keyHash, path }) => {
+    const marked = await ctx.runMutation(internal.tools.messaging.markReadTool, { keyHash, messageIds: [idWith(path, "read")] });
+    return { marked };
+  }),
+  endpoint({ pathPrefix: "/threads/", method: "GET" }, async (ctx, { keyHash, path }) => await ctx.runQuery(internal.tools.messaging.threadTool, { keyHash, messageId: idWith(path, "messages") })),
+  endpoint({ path: "/dms", method: "POST" }, async (ctx, { keyHash, body }) => {
+    const to = body.to;
+    if (!Array.isArray(to) || to.length === 0 || to.length > 20 || !to.every((t) => typeof t === "string")) {
+      throw badRequest('"to" must be a list of 1 to 20 names.');
+    }
+    const sent = await ctx.runMutation(internal.tools.messaging.dmSendTool, { keyHash, to: to as string[], ...postFields(body) });
+    return { id: sent.channelId, messageId: sent.messageId };
+  }),
+  endpoint({ pathPrefix: "/dms/", method: "GET" }, async (ctx, { keyHash, path, params }) => {
+    const channel = idWith(path, "messages");
+    const info = await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel });
+    if (info.kind !== "dm") throw badRequest(`${channel} is a channel, not a DM: read it at /channels/${channel}/messages.`);
+    return await history(ctx, keyHash, channel, params);
+  }),
+  endpoint({ pathPrefix: "/agents/", method: "GET" }, async (ctx, { keyHash, path, params }) => {
+    const messages = await ctx.runQuery(internal.tools.messaging.inboxReadTool, { keyHash, limit: whole(params, "limit"), agent: idWith(path, "inbox") });
+    return { messages };
+  }),
+];

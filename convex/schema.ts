@@ -32,7 +32,7 @@ import {
   vQuestionStatus,
   vRunPause,
 } from "./validators";
-import { vRunEventKind, vRunEventPayload } from "./lib/runEvents";
+import { runEventFields } from "./lib/runEvents";
 import { SLASH_ACTIONS } from "./lib/slashCommands";
 
 /** What every pause card (approvals, questions, plans: records/pauseCards.ts) holds: the run it pauses, its task and agent. */
@@ -250,17 +250,7 @@ export default defineSchema({
    * before the model is called, harness events as the agent works, one
    * sequence per run. Screens replay a run from these rows alone.
    */
-  runEvents: defineTable({
-    runId: v.id("runs"),
-    /** 1, 2, 3… within the run; unique per run (appends are serialized transactions). */
-    seq: v.number(),
-    kind: vRunEventKind,
-    /** ms since the epoch. */
-    timestamp: v.number(),
-    /** A retried submit carrying the same id is written once. */
-    clientMessageId: v.optional(v.string()),
-    payload: vRunEventPayload,
-  })
+  runEvents: defineTable(runEventFields)
     .index("by_run_and_seq", ["runId", "seq"])
     .index("by_run_and_clientMessageId", ["runId", "clientMessageId"]),
 

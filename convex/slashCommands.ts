@@ -13,16 +13,15 @@ import { env, type MutationCtx, type QueryCtx } from "./_generated/server";
 import { departmentMutation, departmentQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { DEFAULT_MODEL } from "./lib/modelConfig";
-import { COMMAND_LIMITS, commandNameProblem, modelChoices, SLASH_ACTIONS } from "./lib/slashCommands";
+import { COMMAND_LIMITS, commandNameProblem, modelChoices } from "./lib/slashCommands";
 import { appendRunEvent } from "./records/runEvents";
 import { taskRunWithStatus } from "./records/runs";
 import { leadModeFor, redactForDepartment } from "./records/settings";
 import { commandEventsOf, deleteCommand, departmentCommands, insertCommandEvent, saveCommand, type CommandPayload } from "./records/slashCommands";
 import { departmentTaskX } from "./records/tasks";
 import { BUILTIN_COMMANDS, planCommand, registryFor, type Where } from "./slash/registry";
+import schema from "./schema";
 import { vLeadMode } from "./validators";
-
-const vAction = v.union(...SLASH_ACTIONS.map((a) => v.literal(a)));
 
 /** The task a command is typed in, which must be of this department. */
 async function taskIn(ctx: QueryCtx, departmentId: Id<"departments">, taskId: Id<"tasks"> | undefined): Promise<Doc<"tasks"> | null> {
@@ -110,16 +109,7 @@ export const resolveSlashCommand = departmentMutation({
   },
 });
 
-const vCommandEvent = v.object({
-  _id: v.id("commandEvents"),
-  _creationTime: v.number(),
-  taskId: v.optional(v.id("tasks")),
-  userId: v.id("users"),
-  payload: v.union(
-    v.object({ type: v.literal("slash_command_invoked"), name: v.string(), invokedAs: v.string(), args: v.string() }),
-    v.object({ type: v.literal("slash_command_failed"), name: v.string(), invokedAs: v.string(), error: v.string() }),
-  ),
-});
+const vCommandEvent = schema.tables.commandEvents.validator.omit("departmentId").extend({ _id: v.id("commandEvents"), _creationTime: v.number() });
 
 /** Command records that involved no run, newest first: a task's (with `taskId`) or #maestro's. */
 export const listCommandEvents = departmentQuery({
@@ -133,16 +123,9 @@ export const listCommandEvents = departmentQuery({
 
 // ---- department commands (settings) ----
 
-const vDepartmentCommand = v.object({
-  _id: v.id("slashCommands"),
-  name: v.string(),
-  description: v.string(),
-  argumentHint: v.string(),
-  action: v.optional(vAction),
-  passArguments: v.boolean(),
-  template: v.string(),
-  updatedAt: v.number(),
-});
+/** What an admin writes of a department command; the stored command adds who changed it, and when. */
+const vCommandFields = schema.tables.slashCommands.validator.pick("name", "description", "argumentHint", "action", "passArguments", "template");
+const vDepartmentCommand = vCommandFields.extend({ _id: v.id("slashCommands"), updatedAt: v.number() });
 
 /** The department's own commands, by name, for the settings dialog. */
 export const listDepartmentCommands = departmentQuery({
@@ -171,14 +154,7 @@ function limited(field: string, value: string, max: number, required: boolean): 
 /** Admins: adds a department command, or replaces the one of the same name; it overrides a global of that name. */
 export const saveDepartmentCommand = departmentMutation({
   role: "admin",
-  args: {
-    name: v.string(),
-    description: v.string(),
-    argumentHint: v.string(),
-    action: v.optional(vAction),
-    passArguments: v.boolean(),
-    template: v.string(),
-  },
+  args: vCommandFields.fields,
   returns: v.id("slashCommands"),
   handler: async (ctx, { departmentId, ...input }) => {
     const name = input.name.trim().replace(/^\//, "").toLowerCase();

@@ -1,47 +1,42 @@
 import { v, type Infer } from "convex/values";
 
+/** A validator for exactly one of `values`: the lists below stay data, and their validators follow from them. */
+function oneOf<const T extends string>(values: readonly T[]) {
+  return v.union(...values.map((value) => v.literal(value)));
+}
+
 /** Board columns, in display order; `blocked` sits apart from the flow. */
 export const TASK_STATUSES = ["inbox", "assigned", "in_progress", "review", "done", "blocked"] as const;
-export const vTaskStatus = v.union(...TASK_STATUSES.map((s) => v.literal(s)));
+export const vTaskStatus = oneOf(TASK_STATUSES);
 export type TaskStatus = Infer<typeof vTaskStatus>;
 
 export const PRIORITIES = ["low", "medium", "high"] as const;
-export const vPriority = v.union(...PRIORITIES.map((p) => v.literal(p)));
+export const vPriority = oneOf(PRIORITIES);
 
 /** Who must approve an agent's call of a tool: nobody, a human every time, or a human when the priority is high. */
 export const APPROVAL_POLICIES = ["never", "always", "high_priority"] as const;
 /** How a squad lead works on a task or in #maestro: propose a plan for approval first, or delegate directly (the default). */
 export const LEAD_MODES = ["plan", "act"] as const;
 export type LeadMode = (typeof LEAD_MODES)[number];
-export const vLeadMode = v.union(...LEAD_MODES.map((m) => v.literal(m)));
+export const vLeadMode = oneOf(LEAD_MODES);
 
-export const vApprovalPolicy = v.union(...APPROVAL_POLICIES.map((p) => v.literal(p)));
+export const vApprovalPolicy = oneOf(APPROVAL_POLICIES);
 export type ApprovalPolicy = Infer<typeof vApprovalPolicy>;
 /** One tool's approval policy on an agent; tools without one use the registry's default. */
 export const vToolApproval = v.object({ tool: v.string(), policy: vApprovalPolicy });
 export type Priority = Infer<typeof vPriority>;
 
-export const vAgentKind = v.union(
-  v.literal("lead"),
-  v.literal("coder"),
-  v.literal("architect"),
-  v.literal("specialist"),
-  v.literal("writer"),
-  v.literal("designer"),
-);
+export const AGENT_KINDS = ["lead", "coder", "architect", "specialist", "writer", "designer"] as const;
+export const vAgentKind = oneOf(AGENT_KINDS);
 export type AgentKind = Infer<typeof vAgentKind>;
 
-export const vAgentStatus = v.union(
-  v.literal("idle"),
-  v.literal("active"),
-  v.literal("blocked"),
-  v.literal("offline"),
-);
+export const AGENT_STATUSES = ["idle", "active", "blocked", "offline"] as const;
+export const vAgentStatus = oneOf(AGENT_STATUSES);
 export type AgentStatus = Infer<typeof vAgentStatus>;
 
 /** Roles per department, strongest first: owners and admins run it, members work in it, viewers read it. */
 export const MEMBER_ROLES = ["owner", "admin", "member", "viewer"] as const;
-export const vMemberRole = v.union(...MEMBER_ROLES.map((r) => v.literal(r)));
+export const vMemberRole = oneOf(MEMBER_ROLES);
 export type MemberRole = Infer<typeof vMemberRole>;
 
 /** Who did something: a human member, an agent (by sessionKey) or Maestro itself. */
@@ -71,7 +66,7 @@ export const ACTIVITY_TYPES = [
   "delegation_created",
   "blocking_message_received",
 ] as const;
-export const vActivityType = v.union(...ACTIVITY_TYPES.map((t) => v.literal(t)));
+export const vActivityType = oneOf(ACTIVITY_TYPES);
 export type ActivityType = Infer<typeof vActivityType>;
 
 /** The small data object an activity carries (names, old/new values), flat on purpose. */
@@ -84,15 +79,9 @@ export type NotificationKind = Infer<typeof vNotificationKind>;
 export const vTriggerKind = v.union(v.literal("assigned"), v.literal("mentioned"));
 export type TriggerKind = Infer<typeof vTriggerKind>;
 
-export const vRunStatus = v.union(
-  v.literal("queued"),
-  v.literal("running"),
-  /** Paused for a person: an approval, an answer or a plan review; it holds no lease and resumes when they respond. */
-  v.literal("waiting"),
-  v.literal("completed"),
-  v.literal("error"),
-  v.literal("aborted"),
-);
+/** `waiting`: paused for a person (an approval, an answer or a plan review); it holds no lease and resumes when they respond. */
+export const RUN_STATUSES = ["queued", "running", "waiting", "completed", "error", "aborted"] as const;
+export const vRunStatus = oneOf(RUN_STATUSES);
 export type RunStatus = Infer<typeof vRunStatus>;
 
 /**
@@ -100,14 +89,8 @@ export type RunStatus = Infer<typeof vRunStatus>;
  * human's answer, a blocking channel message or DM, or the end-of-run nudge
  * about what arrived while the agent worked.
  */
-export const vRunTriggerKind = v.union(
-  v.literal("assigned"),
-  v.literal("mentioned"),
-  v.literal("delegation_result"),
-  v.literal("answer"),
-  v.literal("message"),
-  v.literal("nudge"),
-);
+export const RUN_TRIGGER_KINDS = ["assigned", "mentioned", "delegation_result", "answer", "message", "nudge"] as const;
+export const vRunTriggerKind = oneOf(RUN_TRIGGER_KINDS);
 export type RunTriggerKind = Infer<typeof vRunTriggerKind>;
 
 /** What started a run (or was folded into it). */
@@ -137,7 +120,7 @@ export type ToolCallRecord = Infer<typeof vToolCallRecord>;
 // ---- messaging: channels, threads, DMs (specs/messaging-project-graph.md) ----
 
 export const CHANNEL_VISIBILITIES = ["project", "private"] as const;
-export const vChannelVisibility = v.union(...CHANNEL_VISIBILITIES.map((x) => v.literal(x)));
+export const vChannelVisibility = oneOf(CHANNEL_VISIBILITIES);
 export type ChannelVisibility = Infer<typeof vChannelVisibility>;
 
 /** A channel proper, or a DM (a private conversation that always has a human in it). */
@@ -145,7 +128,7 @@ export const vChannelKind = v.union(v.literal("channel"), v.literal("dm"));
 export type ChannelKind = Infer<typeof vChannelKind>;
 
 export const IMPORTANCES = ["normal", "high", "critical"] as const;
-export const vImportance = v.union(...IMPORTANCES.map((x) => v.literal(x)));
+export const vImportance = oneOf(IMPORTANCES);
 export type Importance = Infer<typeof vImportance>;
 
 export const vMessageType = v.union(v.literal("channel"), v.literal("thread"), v.literal("dm"));
@@ -185,12 +168,12 @@ export const EVENT_TYPES = [
   "channels.updated",
   "channels.archived",
 ] as const;
-export const vEventType = v.union(...EVENT_TYPES.map((x) => v.literal(x)));
+export const vEventType = oneOf(EVENT_TYPES);
 export type EventType = Infer<typeof vEventType>;
 
 /** An approval's state; an expired one counts as denied. */
 export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired"] as const;
-export const vApprovalStatus = v.union(...APPROVAL_STATUSES.map((s) => v.literal(s)));
+export const vApprovalStatus = oneOf(APPROVAL_STATUSES);
 export type ApprovalStatus = Infer<typeof vApprovalStatus>;
 /** A question card's state; cancelled when its run was stopped, expired when nobody answered in time. */
 export const vQuestionStatus = v.union(v.literal("pending"), v.literal("answered"), v.literal("cancelled"), v.literal("expired"));

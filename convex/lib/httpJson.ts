@@ -3,8 +3,22 @@
  * request bodies, an agent API key from `Authorization: Bearer`, and a
  * thrown MaestroError turned into its status through lib/errors' one table.
  */
+import type { ActionCtx } from "../_generated/server";
 import { hashApiKey, isApiKeyShape } from "./apiKeys";
 import { errorData, HTTP_STATUS, MaestroError } from "./errors";
+
+/**
+ * One HTTP route of convex/http.ts's table: where it answers, who may call
+ * it (the challenge a 401 names; null for none) and its handler, which
+ * throws MaestroErrors for refusals.
+ */
+export type HttpRoute = ({ path: string } | { pathPrefix: string }) & {
+  method: "GET" | "POST" | "OPTIONS";
+  challenge: string | null;
+  handler: (ctx: ActionCtx, request: Request) => Promise<Response>;
+  /** Applied to every answer, refusals included (CORS headers). */
+  cors?: (request: Request, response: Response) => Response;
+};
 
 /** The challenge a 401 names: the WebUI password (HTTP Basic) or an agent API key. */
 export const BASIC_CHALLENGE = 'Basic realm="Maestro"';

@@ -87,15 +87,21 @@ export function eventKind(payload: Pick<RunEventPayload, "type">): RunEventKind 
   return SUBMIT_TYPES.has(payload.type) ? "submit" : "harness";
 }
 
-/** The envelope as clients read it. `timestamp` is ms since the epoch; `seq` counts from 1 within the run. */
-export const vRunEvent = v.object({
+/** A stored event's fields (the `runEvents` table), which is also the envelope clients read. */
+export const runEventFields = {
   runId: v.id("runs"),
+  /** 1, 2, 3… within the run; unique per run (appends are serialized transactions). */
   seq: v.number(),
   kind: vRunEventKind,
+  /** ms since the epoch. */
   timestamp: v.number(),
+  /** A retried submit carrying the same id is written once. */
   clientMessageId: v.optional(v.string()),
   payload: vRunEventPayload,
-});
+};
+
+/** The envelope as clients read it. */
+export const vRunEvent = v.object(runEventFields);
 export type RunEvent = Infer<typeof vRunEvent>;
 
 /** Longest text one event keeps (a thread message, an observation, tool arguments). */

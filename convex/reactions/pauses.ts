@@ -124,28 +124,33 @@ async function waitingRunX(ctx: MutationCtx, runId: Id<"runs">, kind: PauseKind,
 }
 
 /**
+ * A person's decision on a pending card of this task: the card (refused when
+ * decided, withdrawn or expired), the run waiting on it, who decides, and
+ * their words (cleaned, bounded, scanned). Nothing is written yet.
+ */
+async function decision<T extends "approvals" | "plans">(ctx: MutationCtx, member: Doc<"members">, task: Doc<"tasks">, table: T, id: Id<T>, field: string, words: string | undefined) {
+  const card = await pendingCardX(ctx, table, id, task._id);
+  const run = await waitingRunX(ctx, card.runId, table === "approvals" ? "approval" : "plan", id);
+  return { card, run, by: actorName(memberActor(member)), said: await decisionText(ctx, task.departmentId, field, words) };
+}
+
+/**
  * The spec's `approval.respond`: a member approves or denies a pending
  * approval of this task; the run resumes. An approval already decided or past
  * its expiry is refused, and nothing changes.
  */
 export async function respondToApproval(ctx: MutationCtx, member: Doc<"members">, task: Doc<"tasks">, approvalId: Id<"approvals">, approve: boolean, reason: string | undefined): Promise<void> {
-  const approval = await pendingCardX(ctx, "approvals", approvalId, task._id);
-  const run = await waitingRunX(ctx, approval.runId, "approval", approvalId);
-  const by = actorName(memberActor(member));
-  const said = await decisionText(ctx, task.departmentId, "A reason", reason);
+  const { card, run, by, said } = await decision(ctx, member, task, "approvals", approvalId, "A reason", reason);
   await decideApproval(ctx, approvalId, approve, by, said);
-  const verb = approve ? "approved" : "denied";
-  await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by, note: `${verb} ${approval.tool}${said === undefined ? "" : `: ${said}`}` });
+  const note = `${approve ? "approved" : "denied"} ${card.tool}${said === undefined ? "" : `: ${said}`}`;
+  await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by, note });
 }
 
 /** The spec's `plan.respond`: a member approves a pending plan of this task, or rejects it with feedback; the lead's run resumes. */
 export async function respondToPlan(ctx: MutationCtx, member: Doc<"members">, task: Doc<"tasks">, planId: Id<"plans">, approve: boolean, feedback: string | undefined): Promise<void> {
-  const plan = await pendingCardX(ctx, "plans", planId, task._id);
-  const run = await waitingRunX(ctx, plan.runId, "plan", planId);
-  const by = actorName(memberActor(member));
-  const said = await decisionText(ctx, task.departmentId, "Feedback", feedback);
+  const { card, run, by, said } = await decision(ctx, member, task, "plans", planId, "Feedback", feedback);
   await decidePlan(ctx, planId, approve, by, said);
-  const steps = `${plan.steps.length} step${plan.steps.length === 1 ? "" : "s"}`;
+  const steps = `${card.steps.length} step${card.steps.length === 1 ? "" : "s"}`;
   const note = approve ? `approved the plan (${steps})` : `rejected the plan${said === undefined ? "" : `: ${said}`}`;
   await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by, note });
 }

@@ -16,6 +16,12 @@ import type { Actor, TaskStatus } from "../validators";
 import { enqueueRun } from "./runQueue";
 import { postToThread } from "./threadPost";
 
+/** The feed's line saying who a task is assigned to now. */
+async function recordAssigned(ctx: MutationCtx, actor: Actor, task: Doc<"tasks">, assignees: ReadonlyArray<Doc<"agents">>): Promise<void> {
+  const data = { title: task.title, assignees: assignees.map((a) => a.name).join(", ") };
+  await recordActivity(ctx, { departmentId: task.departmentId, type: "task_assigned", actor, taskId: task._id, data });
+}
+
 /** Notifies newly assigned agents and hands each an "assigned" trigger, once each. */
 async function announceAssignees(ctx: MutationCtx, task: Doc<"tasks">, sessionKeys: readonly string[]): Promise<void> {
   await notifyAssigned(ctx, task, sessionKeys);
@@ -32,13 +38,7 @@ export async function createTask(ctx: MutationCtx, actor: Actor, input: NewTask)
   const { task, assignees } = await insertTask(ctx, actor, input);
   await recordActivity(ctx, { departmentId: task.departmentId, type: "task_created", actor, taskId: task._id, data: { title: task.title } });
   if (assignees.length > 0) {
-    await recordActivity(ctx, {
-      departmentId: task.departmentId,
-      type: "task_assigned",
-      actor,
-      taskId: task._id,
-      data: { title: task.title, assignees: assignees.map((a) => a.name).join(", ") },
-    });
+    await recordAssigned(ctx, actor, task, assignees);
     await announceAssignees(ctx, task, task.assigneeSessionKeys);
   }
   return task;
@@ -50,13 +50,7 @@ export async function assignTask(ctx: MutationCtx, actor: Actor, task: Doc<"task
   const keys = assignees.map((a) => a.sessionKey);
   const added = keys.filter((key) => !task.assigneeSessionKeys.includes(key));
   await setAssignees(ctx, task._id, keys);
-  await recordActivity(ctx, {
-    departmentId: task.departmentId,
-    type: "task_assigned",
-    actor,
-    taskId: task._id,
-    data: { title: task.title, assignees: assignees.map((a) => a.name).join(", ") },
-  });
+  await recordAssigned(ctx, actor, task, assignees);
   if (added.length > 0) await announceAssignees(ctx, { ...task, assigneeSessionKeys: keys }, added);
   if (task.status === "inbox" && keys.length > 0) await moveTask(ctx, actor, task, "assigned");
 }

@@ -13,7 +13,8 @@ import { cleanUrl, CHANNEL_LIMITS } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
 import { MAX_THREAD_REPLIES } from "../lib/limits";
 import { cleanText } from "../lib/validate";
-import { vActor, vArtifact, vImportance, vMention, vMessageContext, vMessageType, type Artifact } from "../validators";
+import schema from "../schema";
+import type { Artifact } from "../validators";
 import { resolveFileArtifact } from "./channelFiles";
 import { mayRead } from "./channels";
 
@@ -23,24 +24,9 @@ type ReadCtx = QueryCtx | MutationCtx;
 const OWN_POST_SCAN = 20;
 
 /** A message as clients and agents read it: the stored message without its department. */
-export const vChannelMessage = v.object({
-  _id: v.id("channelMessages"),
-  _creationTime: v.number(),
-  channelId: v.id("channels"),
-  type: vMessageType,
-  threadRootId: v.optional(v.id("channelMessages")),
-  from: vActor,
-  to: v.optional(v.array(v.string())),
-  body: v.string(),
-  mentions: v.array(vMention),
-  artifacts: v.array(vArtifact),
-  importance: vImportance,
-  blocking: v.boolean(),
-  correlationId: v.optional(v.string()),
-  context: vMessageContext,
-  replyCount: v.number(),
-  lastReplyAt: v.optional(v.number()),
-});
+export const vChannelMessage = schema.tables.channelMessages.validator
+  .omit("departmentId")
+  .extend({ _id: v.id("channelMessages"), _creationTime: v.number() });
 
 export function publicMessage(m: Doc<"channelMessages">) {
   const { departmentId: _department, ...rest } = m;

@@ -4,12 +4,14 @@
  * table's special channel (records/chat.ts). Messages are
  * records/channelMessages.ts; unread state is records/inbox.ts.
  */
+import { v, type Infer } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { canRead, CHANNEL_LIMITS, dmKey, normalizeChannelName } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
 import { hasRole } from "../lib/roles";
 import { cleanText } from "../lib/validate";
+import schema from "../schema";
 import type { Actor } from "../validators";
 import { emitEvent } from "./events";
 import { mentionCandidates } from "./messages";
@@ -180,6 +182,15 @@ export async function membershipsIn(ctx: ReadCtx, departmentId: Id<"departments"
 /** A DM's title for `me`: the other participants' names. */
 export async function dmTitle(ctx: ReadCtx, channelId: Id<"channels">, me: string): Promise<string[]> {
   return (await channelMembers(ctx, channelId)).filter((m) => m.key !== me).map((m) => m.name);
+}
+
+/** What every view of one conversation shows of it: the stored channel's public fields and whether it is archived. */
+export const vChannelCard = schema.tables.channels.validator
+  .pick("kind", "name", "topic", "visibility")
+  .extend({ _id: v.id("channels"), archived: v.boolean() });
+
+export function channelCard({ _id, kind, name, topic, visibility, archivedAt }: Doc<"channels">): Infer<typeof vChannelCard> {
+  return { _id, kind, name, topic, visibility, archived: archivedAt !== undefined };
 }
 
 /** The channel's creator and the department's admins manage it (topic, members, archive). */

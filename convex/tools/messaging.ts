@@ -17,10 +17,10 @@ import { MaestroError } from "../lib/errors";
 import { postChannelMessage } from "../reactions/delivery";
 import { keyAgentX } from "../records/agentApiKeys";
 import { publicMessage, readableMessageX, recentTopLevel, threadRootOf, threadView, vChannelMessage } from "../records/channelMessages";
-import { channelMembers, conversationNamed, createChannel, createDm, dmOf, dmTitle, membershipsIn, participantsNamed, setFollowing } from "../records/channels";
+import { channelCard, channelMembers, conversationNamed, createChannel, createDm, dmOf, dmTitle, membershipsIn, participantsNamed, setFollowing, vChannelCard } from "../records/channels";
 import { markAllRead, markMessagesRead, unreadCountIn, unreadFor } from "../records/inbox";
 import { oncePerKey } from "../records/toolEffects";
-import { vChannelKind, vChannelVisibility, vImportance, type Artifact, type Importance } from "../validators";
+import { vChannelVisibility, vImportance, type Artifact, type Importance } from "../validators";
 
 /** Most messages one history or inbox read returns to a model. */
 export const MAX_TOOL_MESSAGES = 50;
@@ -233,29 +233,11 @@ export const fetchMessageTool = internalQuery({
 /** One conversation's card: what `GET /channels/{id}` answers. */
 export const channelInfoTool = internalQuery({
   args: { ...vCaller, channel: v.string() },
-  returns: v.object({
-    _id: v.id("channels"),
-    kind: vChannelKind,
-    name: v.string(),
-    topic: v.optional(v.string()),
-    visibility: vChannelVisibility,
-    archived: v.boolean(),
-    members: v.array(v.string()),
-    lastMessageAt: v.optional(v.number()),
-  }),
+  returns: vChannelCard.extend({ members: v.array(v.string()), lastMessageAt: v.optional(v.number()) }),
   handler: async (ctx, { runId, keyHash, channel: ref }) => {
     const { agent } = await callerOf(ctx, { runId, keyHash });
     const channel = await channelNamed(ctx, agent, ref);
-    return {
-      _id: channel._id,
-      kind: channel.kind,
-      name: channel.name,
-      topic: channel.topic,
-      visibility: channel.visibility,
-      archived: channel.archivedAt !== undefined,
-      members: (await channelMembers(ctx, channel._id)).map((m) => m.name),
-      lastMessageAt: channel.lastMessageAt,
-    };
+    return { ...channelCard(channel), members: (await channelMembers(ctx, channel._id)).map((m) => m.name), lastMessageAt: channel.lastMessageAt };
   },
 });
 
