@@ -7,38 +7,14 @@ import { countTokens } from "../../convex/lib/tokens";
 import type { ActionCtx } from "../../convex/_generated/server";
 import { unreadFor } from "../../convex/records/inbox";
 import { TOOL_REGISTRY, type ToolDefinition } from "../../convex/tools/registry";
-import { AGENTS, createTask, endReply, expectError, roundInputs, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
-
-/** A run of `agentKey` in progress on a task: what every messaging tool acts through. */
-async function runningRun(t: TestConvex, agentKey: string, taskId: Id<"tasks">) {
-  return await t.run(async (ctx) => {
-    const agent = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", agentKey)).unique())!;
-    return await ctx.db.insert("runs", {
-      departmentId: agent.departmentId,
-      agentId: agent._id,
-      agentSessionKey: agentKey,
-      taskId,
-      trigger: { kind: "mentioned" },
-      status: "running",
-      iterations: 0,
-      toolCalls: [],
-      promptTokens: 0,
-      completionTokens: 0,
-      foldedTriggers: 0,
-      rerunRequested: false,
-      delegations: 0,
-      guards: [],
-      timings: [],
-    });
-  });
-}
+import { AGENTS, createTask, endReply, expectError, insertRun, roundInputs, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
 
 async function setup() {
   const t = setupTest();
   const { departmentId, admin } = await seedDemoWithAdmin(t);
   const grace = await signIn(t, "Grace");
   const taskId = await createTask(admin, departmentId, { title: "Launch" });
-  const writerRun = await runningRun(t, AGENTS.writer, taskId);
+  const writerRun = await insertRun(t, AGENTS.writer, taskId);
   return { t, departmentId, admin, grace, taskId, writerRun };
 }
 

@@ -8,6 +8,7 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ErrorCode } from "../../convex/lib/errors";
 import { addMember } from "../../convex/records/members";
+import { insertRun as insertRunRecord } from "../../convex/records/runs";
 import { registerComponents } from "./components";
 import schema from "../../convex/schema";
 import type { MemberRole, TaskStatus } from "../../convex/validators";
@@ -214,29 +215,15 @@ export async function agent(t: TestConvex, sessionKey: string): Promise<Doc<"age
   return await t.run(async (ctx) => (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey)).unique())!);
 }
 
-/** A run inserted by hand, as if `brain/run:execute` had started it. */
+/** A run inserted by hand (records/runs insertRun), as if `brain/run:execute` had started it when `status` is running. */
 export async function insertRun(t: TestConvex, sessionKey: string, taskId: Id<"tasks">, status: Doc<"runs">["status"] = "running"): Promise<Id<"runs">> {
   const a = await agent(t, sessionKey);
-  return await t.run(async (ctx) =>
-    await ctx.db.insert("runs", {
-      departmentId: a.departmentId,
-      agentId: a._id,
-      agentSessionKey: a.sessionKey,
-      taskId,
-      trigger: { kind: "assigned" },
-      status,
-      iterations: 0,
-      toolCalls: [],
-      promptTokens: 0,
-      completionTokens: 0,
-      foldedTriggers: 0,
-      rerunRequested: false,
-      delegations: 0,
-      guards: [],
-      timings: [],
-      startedAt: status === "running" ? Date.now() : undefined,
-    }),
-  );
+  return await t.run(async (ctx) => {
+    const runId = await insertRunRecord(ctx, a, taskId, { kind: "assigned" });
+    // An attempt-less run counts as its first attempt (records/runEvents liveRun).
+    await ctx.db.patch("runs", runId, { status, attempt: undefined, lastActiveAt: undefined, startedAt: status === "running" ? Date.now() : undefined });
+    return runId;
+  });
 }
 
 /**
