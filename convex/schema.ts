@@ -38,6 +38,14 @@ import { SLASH_ACTIONS } from "./lib/slashCommands";
 /** What every pause card (approvals, questions, plans: records/pauseCards.ts) holds: the run it pauses, its task and agent. */
 const pauseCardFields = { departmentId: v.id("departments"), runId: v.id("runs"), taskId: v.id("tasks"), agentId: v.id("agents") };
 
+/** What a card a tool asks with (a question, a plan) holds besides its own fields. */
+const askedCardFields = {
+  /** Absent on cards from before cards expired. */
+  expiresAt: v.optional(v.number()),
+  /** The call's idempotency key (lib/idempotency): the same call from the same cause does not ask twice. */
+  key: v.optional(v.string()),
+};
+
 export default defineSchema({
   // Convex Auth's tables (accounts, sessions, refresh tokens, its failed-attempt limits).
   ...authTables,
@@ -299,10 +307,7 @@ export default defineSchema({
     answer: v.optional(v.string()),
     answeredBy: v.optional(v.string()),
     answeredAt: v.optional(v.number()),
-    /** Absent on questions asked before questions expired. */
-    expiresAt: v.optional(v.number()),
-    /** The ask_question call's idempotency key (lib/idempotency): the same call from the same cause is not asked twice. */
-    key: v.optional(v.string()),
+    ...askedCardFields,
   })
     .index("by_task", ["taskId"])
     .index("by_run", ["runId"])
@@ -318,10 +323,7 @@ export default defineSchema({
     decidedBy: v.optional(v.string()),
     decidedAt: v.optional(v.number()),
     feedback: v.optional(v.string()),
-    /** Absent on plans proposed before plans expired. */
-    expiresAt: v.optional(v.number()),
-    /** The propose_plan call's idempotency key (lib/idempotency): the same call from the same cause is not proposed twice. */
-    key: v.optional(v.string()),
+    ...askedCardFields,
   })
     .index("by_task", ["taskId"])
     .index("by_run", ["runId"])

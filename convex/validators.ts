@@ -52,19 +52,10 @@ export const vMention = v.object({ kind: v.union(v.literal("agent"), v.literal("
 export type Mention = Infer<typeof vMention>;
 
 export const ACTIVITY_TYPES = [
-  "task_created",
-  "task_updated",
-  "task_status_changed",
-  "task_assigned",
-  "message_posted",
-  "agent_created",
-  "agent_updated",
-  "agent_status_changed",
-  "member_joined",
-  "member_role_changed",
-  "member_removed",
-  "delegation_created",
-  "blocking_message_received",
+  // Tasks and their threads.
+  ...["task_created", "task_updated", "task_status_changed", "task_assigned", "message_posted", "delegation_created", "blocking_message_received"],
+  // The roster and the people.
+  ...["agent_created", "agent_updated", "agent_status_changed", "member_joined", "member_role_changed", "member_removed"],
 ] as const;
 export const vActivityType = oneOf(ACTIVITY_TYPES);
 export type ActivityType = Infer<typeof vActivityType>;
@@ -160,13 +151,8 @@ export const vMessageContext = v.object({
 });
 
 export const EVENT_TYPES = [
-  "messaging.created",
-  "messaging.posted",
-  "messaging.read",
-  "messaging.thread_created",
-  "channels.created",
-  "channels.updated",
-  "channels.archived",
+  ...["messaging.created", "messaging.posted", "messaging.read", "messaging.thread_created"],
+  ...["channels.created", "channels.updated", "channels.archived"],
 ] as const;
 export const vEventType = oneOf(EVENT_TYPES);
 export type EventType = Infer<typeof vEventType>;

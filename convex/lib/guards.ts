@@ -22,7 +22,7 @@ export function maxDelegationsPerTree(source: Record<string, string | undefined>
 }
 
 /** A task's status as the rest of a sentence: "“Hero copy” is in review". */
-const STATUS_WORDS: Record<string, string> = {
+export const STATUS_WORDS: Record<string, string> = {
   inbox: "in the inbox",
   assigned: "assigned",
   in_progress: "in progress",

@@ -8,6 +8,7 @@
 import type { ChatMessage } from "../../convex/brain/model";
 import { parseToolCalls, type ParsedToolCall } from "../../convex/lib/toolCalls";
 import { normalizeName } from "../../convex/lib/agentNames";
+import { STATUS_WORDS as STATUS_WORDS_IN_SENTENCE } from "../../convex/lib/guards";
 
 interface RosterMember {
   name: string;
@@ -489,7 +490,7 @@ function summariseResults(results: string, previousReply: string, prompt: Prompt
       const already = /already\s+(\w+)/.exec(text)?.[1];
       const status = already ?? (typeof args.status === "string" ? args.status : (/\bto\s+(\w+)\s*$/.exec(text)?.[1] ?? ""));
       const words = status.replace(/_/g, " ") || "the new column";
-      sentences.push(already ? `It was already ${ALREADY_WORDS[status] ?? words}.` : `Moved it to ${STATUS_WORDS[status] ?? words}.`);
+      sentences.push(already ? `It was already ${STATUS_WORDS_IN_SENTENCE[status] ?? words}.` : `Moved it to ${STATUS_WORDS[status] ?? words}.`);
     } else {
       sentences.push(DONE[tool] ?? `Ran ${tool}.`);
     }
@@ -503,14 +504,6 @@ const STATUS_WORDS: Record<string, string> = {
   assigned: "assigned",
   in_progress: "in progress",
   review: "review",
-  done: "done",
-  blocked: "blocked",
-};
-const ALREADY_WORDS: Record<string, string> = {
-  inbox: "in the inbox",
-  assigned: "assigned",
-  in_progress: "in progress",
-  review: "in review",
   done: "done",
   blocked: "blocked",
 };
