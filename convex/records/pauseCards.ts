@@ -1,6 +1,6 @@
 /**
  * Pause cards: the approvals, questions and plans a run waits on. The three
- * tables share their shape (schema.ts `pauseCardTable`) and one set of
+ * tables share their common fields (schema.ts `pauseCardFields`) and one set of
  * helpers parameterised by table: list a task's cards, find a pending one a
  * person may decide, find an earlier card of the same cause, expire overdue
  * ones, close one whose run stopped. What a decision sets off (the run
@@ -22,6 +22,8 @@ export type Card<T extends CardTable = CardTable> = Doc<T>;
 /** The table each pause kind's card lives in. */
 export const CARD_TABLE: Record<PauseKind, CardTable> = { approval: "approvals", question: "questions", plan: "plans" };
 
+const NOUN: Record<CardTable, string> = { approvals: "Approval", questions: "Question", plans: "Plan" };
+
 /** Earlier question or plan cards one key is looked up in (a key's cards are few: one, plus those of stopped runs). */
 const MAX_CARDS_PER_KEY = 20;
 
@@ -39,8 +41,6 @@ function closedText(table: CardTable, card: Card): string {
   const by = "decidedBy" in card ? card.decidedBy : "answeredBy" in card ? (card.answeredBy ?? "someone") : undefined;
   return `This ${NOUN[table].toLowerCase()} was already ${card.status}${by ? ` by ${by}` : ""}.`;
 }
-
-const NOUN: Record<CardTable, string> = { approvals: "Approval", questions: "Question", plans: "Plan" };
 
 /** A task's cards of one kind, newest first, with each card's agent name. */
 export async function cardsOfTask<T extends CardTable>(ctx: QueryCtx, table: T, taskId: Id<"tasks">): Promise<Array<Doc<T> & { agentName: string }>> {
