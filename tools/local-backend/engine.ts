@@ -19,11 +19,27 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
 import type { UserIdentity } from "convex/server";
+import { callStorage, withCallContext } from "./callContext.js";
+import { ComponentState, tableOf } from "./componentState.js";
 import { loadConvexTestInternals, type ConvexTestInternals } from "./convexTestInternals.js";
+import { installPatches } from "./convexTestPatches.js";
 import { FileStore } from "./fileStorage.js";
+import { installClockGuard, installConsoleCapture } from "./functionGlobals.js";
+import {
+  canonicalUdfPath,
+  describeError,
+  FunctionNotFoundError,
+  ROOT,
+  splitUdfPath,
+  type Caller,
+  type FunctionInfo,
+  type FunctionOutcome,
+  type FunctionType,
+  type HttpActionRequest,
+} from "./functions.js";
 import { buildConvexModules, discoverComponents, type InstalledComponent, type ModuleMap } from "./modules.js";
-import { OrderedIndex, type IndexSpan } from "./orderedIndex.js";
 import { installQueryBatching } from "./queryBatching.js";
+import { ReadSet, type DocumentChange } from "./readSets.js";
 import {
   DurableStore,
   mutationRequestKey,
@@ -33,80 +49,23 @@ import {
   type WalSyncMode,
 } from "./storage.js";
 import { attachFileStore, installStorageSyscalls } from "./storageSyscalls.js";
-import { ContextSlot } from "./contextSlots.js";
 import type { TurnGate } from "./turns.js";
+
+// The names the servers and tools import from the engine.
+export {
+  canonicalUdfPath,
+  describeError,
+  FunctionNotFoundError,
+  type Caller,
+  type FunctionInfo,
+  type FunctionOutcome,
+  type FunctionType,
+  type HttpActionRequest,
+} from "./functions.js";
+export { ReadSet, type DocumentChange } from "./readSets.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
 
-export type FunctionType = "query" | "mutation" | "action";
-
-export interface FunctionInfo {
-  type: FunctionType | "httpAction";
-  visibility: "public" | "internal";
-}
-
-/** Who is calling: a user (possibly anonymous) or the deployment's admin. */
-export type Caller = { kind: "user"; identity: UserIdentity | null } | { kind: "admin" };
-
-export interface DocumentChange {
-  id: string;
-  /** Path of the component whose table this is; "" for the app's own tables. */
-  component: string;
-  table: string;
-  before: Record<string, Value> | null;
-  after: Record<string, Value> | null;
-}
-
-/**
- * What one query execution read, including what it read inside components
- * through `ctx.runQuery`: enough to tell whether a commit can change its
- * result. Ids are unique across components; tables are named per component.
- */
-export class ReadSet {
-  readonly ids = new Set<string>();
-  /** `tableKey(component, table)` of tables read in full. */
-  readonly wholeTables = new Set<string>();
-  readonly ranges: Array<{ component: string; table: string; filters: unknown[] }> = [];
-
-  isAffectedBy(changes: DocumentChange[], evaluateRangeFilter: (doc: any, f: any) => boolean): boolean {
-    for (const change of changes) {
-      if (this.ids.has(change.id) || this.wholeTables.has(tableKey(change.component, change.table))) return true;
-      for (const range of this.ranges) {
-        if (range.table !== change.table || range.component !== change.component) continue;
-        const matches = (doc: Record<string, Value> | null) =>
-          doc !== null && range.filters.every((filter) => evaluateRangeFilter(doc, filter));
-        if (matches(change.before) || matches(change.after)) return true;
-      }
-    }
-    return false;
-  }
-}
-
-export interface FunctionOutcome {
-  ok: boolean;
-  /** `convexToJson` of the result on success. */
-  value?: JSONValue;
-  errorMessage?: string;
-  /** `convexToJson` of a ConvexError's data. */
-  errorData?: JSONValue;
-  logLines: string[];
-  /** Commit timestamp of a successful mutation (nanoseconds). */
-  ts?: bigint;
-}
-
-export class FunctionNotFoundError extends Error {}
-
-/** An HTTP request for an action, as the site server read it. */
-export interface HttpActionRequest {
-  /** The request target: path and query ("/mcp/chat.post?x=1"). */
-  pathAndQuery: string;
-  method: string;
-  headers: Array<[string, string]>;
-  /** Absent for GET and HEAD. */
-  body: Uint8Array<ArrayBuffer> | undefined;
-}
-
-const ROOT = "";
 /** convex-test finds a functions root through a `_generated` path; modules then come from our own loaders. */
 const MODULES_ROOT_MARKER = { "/convex/_generated/api.js": async () => ({}) };
 /**
@@ -121,32 +80,6 @@ const COMPONENT_FIELD = "_component";
  * workpool does). convex-test keeps it only in its timer.
  */
 const TARGET_FIELD = "_target";
-
-function tableKey(component: string, table: string): string {
-  return `${component}\u0000${table}`;
-}
-/**
- * What the engine tracks about the call running in this async context. One
- * store, not one per field: Node copies every enabled store onto every
- * promise, and functions make many promises.
- */
-interface CallContext {
-  /** Where a query records what it read. */
-  readSet?: ReadSet;
-  /** Log lines of the running function; `open` turns false when it returns, so work it scheduled logs elsewhere. */
-  log?: { lines: string[]; open: boolean };
-  /** The client request a mutation answers: its first commit carries the recorded outcome. */
-  request?: { key: MutationRequestKey; done: boolean };
-  /** True while a query runs: reading the clock there is refused (see installClockGuard). */
-  inQuery?: boolean;
-}
-const callStorage = new ContextSlot<CallContext>();
-
-/** Runs `fn` with `fields` set on the call context and the enclosing call's other fields kept. */
-function withCallContext<T>(fields: CallContext, fn: () => T): T {
-  const outer = callStorage.getStore();
-  return callStorage.run(outer === undefined ? fields : { ...outer, ...fields }, fn);
-}
 
 export interface EngineOptions {
   projectRoot: string;
@@ -710,284 +643,6 @@ export class Engine {
   }
 }
 
-/**
- * One component's database (the app's is the component ""), with the
- * engine's indexes over its committed documents:
- * - committed documents kept per table;
- * - buckets by each index's first field(s), so an indexed query reads its
- *   range instead of every document.
- */
-class ComponentState {
-  modules: ModuleMap = new Map();
-  /** The database whose counter hands out ids for every component: the app's. */
-  counterDb: any = undefined;
-  /** table → id → committed document */
-  readonly tables = new Map<string, Map<string, any>>();
-  /**
-   * `${table}|${fields}` → values key → ids, for the first one and the first
-   * two fields of every index: a query pinning those with `.eq` scans only
-   * its bucket.
-   */
-  private readonly buckets = new Map<string, Map<string, Set<string>>>();
-  /** table → index name → its fields. */
-  private indexFields = new Map<string, Map<string, string[]>>();
-  /** table → the field prefixes that are bucketed, each with the key of its bucket map. */
-  private bucketPrefixes = new Map<string, Array<{ fields: string[]; bucketKey: string }>>();
-  /** table → index name → the table's committed documents in that index's order (every index, built-in ones too). */
-  private readonly ordered = new Map<string, Map<string, OrderedIndex>>();
-
-  constructor(
-    readonly path: string,
-    readonly db: any,
-    private readonly internals: ConvexTestInternals,
-  ) {}
-
-  /** Ids to scan for a query source: an index bucket when the range pins its first field(s) with `.eq`. */
-  candidateIds(table: string, source: any): Iterable<string> {
-    if (source?.type === "IndexRange") {
-      const [, indexName] = String(source.indexName).split(".");
-      const fields = this.indexFields.get(table)?.get(indexName);
-      const range: any[] = source.range ?? [];
-      let pinned = 0;
-      while (fields !== undefined && pinned < Math.min(MAX_BUCKET_PREFIX, fields.length, range.length)) {
-        const filter = range[pinned];
-        if (filter.type !== "Eq" || filter.fieldPath !== fields[pinned]) break;
-        pinned += 1;
-      }
-      if (pinned > 0) {
-        const values = range.slice(0, pinned).map((filter) => {
-          const raw = filter.value;
-          return raw !== null && typeof raw === "object" && "$undefined" in raw ? undefined : jsonToConvex(raw);
-        });
-        const bucket = this.buckets.get(`${table}|${fields!.slice(0, pinned).join(",")}`);
-        return bucket?.get(valuesKey(values)) ?? [];
-      }
-    }
-    return this.tables.get(table)?.keys() ?? [];
-  }
-
-  recordRead(source: any) {
-    const readSet = callStorage.getStore()?.readSet;
-    if (readSet === undefined) return;
-    const table = String(source.tableName ?? String(source.indexName).split(".")[0]);
-    if (source.type === "IndexRange") readSet.ranges.push({ component: this.path, table, filters: source.range });
-    else readSet.wholeTables.add(tableKey(this.path, table));
-  }
-
-  recordReadId(id: string) {
-    callStorage.getStore()?.readSet?.ids.add(id);
-  }
-
-  rebuildIndexes() {
-    this.indexFields = new Map();
-    this.bucketPrefixes = new Map();
-    const schema = this.db._schema;
-    if (schema !== null) {
-      for (const [table, tableSchema] of schema.tables as Map<string, any>) {
-        const byIndex = new Map<string, string[]>();
-        const prefixes = new Map<string, string[]>();
-        for (const index of tableSchema.indexes as Array<{ indexDescriptor: string; fields: string[] }>) {
-          byIndex.set(index.indexDescriptor, index.fields);
-          for (let length = 1; length <= Math.min(MAX_BUCKET_PREFIX, index.fields.length); length++) {
-            const prefix = index.fields.slice(0, length);
-            prefixes.set(prefix.join(","), prefix);
-          }
-        }
-        this.indexFields.set(table, byIndex);
-        this.bucketPrefixes.set(table, [...prefixes.values()].map((fields) => ({ fields, bucketKey: `${table}|${fields.join(",")}` })));
-      }
-    }
-    this.tables.clear();
-    this.buckets.clear();
-    this.ordered.clear();
-    for (const [id, doc] of Object.entries(this.db._documents)) {
-      this.indexDocument(tableOf(id), id, null, doc, false);
-    }
-    // One sort per index rather than an insertion per document.
-    for (const [table, docs] of this.tables) {
-      for (const index of this.orderedIndexes(table).values()) index.build(docs);
-    }
-  }
-
-  /** The table's indexes in order, created (empty) on first use. */
-  private orderedIndexes(table: string): Map<string, OrderedIndex> {
-    let indexes = this.ordered.get(table);
-    if (indexes === undefined) {
-      indexes = new Map();
-      for (const [name, fields] of Object.entries(BUILT_IN_INDEXES)) indexes.set(name, new OrderedIndex(fields, fieldOf));
-      for (const [name, fields] of this.indexFields.get(table) ?? []) {
-        indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf));
-      }
-      this.ordered.set(table, indexes);
-    }
-    return indexes;
-  }
-
-  /**
-   * The committed documents a query source reads, in its order, read lazily
-   * from an ordered index; null where convex-test's own path must answer:
-   * this transaction has pending writes to the table, a search, an index
-   * the schema does not declare (convex-test's error), a range of another
-   * shape.
-   */
-  orderedSource(db: any, source: any): { docs: () => Generator<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
-    let table: string;
-    let index: OrderedIndex | undefined;
-    let span: IndexSpan | null;
-    let fieldPathsToSortBy: string[];
-    if (source?.type === "FullTableScan") {
-      table = String(source.tableName);
-      index = this.orderedIndexes(table).get("by_creation_time")!;
-      span = { start: 0, end: index.size };
-      fieldPathsToSortBy = ["_creationTime"];
-    } else if (source?.type === "IndexRange") {
-      const [tableName, indexName] = String(source.indexName).split(".");
-      table = tableName;
-      if (!(indexName in BUILT_IN_INDEXES) && this.indexFields.get(table)?.get(indexName) === undefined) return null;
-      index = this.orderedIndexes(table).get(indexName);
-      if (index === undefined) return null;
-      span = index.span(source.range ?? []);
-      fieldPathsToSortBy = [...index.fields];
-    } else {
-      return null;
-    }
-    if (span === null || hasPendingWrites(db, table)) return null;
-    const docs = this.tables.get(table);
-    const order: "asc" | "desc" = source.order === "desc" ? "desc" : "asc";
-    const { start, end } = span;
-    const ordered = index;
-    function* walk() {
-      if (docs === undefined) return;
-      if (order === "asc") for (let i = start; i < end; i++) yield docs.get(ordered.at(i));
-      else for (let i = end - 1; i >= start; i--) yield docs.get(ordered.at(i));
-    }
-    return { docs: walk, fieldPathsToSortBy, order };
-  }
-
-  indexDocument(table: string, id: string, previous: any, next: any, ordered = true) {
-    if (ordered) {
-      for (const index of this.orderedIndexes(table).values()) {
-        if (next === null) index.delete(id);
-        else index.set(id, next);
-      }
-    }
-    let docs = this.tables.get(table);
-    if (docs === undefined) {
-      docs = new Map();
-      this.tables.set(table, docs);
-    }
-    if (next === null) docs.delete(id);
-    else docs.set(id, next);
-    for (const { fields, bucketKey } of this.bucketPrefixes.get(table) ?? []) {
-      const keyOf = (doc: any) => valuesKey(fields.map((field) => this.internals.evaluateFieldPath(field, doc)));
-      const previousKey = previous === null ? null : keyOf(previous);
-      const nextKey = next === null ? null : keyOf(next);
-      // Most writes leave the bucketed fields alone (a counter, a text): the id stays in its bucket.
-      if (previousKey === nextKey) continue;
-      let bucket = this.buckets.get(bucketKey);
-      if (bucket === undefined) {
-        bucket = new Map();
-        this.buckets.set(bucketKey, bucket);
-      }
-      if (previousKey !== null) bucket.get(previousKey)?.delete(id);
-      if (nextKey !== null) {
-        let ids = bucket.get(nextKey);
-        if (ids === undefined) {
-          ids = new Set();
-          bucket.set(nextKey, ids);
-        }
-        ids.add(id);
-      }
-    }
-  }
-}
-
-/** "tasks.js:list" / "tasks" → "tasks:list" / "tasks:default", as the Convex client canonicalizes. */
-export function canonicalUdfPath(udfPath: string): string {
-  const [modulePath, exportName = "default"] = splitUdfPath(udfPath);
-  return `${modulePath}:${exportName}`;
-}
-
-function splitUdfPath(udfPath: string): [string, string | undefined] {
-  const colon = udfPath.lastIndexOf(":");
-  const modulePath = (colon === -1 ? udfPath : udfPath.slice(0, colon)).replace(/\.js$/, "");
-  return [modulePath, colon === -1 ? undefined : udfPath.slice(colon + 1)];
-}
-
-/** The component a `1.0/schedule` call targets, resolved as convex-test resolves it. */
-function scheduleTarget(args: { name?: string; reference?: string; functionHandle?: string }, current: string): string {
-  if (args.functionHandle !== undefined) return args.functionHandle.split("function://")[1].split(";")[0];
-  if (args.name !== undefined || args.reference === undefined) return current;
-  // "_reference/childComponent/<name>/module/function"
-  const child = args.reference.split("/")[2];
-  return current === ROOT ? child : `${current}/${child}`;
-}
-
-function tableOf(id: string): string {
-  return id.replace(/^[0-9]+/, "");
-}
-
-/** Indexes every table has, with the fields they order by (as convex-test sorts them). */
-const BUILT_IN_INDEXES: Record<string, readonly string[]> = { by_creation_time: ["_creationTime", "_id"], by_id: ["_id"] };
-
-/** A (dotted) field of a committed document, as convex-test's evaluateFieldPath reads it (committed documents hold no pending values). */
-function fieldOf(field: string, doc: Record<string, Value>): Value | undefined {
-  if (!field.includes(".")) return doc[field];
-  let value: unknown = doc;
-  for (const part of field.split(".")) {
-    const plain = value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof ArrayBuffer);
-    value = plain ? (value as Record<string, unknown>)[part] : undefined;
-  }
-  return value as Value | undefined;
-}
-
-/** Whether a transaction (any nesting level) has written to `table` and not yet committed. */
-function hasPendingWrites(db: any, table: string): boolean {
-  for (const level of db._writes as Array<Record<string, unknown>>) {
-    for (const id of Object.keys(level)) if (tableOf(id) === table) return true;
-  }
-  return false;
-}
-
-/** A query's results read on demand, filtered and limited as convex-test's `_evaluateQuery` does. */
-class LazyQueryResults {
-  private remaining: number;
-
-  constructor(
-    private readonly docs: Iterator<any>,
-    private readonly matches: (doc: any) => boolean,
-    limit: number | null,
-  ) {
-    this.remaining = limit ?? Number.POSITIVE_INFINITY;
-  }
-
-  next(): { value: any; done: boolean } {
-    while (this.remaining > 0) {
-      const step = this.docs.next();
-      if (step.done === true) break;
-      if (!this.matches(step.value)) continue;
-      this.remaining -= 1;
-      return { value: step.value, done: false };
-    }
-    this.remaining = 0;
-    return { value: null, done: true };
-  }
-}
-
-/** How many leading index fields are bucketed (1 and 2 cover our `.eq` chains). */
-const MAX_BUCKET_PREFIX = 2;
-
-function valueKey(value: unknown): string {
-  if (typeof value === "string") return `s${value}`;
-  if (typeof value === "number") return `n${value}`;
-  if (value === undefined) return "u";
-  return `j${JSON.stringify(convexToJson(value as Value))}`;
-}
-
-function valuesKey(values: unknown[]): string {
-  return values.map(valueKey).join("\u0001");
-}
-
 function schemaOf(modules: ModuleMap): any {
   return (modules.get("schema")?.default as any) ?? null;
 }
@@ -997,19 +652,6 @@ function exportSchema(schema: any) {
     schemaValidation: schema.schemaValidation,
     tables: new Map(Object.entries(schema.tables).map(([name, table]: [string, any]) => [name, table.export()])),
   };
-}
-
-/** Error text and data as Convex sends them to clients. */
-export function describeError(error: unknown): FunctionOutcome {
-  if (error instanceof FunctionNotFoundError) return { ok: false, errorMessage: error.message, logLines: [] };
-  const isConvexError = typeof error === "object" && error !== null && Symbol.for("ConvexError") in error;
-  if (isConvexError) {
-    const data = (error as { data: Value }).data;
-    const message = typeof data === "string" ? data : JSON.stringify(convexToJson(data));
-    return { ok: false, errorMessage: `Uncaught ConvexError: ${message}`, errorData: convexToJson(data), logLines: [] };
-  }
-  const message = error instanceof Error ? `${error.name === "Error" ? "Uncaught Error" : error.name}: ${error.message}` : String(error);
-  return { ok: false, errorMessage: message, logLines: [] };
 }
 
 function outcomeToRecord(outcome: FunctionOutcome): JSONValue {
@@ -1035,199 +677,11 @@ function recordedOutcome(recorded: JSONValue): FunctionOutcome {
   };
 }
 
-let patched = false;
-
-/**
- * Extends convex-test's transaction manager and database class; instances
- * without `__maestro` (an Engine, a ComponentState) behave as before.
- */
-function installPatches(internals: ConvexTestInternals) {
-  if (patched) return;
-  patched = true;
-  // A top-level commit applies every component's writes at once: capture them
-  // all around it, so they become one durable record and one notification.
-  const managerProto = internals.TransactionManager.prototype;
-  const originalBegin = managerProto.begin;
-  managerProto.begin = async function (this: any, isNested: boolean, limits: unknown) {
-    const turns: TurnGate | null | undefined = this.__maestro?.turns;
-    // Only an action's calls: a request's own transaction took its turn when the request arrived.
-    if (!isNested && turns != null && internals.executionContextStorage.getStore()?.udfType === "action") await turns.pause();
-    return await originalBegin.call(this, isNested, limits);
-  };
-  const originalManagerCommit = managerProto.commit;
-  managerProto.commit = function (this: any, isNested: boolean) {
-    const engine: Engine | undefined = this.__maestro;
-    if (engine === undefined || isNested) return originalManagerCommit.call(this, isNested);
-    if (engine.closed) {
-      // Work convex-test scheduled before shutdown may still fire: it can no longer be stored or seen.
-      this.rollback(isNested);
-      return this._lastCommitTs as bigint;
-    }
-    const pending = engine.beforeCommit();
-    const commitTs = originalManagerCommit.call(this, isNested) as bigint;
-    engine.afterCommit(pending, commitTs);
-    return commitTs;
-  };
-  // A function's query streams end with its transaction: convex-test keeps them forever (a `.first()` leaves the rest).
-  const originalEnd = managerProto._endTransaction;
-  managerProto._endTransaction = function (this: any, isNested: boolean) {
-    if (this.__maestro !== undefined && !isNested) {
-      for (const component of Object.values(internals.convexGlobalStorage.getStore()?.components ?? {}) as any[]) {
-        component.db._queryResults = {};
-      }
-    }
-    return originalEnd.call(this, isNested);
-  };
-
-  const proto = internals.DatabaseFake.prototype;
-  // Each component has its own counter in convex-test, so two components'
-  // `_scheduled_functions` got the same ids; Convex ids are unique across a
-  // deployment, and the log and read sets rely on that: count on the app's database.
-  const originalGenerateId = proto._generateId;
-  proto._generateId = function (this: any, table: string) {
-    const state: ComponentState | undefined = this.__maestro;
-    const counter = state?.counterDb;
-    if (counter === undefined || counter === this) return originalGenerateId.call(this, table);
-    this._nextDocId = counter._nextDocId;
-    const id = originalGenerateId.call(this, table) as string;
-    counter._nextDocId = this._nextDocId;
-    return id;
-  };
-
-  const operatorsOf = (query: any) => {
-    const filters: unknown[] = query.operators.filter((op: any) => "filter" in op).map((op: any) => op.filter);
-    const limit: number | null = query.operators.find((op: any) => "limit" in op)?.limit ?? null;
-    return { filterFn: (doc: any) => filters.every((filter) => internals.evaluateFilter(doc, filter)), limit };
-  };
-
-  // Queries read their range from an ordered index, one document at a time, instead of sorting the table.
-  const originalStartQuery = proto.startQuery;
-  proto.startQuery = function (this: any, query: any) {
-    const state: ComponentState | undefined = this.__maestro;
-    const ordered = state?.orderedSource(this, query.source) ?? null;
-    if (ordered === null) return originalStartQuery.call(this, query);
-    state!.recordRead(query.source);
-    const { filterFn, limit } = operatorsOf(query);
-    const id = this._nextQueryId as number;
-    this._nextQueryId = id + 1;
-    this._queryResults[id] = new LazyQueryResults(ordered.docs(), filterFn, limit);
-    return id;
-  };
-  const originalQueryNext = proto.queryNext;
-  proto.queryNext = function (this: any, queryId: number) {
-    const results = this._queryResults[queryId];
-    if (results instanceof LazyQueryResults) return results.next();
-    return originalQueryNext.call(this, queryId);
-  };
-
-  const originalResolve = proto._resolveQuerySource;
-  proto._resolveQuerySource = function (this: any, query: any) {
-    const state: ComponentState | undefined = this.__maestro;
-    if (state === undefined) return originalResolve.call(this, query);
-    state.recordRead(query.source);
-    // paginate() takes the whole range: already in order, so not sorted again.
-    const ordered = state.orderedSource(this, query.source);
-    if (ordered !== null) {
-      const { filterFn, limit } = operatorsOf(query);
-      return { sortedDocs: [...ordered.docs()], filterFn, limit, fieldPathsToSortBy: ordered.fieldPathsToSortBy, order: ordered.order };
-    }
-    this.__source = query.source;
-    try {
-      return originalResolve.call(this, query);
-    } finally {
-      this.__source = undefined;
-    }
-  };
-
-  const originalIterate = proto._iterateDocs;
-  proto._iterateDocs = function (this: any, tableName: string, callback: (doc: any) => void) {
-    const state: ComponentState | undefined = this.__maestro;
-    if (state === undefined) return originalIterate.call(this, tableName, callback);
-    const seen = new Set<string>();
-    const writes: Array<Record<string, any>> = this._writes;
-    const visit = (id: string) => {
-      if (seen.has(id)) return;
-      seen.add(id);
-      // The newest pending write wins over the committed document (as `get` does).
-      let doc: any = undefined;
-      for (let i = writes.length - 1; i >= 0 && doc === undefined; i--) doc = writes[i][id];
-      if (doc === undefined) doc = this._documents[id] ?? null;
-      if (doc !== null) callback(doc);
-    };
-    for (const id of state.candidateIds(tableName, this.__source)) visit(id);
-    // Documents written earlier in this transaction may not be indexed yet.
-    for (const level of this._writes) {
-      for (const id of Object.keys(level)) if (tableOf(id) === tableName) visit(id);
-    }
-  };
-
-  const originalGet = proto.get;
-  proto.get = function (this: any, tableName: string, id: string) {
-    this.__maestro?.recordReadId(id);
-    return originalGet.call(this, tableName, id);
-  };
-}
-
-let clockGuarded = false;
-
-/**
- * Maestro's rule for `convex/`: no `Date.now()` (or `new Date()`) in queries,
- * whose results are cached and re-run only when their data changes. The
- * offline backend enforces it, so every test and dev session proves it.
- * Installed components are other people's code, written for Convex's own
- * rule (the clock is frozen during a query), so the guard leaves them be.
- */
-function installClockGuard(internals: ConvexTestInternals) {
-  if (clockGuarded) return;
-  clockGuarded = true;
-  const RealDate = globalThis.Date;
-  const guarded = () =>
-    callStorage.getStore()?.inQuery === true && (internals.executionContextStorage.getStore()?.componentPath ?? ROOT) === ROOT;
-  const refuse = () => {
-    throw new Error(
-      "Date.now() / new Date() is not allowed in queries: a query result is cached until its data changes. Pass the time as an argument or compute it in a mutation.",
-    );
-  };
-  globalThis.Date = new Proxy(RealDate, {
-    get(target, property, receiver) {
-      if (property === "now" && guarded()) return refuse;
-      return Reflect.get(target, property, receiver) as unknown;
-    },
-    construct(target, args, newTarget) {
-      if (args.length === 0 && guarded()) refuse();
-      return Reflect.construct(target, args, newTarget) as object;
-    },
-  });
-}
-
-let consoleInstalled = false;
-
-/**
- * Routes `console.*` inside functions into the log lines sent to clients
- * (`[LOG] …`), and still prints them on the backend's own output.
- */
-function installConsoleCapture() {
-  if (consoleInstalled) return;
-  consoleInstalled = true;
-  const real = globalThis.console;
-  const levels: Record<string, string> = { log: "LOG", info: "INFO", warn: "WARN", error: "ERROR", debug: "DEBUG" };
-  const proxy = Object.create(real) as Console;
-  for (const [method, level] of Object.entries(levels)) {
-    (proxy as any)[method] = (...args: unknown[]) => {
-      const sink = callStorage.getStore()?.log;
-      if (sink === undefined) return (real as any)[method](...args);
-      const text = args.map((a) => (typeof a === "string" ? a : safeStringify(a))).join(" ");
-      if (sink.open) sink.lines.push(`[${level}] ${text}`);
-      (real as any)[method](`[convex] [${level}] ${text}`);
-    };
-  }
-  globalThis.console = proxy;
-}
-
-function safeStringify(value: unknown): string {
-  try {
-    return typeof value === "bigint" ? `${value}n` : JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+/** The component a `1.0/schedule` call targets, resolved as convex-test resolves it. */
+function scheduleTarget(args: { name?: string; reference?: string; functionHandle?: string }, current: string): string {
+  if (args.functionHandle !== undefined) return args.functionHandle.split("function://")[1].split(";")[0];
+  if (args.name !== undefined || args.reference === undefined) return current;
+  // "_reference/childComponent/<name>/module/function"
+  const child = args.reference.split("/")[2];
+  return current === ROOT ? child : `${current}/${child}`;
 }
