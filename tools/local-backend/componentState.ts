@@ -1,10 +1,12 @@
 /**
  * Component state: each component's database (the app's is the component
- * ""), its committed documents per table and the engine's indexes over them.
+ * ""), its committed documents per table and the engine's indexes over them,
+ * and the registry of the deployment's components with their functions.
  */
 import { convexToJson, jsonToConvex, type Value } from "convex/values";
 import { callStorage } from "./callContext.js";
 import type { ConvexTestInternals } from "./convexTestInternals.js";
+import { ROOT, splitUdfPath, type FunctionInfo } from "./functions.js";
 import type { ModuleMap } from "./modules.js";
 import { OrderedIndex, type IndexSpan } from "./orderedIndex.js";
 import { tableKey } from "./readSets.js";
@@ -200,6 +202,42 @@ export class ComponentState {
         ids.add(id);
       }
     }
+  }
+}
+
+/** The deployment's components by path, the app ("") first, as `convex.config.ts` installed them. */
+export class Components extends Map<string, ComponentState> {
+  /** The app's own component. */
+  get root(): ComponentState {
+    return this.get(ROOT)!;
+  }
+
+  /** Committed documents of a component ("" for the app), of one table or all, for tools and tests. */
+  documents(componentPath: string, table?: string): Array<Record<string, Value>> {
+    const state = this.get(componentPath);
+    if (state === undefined) throw new Error(`No component is installed at "${componentPath}".`);
+    const tables = table === undefined ? [...state.tables.values()] : [state.tables.get(table) ?? new Map()];
+    return tables.flatMap((docs) => [...docs.values()]);
+  }
+
+  /** A committed `_storage` row (any component), or null. */
+  storedFile(storageId: string): { contentType?: string; size: number } | null {
+    for (const state of this.values()) {
+      const row = state.tables.get("_storage")?.get(storageId);
+      if (row !== undefined) return { contentType: row.contentType, size: row.size };
+    }
+    return null;
+  }
+
+  /** Public/internal and kind of the function at `udfPath` ("tasks:list") of a component ("" for the app), or null. */
+  functionInfo(udfPath: string, componentPath = ROOT): FunctionInfo | null {
+    const [modulePath, exportName = "default"] = splitUdfPath(udfPath);
+    const fn = this.get(componentPath)?.modules.get(modulePath)?.[exportName] as any;
+    if (fn === undefined || fn === null) return null;
+    const visibility = fn.isPublic ? "public" : fn.isInternal ? "internal" : null;
+    const type = fn.isQuery ? "query" : fn.isMutation ? "mutation" : fn.isAction ? "action" : fn.isHttp ? "httpAction" : null;
+    if (type === null || (visibility === null && type !== "httpAction")) return null;
+    return { type, visibility: visibility ?? "internal" };
   }
 }
 
