@@ -6,12 +6,13 @@
 import path from "node:path";
 import type { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
-import { startScriptedModel } from "./scriptedModel";
+import { recordConsoleLog } from "./lifecycle";
+import { scriptedModelEnv, startScriptedModel } from "./scriptedModel";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 type Script = (request: { model: string; messages: ChatMessage[] }) => string | { status: number };
@@ -37,17 +38,12 @@ function lastUser(messages: ChatMessage[]): string {
 
 beforeAll(async () => {
   model = await startScriptedModel((request) => script(request));
-  process.env.OPENAI_BASE_URL = model.baseURL;
-  process.env.OPENAI_API_KEY = "test-key";
-  process.env.MAESTRO_DEFAULT_MODEL = "scripted";
-  process.env.MAESTRO_MODEL_MAX_RETRIES = "0";
-  // Small enough for the loop test to reach, above what any other test delegates in one tree.
-  process.env.MAESTRO_MAX_DELEGATIONS_PER_TREE = "6";
-  const realLog = console.log;
-  vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
-    logs.push(args.map(String).join(" "));
-    realLog(...args);
+  Object.assign(process.env, scriptedModelEnv(model), {
+    MAESTRO_MODEL_MAX_RETRIES: "0",
+    // Small enough for the loop test to reach, above what any other test delegates in one tree.
+    MAESTRO_MAX_DELEGATIONS_PER_TREE: "6",
   });
+  recordConsoleLog(logs);
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
   ({ admin, member: ada, departmentId } = await seedDemoSquad(backend));
 });

@@ -4,7 +4,7 @@
  * import outside vitest.
  */
 import { rmSync } from "node:fs";
-import { afterEach } from "vitest";
+import { afterEach, vi } from "vitest";
 import { tempDataDir } from "./helpers";
 import { killHard, spawnBackend, type BackendProcess } from "./process";
 
@@ -35,4 +35,13 @@ export function spawnedBackends() {
       return backend;
     },
   };
+}
+
+/** Keeps each `console.log` line of this process (an in-process backend's function logs among them) in `lines`, and still prints it. */
+export function recordConsoleLog(lines: string[]) {
+  const realLog = console.log;
+  vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
+    lines.push(args.map(String).join(" "));
+    realLog(...args);
+  });
 }
