@@ -1,11 +1,8 @@
 /**
  * The convex-test patches: what the engine changes in convex-test's
- * TransactionManager and DatabaseFake so they behave like a deployment.
- * A top-level commit across components becomes one hand-off to the engine
- * (one log record, one notification); ids are unique deployment-wide;
- * queries read committed documents from the engine's indexes and record
- * what they read; an action's calls pause at the server's fair turns.
- * Instances the engine did not mark (`__maestro`) behave as before.
+ * TransactionManager and DatabaseFake to behave like a deployment (one commit
+ * across components, ids unique deployment-wide, indexed and tracked reads,
+ * fair turns for actions). Instances not marked `__maestro` behave as before.
  */
 import { tableOf, type ComponentState } from "./componentState.js";
 import type { ConvexTestInternals } from "./convexTestInternals.js";

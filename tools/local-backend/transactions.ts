@@ -1,10 +1,8 @@
 /**
- * Transactions: runs queries, mutations, actions and HTTP actions on
- * convex-test for callers, each in its call context (read set, log lines,
- * client request); turns every top-level commit into one write-ahead log
- * record and one change notification; answers a client's repeated mutation
- * with its recorded outcome; holds results back until their commits are on
- * disk. It is the `__maestro` the convex-test patches call on each commit.
+ * Transactions: running queries, mutations, actions and HTTP actions, and
+ * turning each top-level commit into one log record and one notification.
+ * Results wait until their commits are on disk; a client's repeated mutation
+ * gets its recorded outcome. The convex-test patches call it as `__maestro`.
  */
 import type { UserIdentity } from "convex/server";
 import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
