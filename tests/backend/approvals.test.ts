@@ -11,7 +11,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
-import { startScriptedModel } from "./scriptedModel";
+import { scriptedModelEnv, startScriptedModel } from "./scriptedModel";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 type Script = (messages: ChatMessage[]) => string;
@@ -31,10 +31,7 @@ function isJarvis(messages: ChatMessage[]): boolean {
 
 beforeAll(async () => {
   model = await startScriptedModel((request) => (isJarvis(request.messages) ? script(request.messages) : "Noted."));
-  process.env.OPENAI_BASE_URL = model.baseURL;
-  process.env.OPENAI_API_KEY = "test-key";
-  process.env.MAESTRO_DEFAULT_MODEL = "scripted";
-  process.env.MAESTRO_MODEL_MAX_RETRIES = "0";
+  Object.assign(process.env, scriptedModelEnv(model), { MAESTRO_MODEL_MAX_RETRIES: "0" });
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
   ({ member: ada, departmentId } = await seedDemoSquad(backend));
 });

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
-import { anyApi } from "convex/server";
+import { anyApi, type FunctionReference } from "convex/server";
 import { afterEach, expect, test } from "vitest";
 import { PROJECT_ROOT, startTestBackend, tempDataDir, waitFor } from "./helpers";
 
@@ -114,10 +114,16 @@ test("a subscription on a query that reads the limiter updates when the batch wo
   await client.close();
 });
 
-test("a function scheduled inside a component runs after a restart", async () => {
+/**
+ * Schedules a job inside the counter component through `schedule` (due in
+ * 1.5 s), stops the backend before it is due and starts another on the same
+ * data: the job must resume there, so `watch` (an app query) reaches 1 and the
+ * job ends in success.
+ */
+async function expectResumedAfterRestart(schedule: FunctionReference<"mutation">, watch: FunctionReference<"query">, name: string, what: string) {
   const dataDir = newDataDir();
   const first = await start(dataDir);
-  await new ConvexHttpClient(first.url).mutation(anyApi.counters.bumpLater, { name: "later", delayMs: 1_500 });
+  await new ConvexHttpClient(first.url).mutation(schedule, { name, delayMs: 1_500 });
   const jobs = first.engine.documents("counter", "_scheduled_functions");
   expect(jobs.map((job) => (job.state as { kind: string }).kind)).toEqual(["pending"]);
   await stop(first);
@@ -125,26 +131,17 @@ test("a function scheduled inside a component runs after a restart", async () =>
   const second = await start(dataDir);
   const client = new ConvexClient(second.url, { unsavedChangesWarning: false });
   const seen: number[] = [];
-  client.onUpdate(anyApi.counters.get, { name: "later" }, (value: number) => seen.push(value));
-  await waitFor(() => seen.at(-1) === 1, 15_000, "the resumed job's bump");
+  client.onUpdate(watch, { name }, (value: number) => seen.push(value));
+  await waitFor(() => seen.at(-1) === 1, 15_000, what);
   const [job] = second.engine.documents("counter", "_scheduled_functions");
   expect((job.state as { kind: string }).kind).toBe("success");
   await client.close();
+}
+
+test("a function scheduled inside a component runs after a restart", async () => {
+  await expectResumedAfterRestart(anyApi.counters.bumpLater, anyApi.counters.get, "later", "the resumed job's bump");
 });
 
 test("a component's call back into the app, scheduled through a function handle, runs after a restart", async () => {
-  const dataDir = newDataDir();
-  const first = await start(dataDir);
-  await new ConvexHttpClient(first.url).mutation(anyApi.counters.callMeLater, { name: "cb", delayMs: 1_500 });
-  expect(first.engine.documents("counter", "_scheduled_functions")).toHaveLength(1);
-  await stop(first);
-
-  const second = await start(dataDir);
-  const client = new ConvexClient(second.url, { unsavedChangesWarning: false });
-  const seen: number[] = [];
-  client.onUpdate(anyApi.counters.callbacks, { name: "cb" }, (value: number) => seen.push(value));
-  await waitFor(() => seen.at(-1) === 1, 15_000, "the app's callback");
-  const [job] = second.engine.documents("counter", "_scheduled_functions");
-  expect((job.state as { kind: string }).kind).toBe("success");
-  await client.close();
+  await expectResumedAfterRestart(anyApi.counters.callMeLater, anyApi.counters.callbacks, "cb", "the app's callback");
 });

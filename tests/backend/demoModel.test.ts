@@ -212,46 +212,38 @@ describe("demoReply: a specialist", () => {
   });
 });
 
+/** The conversation after the model's reply to `messages` ran its tools and `results` came back. */
+function afterTools(messages: ChatMessage[], results: string[]): ChatMessage[] {
+  const content = ["=== TOOL RESULTS ===", ...results, "Continue: call more tools if needed, or reply to the thread."].join("\n");
+  return [...messages, { role: "assistant", content: demoReply(messages) }, { role: "user", content }];
+}
+
 describe("demoReply: after tool results", () => {
-  function afterTools(messages: ChatMessage[], results: string[]): ChatMessage[] {
-    const content = ["=== TOOL RESULTS ===", ...results, "Continue: call more tools if needed, or reply to the thread."].join("\n");
-    return [...messages, { role: "assistant", content: demoReply(messages) }, { role: "user", content }];
-  }
+  /** The lead's reply once its split (SPLIT) was delegated with these observations. */
+  const leadAfterSplit = (...observations: string[]) => demoReply(afterTools(lead(SPLIT), observations.map((o) => `[OBSERVATION delegate_task] ${o}`)));
+  const SIGNUP_FORM_DELEGATED = "[DELEGATED_TASK] created “Signup form” (k17abc) assigned to Dev Bot; the first instruction is posted in its thread";
 
   test("sums up delegations from its calls and the observations", () => {
-    const reply = demoReply(
-      afterTools(lead(SPLIT), [
-        "[OBSERVATION delegate_task] [DELEGATED_TASK] created “Signup form” (k17abc) assigned to Dev Bot; the first instruction is posted in its thread",
-        "[OBSERVATION delegate_task] [DELEGATED_TASK] created “Hero copy” (k17abd) assigned to Writer; the first instruction is posted in its thread",
-      ]),
+    const reply = leadAfterSplit(
+      SIGNUP_FORM_DELEGATED,
+      "[DELEGATED_TASK] created “Hero copy” (k17abd) assigned to Writer; the first instruction is posted in its thread",
     );
     expect(reply).toBe("Delegated “Signup form” to Dev Bot and “Hero copy” to Writer.");
     expect(parseToolCalls(reply)).toEqual([]);
   });
 
   test("says honestly what failed", () => {
-    const reply = demoReply(
-      afterTools(lead(SPLIT), [
-        "[OBSERVATION delegate_task] [DELEGATED_TASK] created “Signup form” (k17abc) assigned to Dev Bot; the first instruction is posted in its thread",
-        '[OBSERVATION delegate_task] delegate_task failed: unknown assignee "Writr" (did you mean Writer?)',
-      ]),
-    );
+    const reply = leadAfterSplit(SIGNUP_FORM_DELEGATED, 'delegate_task failed: unknown assignee "Writr" (did you mean Writer?)');
     expect(reply).toBe('Delegated “Signup form” to Dev Bot. Couldn\'t delegate “Hero copy”: delegate_task failed: unknown assignee "Writr" (did you mean Writer?)');
   });
 
-  test("a status change", () => {
-    const reply = demoReply(afterTools(specialist("You were assigned this task."), ["[OBSERVATION update_task_status] moved the task from assigned to in_progress"]));
-    expect(reply).toBe("Moved it to in progress.");
-  });
-
-  test("a status that was already set", () => {
-    const reply = demoReply(afterTools(specialist("You were assigned this task."), ["[OBSERVATION update_task_status] the task was already in_progress"]));
-    expect(reply).toBe("It was already in progress.");
-  });
-
-  test("a status change that was refused", () => {
-    const reply = demoReply(afterTools(specialist("You were assigned this task."), ["[OBSERVATION update_task_status] permission denied: Dev Bot may not call update_task_status"]));
-    expect(reply).toBe("Couldn't move it: permission denied: Dev Bot may not call update_task_status");
+  test.each([
+    ["a status change", "moved the task from assigned to in_progress", "Moved it to in progress."],
+    ["a status that was already set", "the task was already in_progress", "It was already in progress."],
+    ["a status change that was refused", "permission denied: Dev Bot may not call update_task_status", "Couldn't move it: permission denied: Dev Bot may not call update_task_status"],
+  ])("%s", (_name, observation, expected) => {
+    const reply = demoReply(afterTools(specialist("You were assigned this task."), [`[OBSERVATION update_task_status] ${observation}`]));
+    expect(reply).toBe(expected);
   });
 });
 
@@ -343,10 +335,6 @@ describe("demoReply: approvals, questions and plans", () => {
     const [system, user] = lead(why, PLAN_TOOLS);
     return [{ role: "system", content: `${system.content}\nPlan mode is on: do not call delegate_task. First propose the work with propose_plan.` }, user];
   }
-  function after(messages: ChatMessage[], results: string[]): ChatMessage[] {
-    const content = ["=== TOOL RESULTS ===", ...results, "Continue: call more tools if needed, or reply to the thread."].join("\n");
-    return [...messages, { role: "assistant", content: demoReply(messages) }, { role: "user", content }];
-  }
 
   test("an urgent request delegates at high priority (which the policy may send for approval)", () => {
     const calls = parseToolCalls(demoReply(lead('You were @mentioned by Ana: "@Jarvis delegate the hero copy to Writer, urgent"')));
@@ -368,7 +356,7 @@ describe("demoReply: approvals, questions and plans", () => {
 
   test("after the plan is decided: names what was delegated, or promises a revision with the feedback", () => {
     const approved = demoReply(
-      after(planLead(SPLIT), [
+      afterTools(planLead(SPLIT), [
         "[OBSERVATION propose_plan] the plan was approved by Ada; its steps:",
         "[DELEGATED_TASK] created “Hero copy” (k1) assigned to Writer; the first instruction is posted in its thread",
         "[DELEGATED_TASK] created “Signup form” (k2) assigned to Dev Bot; the first instruction is posted in its thread",
@@ -377,18 +365,18 @@ describe("demoReply: approvals, questions and plans", () => {
     );
     expect(approved).toBe("The plan is approved: delegated “Hero copy” and “Signup form”.");
     const rejected = demoReply(
-      after(planLead(SPLIT), ["[OBSERVATION propose_plan] propose_plan: the plan was rejected by Ada: form to Writer. Revise it and propose it again with propose_plan, or say why not."]),
+      afterTools(planLead(SPLIT), ["[OBSERVATION propose_plan] propose_plan: the plan was rejected by Ada: form to Writer. Revise it and propose it again with propose_plan, or say why not."]),
     );
     expect(rejected).toBe("Understood: I'll revise the plan (form to Writer) and propose it again.");
   });
 
   test("a denied or expired approval, and an answered question, read sensibly", () => {
     const request = lead('You were @mentioned by Ana: "@Jarvis delegate the hero copy to Writer, urgent"');
-    expect(demoReply(after(request, ["[OBSERVATION delegate_task] delegate_task: denied by Ada: not now"]))).toBe("Understood: I won't delegate “Hero copy” (denied by Ada: not now).");
-    expect(demoReply(after(request, ["[OBSERVATION delegate_task] delegate_task: denied: expired (no one approved it in time)"]))).toBe(
+    expect(demoReply(afterTools(request, ["[OBSERVATION delegate_task] delegate_task: denied by Ada: not now"]))).toBe("Understood: I won't delegate “Hero copy” (denied by Ada: not now).");
+    expect(demoReply(afterTools(request, ["[OBSERVATION delegate_task] delegate_task: denied: expired (no one approved it in time)"]))).toBe(
       "Nobody approved “Hero copy” in time, so I didn't delegate it; ask me again if it's still needed.",
     );
-    expect(demoReply(after(specialist("You were assigned this task."), ["[OBSERVATION ask_question] Ada answered: Playful."]))).toContain("Thanks for the answer (Playful.)");
+    expect(demoReply(afterTools(specialist("You were assigned this task."), ["[OBSERVATION ask_question] Ada answered: Playful."]))).toContain("Thanks for the answer (Playful.)");
   });
 });
 

@@ -1,24 +1,18 @@
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { scanLog } from "../../tools/local-backend/storage";
-import { tempDataDir, waitFor } from "./helpers";
-import { killHard, spawnBackend, stopGracefully, type BackendProcess } from "./process";
+import { waitFor } from "./helpers";
+import { spawnedBackends } from "./lifecycle";
+import { killHard, stopGracefully } from "./process";
 
-const running: BackendProcess[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map(killHard));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const backends = spawnedBackends();
 
 test("every acknowledged write survives SIGKILL mid-load, with the same ids", async () => {
-  const dataDir = tempDataDir();
-  dirs.push(dataDir);
-  const first = await spawnBackend({ dataDir });
-  running.push(first);
+  const dataDir = backends.dataDir();
+  const first = await backends.spawn({ dataDir });
 
   const acknowledged = new Map<string, string>();
   let stop = false;
@@ -63,8 +57,7 @@ test("every acknowledged write survives SIGKILL mid-load, with the same ids", as
   for (const entry of scan.entries) if (entry.type === "commit") for (const [, doc] of entry.writes) logged.add(doc?.body);
   for (const body of acknowledged.values()) expect(logged.has(body), body).toBe(true);
 
-  const second = await spawnBackend({ dataDir });
-  running.push(second);
+  const second = await backends.spawn({ dataDir });
   const http = new ConvexHttpClient(second.url);
   const notes = (await http.query(anyApi.notes.list, { channel: "load" })) as Array<{ id: string; body: string }>;
   const byId = new Map(notes.map((n) => [n.id, n.body]));
@@ -76,10 +69,8 @@ test("every acknowledged write survives SIGKILL mid-load, with the same ids", as
 });
 
 test("a subscribed client keeps working across a backend restart", async () => {
-  const dataDir = tempDataDir();
-  dirs.push(dataDir);
-  const first = await spawnBackend({ dataDir });
-  running.push(first);
+  const dataDir = backends.dataDir();
+  const first = await backends.spawn({ dataDir });
   const port = Number(new URL(first.url).port);
 
   const client = new ConvexClient(first.url, { unsavedChangesWarning: false });
@@ -90,8 +81,7 @@ test("a subscribed client keeps working across a backend restart", async () => {
   await waitFor(() => seen.at(-1)?.length === 1);
 
   await stopGracefully(first);
-  const second = await spawnBackend({ dataDir, port });
-  running.push(second);
+  const second = await backends.spawn({ dataDir, port });
   // Written by someone else while our client reconnects: it must still see it.
   await new ConvexHttpClient(second.url).mutation(anyApi.notes.add, { channel: "restart", body: "after" });
   await waitFor(() => seen.at(-1)?.length === 2, 30_000, "update after reconnect");

@@ -6,9 +6,11 @@ import { anyApi } from "convex/server";
 import { afterEach, expect, test } from "vitest";
 import { FileStore } from "../../tools/local-backend/fileStorage";
 import { startTestBackend, tempDataDir, waitFor } from "./helpers";
-import { killHard, spawnBackend, stopGracefully, type BackendProcess } from "./process";
+import { spawnedBackends } from "./lifecycle";
+import { killHard, stopGracefully } from "./process";
 
 const files = anyApi.files;
+const processes = spawnedBackends();
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -109,21 +111,9 @@ test("only stored files are served: unknown ids, forged tokens and paths out of 
   expect(planted).toBe(404);
 });
 
-/** A fresh data folder for backends run as their own processes; every one pushed on `running` is killed, and the folder removed, after the test. */
-function processBackendsIn(): { dataDir: string; running: BackendProcess[] } {
-  const dataDir = tempDataDir();
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const running: BackendProcess[] = [];
-  cleanups.push(async () => {
-    await Promise.all(running.map(killHard));
-  });
-  return { dataDir, running };
-}
-
 test("files survive a restart and kill -9; orphans left by a crash are swept at start", async () => {
-  const { dataDir, running } = processBackendsIn();
-  const first = await spawnBackend({ dataDir });
-  running.push(first);
+  const dataDir = processes.dataDir();
+  const first = await processes.spawn({ dataDir });
   const client = new ConvexHttpClient(first.url);
   const acknowledged = new Map<string, string>();
   for (let i = 0; i < 5; i++) {
@@ -137,8 +127,7 @@ test("files survive a restart and kill -9; orphans left by a crash are swept at 
   writeFileSync(path.join(dataDir, "storage", "77777_storage"), "orphan");
   writeFileSync(path.join(dataDir, "storage", ".upload-deadbeef"), "half");
 
-  const second = await spawnBackend({ dataDir });
-  running.push(second);
+  const second = await processes.spawn({ dataDir });
   const again = new ConvexHttpClient(second.url);
   for (const [storageId, body] of acknowledged) {
     const url = (await again.query(files.url, { storageId })) as string;
@@ -182,9 +171,8 @@ test("upload URLs expire, are single-use and signed; a new store on the same fol
 });
 
 test("an upload URL issued before a restart works after it, once; one used before the restart stays used", async () => {
-  const { dataDir, running } = processBackendsIn();
-  const first = await spawnBackend({ dataDir });
-  running.push(first);
+  const dataDir = processes.dataDir();
+  const first = await processes.spawn({ dataDir });
   const client = new ConvexHttpClient(first.url);
   const pending = (await client.mutation(files.generateUploadUrl, {})) as string;
   const used = await upload(client, "before the restart", "text/plain");
@@ -192,8 +180,7 @@ test("an upload URL issued before a restart works after it, once; one used befor
   await stopGracefully(first);
 
   // Same port, as a restarted `npm start` has: the URLs handed out before still point at it.
-  const second = await spawnBackend({ dataDir, port: Number(new URL(first.url).port) });
-  running.push(second);
+  const second = await processes.spawn({ dataDir, port: Number(new URL(first.url).port) });
   const post = (url: string, body: string) => fetch(url, { method: "POST", headers: { "Content-Type": "text/markdown" }, body });
   const after = await post(pending, "# after the restart");
   expect(after.status).toBe(200);

@@ -3,11 +3,11 @@ import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import WebSocket from "ws";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { MAX_REQUEST_BYTES } from "../../tools/local-backend/server";
 import { sameSecret, sendFailure } from "../../tools/local-backend/httpGuard";
 import { startTestBackend, tempDataDir } from "./helpers";
-import { killHard, spawnBackend, type BackendProcess } from "./process";
+import { spawnedBackends } from "./lifecycle";
 
 type TestBackend = Awaited<ReturnType<typeof startTestBackend>>;
 
@@ -203,18 +203,11 @@ test("an unexpected failure answers a bare 500 and logs the stack server-side", 
 });
 
 describe("the data folder", () => {
-  const running: BackendProcess[] = [];
-  const dirs: string[] = [];
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map(killHard));
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const backends = spawnedBackends();
 
   test("the admin key is never printed; the READY line names its file", async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
-    const backend = await spawnBackend({ dataDir });
-    running.push(backend);
+    const dataDir = backends.dataDir();
+    const backend = await backends.spawn({ dataDir });
     const output = backend.output.join("");
     const ready = JSON.parse(/MAESTRO_BACKEND_READY (.*)/.exec(output)![1]) as Record<string, unknown>;
     expect(Object.keys(ready).sort()).toEqual(["adminKeyFile", "siteUrl", "url"]);
@@ -226,8 +219,7 @@ describe("the data folder", () => {
   });
 
   test("is owner-only: folder 0700, every file 0600, including ones left from before", async () => {
-    const parent = tempDataDir();
-    dirs.push(parent);
+    const parent = backends.dataDir();
     const dataDir = path.join(parent, "data");
     const fresh = await startTestBackend({ dataDir });
     await fresh.stop();

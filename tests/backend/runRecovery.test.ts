@@ -13,7 +13,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { OWNER_PASSWORD, PROJECT_ROOT, seedDemoSquad, signInWithPassword, tempDataDir, waitFor } from "./helpers";
 import { killHard, spawnBackend, type BackendProcess } from "./process";
-import { startScriptedModel } from "./scriptedModel";
+import { scriptedModelEnv, startScriptedModel } from "./scriptedModel";
 
 const running: BackendProcess[] = [];
 const dataDir = tempDataDir();
@@ -37,9 +37,7 @@ test("kill -9 mid-run, restart: each run ends or completes within the sweeper pe
     return isB ? "B again (must not happen)" : "Recovered A.";
   });
   const env = {
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_API_KEY: "test-key",
-    MAESTRO_DEFAULT_MODEL: "scripted",
+    ...scriptedModelEnv(model),
     MAESTRO_RUN_LEASE_MS: "2000",
     MAESTRO_RUN_SWEEP_SECONDS: "1",
   };

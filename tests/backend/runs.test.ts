@@ -6,13 +6,14 @@
  */
 import path from "node:path";
 import type { ConvexHttpClient } from "convex/browser";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
 import { replayRun } from "../../convex/lib/runTimeline";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
-import { startScriptedModel, type ScriptedAnswer } from "./scriptedModel";
+import { recordConsoleLog } from "./lifecycle";
+import { scriptedModelEnv, startScriptedModel, type ScriptedAnswer } from "./scriptedModel";
 
 let backend: Awaited<ReturnType<typeof startTestBackend>>;
 let model: Awaited<ReturnType<typeof startScriptedModel>>;
@@ -23,15 +24,8 @@ const logs: string[] = [];
 
 beforeAll(async () => {
   model = await startScriptedModel((request, index) => script(request.messages, index));
-  process.env.OPENAI_BASE_URL = model.baseURL;
-  process.env.OPENAI_API_KEY = "test-key";
-  process.env.MAESTRO_DEFAULT_MODEL = "scripted";
-  process.env.MAESTRO_MODEL_MAX_RETRIES = "2";
-  const realLog = console.log;
-  vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
-    logs.push(args.map(String).join(" "));
-    realLog(...args);
-  });
+  Object.assign(process.env, scriptedModelEnv(model), { MAESTRO_MODEL_MAX_RETRIES: "2" });
+  recordConsoleLog(logs);
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
   ({ member: ada, departmentId } = await seedDemoSquad(backend));
 });

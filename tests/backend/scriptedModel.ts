@@ -41,6 +41,11 @@ export interface ScriptedModel {
   close(): Promise<void>;
 }
 
+/** The environment that points the app's model client at `model` (key "test-key", default model "scripted"). */
+export function scriptedModelEnv(model: { baseURL: string }): Record<string, string> {
+  return { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "test-key", MAESTRO_DEFAULT_MODEL: "scripted" };
+}
+
 /**
  * An OpenAI-compatible server on 127.0.0.1 that answers
  * `POST /v1/chat/completions` from `script`, for tests of the model layer

@@ -1,25 +1,15 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { DurableStore, encodeLogLine, repairLog, scanLog, WalCorruptError } from "../../tools/local-backend/storage";
-import { PROJECT_ROOT, tempDataDir } from "./helpers";
-import { killHard, spawnBackend, stopGracefully, type BackendProcess } from "./process";
+import { PROJECT_ROOT } from "./helpers";
+import { spawnedBackends } from "./lifecycle";
+import { killHard, spawnBackend, stopGracefully } from "./process";
 
-const running: BackendProcess[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map(killHard));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function dir(): string {
-  const d = tempDataDir();
-  dirs.push(d);
-  return d;
-}
+const backends = spawnedBackends();
 
 const note = (n: number, body: string) => ({ type: "commit" as const, ts: String(n), nextDocId: 10_000 + n + 1, writes: [[`${10_000 + n}notes`, { _id: `${10_000 + n}notes`, body }]] as Array<[string, { _id: string; body: string }]> });
 
@@ -38,7 +28,7 @@ function writeLog(dataDir: string, count: number): { file: string; offsets: numb
 }
 
 test("each log line carries a CRC32 of its record; lines from before checksums still load", () => {
-  const dataDir = dir();
+  const dataDir = backends.dataDir();
   const store = new DurableStore(dataDir);
   store.open();
   store.appendCommit({ ts: "5", nextDocId: 10_001, writes: [["10000notes", { _id: "10000notes", body: "checked" }]] });
@@ -52,7 +42,7 @@ test("each log line carries a CRC32 of its record; lines from before checksums s
 });
 
 test("a torn or checksum-failing last record is dropped with a warning naming the bytes; earlier records stay", () => {
-  const dataDir = dir();
+  const dataDir = backends.dataDir();
   const { file, offsets, lines } = writeLog(dataDir, 3);
   // A bit flipped in the last record's body: still JSON, but the checksum no longer matches.
   writeFileSync(file, lines[0] + lines[1] + lines[2].replace("note 3", "note 8"));
@@ -63,7 +53,7 @@ test("a torn or checksum-failing last record is dropped with a warning naming th
   expect(warnings[0]).toContain(`dropped 1 torn record(s) at the end (${Buffer.byteLength(lines[2])} bytes from byte offset ${offsets[2]})`);
 
   // A half-written last line, plus trailing garbage lines with nothing good after them.
-  const again = dir();
+  const again = backends.dataDir();
   const second = writeLog(again, 2);
   appendFileSync(second.file, "\0\0\0\n" + second.lines[1].slice(0, 20));
   const scan = scanLog(readFileSync(second.file));
@@ -73,7 +63,7 @@ test("a torn or checksum-failing last record is dropped with a warning naming th
 });
 
 test("a corrupt record with good records after it refuses to open, naming line and byte offset and the repair command", () => {
-  const dataDir = dir();
+  const dataDir = backends.dataDir();
   const { file, offsets, lines } = writeLog(dataDir, 4);
   writeFileSync(file, lines[0] + lines[1].replace("note 2", "note X") + lines[2] + lines[3]);
   const open = () => new DurableStore(dataDir, { log: () => {} }).open();
@@ -117,9 +107,8 @@ async function listNotes(url: string): Promise<string[]> {
 }
 
 test("the real backend: a cut last line starts with a warning; a damaged middle refuses until `repair`", async () => {
-  const dataDir = dir();
-  const first = await spawnBackend({ dataDir });
-  running.push(first);
+  const dataDir = backends.dataDir();
+  const first = await backends.spawn({ dataDir });
   await addNotes(first.url, ["one", "two", "three"]);
   // SIGKILL keeps the log as it is (a clean stop would fold it into the snapshot).
   await killHard(first);
@@ -131,8 +120,7 @@ test("the real backend: a cut last line starts with a warning; a damaged middle 
   // Cut the last line in half, as a crash mid-write would.
   const lastStart = log.lastIndexOf(commitLines[2]);
   truncateSync(file, lastStart + 30);
-  const second = await spawnBackend({ dataDir });
-  running.push(second);
+  const second = await backends.spawn({ dataDir });
   expect(second.output.join("")).toMatch(new RegExp(`dropped \\d+ torn record\\(s\\) at the end \\(30 bytes from byte offset ${lastStart}\\)`));
   expect(await listNotes(second.url)).toEqual(["one", "two"]);
 
@@ -159,8 +147,7 @@ test("the real backend: a cut last line starts with a warning; a damaged middle 
   expect(aside).toHaveLength(1);
   expect(readFileSync(path.join(dataDir, aside[0]), "utf8")).toContain('"body":"fivE"');
 
-  const third = await spawnBackend({ dataDir });
-  running.push(third);
+  const third = await backends.spawn({ dataDir });
   expect(await listNotes(third.url)).toEqual(["one", "two", "four"]);
   await stopGracefully(third);
 });

@@ -159,7 +159,8 @@ const VALIDATOR_SPEEDUPS: Array<[string, string]> = [
  * queue of their own that goes first: a query writes nothing, so running it
  * before queued mutations changes no outcome, and a client's update no
  * longer waits behind a flood of posts (the unread badge of issue 13). The
- * engine, `__maestro` on the manager, tells which call is a query.
+ * engine's Transactions (`__maestro` on the manager) tell which call is a
+ * query.
  * Between two transactions the lock stays taken for the next one, but no
  * transaction is open: "in a transaction" (an action's storage write joins
  * the open one, else runs in its own) now means one is open, not that the

@@ -1,152 +1,52 @@
 /**
  * The execution engine: the project's Convex functions run on convex-test's
  * in-memory implementation of Convex's semantics (validators, transactions,
- * scheduler, ctx.auth), extended here with what a server needs:
- * - committed documents kept per table and bucketed by each index's first
- *   field, so an indexed query reads its range instead of every document;
- * - a hook on every committed transaction that logs it durably and reports
- *   which documents changed, for subscriptions;
- * - read sets (index ranges and ids a query read), to know which
- *   subscriptions a commit can affect;
- * - hot reload of `convex/` and restoring documents from disk;
- * - Convex components installed by `convex/convex.config.ts`, each with its
- *   own database as on Convex, committed, logged and watched together with
- *   the app's: one transaction is one commit record, whichever components it
- *   wrote to.
+ * scheduler, ctx.auth), extended with what a server needs. This module ties
+ * the parts together and is what the servers use; each part has one job:
+ * - functions.ts: what a call is (kinds, callers, outcomes, errors);
+ * - convexTestPatches.ts, functionGlobals.ts: what changes in convex-test
+ *   and in the globals functions see, to behave like a deployment;
+ * - componentState.ts: each component's database and indexes (the app is
+ *   the component ""), as `convex/convex.config.ts` installs them;
+ * - functionCode.ts: building the functions and hot reload of `convex/`;
+ * - transactions.ts (with callContext.ts and readSets.ts): running calls,
+ *   one durable log record per commit across components, read sets;
+ * - persistence.ts: documents on disk and back at start;
+ * - scheduling.ts: scheduled functions across restarts, and crons' calls.
  */
-import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
-import path from "node:path";
-import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
+import type { JSONValue, Value } from "convex/values";
 import type { UserIdentity } from "convex/server";
+import { ComponentState, Components } from "./componentState.js";
 import { loadConvexTestInternals, type ConvexTestInternals } from "./convexTestInternals.js";
+import { installPatches } from "./convexTestPatches.js";
 import { FileStore } from "./fileStorage.js";
-import { buildConvexModules, discoverComponents, type InstalledComponent, type ModuleMap } from "./modules.js";
-import { OrderedIndex, type IndexSpan } from "./orderedIndex.js";
+import { FunctionCode, MODULES_ROOT_MARKER, schemaOf } from "./functionCode.js";
+import { installClockGuard, installConsoleCapture } from "./functionGlobals.js";
+import { ROOT, type Caller, type FunctionInfo, type FunctionOutcome, type HttpActionRequest } from "./functions.js";
+import type { ModuleMap } from "./modules.js";
+import { Persistence } from "./persistence.js";
 import { installQueryBatching } from "./queryBatching.js";
-import {
-  DurableStore,
-  mutationRequestKey,
-  trimResults,
-  type MutationRequestKey,
-  type StoredDocument,
-  type WalSyncMode,
-} from "./storage.js";
+import type { DocumentChange, ReadSet } from "./readSets.js";
+import { Scheduling } from "./scheduling.js";
+import { DurableStore, type MutationRequestKey, type WalSyncMode } from "./storage.js";
 import { attachFileStore, installStorageSyscalls } from "./storageSyscalls.js";
-import { ContextSlot } from "./contextSlots.js";
+import { Transactions } from "./transactions.js";
 import type { TurnGate } from "./turns.js";
 
+// The names the servers and tools import from the engine.
+export {
+  canonicalUdfPath,
+  describeError,
+  FunctionNotFoundError,
+  type Caller,
+  type FunctionInfo,
+  type FunctionOutcome,
+  type FunctionType,
+  type HttpActionRequest,
+} from "./functions.js";
+export { ReadSet, type DocumentChange } from "./readSets.js";
+
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
-
-export type FunctionType = "query" | "mutation" | "action";
-
-export interface FunctionInfo {
-  type: FunctionType | "httpAction";
-  visibility: "public" | "internal";
-}
-
-/** Who is calling: a user (possibly anonymous) or the deployment's admin. */
-export type Caller = { kind: "user"; identity: UserIdentity | null } | { kind: "admin" };
-
-export interface DocumentChange {
-  id: string;
-  /** Path of the component whose table this is; "" for the app's own tables. */
-  component: string;
-  table: string;
-  before: Record<string, Value> | null;
-  after: Record<string, Value> | null;
-}
-
-/**
- * What one query execution read, including what it read inside components
- * through `ctx.runQuery`: enough to tell whether a commit can change its
- * result. Ids are unique across components; tables are named per component.
- */
-export class ReadSet {
-  readonly ids = new Set<string>();
-  /** `tableKey(component, table)` of tables read in full. */
-  readonly wholeTables = new Set<string>();
-  readonly ranges: Array<{ component: string; table: string; filters: unknown[] }> = [];
-
-  isAffectedBy(changes: DocumentChange[], evaluateRangeFilter: (doc: any, f: any) => boolean): boolean {
-    for (const change of changes) {
-      if (this.ids.has(change.id) || this.wholeTables.has(tableKey(change.component, change.table))) return true;
-      for (const range of this.ranges) {
-        if (range.table !== change.table || range.component !== change.component) continue;
-        const matches = (doc: Record<string, Value> | null) =>
-          doc !== null && range.filters.every((filter) => evaluateRangeFilter(doc, filter));
-        if (matches(change.before) || matches(change.after)) return true;
-      }
-    }
-    return false;
-  }
-}
-
-export interface FunctionOutcome {
-  ok: boolean;
-  /** `convexToJson` of the result on success. */
-  value?: JSONValue;
-  errorMessage?: string;
-  /** `convexToJson` of a ConvexError's data. */
-  errorData?: JSONValue;
-  logLines: string[];
-  /** Commit timestamp of a successful mutation (nanoseconds). */
-  ts?: bigint;
-}
-
-export class FunctionNotFoundError extends Error {}
-
-/** An HTTP request for an action, as the site server read it. */
-export interface HttpActionRequest {
-  /** The request target: path and query ("/mcp/chat.post?x=1"). */
-  pathAndQuery: string;
-  method: string;
-  headers: Array<[string, string]>;
-  /** Absent for GET and HEAD. */
-  body: Uint8Array<ArrayBuffer> | undefined;
-}
-
-const ROOT = "";
-/** convex-test finds a functions root through a `_generated` path; modules then come from our own loaders. */
-const MODULES_ROOT_MARKER = { "/convex/_generated/api.js": async () => ({}) };
-/**
- * Field naming a stored document's component. Convex reserves field names
- * starting with "_" for the system, so no document of a schema can hold it.
- */
-const COMPONENT_FIELD = "_component";
-/**
- * Field naming, on a stored `_scheduled_functions` document, the component
- * whose function the job runs when that is not the job's own component (a
- * component calling back into the app through a function handle, as
- * workpool does). convex-test keeps it only in its timer.
- */
-const TARGET_FIELD = "_target";
-
-function tableKey(component: string, table: string): string {
-  return `${component}\u0000${table}`;
-}
-/**
- * What the engine tracks about the call running in this async context. One
- * store, not one per field: Node copies every enabled store onto every
- * promise, and functions make many promises.
- */
-interface CallContext {
-  /** Where a query records what it read. */
-  readSet?: ReadSet;
-  /** Log lines of the running function; `open` turns false when it returns, so work it scheduled logs elsewhere. */
-  log?: { lines: string[]; open: boolean };
-  /** The client request a mutation answers: its first commit carries the recorded outcome. */
-  request?: { key: MutationRequestKey; done: boolean };
-  /** True while a query runs: reading the clock there is refused (see installClockGuard). */
-  inQuery?: boolean;
-}
-const callStorage = new ContextSlot<CallContext>();
-
-/** Runs `fn` with `fields` set on the call context and the enclosing call's other fields kept. */
-function withCallContext<T>(fields: CallContext, fn: () => T): T {
-  const outer = callStorage.getStore();
-  return callStorage.run(outer === undefined ? fields : { ...outer, ...fields }, fn);
-}
 
 export interface EngineOptions {
   projectRoot: string;
@@ -162,46 +62,23 @@ export interface EngineOptions {
 export class Engine {
   /** Fires after each committed transaction that wrote something. */
   onCommit: (changes: DocumentChange[], ts: bigint) => void = () => {};
-  modules: ModuleMap = new Map();
-  readonly mutationResults = new Map<string, JSONValue>();
   /** Blobs of `ctx.storage`, on disk beside the log. */
   readonly files: FileStore;
 
-  private t: any;
   private global: any;
-  private generation = 0;
-  private readonly buildRoot: string;
   private readonly store: DurableStore;
+  private readonly code: FunctionCode;
   /** Component path ("" for the app) → its database and indexes. */
-  private readonly components = new Map<string, ComponentState>();
-  /** The components `convex.config.ts` installed at startup. */
-  private installed: InstalledComponent[] = [];
-  /**
-   * Stored documents of components no longer installed: kept (as Convex
-   * keeps an unmounted component's data) and written back on compaction.
-   */
-  private readonly detached = new Map<string, StoredDocument>();
-  /** Pending scheduled job id → the component whose function it runs, when not its own. */
-  readonly jobTargets = new Map<string, string>();
-  /**
-   * The server's fair turns (turns.ts), at which an action's queries and
-   * mutations pause once a turn's budget is spent: they run on promises
-   * alone, so a busy action kept the loop from seeing finished fsyncs and
-   * from sending subscription updates for tens of milliseconds.
-   */
-  turns: TurnGate | null = null;
+  private readonly components = new Components();
+  // Made in `start`, once convex-test runs.
+  private transactions!: Transactions;
+  private scheduling!: Scheduling;
 
   private constructor(
     private readonly internals: ConvexTestInternals,
     private readonly options: EngineOptions,
   ) {
-    this.buildRoot = path.join(
-      options.projectRoot,
-      "node_modules",
-      ".cache",
-      "maestro-local-backend",
-      `build-${process.pid}-${randomUUID().slice(0, 8)}`,
-    );
+    this.code = new FunctionCode(options.projectRoot, options.convexDir);
     this.store = new DurableStore(options.dataDir, { sync: options.walSync });
     this.files = new FileStore({ dataDir: options.dataDir, maxUploadBytes: options.maxUploadBytes });
   }
@@ -217,139 +94,71 @@ export class Engine {
     return engine;
   }
 
-  get evaluateRangeFilter() {
-    return this.internals.evaluateRangeFilter;
-  }
-
-  /** The app's own database. */
-  private get db(): any {
-    return this.root.db;
-  }
-
-  private get root(): ComponentState {
-    return this.components.get(ROOT)!;
-  }
-
-  /** Paths of the installed components, parents first ("rateLimiter", "rateLimiter/batchWorker"). */
-  get componentPaths(): string[] {
-    return this.installed.map((component) => component.path);
-  }
-
-  /** Committed documents of a component ("" for the app), of one table or all, for tools and tests. */
-  documents(componentPath: string, table?: string): Array<Record<string, Value>> {
-    const state = this.components.get(componentPath);
-    if (state === undefined) throw new Error(`No component is installed at "${componentPath}".`);
-    const tables = table === undefined ? [...state.tables.values()] : [state.tables.get(table) ?? new Map()];
-    return tables.flatMap((docs) => [...docs.values()]);
-  }
-
-  /** Timestamp of the latest commit (nanoseconds). */
-  get lastCommitTs(): bigint {
-    return this.global.transactionManager._lastCommitTs as bigint;
-  }
-
   private async start() {
-    const modules = await this.build();
-    this.installed = await this.discover();
-    const componentModules = await this.buildComponents(this.installed);
-    this.t = this.internals.convexTest(schemaOf(modules), MODULES_ROOT_MARKER);
-    for (const component of this.installed) {
-      this.t.registerComponent(component.path, schemaOf(componentModules.get(component.path)!), MODULES_ROOT_MARKER);
+    const { modules, componentModules } = await this.code.buildAll();
+    const t = this.internals.convexTest(schemaOf(modules), MODULES_ROOT_MARKER);
+    for (const component of this.code.installed) {
+      t.registerComponent(component.path, schemaOf(componentModules.get(component.path)!), MODULES_ROOT_MARKER);
     }
-    await this.t.run(async () => {
+    await t.run(async () => {
       this.global = this.internals.convexGlobalStorage.getStore();
     });
-    this.global.transactionManager.__maestro = this;
-    this.recordScheduleTargets();
+    const log = this.options.log;
+    this.scheduling = new Scheduling(this.internals, t, this.global, this.components, this, log);
+    const persistence = new Persistence(this.store, this.components, this.scheduling.jobTargets, this.files, log);
+    const notify = (changes: DocumentChange[], ts: bigint) => this.onCommit(changes, ts);
+    this.transactions = new Transactions(t, this.global, this.components, this.store, persistence, this.files, notify, log);
+    this.global.transactionManager.__maestro = this.transactions;
+    this.scheduling.recordScheduleTargets();
     installStorageSyscalls(this.internals, this.global, this.files);
     for (const componentPath of [ROOT, ...this.componentPaths]) {
       const state = new ComponentState(componentPath, this.global.components[componentPath].db, this.internals);
       this.components.set(componentPath, state);
-      this.installModules(state, componentPath === ROOT ? modules : componentModules.get(componentPath)!);
-    }
-
-    const stored = this.store.open();
-    const documents = new Map<string, Record<string, any>>([...this.components.keys()].map((p) => [p, {}]));
-    let lastCreationTime = 0;
-    for (const [id, doc] of stored.documents) {
-      const { [COMPONENT_FIELD]: component = ROOT, [TARGET_FIELD]: jobTarget, ...fields } = doc;
-      if (typeof jobTarget === "string") this.jobTargets.set(id, jobTarget);
-      const target = documents.get(component as string);
-      if (target === undefined) {
-        this.detached.set(id, doc);
-        continue;
-      }
-      const value = jsonToConvex(fields) as any;
-      target[id] = value;
-      lastCreationTime = Math.max(lastCreationTime, value._creationTime);
-    }
-    if (this.detached.size > 0) {
-      this.options.log(`Keeping ${this.detached.size} documents of components convex.config.ts no longer installs.`);
-    }
-    for (const [componentPath, state] of this.components) {
-      state.db._documents = documents.get(componentPath);
-      state.db._lastCreationTime = lastCreationTime;
+      this.code.install(this.global, state, componentPath === ROOT ? modules : componentModules.get(componentPath)!);
       state.db.__maestro = state;
-      state.counterDb = this.db;
+      // One id counter for every component (see the _generateId patch): the app's.
+      state.counterDb = this.components.root.db;
       attachFileStore(state.db, this.files);
     }
-    const storageIds = [...stored.documents.keys()].filter((id) => tableOf(id) === "_storage");
-    const orphans = this.files.removeOrphans(new Set(storageIds));
-    if (orphans > 0) this.options.log(`Removed ${orphans} stored file(s) no committed _storage row names (a crash before their commit).`);
-    // One id counter for every component (see the _generateId patch).
-    this.db._nextDocId = stored.nextDocId;
-    for (const [key, response] of stored.mutationResults) this.mutationResults.set(key, response);
-    // Stay ahead of every timestamp handed out before a restart, and of the clock.
-    const nowNs = BigInt(Date.now()) * 1_000_000n;
-    this.global.transactionManager._lastCommitTs = stored.ts > nowNs ? stored.ts : nowNs;
+    persistence.restore(this.global.transactionManager, this.transactions.mutationResults);
     for (const state of this.components.values()) state.rebuildIndexes();
-    this.resumeScheduledFunctions();
+    this.scheduling.resumeScheduledFunctions();
   }
 
-  /** Notes which component each newly scheduled job targets, so a restart can resume it there. */
-  private recordScheduleTargets() {
-    const asyncSyscall = this.global.asyncSyscall as (op: string, jsonArgs: string) => Promise<string>;
-    this.global.asyncSyscall = async (op: string, jsonArgs: string) => {
-      const result = await asyncSyscall(op, jsonArgs);
-      if (op === "1.0/schedule") {
-        const current = this.internals.executionContextStorage.getStore()?.componentPath ?? ROOT;
-        const target = scheduleTarget(JSON.parse(jsonArgs), current);
-        if (target !== current) this.jobTargets.set(JSON.parse(result) as string, target);
-      }
-      return result;
-    };
+  /** The app's functions, as loaded now. */
+  get modules(): ModuleMap {
+    return this.code.modules;
   }
 
-  private async build(): Promise<ModuleMap> {
-    this.generation += 1;
-    return await buildConvexModules(this.options.convexDir, this.buildRoot, this.generation);
+  get evaluateRangeFilter() {
+    return this.internals.evaluateRangeFilter;
   }
 
-  private async discover(): Promise<InstalledComponent[]> {
-    return await discoverComponents(this.options.convexDir, path.join(this.buildRoot, "config"));
+  /** Paths of the installed components, parents first ("rateLimiter", "rateLimiter/batchWorker"). */
+  get componentPaths(): string[] {
+    return this.code.installed.map((component) => component.path);
   }
 
-  /** Builds each component's functions from its own folder (an installed package's compiled `dist/component`). */
-  private async buildComponents(installed: InstalledComponent[]): Promise<Map<string, ModuleMap>> {
-    const built = new Map<string, ModuleMap>();
-    for (const component of installed) {
-      const modules = await buildConvexModules(component.dir, this.buildRoot, this.generation, {
-        subdir: path.join("components", component.path),
-        bundleDependencies: true,
-      });
-      built.set(component.path, modules);
-    }
-    return built;
+  /** Committed documents of a component ("" for the app), of one table or all, for tools and tests. */
+  documents(componentPath: string, table?: string): Array<Record<string, Value>> {
+    return this.components.documents(componentPath, table);
   }
 
-  private installModules(state: ComponentState, modules: ModuleMap) {
-    state.modules = modules;
-    if (state.path === ROOT) this.modules = modules;
-    this.global.components[state.path].modules = async (modulePath: string) => {
-      const module = state.modules.get(modulePath);
-      if (module === undefined) throw new FunctionNotFoundError(`Could not find module for: "${modulePath}"`);
-      return module;
-    };
+  /** Timestamp of the latest commit (nanoseconds). */
+  get lastCommitTs(): bigint {
+    return this.transactions.lastCommitTs;
+  }
+
+  /**
+   * The server's fair turns (turns.ts), at which an action's queries and
+   * mutations pause once a turn's budget is spent (see transactions.ts).
+   */
+  get turns(): TurnGate | null {
+    return this.transactions.turns;
+  }
+
+  set turns(turns: TurnGate | null) {
+    this.transactions.turns = turns;
   }
 
   /**
@@ -357,60 +166,18 @@ export class Engine {
    * satisfy is refused, as `npx convex dev` refuses to push it; the previous
    * functions keep running. Returns an error message, or null on success.
    */
-  async reload(): Promise<string | null> {
-    let modules: ModuleMap;
-    try {
-      modules = await this.build();
-      const installed = await this.discover();
-      const describe = (list: InstalledComponent[]) => list.map((c) => `${c.path}@${c.dir}`).join(", ");
-      if (describe(installed) !== describe(this.installed)) {
-        return "convex.config.ts now installs other components; restart the backend to mount them.";
-      }
-    } catch (error) {
-      return `Build failed: ${error instanceof Error ? error.message : String(error)}`;
-    }
-    const previousSchema = this.db._schema;
-    const nextSchema = schemaOf(modules);
-    this.db._schema = nextSchema === null ? null : exportSchema(nextSchema);
-    try {
-      for (const doc of Object.values(this.db._documents) as any[]) {
-        const table = tableOf(doc._id);
-        if (table.startsWith("_")) continue;
-        const { _id, _creationTime, ...fields } = doc;
-        void _id;
-        void _creationTime;
-        this.db._validate(table, fields);
-      }
-    } catch (error) {
-      this.db._schema = previousSchema;
-      return `Schema validation failed against existing documents: ${error instanceof Error ? error.message : String(error)}`;
-    }
-    this.installModules(this.root, modules);
-    this.root.rebuildIndexes();
-    return null;
+  reload(): Promise<string | null> {
+    return this.code.reload(this.global, this.components);
   }
 
   /** Public/internal and kind of the function at `udfPath` ("tasks:list") of a component ("" for the app), or null. */
   functionInfo(udfPath: string, componentPath = ROOT): FunctionInfo | null {
-    const [modulePath, exportName = "default"] = splitUdfPath(udfPath);
-    const fn = this.components.get(componentPath)?.modules.get(modulePath)?.[exportName] as any;
-    if (fn === undefined || fn === null) return null;
-    const visibility = fn.isPublic ? "public" : fn.isInternal ? "internal" : null;
-    const type = fn.isQuery ? "query" : fn.isMutation ? "mutation" : fn.isAction ? "action" : fn.isHttp ? "httpAction" : null;
-    if (type === null || (visibility === null && type !== "httpAction")) return null;
-    return { type, visibility: visibility ?? "internal" };
-  }
-
-  /** True inside a query this engine runs (its transactions take the lock ahead of mutations). */
-  runningQuery(): boolean {
-    return callStorage.getStore()?.inQuery === true;
+    return this.components.functionInfo(udfPath, componentPath);
   }
 
   /** Runs a query, recording what it read into `readSet`. */
-  async runQuery(udfPath: string, args: JSONValue, caller: Caller, readSet = new ReadSet()): Promise<FunctionOutcome> {
-    return await this.execute("query", udfPath, args, caller, (accessor, functionPath, parsed) =>
-      withCallContext({ readSet, inQuery: true }, () => accessor.queryFromPath(functionPath, parsed)),
-    );
+  runQuery(udfPath: string, args: JSONValue, caller: Caller, readSet?: ReadSet): Promise<FunctionOutcome> {
+    return this.transactions.runQuery(udfPath, args, caller, readSet);
   }
 
   /**
@@ -418,64 +185,22 @@ export class Engine {
    * client's (session, request id), and a repeat of the same request returns
    * the recorded outcome instead of running again.
    */
-  async runMutation(udfPath: string, args: JSONValue, caller: Caller, request?: MutationRequestKey): Promise<FunctionOutcome> {
-    if (request !== undefined) {
-      const recorded = this.mutationResults.get(mutationRequestKey(request));
-      if (recorded !== undefined) {
-        // The first answer may still be waiting for the disk: so must this one.
-        await this.whenDurable();
-        return recordedOutcome(recorded);
-      }
-    }
-    const state = request === undefined ? undefined : { key: request, done: false };
-    const run = () =>
-      this.execute("mutation", udfPath, args, caller, (accessor, functionPath, parsed) =>
-        accessor.mutationFromPath(functionPath, parsed),
-      );
-    const outcome = state === undefined ? await run() : await withCallContext({ request: state }, run);
-    if (state !== undefined) {
-      // Recorded at once, so a re-sent request arriving while this one waits for the disk is not run twice.
-      state.done = true;
-      const response = outcomeToRecord(outcome);
-      this.mutationResults.set(mutationRequestKey(state.key), response);
-      trimResults(this.mutationResults);
-      this.store.appendMutationResult({ request: state.key, response });
-    }
-    return await this.durable(outcome);
+  runMutation(udfPath: string, args: JSONValue, caller: Caller, request?: MutationRequestKey): Promise<FunctionOutcome> {
+    return this.transactions.runMutation(udfPath, args, caller, request);
   }
 
-  async runAction(udfPath: string, args: JSONValue, caller: Caller): Promise<FunctionOutcome> {
-    const outcome = await this.execute("action", udfPath, args, caller, (accessor, functionPath, parsed) =>
-      accessor.actionFromPath(functionPath, parsed),
-    );
-    // An action that failed may still have committed mutations before it did.
-    return await this.durable(outcome);
-  }
-
-  /** `outcome` once every commit so far is on disk (group commit); a failure if the disk failed. */
-  private async durable(outcome: FunctionOutcome): Promise<FunctionOutcome> {
-    try {
-      await this.store.whenDurable();
-      return outcome;
-    } catch (error) {
-      return { ...describeError(error), logLines: outcome.logLines };
-    }
+  runAction(udfPath: string, args: JSONValue, caller: Caller): Promise<FunctionOutcome> {
+    return this.transactions.runAction(udfPath, args, caller);
   }
 
   /** Serves an HTTP action from `convex/http.ts` with the caller's identity. */
-  async runHttpAction(request: HttpActionRequest, identity: UserIdentity | null): Promise<Response> {
-    const accessor = identity === null ? this.t : this.t.withIdentity(identity);
-    // Only path and query reach the router: a full URL's host would be taken for part of the path.
-    const target = request.pathAndQuery.startsWith("/") ? null : new URL(request.pathAndQuery, "http://localhost");
-    const pathAndQuery = target === null ? request.pathAndQuery : target.pathname + target.search;
-    const response = (await accessor.fetch(pathAndQuery, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-    })) as Response;
-    // Whatever the action committed is on disk before anyone hears of it.
-    await this.whenDurable();
-    return response;
+  runHttpAction(request: HttpActionRequest, identity: UserIdentity | null): Promise<Response> {
+    return this.transactions.runHttpAction(request, identity);
+  }
+
+  /** Runs an internal function as the scheduler or a cron does: no identity. */
+  runScheduled(udfPath: string, args: JSONValue): Promise<FunctionOutcome> {
+    return this.scheduling.runScheduled(udfPath, args);
   }
 
   /**
@@ -497,737 +222,20 @@ export class Engine {
     return this.store.syncCount;
   }
 
-  /** Runs an internal function as the scheduler or a cron does: no identity. */
-  async runScheduled(udfPath: string, args: JSONValue): Promise<FunctionOutcome> {
-    const info = this.functionInfo(udfPath);
-    if (info === null || info.type === "httpAction") {
-      return { ok: false, errorMessage: `Could not find function for '${udfPath}'`, logLines: [] };
-    }
-    const admin: Caller = { kind: "admin" };
-    if (info.type === "query") return await this.runQuery(udfPath, args, admin);
-    if (info.type === "mutation") return await this.runMutation(udfPath, args, admin);
-    return await this.runAction(udfPath, args, admin);
-  }
-
-  /** Set by `close`; commits after it are discarded. */
-  closed = false;
-
-  close() {
-    this.closed = true;
-    this.store.close();
-    // Timers convex-test armed for scheduled functions skip jobs that no longer exist.
-    for (const state of this.components.values()) {
-      for (const id of state.tables.get("_scheduled_functions")?.keys() ?? []) delete state.db._documents[id];
-    }
-    rmSync(this.buildRoot, { recursive: true, force: true });
-  }
-
-  private async execute(
-    type: FunctionType,
-    udfPath: string,
-    args: JSONValue,
-    caller: Caller,
-    invoke: (accessor: any, functionPath: { udfPath: string; componentPath: string }, args: unknown) => Promise<Value>,
-  ): Promise<FunctionOutcome> {
-    const logLines: string[] = [];
-    const canonical = canonicalUdfPath(udfPath);
-    const info = this.functionInfo(canonical);
-    const callable = info !== null && info.type === type && (info.visibility === "public" || caller.kind === "admin");
-    if (!callable) {
-      const which = caller.kind === "admin" ? "" : "public ";
-      return {
-        ok: false,
-        errorMessage: `Could not find ${which}function for '${canonical}'. Did you forget to run \`npx convex dev\`?`,
-        logLines,
-      };
-    }
-    const accessor = caller.kind === "user" && caller.identity !== null ? this.t.withIdentity(caller.identity) : this.t;
-    const logSink = { lines: logLines, open: true };
-    try {
-      const parsed = jsonToConvex(args);
-      const value = await withCallContext({ log: logSink }, () =>
-        invoke(accessor, { udfPath: canonical, componentPath: ROOT }, parsed),
-      );
-      const outcome: FunctionOutcome = { ok: true, value: convexToJson(value), logLines };
-      if (type === "mutation") outcome.ts = this.lastCommitTs;
-      return outcome;
-    } catch (error) {
-      return { ...describeError(error), logLines };
-    } finally {
-      logSink.open = false;
-    }
-  }
-
-  // ---- storage, called from the patched TransactionManager ----
-
-  /** The pending writes of a top-level transaction in every component, with what they replace. */
-  beforeCommit(): Array<{ state: ComponentState; before: Map<string, any> }> {
-    const pending: Array<{ state: ComponentState; before: Map<string, any> }> = [];
-    for (const state of this.components.values()) {
-      const writes: Record<string, any> | undefined = state.db._writes[0];
-      if (writes === undefined || Object.keys(writes).length === 0) continue;
-      const before = new Map<string, any>();
-      for (const id of Object.keys(writes)) before.set(id, state.db._documents[id] ?? null);
-      pending.push({ state, before });
-    }
-    return pending;
-  }
-
-  /** Called right after a top-level commit: index, persist (one log record for all components), notify. */
-  afterCommit(pending: Array<{ state: ComponentState; before: Map<string, any> }>, commitTs: bigint) {
-    if (pending.length === 0) return;
-    const changes: DocumentChange[] = [];
-    const writes: Array<[string, StoredDocument | null]> = [];
-    const deletedFiles: string[] = [];
-    for (const { state, before } of pending) {
-      for (const [id, previous] of before) {
-        const next = state.db._documents[id] ?? null;
-        const table = tableOf(id);
-        state.indexDocument(table, id, previous, next);
-        changes.push({ id, component: state.path, table, before: previous, after: next });
-        writes.push([id, next === null ? null : this.toStored(state, id, next)]);
-        if (table === "_storage" && next === null && previous !== null) deletedFiles.push(id);
-      }
-    }
-    const request = callStorage.getStore()?.request;
-    const attach = request !== undefined && !request.done;
-    if (attach) request.done = true;
-    this.store.appendCommit({
-      ts: commitTs.toString(),
-      nextDocId: this.db._nextDocId,
-      writes,
-      ...(attach ? { request: request.key } : {}),
-    });
-    if (this.store.shouldCompact) this.compact(commitTs);
-    if (deletedFiles.length > 0) this.removeFilesWhenDurable(deletedFiles);
-    this.onCommit(changes, commitTs);
-  }
-
-  /** A deleted `_storage` row's blob goes once the delete is on disk (a crash before leaves an orphan, swept at start). */
-  private removeFilesWhenDurable(ids: string[]) {
-    this.store
-      .whenDurable()
-      .then(() => {
-        for (const id of ids) this.files.remove(id);
-      })
-      .catch((error: unknown) => this.options.log(`Could not remove deleted files: ${String(error)}`));
-  }
-
   /** Stores an uploaded body as `ctx.storage.store` would; resolves with its id once the row is durable. */
-  async storeUpload(bytes: Uint8Array<ArrayBuffer>, contentType: string): Promise<string> {
-    const id = (await this.t.run(async (ctx: any) => await ctx.storage.store(new Blob([bytes], { type: contentType })))) as string;
-    await this.whenDurable();
-    return id;
+  storeUpload(bytes: Uint8Array<ArrayBuffer>, contentType: string): Promise<string> {
+    return this.transactions.storeUpload(bytes, contentType);
   }
 
   /** A committed `_storage` row (any component), or null. */
   storedFile(storageId: string): { contentType?: string; size: number } | null {
-    for (const state of this.components.values()) {
-      const row = state.tables.get("_storage")?.get(storageId);
-      if (row !== undefined) return { contentType: row.contentType, size: row.size };
-    }
-    return null;
+    return this.components.storedFile(storageId);
   }
 
-  /** Folds the write-ahead log into a snapshot of the committed state (runs inside a commit, so nothing is pending). */
-  private compact(ts: bigint) {
-    const documents = new Map<string, StoredDocument>(this.detached);
-    for (const state of this.components.values()) {
-      for (const [id, doc] of Object.entries(state.db._documents)) documents.set(id, this.toStored(state, id, doc));
-    }
-    this.store.compact({ ts, nextDocId: this.db._nextDocId, documents, mutationResults: this.mutationResults });
-  }
-
-  /** A document as stored: its JSON, naming its component unless it is the app's, and a job's target component. */
-  private toStored(state: ComponentState, id: string, doc: any): StoredDocument {
-    const json = convexToJson(doc as Value) as StoredDocument;
-    const stored: StoredDocument = state.path === ROOT ? json : { ...json, [COMPONENT_FIELD]: state.path };
-    const target = this.jobTargets.get(id);
-    if (target === undefined) return stored;
-    // A finished job is never resumed: forget where it pointed.
-    if (doc.state.kind !== "pending" && doc.state.kind !== "inProgress") {
-      this.jobTargets.delete(id);
-      return stored;
-    }
-    return { ...stored, [TARGET_FIELD]: target };
-  }
-
-  /**
-   * Scheduled functions survive a restart as `_scheduled_functions` documents
-   * of the component that scheduled them; re-arm the pending ones. One caught
-   * mid-run is retried if it is a mutation (its writes never committed) and
-   * marked failed if it is an action, which Convex runs at most once.
-   */
-  private resumeScheduledFunctions() {
-    for (const state of this.components.values()) {
-      const jobs = [...(state.tables.get("_scheduled_functions")?.values() ?? [])];
-      const pending = jobs.filter((job) => job.state.kind === "pending" || job.state.kind === "inProgress");
-      if (pending.length === 0) continue;
-      const targetOf = (job: any) => this.jobTargets.get(job._id) ?? state.path;
-      const isMutation = (job: any) => this.functionInfo(job.name, targetOf(job))?.type === "mutation";
-      void this.t
-        .runInComponent(state.path, async () => {
-          for (const job of pending) {
-            if (job.state.kind !== "inProgress") continue;
-            state.db.patch("_scheduled_functions", job._id, {
-              state: { kind: isMutation(job) ? "pending" : "failed" },
-            });
-          }
-        })
-        .then(() => {
-          for (const job of pending) {
-            if (job.state.kind === "inProgress" && !isMutation(job)) continue;
-            this.armScheduledFunction(state, targetOf(job), job._id, job.name, job.args[0], job.scheduledTime);
-          }
-        })
-        .catch((error: unknown) => this.options.log(`Could not resume scheduled functions: ${String(error)}`));
-    }
-  }
-
-  private armScheduledFunction(
-    state: ComponentState,
-    target: string,
-    jobId: string,
-    name: string,
-    args: unknown,
-    scheduledTime: number,
-  ) {
-    const fire = () => {
-      void this.internals.convexGlobalStorage
-        .run(this.global, () =>
-          this.internals.runScheduledFunction({
-            db: state.db,
-            jobId,
-            componentPath: state.path,
-            functionPath: { udfPath: name, componentPath: target },
-            args,
-            name,
-          }),
-        )
-        .catch((error: unknown) => this.options.log(`Scheduled function ${name} failed: ${String(error)}`));
-    };
-    setTimeout(fire, Math.max(0, scheduledTime - Date.now()));
-  }
-}
-
-/**
- * One component's database (the app's is the component ""), with the
- * engine's indexes over its committed documents:
- * - committed documents kept per table;
- * - buckets by each index's first field(s), so an indexed query reads its
- *   range instead of every document.
- */
-class ComponentState {
-  modules: ModuleMap = new Map();
-  /** The database whose counter hands out ids for every component: the app's. */
-  counterDb: any = undefined;
-  /** table → id → committed document */
-  readonly tables = new Map<string, Map<string, any>>();
-  /**
-   * `${table}|${fields}` → values key → ids, for the first one and the first
-   * two fields of every index: a query pinning those with `.eq` scans only
-   * its bucket.
-   */
-  private readonly buckets = new Map<string, Map<string, Set<string>>>();
-  /** table → index name → its fields. */
-  private indexFields = new Map<string, Map<string, string[]>>();
-  /** table → the field prefixes that are bucketed, each with the key of its bucket map. */
-  private bucketPrefixes = new Map<string, Array<{ fields: string[]; bucketKey: string }>>();
-  /** table → index name → the table's committed documents in that index's order (every index, built-in ones too). */
-  private readonly ordered = new Map<string, Map<string, OrderedIndex>>();
-
-  constructor(
-    readonly path: string,
-    readonly db: any,
-    private readonly internals: ConvexTestInternals,
-  ) {}
-
-  /** Ids to scan for a query source: an index bucket when the range pins its first field(s) with `.eq`. */
-  candidateIds(table: string, source: any): Iterable<string> {
-    if (source?.type === "IndexRange") {
-      const [, indexName] = String(source.indexName).split(".");
-      const fields = this.indexFields.get(table)?.get(indexName);
-      const range: any[] = source.range ?? [];
-      let pinned = 0;
-      while (fields !== undefined && pinned < Math.min(MAX_BUCKET_PREFIX, fields.length, range.length)) {
-        const filter = range[pinned];
-        if (filter.type !== "Eq" || filter.fieldPath !== fields[pinned]) break;
-        pinned += 1;
-      }
-      if (pinned > 0) {
-        const values = range.slice(0, pinned).map((filter) => {
-          const raw = filter.value;
-          return raw !== null && typeof raw === "object" && "$undefined" in raw ? undefined : jsonToConvex(raw);
-        });
-        const bucket = this.buckets.get(`${table}|${fields!.slice(0, pinned).join(",")}`);
-        return bucket?.get(valuesKey(values)) ?? [];
-      }
-    }
-    return this.tables.get(table)?.keys() ?? [];
-  }
-
-  recordRead(source: any) {
-    const readSet = callStorage.getStore()?.readSet;
-    if (readSet === undefined) return;
-    const table = String(source.tableName ?? String(source.indexName).split(".")[0]);
-    if (source.type === "IndexRange") readSet.ranges.push({ component: this.path, table, filters: source.range });
-    else readSet.wholeTables.add(tableKey(this.path, table));
-  }
-
-  recordReadId(id: string) {
-    callStorage.getStore()?.readSet?.ids.add(id);
-  }
-
-  rebuildIndexes() {
-    this.indexFields = new Map();
-    this.bucketPrefixes = new Map();
-    const schema = this.db._schema;
-    if (schema !== null) {
-      for (const [table, tableSchema] of schema.tables as Map<string, any>) {
-        const byIndex = new Map<string, string[]>();
-        const prefixes = new Map<string, string[]>();
-        for (const index of tableSchema.indexes as Array<{ indexDescriptor: string; fields: string[] }>) {
-          byIndex.set(index.indexDescriptor, index.fields);
-          for (let length = 1; length <= Math.min(MAX_BUCKET_PREFIX, index.fields.length); length++) {
-            const prefix = index.fields.slice(0, length);
-            prefixes.set(prefix.join(","), prefix);
-          }
-        }
-        this.indexFields.set(table, byIndex);
-        this.bucketPrefixes.set(table, [...prefixes.values()].map((fields) => ({ fields, bucketKey: `${table}|${fields.join(",")}` })));
-      }
-    }
-    this.tables.clear();
-    this.buckets.clear();
-    this.ordered.clear();
-    for (const [id, doc] of Object.entries(this.db._documents)) {
-      this.indexDocument(tableOf(id), id, null, doc, false);
-    }
-    // One sort per index rather than an insertion per document.
-    for (const [table, docs] of this.tables) {
-      for (const index of this.orderedIndexes(table).values()) index.build(docs);
-    }
-  }
-
-  /** The table's indexes in order, created (empty) on first use. */
-  private orderedIndexes(table: string): Map<string, OrderedIndex> {
-    let indexes = this.ordered.get(table);
-    if (indexes === undefined) {
-      indexes = new Map();
-      for (const [name, fields] of Object.entries(BUILT_IN_INDEXES)) indexes.set(name, new OrderedIndex(fields, fieldOf));
-      for (const [name, fields] of this.indexFields.get(table) ?? []) {
-        indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf));
-      }
-      this.ordered.set(table, indexes);
-    }
-    return indexes;
-  }
-
-  /**
-   * The committed documents a query source reads, in its order, read lazily
-   * from an ordered index; null where convex-test's own path must answer:
-   * this transaction has pending writes to the table, a search, an index
-   * the schema does not declare (convex-test's error), a range of another
-   * shape.
-   */
-  orderedSource(db: any, source: any): { docs: () => Generator<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
-    let table: string;
-    let index: OrderedIndex | undefined;
-    let span: IndexSpan | null;
-    let fieldPathsToSortBy: string[];
-    if (source?.type === "FullTableScan") {
-      table = String(source.tableName);
-      index = this.orderedIndexes(table).get("by_creation_time")!;
-      span = { start: 0, end: index.size };
-      fieldPathsToSortBy = ["_creationTime"];
-    } else if (source?.type === "IndexRange") {
-      const [tableName, indexName] = String(source.indexName).split(".");
-      table = tableName;
-      if (!(indexName in BUILT_IN_INDEXES) && this.indexFields.get(table)?.get(indexName) === undefined) return null;
-      index = this.orderedIndexes(table).get(indexName);
-      if (index === undefined) return null;
-      span = index.span(source.range ?? []);
-      fieldPathsToSortBy = [...index.fields];
-    } else {
-      return null;
-    }
-    if (span === null || hasPendingWrites(db, table)) return null;
-    const docs = this.tables.get(table);
-    const order: "asc" | "desc" = source.order === "desc" ? "desc" : "asc";
-    const { start, end } = span;
-    const ordered = index;
-    function* walk() {
-      if (docs === undefined) return;
-      if (order === "asc") for (let i = start; i < end; i++) yield docs.get(ordered.at(i));
-      else for (let i = end - 1; i >= start; i--) yield docs.get(ordered.at(i));
-    }
-    return { docs: walk, fieldPathsToSortBy, order };
-  }
-
-  indexDocument(table: string, id: string, previous: any, next: any, ordered = true) {
-    if (ordered) {
-      for (const index of this.orderedIndexes(table).values()) {
-        if (next === null) index.delete(id);
-        else index.set(id, next);
-      }
-    }
-    let docs = this.tables.get(table);
-    if (docs === undefined) {
-      docs = new Map();
-      this.tables.set(table, docs);
-    }
-    if (next === null) docs.delete(id);
-    else docs.set(id, next);
-    for (const { fields, bucketKey } of this.bucketPrefixes.get(table) ?? []) {
-      const keyOf = (doc: any) => valuesKey(fields.map((field) => this.internals.evaluateFieldPath(field, doc)));
-      const previousKey = previous === null ? null : keyOf(previous);
-      const nextKey = next === null ? null : keyOf(next);
-      // Most writes leave the bucketed fields alone (a counter, a text): the id stays in its bucket.
-      if (previousKey === nextKey) continue;
-      let bucket = this.buckets.get(bucketKey);
-      if (bucket === undefined) {
-        bucket = new Map();
-        this.buckets.set(bucketKey, bucket);
-      }
-      if (previousKey !== null) bucket.get(previousKey)?.delete(id);
-      if (nextKey !== null) {
-        let ids = bucket.get(nextKey);
-        if (ids === undefined) {
-          ids = new Set();
-          bucket.set(nextKey, ids);
-        }
-        ids.add(id);
-      }
-    }
-  }
-}
-
-/** "tasks.js:list" / "tasks" → "tasks:list" / "tasks:default", as the Convex client canonicalizes. */
-export function canonicalUdfPath(udfPath: string): string {
-  const [modulePath, exportName = "default"] = splitUdfPath(udfPath);
-  return `${modulePath}:${exportName}`;
-}
-
-function splitUdfPath(udfPath: string): [string, string | undefined] {
-  const colon = udfPath.lastIndexOf(":");
-  const modulePath = (colon === -1 ? udfPath : udfPath.slice(0, colon)).replace(/\.js$/, "");
-  return [modulePath, colon === -1 ? undefined : udfPath.slice(colon + 1)];
-}
-
-/** The component a `1.0/schedule` call targets, resolved as convex-test resolves it. */
-function scheduleTarget(args: { name?: string; reference?: string; functionHandle?: string }, current: string): string {
-  if (args.functionHandle !== undefined) return args.functionHandle.split("function://")[1].split(";")[0];
-  if (args.name !== undefined || args.reference === undefined) return current;
-  // "_reference/childComponent/<name>/module/function"
-  const child = args.reference.split("/")[2];
-  return current === ROOT ? child : `${current}/${child}`;
-}
-
-function tableOf(id: string): string {
-  return id.replace(/^[0-9]+/, "");
-}
-
-/** Indexes every table has, with the fields they order by (as convex-test sorts them). */
-const BUILT_IN_INDEXES: Record<string, readonly string[]> = { by_creation_time: ["_creationTime", "_id"], by_id: ["_id"] };
-
-/** A (dotted) field of a committed document, as convex-test's evaluateFieldPath reads it (committed documents hold no pending values). */
-function fieldOf(field: string, doc: Record<string, Value>): Value | undefined {
-  if (!field.includes(".")) return doc[field];
-  let value: unknown = doc;
-  for (const part of field.split(".")) {
-    const plain = value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof ArrayBuffer);
-    value = plain ? (value as Record<string, unknown>)[part] : undefined;
-  }
-  return value as Value | undefined;
-}
-
-/** Whether a transaction (any nesting level) has written to `table` and not yet committed. */
-function hasPendingWrites(db: any, table: string): boolean {
-  for (const level of db._writes as Array<Record<string, unknown>>) {
-    for (const id of Object.keys(level)) if (tableOf(id) === table) return true;
-  }
-  return false;
-}
-
-/** A query's results read on demand, filtered and limited as convex-test's `_evaluateQuery` does. */
-class LazyQueryResults {
-  private remaining: number;
-
-  constructor(
-    private readonly docs: Iterator<any>,
-    private readonly matches: (doc: any) => boolean,
-    limit: number | null,
-  ) {
-    this.remaining = limit ?? Number.POSITIVE_INFINITY;
-  }
-
-  next(): { value: any; done: boolean } {
-    while (this.remaining > 0) {
-      const step = this.docs.next();
-      if (step.done === true) break;
-      if (!this.matches(step.value)) continue;
-      this.remaining -= 1;
-      return { value: step.value, done: false };
-    }
-    this.remaining = 0;
-    return { value: null, done: true };
-  }
-}
-
-/** How many leading index fields are bucketed (1 and 2 cover our `.eq` chains). */
-const MAX_BUCKET_PREFIX = 2;
-
-function valueKey(value: unknown): string {
-  if (typeof value === "string") return `s${value}`;
-  if (typeof value === "number") return `n${value}`;
-  if (value === undefined) return "u";
-  return `j${JSON.stringify(convexToJson(value as Value))}`;
-}
-
-function valuesKey(values: unknown[]): string {
-  return values.map(valueKey).join("\u0001");
-}
-
-function schemaOf(modules: ModuleMap): any {
-  return (modules.get("schema")?.default as any) ?? null;
-}
-
-function exportSchema(schema: any) {
-  return {
-    schemaValidation: schema.schemaValidation,
-    tables: new Map(Object.entries(schema.tables).map(([name, table]: [string, any]) => [name, table.export()])),
-  };
-}
-
-/** Error text and data as Convex sends them to clients. */
-export function describeError(error: unknown): FunctionOutcome {
-  if (error instanceof FunctionNotFoundError) return { ok: false, errorMessage: error.message, logLines: [] };
-  const isConvexError = typeof error === "object" && error !== null && Symbol.for("ConvexError") in error;
-  if (isConvexError) {
-    const data = (error as { data: Value }).data;
-    const message = typeof data === "string" ? data : JSON.stringify(convexToJson(data));
-    return { ok: false, errorMessage: `Uncaught ConvexError: ${message}`, errorData: convexToJson(data), logLines: [] };
-  }
-  const message = error instanceof Error ? `${error.name === "Error" ? "Uncaught Error" : error.name}: ${error.message}` : String(error);
-  return { ok: false, errorMessage: message, logLines: [] };
-}
-
-function outcomeToRecord(outcome: FunctionOutcome): JSONValue {
-  return {
-    ok: outcome.ok,
-    value: outcome.value ?? null,
-    errorMessage: outcome.errorMessage ?? null,
-    errorData: outcome.errorData === undefined ? null : { data: outcome.errorData },
-    ts: outcome.ts?.toString() ?? null,
-  };
-}
-
-function recordedOutcome(recorded: JSONValue): FunctionOutcome {
-  const r = recorded as Record<string, any>;
-  if (r.committedWithoutRecordedResult) return { ok: true, value: null, ts: BigInt(r.ts), logLines: [] };
-  return {
-    ok: r.ok,
-    value: r.value ?? undefined,
-    errorMessage: r.errorMessage ?? undefined,
-    errorData: r.errorData === null ? undefined : r.errorData.data,
-    ts: r.ts === null ? undefined : BigInt(r.ts),
-    logLines: [],
-  };
-}
-
-let patched = false;
-
-/**
- * Extends convex-test's transaction manager and database class; instances
- * without `__maestro` (an Engine, a ComponentState) behave as before.
- */
-function installPatches(internals: ConvexTestInternals) {
-  if (patched) return;
-  patched = true;
-  // A top-level commit applies every component's writes at once: capture them
-  // all around it, so they become one durable record and one notification.
-  const managerProto = internals.TransactionManager.prototype;
-  const originalBegin = managerProto.begin;
-  managerProto.begin = async function (this: any, isNested: boolean, limits: unknown) {
-    const turns: TurnGate | null | undefined = this.__maestro?.turns;
-    // Only an action's calls: a request's own transaction took its turn when the request arrived.
-    if (!isNested && turns != null && internals.executionContextStorage.getStore()?.udfType === "action") await turns.pause();
-    return await originalBegin.call(this, isNested, limits);
-  };
-  const originalManagerCommit = managerProto.commit;
-  managerProto.commit = function (this: any, isNested: boolean) {
-    const engine: Engine | undefined = this.__maestro;
-    if (engine === undefined || isNested) return originalManagerCommit.call(this, isNested);
-    if (engine.closed) {
-      // Work convex-test scheduled before shutdown may still fire: it can no longer be stored or seen.
-      this.rollback(isNested);
-      return this._lastCommitTs as bigint;
-    }
-    const pending = engine.beforeCommit();
-    const commitTs = originalManagerCommit.call(this, isNested) as bigint;
-    engine.afterCommit(pending, commitTs);
-    return commitTs;
-  };
-  // A function's query streams end with its transaction: convex-test keeps them forever (a `.first()` leaves the rest).
-  const originalEnd = managerProto._endTransaction;
-  managerProto._endTransaction = function (this: any, isNested: boolean) {
-    if (this.__maestro !== undefined && !isNested) {
-      for (const component of Object.values(internals.convexGlobalStorage.getStore()?.components ?? {}) as any[]) {
-        component.db._queryResults = {};
-      }
-    }
-    return originalEnd.call(this, isNested);
-  };
-
-  const proto = internals.DatabaseFake.prototype;
-  // Each component has its own counter in convex-test, so two components'
-  // `_scheduled_functions` got the same ids; Convex ids are unique across a
-  // deployment, and the log and read sets rely on that: count on the app's database.
-  const originalGenerateId = proto._generateId;
-  proto._generateId = function (this: any, table: string) {
-    const state: ComponentState | undefined = this.__maestro;
-    const counter = state?.counterDb;
-    if (counter === undefined || counter === this) return originalGenerateId.call(this, table);
-    this._nextDocId = counter._nextDocId;
-    const id = originalGenerateId.call(this, table) as string;
-    counter._nextDocId = this._nextDocId;
-    return id;
-  };
-
-  const operatorsOf = (query: any) => {
-    const filters: unknown[] = query.operators.filter((op: any) => "filter" in op).map((op: any) => op.filter);
-    const limit: number | null = query.operators.find((op: any) => "limit" in op)?.limit ?? null;
-    return { filterFn: (doc: any) => filters.every((filter) => internals.evaluateFilter(doc, filter)), limit };
-  };
-
-  // Queries read their range from an ordered index, one document at a time, instead of sorting the table.
-  const originalStartQuery = proto.startQuery;
-  proto.startQuery = function (this: any, query: any) {
-    const state: ComponentState | undefined = this.__maestro;
-    const ordered = state?.orderedSource(this, query.source) ?? null;
-    if (ordered === null) return originalStartQuery.call(this, query);
-    state!.recordRead(query.source);
-    const { filterFn, limit } = operatorsOf(query);
-    const id = this._nextQueryId as number;
-    this._nextQueryId = id + 1;
-    this._queryResults[id] = new LazyQueryResults(ordered.docs(), filterFn, limit);
-    return id;
-  };
-  const originalQueryNext = proto.queryNext;
-  proto.queryNext = function (this: any, queryId: number) {
-    const results = this._queryResults[queryId];
-    if (results instanceof LazyQueryResults) return results.next();
-    return originalQueryNext.call(this, queryId);
-  };
-
-  const originalResolve = proto._resolveQuerySource;
-  proto._resolveQuerySource = function (this: any, query: any) {
-    const state: ComponentState | undefined = this.__maestro;
-    if (state === undefined) return originalResolve.call(this, query);
-    state.recordRead(query.source);
-    // paginate() takes the whole range: already in order, so not sorted again.
-    const ordered = state.orderedSource(this, query.source);
-    if (ordered !== null) {
-      const { filterFn, limit } = operatorsOf(query);
-      return { sortedDocs: [...ordered.docs()], filterFn, limit, fieldPathsToSortBy: ordered.fieldPathsToSortBy, order: ordered.order };
-    }
-    this.__source = query.source;
-    try {
-      return originalResolve.call(this, query);
-    } finally {
-      this.__source = undefined;
-    }
-  };
-
-  const originalIterate = proto._iterateDocs;
-  proto._iterateDocs = function (this: any, tableName: string, callback: (doc: any) => void) {
-    const state: ComponentState | undefined = this.__maestro;
-    if (state === undefined) return originalIterate.call(this, tableName, callback);
-    const seen = new Set<string>();
-    const writes: Array<Record<string, any>> = this._writes;
-    const visit = (id: string) => {
-      if (seen.has(id)) return;
-      seen.add(id);
-      // The newest pending write wins over the committed document (as `get` does).
-      let doc: any = undefined;
-      for (let i = writes.length - 1; i >= 0 && doc === undefined; i--) doc = writes[i][id];
-      if (doc === undefined) doc = this._documents[id] ?? null;
-      if (doc !== null) callback(doc);
-    };
-    for (const id of state.candidateIds(tableName, this.__source)) visit(id);
-    // Documents written earlier in this transaction may not be indexed yet.
-    for (const level of this._writes) {
-      for (const id of Object.keys(level)) if (tableOf(id) === tableName) visit(id);
-    }
-  };
-
-  const originalGet = proto.get;
-  proto.get = function (this: any, tableName: string, id: string) {
-    this.__maestro?.recordReadId(id);
-    return originalGet.call(this, tableName, id);
-  };
-}
-
-let clockGuarded = false;
-
-/**
- * Maestro's rule for `convex/`: no `Date.now()` (or `new Date()`) in queries,
- * whose results are cached and re-run only when their data changes. The
- * offline backend enforces it, so every test and dev session proves it.
- * Installed components are other people's code, written for Convex's own
- * rule (the clock is frozen during a query), so the guard leaves them be.
- */
-function installClockGuard(internals: ConvexTestInternals) {
-  if (clockGuarded) return;
-  clockGuarded = true;
-  const RealDate = globalThis.Date;
-  const guarded = () =>
-    callStorage.getStore()?.inQuery === true && (internals.executionContextStorage.getStore()?.componentPath ?? ROOT) === ROOT;
-  const refuse = () => {
-    throw new Error(
-      "Date.now() / new Date() is not allowed in queries: a query result is cached until its data changes. Pass the time as an argument or compute it in a mutation.",
-    );
-  };
-  globalThis.Date = new Proxy(RealDate, {
-    get(target, property, receiver) {
-      if (property === "now" && guarded()) return refuse;
-      return Reflect.get(target, property, receiver) as unknown;
-    },
-    construct(target, args, newTarget) {
-      if (args.length === 0 && guarded()) refuse();
-      return Reflect.construct(target, args, newTarget) as object;
-    },
-  });
-}
-
-let consoleInstalled = false;
-
-/**
- * Routes `console.*` inside functions into the log lines sent to clients
- * (`[LOG] …`), and still prints them on the backend's own output.
- */
-function installConsoleCapture() {
-  if (consoleInstalled) return;
-  consoleInstalled = true;
-  const real = globalThis.console;
-  const levels: Record<string, string> = { log: "LOG", info: "INFO", warn: "WARN", error: "ERROR", debug: "DEBUG" };
-  const proxy = Object.create(real) as Console;
-  for (const [method, level] of Object.entries(levels)) {
-    (proxy as any)[method] = (...args: unknown[]) => {
-      const sink = callStorage.getStore()?.log;
-      if (sink === undefined) return (real as any)[method](...args);
-      const text = args.map((a) => (typeof a === "string" ? a : safeStringify(a))).join(" ");
-      if (sink.open) sink.lines.push(`[${level}] ${text}`);
-      (real as any)[method](`[convex] [${level}] ${text}`);
-    };
-  }
-  globalThis.console = proxy;
-}
-
-function safeStringify(value: unknown): string {
-  try {
-    return typeof value === "bigint" ? `${value}n` : JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
+  close() {
+    this.transactions.closed = true;
+    this.store.close();
+    this.scheduling.forgetScheduledFunctions();
+    this.code.dispose();
   }
 }

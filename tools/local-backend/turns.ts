@@ -13,7 +13,7 @@
  * order, and one waiter starts per turn, so the loop polls its sockets
  * (accepting, reading, seeing fsyncs complete) between any two of them.
  * An action's queries and mutations pause once the turn's budget is spent
- * (engine.ts): an action that ran many in a row ran them all in one turn,
+ * (convexTestPatches.ts): an action that ran many in a row ran them all in one turn,
  * and a delegated task reached the board tens of milliseconds late while
  * the sync flush and the fsync's callback waited behind it (bench:brain).
  * They pause rather than queue behind waiting requests: the action is work

@@ -1,0 +1,282 @@
+/**
+ * Component state: each component's database (the app's is the component
+ * ""), its committed documents per table and the engine's indexes over them,
+ * and the registry of the deployment's components with their functions.
+ */
+import { convexToJson, jsonToConvex, type Value } from "convex/values";
+import { callStorage } from "./callContext.js";
+import type { ConvexTestInternals } from "./convexTestInternals.js";
+import { ROOT, splitUdfPath, type FunctionInfo } from "./functions.js";
+import type { ModuleMap } from "./modules.js";
+import { OrderedIndex, type IndexSpan } from "./orderedIndex.js";
+import { tableKey } from "./readSets.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
+
+/**
+ * One component's database (the app's is the component ""), with the
+ * engine's indexes over its committed documents:
+ * - committed documents kept per table;
+ * - buckets by each index's first field(s), so an indexed query reads its
+ *   range instead of every document.
+ */
+export class ComponentState {
+  modules: ModuleMap = new Map();
+  /** The database whose counter hands out ids for every component: the app's. */
+  counterDb: any = undefined;
+  /** table → id → committed document */
+  readonly tables = new Map<string, Map<string, any>>();
+  /**
+   * `${table}|${fields}` → values key → ids, for the first one and the first
+   * two fields of every index: a query pinning those with `.eq` scans only
+   * its bucket.
+   */
+  private readonly buckets = new Map<string, Map<string, Set<string>>>();
+  /** table → index name → its fields. */
+  private indexFields = new Map<string, Map<string, string[]>>();
+  /** table → the field prefixes that are bucketed, each with the key of its bucket map. */
+  private bucketPrefixes = new Map<string, Array<{ fields: string[]; bucketKey: string }>>();
+  /** table → index name → the table's committed documents in that index's order (every index, built-in ones too). */
+  private readonly ordered = new Map<string, Map<string, OrderedIndex>>();
+
+  constructor(
+    readonly path: string,
+    readonly db: any,
+    private readonly internals: ConvexTestInternals,
+  ) {}
+
+  /** Ids to scan for a query source: an index bucket when the range pins its first field(s) with `.eq`. */
+  candidateIds(table: string, source: any): Iterable<string> {
+    if (source?.type === "IndexRange") {
+      const [, indexName] = String(source.indexName).split(".");
+      const fields = this.indexFields.get(table)?.get(indexName);
+      const range: any[] = source.range ?? [];
+      let pinned = 0;
+      while (fields !== undefined && pinned < Math.min(MAX_BUCKET_PREFIX, fields.length, range.length)) {
+        const filter = range[pinned];
+        if (filter.type !== "Eq" || filter.fieldPath !== fields[pinned]) break;
+        pinned += 1;
+      }
+      if (pinned > 0) {
+        const values = range.slice(0, pinned).map((filter) => {
+          const raw = filter.value;
+          return raw !== null && typeof raw === "object" && "$undefined" in raw ? undefined : jsonToConvex(raw);
+        });
+        const bucket = this.buckets.get(`${table}|${fields!.slice(0, pinned).join(",")}`);
+        return bucket?.get(valuesKey(values)) ?? [];
+      }
+    }
+    return this.tables.get(table)?.keys() ?? [];
+  }
+
+  recordRead(source: any) {
+    const readSet = callStorage.getStore()?.readSet;
+    if (readSet === undefined) return;
+    const table = String(source.tableName ?? String(source.indexName).split(".")[0]);
+    if (source.type === "IndexRange") readSet.ranges.push({ component: this.path, table, filters: source.range });
+    else readSet.wholeTables.add(tableKey(this.path, table));
+  }
+
+  recordReadId(id: string) {
+    callStorage.getStore()?.readSet?.ids.add(id);
+  }
+
+  rebuildIndexes() {
+    this.indexFields = new Map();
+    this.bucketPrefixes = new Map();
+    const schema = this.db._schema;
+    if (schema !== null) {
+      for (const [table, tableSchema] of schema.tables as Map<string, any>) {
+        const byIndex = new Map<string, string[]>();
+        const prefixes = new Map<string, string[]>();
+        for (const index of tableSchema.indexes as Array<{ indexDescriptor: string; fields: string[] }>) {
+          byIndex.set(index.indexDescriptor, index.fields);
+          for (let length = 1; length <= Math.min(MAX_BUCKET_PREFIX, index.fields.length); length++) {
+            const prefix = index.fields.slice(0, length);
+            prefixes.set(prefix.join(","), prefix);
+          }
+        }
+        this.indexFields.set(table, byIndex);
+        this.bucketPrefixes.set(table, [...prefixes.values()].map((fields) => ({ fields, bucketKey: `${table}|${fields.join(",")}` })));
+      }
+    }
+    this.tables.clear();
+    this.buckets.clear();
+    this.ordered.clear();
+    for (const [id, doc] of Object.entries(this.db._documents)) {
+      this.indexDocument(tableOf(id), id, null, doc, false);
+    }
+    // One sort per index rather than an insertion per document.
+    for (const [table, docs] of this.tables) {
+      for (const index of this.orderedIndexes(table).values()) index.build(docs);
+    }
+  }
+
+  /** The table's indexes in order, created (empty) on first use. */
+  private orderedIndexes(table: string): Map<string, OrderedIndex> {
+    let indexes = this.ordered.get(table);
+    if (indexes === undefined) {
+      indexes = new Map();
+      for (const [name, fields] of Object.entries(BUILT_IN_INDEXES)) indexes.set(name, new OrderedIndex(fields, fieldOf));
+      for (const [name, fields] of this.indexFields.get(table) ?? []) {
+        indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf));
+      }
+      this.ordered.set(table, indexes);
+    }
+    return indexes;
+  }
+
+  /**
+   * The committed documents a query source reads, in its order, read lazily
+   * from an ordered index; null where convex-test's own path must answer:
+   * this transaction has pending writes to the table, a search, an index
+   * the schema does not declare (convex-test's error), a range of another
+   * shape.
+   */
+  orderedSource(db: any, source: any): { docs: () => Generator<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
+    let table: string;
+    let index: OrderedIndex | undefined;
+    let span: IndexSpan | null;
+    let fieldPathsToSortBy: string[];
+    if (source?.type === "FullTableScan") {
+      table = String(source.tableName);
+      index = this.orderedIndexes(table).get("by_creation_time")!;
+      span = { start: 0, end: index.size };
+      fieldPathsToSortBy = ["_creationTime"];
+    } else if (source?.type === "IndexRange") {
+      const [tableName, indexName] = String(source.indexName).split(".");
+      table = tableName;
+      if (!(indexName in BUILT_IN_INDEXES) && this.indexFields.get(table)?.get(indexName) === undefined) return null;
+      index = this.orderedIndexes(table).get(indexName);
+      if (index === undefined) return null;
+      span = index.span(source.range ?? []);
+      fieldPathsToSortBy = [...index.fields];
+    } else {
+      return null;
+    }
+    if (span === null || hasPendingWrites(db, table)) return null;
+    const docs = this.tables.get(table);
+    const order: "asc" | "desc" = source.order === "desc" ? "desc" : "asc";
+    const { start, end } = span;
+    const ordered = index;
+    function* walk() {
+      if (docs === undefined) return;
+      if (order === "asc") for (let i = start; i < end; i++) yield docs.get(ordered.at(i));
+      else for (let i = end - 1; i >= start; i--) yield docs.get(ordered.at(i));
+    }
+    return { docs: walk, fieldPathsToSortBy, order };
+  }
+
+  indexDocument(table: string, id: string, previous: any, next: any, ordered = true) {
+    if (ordered) {
+      for (const index of this.orderedIndexes(table).values()) {
+        if (next === null) index.delete(id);
+        else index.set(id, next);
+      }
+    }
+    let docs = this.tables.get(table);
+    if (docs === undefined) {
+      docs = new Map();
+      this.tables.set(table, docs);
+    }
+    if (next === null) docs.delete(id);
+    else docs.set(id, next);
+    for (const { fields, bucketKey } of this.bucketPrefixes.get(table) ?? []) {
+      const keyOf = (doc: any) => valuesKey(fields.map((field) => this.internals.evaluateFieldPath(field, doc)));
+      const previousKey = previous === null ? null : keyOf(previous);
+      const nextKey = next === null ? null : keyOf(next);
+      // Most writes leave the bucketed fields alone (a counter, a text): the id stays in its bucket.
+      if (previousKey === nextKey) continue;
+      let bucket = this.buckets.get(bucketKey);
+      if (bucket === undefined) {
+        bucket = new Map();
+        this.buckets.set(bucketKey, bucket);
+      }
+      if (previousKey !== null) bucket.get(previousKey)?.delete(id);
+      if (nextKey !== null) {
+        let ids = bucket.get(nextKey);
+        if (ids === undefined) {
+          ids = new Set();
+          bucket.set(nextKey, ids);
+        }
+        ids.add(id);
+      }
+    }
+  }
+}
+
+/** The deployment's components by path, the app ("") first, as `convex.config.ts` installed them. */
+export class Components extends Map<string, ComponentState> {
+  /** The app's own component. */
+  get root(): ComponentState {
+    return this.get(ROOT)!;
+  }
+
+  /** Committed documents of a component ("" for the app), of one table or all, for tools and tests. */
+  documents(componentPath: string, table?: string): Array<Record<string, Value>> {
+    const state = this.get(componentPath);
+    if (state === undefined) throw new Error(`No component is installed at "${componentPath}".`);
+    const tables = table === undefined ? [...state.tables.values()] : [state.tables.get(table) ?? new Map()];
+    return tables.flatMap((docs) => [...docs.values()]);
+  }
+
+  /** A committed `_storage` row (any component), or null. */
+  storedFile(storageId: string): { contentType?: string; size: number } | null {
+    for (const state of this.values()) {
+      const row = state.tables.get("_storage")?.get(storageId);
+      if (row !== undefined) return { contentType: row.contentType, size: row.size };
+    }
+    return null;
+  }
+
+  /** Public/internal and kind of the function at `udfPath` ("tasks:list") of a component ("" for the app), or null. */
+  functionInfo(udfPath: string, componentPath = ROOT): FunctionInfo | null {
+    const [modulePath, exportName = "default"] = splitUdfPath(udfPath);
+    const fn = this.get(componentPath)?.modules.get(modulePath)?.[exportName] as any;
+    if (fn === undefined || fn === null) return null;
+    const visibility = fn.isPublic ? "public" : fn.isInternal ? "internal" : null;
+    const type = fn.isQuery ? "query" : fn.isMutation ? "mutation" : fn.isAction ? "action" : fn.isHttp ? "httpAction" : null;
+    if (type === null || (visibility === null && type !== "httpAction")) return null;
+    return { type, visibility: visibility ?? "internal" };
+  }
+}
+
+export function tableOf(id: string): string {
+  return id.replace(/^[0-9]+/, "");
+}
+
+/** Indexes every table has, with the fields they order by (as convex-test sorts them). */
+const BUILT_IN_INDEXES: Record<string, readonly string[]> = { by_creation_time: ["_creationTime", "_id"], by_id: ["_id"] };
+
+/** A (dotted) field of a committed document, as convex-test's evaluateFieldPath reads it (committed documents hold no pending values). */
+function fieldOf(field: string, doc: Record<string, Value>): Value | undefined {
+  if (!field.includes(".")) return doc[field];
+  let value: unknown = doc;
+  for (const part of field.split(".")) {
+    const plain = value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof ArrayBuffer);
+    value = plain ? (value as Record<string, unknown>)[part] : undefined;
+  }
+  return value as Value | undefined;
+}
+
+/** Whether a transaction (any nesting level) has written to `table` and not yet committed. */
+function hasPendingWrites(db: any, table: string): boolean {
+  for (const level of db._writes as Array<Record<string, unknown>>) {
+    for (const id of Object.keys(level)) if (tableOf(id) === table) return true;
+  }
+  return false;
+}
+
+/** How many leading index fields are bucketed (1 and 2 cover our `.eq` chains). */
+const MAX_BUCKET_PREFIX = 2;
+
+function valueKey(value: unknown): string {
+  if (typeof value === "string") return `s${value}`;
+  if (typeof value === "number") return `n${value}`;
+  if (value === undefined) return "u";
+  return `j${JSON.stringify(convexToJson(value as Value))}`;
+}
+
+function valuesKey(values: unknown[]): string {
+  return values.map(valueKey).join("\u0001");
+}

@@ -1,0 +1,186 @@
+/**
+ * The convex-test patches: what the engine changes in convex-test's
+ * TransactionManager and DatabaseFake to behave like a deployment (one commit
+ * across components, ids unique deployment-wide, indexed and tracked reads,
+ * fair turns for actions). Instances not marked `__maestro` behave as before.
+ */
+import { tableOf, type ComponentState } from "./componentState.js";
+import type { ConvexTestInternals } from "./convexTestInternals.js";
+import type { TurnGate } from "./turns.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
+
+/**
+ * What the engine hangs on convex-test's TransactionManager as `__maestro`
+ * (convexTestInternals.ts's lock asks it `runningQuery()` as well).
+ */
+export interface TransactionHooks<Pending> {
+  /** The server's fair turns (turns.ts), at which an action's transactions pause. */
+  turns: TurnGate | null;
+  /** Set once the engine closes; commits after it are discarded. */
+  closed: boolean;
+  /** True inside a query the engine runs (its transactions take the lock ahead of mutations). */
+  runningQuery(): boolean;
+  /** Called just before a top-level commit: captures its pending writes in every component. */
+  beforeCommit(): Pending;
+  /** Called right after that commit with what `beforeCommit` captured. */
+  afterCommit(pending: Pending, commitTs: bigint): void;
+}
+
+/** A query's results read on demand, filtered and limited as convex-test's `_evaluateQuery` does. */
+class LazyQueryResults {
+  private remaining: number;
+
+  constructor(
+    private readonly docs: Iterator<any>,
+    private readonly matches: (doc: any) => boolean,
+    limit: number | null,
+  ) {
+    this.remaining = limit ?? Number.POSITIVE_INFINITY;
+  }
+
+  next(): { value: any; done: boolean } {
+    while (this.remaining > 0) {
+      const step = this.docs.next();
+      if (step.done === true) break;
+      if (!this.matches(step.value)) continue;
+      this.remaining -= 1;
+      return { value: step.value, done: false };
+    }
+    this.remaining = 0;
+    return { value: null, done: true };
+  }
+}
+
+let patched = false;
+
+/**
+ * Extends convex-test's transaction manager and database class; instances
+ * without `__maestro` (TransactionHooks, a ComponentState) behave as before.
+ */
+export function installPatches(internals: ConvexTestInternals) {
+  if (patched) return;
+  patched = true;
+  // A top-level commit applies every component's writes at once: capture them
+  // all around it, so they become one durable record and one notification.
+  const managerProto = internals.TransactionManager.prototype;
+  const originalBegin = managerProto.begin;
+  managerProto.begin = async function (this: any, isNested: boolean, limits: unknown) {
+    const turns: TurnGate | null | undefined = this.__maestro?.turns;
+    // Only an action's calls: a request's own transaction took its turn when the request arrived.
+    if (!isNested && turns != null && internals.executionContextStorage.getStore()?.udfType === "action") await turns.pause();
+    return await originalBegin.call(this, isNested, limits);
+  };
+  const originalManagerCommit = managerProto.commit;
+  managerProto.commit = function (this: any, isNested: boolean) {
+    const hooks: TransactionHooks<unknown> | undefined = this.__maestro;
+    if (hooks === undefined || isNested) return originalManagerCommit.call(this, isNested);
+    if (hooks.closed) {
+      // Work convex-test scheduled before shutdown may still fire: it can no longer be stored or seen.
+      this.rollback(isNested);
+      return this._lastCommitTs as bigint;
+    }
+    const pending = hooks.beforeCommit();
+    const commitTs = originalManagerCommit.call(this, isNested) as bigint;
+    hooks.afterCommit(pending, commitTs);
+    return commitTs;
+  };
+  // A function's query streams end with its transaction: convex-test keeps them forever (a `.first()` leaves the rest).
+  const originalEnd = managerProto._endTransaction;
+  managerProto._endTransaction = function (this: any, isNested: boolean) {
+    if (this.__maestro !== undefined && !isNested) {
+      for (const component of Object.values(internals.convexGlobalStorage.getStore()?.components ?? {}) as any[]) {
+        component.db._queryResults = {};
+      }
+    }
+    return originalEnd.call(this, isNested);
+  };
+
+  const proto = internals.DatabaseFake.prototype;
+  // Each component has its own counter in convex-test, so two components'
+  // `_scheduled_functions` got the same ids; Convex ids are unique across a
+  // deployment, and the log and read sets rely on that: count on the app's database.
+  const originalGenerateId = proto._generateId;
+  proto._generateId = function (this: any, table: string) {
+    const state: ComponentState | undefined = this.__maestro;
+    const counter = state?.counterDb;
+    if (counter === undefined || counter === this) return originalGenerateId.call(this, table);
+    this._nextDocId = counter._nextDocId;
+    const id = originalGenerateId.call(this, table) as string;
+    counter._nextDocId = this._nextDocId;
+    return id;
+  };
+
+  const operatorsOf = (query: any) => {
+    const filters: unknown[] = query.operators.filter((op: any) => "filter" in op).map((op: any) => op.filter);
+    const limit: number | null = query.operators.find((op: any) => "limit" in op)?.limit ?? null;
+    return { filterFn: (doc: any) => filters.every((filter) => internals.evaluateFilter(doc, filter)), limit };
+  };
+
+  // Queries read their range from an ordered index, one document at a time, instead of sorting the table.
+  const originalStartQuery = proto.startQuery;
+  proto.startQuery = function (this: any, query: any) {
+    const state: ComponentState | undefined = this.__maestro;
+    const ordered = state?.orderedSource(this, query.source) ?? null;
+    if (ordered === null) return originalStartQuery.call(this, query);
+    state!.recordRead(query.source);
+    const { filterFn, limit } = operatorsOf(query);
+    const id = this._nextQueryId as number;
+    this._nextQueryId = id + 1;
+    this._queryResults[id] = new LazyQueryResults(ordered.docs(), filterFn, limit);
+    return id;
+  };
+  const originalQueryNext = proto.queryNext;
+  proto.queryNext = function (this: any, queryId: number) {
+    const results = this._queryResults[queryId];
+    if (results instanceof LazyQueryResults) return results.next();
+    return originalQueryNext.call(this, queryId);
+  };
+
+  const originalResolve = proto._resolveQuerySource;
+  proto._resolveQuerySource = function (this: any, query: any) {
+    const state: ComponentState | undefined = this.__maestro;
+    if (state === undefined) return originalResolve.call(this, query);
+    state.recordRead(query.source);
+    // paginate() takes the whole range: already in order, so not sorted again.
+    const ordered = state.orderedSource(this, query.source);
+    if (ordered !== null) {
+      const { filterFn, limit } = operatorsOf(query);
+      return { sortedDocs: [...ordered.docs()], filterFn, limit, fieldPathsToSortBy: ordered.fieldPathsToSortBy, order: ordered.order };
+    }
+    this.__source = query.source;
+    try {
+      return originalResolve.call(this, query);
+    } finally {
+      this.__source = undefined;
+    }
+  };
+
+  const originalIterate = proto._iterateDocs;
+  proto._iterateDocs = function (this: any, tableName: string, callback: (doc: any) => void) {
+    const state: ComponentState | undefined = this.__maestro;
+    if (state === undefined) return originalIterate.call(this, tableName, callback);
+    const seen = new Set<string>();
+    const writes: Array<Record<string, any>> = this._writes;
+    const visit = (id: string) => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      // The newest pending write wins over the committed document (as `get` does).
+      let doc: any = undefined;
+      for (let i = writes.length - 1; i >= 0 && doc === undefined; i--) doc = writes[i][id];
+      if (doc === undefined) doc = this._documents[id] ?? null;
+      if (doc !== null) callback(doc);
+    };
+    for (const id of state.candidateIds(tableName, this.__source)) visit(id);
+    // Documents written earlier in this transaction may not be indexed yet.
+    for (const level of this._writes) {
+      for (const id of Object.keys(level)) if (tableOf(id) === tableName) visit(id);
+    }
+  };
+
+  const originalGet = proto.get;
+  proto.get = function (this: any, tableName: string, id: string) {
+    this.__maestro?.recordReadId(id);
+    return originalGet.call(this, tableName, id);
+  };
+}

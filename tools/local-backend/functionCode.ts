@@ -1,0 +1,136 @@
+/**
+ * The deployment's function code: builds `convex/` and the functions of the
+ * components `convex.config.ts` installs, hands each component's modules to
+ * convex-test, and hot-reloads `convex/` after an edit, refusing a schema the
+ * existing documents break.
+ */
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { tableOf, type ComponentState, type Components } from "./componentState.js";
+import { FunctionNotFoundError, ROOT } from "./functions.js";
+import { buildConvexModules, discoverComponents, type InstalledComponent, type ModuleMap } from "./modules.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals and schemas are untyped */
+
+/** convex-test finds a functions root through a `_generated` path; modules then come from our own loaders. */
+export const MODULES_ROOT_MARKER = { "/convex/_generated/api.js": async () => ({}) };
+
+export class FunctionCode {
+  /** The app's functions, as loaded now. */
+  modules: ModuleMap = new Map();
+  /** The components `convex.config.ts` installed at startup. */
+  installed: InstalledComponent[] = [];
+  private generation = 0;
+  private readonly buildRoot: string;
+
+  constructor(
+    projectRoot: string,
+    private readonly convexDir: string,
+  ) {
+    this.buildRoot = path.join(
+      projectRoot,
+      "node_modules",
+      ".cache",
+      "maestro-local-backend",
+      `build-${process.pid}-${randomUUID().slice(0, 8)}`,
+    );
+  }
+
+  /** Builds the app's functions, finds the installed components and builds theirs (at startup). */
+  async buildAll(): Promise<{ modules: ModuleMap; componentModules: Map<string, ModuleMap> }> {
+    const modules = await this.build();
+    this.installed = await this.discover();
+    const componentModules = await this.buildComponents(this.installed);
+    return { modules, componentModules };
+  }
+
+  private async build(): Promise<ModuleMap> {
+    this.generation += 1;
+    return await buildConvexModules(this.convexDir, this.buildRoot, this.generation);
+  }
+
+  private async discover(): Promise<InstalledComponent[]> {
+    return await discoverComponents(this.convexDir, path.join(this.buildRoot, "config"));
+  }
+
+  /** Builds each component's functions from its own folder (an installed package's compiled `dist/component`). */
+  private async buildComponents(installed: InstalledComponent[]): Promise<Map<string, ModuleMap>> {
+    const built = new Map<string, ModuleMap>();
+    for (const component of installed) {
+      const modules = await buildConvexModules(component.dir, this.buildRoot, this.generation, {
+        subdir: path.join("components", component.path),
+        bundleDependencies: true,
+      });
+      built.set(component.path, modules);
+    }
+    return built;
+  }
+
+  /** Makes `modules` the functions convex-test runs for the component `state` (`global` is convex-test's). */
+  install(global: any, state: ComponentState, modules: ModuleMap) {
+    state.modules = modules;
+    if (state.path === ROOT) this.modules = modules;
+    global.components[state.path].modules = async (modulePath: string) => {
+      const module = state.modules.get(modulePath);
+      if (module === undefined) throw new FunctionNotFoundError(`Could not find module for: "${modulePath}"`);
+      return module;
+    };
+  }
+
+  /**
+   * Rebuilds `convex/` after an edit. A schema that existing documents do not
+   * satisfy is refused, as `npx convex dev` refuses to push it; the previous
+   * functions keep running. Returns an error message, or null on success.
+   */
+  async reload(global: any, components: Components): Promise<string | null> {
+    let modules: ModuleMap;
+    try {
+      modules = await this.build();
+      const installed = await this.discover();
+      const describe = (list: InstalledComponent[]) => list.map((c) => `${c.path}@${c.dir}`).join(", ");
+      if (describe(installed) !== describe(this.installed)) {
+        return "convex.config.ts now installs other components; restart the backend to mount them.";
+      }
+    } catch (error) {
+      return `Build failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    const root = components.root;
+    const previousSchema = root.db._schema;
+    const nextSchema = schemaOf(modules);
+    root.db._schema = nextSchema === null ? null : exportSchema(nextSchema);
+    try {
+      for (const doc of Object.values(root.db._documents) as any[]) {
+        const table = tableOf(doc._id);
+        if (table.startsWith("_")) continue;
+        const { _id, _creationTime, ...fields } = doc;
+        void _id;
+        void _creationTime;
+        root.db._validate(table, fields);
+      }
+    } catch (error) {
+      root.db._schema = previousSchema;
+      return `Schema validation failed against existing documents: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    this.install(global, root, modules);
+    root.rebuildIndexes();
+    return null;
+  }
+
+  /** Removes this process's builds. */
+  dispose() {
+    rmSync(this.buildRoot, { recursive: true, force: true });
+  }
+}
+
+/** The schema a module map defines (`schema.ts`'s default export), or null. */
+export function schemaOf(modules: ModuleMap): any {
+  return (modules.get("schema")?.default as any) ?? null;
+}
+
+function exportSchema(schema: any) {
+  return {
+    schemaValidation: schema.schemaValidation,
+    tables: new Map(Object.entries(schema.tables).map(([name, table]: [string, any]) => [name, table.export()])),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The process globals as functions see them: `console.*` inside a function
+ * becomes its log lines for the client, and the app's queries may not read
+ * the clock. Installed once per process, before any function runs.
+ */
+import { callStorage } from "./callContext.js";
+import type { ConvexTestInternals } from "./convexTestInternals.js";
+import { ROOT } from "./functions.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- console's methods are looked up by name */
+
+let clockGuarded = false;
+
+/**
+ * Maestro's rule for `convex/`: no `Date.now()` (or `new Date()`) in queries,
+ * whose results are cached and re-run only when their data changes. The
+ * offline backend enforces it, so every test and dev session proves it.
+ * Installed components are other people's code, written for Convex's own
+ * rule (the clock is frozen during a query), so the guard leaves them be.
+ */
+export function installClockGuard(internals: ConvexTestInternals) {
+  if (clockGuarded) return;
+  clockGuarded = true;
+  const RealDate = globalThis.Date;
+  const guarded = () =>
+    callStorage.getStore()?.inQuery === true && (internals.executionContextStorage.getStore()?.componentPath ?? ROOT) === ROOT;
+  const refuse = () => {
+    throw new Error(
+      "Date.now() / new Date() is not allowed in queries: a query result is cached until its data changes. Pass the time as an argument or compute it in a mutation.",
+    );
+  };
+  globalThis.Date = new Proxy(RealDate, {
+    get(target, property, receiver) {
+      if (property === "now" && guarded()) return refuse;
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+    construct(target, args, newTarget) {
+      if (args.length === 0 && guarded()) refuse();
+      return Reflect.construct(target, args, newTarget) as object;
+    },
+  });
+}
+
+let consoleInstalled = false;
+
+/**
+ * Routes `console.*` inside functions into the log lines sent to clients
+ * (`[LOG] …`), and still prints them on the backend's own output.
+ */
+export function installConsoleCapture() {
+  if (consoleInstalled) return;
+  consoleInstalled = true;
+  const real = globalThis.console;
+  const levels: Record<string, string> = { log: "LOG", info: "INFO", warn: "WARN", error: "ERROR", debug: "DEBUG" };
+  const proxy = Object.create(real) as Console;
+  for (const [method, level] of Object.entries(levels)) {
+    (proxy as any)[method] = (...args: unknown[]) => {
+      const sink = callStorage.getStore()?.log;
+      if (sink === undefined) return (real as any)[method](...args);
+      const text = args.map((a) => (typeof a === "string" ? a : safeStringify(a))).join(" ");
+      if (sink.open) sink.lines.push(`[${level}] ${text}`);
+      (real as any)[method](`[convex] [${level}] ${text}`);
+    };
+  }
+  globalThis.console = proxy;
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return typeof value === "bigint" ? `${value}n` : JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

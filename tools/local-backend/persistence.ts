@@ -1,0 +1,99 @@
+/**
+ * Persistence of the documents: every component's committed documents as
+ * the write-ahead log stores them (naming their component, and a scheduled
+ * job's target), loaded back at start, and folded into a snapshot when the
+ * log is compacted. Documents of components no longer installed are kept.
+ */
+import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
+import { tableOf, type ComponentState, type Components } from "./componentState.js";
+import type { FileStore } from "./fileStorage.js";
+import { ROOT } from "./functions.js";
+import { TARGET_FIELD } from "./scheduling.js";
+import type { DurableStore, StoredDocument } from "./storage.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
+
+/**
+ * Field naming a stored document's component. Convex reserves field names
+ * starting with "_" for the system, so no document of a schema can hold it.
+ */
+const COMPONENT_FIELD = "_component";
+
+export class Persistence {
+  /**
+   * Stored documents of components no longer installed: kept (as Convex
+   * keeps an unmounted component's data) and written back on compaction.
+   */
+  private readonly detached = new Map<string, StoredDocument>();
+
+  constructor(
+    private readonly store: DurableStore,
+    private readonly components: Components,
+    /** Scheduling's job targets: read back from stored jobs, stored with pending ones. */
+    private readonly jobTargets: Map<string, string>,
+    private readonly files: FileStore,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /**
+   * Opens the log and puts the committed state back: each component's
+   * documents, the id counter, the recorded mutation results (into
+   * `mutationResults`) and the commit clock of `transactionManager`.
+   */
+  restore(transactionManager: any, mutationResults: Map<string, JSONValue>) {
+    const stored = this.store.open();
+    const documents = new Map<string, Record<string, any>>([...this.components.keys()].map((p) => [p, {}]));
+    let lastCreationTime = 0;
+    for (const [id, doc] of stored.documents) {
+      const { [COMPONENT_FIELD]: component = ROOT, [TARGET_FIELD]: jobTarget, ...fields } = doc;
+      if (typeof jobTarget === "string") this.jobTargets.set(id, jobTarget);
+      const target = documents.get(component as string);
+      if (target === undefined) {
+        this.detached.set(id, doc);
+        continue;
+      }
+      const value = jsonToConvex(fields) as any;
+      target[id] = value;
+      lastCreationTime = Math.max(lastCreationTime, value._creationTime);
+    }
+    if (this.detached.size > 0) {
+      this.log(`Keeping ${this.detached.size} documents of components convex.config.ts no longer installs.`);
+    }
+    for (const [componentPath, state] of this.components) {
+      state.db._documents = documents.get(componentPath);
+      state.db._lastCreationTime = lastCreationTime;
+    }
+    const storageIds = [...stored.documents.keys()].filter((id) => tableOf(id) === "_storage");
+    const orphans = this.files.removeOrphans(new Set(storageIds));
+    if (orphans > 0) this.log(`Removed ${orphans} stored file(s) no committed _storage row names (a crash before their commit).`);
+    // One id counter for every component (see the _generateId patch).
+    this.components.root.db._nextDocId = stored.nextDocId;
+    for (const [key, response] of stored.mutationResults) mutationResults.set(key, response);
+    // Stay ahead of every timestamp handed out before a restart, and of the clock.
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
+    transactionManager._lastCommitTs = stored.ts > nowNs ? stored.ts : nowNs;
+  }
+
+  /** A document as stored: its JSON, naming its component unless it is the app's, and a job's target component. */
+  toStored(state: ComponentState, id: string, doc: any): StoredDocument {
+    const json = convexToJson(doc as Value) as StoredDocument;
+    const stored: StoredDocument = state.path === ROOT ? json : { ...json, [COMPONENT_FIELD]: state.path };
+    const target = this.jobTargets.get(id);
+    if (target === undefined) return stored;
+    // A finished job is never resumed: forget where it pointed.
+    if (doc.state.kind !== "pending" && doc.state.kind !== "inProgress") {
+      this.jobTargets.delete(id);
+      return stored;
+    }
+    return { ...stored, [TARGET_FIELD]: target };
+  }
+
+  /** Folds the write-ahead log into a snapshot of the committed state (runs inside a commit, so nothing is pending). */
+  compact(ts: bigint, mutationResults: Map<string, JSONValue>) {
+    const documents = new Map<string, StoredDocument>(this.detached);
+    for (const state of this.components.values()) {
+      for (const [id, doc] of Object.entries(state.db._documents)) documents.set(id, this.toStored(state, id, doc));
+    }
+    this.store.compact({ ts, nextDocId: this.components.root.db._nextDocId, documents, mutationResults });
+  }
+}

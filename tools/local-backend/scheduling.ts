@@ -1,0 +1,140 @@
+/**
+ * Scheduling: which component each scheduled job runs in (kept across
+ * restarts), re-arming the jobs a restart finds pending, and running a
+ * function as the scheduler or a cron does (crons.ts hands its jobs here).
+ * convex-test's own scheduler arms the jobs scheduled while the backend runs.
+ */
+import type { JSONValue } from "convex/values";
+import type { ComponentState, Components } from "./componentState.js";
+import type { ConvexTestInternals } from "./convexTestInternals.js";
+import { ROOT, type Caller, type FunctionOutcome } from "./functions.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
+
+/**
+ * Field naming, on a stored `_scheduled_functions` document, the component
+ * whose function the job runs when that is not the job's own component (a
+ * component calling back into the app through a function handle, as
+ * workpool does). convex-test keeps it only in its timer.
+ */
+export const TARGET_FIELD = "_target";
+
+/** What runs a scheduled or cron job: the engine's own entry points. */
+export interface FunctionRunner {
+  runQuery(udfPath: string, args: JSONValue, caller: Caller): Promise<FunctionOutcome>;
+  runMutation(udfPath: string, args: JSONValue, caller: Caller): Promise<FunctionOutcome>;
+  runAction(udfPath: string, args: JSONValue, caller: Caller): Promise<FunctionOutcome>;
+}
+
+export class Scheduling {
+  /** Pending scheduled job id → the component whose function it runs, when not its own. */
+  readonly jobTargets = new Map<string, string>();
+
+  constructor(
+    private readonly internals: ConvexTestInternals,
+    private readonly t: any,
+    private readonly global: any,
+    private readonly components: Components,
+    private readonly runner: FunctionRunner,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Notes which component each newly scheduled job targets, so a restart can resume it there. */
+  recordScheduleTargets() {
+    const asyncSyscall = this.global.asyncSyscall as (op: string, jsonArgs: string) => Promise<string>;
+    this.global.asyncSyscall = async (op: string, jsonArgs: string) => {
+      const result = await asyncSyscall(op, jsonArgs);
+      if (op === "1.0/schedule") {
+        const current = this.internals.executionContextStorage.getStore()?.componentPath ?? ROOT;
+        const target = scheduleTarget(JSON.parse(jsonArgs), current);
+        if (target !== current) this.jobTargets.set(JSON.parse(result) as string, target);
+      }
+      return result;
+    };
+  }
+
+  /** Runs an internal function as the scheduler or a cron does: no identity. */
+  async runScheduled(udfPath: string, args: JSONValue): Promise<FunctionOutcome> {
+    const info = this.components.functionInfo(udfPath);
+    if (info === null || info.type === "httpAction") {
+      return { ok: false, errorMessage: `Could not find function for '${udfPath}'`, logLines: [] };
+    }
+    const admin: Caller = { kind: "admin" };
+    if (info.type === "query") return await this.runner.runQuery(udfPath, args, admin);
+    if (info.type === "mutation") return await this.runner.runMutation(udfPath, args, admin);
+    return await this.runner.runAction(udfPath, args, admin);
+  }
+
+  /**
+   * Scheduled functions survive a restart as `_scheduled_functions` documents
+   * of the component that scheduled them; re-arm the pending ones. One caught
+   * mid-run is retried if it is a mutation (its writes never committed) and
+   * marked failed if it is an action, which Convex runs at most once.
+   */
+  resumeScheduledFunctions() {
+    for (const state of this.components.values()) {
+      const jobs = [...(state.tables.get("_scheduled_functions")?.values() ?? [])];
+      const pending = jobs.filter((job) => job.state.kind === "pending" || job.state.kind === "inProgress");
+      if (pending.length === 0) continue;
+      const targetOf = (job: any) => this.jobTargets.get(job._id) ?? state.path;
+      const isMutation = (job: any) => this.components.functionInfo(job.name, targetOf(job))?.type === "mutation";
+      void this.t
+        .runInComponent(state.path, async () => {
+          for (const job of pending) {
+            if (job.state.kind !== "inProgress") continue;
+            state.db.patch("_scheduled_functions", job._id, {
+              state: { kind: isMutation(job) ? "pending" : "failed" },
+            });
+          }
+        })
+        .then(() => {
+          for (const job of pending) {
+            if (job.state.kind === "inProgress" && !isMutation(job)) continue;
+            this.armScheduledFunction(state, targetOf(job), job._id, job.name, job.args[0], job.scheduledTime);
+          }
+        })
+        .catch((error: unknown) => this.log(`Could not resume scheduled functions: ${String(error)}`));
+    }
+  }
+
+  /** On close: timers convex-test armed for scheduled functions skip jobs that no longer exist. */
+  forgetScheduledFunctions() {
+    for (const state of this.components.values()) {
+      for (const id of state.tables.get("_scheduled_functions")?.keys() ?? []) delete state.db._documents[id];
+    }
+  }
+
+  private armScheduledFunction(
+    state: ComponentState,
+    target: string,
+    jobId: string,
+    name: string,
+    args: unknown,
+    scheduledTime: number,
+  ) {
+    const fire = () => {
+      void this.internals.convexGlobalStorage
+        .run(this.global, () =>
+          this.internals.runScheduledFunction({
+            db: state.db,
+            jobId,
+            componentPath: state.path,
+            functionPath: { udfPath: name, componentPath: target },
+            args,
+            name,
+          }),
+        )
+        .catch((error: unknown) => this.log(`Scheduled function ${name} failed: ${String(error)}`));
+    };
+    setTimeout(fire, Math.max(0, scheduledTime - Date.now()));
+  }
+}
+
+/** The component a `1.0/schedule` call targets, resolved as convex-test resolves it. */
+function scheduleTarget(args: { name?: string; reference?: string; functionHandle?: string }, current: string): string {
+  if (args.functionHandle !== undefined) return args.functionHandle.split("function://")[1].split(";")[0];
+  if (args.name !== undefined || args.reference === undefined) return current;
+  // "_reference/childComponent/<name>/module/function"
+  const child = args.reference.split("/")[2];
+  return current === ROOT ? child : `${current}/${child}`;
+}
