@@ -1,5 +1,5 @@
 /**
- * The model layer: one chat completion from any OpenAI-compatible server
+ * The model layer: one streamed chat completion from any OpenAI-compatible server
  * (OpenAI, Ollama, vLLM, LM Studio, the offline demo model). Everything that
  * can go wrong becomes a `ModelError` whose message a person can act on,
  * since the run shows it as is.
@@ -24,85 +24,13 @@ const OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** Longest piece of a server's error text repeated in a message. */
 const MAX_DETAIL_CHARS = 300;
 
-/**
- * One chat completion. `request.model` (the agent's own model) overrides
- * `config.defaultModel`. Retries follow the openai client's rules; the
- * timeout applies to each attempt, body included.
- *
- * @throws ModelError on any failure, including a reply without text.
- */
-export async function callModel(config: ModelConfig, request: { model?: string; messages: ChatMessage[] }): Promise<ModelReply> {
-  const model = request.model?.trim() || config.defaultModel;
-  const server = displayURL(config.baseURL ?? OPENAI_BASE_URL);
-  const attempt = { count: 0, statusText: "" };
-  const client = new OpenAI({
-    apiKey: config.apiKey,
-    baseURL: config.baseURL ?? OPENAI_BASE_URL,
-    timeout: config.timeoutMs,
-    maxRetries: config.maxRetries,
-    fetch: fetchWithWholeTimeout(config.timeoutMs, attempt),
-  });
-
-  let completion: OpenAI.ChatCompletion;
-  try {
-    completion = await client.chat.completions.create({
-      model,
-      messages: request.messages.map(({ role, content }) => ({ role, content })),
-    });
-  } catch (error) {
-    throw describeFailure(error, { server, timeoutMs: config.timeoutMs, retries: Math.max(0, attempt.count - 1), statusText: attempt.statusText });
-  }
-
-  // A wrong base URL often answers 200 with an HTML page or some other JSON.
-  if (typeof completion !== "object" || completion === null || !Array.isArray(completion.choices)) {
-    throw new ModelError(`Model call failed: ${server} did not answer like an OpenAI-compatible API (check OPENAI_BASE_URL; it usually ends in /v1)`);
-  }
-  const message = completion.choices[0]?.message;
-  const content = typeof message?.content === "string" ? message.content.trim() : "";
-  if (content === "") {
-    const refusal = typeof message?.refusal === "string" ? message.refusal.trim() : "";
-    throw new ModelError(refusal ? `The model refused: ${truncate(refusal)}` : "The model returned no text");
-  }
-  return {
-    content,
-    model: config.label ?? model,
-    promptTokens: tokenCount(completion.usage?.prompt_tokens),
-    completionTokens: tokenCount(completion.usage?.completion_tokens),
-  };
-}
-
 function tokenCount(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
 }
 
-/**
- * The client's own timeout stops at the response headers, so a server that
- * stalls mid-body would hang the call. This fetch reads the whole (small,
- * non-streaming) body under the same limit, counts attempts and keeps the
- * status text for the error message.
- */
-function fetchWithWholeTimeout(timeoutMs: number, attempt: { count: number; statusText: string }): typeof fetch {
-  return async (input, init) => {
-    attempt.count += 1;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    const outer = init?.signal;
-    const forward = () => controller.abort();
-    if (outer?.aborted) controller.abort();
-    outer?.addEventListener("abort", forward, { once: true });
-    try {
-      const response = await fetch(input, { ...init, signal: controller.signal });
-      attempt.statusText = response.statusText;
-      const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-    } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener("abort", forward);
-    }
-  };
+function notCompatible(server: string): string {
+  return `Model call failed: ${server} did not answer like an OpenAI-compatible API (check OPENAI_BASE_URL; it usually ends in /v1)`;
 }
-
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 function describeFailure(error: unknown, at: { server: string; timeoutMs: number; retries: number; statusText: string }): ModelError {
   const after = at.retries > 0 ? ` (after ${at.retries} ${at.retries === 1 ? "retry" : "retries"})` : "";
@@ -123,7 +51,7 @@ function describeFailure(error: unknown, at: { server: string; timeoutMs: number
     );
   }
   if (error instanceof SyntaxError) {
-    return new ModelError(`Model call failed: ${at.server} did not answer like an OpenAI-compatible API (check OPENAI_BASE_URL; it usually ends in /v1)`);
+    return new ModelError(notCompatible(at.server));
   }
   return new ModelError(`Model call failed: ${error instanceof Error ? error.message : String(error)}`);
 }
@@ -294,9 +222,11 @@ async function streamOnce(
     let content = "";
     let refusal = "";
     let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
+    let completionChunks = 0;
     for await (const chunk of stream) {
       lastByteAt = Date.now();
       if (typeof chunk !== "object" || chunk === null) continue;
+      if (Array.isArray(chunk.choices)) completionChunks += 1;
       const delta = chunk.choices?.[0]?.delta;
       if (typeof delta?.content === "string" && delta.content !== "") {
         content += delta.content;
@@ -308,6 +238,8 @@ async function streamOnce(
     }
     // The client's stream ends quietly when aborted: a cut answer must not pass for a whole one.
     if (controller.signal.aborted) throw outer?.aborted ? new ModelAbortedError() : new OpenAI.APIConnectionTimeoutError();
+    // A wrong base URL often answers 200 with an HTML page, which streams as nothing at all.
+    if (completionChunks === 0) throw new ModelError(notCompatible(displayURL(config.baseURL ?? OPENAI_BASE_URL)));
     if (content.trim() === "") {
       throw new ModelError(refusal.trim() ? `The model refused: ${truncate(refusal.trim())}` : "The model returned no text");
     }

@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { callModel, type ChatMessage } from "../../convex/brain/model";
+import { streamModel, type ChatMessage } from "../../convex/brain/model";
 import { parseToolCalls } from "../../convex/lib/toolCalls";
 import { countTokens } from "../../convex/lib/tokens";
 import { demoReply, startDemoModel, type DemoModel } from "../../tools/demo-model/server";
@@ -270,8 +270,8 @@ describe("the demo model server", () => {
     expect(completion.usage?.prompt_tokens).toBeGreaterThan(countTokens(messages[1].content));
   });
 
-  test("works through callModel, the way the brain calls it", async () => {
-    const reply = await callModel(
+  test("works through streamModel, the way the brain calls it", async () => {
+    const reply = await streamModel(
       { apiKey: "demo", baseURL: demo.baseURL, defaultModel: "maestro-demo", label: "demo model (offline, rule-based)", timeoutMs: 5_000, maxRetries: 0 },
       { messages: specialist("You were assigned this task.") },
     );

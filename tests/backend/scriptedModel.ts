@@ -7,14 +7,13 @@ import { pieces, sendCompletionStream } from "../../tools/demo-model/sse";
 export interface ScriptedRequest {
   model: string;
   messages: ChatMessage[];
-  stream?: boolean;
+  stream: boolean;
 }
 
 /**
  * What the script answers: the reply text, or an HTTP error (`body` is sent
  * as is; omit it for an empty body). `delayMs` holds the answer back, to test
- * timeouts; `stallBodyMs` sends the headers at once and the body that much
- * later, to test a timeout that must cover the body too.
+ * timeouts; `pieceDelayMs` waits between the streamed pieces.
  */
 export type ScriptedAnswer =
   | string
@@ -22,9 +21,8 @@ export type ScriptedAnswer =
   | {
       content: string;
       delayMs?: number;
-      stallBodyMs?: number;
       usage?: { prompt_tokens: number; completion_tokens: number } | null;
-      /** Streamed requests: the pieces to send (default: the content in small pieces), and a wait between them. */
+      /** The pieces to send (default: the content in small pieces), and a wait between them. */
       pieces?: string[];
       pieceDelayMs?: number;
     };
@@ -77,7 +75,12 @@ export async function startScriptedModel(script: Script, options: { delayMs?: nu
       return;
     }
     const body = JSON.parse(await readBody(req)) as { model: string; messages: ChatMessage[]; stream?: boolean };
-    const request = { model: body.model, messages: body.messages, ...(body.stream === true ? { stream: true } : {}) };
+    // The app only streams (convex/brain/model.ts); a plain request means a caller went around it.
+    if (body.stream !== true) {
+      sendJson(res, 400, { error: { message: "scripted model: only streamed completions are served", type: "invalid_request_error" } });
+      return;
+    }
+    const request = { model: body.model, messages: body.messages, stream: true };
     const callIndex = requests.length;
     requests.push(request);
     const answer = await script(request, callIndex);
@@ -92,35 +95,14 @@ export async function startScriptedModel(script: Script, options: { delayMs?: nu
       return;
     }
     const content = typeof answer === "string" ? answer : answer.content;
-    const usage = typeof answer === "string" ? { prompt_tokens: 11, completion_tokens: 7 } : answer.usage;
-    if (request.stream === true) {
-      const pieceDelayMs = typeof answer === "object" ? answer.pieceDelayMs : undefined;
-      await sendCompletionStream(res, {
-        id: `chatcmpl-scripted-${callIndex}`,
-        model: `${request.model}-scripted`,
-        pieces: (typeof answer === "object" ? answer.pieces : undefined) ?? pieces(content),
-        usage,
-        ...(pieceDelayMs === undefined ? {} : { between: async () => { await wait(pieceDelayMs); return !res.destroyed; } }),
-      });
-      return;
-    }
-    const completion = JSON.stringify({
+    const pieceDelayMs = typeof answer === "object" ? answer.pieceDelayMs : undefined;
+    await sendCompletionStream(res, {
       id: `chatcmpl-scripted-${callIndex}`,
-      object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
       model: `${request.model}-scripted`,
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop", logprobs: null }],
-      ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
+      pieces: (typeof answer === "object" ? answer.pieces : undefined) ?? pieces(content),
+      usage: typeof answer === "string" ? { prompt_tokens: 11, completion_tokens: 7 } : answer.usage,
+      ...(pieceDelayMs === undefined ? {} : { between: async () => { await wait(pieceDelayMs); return !res.destroyed; } }),
     });
-    const stallBodyMs = typeof answer === "object" ? (answer.stallBodyMs ?? 0) : 0;
-    if (stallBodyMs > 0) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.write(completion.slice(0, 10));
-      await wait(stallBodyMs);
-      if (!res.destroyed) res.end(completion.slice(10));
-      return;
-    }
-    sendJson(res, 200, completion);
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
