@@ -1,5 +1,6 @@
 import { useQuery } from "convex/react";
 import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { useLocation, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import { Button } from "../components/ui/Button";
 import { SITE_URL } from "../config";
@@ -89,6 +90,9 @@ export function OwnerSetup({ siteUrl = SITE_URL, setupPasswordRequired }: { site
 /** An invite link opened while signed out: the invited person picks their name and password. */
 export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; token: string }) {
   const preview = useQuery(api.invites.preview, { token });
+  // Signed up: the invite leaves the address, in place.
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
@@ -100,7 +104,7 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
           <p role="alert" className="text-rose-700">
             This invite link is not valid any more: it was used, revoked or has expired.
           </p>
-          <a href={window.location.pathname} className="text-indigo-700 underline">
+          <a href={pathname} className="text-indigo-700 underline">
             Go to sign-in
           </a>
         </div>
@@ -116,7 +120,7 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
       busyLabel="Joining…"
       check={() => newPasswordProblem(password, confirm)}
       request={() => ({ flow: "signUp", name, email: preview.email, password, inviteToken: token })}
-      onDone={() => window.history.replaceState(null, "", window.location.pathname)}
+      onDone={() => void navigate({ pathname }, { replace: true })}
       siteUrl={siteUrl}
     >
       <TextField label="Your name" autoComplete="name" value={name} onChange={setName} />
