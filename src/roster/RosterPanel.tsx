@@ -10,9 +10,8 @@ import { RosterFrame, RosterList } from "./RosterList";
 type Props = {
   departmentId: Id<"departments">;
   isAdmin: boolean;
-  /** Where an agent's name links to (its page), and how to open it in place. */
+  /** Where an agent's name links to (its page). */
   agentHref?: (agentSlug: string) => string;
-  onOpenAgent?: (agentSlug: string) => void;
 };
 
 /** Which agent modal is open: none, a new agent, or editing one (by id, so it shows the live agent). */
@@ -22,7 +21,7 @@ type Editing = null | { mode: "create" } | { mode: "edit"; agentId: Id<"agents">
  * The department's live roster. Admins can add agents and edit them; a failing
  * query shows in the panel with a retry, leaving the rest of the page alone.
  */
-export function RosterPanel({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
+export function RosterPanel({ departmentId, isAdmin, agentHref }: Props) {
   return (
     <ErrorBoundary
       key={departmentId}
@@ -32,12 +31,12 @@ export function RosterPanel({ departmentId, isAdmin, agentHref, onOpenAgent }: P
         </RosterFrame>
       )}
     >
-      <LiveRoster departmentId={departmentId} isAdmin={isAdmin} agentHref={agentHref} onOpenAgent={onOpenAgent} />
+      <LiveRoster departmentId={departmentId} isAdmin={isAdmin} agentHref={agentHref} />
     </ErrorBoundary>
   );
 }
 
-function LiveRoster({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
+function LiveRoster({ departmentId, isAdmin, agentHref }: Props) {
   const agents = useQuery(api.agents.list, { departmentId });
   const unreadRows = useQuery(api.inbox.agentUnread, { departmentId });
   const unread = useMemo(() => new Map((unreadRows ?? []).map((row) => [row.sessionKey, row])), [unreadRows]);
@@ -51,7 +50,6 @@ function LiveRoster({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
         agents={agents}
         isAdmin={isAdmin}
         agentHref={agentHref}
-        onOpenAgent={onOpenAgent}
         unread={unread}
         onNew={() => setEditing({ mode: "create" })}
         onEdit={(agent) => setEditing({ mode: "edit", agentId: agent._id })}

@@ -1,7 +1,8 @@
+// The agent route (`/d/:slug/agents/:agentSlug`): one agent's page, live.
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import type { ReactNode } from "react";
-import { Link, useNavigate } from "react-router";
+import { Link, useNavigate, useParams } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { initials } from "../board/initials";
@@ -11,7 +12,8 @@ import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
-import { departmentPath, runsPath, taskPath } from "./routes";
+import { departmentPath, runsPath, taskPath } from "../shell/routes";
+import { useDepartment } from "../shell/workspace";
 import { RunsTable } from "../runs/RunsList";
 import { tokenTotal } from "../runs/runViews";
 import { useNow } from "../task/relativeTime";
@@ -20,18 +22,20 @@ export type AgentPageData = NonNullable<FunctionReturnType<typeof api.agents.get
 
 type Props = { departmentId: Id<"departments">; departmentSlug: string; agentSlug: string };
 
-/** `/d/:slug/agents/:agentSlug`: one agent's page, live. */
-export function AgentPage(props: Props) {
+/** The agent the address names, in the department on screen; a failure shows inside the page's frame. */
+export function AgentPage() {
+  const { _id: departmentId, slug: departmentSlug } = useDepartment();
+  const { agentSlug = "" } = useParams();
   return (
     <ErrorBoundary
-      key={props.agentSlug}
+      key={agentSlug}
       fallback={(error, retry) => (
-        <AgentFrame departmentSlug={props.departmentSlug}>
+        <AgentFrame departmentSlug={departmentSlug}>
           <PanelError message={userMessage(error)} onRetry={retry} />
         </AgentFrame>
       )}
     >
-      <LiveAgentPage {...props} />
+      <LiveAgentPage departmentId={departmentId} departmentSlug={departmentSlug} agentSlug={agentSlug} />
     </ErrorBoundary>
   );
 }
