@@ -13,6 +13,7 @@ import { userMessage } from "../lib/errors";
 import { InviteBanner, inviteTokenFromUrl } from "../members/InviteBanner";
 import { RosterPanel } from "../roster/RosterPanel";
 import { SettingsButton } from "../settings/SettingsButton";
+import { createSlashInserts, SlashInsertContext } from "../slash/insert";
 import { DepartmentSwitcher } from "./DepartmentSwitcher";
 import { Header } from "./Header";
 import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
@@ -73,6 +74,7 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
   const [inviteToken] = useState(inviteTokenFromUrl);
   // The palette, the shortcuts' help and the new-task dialog; another department starts with none open.
   const [overlay, setOverlay] = useState<ShellOverlay>(null);
+  const [slashInserts] = useState(createSlashInserts);
   const [overlayDepartment, setOverlayDepartment] = useState(selected?._id);
   if (overlayDepartment !== selected?._id) {
     setOverlayDepartment(selected?._id);
@@ -80,7 +82,7 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
   }
 
   return (
-    <>
+    <SlashInsertContext.Provider value={slashInserts}>
       <Header
         userName={me?.name ?? userName}
         onSignOut={onSignOut}
@@ -153,7 +155,7 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
         )}
         {dialog === "account" && <AccountDialog onClose={() => setDialog(null)} />}
       </Suspense>
-    </>
+    </SlashInsertContext.Provider>
   );
 }
 

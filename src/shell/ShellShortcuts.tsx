@@ -1,10 +1,10 @@
 import { useQuery } from "convex/react";
-import { useEffect, type Dispatch, type SetStateAction } from "react";
+import { useContext, useEffect, type Dispatch, type SetStateAction } from "react";
 import { useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { NewTaskDialog } from "../task/NewTaskDialog";
-import { requestSlashInsert } from "../slash/insert";
+import { SlashInsertContext } from "../slash/insert";
 import { CommandPalette, type PaletteItem } from "./CommandPalette";
 import { agentPath, agentSlugOf, channelsPath, runsPath } from "./routes";
 import { shortcutFor } from "./shortcuts";
@@ -35,6 +35,7 @@ function boardSearchBox(): HTMLInputElement | null {
 export function ShellShortcuts({ departmentId, departmentSlug, writable, open, onOpen: setOpen }: Props) {
   const navigate = useNavigate();
   const tasks = useTaskNavigation(departmentSlug);
+  const slashInserts = useContext(SlashInsertContext);
 
   useEffect(() => {
     function onKeyDown(event: KeyboardEvent) {
@@ -62,7 +63,7 @@ export function ShellShortcuts({ departmentId, departmentSlug, writable, open, o
     else if (item.kind === "agent") void navigate(agentPath(departmentSlug, agentSlugOf(item.sessionKey)));
     else if (item.kind === "channel") void navigate(channelsPath(departmentSlug, item.id));
     // The composer on screen (the open task's, else #maestro's) takes the command to fill in and send.
-    else if (item.kind === "command") requestSlashInsert(`${item.label} `);
+    else if (item.kind === "command") slashInserts?.request(`${item.label} `);
     else void navigate(runsPath(departmentSlug, item.id));
   }
 
