@@ -4,7 +4,8 @@ import { useLocation, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import { Button } from "../components/ui/Button";
 import { SITE_URL } from "../config";
-import { SignInError, type PasswordRequest } from "./authApi";
+import { userMessage } from "../lib/errors";
+import type { PasswordRequest } from "./authApi";
 import { signInWithPassword } from "./localAuth";
 import { SignInLayout } from "./SignInLayout";
 
@@ -162,7 +163,7 @@ function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, r
     // On success the session store flips and this screen unmounts.
     signInWithPassword(siteUrl, request())
       .then(() => onDone?.())
-      .catch((err: unknown) => setError(err instanceof SignInError ? err.message : "Sign-in failed. Please try again."))
+      .catch((err: unknown) => setError(userMessage(err, "Sign-in failed. Please try again.")))
       .finally(() => setSubmitting(false));
   }
 
