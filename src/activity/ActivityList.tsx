@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { initials } from "../board/initials";
 import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
-import { Skeleton } from "../components/ui/Skeleton";
+import { SkeletonRows } from "../components/ui/Skeleton";
 import { formatFullTime, formatRelativeTime } from "../task/relativeTime";
 import { actorName, describeActivity } from "./describe";
 import type { ActivityEntry } from "./types";
@@ -85,18 +85,5 @@ export function ActivityFrame({ children }: { children: ReactNode }) {
 }
 
 function ActivitySkeleton() {
-  return (
-    <div role="status" className="flex flex-col gap-3 px-4 py-3">
-      <span className="sr-only">Loading activity…</span>
-      {Array.from({ length: 5 }, (_, i) => (
-        <div key={i} className="flex gap-3">
-          <Skeleton className="size-6 rounded-full" />
-          <div className="flex flex-1 flex-col gap-1.5">
-            <Skeleton className="h-3 w-full" />
-            <Skeleton className="h-2.5 w-16" />
-          </div>
-        </div>
-      ))}
-    </div>
-  );
+  return <SkeletonRows label="Loading activity…" count={5} avatar="size-6" lines={() => ["h-3 w-full", "h-2.5 w-16"]} />;
 }

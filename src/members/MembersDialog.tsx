@@ -6,8 +6,7 @@ import type { MemberRole } from "../../convex/validators";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Button } from "../components/ui/Button";
 import { Field, InlineError, Select, TextInput } from "../components/ui/Field";
-import { CloseIcon } from "../components/ui/icons";
-import { Dialog } from "../components/ui/Modal";
+import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { isAdminRole } from "../shell/role";
@@ -31,14 +30,7 @@ export function MembersDialog({ departmentId, departmentName, myRole, onClose }:
   const manager = isAdminRole(myRole);
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
-      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
-        <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
-          Members of {departmentName}
-        </h2>
-        <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
-          <CloseIcon />
-        </Button>
-      </header>
+      <ModalHeader headingId={headingId} title={`Members of ${departmentName}`} onClose={onClose} />
       <div data-testid="members-dialog" className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4">
         <ErrorBoundary>
           <MemberList departmentId={departmentId} myRole={myRole} />

@@ -10,7 +10,7 @@ import { AGENT_STATUS_OPTIONS, optionFor, STATUS_OPTIONS } from "../board/option
 import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
-import { Skeleton } from "../components/ui/Skeleton";
+import { Skeleton, SkeletonStack } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { departmentPath, runsPath, taskPath } from "../shell/routes";
 import { useDepartment } from "../shell/workspace";
@@ -45,12 +45,7 @@ function LiveAgentPage({ departmentId, departmentSlug, agentSlug }: Props) {
   return (
     <AgentFrame departmentSlug={departmentSlug}>
       {data === undefined ? (
-        <div role="status" className="flex flex-col gap-3 p-5">
-          <span className="sr-only">Loading the agent…</span>
-          <Skeleton className="h-6 w-40" />
-          <Skeleton className="h-4 w-64" />
-          <Skeleton className="h-16 w-full" />
-        </div>
+        <SkeletonStack label="Loading the agent…" className="p-5" blocks={["h-6 w-40", "h-4 w-64", "h-16 w-full"]} />
       ) : data === null ? (
         <p data-testid="agent-missing" className="p-5 text-sm text-slate-600 dark:text-slate-300">
           No agent at this address in this department. It may have been renamed or the link may be wrong.

@@ -6,7 +6,7 @@ import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { PlusIcon } from "../components/ui/icons";
-import { Skeleton } from "../components/ui/Skeleton";
+import { SkeletonRows } from "../components/ui/Skeleton";
 import { agentSlugOf } from "../shell/routes";
 import type { Agent } from "./types";
 
@@ -162,18 +162,5 @@ export function RosterFrame({ count, action, children }: { count?: number; actio
 }
 
 function RosterSkeleton() {
-  return (
-    <div role="status" className="flex flex-col gap-3 px-4 py-3">
-      <span className="sr-only">Loading squad…</span>
-      {Array.from({ length: 4 }, (_, i) => (
-        <div key={i} className="flex items-center gap-3">
-          <Skeleton className="size-8 rounded-full" />
-          <div className="flex flex-1 flex-col gap-1.5">
-            <Skeleton className="h-3 w-24" />
-            <Skeleton className="h-2.5 w-32" />
-          </div>
-        </div>
-      ))}
-    </div>
-  );
+  return <SkeletonRows label="Loading squad…" count={4} avatar="size-8" rowClassName="items-center" lines={() => ["h-3 w-24", "h-2.5 w-32"]} />;
 }

@@ -6,8 +6,7 @@ import { PRIORITY_OPTIONS } from "../board/options";
 import type { RosterAgent } from "../board/types";
 import { Button } from "../components/ui/Button";
 import { Field, InlineError, Select, TextArea, TextInput } from "../components/ui/Field";
-import { CloseIcon } from "../components/ui/icons";
-import { Dialog } from "../components/ui/Modal";
+import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { userMessage } from "../lib/errors";
 import { AssigneePicker } from "./AssigneePicker";
 import { EMPTY_DRAFT, validateNewTask, type NewTaskDraft, type NewTaskErrors, type NewTaskValue } from "./newTask";
@@ -69,14 +68,7 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
         submit();
       }}
     >
-      <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4 dark:border-slate-800">
-        <h2 id={headingId ?? `${id}-heading`} className="text-base font-semibold text-slate-900 dark:text-slate-100">
-          New task
-        </h2>
-        <Button variant="ghost" onClick={onCancel} aria-label="Close" className="-mr-2 p-1.5">
-          <CloseIcon />
-        </Button>
-      </header>
+      <ModalHeader headingId={headingId ?? `${id}-heading`} title="New task" onClose={onCancel} />
 
       <div className="flex min-h-0 flex-1 flex-col gap-4 overflow-y-auto px-5 py-4">
         <Field label="Title" htmlFor={`${id}-title`} error={errors.title}>

@@ -4,7 +4,7 @@ import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { Markdown } from "../components/ui/Markdown";
-import { Skeleton } from "../components/ui/Skeleton";
+import { LoadingStatus, Skeleton } from "../components/ui/Skeleton";
 import { ThreadIcon } from "../components/ui/icons";
 import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
@@ -28,8 +28,7 @@ type Props = {
 export function Thread({ messages, status, onLoadEarlier, now }: Props) {
   if (status === "LoadingFirstPage") {
     return (
-      <div role="status" className="flex flex-col gap-4 py-2">
-        <span className="sr-only">Loading the thread…</span>
+      <LoadingStatus label="Loading the thread…" className="flex flex-col gap-4 py-2">
         {[0, 1, 2].map((i) => (
           <div key={i} className="flex gap-3">
             <Skeleton className="size-8 shrink-0 rounded-full" />
@@ -39,7 +38,7 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
             </div>
           </div>
         ))}
-      </div>
+      </LoadingStatus>
     );
   }
 
