@@ -31,30 +31,19 @@ export function AuthScreen({ siteUrl = SITE_URL, inviteToken = null }: Props) {
 
 /** Email and personal password. */
 export function SignInScreen({ siteUrl = SITE_URL }: { siteUrl?: string }) {
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
+  const { values, field } = useTextFields("email", "password");
   return (
-    <PasswordForm
-      testId="signin-form"
-      title="Sign in"
-      submitLabel="Sign in"
-      busyLabel="Signing in…"
-      request={() => ({ flow: "signIn", email, password })}
-      siteUrl={siteUrl}
-    >
-      <TextField label="Email" type="email" autoComplete="username" value={email} onChange={setEmail} />
-      <TextField label="Password" type="password" autoComplete="current-password" value={password} onChange={setPassword} />
+    <PasswordForm testId="signin-form" title="Sign in" submitLabel="Sign in" busyLabel="Signing in…" request={() => ({ flow: "signIn", ...values })} siteUrl={siteUrl}>
+      <TextField label="Email" type="email" autoComplete="username" {...field("email")} />
+      <TextField label="Password" type="password" autoComplete="current-password" {...field("password")} />
     </PasswordForm>
   );
 }
 
 /** First run: the owner account, authorised by the WebUI password when one is set. */
 export function OwnerSetup({ siteUrl = SITE_URL, setupPasswordRequired }: { siteUrl?: string; setupPasswordRequired: boolean }) {
-  const [name, setName] = useState("");
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
-  const [setupPassword, setSetupPassword] = useState("");
+  const { values, field } = useTextFields("name", "email", "password", "confirm", "setupPassword");
+  const { name, email, password, confirm, setupPassword } = values;
   return (
     <PasswordForm
       testId="setup-form"
@@ -66,17 +55,15 @@ export function OwnerSetup({ siteUrl = SITE_URL, setupPasswordRequired }: { site
       request={() => ({ flow: "signUp", name, email, password, ...(setupPasswordRequired ? { setupPassword } : {}) })}
       siteUrl={siteUrl}
     >
-      <TextField label="Your name" autoComplete="name" value={name} onChange={setName} />
-      <TextField label="Email" type="email" autoComplete="username" value={email} onChange={setEmail} />
-      <TextField label="Password" type="password" autoComplete="new-password" value={password} onChange={setPassword} />
-      <TextField label="Confirm password" type="password" autoComplete="new-password" value={confirm} onChange={setConfirm} />
+      <TextField label="Your name" autoComplete="name" {...field("name")} />
+      <TextField label="Email" type="email" autoComplete="username" {...field("email")} />
+      <NewPasswordFields field={field} />
       {setupPasswordRequired ? (
         <TextField
           label="Setup password"
           type="password"
           autoComplete="off"
-          value={setupPassword}
-          onChange={setSetupPassword}
+          {...field("setupPassword")}
           hint="The WebUI password this Maestro was started with (webui.password or MAESTRO_WEBUI_PASSWORD)."
         />
       ) : (
@@ -94,9 +81,8 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
   // Signed up: the invite leaves the address, in place.
   const navigate = useNavigate();
   const { pathname } = useLocation();
-  const [name, setName] = useState("");
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
+  const { values, field } = useTextFields("name", "password", "confirm");
+  const { name, password, confirm } = values;
   if (preview === undefined) return <SignInLayout className="w-full max-w-sm">{null}</SignInLayout>;
   if (preview === null) {
     return (
@@ -124,10 +110,26 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
       onDone={() => void navigate({ pathname }, { replace: true })}
       siteUrl={siteUrl}
     >
-      <TextField label="Your name" autoComplete="name" value={name} onChange={setName} />
-      <TextField label="Password" type="password" autoComplete="new-password" value={password} onChange={setPassword} />
-      <TextField label="Confirm password" type="password" autoComplete="new-password" value={confirm} onChange={setConfirm} />
+      <TextField label="Your name" autoComplete="name" {...field("name")} />
+      <NewPasswordFields field={field} />
     </PasswordForm>
+  );
+}
+
+/** The values of a form's text fields, named by `keys`, and `field(key)` to bind one to its TextField. */
+function useTextFields<K extends string>(...keys: K[]) {
+  const [values, setValues] = useState(() => Object.fromEntries(keys.map((key) => [key, ""])) as Record<K, string>);
+  const field = (key: K) => ({ value: values[key], onChange: (value: string) => setValues((current) => ({ ...current, [key]: value })) });
+  return { values, field };
+}
+
+/** A new password, typed twice (see `newPasswordProblem`). */
+function NewPasswordFields({ field }: { field: (key: "password" | "confirm") => { value: string; onChange: (value: string) => void } }) {
+  return (
+    <>
+      <TextField label="Password" type="password" autoComplete="new-password" {...field("password")} />
+      <TextField label="Confirm password" type="password" autoComplete="new-password" {...field("confirm")} />
+    </>
   );
 }
 

@@ -4,12 +4,11 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { PRIORITY_OPTIONS } from "../board/options";
 import type { RosterAgent } from "../board/types";
-import { Button } from "../components/ui/Button";
-import { Field, InlineError, Select, TextArea, TextInput } from "../components/ui/Field";
+import { Field, FormActions, Select, TextArea, TextInput } from "../components/ui/Field";
 import { Dialog, ModalHeader } from "../components/ui/Modal";
-import { userMessage } from "../lib/errors";
 import { AssigneePicker } from "./AssigneePicker";
 import { EMPTY_DRAFT, validateNewTask, type NewTaskDraft, type NewTaskErrors, type NewTaskValue } from "./newTask";
+import { useSave } from "../lib/useSave";
 
 type FormProps = {
   agents: readonly RosterAgent[];
@@ -29,8 +28,7 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
   const id = useId();
   const [draft, setDraft] = useState<NewTaskDraft>(EMPTY_DRAFT);
   const [errors, setErrors] = useState<NewTaskErrors>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { saving, failure, save } = useSave();
 
   function set<K extends keyof NewTaskDraft>(key: K, value: NewTaskDraft[K]) {
     setDraft((current) => ({ ...current, [key]: value }));
@@ -45,15 +43,7 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
       return;
     }
     setErrors({});
-    setFailure(null);
-    setSaving(true);
-    onSubmit(result.value).then(
-      () => setSaving(false),
-      (error: unknown) => {
-        setFailure(userMessage(error));
-        setSaving(false);
-      },
-    );
+    save(onSubmit(result.value));
   }
 
   const describedBy = (field: keyof NewTaskErrors, hint = false) =>
@@ -123,15 +113,7 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
       </div>
 
       <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4 dark:border-slate-800">
-        {failure && <InlineError>{failure}</InlineError>}
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={saving}>
-            {saving ? "Creating…" : "Create task"}
-          </Button>
-        </div>
+        <FormActions failure={failure} onCancel={onCancel} submitLabel="Create task" busyLabel="Creating…" busy={saving} />
       </footer>
     </form>
   );

@@ -1,5 +1,6 @@
 import type { ComponentProps, ReactNode } from "react";
 import { cn } from "../../lib/cn";
+import { Button } from "./Button";
 
 /** Shared look of text inputs, textareas and selects. */
 export const CONTROL_CLASS =
@@ -67,6 +68,45 @@ export function Select<T extends string>({ value, options, onValueChange, classN
         </option>
       ))}
     </select>
+  );
+}
+
+type ActionsProps = {
+  /** The last save's failure, shown above the buttons. */
+  failure: string | null;
+  /** Offers Cancel when given. */
+  onCancel?: () => void;
+  submitLabel: string;
+  /** The submit button's words while saving ("Saving…"). */
+  busyLabel: string;
+  busy: boolean;
+  /**
+   * While busy, the submit button is aria-disabled rather than disabled: a
+   * disabled button drops focus to <body>, where Esc no longer reaches the
+   * dialog (the form then ignores a second submit itself).
+   */
+  keepFocus?: boolean;
+};
+
+/** A form's last row: the failure, if any, then Cancel and the submit button. */
+export function FormActions({ failure, onCancel, submitLabel, busyLabel, busy, keepFocus = false }: ActionsProps) {
+  return (
+    <>
+      {failure && <InlineError>{failure}</InlineError>}
+      <div className="flex justify-end gap-2">
+        {onCancel && (
+          <Button variant="secondary" onClick={onCancel}>
+            Cancel
+          </Button>
+        )}
+        <Button
+          type="submit"
+          {...(keepFocus ? { "aria-disabled": busy, className: "aria-disabled:cursor-progress aria-disabled:bg-indigo-300" } : { disabled: busy })}
+        >
+          {busy ? busyLabel : submitLabel}
+        </Button>
+      </div>
+    </>
   );
 }
 
