@@ -5,23 +5,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { AgentApiKeys } from "../../src/roster/AgentApiKeys";
 import { CreateAgentModal } from "../../src/roster/CreateAgentModal";
-import type { Agent } from "../../src/roster/types";
 import { convex, resetConvex } from "./fakeConvex";
+import { agentFixture } from "./fixtures";
 
 vi.mock("convex/react", () => import("./fakeConvex").then((m) => m.fakeConvexReact));
 
-const devBot: Agent = {
-  _id: "agent-2" as Id<"agents">,
-  name: "Dev Bot",
-  role: "Engineer",
-  kind: "coder",
-  sessionKey: "agent:dev-bot:product",
-  status: "idle",
-  isSquadLead: false,
-  allowedTools: ["chat.post"],
-  model: undefined,
-  systemPrompt: "",
-};
+const devBot = agentFixture({ name: "Dev Bot", sessionKey: "agent:dev-bot:product", allowedTools: ["chat.post"] });
 
 const KEY = `mk_${"a".repeat(40)}`;
 const keys = [

@@ -6,8 +6,9 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { AgentForm } from "../../src/roster/AgentForm";
 import { CreateAgentModal } from "../../src/roster/CreateAgentModal";
 import { valuesFromAgent } from "../../src/roster/options";
-import type { Agent, Tool } from "../../src/roster/types";
+import type { Tool } from "../../src/roster/types";
 import { convex, resetConvex } from "./fakeConvex";
+import { agentFixture } from "./fixtures";
 
 // The container test drives CreateAgentModal through a fake convex/react.
 vi.mock("convex/react", () => import("./fakeConvex").then((m) => m.fakeConvexReact));
@@ -19,8 +20,7 @@ const tools: Tool[] = [
   { name: "ask_question", description: "Ask the humans a question." },
 ];
 
-const jarvis: Agent = {
-  _id: "agent-1" as Id<"agents">,
+const jarvis = agentFixture({
   name: "Jarvis",
   role: "Squad lead",
   kind: "lead",
@@ -30,7 +30,7 @@ const jarvis: Agent = {
   allowedTools: ["delegate_task", "post_message"],
   model: "gpt-5",
   systemPrompt: "You lead the squad.",
-};
+});
 
 const departmentId = "dept-1" as Id<"departments">;
 
