@@ -4,9 +4,9 @@ import { initials } from "../board/initials";
 import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
 import { SkeletonRows } from "../components/ui/Skeleton";
-import { formatFullTime, formatRelativeTime } from "../task/relativeTime";
 import { actorName, describeActivity } from "./describe";
 import type { ActivityEntry } from "./types";
+import { RelativeTime } from "../components/ui/RelativeTime";
 
 type Props = {
   entries: ActivityEntry[];
@@ -54,13 +54,7 @@ function ActivityRow({ entry, now }: { entry: ActivityEntry; now: number }) {
       <Avatar initials={initials(who)} className="mt-0.5" />
       <div className="min-w-0 flex-1">
         <p className="text-sm break-words text-slate-700 dark:text-slate-200">{describeActivity(entry)}</p>
-        <time
-          dateTime={new Date(entry._creationTime).toISOString()}
-          title={formatFullTime(entry._creationTime)}
-          className="text-xs text-slate-500 dark:text-slate-400"
-        >
-          {formatRelativeTime(entry._creationTime, now)}
-        </time>
+        <RelativeTime at={entry._creationTime} now={now} className="text-xs text-slate-500 dark:text-slate-400" />
       </div>
     </li>
   );

@@ -2,12 +2,12 @@ import { useMutation, useQuery } from "convex/react";
 import { useId, useState, type ReactNode } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
+import { ErrorBoundary, PanelBoundary, PanelError } from "../components/ErrorBoundary";
 import { SkeletonStack } from "../components/ui/Skeleton";
 import { cn } from "../lib/cn";
 import { userMessage } from "../lib/errors";
 import { useStoredState } from "../shell/useStoredState";
-import { useNow } from "../task/relativeTime";
+import { useNow } from "../lib/relativeTime";
 import { ChatComposer } from "./ChatComposer";
 import { ModeBadges } from "../slash/ModeBadge";
 import { useSlashSupport } from "../slash/useSlashSupport";
@@ -29,16 +29,16 @@ export function ChatPane({ departmentId }: Props) {
   const collapsed = stored === "true";
   const toggle = () => setStored(collapsed ? "false" : "true");
   return (
-    <ErrorBoundary
+    <PanelBoundary
       key={departmentId}
-      fallback={(error, retry) => (
+      frame={(error) => (
         <ChatFrame collapsed={collapsed} onToggle={toggle}>
-          <PanelError message={userMessage(error)} onRetry={retry} />
+          {error}
         </ChatFrame>
       )}
     >
       <LiveChat departmentId={departmentId} collapsed={collapsed} onToggle={toggle} />
-    </ErrorBoundary>
+    </PanelBoundary>
   );
 }
 

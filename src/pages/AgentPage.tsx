@@ -7,16 +7,15 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { initials } from "../board/initials";
 import { AGENT_STATUS_OPTIONS, optionFor, STATUS_OPTIONS } from "../board/options";
-import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
+import { PanelBoundary } from "../components/ErrorBoundary";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { Skeleton, SkeletonStack } from "../components/ui/Skeleton";
-import { userMessage } from "../lib/errors";
 import { departmentPath, runsPath, taskPath } from "../shell/routes";
 import { useDepartment } from "../shell/workspace";
 import { RunsTable } from "../runs/RunsList";
 import { tokenTotal } from "../runs/runViews";
-import { useNow } from "../task/relativeTime";
+import { useNow } from "../lib/relativeTime";
 
 export type AgentPageData = NonNullable<FunctionReturnType<typeof api.agents.getBySlug>>;
 
@@ -27,16 +26,9 @@ export function AgentPage() {
   const { _id: departmentId, slug: departmentSlug } = useDepartment();
   const { agentSlug = "" } = useParams();
   return (
-    <ErrorBoundary
-      key={agentSlug}
-      fallback={(error, retry) => (
-        <AgentFrame departmentSlug={departmentSlug}>
-          <PanelError message={userMessage(error)} onRetry={retry} />
-        </AgentFrame>
-      )}
-    >
+    <PanelBoundary key={agentSlug} frame={(error) => <AgentFrame departmentSlug={departmentSlug}>{error}</AgentFrame>}>
       <LiveAgentPage departmentId={departmentId} departmentSlug={departmentSlug} agentSlug={agentSlug} />
-    </ErrorBoundary>
+    </PanelBoundary>
   );
 }
 

@@ -6,7 +6,7 @@ import { RunsList } from "../runs/RunsList";
 import { RunView } from "../runs/RunView";
 import { runsPath } from "../shell/routes";
 import { useDepartment } from "../shell/workspace";
-import { useNow } from "../task/relativeTime";
+import { useNow } from "../lib/relativeTime";
 
 /** A failure shows in the page's place; the shell and the side panel stay. */
 export function RunsPage() {

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from "convex/react";
 import { useId, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
+import { PanelBoundary } from "../components/ErrorBoundary";
 import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { InlineError } from "../components/ui/Field";
@@ -24,9 +24,9 @@ function formatDate(ms: number): string {
 export function AgentApiKeys({ agent }: Props) {
   // Its own boundary: a failing key list must not take the agent form down with it.
   return (
-    <ErrorBoundary key={agent._id} fallback={(error, retry) => <PanelError message={userMessage(error)} onRetry={retry} />}>
+    <PanelBoundary key={agent._id}>
       <LiveApiKeys agent={agent} />
-    </ErrorBoundary>
+    </PanelBoundary>
   );
 }
 

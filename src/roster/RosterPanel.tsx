@@ -2,8 +2,7 @@ import { useQuery } from "convex/react";
 import { useMemo, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
-import { userMessage } from "../lib/errors";
+import { PanelBoundary } from "../components/ErrorBoundary";
 import { CreateAgentModal } from "./CreateAgentModal";
 import { RosterFrame, RosterList } from "./RosterList";
 
@@ -23,16 +22,9 @@ type Editing = null | { mode: "create" } | { mode: "edit"; agentId: Id<"agents">
  */
 export function RosterPanel({ departmentId, isAdmin, agentHref }: Props) {
   return (
-    <ErrorBoundary
-      key={departmentId}
-      fallback={(error, retry) => (
-        <RosterFrame>
-          <PanelError message={userMessage(error)} onRetry={retry} />
-        </RosterFrame>
-      )}
-    >
+    <PanelBoundary key={departmentId} frame={(error) => <RosterFrame>{error}</RosterFrame>}>
       <LiveRoster departmentId={departmentId} isAdmin={isAdmin} agentHref={agentHref} />
-    </ErrorBoundary>
+    </PanelBoundary>
   );
 }
 

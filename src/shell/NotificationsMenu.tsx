@@ -5,7 +5,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { BellIcon } from "../components/ui/icons";
-import { formatRelativeTime, useNow } from "../task/relativeTime";
+import { formatRelativeTime, useNow } from "../lib/relativeTime";
 import { useTaskNavigation } from "./useTaskNavigation";
 
 type Notifications = FunctionReturnType<typeof api.notifications.listMine>;

@@ -7,7 +7,7 @@ import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { userMessage } from "../lib/errors";
 import { canWrite, useRole } from "../shell/role";
-import { formatRelativeTime } from "./relativeTime";
+import { formatRelativeTime } from "../lib/relativeTime";
 
 export type ApprovalCardView = FunctionReturnType<typeof api.approvals.listForTask>[number];
 export type QuestionCardView = FunctionReturnType<typeof api.questions.listForTask>[number];

@@ -19,7 +19,7 @@ import { useSlashSupport } from "../slash/useSlashSupport";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import { PauseCards } from "./PauseCards";
 import type { MentionCandidate } from "./mentions";
-import { useNow } from "./relativeTime";
+import { useNow } from "../lib/relativeTime";
 import { useFollowThread } from "./useFollowThread";
 import { AgentActivity } from "./RunsPanel";
 import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";

@@ -8,7 +8,7 @@ import { LoadingStatus, Skeleton } from "../components/ui/Skeleton";
 import { ThreadIcon } from "../components/ui/icons";
 import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
-import { formatFullTime, formatRelativeTime } from "./relativeTime";
+import { RelativeTime } from "../components/ui/RelativeTime";
 
 export type ThreadMessage = FunctionReturnType<typeof api.messages.list>["page"][number];
 
@@ -70,11 +70,7 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
 
 function MessageItem({ message, now }: { message: ThreadMessage; now: number }) {
   const { author } = message;
-  const time = (
-    <time dateTime={new Date(message._creationTime).toISOString()} title={formatFullTime(message._creationTime)} className="text-xs text-slate-500 dark:text-slate-400">
-      {formatRelativeTime(message._creationTime, now)}
-    </time>
-  );
+  const time = <RelativeTime at={message._creationTime} now={now} className="text-xs text-slate-500 dark:text-slate-400" />;
 
   if (author.kind === "system") {
     return (
