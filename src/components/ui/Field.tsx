@@ -77,9 +77,11 @@ type ActionsProps = {
   /** Offers Cancel when given. */
   onCancel?: () => void;
   submitLabel: string;
-  /** The submit button's words while saving ("Saving…"). */
-  busyLabel: string;
+  /** The submit button's words while saving ("Saving…"); its usual words by default. */
+  busyLabel?: string;
   busy: boolean;
+  /** False while the form is incomplete: the submit button waits (disabled). */
+  ready?: boolean;
   /**
    * While busy, the submit button is aria-disabled rather than disabled: a
    * disabled button drops focus to <body>, where Esc no longer reaches the
@@ -89,7 +91,7 @@ type ActionsProps = {
 };
 
 /** A form's last row: the failure, if any, then Cancel and the submit button. */
-export function FormActions({ failure, onCancel, submitLabel, busyLabel, busy, keepFocus = false }: ActionsProps) {
+export function FormActions({ failure, onCancel, submitLabel, busyLabel = submitLabel, busy, ready = true, keepFocus = false }: ActionsProps) {
   return (
     <>
       {failure && <InlineError>{failure}</InlineError>}
@@ -101,7 +103,7 @@ export function FormActions({ failure, onCancel, submitLabel, busyLabel, busy, k
         )}
         <Button
           type="submit"
-          {...(keepFocus ? { "aria-disabled": busy, className: "aria-disabled:cursor-progress aria-disabled:bg-indigo-300" } : { disabled: busy })}
+          {...(keepFocus ? { "aria-disabled": busy, className: "aria-disabled:cursor-progress aria-disabled:bg-indigo-300" } : { disabled: busy || !ready })}
         >
           {busy ? busyLabel : submitLabel}
         </Button>
