@@ -2,11 +2,11 @@ import type { PaginationStatus } from "convex/react";
 import type { ReactNode } from "react";
 import { initials } from "../board/initials";
 import { Avatar } from "../components/ui/Avatar";
-import { Button } from "../components/ui/Button";
 import { SkeletonRows } from "../components/ui/Skeleton";
 import { actorName, describeActivity } from "./describe";
 import type { ActivityEntry } from "./types";
 import { RelativeTime } from "../components/ui/RelativeTime";
+import { LoadMore } from "../components/ui/LoadMore";
 
 type Props = {
   entries: ActivityEntry[];
@@ -36,13 +36,14 @@ export function ActivityList({ entries, status, now, onLoadMore }: Props) {
           ))}
         </ol>
       )}
-      {(status === "CanLoadMore" || status === "LoadingMore") && (
-        <div className="border-t border-slate-100 px-4 py-2 dark:border-slate-800">
-          <Button variant="ghost" onClick={onLoadMore} disabled={status === "LoadingMore"} className="w-full py-1 text-xs">
-            {status === "LoadingMore" ? "Loading…" : "Show more"}
-          </Button>
-        </div>
-      )}
+      <LoadMore
+        status={status}
+        onLoadMore={onLoadMore}
+        label="Show more"
+        variant="ghost"
+        className="w-full py-1 text-xs"
+        rowClassName="border-t border-slate-100 px-4 py-2 dark:border-slate-800"
+      />
     </ActivityFrame>
   );
 }

@@ -10,6 +10,7 @@ import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { isAdminRole } from "../shell/role";
+import { LiveList } from "../components/ui/LiveList";
 
 export const ROLE_OPTIONS: ReadonlyArray<{ value: MemberRole; label: string }> = [
   { value: "owner", label: "Owner" },
@@ -175,25 +176,19 @@ function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; my
         </div>
       )}
       <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">Pending invites</h3>
-      {invites === undefined ? (
-        <Skeleton className="h-10" />
-      ) : invites.length === 0 ? (
-        <p className="text-xs text-slate-500 dark:text-slate-400">No pending invites.</p>
-      ) : (
-        <ul className="flex flex-col divide-y divide-slate-100 dark:divide-slate-800">
-          {invites.map((invite) => (
-            <li key={invite._id} data-testid="invite-row" className="flex items-center gap-3 py-2 text-sm">
-              <span className="min-w-0 flex-1 truncate">
-                {invite.email} · {ROLE_OPTIONS.find((o) => o.value === invite.role)?.label} · by {invite.createdByName}
-              </span>
-              <span className="text-xs text-slate-500 dark:text-slate-400">until {new Date(invite.expiresAt).toLocaleDateString()}</span>
-              <Button variant="ghost" onClick={() => void revoke({ inviteId: invite._id }).catch((e: unknown) => setError(userMessage(e)))}>
-                Revoke
-              </Button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <LiveList items={invites} empty="No pending invites." className="flex flex-col divide-y divide-slate-100 dark:divide-slate-800">
+        {(invite) => (
+          <li key={invite._id} data-testid="invite-row" className="flex items-center gap-3 py-2 text-sm">
+            <span className="min-w-0 flex-1 truncate">
+              {invite.email} · {ROLE_OPTIONS.find((o) => o.value === invite.role)?.label} · by {invite.createdByName}
+            </span>
+            <span className="text-xs text-slate-500 dark:text-slate-400">until {new Date(invite.expiresAt).toLocaleDateString()}</span>
+            <Button variant="ghost" onClick={() => void revoke({ inviteId: invite._id }).catch((e: unknown) => setError(userMessage(e)))}>
+              Revoke
+            </Button>
+          </li>
+        )}
+      </LiveList>
     </section>
   );
 }

@@ -2,13 +2,13 @@ import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
-import { Button } from "../components/ui/Button";
 import { Markdown } from "../components/ui/Markdown";
 import { LoadingStatus, Skeleton } from "../components/ui/Skeleton";
 import { ThreadIcon } from "../components/ui/icons";
 import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
 import { RelativeTime } from "../components/ui/RelativeTime";
+import { LoadMore } from "../components/ui/LoadMore";
 
 export type ThreadMessage = FunctionReturnType<typeof api.messages.list>["page"][number];
 
@@ -44,13 +44,7 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
 
   return (
     <div className="flex flex-col gap-4">
-      {(status === "CanLoadMore" || status === "LoadingMore") && (
-        <div className="flex justify-center">
-          <Button variant="secondary" onClick={onLoadEarlier} disabled={status === "LoadingMore"} className="py-1 text-xs">
-            {status === "LoadingMore" ? "Loading…" : "Load earlier messages"}
-          </Button>
-        </div>
-      )}
+      <LoadMore status={status} onLoadMore={onLoadEarlier} label="Load earlier messages" variant="secondary" className="py-1 text-xs" rowClassName="flex justify-center" />
       {messages.length === 0 ? (
         <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center dark:border-slate-600">
           <ThreadIcon className="size-6 text-slate-400" />
