@@ -1,5 +1,5 @@
 import { useQuery } from "convex/react";
-import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import { Button } from "../components/ui/Button";
@@ -8,6 +8,7 @@ import { userMessage } from "../lib/errors";
 import type { PasswordRequest } from "./authApi";
 import { signInWithPassword } from "./localAuth";
 import { SignInLayout } from "./SignInLayout";
+import { onSubmitted } from "../components/ui/Field";
 
 const INPUT_CLASS =
   "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600";
@@ -156,8 +157,7 @@ function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, r
   const [error, setError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
 
-  function handleSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function handleSubmit() {
     const problem = check?.() ?? null;
     setError(problem);
     if (problem !== null) return;
@@ -171,7 +171,7 @@ function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, r
 
   return (
     <SignInLayout className="w-full max-w-sm">
-      <form data-testid={testId} onSubmit={handleSubmit} className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm dark:bg-slate-900 dark:border-slate-700">
+      <form data-testid={testId} onSubmit={onSubmitted(handleSubmit)} className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm dark:bg-slate-900 dark:border-slate-700">
         <h1 className="text-base font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
         {intro && <p className="text-sm text-slate-600 dark:text-slate-300">{intro}</p>}
         {children}

@@ -1,6 +1,6 @@
 import { useId, type KeyboardEvent } from "react";
 import { Button } from "../components/ui/Button";
-import { InlineError, TextArea } from "../components/ui/Field";
+import { InlineError, onSubmitted, TextArea } from "../components/ui/Field";
 import { cn } from "../lib/cn";
 import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
 import { SlashStatus } from "../slash/useSlashSend";
@@ -48,10 +48,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
     <form
       data-testid="chat-composer"
       className="flex flex-col gap-1 border-t border-slate-100 px-3 py-2 dark:border-slate-800"
-      onSubmit={(event) => {
-        event.preventDefault();
-        send();
-      }}
+      onSubmit={onSubmitted(send)}
     >
       {error && <InlineError className="px-2 py-1.5 text-xs">{error}</InlineError>}
       <div className="relative flex items-end gap-2">

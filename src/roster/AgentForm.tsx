@@ -1,6 +1,6 @@
-import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
 import { LIMITS } from "../../convex/lib/limits";
-import { Field, FormActions, Select, TextArea, TextInput } from "../components/ui/Field";
+import { Field, FormActions, onSubmitted, Select, TextArea, TextInput } from "../components/ui/Field";
 import { APPROVAL_OPTIONS, approvalsToSave, effectiveApproval, EMPTY_AGENT, KIND_OPTIONS } from "./options";
 import type { AgentFormValues, ApprovalPolicy, Tool } from "./types";
 import { useSave } from "../lib/useSave";
@@ -56,8 +56,7 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
     });
   }
 
-  function handleSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function handleSubmit() {
     if (saving) return;
     const name = values.name.trim();
     const role = values.role.trim();
@@ -84,25 +83,23 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
     }));
   }
 
-  const describedBy = (field: keyof Errors) => (errors[field] ? `${id}-${field}-error` : undefined);
-
   return (
-    <form noValidate onSubmit={handleSubmit} className="flex min-h-0 flex-1 flex-col">
+    <form noValidate onSubmit={onSubmitted(handleSubmit)} className="flex min-h-0 flex-1 flex-col">
       <div className="flex min-h-0 flex-1 flex-col gap-4 overflow-y-auto px-5 py-4">
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           {REQUIRED_FIELDS.map(({ key, label, maxLength, placeholder }) => (
             <Field key={key} label={label} htmlFor={`${id}-${key}`} error={errors[key]}>
-              <TextInput
-                id={`${id}-${key}`}
-                autoFocus={key === "name"}
-                autoComplete="off"
-                maxLength={maxLength}
-                value={values[key]}
-                onChange={(e) => set(key, e.target.value)}
-                aria-invalid={errors[key] ? true : undefined}
-                aria-describedby={describedBy(key)}
-                placeholder={placeholder}
-              />
+              {(control) => (
+                <TextInput
+                  {...control}
+                  autoFocus={key === "name"}
+                  autoComplete="off"
+                  maxLength={maxLength}
+                  value={values[key]}
+                  onChange={(e) => set(key, e.target.value)}
+                  placeholder={placeholder}
+                />
+              )}
             </Field>
           ))}
           <Field label="Kind" htmlFor={`${id}-kind`}>

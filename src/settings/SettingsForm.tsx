@@ -1,5 +1,5 @@
-import { useId, useState, type FormEvent } from "react";
-import { Field, FormActions, TextInput } from "../components/ui/Field";
+import { useId, useState } from "react";
+import { Field, FormActions, onSubmitted, TextInput } from "../components/ui/Field";
 import {
   changedSettings,
   NUMBER_FIELDS,
@@ -37,8 +37,7 @@ export function SettingsForm({ initial, onSubmit, onCancel }: Props) {
   const [errors, setErrors] = useState<Partial<Record<NumberField, string>>>({});
   const { saving, failure, save } = useSave();
 
-  function handleSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function handleSubmit() {
     if (saving) return;
     const parsed = {
       maxMessageChars: parsePositiveInteger(numbers.maxMessageChars),
@@ -60,7 +59,7 @@ export function SettingsForm({ initial, onSubmit, onCancel }: Props) {
   }
 
   return (
-    <form noValidate onSubmit={handleSubmit} aria-label="Chat settings" className="flex flex-col gap-4">
+    <form noValidate onSubmit={onSubmitted(handleSubmit)} aria-label="Chat settings" className="flex flex-col gap-4">
       {SWITCH_FIELDS.map(({ key, label, hint }) => (
         <Toggle
           key={key}
@@ -74,17 +73,17 @@ export function SettingsForm({ initial, onSubmit, onCancel }: Props) {
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         {NUMBER_FIELDS.map(({ key, label, hint }) => (
           <Field key={key} label={label} htmlFor={`${id}-${key}`} hint={hint} error={errors[key]}>
-            <TextInput
-              id={`${id}-${key}`}
-              type="number"
-              inputMode="numeric"
-              min={1}
-              step={1}
-              value={numbers[key]}
-              onChange={(event) => setNumbers((current) => ({ ...current, [key]: event.target.value }))}
-              aria-invalid={errors[key] ? true : undefined}
-              aria-describedby={errors[key] ? `${id}-${key}-error` : `${id}-${key}-hint`}
-            />
+            {(control) => (
+              <TextInput
+                {...control}
+                type="number"
+                inputMode="numeric"
+                min={1}
+                step={1}
+                value={numbers[key]}
+                onChange={(event) => setNumbers((current) => ({ ...current, [key]: event.target.value }))}
+              />
+            )}
           </Field>
         ))}
       </div>

@@ -1,7 +1,7 @@
 import { useId, useState, type KeyboardEvent } from "react";
 import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
-import { InlineError, TextArea } from "../components/ui/Field";
+import { InlineError, onSubmitted, TextArea } from "../components/ui/Field";
 import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
 import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
@@ -87,10 +87,7 @@ export function Composer({ candidates, onSend, slash }: Props) {
   return (
     <form
       className="flex flex-col gap-2"
-      onSubmit={(event) => {
-        event.preventDefault();
-        send();
-      }}
+      onSubmit={onSubmitted(send)}
     >
       {error && <InlineError>{error}</InlineError>}
       <div className="relative">

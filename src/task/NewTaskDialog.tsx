@@ -4,7 +4,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { PRIORITY_OPTIONS } from "../board/options";
 import type { RosterAgent } from "../board/types";
-import { Field, FormActions, Select, TextArea, TextInput } from "../components/ui/Field";
+import { Field, FormActions, onSubmitted, Select, TextArea, TextInput } from "../components/ui/Field";
 import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { AssigneePicker } from "./AssigneePicker";
 import { EMPTY_DRAFT, validateNewTask, type NewTaskDraft, type NewTaskErrors, type NewTaskValue } from "./newTask";
@@ -46,56 +46,29 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
     save(onSubmit(result.value));
   }
 
-  const describedBy = (field: keyof NewTaskErrors, hint = false) =>
-    errors[field] ? `${id}-${field}-error` : hint ? `${id}-${field}-hint` : undefined;
-
   return (
     <form
       noValidate
       className="flex min-h-0 flex-1 flex-col"
-      onSubmit={(event) => {
-        event.preventDefault();
-        submit();
-      }}
+      onSubmit={onSubmitted(submit)}
     >
       <ModalHeader headingId={headingId ?? `${id}-heading`} title="New task" onClose={onCancel} />
 
       <div className="flex min-h-0 flex-1 flex-col gap-4 overflow-y-auto px-5 py-4">
         <Field label="Title" htmlFor={`${id}-title`} error={errors.title}>
-          <TextInput
-            id={`${id}-title`}
-            autoFocus
-            value={draft.title}
-            onChange={(event) => set("title", event.target.value)}
-            aria-invalid={errors.title ? true : undefined}
-            aria-describedby={describedBy("title")}
-            placeholder="What needs doing?"
-          />
+          {(control) => <TextInput {...control} autoFocus value={draft.title} onChange={(event) => set("title", event.target.value)} placeholder="What needs doing?" />}
         </Field>
         <Field label="Description" htmlFor={`${id}-description`} error={errors.description} hint="Markdown works.">
-          <TextArea
-            id={`${id}-description`}
-            rows={4}
-            value={draft.description}
-            onChange={(event) => set("description", event.target.value)}
-            aria-invalid={errors.description ? true : undefined}
-            aria-describedby={describedBy("description", true)}
-            placeholder="Context, links, what done looks like"
-          />
+          {(control) => (
+            <TextArea {...control} rows={4} value={draft.description} onChange={(event) => set("description", event.target.value)} placeholder="Context, links, what done looks like" />
+          )}
         </Field>
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-[10rem_1fr]">
           <Field label="Priority" htmlFor={`${id}-priority`}>
             <Select id={`${id}-priority`} value={draft.priority} options={PRIORITY_OPTIONS} onValueChange={(value) => set("priority", value)} />
           </Field>
           <Field label="Tags" htmlFor={`${id}-tags`} error={errors.tags} hint="Separate with commas.">
-            <TextInput
-              id={`${id}-tags`}
-              value={draft.tags}
-              onChange={(event) => set("tags", event.target.value)}
-              aria-invalid={errors.tags ? true : undefined}
-              aria-describedby={describedBy("tags", true)}
-              placeholder="launch, web"
-            />
+            {(control) => <TextInput {...control} value={draft.tags} onChange={(event) => set("tags", event.target.value)} placeholder="launch, web" />}
           </Field>
         </div>
         <div className="flex flex-col gap-1.5">

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from "convex/react";
 import type { FunctionArgs, FunctionReference, FunctionReturnType } from "convex/server";
-import { useState, type FormEvent, type ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { Badge, BADGE_TONES } from "../components/ui/Badge";
@@ -8,6 +8,7 @@ import { Button } from "../components/ui/Button";
 import { userMessage } from "../lib/errors";
 import { canWrite, useRole } from "../shell/role";
 import { formatRelativeTime } from "../lib/relativeTime";
+import { onSubmitted } from "../components/ui/Field";
 
 export type ApprovalCardView = FunctionReturnType<typeof api.approvals.listForTask>[number];
 export type QuestionCardView = FunctionReturnType<typeof api.questions.listForTask>[number];
@@ -98,32 +99,30 @@ function Decided({ by, at, words, now }: { by?: string; at?: number; words?: str
   );
 }
 
-/** A card's decision: an optional note (its label is also its placeholder) and the approve and reject buttons. */
-function DecisionRow({
-  note,
-  approve,
-  reject,
-  pending,
-}: {
-  note: { label: string; value: string; onChange: (value: string) => void };
-  approve: { label: string; onClick: () => void };
-  reject: { label: string; onClick: () => void };
-  pending: boolean;
-}) {
+/** The words of a card's decision: the optional note's label (also its placeholder), the approve and the reject button. */
+type DecisionWords = { note: string; approve: string; reject: string };
+
+const APPROVAL_WORDS: DecisionWords = { note: "Reason (optional)", approve: "Approve", reject: "Deny" };
+const PLAN_WORDS: DecisionWords = { note: "Feedback (for a rejection)", approve: "Approve plan", reject: "Reject" };
+
+type DecisionProps = { words: DecisionWords; note: string; onNote: (note: string) => void; onDecide: (approve: boolean) => void; pending: boolean };
+
+/** A card's decision: an optional note and the approve and reject buttons. */
+function DecisionRow({ words, note, onNote, onDecide, pending }: DecisionProps) {
   return (
     <div className="flex flex-wrap items-center gap-2">
       <input
-        aria-label={note.label}
-        placeholder={note.label}
-        value={note.value}
-        onChange={(e) => note.onChange(e.target.value)}
+        aria-label={words.note}
+        placeholder={words.note}
+        value={note}
+        onChange={(e) => onNote(e.target.value)}
         className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
       />
-      <Button onClick={approve.onClick} disabled={pending} className="px-2 py-1 text-xs">
-        {approve.label}
+      <Button onClick={() => onDecide(true)} disabled={pending} className="px-2 py-1 text-xs">
+        {words.approve}
       </Button>
-      <Button variant="secondary" onClick={reject.onClick} disabled={pending} className="px-2 py-1 text-xs">
-        {reject.label}
+      <Button variant="secondary" onClick={() => onDecide(false)} disabled={pending} className="px-2 py-1 text-xs">
+        {words.reject}
       </Button>
     </div>
   );
@@ -152,14 +151,7 @@ export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; 
       {open ? (
         <>
           <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>
-          {writable && (
-            <DecisionRow
-              note={{ label: "Reason (optional)", value: reason, onChange: setReason }}
-              approve={{ label: "Approve", onClick: () => decide("approve") }}
-              reject={{ label: "Deny", onClick: () => decide("deny") }}
-              pending={response.pending}
-            />
-          )}
+          {writable && <DecisionRow words={APPROVAL_WORDS} note={reason} onNote={setReason} onDecide={(approve) => decide(approve ? "approve" : "deny")} pending={response.pending} />}
         </>
       ) : (
         <Decided by={card.decidedBy} at={card.decidedAt} words={card.reason} now={now} />
@@ -172,8 +164,7 @@ export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; 
 export function QuestionCard({ card, writable, now }: { card: QuestionCardView; writable: boolean; now: number }) {
   const response = useResponse(api.questions.respond);
   const [answer, setAnswer] = useState("");
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
+  const onSubmit = () => {
     if (answer.trim() === "") return;
     response.send({ taskId: card.taskId, questionId: card._id, answer }, () => setAnswer(""));
   };
@@ -184,7 +175,7 @@ export function QuestionCard({ card, writable, now }: { card: QuestionCardView; 
         <>
           {card.expiresAt !== undefined && <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>}
           {writable && (
-            <form onSubmit={onSubmit} className="flex items-center gap-2">
+            <form onSubmit={onSubmitted(onSubmit)} className="flex items-center gap-2">
               <input
                 aria-label="Your answer"
                 placeholder="Your answer (or reply in the thread)"
@@ -227,14 +218,7 @@ export function PlanCard({ card, writable, now }: { card: PlanCardView; writable
       {state === "pending" ? (
         <>
           {card.expiresAt !== undefined && <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>}
-          {writable && (
-            <DecisionRow
-              note={{ label: "Feedback (for a rejection)", value: feedback, onChange: setFeedback }}
-              approve={{ label: "Approve plan", onClick: () => decide("approve") }}
-              reject={{ label: "Reject", onClick: () => decide("reject") }}
-              pending={response.pending}
-            />
-          )}
+          {writable && <DecisionRow words={PLAN_WORDS} note={feedback} onNote={setFeedback} onDecide={(approve) => decide(approve ? "approve" : "reject")} pending={response.pending} />}
         </>
       ) : state === "expired" ? (
         <p className="text-xs text-slate-600 dark:text-slate-300">expired: nobody decided in time, so nothing was delegated</p>

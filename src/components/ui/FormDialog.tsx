@@ -1,7 +1,7 @@
 // A dialog that is one small form: title, fields, the failure, Cancel and the submit button.
 import { useId, type ReactNode } from "react";
 import { useSave } from "../../lib/useSave";
-import { FormActions } from "./Field";
+import { FormActions, onSubmitted } from "./Field";
 import { Dialog } from "./Modal";
 
 type Props = {
@@ -24,10 +24,7 @@ export function FormDialog({ testId, title, submitLabel, ready, onClose, onSubmi
       <form
         data-testid={testId}
         className="flex flex-col gap-4 p-5"
-        onSubmit={(event) => {
-          event.preventDefault();
-          save(onSubmit());
-        }}
+        onSubmit={onSubmitted(() => save(onSubmit()))}
       >
         <h2 id={headingId} className="text-base font-semibold text-slate-900">
           {title}
