@@ -77,6 +77,15 @@ function show(cards: { approvals?: ApprovalCardView[]; questions?: QuestionCardV
   );
 }
 
+/** A decision card's two responses: approve, then (once that one is back) reject with a note. */
+async function approveThenReject(card: HTMLElement, words: { approve: string; reject: string; note: string }, note: string) {
+  fireEvent.click(within(card).getByRole("button", { name: words.approve }));
+  await vi.waitFor(() => expect((within(card).getByRole("button", { name: words.reject }) as HTMLButtonElement).disabled).toBe(false));
+  fireEvent.change(within(card).getByLabelText(words.note), { target: { value: note } });
+  fireEvent.click(within(card).getByRole("button", { name: words.reject }));
+  await vi.waitFor(() => expect(live.mutations).toHaveLength(2));
+}
+
 describe("ApprovalCard", () => {
   it("shows agent, tool, arguments and expiry; Approve and Deny (with a reason) call approvals.respond", async () => {
     show({ approvals: [approval()] });
@@ -84,11 +93,7 @@ describe("ApprovalCard", () => {
     expect(card.textContent).toContain("Jarvis wants to call delegate_task");
     expect(card.textContent).toContain('"title": "Hero copy"');
     expect(card.textContent).toContain("expires in 23 h");
-    fireEvent.click(within(card).getByRole("button", { name: "Approve" }));
-    await vi.waitFor(() => expect((within(card).getByRole("button", { name: "Deny" }) as HTMLButtonElement).disabled).toBe(false));
-    fireEvent.change(within(card).getByLabelText("Reason (optional)"), { target: { value: "not now" } });
-    fireEvent.click(within(card).getByRole("button", { name: "Deny" }));
-    await vi.waitFor(() => expect(live.mutations).toHaveLength(2));
+    await approveThenReject(card, { approve: "Approve", reject: "Deny", note: "Reason (optional)" }, "not now");
     expect(live.mutations).toEqual([
       { name: "approvals:respond", args: { taskId, approvalId: "ap-1", decision: "approve" } },
       { name: "approvals:respond", args: { taskId, approvalId: "ap-1", decision: "deny", reason: "not now" } },
@@ -155,11 +160,7 @@ describe("PlanCard", () => {
     show({ plans: [plan()] });
     const card = screen.getByTestId("plan-card");
     expect(within(card).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["Hero copy → Writer", "Signup form → Dev Bot (high)"]);
-    fireEvent.click(within(card).getByRole("button", { name: "Approve plan" }));
-    await vi.waitFor(() => expect((within(card).getByRole("button", { name: "Reject" }) as HTMLButtonElement).disabled).toBe(false));
-    fireEvent.change(within(card).getByLabelText("Feedback (for a rejection)"), { target: { value: "Form to Writer" } });
-    fireEvent.click(within(card).getByRole("button", { name: "Reject" }));
-    await vi.waitFor(() => expect(live.mutations).toHaveLength(2));
+    await approveThenReject(card, { approve: "Approve plan", reject: "Reject", note: "Feedback (for a rejection)" }, "Form to Writer");
     expect(live.mutations).toEqual([
       { name: "plans:respond", args: { taskId, planId: "p-1", action: "approve" } },
       { name: "plans:respond", args: { taskId, planId: "p-1", action: "reject", feedback: "Form to Writer" } },
