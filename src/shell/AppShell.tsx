@@ -72,9 +72,10 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
   const isAdmin = selected !== undefined && isAdminRole(selected.role);
   const [dialog, setDialog] = useState<"members" | "account" | null>(null);
   const [inviteToken] = useState(inviteTokenFromUrl);
+  const [slashInserts] = useState(createSlashInserts);
+  const workspace = useMemo(() => (departments && fallback ? { departments, department: selected, fallback } : null), [departments, selected, fallback]);
   // The palette, the shortcuts' help and the new-task dialog; another department starts with none open.
   const [overlay, setOverlay] = useState<ShellOverlay>(null);
-  const [slashInserts] = useState(createSlashInserts);
   const [overlayDepartment, setOverlayDepartment] = useState(selected?._id);
   if (overlayDepartment !== selected?._id) {
     setOverlayDepartment(selected?._id);
@@ -133,10 +134,10 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
           <ErrorPanel message={membership.message} onRetry={membership.retry} />
         ) : departments === undefined ? (
           <WorkspaceSkeleton />
-        ) : fallback === undefined ? (
+        ) : workspace === null ? (
           <NoDepartment />
         ) : (
-          <WorkspaceContext.Provider value={{ departments, department: selected, fallback }}>{children}</WorkspaceContext.Provider>
+          <WorkspaceContext.Provider value={workspace}>{children}</WorkspaceContext.Provider>
         )}
       </main>
       {selected && (
