@@ -1,9 +1,8 @@
 import { usePaginatedQuery } from "convex/react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
-import { userMessage } from "../lib/errors";
-import { useNow } from "../task/relativeTime";
+import { PanelBoundary } from "../components/ErrorBoundary";
+import { useNow } from "../lib/relativeTime";
 import { ActivityFrame, ActivityList } from "./ActivityList";
 
 /** Entries per page, first and every "Show more". */
@@ -17,16 +16,9 @@ type Props = { departmentId: Id<"departments"> };
  */
 export function ActivityFeed({ departmentId }: Props) {
   return (
-    <ErrorBoundary
-      key={departmentId}
-      fallback={(error, retry) => (
-        <ActivityFrame>
-          <PanelError message={userMessage(error)} onRetry={retry} />
-        </ActivityFrame>
-      )}
-    >
+    <PanelBoundary key={departmentId} frame={(error) => <ActivityFrame>{error}</ActivityFrame>}>
       <LiveFeed departmentId={departmentId} />
-    </ErrorBoundary>
+    </PanelBoundary>
   );
 }
 

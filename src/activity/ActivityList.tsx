@@ -2,11 +2,11 @@ import type { PaginationStatus } from "convex/react";
 import type { ReactNode } from "react";
 import { initials } from "../board/initials";
 import { Avatar } from "../components/ui/Avatar";
-import { Button } from "../components/ui/Button";
-import { Skeleton } from "../components/ui/Skeleton";
-import { formatFullTime, formatRelativeTime } from "../task/relativeTime";
+import { SkeletonRows } from "../components/ui/Skeleton";
 import { actorName, describeActivity } from "./describe";
 import type { ActivityEntry } from "./types";
+import { RelativeTime } from "../components/ui/RelativeTime";
+import { LoadMore } from "../components/ui/LoadMore";
 
 type Props = {
   entries: ActivityEntry[];
@@ -36,13 +36,14 @@ export function ActivityList({ entries, status, now, onLoadMore }: Props) {
           ))}
         </ol>
       )}
-      {(status === "CanLoadMore" || status === "LoadingMore") && (
-        <div className="border-t border-slate-100 px-4 py-2 dark:border-slate-800">
-          <Button variant="ghost" onClick={onLoadMore} disabled={status === "LoadingMore"} className="w-full py-1 text-xs">
-            {status === "LoadingMore" ? "Loading…" : "Show more"}
-          </Button>
-        </div>
-      )}
+      <LoadMore
+        status={status}
+        onLoadMore={onLoadMore}
+        label="Show more"
+        variant="ghost"
+        className="w-full py-1 text-xs"
+        rowClassName="border-t border-slate-100 px-4 py-2 dark:border-slate-800"
+      />
     </ActivityFrame>
   );
 }
@@ -54,13 +55,7 @@ function ActivityRow({ entry, now }: { entry: ActivityEntry; now: number }) {
       <Avatar initials={initials(who)} className="mt-0.5" />
       <div className="min-w-0 flex-1">
         <p className="text-sm break-words text-slate-700 dark:text-slate-200">{describeActivity(entry)}</p>
-        <time
-          dateTime={new Date(entry._creationTime).toISOString()}
-          title={formatFullTime(entry._creationTime)}
-          className="text-xs text-slate-500 dark:text-slate-400"
-        >
-          {formatRelativeTime(entry._creationTime, now)}
-        </time>
+        <RelativeTime at={entry._creationTime} now={now} className="text-xs text-slate-500 dark:text-slate-400" />
       </div>
     </li>
   );
@@ -85,18 +80,5 @@ export function ActivityFrame({ children }: { children: ReactNode }) {
 }
 
 function ActivitySkeleton() {
-  return (
-    <div role="status" className="flex flex-col gap-3 px-4 py-3">
-      <span className="sr-only">Loading activity…</span>
-      {Array.from({ length: 5 }, (_, i) => (
-        <div key={i} className="flex gap-3">
-          <Skeleton className="size-6 rounded-full" />
-          <div className="flex flex-1 flex-col gap-1.5">
-            <Skeleton className="h-3 w-full" />
-            <Skeleton className="h-2.5 w-16" />
-          </div>
-        </div>
-      ))}
-    </div>
-  );
+  return <SkeletonRows label="Loading activity…" count={5} avatar="size-6" lines={() => ["h-3 w-full", "h-2.5 w-16"]} />;
 }

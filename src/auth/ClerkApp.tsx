@@ -4,6 +4,7 @@ import { ConvexProviderWithClerk } from "convex/react-clerk";
 import { Button } from "../components/ui/Button";
 import { FullPageMessage } from "../components/FullPageMessage";
 import { convex } from "../convexClient";
+import { AppRoutes } from "../routes";
 import { AppShell } from "../shell/AppShell";
 import { SignInLayout } from "./SignInLayout";
 
@@ -31,7 +32,11 @@ function ClerkGate() {
   if (isLoading) return <FullPageMessage>Connecting…</FullPageMessage>;
   if (isAuthenticated) {
     const name = user?.fullName ?? user?.username ?? user?.primaryEmailAddress?.emailAddress ?? "You";
-    return <AppShell userName={name} onSignOut={signOut} />;
+    return (
+      <AppShell userName={name} onSignOut={signOut}>
+        <AppRoutes />
+      </AppShell>
+    );
   }
   if (isSignedIn) {
     // Clerk is happy but Convex refused the token: usually a missing "convex" JWT template.

@@ -6,6 +6,7 @@ import { CONVEX_URL } from "../config";
 import { convex } from "../convexClient";
 import { inviteTokenFromUrl } from "../members/InviteBanner";
 import { useEarlyBoardPrefetch } from "../board/prefetch";
+import { AppRoutes } from "../routes";
 import { AppShell } from "../shell/AppShell";
 import { makeUseLocalConvexAuth, signOutEverywhere, useLocalSession } from "./localAuth";
 import { clearSession } from "./session";
@@ -54,5 +55,9 @@ function LocalGate() {
     );
   }
   // A Convex Auth account has its row from sign-up: nothing to create first.
-  return <AppShell userName={session.email} onSignOut={signOut} ensureAccount={false} />;
+  return (
+    <AppShell userName={session.email} onSignOut={signOut} ensureAccount={false}>
+      <AppRoutes />
+    </AppShell>
+  );
 }

@@ -1,11 +1,14 @@
 import { useQuery } from "convex/react";
-import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
+import { useLocation, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import { Button } from "../components/ui/Button";
 import { SITE_URL } from "../config";
-import { SignInError, type PasswordRequest } from "./authApi";
+import { userMessage } from "../lib/errors";
+import type { PasswordRequest } from "./authApi";
 import { signInWithPassword } from "./localAuth";
 import { SignInLayout } from "./SignInLayout";
+import { onSubmitted } from "../components/ui/Field";
 
 const INPUT_CLASS =
   "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600";
@@ -29,30 +32,19 @@ export function AuthScreen({ siteUrl = SITE_URL, inviteToken = null }: Props) {
 
 /** Email and personal password. */
 export function SignInScreen({ siteUrl = SITE_URL }: { siteUrl?: string }) {
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
+  const { values, field } = useTextFields("email", "password");
   return (
-    <PasswordForm
-      testId="signin-form"
-      title="Sign in"
-      submitLabel="Sign in"
-      busyLabel="Signing in…"
-      request={() => ({ flow: "signIn", email, password })}
-      siteUrl={siteUrl}
-    >
-      <TextField label="Email" type="email" autoComplete="username" value={email} onChange={setEmail} />
-      <TextField label="Password" type="password" autoComplete="current-password" value={password} onChange={setPassword} />
+    <PasswordForm testId="signin-form" title="Sign in" submitLabel="Sign in" busyLabel="Signing in…" request={() => ({ flow: "signIn", ...values })} siteUrl={siteUrl}>
+      <TextField label="Email" type="email" autoComplete="username" {...field("email")} />
+      <TextField label="Password" type="password" autoComplete="current-password" {...field("password")} />
     </PasswordForm>
   );
 }
 
 /** First run: the owner account, authorised by the WebUI password when one is set. */
 export function OwnerSetup({ siteUrl = SITE_URL, setupPasswordRequired }: { siteUrl?: string; setupPasswordRequired: boolean }) {
-  const [name, setName] = useState("");
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
-  const [setupPassword, setSetupPassword] = useState("");
+  const { values, field } = useTextFields("name", "email", "password", "confirm", "setupPassword");
+  const { name, email, password, confirm, setupPassword } = values;
   return (
     <PasswordForm
       testId="setup-form"
@@ -64,17 +56,15 @@ export function OwnerSetup({ siteUrl = SITE_URL, setupPasswordRequired }: { site
       request={() => ({ flow: "signUp", name, email, password, ...(setupPasswordRequired ? { setupPassword } : {}) })}
       siteUrl={siteUrl}
     >
-      <TextField label="Your name" autoComplete="name" value={name} onChange={setName} />
-      <TextField label="Email" type="email" autoComplete="username" value={email} onChange={setEmail} />
-      <TextField label="Password" type="password" autoComplete="new-password" value={password} onChange={setPassword} />
-      <TextField label="Confirm password" type="password" autoComplete="new-password" value={confirm} onChange={setConfirm} />
+      <TextField label="Your name" autoComplete="name" {...field("name")} />
+      <TextField label="Email" type="email" autoComplete="username" {...field("email")} />
+      <NewPasswordFields field={field} />
       {setupPasswordRequired ? (
         <TextField
           label="Setup password"
           type="password"
           autoComplete="off"
-          value={setupPassword}
-          onChange={setSetupPassword}
+          {...field("setupPassword")}
           hint="The WebUI password this Maestro was started with (webui.password or MAESTRO_WEBUI_PASSWORD)."
         />
       ) : (
@@ -89,9 +79,11 @@ export function OwnerSetup({ siteUrl = SITE_URL, setupPasswordRequired }: { site
 /** An invite link opened while signed out: the invited person picks their name and password. */
 export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; token: string }) {
   const preview = useQuery(api.invites.preview, { token });
-  const [name, setName] = useState("");
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
+  // Signed up: the invite leaves the address, in place.
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const { values, field } = useTextFields("name", "password", "confirm");
+  const { name, password, confirm } = values;
   if (preview === undefined) return <SignInLayout className="w-full max-w-sm">{null}</SignInLayout>;
   if (preview === null) {
     return (
@@ -100,7 +92,7 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
           <p role="alert" className="text-rose-700">
             This invite link is not valid any more: it was used, revoked or has expired.
           </p>
-          <a href={window.location.pathname} className="text-indigo-700 underline">
+          <a href={pathname} className="text-indigo-700 underline">
             Go to sign-in
           </a>
         </div>
@@ -116,13 +108,29 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
       busyLabel="Joining…"
       check={() => newPasswordProblem(password, confirm)}
       request={() => ({ flow: "signUp", name, email: preview.email, password, inviteToken: token })}
-      onDone={() => window.history.replaceState(null, "", window.location.pathname)}
+      onDone={() => void navigate({ pathname }, { replace: true })}
       siteUrl={siteUrl}
     >
-      <TextField label="Your name" autoComplete="name" value={name} onChange={setName} />
-      <TextField label="Password" type="password" autoComplete="new-password" value={password} onChange={setPassword} />
-      <TextField label="Confirm password" type="password" autoComplete="new-password" value={confirm} onChange={setConfirm} />
+      <TextField label="Your name" autoComplete="name" {...field("name")} />
+      <NewPasswordFields field={field} />
     </PasswordForm>
+  );
+}
+
+/** The values of a form's text fields, named by `keys`, and `field(key)` to bind one to its TextField. */
+function useTextFields<K extends string>(...keys: K[]) {
+  const [values, setValues] = useState(() => Object.fromEntries(keys.map((key) => [key, ""])) as Record<K, string>);
+  const field = (key: K) => ({ value: values[key], onChange: (value: string) => setValues((current) => ({ ...current, [key]: value })) });
+  return { values, field };
+}
+
+/** A new password, typed twice (see `newPasswordProblem`). */
+function NewPasswordFields({ field }: { field: (key: "password" | "confirm") => { value: string; onChange: (value: string) => void } }) {
+  return (
+    <>
+      <TextField label="Password" type="password" autoComplete="new-password" {...field("password")} />
+      <TextField label="Confirm password" type="password" autoComplete="new-password" {...field("confirm")} />
+    </>
   );
 }
 
@@ -149,8 +157,7 @@ function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, r
   const [error, setError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
 
-  function handleSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function handleSubmit() {
     const problem = check?.() ?? null;
     setError(problem);
     if (problem !== null) return;
@@ -158,13 +165,13 @@ function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, r
     // On success the session store flips and this screen unmounts.
     signInWithPassword(siteUrl, request())
       .then(() => onDone?.())
-      .catch((err: unknown) => setError(err instanceof SignInError ? err.message : "Sign-in failed. Please try again."))
+      .catch((err: unknown) => setError(userMessage(err, "Sign-in failed. Please try again.")))
       .finally(() => setSubmitting(false));
   }
 
   return (
     <SignInLayout className="w-full max-w-sm">
-      <form data-testid={testId} onSubmit={handleSubmit} className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm dark:bg-slate-900 dark:border-slate-700">
+      <form data-testid={testId} onSubmit={onSubmitted(handleSubmit)} className="flex flex-col gap-4 rounded-2xl border border-slate-200 bg-white p-6 shadow-sm dark:bg-slate-900 dark:border-slate-700">
         <h1 className="text-base font-semibold text-slate-900 dark:text-slate-100">{title}</h1>
         {intro && <p className="text-sm text-slate-600 dark:text-slate-300">{intro}</p>}
         {children}

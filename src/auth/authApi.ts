@@ -1,4 +1,5 @@
 /** Sign-in and sign-up at the deployment's `POST /auth/password` (convex/http.ts), which limits guesses. */
+import { ClientError } from "../lib/errors";
 
 export type Tokens = { token: string; refreshToken: string };
 
@@ -7,7 +8,7 @@ export type PasswordRequest =
   | { flow: "signUp"; email: string; password: string; name: string; setupPassword?: string; inviteToken?: string };
 
 /** A refusal fit to show: the server's words, or why the server could not be asked. */
-export class SignInError extends Error {
+export class SignInError extends ClientError {
   constructor(
     message: string,
     /** Seconds to wait, when the server said so (429). */

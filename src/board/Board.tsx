@@ -6,7 +6,6 @@ import { Button } from "../components/ui/Button";
 import { CloseIcon, PlusIcon } from "../components/ui/icons";
 import { userMessage } from "../lib/errors";
 import { NewTaskDialog } from "../task/NewTaskDialog";
-import { openTask } from "../task/taskHash";
 import { BoardSkeleton } from "./BoardSkeleton";
 import { BoardView } from "./BoardView";
 import { serverMove, type TaskMove } from "./dnd";
@@ -21,6 +20,8 @@ import { useStoredState } from "../shell/useStoredState";
 
 type Props = {
   departmentId: Id<"departments">;
+  /** Opens a card's task (its drawer over the board). */
+  onOpenTask: (taskId: Id<"tasks">) => void;
   /** Side by side or one column at a time; follows the screen width when omitted. */
   columnMode?: ColumnMode;
   /** Filters owned by the caller (e.g. the router's search params); the URL-backed `useBoardFilters` when omitted. */
@@ -72,7 +73,7 @@ function useColumns(departmentId: Id<"departments">, filters: BoardFilters): Boa
  * move snaps back with its reason shown above the board. Query errors
  * propagate to the enclosing error boundary.
  */
-export function Board({ departmentId, columnMode: forcedMode, filters: givenFilters, onFiltersChange, showFilterBar = true }: Props) {
+export function Board({ departmentId, onOpenTask, columnMode: forcedMode, filters: givenFilters, onFiltersChange, showFilterBar = true }: Props) {
   const writable = canWrite(useRole());
   const [urlFilters, setUrlFilters] = useBoardFilters();
   const filters = givenFilters ?? urlFilters;
@@ -149,7 +150,7 @@ export function Board({ departmentId, columnMode: forcedMode, filters: givenFilt
           columns={columns}
           agents={agents}
           unreadTaskIds={unreadTaskIds}
-          onOpenTask={openTask}
+          onOpenTask={onOpenTask}
           onMoveTask={onMoveTask}
           readOnly={!writable}
           columnMode={columnMode}

@@ -9,6 +9,7 @@ import type { Option } from "./options";
 import { SortableTaskCard } from "./TaskCard";
 import { scrollAfterMount } from "./virtualScroll";
 import type { RosterAgent, TaskCardData, TaskStatus } from "./types";
+import { ChevronLeftIcon, ChevronRightIcon } from "../components/ui/icons";
 
 /** Columns longer than this render only the cards in view (plus a margin), so 2,000 cards cost what 60 do. */
 export const VIRTUALIZE_OVER = 60;
@@ -107,18 +108,12 @@ export function BoardColumn({
         )}
       >
         {/* The button's ::after covers the strip, so a click anywhere on it unfolds the column. */}
-        <button
-          type="button"
-          onClick={onToggleCollapsed}
-          aria-expanded={false}
-          aria-label={`Show the ${status.label} column`}
-          title={`Show the ${status.label} column`}
+        <FoldButton
+          folded
+          columnLabel={status.label}
+          onToggle={onToggleCollapsed}
           className="rounded p-0.5 text-slate-400 after:absolute dark:text-slate-500 dark:hover:text-slate-200 after:inset-0 after:rounded-xl hover:text-slate-700 focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
-        >
-          <svg viewBox="0 0 16 16" fill="currentColor" aria-hidden="true" className="size-4">
-            <path d="M6.22 4.22a.75.75 0 0 1 1.06 0l3.25 3.25a.75.75 0 0 1 0 1.06l-3.25 3.25a.75.75 0 0 1-1.06-1.06L8.94 8 6.22 5.28a.75.75 0 0 1 0-1.06Z" />
-          </svg>
-        </button>
+        />
         <span aria-hidden="true" className={`mt-2 size-2 rounded-full ${status.className}`} />
         <span data-testid="column-count" aria-label={countLabel} className="mt-2 text-xs font-medium text-slate-600 tabular-nums dark:text-slate-300">
           {count}
@@ -130,6 +125,8 @@ export function BoardColumn({
     );
   }
 
+  // The cards, as either list shows them (a long column renders only those in view).
+  const list: ListProps = { status: status.value, tasks, agentsByKey, unreadTaskIds, onOpenTask, columnMode, registerScroller };
   return (
     <section
       ref={setNodeRef}
@@ -154,19 +151,13 @@ export function BoardColumn({
           {count}
         </span>
         {onToggleCollapsed !== undefined && columnMode === "all" && (
-          <button
-            type="button"
-            onClick={onToggleCollapsed}
-            aria-expanded={true}
-            aria-label={`Fold the ${status.label} column`}
-            title={`Fold the ${status.label} column`}
+          <FoldButton
+            folded={false}
+            columnLabel={status.label}
+            onToggle={onToggleCollapsed}
             // Over the count, shown on hover or focus (always on touch screens), so it costs the title no width.
             className="absolute top-2.5 right-2 rounded-full bg-white p-0.5 text-slate-500 opacity-0 ring-1 ring-slate-200 group-hover/header:opacity-100 hover:text-slate-800 focus-visible:opacity-100 focus-visible:outline-2 focus-visible:outline-indigo-600 pointer-coarse:opacity-100 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-700 dark:hover:text-white"
-          >
-            <svg viewBox="0 0 16 16" fill="currentColor" aria-hidden="true" className="size-4">
-              <path d="M9.78 4.22a.75.75 0 0 1 0 1.06L7.06 8l2.72 2.72a.75.75 0 1 1-1.06 1.06L5.47 8.53a.75.75 0 0 1 0-1.06l3.25-3.25a.75.75 0 0 1 1.06 0Z" />
-            </svg>
-          </button>
+          />
         )}
       </header>
 
@@ -181,31 +172,24 @@ export function BoardColumn({
             {isDropTarget ? "Drop here" : "No tasks"}
           </p>
         ) : total > VIRTUALIZE_OVER ? (
-          <VirtualCards
-            status={status.value}
-            tasks={tasks}
-            agentsByKey={agentsByKey}
-            unreadTaskIds={unreadTaskIds}
-            onOpenTask={onOpenTask}
-            activeId={activeId}
-            columnMode={columnMode}
-            registerScroller={registerScroller}
-          />
+          <VirtualCards {...list} activeId={activeId} />
         ) : (
-          <PlainCards
-            status={status.value}
-            tasks={tasks}
-            agentsByKey={agentsByKey}
-            unreadTaskIds={unreadTaskIds}
-            onOpenTask={onOpenTask}
-            columnMode={columnMode}
-            registerScroller={registerScroller}
-          />
+          <PlainCards {...list} />
         )}
       </SortableContext>
 
       {truncated && <p className="px-2.5 pb-2.5 text-xs text-slate-500 dark:text-slate-400">Showing the first {total} tasks in this column.</p>}
     </section>
+  );
+}
+
+/** Unfolds a folded column (a chevron pointing out) or folds an open one; its label says which. */
+function FoldButton({ folded, columnLabel, onToggle, className }: { folded: boolean; columnLabel: string; onToggle?: () => void; className: string }) {
+  const label = `${folded ? "Show" : "Fold"} the ${columnLabel} column`;
+  return (
+    <button type="button" onClick={onToggle} aria-expanded={!folded} aria-label={label} title={label} className={className}>
+      {folded ? <ChevronRightIcon /> : <ChevronLeftIcon />}
+    </button>
   );
 }
 

@@ -1,11 +1,10 @@
-import { Skeleton } from "../components/ui/Skeleton";
+import { LoadingStatus, Skeleton } from "../components/ui/Skeleton";
 import { STATUS_OPTIONS } from "./options";
 
 /** Placeholder columns shaped like the board, so nothing jumps when data lands. */
 export function BoardSkeleton() {
   return (
-    <div role="status" className="flex min-h-0 min-w-0 items-start gap-3 overflow-x-auto pb-2 lg:flex-1">
-      <span className="sr-only">Loading board…</span>
+    <LoadingStatus label="Loading board…" className="flex min-h-0 min-w-0 items-start gap-3 overflow-x-auto pb-2 lg:flex-1">
       {STATUS_OPTIONS.map((status, i) => (
         <div key={status.value} className="flex w-60 shrink-0 flex-col gap-2 rounded-xl bg-slate-100/80 p-3 dark:bg-slate-900">
           <Skeleton className="h-4 w-24" />
@@ -14,6 +13,6 @@ export function BoardSkeleton() {
           ))}
         </div>
       ))}
-    </div>
+    </LoadingStatus>
   );
 }

@@ -1,33 +1,14 @@
-import {
-  closestCenter,
-  DndContext,
-  DragOverlay,
-  getFirstCollision,
-  KeyboardSensor,
-  MeasuringStrategy,
-  MouseSensor,
-  pointerWithin,
-  rectIntersection,
-  TouchSensor,
-  useSensor,
-  useSensors,
-  type Announcements,
-  type CollisionDetection,
-  type DragEndEvent,
-  type DragOverEvent,
-  type DragStartEvent,
-  type UniqueIdentifier,
-} from "@dnd-kit/core";
-import { sortableKeyboardCoordinates } from "@dnd-kit/sortable";
+import { DndContext, DragOverlay } from "@dnd-kit/core";
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { BoardColumn, type ScrollToCard } from "./BoardColumn";
-import { applyMove, computeDrop, locateTask, normalizeColumns, statusOfColumnDropId, statusOfDropTarget, type TaskMove } from "./dnd";
+import { locateTask, normalizeColumns, type TaskMove } from "./dnd";
 import { COLLAPSIBLE_STATUSES, type ColumnMode } from "./layout";
 import { optionFor, STATUS_OPTIONS } from "./options";
 import { isTypingTarget, nextCardId } from "./shortcuts";
 import { TaskCard } from "./TaskCard";
 import type { BoardColumnData, RosterAgent, TaskCardData, TaskStatus } from "./types";
 import { cn } from "../lib/cn";
+import { useBoardDrag } from "./useBoardDrag";
 
 type Props = {
   columns: BoardColumnData[];
@@ -51,20 +32,10 @@ type Props = {
   filtered?: boolean;
 };
 
-/** While a card is dragged: which card, and the board as it would look if dropped now. */
-type DragState = { activeId: string; preview: BoardColumnData[] };
-
 const NO_UNREAD: ReadonlySet<string> = new Set();
 const NONE_COLLAPSED: ReadonlySet<TaskStatus> = new Set();
 const ALL_STATUSES = STATUS_OPTIONS.map((option) => option.value);
 const noop = () => {};
-const DROPPABLE_MEASURING = { droppable: { strategy: MeasuringStrategy.WhileDragging } };
-
-const SCREEN_READER_INSTRUCTIONS = {
-  draggable:
-    "To move a task, press Space or Enter on its grip. Use the arrow keys to move it up or down, or to the next column. " +
-    "Press Space or Enter again to drop it, or Escape to cancel.",
-};
 
 /**
  * The board as pure props: the six columns in `STATUS_OPTIONS` order (a status
@@ -88,8 +59,8 @@ export function BoardView({
 }: Props) {
   const agentsByKey = useMemo(() => new Map(agents.map((agent) => [agent.sessionKey, agent])), [agents]);
   const normalized = useMemo(() => normalizeColumns(columns).filter((column) => statuses.includes(column.status)), [columns, statuses]);
-  const [drag, setDrag] = useState<DragState | null>(null);
-  const shown = drag?.preview ?? normalized;
+  const drag = useBoardDrag(normalized, readOnly, onMoveTask);
+  const shown = drag.shown;
   const boardRef = useRef<HTMLDivElement>(null);
   const scrollers = useRef(new Map<TaskStatus, ScrollToCard>());
   const registerScroller = useCallback((status: TaskStatus, scroll: ScrollToCard | null) => {
@@ -98,108 +69,10 @@ export function BoardView({
   }, []);
   useCardKeys(shown, scrollers);
 
-  const lastOverId = useRef<UniqueIdentifier | null>(null);
-  // Right after a card jumps to another column the layout shifts under the
-  // pointer; for a frame, stick with the last target so it doesn't bounce back.
-  const recentlyMovedColumn = useRef(false);
-  useEffect(() => {
-    const frame = requestAnimationFrame(() => {
-      recentlyMovedColumn.current = false;
-    });
-    return () => cancelAnimationFrame(frame);
-  }, [drag?.preview]);
-
-  const mouse = useSensor(MouseSensor, { activationConstraint: { distance: 5 } });
-  // Press and hold, so a swipe still scrolls the board on a phone.
-  const touch = useSensor(TouchSensor, { activationConstraint: { delay: 250, tolerance: 8 } });
-  const keyboard = useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates });
-  const allSensors = useSensors(mouse, touch, keyboard);
-  const noSensors = useSensors();
-  const sensors = readOnly ? noSensors : allSensors;
-
-  /**
-   * Columns are tall drop targets holding cards that are targets too: prefer
-   * what is under the pointer, and within a column the nearest card, so the
-   * card lands where the pointer is rather than at the column's end.
-   */
-  const collisionDetection: CollisionDetection = useCallback(
-    (args) => {
-      const underPointer = pointerWithin(args);
-      const hits = underPointer.length > 0 ? underPointer : rectIntersection(args);
-      let overId = getFirstCollision(hits, "id");
-      if (overId !== null) {
-        const status = statusOfColumnDropId(String(overId));
-        const cardIds = new Set((shown.find((c) => c.status === status)?.tasks ?? []).map((task) => task._id as string));
-        if (cardIds.size > 0) {
-          const nearest = closestCenter({
-            ...args,
-            droppableContainers: args.droppableContainers.filter((container) => cardIds.has(String(container.id))),
-          });
-          overId = nearest[0]?.id ?? overId;
-        }
-        lastOverId.current = overId;
-        return [{ id: overId }];
-      }
-      if (recentlyMovedColumn.current) lastOverId.current = args.active.id;
-      return lastOverId.current === null ? [] : [{ id: lastOverId.current }];
-    },
-    [shown],
-  );
-
-  function onDragStart({ active }: DragStartEvent) {
-    lastOverId.current = null;
-    setDrag({ activeId: String(active.id), preview: normalized });
-  }
-
-  // Crossing into another column moves the card there in the preview, so that
-  // column's cards make room; moves within a column are sortable's own animation.
-  function onDragOver({ active, over }: DragOverEvent) {
-    if (drag === null || over === null) return;
-    const activeId = String(active.id);
-    const overId = String(over.id);
-    const from = locateTask(drag.preview, activeId);
-    const overStatus = statusOfDropTarget(drag.preview, overId);
-    if (from === null || overStatus === null || from.status === overStatus) return;
-    const dragged = active.rect.current.translated;
-    const below = dragged !== null && dragged.top + dragged.height / 2 > over.rect.top + over.rect.height / 2;
-    const move = computeDrop(drag.preview, activeId, overId, { below });
-    if (move === null) return;
-    recentlyMovedColumn.current = true;
-    setDrag({ activeId, preview: applyMove(drag.preview, move) });
-  }
-
-  function onDragEnd({ active, over }: DragEndEvent) {
-    const current = drag;
-    setDrag(null);
-    if (current === null || over === null) return;
-    const activeId = String(active.id);
-    const last = computeDrop(current.preview, activeId, String(over.id));
-    const final = last === null ? current.preview : applyMove(current.preview, last);
-    const from = locateTask(normalized, activeId);
-    const to = locateTask(final, activeId);
-    if (from === null || to === null || (from.status === to.status && from.index === to.index)) return;
-    onMoveTask({ taskId: final.find((c) => c.status === to.status)!.tasks[to.index]._id, status: to.status, position: to.index });
-  }
-
-  const announcements = useMemo(() => describeDrags(shown), [shown]);
-  const activeTask = drag === null ? undefined : findTask(shown, drag.activeId);
-  const originStatus = drag === null ? null : locateTask(normalized, drag.activeId)?.status;
-  const targetStatus = drag === null ? null : locateTask(drag.preview, drag.activeId)?.status;
   const isEmpty = normalized.every((column) => column.tasks.length === 0);
 
   return (
-    <DndContext
-      sensors={sensors}
-      collisionDetection={collisionDetection}
-      // Measured while a card is dragged (and as virtualised columns mount cards meanwhile), not
-      // on every render before: measuring each card as the board first renders forced layouts.
-      measuring={DROPPABLE_MEASURING}
-      onDragStart={onDragStart}
-      onDragOver={onDragOver}
-      onDragEnd={onDragEnd}
-      onDragCancel={() => setDrag(null)}
-      accessibility={{ announcements, screenReaderInstructions: SCREEN_READER_INSTRUCTIONS }}
-    >
+    <DndContext {...drag.context}>
       <div className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">
         {isEmpty && filtered && (
           <p className="rounded-lg border border-dashed border-slate-300 px-4 py-3 text-sm text-slate-600 dark:border-slate-700 dark:text-slate-300">No tasks match these filters.</p>
@@ -231,22 +104,22 @@ export function BoardView({
               agentsByKey={agentsByKey}
               unreadTaskIds={unreadTaskIds}
               onOpenTask={onOpenTask}
-              isDropTarget={targetStatus !== null && targetStatus !== originStatus && column.status === targetStatus}
+              isDropTarget={drag.targetStatus !== null && drag.targetStatus !== drag.originStatus && column.status === drag.targetStatus}
               collapsed={columnMode === "all" && collapsed.has(column.status)}
               onToggleCollapsed={
                 onToggleCollapsed !== undefined && COLLAPSIBLE_STATUSES.includes(column.status) ? () => onToggleCollapsed(column.status) : undefined
               }
               columnMode={columnMode}
-              activeId={drag?.activeId ?? null}
+              activeId={drag.activeId}
               registerScroller={registerScroller}
             />
           ))}
         </div>
       </div>
       <DragOverlay>
-        {activeTask ? (
+        {drag.activeTask ? (
           <ul aria-hidden="true">
-            <TaskCard task={activeTask} agentsByKey={agentsByKey} unread={unreadTaskIds.has(activeTask._id)} overlay />
+            <TaskCard task={drag.activeTask} agentsByKey={agentsByKey} unread={unreadTaskIds.has(drag.activeTask._id)} overlay />
           </ul>
         ) : null}
       </DragOverlay>
@@ -344,27 +217,4 @@ function ColumnTabs({ columns, boardRef }: { columns: readonly BoardColumnData[]
   );
 }
 
-function findTask(columns: readonly BoardColumnData[], taskId: string): TaskCardData | undefined {
-  const at = locateTask(columns, taskId);
-  return at === null ? undefined : columns.find((c) => c.status === at.status)!.tasks[at.index];
-}
 
-/** Screen-reader announcements in the board's words: task titles, column names, positions. */
-function describeDrags(columns: readonly BoardColumnData[]): Announcements {
-  const title = (id: UniqueIdentifier) => findTask(columns, String(id))?.title ?? "task";
-  const where = (overId: UniqueIdentifier) => {
-    const card = locateTask(columns, String(overId));
-    if (card !== null) {
-      const column = columns.find((c) => c.status === card.status)!;
-      return `in ${optionFor(STATUS_OPTIONS, card.status).label}, position ${card.index + 1} of ${column.tasks.length}`;
-    }
-    const status = statusOfColumnDropId(String(overId));
-    return status === null ? "outside the columns" : `at the end of ${optionFor(STATUS_OPTIONS, status).label}`;
-  };
-  return {
-    onDragStart: ({ active }) => `Picked up ${title(active.id)}.`,
-    onDragOver: ({ active, over }) => (over ? `${title(active.id)} is ${where(over.id)}.` : `${title(active.id)} is not over a column.`),
-    onDragEnd: ({ active, over }) => (over ? `Dropped ${title(active.id)} ${where(over.id)}.` : `${title(active.id)} stays where it was.`),
-    onDragCancel: ({ active }) => `Moving ${title(active.id)} was cancelled; it stays where it was.`,
-  };
-}

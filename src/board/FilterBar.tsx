@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { cn } from "../lib/cn";
 import { hasFilters, NO_FILTERS, type BoardFilters } from "./filters";
 import { PRIORITY_OPTIONS, STATUS_OPTIONS } from "./options";
-import type { Priority, RosterAgent, TaskStatus } from "./types";
+import type { RosterAgent } from "./types";
 
 /** The search box's id: the shell's `/` shortcut focuses it. */
 export const BOARD_SEARCH_ID = "board-search";
@@ -80,19 +80,13 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
         Filters{narrowing > 0 ? ` (${narrowing})` : ""}
       </button>
       <div id="board-filters" className={cn("flex flex-wrap items-center gap-2 sm:contents", !open && "max-sm:hidden")}>
-        <select
-          aria-label="Assignee"
-          value={filters.assignee ?? ""}
-          onChange={(event) => onChange({ ...filters, assignee: event.target.value || undefined })}
-          className={SELECT_CLASS}
-        >
-          <option value="">Any assignee</option>
-          {agents.map((agent) => (
-            <option key={agent.sessionKey} value={agent.sessionKey}>
-              {agent.name}
-            </option>
-          ))}
-        </select>
+        <FilterSelect
+          label="Assignee"
+          any="Any assignee"
+          value={filters.assignee}
+          options={agents.map((agent) => ({ value: agent.sessionKey, label: agent.name }))}
+          onChange={(assignee) => onChange({ ...filters, assignee })}
+        />
         <input
           type="text"
           value={tag}
@@ -106,32 +100,14 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
           maxLength={32}
           className={cn(SELECT_CLASS, "w-24 pr-2.5 placeholder:text-slate-400")}
         />
-        <select
-          aria-label="Priority"
-          value={filters.priority ?? ""}
-          onChange={(event) => onChange({ ...filters, priority: (event.target.value || undefined) as Priority | undefined })}
-          className={SELECT_CLASS}
-        >
-          <option value="">Any priority</option>
-          {PRIORITY_OPTIONS.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
-        <select
-          aria-label="Status"
-          value={filters.statuses.length === 1 ? filters.statuses[0] : ""}
-          onChange={(event) => onChange({ ...filters, statuses: event.target.value === "" ? [] : [event.target.value as TaskStatus] })}
-          className={SELECT_CLASS}
-        >
-          <option value="">All columns</option>
-          {STATUS_OPTIONS.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
+        <FilterSelect label="Priority" any="Any priority" value={filters.priority} options={PRIORITY_OPTIONS} onChange={(priority) => onChange({ ...filters, priority })} />
+        <FilterSelect
+          label="Status"
+          any="All columns"
+          value={filters.statuses.length === 1 ? filters.statuses[0] : undefined}
+          options={STATUS_OPTIONS}
+          onChange={(status) => onChange({ ...filters, statuses: status === undefined ? [] : [status] })}
+        />
         <button
           type="button"
           aria-pressed={filters.mine}
@@ -157,5 +133,29 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
         )}
       </div>
     </div>
+  );
+}
+
+type SelectProps<T extends string> = {
+  label: string;
+  /** The first choice, which filters nothing ("Any priority"). */
+  any: string;
+  value: T | undefined;
+  options: ReadonlyArray<{ value: T; label: string }>;
+  onChange: (value: T | undefined) => void;
+};
+
+/** One filter as a select: "any" first, then the options. */
+function FilterSelect<T extends string>({ label, any, value, options, onChange }: SelectProps<T>) {
+  return (
+    // The options are ours, so a value is always one of T.
+    <select aria-label={label} value={value ?? ""} onChange={(event) => onChange((event.target.value || undefined) as T | undefined)} className={SELECT_CLASS}>
+      <option value="">{any}</option>
+      {options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
   );
 }

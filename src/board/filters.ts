@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useLayoutEffect, useRef, useState } from "react";
+import { NavigationType, useLocation, useNavigate, useNavigationType } from "react-router";
 import { PRIORITY_OPTIONS, STATUS_OPTIONS } from "./options";
 import type { Priority, TaskStatus } from "./types";
 
@@ -87,21 +88,32 @@ export function filterArgs(filters: BoardFilters): { text?: string; assignee?: s
 }
 
 /**
- * The board's filters, kept in `window.location.search` with
- * `history.replaceState` (typing in the search box doesn't stack history
- * entries). Back/forward to another filtered address is followed.
+ * The board's filters, kept in the address's query string. A change replaces
+ * the history entry through the router (typing in the search box doesn't
+ * stack entries) and keeps its state; Back/Forward to another filtered
+ * address is followed. The filters are held here too, so the filter bar never
+ * waits for the router's (transition) update.
  */
 export function useBoardFilters(): [BoardFilters, (next: BoardFilters) => void] {
-  const [filters, setFilters] = useState(() => parseFilters(window.location.search));
-  useEffect(() => {
-    const onPop = () => setFilters(parseFilters(window.location.search));
-    window.addEventListener("popstate", onPop);
-    return () => window.removeEventListener("popstate", onPop);
-  }, []);
+  const location = useLocation();
+  const navigate = useNavigate();
+  const navigationType = useNavigationType();
+  const [filters, setFilters] = useState(() => parseFilters(location.search));
+  const [entry, setEntry] = useState(location.key);
+  if (entry !== location.key) {
+    setEntry(location.key);
+    // Our own writes are REPLACE, opening a task is a PUSH: only Back/Forward brings other filters.
+    if (navigationType === NavigationType.Pop) setFilters(parseFilters(location.search));
+  }
+  // Read when a filter changes, so `update` stays the same function across navigations.
+  const latest = useRef({ location, navigate });
+  useLayoutEffect(() => {
+    latest.current = { location, navigate };
+  });
   const update = useCallback((next: BoardFilters) => {
     setFilters(next);
-    const search = writeFilters(window.location.search, next);
-    window.history.replaceState(window.history.state, "", `${window.location.pathname}${search}${window.location.hash}`);
+    const { pathname, search, hash, state } = latest.current.location;
+    void latest.current.navigate({ pathname, search: writeFilters(search, next), hash }, { replace: true, state });
   }, []);
   return [filters, update];
 }

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { useLocation } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import { showsBoard } from "../shell/routes";
 import { filterArgs, parseFilters, shownStatuses, type BoardFilters } from "./filters";
 import type { TaskStatus } from "./types";
 
@@ -78,11 +79,6 @@ export function useBoardPrefetch(departmentId: string | null, filters: BoardFilt
 
 /** Where the shell remembers the department of the last visit. */
 export const REMEMBERED_DEPARTMENT_KEY = "maestro.department";
-
-/** Addresses that show the board: "/" (it redirects to a department), a department, a task over its board. */
-export function showsBoard(pathname: string): boolean {
-  return pathname === "/" || /^\/d\/[^/]+\/?$/.test(pathname) || /^\/d\/[^/]+\/tasks\/[^/]+\/?$/.test(pathname);
-}
 
 function rememberedDepartment(): string | null {
   try {

@@ -45,7 +45,7 @@ export function useAttachments(channelId: Id<"channels">) {
       const artifact = await addFile({ channelId, storageId, name: file.name });
       update(key, { artifact });
     } catch (error) {
-      update(key, { error: error instanceof Error && !("data" in error) ? error.message : userMessage(error) });
+      update(key, { error: userMessage(error) });
     }
   }
 

@@ -7,7 +7,7 @@ import { Button } from "../components/ui/Button";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
-import { useNow } from "../task/relativeTime";
+import { useNow } from "../lib/relativeTime";
 import { MessageComposer } from "./MessageComposer";
 import { MessageItem } from "./MessageItem";
 import { ThreadPanel } from "./ThreadPanel";

@@ -1,6 +1,6 @@
 import { useId, useState, type KeyboardEvent } from "react";
 import { Button } from "../components/ui/Button";
-import { InlineError, Select } from "../components/ui/Field";
+import { InlineError, onSubmitted, Select } from "../components/ui/Field";
 import { CONTROL_CLASS } from "../components/ui/Field";
 import { cn } from "../lib/cn";
 import { useSend } from "../lib/useSend";
@@ -58,10 +58,7 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments }: Omit<Props
   return (
     <form
       className="flex flex-col gap-2 border-t border-slate-100 p-3"
-      onSubmit={(event) => {
-        event.preventDefault();
-        submit();
-      }}
+      onSubmit={onSubmitted(submit)}
     >
       <textarea
         aria-label={placeholder}

@@ -1,10 +1,10 @@
 import { Avatar } from "../components/ui/Avatar";
 import { Markdown } from "../components/ui/Markdown";
 import { initials } from "../board/initials";
-import { formatFullTime, formatRelativeTime } from "../task/relativeTime";
 import { cn } from "../lib/cn";
 import { FileArtifacts } from "./FileArtifacts";
 import { authorName, type ChannelMessage } from "./types";
+import { RelativeTime } from "../components/ui/RelativeTime";
 
 type Props = { message: ChannelMessage; now: number; onOpenThread?: () => void };
 
@@ -19,9 +19,7 @@ export function MessageItem({ message, now, onOpenThread }: Props) {
       <div className="min-w-0 flex-1">
         <header className="flex flex-wrap items-baseline gap-2">
           <span className="text-sm font-semibold text-slate-900">{name}</span>
-          <time className="text-xs text-slate-500" dateTime={new Date(message._creationTime).toISOString()} title={formatFullTime(message._creationTime)}>
-            {formatRelativeTime(message._creationTime, now)}
-          </time>
+          <RelativeTime at={message._creationTime} now={now} className="text-xs text-slate-500" />
           {message.importance !== "normal" && (
             <span
               data-testid="importance"

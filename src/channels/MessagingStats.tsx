@@ -117,16 +117,3 @@ function Figure({ label, value, testId }: { label: string; value: string; testId
     </div>
   );
 }
-
-/** The figures page of a department. */
-export function FiguresPage({ departmentId }: { departmentId: Id<"departments"> }) {
-  return (
-    <section
-      data-testid="figures-page"
-      className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto rounded-xl bg-white p-4 ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700"
-    >
-      <h1 className="text-base font-semibold text-slate-900 dark:text-slate-100">Messaging figures</h1>
-      <MessagingStats departmentId={departmentId} />
-    </section>
-  );
-}

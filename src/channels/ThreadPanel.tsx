@@ -5,7 +5,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { LIMITS } from "../../convex/lib/limits";
 import { CloseIcon } from "../components/ui/icons";
 import { Skeleton } from "../components/ui/Skeleton";
-import { useNow } from "../task/relativeTime";
+import { useNow } from "../lib/relativeTime";
 import { MessageComposer } from "./MessageComposer";
 import { MessageItem } from "./MessageItem";
 

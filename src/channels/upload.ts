@@ -1,4 +1,5 @@
 import type { Id } from "../../convex/_generated/dataModel";
+import { ClientError } from "../lib/errors";
 
 /**
  * POSTs a file to a Convex upload URL, reporting progress (fetch cannot),
@@ -17,13 +18,13 @@ export function uploadFile(url: string, file: Blob, contentType: string, onProgr
         try {
           resolve((JSON.parse(request.responseText) as { storageId: Id<"_storage"> }).storageId);
         } catch {
-          reject(new Error("The upload answered with something other than a storage id."));
+          reject(new ClientError("The upload answered with something other than a storage id."));
         }
         return;
       }
-      reject(new Error(request.status === 413 ? "The file is too large to upload." : `The upload failed (HTTP ${request.status}).`));
+      reject(new ClientError(request.status === 413 ? "The file is too large to upload." : `The upload failed (HTTP ${request.status}).`));
     };
-    request.onerror = () => reject(new Error("The upload failed: the server could not be reached."));
+    request.onerror = () => reject(new ClientError("The upload failed: the server could not be reached."));
     request.send(file);
   });
 }

@@ -1,11 +1,11 @@
-import { useCallback, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useId, type KeyboardEvent } from "react";
 import { Button } from "../components/ui/Button";
-import { InlineError, TextArea } from "../components/ui/Field";
+import { InlineError, onSubmitted, TextArea } from "../components/ui/Field";
 import { cn } from "../lib/cn";
-import { useSend } from "../lib/useSend";
-import { SlashMenu, pickedText, slashOptionId, useSlashInsert, useSlashMenu } from "../slash/SlashMenu";
-import { SlashStatus, useSlashSend } from "../slash/useSlashSend";
-import type { SlashCommandItem, SlashSupport } from "../slash/slash";
+import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
+import { SlashStatus } from "../slash/useSlashSend";
+import type { SlashSupport } from "../slash/slash";
+import { useSlashComposer } from "../slash/useSlashComposer";
 
 type Props = {
   /** The server's limit; longer messages are cut to it (and marked) rather than refused. */
@@ -24,32 +24,9 @@ const count = new Intl.NumberFormat("en");
  * so when a message will be truncated.
  */
 export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
-  const [text, setText] = useState("");
-  const [caret, setCaret] = useState(0);
-  const slashSend = useSlashSend(slash, onSend);
-  const { sending, error, send: sendContent } = useSend(slashSend.send);
-  const slashMenu = useSlashMenu(text, caret, slash?.commands);
-  const textareaRef = useRef<HTMLTextAreaElement>(null);
-  const pendingCaret = useRef<number | null>(null);
+  const { text, setText, textareaRef, onType, setCaret, slashMenu, pickCommand, notice, sending, error, send: sendContent } = useSlashComposer(slash, onSend);
   const counterId = useId();
   const listId = useId();
-
-  // After a pick, put the caret after the inserted command once React has written the text.
-  useLayoutEffect(() => {
-    const at = pendingCaret.current;
-    if (at === null || textareaRef.current === null) return;
-    pendingCaret.current = null;
-    textareaRef.current.setSelectionRange(at, at);
-  }, [text]);
-
-  const insert = useCallback((next: string) => {
-    pendingCaret.current = next.length;
-    setText(next);
-    setCaret(next.length);
-    textareaRef.current?.focus();
-  }, []);
-  const pickCommand = (item: SlashCommandItem) => insert(pickedText(item));
-  useSlashInsert(slash !== undefined, insert);
   // What will be sent, so the count matches what the server measures.
   const content = text.trim();
   const over = content.length > maxMessageChars;
@@ -71,10 +48,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
     <form
       data-testid="chat-composer"
       className="flex flex-col gap-1 border-t border-slate-100 px-3 py-2 dark:border-slate-800"
-      onSubmit={(event) => {
-        event.preventDefault();
-        send();
-      }}
+      onSubmit={onSubmitted(send)}
     >
       {error && <InlineError className="px-2 py-1.5 text-xs">{error}</InlineError>}
       <div className="relative flex items-end gap-2">
@@ -90,11 +64,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
           rows={1}
           value={text}
           placeholder={slash === undefined ? "Message #maestro" : "Message #maestro · / for commands"}
-          onChange={(event) => {
-            setText(event.target.value);
-            setCaret(event.target.selectionStart);
-            slashSend.clearNotice();
-          }}
+          onChange={(event) => onType(event.target.value, event.target.selectionStart)}
           onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKeyDown}
           // Grows with what is typed (where the browser can), up to a few lines, then scrolls.
@@ -104,7 +74,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
           {sending ? "Sending…" : "Send"}
         </Button>
       </div>
-      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={slashSend.notice} />
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={notice} />
       <div id={counterId} className="text-[11px] leading-4 text-slate-500 dark:text-slate-400">
         <span data-testid="chat-char-count" className={cn("tabular-nums", over && "font-medium text-rose-700")}>
           {count.format(content.length)} / {count.format(maxMessageChars)}

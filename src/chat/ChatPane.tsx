@@ -2,12 +2,12 @@ import { useMutation, useQuery } from "convex/react";
 import { useId, useState, type ReactNode } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
-import { Skeleton } from "../components/ui/Skeleton";
+import { ErrorBoundary, PanelBoundary, PanelError } from "../components/ErrorBoundary";
+import { SkeletonStack } from "../components/ui/Skeleton";
 import { cn } from "../lib/cn";
 import { userMessage } from "../lib/errors";
 import { useStoredState } from "../shell/useStoredState";
-import { useNow } from "../task/relativeTime";
+import { useNow } from "../lib/relativeTime";
 import { ChatComposer } from "./ChatComposer";
 import { ModeBadges } from "../slash/ModeBadge";
 import { useSlashSupport } from "../slash/useSlashSupport";
@@ -29,16 +29,16 @@ export function ChatPane({ departmentId }: Props) {
   const collapsed = stored === "true";
   const toggle = () => setStored(collapsed ? "false" : "true");
   return (
-    <ErrorBoundary
+    <PanelBoundary
       key={departmentId}
-      fallback={(error, retry) => (
+      frame={(error) => (
         <ChatFrame collapsed={collapsed} onToggle={toggle}>
-          <PanelError message={userMessage(error)} onRetry={retry} />
+          {error}
         </ChatFrame>
       )}
     >
       <LiveChat departmentId={departmentId} collapsed={collapsed} onToggle={toggle} />
-    </ErrorBoundary>
+    </PanelBoundary>
   );
 }
 
@@ -156,12 +156,5 @@ export function ChatFrame({ children, collapsed = false, onToggle, grow = true }
 }
 
 function ChatSkeleton() {
-  return (
-    <div role="status" className="flex flex-col gap-3 px-4 py-3">
-      <span className="sr-only">Loading chat…</span>
-      <Skeleton className="h-3.5 w-24" />
-      <Skeleton className="h-3 w-full" />
-      <Skeleton className="mt-4 h-14 w-full rounded-lg" />
-    </div>
-  );
+  return <SkeletonStack label="Loading chat…" className="px-4 py-3" blocks={["h-3.5 w-24", "h-3 w-full", "mt-4 h-14 w-full rounded-lg"]} />;
 }

@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef, useState } from "react";
 import { initials } from "../board/initials";
 import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
-import { Skeleton } from "../components/ui/Skeleton";
+import { SkeletonRows } from "../components/ui/Skeleton";
 import { cn } from "../lib/cn";
 import { authorKind, formatChatTime } from "./format";
 import type { ChatMessage } from "./types";
@@ -159,14 +159,6 @@ function ChatMessageItem({ message, now }: { message: ChatMessage; now: number }
 
 function TimelineSkeleton() {
   return (
-    <div role="status" className="flex flex-col gap-3 px-4 py-3">
-      <span className="sr-only">Loading messages…</span>
-      {Array.from({ length: 3 }, (_, i) => (
-        <div key={i} className="flex flex-col gap-1.5">
-          <Skeleton className="h-3.5 w-24" />
-          <Skeleton className={cn("h-3", i === 1 ? "w-2/3" : "w-full")} />
-        </div>
-      ))}
-    </div>
+    <SkeletonRows label="Loading messages…" count={3} lines={(row) => ["h-3.5 w-24", row === 1 ? "h-3 w-2/3" : "h-3 w-full"]} />
   );
 }

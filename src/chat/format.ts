@@ -1,4 +1,4 @@
-import { ConvexError } from "convex/values";
+import { serverError } from "../lib/errors";
 
 /** What the pane shows when chat is off; the same words the server uses (CHAT_DISABLED in convex/chat.ts). */
 export const CHAT_DISABLED_TEXT = "Chat disabled by configuration";
@@ -13,9 +13,7 @@ export function authorKind(author: string): "human" | "agent" {
 
 /** Whether `error` is the server saying chat is off (settings changed under a live pane). */
 export function isChatDisabledError(error: unknown): boolean {
-  if (!(error instanceof ConvexError)) return false;
-  const data: unknown = error.data;
-  return typeof data === "object" && data !== null && "message" in data && data.message === CHAT_DISABLED_TEXT;
+  return serverError(error)?.message === CHAT_DISABLED_TEXT;
 }
 
 const timeOnly = new Intl.DateTimeFormat("en", { hour: "numeric", minute: "2-digit" });

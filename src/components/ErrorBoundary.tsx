@@ -48,6 +48,17 @@ export function ErrorPanel({ message, onRetry }: { message: string; onRetry: () 
   );
 }
 
+type PanelBoundaryProps = {
+  /** The panel's own frame around the error, so the panel keeps its place and title; none by default. */
+  frame?: (error: ReactNode) => ReactNode;
+  children: ReactNode;
+};
+
+/** A panel that fails on its own: its failure shows as a `PanelError` (with a retry) inside its frame. */
+export function PanelBoundary({ frame = (error) => error, children }: PanelBoundaryProps) {
+  return <ErrorBoundary fallback={(error, retry) => frame(<PanelError message={userMessage(error)} onRetry={retry} />)}>{children}</ErrorBoundary>;
+}
+
 /** The compact error state of a side panel: the message and a retry, inside the panel's own frame. */
 export function PanelError({ message, onRetry }: { message: string; onRetry: () => void }) {
   return (

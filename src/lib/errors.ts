@@ -3,17 +3,46 @@ import { ConvexError } from "convex/values";
 const FALLBACK_MESSAGE = "Something went wrong. Please try again.";
 
 /**
- * The text a user should see for a failure: the `message` of a `ConvexError`
- * (our functions throw `{ code, message }`), a generic line for anything else,
- * since other errors are bugs whose text means nothing to a user.
+ * The client's one error convention. Our Convex functions throw
+ * `ConvexError({ code, message })` for what a user should see; the browser's
+ * own user-facing failures (an upload the storage refused, a sign-in server
+ * out of reach) are `ClientError`s; an expected failure that comes back as a
+ * value (a slash command's `{ ok: false, error }`) is a `FailureResult`.
+ * Anything else is a bug, whose text means nothing to a user.
  */
-export function userMessage(error: unknown): string {
-  if (error instanceof ConvexError) {
-    const data: unknown = error.data;
-    if (typeof data === "object" && data !== null && "message" in data && typeof data.message === "string") {
-      return data.message;
-    }
-    if (typeof data === "string") return data;
+
+/** What our functions put in a `ConvexError`. */
+export type ServerErrorData = { code?: string; message: string };
+
+/** A failure met in the browser itself, in words fit to show. */
+export class ClientError extends Error {}
+
+/** An expected failure returned rather than thrown, with its message. */
+export type FailureResult = { ok: false; error: string };
+
+/** The `{ code, message }` of a server's `ConvexError` (a bare string becomes the message), or null for any other error. */
+export function serverError(error: unknown): ServerErrorData | null {
+  if (!(error instanceof ConvexError)) return null;
+  const data: unknown = error.data;
+  if (typeof data === "string") return { message: data };
+  if (typeof data === "object" && data !== null && "message" in data && typeof data.message === "string") {
+    return { code: "code" in data && typeof data.code === "string" ? data.code : undefined, message: data.message };
   }
-  return FALLBACK_MESSAGE;
+  return null;
+}
+
+/**
+ * The text a user should see for a thrown failure: the server's message, a
+ * `ClientError`'s, else `fallback`.
+ */
+export function userMessage(error: unknown, fallback = FALLBACK_MESSAGE): string {
+  const server = serverError(error);
+  if (server !== null) return server.message;
+  if (error instanceof ClientError) return error.message;
+  return fallback;
+}
+
+/** Whether a resolved value is a failure reported as a value. */
+export function isFailureResult(value: unknown): value is FailureResult {
+  return typeof value === "object" && value !== null && "ok" in value && value.ok === false && "error" in value && typeof value.error === "string";
 }

@@ -1,10 +1,12 @@
 import { useState } from "react";
-import { userMessage } from "./errors";
+import { isFailureResult, userMessage } from "./errors";
 
 /**
  * Sending from a composer: one send at a time, `sending` while it runs, the
- * server's message in `error` when it fails (the draft is kept), and
- * `onSent` (clear the draft) when it succeeds. Empty content is not sent.
+ * failure's message in `error` when it fails (the draft is kept), and
+ * `onSent` (clear the draft) when it succeeds. `onSend` fails by rejecting
+ * (a thrown server error) or by resolving to a `FailureResult` (a slash
+ * command's). Empty content is not sent.
  */
 export function useSend(onSend: (content: string) => Promise<unknown>) {
   const [sending, setSending] = useState(false);
@@ -15,8 +17,9 @@ export function useSend(onSend: (content: string) => Promise<unknown>) {
     setSending(true);
     setError(null);
     onSend(content).then(
-      () => {
-        onSent();
+      (outcome) => {
+        if (isFailureResult(outcome)) setError(outcome.error);
+        else onSent();
         setSending(false);
       },
       (failure: unknown) => {

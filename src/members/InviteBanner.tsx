@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from "convex/react";
 import { useState } from "react";
+import { useLocation, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { Button } from "../components/ui/Button";
@@ -10,11 +11,16 @@ export function inviteTokenFromUrl(): string | null {
   return new URLSearchParams(window.location.search).get("invite");
 }
 
-/** Drops `?invite=…` from the address once it is used or dismissed. */
-export function forgetInviteInUrl(): void {
-  const url = new URL(window.location.href);
-  url.searchParams.delete("invite");
-  window.history.replaceState(null, "", url.toString());
+/** Drops `?invite=…` from the address (in place, through the router) once it is used or dismissed. */
+function useForgetInvite(): () => void {
+  const navigate = useNavigate();
+  const { pathname, search, hash } = useLocation();
+  return () => {
+    const params = new URLSearchParams(search);
+    params.delete("invite");
+    const rest = params.toString();
+    void navigate({ pathname, search: rest === "" ? "" : `?${rest}`, hash }, { replace: true });
+  };
 }
 
 /** For someone already signed in who opens an invite link: join that department with one click. */
@@ -23,6 +29,7 @@ export function InviteBanner({ token, onJoined }: { token: string; onJoined: (de
   const accept = useMutation(api.invites.accept);
   const [error, setError] = useState<string | null>(null);
   const [dismissed, setDismissed] = useState(false);
+  const forgetInvite = useForgetInvite();
   if (dismissed || preview === undefined) return null;
 
   return (
@@ -41,7 +48,7 @@ export function InviteBanner({ token, onJoined }: { token: string; onJoined: (de
             setError(null);
             accept({ token }).then(
               (departmentId) => {
-                forgetInviteInUrl();
+                forgetInvite();
                 setDismissed(true);
                 onJoined(departmentId);
               },
@@ -55,7 +62,7 @@ export function InviteBanner({ token, onJoined }: { token: string; onJoined: (de
       <Button
         variant="ghost"
         onClick={() => {
-          forgetInviteInUrl();
+          forgetInvite();
           setDismissed(true);
         }}
       >

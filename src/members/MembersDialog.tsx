@@ -6,11 +6,11 @@ import type { MemberRole } from "../../convex/validators";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Button } from "../components/ui/Button";
 import { Field, InlineError, Select, TextInput } from "../components/ui/Field";
-import { CloseIcon } from "../components/ui/icons";
-import { Dialog } from "../components/ui/Modal";
+import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { isAdminRole } from "../shell/role";
+import { LiveList } from "../components/ui/LiveList";
 
 export const ROLE_OPTIONS: ReadonlyArray<{ value: MemberRole; label: string }> = [
   { value: "owner", label: "Owner" },
@@ -31,14 +31,7 @@ export function MembersDialog({ departmentId, departmentName, myRole, onClose }:
   const manager = isAdminRole(myRole);
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
-      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
-        <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
-          Members of {departmentName}
-        </h2>
-        <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
-          <CloseIcon />
-        </Button>
-      </header>
+      <ModalHeader headingId={headingId} title={`Members of ${departmentName}`} onClose={onClose} />
       <div data-testid="members-dialog" className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4">
         <ErrorBoundary>
           <MemberList departmentId={departmentId} myRole={myRole} />
@@ -183,25 +176,19 @@ function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; my
         </div>
       )}
       <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">Pending invites</h3>
-      {invites === undefined ? (
-        <Skeleton className="h-10" />
-      ) : invites.length === 0 ? (
-        <p className="text-xs text-slate-500 dark:text-slate-400">No pending invites.</p>
-      ) : (
-        <ul className="flex flex-col divide-y divide-slate-100 dark:divide-slate-800">
-          {invites.map((invite) => (
-            <li key={invite._id} data-testid="invite-row" className="flex items-center gap-3 py-2 text-sm">
-              <span className="min-w-0 flex-1 truncate">
-                {invite.email} · {ROLE_OPTIONS.find((o) => o.value === invite.role)?.label} · by {invite.createdByName}
-              </span>
-              <span className="text-xs text-slate-500 dark:text-slate-400">until {new Date(invite.expiresAt).toLocaleDateString()}</span>
-              <Button variant="ghost" onClick={() => void revoke({ inviteId: invite._id }).catch((e: unknown) => setError(userMessage(e)))}>
-                Revoke
-              </Button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <LiveList items={invites} empty="No pending invites." className="flex flex-col divide-y divide-slate-100 dark:divide-slate-800">
+        {(invite) => (
+          <li key={invite._id} data-testid="invite-row" className="flex items-center gap-3 py-2 text-sm">
+            <span className="min-w-0 flex-1 truncate">
+              {invite.email} · {ROLE_OPTIONS.find((o) => o.value === invite.role)?.label} · by {invite.createdByName}
+            </span>
+            <span className="text-xs text-slate-500 dark:text-slate-400">until {new Date(invite.expiresAt).toLocaleDateString()}</span>
+            <Button variant="ghost" onClick={() => void revoke({ inviteId: invite._id }).catch((e: unknown) => setError(userMessage(e)))}>
+              Revoke
+            </Button>
+          </li>
+        )}
+      </LiveList>
     </section>
   );
 }

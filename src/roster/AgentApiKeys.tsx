@@ -2,13 +2,13 @@ import { useMutation, useQuery } from "convex/react";
 import { useId, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
+import { PanelBoundary } from "../components/ErrorBoundary";
 import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { InlineError } from "../components/ui/Field";
-import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import type { Agent } from "./types";
+import { LiveList } from "../components/ui/LiveList";
 
 type Props = { agent: Pick<Agent, "_id" | "name" | "kind"> };
 
@@ -24,9 +24,9 @@ function formatDate(ms: number): string {
 export function AgentApiKeys({ agent }: Props) {
   // Its own boundary: a failing key list must not take the agent form down with it.
   return (
-    <ErrorBoundary key={agent._id} fallback={(error, retry) => <PanelError message={userMessage(error)} onRetry={retry} />}>
+    <PanelBoundary key={agent._id}>
       <LiveApiKeys agent={agent} />
-    </ErrorBoundary>
+    </PanelBoundary>
   );
 }
 
@@ -112,40 +112,34 @@ function LiveApiKeys({ agent }: Props) {
 
       {failure && <InlineError>{failure}</InlineError>}
 
-      {keys === undefined ? (
-        <Skeleton className="h-10" />
-      ) : keys.length === 0 ? (
-        <p className="text-xs text-slate-500 dark:text-slate-400">No keys yet.</p>
-      ) : (
-        <ul className="divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200 dark:divide-slate-800 dark:ring-slate-700">
-          {keys.map((key) => (
-            <li key={key._id} className="flex items-center justify-between gap-3 px-3 py-2">
-              <span className="min-w-0 text-xs">
-                <code className="font-mono font-medium text-slate-800 dark:text-slate-200">{key.prefix}…</code>
-                <span className="block text-slate-500 dark:text-slate-400">
-                  Created {formatDate(key.createdAt)}
-                  {key.createdByName ? ` by ${key.createdByName}` : ""}
-                </span>
+      <LiveList items={keys} empty="No keys yet." className="divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200 dark:divide-slate-800 dark:ring-slate-700">
+        {(key) => (
+          <li key={key._id} className="flex items-center justify-between gap-3 px-3 py-2">
+            <span className="min-w-0 text-xs">
+              <code className="font-mono font-medium text-slate-800 dark:text-slate-200">{key.prefix}…</code>
+              <span className="block text-slate-500 dark:text-slate-400">
+                Created {formatDate(key.createdAt)}
+                {key.createdByName ? ` by ${key.createdByName}` : ""}
               </span>
-              {key.revokedAt !== null ? (
-                <Badge className="bg-slate-100 text-slate-500 ring-slate-400/20 dark:bg-slate-800 dark:text-slate-400" title={`Revoked ${formatDate(key.revokedAt)}`}>
-                  Revoked
-                </Badge>
-              ) : (
-                <Button
-                  variant="ghost"
-                  onClick={() => revoke(key._id)}
-                  aria-disabled={busy}
-                  aria-label={`Revoke key ${key.prefix}`}
-                  className="px-2 py-1 text-xs text-rose-700 hover:bg-rose-50 hover:text-rose-800"
-                >
-                  Revoke
-                </Button>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+            </span>
+            {key.revokedAt !== null ? (
+              <Badge className="bg-slate-100 text-slate-500 ring-slate-400/20 dark:bg-slate-800 dark:text-slate-400" title={`Revoked ${formatDate(key.revokedAt)}`}>
+                Revoked
+              </Badge>
+            ) : (
+              <Button
+                variant="ghost"
+                onClick={() => revoke(key._id)}
+                aria-disabled={busy}
+                aria-label={`Revoke key ${key.prefix}`}
+                className="px-2 py-1 text-xs text-rose-700 hover:bg-rose-50 hover:text-rose-800"
+              >
+                Revoke
+              </Button>
+            )}
+          </li>
+        )}
+      </LiveList>
     </section>
   );
 }

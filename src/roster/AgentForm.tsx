@@ -1,10 +1,9 @@
-import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
 import { LIMITS } from "../../convex/lib/limits";
-import { Button } from "../components/ui/Button";
-import { Field, InlineError, Select, TextArea, TextInput } from "../components/ui/Field";
-import { userMessage } from "../lib/errors";
+import { Field, FormActions, onSubmitted, Select, TextArea, TextInput } from "../components/ui/Field";
 import { APPROVAL_OPTIONS, approvalsToSave, effectiveApproval, EMPTY_AGENT, KIND_OPTIONS } from "./options";
 import type { AgentFormValues, ApprovalPolicy, Tool } from "./types";
+import { useSave } from "../lib/useSave";
 
 type Props = {
   /** The registered tools, in the order the checklist shows them. */
@@ -19,7 +18,13 @@ type Props = {
   children?: ReactNode;
 };
 
-type Errors = { name?: string; role?: string };
+/** The two text fields an agent must have, with their limits and examples. */
+const REQUIRED_FIELDS = [
+  { key: "name", label: "Name", maxLength: LIMITS.agentNameChars, placeholder: "e.g. Wordsmith", missing: "Give the agent a name." },
+  { key: "role", label: "Role", maxLength: LIMITS.agentRoleChars, placeholder: "e.g. Copywriter", missing: "Give the agent a role." },
+] as const;
+
+type Errors = Partial<Record<(typeof REQUIRED_FIELDS)[number]["key"], string>>;
 
 const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600 dark:border-slate-600";
 
@@ -36,8 +41,7 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
     () => new Map((initial.toolApprovals ?? []).map(({ tool, policy }) => [tool, policy])),
   );
   const [errors, setErrors] = useState<Errors>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { saving, failure, save } = useSave();
 
   function set<K extends keyof typeof values>(key: K, value: (typeof values)[K]) {
     setValues((current) => ({ ...current, [key]: value }));
@@ -52,24 +56,20 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
     });
   }
 
-  function handleSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function handleSubmit() {
     if (saving) return;
     const name = values.name.trim();
     const role = values.role.trim();
-    const problems: Errors = {
-      name: name === "" ? "Give the agent a name." : undefined,
-      role: role === "" ? "Give the agent a role." : undefined,
-    };
+    const problems: Errors = {};
+    for (const field of REQUIRED_FIELDS) if (values[field.key].trim() === "") problems[field.key] = field.missing;
     setErrors(problems);
-    if (problems.name || problems.role) {
-      document.getElementById(`${id}-${problems.name ? "name" : "role"}`)?.focus();
+    const first = REQUIRED_FIELDS.find((field) => problems[field.key] !== undefined);
+    if (first) {
+      document.getElementById(`${id}-${first.key}`)?.focus();
       return;
     }
     const model = values.model.trim();
-    setFailure(null);
-    setSaving(true);
-    onSubmit({
+    save(onSubmit({
       name,
       role,
       kind: values.kind,
@@ -80,46 +80,28 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
       // dropped would make the server refuse the whole save.
       allowedTools: tools.filter((tool) => checked.has(tool.name)).map((tool) => tool.name),
       toolApprovals: approvalsToSave(tools, checked, approvals),
-    }).then(
-      () => setSaving(false),
-      (error: unknown) => {
-        setFailure(userMessage(error));
-        setSaving(false);
-      },
-    );
+    }));
   }
 
-  const describedBy = (field: keyof Errors) => (errors[field] ? `${id}-${field}-error` : undefined);
-
   return (
-    <form noValidate onSubmit={handleSubmit} className="flex min-h-0 flex-1 flex-col">
+    <form noValidate onSubmit={onSubmitted(handleSubmit)} className="flex min-h-0 flex-1 flex-col">
       <div className="flex min-h-0 flex-1 flex-col gap-4 overflow-y-auto px-5 py-4">
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
-          <Field label="Name" htmlFor={`${id}-name`} error={errors.name}>
-            <TextInput
-              id={`${id}-name`}
-              autoFocus
-              autoComplete="off"
-              maxLength={LIMITS.agentNameChars}
-              value={values.name}
-              onChange={(e) => set("name", e.target.value)}
-              aria-invalid={errors.name ? true : undefined}
-              aria-describedby={describedBy("name")}
-              placeholder="e.g. Wordsmith"
-            />
-          </Field>
-          <Field label="Role" htmlFor={`${id}-role`} error={errors.role}>
-            <TextInput
-              id={`${id}-role`}
-              autoComplete="off"
-              maxLength={LIMITS.agentRoleChars}
-              value={values.role}
-              onChange={(e) => set("role", e.target.value)}
-              aria-invalid={errors.role ? true : undefined}
-              aria-describedby={describedBy("role")}
-              placeholder="e.g. Copywriter"
-            />
-          </Field>
+          {REQUIRED_FIELDS.map(({ key, label, maxLength, placeholder }) => (
+            <Field key={key} label={label} htmlFor={`${id}-${key}`} error={errors[key]}>
+              {(control) => (
+                <TextInput
+                  {...control}
+                  autoFocus={key === "name"}
+                  autoComplete="off"
+                  maxLength={maxLength}
+                  value={values[key]}
+                  onChange={(e) => set(key, e.target.value)}
+                  placeholder={placeholder}
+                />
+              )}
+            </Field>
+          ))}
           <Field label="Kind" htmlFor={`${id}-kind`}>
             <Select id={`${id}-kind`} value={values.kind} options={KIND_OPTIONS} onValueChange={(kind) => set("kind", kind)} />
           </Field>
@@ -220,18 +202,7 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
       </div>
 
       <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4 dark:border-slate-800">
-        {failure && <InlineError>{failure}</InlineError>}
-        <div className="flex justify-end gap-2">
-          {onCancel && (
-            <Button variant="secondary" onClick={onCancel}>
-              Cancel
-            </Button>
-          )}
-          {/* aria-disabled, not disabled: a disabled button drops focus to <body>, where Esc no longer reaches the dialog. */}
-          <Button type="submit" aria-disabled={saving} className="aria-disabled:cursor-progress aria-disabled:bg-indigo-300">
-            {saving ? "Saving…" : submitLabel}
-          </Button>
-        </div>
+        <FormActions failure={failure} onCancel={onCancel} submitLabel={submitLabel} busyLabel="Saving…" busy={saving} keepFocus />
       </footer>
     </form>
   );

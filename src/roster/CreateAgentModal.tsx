@@ -3,10 +3,8 @@ import { useId } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary } from "../components/ErrorBoundary";
-import { Button } from "../components/ui/Button";
-import { CloseIcon } from "../components/ui/icons";
-import { Dialog } from "../components/ui/Modal";
-import { Skeleton } from "../components/ui/Skeleton";
+import { Dialog, ModalHeader } from "../components/ui/Modal";
+import { LoadingStatus, Skeleton } from "../components/ui/Skeleton";
 import { AgentApiKeys } from "./AgentApiKeys";
 import { AgentForm } from "./AgentForm";
 import { valuesFromAgent } from "./options";
@@ -27,14 +25,7 @@ export function CreateAgentModal({ departmentId, agent, onClose }: Props) {
   const headingId = useId();
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
-      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
-        <h2 id={headingId} className="truncate text-base font-semibold text-slate-900 dark:text-slate-100">
-          {agent ? `Edit ${agent.name}` : "New agent"}
-        </h2>
-        <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
-          <CloseIcon />
-        </Button>
-      </header>
+      <ModalHeader headingId={headingId} title={agent ? `Edit ${agent.name}` : "New agent"} onClose={onClose} truncate />
       <ErrorBoundary>
         <AgentFormWithTools departmentId={departmentId} agent={agent} onClose={onClose} />
       </ErrorBoundary>
@@ -70,8 +61,7 @@ function AgentFormWithTools({ departmentId, agent, onClose }: Props) {
 
 function AgentFormSkeleton() {
   return (
-    <div role="status" className="flex flex-col gap-4 px-5 py-4">
-      <span className="sr-only">Loading…</span>
+    <LoadingStatus label="Loading…" className="flex flex-col gap-4 px-5 py-4">
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         {Array.from({ length: 4 }, (_, i) => (
           <Skeleton key={i} className="h-14" />
@@ -79,6 +69,6 @@ function AgentFormSkeleton() {
       </div>
       <Skeleton className="h-28" />
       <Skeleton className="h-40" />
-    </div>
+    </LoadingStatus>
   );
 }

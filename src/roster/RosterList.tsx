@@ -1,11 +1,12 @@
 import type { ReactNode } from "react";
+import { Link } from "react-router";
 import { initials } from "../board/initials";
 import { AGENT_STATUS_OPTIONS, optionFor } from "../board/options";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { PlusIcon } from "../components/ui/icons";
-import { Skeleton } from "../components/ui/Skeleton";
+import { SkeletonRows } from "../components/ui/Skeleton";
 import { agentSlugOf } from "../shell/routes";
 import type { Agent } from "./types";
 
@@ -15,9 +16,8 @@ type Props = {
   isAdmin: boolean;
   onNew: () => void;
   onEdit: (agent: Agent) => void;
-  /** The agent page's address for an agent slug; with `onOpenAgent`, names become links to it. */
+  /** The agent page's address for an agent slug: names become links to it (inside the router). */
   agentHref?: (agentSlug: string) => string;
-  onOpenAgent?: (agentSlug: string) => void;
   /** Unread messages per agent session key (agents with none are absent); `more` past the counted bound. */
   unread?: ReadonlyMap<string, { unread: number; more: boolean }>;
 };
@@ -32,7 +32,7 @@ function byLeadThenName(a: Agent, b: Agent): number {
  * The squad as pure props: each agent's avatar, name, role and live status,
  * with "New agent" and per-agent "Edit" for admins only.
  */
-export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, onOpenAgent, unread }: Props) {
+export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread }: Props) {
   return (
     <RosterFrame
       count={agents?.length}
@@ -59,7 +59,6 @@ export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, onOpenAg
               agent={agent}
               onEdit={isAdmin ? () => onEdit(agent) : undefined}
               agentHref={agentHref}
-              onOpenAgent={onOpenAgent}
               unread={unread?.get(agent.sessionKey)}
             />
           ))}
@@ -69,27 +68,22 @@ export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, onOpenAg
   );
 }
 
-type RowProps = Pick<Props, "agentHref" | "onOpenAgent"> & { agent: Agent; onEdit?: () => void; unread?: { unread: number; more: boolean } };
+type RowProps = Pick<Props, "agentHref"> & { agent: Agent; onEdit?: () => void; unread?: { unread: number; more: boolean } };
 
-function RosterRow({ agent, onEdit, agentHref, onOpenAgent, unread }: RowProps) {
+function RosterRow({ agent, onEdit, agentHref, unread }: RowProps) {
   const status = optionFor(AGENT_STATUS_OPTIONS, agent.status);
   const slug = agentSlugOf(agent.sessionKey);
   // Names may be cut to fit the panel; the tooltip always has the whole of them.
   const name =
-    agentHref && onOpenAgent ? (
-      <a
-        href={agentHref(slug)}
+    agentHref ? (
+      <Link
+        to={agentHref(slug)}
         title={agent.name}
         data-testid="roster-agent-name"
-        onClick={(event) => {
-          if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-          event.preventDefault();
-          onOpenAgent(slug);
-        }}
         className="truncate hover:text-indigo-700 hover:underline dark:hover:text-indigo-300"
       >
         {agent.name}
-      </a>
+      </Link>
     ) : (
       <span title={agent.name} data-testid="roster-agent-name" className="truncate">
         {agent.name}
@@ -168,18 +162,5 @@ export function RosterFrame({ count, action, children }: { count?: number; actio
 }
 
 function RosterSkeleton() {
-  return (
-    <div role="status" className="flex flex-col gap-3 px-4 py-3">
-      <span className="sr-only">Loading squad…</span>
-      {Array.from({ length: 4 }, (_, i) => (
-        <div key={i} className="flex items-center gap-3">
-          <Skeleton className="size-8 rounded-full" />
-          <div className="flex flex-1 flex-col gap-1.5">
-            <Skeleton className="h-3 w-24" />
-            <Skeleton className="h-2.5 w-32" />
-          </div>
-        </div>
-      ))}
-    </div>
-  );
+  return <SkeletonRows label="Loading squad…" count={4} avatar="size-8" rowClassName="items-center" lines={() => ["h-3 w-24", "h-2.5 w-32"]} />;
 }

@@ -2,17 +2,15 @@ import { useQuery } from "convex/react";
 import { useMemo, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
-import { userMessage } from "../lib/errors";
+import { PanelBoundary } from "../components/ErrorBoundary";
 import { CreateAgentModal } from "./CreateAgentModal";
 import { RosterFrame, RosterList } from "./RosterList";
 
 type Props = {
   departmentId: Id<"departments">;
   isAdmin: boolean;
-  /** Where an agent's name links to (its page), and how to open it in place. */
+  /** Where an agent's name links to (its page). */
   agentHref?: (agentSlug: string) => string;
-  onOpenAgent?: (agentSlug: string) => void;
 };
 
 /** Which agent modal is open: none, a new agent, or editing one (by id, so it shows the live agent). */
@@ -22,22 +20,15 @@ type Editing = null | { mode: "create" } | { mode: "edit"; agentId: Id<"agents">
  * The department's live roster. Admins can add agents and edit them; a failing
  * query shows in the panel with a retry, leaving the rest of the page alone.
  */
-export function RosterPanel({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
+export function RosterPanel({ departmentId, isAdmin, agentHref }: Props) {
   return (
-    <ErrorBoundary
-      key={departmentId}
-      fallback={(error, retry) => (
-        <RosterFrame>
-          <PanelError message={userMessage(error)} onRetry={retry} />
-        </RosterFrame>
-      )}
-    >
-      <LiveRoster departmentId={departmentId} isAdmin={isAdmin} agentHref={agentHref} onOpenAgent={onOpenAgent} />
-    </ErrorBoundary>
+    <PanelBoundary key={departmentId} frame={(error) => <RosterFrame>{error}</RosterFrame>}>
+      <LiveRoster departmentId={departmentId} isAdmin={isAdmin} agentHref={agentHref} />
+    </PanelBoundary>
   );
 }
 
-function LiveRoster({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
+function LiveRoster({ departmentId, isAdmin, agentHref }: Props) {
   const agents = useQuery(api.agents.list, { departmentId });
   const unreadRows = useQuery(api.inbox.agentUnread, { departmentId });
   const unread = useMemo(() => new Map((unreadRows ?? []).map((row) => [row.sessionKey, row])), [unreadRows]);
@@ -51,7 +42,6 @@ function LiveRoster({ departmentId, isAdmin, agentHref, onOpenAgent }: Props) {
         agents={agents}
         isAdmin={isAdmin}
         agentHref={agentHref}
-        onOpenAgent={onOpenAgent}
         unread={unread}
         onNew={() => setEditing({ mode: "create" })}
         onEdit={(agent) => setEditing({ mode: "edit", agentId: agent._id })}

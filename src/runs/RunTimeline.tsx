@@ -2,7 +2,7 @@ import { useMemo } from "react";
 import type { RunEvent } from "../../convex/lib/runEvents";
 import { replayRun, type TimelineItem } from "../../convex/lib/runTimeline";
 import { cn } from "../lib/cn";
-import { formatFullTime } from "../task/relativeTime";
+import { formatFullTime } from "../lib/relativeTime";
 import { itemHeading } from "./runViews";
 
 /** A run replayed from its events alone: what was asked, what the agent said and did, how it ended. */

@@ -4,9 +4,9 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { optionFor } from "../board/options";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Badge } from "../components/ui/Badge";
-import { formatFullTime, formatRelativeTime } from "../task/relativeTime";
 import { RUN_STATUS_OPTIONS } from "../task/runs";
 import { triggerName, tokenTotal, type RunSummary } from "./runViews";
+import { RelativeTime } from "../components/ui/RelativeTime";
 
 type TableProps = {
   runs: readonly RunSummary[];
@@ -54,9 +54,7 @@ export function RunsTable({ runs, now, onOpenRun, hideAgent = false }: TableProp
               </td>
               <td className="py-1.5 pr-2 text-slate-600">{triggerName(run.trigger)}</td>
               <td className="py-1.5 pr-2 text-slate-600">
-                <time dateTime={new Date(run.lastActiveAt).toISOString()} title={formatFullTime(run.lastActiveAt)}>
-                  {formatRelativeTime(run.lastActiveAt, now)}
-                </time>
+                <RelativeTime at={run.lastActiveAt} now={now} />
               </td>
               <td className="py-1.5 text-right text-slate-600">{tokenTotal(run) ?? "—"}</td>
             </tr>

@@ -6,8 +6,8 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { SLASH_ACTIONS, type SlashAction } from "../../convex/lib/slashCommands";
 import { Button } from "../components/ui/Button";
 import { Field, InlineError, Select, TextArea, TextInput } from "../components/ui/Field";
-import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
+import { LiveList } from "../components/ui/LiveList";
 
 type Command = FunctionReturnType<typeof api.slashCommands.listDepartmentCommands>[number];
 type Draft = { name: string; description: string; argumentHint: string; action: SlashAction | ""; passArguments: boolean; template: string };
@@ -55,38 +55,32 @@ export function DepartmentCommands({ departmentId, departmentName, isAdmin }: Pr
         {departmentName}'s own commands. One named like a global command (/review, /standup…) replaces it here. Templates use $ARGUMENTS and $1…$9.
       </p>
       {failure && <InlineError>{failure}</InlineError>}
-      {commands === undefined ? (
-        <Skeleton className="h-10" />
-      ) : commands.length === 0 ? (
-        <p className="text-xs text-slate-500 dark:text-slate-400">No department commands yet.</p>
-      ) : (
-        <ul className="flex flex-col divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200 dark:divide-slate-800 dark:ring-slate-700">
-          {commands.map((c) => (
-            <li key={c._id} data-testid="department-command" className="flex items-center gap-2 px-3 py-2 text-sm">
-              <span className="font-mono font-medium">/{c.name}</span>
-              <span className="min-w-0 flex-1 truncate text-xs text-slate-500 dark:text-slate-400">{c.description}</span>
-              {isAdmin && (
-                <>
-                  <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => setDraft(toDraft(c))}>
-                    Edit
-                  </Button>
-                  <Button
-                    variant="ghost"
-                    className="px-2 py-1 text-xs"
-                    aria-label={`Delete /${c.name}`}
-                    onClick={() => {
-                      setFailure(null);
-                      remove({ departmentId, commandId: c._id }).catch((error: unknown) => setFailure(userMessage(error)));
-                    }}
-                  >
-                    Delete
-                  </Button>
-                </>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      <LiveList items={commands} empty="No department commands yet." className="flex flex-col divide-y divide-slate-100 rounded-lg ring-1 ring-slate-200 dark:divide-slate-800 dark:ring-slate-700">
+        {(c) => (
+          <li key={c._id} data-testid="department-command" className="flex items-center gap-2 px-3 py-2 text-sm">
+            <span className="font-mono font-medium">/{c.name}</span>
+            <span className="min-w-0 flex-1 truncate text-xs text-slate-500 dark:text-slate-400">{c.description}</span>
+            {isAdmin && (
+              <>
+                <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => setDraft(toDraft(c))}>
+                  Edit
+                </Button>
+                <Button
+                  variant="ghost"
+                  className="px-2 py-1 text-xs"
+                  aria-label={`Delete /${c.name}`}
+                  onClick={() => {
+                    setFailure(null);
+                    remove({ departmentId, commandId: c._id }).catch((error: unknown) => setFailure(userMessage(error)));
+                  }}
+                >
+                  Delete
+                </Button>
+              </>
+            )}
+          </li>
+        )}
+      </LiveList>
       {!isAdmin ? (
         <p className="text-xs text-slate-500 dark:text-slate-400">Only admins of {departmentName} can change its commands.</p>
       ) : draft === null ? (

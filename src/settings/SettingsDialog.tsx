@@ -3,10 +3,8 @@ import { useId } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary } from "../components/ErrorBoundary";
-import { Button } from "../components/ui/Button";
-import { CloseIcon } from "../components/ui/icons";
-import { Dialog } from "../components/ui/Modal";
-import { Skeleton } from "../components/ui/Skeleton";
+import { Dialog, ModalHeader } from "../components/ui/Modal";
+import { SkeletonStack } from "../components/ui/Skeleton";
 import { DepartmentCommands } from "./DepartmentCommands";
 import { NewChatSession } from "./NewChatSession";
 import { SettingsForm } from "./SettingsForm";
@@ -26,14 +24,7 @@ export function SettingsDialog({ department, onClose }: Props) {
   const headingId = useId();
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
-      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
-        <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
-          Settings
-        </h2>
-        <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
-          <CloseIcon />
-        </Button>
-      </header>
+      <ModalHeader headingId={headingId} title="Settings" onClose={onClose} />
       <div className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4">
         <section className="flex flex-col gap-3">
           <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">#maestro chat in {department.name}</h3>
@@ -64,14 +55,7 @@ function ChatSettingsEditor({ departmentId, onClose }: { departmentId: Id<"depar
   }
 
   if (settings === undefined) {
-    return (
-      <div role="status" className="flex flex-col gap-3">
-        <span className="sr-only">Loading settings…</span>
-        <Skeleton className="h-10" />
-        <Skeleton className="h-10" />
-        <Skeleton className="h-16" />
-      </div>
-    );
+    return <SkeletonStack label="Loading settings…" blocks={["h-10", "h-10", "h-16"]} />;
   }
   // Seeded once: a live change by another admin does not overwrite what is being typed.
   return <SettingsForm initial={settings} onSubmit={save} onCancel={onClose} />;

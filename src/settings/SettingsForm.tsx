@@ -1,15 +1,16 @@
-import { useId, useState, type FormEvent } from "react";
-import { Button } from "../components/ui/Button";
-import { Field, InlineError, TextInput } from "../components/ui/Field";
-import { userMessage } from "../lib/errors";
+import { useId, useState } from "react";
+import { Field, FormActions, onSubmitted, TextInput } from "../components/ui/Field";
 import {
   changedSettings,
   NUMBER_FIELDS,
   parsePositiveInteger,
+  SWITCH_FIELDS,
   type ChatSettingsChanges,
   type ChatSettingsValues,
   type NumberField,
+  type SwitchField,
 } from "./settings";
+import { useSave } from "../lib/useSave";
 
 type Props = {
   /** The settings in force when the form opened. */
@@ -28,18 +29,15 @@ const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-60
  */
 export function SettingsForm({ initial, onSubmit, onCancel }: Props) {
   const id = useId();
-  const [enabled, setEnabled] = useState(initial.enabled);
-  const [scannerEnabled, setScannerEnabled] = useState(initial.scannerEnabled);
+  const [switches, setSwitches] = useState<Record<SwitchField, boolean>>({ enabled: initial.enabled, scannerEnabled: initial.scannerEnabled });
   const [numbers, setNumbers] = useState<Record<NumberField, string>>({
     maxMessageChars: String(initial.maxMessageChars),
     scannerTimeoutMs: String(initial.scannerTimeoutMs),
   });
   const [errors, setErrors] = useState<Partial<Record<NumberField, string>>>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { saving, failure, save } = useSave();
 
-  function handleSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function handleSubmit() {
     if (saving) return;
     const parsed = {
       maxMessageChars: parsePositiveInteger(numbers.maxMessageChars),
@@ -56,67 +54,40 @@ export function SettingsForm({ initial, onSubmit, onCancel }: Props) {
       if (first) document.getElementById(`${id}-${first.key}`)?.focus();
       return;
     }
-    const next: ChatSettingsValues = {
-      enabled,
-      maxMessageChars: parsed.maxMessageChars.value,
-      scannerEnabled,
-      scannerTimeoutMs: parsed.scannerTimeoutMs.value,
-    };
-    setFailure(null);
-    setSaving(true);
-    onSubmit(changedSettings(initial, next)).then(
-      () => setSaving(false),
-      (error: unknown) => {
-        setFailure(userMessage(error));
-        setSaving(false);
-      },
-    );
+    const next: ChatSettingsValues = { ...switches, maxMessageChars: parsed.maxMessageChars.value, scannerTimeoutMs: parsed.scannerTimeoutMs.value };
+    save(onSubmit(changedSettings(initial, next)));
   }
 
   return (
-    <form noValidate onSubmit={handleSubmit} aria-label="Chat settings" className="flex flex-col gap-4">
-      <Toggle
-        id={`${id}-enabled`}
-        label="Chat enabled"
-        hint="When off, the #maestro pane, the agents’ chat tools and the chat API are unavailable."
-        checked={enabled}
-        onChange={setEnabled}
-      />
-      <Toggle
-        id={`${id}-scanner`}
-        label="Secret scanner enabled"
-        hint="Redacts secrets such as API keys and tokens from messages before they are stored."
-        checked={scannerEnabled}
-        onChange={setScannerEnabled}
-      />
+    <form noValidate onSubmit={onSubmitted(handleSubmit)} aria-label="Chat settings" className="flex flex-col gap-4">
+      {SWITCH_FIELDS.map(({ key, label, hint }) => (
+        <Toggle
+          key={key}
+          id={`${id}-${key}`}
+          label={label}
+          hint={hint}
+          checked={switches[key]}
+          onChange={(on) => setSwitches((current) => ({ ...current, [key]: on }))}
+        />
+      ))}
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         {NUMBER_FIELDS.map(({ key, label, hint }) => (
           <Field key={key} label={label} htmlFor={`${id}-${key}`} hint={hint} error={errors[key]}>
-            <TextInput
-              id={`${id}-${key}`}
-              type="number"
-              inputMode="numeric"
-              min={1}
-              step={1}
-              value={numbers[key]}
-              onChange={(event) => setNumbers((current) => ({ ...current, [key]: event.target.value }))}
-              aria-invalid={errors[key] ? true : undefined}
-              aria-describedby={errors[key] ? `${id}-${key}-error` : `${id}-${key}-hint`}
-            />
+            {(control) => (
+              <TextInput
+                {...control}
+                type="number"
+                inputMode="numeric"
+                min={1}
+                step={1}
+                value={numbers[key]}
+                onChange={(event) => setNumbers((current) => ({ ...current, [key]: event.target.value }))}
+              />
+            )}
           </Field>
         ))}
       </div>
-      {failure && <InlineError>{failure}</InlineError>}
-      <div className="flex justify-end gap-2">
-        {onCancel && (
-          <Button variant="secondary" onClick={onCancel}>
-            Cancel
-          </Button>
-        )}
-        <Button type="submit" disabled={saving}>
-          {saving ? "Saving…" : "Save"}
-        </Button>
-      </div>
+      <FormActions failure={failure} onCancel={onCancel} submitLabel="Save" busyLabel="Saving…" busy={saving} />
     </form>
   );
 }

@@ -10,6 +10,14 @@ export type ChatSettingsChanges = Omit<FunctionArgs<typeof api.chat.updateSettin
 /** The largest number the server accepts for either limit (mirrors `chat.updateSettings`). */
 export const MAX_SETTING_NUMBER = 1_000_000;
 
+/** The two switches, with the words the form uses for them. */
+export const SWITCH_FIELDS = [
+  { key: "enabled", label: "Chat enabled", hint: "When off, the #maestro pane, the agents’ chat tools and the chat API are unavailable." },
+  { key: "scannerEnabled", label: "Secret scanner enabled", hint: "Redacts secrets such as API keys and tokens from messages before they are stored." },
+] as const;
+
+export type SwitchField = (typeof SWITCH_FIELDS)[number]["key"];
+
 /** The number fields, with the words the form uses for them. */
 export const NUMBER_FIELDS = [
   { key: "maxMessageChars", label: "Max message characters", hint: "Longer messages are cut to this and marked as truncated." },

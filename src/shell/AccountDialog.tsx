@@ -3,8 +3,7 @@ import { useId, useState, type FormEvent } from "react";
 import { api } from "../../convex/_generated/api";
 import { Button } from "../components/ui/Button";
 import { Field, InlineError, TextInput } from "../components/ui/Field";
-import { CloseIcon } from "../components/ui/icons";
-import { Dialog } from "../components/ui/Modal";
+import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { userMessage } from "../lib/errors";
 
 /** Changing one's password; every other session is signed out by the server. */
@@ -37,14 +36,7 @@ export function AccountDialog({ onClose }: { onClose: () => void }) {
 
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
-      <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
-        <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
-          Change password
-        </h2>
-        <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
-          <CloseIcon />
-        </Button>
-      </header>
+      <ModalHeader headingId={headingId} title="Change password" onClose={onClose} />
       <form onSubmit={(e) => void submit(e)} className="flex flex-col gap-4 px-5 py-4">
         <Field label="Current password" htmlFor={currentId}>
           <TextInput id={currentId} type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />

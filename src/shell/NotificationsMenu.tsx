@@ -5,8 +5,8 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { BellIcon } from "../components/ui/icons";
-import { formatRelativeTime, useNow } from "../task/relativeTime";
-import { openTask } from "../task/taskHash";
+import { formatRelativeTime, useNow } from "../lib/relativeTime";
+import { useTaskNavigation } from "./useTaskNavigation";
 
 type Notifications = FunctionReturnType<typeof api.notifications.listMine>;
 
@@ -100,16 +100,19 @@ export function NotificationsMenuView({ data, onOpenTask }: ViewProps) {
   );
 }
 
-function LiveNotifications({ departmentId }: { departmentId: Id<"departments"> }) {
+type Props = { departmentId: Id<"departments">; departmentSlug: string };
+
+function LiveNotifications({ departmentId, departmentSlug }: Props) {
   const data = useQuery(api.notifications.listMine, { departmentId });
-  return <NotificationsMenuView data={data} onOpenTask={openTask} />;
+  const tasks = useTaskNavigation(departmentSlug);
+  return <NotificationsMenuView data={data} onOpenTask={tasks.open} />;
 }
 
 /** The header's notifications, live for one department. A failure hides the bell rather than the page. */
-export function NotificationsMenu({ departmentId }: { departmentId: Id<"departments"> }) {
+export function NotificationsMenu(props: Props) {
   return (
-    <ErrorBoundary key={departmentId} fallback={() => null}>
-      <LiveNotifications departmentId={departmentId} />
+    <ErrorBoundary key={props.departmentId} fallback={() => null}>
+      <LiveNotifications {...props} />
     </ErrorBoundary>
   );
 }

@@ -1,22 +1,27 @@
 import { useQuery } from "convex/react";
-import { useEffect, useState } from "react";
+import { useContext, useEffect, type Dispatch, type SetStateAction } from "react";
 import { useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { NewTaskDialog } from "../task/NewTaskDialog";
-import { requestSlashInsert } from "../slash/insert";
-import { openTask } from "../task/taskHash";
+import { SlashInsertContext } from "../slash/insert";
 import { CommandPalette, type PaletteItem } from "./CommandPalette";
 import { agentPath, agentSlugOf, channelsPath, runsPath } from "./routes";
 import { shortcutFor } from "./shortcuts";
 import { ShortcutsHelp } from "./ShortcutsHelp";
+import { useTaskNavigation } from "./useTaskNavigation";
 
-/** Asks the shell to open its palette (the header's search button); the shortcut does the same. */
-export const OPEN_PALETTE_EVENT = "maestro:open-palette";
+/** What the shortcuts open over the page; the header's "Jump to…" button opens the palette too. */
+export type ShellOverlay = null | "palette" | "help" | "newTask";
 
-type Open = null | "palette" | "help" | "newTask";
-
-type Props = { departmentId: Id<"departments">; departmentSlug: string; writable: boolean };
+type Props = {
+  departmentId: Id<"departments">;
+  departmentSlug: string;
+  writable: boolean;
+  /** Held by the shell, so its header can open the palette. */
+  open: ShellOverlay;
+  onOpen: Dispatch<SetStateAction<ShellOverlay>>;
+};
 
 /** The board's search box, when the board shows one (its FilterBar's `type="search"` input). */
 function boardSearchBox(): HTMLInputElement | null {
@@ -27,9 +32,10 @@ function boardSearchBox(): HTMLInputElement | null {
  * The department's keyboard shortcuts (src/shell/shortcuts.ts) and what they
  * open: the command palette, the shortcuts overlay, the new-task dialog.
  */
-export function ShellShortcuts({ departmentId, departmentSlug, writable }: Props) {
-  const [open, setOpen] = useState<Open>(null);
+export function ShellShortcuts({ departmentId, departmentSlug, writable, open, onOpen: setOpen }: Props) {
   const navigate = useNavigate();
+  const tasks = useTaskNavigation(departmentSlug);
+  const slashInserts = useContext(SlashInsertContext);
 
   useEffect(() => {
     function onKeyDown(event: KeyboardEvent) {
@@ -46,23 +52,18 @@ export function ShellShortcuts({ departmentId, departmentSlug, writable }: Props
       }
       setOpen((current) => (action === "palette" && current === "palette" ? null : action));
     }
-    const onOpenPalette = () => setOpen("palette");
     window.addEventListener("keydown", onKeyDown);
-    window.addEventListener(OPEN_PALETTE_EVENT, onOpenPalette);
-    return () => {
-      window.removeEventListener("keydown", onKeyDown);
-      window.removeEventListener(OPEN_PALETTE_EVENT, onOpenPalette);
-    };
-  }, [writable]);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, [writable, setOpen]);
 
   const close = () => setOpen(null);
   function pick(item: PaletteItem) {
     close();
-    if (item.kind === "task") openTask(item.id);
+    if (item.kind === "task") tasks.open(item.id);
     else if (item.kind === "agent") void navigate(agentPath(departmentSlug, agentSlugOf(item.sessionKey)));
     else if (item.kind === "channel") void navigate(channelsPath(departmentSlug, item.id));
     // The composer on screen (the open task's, else #maestro's) takes the command to fill in and send.
-    else if (item.kind === "command") requestSlashInsert(`${item.label} `);
+    else if (item.kind === "command") slashInserts?.request(`${item.label} `);
     else void navigate(runsPath(departmentSlug, item.id));
   }
 

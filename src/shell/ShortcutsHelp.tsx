@@ -1,7 +1,5 @@
 import { useId } from "react";
-import { Button } from "../components/ui/Button";
-import { CloseIcon } from "../components/ui/icons";
-import { Dialog } from "../components/ui/Modal";
+import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { SHORTCUTS } from "./shortcuts";
 
 /** The `?` overlay: every keyboard shortcut, the board's included. */
@@ -10,14 +8,7 @@ export function ShortcutsHelp({ onClose }: { onClose: () => void }) {
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
       <div data-testid="shortcuts-help" className="flex flex-col dark:bg-slate-900">
-        <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4 dark:border-slate-800">
-          <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
-            Keyboard shortcuts
-          </h2>
-          <Button variant="ghost" onClick={onClose} aria-label="Close" className="-mr-2 p-1.5">
-            <CloseIcon className="size-5" />
-          </Button>
-        </header>
+        <ModalHeader headingId={headingId} title="Keyboard shortcuts" onClose={onClose} large />
         <dl className="grid grid-cols-[auto_1fr] items-center gap-x-6 gap-y-2.5 px-5 py-4 text-sm">
           {SHORTCUTS.map((shortcut) => (
             <div key={shortcut.description} className="contents">

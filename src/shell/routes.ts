@@ -1,3 +1,5 @@
+import { matchPath } from "react-router";
+
 /**
  * The app's addresses, built and parsed in one place:
  *
@@ -7,9 +9,22 @@
  *   /d/:slug/channels[/:channelId] channels and DMs, one open
  *   /d/:slug/runs[/:runId]         the department's agent runs, or one run's timeline
  *   /d/:slug/figures               the department's messaging figures
+ *
+ * The route table (src/routes.tsx) is built from `ROUTE_PATHS`; the builders
+ * below write the same addresses.
  */
 
-export const DEPARTMENT_ROUTE = "/d/:slug";
+/** Route patterns: a department's, and each page's relative to it. */
+export const ROUTE_PATHS = {
+  department: "/d/:slug",
+  task: "tasks/:taskId",
+  agent: "agents/:agentSlug",
+  channels: "channels/:channelId?",
+  runs: "runs/:runId?",
+  figures: "figures",
+} as const;
+
+const TASK_PATTERN = `${ROUTE_PATHS.department}/${ROUTE_PATHS.task}`;
 
 const part = (value: string) => encodeURIComponent(value);
 
@@ -60,4 +75,19 @@ export function taskIdFromHash(hash: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The department an address is in (`/d/:slug/…`), or undefined ("/", an old link). */
+export function departmentSlugOf(pathname: string): string | undefined {
+  return matchPath({ path: ROUTE_PATHS.department, end: false }, pathname)?.params.slug;
+}
+
+/** Whether the address is a task's: its drawer is open over the board. */
+export function isTaskPath(pathname: string): boolean {
+  return matchPath(TASK_PATTERN, pathname) !== null;
+}
+
+/** Addresses that show the board: "/" (it redirects to a department), a department, a task over its board. */
+export function showsBoard(pathname: string): boolean {
+  return pathname === "/" || matchPath(ROUTE_PATHS.department, pathname) !== null || isTaskPath(pathname);
 }

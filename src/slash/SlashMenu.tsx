@@ -1,6 +1,6 @@
-import { useEffect, useState, type KeyboardEvent } from "react";
+import { useContext, useEffect, useState, type KeyboardEvent } from "react";
 import { cn } from "../lib/cn";
-import { onSlashInsert } from "./insert";
+import { SlashInsertContext } from "./insert";
 import { matchSlashCommands, slashQuery, type SlashCommandItem } from "./slash";
 
 /** Most commands the list shows at once; typing more of the name narrows it. */
@@ -114,5 +114,6 @@ export function SlashMenu({ id, items, more = 0, active, onPick, onHover }: Menu
 
 /** Lets the command palette put a command in this composer (src/slash/insert.ts) while it is mounted. */
 export function useSlashInsert(enabled: boolean, insert: (text: string) => void) {
-  useEffect(() => (enabled ? onSlashInsert(insert) : undefined), [enabled, insert]);
+  const inserts = useContext(SlashInsertContext);
+  useEffect(() => (enabled && inserts !== null ? inserts.register(insert) : undefined), [enabled, inserts, insert]);
 }

@@ -1,11 +1,11 @@
-import { ConvexError } from "convex/values";
 import { useState } from "react";
 import { isSlashText, type SlashSupport } from "./slash";
 
 /**
  * A composer's send with slash commands: text starting with `/` is resolved
- * as a command (a failure rejects with its reason, so the composer shows it
- * inline and keeps the draft; nothing is posted), anything else is posted.
+ * as a command (a failure comes back as the command's `{ ok: false, error }`,
+ * which the composer shows inline, keeping the draft; nothing is posted),
+ * anything else is posted.
  */
 export function useSlashSend(slash: SlashSupport | undefined, onSend: (content: string) => Promise<unknown>) {
   const [notice, setNotice] = useState<string | null>(null);
@@ -13,8 +13,7 @@ export function useSlashSend(slash: SlashSupport | undefined, onSend: (content: 
     setNotice(null);
     if (slash === undefined || !isSlashText(content)) return await onSend(content);
     const result = await slash.run(content);
-    if (!result.ok) throw new ConvexError({ code: "INVALID_ARGUMENT", message: result.error });
-    setNotice(result.message);
+    if (result.ok) setNotice(result.message);
     return result;
   }
   return { send, notice, clearNotice: () => setNotice(null) };

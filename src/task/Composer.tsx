@@ -1,14 +1,14 @@
-import { useCallback, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useId, useState, type KeyboardEvent } from "react";
 import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
-import { InlineError, TextArea } from "../components/ui/Field";
+import { InlineError, onSubmitted, TextArea } from "../components/ui/Field";
 import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
-import { useSend } from "../lib/useSend";
-import { SlashMenu, pickedText, slashOptionId, useSlashInsert, useSlashMenu } from "../slash/SlashMenu";
-import { SlashStatus, useSlashSend } from "../slash/useSlashSend";
-import type { SlashCommandItem, SlashSupport } from "../slash/slash";
+import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
+import { SlashStatus } from "../slash/useSlashSend";
+import type { SlashSupport } from "../slash/slash";
 import { findMentionQuery, insertMention, matchCandidates, type MentionCandidate, type MentionQuery } from "./mentions";
+import { useSlashComposer } from "../slash/useSlashComposer";
 
 type Props = {
   /** Who can be @mentioned: the department's agents and members. */
@@ -26,31 +26,17 @@ type Props = {
  * closes it without closing the drawer.
  */
 export function Composer({ candidates, onSend, slash }: Props) {
-  const [text, setText] = useState("");
-  const [caret, setCaret] = useState(0);
+  const { text, setText, setCaret, textareaRef, write, onType, slashMenu, pickCommand, notice, sending, error, send: sendContent } = useSlashComposer(slash, onSend);
   const [mention, setMention] = useState<MentionQuery | null>(null);
   const [active, setActive] = useState(0);
   // The `@` (by offset) whose list was closed with Escape; it stays closed until another `@`.
   const [dismissedAt, setDismissedAt] = useState<number | null>(null);
-  const slashSend = useSlashSend(slash, onSend);
-  const { sending, error, send: sendContent } = useSend(slashSend.send);
-  const textareaRef = useRef<HTMLTextAreaElement>(null);
-  const pendingCaret = useRef<number | null>(null);
   const listId = useId();
   const hintId = useId();
 
-  const slashMenu = useSlashMenu(text, caret, slash?.commands);
   const suggestions = slashMenu.open || mention === null || mention.start === dismissedAt ? [] : matchCandidates(candidates, mention.query);
   const open = suggestions.length > 0;
   const activeIndex = Math.min(active, suggestions.length - 1);
-
-  // After a pick, put the caret after the inserted name once React has written the text.
-  useLayoutEffect(() => {
-    const caret = pendingCaret.current;
-    if (caret === null || textareaRef.current === null) return;
-    pendingCaret.current = null;
-    textareaRef.current.setSelectionRange(caret, caret);
-  }, [text]);
 
   function track(value: string, caret: number) {
     setCaret(caret);
@@ -61,30 +47,10 @@ export function Composer({ candidates, onSend, slash }: Props) {
 
   function pick(candidate: MentionCandidate) {
     if (mention === null) return;
-    const caret = textareaRef.current?.selectionStart ?? text.length;
-    const result = insertMention(text, caret, mention, candidate.name);
-    pendingCaret.current = result.caret;
-    setText(result.text);
+    const result = insertMention(text, textareaRef.current?.selectionStart ?? text.length, mention, candidate.name);
+    write(result.text, result.caret);
     setMention(null);
-    textareaRef.current?.focus();
   }
-
-  function pickCommand(item: SlashCommandItem) {
-    const next = pickedText(item);
-    pendingCaret.current = next.length;
-    setText(next);
-    setCaret(next.length);
-    textareaRef.current?.focus();
-  }
-
-  // The command palette's pick lands here while the thread is open.
-  const insertCommand = useCallback((next: string) => {
-    pendingCaret.current = next.length;
-    setText(next);
-    setCaret(next.length);
-    textareaRef.current?.focus();
-  }, []);
-  useSlashInsert(slash !== undefined, insertCommand);
 
   function send() {
     sendContent(text.trim(), () => {
@@ -121,10 +87,7 @@ export function Composer({ candidates, onSend, slash }: Props) {
   return (
     <form
       className="flex flex-col gap-2"
-      onSubmit={(event) => {
-        event.preventDefault();
-        send();
-      }}
+      onSubmit={onSubmitted(send)}
     >
       {error && <InlineError>{error}</InlineError>}
       <div className="relative">
@@ -173,8 +136,7 @@ export function Composer({ candidates, onSend, slash }: Props) {
           value={text}
           placeholder={slash === undefined ? "Write a message… @ to mention an agent or a teammate" : "Write a message… @ to mention, / for commands"}
           onChange={(event) => {
-            setText(event.target.value);
-            slashSend.clearNotice();
+            onType(event.target.value, event.target.selectionStart);
             setDismissedAt((at) => (at !== null && event.target.value[at] === "@" ? at : null));
             track(event.target.value, event.target.selectionStart);
           }}
@@ -184,7 +146,7 @@ export function Composer({ candidates, onSend, slash }: Props) {
           className="max-h-48 min-h-20"
         />
       </div>
-      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={slashSend.notice} />
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={notice} />
       <div className="flex items-center justify-between gap-3">
         <p id={hintId} className="text-xs text-slate-500 dark:text-slate-400">
           Markdown works. <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends.

@@ -4,13 +4,11 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { PRIORITY_OPTIONS } from "../board/options";
 import type { RosterAgent } from "../board/types";
-import { Button } from "../components/ui/Button";
-import { Field, InlineError, Select, TextArea, TextInput } from "../components/ui/Field";
-import { CloseIcon } from "../components/ui/icons";
-import { Dialog } from "../components/ui/Modal";
-import { userMessage } from "../lib/errors";
+import { Field, FormActions, onSubmitted, Select, TextArea, TextInput } from "../components/ui/Field";
+import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { AssigneePicker } from "./AssigneePicker";
 import { EMPTY_DRAFT, validateNewTask, type NewTaskDraft, type NewTaskErrors, type NewTaskValue } from "./newTask";
+import { useSave } from "../lib/useSave";
 
 type FormProps = {
   agents: readonly RosterAgent[];
@@ -30,8 +28,7 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
   const id = useId();
   const [draft, setDraft] = useState<NewTaskDraft>(EMPTY_DRAFT);
   const [errors, setErrors] = useState<NewTaskErrors>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { saving, failure, save } = useSave();
 
   function set<K extends keyof NewTaskDraft>(key: K, value: NewTaskDraft[K]) {
     setDraft((current) => ({ ...current, [key]: value }));
@@ -46,74 +43,32 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
       return;
     }
     setErrors({});
-    setFailure(null);
-    setSaving(true);
-    onSubmit(result.value).then(
-      () => setSaving(false),
-      (error: unknown) => {
-        setFailure(userMessage(error));
-        setSaving(false);
-      },
-    );
+    save(onSubmit(result.value));
   }
-
-  const describedBy = (field: keyof NewTaskErrors, hint = false) =>
-    errors[field] ? `${id}-${field}-error` : hint ? `${id}-${field}-hint` : undefined;
 
   return (
     <form
       noValidate
       className="flex min-h-0 flex-1 flex-col"
-      onSubmit={(event) => {
-        event.preventDefault();
-        submit();
-      }}
+      onSubmit={onSubmitted(submit)}
     >
-      <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4 dark:border-slate-800">
-        <h2 id={headingId ?? `${id}-heading`} className="text-base font-semibold text-slate-900 dark:text-slate-100">
-          New task
-        </h2>
-        <Button variant="ghost" onClick={onCancel} aria-label="Close" className="-mr-2 p-1.5">
-          <CloseIcon />
-        </Button>
-      </header>
+      <ModalHeader headingId={headingId ?? `${id}-heading`} title="New task" onClose={onCancel} />
 
       <div className="flex min-h-0 flex-1 flex-col gap-4 overflow-y-auto px-5 py-4">
         <Field label="Title" htmlFor={`${id}-title`} error={errors.title}>
-          <TextInput
-            id={`${id}-title`}
-            autoFocus
-            value={draft.title}
-            onChange={(event) => set("title", event.target.value)}
-            aria-invalid={errors.title ? true : undefined}
-            aria-describedby={describedBy("title")}
-            placeholder="What needs doing?"
-          />
+          {(control) => <TextInput {...control} autoFocus value={draft.title} onChange={(event) => set("title", event.target.value)} placeholder="What needs doing?" />}
         </Field>
         <Field label="Description" htmlFor={`${id}-description`} error={errors.description} hint="Markdown works.">
-          <TextArea
-            id={`${id}-description`}
-            rows={4}
-            value={draft.description}
-            onChange={(event) => set("description", event.target.value)}
-            aria-invalid={errors.description ? true : undefined}
-            aria-describedby={describedBy("description", true)}
-            placeholder="Context, links, what done looks like"
-          />
+          {(control) => (
+            <TextArea {...control} rows={4} value={draft.description} onChange={(event) => set("description", event.target.value)} placeholder="Context, links, what done looks like" />
+          )}
         </Field>
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-[10rem_1fr]">
           <Field label="Priority" htmlFor={`${id}-priority`}>
             <Select id={`${id}-priority`} value={draft.priority} options={PRIORITY_OPTIONS} onValueChange={(value) => set("priority", value)} />
           </Field>
           <Field label="Tags" htmlFor={`${id}-tags`} error={errors.tags} hint="Separate with commas.">
-            <TextInput
-              id={`${id}-tags`}
-              value={draft.tags}
-              onChange={(event) => set("tags", event.target.value)}
-              aria-invalid={errors.tags ? true : undefined}
-              aria-describedby={describedBy("tags", true)}
-              placeholder="launch, web"
-            />
+            {(control) => <TextInput {...control} value={draft.tags} onChange={(event) => set("tags", event.target.value)} placeholder="launch, web" />}
           </Field>
         </div>
         <div className="flex flex-col gap-1.5">
@@ -131,15 +86,7 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
       </div>
 
       <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4 dark:border-slate-800">
-        {failure && <InlineError>{failure}</InlineError>}
-        <div className="flex justify-end gap-2">
-          <Button variant="secondary" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={saving}>
-            {saving ? "Creating…" : "Create task"}
-          </Button>
-        </div>
+        <FormActions failure={failure} onCancel={onCancel} submitLabel="Create task" busyLabel="Creating…" busy={saving} />
       </footer>
     </form>
   );

@@ -1,13 +1,14 @@
 import { useMutation, useQuery } from "convex/react";
-import type { FunctionReturnType } from "convex/server";
-import { useState, type FormEvent, type ReactNode } from "react";
+import type { FunctionArgs, FunctionReference, FunctionReturnType } from "convex/server";
+import { useState, type ReactNode } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { Badge } from "../components/ui/Badge";
+import { Badge, BADGE_TONES } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { userMessage } from "../lib/errors";
 import { canWrite, useRole } from "../shell/role";
-import { formatRelativeTime } from "./relativeTime";
+import { formatRelativeTime } from "../lib/relativeTime";
+import { onSubmitted } from "../components/ui/Field";
 
 export type ApprovalCardView = FunctionReturnType<typeof api.approvals.listForTask>[number];
 export type QuestionCardView = FunctionReturnType<typeof api.questions.listForTask>[number];
@@ -15,13 +16,13 @@ export type PlanCardView = FunctionReturnType<typeof api.plans.listForTask>[numb
 
 /** How a card's state reads. `className` colours the badge. */
 const STATE: Record<string, { label: string; className: string }> = {
-  pending: { label: "Waiting for you", className: "bg-amber-50 text-amber-800 ring-amber-600/20" },
-  approved: { label: "Approved", className: "bg-emerald-50 text-emerald-700 ring-emerald-600/20" },
-  answered: { label: "Answered", className: "bg-emerald-50 text-emerald-700 ring-emerald-600/20" },
-  denied: { label: "Denied", className: "bg-rose-50 text-rose-700 ring-rose-600/20" },
-  rejected: { label: "Rejected", className: "bg-rose-50 text-rose-700 ring-rose-600/20" },
-  expired: { label: "Expired", className: "bg-slate-100 text-slate-600 ring-slate-500/20" },
-  cancelled: { label: "Withdrawn", className: "bg-slate-100 text-slate-600 ring-slate-500/20" },
+  pending: { label: "Waiting for you", className: BADGE_TONES.attention },
+  approved: { label: "Approved", className: BADGE_TONES.success },
+  answered: { label: "Answered", className: BADGE_TONES.success },
+  denied: { label: "Denied", className: BADGE_TONES.failure },
+  rejected: { label: "Rejected", className: BADGE_TONES.failure },
+  expired: { label: "Expired", className: BADGE_TONES.ended },
+  cancelled: { label: "Withdrawn", className: BADGE_TONES.ended },
 };
 
 /** Arguments as people read them: pretty JSON when they parse. */
@@ -49,21 +50,26 @@ export function shownState(card: { status: string; expiresAt?: number }, now: nu
   return card.status === "pending" && card.expiresAt !== undefined && card.expiresAt <= now ? "expired" : card.status;
 }
 
-/** A mutation call with its pending state and a readable error. */
-function useAction() {
+/** A card's response (its `respond` mutation), with its pending state and a readable error; `send`'s `then` runs once it went through. */
+function useResponse<Mutation extends FunctionReference<"mutation">>(mutation: Mutation) {
+  // Typed by the caller's mutation: its arguments are exactly what `send` takes.
+  const respond = useMutation(mutation) as (args: FunctionArgs<Mutation>) => Promise<unknown>;
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const run = (call: () => Promise<unknown>) => {
+  const send = (args: FunctionArgs<Mutation>, then?: () => void) => {
     setPending(true);
     setError(null);
-    call()
-      .catch((e: unknown) => setError(userMessage(e)))
+    respond(args)
+      .then(then, (e: unknown) => setError(userMessage(e)))
       .finally(() => setPending(false));
   };
-  return { pending, error, run };
+  return { pending, error, send };
 }
 
-function Card({ label, title, state, children, testId }: { label: string; title: ReactNode; state: string; children: ReactNode; testId: string }) {
+type CardProps = { label: string; title: ReactNode; state: string; testId: string; children: ReactNode; error: string | null };
+
+/** A card's frame: its title and state badge, what the card shows, then its last response's failure. */
+function Card({ label, title, state, children, testId, error }: CardProps) {
   const badge = STATE[state] ?? STATE.pending;
   return (
     <li aria-label={label} data-testid={testId} data-state={state} className="flex flex-col gap-2 rounded-xl border border-amber-200 bg-amber-50/40 p-3 dark:border-amber-700/50 dark:bg-slate-800">
@@ -72,15 +78,12 @@ function Card({ label, title, state, children, testId }: { label: string; title:
         <Badge className={badge.className}>{badge.label}</Badge>
       </div>
       {children}
+      {error !== null && (
+        <p role="alert" className="text-xs text-rose-700">
+          {error}
+        </p>
+      )}
     </li>
-  );
-}
-
-function ErrorLine({ error }: { error: string | null }) {
-  return error === null ? null : (
-    <p role="alert" className="text-xs text-rose-700">
-      {error}
-    </p>
   );
 }
 
@@ -96,51 +99,48 @@ function Decided({ by, at, words, now }: { by?: string; at?: number; words?: str
   );
 }
 
-/** An agent's tool call waiting for a person: agent, tool, arguments, expiry; Approve, or Deny with an optional reason. */
-/** A card's decision: an optional note (its label is also its placeholder) and the approve and reject buttons. */
-function DecisionRow({
-  note,
-  approve,
-  reject,
-  pending,
-}: {
-  note: { label: string; value: string; onChange: (value: string) => void };
-  approve: { label: string; onClick: () => void };
-  reject: { label: string; onClick: () => void };
-  pending: boolean;
-}) {
+/** The words of a card's decision: the optional note's label (also its placeholder), the approve and the reject button. */
+type DecisionWords = { note: string; approve: string; reject: string };
+
+const APPROVAL_WORDS: DecisionWords = { note: "Reason (optional)", approve: "Approve", reject: "Deny" };
+const PLAN_WORDS: DecisionWords = { note: "Feedback (for a rejection)", approve: "Approve plan", reject: "Reject" };
+
+type DecisionProps = { words: DecisionWords; note: string; onNote: (note: string) => void; onDecide: (approve: boolean) => void; pending: boolean };
+
+/** A card's decision: an optional note and the approve and reject buttons. */
+function DecisionRow({ words, note, onNote, onDecide, pending }: DecisionProps) {
   return (
     <div className="flex flex-wrap items-center gap-2">
       <input
-        aria-label={note.label}
-        placeholder={note.label}
-        value={note.value}
-        onChange={(e) => note.onChange(e.target.value)}
+        aria-label={words.note}
+        placeholder={words.note}
+        value={note}
+        onChange={(e) => onNote(e.target.value)}
         className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
       />
-      <Button onClick={approve.onClick} disabled={pending} className="px-2 py-1 text-xs">
-        {approve.label}
+      <Button onClick={() => onDecide(true)} disabled={pending} className="px-2 py-1 text-xs">
+        {words.approve}
       </Button>
-      <Button variant="secondary" onClick={reject.onClick} disabled={pending} className="px-2 py-1 text-xs">
-        {reject.label}
+      <Button variant="secondary" onClick={() => onDecide(false)} disabled={pending} className="px-2 py-1 text-xs">
+        {words.reject}
       </Button>
     </div>
   );
 }
 
+/** An agent's tool call waiting for a person: agent, tool, arguments, expiry; Approve, or Deny with an optional reason. */
 export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; writable: boolean; now: number }) {
-  const respond = useMutation(api.approvals.respond);
-  const action = useAction();
+  const response = useResponse(api.approvals.respond);
   const [reason, setReason] = useState("");
   const state = shownState(card, now);
   const open = state === "pending";
-  const decide = (decision: "approve" | "deny") =>
-    action.run(() => respond({ taskId: card.taskId, approvalId: card._id, decision, ...(reason.trim() === "" ? {} : { reason }) }));
+  const decide = (decision: "approve" | "deny") => response.send({ taskId: card.taskId, approvalId: card._id, decision, ...(reason.trim() === "" ? {} : { reason }) });
   return (
     <Card
       label={`Approval: ${card.agentName} wants to call ${card.tool}`}
       testId="approval-card"
       state={state}
+      error={response.error}
       title={
         <>
           {card.agentName} wants to call <code className="font-mono">{card.tool}</code>
@@ -151,44 +151,31 @@ export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; 
       {open ? (
         <>
           <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>
-          {writable && (
-            <DecisionRow
-              note={{ label: "Reason (optional)", value: reason, onChange: setReason }}
-              approve={{ label: "Approve", onClick: () => decide("approve") }}
-              reject={{ label: "Deny", onClick: () => decide("deny") }}
-              pending={action.pending}
-            />
-          )}
+          {writable && <DecisionRow words={APPROVAL_WORDS} note={reason} onNote={setReason} onDecide={(approve) => decide(approve ? "approve" : "deny")} pending={response.pending} />}
         </>
       ) : (
         <Decided by={card.decidedBy} at={card.decidedAt} words={card.reason} now={now} />
       )}
-      <ErrorLine error={action.error} />
     </Card>
   );
 }
 
 /** An agent's question: answer it here (or reply in the thread). */
 export function QuestionCard({ card, writable, now }: { card: QuestionCardView; writable: boolean; now: number }) {
-  const respond = useMutation(api.questions.respond);
-  const action = useAction();
+  const response = useResponse(api.questions.respond);
   const [answer, setAnswer] = useState("");
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
+  const onSubmit = () => {
     if (answer.trim() === "") return;
-    action.run(async () => {
-      await respond({ taskId: card.taskId, questionId: card._id, answer });
-      setAnswer("");
-    });
+    response.send({ taskId: card.taskId, questionId: card._id, answer }, () => setAnswer(""));
   };
   const state = shownState(card, now);
   return (
-    <Card label={`Question from ${card.agentName}`} testId="question-card" state={state} title={`${card.agentName} asks: ${card.question}`}>
+    <Card label={`Question from ${card.agentName}`} testId="question-card" state={state} title={`${card.agentName} asks: ${card.question}`} error={response.error}>
       {state === "pending" ? (
         <>
           {card.expiresAt !== undefined && <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>}
           {writable && (
-            <form onSubmit={onSubmit} className="flex items-center gap-2">
+            <form onSubmit={onSubmitted(onSubmit)} className="flex items-center gap-2">
               <input
                 aria-label="Your answer"
                 placeholder="Your answer (or reply in the thread)"
@@ -196,7 +183,7 @@ export function QuestionCard({ card, writable, now }: { card: QuestionCardView; 
                 onChange={(e) => setAnswer(e.target.value)}
                 className="min-w-0 flex-1 rounded-lg border border-slate-300 px-2 py-1 text-xs dark:border-slate-600 dark:bg-slate-900"
               />
-              <Button type="submit" disabled={action.pending || answer.trim() === ""} className="px-2 py-1 text-xs">
+              <Button type="submit" disabled={response.pending || answer.trim() === ""} className="px-2 py-1 text-xs">
                 Answer
               </Button>
             </form>
@@ -207,21 +194,18 @@ export function QuestionCard({ card, writable, now }: { card: QuestionCardView; 
       ) : (
         <Decided by={card.answeredBy} at={card.answeredAt} words={card.answer} now={now} />
       )}
-      <ErrorLine error={action.error} />
     </Card>
   );
 }
 
 /** A lead's plan: its steps with assignees; Approve (the steps are delegated as shown), or Reject with feedback. */
 export function PlanCard({ card, writable, now }: { card: PlanCardView; writable: boolean; now: number }) {
-  const respond = useMutation(api.plans.respond);
-  const action = useAction();
+  const response = useResponse(api.plans.respond);
   const [feedback, setFeedback] = useState("");
-  const decide = (choice: "approve" | "reject") =>
-    action.run(() => respond({ taskId: card.taskId, planId: card._id, action: choice, ...(feedback.trim() === "" ? {} : { feedback }) }));
+  const decide = (choice: "approve" | "reject") => response.send({ taskId: card.taskId, planId: card._id, action: choice, ...(feedback.trim() === "" ? {} : { feedback }) });
   const state = shownState(card, now);
   return (
-    <Card label={`Plan from ${card.agentName}`} testId="plan-card" state={state} title={`${card.agentName}'s plan: ${card.summary}`}>
+    <Card label={`Plan from ${card.agentName}`} testId="plan-card" state={state} title={`${card.agentName}'s plan: ${card.summary}`} error={response.error}>
       <ol className="flex list-decimal flex-col gap-1 pl-5 text-xs text-slate-700 dark:text-slate-200">
         {card.steps.map((step, i) => (
           <li key={i}>
@@ -234,21 +218,13 @@ export function PlanCard({ card, writable, now }: { card: PlanCardView; writable
       {state === "pending" ? (
         <>
           {card.expiresAt !== undefined && <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>}
-          {writable && (
-            <DecisionRow
-              note={{ label: "Feedback (for a rejection)", value: feedback, onChange: setFeedback }}
-              approve={{ label: "Approve plan", onClick: () => decide("approve") }}
-              reject={{ label: "Reject", onClick: () => decide("reject") }}
-              pending={action.pending}
-            />
-          )}
+          {writable && <DecisionRow words={PLAN_WORDS} note={feedback} onNote={setFeedback} onDecide={(approve) => decide(approve ? "approve" : "reject")} pending={response.pending} />}
         </>
       ) : state === "expired" ? (
         <p className="text-xs text-slate-600 dark:text-slate-300">expired: nobody decided in time, so nothing was delegated</p>
       ) : (
         <Decided by={card.decidedBy} at={card.decidedAt} words={card.feedback} now={now} />
       )}
-      <ErrorLine error={action.error} />
     </Card>
   );
 }

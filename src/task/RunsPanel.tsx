@@ -10,7 +10,6 @@ import { cn } from "../lib/cn";
 import { userMessage } from "../lib/errors";
 import { StopRunButton } from "../runs/StopRunButton";
 import { TypingIndicator } from "../runs/TypingIndicator";
-import { formatFullTime, formatRelativeTime } from "./relativeTime";
 import {
   describeToolCall,
   extraGuards,
@@ -26,6 +25,7 @@ import {
   type RunView,
   type ToolCallView,
 } from "./runs";
+import { RelativeTime } from "../components/ui/RelativeTime";
 
 /** Longest argument JSON a tool call's tooltip repeats. */
 const TOOLTIP_ARGS_CHARS = 300;
@@ -112,13 +112,7 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
         </p>
         {!active && <Badge className={status.className}>{status.label}</Badge>}
         {active && taskId !== undefined && <StopRunButton taskId={taskId} runId={run._id} />}
-        <time
-          dateTime={new Date(run._creationTime).toISOString()}
-          title={formatFullTime(run._creationTime)}
-          className="shrink-0 text-xs text-slate-500 dark:text-slate-400"
-        >
-          {formatRelativeTime(run._creationTime, now)}
-        </time>
+        <RelativeTime at={run._creationTime} now={now} className="shrink-0 text-xs text-slate-500 dark:text-slate-400" />
       </div>
 
       {run.toolCalls.length > 0 && (

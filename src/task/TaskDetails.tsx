@@ -14,8 +14,8 @@ import { taskPath } from "../shell/routes";
 import { AssigneePicker } from "./AssigneePicker";
 import { Subtasks } from "./Subtasks";
 import { descriptionError, formatTags, parseTags, tagsError, titleError } from "./newTask";
-import { formatFullTime, formatRelativeTime } from "./relativeTime";
 import { useInlineEdit } from "./useInlineEdit";
+import { RelativeTime } from "../components/ui/RelativeTime";
 
 export type TaskDetail = FunctionReturnType<typeof api.tasks.get>;
 export type Member = FunctionReturnType<typeof api.members.list>[number];
@@ -240,13 +240,9 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
 
       <p className="text-xs text-slate-500 dark:text-slate-400">
         Created{" "}
-        <time title={formatFullTime(task._creationTime)} dateTime={new Date(task._creationTime).toISOString()}>
-          {formatRelativeTime(task._creationTime, now)}
-        </time>{" "}
+        <RelativeTime at={task._creationTime} now={now} />{" "}
         by {actorLabel(task.createdBy, agentsByKey, members)} · updated{" "}
-        <time title={formatFullTime(task.updatedAt)} dateTime={new Date(task.updatedAt).toISOString()}>
-          {formatRelativeTime(task.updatedAt, now)}
-        </time>
+        <RelativeTime at={task.updatedAt} now={now} />
       </p>
 
       <section aria-labelledby={`${id}-description`} className="flex flex-col gap-2">

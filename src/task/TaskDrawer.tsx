@@ -9,7 +9,7 @@ import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Button } from "../components/ui/Button";
 import { InlineError } from "../components/ui/Field";
 import { CloseIcon } from "../components/ui/icons";
-import { Drawer } from "../components/ui/Modal";
+import { CloseButton, Drawer, ModalHeader } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { Composer } from "./Composer";
@@ -19,7 +19,7 @@ import { useSlashSupport } from "../slash/useSlashSupport";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import { PauseCards } from "./PauseCards";
 import type { MentionCandidate } from "./mentions";
-import { useNow } from "./relativeTime";
+import { useNow } from "../lib/relativeTime";
 import { useFollowThread } from "./useFollowThread";
 import { AgentActivity } from "./RunsPanel";
 import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";
@@ -100,9 +100,7 @@ export function TaskDrawerView({
           </span>
           <TaskTitle task={task} headingId={headingId} edits={edits} onError={report} />
         </div>
-        <Button variant="ghost" onClick={onClose} aria-label="Close task" className="-mr-2 shrink-0 p-1.5">
-          <CloseIcon className="size-5" />
-        </Button>
+        <CloseButton onClose={onClose} label="Close task" large className="shrink-0" />
       </header>
 
       <div className="relative flex min-h-0 flex-1 flex-col">
@@ -169,9 +167,7 @@ function DrawerSkeleton({ headingId, onClose }: { headingId: string; onClose: ()
           </h2>
           <Skeleton className="h-6 w-3/4" />
         </div>
-        <Button variant="ghost" onClick={onClose} aria-label="Close task" className="-mr-2 p-1.5">
-          <CloseIcon className="size-5" />
-        </Button>
+        <CloseButton onClose={onClose} label="Close task" large />
       </header>
       <div className="flex flex-col gap-3 px-5 py-4">
         {[0, 1, 2, 3].map((i) => (
@@ -207,14 +203,7 @@ export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment }: Drawer
         key={taskId}
         fallback={(error, retry) => (
           <div className="flex flex-1 flex-col">
-            <header className="flex items-center justify-between border-b border-slate-100 px-5 py-4 dark:border-slate-800">
-              <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
-                Task unavailable
-              </h2>
-              <Button variant="ghost" onClick={onClose} aria-label="Close task" className="-mr-2 p-1.5">
-                <CloseIcon className="size-5" />
-              </Button>
-            </header>
+            <ModalHeader headingId={headingId} title="Task unavailable" onClose={onClose} closeLabel="Close task" large />
             <div role="alert" className="m-5 flex flex-col items-start gap-3 rounded-xl border border-rose-200 bg-rose-50 p-4">
               <p className="text-sm font-medium text-rose-800">{userMessage(error)}</p>
               <p className="text-xs text-rose-700">It may have been deleted, or the link may be wrong.</p>

@@ -2,13 +2,13 @@ import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
-import { Button } from "../components/ui/Button";
 import { Markdown } from "../components/ui/Markdown";
-import { Skeleton } from "../components/ui/Skeleton";
+import { LoadingStatus, Skeleton } from "../components/ui/Skeleton";
 import { ThreadIcon } from "../components/ui/icons";
 import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
-import { formatFullTime, formatRelativeTime } from "./relativeTime";
+import { RelativeTime } from "../components/ui/RelativeTime";
+import { LoadMore } from "../components/ui/LoadMore";
 
 export type ThreadMessage = FunctionReturnType<typeof api.messages.list>["page"][number];
 
@@ -28,8 +28,7 @@ type Props = {
 export function Thread({ messages, status, onLoadEarlier, now }: Props) {
   if (status === "LoadingFirstPage") {
     return (
-      <div role="status" className="flex flex-col gap-4 py-2">
-        <span className="sr-only">Loading the thread…</span>
+      <LoadingStatus label="Loading the thread…" className="flex flex-col gap-4 py-2">
         {[0, 1, 2].map((i) => (
           <div key={i} className="flex gap-3">
             <Skeleton className="size-8 shrink-0 rounded-full" />
@@ -39,19 +38,13 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
             </div>
           </div>
         ))}
-      </div>
+      </LoadingStatus>
     );
   }
 
   return (
     <div className="flex flex-col gap-4">
-      {(status === "CanLoadMore" || status === "LoadingMore") && (
-        <div className="flex justify-center">
-          <Button variant="secondary" onClick={onLoadEarlier} disabled={status === "LoadingMore"} className="py-1 text-xs">
-            {status === "LoadingMore" ? "Loading…" : "Load earlier messages"}
-          </Button>
-        </div>
-      )}
+      <LoadMore status={status} onLoadMore={onLoadEarlier} label="Load earlier messages" variant="secondary" className="py-1 text-xs" rowClassName="flex justify-center" />
       {messages.length === 0 ? (
         <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 px-4 py-8 text-center dark:border-slate-600">
           <ThreadIcon className="size-6 text-slate-400" />
@@ -71,11 +64,7 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
 
 function MessageItem({ message, now }: { message: ThreadMessage; now: number }) {
   const { author } = message;
-  const time = (
-    <time dateTime={new Date(message._creationTime).toISOString()} title={formatFullTime(message._creationTime)} className="text-xs text-slate-500 dark:text-slate-400">
-      {formatRelativeTime(message._creationTime, now)}
-    </time>
-  );
+  const time = <RelativeTime at={message._creationTime} now={now} className="text-xs text-slate-500 dark:text-slate-400" />;
 
   if (author.kind === "system") {
     return (

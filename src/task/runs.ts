@@ -2,6 +2,7 @@ import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
 import { listOf } from "../activity/describe";
 import { STATUS_OPTIONS, type Option } from "../board/options";
+import { BADGE_TONES } from "../components/ui/Badge";
 
 /** One run as `runs.listForTask` returns it. */
 export type RunView = FunctionReturnType<typeof api.runs.listForTask>[number];
@@ -26,12 +27,12 @@ export const OUTCOME_OPTIONS: ReadonlyArray<Option<ToolCallOutcome> & { icon: st
 
 /** Run statuses. `className` colours the badge. */
 export const RUN_STATUS_OPTIONS: ReadonlyArray<Option<RunStatus>> = [
-  { value: "queued", label: "Queued", className: "bg-slate-50 text-slate-600 ring-slate-500/20" },
-  { value: "running", label: "Running", className: "bg-indigo-50 text-indigo-700 ring-indigo-600/20" },
-  { value: "waiting", label: "Waiting", className: "bg-amber-50 text-amber-800 ring-amber-600/20" },
-  { value: "completed", label: "Completed", className: "bg-emerald-50 text-emerald-700 ring-emerald-600/20" },
-  { value: "error", label: "Error", className: "bg-rose-50 text-rose-700 ring-rose-600/20" },
-  { value: "aborted", label: "Aborted", className: "bg-slate-100 text-slate-600 ring-slate-500/20" },
+  { value: "queued", label: "Queued", className: BADGE_TONES.neutral },
+  { value: "running", label: "Running", className: BADGE_TONES.busy },
+  { value: "waiting", label: "Waiting", className: BADGE_TONES.attention },
+  { value: "completed", label: "Completed", className: BADGE_TONES.success },
+  { value: "error", label: "Error", className: BADGE_TONES.failure },
+  { value: "aborted", label: "Aborted", className: BADGE_TONES.ended },
 ];
 
 /** What woke the agent, as a short phrase after the headline. */

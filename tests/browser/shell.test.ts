@@ -334,6 +334,43 @@ describe("the task drawer follows its thread", () => {
   });
 });
 
+describe("every page, light and dark, wide and on a phone", () => {
+  test("the board with a task's drawer, an agent's page, the runs and a channel each get a screenshot at 1440 and 390 px", async () => {
+    // A channel with a message, so the channels page shows a conversation rather than its empty state.
+    await ada.setViewportSize(LARGE);
+    await ada.goto(appAt("/d/product/channels"));
+    await ada.getByRole("button", { name: "Channel" }).click();
+    const form = ada.getByTestId("new-channel-form");
+    await form.getByLabel("Name").fill("Launch Plan");
+    await form.getByRole("button", { name: "Create channel" }).click();
+    const channelPath = await until(async () => pathOf(ada), (p) => /^\/d\/product\/channels\/.+/.test(p), "the channel's address");
+    await ada.getByLabel("Message #launch-plan").fill("Kick-off at **10**");
+    await ada.getByLabel("Message #launch-plan").press("Enter");
+    await ada.getByTestId("channel-message").filter({ hasText: "Kick-off at" }).waitFor();
+
+    const views: { name: string; address: string; ready: (page: Page) => Promise<void> }[] = [
+      { name: "drawer", address: `/d/product/tasks/${taskId}`, ready: (page) => drawer(page).getByTestId("message").first().waitFor() },
+      { name: "agent", address: "/d/product/agents/writer", ready: (page) => page.getByTestId("agent-tokens").waitFor() },
+      { name: "runs", address: "/d/product/runs", ready: (page) => page.getByTestId("runs-page").getByText("Writer").first().waitFor() },
+      { name: "channel", address: channelPath, ready: (page) => page.getByTestId("channel-message").first().waitFor() },
+    ];
+    for (const colorScheme of ["light", "dark"] as const) {
+      await ada.emulateMedia({ colorScheme });
+      for (const viewport of [LARGE, PHONE]) {
+        await ada.setViewportSize(viewport);
+        for (const view of views) {
+          await ada.goto(appAt(view.address));
+          await view.ready(ada);
+          await ada.screenshot({ path: screenshotPath(`page-${view.name}-${colorScheme}-${viewport.width}.png`) });
+        }
+      }
+    }
+    await ada.emulateMedia({ colorScheme: "light" });
+    await ada.setViewportSize(LARGE);
+    expect(journey.pageErrors).toEqual([]);
+  });
+});
+
 describe("theme and the README", () => {
   test("the shell and the board follow a dark system setting", async () => {
     await ada.goto(appAt("/d/product"));

@@ -8,7 +8,7 @@ import { ACTIVITY_PAGE_SIZE, ActivityFeed } from "../../src/activity/ActivityFee
 import { ActivityList } from "../../src/activity/ActivityList";
 import { describeActivity, listOf } from "../../src/activity/describe";
 import type { ActivityEntry, ActivityType } from "../../src/activity/types";
-import { formatRelativeTime } from "../../src/task/relativeTime";
+import { formatRelativeTime } from "../../src/lib/relativeTime";
 
 const paginated = vi.hoisted(() => ({
   result: { results: [] as unknown[], status: "LoadingFirstPage", loadMore: (_n: number) => {} },

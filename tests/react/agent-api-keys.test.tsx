@@ -1,38 +1,16 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { getFunctionName } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { AgentApiKeys } from "../../src/roster/AgentApiKeys";
 import { CreateAgentModal } from "../../src/roster/CreateAgentModal";
-import type { Agent } from "../../src/roster/types";
+import { convex, resetConvex } from "./fakeConvex";
+import { agentFixture } from "./fixtures";
 
-const convex = vi.hoisted(() => ({
-  queries: new Map<string, unknown>(),
-  mutations: new Map<string, (args: unknown) => Promise<unknown>>(),
-}));
-vi.mock("convex/react", () => ({
-  useQuery: (query: never) => convex.queries.get(getFunctionName(query)),
-  useMutation: (mutation: never) => (args: unknown) => {
-    const run = convex.mutations.get(getFunctionName(mutation));
-    if (!run) throw new Error(`No fake for ${getFunctionName(mutation)}`);
-    return run(args);
-  },
-}));
+vi.mock("convex/react", () => import("./fakeConvex").then((m) => m.fakeConvexReact));
 
-const devBot: Agent = {
-  _id: "agent-2" as Id<"agents">,
-  name: "Dev Bot",
-  role: "Engineer",
-  kind: "coder",
-  sessionKey: "agent:dev-bot:product",
-  status: "idle",
-  isSquadLead: false,
-  allowedTools: ["chat.post"],
-  model: undefined,
-  systemPrompt: "",
-};
+const devBot = agentFixture({ name: "Dev Bot", sessionKey: "agent:dev-bot:product", allowedTools: ["chat.post"] });
 
 const KEY = `mk_${"a".repeat(40)}`;
 const keys = [
@@ -40,10 +18,7 @@ const keys = [
   { _id: "key-1" as Id<"agentApiKeys">, prefix: "mk_ccccccccc", createdAt: Date.UTC(2026, 0, 1), createdByName: "Ada", revokedAt: Date.UTC(2026, 0, 3) },
 ];
 
-beforeEach(() => {
-  convex.queries.clear();
-  convex.mutations.clear();
-});
+beforeEach(resetConvex);
 afterEach(cleanup);
 
 describe("AgentApiKeys", () => {

@@ -1,27 +1,17 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { getFunctionName } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { AgentForm } from "../../src/roster/AgentForm";
 import { CreateAgentModal } from "../../src/roster/CreateAgentModal";
 import { valuesFromAgent } from "../../src/roster/options";
-import type { Agent, Tool } from "../../src/roster/types";
+import type { Tool } from "../../src/roster/types";
+import { convex, resetConvex } from "./fakeConvex";
+import { agentFixture } from "./fixtures";
 
 // The container test drives CreateAgentModal through a fake convex/react.
-const convex = vi.hoisted(() => ({
-  queries: new Map<string, unknown>(),
-  mutations: new Map<string, (args: unknown) => Promise<unknown>>(),
-}));
-vi.mock("convex/react", () => ({
-  useQuery: (query: never) => convex.queries.get(getFunctionName(query)),
-  useMutation: (mutation: never) => (args: unknown) => {
-    const run = convex.mutations.get(getFunctionName(mutation));
-    if (!run) throw new Error(`No fake for ${getFunctionName(mutation)}`);
-    return run(args);
-  },
-}));
+vi.mock("convex/react", () => import("./fakeConvex").then((m) => m.fakeConvexReact));
 
 const tools: Tool[] = [
   { name: "delegate_task", description: "Create a public task for other agents.", approval: "high_priority" },
@@ -30,8 +20,7 @@ const tools: Tool[] = [
   { name: "ask_question", description: "Ask the humans a question." },
 ];
 
-const jarvis: Agent = {
-  _id: "agent-1" as Id<"agents">,
+const jarvis = agentFixture({
   name: "Jarvis",
   role: "Squad lead",
   kind: "lead",
@@ -41,14 +30,11 @@ const jarvis: Agent = {
   allowedTools: ["delegate_task", "post_message"],
   model: "gpt-5",
   systemPrompt: "You lead the squad.",
-};
+});
 
 const departmentId = "dept-1" as Id<"departments">;
 
-beforeEach(() => {
-  convex.queries.clear();
-  convex.mutations.clear();
-});
+beforeEach(resetConvex);
 afterEach(cleanup);
 
 function field(label: RegExp | string) {

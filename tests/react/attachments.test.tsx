@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { MessageComposer } from "../../src/channels/MessageComposer";
 import { MessageItem } from "../../src/channels/MessageItem";
-import type { ChannelMessage } from "../../src/channels/types";
+import { channelMessageFixture } from "./fixtures";
 
 const convex = vi.hoisted(() => ({
   queries: new Map<string, unknown>(),
@@ -97,20 +97,7 @@ describe("files on a message", () => {
       { storageId: "storage1", url: "http://backend/api/storage/storage1?token=a" },
       { storageId: "storage2", url: "http://backend/api/storage/storage2?token=b" },
     ]);
-    const message: ChannelMessage = {
-      _id: "m1" as Id<"channelMessages">,
-      _creationTime: Date.parse("2026-01-01T10:00:00Z"),
-      channelId,
-      type: "channel",
-      from: { kind: "member", userId: "u1" as Id<"users">, name: "Ana Lima" },
-      body: "files",
-      mentions: [],
-      artifacts: [pngArtifact, pdf],
-      importance: "normal",
-      blocking: false,
-      context: {},
-      replyCount: 0,
-    };
+    const message = channelMessageFixture({ channelId, body: "files", artifacts: [pngArtifact, pdf] });
     render(<MessageItem message={message} now={Date.parse("2026-01-01T10:05:00Z")} />);
     const image = screen.getByRole("img", { name: "mock.png" });
     expect(image.getAttribute("src")).toBe("http://backend/api/storage/storage1?token=a");

@@ -1,4 +1,6 @@
 import { act, renderHook } from "@testing-library/react";
+import { createElement } from "react";
+import { MemoryRouter, useLocation, useNavigate, useNavigationType } from "react-router";
 import { afterEach, describe, expect, it } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -51,22 +53,21 @@ describe("filters in the URL", () => {
     expect(filterArgs({ ...NO_FILTERS, text: " api ", priority: "low", mine: true })).toEqual({ text: "api", priority: "low", mine: true });
   });
 
-  it("useBoardFilters reads the address, writes it without a history entry, and follows back/forward", () => {
-    window.history.replaceState(null, "", "/?tag=web#task=t1");
-    const before = window.history.length;
-    const { result } = renderHook(() => useBoardFilters());
-    expect(result.current[0].tag).toBe("web");
-
-    act(() => result.current[1]({ ...result.current[0], text: "pricing", tag: undefined }));
-    expect(window.location.search).toBe("?q=pricing");
-    expect(window.location.hash).toBe("#task=t1");
-    expect(window.history.length).toBe(before);
-
-    window.history.replaceState(null, "", "/?priority=high");
-    act(() => {
-      window.dispatchEvent(new PopStateEvent("popstate"));
+  it("useBoardFilters reads the address, writes it in place through the router, and follows back/forward", () => {
+    const { result } = renderHook(() => ({ filters: useBoardFilters(), location: useLocation(), type: useNavigationType(), navigate: useNavigate() }), {
+      wrapper: ({ children }) =>
+        createElement(MemoryRouter, { initialEntries: ["/d/p?priority=high", { pathname: "/d/p", search: "?tag=web", hash: "#x", state: { fromBoard: true } }], initialIndex: 1 }, children),
     });
-    expect(result.current[0]).toEqual({ ...NO_FILTERS, priority: "high" });
+    const [filters, setFilters] = result.current.filters;
+    expect(filters.tag).toBe("web");
+
+    act(() => setFilters({ ...filters, text: "pricing", tag: undefined }));
+    expect(result.current.filters[0]).toMatchObject({ text: "pricing", tag: undefined });
+    expect(result.current.location).toMatchObject({ search: "?q=pricing", hash: "#x", state: { fromBoard: true } });
+    expect(result.current.type).toBe("REPLACE");
+
+    act(() => void result.current.navigate(-1));
+    expect(result.current.filters[0]).toEqual({ ...NO_FILTERS, priority: "high" });
   });
 });
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { BoardView } from "../../src/board/BoardView";
 import type { BoardColumnData, RosterAgent, TaskCardData } from "../../src/board/types";
+import { agentFixture } from "./fixtures";
 
 afterEach(cleanup);
 
@@ -20,30 +21,8 @@ function task(overrides: Partial<TaskCardData> & Pick<TaskCardData, "title" | "s
 }
 
 const agents: RosterAgent[] = [
-  {
-    _id: "agent-1" as Id<"agents">,
-    name: "Jarvis",
-    role: "Squad Lead",
-    kind: "lead",
-    sessionKey: "agent:jarvis",
-    status: "active",
-    isSquadLead: true,
-    allowedTools: ["delegate_task"],
-    model: undefined,
-    systemPrompt: "",
-  },
-  {
-    _id: "agent-2" as Id<"agents">,
-    name: "Ada Lovelace",
-    role: "Developer",
-    kind: "coder",
-    sessionKey: "agent:ada",
-    status: "idle",
-    isSquadLead: false,
-    allowedTools: [],
-    model: undefined,
-    systemPrompt: "",
-  },
+  agentFixture({ name: "Jarvis", role: "Squad Lead", kind: "lead", sessionKey: "agent:jarvis", status: "active", isSquadLead: true, allowedTools: ["delegate_task"] }),
+  agentFixture({ name: "Ada Lovelace", role: "Developer", sessionKey: "agent:ada" }),
 ];
 
 const columns: BoardColumnData[] = [

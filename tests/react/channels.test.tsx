@@ -6,7 +6,8 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { ChannelList } from "../../src/channels/ChannelList";
 import { MessageComposer } from "../../src/channels/MessageComposer";
 import { MessageItem } from "../../src/channels/MessageItem";
-import type { ChannelMessage, ChannelSummary } from "../../src/channels/types";
+import type { ChannelSummary } from "../../src/channels/types";
+import { channelMessageFixture } from "./fixtures";
 
 afterEach(cleanup);
 
@@ -77,20 +78,13 @@ describe("MessageComposer", () => {
 
 describe("MessageItem", () => {
   it("shows who posted, importance, blocking, links safely, and the thread count", () => {
-    const message: ChannelMessage = {
-      _id: "m1" as Id<"channelMessages">,
-      _creationTime: Date.parse("2026-01-01T10:00:00Z"),
-      channelId: "c1" as Id<"channels">,
-      type: "channel",
-      from: { kind: "member", userId: "u1" as Id<"users">, name: "Ana Lima" },
+    const message = channelMessageFixture({
       body: "Release at **noon**",
-      mentions: [],
       artifacts: [{ kind: "link", url: "https://example.com/plan", title: "Plan" }],
       importance: "high",
       blocking: true,
-      context: {},
       replyCount: 2,
-    };
+    });
     const onOpenThread = vi.fn();
     render(<MessageItem message={message} now={Date.parse("2026-01-01T10:05:00Z")} onOpenThread={onOpenThread} />);
     expect(screen.getByText("Ana Lima")).toBeTruthy();

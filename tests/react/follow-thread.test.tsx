@@ -30,23 +30,25 @@ function Thread({ newestId, loaded = true }: { newestId: string | undefined; loa
 
 afterEach(cleanup);
 
+/** The thread with one message, the reader scrolled to `scrollTop`, then a newer message arriving; returns the scroller. */
+function newMessageWhileAt(scrollTop: number): HTMLElement {
+  const { rerender } = render(<Thread newestId="m1" />);
+  const scroller = screen.getByTestId("scroller");
+  setGeometry(scroller, scrollTop);
+  fireEvent.scroll(scroller);
+  rerender(<Thread newestId="m2" />);
+  return scroller;
+}
+
 describe("following a task's thread", () => {
   it("at the bottom, a new message scrolls into view", () => {
-    const { rerender } = render(<Thread newestId="m1" />);
-    const scroller = screen.getByTestId("scroller");
-    setGeometry(scroller, 800);
-    fireEvent.scroll(scroller);
-    rerender(<Thread newestId="m2" />);
+    const scroller = newMessageWhileAt(800);
     expect(scroller.scrollTop).toBe(1000);
     expect(screen.queryByText("New messages")).toBeNull();
   });
 
   it("scrolled up, a new message leaves the reader in place and offers a jump", () => {
-    const { rerender } = render(<Thread newestId="m1" />);
-    const scroller = screen.getByTestId("scroller");
-    setGeometry(scroller, 100);
-    fireEvent.scroll(scroller);
-    rerender(<Thread newestId="m2" />);
+    const scroller = newMessageWhileAt(100);
     expect(scroller.scrollTop).toBe(100);
     fireEvent.click(screen.getByText("New messages"));
     expect(scroller.scrollTop).toBe(1000);
@@ -66,11 +68,7 @@ describe("following a task's thread", () => {
   });
 
   it("scrolling back down by hand clears the jump", () => {
-    const { rerender } = render(<Thread newestId="m1" />);
-    const scroller = screen.getByTestId("scroller");
-    setGeometry(scroller, 0);
-    fireEvent.scroll(scroller);
-    rerender(<Thread newestId="m2" />);
+    const scroller = newMessageWhileAt(0);
     screen.getByText("New messages");
     scroller.scrollTop = 800;
     fireEvent.scroll(scroller);

@@ -31,39 +31,29 @@ const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const taskId = "task-1" as Id<"tasks">;
 const runId = "run-1" as Id<"runs">;
 
+/** What every card below starts as: pending, in run-1 of the task, made `ago` ms before NOW by `agentName`. */
+const pendingCard = (ago: number, agentName: string) => ({ _creationTime: NOW - ago, runId, taskId, status: "pending" as const, agentName });
+
 function approval(overrides: Partial<ApprovalCardView> = {}): ApprovalCardView {
   return {
     _id: "ap-1" as Id<"approvals">,
-    _creationTime: NOW - 60_000,
-    runId,
-    taskId,
+    ...pendingCard(60_000, "Jarvis"),
     toolCallId: "run-1:0",
     tool: "delegate_task",
     args: '{"assignees":["Writer"],"priority":"high","title":"Hero copy"}',
-    status: "pending",
     expiresAt: NOW + 23 * 3_600_000,
-    agentName: "Jarvis",
     ...overrides,
   };
 }
 function question(overrides: Partial<QuestionCardView> = {}): QuestionCardView {
-  return { _id: "q-1" as Id<"questions">, _creationTime: NOW - 30_000, runId, taskId, question: "Formal or playful?", status: "pending", agentName: "Writer", ...overrides };
+  return { _id: "q-1" as Id<"questions">, ...pendingCard(30_000, "Writer"), question: "Formal or playful?", ...overrides };
 }
 function plan(overrides: Partial<PlanCardView> = {}): PlanCardView {
-  return {
-    _id: "p-1" as Id<"plans">,
-    _creationTime: NOW - 10_000,
-    runId,
-    taskId,
-    summary: "Split the launch",
-    steps: [
-      { title: "Hero copy", assignee: "Writer" },
-      { title: "Signup form", assignee: "Dev Bot", priority: "high" },
-    ],
-    status: "pending",
-    agentName: "Jarvis",
-    ...overrides,
-  };
+  const steps: PlanCardView["steps"] = [
+    { title: "Hero copy", assignee: "Writer" },
+    { title: "Signup form", assignee: "Dev Bot", priority: "high" },
+  ];
+  return { _id: "p-1" as Id<"plans">, ...pendingCard(10_000, "Jarvis"), summary: "Split the launch", steps, ...overrides };
 }
 
 function show(cards: { approvals?: ApprovalCardView[]; questions?: QuestionCardView[]; plans?: PlanCardView[] }, role: "member" | "viewer" = "member", only?: Id<"runs">) {
@@ -77,6 +67,25 @@ function show(cards: { approvals?: ApprovalCardView[]; questions?: QuestionCardV
   );
 }
 
+/** A decision card's two responses: approve, then (once that one is back) reject with a note. */
+async function approveThenReject(card: HTMLElement, words: { approve: string; reject: string; note: string }, note: string) {
+  fireEvent.click(within(card).getByRole("button", { name: words.approve }));
+  await vi.waitFor(() => expect((within(card).getByRole("button", { name: words.reject }) as HTMLButtonElement).disabled).toBe(false));
+  fireEvent.change(within(card).getByLabelText(words.note), { target: { value: note } });
+  fireEvent.click(within(card).getByRole("button", { name: words.reject }));
+  await vi.waitFor(() => expect(live.mutations).toHaveLength(2));
+}
+
+/** An expired card reads Expired, says what came of it, and takes no response. */
+function expectExpired(testId: string, outcome: string) {
+  const card = screen.getByTestId(testId);
+  expect(card.dataset.state).toBe("expired");
+  expect(card.textContent).toContain("Expired");
+  expect(card.textContent).toContain(outcome);
+  expect(within(card).queryByRole("textbox")).toBeNull();
+  expect(within(card).queryByRole("button")).toBeNull();
+}
+
 describe("ApprovalCard", () => {
   it("shows agent, tool, arguments and expiry; Approve and Deny (with a reason) call approvals.respond", async () => {
     show({ approvals: [approval()] });
@@ -84,11 +93,7 @@ describe("ApprovalCard", () => {
     expect(card.textContent).toContain("Jarvis wants to call delegate_task");
     expect(card.textContent).toContain('"title": "Hero copy"');
     expect(card.textContent).toContain("expires in 23 h");
-    fireEvent.click(within(card).getByRole("button", { name: "Approve" }));
-    await vi.waitFor(() => expect((within(card).getByRole("button", { name: "Deny" }) as HTMLButtonElement).disabled).toBe(false));
-    fireEvent.change(within(card).getByLabelText("Reason (optional)"), { target: { value: "not now" } });
-    fireEvent.click(within(card).getByRole("button", { name: "Deny" }));
-    await vi.waitFor(() => expect(live.mutations).toHaveLength(2));
+    await approveThenReject(card, { approve: "Approve", reject: "Deny", note: "Reason (optional)" }, "not now");
     expect(live.mutations).toEqual([
       { name: "approvals:respond", args: { taskId, approvalId: "ap-1", decision: "approve" } },
       { name: "approvals:respond", args: { taskId, approvalId: "ap-1", decision: "deny", reason: "not now" } },
@@ -135,11 +140,7 @@ describe("QuestionCard", () => {
     expect(screen.getByTestId("question-card").textContent).toContain("expires in 2 h");
     cleanup();
     show({ questions: [question({ status: "expired", expiresAt: NOW - 1 })] });
-    const card = screen.getByTestId("question-card");
-    expect(card.dataset.state).toBe("expired");
-    expect(card.textContent).toContain("Expired");
-    expect(card.textContent).toContain("expired: nobody answered in time, so Writer went on without an answer");
-    expect(within(card).queryByRole("textbox")).toBeNull();
+    expectExpired("question-card", "expired: nobody answered in time, so Writer went on without an answer");
   });
 
   it("past its expiry, a question the sweeper has not reached yet already reads Expired", () => {
@@ -155,11 +156,7 @@ describe("PlanCard", () => {
     show({ plans: [plan()] });
     const card = screen.getByTestId("plan-card");
     expect(within(card).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["Hero copy → Writer", "Signup form → Dev Bot (high)"]);
-    fireEvent.click(within(card).getByRole("button", { name: "Approve plan" }));
-    await vi.waitFor(() => expect((within(card).getByRole("button", { name: "Reject" }) as HTMLButtonElement).disabled).toBe(false));
-    fireEvent.change(within(card).getByLabelText("Feedback (for a rejection)"), { target: { value: "Form to Writer" } });
-    fireEvent.click(within(card).getByRole("button", { name: "Reject" }));
-    await vi.waitFor(() => expect(live.mutations).toHaveLength(2));
+    await approveThenReject(card, { approve: "Approve plan", reject: "Reject", note: "Feedback (for a rejection)" }, "Form to Writer");
     expect(live.mutations).toEqual([
       { name: "plans:respond", args: { taskId, planId: "p-1", action: "approve" } },
       { name: "plans:respond", args: { taskId, planId: "p-1", action: "reject", feedback: "Form to Writer" } },
@@ -171,11 +168,7 @@ describe("PlanCard", () => {
     expect(screen.getByTestId("plan-card").textContent).toContain("expires in 30 min");
     cleanup();
     show({ plans: [plan({ status: "expired", decidedAt: NOW - 1, expiresAt: NOW - 1 })] });
-    const card = screen.getByTestId("plan-card");
-    expect(card.dataset.state).toBe("expired");
-    expect(card.textContent).toContain("Expired");
-    expect(card.textContent).toContain("expired: nobody decided in time, so nothing was delegated");
-    expect(within(card).queryByRole("button")).toBeNull();
+    expectExpired("plan-card", "expired: nobody decided in time, so nothing was delegated");
   });
 });
 

@@ -1,14 +1,36 @@
-import { describe, expect, it } from "vitest";
+import { act, cleanup, render, renderHook, screen } from "@testing-library/react";
+import type { ReactNode } from "react";
+import { matchRoutes, MemoryRouter, useLocation, useNavigate, useNavigationType } from "react-router";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Id } from "../../convex/_generated/dataModel";
+import { appRoutes, AppRoutes } from "../../src/routes";
 import {
   agentPath,
   agentSlugOf,
   departmentPath,
+  departmentSlugOf,
+  isTaskPath,
   taskIdFromHash,
   taskPath,
 } from "../../src/shell/routes";
-import { closeTask, openTask, setTaskNavigator } from "../../src/task/taskHash";
-import type { Id } from "../../convex/_generated/dataModel";
+import { useTaskNavigation } from "../../src/shell/useTaskNavigation";
+import { WorkspaceContext, type Department, type Workspace } from "../../src/shell/workspace";
 import { isAppRoute } from "../../tools/vite-guard";
+
+// The pages' own contents are tested elsewhere; here each shows what the route gave it.
+vi.mock("convex/react", () => ({ useQuery: () => undefined, useQueries: () => ({}) }));
+vi.mock("../../src/shell/AppShell", () => ({
+  DepartmentWorkspace: ({ main }: { main: ReactNode }) => <main>{main}</main>,
+  PageSkeleton: () => null,
+}));
+vi.mock("../../src/shell/DepartmentNav", () => ({ DepartmentNav: () => null }));
+vi.mock("../../src/board/Board", () => ({ Board: ({ departmentId }: { departmentId: string }) => <p>board of {departmentId}</p> }));
+vi.mock("../../src/task/TaskDrawer", () => ({ TaskDrawer: ({ taskId }: { taskId: string }) => <p>drawer of {taskId}</p> }));
+vi.mock("../../src/channels/ChannelsView", () => ({
+  ChannelsView: ({ channelId }: { channelId: string | null }) => <p>channels, open: {channelId ?? "none"}</p>,
+}));
+
+afterEach(cleanup);
 
 describe("addresses", () => {
   it("builds department, task and agent paths, escaping what needs it", () => {
@@ -16,6 +38,13 @@ describe("addresses", () => {
     expect(taskPath("product", "abc")).toBe("/d/product/tasks/abc");
     expect(agentPath("product", "dev-bot")).toBe("/d/product/agents/dev-bot");
     expect(taskPath("a b", "x/y")).toBe("/d/a%20b/tasks/x%2Fy");
+  });
+
+  it("reads the department and whether a task is open", () => {
+    expect(departmentSlugOf("/d/product/runs/r1")).toBe("product");
+    expect(departmentSlugOf("/")).toBeUndefined();
+    expect(isTaskPath("/d/product/tasks/t1")).toBe(true);
+    expect(isTaskPath("/d/product/agents/t1")).toBe(false);
   });
 
   it("takes an agent's slug from its session key", () => {
@@ -42,24 +71,113 @@ describe("addresses", () => {
   });
 });
 
-describe("opening tasks from outside the router", () => {
-  it("goes through the registered navigator, and does nothing without one", () => {
-    const calls: string[] = [];
-    const undo = setTaskNavigator({ open: (id) => calls.push(`open ${id}`), close: () => calls.push("close") });
-    openTask("t1" as Id<"tasks">);
-    closeTask();
-    undo();
-    openTask("t2" as Id<"tasks">);
-    expect(calls).toEqual(["open t1", "close"]);
+describe("the route table", () => {
+  // The board's index route (no drawer) has no id.
+  const routeIds = (path: string) => matchRoutes(appRoutes, path)?.flatMap((match) => match.route.id ?? []);
+
+  it("matches each address to its page, the drawer nested under the board", () => {
+    expect(routeIds("/d/product")).toEqual(["department", "board"]);
+    expect(routeIds("/d/product/tasks/t1")).toEqual(["department", "board", "task"]);
+    expect(routeIds("/d/product/agents/writer")).toEqual(["department", "agent"]);
+    expect(routeIds("/d/product/channels")).toEqual(["department", "channels"]);
+    expect(routeIds("/d/product/channels/c1")).toEqual(["department", "channels"]);
+    expect(routeIds("/d/product/runs")).toEqual(["department", "runs"]);
+    expect(routeIds("/d/product/runs/r1")).toEqual(["department", "runs"]);
+    expect(routeIds("/d/product/figures")).toEqual(["department", "figures"]);
   });
 
-  it("an old navigator's undo leaves a newer one in place", () => {
-    const calls: string[] = [];
-    const undoOld = setTaskNavigator({ open: () => calls.push("old"), close: () => {} });
-    const undoNew = setTaskNavigator({ open: () => calls.push("new"), close: () => {} });
-    undoOld();
-    openTask("t" as Id<"tasks">);
-    undoNew();
-    expect(calls).toEqual(["new"]);
+  it("sends what names no page to a redirect", () => {
+    for (const path of ["/d/product/secrets", "/d/product/tasks", "/d/product/channels/c1/x"]) expect(routeIds(path)).toEqual(["department", "unknown-page"]);
+    for (const path of ["/", "/no-such-page"]) expect(routeIds(path)).toEqual(["elsewhere"]);
+  });
+});
+
+function department(slug: string, id: string): Department {
+  return { _id: id as Id<"departments">, slug, name: slug, role: "member" } as Department;
+}
+const product = department("product", "d1");
+const launch = department("launch", "d2");
+
+/** The app's routes at `address`, inside a shell whose departments are product (used last) and launch. */
+function renderAt(address: string) {
+  const seen: { pathname: string; search: string; hash: string }[] = [];
+  function Probe() {
+    const location = useLocation();
+    seen.push(location);
+    return null;
+  }
+  function Shell() {
+    const slug = departmentSlugOf(useLocation().pathname);
+    const workspace: Workspace = { departments: [product, launch], department: [product, launch].find((d) => d.slug === slug), fallback: product };
+    return (
+      <WorkspaceContext.Provider value={workspace}>
+        <AppRoutes />
+        <Probe />
+      </WorkspaceContext.Provider>
+    );
+  }
+  render(
+    <MemoryRouter initialEntries={[address]}>
+      <Shell />
+    </MemoryRouter>,
+  );
+  return { where: () => seen.at(-1)! };
+}
+
+describe("the routes, rendered", () => {
+  it("a task's address shows its drawer over the board", async () => {
+    renderAt("/d/launch/tasks/t1?q=copy");
+    await screen.findByText("drawer of t1");
+    expect(screen.getByText("board of d2")).toBeTruthy();
+  });
+
+  it("an old #task= link opens the task in the remembered department, keeping the filters", async () => {
+    const { where } = renderAt("/?q=copy#task=t9");
+    await screen.findByText("drawer of t9");
+    expect(where()).toMatchObject({ pathname: "/d/product/tasks/t9", search: "?q=copy", hash: "" });
+  });
+
+  it("a department you are not in goes to the remembered one; an unknown page to its board", async () => {
+    const elsewhere = renderAt("/d/secret?invite=abc");
+    await screen.findByText("board of d1");
+    expect(elsewhere.where()).toMatchObject({ pathname: "/d/product", search: "?invite=abc" });
+    cleanup();
+    const unknown = renderAt("/d/launch/nothing-here");
+    await screen.findByText("board of d2");
+    expect(unknown.where().pathname).toBe("/d/launch");
+  });
+
+  it("channels show the one in the address", async () => {
+    renderAt("/d/product/channels/c7");
+    await screen.findByText("channels, open: c7");
+    expect(screen.queryByText(/board of/)).toBeNull();
+  });
+});
+
+describe("task navigation", () => {
+  function setup(address: string, state?: unknown) {
+    return renderHook(() => ({ tasks: useTaskNavigation("product"), location: useLocation(), type: useNavigationType(), navigate: useNavigate() }), {
+      wrapper: ({ children }) => <MemoryRouter initialEntries={[{ pathname: address.split("?")[0], search: address.includes("?") ? `?${address.split("?")[1]}` : "", state }]}>{children}</MemoryRouter>,
+    });
+  }
+
+  it("from the board a task is a new entry, with the filters; Back (its close) returns to the board", () => {
+    const { result } = setup("/d/product?q=copy");
+    act(() => result.current.tasks.open("t1" as Id<"tasks">));
+    expect(result.current.location).toMatchObject({ pathname: "/d/product/tasks/t1", search: "?q=copy", state: { fromBoard: true } });
+    expect(result.current.type).toBe("PUSH");
+    act(() => result.current.tasks.open("t2" as Id<"tasks">));
+    expect(result.current.location).toMatchObject({ pathname: "/d/product/tasks/t2", state: { fromBoard: true } });
+    expect(result.current.type).toBe("REPLACE");
+    act(() => result.current.tasks.close());
+    expect(result.current.location).toMatchObject({ pathname: "/d/product", search: "?q=copy" });
+    expect(result.current.type).toBe("POP");
+  });
+
+  it("a task opened from its address closes to the board in its place", () => {
+    const { result } = setup("/d/product/tasks/t1?q=copy");
+    act(() => result.current.tasks.close());
+    expect(result.current.location).toMatchObject({ pathname: "/d/product", search: "?q=copy" });
+    expect(result.current.type).toBe("REPLACE");
   });
 });

@@ -1,6 +1,5 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { getFunctionName } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -8,29 +7,16 @@ import { NewChatSession } from "../../src/settings/NewChatSession";
 import { SettingsButton } from "../../src/settings/SettingsButton";
 import { SettingsForm } from "../../src/settings/SettingsForm";
 import { changedSettings, parsePositiveInteger, type ChatSettingsValues } from "../../src/settings/settings";
+import { convex, resetConvex } from "./fakeConvex";
 
 // The dialog test drives SettingsDialog through a fake convex/react.
-const convex = vi.hoisted(() => ({
-  queries: new Map<string, unknown>(),
-  mutations: new Map<string, (args: unknown) => Promise<unknown>>(),
-}));
-vi.mock("convex/react", () => ({
-  useQuery: (query: never) => convex.queries.get(getFunctionName(query)),
-  useMutation: (mutation: never) => (args: unknown) => {
-    const run = convex.mutations.get(getFunctionName(mutation));
-    if (!run) throw new Error(`No fake for ${getFunctionName(mutation)}`);
-    return run(args);
-  },
-}));
+vi.mock("convex/react", () => import("./fakeConvex").then((m) => m.fakeConvexReact));
 
 const defaults: ChatSettingsValues = { enabled: true, maxMessageChars: 4096, scannerEnabled: true, scannerTimeoutMs: 800 };
 const PROBLEM = "Enter a whole number from 1 to 1,000,000.";
 const departmentId = "dept-1" as Id<"departments">;
 
-beforeEach(() => {
-  convex.queries.clear();
-  convex.mutations.clear();
-});
+beforeEach(resetConvex);
 afterEach(cleanup);
 
 function input(label: string) {

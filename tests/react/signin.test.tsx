@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { getFunctionName } from "convex/server";
+import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AuthScreen, OwnerSetup, SignInScreen } from "../../src/auth/SignInScreen";
 import { readSession, SESSION_KEY } from "../../src/auth/session";
@@ -47,12 +48,19 @@ describe("AuthScreen", () => {
 
   it("an invite link shows who invites you where, or says it is no longer valid", () => {
     queries.set("invites:preview", { departmentName: "Product Squad", email: "grace@example.com", role: "member" });
-    const { rerender } = render(<AuthScreen siteUrl={SITE} inviteToken="tok" />);
+    // Inside the router, as the app has it: signing up takes the invite out of the address.
+    const atInvite = () => (
+      <MemoryRouter initialEntries={["/d/product?invite=tok"]}>
+        <AuthScreen siteUrl={SITE} inviteToken="tok" />
+      </MemoryRouter>
+    );
+    const { rerender } = render(atInvite());
     expect(screen.getByText(/You are invited as member, with the email grace@example.com/)).toBeTruthy();
     expect(screen.getByRole("button", { name: "Join Product Squad" })).toBeTruthy();
     queries.set("invites:preview", null);
-    rerender(<AuthScreen siteUrl={SITE} inviteToken="tok" />);
+    rerender(atInvite());
     expect(screen.getByRole("alert").textContent).toMatch(/not valid any more/);
+    expect(screen.getByRole("link", { name: "Go to sign-in" }).getAttribute("href")).toBe("/d/product");
   });
 });
 

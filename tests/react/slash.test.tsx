@@ -1,13 +1,18 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import type { ReactNode } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ChatComposer } from "../../src/chat/ChatComposer";
 import { CommandPaletteView } from "../../src/shell/CommandPalette";
-import { requestSlashInsert } from "../../src/slash/insert";
+import { createSlashInserts, SlashInsertContext } from "../../src/slash/insert";
 import { SlashPreviewView, type SlashPreviewResult } from "../../src/slash/SlashPreview";
 import { slashQuery, type SlashCommandItem, type SlashResult, type SlashSupport } from "../../src/slash/slash";
 import { Composer } from "../../src/task/Composer";
 
 afterEach(cleanup);
+
+// What the shell provides: the palette's picked command goes to the newest composer.
+const inserts = createSlashInserts();
+const WithSlashInserts = ({ children }: { children: ReactNode }) => <SlashInsertContext.Provider value={inserts}>{children}</SlashInsertContext.Provider>;
 
 const commands: SlashCommandItem[] = [
   { name: "assign", description: "Assign this task to an agent", argumentHint: "<agent>", kind: "action", source: "builtin" },
@@ -28,14 +33,14 @@ const composers = [
   {
     name: "task thread composer",
     mount: (slash: SlashSupport, onSend = vi.fn(() => Promise.resolve())) => {
-      render(<Composer candidates={[]} onSend={onSend} slash={slash} />);
+      render(<Composer candidates={[]} onSend={onSend} slash={slash} />, { wrapper: WithSlashInserts });
       return { textarea: screen.getByRole("combobox", { name: "Message" }) as HTMLTextAreaElement, onSend };
     },
   },
   {
     name: "#maestro composer",
     mount: (slash: SlashSupport, onSend = vi.fn(() => Promise.resolve())) => {
-      render(<ChatComposer maxMessageChars={4000} onSend={onSend} slash={slash} />);
+      render(<ChatComposer maxMessageChars={4000} onSend={onSend} slash={slash} />, { wrapper: WithSlashInserts });
       return { textarea: screen.getByLabelText("Message #maestro") as HTMLTextAreaElement, onSend };
     },
   },
@@ -129,7 +134,7 @@ describe.each(composers)("the / autocomplete in the $name", ({ mount }) => {
 
   it("takes a command picked in the command palette", () => {
     const { textarea } = mount(support(vi.fn()));
-    expect(requestSlashInsert("/review ")).toBe(true);
+    expect(inserts.request("/review ")).toBe(true);
     return waitFor(() => expect(textarea.value).toBe("/review "));
   });
 });

@@ -3,10 +3,10 @@ import { getFunctionName } from "convex/server";
 import { MemoryRouter, Route, Routes } from "react-router";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
-import type { RosterAgent } from "../../src/board/types";
 import { TaskDrawer, TaskDrawerView } from "../../src/task/TaskDrawer";
 import type { Member, TaskDetail, TaskEdits } from "../../src/task/TaskDetails";
 import type { ThreadMessage } from "../../src/task/Thread";
+import { agentFixture } from "./fixtures";
 
 // The container's hooks, answered per function; the view needs none of them.
 const queryResults = new Map<string, unknown>();
@@ -54,21 +54,10 @@ const task: TaskDetail = {
   updatedAt: NOW - 60_000,
 };
 
-function agent(name: string, sessionKey: string): RosterAgent {
-  return {
-    _id: `id-${sessionKey}` as Id<"agents">,
-    name,
-    role: name === "Jarvis" ? "Squad Lead" : "Engineer",
-    kind: "coder",
-    sessionKey,
-    status: "active",
-    isSquadLead: name === "Jarvis",
-    allowedTools: [],
-    model: undefined,
-    systemPrompt: "",
-  };
-}
-const agents = [agent("Jarvis", "agent:jarvis"), agent("Dev Bot", "agent:dev-bot")];
+const agents = [
+  agentFixture({ name: "Jarvis", role: "Squad Lead", sessionKey: "agent:jarvis", status: "active", isSquadLead: true }),
+  agentFixture({ name: "Dev Bot", sessionKey: "agent:dev-bot", status: "active" }),
+];
 const members: Member[] = [{ _id: "m1" as Id<"members">, userId: "users|ada" as Id<"users">, name: "Ada", email: null, role: "admin", key: "member:ada" }];
 
 function message(n: number, author: ThreadMessage["author"], content: string): ThreadMessage {

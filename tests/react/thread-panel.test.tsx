@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ThreadPanel } from "../../src/channels/ThreadPanel";
 import type { ChannelMessage } from "../../src/channels/types";
+import { channelMessageFixture } from "./fixtures";
 
 // A fake convex/react: the thread query's value, and every mutation call recorded by name.
 // Like Convex's, a mutation's function is the same on every render.
@@ -31,21 +32,14 @@ afterEach(() => {
 });
 
 const channelId = "c1" as Id<"channels">;
-const message = (id: string, body: string, threadRootId?: string): ChannelMessage => ({
-  _id: id as Id<"channelMessages">,
-  _creationTime: Date.parse("2026-01-01T10:00:00Z"),
-  channelId,
-  type: threadRootId === undefined ? "channel" : "thread",
-  ...(threadRootId === undefined ? {} : { threadRootId: threadRootId as Id<"channelMessages"> }),
-  from: { kind: "member", userId: "u1" as Id<"users">, name: "Grace" },
-  body,
-  mentions: [],
-  artifacts: [],
-  importance: "normal",
-  blocking: false,
-  context: {},
-  replyCount: 0,
-});
+const message = (id: string, body: string, threadRootId?: string): ChannelMessage =>
+  channelMessageFixture({
+    _id: id as Id<"channelMessages">,
+    channelId,
+    body,
+    from: { kind: "member", userId: "u1" as Id<"users">, name: "Grace" },
+    ...(threadRootId === undefined ? {} : { type: "thread", threadRootId: threadRootId as Id<"channelMessages"> }),
+  });
 const reads = () => convex.calls.filter(([name]) => name === "inbox:markRead").map(([, args]) => args);
 
 describe("ThreadPanel", () => {

@@ -1,6 +1,20 @@
 import type { ReactNode } from "react";
 import { cn } from "../../lib/cn";
 
+/**
+ * The colours a status badge takes, by what the status means: the run
+ * statuses and the pause cards' states pick from these, so "done" reads the
+ * same everywhere. Full class literals, so Tailwind finds them.
+ */
+export const BADGE_TONES = {
+  neutral: "bg-slate-50 text-slate-600 ring-slate-500/20",
+  busy: "bg-indigo-50 text-indigo-700 ring-indigo-600/20",
+  attention: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  success: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
+  failure: "bg-rose-50 text-rose-700 ring-rose-600/20",
+  ended: "bg-slate-100 text-slate-600 ring-slate-500/20",
+} as const;
+
 /** A small pill; colours come from the caller (usually from option data). */
 export function Badge({ className, children, title }: { className?: string; children: ReactNode; title?: string }) {
   return (

@@ -1,29 +1,47 @@
-import type { ComponentProps, ReactNode } from "react";
+import type { ComponentProps, FormEvent, ReactNode } from "react";
 import { cn } from "../../lib/cn";
+import { Button } from "./Button";
+
+/** A form's `onSubmit` that runs `action` instead of the browser's submit (a page load). */
+export function onSubmitted(action: () => void) {
+  return (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    action();
+  };
+}
 
 /** Shared look of text inputs, textareas and selects. */
 export const CONTROL_CLASS =
   "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600 focus:outline-none disabled:bg-slate-50 disabled:text-slate-500 aria-invalid:ring-rose-400 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600";
+
+/** What ties a control to its Field: its id (the label's target), and the error or hint that describes it. */
+export type FieldControl = { id: string; "aria-invalid"?: true; "aria-describedby"?: string };
 
 type FieldProps = {
   label: ReactNode;
   /** The id of the control inside, so the label points at it. */
   htmlFor: string;
   hint?: ReactNode;
-  /** Shown under the control in red; the control should set `aria-describedby` to `${htmlFor}-error`. */
+  /** Shown under the control in red, in place of the hint. */
   error?: string | null;
-  children: ReactNode;
+  /** The control; as a function, it is given the attributes that tie it to the label, error and hint. */
+  children: ReactNode | ((control: FieldControl) => ReactNode);
   className?: string;
 };
 
 /** A labelled form row: label, control, then a hint or an error. */
 export function Field({ label, htmlFor, hint, error, children, className }: FieldProps) {
+  const control: FieldControl = {
+    id: htmlFor,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": error ? `${htmlFor}-error` : hint ? `${htmlFor}-hint` : undefined,
+  };
   return (
     <div className={cn("flex flex-col gap-1.5", className)}>
       <label htmlFor={htmlFor} className="text-sm font-medium text-slate-700 dark:text-slate-200">
         {label}
       </label>
-      {children}
+      {typeof children === "function" ? children(control) : children}
       {error ? (
         <p id={`${htmlFor}-error`} className="text-xs text-rose-700">
           {error}
@@ -67,6 +85,47 @@ export function Select<T extends string>({ value, options, onValueChange, classN
         </option>
       ))}
     </select>
+  );
+}
+
+type ActionsProps = {
+  /** The last save's failure, shown above the buttons. */
+  failure: string | null;
+  /** Offers Cancel when given. */
+  onCancel?: () => void;
+  submitLabel: string;
+  /** The submit button's words while saving ("Saving…"); its usual words by default. */
+  busyLabel?: string;
+  busy: boolean;
+  /** False while the form is incomplete: the submit button waits (disabled). */
+  ready?: boolean;
+  /**
+   * While busy, the submit button is aria-disabled rather than disabled: a
+   * disabled button drops focus to <body>, where Esc no longer reaches the
+   * dialog (the form then ignores a second submit itself).
+   */
+  keepFocus?: boolean;
+};
+
+/** A form's last row: the failure, if any, then Cancel and the submit button. */
+export function FormActions({ failure, onCancel, submitLabel, busyLabel = submitLabel, busy, ready = true, keepFocus = false }: ActionsProps) {
+  return (
+    <>
+      {failure && <InlineError>{failure}</InlineError>}
+      <div className="flex justify-end gap-2">
+        {onCancel && (
+          <Button variant="secondary" onClick={onCancel}>
+            Cancel
+          </Button>
+        )}
+        <Button
+          type="submit"
+          {...(keepFocus ? { "aria-disabled": busy, className: "aria-disabled:cursor-progress aria-disabled:bg-indigo-300" } : { disabled: busy || !ready })}
+        >
+          {busy ? busyLabel : submitLabel}
+        </Button>
+      </div>
+    </>
   );
 }
 

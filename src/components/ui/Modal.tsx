@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { createPortal } from "react-dom";
 import { cn } from "../../lib/cn";
+import { Button } from "./Button";
+import { CloseIcon } from "./icons";
 
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -110,4 +112,43 @@ export function Dialog(props: PanelProps) {
 /** A side panel over the right of the page; full-screen on narrow screens. */
 export function Drawer(props: PanelProps) {
   return <Modal variant="drawer" {...props} />;
+}
+
+type CloseProps = {
+  onClose: () => void;
+  /** What screen readers hear ("Close task"). */
+  label?: string;
+  /** The drawer's and the shortcuts overlay's larger ×. */
+  large?: boolean;
+  className?: string;
+};
+
+/** The × that closes a dialog or a drawer. */
+export function CloseButton({ onClose, label = "Close", large = false, className }: CloseProps) {
+  return (
+    <Button variant="ghost" onClick={onClose} aria-label={label} className={cn("-mr-2 p-1.5", className)}>
+      <CloseIcon className={large ? "size-5" : undefined} />
+    </Button>
+  );
+}
+
+type HeaderProps = Omit<CloseProps, "label" | "className"> & {
+  /** The heading's id, which the Dialog or Drawer names as `labelledBy`. */
+  headingId: string;
+  title: ReactNode;
+  closeLabel?: string;
+  /** Cut a long title to one line. */
+  truncate?: boolean;
+};
+
+/** A dialog's or a drawer's title bar: its heading and the close button. */
+export function ModalHeader({ headingId, title, closeLabel, truncate = false, ...close }: HeaderProps) {
+  return (
+    <header className="flex items-center justify-between gap-4 border-b border-slate-100 px-5 py-4 dark:border-slate-800">
+      <h2 id={headingId} className={cn("text-base font-semibold text-slate-900 dark:text-slate-100", truncate && "truncate")}>
+        {title}
+      </h2>
+      <CloseButton label={closeLabel} {...close} />
+    </header>
+  );
 }

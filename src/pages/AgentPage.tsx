@@ -1,38 +1,34 @@
+// The agent route (`/d/:slug/agents/:agentSlug`): one agent's page, live.
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import type { ReactNode } from "react";
-import { Link, useNavigate } from "react-router";
+import { Link, useNavigate, useParams } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { initials } from "../board/initials";
 import { AGENT_STATUS_OPTIONS, optionFor, STATUS_OPTIONS } from "../board/options";
-import { ErrorBoundary, PanelError } from "../components/ErrorBoundary";
+import { PanelBoundary } from "../components/ErrorBoundary";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
-import { Skeleton } from "../components/ui/Skeleton";
-import { userMessage } from "../lib/errors";
-import { departmentPath, runsPath, taskPath } from "./routes";
+import { Skeleton, SkeletonStack } from "../components/ui/Skeleton";
+import { departmentPath, runsPath, taskPath } from "../shell/routes";
+import { useDepartment } from "../shell/workspace";
 import { RunsTable } from "../runs/RunsList";
 import { tokenTotal } from "../runs/runViews";
-import { useNow } from "../task/relativeTime";
+import { useNow } from "../lib/relativeTime";
 
 export type AgentPageData = NonNullable<FunctionReturnType<typeof api.agents.getBySlug>>;
 
 type Props = { departmentId: Id<"departments">; departmentSlug: string; agentSlug: string };
 
-/** `/d/:slug/agents/:agentSlug`: one agent's page, live. */
-export function AgentPage(props: Props) {
+/** The agent the address names, in the department on screen; a failure shows inside the page's frame. */
+export function AgentPage() {
+  const { _id: departmentId, slug: departmentSlug } = useDepartment();
+  const { agentSlug = "" } = useParams();
   return (
-    <ErrorBoundary
-      key={props.agentSlug}
-      fallback={(error, retry) => (
-        <AgentFrame departmentSlug={props.departmentSlug}>
-          <PanelError message={userMessage(error)} onRetry={retry} />
-        </AgentFrame>
-      )}
-    >
-      <LiveAgentPage {...props} />
-    </ErrorBoundary>
+    <PanelBoundary key={agentSlug} frame={(error) => <AgentFrame departmentSlug={departmentSlug}>{error}</AgentFrame>}>
+      <LiveAgentPage departmentId={departmentId} departmentSlug={departmentSlug} agentSlug={agentSlug} />
+    </PanelBoundary>
   );
 }
 
@@ -41,12 +37,7 @@ function LiveAgentPage({ departmentId, departmentSlug, agentSlug }: Props) {
   return (
     <AgentFrame departmentSlug={departmentSlug}>
       {data === undefined ? (
-        <div role="status" className="flex flex-col gap-3 p-5">
-          <span className="sr-only">Loading the agent…</span>
-          <Skeleton className="h-6 w-40" />
-          <Skeleton className="h-4 w-64" />
-          <Skeleton className="h-16 w-full" />
-        </div>
+        <SkeletonStack label="Loading the agent…" className="p-5" blocks={["h-6 w-40", "h-4 w-64", "h-16 w-full"]} />
       ) : data === null ? (
         <p data-testid="agent-missing" className="p-5 text-sm text-slate-600 dark:text-slate-300">
           No agent at this address in this department. It may have been renamed or the link may be wrong.

@@ -1,14 +1,25 @@
-import { Link, useNavigate } from "react-router";
+// The runs route: the department's agent runs (`/d/:slug/runs`), or one run's timeline (`/d/:slug/runs/:runId`).
+import { Link, useNavigate, useParams } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
+import { ErrorBoundary } from "../components/ErrorBoundary";
 import { RunsList } from "../runs/RunsList";
 import { RunView } from "../runs/RunView";
-import { useNow } from "../task/relativeTime";
-import { runsPath } from "./routes";
+import { runsPath } from "../shell/routes";
+import { useDepartment } from "../shell/workspace";
+import { useNow } from "../lib/relativeTime";
 
-type Props = { departmentId: Id<"departments">; departmentSlug: string; runId?: Id<"runs"> };
+/** A failure shows in the page's place; the shell and the side panel stay. */
+export function RunsPage() {
+  return (
+    <ErrorBoundary>
+      <DepartmentRuns />
+    </ErrorBoundary>
+  );
+}
 
-/** The department's agent runs (`/d/:slug/runs`), or one run's timeline (`/d/:slug/runs/:runId`). */
-export function RunsPage({ departmentId, departmentSlug, runId }: Props) {
+function DepartmentRuns() {
+  const { _id: departmentId, slug: departmentSlug } = useDepartment();
+  const runId = useParams().runId as Id<"runs"> | undefined;
   const navigate = useNavigate();
   const now = useNow(30_000);
   return (

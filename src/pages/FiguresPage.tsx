@@ -1,0 +1,20 @@
+// The figures route (`/d/:slug/figures`): the department's messaging figures.
+import { MessagingStats } from "../channels/MessagingStats";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { useDepartment } from "../shell/workspace";
+
+/** A failure shows in the page's place; the shell and the side panel stay. */
+export function FiguresPage() {
+  const { _id: departmentId } = useDepartment();
+  return (
+    <ErrorBoundary>
+      <section
+        data-testid="figures-page"
+        className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto rounded-xl bg-white p-4 ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700"
+      >
+        <h1 className="text-base font-semibold text-slate-900 dark:text-slate-100">Messaging figures</h1>
+        <MessagingStats departmentId={departmentId} />
+      </section>
+    </ErrorBoundary>
+  );
+}

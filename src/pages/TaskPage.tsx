@@ -1,0 +1,39 @@
+// The task route (`/d/:slug/tasks/:taskId`): the task's drawer, over the board (its parent route).
+import { useCallback } from "react";
+import { useLocation, useNavigate, useParams } from "react-router";
+import type { Id } from "../../convex/_generated/dataModel";
+import { taskPath } from "../shell/routes";
+import { useTaskNavigation } from "../shell/useTaskNavigation";
+import { useDepartment, useWorkspace } from "../shell/workspace";
+import { TaskDrawer } from "../task/TaskDrawer";
+
+/**
+ * Closing goes back to the board; a subtask or parent opens in the same
+ * history entry. A task of another of your departments moves to that
+ * department's address.
+ */
+export function TaskPage() {
+  const { departments } = useWorkspace();
+  const department = useDepartment();
+  const taskId = useParams().taskId as Id<"tasks">;
+  const tasks = useTaskNavigation(department.slug);
+  const navigate = useNavigate();
+  const location = useLocation();
+
+  const onDepartment = useCallback(
+    (id: Id<"tasks">, departmentId: Id<"departments">) => {
+      const home = departments.find((d) => d._id === departmentId);
+      if (home !== undefined && home._id !== department._id) void navigate(taskPath(home.slug, id), { replace: true });
+    },
+    [departments, department._id, navigate],
+  );
+
+  return (
+    <TaskDrawer
+      taskId={taskId}
+      onClose={tasks.close}
+      onOpenTask={(id) => void navigate(taskPath(department.slug, id), { replace: true, state: location.state })}
+      onDepartment={onDepartment}
+    />
+  );
+}

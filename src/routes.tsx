@@ -1,0 +1,51 @@
+// The app's route table: every address, declared once as route objects.
+import { lazy } from "react";
+import { useRoutes, type RouteObject } from "react-router";
+import { BoardPage } from "./pages/BoardPage";
+import { DepartmentPage } from "./pages/DepartmentPage";
+import { ToDepartmentBoard, ToRememberedDepartment } from "./pages/redirects";
+import { ROUTE_PATHS } from "./shell/routes";
+
+// What the board's first screen does not show is loaded when first opened, so the entry chunk
+// the board waits for stays small (the figures' charts alone were most of it).
+const TaskPage = lazy(() => import("./pages/TaskPage").then((m) => ({ default: m.TaskPage })));
+const AgentPage = lazy(() => import("./pages/AgentPage").then((m) => ({ default: m.AgentPage })));
+const ChannelsPage = lazy(() => import("./pages/ChannelsPage").then((m) => ({ default: m.ChannelsPage })));
+const RunsPage = lazy(() => import("./pages/RunsPage").then((m) => ({ default: m.RunsPage })));
+const FiguresPage = lazy(() => import("./pages/FiguresPage").then((m) => ({ default: m.FiguresPage })));
+
+/**
+ * Route objects, rendered by `useRoutes` under the app's `BrowserRouter`
+ * rather than by a data router (`createBrowserRouter`): the pages read
+ * Convex subscriptions, not loaders, so a data router would add nothing; and
+ * the table renders inside the signed-in shell, whose department list the
+ * routes resolve `:slug` against, while the router stays outside sign-in so
+ * an address opened signed out is where you land after.
+ */
+export const appRoutes: RouteObject[] = [
+  {
+    id: "department",
+    path: ROUTE_PATHS.department,
+    element: <DepartmentPage />,
+    children: [
+      {
+        // The board stays mounted under a task's drawer, which renders in its outlet.
+        id: "board",
+        element: <BoardPage />,
+        children: [{ index: true }, { id: "task", path: ROUTE_PATHS.task, element: <TaskPage /> }],
+      },
+      { id: "agent", path: ROUTE_PATHS.agent, element: <AgentPage /> },
+      { id: "channels", path: ROUTE_PATHS.channels, element: <ChannelsPage /> },
+      { id: "runs", path: ROUTE_PATHS.runs, element: <RunsPage /> },
+      { id: "figures", path: ROUTE_PATHS.figures, element: <FiguresPage /> },
+      { id: "unknown-page", path: "*", element: <ToDepartmentBoard /> },
+    ],
+  },
+  // "/", an old `#task=` link, anything else: a department you can see.
+  { id: "elsewhere", path: "*", element: <ToRememberedDepartment /> },
+];
+
+/** The page for the current address. */
+export function AppRoutes() {
+  return useRoutes(appRoutes);
+}

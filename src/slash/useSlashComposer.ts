@@ -1,0 +1,62 @@
+import { useCallback, useLayoutEffect, useRef, useState } from "react";
+import { useSend } from "../lib/useSend";
+import type { SlashCommandItem, SlashSupport } from "./slash";
+import { pickedText, useSlashInsert, useSlashMenu } from "./SlashMenu";
+import { useSlashSend } from "./useSlashSend";
+
+/**
+ * What a message box with slash commands keeps (the task thread's and
+ * #maestro's): its text and caret, the `/` menu, the palette's commands
+ * landing in it, and sending, where text starting with `/` runs a command
+ * and anything else is posted (see `useSlashSend`, `useSend`).
+ */
+export function useSlashComposer(slash: SlashSupport | undefined, onSend: (content: string) => Promise<unknown>) {
+  const [text, setText] = useState("");
+  const [caret, setCaret] = useState(0);
+  const textareaRef = useRef<HTMLTextAreaElement>(null);
+  const pendingCaret = useRef<number | null>(null);
+  const slashSend = useSlashSend(slash, onSend);
+  const { sending, error, send } = useSend(slashSend.send);
+  const slashMenu = useSlashMenu(text, caret, slash?.commands);
+
+  // After a pick, put the caret where it belongs once React has written the text.
+  useLayoutEffect(() => {
+    const at = pendingCaret.current;
+    if (at === null || textareaRef.current === null) return;
+    pendingCaret.current = null;
+    textareaRef.current.setSelectionRange(at, at);
+  }, [text]);
+
+  /** Puts `next` in the box, the caret at `at` (its end by default), and focus back in the box. */
+  const write = useCallback((next: string, at = next.length) => {
+    pendingCaret.current = at;
+    setText(next);
+    setCaret(at);
+    textareaRef.current?.focus();
+  }, []);
+  // The command palette's pick lands here while the box is on screen.
+  useSlashInsert(slash !== undefined, write);
+
+  return {
+    text,
+    /** Sets the text as it is (a sent message's box emptied), leaving the caret and focus alone. */
+    setText,
+    textareaRef,
+    write,
+    /** What was typed: a new notice from the last command goes. */
+    onType(value: string, at: number) {
+      setText(value);
+      setCaret(at);
+      slashSend.clearNotice();
+    },
+    setCaret,
+    slashMenu,
+    pickCommand: (item: SlashCommandItem) => write(pickedText(item)),
+    /** What the last command did, for `SlashStatus`. */
+    notice: slashSend.notice,
+    sending,
+    error,
+    /** Sends `content`; `onSent` clears the box once it went through. */
+    send,
+  };
+}
