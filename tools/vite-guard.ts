@@ -5,8 +5,10 @@
  * for any dot-segment path and for `/@fs/` paths outside the folders the app
  * really loads from. Vite's own `server.fs.allow` gets the same list.
  */
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Plugin } from "vite";
+import { isAppPath } from "../src/shell/routes";
 
 export interface ServedPaths {
   /** Vite's root: the app's source, with index.html. */
@@ -21,14 +23,24 @@ export interface ServedPaths {
 
 export function servedPaths(projectRoot: string): ServedPaths {
   const at = (...parts: string[]) => path.join(projectRoot, ...parts);
+  // Vite names a linked node_modules (a shared install, a worktree) by its real path.
+  const modules = [...new Set([at("node_modules"), realPath(at("node_modules"))])];
   return {
     root: at("src"),
     publicDir: at("public"),
     cacheDir: at("node_modules", ".vite"),
     outDir: at("dist"),
     // The app imports the generated API and a few pure helpers from convex/; nothing else there is served.
-    allow: [at("src"), at("public"), at("node_modules"), at("convex", "_generated"), at("convex", "lib")],
+    allow: [at("src"), at("public"), ...modules, at("convex", "_generated"), at("convex", "lib")],
   };
+}
+
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 /** Whether a dev-server request URL may reach Vite at all. */
@@ -59,19 +71,10 @@ export function isServable(url: string, paths: ServedPaths): boolean {
   return false;
 }
 
-/**
- * The app's own addresses (src/shell/routes.ts: `/d/<slug>`, and a task, an
- * agent, channels or runs under it) get the app's page; every other unknown
- * path stays a 404.
- */
-export function isAppRoute(url: string): boolean {
-  const rawPath = url.split(/[?#]/, 1)[0];
-  return /^\/d\/[^/.][^/]*(\/(channels|runs)|\/(tasks|agents|channels|runs)\/[^/.][^/]*)?\/?$/.test(rawPath);
-}
-
 export function devServerGuard(paths: ServedPaths): Plugin {
   const guard = (req: { url?: string }, res: { statusCode: number; setHeader(n: string, v: string): void; end(b: string): void }, next: () => void) => {
-    if (isAppRoute(req.url ?? "/")) {
+    // The app's own addresses (src/shell/routes.ts) get the app's page; every other unknown path stays a 404.
+    if (isAppPath((req.url ?? "/").split(/[?#]/, 1)[0])) {
       req.url = "/index.html";
       return next();
     }

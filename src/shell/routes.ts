@@ -87,6 +87,16 @@ export function isTaskPath(pathname: string): boolean {
   return matchPath(TASK_PATTERN, pathname) !== null;
 }
 
+/**
+ * Whether a path is one of the app's pages (the table above), so the dev
+ * server answers it with the app. A segment starting with "." never is.
+ */
+export function isAppPath(pathname: string): boolean {
+  if (pathname.split("/").some((segment) => segment.startsWith("."))) return false;
+  const { department, ...pages } = ROUTE_PATHS;
+  return [department, ...Object.values(pages).map((page) => `${department}/${page}`)].some((pattern) => matchPath(pattern, pathname) !== null);
+}
+
 /** Addresses that show the board: "/" (it redirects to a department), a department, a task over its board. */
 export function showsBoard(pathname: string): boolean {
   return pathname === "/" || matchPath(ROUTE_PATHS.department, pathname) !== null || isTaskPath(pathname);

@@ -59,7 +59,7 @@ test("the dev server serves the app but nothing from the project root, the data 
   expect(index.body).toContain('<div id="root"></div>');
   expect((await get("/favicon.svg")).status).toBe(200);
   // The app's own addresses (a department, a task, an agent) get the app's page, so links open in a new tab.
-  for (const address of ["/d/product", "/d/product/tasks/abc123", "/d/product/agents/jarvis?x=1"]) {
+  for (const address of ["/d/product", "/d/product/tasks/abc123", "/d/product/agents/jarvis?x=1", "/d/product/channels", "/d/product/channels/c1", "/d/product/runs/r1", "/d/product/figures"]) {
     const page = await get(address);
     expect(page.status, address).toBe(200);
     expect(page.body, address).toContain('<div id="root"></div>');
@@ -91,6 +91,9 @@ test("the dev server serves the app but nothing from the project root, the data 
     "/main.tsx/../../package.json",
     "/no-such-page",
     "/d/product/unknown/x",
+    "/d/product/figures/x",
+    "/d/.env",
+    "/d/product/tasks/.git",
     "/d/../package.json",
   ]) {
     const response = await get(attack);

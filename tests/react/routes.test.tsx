@@ -9,13 +9,13 @@ import {
   agentSlugOf,
   departmentPath,
   departmentSlugOf,
+  isAppPath,
   isTaskPath,
   taskIdFromHash,
   taskPath,
 } from "../../src/shell/routes";
 import { useTaskNavigation } from "../../src/shell/useTaskNavigation";
 import { WorkspaceContext, type Department, type Workspace } from "../../src/shell/workspace";
-import { isAppRoute } from "../../tools/vite-guard";
 
 // The pages' own contents are tested elsewhere; here each shows what the route gave it.
 vi.mock("convex/react", () => ({ useQuery: () => undefined, useQueries: () => ({}) }));
@@ -61,13 +61,10 @@ describe("addresses", () => {
   });
 
   it("the dev server gives the page to the app's addresses only", () => {
-    expect(isAppRoute("/d/product")).toBe(true);
-    expect(isAppRoute("/d/product/tasks/abc?x=1")).toBe(true);
-    for (const path of ["/d/product/channels", "/d/product/channels/c1", "/d/product/runs", "/d/product/runs/r1"]) expect(isAppRoute(path)).toBe(true);
-    for (const path of ["/d/product/channels/c1/x", "/d/product/secrets", "/d/product/runs/.env"]) expect(isAppRoute(path)).toBe(false);
-    expect(isAppRoute("/d/product/agents/jarvis")).toBe(true);
-    expect(isAppRoute("/d/../package.json")).toBe(false);
-    expect(isAppRoute("/no-such-page")).toBe(false);
+    const pages = ["/d/product", "/d/product/", "/d/product/tasks/abc", "/d/product/agents/jarvis", "/d/product/channels", "/d/product/channels/c1", "/d/product/runs", "/d/product/runs/r1", "/d/product/figures"];
+    for (const path of pages) expect(isAppPath(path), path).toBe(true);
+    const others = ["/", "/no-such-page", "/d", "/d/product/channels/c1/x", "/d/product/secrets", "/d/product/figures/x", "/d/product/runs/.env", "/d/.git", "/d/../package.json"];
+    for (const path of others) expect(isAppPath(path), path).toBe(false);
   });
 });
 
