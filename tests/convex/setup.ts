@@ -104,6 +104,33 @@ export async function createOtherDepartment(t: TestConvex, memberName = "Mallory
 /** What `asUser` returns: one signed-in actor. */
 export type Actor = Awaited<ReturnType<typeof asUser>>;
 
+/** What `createOtherDepartment` returns: its department and its admin. */
+export type OtherDepartment = Awaited<ReturnType<typeof createOtherDepartment>>;
+
+/** Who `demoSquad` adds besides Ada: Grace (a member), Vera (a viewer), `createOtherDepartment`'s department. */
+export interface DemoSquadOptions {
+  grace?: boolean;
+  vera?: boolean;
+  other?: boolean;
+}
+
+/** What `demoSquad(options)` returns: the deployment, the demo department, Ada, and whoever `options` asked for. */
+export type DemoSquad<O extends DemoSquadOptions> = { t: TestConvex; departmentId: Id<"departments">; admin: Actor } &
+  (O["grace"] extends true ? { grace: Actor } : unknown) &
+  (O["vera"] extends true ? { vera: Actor } : unknown) &
+  (O["other"] extends true ? { other: OtherDepartment } : unknown);
+
+/** A fresh deployment with the demo department seeded, Ada its admin, and the people `options` ask for. */
+export async function demoSquad<const O extends DemoSquadOptions = DemoSquadOptions>(options: O = {} as O): Promise<DemoSquad<O>> {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  // In this order: signIn joins every department there is, so Grace is not in the other one.
+  const grace = options.grace === true ? { grace: await signIn(t, "Grace") } : {};
+  const vera = options.vera === true ? { vera: await addToDepartment(t, departmentId, "Vera", "viewer") } : {};
+  const other = options.other === true ? { other: await createOtherDepartment(t) } : {};
+  return { t, departmentId, admin, ...grace, ...vera, ...other } as DemoSquad<O>;
+}
+
 /** Session keys of the seeded "product" squad. */
 export const AGENTS = {
   jarvis: "agent:jarvis:product",
