@@ -1,7 +1,7 @@
 /// <reference types="vite/client" />
 import { generateKeyPairSync } from "node:crypto";
 import { convexTest } from "convex-test";
-import type { FunctionArgs } from "convex/server";
+import type { FunctionArgs, WithoutSystemFields } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, expect, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
@@ -167,21 +167,26 @@ export async function columnTitles(actor: Actor, departmentId: Id<"departments">
   return columns.find((c) => c.status === status)!.tasks.map((task) => task.title);
 }
 
+/** A task row to insert directly (no activity, no triggers): an inbox card with harmless defaults, `fields` over them. */
+export function taskRow(departmentId: Id<"departments">, fields: Partial<WithoutSystemFields<Doc<"tasks">>> & { title: string }): WithoutSystemFields<Doc<"tasks">> {
+  return {
+    departmentId,
+    description: "",
+    status: "inbox",
+    priority: "low",
+    tags: [],
+    assigneeSessionKeys: [],
+    createdBy: "system",
+    order: 0,
+    updatedAt: 0,
+    ...fields,
+  };
+}
+
 /** The id of a task that existed once and no longer does. */
 export async function deletedTaskId(t: TestConvex, departmentId: Id<"departments">): Promise<Id<"tasks">> {
   return await t.run(async (ctx) => {
-    const id = await ctx.db.insert("tasks", {
-      departmentId,
-      title: "Gone",
-      description: "",
-      status: "inbox",
-      priority: "low",
-      tags: [],
-      assigneeSessionKeys: [],
-      createdBy: "system",
-      order: 0,
-      updatedAt: 0,
-    });
+    const id = await ctx.db.insert("tasks", taskRow(departmentId, { title: "Gone" }));
     await ctx.db.delete("tasks", id);
     return id;
   });
@@ -189,20 +194,50 @@ export async function deletedTaskId(t: TestConvex, departmentId: Id<"departments
 
 /** A task of `createOtherDepartment`'s department, to show ids of other departments are refused. */
 export async function createOtherTask(t: TestConvex, departmentId: Id<"departments">): Promise<Id<"tasks">> {
-  return await t.run(async (ctx) =>
-    await ctx.db.insert("tasks", {
+  return await t.run(async (ctx) => await ctx.db.insert("tasks", taskRow(departmentId, { title: "Their task", order: 1024 })));
+}
+
+/** An agent of `createOtherDepartment`'s department; returns its session key, to show other departments' agents are refused. */
+export async function createOtherAgent(t: TestConvex, departmentId: Id<"departments">): Promise<string> {
+  const sessionKey = "agent:spy:other";
+  await t.run(async (ctx) => {
+    await ctx.db.insert("agents", {
       departmentId,
-      title: "Their task",
-      description: "",
-      status: "inbox",
-      priority: "low",
-      tags: [],
-      assigneeSessionKeys: [],
-      createdBy: "system",
-      order: 1024,
-      updatedAt: 0,
-    }),
-  );
+      name: "Spy",
+      nameKey: "spy",
+      role: "Spy",
+      kind: "specialist",
+      sessionKey,
+      status: "idle",
+      isSquadLead: false,
+      allowedTools: [],
+      systemPrompt: "",
+    });
+  });
+  return sessionKey;
+}
+
+/**
+ * Asserts the refusals every task-scoped function shares, calling `call`
+ * with each caller and task: an anonymous caller (UNAUTHENTICATED), a member
+ * of the other department (FORBIDDEN), the admin on the other department's
+ * task (FORBIDDEN) and on a deleted task (NOT_FOUND, with `notFound` when
+ * given). Returns those two tasks' ids.
+ */
+export async function expectTaskRefusals(
+  squad: { t: TestConvex; departmentId: Id<"departments">; admin: Actor; other: OtherDepartment },
+  taskId: Id<"tasks">,
+  call: (caller: Actor, taskId: Id<"tasks">) => Promise<unknown>,
+  notFound?: string | RegExp,
+): Promise<{ theirs: Id<"tasks">; gone: Id<"tasks"> }> {
+  const { t, departmentId, admin, other } = squad;
+  await expectError(call(t, taskId), "UNAUTHENTICATED");
+  await expectError(call(other.member, taskId), "FORBIDDEN");
+  const theirs = await createOtherTask(t, other.departmentId);
+  await expectError(call(admin, theirs), "FORBIDDEN");
+  const gone = await deletedTaskId(t, departmentId);
+  await expectError(call(admin, gone), "NOT_FOUND", notFound);
+  return { theirs, gone };
 }
 
 /** Runs everything the scheduler holds (call `vi.useFakeTimers()` first). */
