@@ -302,6 +302,33 @@ export function holdScheduledFunctions(): void {
   });
 }
 
+function setEnv(values: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+}
+
+/**
+ * For every test of the calling file: scheduled functions held as
+ * `holdScheduledFunctions` holds them, and a model "configured" on a port
+ * nothing listens on (so runs are created and `brain/run:execute` is
+ * scheduled, never called), with `extraEnv` set too (undefined unsets a
+ * name). The environment is put back after each test.
+ */
+export function withClosedModel(extraEnv: Record<string, string | undefined> = {}): void {
+  holdScheduledFunctions();
+  const env = { OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: "x", ...extraEnv };
+  let saved: Record<string, string | undefined> = {};
+  beforeEach(() => {
+    saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+    setEnv(env);
+  });
+  afterEach(() => {
+    setEnv(saved);
+  });
+}
+
 /** What a run's next model call reads (brain/context roundInputs): its assembled context, inbox, #maestro and context pack. */
 export async function roundInputs(t: TestConvex, runId: Id<"runs">) {
   return await t.query(internal.brain.context.roundInputs, { runId });
