@@ -9,6 +9,10 @@ import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ErrorCode } from "../../convex/lib/errors";
 import { addMember } from "../../convex/records/members";
 import { insertRun as insertRunRecord } from "../../convex/records/runs";
+import { createRuleScanner, ruleScanner, SECRET_RULES, withNormalization, type SecretFinding, type SecretScanner } from "../../convex/lib/secrets/index";
+import { parseNegatives, parsePositives, type NegativeCase, type PositiveCase } from "../fixtures/secrets/corpus";
+import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
+import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
 import { registerComponents } from "./components";
 import schema from "../../convex/schema";
 import type { MemberRole, TaskStatus } from "../../convex/validators";
@@ -349,4 +353,36 @@ export async function startRun(t: TestConvex, runId: Id<"runs">): Promise<number
 export async function endReply(t: TestConvex, runId: Id<"runs">, after: Pick<FunctionArgs<typeof internal.brain.writes.endReply>, "seen" | "chat">) {
   const attempt = await t.run(async (ctx) => (await ctx.db.get("runs", runId))!.attempt ?? 1);
   return await t.mutation(internal.brain.writes.endReply, { runId, attempt, model: "test model", promptTokens: 0, completionTokens: 0, ...after });
+}
+
+let fixtures: { positives: PositiveCase[]; negatives: NegativeCase[] } | undefined;
+
+/** The secret scanner's labelled corpus (tests/fixtures/secrets), parsed on first use. */
+export function secretFixtures(): { positives: PositiveCase[]; negatives: NegativeCase[] } {
+  fixtures ??= { positives: parsePositives(positivesRaw), negatives: parseNegatives(negativesRaw) };
+  return fixtures;
+}
+
+let reference: SecretScanner | undefined;
+
+/**
+ * Every secret rule's pattern over the whole text and over its whole
+ * normalized view, with no keywords and no anchoring: the plain definition
+ * the shipped scanner's shortcuts must agree with (built on first use).
+ */
+export function referenceScanner(): SecretScanner {
+  reference ??= withNormalization(createRuleScanner(SECRET_RULES.map((rule) => ({ ...rule, keywords: [], startsAt: undefined }))));
+  return reference;
+}
+
+/** Findings as sorted, distinct `start-end:rule` strings, to compare two scanners' results. */
+export function findingSpans(findings: readonly SecretFinding[]): string[] {
+  return [...new Set(findings.map((finding) => `${finding.start}-${finding.end}:${finding.rule}`))].sort();
+}
+
+/** Asserts the shipped scanner finds in each text exactly what `referenceScanner` finds. */
+export function expectSameAsReference(texts: readonly string[]): void {
+  for (const text of texts) {
+    expect(findingSpans(ruleScanner.scan(text)), JSON.stringify(text.slice(0, 160))).toEqual(findingSpans(referenceScanner().scan(text)));
+  }
 }
