@@ -15,7 +15,8 @@ import os from "node:os";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
-import { killHard, spawnBackend, stopGracefully, type BackendProcess } from "../tests/backend/process";
+import { spawnBackend, type BackendProcess } from "../tests/backend/process";
+import { stopBackend } from "./harness";
 import { summarize, type Summary } from "./stats";
 
 const api = anyApi;
@@ -80,9 +81,7 @@ let backendCpuSeconds = 0;
 async function stopServer(server: Server): Promise<void> {
   liveServers.delete(server);
   backendCpuSeconds += processTree(server.serverPid).reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
-  // SIGTERM lets the CLI close cleanly; SIGKILL if that hangs.
-  const stopped = await Promise.race([stopGracefully(server.backend).then(() => true), delay(10_000).then(() => false)]);
-  if (!stopped) await killHard(server.backend);
+  await stopBackend(server.backend);
   rmSync(server.dataDir, { recursive: true, force: true });
   liveDataDirs.delete(server.dataDir);
 }
@@ -176,10 +175,6 @@ function measureDiskSync(ms = 2_000): DiskSyncRate {
 }
 
 // ---- helpers ----
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 function withTimeout<T>(promise: Promise<T>, what: string, ms = STEP_TIMEOUT_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -22,7 +22,8 @@ import { FIRST_PAGE_CARDS } from "../src/board/prefetch";
 import { CHROMIUM_ARGS, chromiumPath } from "../tests/browser/chromium";
 import { passwordRoute } from "../tests/backend/helpers";
 import { freePort, PROJECT_ROOT, startStack, type Stack } from "../tests/browser/stack";
-import { summarize, type Summary } from "./stats";
+import { inParallel, log, seedAgents, table } from "./harness";
+import { summarize } from "./stats";
 
 const AGENTS = 50;
 const TASKS = 2_000;
@@ -36,25 +37,11 @@ const STATUSES = ["inbox", "assigned", "in_progress", "review", "done"] as const
 const COLUMNS = [...STATUSES, "blocked"] as const;
 const PASSWORD = "bench-password";
 
-function log(line: string) {
-  console.error(`[bench] ${line}`);
-}
-
 /** The first-run owner setup (authorised by the WebUI password): the bench's account owns the demo department. */
 async function signIn(stack: Stack, name: string) {
   const result = await passwordRoute(stack.siteUrl, { flow: "signUp", email: "bench@example.com", password: "bench owner password", name, setupPassword: PASSWORD });
   if (result.status !== 200) throw new Error(`Owner setup failed: ${result.status} ${JSON.stringify(result.body)}`);
   return { token: result.body.token, refreshToken: result.body.refreshToken };
-}
-
-/** Runs `work(i)` for i in [0, count) on `parallel` workers. */
-async function inParallel(count: number, parallel: number, work: (i: number) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < count) await work(next++);
-    }),
-  );
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
@@ -93,9 +80,7 @@ async function servePreview(stack: Stack, port: number) {
   };
 }
 
-function row(label: string, s: Summary, unit = "ms") {
-  return `${label.padEnd(44)} ${String(s.count).padStart(7)} ${s.p50.toFixed(1).padStart(9)} ${s.p99.toFixed(1).padStart(9)} ${s.max.toFixed(1).padStart(9)}  ${unit}`;
-}
+const { head, row } = table(44, 1, 9);
 
 async function main() {
   const started = performance.now();
@@ -116,18 +101,7 @@ async function main() {
     const departmentId = department._id;
 
     log("seeding agents");
-    const existing = await http.query(api.agents.list, { departmentId });
-    for (let i = existing.length; i < AGENTS; i++) {
-      await http.mutation(api.agents.create, {
-        departmentId,
-        name: `Agent ${String(i).padStart(2, "0")}`,
-        role: i % 2 === 0 ? "Engineer" : "Writer",
-        kind: "specialist",
-        systemPrompt: "",
-        isSquadLead: false,
-        allowedTools: ["post_message", "update_task_status"],
-      });
-    }
+    await seedAgents(http, departmentId, AGENTS);
     const agents = await http.query(api.agents.list, { departmentId });
 
     const seedStart = performance.now();
@@ -305,7 +279,7 @@ machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,
 department: ${agents.length} agents, ${TASKS} tasks over ${STATUSES.length} columns, ${TASKS * MESSAGES_PER_TASK} messages (10% with an @mention); seeded through the public functions with ${WRITERS} HTTP clients in ${seedSeconds.toFixed(1)} s
 times are client-measured round trips on 127.0.0.1, nearest-rank percentiles
 
-${"what".padEnd(44)} ${"samples".padStart(7)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"max".padStart(9)}
+${head}
 ${row("tasks.list (whole board, HTTP query)", summarize(listTimes))}
 ${row("tasks.listColumn (one column, HTTP query)", summarize(columnTimes))}
 ${row("messages.list (first page of 20, HTTP)", summarize(messageTimes))}

@@ -7,19 +7,16 @@
  * lead and for specialists, and @Jarvis mention → delegated task visible to
  * a client subscribed as the board is (one tasks.listColumn per column).
  */
-import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import { ConvexClient, ConvexHttpClient } from "convex/browser";
+import { ConvexHttpClient } from "convex/browser";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import type { ChatMessage } from "../convex/brain/model";
 import { countTokens } from "../convex/lib/tokens";
 import { TASK_STATUSES } from "../convex/validators";
-import { PROJECT_ROOT, seedDemoSquad } from "../tests/backend/helpers";
-import { spawnBackend, stopGracefully, killHard } from "../tests/backend/process";
-import { startScriptedModel } from "../tests/backend/scriptedModel";
-import { summarize, type Summary } from "./stats";
+import { seedDemoSquad } from "../tests/backend/helpers";
+import { inParallel, log, seedAgents, startModelBackend, table } from "./harness";
+import { summarize } from "./stats";
 
 const AGENTS = 50;
 const TASKS = 2_000;
@@ -31,10 +28,6 @@ const MENTIONS = 50;
  */
 const WARMUP_MENTIONS = 3;
 const WRITERS = 8;
-
-function log(line: string) {
-  console.error(`[bench] ${line}`);
-}
 
 /** Jarvis splits "X between A and B: x and y"; everyone else acknowledges without tools. */
 function scriptedReply(messages: ChatMessage[]): string {
@@ -49,30 +42,16 @@ function scriptedReply(messages: ChatMessage[]): string {
   return `Splitting ${subject}.\n${call(x, a)}\n${call(y, b)}`;
 }
 
-function row(label: string, s: Summary, unit: string) {
-  return `${label.padEnd(52)} ${String(s.count).padStart(7)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.max.toFixed(1).padStart(8)}  ${unit}`;
-}
-
-async function inParallel(count: number, parallel: number, work: (i: number) => Promise<void>) {
-  let next = 0;
-  await Promise.all(Array.from({ length: parallel }, async () => { while (next < count) await work(next++); }));
-}
+const { head, row } = table(52);
 
 async function main() {
   const started = performance.now();
   // Usage counted with the same real tokenizer the brain budgets with, so token figures are true sizes.
-  const model = await startScriptedModel((request) => {
+  const { model, backend, watcher, close } = await startModelBackend("brain", (request) => {
     const content = scriptedReply(request.messages);
     const promptTokens = request.messages.reduce((sum, m) => sum + countTokens(m.content), 0);
     return { content, usage: { prompt_tokens: promptTokens, completion_tokens: countTokens(content) } };
   });
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-brain-"));
-  const backend = await spawnBackend({
-    dataDir,
-    convexDir: path.join(PROJECT_ROOT, "convex"),
-    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "bench", MAESTRO_DEFAULT_MODEL: "scripted" },
-  });
-  const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
   try {
     const { member: http, departmentId, token } = await seedDemoSquad(backend, "BenchAdmin");
     const clients = [
@@ -85,17 +64,7 @@ async function main() {
     ];
 
     log("seeding agents and tasks");
-    for (let i = (await http.query(api.agents.list, { departmentId })).length; i < AGENTS; i++) {
-      await http.mutation(api.agents.create, {
-        departmentId,
-        name: `Agent ${String(i).padStart(2, "0")}`,
-        role: i % 2 === 0 ? "Engineer" : "Writer",
-        kind: "specialist",
-        systemPrompt: "You are careful and brief.",
-        isSquadLead: false,
-        allowedTools: ["post_message", "update_task_status"],
-      });
-    }
+    await seedAgents(http, departmentId, AGENTS, "You are careful and brief.");
     const taskIds: Array<Id<"tasks">> = [];
     await inParallel(TASKS, WRITERS, async (i) => {
       taskIds.push(await clients[i % WRITERS].mutation(api.tasks.create, { departmentId, title: `Seeded task ${i}`, tags: [`t${i % 9}`] }));
@@ -152,7 +121,7 @@ async function main() {
 machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, node ${process.version}; department: ${AGENTS} agents, ${TASKS} tasks; ${MENTIONS} @Jarvis split requests, each delegating 2 tasks, after ${WARMUP_MENTIONS} warm-up ones
 overhead = context assembly + tool dispatch inside a run, per model call (the model's own time excluded)
 
-${"what".padEnd(52)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}
+${head}
 ${row("brain overhead per model call", summarize(overhead), "ms")}
 ${row("prompt tokens per call: lead (Jarvis)", summarize(leadTokens), "tokens")}
 ${row("prompt tokens per call: specialist", summarize(specialistTokens), "tokens")}
@@ -168,11 +137,7 @@ model requests served: ${model.requests.length}
 
 wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } finally {
-    await watcher.close();
-    const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
-    if (!stopped) await killHard(backend);
-    rmSync(dataDir, { recursive: true, force: true });
-    await model.close();
+    await close();
   }
 }
 

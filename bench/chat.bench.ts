@@ -20,13 +20,14 @@ import type { Id } from "../convex/_generated/dataModel";
 import { anyApi } from "convex/server";
 import { AGENT_LIMITS } from "../convex/records/rateLimits";
 import { seedDemoSquad } from "../tests/backend/helpers";
-import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
+import { spawnBackend } from "../tests/backend/process";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { REJECT_OVER_LIMIT_FACTOR, scanUserText, SECRET_RULES } from "../convex/lib/secrets/index";
 import { adversarialInputs, findingSamples, MESSAGE_CHARS } from "../tests/fixtures/secrets/adversarial";
 import { parseNegatives, parsePositives, prng } from "../tests/fixtures/secrets/corpus";
+import { stopBackend } from "./harness";
 import { summarize, type Summary } from "./stats";
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../tests/fixtures/secrets");
@@ -300,8 +301,7 @@ ${"chat.getNew, 10,000 in session, all new".padEnd(52)} ${String(full.length).pa
 backend CPU per post with 100 agents, median round (user + system, /proc): ${middle.cpuPerPost.toFixed(2)} ms
 machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
   } finally {
-    const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
-    if (!stopped) await killHard(backend);
+    await stopBackend(backend);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -356,11 +356,7 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
     }
   } finally {
     for (const side of sides) {
-      if (side.backend !== undefined) {
-        const backend = side.backend;
-        const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
-        if (!stopped) await killHard(backend);
-      }
+      if (side.backend !== undefined) await stopBackend(side.backend);
       if (side.dataDir !== "") rmSync(side.dataDir, { recursive: true, force: true });
     }
   }

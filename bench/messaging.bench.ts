@@ -20,21 +20,17 @@
  * 3. The brain's context assembly per model call for an agent with the
  *    flood's messages unread (the run's own timing: context + injection).
  */
-import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
-import { ConvexClient } from "convex/browser";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import type { ChatMessage } from "../convex/brain/model";
 import { buildInjection, type InjectionMessage } from "../convex/lib/injection";
 import { countTokens } from "../convex/lib/tokens";
 import { MESSAGING_LIMITS } from "../convex/records/rateLimits";
-import { PROJECT_ROOT, seedDemoSquad } from "../tests/backend/helpers";
-import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
-import { startScriptedModel } from "../tests/backend/scriptedModel";
+import { seedDemoSquad } from "../tests/backend/helpers";
 import { prng } from "../tests/fixtures/secrets/corpus";
-import { summarize, type Summary } from "./stats";
+import { log, sleep, startModelBackend, table } from "./harness";
+import { summarize } from "./stats";
 
 const UNREAD = 10_000;
 const ASSEMBLIES = 200;
@@ -48,9 +44,7 @@ const STEADY_SECONDS = 15;
 const STEADY_PROBES = 100;
 const MENTION_RUNS = 20;
 
-const log = (line: string) => console.error(`[bench] ${line}`);
-const row = (label: string, s: Summary, unit: string) =>
-  `${label.padEnd(58)} ${String(s.count).padStart(7)} ${s.p50.toFixed(2).padStart(9)} ${s.p99.toFixed(2).padStart(9)} ${s.max.toFixed(2).padStart(9)}  ${unit}`;
+const { head, row } = table(58, 2, 9);
 
 const WORDS = "the launch copy needs a shorter hero line and the signup form should ask for less before the trial starts so we can ship on friday".split(" ");
 
@@ -110,17 +104,10 @@ function benchAssembly() {
 
 async function benchServer() {
   // The scripted model answers at once, so a run's time is the brain's own.
-  const model = await startScriptedModel((request: { messages: ChatMessage[] }) => {
+  const { backend, watcher, close } = await startModelBackend("messaging", (request: { messages: ChatMessage[] }) => {
     const promptTokens = request.messages.reduce((sum, m) => sum + countTokens(m.content), 0);
     return { content: "Noted.", usage: { prompt_tokens: promptTokens, completion_tokens: 2 } };
   });
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-messaging-"));
-  const backend = await spawnBackend({
-    dataDir,
-    convexDir: path.join(PROJECT_ROOT, "convex"),
-    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "bench", MAESTRO_DEFAULT_MODEL: "scripted" },
-  });
-  const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
   try {
     const { member: ada, departmentId, token } = await seedDemoSquad(backend, "BenchAdmin");
     const writer = (await ada.query(api.agents.list, { departmentId })).find((a) => a.name === "Writer")!;
@@ -175,7 +162,6 @@ async function benchServer() {
       waiting = null;
       return performance.now() - t0;
     };
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
     const steadyKeys = keys.slice(0, FLOODERS);
     const steadyProbeKeys = keys.slice(FLOODERS, FLOODERS + PROBES);
@@ -250,11 +236,7 @@ async function benchServer() {
     }
     return { steadyBadge: summarize(steadyBadge), steadyRate, steadyPosts, badge: summarize(badge), floodRate, floodPosts, contextMs: summarize(contextMs), injected: injected.length > 0 ? summarize(injected) : null };
   } finally {
-    await watcher.close();
-    const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
-    if (!stopped) await killHard(backend);
-    rmSync(dataDir, { recursive: true, force: true });
-    await model.close();
+    await close();
   }
 }
 
@@ -263,7 +245,6 @@ async function main() {
   log(`assembling the injection for ${UNREAD.toLocaleString("en")} unread messages, ${ASSEMBLIES} times`);
   const a = benchAssembly();
   const s = process.argv.includes("--assembly-only") ? null : await benchServer();
-  const head = `${"what".padEnd(58)} ${"samples".padStart(7)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"max".padStart(9)}`;
   console.log(`Messaging benchmark — machine: ${os.cpus().length} cores, node ${process.version}, load ${os.loadavg()[0].toFixed(1)} at the end
 
 ${head}

@@ -10,18 +10,18 @@
  * MAESTRO_BENCH_ROOT=<checkout> runs another checkout's backend and convex/ (e.g. an export of main's
  * last commit) under this same bench, so old and new code compare back to back on a busy machine.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ConvexClient, ConvexHttpClient } from "convex/browser";
-import { anyApi } from "convex/server";
+import { ConvexHttpClient } from "convex/browser";
+import { anyApi, type FunctionArgs, type FunctionReference, type FunctionReturnType } from "convex/server";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import { replayRun } from "../convex/lib/runTimeline";
 import { adminClient, PROJECT_ROOT, seedDemoSquad } from "../tests/backend/helpers";
-import { killHard, spawnBackend, stopGracefully } from "../tests/backend/process";
-import { startScriptedModel, type ScriptedAnswer } from "../tests/backend/scriptedModel";
-import { summarize, type Summary } from "./stats";
+import type { ScriptedAnswer } from "../tests/backend/scriptedModel";
+import { log, sleep, startModelBackend, table } from "./harness";
+import { summarize } from "./stats";
 
 const STREAMING_RUNS = 50;
 /** At least this many appends, and more until every streaming run has ended. */
@@ -33,13 +33,7 @@ const FIRST_TOKENS = 30;
 /** The checkout under test (default this one). */
 const ROOT = path.resolve(process.env.MAESTRO_BENCH_ROOT ?? PROJECT_ROOT);
 
-function log(line: string) {
-  console.error(`[bench] ${line}`);
-}
-function row(label: string, s: Summary, unit: string) {
-  return `${label.padEnd(60)} ${String(s.count).padStart(7)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.max.toFixed(1).padStart(8)}  ${unit}`;
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const { head, row } = table(60);
 
 /** CPU seconds (user + system) a process has used so far, from /proc (null elsewhere). */
 function cpuSeconds(pid: number | undefined): number | null {
@@ -64,15 +58,10 @@ function answerFor(prompt: string): ScriptedAnswer {
 
 async function main() {
   const started = performance.now();
-  const model = await startScriptedModel((request) => answerFor(request.messages.map((m) => m.content).join("\n")));
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-runs-"));
-  const backend = await spawnBackend({
-    dataDir,
-    convexDir: path.join(ROOT, "convex"),
-    projectRoot: ROOT,
-    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "bench", MAESTRO_DEFAULT_MODEL: "scripted", MAESTRO_MODEL_MAX_RETRIES: "0" },
+  const { model, backend, watcher, close } = await startModelBackend("runs", (request) => answerFor(request.messages.map((m) => m.content).join("\n")), {
+    root: ROOT,
+    env: { MAESTRO_MODEL_MAX_RETRIES: "0" },
   });
-  const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
   try {
     const { member: http, departmentId, token } = await seedDemoSquad(backend, "Bench");
     const admin = adminClient(backend.url, backend.adminKey);
@@ -87,6 +76,29 @@ async function main() {
         if (run !== undefined && run.status === "running") return run;
         await sleep(10);
       }
+    };
+    /**
+     * Subscribes `watcher` to `query`, runs `prepare`, then times `act` (given
+     * what `prepare` returned) until an update satisfies `shown`.
+     */
+    const timeUntilShown = async <Q extends FunctionReference<"query">, P>(
+      query: Q,
+      args: FunctionArgs<Q>,
+      shown: (result: FunctionReturnType<Q>) => boolean,
+      prepare: () => Promise<P>,
+      act: (prepared: P) => Promise<unknown>,
+    ) => {
+      let resolve: () => void = () => {};
+      const seen = new Promise<void>((r) => (resolve = r));
+      const unsubscribe = watcher.onUpdate(query, args, (result) => {
+        if (shown(result)) resolve();
+      });
+      const prepared = await prepare();
+      const t0 = performance.now();
+      await act(prepared);
+      await seen;
+      unsubscribe();
+      return performance.now() - t0;
     };
 
     // A probe run held open by a model that never answers: the bench appends to its stream as the action would.
@@ -168,35 +180,33 @@ async function main() {
     const stops: number[] = [];
     for (let i = 0; i < STOPS; i++) {
       const taskId = await newTask(`Stop ${i} [stop]`);
-      let aborted: (() => void) | null = null;
-      const seen = new Promise<void>((resolve) => (aborted = resolve));
-      const unsubscribe = watcher.onUpdate(api.runs.listForTask, { taskId }, (runs) => {
-        if (runs[0]?.status === "aborted") aborted?.();
-      });
-      await http.mutation(api.messages.create, { taskId, content: "@Jarvis take your time" });
-      const run = await runOf(taskId);
-      const t0 = performance.now();
-      await http.mutation(api.runs.stop, { taskId, runId: run._id });
-      await seen;
-      stops.push(performance.now() - t0);
-      unsubscribe();
+      stops.push(
+        await timeUntilShown(
+          api.runs.listForTask,
+          { taskId },
+          (runs) => runs[0]?.status === "aborted",
+          async () => {
+            await http.mutation(api.messages.create, { taskId, content: "@Jarvis take your time" });
+            return await runOf(taskId);
+          },
+          (run) => http.mutation(api.runs.stop, { taskId, runId: run._id }),
+        ),
+      );
     }
 
     log("mention → first streamed token on a second client");
     const firsts: number[] = [];
     for (let i = 0; i < FIRST_TOKENS; i++) {
       const taskId = await newTask(`First ${i} [first]`);
-      let shown: (() => void) | null = null;
-      const seen = new Promise<void>((resolve) => (shown = resolve));
-      const unsubscribe = watcher.onUpdate(api.runs.streamingForTask, { taskId }, (streams) => {
-        if (streams.some((s) => s.text !== "")) shown?.();
-      });
-      await sleep(50); // the subscription is live before the clock starts
-      const t0 = performance.now();
-      await http.mutation(api.messages.create, { taskId, content: "@Jarvis say something" });
-      await seen;
-      firsts.push(performance.now() - t0);
-      unsubscribe();
+      firsts.push(
+        await timeUntilShown(
+          api.runs.streamingForTask,
+          { taskId },
+          (streams) => streams.some((s) => s.text !== ""),
+          () => sleep(50), // the subscription is live before the clock starts
+          () => http.mutation(api.messages.create, { taskId, content: "@Jarvis say something" }),
+        ),
+      );
     }
 
     log("brain overhead per model call");
@@ -211,7 +221,7 @@ machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toF
 code under test: ${ROOT}
 streamed replies: 200 pieces, 50 ms apart, batched by the run's own rule (see writes per reply)
 
-${"what".padEnd(60)} ${"samples".padStart(7)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}
+${head}
 ${row(`event append while ${STREAMING_RUNS} runs stream (client round trip)`, summarize(appends), "ms")}
 ${row("message_update writes per streamed reply", summarize(updateWrites), "writes")}
 backend while ${STREAMING_RUNS} runs stream alone: ${aloneBackendCpu}
@@ -225,11 +235,7 @@ model requests served: ${model.requests.length}
 
 wall time: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } finally {
-    await watcher.close();
-    const stopped = await Promise.race([stopGracefully(backend).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
-    if (!stopped) await killHard(backend);
-    rmSync(dataDir, { recursive: true, force: true });
-    await model.close();
+    await close();
   }
 }
 

@@ -1,17 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import { createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, userIdOf } from "./setup";
-
-async function feed() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const other = await createOtherDepartment(t);
-  return { t, departmentId, admin, other };
-}
+import { createTask, demoSquad, expectError, userIdOf } from "./setup";
 
 describe("activities.list", () => {
   test("the department's feed, newest first, a page at a time", async () => {
-    const { t, departmentId, admin } = await feed();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     for (const title of ["A", "B", "C"]) await createTask(admin, departmentId, { title });
     const first = await admin.query(api.activities.list, { departmentId, paginationOpts: { numItems: 2, cursor: null } });
     expect(first.page.map((a) => [a.type, a.data.title ?? a.data.name])).toEqual([
@@ -39,7 +32,7 @@ describe("activities.list", () => {
   });
 
   test("each department sees only its own feed", async () => {
-    const { departmentId, admin, other } = await feed();
+    const { departmentId, admin, other } = await demoSquad({ other: true });
     await createTask(admin, departmentId, { title: "Ours" });
     await createTask(other.member, other.departmentId, { title: "Theirs" });
     const theirs = await other.member.query(api.activities.list, { departmentId: other.departmentId, paginationOpts: { numItems: 100, cursor: null } });
@@ -49,7 +42,7 @@ describe("activities.list", () => {
   });
 
   test("page sizes outside 1..100 are refused", async () => {
-    const { departmentId, admin } = await feed();
+    const { departmentId, admin } = await demoSquad({ other: true });
     for (const numItems of [101, 0, -1, 1.5]) {
       await expectError(
         admin.query(api.activities.list, { departmentId, paginationOpts: { numItems, cursor: null } }),
@@ -62,7 +55,7 @@ describe("activities.list", () => {
   });
 
   test("anonymous callers and other departments are refused", async () => {
-    const { t, departmentId, admin, other } = await feed();
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     const paginationOpts = { numItems: 10, cursor: null };
     await expectError(t.query(api.activities.list, { departmentId, paginationOpts }), "UNAUTHENTICATED");
     await expectError(other.member.query(api.activities.list, { departmentId, paginationOpts }), "FORBIDDEN");

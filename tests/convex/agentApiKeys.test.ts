@@ -9,7 +9,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { API_KEY_DISPLAY_CHARS, generateApiKey, hashApiKey, isApiKeyShape } from "../../convex/lib/apiKeys";
 import { MAX_ACTIVE_KEYS_PER_AGENT } from "../../convex/records/agentApiKeys";
 import { sha256Hex } from "../../convex/lib/sha256";
-import { AGENTS, createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn, userIdOf, type TestConvex } from "./setup";
+import { AGENTS, demoSquad, expectError, userIdOf, type TestConvex } from "./setup";
 
 // Functions read the environment through the same object: change it in place, and put it back.
 afterEach(() => {
@@ -19,10 +19,7 @@ afterEach(() => {
 const KEY_PATTERN = /^mk_[a-z2-7]{40}$/;
 
 async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const grace = await signIn(t, "Grace");
-  const other = await createOtherDepartment(t);
+  const { t, departmentId, admin, grace, other } = await demoSquad({ grace: true, other: true });
   const idOf = async (sessionKey: string): Promise<Id<"agents">> =>
     await t.run(async (ctx) => (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", sessionKey)).unique())!._id);
   return { t, departmentId, admin, grace, other, devBot: await idOf(AGENTS.devBot), archie: await idOf(AGENTS.archie) };

@@ -4,7 +4,7 @@ import { api } from "../../convex/_generated/api";
 import { MAX_AGENTS_PER_DEPARTMENT } from "../../convex/lib/limits";
 import type { Id } from "../../convex/_generated/dataModel";
 import { approvalPolicy, needsApproval, TOOL_REGISTRY } from "../../convex/tools/registry";
-import { AGENTS, createOtherDepartment, createTask, expectError, insertRun, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, createTask, demoSquad, expectError, insertRun, type TestConvex } from "./setup";
 
 type AgentFields = Omit<FunctionArgs<typeof api.agents.create>, "departmentId">;
 
@@ -18,10 +18,7 @@ const PIXEL: AgentFields = {
 };
 
 async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const grace = await signIn(t, "Grace");
-  const other = await createOtherDepartment(t);
+  const { t, departmentId, admin, grace, other } = await demoSquad({ grace: true, other: true });
   const roster = await admin.query(api.agents.list, { departmentId });
   const idOf = (name: string) => roster.find((a) => a.name === name)!._id;
   return { t, departmentId, admin, grace, other, idOf };

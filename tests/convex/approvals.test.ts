@@ -17,12 +17,11 @@ import {
   AGENTS,
   createOtherDepartment,
   createTask,
+  demoSquad,
   expectError,
   holdScheduledFunctions,
   insertRun,
   roundInputs,
-  seedDemoWithAdmin,
-  setupTest,
   type Actor,
   type TestConvex,
 } from "./setup";
@@ -47,8 +46,7 @@ function state(overrides: Partial<{ index: number; nextIndex: number; round: num
 }
 
 async function setup() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const { t, departmentId, admin } = await demoSquad();
   const taskId = await createTask(admin, departmentId, { title: "Landing page", priority: "high" });
   const runId = await insertRun(t, AGENTS.jarvis, taskId);
   return { t, departmentId, admin, taskId, runId };

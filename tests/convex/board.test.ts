@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
-import { asUser, createOtherDepartment, seedDemoWithAdmin, setupTest } from "./setup";
+import { asUser, createOtherDepartment, demoSquad, setupTest } from "./setup";
 
 test("seed.demo creates the demo squad once", async () => {
   const t = setupTest();
@@ -16,8 +16,7 @@ test("seed.demo creates the demo squad once", async () => {
 });
 
 test("departments.listMine: each person's departments with their role; a newcomer has none; anonymous callers refused", async () => {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t, "Ada");
+  const { t, departmentId, admin } = await demoSquad();
   expect(await admin.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "admin" }]);
   const grace = await asUser(t, "Grace");
   expect(await grace.query(api.departments.listMine, {})).toEqual([]);
@@ -25,8 +24,7 @@ test("departments.listMine: each person's departments with their role; a newcome
 });
 
 test("tasks.list: columns in order with the seeded cards; other departments and anonymous callers refused", async () => {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const { t, departmentId, admin } = await demoSquad();
   const columns = await admin.query(api.tasks.list, { departmentId });
   expect(columns.map((c) => c.status)).toEqual(["inbox", "assigned", "in_progress", "review", "done", "blocked"]);
   expect(columns.map((c) => c.tasks.length)).toEqual([1, 1, 1, 1, 1, 0]);
@@ -39,8 +37,7 @@ test("tasks.list: columns in order with the seeded cards; other departments and 
 });
 
 test("agents.list: the roster sorted by name with the squad lead flagged; scoped to members", async () => {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const { t, departmentId, admin } = await demoSquad();
   const roster = await admin.query(api.agents.list, { departmentId });
   expect(roster.map((a) => a.name)).toEqual(["Archie", "Dev Bot", "Jarvis", "Writer"]);
   expect(roster.find((a) => a.isSquadLead)?.sessionKey).toBe("agent:jarvis:product");

@@ -4,14 +4,13 @@ import { cleanBoardFilter, isFiltered, matchesBoardFilter, SEARCH_TEXT_CHARS } f
 import {
   AGENTS,
   columnTitles,
-  createOtherDepartment,
+  createOtherAgent,
   createOtherTask,
   createTask,
+  demoSquad,
   expectError,
   holdScheduledFunctions,
   memberKeyOf,
-  seedDemoWithAdmin,
-  setupTest,
   signIn,
 } from "./setup";
 
@@ -19,9 +18,7 @@ import {
 holdScheduledFunctions();
 
 async function board() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const other = await createOtherDepartment(t);
+  const { t, departmentId, admin, other } = await demoSquad({ other: true });
   await createTask(admin, departmentId, { title: "Launch email copy", tags: ["Copy", "email"], priority: "high", assigneeSessionKeys: [AGENTS.writer] });
   await createTask(admin, departmentId, { title: "Launch banner", tags: ["design"], priority: "low" });
   await createTask(admin, departmentId, { title: "Fix the signup bug", tags: ["api"], priority: "high", assigneeSessionKeys: [AGENTS.devBot] });
@@ -102,21 +99,7 @@ describe("tasks.listColumn", () => {
 
   test("another department's board or agent is FORBIDDEN; bad filters are refused clearly", async () => {
     const { t, departmentId, admin, other } = await board();
-    const theirAgent = await t.run(async (ctx) => {
-      await ctx.db.insert("agents", {
-        departmentId: other.departmentId,
-        name: "Spy",
-        nameKey: "spy",
-        role: "Spy",
-        kind: "specialist",
-        sessionKey: "agent:spy:other",
-        status: "idle",
-        isSquadLead: false,
-        allowedTools: [],
-        systemPrompt: "",
-      });
-      return "agent:spy:other";
-    });
+    const theirAgent = await createOtherAgent(t, other.departmentId);
     await expectError(admin.query(api.tasks.listColumn, { departmentId: other.departmentId, status: "inbox" }), "FORBIDDEN");
     await expectError(other.member.query(api.tasks.list, { departmentId, text: "launch" }), "FORBIDDEN");
     await expectError(admin.query(api.tasks.listColumn, { departmentId, status: "inbox", assignee: theirAgent }), "FORBIDDEN", /another department/);

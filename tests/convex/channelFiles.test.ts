@@ -4,16 +4,12 @@ import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { SWEEP_BATCH } from "../../convex/records/channelFiles";
 import crons from "../../convex/crons";
 import { cleanFileName, FILE_LIMITS, fileRefusal, formatBytes } from "../../convex/lib/files";
-import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, createTask, demoSquad, expectError, type TestConvex } from "./setup";
 
+/** Grace, Vera (a viewer), another department, and a #general project channel. */
 async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const grace = await signIn(t, "Grace");
-  const vera = await addToDepartment(t, departmentId, "Vera", "viewer");
-  const other = await createOtherDepartment(t);
-  const general = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
-  return { t, departmentId, admin, grace, vera, other, general };
+  const base = await demoSquad({ grace: true, vera: true, other: true });
+  return { ...base, general: await base.admin.mutation(api.channels.create, { departmentId: base.departmentId, name: "general", visibility: "project" }) };
 }
 
 /** A blob in storage as an upload leaves it: convex-test records no content type, so it is set as storage would. */

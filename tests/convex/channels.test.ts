@@ -2,16 +2,7 @@ import { describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { LIMITS } from "../../convex/lib/limits";
-import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, memberKeyOf, seedDemoWithAdmin, setupTest, signIn, type Actor, type TestConvex } from "./setup";
-
-async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const grace = await signIn(t, "Grace");
-  const vera = await addToDepartment(t, departmentId, "Vera", "viewer");
-  const other = await createOtherDepartment(t);
-  return { t, departmentId, admin, grace, vera, other };
-}
+import { AGENTS, createTask, demoSquad, expectError, memberKeyOf, type Actor, type TestConvex } from "./setup";
 
 type Table = "channels" | "channelMessages" | "inbox" | "events" | "channelMembers";
 async function rows<T extends Table>(t: TestConvex, table: T): Promise<Array<Doc<T>>> {
@@ -24,7 +15,7 @@ async function top(actor: Actor, channelId: Id<"channels">) {
 
 describe("channels", () => {
   test("a member creates a project channel; names are normalised and unique; #maestro is reserved", async () => {
-    const { t, departmentId, grace, admin } = await squad();
+    const { t, departmentId, grace, admin } = await demoSquad({ grace: true, vera: true, other: true });
     const channelId = await grace.mutation(api.channels.create, { departmentId, name: "#Launch Plan", topic: "Ship it", visibility: "project" });
     const listed = await admin.query(api.channels.list, { departmentId });
     expect(listed).toEqual([expect.objectContaining({ _id: channelId, name: "launch-plan", topic: "Ship it", joined: false, unread: 0 })]);
@@ -37,7 +28,7 @@ describe("channels", () => {
   });
 
   test("a private channel is invisible and refused to non-members, readable once added", async () => {
-    const { t, departmentId, admin, grace } = await squad();
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true, vera: true, other: true });
     const graceKey = memberKeyOf(t, "Grace");
     const channelId = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
     expect(await grace.query(api.channels.list, { departmentId })).toEqual([]);
@@ -50,7 +41,7 @@ describe("channels", () => {
   });
 
   test("viewers read but cannot post or create; other departments are refused", async () => {
-    const { departmentId, admin, vera, other } = await squad();
+    const { departmentId, admin, vera, other } = await demoSquad({ grace: true, vera: true, other: true });
     const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
     await admin.mutation(api.channelMessages.post, { channelId, body: "hello" });
     expect(await top(vera, channelId)).toHaveLength(1);
@@ -63,7 +54,7 @@ describe("channels", () => {
 
 describe("messages, threads and the inbox", () => {
   test("a post reaches subscribers' inboxes, a mention reaches the mentioned directly; mark read clears the badge", async () => {
-    const { t, departmentId, admin, grace } = await squad();
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true, vera: true, other: true });
     const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
     await grace.mutation(api.channels.setSubscribed, { channelId, subscribed: true });
     const id = await admin.mutation(api.channelMessages.post, { channelId, body: "Standup at 10, @Writer draft the notes", importance: "high" });
@@ -82,7 +73,7 @@ describe("messages, threads and the inbox", () => {
   });
 
   test("replies form a thread: the root counts them, participants are notified, a reply to a reply joins the same thread", async () => {
-    const { t, departmentId, admin, grace } = await squad();
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true, vera: true, other: true });
     const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
     const root = await admin.mutation(api.channelMessages.post, { channelId, body: "Which font?" });
     const first = await grace.mutation(api.channelMessages.reply, { channelId, messageId: root, body: "Inter" });
@@ -100,7 +91,7 @@ describe("messages, threads and the inbox", () => {
   });
 
   test("bad input is refused and changes nothing: oversized, empty, foreign task, bad link, archived channel", async () => {
-    const { t, departmentId, admin, other } = await squad();
+    const { t, departmentId, admin, other } = await demoSquad({ grace: true, vera: true, other: true });
     const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
     const before = (await rows(t, "channelMessages")).length;
     const foreignTask = await createTask(other.member, other.departmentId, { title: "Theirs" });
@@ -116,7 +107,7 @@ describe("messages, threads and the inbox", () => {
   });
 
   test("secrets in a message are redacted before they are stored", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad({ grace: true, vera: true, other: true });
     const channelId = await admin.mutation(api.channels.create, { departmentId, name: "ops", visibility: "project" });
     await admin.mutation(api.channelMessages.post, { channelId, body: "the key is AKIAIOSFODNN7EXAMPLE and password=hunter2" });
     const [stored] = await rows(t, "channelMessages");
@@ -125,7 +116,7 @@ describe("messages, threads and the inbox", () => {
   });
 
   test("posting is rate limited per sender", async () => {
-    const { departmentId, admin } = await squad();
+    const { departmentId, admin } = await demoSquad({ grace: true, vera: true, other: true });
     const channelId = await admin.mutation(api.channels.create, { departmentId, name: "spam", visibility: "project" });
     let refused = 0;
     for (let i = 0; i < 25; i++) {
@@ -138,7 +129,7 @@ describe("messages, threads and the inbox", () => {
 
 describe("DMs", () => {
   test("one DM per set of participants; only they read it; every participant gets it directly", async () => {
-    const { t, departmentId, admin, grace, vera } = await squad();
+    const { t, departmentId, admin, grace, vera } = await demoSquad({ grace: true, vera: true, other: true });
     const grKey = memberKeyOf(t, "Grace");
     const dm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [grKey, AGENTS.writer] });
     expect(await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer, memberKeyOf(t, "Ada")] })).toBe(dm);
@@ -153,7 +144,7 @@ describe("DMs", () => {
   });
 
   test("agents alone cannot DM each other, and unknown participants are refused", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad({ grace: true, vera: true, other: true });
     await expectError(admin.mutation(api.channels.openDm, { departmentId, participantKeys: ["member:nobody"] }), "NOT_FOUND");
     await expectError(admin.mutation(api.channels.openDm, { departmentId, participantKeys: [] }), "INVALID_ARGUMENT", /participant/);
     expect(await rows(t, "channels")).toHaveLength(0);
@@ -166,7 +157,7 @@ describe("messaging figures", () => {
     try {
       const day0 = Date.UTC(2026, 10, 20);
       vi.setSystemTime(day0 + 9 * 3_600_000);
-      const { t, departmentId, admin, grace } = await squad();
+      const { t, departmentId, admin, grace } = await demoSquad({ grace: true, vera: true, other: true });
       const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
       await grace.mutation(api.channels.setSubscribed, { channelId, subscribed: true });
       await admin.mutation(api.channelMessages.post, { channelId, body: "one, @Writer" });

@@ -10,7 +10,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { assemblePrompt, BASE_MIDDLEWARES, CHAT_REMINDER, chatAddendum, chatMiddleware } from "../../convex/brain/prompt";
 import { TRUNCATION_MARK } from "../../convex/lib/secrets/userText";
 import { REDACTED, REDACTION_NOTE } from "../../convex/lib/secrets/scanner";
-import { AGENTS, createOtherDepartment, endReply, insertRun, roundInputs, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, createOtherDepartment, demoSquad, endReply, insertRun, roundInputs, seedDemoWithAdmin, signIn, taskRow, type TestConvex } from "./setup";
 
 // Functions read the environment through the same object (`env` in _generated/server): change it in place.
 const CHANGED_KEYS = ["MAESTRO_WEBUI_PASSWORD", "MAESTRO_CONFIG_JSON"] as const;
@@ -22,18 +22,7 @@ afterEach(() => {
 async function runFor(t: TestConvex, departmentId: Id<"departments">, sessionKey: string) {
   const taskId = await t.run(
     async (ctx) =>
-      await ctx.db.insert("tasks", {
-        departmentId,
-        title: "Chatty task",
-        description: "",
-        status: "in_progress",
-        priority: "medium",
-        tags: [],
-        assigneeSessionKeys: [sessionKey],
-        createdBy: "system",
-        order: 1,
-        updatedAt: 0,
-      }),
+      await ctx.db.insert("tasks", taskRow(departmentId, { title: "Chatty task", status: "in_progress", priority: "medium", assigneeSessionKeys: [sessionKey], order: 1 })),
   );
   return await insertRun(t, sessionKey, taskId);
 }
@@ -43,8 +32,7 @@ async function rows(t: TestConvex) {
 }
 
 async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const { t, departmentId, admin } = await demoSquad();
   const sessionId = await t.run(async (ctx) => (await ctx.db.get("departments", departmentId))!.chatSessionId);
   return { t, departmentId, admin, sessionId };
 }

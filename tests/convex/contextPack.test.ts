@@ -9,7 +9,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { buildContextPack, PACK_HEAD, type ProjectGraph } from "../../convex/lib/contextPack";
 import { countTokens } from "../../convex/lib/tokens";
-import { AGENTS, insertRun, roundInputs, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, demoSquad, insertRun, roundInputs, taskRow, type TestConvex } from "./setup";
 
 const task = (id: string, title: string, status = "in_progress", assignees: string[] = []) => ({ id, title, status, assignees });
 
@@ -97,27 +97,23 @@ describe("buildContextPack", () => {
 async function insertTask(t: TestConvex, departmentId: Id<"departments">, title: string, assignees: string[], parentTaskId?: Id<"tasks">) {
   return await t.run(
     async (ctx) =>
-      await ctx.db.insert("tasks", {
-        departmentId,
-        title,
-        description: "",
-        status: "in_progress",
-        priority: "medium",
-        tags: [],
-        assigneeSessionKeys: assignees,
-        createdBy: "system",
-        order: 1,
-        updatedAt: 0,
-        ...(parentTaskId === undefined ? {} : { parentTaskId }),
-      }),
+      await ctx.db.insert(
+        "tasks",
+        taskRow(departmentId, {
+          title,
+          status: "in_progress",
+          priority: "medium",
+          assigneeSessionKeys: assignees,
+          order: 1,
+          ...(parentTaskId === undefined ? {} : { parentTaskId }),
+        }),
+      ),
   );
 }
 
 describe("the context pack a run reads (roundInputs)", () => {
   test("parent, siblings and peers of the batch; threads about the task or with the agent it may read; their artifacts", async () => {
-    const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
-    const grace = await signIn(t, "Grace");
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
     const root = await insertTask(t, departmentId, "Pricing page", [AGENTS.jarvis]);
     const copy = await insertTask(t, departmentId, "Hero copy", [AGENTS.writer], root);
     const code = await insertTask(t, departmentId, "Build the page", [AGENTS.devBot], root);

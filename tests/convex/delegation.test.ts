@@ -7,11 +7,10 @@ import { afterEach, describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { DEFAULT_MAX_DELEGATIONS_PER_TREE, maxDelegationsPerTree, sameWork } from "../../convex/lib/guards";
-import { AGENTS, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+import { AGENTS, createOtherDepartment, createTask, demoSquad, expectError, type TestConvex } from "./setup";
 
 async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const { t, departmentId, admin } = await demoSquad();
   const rootId = await createTask(admin, departmentId, { title: "Launch page" });
   return { t, departmentId, admin, rootId };
 }

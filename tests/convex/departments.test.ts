@@ -1,13 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import { asUser, createOtherDepartment, expectError, memberKeyOf, seedDemoWithAdmin, setupTest, signIn, userIdOf } from "./setup";
+import { asUser, demoSquad, expectError, memberKeyOf, setupTest, userIdOf } from "./setup";
 
 describe("departments.listMine", () => {
   test("the caller's departments with their role; other people's departments are not listed; anonymous callers get none", async () => {
-    const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
-    const grace = await signIn(t, "Grace");
-    const other = await createOtherDepartment(t);
+    const { t, departmentId, admin, grace, other } = await demoSquad({ grace: true, other: true });
     expect(await admin.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "admin" }]);
     expect(await grace.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "member" }]);
     expect(await other.member.query(api.departments.listMine, {})).toEqual([{ _id: other.departmentId, name: "Other", slug: "other", role: "admin" }]);
@@ -18,9 +15,7 @@ describe("departments.listMine", () => {
 
 describe("departments.create", () => {
   test("creates a department whose creator is its only member and owner, and records them joining", async () => {
-    const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
-    const grace = await signIn(t, "Grace");
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
     const designId = await grace.mutation(api.departments.create, { name: "  Design Crew " });
     expect(await grace.query(api.departments.listMine, {})).toEqual([
       { _id: departmentId, name: "Product Squad", slug: "product", role: "member" },
@@ -37,9 +32,7 @@ describe("departments.create", () => {
   });
 
   test("a department's board is closed to people who are not in it", async () => {
-    const t = setupTest();
-    const { admin } = await seedDemoWithAdmin(t);
-    const grace = await signIn(t, "Grace");
+    const { admin, grace } = await demoSquad({ grace: true });
     const designId = await grace.mutation(api.departments.create, { name: "Design" });
     await expectError(admin.query(api.tasks.list, { departmentId: designId }), "FORBIDDEN");
     await expectError(admin.mutation(api.tasks.create, { departmentId: designId, title: "Mine now" }), "FORBIDDEN");
@@ -52,8 +45,7 @@ describe("departments.create", () => {
   });
 
   test("bad input: empty, oversized or letterless names; a name whose slug is taken is a CONFLICT", async () => {
-    const t = setupTest();
-    const { admin } = await seedDemoWithAdmin(t);
+    const { admin } = await demoSquad();
     await expectError(admin.mutation(api.departments.create, { name: "  " }), "INVALID_ARGUMENT", "Department name must not be empty.");
     await expectError(admin.mutation(api.departments.create, { name: "d".repeat(81) }), "INVALID_ARGUMENT", /limit is 80/);
     await expectError(admin.mutation(api.departments.create, { name: "!!!" }), "INVALID_ARGUMENT", /at least one letter or digit/);

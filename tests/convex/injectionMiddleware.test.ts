@@ -20,7 +20,7 @@ import {
 import type { ProjectGraph } from "../../convex/lib/contextPack";
 import type { InjectionMessage } from "../../convex/lib/injection";
 import { countTokens } from "../../convex/lib/tokens";
-import { AGENTS, createTask, insertRun, seedDemoWithAdmin, setupTest } from "./setup";
+import { AGENTS, createTask, demoSquad, insertRun } from "./setup";
 
 const state = (): PromptState => ({ context: {} as never, system: ["You are Dev Bot."], user: ["=== TASK ===\nTitle: Launch"] });
 
@@ -134,8 +134,7 @@ describe("one injection under one budget", () => {
 
 describe("runs.injectionTokens", () => {
   test("the tokens each model call injected are summed on the run", async () => {
-    const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId, { title: "Launch" });
     const runId = await insertRun(t, AGENTS.devBot, taskId);
     const timing = { contextMs: 1, modelMs: 1, dispatchMs: 1 };

@@ -1,12 +1,9 @@
 import { expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import { addToDepartment, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest } from "./setup";
+import { createTask, demoSquad, expectError } from "./setup";
 
 test("runs.injectionUsage: the latest runs with agent names, newest first, a missing count as 0; viewers read, others are refused", async () => {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const vera = await addToDepartment(t, departmentId, "Vera", "viewer");
-  const other = await createOtherDepartment(t);
+  const { t, departmentId, admin, vera, other } = await demoSquad({ vera: true, other: true });
   const taskId = await createTask(admin, departmentId, { title: "Work" });
   const agents = await t.run(async (ctx) => await ctx.db.query("agents").withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId)).take(2));
   await t.run(async (ctx) => {

@@ -6,17 +6,13 @@ import { postToThread } from "../../convex/reactions/threadPost";
 import {
   AGENTS,
   allTriggers,
-  createOtherDepartment,
-  createOtherTask,
   createTask,
-  deletedTaskId,
+  demoSquad,
   expectError,
+  expectTaskRefusals,
   memberKeyOf,
   notificationsFor,
   runScheduled,
-  seedDemoWithAdmin,
-  setupTest,
-  signIn,
   userIdOf,
   type Actor,
   holdScheduledFunctions,
@@ -25,13 +21,10 @@ import {
 // Mentions of agents schedule trigger functions; fake timers keep them queued until a test runs them.
 holdScheduledFunctions();
 
+/** Grace, another department, and a fresh task to talk on. */
 async function thread() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const grace = await signIn(t, "Grace");
-  const other = await createOtherDepartment(t);
-  const taskId = await createTask(admin, departmentId, { title: "Launch plan" });
-  return { t, departmentId, admin, grace, other, taskId };
+  const squad = await demoSquad({ grace: true, other: true });
+  return { ...squad, taskId: await createTask(squad.admin, squad.departmentId, { title: "Launch plan" }) };
 }
 
 async function mentionsOf(actor: Actor, taskId: Id<"tasks">, content: string) {
@@ -140,13 +133,9 @@ describe("messages.create", () => {
 
   test("anonymous callers, other departments and unknown tasks are refused", async () => {
     const { t, admin, other, taskId, departmentId } = await thread();
-    await expectError(t.mutation(api.messages.create, { taskId, content: "hi" }), "UNAUTHENTICATED");
-    await expectError(other.member.mutation(api.messages.create, { taskId, content: "hi" }), "FORBIDDEN");
-    const theirs = await createOtherTask(t, other.departmentId);
-    await expectError(admin.mutation(api.messages.create, { taskId: theirs, content: "hi" }), "FORBIDDEN");
-    const gone = await deletedTaskId(t, departmentId);
-    await expectError(admin.mutation(api.messages.create, { taskId: gone, content: "hi" }), "NOT_FOUND", "Task not found.");
-    await expectError(t.mutation(api.messages.create, { taskId: gone, content: "hi" }), "UNAUTHENTICATED");
+    const post = (caller: Actor, id: Id<"tasks">) => caller.mutation(api.messages.create, { taskId: id, content: "hi" });
+    const { gone } = await expectTaskRefusals({ t, departmentId, admin, other }, taskId, post, "Task not found.");
+    await expectError(post(t, gone), "UNAUTHENTICATED");
     expect(await t.run(async (ctx) => await ctx.db.query("messages").collect())).toEqual([]);
   });
 });
@@ -204,11 +193,6 @@ describe("messages.list", () => {
   test("anonymous callers, other departments and unknown tasks are refused", async () => {
     const { t, admin, other, taskId, departmentId } = await thread();
     const paginationOpts = { numItems: 10, cursor: null };
-    await expectError(t.query(api.messages.list, { taskId, paginationOpts }), "UNAUTHENTICATED");
-    await expectError(other.member.query(api.messages.list, { taskId, paginationOpts }), "FORBIDDEN");
-    const theirs = await createOtherTask(t, other.departmentId);
-    await expectError(admin.query(api.messages.list, { taskId: theirs, paginationOpts }), "FORBIDDEN");
-    const gone = await deletedTaskId(t, departmentId);
-    await expectError(admin.query(api.messages.list, { taskId: gone, paginationOpts }), "NOT_FOUND");
+    await expectTaskRefusals({ t, departmentId, admin, other }, taskId, (caller, id) => caller.query(api.messages.list, { taskId: id, paginationOpts }));
   });
 });

@@ -7,13 +7,11 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { agent, AGENTS, createOtherDepartment, memberKeyOf, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { agent, AGENTS, createOtherDepartment, demoSquad, memberKeyOf, type TestConvex } from "./setup";
 import type { ApiBody } from "../fixtures/messagingApi";
 
 async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const grace = await signIn(t, "Grace");
+  const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
   const writer = await agent(t, AGENTS.writer);
   const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id });
   return { t, departmentId, admin, grace, writer, key };

@@ -1,18 +1,15 @@
 import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
-import type { Id } from "../../convex/_generated/dataModel";
 import { inboxMiddleware } from "../../convex/brain/prompt";
 import { buildInjection } from "../../convex/lib/injection";
 import { countTokens } from "../../convex/lib/tokens";
 import type { ActionCtx } from "../../convex/_generated/server";
 import { unreadFor } from "../../convex/records/inbox";
 import { TOOL_REGISTRY, type ToolDefinition } from "../../convex/tools/registry";
-import { AGENTS, createTask, endReply, expectError, insertRun, roundInputs, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, createTask, demoSquad, endReply, expectError, insertRun, roundInputs, type TestConvex } from "./setup";
 
 async function setup() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const grace = await signIn(t, "Grace");
+  const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
   const taskId = await createTask(admin, departmentId, { title: "Launch" });
   const writerRun = await insertRun(t, AGENTS.writer, taskId);
   return { t, departmentId, admin, grace, taskId, writerRun };

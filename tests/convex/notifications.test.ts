@@ -3,8 +3,8 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import {
   AGENTS,
-  createOtherDepartment,
   createTask,
+  demoSquad,
   expectError,
   memberKeyOf,
   notificationsFor,
@@ -18,15 +18,14 @@ import {
 // Messages that mention agents schedule triggers; fake timers keep them queued.
 holdScheduledFunctions();
 
+/** Grace, another department, two tasks, and `say`: Ada posting on a task. */
 async function inbox() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const grace = await signIn(t, "Grace");
-  const other = await createOtherDepartment(t);
+  const squad = await demoSquad({ grace: true, other: true });
+  const { departmentId, admin } = squad;
   const first = await createTask(admin, departmentId, { title: "First" });
   const second = await createTask(admin, departmentId, { title: "Second" });
   const say = (taskId: Id<"tasks">, content: string) => admin.mutation(api.messages.create, { taskId, content });
-  return { t, departmentId, admin, grace, other, first, second, say };
+  return { ...squad, first, second, say };
 }
 
 describe("notifications.listMine", () => {

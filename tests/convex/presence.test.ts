@@ -1,17 +1,11 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import { MAX_HEARTBEAT_MS } from "../../convex/presence";
-import { createOtherDepartment, expectError, seedDemoWithAdmin, setupTest, signIn, userIdOf } from "./setup";
-
-async function room() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  return { t, departmentId, admin };
-}
+import { demoSquad, expectError, signIn, userIdOf } from "./setup";
 
 describe("presence on the board", () => {
   test("a member's heartbeat puts them in their department's room, by name, whatever user id the client sends", async () => {
-    const { t, departmentId, admin } = await room();
+    const { t, departmentId, admin } = await demoSquad();
     const vera = await signIn(t, "Vera", "viewer");
     const { roomToken } = await admin.mutation(api.presence.heartbeat, { roomId: departmentId, userId: "someone-else", sessionId: "s1", interval: 10_000 });
     await vera.mutation(api.presence.heartbeat, { roomId: departmentId, userId: "ignored", sessionId: "s2", interval: 10_000 });
@@ -25,7 +19,7 @@ describe("presence on the board", () => {
   });
 
   test("leaving with the session token marks the person offline; a wrong token does nothing", async () => {
-    const { departmentId, admin } = await room();
+    const { departmentId, admin } = await demoSquad();
     const { roomToken, sessionToken } = await admin.mutation(api.presence.heartbeat, { roomId: departmentId, userId: "", sessionId: "s1", interval: 10_000 });
     expect(await admin.mutation(api.presence.disconnect, { sessionToken: "nope" })).toBeNull();
     expect((await admin.query(api.presence.list, { roomToken }))[0].online).toBe(true);
@@ -34,8 +28,7 @@ describe("presence on the board", () => {
   });
 
   test("someone from another department, a bad room, a bad interval or session id are refused", async () => {
-    const { t, departmentId, admin } = await room();
-    const other = await createOtherDepartment(t);
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     await expectError(other.member.mutation(api.presence.heartbeat, { roomId: departmentId, userId: "", sessionId: "s", interval: 10_000 }), "FORBIDDEN");
     await expectError(admin.mutation(api.presence.heartbeat, { roomId: "not-an-id", userId: "", sessionId: "s", interval: 10_000 }), "NOT_FOUND");
     await expectError(admin.mutation(api.presence.heartbeat, { roomId: departmentId, userId: "", sessionId: "s", interval: MAX_HEARTBEAT_MS + 1 }), "INVALID_ARGUMENT");

@@ -5,31 +5,15 @@
  * "configured" on a closed port; fake timers hold `brain/run:execute`, and
  * tests play the action's part by calling its internal mutations.
  */
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { eventKind, vRunEventPayload } from "../../convex/lib/runEvents";
 import { replayRun } from "../../convex/lib/runTimeline";
 import { MAX_RUN_ATTEMPTS } from "../../convex/lib/runLease";
-import { AGENTS, createOtherDepartment, createTask, expectError, seedDemoWithAdmin, setupTest, signIn, type TestConvex } from "./setup";
+import { AGENTS, createOtherDepartment, createTask, demoSquad, expectError, signIn, startRun, withClosedModel, type TestConvex } from "./setup";
 
-const MODEL_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "MAESTRO_RUN_LEASE_MS"] as const;
-let savedEnv: Record<string, string | undefined> = {};
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  savedEnv = Object.fromEntries(MODEL_ENV.map((name) => [name, process.env[name]]));
-  process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
-  process.env.OPENAI_API_KEY = "x";
-  process.env.MAESTRO_RUN_LEASE_MS = "10000";
-});
-afterEach(() => {
-  vi.useRealTimers();
-  for (const name of MODEL_ENV) {
-    if (savedEnv[name] === undefined) delete process.env[name];
-    else process.env[name] = savedEnv[name];
-  }
-});
+withClosedModel({ MAESTRO_RUN_LEASE_MS: "10000" });
 
 async function events(t: TestConvex, runId: Id<"runs">) {
   return await t.run(async (ctx) =>
@@ -37,6 +21,14 @@ async function events(t: TestConvex, runId: Id<"runs">) {
   );
 }
 const types = async (t: TestConvex, runId: Id<"runs">) => (await events(t, runId)).map((e) => `${e.seq} ${e.kind} ${e.payload.type}`);
+/** `types` of a mention's run that has started and streamed two pieces of one message. */
+const TWO_PIECES_STREAMED = [
+  "1 submit user_message_submitted",
+  "2 harness agent_start",
+  "3 harness message_start",
+  "4 harness message_update",
+  "5 harness message_update",
+];
 
 async function getRun(t: TestConvex, runId: Id<"runs">): Promise<Doc<"runs">> {
   return await t.run(async (ctx) => (await ctx.db.get("runs", runId))!);
@@ -52,8 +44,7 @@ async function threadOf(t: TestConvex, taskId: Id<"tasks">) {
 
 /** A member mentions Jarvis on a fresh task; the trigger is taken up as the scheduler would. */
 async function mentionJarvis(content = "@Jarvis plan the launch") {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const { t, departmentId, admin } = await demoSquad();
   const taskId = await createTask(admin, departmentId, { title: "Launch" });
   const messageId = await admin.mutation(api.messages.create, { taskId, content });
   await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
@@ -107,15 +98,7 @@ describe("appending", () => {
     expect(await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "there" })).toBe("ok");
     expect(await t.mutation(internal.brain.writes.endMessage, { ...writer, model: "m", promptTokens: 3, completionTokens: 2, interrupted: false })).toBe("ok");
     await t.mutation(internal.brain.writes.finish, { runId, attempt, status: "completed", reason: "replied", reply: "Hello there" });
-    expect(await types(t, runId)).toEqual([
-      "1 submit user_message_submitted",
-      "2 harness agent_start",
-      "3 harness message_start",
-      "4 harness message_update",
-      "5 harness message_update",
-      "6 harness message_end",
-      "7 harness agent_end",
-    ]);
+    expect(await types(t, runId)).toEqual([...TWO_PIECES_STREAMED, "6 harness message_end", "7 harness agent_end"]);
     const timeline = replayRun(await events(t, runId));
     expect(timeline.state).toEqual({ status: "ended", reason: "complete", detail: "replied" });
     expect(timeline.items.find((item) => item.kind === "message")).toMatchObject({ text: "Hello there", streaming: false, tokens: 5 });
@@ -133,7 +116,7 @@ describe("appending", () => {
 
   test("a streamed batch writes its event and the stream's counter, not the run row (lists and Stop do not re-run)", async () => {
     const { t, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    const writer = { runId, attempt: await startRun(t, runId) };
     await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     const before = await getRun(t, runId);
     expect(before.streamId).toBeDefined();
@@ -145,7 +128,7 @@ describe("appending", () => {
 
   test("a run whose events predate the counter goes on after its newest event, and still shows its typing", async () => {
     const { t, admin, taskId, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    const writer = { runId, attempt: await startRun(t, runId) };
     await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     // As stored before runStreams existed: events, and no stream on the run.
     await t.run(async (ctx) => {
@@ -156,13 +139,7 @@ describe("appending", () => {
     expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "" }]);
     expect(await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "x" })).toBe("ok");
     expect(await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "y" })).toBe("ok");
-    expect(await types(t, runId)).toEqual([
-      "1 submit user_message_submitted",
-      "2 harness agent_start",
-      "3 harness message_start",
-      "4 harness message_update",
-      "5 harness message_update",
-    ]);
+    expect(await types(t, runId)).toEqual(TWO_PIECES_STREAMED);
     expect((await t.run(async (ctx) => await ctx.db.query("runStreams").collect())).map((s) => [s.runId, s.lastSeq, s.messageStartSeq])).toEqual([[runId, 5, undefined]]);
     // Its stream row does not know where the open message starts: the newest events are scanned for it.
     expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "xy" }]);
@@ -170,7 +147,7 @@ describe("appending", () => {
 
   test("a tool call marks the run as having a side effect; its result takes the outcome the dispatcher recorded", async () => {
     const { t, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    const writer = { runId, attempt: await startRun(t, runId) };
     expect(await t.mutation(internal.brain.writes.beginToolCall, { ...writer, index: 0, name: "post_message", args: '{"content":"x"}' })).toBe("ok");
     expect((await getRun(t, runId)).toolStarted).toBe(true);
     await t.mutation(internal.brain.writes.recordToolCall, {
@@ -187,7 +164,7 @@ describe("appending", () => {
 describe("folded writes (one transaction where the action used to make several)", () => {
   test("endReply ends the message, then announces the first call; endToolCall announces the next; finish records the last model call", async () => {
     const { t, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    const writer = { runId, attempt: await startRun(t, runId) };
     await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     const end = { model: "m", promptTokens: 3, completionTokens: 2 };
     const call = (index: number) => ({ index, name: "post_message", args: `{"content":"${index}"}` });
@@ -224,7 +201,7 @@ describe("folded writes (one transaction where the action used to make several)"
 
   test("after a Stop, endReply writes nothing and endToolCall writes the result but does not announce the next call", async () => {
     const { t, taskId, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    const writer = { runId, attempt: await startRun(t, runId) };
     await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     const bob = await signIn(t, "Bob");
     await bob.mutation(api.runs.stop, { taskId, runId });
@@ -241,7 +218,7 @@ describe("folded writes (one transaction where the action used to make several)"
 describe("Stop", () => {
   test("a member stops a running run: aborted, nothing posted, every later write of the action answers aborted", async () => {
     const { t, taskId, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    const writer = { runId, attempt: await startRun(t, runId) };
     await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "Working on" });
     const bob = await signIn(t, "Bob");
@@ -279,7 +256,7 @@ describe("Stop", () => {
 describe("the sweeper", () => {
   test("a lapsed run with no tool call yet runs again as attempt 2; the old attempt's writes are refused", async () => {
     const { t, runId } = await mentionJarvis();
-    const first = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    const first = { runId, attempt: await startRun(t, runId) };
     expect(await t.mutation(internal.sweeps.lapsedRuns, {})).toEqual({ retried: 0, interrupted: 0 });
     vi.advanceTimersByTime(10_001);
     expect(await t.mutation(internal.sweeps.lapsedRuns, {})).toEqual({ retried: 1, interrupted: 0 });
@@ -293,7 +270,7 @@ describe("the sweeper", () => {
 
   test("a lapsed run after a tool call ends 'interrupted', said in the thread; folded triggers get a follow-up run", async () => {
     const { t, admin, taskId, runId } = await mentionJarvis();
-    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    const writer = { runId, attempt: await startRun(t, runId) };
     await t.mutation(internal.brain.writes.beginToolCall, { ...writer, index: 0, name: "post_message", args: "{}" });
     const later = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis also check the date" });
     await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: later, sessionKey: AGENTS.jarvis });
@@ -333,7 +310,7 @@ describe("reading", () => {
   test("streamingForTask shows the open message's text without tool-call lines", async () => {
     const { t, admin, taskId, runId } = await mentionJarvis();
     expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([]);
-    const writer = { runId, attempt: (await t.mutation(internal.brain.writes.start, { runId }))!.attempt };
+    const writer = { runId, attempt: await startRun(t, runId) };
     expect(await admin.query(api.runs.streamingForTask, { taskId })).toEqual([{ runId, agentName: "Jarvis", text: "" }]);
     await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
     await t.mutation(internal.brain.writes.appendDelta, { ...writer, delta: "Splitting it.\n[TOOL: delegate_task ARG: {\"ti" });

@@ -6,7 +6,7 @@
  * fake timers are never advanced past it: no test here calls a model.
  * Trigger functions the board schedules are called directly instead.
  */
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { NO_MODEL_NOTE } from "../../convex/lib/modelConfig";
@@ -14,51 +14,25 @@ import { postToThread } from "../../convex/reactions/threadPost";
 import { MAX_RECORDED_ARGS_CHARS, MAX_TOOL_CALL_RECORDS } from "../../convex/records/runs";
 import {
   agent,
+  demoSquad,
   insertRun,
   AGENTS,
-  createOtherDepartment,
   createTask,
   deletedTaskId,
   expectError,
-  seedDemoWithAdmin,
-  setupTest,
-  signIn,
+  withClosedModel,
   type TestConvex,
 } from "./setup";
 
 const MODEL_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "MAESTRO_DEFAULT_MODEL", "MAESTRO_MODEL_LABEL"] as const;
 const AGENT_MENTION_NOTE = "mentioned by an agent: agents' mentions notify but start no run";
-let savedEnv: Record<string, string | undefined> = {};
 
-/** A model "configured" on a port nothing listens on: enough for runs to be created, never called. */
-function configureModel() {
-  process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
-  process.env.OPENAI_API_KEY = "x";
-}
+// Fake timers hold every scheduled function (triggers, brain/run:execute) until a test advances them; none does.
+// The model's name and label start unset, so the default shows.
+withClosedModel({ MAESTRO_DEFAULT_MODEL: undefined, MAESTRO_MODEL_LABEL: undefined });
 
 function clearModel() {
   for (const name of MODEL_ENV) delete process.env[name];
-}
-
-beforeEach(() => {
-  // Fake timers hold every scheduled function (triggers, brain/run:execute) until a test advances them; none does.
-  vi.useFakeTimers();
-  savedEnv = Object.fromEntries(MODEL_ENV.map((name) => [name, process.env[name]]));
-  clearModel();
-  configureModel();
-});
-afterEach(() => {
-  vi.useRealTimers();
-  for (const name of MODEL_ENV) {
-    if (savedEnv[name] === undefined) delete process.env[name];
-    else process.env[name] = savedEnv[name];
-  }
-});
-
-async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  return { t, departmentId, admin };
 }
 
 async function setAgentStatus(t: TestConvex, sessionKey: string, status: Doc<"agents">["status"]) {
@@ -104,7 +78,7 @@ async function executeJobs(t: TestConvex) {
 
 describe("enqueueRun through triggers", () => {
   test("a member's @Jarvis starts one queued run; repeats fold into it; a mention while running asks for a rerun", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId, { title: "Plan the launch" });
     const jarvis = await agent(t, AGENTS.jarvis);
     expect(jarvis.status).toBe("idle");
@@ -195,7 +169,7 @@ describe("enqueueRun through triggers", () => {
   });
 
   test("a completed run without a reply or rerun posts nothing; the agent stays active while it has other work", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const a = await createTask(admin, departmentId, { title: "A" });
     const b = await createTask(admin, departmentId, { title: "B" });
     const ma = await admin.mutation(api.messages.create, { taskId: a, content: "@Writer draft A" });
@@ -216,7 +190,7 @@ describe("enqueueRun through triggers", () => {
   });
 
   test("a repeat assignment while a run is queued folds into it", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.devBot] });
     const t1 = await t.mutation(internal.triggers.agentAssigned, { taskId, sessionKey: AGENTS.devBot });
     await admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [] });
@@ -231,7 +205,7 @@ describe("enqueueRun through triggers", () => {
   });
 
   test("an offline agent gets no run: its trigger is consumed with a note", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     await setAgentStatus(t, AGENTS.devBot, "offline");
     const taskId = await createTask(admin, departmentId);
     const messageId = await admin.mutation(api.messages.create, { taskId, content: "@Dev Bot are you there?" });
@@ -244,7 +218,7 @@ describe("enqueueRun through triggers", () => {
   });
 
   test("a message written by an agent (or Maestro) that mentions an agent starts no run", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId);
     const byJarvis = await t.run(async (ctx) =>
       (await postToThread(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, (await ctx.db.get("tasks", taskId))!, "@Dev Bot over to you"))._id,
@@ -259,7 +233,7 @@ describe("enqueueRun through triggers", () => {
   });
 
   test("without a model, the same mention is consumed with the no-model note and nothing is scheduled", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     clearModel();
     const taskId = await createTask(admin, departmentId);
     const messageId = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis hello" });
@@ -273,8 +247,7 @@ describe("enqueueRun through triggers", () => {
 
 describe("runs.listForTask", () => {
   test("members see a task's runs, newest first, with the agent's name", async () => {
-    const { t, departmentId, admin } = await squad();
-    const grace = await signIn(t, "Grace");
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
     const taskId = await createTask(admin, departmentId);
     const elsewhere = await createTask(admin, departmentId, { title: "Elsewhere" });
     const m1 = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis look" });
@@ -292,8 +265,7 @@ describe("runs.listForTask", () => {
   });
 
   test("anonymous callers and other departments are refused; an unknown task is NOT_FOUND for a member", async () => {
-    const { t, departmentId, admin } = await squad();
-    const other = await createOtherDepartment(t);
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId);
     await expectError(t.query(api.runs.listForTask, { taskId }), "UNAUTHENTICATED");
     await expectError(other.member.query(api.runs.listForTask, { taskId }), "FORBIDDEN");
@@ -305,7 +277,7 @@ describe("runs.listForTask", () => {
   // task, so an anonymous caller cannot learn whether a task id exists
   // (NOT_FOUND for a deleted id, UNAUTHENTICATED for a live one).
   test("an anonymous caller cannot tell a deleted task id from an existing one", async () => {
-    const { t, departmentId } = await squad();
+    const { t, departmentId } = await demoSquad();
     const gone = await deletedTaskId(t, departmentId);
     await expectError(t.query(api.runs.listForTask, { taskId: gone }), "UNAUTHENTICATED");
   });
@@ -313,7 +285,7 @@ describe("runs.listForTask", () => {
 
 describe("runs.modelStatus", () => {
   test("says whether a model is configured, and which, to signed-in people only", async () => {
-    const { t, admin } = await squad();
+    const { t, admin } = await demoSquad();
     expect(await admin.query(api.runs.modelStatus, {})).toEqual({ configured: true, label: "gpt-4o-mini", problem: null });
     process.env.MAESTRO_DEFAULT_MODEL = "llama3.2";
     expect(await admin.query(api.runs.modelStatus, {})).toEqual({ configured: true, label: "llama3.2", problem: null });
@@ -325,7 +297,7 @@ describe("runs.modelStatus", () => {
   });
 
   test("unusable model settings are reported, and neither start runs nor break what members do", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     process.env.OPENAI_BASE_URL = "localhost:11434/v1";
     const status = await admin.query(api.runs.modelStatus, {});
     expect(status).toMatchObject({ configured: false, label: null });
@@ -341,7 +313,7 @@ describe("runs.modelStatus", () => {
 
 describe("internal.runs bookkeeping", () => {
   test("recordToolCall cuts long arguments, keeps the newest records, counts delegations and records each guard once", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId);
     const runId = await insertRun(t, AGENTS.jarvis, taskId);
     const record = (args: string, at: number) => ({ name: "delegate_task", args, outcome: "ok" as const, observation: "created", at });
@@ -367,7 +339,7 @@ describe("internal.runs bookkeeping", () => {
   });
 
   test("recordModelCall adds up iterations, tokens and timings", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId);
     const runId = await insertRun(t, AGENTS.jarvis, taskId);
     const timing = { contextMs: 1, modelMs: 2, dispatchMs: 3 };
@@ -382,7 +354,7 @@ describe("internal.runs bookkeeping", () => {
 // the "back to idle" branch (reactions/runEnd endRun), or the agent shows
 // "active" forever with no run queued or running.
 test("an agent whose rerun cannot start (model settings gone) goes back to idle", async () => {
-  const { t, departmentId, admin } = await squad();
+  const { t, departmentId, admin } = await demoSquad();
   const taskId = await createTask(admin, departmentId);
   const m1 = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis one" });
   const m2 = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis two" });
@@ -398,19 +370,24 @@ test("an agent whose rerun cannot start (model settings gone) goes back to idle"
 });
 
 describe("results flow back to the delegator", () => {
-  async function delegated() {
-    const { t, departmentId, admin } = await squad();
-    const parentId = await createTask(admin, departmentId, { title: "Launch page", assigneeSessionKeys: [AGENTS.jarvis] });
-    const created = await t.mutation(internal.tools.delegation.createDelegatedTask, {
+  /** Jarvis delegates the signup form to Dev Bot under `parentTaskId`, always with the same idempotency key. */
+  async function delegateSignupForm(t: TestConvex, departmentId: Id<"departments">, parentTaskId: Id<"tasks">) {
+    return await t.mutation(internal.tools.delegation.createDelegatedTask, {
       departmentId,
       delegatorSessionKey: AGENTS.jarvis,
       title: "Signup form",
       description: "Email and password.",
       assigneeSessionKeys: [AGENTS.devBot],
       instruction: "Please build the signup form.",
-      parentTaskId: parentId,
+      parentTaskId,
       key: "run-1:abc",
     });
+  }
+
+  async function delegated() {
+    const { t, departmentId, admin } = await demoSquad();
+    const parentId = await createTask(admin, departmentId, { title: "Launch page", assigneeSessionKeys: [AGENTS.jarvis] });
+    const created = await delegateSignupForm(t, departmentId, parentId);
     if (!created.ok) throw new Error(created.guard.reason);
     return { t, departmentId, admin, parentId, childId: created.taskId, created };
   }
@@ -450,16 +427,7 @@ describe("results flow back to the delegator", () => {
 
   test("the same delegation key finds the same task", async () => {
     const { t, departmentId, parentId, childId } = await delegated();
-    const again = await t.mutation(internal.tools.delegation.createDelegatedTask, {
-      departmentId,
-      delegatorSessionKey: AGENTS.jarvis,
-      title: "Signup form",
-      description: "Email and password.",
-      assigneeSessionKeys: [AGENTS.devBot],
-      instruction: "Please build the signup form.",
-      parentTaskId: parentId,
-      key: "run-1:abc",
-    });
+    const again = await delegateSignupForm(t, departmentId, parentId);
     expect(again).toEqual({ ok: true, taskId: childId, title: "Signup form", created: false });
     expect(await thread(t, childId)).toHaveLength(1);
   });
@@ -493,7 +461,7 @@ describe("ask_question and a member's answer", () => {
   }
 
   async function asked() {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId, { title: "Hero copy", assigneeSessionKeys: [AGENTS.writer] });
     await admin.mutation(api.tasks.setStatus, { taskId, status: "in_progress" });
     const runId = await insertRun(t, AGENTS.writer, taskId);

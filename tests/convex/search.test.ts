@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import { agentMatches, MAX_PALETTE_TASKS, queryTerms, textMatches } from "../../convex/search";
-import { AGENTS, createOtherDepartment, createTask, expectError, insertRun, memberKeyOf, seedDemoWithAdmin, setupTest, signIn } from "./setup";
+import { AGENTS, createOtherDepartment, createTask, demoSquad, expectError, insertRun, memberKeyOf, signIn } from "./setup";
 
 describe("agentMatches", () => {
   test("every term starts a word of the name or role", () => {
@@ -24,9 +24,7 @@ describe("textMatches", () => {
 
 describe("search.palette", () => {
   test("finds channels the caller can read, their DMs, and runs by agent and task", async () => {
-    const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
-    const grace = await signIn(t, "Grace");
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
     await admin.mutation(api.channels.create, { departmentId, name: "launch-copy", visibility: "project" });
     await admin.mutation(api.channels.create, { departmentId, name: "launch-secret", visibility: "private" });
     await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [memberKeyOf(t, "Grace")] });
@@ -47,9 +45,7 @@ describe("search.palette", () => {
   });
 
   test("finds tasks by title words and agents by name, in the caller's department only", async () => {
-    const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
-    const other = await createOtherDepartment(t);
+    const { departmentId, admin, other } = await demoSquad({ other: true });
     await createTask(other.member, other.departmentId, { title: "Pricing page elsewhere" });
     const found = await admin.query(api.search.palette, { departmentId, text: "pricing" });
     expect(found.tasks.map((task) => task.title)).toEqual(["Pricing page copy"]);
@@ -60,8 +56,7 @@ describe("search.palette", () => {
   });
 
   test("an empty query lists the squad and no tasks; results are bounded", async () => {
-    const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
+    const { departmentId, admin } = await demoSquad();
     const empty = await admin.query(api.search.palette, { departmentId, text: "" });
     expect(empty.tasks).toEqual([]);
     expect(empty.agents.map((agent) => agent.name).sort()).toEqual(["Archie", "Dev Bot", "Jarvis", "Writer"]);
@@ -71,8 +66,7 @@ describe("search.palette", () => {
   });
 
   test("a viewer may search; someone from another department may not", async () => {
-    const t = setupTest();
-    const { departmentId } = await seedDemoWithAdmin(t);
+    const { t, departmentId } = await demoSquad();
     const vera = await signIn(t, "Vera", "viewer");
     expect((await vera.query(api.search.palette, { departmentId, text: "pricing" })).tasks).toHaveLength(1);
     const other = await createOtherDepartment(t);

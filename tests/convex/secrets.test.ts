@@ -1,4 +1,3 @@
-/// <reference types="vite/client" />
 import { describe, expect, test } from "vitest";
 import {
   createRuleScanner,
@@ -15,12 +14,10 @@ import {
   type SecretScanner,
 } from "../../convex/lib/secrets/index";
 import { adversarialInputs, EVASION_NEGATIVES, EVASION_POSITIVES, findingSamples, MESSAGE_CHARS } from "../fixtures/secrets/adversarial";
-import { parseNegatives, parsePositives, score } from "../fixtures/secrets/corpus";
-import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
-import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
+import { score } from "../fixtures/secrets/corpus";
+import { secretFixtures } from "./setup";
 
-const positives = parsePositives(positivesRaw);
-const negatives = parseNegatives(negativesRaw);
+const { positives, negatives } = secretFixtures();
 const positiveTexts = positives.map((row) => row.text);
 const OPTIONS = { timeoutMs: 800 };
 

@@ -7,7 +7,6 @@
  */
 import { describe, expect, test } from "vitest";
 import {
-  createRuleScanner,
   isInvisible,
   KeywordHits,
   keywordAutomaton,
@@ -19,10 +18,9 @@ import {
   SECRET_RULES,
   VIEW_MARKS,
   viewMarks,
-  withNormalization,
-  type SecretFinding,
 } from "../../convex/lib/secrets/index";
 import { prng } from "../fixtures/secrets/corpus";
+import { findingSpans, referenceScanner } from "./setup";
 
 const KEYWORDS = [...new Set(SECRET_RULES.flatMap((rule) => rule.keywords))];
 const automaton = keywordAutomaton(KEYWORDS, VIEW_MARKS);
@@ -92,12 +90,8 @@ describe("keyword automaton", () => {
   });
 });
 
-function spans(findings: readonly SecretFinding[]): string[] {
-  return [...new Set(findings.map((finding) => `${finding.start}-${finding.end}:${finding.rule}`))].sort();
-}
-
 /** The shipped scanner against every pattern over the text and its whole view. */
-const reference = withNormalization(createRuleScanner(SECRET_RULES.map((rule) => ({ ...rule, keywords: [], startsAt: undefined }))));
+const reference = referenceScanner();
 
 describe("the view is kept only where a keyword is", () => {
   const AWS = "AKIAIOSFODNN7EXAMPLE";
@@ -141,7 +135,7 @@ describe("the view is kept only where a keyword is", () => {
       expect(automaton.scan(text, new KeywordHits()).count, disguised).toBe(0);
       const findings = ruleScanner.scan(text);
       expect(findings.length, disguised).toBeGreaterThan(0);
-      expect(spans(findings)).toEqual(spans(reference.scan(text)));
+      expect(findingSpans(findings)).toEqual(findingSpans(reference.scan(text)));
     }
   });
 
@@ -155,7 +149,7 @@ describe("the view is kept only where a keyword is", () => {
       `${"z ".repeat(200)}${GITHUB.slice(0, 30)}\n${GITHUB.slice(30)}`, // a wrapped token at the end
     ]) {
       const findings = ruleScanner.scan(text);
-      expect(spans(findings), text.slice(-60)).toEqual(spans(reference.scan(text)));
+      expect(findingSpans(findings), text.slice(-60)).toEqual(findingSpans(reference.scan(text)));
       const secretAt = text.indexOf(GITHUB.slice(0, 10));
       expect(findings.some((finding) => finding.start <= secretAt && secretAt < finding.end), text.slice(-60)).toBe(true);
     }
@@ -175,7 +169,7 @@ describe("the view is kept only where a keyword is", () => {
         const roll = random();
         text += roll < 0.2 ? disguise(secrets[Math.floor(random() * secrets.length)]) : roll < 0.5 ? "ab12Cd34Ef56Gh78\n" : roll < 0.7 ? "the key is here " : "plain words ";
       }
-      expect(spans(ruleScanner.scan(text)), text).toEqual(spans(reference.scan(text)));
+      expect(findingSpans(ruleScanner.scan(text)), text).toEqual(findingSpans(reference.scan(text)));
     }
   });
 
@@ -191,7 +185,7 @@ describe("generic-assignment is tried only where an assignment can follow", () =
     for (const text of ["secret value: Xy7pQ2rT9wZ", "SECRET\tstring = Xy7pQ2rT9wZ", "the master password is Xy7pQ2rT9wZ"]) {
       const findings = ruleScanner.scan(text);
       expect(findings.map((finding) => text.slice(finding.start, finding.end)), text).toContain("Xy7pQ2rT9wZ");
-      expect(spans(findings)).toEqual(spans(reference.scan(text)));
+      expect(findingSpans(findings)).toEqual(findingSpans(reference.scan(text)));
     }
   });
 
@@ -207,7 +201,7 @@ describe("generic-assignment is tried only where an assignment can follow", () =
       `${"k".repeat(58)}_token = Xy7pQ2rT9wZ`, // a key name over 60 characters: no match in either
       "passwords are rotated; token rotation is weekly",
     ]) {
-      expect(spans(ruleScanner.scan(text)), text).toEqual(spans(reference.scan(text)));
+      expect(findingSpans(ruleScanner.scan(text)), text).toEqual(findingSpans(reference.scan(text)));
     }
   });
 });

@@ -1,4 +1,3 @@
-/// <reference types="vite/client" />
 /**
  * The scanner's keyword prefilter (a rule's pattern runs only where one of
  * its keywords occurs) and the normalized view's shortcuts must never lose a
@@ -12,30 +11,13 @@ import {
   keywordFinder,
   ruleScanner,
   SECRET_RULES,
-  withNormalization,
-  type SecretFinding,
 } from "../../convex/lib/secrets/index";
 import { EVASION_POSITIVES } from "../fixtures/secrets/adversarial";
-import { parseNegatives, parsePositives } from "../fixtures/secrets/corpus";
-import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
-import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
+import { expectSameAsReference, referenceScanner, secretFixtures } from "./setup";
 
-const positives = parsePositives(positivesRaw);
-const negatives = parseNegatives(negativesRaw);
+const { positives, negatives } = secretFixtures();
 
-/** Every rule's pattern over the whole text: no keywords, no anchoring. */
-const unfiltered = createRuleScanner(SECRET_RULES.map((rule) => ({ ...rule, keywords: [], startsAt: undefined })));
-const reference = withNormalization(unfiltered);
-
-function spans(findings: readonly SecretFinding[]): string[] {
-  return [...new Set(findings.map((finding) => `${finding.start}-${finding.end}:${finding.rule}`))].sort();
-}
-
-function expectSameAsReference(texts: readonly string[]) {
-  for (const text of texts) {
-    expect(spans(ruleScanner.scan(text)), text.slice(0, 160)).toEqual(spans(reference.scan(text)));
-  }
-}
+const reference = referenceScanner();
 
 /** `text` with every keyword occurrence of every rule rewritten by `recase`. */
 function recaseKeywords(text: string, recase: (keyword: string) => string): string {

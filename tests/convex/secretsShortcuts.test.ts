@@ -1,4 +1,3 @@
-/// <reference types="vite/client" />
 /**
  * The scanner's speed shortcuts, each checked against the plain definition
  * it replaces: secrets placed without the regex `d` flag, pattern lists
@@ -22,28 +21,15 @@ import {
   SECRET_RULES,
   secretSpan,
   VIEW_MARKS,
-  withNormalization,
-  type SecretFinding,
 } from "../../convex/lib/secrets/index";
 import { EVASION_POSITIVES } from "../fixtures/secrets/adversarial";
-import { parseNegatives, parsePositives, prng } from "../fixtures/secrets/corpus";
-import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
-import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
+import { prng } from "../fixtures/secrets/corpus";
+import { expectSameAsReference, findingSpans, referenceScanner, secretFixtures } from "./setup";
 
-const positives = parsePositives(positivesRaw);
-const negatives = parseNegatives(negativesRaw);
+const { positives, negatives } = secretFixtures();
 const fixtureTexts = [...positives.map((row) => row.text), ...EVASION_POSITIVES.map((row) => row.text), ...negatives.map((row) => row.text)];
 
-/** Every pattern over the whole text, unfiltered, and over the whole normalized view. */
-const reference = withNormalization(createRuleScanner(SECRET_RULES.map((rule) => ({ ...rule, keywords: [], startsAt: undefined }))));
-
-function spans(findings: readonly SecretFinding[]): string[] {
-  return [...new Set(findings.map((finding) => `${finding.start}-${finding.end}:${finding.rule}`))].sort();
-}
-
-function expectSameAsReference(texts: readonly string[]) {
-  for (const text of texts) expect(spans(ruleScanner.scan(text)), JSON.stringify(text.slice(0, 160))).toEqual(spans(reference.scan(text)));
-}
+const reference = referenceScanner();
 
 describe("secretSpan: the secret group placed without the d flag", () => {
   test("gives the d flag's offsets for every match of every rule in every fixture", () => {
@@ -251,7 +237,7 @@ describe("generic-assignment's prefix words and \"is\"/\"was\" compared in place
     "apix key: Zq8vR2mK9xW4pL7nQ", // not a prefix word: the key name is just "key"
     "password island Zq8vR2mK9xW4pL7nQ", // "is" starting a longer word
   ])("%s", (text) => {
-    expect(spans(ruleScanner.scan(text))).toEqual(spans(reference.scan(text)));
+    expect(findingSpans(ruleScanner.scan(text))).toEqual(findingSpans(reference.scan(text)));
   });
 
   test("the upper-case forms are found", () => {

@@ -1,7 +1,7 @@
 /// <reference types="vite/client" />
 import { generateKeyPairSync } from "node:crypto";
 import { convexTest } from "convex-test";
-import type { FunctionArgs } from "convex/server";
+import type { FunctionArgs, WithoutSystemFields } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, expect, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
@@ -9,6 +9,10 @@ import type { Doc, Id } from "../../convex/_generated/dataModel";
 import type { ErrorCode } from "../../convex/lib/errors";
 import { addMember } from "../../convex/records/members";
 import { insertRun as insertRunRecord } from "../../convex/records/runs";
+import { createRuleScanner, ruleScanner, SECRET_RULES, withNormalization, type SecretFinding, type SecretScanner } from "../../convex/lib/secrets/index";
+import { parseNegatives, parsePositives, type NegativeCase, type PositiveCase } from "../fixtures/secrets/corpus";
+import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
+import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
 import { registerComponents } from "./components";
 import schema from "../../convex/schema";
 import type { MemberRole, TaskStatus } from "../../convex/validators";
@@ -104,6 +108,33 @@ export async function createOtherDepartment(t: TestConvex, memberName = "Mallory
 /** What `asUser` returns: one signed-in actor. */
 export type Actor = Awaited<ReturnType<typeof asUser>>;
 
+/** What `createOtherDepartment` returns: its department and its admin. */
+export type OtherDepartment = Awaited<ReturnType<typeof createOtherDepartment>>;
+
+/** Who `demoSquad` adds besides Ada: Grace (a member), Vera (a viewer), `createOtherDepartment`'s department. */
+export interface DemoSquadOptions {
+  grace?: boolean;
+  vera?: boolean;
+  other?: boolean;
+}
+
+/** What `demoSquad(options)` returns: the deployment, the demo department, Ada, and whoever `options` asked for. */
+export type DemoSquad<O extends DemoSquadOptions> = { t: TestConvex; departmentId: Id<"departments">; admin: Actor } &
+  (O["grace"] extends true ? { grace: Actor } : unknown) &
+  (O["vera"] extends true ? { vera: Actor } : unknown) &
+  (O["other"] extends true ? { other: OtherDepartment } : unknown);
+
+/** A fresh deployment with the demo department seeded, Ada its admin, and the people `options` ask for. */
+export async function demoSquad<const O extends DemoSquadOptions = DemoSquadOptions>(options: O = {} as O): Promise<DemoSquad<O>> {
+  const t = setupTest();
+  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  // In this order: signIn joins every department there is, so Grace is not in the other one.
+  const grace = options.grace === true ? { grace: await signIn(t, "Grace") } : {};
+  const vera = options.vera === true ? { vera: await addToDepartment(t, departmentId, "Vera", "viewer") } : {};
+  const other = options.other === true ? { other: await createOtherDepartment(t) } : {};
+  return { t, departmentId, admin, ...grace, ...vera, ...other } as DemoSquad<O>;
+}
+
 /** Session keys of the seeded "product" squad. */
 export const AGENTS = {
   jarvis: "agent:jarvis:product",
@@ -140,21 +171,26 @@ export async function columnTitles(actor: Actor, departmentId: Id<"departments">
   return columns.find((c) => c.status === status)!.tasks.map((task) => task.title);
 }
 
+/** A task row to insert directly (no activity, no triggers): an inbox card with harmless defaults, `fields` over them. */
+export function taskRow(departmentId: Id<"departments">, fields: Partial<WithoutSystemFields<Doc<"tasks">>> & { title: string }): WithoutSystemFields<Doc<"tasks">> {
+  return {
+    departmentId,
+    description: "",
+    status: "inbox",
+    priority: "low",
+    tags: [],
+    assigneeSessionKeys: [],
+    createdBy: "system",
+    order: 0,
+    updatedAt: 0,
+    ...fields,
+  };
+}
+
 /** The id of a task that existed once and no longer does. */
 export async function deletedTaskId(t: TestConvex, departmentId: Id<"departments">): Promise<Id<"tasks">> {
   return await t.run(async (ctx) => {
-    const id = await ctx.db.insert("tasks", {
-      departmentId,
-      title: "Gone",
-      description: "",
-      status: "inbox",
-      priority: "low",
-      tags: [],
-      assigneeSessionKeys: [],
-      createdBy: "system",
-      order: 0,
-      updatedAt: 0,
-    });
+    const id = await ctx.db.insert("tasks", taskRow(departmentId, { title: "Gone" }));
     await ctx.db.delete("tasks", id);
     return id;
   });
@@ -162,20 +198,50 @@ export async function deletedTaskId(t: TestConvex, departmentId: Id<"departments
 
 /** A task of `createOtherDepartment`'s department, to show ids of other departments are refused. */
 export async function createOtherTask(t: TestConvex, departmentId: Id<"departments">): Promise<Id<"tasks">> {
-  return await t.run(async (ctx) =>
-    await ctx.db.insert("tasks", {
+  return await t.run(async (ctx) => await ctx.db.insert("tasks", taskRow(departmentId, { title: "Their task", order: 1024 })));
+}
+
+/** An agent of `createOtherDepartment`'s department; returns its session key, to show other departments' agents are refused. */
+export async function createOtherAgent(t: TestConvex, departmentId: Id<"departments">): Promise<string> {
+  const sessionKey = "agent:spy:other";
+  await t.run(async (ctx) => {
+    await ctx.db.insert("agents", {
       departmentId,
-      title: "Their task",
-      description: "",
-      status: "inbox",
-      priority: "low",
-      tags: [],
-      assigneeSessionKeys: [],
-      createdBy: "system",
-      order: 1024,
-      updatedAt: 0,
-    }),
-  );
+      name: "Spy",
+      nameKey: "spy",
+      role: "Spy",
+      kind: "specialist",
+      sessionKey,
+      status: "idle",
+      isSquadLead: false,
+      allowedTools: [],
+      systemPrompt: "",
+    });
+  });
+  return sessionKey;
+}
+
+/**
+ * Asserts the refusals every task-scoped function shares, calling `call`
+ * with each caller and task: an anonymous caller (UNAUTHENTICATED), a member
+ * of the other department (FORBIDDEN), the admin on the other department's
+ * task (FORBIDDEN) and on a deleted task (NOT_FOUND, with `notFound` when
+ * given). Returns those two tasks' ids.
+ */
+export async function expectTaskRefusals(
+  squad: { t: TestConvex; departmentId: Id<"departments">; admin: Actor; other: OtherDepartment },
+  taskId: Id<"tasks">,
+  call: (caller: Actor, taskId: Id<"tasks">) => Promise<unknown>,
+  notFound?: string | RegExp,
+): Promise<{ theirs: Id<"tasks">; gone: Id<"tasks"> }> {
+  const { t, departmentId, admin, other } = squad;
+  await expectError(call(t, taskId), "UNAUTHENTICATED");
+  await expectError(call(other.member, taskId), "FORBIDDEN");
+  const theirs = await createOtherTask(t, other.departmentId);
+  await expectError(call(admin, theirs), "FORBIDDEN");
+  const gone = await deletedTaskId(t, departmentId);
+  await expectError(call(admin, gone), "NOT_FOUND", notFound);
+  return { theirs, gone };
 }
 
 /** Runs everything the scheduler holds (call `vi.useFakeTimers()` first). */
@@ -240,6 +306,33 @@ export function holdScheduledFunctions(): void {
   });
 }
 
+function setEnv(values: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+}
+
+/**
+ * For every test of the calling file: scheduled functions held as
+ * `holdScheduledFunctions` holds them, and a model "configured" on a port
+ * nothing listens on (so runs are created and `brain/run:execute` is
+ * scheduled, never called), with `extraEnv` set too (undefined unsets a
+ * name). The environment is put back after each test.
+ */
+export function withClosedModel(extraEnv: Record<string, string | undefined> = {}): void {
+  holdScheduledFunctions();
+  const env = { OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: "x", ...extraEnv };
+  let saved: Record<string, string | undefined> = {};
+  beforeEach(() => {
+    saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+    setEnv(env);
+  });
+  afterEach(() => {
+    setEnv(saved);
+  });
+}
+
 /** What a run's next model call reads (brain/context roundInputs): its assembled context, inbox, #maestro and context pack. */
 export async function roundInputs(t: TestConvex, runId: Id<"runs">) {
   return await t.query(internal.brain.context.roundInputs, { runId });
@@ -260,4 +353,36 @@ export async function startRun(t: TestConvex, runId: Id<"runs">): Promise<number
 export async function endReply(t: TestConvex, runId: Id<"runs">, after: Pick<FunctionArgs<typeof internal.brain.writes.endReply>, "seen" | "chat">) {
   const attempt = await t.run(async (ctx) => (await ctx.db.get("runs", runId))!.attempt ?? 1);
   return await t.mutation(internal.brain.writes.endReply, { runId, attempt, model: "test model", promptTokens: 0, completionTokens: 0, ...after });
+}
+
+let fixtures: { positives: PositiveCase[]; negatives: NegativeCase[] } | undefined;
+
+/** The secret scanner's labelled corpus (tests/fixtures/secrets), parsed on first use. */
+export function secretFixtures(): { positives: PositiveCase[]; negatives: NegativeCase[] } {
+  fixtures ??= { positives: parsePositives(positivesRaw), negatives: parseNegatives(negativesRaw) };
+  return fixtures;
+}
+
+let reference: SecretScanner | undefined;
+
+/**
+ * Every secret rule's pattern over the whole text and over its whole
+ * normalized view, with no keywords and no anchoring: the plain definition
+ * the shipped scanner's shortcuts must agree with (built on first use).
+ */
+export function referenceScanner(): SecretScanner {
+  reference ??= withNormalization(createRuleScanner(SECRET_RULES.map((rule) => ({ ...rule, keywords: [], startsAt: undefined }))));
+  return reference;
+}
+
+/** Findings as sorted, distinct `start-end:rule` strings, to compare two scanners' results. */
+export function findingSpans(findings: readonly SecretFinding[]): string[] {
+  return [...new Set(findings.map((finding) => `${finding.start}-${finding.end}:${finding.rule}`))].sort();
+}
+
+/** Asserts the shipped scanner finds in each text exactly what `referenceScanner` finds. */
+export function expectSameAsReference(texts: readonly string[]): void {
+  for (const text of texts) {
+    expect(findingSpans(ruleScanner.scan(text)), JSON.stringify(text.slice(0, 160))).toEqual(findingSpans(referenceScanner().scan(text)));
+  }
 }

@@ -5,33 +5,15 @@
  * and department commands overriding globals. A model is "configured" on a
  * closed port so runs are created; fake timers keep them from executing.
  */
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { AGENTS, addToDepartment, createOtherDepartment, createTask, expectError, insertRun, roundInputs, seedDemoWithAdmin, setupTest, type Actor, type TestConvex } from "./setup";
+import { AGENTS, addToDepartment, createOtherDepartment, createTask, demoSquad, expectError, insertRun, roundInputs, withClosedModel, type Actor, type TestConvex } from "./setup";
 
-const ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "MAESTRO_DEFAULT_MODEL", "MAESTRO_MODELS"] as const;
-let saved: Record<string, string | undefined> = {};
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  saved = Object.fromEntries(ENV.map((n) => [n, process.env[n]]));
-  process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
-  process.env.OPENAI_API_KEY = "x";
-  process.env.MAESTRO_DEFAULT_MODEL = "gpt-main";
-  process.env.MAESTRO_MODELS = "gpt-fast, gpt-deep";
-});
-afterEach(() => {
-  vi.useRealTimers();
-  for (const n of ENV) {
-    if (saved[n] === undefined) delete process.env[n];
-    else process.env[n] = saved[n];
-  }
-});
+withClosedModel({ MAESTRO_DEFAULT_MODEL: "gpt-main", MAESTRO_MODELS: "gpt-fast, gpt-deep" });
 
 async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const { t, departmentId, admin } = await demoSquad();
   const member = await addToDepartment(t, departmentId, "Mo", "member");
   const viewer = await addToDepartment(t, departmentId, "Vic", "viewer");
   const taskId = await createTask(admin, departmentId, { title: "Ship login" });

@@ -9,17 +9,18 @@ import {
   AGENTS,
   allTriggers,
   columnTitles,
-  createOtherDepartment,
+  createOtherAgent,
   createOtherTask,
   createTask,
   deletedTaskId,
+  demoSquad,
   expectError,
+  expectTaskRefusals,
   memberKeyOf,
   notificationsFor,
   runScheduled,
-  seedDemoWithAdmin,
-  setupTest,
   signIn,
+  taskRow,
   type TestConvex,
   holdScheduledFunctions,
 } from "./setup";
@@ -35,16 +36,9 @@ async function activityTypes(t: TestConvex, taskId: Id<"tasks">) {
   );
 }
 
-async function board() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const other = await createOtherDepartment(t);
-  return { t, departmentId, admin, other };
-}
-
 describe("tasks.create", () => {
   test("without assignees: a trimmed card at the end of inbox, with defaults, task_created only, nobody notified", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { title: "  Write the FAQ  " });
     expect(await columnTitles(admin, departmentId, "inbox")).toEqual([SEEDED_INBOX, "Write the FAQ"]);
     expect(await admin.query(api.tasks.get, { taskId })).toMatchObject({
@@ -64,7 +58,7 @@ describe("tasks.create", () => {
   });
 
   test("with assignees: status assigned, task_created and task_assigned recorded, each assignee notified and triggered once", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, {
       title: "Ship the API",
       description: "Rate limits included.",
@@ -101,7 +95,7 @@ describe("tasks.create", () => {
   });
 
   test("any member may create; new cards go after the last one in their column", async () => {
-    const { departmentId, admin, t } = await board();
+    const { departmentId, admin, t } = await demoSquad({ other: true });
     const grace = await signIn(t, "Grace");
     await createTask(grace, departmentId, { title: "One" });
     await createTask(admin, departmentId, { title: "Two" });
@@ -109,7 +103,7 @@ describe("tasks.create", () => {
   });
 
   test("anonymous callers and other departments are refused", async () => {
-    const { t, departmentId, admin, other } = await board();
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     await expectError(t.mutation(api.tasks.create, { departmentId, title: "Sneaky" }), "UNAUTHENTICATED");
     await expectError(createTask(other.member, departmentId), "FORBIDDEN");
     await expectError(createTask(admin, other.departmentId), "FORBIDDEN");
@@ -117,7 +111,7 @@ describe("tasks.create", () => {
   });
 
   test("bad input: empty or oversized title, oversized description, too many or too long tags", async () => {
-    const { departmentId, admin } = await board();
+    const { departmentId, admin } = await demoSquad({ other: true });
     await expectError(createTask(admin, departmentId, { title: "" }), "INVALID_ARGUMENT", "Title must not be empty.");
     await expectError(createTask(admin, departmentId, { title: "   " }), "INVALID_ARGUMENT", "Title must not be empty.");
     await expectError(createTask(admin, departmentId, { title: "x".repeat(201) }), "INVALID_ARGUMENT", "Title is 201 characters; the limit is 200.");
@@ -135,27 +129,14 @@ describe("tasks.create", () => {
   });
 
   test("bad input: an unknown assignee, or another department's agent, is named in the error and nothing is written", async () => {
-    const { t, departmentId, admin, other } = await board();
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     await expectError(
       createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.writer, "agent:ghost:product"] }),
       "INVALID_ARGUMENT",
       "Unknown assignee: agent:ghost:product is not an agent of this department.",
     );
-    await t.run(async (ctx) => {
-      await ctx.db.insert("agents", {
-        departmentId: other.departmentId,
-        name: "Spy",
-        nameKey: "spy",
-        role: "Spy",
-        kind: "specialist",
-        sessionKey: "agent:spy:other",
-        status: "idle",
-        isSquadLead: false,
-        allowedTools: [],
-        systemPrompt: "",
-      });
-    });
-    await expectError(createTask(admin, departmentId, { assigneeSessionKeys: ["agent:spy:other"] }), "INVALID_ARGUMENT", /agent:spy:other/);
+    const spy = await createOtherAgent(t, other.departmentId);
+    await expectError(createTask(admin, departmentId, { assigneeSessionKeys: [spy] }), "INVALID_ARGUMENT", /agent:spy:other/);
     const eleven = Array.from({ length: 11 }, (_, i) => `agent:a${i}:product`);
     await expectError(createTask(admin, departmentId, { assigneeSessionKeys: eleven }), "INVALID_ARGUMENT", /at most 10 assignees/);
     await runScheduled(t);
@@ -167,7 +148,7 @@ describe("tasks.create", () => {
 
 describe("tasks.get", () => {
   test("returns the drawer's detail, with the parent's title for a delegated subtask", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     const parentId = await createTask(admin, departmentId, { title: "Launch" });
     const childId = await t.run(
       async (ctx) =>
@@ -195,7 +176,7 @@ describe("tasks.get", () => {
   });
 
   test("anonymous callers, other departments and unknown ids are refused", async () => {
-    const { t, departmentId, admin, other } = await board();
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId);
     const gone = await deletedTaskId(t, departmentId);
     const theirs = await createOtherTask(t, other.departmentId);
@@ -210,21 +191,10 @@ describe("tasks.get", () => {
 
 describe("tasks.list", () => {
   test("a column holds at most MAX_TASKS_PER_COLUMN cards and says when it holds more", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     await t.run(async (ctx) => {
       for (let i = 0; i < 501; i++) {
-        await ctx.db.insert("tasks", {
-          departmentId,
-          title: `Blocked ${i}`,
-          description: "",
-          status: "blocked",
-          priority: "low",
-          tags: [],
-          assigneeSessionKeys: [],
-          createdBy: "system",
-          order: i,
-          updatedAt: 0,
-        });
+        await ctx.db.insert("tasks", taskRow(departmentId, { title: `Blocked ${i}`, status: "blocked", order: i }));
       }
     });
     const blocked = (await admin.query(api.tasks.list, { departmentId })).find((c) => c.status === "blocked")!;
@@ -236,21 +206,10 @@ describe("tasks.list", () => {
   });
 
   test("listColumn with a limit ships the first cards and the column's count; without one, the whole column and no count", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     await t.run(async (ctx) => {
       for (let i = 0; i < 30; i++) {
-        await ctx.db.insert("tasks", {
-          departmentId,
-          title: `Blocked ${i}`,
-          description: "",
-          status: "blocked",
-          priority: i % 2 === 0 ? "high" : "low",
-          tags: [],
-          assigneeSessionKeys: [],
-          createdBy: "system",
-          order: i,
-          updatedAt: 0,
-        });
+        await ctx.db.insert("tasks", taskRow(departmentId, { title: `Blocked ${i}`, status: "blocked", priority: i % 2 === 0 ? "high" : "low", order: i }));
       }
     });
     const first = await admin.query(api.tasks.listColumn, { departmentId, status: "blocked", limit: 10 });
@@ -272,7 +231,7 @@ describe("tasks.list", () => {
   });
 
   test("another department's board shows only its own cards", async () => {
-    const { t, admin, departmentId, other } = await board();
+    const { t, admin, departmentId, other } = await demoSquad({ other: true });
     await createOtherTask(t, other.departmentId);
     const theirs = await other.member.query(api.tasks.list, { departmentId: other.departmentId });
     expect(theirs.flatMap((c) => c.tasks.map((task) => task.title))).toEqual(["Their task"]);
@@ -283,7 +242,7 @@ describe("tasks.list", () => {
 
 describe("tasks.setStatus", () => {
   test("moves the card to the end of the new column and records the change; the same status is a no-op", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { title: "Fix the bug" });
     await admin.mutation(api.tasks.setStatus, { taskId, status: "review" });
     expect(await columnTitles(admin, departmentId, "review")).toEqual(["Review the event schema", "Fix the bug"]);
@@ -297,14 +256,9 @@ describe("tasks.setStatus", () => {
   });
 
   test("anonymous callers, other departments, unknown ids and unknown statuses are refused", async () => {
-    const { t, departmentId, admin, other } = await board();
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId);
-    await expectError(t.mutation(api.tasks.setStatus, { taskId, status: "done" }), "UNAUTHENTICATED");
-    await expectError(other.member.mutation(api.tasks.setStatus, { taskId, status: "done" }), "FORBIDDEN");
-    const theirs = await createOtherTask(t, other.departmentId);
-    await expectError(admin.mutation(api.tasks.setStatus, { taskId: theirs, status: "done" }), "FORBIDDEN");
-    const gone = await deletedTaskId(t, departmentId);
-    await expectError(admin.mutation(api.tasks.setStatus, { taskId: gone, status: "done" }), "NOT_FOUND");
+    await expectTaskRefusals({ t, departmentId, admin, other }, taskId, (caller, id) => caller.mutation(api.tasks.setStatus, { taskId: id, status: "done" }));
     // @ts-expect-error: not a column
     await expect(admin.mutation(api.tasks.setStatus, { taskId, status: "archived" })).rejects.toThrow(/Validator/i);
     expect((await admin.query(api.tasks.get, { taskId })).status).toBe("inbox");
@@ -313,7 +267,7 @@ describe("tasks.setStatus", () => {
 
 describe("tasks.move", () => {
   test("within a column: card order follows the drop position, clamped to the column, with no status activity", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     const a = await createTask(admin, departmentId, { title: "A" });
     await createTask(admin, departmentId, { title: "B" });
     const c = await createTask(admin, departmentId, { title: "C" });
@@ -336,7 +290,7 @@ describe("tasks.move", () => {
   });
 
   test("between columns: the card lands at the drop position, leaves its old column and records the change", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     const a = await createTask(admin, departmentId, { title: "A" });
     const b = await createTask(admin, departmentId, { title: "B" });
     await admin.mutation(api.tasks.move, { taskId: a, status: "review", position: 0 });
@@ -355,7 +309,7 @@ describe("tasks.move", () => {
   });
 
   test("many drops into the same gap: the column is renumbered and the order stays right", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     for (const title of ["X", "Y", "Z"]) await createTask(admin, departmentId, { title });
     const expected = [SEEDED_INBOX, "X", "Y", "Z"];
     const idOf = new Map((await admin.query(api.tasks.list, { departmentId }))[0].tasks.map((task) => [task.title, task._id]));
@@ -376,23 +330,18 @@ describe("tasks.move", () => {
   });
 
   test("bad positions, anonymous callers, other departments and unknown ids are refused", async () => {
-    const { t, departmentId, admin, other } = await board();
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId);
     await expectError(admin.mutation(api.tasks.move, { taskId, status: "done", position: -1 }), "INVALID_ARGUMENT", /Position/);
     await expectError(admin.mutation(api.tasks.move, { taskId, status: "done", position: 1.5 }), "INVALID_ARGUMENT", /Position/);
-    await expectError(t.mutation(api.tasks.move, { taskId, status: "done", position: 0 }), "UNAUTHENTICATED");
-    await expectError(other.member.mutation(api.tasks.move, { taskId, status: "done", position: 0 }), "FORBIDDEN");
-    const theirs = await createOtherTask(t, other.departmentId);
-    await expectError(admin.mutation(api.tasks.move, { taskId: theirs, status: "done", position: 0 }), "FORBIDDEN");
-    const gone = await deletedTaskId(t, departmentId);
-    await expectError(admin.mutation(api.tasks.move, { taskId: gone, status: "done", position: 0 }), "NOT_FOUND");
+    await expectTaskRefusals({ t, departmentId, admin, other }, taskId, (caller, id) => caller.mutation(api.tasks.move, { taskId: id, status: "done", position: 0 }));
     expect((await admin.query(api.tasks.get, { taskId })).status).toBe("inbox");
   });
 });
 
 describe("tasks.assign", () => {
   test("adds and removes assignees, moves an inbox card to assigned, and notifies and triggers only the newly added", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { title: "Docs" });
 
     await admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [AGENTS.devBot, AGENTS.writer] });
@@ -428,7 +377,7 @@ describe("tasks.assign", () => {
   });
 
   test("a card already past inbox keeps its column when assigned", async () => {
-    const { departmentId, admin } = await board();
+    const { departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { title: "Hot fix" });
     await admin.mutation(api.tasks.setStatus, { taskId, status: "in_progress" });
     await admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [AGENTS.devBot] });
@@ -436,7 +385,7 @@ describe("tasks.assign", () => {
   });
 
   test("an unknown assignee is named and nothing changes; anonymous callers, other departments and unknown ids are refused", async () => {
-    const { t, departmentId, admin, other } = await board();
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.writer] });
     await expectError(
       admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [AGENTS.devBot, "agent:nobody:product"] }),
@@ -458,7 +407,7 @@ describe("tasks.assign", () => {
 
 describe("tasks.update", () => {
   test("edits the given fields, records which ones changed, and ignores an empty edit", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { title: "Old", description: "Old text", tags: ["a"] });
     const before = await admin.query(api.tasks.get, { taskId });
     vi.advanceTimersByTime(1000);
@@ -476,7 +425,7 @@ describe("tasks.update", () => {
   });
 
   test("bad input is refused and nothing changes", async () => {
-    const { departmentId, admin } = await board();
+    const { departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { title: "Keep me" });
     await expectError(admin.mutation(api.tasks.update, { taskId, title: " " }), "INVALID_ARGUMENT", "Title must not be empty.");
     await expectError(admin.mutation(api.tasks.update, { taskId, title: "t".repeat(201) }), "INVALID_ARGUMENT", /limit is 200/);
@@ -490,20 +439,15 @@ describe("tasks.update", () => {
   });
 
   test("anonymous callers, other departments and unknown ids are refused", async () => {
-    const { t, departmentId, admin, other } = await board();
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId);
-    await expectError(t.mutation(api.tasks.update, { taskId, title: "Mine" }), "UNAUTHENTICATED");
-    await expectError(other.member.mutation(api.tasks.update, { taskId, title: "Mine" }), "FORBIDDEN");
-    const theirs = await createOtherTask(t, other.departmentId);
-    await expectError(admin.mutation(api.tasks.update, { taskId: theirs, title: "Mine" }), "FORBIDDEN");
-    const gone = await deletedTaskId(t, departmentId);
-    await expectError(admin.mutation(api.tasks.update, { taskId: gone, title: "Mine" }), "NOT_FOUND");
+    await expectTaskRefusals({ t, departmentId, admin, other }, taskId, (caller, id) => caller.mutation(api.tasks.update, { taskId: id, title: "Mine" }));
   });
 });
 
 describe("the task records and reactions other modules build on", () => {
   test("getTaskX, resolveAssignees and moveTask work for the brain's internal functions", async () => {
-    const { t, departmentId, admin } = await board();
+    const { t, departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { title: "Brainwork" });
     const gone = await deletedTaskId(t, departmentId);
     await t.run(async (ctx) => {
@@ -518,7 +462,7 @@ describe("the task records and reactions other modules build on", () => {
   });
 
   test("createTask refuses a parent task of another department", async () => {
-    const { t, departmentId, other } = await board();
+    const { t, departmentId, other } = await demoSquad({ other: true });
     const theirs = await createOtherTask(t, other.departmentId);
     await expectError(
       t.run(async (ctx) => (await createTaskHelper(ctx, { kind: "system" }, { departmentId, title: "Child", parentTaskId: theirs }))._id),
@@ -529,8 +473,7 @@ describe("the task records and reactions other modules build on", () => {
 
 describe("secret scanning of board text", () => {
   test("task titles, descriptions and thread messages are redacted with the chat's note; the scanner setting is the department's", async () => {
-    const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
+    const { t, departmentId, admin } = await demoSquad();
     const key = "AKIA" + "Z7QWERTYUIOP2345";
     const taskId = await createTask(admin, departmentId, { title: `deploy with ${key}`, description: `password=hunter2hunter2 and ${key}` });
     const task = await admin.query(api.tasks.get, { taskId });

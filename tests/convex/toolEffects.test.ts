@@ -16,7 +16,7 @@ import { dispatchCall, type Dispatched } from "../../convex/brain/dispatch";
 import { parseToolCalls } from "../../convex/lib/toolCalls";
 import { EFFECT_SWEEP_BATCH, effectTtlMs, MIN_EFFECT_TTL_MS } from "../../convex/records/toolEffects";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
-import { AGENTS, createTask, holdScheduledFunctions, insertRun, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+import { AGENTS, createTask, demoSquad, holdScheduledFunctions, insertRun, setupTest, type TestConvex } from "./setup";
 
 holdScheduledFunctions();
 
@@ -38,8 +38,7 @@ async function sizes(t: TestConvex) {
 }
 
 async function setup() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const { t, departmentId, admin } = await demoSquad();
   const taskId = await createTask(admin, departmentId, { title: "Launch page" });
   // Jarvis may call every tool, so one agent exercises the whole registry.
   await t.run(async (ctx) => {

@@ -8,12 +8,10 @@ import {
   allTriggers,
   createTask,
   deletedTaskId,
+  demoSquad,
   memberKeyOf,
   notificationsFor,
   runScheduled,
-  seedDemoWithAdmin,
-  setupTest,
-  signIn,
   holdScheduledFunctions,
 } from "./setup";
 
@@ -21,10 +19,12 @@ import {
 // No OPENAI_* variable is set here, so the brain consumes every trigger at once without starting a run.
 holdScheduledFunctions();
 
-async function squad() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  return { t, departmentId, admin };
+/** Grace signed in, and a fresh task whose one message mentions nobody: triggers and notifications come only from the test. */
+async function quietThread() {
+  const squad = await demoSquad({ grace: true });
+  const taskId = await createTask(squad.admin, squad.departmentId);
+  const messageId = await squad.admin.mutation(api.messages.create, { taskId, content: "no mentions" });
+  return { ...squad, taskId, messageId };
 }
 
 const summary = (rows: Awaited<ReturnType<typeof allTriggers>>) =>
@@ -36,7 +36,7 @@ const noModel = { status: "consumed", runId: null, note: NO_MODEL_NOTE } as cons
 
 describe("scheduled by the board", () => {
   test("assigning on create: one 'assigned' row per agent, written only when the scheduler runs, consumed at once", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.devBot, AGENTS.writer] });
     expect(await allTriggers(t)).toEqual([]);
     await runScheduled(t);
@@ -55,8 +55,7 @@ describe("scheduled by the board", () => {
   });
 
   test("a message mentioning an agent twice, a member and its author: one 'mentioned' row, for the agent only", async () => {
-    const { t, departmentId, admin } = await squad();
-    const grace = await signIn(t, "Grace");
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
     const taskId = await createTask(admin, departmentId);
     const messageId = await admin.mutation(api.messages.create, { taskId, content: "@Archie, @archie! Also @Grace and @Ada." });
     await runScheduled(t);
@@ -68,7 +67,7 @@ describe("scheduled by the board", () => {
   });
 
   test("the same agent mentioned in two messages gets one row per message", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId);
     const m1 = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis ping" });
     const m2 = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis ping again" });
@@ -77,7 +76,7 @@ describe("scheduled by the board", () => {
   });
 
   test("an agent that mentions itself is not triggered", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId);
     await t.run(async (ctx) => {
       await postToThread(ctx, { kind: "agent", sessionKey: AGENTS.writer, name: "Writer" }, (await ctx.db.get("tasks", taskId))!, "@Writer will do");
@@ -87,7 +86,7 @@ describe("scheduled by the board", () => {
   });
 
   test("an agent's mention of another agent is recorded and notifies, but is consumed without a run (no ping-pong)", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId);
     const messageId = await t.run(
       async (ctx) => (await postToThread(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, (await ctx.db.get("tasks", taskId))!, "@Dev Bot over to you"))._id,
@@ -103,7 +102,7 @@ describe("scheduled by the board", () => {
   });
 
   test("every assignment is work of its own: taking an agent off and putting it back records a new trigger", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.devBot] });
     await runScheduled(t);
     expect(summary(await allTriggers(t))).toEqual([{ agent: AGENTS.devBot, kind: "assigned", messageId: null, ...noModel }]);
@@ -124,10 +123,7 @@ describe("scheduled by the board", () => {
 
 describe("triggers.agentAssigned / agentMentioned", () => {
   test("the same mention twice is recorded once; each assignment event is recorded", async () => {
-    const { t, departmentId, admin } = await squad();
-    await signIn(t, "Grace");
-    const taskId = await createTask(admin, departmentId);
-    const messageId = await admin.mutation(api.messages.create, { taskId, content: "no mentions" });
+    const { t, taskId, messageId } = await quietThread();
     const a1 = await t.mutation(internal.triggers.agentAssigned, { taskId, sessionKey: AGENTS.jarvis });
     const a2 = await t.mutation(internal.triggers.agentAssigned, { taskId, sessionKey: AGENTS.jarvis });
     const m1 = await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
@@ -153,14 +149,14 @@ describe("triggers.agentAssigned / agentMentioned", () => {
   });
 
   test("a task deleted before the trigger runs records nothing", async () => {
-    const { t, departmentId } = await squad();
+    const { t, departmentId } = await demoSquad();
     const gone = await deletedTaskId(t, departmentId);
     expect(await t.mutation(internal.triggers.agentAssigned, { taskId: gone, sessionKey: AGENTS.jarvis })).toBeNull();
     expect(await allTriggers(t)).toEqual([]);
   });
 
   test("an agent deleted, or offline, when its trigger runs: consumed with a note saying so", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId);
     await t.run(async (ctx) => {
       const archie = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.archie)).unique())!;
@@ -177,10 +173,7 @@ describe("triggers.agentAssigned / agentMentioned", () => {
 
 describe("notifications and triggers", () => {
   test("repeated recipients in one call are notified once each, never the author", async () => {
-    const { t, departmentId, admin } = await squad();
-    await signIn(t, "Grace");
-    const taskId = await createTask(admin, departmentId);
-    const messageId = await admin.mutation(api.messages.create, { taskId, content: "no mentions" });
+    const { t, departmentId, taskId, messageId } = await quietThread();
     await t.run(async (ctx) => {
       const task = (await ctx.db.get("tasks", taskId))!;
       const writer = { kind: "agent" as const, key: AGENTS.writer, name: "Writer" };
@@ -198,7 +191,7 @@ describe("notifications and triggers", () => {
   });
 
   test("an agent named twice in a person's message, or assigned twice, is triggered once", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.archie, AGENTS.archie] });
     const messageId = await admin.mutation(api.messages.create, { taskId, content: "@Writer and again @Writer" });
     await runScheduled(t);
@@ -211,7 +204,7 @@ describe("notifications and triggers", () => {
 
 describe("a task's triggers", () => {
   test("every trigger of one task, oldest first, with status, run and note; other tasks' are left out", async () => {
-    const { t, departmentId, admin } = await squad();
+    const { t, departmentId, admin } = await demoSquad();
     const taskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.writer] });
     const otherTaskId = await createTask(admin, departmentId, { assigneeSessionKeys: [AGENTS.devBot] });
     await runScheduled(t);

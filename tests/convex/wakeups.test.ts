@@ -7,34 +7,18 @@
  * agent once. A model is "configured" on a closed port and fake timers hold
  * `brain/run:execute`: tests play the action's part.
  */
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { LIMITS } from "../../convex/lib/limits";
 import { nudgeNote } from "../../convex/lib/nudges";
 import { MAX_AGENT_UNREAD_COUNTED } from "../../convex/records/inbox";
-import { AGENTS, agent, createOtherDepartment, createTask, endReply, expectError, insertRun, roundInputs, seedDemoWithAdmin, setupTest, signIn, startRun, type TestConvex } from "./setup";
+import { AGENTS, agent, createOtherDepartment, createTask, demoSquad, endReply, expectError, insertRun, roundInputs, startRun, taskRow, withClosedModel, type TestConvex } from "./setup";
 
-const MODEL_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY"] as const;
-let savedEnv: Record<string, string | undefined> = {};
-beforeEach(() => {
-  vi.useFakeTimers();
-  savedEnv = Object.fromEntries(MODEL_ENV.map((name) => [name, process.env[name]]));
-  process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
-  process.env.OPENAI_API_KEY = "x";
-});
-afterEach(() => {
-  vi.useRealTimers();
-  for (const name of MODEL_ENV) {
-    if (savedEnv[name] === undefined) delete process.env[name];
-    else process.env[name] = savedEnv[name];
-  }
-});
+withClosedModel();
 
 async function setup() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
-  const grace = await signIn(t, "Grace");
+  const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
   const general = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
   return { t, departmentId, admin, grace, general };
 }
@@ -106,18 +90,7 @@ describe("blocking messages", () => {
     // An agent working on an in-progress task gets it there.
     const working = await t.run(async (ctx) => {
       const writer = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.writer)).unique())!;
-      return await ctx.db.insert("tasks", {
-        departmentId,
-        title: "Copy deck",
-        description: "",
-        status: "in_progress",
-        priority: "medium",
-        tags: [],
-        assigneeSessionKeys: [writer.sessionKey],
-        createdBy: "system",
-        order: 1,
-        updatedAt: 0,
-      });
+      return await ctx.db.insert("tasks", taskRow(departmentId, { title: "Copy deck", status: "in_progress", priority: "medium", assigneeSessionKeys: [writer.sessionKey], order: 1 }));
     });
     const done = await insertRun(t, AGENTS.writer, working, "completed");
     expect(done).toBeDefined();

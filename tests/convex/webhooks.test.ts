@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import { checkWebhookUrl, retryDelayMs, shouldRetry, WEBHOOK_MAX_ATTEMPTS } from "../../convex/lib/webhooks";
-import { addToDepartment, expectError, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+import { addToDepartment, demoSquad, expectError, type TestConvex } from "./setup";
 
 type Call = { url: string; headers: Record<string, string>; body: string };
 
@@ -31,8 +31,7 @@ async function deliverAll(t: TestConvex) {
 }
 
 async function withWebhook() {
-  const t = setupTest();
-  const { departmentId, admin } = await seedDemoWithAdmin(t);
+  const { t, departmentId, admin } = await demoSquad();
   vi.stubEnv("MAESTRO_WEBHOOK_ALLOW_PRIVATE", "1");
   const { secret } = await admin.mutation(api.webhooks.set, { departmentId, url: "http://127.0.0.1:9/hook" });
   return { t, departmentId, admin, secret };
@@ -95,8 +94,7 @@ describe("deliveries", () => {
   });
 
   test("only admins set or read the webhook; a private URL is refused by default; the secret is shown once", async () => {
-    const t = setupTest();
-    const { departmentId, admin } = await seedDemoWithAdmin(t);
+    const { t, departmentId, admin } = await demoSquad();
     const member = await addToDepartment(t, departmentId, "Grace", "member");
     await expectError(member.mutation(api.webhooks.set, { departmentId, url: "https://hooks.example.com/x" }), "FORBIDDEN");
     await expectError(member.query(api.webhooks.get, { departmentId }), "FORBIDDEN");
