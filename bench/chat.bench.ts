@@ -15,11 +15,9 @@
  * of the ReDoS test give the adversarial p99/max.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { api } from "../convex/_generated/api";
-import type { Id } from "../convex/_generated/dataModel";
 import { anyApi } from "convex/server";
 import { AGENT_LIMITS } from "../convex/records/rateLimits";
-import { seedDemoSquad } from "../tests/backend/helpers";
+import { agentsWithKeys, seedDemoSquad } from "../tests/backend/helpers";
 import { spawnBackend } from "../tests/backend/process";
 import os from "node:os";
 import path from "node:path";
@@ -33,6 +31,8 @@ import { summarize, type Summary } from "./stats";
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../tests/fixtures/secrets");
 /** The spec's default `chat.scanner.timeoutMs`. */
 const TIMEOUT_MS = 800;
+/** What the bench agents may call: the chat tools. */
+const CHAT_TOOLS = ["chat.post", "chat.getNew"];
 
 export interface ScannerBenchResult {
   messages: number;
@@ -150,24 +150,6 @@ function backendCpuMs(pid: number | undefined): number {
   }
 }
 
-/** Creates `count` specialists allowed the chat tools ("Bench Agent 000", …) and returns an API key for each, in order. */
-async function chattingAgentKeys(client: Awaited<ReturnType<typeof seedDemoSquad>>["member"], departmentId: Id<"departments">, count: number): Promise<string[]> {
-  const keys: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const agentId = await client.mutation(api.agents.create, {
-      departmentId,
-      name: `Bench Agent ${String(i).padStart(3, "0")}`,
-      role: "Specialist",
-      kind: "specialist",
-      systemPrompt: "",
-      isSquadLead: false,
-      allowedTools: ["chat.post", "chat.getNew"],
-    });
-    keys.push((await client.mutation(api.agentApiKeys.create, { agentId })).key);
-  }
-  return keys;
-}
-
 /**
  * The chat through its real path: agents on their API keys posting to the
  * MCP endpoints of a backend running as its own process over convex/.
@@ -196,7 +178,7 @@ export async function benchChatServer(): Promise<void> {
   try {
     const { member: ada, admin, departmentId } = await seedDemoSquad(backend, "BenchAdmin");
     progress("creating 110 agents with API keys");
-    const keys = await chattingAgentKeys(ada, departmentId, AGENTS + 10);
+    const keys = await agentsWithKeys(ada, departmentId, { count: AGENTS + 10, prefix: "Bench Agent", allowedTools: CHAT_TOOLS });
     const call = async (key: string, tool: "chat.post" | "chat.getNew", body: unknown) => {
       const response = await fetch(`${backend.siteUrl}/mcp/${tool}`, {
         method: "POST",
@@ -327,7 +309,7 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
       side.backend = await spawnBackend({ dataDir: side.dataDir, convexDir: path.join(side.root, "convex"), projectRoot: side.root });
       const { member, departmentId } = await seedDemoSquad(side.backend, "BenchAdmin");
       // Every agent posts one burst (AGENT_LIMITS.agentPost), so each round has agents of its own.
-      side.keys = await chattingAgentKeys(member, departmentId, AGENTS * rounds);
+      side.keys = await agentsWithKeys(member, departmentId, { count: AGENTS * rounds, prefix: "Bench Agent", allowedTools: CHAT_TOOLS });
     }
     for (let round = 0; round < rounds; round++) {
       for (const side of sides) {

@@ -27,7 +27,7 @@ import type { ChatMessage } from "../convex/brain/model";
 import { buildInjection, type InjectionMessage } from "../convex/lib/injection";
 import { countTokens } from "../convex/lib/tokens";
 import { MESSAGING_LIMITS } from "../convex/records/rateLimits";
-import { seedDemoSquad } from "../tests/backend/helpers";
+import { agentsWithKeys, seedDemoSquad } from "../tests/backend/helpers";
 import { prng } from "../tests/fixtures/secrets/corpus";
 import { log, sleep, startModelBackend, table } from "./harness";
 import { summarize } from "./stats";
@@ -113,19 +113,7 @@ async function benchServer() {
     const writer = (await ada.query(api.agents.list, { departmentId })).find((a) => a.name === "Writer")!;
     // The posters, then the probes of each phase (a probe agent's bucket lasts one phase).
     log(`creating ${FLOODERS + 2 * PROBES} agents with API keys`);
-    const keys: string[] = [];
-    for (let i = 0; i < FLOODERS + 2 * PROBES; i++) {
-      const agentId = await ada.mutation(api.agents.create, {
-        departmentId,
-        name: `Poster ${String(i).padStart(3, "0")}`,
-        role: "Specialist",
-        kind: "specialist",
-        systemPrompt: "",
-        isSquadLead: false,
-        allowedTools: ["post_message"],
-      });
-      keys.push((await ada.mutation(api.agentApiKeys.create, { agentId })).key);
-    }
+    const keys = await agentsWithKeys(ada, departmentId, { count: FLOODERS + 2 * PROBES, prefix: "Poster", allowedTools: ["post_message"] });
     const flood = await ada.mutation(api.channels.create, { departmentId, name: "flood", visibility: "project" });
     await ada.mutation(api.channels.addMember, { channelId: flood, key: writer.sessionKey });
     const probe = await ada.mutation(api.channels.create, { departmentId, name: "probe", visibility: "project" });

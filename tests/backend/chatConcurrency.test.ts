@@ -6,8 +6,7 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { api } from "../../convex/_generated/api";
-import { PROJECT_ROOT, seedDemoSquad, startTestBackend } from "./helpers";
+import { agentsWithKeys, PROJECT_ROOT, seedDemoSquad, startTestBackend } from "./helpers";
 
 const AGENTS = 100;
 const POSTS_PER_AGENT = 5;
@@ -21,19 +20,8 @@ beforeAll(async () => {
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
   const { member: ada, departmentId, token } = await seedDemoSquad(backend);
   ownerToken = token;
-  for (let i = 0; i < AGENTS; i++) {
-    const agentId = await ada.mutation(api.agents.create, {
-      departmentId,
-      name: `Chatter ${String(i).padStart(3, "0")}`,
-      role: "Specialist",
-      kind: "specialist",
-      systemPrompt: "",
-      isSquadLead: false,
-      allowedTools: ["chat.post", "chat.getNew"],
-    });
-    const created = await ada.mutation(api.agentApiKeys.create, { agentId });
-    keys.push({ name: `chatter-${String(i).padStart(3, "0")}`, key: created.key });
-  }
+  const created = await agentsWithKeys(ada, departmentId, { count: AGENTS, prefix: "Chatter", allowedTools: ["chat.post", "chat.getNew"] });
+  keys.push(...created.map((key, i) => ({ name: `chatter-${String(i).padStart(3, "0")}`, key })));
 }, 120_000);
 
 afterAll(async () => {

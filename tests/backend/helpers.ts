@@ -3,6 +3,7 @@ import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { importPKCS8, SignJWT } from "jose";
 import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startBackend, type Backend, type BackendOptions } from "../../tools/local-backend/server";
@@ -115,3 +116,28 @@ export async function seedDemoSquad(backend: { url: string; siteUrl: string; adm
 
 /** The password `seedDemoSquad` gives the owner. */
 export const OWNER_PASSWORD = "owner password 1";
+
+/**
+ * Creates `count` specialists named `<prefix> 000`, `<prefix> 001`, … with
+ * `allowedTools`, and an API key for each; returns the keys in order.
+ */
+export async function agentsWithKeys(
+  client: ConvexHttpClient,
+  departmentId: Id<"departments">,
+  { count, prefix, allowedTools }: { count: number; prefix: string; allowedTools: string[] },
+): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const agentId = await client.mutation(api.agents.create, {
+      departmentId,
+      name: `${prefix} ${String(i).padStart(3, "0")}`,
+      role: "Specialist",
+      kind: "specialist",
+      systemPrompt: "",
+      isSquadLead: false,
+      allowedTools,
+    });
+    keys.push((await client.mutation(api.agentApiKeys.create, { agentId })).key);
+  }
+  return keys;
+}

@@ -15,7 +15,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { drawer, screenshotPath, send, startJourney, until, writeWithMention, type Journey } from "./journey";
+import { drawer, screenshotPath, send, startJourneyOfTwo, until, writeWithMention, type Journey } from "./journey";
 
 /** Bound on waiting for an agent's run (the demo model answers in milliseconds; a slow reply takes about 20 s). */
 const RUN_MS = 30_000;
@@ -40,12 +40,7 @@ async function openTask(page: Page, id: string) {
 }
 
 beforeAll(async () => {
-  journey = await startJourney({ password: "approvals-test-password" });
-  ada = await journey.newPage({ who: "Ada" });
-  await journey.signIn(ada, "Ada");
-  await journey.ensurePerson("Grace", "member");
-  grace = await journey.newPage({ who: "Grace" });
-  await journey.signIn(grace, "Grace");
+  ({ journey, ada, grace } = await startJourneyOfTwo("approvals-test-password"));
 });
 
 afterAll(async () => {

@@ -7,19 +7,14 @@
 import { crc32, deflateSync } from "node:zlib";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { screenshotPath, startJourney, until, WIDE, type Journey } from "./journey";
+import { screenshotPath, startJourneyOfTwo, until, type Journey } from "./journey";
 
 let journey: Journey;
 let ada: Page;
 let grace: Page;
 
 beforeAll(async () => {
-  journey = await startJourney({ password: "channels-test-password" });
-  ada = await journey.newPage({ who: "Ada", viewport: WIDE, consoleErrors: true });
-  await journey.signIn(ada, "Ada");
-  await journey.ensurePerson("Grace");
-  grace = await journey.newPage({ who: "Grace", viewport: WIDE, consoleErrors: true });
-  await journey.signIn(grace, "Grace");
+  ({ journey, ada, grace } = await startJourneyOfTwo("channels-test-password"));
 });
 
 afterAll(async () => {

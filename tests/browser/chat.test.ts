@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Page } from "playwright-core";
-import { screenshotPath, startJourney, until, type Journey } from "./journey";
+import { screenshotPath, startJourneyOfTwo, until, type Journey } from "./journey";
 
 const FAKE_AWS_KEY = "AKIAIOSFODNN7EXAMPLE";
 
@@ -14,11 +14,7 @@ let ada: Page;
 let grace: Page;
 
 beforeAll(async () => {
-  journey = await startJourney({ password: "chat-test-password" });
-  ada = await journey.newPage({ who: "Ada" });
-  await journey.signIn(ada, "Ada");
-  grace = await journey.newPage({ who: "Grace" });
-  await journey.signIn(grace, "Grace");
+  ({ journey, ada, grace } = await startJourneyOfTwo("chat-test-password"));
 });
 
 afterAll(async () => {

@@ -190,6 +190,21 @@ export async function startJourney(options: { password: string; env?: Record<str
   };
 }
 
+/** A journey with Ada (the owner) and Grace (a member of the demo department), each signed in on a page of her own. */
+export async function startJourneyOfTwo(password: string): Promise<{ journey: Journey; ada: Page; grace: Page }> {
+  const journey = await startJourney({ password });
+  try {
+    const ada = await journey.newPage({ who: "Ada" });
+    await journey.signIn(ada, "Ada");
+    const grace = await journey.newPage({ who: "Grace" });
+    await journey.signIn(grace, "Grace");
+    return { journey, ada, grace };
+  } catch (error) {
+    await journey.close();
+    throw error;
+  }
+}
+
 // ---------------------------------------------------------------- the task drawer
 
 export const drawer = (page: Page) => page.getByTestId("task-drawer");

@@ -17,7 +17,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import { screenshotPath, startJourney, until, type Journey } from "./journey";
+import { screenshotPath, startJourneyOfTwo, until, type Journey } from "./journey";
 
 /** Bound on waiting for an agent's run (the demo model answers in milliseconds; the machine may be busy). */
 const RUN_MS = 30_000;
@@ -35,12 +35,7 @@ let ada: Page;
 let grace: Page;
 
 beforeAll(async () => {
-  journey = await startJourney({ password: "messaging-journey-password" });
-  ada = await journey.newPage({ who: "Ada" });
-  await journey.signIn(ada, "Ada");
-  await journey.ensurePerson("Grace", "member");
-  grace = await journey.newPage({ who: "Grace" });
-  await journey.signIn(grace, "Grace");
+  ({ journey, ada, grace } = await startJourneyOfTwo("messaging-journey-password"));
 });
 
 afterAll(async () => {

@@ -1,14 +1,16 @@
 import { expect, test } from "vitest";
 import { editDistance, normalizeName, resolveAgentNames, type RosterEntry } from "../../convex/lib/agentNames";
 
-const roster: RosterEntry[] = [
-  { name: "Jarvis", role: "Squad Lead", sessionKey: "agent:jarvis:p" },
-  { name: "Dev Bot", role: "Full-stack Engineer", sessionKey: "agent:dev-bot:p" },
-  { name: "Writer", role: "Copywriter", sessionKey: "agent:writer:p" },
-  { name: "Zoë", role: "Designer", sessionKey: "agent:zoe:p" },
-  { name: "Archie", role: "Reviewer", sessionKey: "agent:archie:p" },
-  { name: "Rex", role: "Reviewer", sessionKey: "agent:rex:p" },
-];
+const roster: RosterEntry[] = (
+  [
+    ["Jarvis", "Squad Lead", "jarvis"],
+    ["Dev Bot", "Full-stack Engineer", "dev-bot"],
+    ["Writer", "Copywriter", "writer"],
+    ["Zoë", "Designer", "zoe"],
+    ["Archie", "Reviewer", "archie"],
+    ["Rex", "Reviewer", "rex"],
+  ] as const
+).map(([name, role, slug]) => ({ name, role, sessionKey: `agent:${slug}:p` }));
 
 test.each([
   ["dev bot"],
