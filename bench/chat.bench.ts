@@ -33,6 +33,8 @@ const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
 const TIMEOUT_MS = 800;
 /** What the bench agents may call: the chat tools. */
 const CHAT_TOOLS = ["chat.post", "chat.getNew"];
+/** An agent's post bucket from empty to full (capacity / rate periods), plus a second's margin. */
+const REFILL_MS = Math.ceil((AGENT_LIMITS.agentPost.capacity / AGENT_LIMITS.agentPost.rate) * AGENT_LIMITS.agentPost.period) + 1_000;
 
 export interface ScannerBenchResult {
   messages: number;
@@ -169,8 +171,6 @@ export async function benchChatServer(): Promise<void> {
   const SEED_MESSAGES = 10_000;
   const POST_BURST = AGENT_LIMITS.agentPost.capacity;
   const ROUNDS = 5;
-  // From empty to a full bucket (capacity / rate periods), plus a second's margin.
-  const REFILL_MS = Math.ceil((AGENT_LIMITS.agentPost.capacity / AGENT_LIMITS.agentPost.rate) * AGENT_LIMITS.agentPost.period) + 1_000;
   // One getNew per call spends a token of AGENT_LIMITS.agentApiCall; stay within its burst.
   const READS_BEHIND = 50;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-chat-"));
@@ -299,26 +299,38 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
   const AGENTS = 100;
   const POST_BURST = AGENT_LIMITS.agentPost.capacity;
   const here = path.resolve(FIXTURES, "../../..");
-  const sides: Array<{ name: string; root: string; backend?: Awaited<ReturnType<typeof spawnBackend>>; dataDir: string; keys: string[]; rounds: Array<{ perSecond: number; summary: Summary; cpuPerPost: number }> }> = [
-    { name: "baseline", root: path.resolve(baselineRoot), dataDir: "", keys: [], rounds: [] },
-    { name: "this checkout", root: here, dataDir: "", keys: [], rounds: [] },
+  type Side = {
+    name: string;
+    root: string;
+    backend?: Awaited<ReturnType<typeof spawnBackend>>;
+    dataDir: string;
+    keys: string[];
+    /** When this side's agents last spent their buckets. */
+    lastRoundAt: number;
+    rounds: Array<{ perSecond: number; summary: Summary; cpuPerPost: number }>;
+  };
+  const sides: Side[] = [
+    { name: "baseline", root: path.resolve(baselineRoot), dataDir: "", keys: [], lastRoundAt: 0, rounds: [] },
+    { name: "this checkout", root: here, dataDir: "", keys: [], lastRoundAt: 0, rounds: [] },
   ];
   try {
     for (const side of sides) {
       side.dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-chat-"));
       side.backend = await spawnBackend({ dataDir: side.dataDir, convexDir: path.join(side.root, "convex"), projectRoot: side.root });
       const { member, departmentId } = await seedDemoSquad(side.backend, "BenchAdmin");
-      // Every agent posts one burst (AGENT_LIMITS.agentPost), so each round has agents of its own.
-      side.keys = await agentsWithKeys(member, departmentId, { count: AGENTS * rounds, prefix: "Bench Agent", allowedTools: CHAT_TOOLS });
+      side.keys = await agentsWithKeys(member, departmentId, { count: AGENTS, prefix: "Bench Agent", allowedTools: CHAT_TOOLS });
     }
     for (let round = 0; round < rounds; round++) {
       for (const side of sides) {
         const backend = side.backend!;
+        // Each round the same agents post one whole burst (AGENT_LIMITS.agentPost): their buckets refill in between.
+        const wait = side.lastRoundAt + REFILL_MS - performance.now();
+        if (round > 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         const latencies: number[] = [];
         const cpuBefore = backendCpuMs(backend.child.pid);
         const started = performance.now();
         await Promise.all(
-          side.keys.slice(round * AGENTS, (round + 1) * AGENTS).map(async (key, a) => {
+          side.keys.map(async (key, a) => {
             for (let i = 0; i < POST_BURST; i++) {
               const t0 = performance.now();
               const response = await fetch(`${backend.siteUrl}/mcp/chat.post`, {
@@ -333,6 +345,7 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
           }),
         );
         const perSecond = latencies.length / ((performance.now() - started) / 1000);
+        side.lastRoundAt = performance.now();
         side.rounds.push({ perSecond, summary: summarize(latencies), cpuPerPost: (backendCpuMs(backend.child.pid) - cpuBefore) / latencies.length });
       }
     }

@@ -8,7 +8,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Plugin } from "vite";
-import { isAppPath } from "../src/shell/routes";
+import { isAppPath } from "../src/shell/routes.ts";
 
 export interface ServedPaths {
   /** Vite's root: the app's source, with index.html. */
