@@ -4,7 +4,7 @@ import { useRoutes, type RouteObject } from "react-router";
 import { BoardPage } from "./pages/BoardPage";
 import { DepartmentPage } from "./pages/DepartmentPage";
 import { ToDepartmentBoard, ToRememberedDepartment } from "./pages/redirects";
-import { ROUTE_PATHS } from "./shell/routes";
+import { ROUTE_PATHS } from "./shell/addresses";
 
 // What the board's first screen does not show is loaded when first opened, so the entry chunk
 // the board waits for stays small (the figures' charts alone were most of it).

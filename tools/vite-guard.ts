@@ -8,7 +8,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Plugin } from "vite";
-import { isAppPath } from "../src/shell/routes.ts";
+import { isAppPath } from "../src/shell/addresses.ts";
 
 export interface ServedPaths {
   /** Vite's root: the app's source, with index.html. */
@@ -73,7 +73,7 @@ export function isServable(url: string, paths: ServedPaths): boolean {
 
 export function devServerGuard(paths: ServedPaths): Plugin {
   const guard = (req: { url?: string }, res: { statusCode: number; setHeader(n: string, v: string): void; end(b: string): void }, next: () => void) => {
-    // The app's own addresses (src/shell/routes.ts) get the app's page; every other unknown path stays a 404.
+    // The app's own addresses (src/shell/addresses.ts) get the app's page; every other unknown path stays a 404.
     if (isAppPath((req.url ?? "/").split(/[?#]/, 1)[0])) {
       req.url = "/index.html";
       return next();

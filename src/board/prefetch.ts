@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { useLocation } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { showsBoard } from "../shell/routes";
+import { showsBoard } from "../shell/addresses";
 import { filterArgs, parseFilters, shownStatuses, type BoardFilters } from "./filters";
 import type { TaskStatus } from "./types";
 

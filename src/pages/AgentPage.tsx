@@ -11,7 +11,7 @@ import { PanelBoundary } from "../components/ErrorBoundary";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { Skeleton, SkeletonStack } from "../components/ui/Skeleton";
-import { departmentPath, runsPath, taskPath } from "../shell/routes";
+import { departmentPath, runsPath, taskPath } from "../shell/addresses";
 import { useDepartment } from "../shell/workspace";
 import { RunsTable } from "../runs/RunsList";
 import { tokenTotal } from "../runs/runViews";

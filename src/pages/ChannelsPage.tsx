@@ -3,7 +3,7 @@ import { useNavigate, useParams } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ChannelsView } from "../channels/ChannelsView";
 import { ErrorBoundary } from "../components/ErrorBoundary";
-import { channelsPath } from "../shell/routes";
+import { channelsPath } from "../shell/addresses";
 import { useDepartment } from "../shell/workspace";
 
 /** Picking a channel is a new address (Back returns to the last one); a failure shows in the page's place. */

@@ -4,7 +4,7 @@ import { Navigate, Outlet, useLocation } from "react-router";
 import { DepartmentNav } from "../shell/DepartmentNav";
 import { DepartmentWorkspace, PageSkeleton } from "../shell/AppShell";
 import { isAdminRole, RoleContext } from "../shell/role";
-import { taskIdFromHash, taskPath } from "../shell/routes";
+import { taskIdFromHash, taskPath } from "../shell/addresses";
 import { useWorkspace } from "../shell/workspace";
 import { ToRememberedDepartment } from "./redirects";
 

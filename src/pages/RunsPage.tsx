@@ -4,7 +4,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { RunsList } from "../runs/RunsList";
 import { RunView } from "../runs/RunView";
-import { runsPath } from "../shell/routes";
+import { runsPath } from "../shell/addresses";
 import { useDepartment } from "../shell/workspace";
 import { useNow } from "../lib/relativeTime";
 

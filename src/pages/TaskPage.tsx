@@ -2,7 +2,7 @@
 import { useCallback } from "react";
 import { useLocation, useNavigate, useParams } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
-import { taskPath } from "../shell/routes";
+import { taskPath } from "../shell/addresses";
 import { useTaskNavigation } from "../shell/useTaskNavigation";
 import { useDepartment, useWorkspace } from "../shell/workspace";
 import { TaskDrawer } from "../task/TaskDrawer";

@@ -1,6 +1,6 @@
 // The route table's redirects: addresses that name no page go to one that does.
 import { Navigate, useLocation } from "react-router";
-import { departmentPath } from "../shell/routes";
+import { departmentPath } from "../shell/addresses";
 import { useDepartment, useWorkspace } from "../shell/workspace";
 
 /** "/", an old link, or a department you left: the one you used last (else the first), keeping ?invite= and #task=. */

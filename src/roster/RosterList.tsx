@@ -7,7 +7,7 @@ import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { PlusIcon } from "../components/ui/icons";
 import { SkeletonRows } from "../components/ui/Skeleton";
-import { agentSlugOf } from "../shell/routes";
+import { agentSlugOf } from "../shell/addresses";
 import type { Agent } from "./types";
 
 type Props = {

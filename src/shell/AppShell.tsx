@@ -20,7 +20,7 @@ import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
 import { NotificationsMenu } from "./NotificationsMenu";
 import { PresenceAvatars } from "./PresenceAvatars";
 import { canWrite, isAdminRole } from "./role";
-import { agentPath } from "./routes";
+import { agentPath } from "./addresses";
 import { ShellShortcuts, type ShellOverlay } from "./ShellShortcuts";
 import { ResizableSidePanel } from "./SidePanel";
 import { useDepartments } from "./useDepartments";

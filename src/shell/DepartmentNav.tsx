@@ -3,7 +3,7 @@ import { NavLink } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { cn } from "../lib/cn";
-import { channelsPath, departmentPath, figuresPath, runsPath } from "./routes";
+import { channelsPath, departmentPath, figuresPath, runsPath } from "./addresses";
 
 const LINK = "rounded-md px-2 py-1 text-sm font-medium text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800";
 const ACTIVE = "bg-slate-100 text-slate-900 dark:bg-slate-800 dark:text-slate-100";

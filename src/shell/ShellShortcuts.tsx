@@ -6,7 +6,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { NewTaskDialog } from "../task/NewTaskDialog";
 import { SlashInsertContext } from "../slash/insert";
 import { CommandPalette, type PaletteItem } from "./CommandPalette";
-import { agentPath, agentSlugOf, channelsPath, runsPath } from "./routes";
+import { agentPath, agentSlugOf, channelsPath, runsPath } from "./addresses";
 import { shortcutFor } from "./shortcuts";
 import { ShortcutsHelp } from "./ShortcutsHelp";
 import { useTaskNavigation } from "./useTaskNavigation";

@@ -5,7 +5,7 @@ import { useLocation, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import { parseFilters } from "../board/filters";
 import { REMEMBERED_DEPARTMENT_KEY, useBoardPrefetch } from "../board/prefetch";
-import { departmentPath, departmentSlugOf, showsBoard } from "./routes";
+import { departmentPath, departmentSlugOf, showsBoard } from "./addresses";
 import { useEnsureMembership } from "./useEnsureMembership";
 import { useStoredState } from "./useStoredState";
 import type { Department } from "./workspace";

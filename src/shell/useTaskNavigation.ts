@@ -2,7 +2,7 @@
 import { useCallback, useLayoutEffect, useMemo, useRef } from "react";
 import { useLocation, useNavigate } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
-import { departmentPath, isTaskPath, taskPath } from "./routes";
+import { departmentPath, isTaskPath, taskPath } from "./addresses";
 
 /** History state on a task entry pushed from the board: Back (not a new entry) closes it. */
 type TaskEntryState = { fromBoard?: boolean } | null;

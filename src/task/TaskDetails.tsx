@@ -10,7 +10,7 @@ import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
 import { Markdown } from "../components/ui/Markdown";
 import { Select, TextArea, TextInput } from "../components/ui/Field";
-import { taskPath } from "../shell/routes";
+import { taskPath } from "../shell/addresses";
 import { AssigneePicker } from "./AssigneePicker";
 import { Subtasks } from "./Subtasks";
 import { descriptionError, formatTags, parseTags, tagsError, titleError } from "./newTask";

@@ -5,7 +5,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { VIRTUALIZE_OVER } from "../../src/board/BoardColumn";
 import { BoardView } from "../../src/board/BoardView";
 import { applyMove } from "../../src/board/dnd";
-import { showsBoard } from "../../src/shell/routes";
+import { showsBoard } from "../../src/shell/addresses";
 import type { BoardColumnData, TaskCardData } from "../../src/board/types";
 import { scrollAfterMount } from "../../src/board/virtualScroll";
 

@@ -13,7 +13,7 @@ import {
   isTaskPath,
   taskIdFromHash,
   taskPath,
-} from "../../src/shell/routes";
+} from "../../src/shell/addresses";
 import { useTaskNavigation } from "../../src/shell/useTaskNavigation";
 import { WorkspaceContext, type Department, type Workspace } from "../../src/shell/workspace";
 
