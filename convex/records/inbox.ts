@@ -126,8 +126,13 @@ export function whereOf(channel: Doc<"channels">, message: Pick<Doc<"channelMess
  * (lib/injection), newest first; `inbox.read` shows the same to the model.
  */
 export async function unreadFor(ctx: QueryCtx, agent: Doc<"agents">, taskId: Id<"tasks"> | null, limit: number): Promise<InjectionMessage[]> {
+  return await asInjectionMessages(ctx, await unreadRows(ctx, agent.sessionKey, agent.departmentId, limit), taskId);
+}
+
+/** Inbox rows as the model is shown them; rows whose message or channel is gone are left out. */
+async function asInjectionMessages(ctx: QueryCtx, rows: ReadonlyArray<Doc<"inbox">>, taskId: Id<"tasks"> | null): Promise<InjectionMessage[]> {
   const out: InjectionMessage[] = [];
-  for (const row of await unreadRows(ctx, agent.sessionKey, agent.departmentId, limit)) {
+  for (const row of rows) {
     const message = await ctx.db.get("channelMessages", row.messageId);
     const channel = await ctx.db.get("channels", row.channelId);
     if (message === null || channel === null) continue;
@@ -167,9 +172,10 @@ export const vRunInbox = v.union(v.null(), v.object({ blocking: v.array(vInjecti
  * injection budget).
  */
 export async function inboxOfRun(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"agents">): Promise<Infer<typeof vRunInbox>> {
-  const unread = await unreadFor(ctx, agent, run.taskId, MAX_INJECTION_CANDIDATES);
+  const rows = await unreadRows(ctx, agent.sessionKey, agent.departmentId, MAX_INJECTION_CANDIDATES);
+  const unread = await asInjectionMessages(ctx, rows, run.taskId);
   const blockingIds = new Set<string>();
-  for (const row of await unreadRows(ctx, agent.sessionKey, agent.departmentId, MAX_INJECTION_CANDIDATES)) {
+  for (const row of rows) {
     if (row.blocking && row.handledAt === undefined && blockingIds.size < MAX_BLOCKING_PER_CALL) blockingIds.add(row.messageId);
   }
   return {
