@@ -31,19 +31,23 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 /** A request an endpoint refuses itself (its body, query or path), before any function ran. */
 export class RequestRefusal extends MaestroError {}
 
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+function bearerToken(request: Request): string | null {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("Authorization") ?? "")?.[1] ?? null;
+}
+
 /** The key's hash; the key itself never leaves the HTTP action. UNAUTHENTICATED without a well-formed key. */
 export function agentKeyHash(request: Request): string {
-  const header = request.headers.get("Authorization") ?? "";
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match === null) throw new MaestroError("UNAUTHENTICATED", "Missing API key: send Authorization: Bearer <agent API key>.");
-  if (!isApiKeyShape(match[1])) throw new MaestroError("UNAUTHENTICATED", "Unknown API key.");
-  return hashApiKey(match[1]);
+  const key = bearerToken(request);
+  if (key === null) throw new MaestroError("UNAUTHENTICATED", "Missing API key: send Authorization: Bearer <agent API key>.");
+  if (!isApiKeyShape(key)) throw new MaestroError("UNAUTHENTICATED", "Unknown API key.");
+  return hashApiKey(key);
 }
 
 /** The hash of a well-formed key when the request carries one, else undefined (for endpoints a key only refines). */
 export function optionalAgentKeyHash(request: Request): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("Authorization") ?? "");
-  return match !== null && isApiKeyShape(match[1]) ? hashApiKey(match[1]) : undefined;
+  const key = bearerToken(request);
+  return key !== null && isApiKeyShape(key) ? hashApiKey(key) : undefined;
 }
 
 /** The request's JSON object body; an empty body counts as `{}`. Null when it is not a JSON object. */
