@@ -121,7 +121,7 @@ export function checkCall(
 
 /** What the thread is told about a result, if anything. */
 export function noteFor(agent: string, tool: string, result: ToolResult): string | undefined {
-  if (result.ok) return undefined;
+  if (result.ok) return result.note;
   return result.problem === "guard" ? guardNote(agent, tool, result.stop) : result.note;
 }
 

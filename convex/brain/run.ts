@@ -21,6 +21,7 @@ import { modelConfigFromEnv, modelConfigProblem, NO_MODEL_NOTE } from "../lib/mo
 import { isChatTool } from "../tools/registry";
 import { brainConfig } from "../lib/brainConfig";
 import type { PauseRequest } from "../lib/pauses";
+import type { RunPause } from "../validators";
 import { dispatchCall, settlePause, type Observation } from "./dispatch";
 import { ModelAbortedError, streamModel, type ChatMessage } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage } from "./prompt";
@@ -64,14 +65,35 @@ export const execute = internalAction({
     let toolIndex = 0;
     let firstRound = 0;
     try {
-      // A run that paused for a person goes on from the paused call, with what they decided.
+      // A run that paused for a person goes on from the paused call, with what they decided, then runs
+      // the rest of that reply's calls in order, under the same guards (the same `seen`, the same budgets).
       if (resume !== null) {
         const { pause } = resume;
         for (const line of pause.seen) seen.add(line);
         const settled = await settlePause(ctx, runId, pause, resume.resolution, config, seen, log);
-        live(await ctx.runMutation(internal.brain.writes.endToolCall, { ...writer, index: pause.index, name: pause.call.name, observation: settled.text }));
+        const { rest, offset } = callsAfterPause(pause);
+        live(
+          await ctx.runMutation(internal.brain.writes.endToolCall, {
+            ...writer,
+            index: pause.index,
+            name: pause.call.name,
+            observation: settled.text,
+            ...(rest.length === 0 ? {} : { next: toolStart(pause.index + 1, rest[0]) }),
+          }),
+        );
+        const results = [...pause.before, settled, ...pause.after];
+        if (rest.length > 0) {
+          const ran = await runTools(ctx, writer, rest, { firstIndex: pause.index + 1, firstOffset: offset + 1 }, (call) => dispatchCall(ctx, runId, call, config, seen, log));
+          if (ran.paused !== null) {
+            const { state, request } = pauseState(pause, { ...ran.paused, before: [...results, ...ran.paused.before] }, seen);
+            live(await ctx.runMutation(internal.brain.writes.pause, { ...writer, request, state }));
+            log(`waiting again: ${request.kind} for ${ran.paused.call.name}`);
+            return null;
+          }
+          results.push(...ran.observations);
+        }
         conversation.push(...pause.conversation, { role: "assistant", content: pause.reply });
-        conversation.push(observationsMessage([...pause.before, settled, ...pause.after], pause.round + 1 >= config.maxToolIterations));
+        conversation.push(observationsMessage(results, pause.round + 1 >= config.maxToolIterations));
         toolIndex = pause.nextIndex;
         firstRound = pause.round + 1;
       }
@@ -120,7 +142,7 @@ export const execute = internalAction({
         let observations: Observation[] = [];
         let paused: Paused | null = null;
         if (first !== undefined) {
-          ({ observations, paused } = await runTools(ctx, writer, calls, toolIndex, (call) => dispatchCall(ctx, runId, call, config, seen, log)));
+          ({ observations, paused } = await runTools(ctx, writer, calls, { firstIndex: toolIndex, firstOffset: 0 }, (call) => dispatchCall(ctx, runId, call, config, seen, log)));
           toolIndex += calls.length;
         } else if (calls.length > 0) {
           const guard = `tool iteration limit reached (${config.maxToolIterations})`;
@@ -142,10 +164,10 @@ export const execute = internalAction({
         }
         await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...modelCall });
         if (paused !== null) {
-          const { request, index, before, after, call } = paused;
-          const state = { conversation: conversation.map(({ role, content }) => ({ role: role === "assistant" ? ("assistant" as const) : ("user" as const), content })), round, index, nextIndex: toolIndex, call, reply: reply.content, before, after, seen: [...seen] };
+          const at = { conversation: conversation.map(({ role, content }) => ({ role: role === "assistant" ? ("assistant" as const) : ("user" as const), content })), round, nextIndex: toolIndex, reply: reply.content };
+          const { state, request } = pauseState(at, paused, seen);
           live(await ctx.runMutation(internal.brain.writes.pause, { ...writer, request, state }));
-          log(`waiting: ${request.kind} for ${call.name}`);
+          log(`waiting: ${request.kind} for ${paused.call.name}`);
           return null;
         }
         conversation.push({ role: "assistant", content: reply.content }, observationsMessage(observations, round + 1 >= config.maxToolIterations));
@@ -225,26 +247,44 @@ function toolStart(index: number, call: ParsedToolCall) {
   return { index, name: call.name, args: JSON.stringify(call.args ?? null) };
 }
 
-/** A call that waits for a person, with the results of the reply's other calls around it. */
+/** A call that waits for a person, with the results of the reply's calls before it. */
 interface Paused {
   request: PauseRequest;
   index: number;
   call: { name: string; args: string };
   before: Observation[];
-  after: Observation[];
 }
 
-/** Why a call after a paused one in the same reply did not run. */
-function notRunWhilePaused(paused: string): string {
-  return `not run: the run paused at ${paused} for a person; call it again once that is settled, if it is still needed`;
+/** Where a reply stands when one of its calls pauses: what the run resumes from. */
+type ReplyPoint = Pick<RunPause, "conversation" | "round" | "nextIndex" | "reply">;
+
+/** The run's pause state for `paused`, a call of the reply at `at` (nothing after it has run). */
+function pauseState(at: ReplyPoint, paused: Paused, seen: ReadonlySet<string>) {
+  const { conversation, round, nextIndex, reply } = at;
+  const state = { conversation, round, nextIndex, reply, index: paused.index, call: paused.call, before: paused.before, after: [], seen: [...seen] };
+  return { state, request: paused.request };
+}
+
+/**
+ * The calls of a paused reply after the paused one, and the paused call's
+ * place in its reply (the per-reply limit counts from the reply's first
+ * call). A pause written before calls ran after resuming kept their refusals
+ * in `after`: those are not run again.
+ */
+function callsAfterPause(pause: Pick<RunPause, "reply" | "index" | "nextIndex" | "after">): { rest: ParsedToolCall[]; offset: number } {
+  const calls = parseToolCalls(pause.reply);
+  const offset = pause.index - (pause.nextIndex - calls.length);
+  if (pause.after.length > 0 || offset < 0 || offset >= calls.length) return { rest: [], offset: Math.max(0, offset) };
+  return { rest: calls.slice(offset + 1), offset };
 }
 
 /**
  * Runs a reply's tool calls one at a time, each announced by `tool_call`
- * first (the first by `endReply`, each next one by the previous call's
- * `endToolCall`, in the same write); a call after the run was stopped is not run. Calls beyond
- * MAX_TOOL_CALLS_PER_REPLY are refused, as the dispatcher would. A call that
- * waits for a person pauses the reply: the calls after it are not run.
+ * first (the first by `endReply` or by the paused call's result, each next
+ * one by the previous call's `endToolCall`, in the same write). Calls beyond
+ * MAX_TOOL_CALLS_PER_REPLY in the reply (`firstOffset` is the first call's
+ * place in it) are refused, as the dispatcher would. A call that waits for a
+ * person pauses the reply there: the calls after it run once the run resumes.
  *
  * @throws Stopped when the run was stopped before a call.
  */
@@ -252,40 +292,25 @@ async function runTools(
   ctx: ActionCtx,
   writer: Writer,
   calls: ParsedToolCall[],
-  firstIndex: number,
+  { firstIndex, firstOffset }: { firstIndex: number; firstOffset: number },
   dispatch: (call: ParsedToolCall) => Promise<{ observation: Observation } | { pause: PauseRequest }>,
 ): Promise<{ observations: Observation[]; paused: Paused | null }> {
   const observations: Observation[] = [];
-  let paused: Paused | null = null;
-  // The first call was announced with the reply's end.
-  let announced = true;
-  for (const [offset, call] of calls.entries()) {
-    const index = firstIndex + offset;
-    const start = toolStart(index, call);
-    const { args } = start;
-    // A call after a paused one was not announced by a previous result: it is announced here.
-    if (!announced && (await ctx.runMutation(internal.brain.writes.beginToolCall, { ...writer, ...start })) === "aborted") throw new Stopped();
-    announced = false;
+  for (const [i, call] of calls.entries()) {
+    const index = firstIndex + i;
     let result: Observation;
-    if (paused !== null) {
-      const text = notRunWhilePaused(paused.call.name);
-      await refuse(ctx, writer.runId, call, text, `paused at ${paused.call.name}`);
-      result = { tool: call.name, text };
-    } else if (offset >= MAX_TOOL_CALLS_PER_REPLY) {
+    if (firstOffset + i >= MAX_TOOL_CALLS_PER_REPLY) {
       const text = `not run: at most ${MAX_TOOL_CALLS_PER_REPLY} tool calls per reply`;
       await refuse(ctx, writer.runId, call, text, `more than ${MAX_TOOL_CALLS_PER_REPLY} tool calls in one reply`);
       result = { tool: call.name, text };
     } else {
       const dispatched = await dispatch(call);
-      if ("pause" in dispatched) {
-        // Its result is written when the person responds.
-        paused = { request: dispatched.pause, index, call: { name: call.name, args }, before: observations.splice(0), after: [] };
-        continue;
-      }
+      // Its result is written when the person responds; the calls after it wait with it.
+      if ("pause" in dispatched) return { observations: [], paused: { request: dispatched.pause, index, call: { name: call.name, args: toolStart(index, call).args }, before: observations } };
       result = dispatched.observation;
     }
-    (paused === null ? observations : paused.after).push(result);
-    const next = calls.at(offset + 1);
+    observations.push(result);
+    const next = calls.at(i + 1);
     const verdict = await ctx.runMutation(internal.brain.writes.endToolCall, {
       ...writer,
       index,
@@ -294,9 +319,8 @@ async function runTools(
       ...(next === undefined ? {} : { next: toolStart(index + 1, next) }),
     });
     if (verdict === "aborted") throw new Stopped();
-    announced = next !== undefined;
   }
-  return { observations, paused };
+  return { observations, paused: null };
 }
 
 async function refuse(ctx: ActionCtx, runId: Id<"runs">, call: ParsedToolCall, observation: string, guard: string) {

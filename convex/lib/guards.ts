@@ -58,7 +58,8 @@ export const guards = {
   }),
 };
 
-function normalizeTitle(title: string): string {
+/** A title as work is compared: case, accents and punctuation do not matter. */
+export function normalizeTitle(title: string): string {
   return normalizeName(title).replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 }
 

@@ -40,6 +40,14 @@ export function unknownAssigneeNote(agent: string, title: string, problem: strin
   );
 }
 
+/** A delegation that went to some of the names it gave: the rest are not in the squad. */
+export function partialAssigneeNote(agent: string, title: string, assigned: readonly string[], problem: string, squad: readonly string[]): string {
+  return (
+    `${agent} delegated “${title}” to ${list(assigned)} only: ${problem} ` +
+    `Choices: mention ${agent} again naming agents from the squad (${list(squad)}), or an owner or admin can add the agent to the roster.`
+  );
+}
+
 /** A loop guard stopped a call. */
 export function guardNote(agent: string, tool: string, stop: GuardStop): string {
   return `${agent} was stopped from calling ${tool}: ${stop.reason}. Choices: ${stop.choices}`;

@@ -24,6 +24,7 @@ import { postChannelMessage, startFor } from "./delivery";
 import { closePause } from "./pauses";
 import { enqueueRun } from "./runQueue";
 import { postToThread } from "./threadPost";
+import type { RunStatus } from "../validators";
 
 /** Unread rows weighed when a run ends. */
 const UNREAD_SCAN = 150;
@@ -62,6 +63,9 @@ export async function finishAttempt(ctx: MutationCtx, runId: Id<"runs">, attempt
   await endRun(ctx, run, status, reason, reply);
 }
 
+/** What Stop and /stop stop: a run queued, running, or waiting for a person (an approval, a question, a plan). */
+export const STOPPABLE: readonly RunStatus[] = ["queued", "running", "waiting"];
+
 /**
  * Stops `run` if it is queued, running or waiting for a person (Stop and
  * /stop): `control_submitted` (stop) then `agent_end` (aborted). The run's
@@ -69,7 +73,7 @@ export async function finishAttempt(ctx: MutationCtx, runId: Id<"runs">, attempt
  * posted and no tool runs after this. False when it had already ended.
  */
 export async function stopRun(ctx: MutationCtx, run: Doc<"runs">, member: Doc<"members">): Promise<boolean> {
-  if (run.status !== "queued" && run.status !== "running" && run.status !== "waiting") return false;
+  if (!STOPPABLE.includes(run.status)) return false;
   const by = actorName(memberActor(member));
   await appendRunEvent(ctx, run._id, { type: "control_submitted", action: "stop", by });
   await endRun(ctx, run, "aborted", `stopped by ${by}`);

@@ -20,7 +20,7 @@ import { hasRole } from "../lib/roles";
 import { textTooLongMessage } from "../lib/secrets/userText";
 import { buildRegistry, helpText, modelChoices, resolveCommand, splitArguments, type Registry, type SlashCommand } from "../lib/slashCommands";
 import { createDelegation } from "../reactions/delegation";
-import { stopRun } from "../reactions/runEnd";
+import { STOPPABLE, stopRun } from "../reactions/runEnd";
 import { enqueueRun } from "../reactions/runQueue";
 import { assignTask, moveTask } from "../reactions/taskChange";
 import { postToThread } from "../reactions/threadPost";
@@ -178,7 +178,7 @@ const stopStream = slashAction({
   action: "stop_stream",
   async plan(ctx, { task }, { name }) {
     if (task === null) return needTask(name);
-    const run = await taskRunWithStatus(ctx, task._id, ["running", "queued"]);
+    const run = await taskRunWithStatus(ctx, task._id, STOPPABLE);
     if (run === null) return fail("Nothing is running on this task.");
     const agent = await ctx.db.get("agents", run.agentId);
     return ok(`Stops ${agent?.name ?? "the agent"}'s ${run.status} run on this task.`, { run });

@@ -9,11 +9,12 @@ import { v, type Infer } from "convex/values";
 import { internal } from "../_generated/api";
 import { internalAction, internalMutation, internalQuery } from "../_generated/server";
 import { agentActor } from "../lib/actors";
-import { checkDelegation } from "../lib/delegation";
+import { answersDelegation, checkDelegation } from "../lib/delegation";
+import { MAX_SUBTASKS } from "../lib/limits";
 import { MaestroError } from "../lib/errors";
 import { createDelegation } from "../reactions/delegation";
 import { agentBySessionKey, departmentAgents } from "../records/agents";
-import { taskByDelegationKey } from "../records/tasks";
+import { subtasksOf, taskByDelegationKey } from "../records/tasks";
 import { vPriority } from "../validators";
 
 /** What every delegation names apart from its assignees. */
@@ -43,6 +44,10 @@ const vDelegationResult = v.union(
     title: v.string(),
     assigneesResolved: v.array(v.string()),
     assigneesRequested: v.array(v.string()),
+    /** The requested names that resolved to no agent (the task went to the others), and why. */
+    assigneesUnresolved: v.array(v.string()),
+    unresolvedMessage: v.optional(v.string()),
+    squad: v.array(v.string()),
     created: v.boolean(),
   }),
   v.object({ ok: v.literal(false), problem: v.literal("guard"), guard: vGuardStop }),
@@ -80,10 +85,13 @@ const vCreated = v.object({ ok: v.literal(true), taskId: v.id("tasks"), title: v
 
 /**
  * Creates the delegated task and its first instruction message in one
- * transaction, so a delegation is never half made. Idempotent by key. The
- * guards that span runs are checked here, in the same transaction: the
- * delegation depth, the task tree's budget and, on a result, re-delegating
- * the same work.
+ * transaction, so a delegation is never half made. Idempotent by what it
+ * asks: an open task this delegator already made under the same parent,
+ * with the same title (normalised) and the same assignees, is returned
+ * instead of a second one, whatever run, trigger or restart asks again (and
+ * by key, for the same call from the same cause). The guards that span runs
+ * are checked here, in the same transaction: the delegation depth, the task
+ * tree's budget and, on a result, re-delegating the same work.
  */
 export const createDelegatedTask = internalMutation({
   args: { ...vDelegationFields, assigneeSessionKeys: v.array(v.string()) },
@@ -97,6 +105,12 @@ export const createDelegatedTask = internalMutation({
     if (delegator === null || delegator.departmentId !== args.departmentId) {
       throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
     }
+    if (args.parentTaskId !== undefined) {
+      const ask = { departmentId: args.departmentId, parentTaskId: args.parentTaskId, delegatedBy: delegator.sessionKey, title: args.title, assigneeSessionKeys: args.assigneeSessionKeys };
+      const { subtasks } = await subtasksOf(ctx, args.parentTaskId, MAX_SUBTASKS);
+      const same = subtasks.find((task) => answersDelegation(task, ask));
+      if (same !== undefined) return { ok: true as const, taskId: same._id, title: same.title, created: false };
+    }
     return await createDelegation(ctx, { actor: agentActor(delegator), delegatedBy: delegator.sessionKey }, args);
   },
 });
@@ -105,9 +119,10 @@ export const createDelegatedTask = internalMutation({
  * `delegate_task`: resolves the assignees by name within the delegator's
  * department, creates a public task assigned to them with `parentTaskId` and
  * `delegatedBy`, and posts the first instruction from the delegator, starting
- * with the assignees' @mentions. Their assignment wakes them. What the model
- * got wrong (unknown names, itself as assignee) and guard stops come back as
- * typed results, not thrown errors.
+ * with the assignees' @mentions. Their assignment wakes them. Names that
+ * resolve to no agent are left out and reported (an error only when none
+ * resolve). What the model got wrong (unknown names, itself as assignee) and
+ * guard stops come back as typed results, not thrown errors.
  */
 export const delegateTask = internalAction({
   /** `assignees`: agent names as the model wrote them. */
@@ -124,7 +139,7 @@ export const delegateTask = internalAction({
     if (delegator === null) throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
     const check = checkDelegation({ title, instruction, assignees: args.assignees }, roster, delegator, "delegate_task");
     if (!check.ok) return check;
-    const { resolved } = check;
+    const { resolved, unresolved, unresolvedMessage, squad } = check;
     const { assignees, ...fields } = args;
     const created = await ctx.runMutation(internal.tools.delegation.createDelegatedTask, {
       ...fields,
@@ -140,6 +155,9 @@ export const delegateTask = internalAction({
       title: created.title,
       assigneesResolved: resolved.map((a) => a.name),
       assigneesRequested: assignees,
+      assigneesUnresolved: unresolved,
+      ...(unresolvedMessage === undefined ? {} : { unresolvedMessage }),
+      squad,
       created: created.created,
     };
   },

@@ -5,7 +5,7 @@ import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
 import { departmentQuery } from "../functions";
 import { resolveAgentNames } from "../lib/agentNames";
-import { unknownAssigneeNote, type GuardStop } from "../lib/notes";
+import { partialAssigneeNote, unknownAssigneeNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest } from "../lib/pauses";
 import { chatSettings } from "../records/settings";
 import { IMPORTANCES, PRIORITIES, TASK_STATUSES, vApprovalPolicy, type ApprovalPolicy, type Importance, type PlanStep, type Priority, type RunTriggerKind, type TaskStatus } from "../validators";
@@ -35,7 +35,7 @@ export interface ToolScope {
 /** A tool call's result, typed: the dispatcher records and reports it by `problem`, never by matching text. */
 export type ToolResult =
   /** `pause`: the tool asks a person (a question, a plan); the run waits, and the person's response becomes the result. */
-  | { ok: true; text: string; delegated?: boolean; pause?: Extract<PauseRequest, { kind: "question" | "plan" }> }
+  | { ok: true; text: string; delegated?: boolean; pause?: Extract<PauseRequest, { kind: "question" | "plan" }>; note?: string }
   /** `note`: what the thread is told (problem and choices), when the people there should know. */
   | { ok: false; problem: "invalid" | "failed" | "denied"; text: string; note?: string }
   | { ok: false; problem: "guard"; text: string; stop: GuardStop };
@@ -61,6 +61,31 @@ function tool<const Name extends string, Schema extends z.ZodType<Record<string,
 /** Observations stay concise: a longer one is cut. */
 export const MAX_OBSERVATION_CHARS = 4000;
 
+/**
+ * delegate_task's observation: the spec's JSON result
+ * `{ok, taskId, title, assigneesResolved, assigneesRequested}`, with the
+ * names that did not resolve (`assigneesUnresolved`) and, in `note`, what the
+ * model should know (the task already existed; some names were left out).
+ * The thread is told about names left out.
+ */
+export function delegationObservation(agent: string, result: Extract<DelegationResult, { ok: true }>): { text: string; note?: string } {
+  const notes: string[] = [];
+  if (!result.created) notes.push("this task already exists: you created it earlier under this task for the same assignees; nothing new was created, do not delegate it again");
+  if (result.assigneesUnresolved.length > 0) notes.push(`assigned only to ${result.assigneesResolved.join(", ")}; ${result.unresolvedMessage ?? "the other names are not in the squad"}`);
+  const json = {
+    ok: true,
+    taskId: result.taskId,
+    title: result.title,
+    assigneesResolved: result.assigneesResolved,
+    assigneesRequested: result.assigneesRequested,
+    ...(result.assigneesUnresolved.length > 0 ? { assigneesUnresolved: result.assigneesUnresolved } : {}),
+    ...(result.created ? {} : { alreadyExisted: true }),
+    ...(notes.length > 0 ? { note: notes.join(". ") } : {}),
+  };
+  const note = result.assigneesUnresolved.length > 0 ? partialAssigneeNote(agent, result.title, result.assigneesResolved, result.unresolvedMessage ?? "", result.squad) : undefined;
+  return { text: JSON.stringify(json), ...(note === undefined ? {} : { note }) };
+}
+
 const delegateTask = tool({
   name: "delegate_task",
   description: "Create a public task for other agents, with a first instruction (squad leads).",
@@ -68,7 +93,7 @@ const delegateTask = tool({
     '{"title": string, "description": string, "assignees": string[] (agent names), "instruction": string, "priority"?: "low"|"medium"|"high", "tags"?: string[]}',
   args: z.object({
     title: z.string().trim().min(1, "title must not be empty"),
-    description: z.string().default(""),
+    description: z.string({ error: (issue) => (issue.input === undefined ? "description is required: say what the task is about (the contract's arguments are title, description, assignees, instruction)" : "description must be a string") }),
     assignees: z.array(z.string().trim().min(1)).min(1, "give at least one assignee, by agent name from the roster"),
     instruction: z.string().trim().min(1, "instruction must not be empty"),
     priority: z.enum(PRIORITIES).optional(),
@@ -86,14 +111,8 @@ const delegateTask = tool({
       onResult: scope.triggerKind === "delegation_result",
     });
     if (result.ok) {
-      const names = result.assigneesResolved.join(", ");
-      return result.created
-        ? {
-            ok: true,
-            delegated: true,
-            text: `[DELEGATED_TASK] created “${result.title}” (${result.taskId}) assigned to ${names}; the first instruction is posted in its thread`,
-          }
-        : { ok: true, text: `[DELEGATED_TASK] “${result.title}” (${result.taskId}) was already created for this request, assigned to ${names}; nothing new was created` };
+      const { text, note } = delegationObservation(scope.agentName, result);
+      return { ok: true, delegated: result.created, text, ...(note === undefined ? {} : { note }) };
     }
     switch (result.problem) {
       case "guard":
@@ -388,7 +407,7 @@ export function unknownTools(names: readonly string[]): string[] {
 export function planStepCall(step: PlanStep): { tool: ToolDefinition; args: Record<string, unknown> } {
   const args = delegateTask.args.parse({
     title: step.title,
-    description: step.description ?? "",
+    description: step.description?.trim() ? step.description : step.title,
     assignees: [step.assignee],
     instruction: step.description?.trim() ? step.description : `Please take “${step.title}” and post your progress here.`,
     ...(step.priority === undefined ? {} : { priority: step.priority }),

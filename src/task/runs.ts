@@ -122,6 +122,26 @@ const DELEGATED = /^\[DELEGATED_TASK\] created “(.+)” \([^)]*\) assigned to 
 const MOVED = /^moved the task from (\w+) to (\w+)$/;
 const ALREADY = /^the task was already (\w+)$/;
 
+/**
+ * A delegate_task result: the spec's JSON (`{ok, taskId, title,
+ * assigneesResolved, …}`), or the prose of runs recorded before it.
+ */
+function delegationOf(observation: string): { title: string; assignees: string[]; existed: boolean } | null {
+  if (observation.startsWith("{")) {
+    try {
+      const json = JSON.parse(observation) as { ok?: unknown; title?: unknown; assigneesResolved?: unknown; alreadyExisted?: unknown };
+      if (json.ok !== true || typeof json.title !== "string") return null;
+      const assignees = Array.isArray(json.assigneesResolved) ? json.assigneesResolved.filter((n): n is string => typeof n === "string") : [];
+      return { title: json.title, assignees, existed: json.alreadyExisted === true };
+    } catch {
+      return null;
+    }
+  }
+  const prose = DELEGATED.exec(observation);
+  if (prose === null) return null;
+  return { title: prose[1], assignees: prose[2].split(",").map((name) => name.trim()).filter(Boolean), existed: false };
+}
+
 /** Longest quoted argument a tool call line repeats. */
 const PREVIEW_CHARS = 80;
 
@@ -134,13 +154,11 @@ export function describeToolCall(call: Pick<ToolCallView, "name" | "args" | "out
   const observation = call.observation.trim();
   if (call.outcome !== "ok") return observation.includes(call.name) ? observation : `${call.name}: ${observation}`;
 
-  const delegated = DELEGATED.exec(observation);
-  if (call.name === "delegate_task" && delegated !== null) {
-    const assignees = delegated[2]
-      .split(",")
-      .map((name) => name.trim())
-      .filter(Boolean);
-    return assignees.length > 0 ? `Delegated “${delegated[1]}” to ${listOf(assignees)}` : `Delegated “${delegated[1]}”`;
+  const delegated = call.name === "delegate_task" ? delegationOf(observation) : null;
+  if (delegated !== null) {
+    const { title, assignees, existed } = delegated;
+    if (existed) return `“${title}” was already delegated${assignees.length > 0 ? ` to ${listOf(assignees)}` : ""}; nothing new was created`;
+    return assignees.length > 0 ? `Delegated “${title}” to ${listOf(assignees)}` : `Delegated “${title}”`;
   }
   const moved = MOVED.exec(observation);
   if (call.name === "update_task_status" && moved !== null) return `Moved the task from ${statusLabel(moved[1])} to ${statusLabel(moved[2])}`;

@@ -466,13 +466,14 @@ function summariseResults(results: string, previousReply: string, prompt: Prompt
     }
     if (tool === "delegate_task") {
       const title = typeof args.title === "string" ? args.title : quotedIn(text);
-      if (text.includes("[DELEGATED_TASK]")) {
+      const result = delegationResult(text);
+      if (result !== null) {
         // The observation names the agents as resolved; the call, as the model wrote them.
-        const resolved = /assigned to (.+?)(?:;|$)/m.exec(text)?.[1].split(/\s*,\s*/);
+        const resolved = result.assigneesResolved;
         const requested = Array.isArray(args.assignees) ? args.assignees.filter((n): n is string => typeof n === "string") : [];
         const names = resolved ?? requested.map((n) => rosterName(n, prompt.roster ?? []));
         const to = names.length > 0 ? ` to ${joinAnd(names)}` : "";
-        delegated.push(`${title ? `“${title}”` : "a task"}${to}`);
+        delegated.push(`${title ? `“${title}”` : "a task"}${to}${result.alreadyExisted ? " (it already existed, so nothing new was created)" : ""}`);
       } else if (/\bdenied: expired\b/.test(text)) {
         sentences.push(`Nobody approved${title ? ` “${title}”` : " the delegation"} in time, so I didn't delegate it; ask me again if it's still needed.`);
       } else if (/\bdenied by\b/.test(text)) {
@@ -536,12 +537,28 @@ function readObservations(results: string): Array<{ tool: string; text: string }
 /** What the lead says once its plan was decided: delegated as approved, or to be revised from the feedback. */
 function planOutcome(text: string): string {
   if (/plan was approved/.test(text)) {
-    const titles = [...text.matchAll(/\[DELEGATED_TASK\][^“]*“([^”]+)”/g)].map((m) => `“${m[1]}”`);
+    const titles = text.split("\n").flatMap((line) => {
+      const result = delegationResult(line.trim());
+      return result === null ? [] : [`“${result.title}”`];
+    });
     return titles.length > 0 ? `The plan is approved: delegated ${joinAnd(titles)}.` : `The plan is approved, but nothing new was delegated: ${clip(text)}`;
   }
   const feedback = /rejected by [^:.]+(?::\s*([^\n]*?))?\. Revise/.exec(text)?.[1];
   if (/rejected/.test(text)) return feedback ? `Understood: I'll revise the plan (${clip(feedback, 160)}) and propose it again.` : "Understood: I'll revise the plan and propose it again.";
   return `Couldn't propose the plan: ${clip(text)}`;
+}
+
+/** delegate_task's result as the spec words it (`{ok: true, taskId, title, assigneesResolved, …}`), or null for a refusal or failure. */
+function delegationResult(text: string): { title: string; assigneesResolved: string[] | undefined; alreadyExisted: boolean } | null {
+  if (!text.startsWith("{")) return null;
+  try {
+    const json = JSON.parse(text) as { ok?: unknown; title?: unknown; assigneesResolved?: unknown; alreadyExisted?: unknown };
+    if (json.ok !== true || typeof json.title !== "string") return null;
+    const resolved = Array.isArray(json.assigneesResolved) ? json.assigneesResolved.filter((n): n is string => typeof n === "string") : undefined;
+    return { title: json.title, assigneesResolved: resolved, alreadyExisted: json.alreadyExisted === true };
+  } catch {
+    return null;
+  }
 }
 
 function looksLikeFailure(text: string): boolean {
