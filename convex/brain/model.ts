@@ -32,6 +32,45 @@ function notCompatible(server: string): string {
   return `Model call failed: ${server} did not answer like an OpenAI-compatible API (check OPENAI_BASE_URL; it usually ends in /v1)`;
 }
 
+/** An answer that came back as something other than a stream: its status, content type and body. */
+interface PlainAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+/** How much of an unreadable answer a failure quotes. */
+const QUOTED_BODY_CHARS = 200;
+
+/** Says what came back when it is not a chat completion: status, content type and the first characters. */
+function unreadable(server: string, answer: PlainAnswer): string {
+  const body = answer.text.replace(/\s+/g, " ").trim();
+  const quoted = body === "" ? "an empty body" : `“${body.slice(0, QUOTED_BODY_CHARS)}${body.length > QUOTED_BODY_CHARS ? "…" : ""}”`;
+  return `${notCompatible(server)}: it answered ${answer.status} with ${answer.contentType === "" ? "no content type" : `content type ${answer.contentType}`} and ${quoted}, not a chat completion`;
+}
+
+/** A whole chat completion as JSON (`choices[0].message`), or null when the text is not one. */
+function jsonCompletion(text: string): { content: string; refusal: string; usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined } | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== "object" || parsed === null) return null;
+  const { choices, usage } = parsed as { choices?: unknown; usage?: unknown };
+  if (!Array.isArray(choices) || choices.length === 0) return null;
+  const message = (choices[0] as { message?: unknown } | null)?.message;
+  if (typeof message !== "object" || message === null) return null;
+  const { content, refusal } = message as { content?: unknown; refusal?: unknown };
+  if (typeof content !== "string" && content !== null && content !== undefined) return null;
+  return {
+    content: typeof content === "string" ? content : "",
+    refusal: typeof refusal === "string" ? refusal : "",
+    usage: typeof usage === "object" && usage !== null ? (usage as { prompt_tokens?: unknown; completion_tokens?: unknown }) : undefined,
+  };
+}
+
 function describeFailure(error: unknown, at: { server: string; timeoutMs: number; retries: number; statusText: string }): ModelError {
   const after = at.retries > 0 ? ` (after ${at.retries} ${at.retries === 1 ? "retry" : "retries"})` : "";
   if (error instanceof ModelError) return error;
@@ -157,7 +196,7 @@ export interface StreamOptions {
 export async function streamModel(config: ModelConfig, request: { model?: string; messages: ChatMessage[] }, options: StreamOptions = {}): Promise<ModelReply> {
   const model = request.model?.trim() || config.defaultModel;
   const server = displayURL(config.baseURL ?? OPENAI_BASE_URL);
-  const attempt = { count: 0, statusText: "" };
+  const attempt: { count: number; statusText: string; plain: PlainAnswer | null } = { count: 0, statusText: "", plain: null };
   const client = new OpenAI({
     apiKey: config.apiKey,
     baseURL: config.baseURL ?? OPENAI_BASE_URL,
@@ -167,13 +206,19 @@ export async function streamModel(config: ModelConfig, request: { model?: string
       attempt.count += 1;
       const response = await fetch(input, init);
       attempt.statusText = response.statusText;
-      return response;
+      // An answer that is not a stream (a JSON completion from a server that ignores stream: true, an HTML
+      // page) is read here, so the caller can say what came back; the client is handed an empty stream.
+      const contentType = response.headers.get("content-type") ?? "";
+      if (!response.ok || response.body === null || contentType.includes("text/event-stream")) return response;
+      attempt.plain = { status: response.status, contentType, text: await response.text() };
+      return new Response("", { status: response.status, statusText: response.statusText, headers: { "content-type": "text/event-stream" } });
     },
   });
   for (let retry = 0; ; retry++) {
     const state = { emitted: false, timedOut: false };
+    attempt.plain = null;
     try {
-      return await streamOnce(client, config, model, request.messages, options, state);
+      return await streamOnce(client, config, model, request.messages, options, state, () => attempt.plain);
     } catch (error) {
       if (options.signal?.aborted) throw new ModelAbortedError();
       const failure = state.timedOut ? new OpenAI.APIConnectionTimeoutError() : error;
@@ -195,6 +240,7 @@ async function streamOnce(
   messages: ChatMessage[],
   options: StreamOptions,
   state: { emitted: boolean; timedOut: boolean },
+  plainAnswer: () => PlainAnswer | null,
 ): Promise<ModelReply> {
   const controller = new AbortController();
   const outer = options.signal;
@@ -238,6 +284,20 @@ async function streamOnce(
     }
     // The client's stream ends quietly when aborted: a cut answer must not pass for a whole one.
     if (controller.signal.aborted) throw outer?.aborted ? new ModelAbortedError() : new OpenAI.APIConnectionTimeoutError();
+    const plain = plainAnswer();
+    if (completionChunks === 0 && plain !== null) {
+      // A server that ignores stream: true answers with the whole completion as JSON: read it as one piece.
+      const completion = jsonCompletion(plain.text);
+      if (completion === null) throw new ModelError(unreadable(displayURL(config.baseURL ?? OPENAI_BASE_URL), plain));
+      content = completion.content;
+      refusal = completion.refusal;
+      usage = completion.usage;
+      completionChunks = 1;
+      if (content !== "") {
+        state.emitted = true;
+        options.onDelta?.(content);
+      }
+    }
     // A wrong base URL often answers 200 with an HTML page, which streams as nothing at all.
     if (completionChunks === 0) throw new ModelError(notCompatible(displayURL(config.baseURL ?? OPENAI_BASE_URL)));
     if (content.trim() === "") {

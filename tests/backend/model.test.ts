@@ -102,11 +102,30 @@ describe("streamModel: replies and failures", () => {
     expect((await failureOf(streamModel(config, { messages: MESSAGES }))).message).toBe("The model returned no text");
   });
 
-  test("a server that is not OpenAI-compatible is named as such", async () => {
+  test("a server that is not OpenAI-compatible is named as such, with what it answered", async () => {
     const config = await serve(() => ({ status: 200, body: "<html>Welcome to nginx</html>" }));
     expect((await failureOf(streamModel(config, { messages: MESSAGES }))).message).toBe(
-      `Model call failed: ${server!.baseURL} did not answer like an OpenAI-compatible API (check OPENAI_BASE_URL; it usually ends in /v1)`,
+      `Model call failed: ${server!.baseURL} did not answer like an OpenAI-compatible API (check OPENAI_BASE_URL; it usually ends in /v1): it answered 200 with content type text/plain and “<html>Welcome to nginx</html>”, not a chat completion`,
     );
+  });
+
+  test("a 200 whose body is not a chat completion says its status, content type and first 200 characters (not 'no text')", async () => {
+    const body = JSON.stringify({ status: "ok", detail: "x".repeat(400) });
+    const config = await serve(() => ({ status: 200, body }));
+    const error = await failureOf(streamModel({ ...config, maxRetries: 0 }, { messages: MESSAGES }));
+    expect(error.message).not.toContain("returned no text");
+    expect(error.message).toContain("it answered 200 with content type application/json");
+    expect(error.message).toContain(`“${body.slice(0, 200)}…”`);
+    expect(error.message).not.toContain(body.slice(0, 201));
+  });
+
+  test("a server that ignores stream: true and answers one JSON completion is read", async () => {
+    const completion = { id: "c1", object: "chat.completion", model: "m", choices: [{ index: 0, message: { role: "assistant", content: "Whole answer." }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 2 } };
+    const config = await serve(() => ({ status: 200, body: JSON.stringify(completion) }));
+    const deltas: string[] = [];
+    const reply = await streamModel(config, { messages: MESSAGES }, { onDelta: (delta) => deltas.push(delta) });
+    expect(reply).toEqual({ content: "Whole answer.", model: "gpt-4o-mini", promptTokens: 5, completionTokens: 2 });
+    expect(deltas).toEqual(["Whole answer."]);
   });
 
   test("nothing listening becomes a readable connection error", async () => {
