@@ -533,6 +533,9 @@ export default defineSchema({
     nudgedAt: v.optional(v.number()),
   })
     .index("by_recipient_and_department_and_readAt", ["recipientKey", "departmentId", "readAt"])
+    // A run weighs every unread critical and blocking message, however old (records/inbox inboxOfRun).
+    .index("by_recipient_and_department_and_readAt_and_importance", ["recipientKey", "departmentId", "readAt", "importance"])
+    .index("by_recipient_and_department_and_readAt_and_blocking", ["recipientKey", "departmentId", "readAt", "blocking"])
     .index("by_recipient_and_channel_and_readAt", ["recipientKey", "channelId", "readAt"])
     .index("by_recipient_and_message", ["recipientKey", "messageId"])
     .index("by_department_and_readAt", ["departmentId", "readAt"]),

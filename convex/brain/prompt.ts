@@ -168,6 +168,9 @@ export function blockingLine(m: Pick<InjectionMessage, "from" | "where" | "body"
 export interface InboxContext {
   blocking: InjectionMessage[];
   unread: InjectionMessage[];
+  /** Older unread messages counted, not read (records/inbox): the footer counts them; `olderMore` when there are more still. */
+  older?: number;
+  olderMore?: boolean;
 }
 
 /** What the injection put into one call, for what happens after it (read, handled, cursor) and the run's figures. */
@@ -298,7 +301,7 @@ export function injectionMiddleware(
         // Lines can join into a token or two more than their sum: shrink until the section is exact.
         for (let slack = 0; ; slack += 4) {
           const room = budget - used - packReserve - slack;
-          const rest = buildInjection([...notOpened, ...candidates], { budget: Math.max(0, room) });
+          const rest = buildInjection([...notOpened, ...candidates], { budget: Math.max(0, room), older: { count: inbox?.older ?? 0, more: inbox?.olderMore === true } });
           section = opening.length === 0 && rest.text === "" ? "" : [MESSAGES_HEAD, ...opening, ...(rest.text === "" ? [] : [rest.text]), MESSAGES_TAIL].join("\n");
           sectionTokens = countTokens(section);
           shown = rest.included;
@@ -306,7 +309,7 @@ export function injectionMiddleware(
         }
         if (sectionTokens > budget) {
           // A budget too small for the frame: one line says what waits; nothing counts as shown or handled.
-          const waiting = blockingIn.length + candidates.length;
+          const waiting = blockingIn.length + candidates.length + (inbox?.older ?? 0);
           section = compactBody(`(${waiting} messages for you not shown: call inbox.read to list them, messages.fetch to read one.)`, budget);
           sectionTokens = countTokens(section);
           shown = [];

@@ -13,6 +13,20 @@ export function agentChatAuthor(agent: Pick<Doc<"agents">, "name">): string {
   return slug === "human" || slug === "architect" ? `@agent-${slug}` : `@${slug}`;
 }
 
+/** The #maestro chat's tools are the registry's `chat.*` entries. */
+export function isChatTool(name: string): boolean {
+  return name.startsWith("chat.");
+}
+
+/**
+ * Whether an agent takes part in #maestro through its runs: not an
+ * architect, and allowed at least one chat tool. Only such an agent's prompt
+ * gets the chat addendum and the #maestro feed.
+ */
+export function chatAllowed(agent: Pick<Doc<"agents">, "kind" | "allowedTools">): boolean {
+  return !chatExcluded(agent) && agent.allowedTools.some(isChatTool);
+}
+
 /** Architects take no part in chat in Phase 1: no context, no tools, no addendum. */
 export function chatExcluded(agent: Pick<Doc<"agents">, "kind">): boolean {
   return agent.kind === "architect";

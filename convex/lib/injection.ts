@@ -98,15 +98,17 @@ export function summariseThread(messages: readonly InjectionMessage[]): string {
 
 export interface InjectionOptions {
   budget?: number;
+  /** Unread messages older than those given that were counted, not read (`more`: there are more than `count`): the footer counts them. */
+  older?: { count: number; more: boolean };
   /** A model-made summary of a thread, when a fast model is configured; the extractive one otherwise. */
   summarise?: (messages: readonly InjectionMessage[]) => string;
 }
 
 const HEADER = "Messages for you since your last run:";
-function footer(omitted: Injection["omitted"], chat: boolean): string {
+function footer(omitted: Injection["omitted"], chat: boolean, atLeast = false): string {
   const parts = [omitted.critical ? `${omitted.critical} critical` : null, omitted.direct ? `${omitted.direct} addressed to you` : null].filter(Boolean);
   const handles = `call inbox.read to list them, messages.fetch to read one${chat ? ", chat.getNew for #maestro" : ""}`;
-  return `(${omitted.total} more not shown${parts.length ? `, including ${parts.join(" and ")}` : ""}: ${handles}.)`;
+  return `(${omitted.total}${atLeast ? "+" : ""} more not shown${parts.length ? `, including ${parts.join(" and ")}` : ""}: ${handles}.)`;
 }
 
 /**
@@ -182,11 +184,12 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
     optionalAfter[i] = u.short === null ? add(optionalAfter[i + 1], u) : optionalAfter[i + 1];
     mustAfter[i] = u.short !== null ? add(mustAfter[i + 1], u) : mustAfter[i + 1];
   }
-  const footerTokens = (c: Counts) => (c.total > 0 ? tok(footer(c, chat)) : 0);
+  const plus = options.older?.more === true;
+  const footerTokens = (c: Counts) => (c.total > 0 ? tok(footer(c, chat, plus)) : 0);
   const sum = (a: Counts, b: Counts): Counts => ({ total: a.total + b.total, critical: a.critical + b.critical, direct: a.direct + b.direct });
 
   let omitted: Counts = {
-    total: skipped.length,
+    total: skipped.length + (options.older?.count ?? 0),
     critical: skipped.filter((m) => m.importance === "critical").length,
     direct: skipped.filter((m) => m.direct && m.importance !== "critical").length,
   };
@@ -215,7 +218,7 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
     chosen.push({ unit, text });
     used += tok(text);
   });
-  const render = () => [HEADER, ...chosen.map((c) => c.text), ...(omitted.total > 0 ? [footer(omitted, chat)] : [])].join("\n");
+  const render = () => [HEADER, ...chosen.map((c) => c.text), ...(omitted.total > 0 ? [footer(omitted, chat, plus)] : [])].join("\n");
   let text = render();
   // The estimate can be off by a token or two where lines join: drop the least important until exact.
   while (countTokens(text) > budget && chosen.length > 0) {
@@ -223,7 +226,7 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
     text = render();
   }
   // A budget too small for even the header and footer: the footer alone (shortened) is all that is said.
-  if (countTokens(text) > budget) text = compactBody(footer(omitted, chat), budget);
+  if (countTokens(text) > budget) text = compactBody(footer(omitted, chat, plus), budget);
   const included = chosen.flatMap((c) => c.unit.ids);
   return { text, tokens: countTokens(text), included, omitted };
 }

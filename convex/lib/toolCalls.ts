@@ -302,3 +302,42 @@ export function typingPreview(text: string): string {
   const open = shown.lastIndexOf("[TOOL:");
   return (open === -1 ? shown : shown.slice(0, open)).trim();
 }
+
+/**
+ * `value` as JSON of at most `maxChars`, made to fit by leaving out items of
+ * its list `key` from the end (never by cutting the text): what is left is
+ * still valid JSON, and says how many were left out (`omitted`). When even
+ * the list's first item does not fit, the list is empty.
+ */
+export function cutJsonList<T extends Record<string, unknown>>(value: T, key: keyof T & string, maxChars: number): string {
+  const list = value[key];
+  const whole = JSON.stringify(value);
+  if (!Array.isArray(list) || whole.length <= maxChars) return whole;
+  const render = (kept: number) =>
+    JSON.stringify({ ...value, [key]: list.slice(0, kept), omitted: list.length - kept, note: `${list.length - kept} of ${list.length} ${key} left out to keep this result short` });
+  // The longest prefix that fits, found by bisection (each try is one JSON.stringify).
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (render(mid).length <= maxChars) low = mid;
+    else high = mid - 1;
+  }
+  return render(low);
+}
+
+/** Lines of `text` up to `maxChars`, whole lines only, with a last line saying how many `noun`s were left out. */
+export function cutLines(text: string, maxChars: number, noun: string): string {
+  if (text.length <= maxChars) return text;
+  const lines = text.split("\n");
+  const kept: string[] = [];
+  let length = 0;
+  const tail = (left: number) => `(${left} more ${noun}${left === 1 ? "" : "s"} left out to keep this result short)`;
+  for (const line of lines) {
+    const next = length + line.length + 1;
+    if (next + tail(lines.length - kept.length - 1).length > maxChars) break;
+    kept.push(line);
+    length = next;
+  }
+  return [...kept, tail(lines.length - kept.length)].join("\n");
+}

@@ -6,7 +6,7 @@
 import { v, type Infer } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
-import { agentChatAuthor, CHAT_DISABLED, chatExcluded } from "../lib/chat";
+import { agentChatAuthor, CHAT_DISABLED, chatAllowed } from "../lib/chat";
 import { webuiDepartmentsFromEnv, type ChatSettings } from "../lib/config";
 import { MaestroError } from "../lib/errors";
 import { hasRole } from "../lib/roles";
@@ -132,11 +132,11 @@ export async function advanceCursor(ctx: MutationCtx, agentSessionKey: string, n
   }
 }
 
-/** What a run is shown of #maestro: null when chat is off for its agent. */
+/** What a run is shown of #maestro: null when chat is off, or its agent may not call the chat tools. */
 export const vRunChatContext = v.union(v.null(), v.object({ author: v.string(), remind: v.boolean(), messages: v.array(vChatMessage), newPointer: v.number() }));
 
 export async function chatContextOfAgent(ctx: QueryCtx, agent: Doc<"agents">): Promise<Infer<typeof vRunChatContext>> {
-  if (chatExcluded(agent) || !(await chatSettings(ctx, agent.departmentId)).enabled) return null;
+  if (!chatAllowed(agent) || !(await chatSettings(ctx, agent.departmentId)).enabled) return null;
   const cursor = await cursorOf(ctx, agent.sessionKey);
   return { author: agentChatAuthor(agent), remind: cursor?.remindNext ?? false, ...(await getNewForAgent(ctx, agent)) };
 }

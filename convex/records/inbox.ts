@@ -23,14 +23,40 @@ export const MAX_MARKED_PER_CALL = 500;
 export const MAX_AGENT_UNREAD_COUNTED = 9;
 /** Most blocking messages one model call opens with. */
 export const MAX_BLOCKING_PER_CALL = 5;
-/** Most unread messages weighed for one injection (lib/injection ranks and packs them). */
+/** Most unread messages weighed for one injection (lib/injection ranks and packs them): the newest. */
 export const MAX_INJECTION_CANDIDATES = 150;
+/** Most unread critical, and blocking, messages weighed for one injection besides the newest, however old. */
+export const MAX_URGENT_CANDIDATES = 50;
+/** Unread rows beyond the newest window that are counted (not read into the prompt) for the footer. */
+export const MAX_OLDER_COUNTED = 100;
 
 /** A recipient's unread rows in a department, newest first. */
 export async function unreadRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"inbox">>> {
   return await ctx.db
     .query("inbox")
     .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined))
+    .order("desc")
+    .take(limit);
+}
+
+/** A recipient's unread rows of one importance in a department, newest first, found by index whatever their age. */
+async function unreadRowsOfImportance(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, importance: Importance, limit: number) {
+  return await ctx.db
+    .query("inbox")
+    .withIndex("by_recipient_and_department_and_readAt_and_importance", (q) =>
+      q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined).eq("importance", importance),
+    )
+    .order("desc")
+    .take(limit);
+}
+
+/** A recipient's unread blocking rows in a department, newest first, found by index whatever their age. */
+export async function unreadBlockingRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"inbox">>> {
+  return await ctx.db
+    .query("inbox")
+    .withIndex("by_recipient_and_department_and_readAt_and_blocking", (q) =>
+      q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined).eq("blocking", true),
+    )
     .order("desc")
     .take(limit);
 }
@@ -163,24 +189,49 @@ const vInjectionMessage = v.object({
   threadId: v.optional(v.string()),
 });
 
-/** What an agent's run is shown from its inbox: the unread messages, blocking ones apart (null when the run or agent is gone). */
-export const vRunInbox = v.union(v.null(), v.object({ blocking: v.array(vInjectionMessage), unread: v.array(vInjectionMessage) }));
+/**
+ * What an agent's run is shown from its inbox: the unread messages, blocking
+ * ones apart, and how many older unread ones were not read at all (`older`,
+ * `olderMore` when there are more than were counted); null when the run or
+ * agent is gone.
+ */
+export const vRunInbox = v.union(
+  v.null(),
+  v.object({ blocking: v.array(vInjectionMessage), unread: v.array(vInjectionMessage), older: v.optional(v.number()), olderMore: v.optional(v.boolean()) }),
+);
 
 /**
  * What arrived for a run's agent, for the prompt: unhandled blocking
  * messages (they open the call) and everything else unread (packed into the
- * injection budget).
+ * injection budget). The newest unread are weighed, and besides them every
+ * unread critical and blocking message, however old, read by index (up to
+ * MAX_URGENT_CANDIDATES each); older unread ones beyond that are counted for
+ * the footer, not read.
  */
 export async function inboxOfRun(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"agents">): Promise<Infer<typeof vRunInbox>> {
-  const rows = await unreadRows(ctx, agent.sessionKey, agent.departmentId, MAX_INJECTION_CANDIDATES);
+  const window = await unreadRows(ctx, agent.sessionKey, agent.departmentId, MAX_INJECTION_CANDIDATES + MAX_OLDER_COUNTED + 1);
+  const newest = window.slice(0, MAX_INJECTION_CANDIDATES);
+  const byMessage = new Map(newest.map((row) => [row.messageId, row]));
+  const urgent = [
+    ...(await unreadRowsOfImportance(ctx, agent.sessionKey, agent.departmentId, "critical", MAX_URGENT_CANDIDATES)),
+    ...(await unreadBlockingRows(ctx, agent.sessionKey, agent.departmentId, MAX_URGENT_CANDIDATES)),
+  ];
+  for (const row of urgent) if (!byMessage.has(row.messageId)) byMessage.set(row.messageId, row);
+  // Newest first, as the window reads them.
+  const rows = [...byMessage.values()].sort((a, b) => b._creationTime - a._creationTime);
+  const older = window.slice(MAX_INJECTION_CANDIDATES, MAX_INJECTION_CANDIDATES + MAX_OLDER_COUNTED).filter((row) => !byMessage.has(row.messageId)).length;
   const unread = await asInjectionMessages(ctx, rows, run.taskId);
+  const blockingRows = new Set<string>(rows.filter((row) => row.blocking).map((row) => row.messageId));
   const blockingIds = new Set<string>();
   for (const row of rows) {
     if (row.blocking && row.handledAt === undefined && blockingIds.size < MAX_BLOCKING_PER_CALL) blockingIds.add(row.messageId);
   }
   return {
     blocking: unread.filter((m) => blockingIds.has(m.id)).reverse(),
-    unread: unread.filter((m) => !blockingIds.has(m.id)),
+    // A blocking message that does not open the call still weighs as critical: it must be shown or counted.
+    unread: unread.filter((m) => !blockingIds.has(m.id)).map((m) => (blockingRows.has(m.id) ? { ...m, importance: "critical" as const } : m)),
+    older,
+    olderMore: window.length > MAX_INJECTION_CANDIDATES + MAX_OLDER_COUNTED,
   };
 }
 

@@ -5,6 +5,8 @@ import type { Id } from "../_generated/dataModel";
 import type { ActionCtx } from "../_generated/server";
 import { departmentQuery } from "../functions";
 import { resolveAgentNames } from "../lib/agentNames";
+import { isChatTool } from "../lib/chat";
+import { cutJsonList, cutLines } from "../lib/toolCalls";
 import { partialAssigneeNote, unknownAssigneeNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest } from "../lib/pauses";
 import { chatSettings } from "../records/settings";
@@ -256,9 +258,8 @@ const chatGetNew = tool({
   args: z.object({}),
   approval: "never",
   async execute(ctx, scope): Promise<ToolResult> {
-    const fresh: unknown = await ctx.runQuery(internal.chat.getNewForRun, { runId: scope.runId });
-    const json = JSON.stringify(fresh);
-    return { ok: true, text: json.length > MAX_OBSERVATION_CHARS ? `${json.slice(0, MAX_OBSERVATION_CHARS)}…` : json };
+    const fresh: { messages: unknown[]; newPointer: number } = await ctx.runQuery(internal.chat.getNewForRun, { runId: scope.runId });
+    return { ok: true, text: cutJsonList(fresh, "messages", MAX_OBSERVATION_CHARS) };
   },
 });
 
@@ -319,7 +320,7 @@ function messageLines(messages: ReadonlyArray<{ _id?: string; id?: string; from:
     })
     .join("\n");
   if (text === "") return "(nothing)";
-  return text.length > MAX_OBSERVATION_CHARS ? `${text.slice(0, MAX_OBSERVATION_CHARS)}…` : text;
+  return cutLines(text, MAX_OBSERVATION_CHARS, "message");
 }
 
 const channelHistory = tool({
@@ -416,9 +417,7 @@ export function planStepCall(step: PlanStep): { tool: ToolDefinition; args: Reco
 }
 
 /** The #maestro chat's tools: out of the registry when chat is disabled, and never an architect's. */
-export function isChatTool(name: string): boolean {
-  return name.startsWith("chat.");
-}
+export { isChatTool };
 
 /** The registry as it stands: without the chat tools when chat is disabled. */
 export function activeRegistry(chatEnabled: boolean): ToolDefinition[] {
