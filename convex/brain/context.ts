@@ -81,6 +81,9 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
     case "message": {
       const sent = run.trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", run.trigger.channelMessageId);
       const from = sent === null ? "someone" : actorName(sent.from);
+      if (sent !== null && !sent.blocking) {
+        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${sent.body}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
+      }
       return `${from} sent you a blocking message (it opens the messages for you${sent === null ? "" : `; message id ${sent._id}`}). Answer it first: your final reply is posted where it was sent${sent === null ? "" : sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself; then go on.`;
     }
     case "nudge":

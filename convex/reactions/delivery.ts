@@ -3,10 +3,11 @@
  * check happens before the first write, so a refused post changes nothing:
  * who may post, the rate limit, size and secrets, the artifacts and the
  * message's task. Then the message reaches its recipients' inboxes, the
- * event log says so, and a blocking message wakes the agents it is
- * addressed to (messaging spec, "Blocking vs Non-blocking"): an idle one
- * starts a run, a busy one's run opens its next model call with it. Only
- * people's blocking messages start runs, so two agents cannot keep each
+ * event log says so, and the agents it is addressed to (a DM, an
+ * @mention) hear of it (messaging spec, "Blocking vs Non-blocking"): an idle
+ * one starts a run whatever the message's importance; a busy one's run opens
+ * its next model call with a blocking message, and sees any other when it
+ * ends. Only people's messages start runs, so two agents cannot keep each
  * other running.
  */
 import type { Doc, Id } from "../_generated/dataModel";
@@ -100,7 +101,7 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
   await markPosted(ctx, attach, messageId);
   await touchChannel(ctx, channel._id, now);
   await deliverToInboxes(ctx, { departmentId: channel.departmentId, channelId: channel._id, messageId, importance, blocking }, recipients);
-  if (blocking) await deliverBlocking(ctx, messageId, recipients);
+  await deliverToAddressed(ctx, messageId, recipients);
   await emitEvent(ctx, {
     departmentId: channel.departmentId,
     type: "messaging.posted",
@@ -114,20 +115,24 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
 }
 
 /**
- * A blocking message was delivered: each agent it is addressed to (a DM, or
- * an @mention) is woken (an idle one, by a person) or interrupted at its
- * next model call. Followers of a channel get it as a blocking message in
- * their next call but are not woken for it.
+ * A message was delivered: each agent it is addressed to (a DM, or an
+ * @mention) that is idle is woken by a person's message, whatever its
+ * importance; a busy one is interrupted at its next model call only by a
+ * blocking message (the spec's "Blocking"), and otherwise sees the message
+ * when its run ends (reactions/runEnd wakes it for what it did not see).
+ * Followers of a channel get a blocking message in their next call but are
+ * not woken for it.
  */
-async function deliverBlocking(ctx: MutationCtx, messageId: Id<"channelMessages">, recipients: readonly Recipient[]): Promise<void> {
+async function deliverToAddressed(ctx: MutationCtx, messageId: Id<"channelMessages">, recipients: readonly Recipient[]): Promise<void> {
   const message = await ctx.db.get("channelMessages", messageId);
-  if (message === null || !message.blocking) return;
+  if (message === null) return;
   for (const { key, direct } of recipients) {
     if (!direct || isMemberKey(key)) continue;
     const agent = await agentBySessionKey(ctx, key);
     if (agent === null || agent.departmentId !== message.departmentId) continue;
     const busy = await runInProgressOf(ctx, agent, message.context.taskId);
     if (busy !== null) {
+      if (!message.blocking) continue;
       // Folded without a rerun: the next model call opens with it, and a run that ends first wakes again (reactions/runEnd).
       await foldIntoRun(ctx, busy, { kind: "message", channelMessageId: message._id });
       await recordOnTimeline(ctx, agent, busy.taskId, message);
@@ -138,8 +143,8 @@ async function deliverBlocking(ctx: MutationCtx, messageId: Id<"channelMessages"
 }
 
 /**
- * Starts a run of `agent` for a blocking message, on the task the message
- * is about; the run id, or null when none could start (offline, no model).
+ * Starts a run of `agent` for a message addressed to it, on the task the
+ * message is about; the run id, or null when none could start (offline, no model).
  */
 export async function startFor(ctx: MutationCtx, agent: Doc<"agents">, message: Doc<"channelMessages">): Promise<Id<"runs"> | null> {
   const taskId = await taskForMessage(ctx, agent, message);
@@ -170,7 +175,7 @@ async function taskForMessage(ctx: MutationCtx, agent: Doc<"agents">, message: D
   const task = await createTask(ctx, { kind: "system" }, {
     departmentId: agent.departmentId,
     title: `Inbox: ${agent.name}`,
-    description: `Blocking messages to ${agent.name} that name no task: its runs for them, and what it replied.`,
+    description: `Messages to ${agent.name} that name no task: its runs for them, and what it replied.`,
     tags: ["inbox"],
     delegationKey: key,
   });

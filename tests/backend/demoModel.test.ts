@@ -160,6 +160,25 @@ describe("demoReply: a specialist", () => {
     expect(reply).toBe('On it: I\'ll start on “Signup API rate limits” and post my progress here.\n[TOOL: update_task_status ARG: {"status":"in_progress"}]');
   });
 
+  test("assigned a task a lead delegated: posts a deliverable in the thread and moves the card to review", () => {
+    const messages = specialist("You were assigned this task.");
+    messages[1].content = messages[1].content.replace("Description:", "Part of: Launch (delegated by Jarvis)\nDescription:");
+    const calls = parseToolCalls(demoReply(messages));
+    expect(calls.map((c) => c.name)).toEqual(["post_message", "update_task_status"]);
+    expect(String(calls[0].args?.content)).toMatch(/^Deliverable for “Signup API rate limits”.*Jarvis, it is ready for your review/);
+    expect(calls[1].args).toEqual({ status: "review" });
+    // The lead's first instruction (an @mention) carries it through too; a task already in review is left alone.
+    messages[1].content = messages[1].content.replace("You were assigned this task.", 'You were @mentioned by Jarvis: "@Dev Bot Please take the limits and post your progress here."');
+    expect(parseToolCalls(demoReply(messages)).map((c) => c.name)).toEqual(["post_message", "update_task_status"]);
+    messages[1].content = messages[1].content.replace("Status: assigned", "Status: review");
+    expect(parseToolCalls(demoReply(messages))).toEqual([]);
+  });
+
+  test("woken by a (non-blocking) message: answers what it asks", () => {
+    const why = 'Ada sent you a message (message id abc, a DM): "@Dev Bot please write the FAQ". Answer it: your final reply is posted where it was sent (the DM), so say the answer itself, and do what it asks with your tools.';
+    expect(demoReply(specialist(why))).toBe("Got it, Ada: I'll write the FAQ (demo model: a first pass, tell me what to change).");
+  });
+
   test("assigned without update_task_status among its tools: acknowledges only", () => {
     const reply = demoReply(specialist("You were assigned this task.", ["post_message"]));
     expect(parseToolCalls(reply)).toEqual([]);
@@ -221,15 +240,23 @@ function afterTools(messages: ChatMessage[], results: string[]): ChatMessage[] {
 describe("demoReply: after tool results", () => {
   /** The lead's reply once its split (SPLIT) was delegated with these observations. */
   const leadAfterSplit = (...observations: string[]) => demoReply(afterTools(lead(SPLIT), observations.map((o) => `[OBSERVATION delegate_task] ${o}`)));
-  const SIGNUP_FORM_DELEGATED = "[DELEGATED_TASK] created “Signup form” (k17abc) assigned to Dev Bot; the first instruction is posted in its thread";
+  /** delegate_task's observation: the spec's JSON result. */
+  const delegated = (taskId: string, title: string, names: string[], extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ ok: true, taskId, title, assigneesResolved: names, assigneesRequested: names, ...extra });
+  const SIGNUP_FORM_DELEGATED = delegated("k17abc", "Signup form", ["Dev Bot"]);
 
   test("sums up delegations from its calls and the observations", () => {
     const reply = leadAfterSplit(
       SIGNUP_FORM_DELEGATED,
-      "[DELEGATED_TASK] created “Hero copy” (k17abd) assigned to Writer; the first instruction is posted in its thread",
+      delegated("k17abd", "Hero copy", ["Writer"]),
     );
     expect(reply).toBe("Delegated “Signup form” to Dev Bot and “Hero copy” to Writer.");
     expect(parseToolCalls(reply)).toEqual([]);
+  });
+
+  test("a delegation that already existed is said so, not claimed as new", () => {
+    const reply = leadAfterSplit(SIGNUP_FORM_DELEGATED, delegated("k17abd", "Hero copy", ["Writer"], { alreadyExisted: true, note: "this task already exists" }));
+    expect(reply).toBe("Delegated “Signup form” to Dev Bot and “Hero copy” to Writer (it already existed, so nothing new was created).");
   });
 
   test("says honestly what failed", () => {
@@ -358,8 +385,8 @@ describe("demoReply: approvals, questions and plans", () => {
     const approved = demoReply(
       afterTools(planLead(SPLIT), [
         "[OBSERVATION propose_plan] the plan was approved by Ada; its steps:",
-        "[DELEGATED_TASK] created “Hero copy” (k1) assigned to Writer; the first instruction is posted in its thread",
-        "[DELEGATED_TASK] created “Signup form” (k2) assigned to Dev Bot; the first instruction is posted in its thread",
+        JSON.stringify({ ok: true, taskId: "k1", title: "Hero copy", assigneesResolved: ["Writer"], assigneesRequested: ["Writer"] }),
+        JSON.stringify({ ok: true, taskId: "k2", title: "Signup form", assigneesResolved: ["Dev Bot"], assigneesRequested: ["Dev Bot"] }),
         "The plan is delegated: do not delegate these steps again.",
       ]),
     );

@@ -22,6 +22,7 @@ type Reason =
   | { kind: "delegatedChanged"; text: string }
   | { kind: "answered"; text: string }
   | { kind: "blocking"; author: string }
+  | { kind: "message"; author: string; text: string }
   | { kind: "nudge" }
   | { kind: "unknown" };
 
@@ -33,7 +34,8 @@ interface Prompt {
   roster: RosterMember[] | null;
   /** The lead is in plan mode: it proposes with propose_plan instead of delegating. */
   planMode: boolean;
-  task: { title: string; description: string; status: string } | null;
+  /** `delegatedBy`: the lead that delegated this task to the agent, when it was delegated. */
+  task: { title: string; description: string; status: string; delegatedBy: string | null } | null;
   reason: Reason;
 }
 
@@ -119,6 +121,7 @@ function readPrompt(system: string, context: string): Prompt {
           title: field(taskText, "Title") ?? "",
           description: description(taskText),
           status: field(taskText, "Status") ?? "",
+          delegatedBy: /\(delegated by ([^)]+)\)\s*$/.exec(field(taskText, "Part of") ?? "")?.[1].trim() ?? null,
         };
   return {
     name: identity?.[1].trim() ?? "",
@@ -143,6 +146,8 @@ function readReason(text: string): Reason {
   if (answered) return { kind: "answered", text: (answered[1] ?? "").trim() };
   const blocking = /^(.+?) sent you a blocking message/i.exec(why);
   if (blocking) return { kind: "blocking", author: blocking[1].trim() };
+  const message = /^(.+?) sent you a message \([^)]*\):\s*"([\s\S]*?)"\.\s*Answer it/i.exec(why);
+  if (message) return { kind: "message", author: message[1].trim(), text: message[2].trim() };
   if (/^Your last run here has ended\./i.test(why)) return { kind: "nudge" };
   return { kind: "unknown" };
 }
@@ -183,6 +188,8 @@ function answerAsSpecialist(prompt: Prompt): string {
   const { reason } = prompt;
   switch (reason.kind) {
     case "assigned": {
+      const delivered = deliverDelegated(prompt);
+      if (delivered !== null) return delivered;
       const text = `On it: I'll start on ${title} and post my progress here.`;
       const alreadyStarted = ["in_progress", "review", "done"].includes(prompt.task?.status ?? "");
       return prompt.tools.has("update_task_status") && !alreadyStarted
@@ -190,6 +197,9 @@ function answerAsSpecialist(prompt: Prompt): string {
         : text;
     }
     case "mentioned": {
+      // The lead's first instruction on a task it delegated: the work is carried through.
+      const delivered = reason.author === prompt.task?.delegatedBy ? deliverDelegated(prompt) : null;
+      if (delivered !== null) return delivered;
       const acted = actOnRequest(prompt, reason.text);
       if (acted !== null) return acted;
       return `${reason.author === "someone" ? "Thanks" : `Thanks, ${reason.author}`}. Got it; I'll take that into account on ${title}.`;
@@ -203,12 +213,32 @@ function answerAsSpecialist(prompt: Prompt): string {
       const onTask = prompt.task?.title.startsWith("Inbox: ") ? "now" : `on ${title}`;
       return `${reason.author === "someone" ? "Got it" : `Got it, ${reason.author}`}: I've stopped to read your message and will act on it ${onTask}.`;
     }
+    case "message": {
+      const request = clip(withoutSelfMention(reason.text, prompt.name).replace(/^(?:please|can you|could you|would you)\s+/i, "").replace(/[?.!]+$/, ""), 160);
+      return `${reason.author === "someone" ? "Got it" : `Got it, ${reason.author}`}: ${request ? `I'll ${request}` : "I've read your message"} (demo model: a first pass, tell me what to change).`;
+    }
     case "nudge":
       // The brain asks for nothing when no message needs an answer; the demo answers none.
       return "";
     case "unknown":
       return `I've read the thread on ${title} and will follow up here.`;
   }
+}
+
+/**
+ * A task a lead delegated to this specialist is carried through: a first
+ * deliverable posted in its thread and the card moved to review, so the lead
+ * (and the person who asked) see the whole loop. Null when the task was not
+ * delegated, is already in review or done, or the tools are missing.
+ */
+function deliverDelegated(prompt: Prompt): string | null {
+  const task = prompt.task;
+  if (task === null || task.delegatedBy === null || ["review", "done"].includes(task.status)) return null;
+  if (!prompt.tools.has("post_message") || !prompt.tools.has("update_task_status")) return null;
+  const title = quoteTitle(task.title);
+  const brief = task.description ? ` (${clip(task.description, 160).replace(/[.]+$/, "")})` : "";
+  const deliverable = `Deliverable for ${title}${brief}: a first pass by ${prompt.name || "me"} (demo model). ${task.delegatedBy}, it is ready for your review; tell me what to change.`;
+  return [`Working on ${title} for ${task.delegatedBy}.`, toolCall("post_message", { content: deliverable }), toolCall("update_task_status", { status: "review" })].join("\n");
 }
 
 /** "take this", "can you pick it up": ownership, so the card moves to in progress. */
