@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { cutForThread, inlineCodeSpans, MAX_TOOL_ARG_CHARS, parseToolCalls, repairJson, stripToolCalls } from "../../convex/lib/toolCalls";
+import { cutForThread, cutJsonList, cutLines, inlineCodeSpans, MAX_TOOL_ARG_CHARS, parseToolCalls, repairJson, stripToolCalls } from "../../convex/lib/toolCalls";
+import { MAX_OBSERVATION_CHARS, TOOL_REGISTRY } from "../../convex/tools/registry";
 import { LIMITS } from "../../convex/lib/limits";
 import { TRUNCATION_MARK } from "../../convex/lib/secrets/userText";
 
@@ -98,5 +99,45 @@ describe("cutForThread", () => {
     const keep = max - TRUNCATION_MARK.length;
     const cut = cutForThread(`${"a".repeat(keep - 1)}😀${"b".repeat(30)}`, max);
     expect(cut).toBe(`${"a".repeat(keep - 1)}${TRUNCATION_MARK}`);
+  });
+});
+
+describe("cut observations", () => {
+  const messages = Array.from({ length: 60 }, (_, i) => ({ id: i + 1, author: "@writer", text: `message ${i + 1} ${"x".repeat(100)}`, ts: "2026-01-01T00:00:00Z" }));
+
+  test("a JSON list cut to fit stays valid JSON, keeps whole items from the start and says how many were left out", () => {
+    const text = cutJsonList({ messages, newPointer: 60 }, "messages", 4000);
+    expect(text.length).toBeLessThanOrEqual(4000);
+    const parsed = JSON.parse(text) as { messages: typeof messages; newPointer: number; omitted: number; note: string };
+    expect(parsed.messages).toEqual(messages.slice(0, parsed.messages.length));
+    expect(parsed.messages.length).toBeGreaterThan(20);
+    expect(parsed.omitted).toBe(60 - parsed.messages.length);
+    expect(parsed.note).toBe(`${parsed.omitted} of 60 messages left out to keep this result short`);
+    expect(parsed.newPointer).toBe(60);
+    // One item more would not have fitted.
+    expect(JSON.stringify({ messages: messages.slice(0, parsed.messages.length + 1), newPointer: 60, omitted: parsed.omitted - 1, note: parsed.note }).length).toBeGreaterThan(4000);
+  });
+
+  test("a JSON list that fits is left as it is", () => {
+    expect(cutJsonList({ messages: messages.slice(0, 2), newPointer: 2 }, "messages", 4000)).toBe(JSON.stringify({ messages: messages.slice(0, 2), newPointer: 2 }));
+  });
+
+  test("lines cut to fit are whole lines, with a last line counting the rest", () => {
+    const lines = messages.map((m) => `[${m.id}] ${m.author}: ${m.text}`);
+    const text = cutLines(lines.join("\n"), 1000, "message");
+    expect(text.length).toBeLessThanOrEqual(1000);
+    const out = text.split("\n");
+    const kept = out.slice(0, -1);
+    expect(kept).toEqual(lines.slice(0, kept.length));
+    expect(out.at(-1)).toBe(`(${60 - kept.length} more messages left out to keep this result short)`);
+  });
+
+  test("chat.getNew's observation is cut into valid JSON, never mid-text", async () => {
+    const chatGetNew = TOOL_REGISTRY.find((t) => t.name === "chat.getNew")!;
+    const ctx = { runQuery: async () => ({ messages, newPointer: 60 }) } as unknown as Parameters<typeof chatGetNew.execute>[0];
+    const result = await chatGetNew.execute(ctx, {} as Parameters<typeof chatGetNew.execute>[1], {});
+    expect(result.ok).toBe(true);
+    expect(result.text.length).toBeLessThanOrEqual(MAX_OBSERVATION_CHARS);
+    expect(JSON.parse(result.text)).toMatchObject({ newPointer: 60, omitted: expect.any(Number) });
   });
 });
