@@ -105,7 +105,9 @@ export const createDelegatedTask = internalMutation({
     if (delegator === null || delegator.departmentId !== args.departmentId) {
       throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
     }
-    if (args.parentTaskId !== undefined) {
+    // On a result, the re-delegation guard (reactions/delegation) decides: it refuses the same work, with
+    // the reason in the thread, unless a person asked for more since.
+    if (args.parentTaskId !== undefined && args.onResult !== true) {
       const ask = { departmentId: args.departmentId, parentTaskId: args.parentTaskId, delegatedBy: delegator.sessionKey, title: args.title, assigneeSessionKeys: args.assigneeSessionKeys };
       const { subtasks } = await subtasksOf(ctx, args.parentTaskId, MAX_SUBTASKS);
       const same = subtasks.find((task) => answersDelegation(task, ask));

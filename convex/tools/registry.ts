@@ -63,6 +63,9 @@ function tool<const Name extends string, Schema extends z.ZodType<Record<string,
 /** Observations stay concise: a longer one is cut. */
 export const MAX_OBSERVATION_CHARS = 4000;
 
+/** What the model reads when its delegation asks for a task it already made. */
+export const ALREADY_DELEGATED = "this task already exists: you created it earlier under this task for the same assignees; nothing new was created, do not delegate it again";
+
 /**
  * delegate_task's observation: the spec's JSON result
  * `{ok, taskId, title, assigneesResolved, assigneesRequested}`, with the
@@ -72,7 +75,7 @@ export const MAX_OBSERVATION_CHARS = 4000;
  */
 export function delegationObservation(agent: string, result: Extract<DelegationResult, { ok: true }>): { text: string; note?: string } {
   const notes: string[] = [];
-  if (!result.created) notes.push("this task already exists: you created it earlier under this task for the same assignees; nothing new was created, do not delegate it again");
+  if (!result.created) notes.push(ALREADY_DELEGATED);
   if (result.assigneesUnresolved.length > 0) notes.push(`assigned only to ${result.assigneesResolved.join(", ")}; ${result.unresolvedMessage ?? "the other names are not in the squad"}`);
   const json = {
     ok: true,

@@ -151,7 +151,7 @@ describe("delegation (acceptance criteria 1–6, functional tests 1–4)", () =>
       ["delegate_task", "ok"],
       ["delegate_task", "ok"],
     ]);
-    expect(jarvisRun.toolCalls[0].observation).toContain("[DELEGATED_TASK]");
+    expect(JSON.parse(jarvisRun.toolCalls[0].observation)).toMatchObject({ ok: true, title: "Hero copy", assigneesResolved: ["Dev Bot"], assigneesRequested: ["dev_bot"] });
 
     const tasks = await board();
     const hero = tasks.find((t) => t.title === "Hero copy")!;
@@ -439,7 +439,7 @@ describe("issue 10: replies, retries and loops across runs", () => {
     const retried = runs[0];
     expect(retried).toMatchObject({ status: "completed", trigger: { kind: "assigned" } });
     expect(retried.toolCalls[0]).toMatchObject({ name: "delegate_task", outcome: "ok" });
-    expect(retried.toolCalls[0].observation).toContain("was already created for this request");
+    expect(JSON.parse(retried.toolCalls[0].observation)).toMatchObject({ ok: true, title: "Retry copy", alreadyExisted: true });
     expect((await board()).filter((t) => t.title === "Retry copy").length).toBe(1);
   });
 

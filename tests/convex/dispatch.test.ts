@@ -22,7 +22,7 @@ const writer: DispatchScope = {
 };
 const jarvis: DispatchScope = { ...writer, name: "Jarvis", sessionKey: "agent:jarvis:product", allowedTools: ["delegate_task", "post_message"] };
 const config = { maxDelegationsPerRun: 2 };
-const DELEGATE = '[TOOL: delegate_task ARG: {"title": "Copy", "assignees": ["Writer"], "instruction": "Write it."}]';
+const DELEGATE = '[TOOL: delegate_task ARG: {"title": "Copy", "description": "The launch copy.", "assignees": ["Writer"], "instruction": "Write it."}]';
 
 function check(reply: string, scope: DispatchScope, seen: ReadonlySet<string> = new Set(), index = 0) {
   return checkCall(parseToolCalls(reply)[0], index, scope, seen, config);
@@ -33,8 +33,8 @@ describe("checkCall", () => {
     const checked = check(DELEGATE, jarvis);
     if ("refused" in checked) throw new Error(checked.refused.text);
     expect(checked.tool.name).toBe("delegate_task");
-    expect(checked.args).toEqual({ title: "Copy", description: "", assignees: ["Writer"], instruction: "Write it." });
-    expect(checked.signature).toBe('call delegate_task {"assignees":["Writer"],"description":"","instruction":"Write it.","title":"Copy"}');
+    expect(checked.args).toEqual({ title: "Copy", description: "The launch copy.", assignees: ["Writer"], instruction: "Write it." });
+    expect(checked.signature).toBe('call delegate_task {"assignees":["Writer"],"description":"The launch copy.","instruction":"Write it.","title":"Copy"}');
   });
 
   test("unknown tool: invalid, with a note naming the agent's tools", () => {
@@ -68,8 +68,16 @@ describe("checkCall", () => {
     const checked = check('[TOOL: delegate_task ARG: {"title": "", "assignees": [], "instruction": "x"}]', jarvis);
     expect(checked).toMatchObject({ refused: { ok: false, problem: "invalid" } });
     if (!("refused" in checked)) throw new Error("not refused");
-    expect(checked.refused.text).toContain("title: title must not be empty; assignees: give at least one assignee");
+    expect(checked.refused.text).toContain("title: title must not be empty; description: description is required");
+    expect(checked.refused.text).toContain("assignees: give at least one assignee");
     expect(noteFor("Jarvis", "delegate_task", checked.refused)).toBeUndefined();
+  });
+
+  test("a delegate_task without a description is refused with a clear error (the spec's contract requires it)", () => {
+    const checked = check('[TOOL: delegate_task ARG: {"title": "Copy", "assignees": ["Writer"], "instruction": "Write it."}]', jarvis);
+    if (!("refused" in checked)) throw new Error("not refused");
+    expect(checked.refused).toMatchObject({ ok: false, problem: "invalid" });
+    expect(checked.refused.text).toContain("description: description is required: say what the task is about");
   });
 
   test("loop guards: a repeat in the run, the per-run delegation limit, the per-reply limit", () => {

@@ -132,7 +132,7 @@ describe("what a run's prompt is given", () => {
     expect(injected.shown).toHaveLength(1);
 
     await endReply(t, writerRun, { seen: { shown: injected.shown, blocking: injected.blocking } });
-    expect((await roundInputs(t, writerRun)).inbox).toEqual({ blocking: [], unread: [] });
+    expect((await roundInputs(t, writerRun)).inbox).toEqual({ blocking: [], unread: [], older: 0, olderMore: false });
     const rows = await t.run(async (ctx) => await ctx.db.query("inbox").withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", AGENTS.writer)).collect());
     expect(rows.map((r) => [r.blocking, r.readAt !== undefined, r.handledAt !== undefined])).toEqual([
       [false, true, false],

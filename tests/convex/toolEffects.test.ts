@@ -15,7 +15,7 @@ import { DEFAULT_BRAIN_CONFIG } from "../../convex/lib/brainConfig";
 import { dispatchCall, type Dispatched } from "../../convex/brain/dispatch";
 import { parseToolCalls } from "../../convex/lib/toolCalls";
 import { EFFECT_SWEEP_BATCH, effectTtlMs, MIN_EFFECT_TTL_MS } from "../../convex/records/toolEffects";
-import { TOOL_REGISTRY } from "../../convex/tools/registry";
+import { ALREADY_DELEGATED, TOOL_REGISTRY } from "../../convex/tools/registry";
 import { AGENTS, createTask, demoSquad, holdScheduledFunctions, insertRun, setupTest, type TestConvex } from "./setup";
 
 holdScheduledFunctions();
@@ -82,11 +82,11 @@ const CALLS: Array<[string, (ids: { rootId: Id<"channelMessages"> }) => string]>
   ["dm_send", () => '[TOOL: dm_send ARG: {"to": ["Ada"], "content": "Need your eyes on the copy."}]'],
   ["create_channel", () => '[TOOL: create_channel ARG: {"name": "launch-copy", "topic": "The copy"}]'],
   ["chat.post", () => '[TOOL: chat.post ARG: {"text": "Copy drafted for the launch page."}]'],
-  ["delegate_task", () => '[TOOL: delegate_task ARG: {"title": "Hero image", "assignees": ["Writer"], "instruction": "Draw it."}]'],
+  ["delegate_task", () => '[TOOL: delegate_task ARG: {"title": "Hero image", "description": "The hero image.", "assignees": ["Writer"], "instruction": "Draw it."}]'],
 ];
 
 describe("each side-effecting tool acts once per cause", () => {
-  test.each(CALLS)("%s: the same call after the model failed and the trigger started the run again → one effect, the same result; another cause → a new one", async (_label, write) => {
+  test.each(CALLS)("%s: the same call after the model failed and the trigger started the run again → one effect, the same result; another cause → a new one (a delegation: the open task it made)", async (_label, write) => {
     const { t, taskId, rootId, say } = await setup();
     const call = write({ rootId });
     const asked = await say("Please get the launch copy going.");
@@ -99,7 +99,7 @@ describe("each side-effecting tool acts once per cause", () => {
     expect(afterFirst.toolEffects - before.toolEffects).toBe(call.includes("delegate_task") ? 0 : 1);
 
     // delegate_task keeps its own key on the task it made (tasks.delegationKey) and says so on a repeat.
-    const repeated = call.includes("delegate_task") ? result.replace(/ created (“.*”) \((\w+)\) assigned to (\w+);.*$/, " $1 ($2) was already created for this request, assigned to $3; nothing new was created") : result;
+    const repeated = call.includes("delegate_task") ? JSON.stringify({ ...(JSON.parse(result) as object), alreadyExisted: true, note: ALREADY_DELEGATED }) : result;
     // A second attempt of the same run repeats the call: nothing new.
     expect(observed(await dispatch(t, first, call))).toBe(repeated);
     expect(await sizes(t)).toEqual(afterFirst);
@@ -119,6 +119,10 @@ describe("each side-effecting tool acts once per cause", () => {
     if (call.includes("create_channel")) {
       // A channel name is taken once: the new cause is told so instead of getting the old result.
       expect(otherResult).toMatch(/create_channel failed: .*(taken|exists)/i);
+    } else if (call.includes("delegate_task")) {
+      // Delegation is idempotent by what it asks: the open task it made under this parent is the answer.
+      expect(otherResult).toBe(repeated);
+      expect(await sizes(t)).toEqual(afterSay);
     } else {
       expect(await sizes(t)).not.toEqual(afterSay);
     }

@@ -157,11 +157,24 @@ describe("blocking messages", () => {
     expect((await runsOf(t, AGENTS.writer)).map((r) => r.trigger.kind)).toEqual(["message"]);
   });
 
-  test("non-blocking messages start nothing", async () => {
-    const { t, departmentId, grace } = await setup();
+  test("a plain DM or @mention (normal importance) wakes an idle agent; to a busy one it interrupts nothing", async () => {
+    const { t, departmentId, admin, grace, general } = await setup();
     const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
-    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "When you have a minute" });
-    expect(await runsOf(t, AGENTS.writer)).toEqual([]);
+    const messageId = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "@Writer please write the FAQ" });
+    const runs = await runsOf(t, AGENTS.writer);
+    expect(runs.map((r) => [r.status, r.trigger.kind, r.trigger.channelMessageId])).toEqual([["queued", "message", messageId]]);
+    const { context } = await roundInputs(t, runs[0]._id);
+    expect(context.trigger.text).toContain('Grace sent you a message');
+    expect(context.trigger.text).toContain("please write the FAQ");
+    expect(context.trigger.text).not.toContain("blocking");
+
+    // Dev Bot is busy: a plain @mention neither starts a run nor is folded into the one it is in.
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const busy = await insertRun(t, AGENTS.devBot, taskId);
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "@Dev Bot when you have a minute" });
+    const devRuns = await runsOf(t, AGENTS.devBot);
+    expect(devRuns.map((r) => r._id)).toEqual([busy]);
+    expect(await eventsOf(t, busy)).not.toContainEqual(expect.objectContaining({ type: "user_message_submitted" }));
   });
 });
 
@@ -171,8 +184,10 @@ describe("the end-of-run nudge", () => {
     const taskId = await createTask(admin, departmentId, { title: "Launch" });
     const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
     const adaDm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
-    // Arrived before the run: not "while it worked".
-    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "old news" });
+    // Arrived before the run (in a channel Writer follows, so it wakes nothing): not "while it worked".
+    const general = await admin.mutation(api.channels.create, { departmentId, name: "news", visibility: "project" });
+    await admin.mutation(api.channels.addMember, { channelId: general, key: AGENTS.writer });
+    await grace.mutation(api.channelMessages.post, { channelId: general, body: "old news" });
     const runId = await insertRun(t, AGENTS.writer, taskId);
     await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
     const first = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Can you check the pricing table?" });
