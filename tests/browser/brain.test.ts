@@ -9,8 +9,10 @@
  *   delegations, and his reply → Grace's board gets “Hero copy” (Dev Bot) and
  *   “Signup form” (Writer), badged Delegated, without a reload → in “Hero copy”
  *   Jarvis's instruction opens the thread, Dev Bot's run (woken by the
- *   assignment) completes and moves the card to In progress → every agent is
- *   Idle again. Screenshots: tests/output/brain-drawer.png, brain-board.png.
+ *   assignment) posts its deliverable there and moves the card to Review, as
+ *   Writer does on “Signup form” → Ada's “Landing page” thread says both are
+ *   ready for review and Jarvis acknowledges them → every agent is Idle again.
+ *   Screenshots: tests/output/brain-drawer.png, brain-board.png.
  */
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -195,10 +197,11 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     // Jarvis's run appears in the drawer's Agent activity, live, and completes.
     const activity = drawer(ada).getByRole("region", { name: "Agent activity" });
     await activity.waitFor();
-    const run = runs(ada).filter({ hasText: "Jarvis" });
+    // The run for Ada's mention (the delegations' results wake Jarvis again later, in runs of their own).
+    const run = runs(ada).filter({ hasText: "after a mention" });
     await run.waitFor();
-    await activity.locator('[data-testid="run"][data-run-status="completed"]').waitFor({ timeout: RUN_MS });
-    await expect(runs(ada).count()).resolves.toBe(1);
+    await activity.locator('[data-testid="run"][data-run-status="completed"]').filter({ hasText: "after a mention" }).waitFor({ timeout: RUN_MS });
+    await expect(run.count()).resolves.toBe(1);
     await expect(run.getAttribute("data-run-status")).resolves.toBe("completed");
     await expect(run.getByRole("status").textContent()).resolves.toBe("Jarvis replied after a mention");
     await expect(run.getByText("Completed", { exact: true }).count()).resolves.toBe(1);
@@ -217,7 +220,7 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
 
     // What the drawer showed along the way: "Jarvis is thinking…" while the run ran (it takes about a second: two model
     // calls), then "replied", the run only ever moving forward (queued → running → completed).
-    const states = (await recordedRunStates(ada)).filter((s) => s.length > 0).map((s) => s[0]);
+    const states = (await recordedRunStates(ada)).flatMap((s) => s.filter((state) => state.endsWith("after a mention")).slice(0, 1));
     expect(states.length).toBeGreaterThan(0);
     const order = states.map((s) => RUN_ORDER.indexOf(s.split("|")[0]));
     expect(order.every((i) => i >= 0)).toBe(true);
@@ -232,15 +235,15 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     console.info(`Jarvis's run as Ada's drawer rendered it: ${states.join(" → ")}`);
 
     // His reply, after Ada's message, in the thread.
-    const reply = agentMessages(ada, "Jarvis");
+    const reply = agentMessages(ada, "Jarvis").first();
     await reply.waitFor();
-    await expect(reply.count()).resolves.toBe(1);
     await expect(messageText(reply)).resolves.toBe(`Delegated “${DELEGATED[0].title}” to ${DELEGATED[0].assignee} and “${DELEGATED[1].title}” to ${DELEGATED[1].assignee}.`);
-    await expect(drawer(ada).getByTestId("message").last().getAttribute("data-author-kind")).resolves.toBe("agent");
 
-    // The backend agrees: one run, Jarvis's, for Ada's message, two delegations.
-    const [record, ...others] = await asAda.query(api.runs.listForTask, { taskId: landingId });
+    // The backend agrees: one run, Jarvis's, for Ada's message, two delegations (any other is for a delegation's result).
+    const landingRuns = await asAda.query(api.runs.listForTask, { taskId: landingId });
+    const [record, ...others] = landingRuns.filter((r) => r.trigger.kind === "mentioned");
     expect(others).toEqual([]);
+    expect(landingRuns.every((r) => r.agentName === "Jarvis" && (r.trigger.kind === "mentioned" || r.trigger.kind === "delegation_result"))).toBe(true);
     expect(record).toMatchObject({ agentName: "Jarvis", status: "completed", reason: "replied", trigger: { kind: "mentioned", messageId: askId } });
     expect(record.toolCalls.map((c) => [c.name, c.outcome])).toEqual([
       ["delegate_task", "ok"],
@@ -276,13 +279,14 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     await expect(cardIn(grace, "inbox", landingId).getByTitle(/^Delegated by/).count()).resolves.toBe(0);
     await expect(noReload(grace)).resolves.toBe(true);
 
-    // Each assignee picks its task up at once and moves it to In progress; the screenshot waits for that, so it is stable.
-    for (const id of delegatedIds) await cardIn(grace, "in_progress", id).waitFor({ timeout: RUN_MS });
+    // Each assignee carries its task through at once: a deliverable in its thread, and the card to Review; the
+    // screenshot waits for that, so it is stable.
+    for (const id of delegatedIds) await cardIn(grace, "review", id).waitFor({ timeout: RUN_MS });
     await grace.screenshot({ path: screenshotPath("brain-board.png") });
     expect(journey!.pageErrors).toEqual([]);
   });
 
-  test("Grace opens “Hero copy”: Jarvis's instruction to @Dev Bot opens the thread, Dev Bot's run after the assignment completes, and the card is In progress on both boards", async () => {
+  test("Grace opens “Hero copy”: Jarvis's instruction to @Dev Bot opens the thread, Dev Bot's run posts its deliverable, and the card is in Review on both boards", async () => {
     const [hero] = DELEGATED;
     const heroId = delegatedIds[0];
     await cardById(grace, heroId).getByRole("button", { name: hero.title, exact: true }).click();
@@ -308,9 +312,13 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     await expect(runs(grace).count()).resolves.toBe(1);
     await expect(run.getByRole("status").textContent()).resolves.toBe("Dev Bot replied after being assigned");
     const calls = run.getByRole("list", { name: "Tool calls" }).getByRole("listitem");
-    await expect(calls.count()).resolves.toBe(1);
-    await expect(calls.first().textContent()).resolves.toBe("✓Done: Moved the task from Assigned to In progress");
-    await agentMessages(grace, "Dev Bot").first().waitFor();
+    await expect(calls.count()).resolves.toBe(2);
+    await expect(calls.nth(0).textContent()).resolves.toMatch(/^✓Done: Posted in the thread: “Deliverable for “Hero copy”/);
+    await expect(calls.nth(1).textContent()).resolves.toBe("✓Done: Moved the task from Assigned to Review");
+    // The deliverable is in the thread, from Dev Bot, for Jarvis to review.
+    const deliverable = agentMessages(grace, "Dev Bot").filter({ hasText: "Deliverable for “Hero copy”" });
+    await deliverable.waitFor();
+    await expect(messageText(deliverable)).resolves.toMatch(/^Deliverable for “Hero copy” \(Part of “Landing page”: hero copy\): a first pass by Dev Bot \(demo model\)\. Jarvis, it is ready for your review/);
 
     const asGrace = await journey!.clientFor("Grace");
     const heroRuns = await asGrace.query(api.runs.listForTask, { taskId: heroId });
@@ -319,12 +327,31 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     const formRuns = await asGrace.query(api.runs.listForTask, { taskId: delegatedIds[1] });
     expect(formRuns).toEqual([expect.objectContaining({ agentName: "Writer", status: "completed", trigger: { kind: "assigned" } })]);
 
-    // In progress on both boards, and in Grace's drawer header.
+    // In Review on both boards, and in Grace's drawer header.
     for (const page of [grace, ada]) {
-      await cardIn(page, "in_progress", heroId).waitFor();
+      await cardIn(page, "review", heroId).waitFor();
       await until(() => cardIn(page, "assigned", heroId).count(), (n) => n === 0, "“Hero copy” to leave Assigned");
     }
-    await expect(drawer(grace).locator("header").getByText("In progress", { exact: true }).count()).resolves.toBe(1);
+    await expect(drawer(grace).locator("header").getByText("Review", { exact: true }).count()).resolves.toBe(1);
+    expect(journey!.pageErrors).toEqual([]);
+  });
+
+  test("Ada's “Landing page” thread says both delegated tasks are ready for review, and Jarvis acknowledges them", async () => {
+    for (const { title, assignee } of DELEGATED) {
+      await drawer(ada).getByText(`Delegated task “${title}” (assigned to ${assignee}) is ready for review.`, { exact: true }).waitFor({ timeout: RUN_MS });
+    }
+    const asAda = await journey!.clientFor("Ada");
+    await until(
+      async () => (await asAda.query(api.runs.listForTask, { taskId: landingId })).filter((r) => r.trigger.kind === "delegation_result"),
+      (results) => results.length > 0 && results.every((r) => r.status === "completed"),
+      "Jarvis's runs for the results to complete",
+      RUN_MS,
+    );
+    const noted = agentMessages(ada, "Jarvis").filter({ hasText: "Noted:" });
+    await noted.first().waitFor();
+    await expect(messageText(noted.first())).resolves.toMatch(/^Noted: Delegated task “(Hero copy|Signup form)”/);
+    // Results inform the lead: nothing is delegated again.
+    await expect(grace.getByTestId("task-card").count()).resolves.toBe(8);
     expect(journey!.pageErrors).toEqual([]);
   });
 
