@@ -318,7 +318,7 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     // The deliverable is in the thread, from Dev Bot, for Jarvis to review.
     const deliverable = agentMessages(grace, "Dev Bot").filter({ hasText: "Deliverable for “Hero copy”" });
     await deliverable.waitFor();
-    await expect(messageText(deliverable)).resolves.toMatch(/^Deliverable for “Hero copy” \(Part of “Landing page”: hero copy\): a first pass by Dev Bot \(demo model\)\. Jarvis, it is ready for your review/);
+    await expect(messageText(deliverable)).resolves.toMatch(/^Deliverable for “Hero copy” \(Part of the landing page: hero copy\): a first pass by Dev Bot \(demo model\)\. Jarvis, it is ready for your review/);
 
     const asGrace = await journey!.clientFor("Grace");
     const heroRuns = await asGrace.query(api.runs.listForTask, { taskId: heroId });

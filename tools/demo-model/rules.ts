@@ -177,7 +177,8 @@ function field(text: string, name: string): string | undefined {
 function description(taskText: string): string {
   const m = /^\s*Description:[ \t]*(.*)$/im.exec(taskText);
   if (m === null) return "";
-  const text = m[1].trim() || taskText.slice(m.index + m[0].length).trim();
+  // The description ends where the prompt's next part begins (parts are separated by a blank line).
+  const text = m[1].trim() || taskText.slice(m.index + m[0].length).trim().split(/\n\s*\n/)[0].trim();
   return text === "(none)" ? "" : text;
 }
 
