@@ -18,7 +18,11 @@
  *      the backend answers (the backend saturated, each request queued behind
  *      ~100 others); only probes that start while the burst lasts count.
  * 3. The brain's context assembly per model call for an agent with the
- *    flood's messages unread (the run's own timing: context + injection).
+ *    flood's messages unread (the run's own timing: context + injection),
+ *    and whether every critical message is kept on the path a run takes:
+ *    CRITICALS critical messages are posted into #flood before everything
+ *    else, so thousands of newer ones bury them; the first run's prompt must
+ *    show each or count it in its footer (records/inbox reads them by index).
  */
 import os from "node:os";
 import { api } from "../convex/_generated/api";
@@ -43,6 +47,9 @@ const STEADY_SECONDS = 15;
 /** Probe posts during the steady phase, spread over it (each probe agent stays inside its own bucket). */
 const STEADY_PROBES = 100;
 const MENTION_RUNS = 20;
+/** Critical messages posted before the flood, the oldest unread the agent has. */
+const CRITICALS = 3;
+const criticalBody = (i: number) => `Critical ${i}: stop the release train, the signing key leaked`;
 
 const { head, row } = table(58, 2, 9);
 
@@ -104,7 +111,10 @@ function benchAssembly() {
 
 async function benchServer() {
   // The scripted model answers at once, so a run's time is the brain's own.
+  /** Writer's prompts, in the order its model calls were made. */
+  const writerPrompts: string[] = [];
   const { backend, watcher, close } = await startModelBackend("messaging", (request: { messages: ChatMessage[] }) => {
+    if (/You are Writer \(/.test(request.messages[0]?.content ?? "")) writerPrompts.push(request.messages.map((m) => m.content).join("\n\n"));
     const promptTokens = request.messages.reduce((sum, m) => sum + countTokens(m.content), 0);
     return { content: "Noted.", usage: { prompt_tokens: promptTokens, completion_tokens: 2 } };
   });
@@ -150,6 +160,16 @@ async function benchServer() {
       waiting = null;
       return performance.now() - t0;
     };
+
+    // The oldest unread of all: critical messages, posted by the burst's probes (their buckets refill long before the burst).
+    for (let i = 0; i < CRITICALS; i++) {
+      const response = await fetch(`${backend.siteUrl}/messages`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${keys[FLOODERS + PROBES + (i % PROBES)]}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ channel: "flood", body: criticalBody(i), importance: "critical" }),
+      });
+      if (response.status !== 200) throw new Error(`POST /messages (critical): ${response.status} ${await response.text()}`);
+    }
 
     const steadyKeys = keys.slice(0, FLOODERS);
     const steadyProbeKeys = keys.slice(FLOODERS, FLOODERS + PROBES);
@@ -222,7 +242,23 @@ async function benchServer() {
       const tokens = (run as { injectionTokens?: number }).injectionTokens;
       if (tokens !== undefined) injected.push(tokens);
     }
-    return { steadyBadge: summarize(steadyBadge), steadyRate, steadyPosts, badge: summarize(badge), floodRate, floodPosts, contextMs: summarize(contextMs), injected: injected.length > 0 ? summarize(injected) : null };
+    // The run path: what the first run's first prompt showed of the critical messages, and what its footer counted.
+    const first = writerPrompts.find((prompt) => prompt.includes("Messages for you since your last run:")) ?? "";
+    const criticalShownFirst = Array.from({ length: CRITICALS }, (_, i) => i).filter((i) => first.includes(criticalBody(i))).length;
+    const criticalCountedFirst = Number(/including (\d+) critical/.exec(first)?.[1] ?? 0);
+    const criticalShownAny = Array.from({ length: CRITICALS }, (_, i) => i).filter((i) => writerPrompts.some((prompt) => prompt.includes(criticalBody(i)))).length;
+    const unreadAtFirst = Number(/\((\d+)\+? more not shown/.exec(first)?.[1] ?? 0);
+    return {
+      steadyBadge: summarize(steadyBadge),
+      steadyRate,
+      steadyPosts,
+      badge: summarize(badge),
+      floodRate,
+      floodPosts,
+      contextMs: summarize(contextMs),
+      injected: injected.length > 0 ? summarize(injected) : null,
+      critical: { shownFirst: criticalShownFirst, countedFirst: criticalCountedFirst, shownAny: criticalShownAny, notShownFirst: unreadAtFirst },
+    };
   } finally {
     await close();
   }
@@ -238,7 +274,7 @@ async function main() {
 ${head}
 ${row(`injection assembly, ${UNREAD.toLocaleString("en")} unread, budget 768 (in-process)`, a.times, "ms")}
 tokens injected: ${a.tokens} of the 768 budget; the naive "everything unread" prompt: ${a.naive.toLocaleString("en")} tokens (${(a.naive / Math.max(1, a.tokens)).toFixed(0)}× more)
-critical messages: ${a.criticalShown} of ${a.criticalTotal} shown, ${a.criticalCounted} counted in the footer (${a.criticalShown + a.criticalCounted === a.criticalTotal ? "none lost" : "SOME LOST"})
+critical messages (the packing function alone): ${a.criticalShown} of ${a.criticalTotal} shown, ${a.criticalCounted} counted in the footer (${a.criticalShown + a.criticalCounted === a.criticalTotal ? "none lost" : "SOME LOST"})
 direct mentions: ${a.directShown} of ${a.directTotal} shown, ${a.directCounted} counted in the footer (${a.directShown + a.directCounted === a.directTotal ? "none lost" : "SOME LOST"}); ${a.omitted.toLocaleString("en")} left out in all${
     s === null
       ? ""
@@ -247,6 +283,7 @@ ${row(`post → unread badge, ${FLOODERS} agents posting at their rate limit`, s
 ${row(`post → unread badge, ${FLOODERS} agents spending their burst at once`, s.badge, "ms")}
 ${row("brain context assembly per model call, flood unread", s.contextMs, "ms")}
 ${s.injected === null ? "injection tokens per run: not recorded by this build" : row("injection tokens per run", s.injected, "tokens")}
+critical messages on the run path (${CRITICALS} posted before the flood, the oldest unread): the first run's prompt showed ${s.critical.shownFirst} and counted ${s.critical.countedFirst} in its footer (${s.critical.notShownFirst} messages not shown in all); target every critical kept: ${s.critical.shownFirst + s.critical.countedFirst === CRITICALS ? "met" : "NOT met"}; shown in some run's prompt: ${s.critical.shownAny} of ${CRITICALS}
 at their rate limit: ${s.steadyPosts} posts by ${FLOODERS} agents at ${s.steadyRate.toFixed(0)} posts/s over the HTTP API (each one post every ${STEADY_GAP_MS} ms, the bucket's sustained rate)
 burst: ${s.floodPosts} posts by ${FLOODERS} agents at ${s.floodRate.toFixed(0)} posts/s over the HTTP API (each agent's whole bucket, ${BURST} posts, as fast as answered; badge samples only while it lasts)`
   }
