@@ -96,6 +96,16 @@ describe("describeToolCall", () => {
       call({ name: "delegate_task", observation: "[DELEGATED_TASK] created “Launch, part 2” (k1) assigned to Dev Bot, Writer, Designer; the first instruction is posted in its thread" }),
       "Delegated “Launch, part 2” to Dev Bot, Writer and Designer",
     ],
+    [
+      "a delegation as the spec's JSON result",
+      call({ name: "delegate_task", observation: JSON.stringify({ ok: true, taskId: "k2", title: "Signup form", assigneesResolved: ["Dev Bot", "Writer"], assigneesRequested: ["Dev Bot", "Casper", "Writer"], assigneesUnresolved: ["Casper"] }) }),
+      "Delegated “Signup form” to Dev Bot and Writer",
+    ],
+    [
+      "a delegation that already existed",
+      call({ name: "delegate_task", observation: JSON.stringify({ ok: true, taskId: "k2", title: "Signup form", assigneesResolved: ["Writer"], assigneesRequested: ["Writer"], alreadyExisted: true, note: "this task already exists" }) }),
+      "“Signup form” was already delegated to Writer; nothing new was created",
+    ],
     ["a denied call, verbatim", denied, "permission denied: Writer may not call delegate_task"],
     [
       "a refused call that names its tool",
