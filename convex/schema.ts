@@ -532,6 +532,8 @@ export default defineSchema({
     /** An end-of-run nudge told the recipient agent of it: it never nudges again. */
     nudgedAt: v.optional(v.number()),
   })
+    // Kept beside the longer indexes below for its order: a recipient's unread rows newest first, whatever their importance.
+    // eslint-disable-next-line @convex-dev/no-duplicate-indexes
     .index("by_recipient_and_department_and_readAt", ["recipientKey", "departmentId", "readAt"])
     // A run weighs every unread critical and blocking message, however old (records/inbox inboxOfRun).
     .index("by_recipient_and_department_and_readAt_and_importance", ["recipientKey", "departmentId", "readAt", "importance"])
