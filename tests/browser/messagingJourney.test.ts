@@ -8,9 +8,10 @@
  *   channel list and header count it, and both clear live as she opens the
  *   channel → Grace replies in a thread (side panel); Ada sees the reply
  *   count, opens the thread, reads the reply and her badge clears → Ada DMs
- *   Writer: a badge on Writer in both rosters → Ada sends Writer a blocking
- *   message: Writer's run starts at once and its answer appears in the DM,
- *   and Writer's badge clears → Ada asks @Dev Bot in the channel, blocking:
+ *   Writer (not blocking): Writer is idle, so the DM wakes it and its answer
+ *   appears in the DM → Ada sends Writer a blocking message: Writer's run
+ *   starts at once and its answer appears in the DM, and Writer's badge
+ *   clears → Ada asks @Dev Bot in the channel, blocking:
  *   Dev Bot answers in that message's thread. Every wait is for a condition.
  *   Screenshots: tests/output/messaging-*.png.
  */
@@ -24,7 +25,9 @@ const RUN_MS = 30_000;
 const CHANNEL = "#release-room";
 const ANNOUNCEMENT = "Release on Thursday: the checklist is in the doc.";
 const THREAD_REPLY = "Checklist reviewed, two items left.";
-const DM_NOTE = "When you have a minute: draft the release notes.";
+const DM_NOTE = "Please draft the release notes.";
+/** What the demo model says when a plain (non-blocking) message woke it (rules.ts). */
+const NOTE_ANSWER = "Got it, Ada: I'll draft the release notes (demo model: a first pass, tell me what to change).";
 const DM_BLOCKING = "Stop please: are the release notes ready?";
 const CHANNEL_BLOCKING = "@Dev Bot is the release build green?";
 /** What the demo model says when a blocking message woke it with no task of its own (rules.ts). */
@@ -123,7 +126,7 @@ describe("messaging: two people and two agents", () => {
     expect(journey.pageErrors).toEqual([]);
   });
 
-  test("Ada DMs Writer: the DM lists for her, and Writer gets an unread badge in both rosters while it stays idle", async () => {
+  test("Ada DMs Writer without Blocking: Writer is idle, so the DM wakes it and it answers in the DM; its badge clears in both rosters", async () => {
     await ada.getByRole("button", { name: "DM" }).click();
     const form = ada.getByTestId("new-dm-form");
     await form.getByLabel(/^Writer/).check();
@@ -132,11 +135,16 @@ describe("messaging: two people and two agents", () => {
     await say(ada, "Message Writer", DM_NOTE);
     await message(ada, DM_NOTE).waitFor();
     await row(ada, "Writer").waitFor();
+    await expect(message(ada, DM_NOTE).getByText("blocking", { exact: true }).count()).resolves.toBe(0);
 
-    for (const page of [ada, grace]) await until(() => agentUnread(page, "Writer"), (text) => text === "1", "the unread badge on Writer");
-    await expect(rosterRow(ada, "Writer").getByTestId("agent-unread").getAttribute("aria-label")).resolves.toBe("Writer has 1 unread");
-    // A non-blocking message wakes nobody.
-    await expect(rosterStatus(ada, "Writer").textContent()).resolves.toBe("Idle");
+    // "Blocking" is for interrupting a busy agent: an idle one is woken by any message addressed to it.
+    const answer = message(ada, NOTE_ANSWER);
+    await answer.waitFor({ timeout: RUN_MS });
+    await expect(answer.getByText("Writer", { exact: true }).count()).resolves.toBe(1);
+    for (const page of [ada, grace]) {
+      await until(() => agentUnread(page, "Writer"), (text) => text === null, "Writer's badge to clear", RUN_MS);
+      await until(() => rosterStatus(page, "Writer").textContent(), (s) => s === "Idle", "Writer to be idle again", RUN_MS);
+    }
     await rosterRow(ada, "Writer").scrollIntoViewIfNeeded();
     await ada.screenshot({ path: screenshotPath("messaging-agent-badge.png") });
     expect(journey.pageErrors).toEqual([]);
@@ -169,11 +177,16 @@ describe("messaging: two people and two agents", () => {
     expect(history.page.map((m) => [m.from.kind, m.body, m.blocking])).toEqual([
       ["agent", ANSWER, false],
       ["member", DM_BLOCKING, true],
+      ["agent", NOTE_ANSWER, false],
       ["member", DM_NOTE, false],
     ]);
+    // Two runs of Writer, one per message, both on its own inbox task and completed.
     const runs = await asAda.query(api.runs.listForDepartment, { departmentId: department._id });
     const writerRuns = runs.filter((r) => r.agentName === "Writer");
-    expect(writerRuns).toEqual([expect.objectContaining({ status: "completed", trigger: "message", title: "Inbox: Writer" })]);
+    expect(writerRuns).toEqual([
+      expect.objectContaining({ status: "completed", trigger: "message", title: "Inbox: Writer" }),
+      expect.objectContaining({ status: "completed", trigger: "message", title: "Inbox: Writer" }),
+    ]);
     const [run] = await asAda.query(api.runs.listForTask, { taskId: writerRuns[0].taskId });
     expect(run.trigger).toEqual({ kind: "message", channelMessageId: history.page[1]._id });
     const taskThread = await asAda.query(api.messages.list, { taskId: writerRuns[0].taskId, paginationOpts: { numItems: 10, cursor: null } });
