@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import { answersDelegation, checkDelegation } from "../../convex/lib/delegation";
 import { DEFAULT_MAX_DELEGATIONS_PER_TREE, maxDelegationsPerTree, sameWork } from "../../convex/lib/guards";
 import { AGENTS, createOtherDepartment, createTask, demoSquad, expectError, type TestConvex } from "./setup";
 
@@ -135,5 +136,56 @@ describe("listSubtasks", () => {
     ]);
     const { member: mallory } = await createOtherDepartment(t);
     await expectError(mallory.query(api.tasks.listSubtasks, { taskId: rootId }), "FORBIDDEN");
+  });
+});
+
+describe("delegation is idempotent by what it asks (lib/delegation answersDelegation, tools/delegation)", () => {
+  const ask = { departmentId: "d1", parentTaskId: "p1", delegatedBy: "agent:jarvis:product", title: "Hero copy", assigneeSessionKeys: ["agent:writer:product", "agent:dev-bot:product"] };
+  const task = { ...ask, title: "hero COPY!", assigneeSessionKeys: ["agent:dev-bot:product", "agent:writer:product"], status: "in_progress" };
+
+  test("the same department, parent, delegator, normalised title and assignees, still open: the same delegation", () => {
+    expect(answersDelegation(task, ask)).toBe(true);
+    expect(answersDelegation({ ...task, status: "review" }, ask)).toBe(true);
+  });
+
+  test.each([
+    ["done", { status: "done" }],
+    ["another parent", { parentTaskId: "p2" }],
+    ["another delegator", { delegatedBy: "agent:dev-bot:product" }],
+    ["another department", { departmentId: "d2" }],
+    ["other work", { title: "Hero image" }],
+    ["fewer assignees", { assigneeSessionKeys: ["agent:writer:product"] }],
+  ])("%s: new work", (_label, change) => {
+    expect(answersDelegation({ ...task, ...change }, ask)).toBe(false);
+  });
+
+  test("a repeat from another cause returns the open task; once it is done, the same ask makes a new one", async () => {
+    const { t, departmentId, rootId } = await squad();
+    const before = await taskCount(t);
+    const first = await delegate(t, departmentId, rootId, "Hero copy");
+    const again = await delegate(t, departmentId, rootId, "hero COPY.");
+    expect(again).toEqual({ ok: true, taskId: (first as { taskId: Id<"tasks"> }).taskId, title: "Hero copy", created: false });
+    expect(await taskCount(t)).toBe(before + 1);
+    await t.run(async (ctx) => ctx.db.patch("tasks", (first as { taskId: Id<"tasks"> }).taskId, { status: "done" }));
+    expect(await delegate(t, departmentId, rootId, "Hero copy")).toMatchObject({ ok: true, created: true });
+    expect(await taskCount(t)).toBe(before + 2);
+  });
+});
+
+describe("checkDelegation resolves what it can", () => {
+  const roster = [
+    { name: "Jarvis", role: "Squad Lead", sessionKey: "agent:jarvis:product" },
+    { name: "Writer", role: "Copywriter", sessionKey: "agent:writer:product" },
+    { name: "Dev Bot", role: "Full-stack Engineer", sessionKey: "agent:dev-bot:product" },
+  ];
+  const jarvis = { name: "Jarvis", sessionKey: "agent:jarvis:product" };
+
+  test("some names unknown: the rest resolve, the unknown are listed with why", () => {
+    const check = checkDelegation({ title: "T", instruction: "I", assignees: ["writer", "Casper"] }, roster, jarvis, "delegate_task");
+    expect(check).toMatchObject({ ok: true, resolved: [{ name: "Writer" }], unresolved: ["Casper"], unresolvedMessage: expect.stringContaining('Unknown assignee: "Casper"') });
+  });
+
+  test("no name resolves: an error naming them", () => {
+    expect(checkDelegation({ title: "T", instruction: "I", assignees: ["Casper"] }, roster, jarvis, "delegate_task")).toMatchObject({ ok: false, problem: "unknown_assignee" });
   });
 });
