@@ -183,7 +183,7 @@ async function taskForMessage(ctx: MutationCtx, agent: Doc<"agents">, message: D
   return task._id;
 }
 
-/** The task timeline's line: who sent the agent a blocking message, on the task its run works on. */
+/** The task timeline's line: who sent the agent a message (blocking or not) that started or joined its run, on the task it works on. */
 async function recordOnTimeline(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks">, message: Doc<"channelMessages">): Promise<void> {
   const task = await ctx.db.get("tasks", taskId);
   await recordActivity(ctx, {
@@ -191,6 +191,6 @@ async function recordOnTimeline(ctx: MutationCtx, agent: Doc<"agents">, taskId: 
     type: "blocking_message_received",
     actor: message.from,
     taskId,
-    data: { title: task?.title ?? null, agent: agent.name, preview: message.body.slice(0, PREVIEW_CHARS) },
+    data: { title: task?.title ?? null, agent: agent.name, preview: message.body.slice(0, PREVIEW_CHARS), blocking: message.blocking },
   });
 }

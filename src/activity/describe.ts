@@ -76,7 +76,8 @@ export function describeActivity({ type, actor, data }: Describable): string {
     case "blocking_message_received": {
       const preview = quoted(text(data.preview));
       const agent = text(data.agent) ?? "an agent";
-      return `${who} sent ${agent} a blocking message${data.title ? ` about ${title}` : ""}${preview ? `: ${preview}` : ""}`;
+      // Entries before `blocking` was recorded were all blocking messages.
+      return `${who} sent ${agent} a ${data.blocking === false ? "" : "blocking "}message${data.title ? ` about ${title}` : ""}${preview ? `: ${preview}` : ""}`;
     }
     default: {
       // A type added on the server before the client learned it.

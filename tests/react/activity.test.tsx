@@ -111,6 +111,7 @@ const CASES: Record<ActivityType, Array<[Describable, string]>> = {
       "Ada sent Jarvis a blocking message about “Launch”: “stop the newsletter”",
     ],
     [{ type: "blocking_message_received", actor: ada, data: { agent: "Jarvis" } }, "Ada sent Jarvis a blocking message"],
+    [{ type: "blocking_message_received", actor: ada, data: { agent: "Writer", preview: "please write the FAQ", blocking: false } }, "Ada sent Writer a message: “please write the FAQ”"],
   ],
 };
 
