@@ -51,7 +51,7 @@ async function unreadRowsOfImportance(ctx: ReadCtx, recipientKey: string, depart
 }
 
 /** A recipient's unread blocking rows in a department, newest first, found by index whatever their age. */
-export async function unreadBlockingRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"inbox">>> {
+async function unreadBlockingRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"inbox">>> {
   return await ctx.db
     .query("inbox")
     .withIndex("by_recipient_and_department_and_readAt_and_blocking", (q) =>
