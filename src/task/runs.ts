@@ -116,7 +116,7 @@ export function splitRuns<T>(runs: readonly T[], shown = RECENT_RUNS_SHOWN): { r
   return { recent: runs.slice(0, shown), earlier: runs.slice(shown) };
 }
 
-// `[DELEGATED_TASK] created “Title” (taskId) assigned to A, B; the first instruction …`
+// Runs recorded before the JSON result: `[DELEGATED_TASK] created “Title” (taskId) assigned to A, B; the first instruction …`
 const DELEGATED = /^\[DELEGATED_TASK\] created “(.+)” \([^)]*\) assigned to (.+?);/s;
 // `moved the task from in_progress to review` / `the task was already review`
 const MOVED = /^moved the task from (\w+) to (\w+)$/;
