@@ -9,6 +9,7 @@ import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/v
 import { callStorage, withCallContext } from "./callContext.js";
 import { tableOf, type ComponentState, type Components } from "./componentState.js";
 import type { TransactionHooks } from "./convexTestPatches.js";
+import type { ExecutionClock } from "./executionLimits.js";
 import type { FileStore } from "./fileStorage.js";
 import {
   canonicalUdfPath,
@@ -42,6 +43,9 @@ export class Transactions implements TransactionHooks<PendingWrites> {
 
   /** Set by the engine's `close`; commits after it are discarded. */
   closed = false;
+
+  /** Times each top-level query and mutation against Convex's limit (executionLimits.ts). */
+  clock: ExecutionClock | null = null;
 
   constructor(
     private readonly t: any,
