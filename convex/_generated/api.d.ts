@@ -130,6 +130,7 @@ import type * as runEvents from "../runEvents.js";
 import type * as runs from "../runs.js";
 import type * as search from "../search.js";
 import type * as seed from "../seed.js";
+import type * as seedScale from "../seedScale.js";
 import type * as setup from "../setup.js";
 import type * as signInApi from "../signInApi.js";
 import type * as slash_registry from "../slash/registry.js";
@@ -271,6 +272,7 @@ declare const fullApi: ApiFromModules<{
   runs: typeof runs;
   search: typeof search;
   seed: typeof seed;
+  seedScale: typeof seedScale;
   setup: typeof setup;
   signInApi: typeof signInApi;
   "slash/registry": typeof slash_registry;
