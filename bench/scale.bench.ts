@@ -23,7 +23,7 @@ import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import { countTokens } from "../convex/lib/tokens";
 import { TASK_STATUSES } from "../convex/validators";
-import { seedDemoSquad } from "../tests/backend/helpers";
+import { OWNER_PASSWORD, passwordRoute, seedDemoSquad } from "../tests/backend/helpers";
 import { spawnBackend, type BackendProcess } from "../tests/backend/process";
 import { startScriptedModel } from "../tests/backend/scriptedModel";
 import { CHROMIUM_ARGS, chromiumPath } from "../tests/browser/chromium";
@@ -86,7 +86,7 @@ async function main() {
   const judge = (label: string, figure: string, value: number, limit: number, target: string) =>
     verdicts.push({ label, figure, target, met: value < limit });
   try {
-    const { admin, member: http, departmentId, token, refreshToken } = await seedDemoSquad(backend, "BenchAdmin");
+    const { admin, member: http, departmentId, email } = await seedDemoSquad(backend, "BenchAdmin");
 
     const seedStart = performance.now();
     log(`seeding ${AGENTS} agents`);
@@ -106,12 +106,11 @@ async function main() {
       await admin.mutation(anyApi.seedScale.messages, { taskIds: taskIds.slice(b * tasksPerCall, (b + 1) * tasksPerCall), perTask: MESSAGES_PER_TASK, startIndex: 0 });
     });
     log(`seeding ${CHANNEL_MESSAGES} channel messages`);
-    const channels = await http.query(api.channels.list, { departmentId });
-    const channel = channels.find((c) => c.kind !== "dm" && c.joined) ?? channels[0];
+    const channelId = await http.mutation(api.channels.create, { departmentId, name: "launch", visibility: "project" });
     const me = (await http.query(api.users.me, {})) as { _id: string; name?: string } | null;
     await inParallel(CHANNEL_MESSAGES / BATCH, SEEDERS, async (b) => {
       await admin.mutation(anyApi.seedScale.channelMessages, {
-        channelId: channel._id,
+        channelId,
         senderKey: `member:${me?._id}`,
         senderName: "BenchAdmin",
         count: BATCH,
@@ -137,7 +136,10 @@ async function main() {
     const startupSeconds = (performance.now() - restartStart) / 1000;
     let rss = resident(backend.child.pid);
     judge("backend start-up from its data directory", `${startupSeconds.toFixed(1)} s`, startupSeconds, 10, "< 10 s");
-    http.setAuth(token);
+    // A fresh session on the restarted backend, as the app's sign-in makes one.
+    const signedIn = await passwordRoute(backend.siteUrl, { flow: "signIn", email, password: OWNER_PASSWORD });
+    if (signedIn.status !== 200) throw new Error(`Sign-in after the restart failed: ${signedIn.status} ${JSON.stringify(signedIn.body)}`);
+    const { token, refreshToken } = signedIn.body as { token: string; refreshToken: string };
     const client = new ConvexHttpClient(backend.url);
     client.setAuth(token);
 
@@ -149,12 +151,10 @@ async function main() {
     mover.setAuth(async () => token);
     watcher.setAuth(async () => token);
     const byColumn = new Map<string, Set<string>>();
-    const titles = new Set<string>();
     let onChange: (() => void) | null = null;
     for (const status of TASK_STATUSES) {
       watcher.onUpdate(api.tasks.listColumn, { departmentId, status }, (column) => {
         byColumn.set(status, new Set(column.tasks.map((t) => t._id)));
-        for (const task of column.tasks) titles.add(task.title);
         onChange?.();
       });
     }
@@ -187,16 +187,30 @@ async function main() {
 
     // ---- @Jarvis mention → delegated task visible ----
     log("measuring @Jarvis mention → delegated task visible");
+    // Seen where the person who asked looks: the task's subtasks in its drawer, subscribed on a second client
+    // (a new card lands at the end of its column, past the first page a board of 4,000-card columns holds).
     const visibleTimes: number[] = [];
+    const misses: string[] = [];
     for (let i = 0; i < WARMUP_MENTIONS + MENTIONS; i++) {
       const title = `hero copy scale ${i}`;
+      const subtasks = new Set<string>();
+      const stop = watcher.onUpdate(api.tasks.listSubtasks, { taskId: taskIds[i] }, (result) => {
+        for (const task of result.subtasks) subtasks.add(task.title);
+        onChange?.();
+      });
       const t0 = performance.now();
       await client.mutation(api.messages.create, {
         taskId: taskIds[i],
         content: `@Jarvis split the page ${i} between ${agents[(i % (AGENTS - 4)) + 4].name} and Writer: hero copy scale ${i} and the form scale ${i}`,
       });
-      await until(() => titles.has(title), title);
+      try {
+        await until(() => subtasks.has(title), title);
+      } catch (error) {
+        // Counted (as the 30 s waited), with what Jarvis's run said, and the bench goes on to the other figures.
+        misses.push(`${String(error)}; Jarvis's run: ${JSON.stringify((await client.query(api.runs.listForTask, { taskId: taskIds[i] })).map((r) => [r.status, r.reason, r.guards]))}`);
+      }
       if (i >= WARMUP_MENTIONS) visibleTimes.push(performance.now() - t0);
+      stop();
     }
     const visible = summarize(visibleTimes);
     judge("@Jarvis mention → delegated task visible", ms(visible), visible.p99, 100, "p99 < 100 ms");
@@ -269,6 +283,7 @@ async function main() {
     console.log(`Scale benchmark (backend as its own process over convex/, scripted model answering at once; the app's production build in Chromium)
 machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}
 department: ${agents.length} agents, ${TASKS} tasks, ${TASKS * MESSAGES_PER_TASK} thread messages, ${CHANNEL_MESSAGES} channel messages, ${RUNS} runs with 5 events each (~${(documents / 1000).toFixed(0)}k documents); seeded in ${seedSeconds.toFixed(0)} s
+mentions whose delegated task never showed: ${misses.length}${misses.length > 0 ? ` (first: ${misses[0]})` : ""}
 compaction during the stall measurement: ${compactions} started, ${during.length} commits while one ran, ${outside.length} outside
 
 ${verdicts.map((v) => `${v.label.padEnd(48)} ${v.figure.padEnd(44)} target ${v.target.padEnd(14)} ${v.met ? "met" : "NOT met"}`).join("\n")}

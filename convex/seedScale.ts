@@ -123,3 +123,10 @@ export const runs = internalMutation({
     return null;
   },
 });
+
+/** Does nothing: what `npm run bench:chat` measures a #maestro post's backend CPU against (the cost of any mutation). */
+export const noop = internalMutation({
+  args: {},
+  returns: v.null(),
+  handler: async () => null,
+});

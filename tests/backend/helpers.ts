@@ -111,7 +111,7 @@ export async function seedDemoSquad(backend: { url: string; siteUrl: string; adm
   const member = new ConvexHttpClient(backend.url);
   member.setAuth(result.body.token);
   const departmentId = (await member.query(api.departments.listMine, {}))[0]._id;
-  return { admin, member, departmentId, token: result.body.token, refreshToken: result.body.refreshToken, email };
+  return { admin, member, departmentId, token: result.body.token, email };
 }
 
 /** The password `seedDemoSquad` gives the owner. */
