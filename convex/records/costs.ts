@@ -4,7 +4,8 @@
  * budget.
  */
 import type { Doc, Id } from "../_generated/dataModel";
-import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { env, type MutationCtx, type QueryCtx } from "../_generated/server";
+import { modelConfigFromEnv } from "../lib/modelConfig";
 import { costMicros, dayOf, KNOWN_MODEL_PRICES, mergePrices, monthOf, PRICE_LIMITS, priceOf, type ModelPrice } from "../lib/pricing";
 
 type ReadCtx = QueryCtx | MutationCtx;
@@ -82,7 +83,8 @@ async function addToTotal(ctx: MutationCtx, departmentId: Id<"departments">, sco
  * and month's totals. Returns the call's cost.
  */
 export async function chargeModelCall(ctx: MutationCtx, run: Doc<"runs">, model: string, promptTokens: number, completionTokens: number, at: number): Promise<number> {
-  const price = priceOf(await departmentPrices(ctx, run.departmentId), model);
+  const agent = await ctx.db.get("agents", run.agentId);
+  const price = priceOf(await departmentPrices(ctx, run.departmentId), pricedModel(model, agent?.model));
   const micros = price === null ? 0 : costMicros(price, promptTokens, completionTokens);
   if (micros === 0) return 0;
   await addToTotal(ctx, run.departmentId, "task", run.taskId, micros);
@@ -90,6 +92,21 @@ export async function chargeModelCall(ctx: MutationCtx, run: Doc<"runs">, model:
   await addToTotal(ctx, run.departmentId, "day", dayOf(at), micros);
   await addToTotal(ctx, run.departmentId, "month", monthOf(at), micros);
   return micros;
+}
+
+/**
+ * The model a call is priced as. With MAESTRO_MODEL_LABEL set, a reply names
+ * the label ("demo model (offline, rule-based)"), not the model behind it:
+ * that is the agent's model, else the configured default.
+ */
+function pricedModel(model: string, agentModel: string | undefined): string {
+  try {
+    const config = modelConfigFromEnv(env);
+    if (config?.label !== undefined && model === config.label) return agentModel ?? config.defaultModel;
+  } catch {
+    // An unusable configuration: the call is priced by the name it reported.
+  }
+  return model;
 }
 
 /** Sets (or, with undefined, removes) the department's monthly budget. */

@@ -67,12 +67,24 @@ describe("charging model calls", () => {
 
     const run = await admin.query(api.runs.get, { runId });
     expect(run.costMicros).toBe(450_000);
-    expect(await admin.query(api.costs.ofTask, { taskId })).toBe(450_000);
+
+    // A labelled model (MAESTRO_MODEL_LABEL) reports its label: priced as the model behind it (here the default).
+    process.env.MAESTRO_MODEL_LABEL = "house model";
+    process.env.MAESTRO_DEFAULT_MODEL = "gpt-4o-mini";
+    try {
+      const labelled = await insertRun(t, AGENTS.writer, taskId);
+      await chargeCall(t, labelled, "house model", 1_000_000, 0);
+      expect((await admin.query(api.runs.get, { runId: labelled })).costMicros).toBe(150_000);
+    } finally {
+      delete process.env.MAESTRO_MODEL_LABEL;
+      delete process.env.MAESTRO_DEFAULT_MODEL;
+    }
+    expect(await admin.query(api.costs.ofTask, { taskId })).toBe(600_000);
     const jarvis = await agent(t, AGENTS.jarvis);
     expect((await admin.query(api.runs.agentOverview, { agentId: jarvis._id })).totals.costMicros).toBe(450_000);
     const summary = await admin.query(api.costs.summary, { departmentId, today: TODAY });
-    expect(summary.monthSpentMicros).toBe(450_000);
-    expect(summary.days).toEqual([{ day: TODAY, micros: 450_000 }]);
+    expect(summary.monthSpentMicros).toBe(600_000);
+    expect(summary.days).toEqual([{ day: TODAY, micros: 600_000 }]);
   });
 });
 
