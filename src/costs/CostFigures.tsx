@@ -83,9 +83,9 @@ function BudgetForm({ departmentId, budgetMicros }: { departmentId: Id<"departme
       className="flex flex-wrap items-end gap-2"
       onSubmit={onSubmitted(() => (value.trim() === "" ? save(null) : save(Number(value))))}
     >
-      <label className="flex flex-col gap-1 text-xs text-slate-600 dark:text-slate-300">
+      <label className="flex w-56 flex-col gap-1 text-xs text-slate-600 dark:text-slate-300">
         Monthly budget (US$, empty for none)
-        <input className={`${CONTROL_CLASS} w-40`} inputMode="decimal" value={value} onChange={(e) => setValue(e.target.value)} />
+        <input className={CONTROL_CLASS} inputMode="decimal" value={value} onChange={(e) => setValue(e.target.value)} />
       </label>
       <Button type="submit" variant="secondary">
         Save budget
@@ -155,10 +155,14 @@ function PriceRow({ departmentId, price, canEdit }: { departmentId: Id<"departme
         )}
       </td>
       <td className="py-1">
-        <input aria-label={`${price.model} input price`} className={`${CONTROL_CLASS} ml-auto w-24 text-right`} inputMode="decimal" value={input} onChange={(e) => setInput(e.target.value)} />
+        <div className="ml-auto w-24">
+          <input aria-label={`${price.model} input price`} className={`${CONTROL_CLASS} text-right`} inputMode="decimal" value={input} onChange={(e) => setInput(e.target.value)} />
+        </div>
       </td>
       <td className="py-1">
-        <input aria-label={`${price.model} output price`} className={`${CONTROL_CLASS} ml-auto w-24 text-right`} inputMode="decimal" value={output} onChange={(e) => setOutput(e.target.value)} />
+        <div className="ml-auto w-24">
+          <input aria-label={`${price.model} output price`} className={`${CONTROL_CLASS} text-right`} inputMode="decimal" value={output} onChange={(e) => setOutput(e.target.value)} />
+        </div>
       </td>
       <td className="py-1 pl-2">
         <Button variant="ghost" className="px-2 py-1 text-xs" disabled={!changed} onClick={save}>
@@ -187,9 +191,15 @@ function NewPrice({ departmentId }: { departmentId: Id<"departments"> }) {
   };
   return (
     <form aria-label="Price another model" className="flex flex-wrap items-end gap-2" onSubmit={onSubmitted(add)}>
-      <input aria-label="Model" placeholder="Model name" className={`${CONTROL_CLASS} w-48`} value={model} onChange={(e) => setModel(e.target.value)} />
-      <input aria-label="Input price" placeholder="Input" inputMode="decimal" className={`${CONTROL_CLASS} w-24`} value={input} onChange={(e) => setInput(e.target.value)} />
-      <input aria-label="Output price" placeholder="Output" inputMode="decimal" className={`${CONTROL_CLASS} w-24`} value={output} onChange={(e) => setOutput(e.target.value)} />
+      <div className="w-48">
+        <input aria-label="Model" placeholder="Model name" className={CONTROL_CLASS} value={model} onChange={(e) => setModel(e.target.value)} />
+      </div>
+      <div className="w-24">
+        <input aria-label="Input price" placeholder="Input $/M" inputMode="decimal" className={CONTROL_CLASS} value={input} onChange={(e) => setInput(e.target.value)} />
+      </div>
+      <div className="w-24">
+        <input aria-label="Output price" placeholder="Output $/M" inputMode="decimal" className={CONTROL_CLASS} value={output} onChange={(e) => setOutput(e.target.value)} />
+      </div>
       <Button type="submit" variant="secondary" disabled={model.trim() === ""}>
         Add price
       </Button>
