@@ -341,9 +341,9 @@ export class DurableStore {
     }
     if (this.closed) return;
     await renameFile(tmp, this.snapshotPath);
-    syncDir(this.dataDir);
+    await syncDirInBackground(this.dataDir);
     await unlinkFile(this.prevLogPath);
-    syncDir(this.dataDir);
+    await syncDirInBackground(this.dataDir);
     this.compactions += 1;
   }
 
@@ -355,11 +355,11 @@ export class DurableStore {
    */
   private async swapLog(): Promise<boolean> {
     await renameFile(this.logPath, this.prevLogPath);
-    syncDir(this.dataDir);
+    await syncDirInBackground(this.dataDir);
     // A plain descriptor, not a FileHandle: a FileHandle closes its descriptor when collected, and the number is reused.
     const fd = await promisify(openFd)(this.logPath, "w", FILE_MODE);
     await promisify(fsyncFd)(fd);
-    syncDir(this.dataDir);
+    await syncDirInBackground(this.dataDir);
     const swapped = await new Promise<boolean>((resolve) => {
       this.pendingSwap = (closing) => {
         this.pendingSwap = null;
@@ -648,6 +648,16 @@ function writeAll(fd: number, data: string | Uint8Array): number {
   let written = 0;
   while (written < buffer.length) written += writeSync(fd, buffer, written, buffer.length - written);
   return written;
+}
+
+/** `syncDir` on the thread pool: a directory sync on a busy disk must not hold up the commits. */
+async function syncDirInBackground(dir: string): Promise<void> {
+  const fd = await promisify(openFd)(dir, "r");
+  try {
+    await promisify(fsyncFd)(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function syncDir(dir: string): void {
