@@ -55,7 +55,7 @@ export function CostFigures({ departmentId, canEdit }: Props) {
               <BarChart data={days} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
                 <CartesianGrid strokeDasharray="3 3" vertical={false} />
                 <XAxis dataKey="label" tick={{ fontSize: 11 }} />
-                <YAxis tick={{ fontSize: 11 }} width={48} tickFormatter={(value: number) => `$${value}`} />
+                <YAxis tick={{ fontSize: 11 }} width={64} tickFormatter={(value: number) => formatUsd(value * 1_000_000)} />
                 <Tooltip formatter={(_value, _name, item) => formatUsd((item.payload as { micros: number }).micros)} />
                 <Bar dataKey="dollars" name="Cost" fill={COST} isAnimationActive={false} />
               </BarChart>
