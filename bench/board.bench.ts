@@ -9,20 +9,17 @@
  * Chromium takes to render the 2,000-card board from the production build
  * (`vite build`, served by `vite preview`).
  */
-import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { convexToJson, type Value } from "convex/values";
 import { chromium } from "playwright-core";
-import { build, preview } from "vite";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import { FIRST_PAGE_CARDS } from "../src/board/prefetch";
 import { CHROMIUM_ARGS, chromiumPath } from "../tests/browser/chromium";
 import { passwordRoute } from "../tests/backend/helpers";
-import { freePort, PROJECT_ROOT, startStack, type Stack } from "../tests/browser/stack";
-import { inParallel, log, seedAgents, table } from "./harness";
+import { freePort, startStack, type Stack } from "../tests/browser/stack";
+import { firstBoardRender, inParallel, log, seedAgents, servePreview, table } from "./harness";
 import { summarize } from "./stats";
 
 const AGENTS = 50;
@@ -57,27 +54,6 @@ function bytesOf(value: unknown): number {
 
 function kb(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KB`;
-}
-
-/**
- * Builds the app for production against the stack's backend and serves it
- * with `vite preview` on `port` (an origin the backend was told to allow).
- */
-async function servePreview(stack: Stack, port: number) {
-  const outDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-dist-"));
-  process.env.VITE_CONVEX_URL = stack.url;
-  process.env.VITE_CONVEX_SITE_URL = stack.siteUrl;
-  process.env.VITE_CLERK_PUBLISHABLE_KEY = "";
-  const configFile = path.join(PROJECT_ROOT, "vite.config.ts");
-  await build({ configFile, logLevel: "warn", build: { outDir, emptyOutDir: true } });
-  const server = await preview({ configFile, logLevel: "warn", build: { outDir }, preview: { host: "127.0.0.1", port, strictPort: true } });
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    close: async () => {
-      await server.close();
-      rmSync(outDir, { recursive: true, force: true });
-    },
-  };
 }
 
 const { head, row } = table(44, 1, 9);
@@ -234,33 +210,7 @@ async function main() {
     const stageTimes: Array<{ script: number; shell: number; board: number }> = [];
     const cards = Math.min(TASKS, 500 * STATUSES.length);
     for (let i = 0; i < RENDER_SAMPLES; i++) {
-      await page.goto(app.url);
-      // First render: from navigation start (the page's time origin) until every column's count
-      // is in (they add up to the whole board) and every unfolded column with tasks shows its
-      // first cards (three, or all it has). Timed in the page. The first load of the run has no
-      // remembered department (a first visit); the others do, as a returning user's.
-      // A column counts up to 500 and shows "500+" past it: the seeded @mentions' runs move
-      // tasks (to review), so one column may pass 500 and the shown counts add up to less; then
-      // at least half the board must be counted, so a capped column alone does not pass.
-      const handle = await page.waitForFunction(
-        (n) => {
-          let total = 0;
-          let capped = false;
-          let shown = true;
-          for (const column of document.querySelectorAll('[data-testid="board"] section[data-testid^="column-"]')) {
-            const text = column.querySelector('[data-testid="column-count"]')?.textContent ?? "0";
-            const count = Number.parseInt(text, 10);
-            total += count;
-            if (text.trim().endsWith("+")) capped = true;
-            const cards = column.querySelectorAll('li[data-testid="task-card"]').length;
-            if (!column.hasAttribute("data-collapsed") && cards < Math.min(count, 3)) shown = false;
-          }
-          return (total >= n || (capped && total >= n / 2)) && shown ? performance.now() : false;
-        },
-        cards,
-        { timeout: 120_000, polling: "raf" },
-      );
-      renderTimes.push((await handle.jsonValue()) as number);
+      renderTimes.push(await firstBoardRender(page, app.url, cards));
       // Where the time went: the app's script running, the signed-in shell, the board's data.
       // A string, not a function: tsx would wrap named helpers in a `__name` the page lacks.
       stageTimes.push(

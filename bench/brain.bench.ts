@@ -11,11 +11,10 @@ import os from "node:os";
 import { ConvexHttpClient } from "convex/browser";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
-import type { ChatMessage } from "../convex/brain/model";
 import { countTokens } from "../convex/lib/tokens";
 import { TASK_STATUSES } from "../convex/validators";
 import { seedDemoSquad } from "../tests/backend/helpers";
-import { inParallel, log, seedAgents, startModelBackend, table } from "./harness";
+import { delegatingReply, inParallel, log, seedAgents, startModelBackend, table } from "./harness";
 import { summarize } from "./stats";
 
 const AGENTS = 50;
@@ -29,26 +28,13 @@ const MENTIONS = 50;
 const WARMUP_MENTIONS = 3;
 const WRITERS = 8;
 
-/** Jarvis splits "X between A and B: x and y"; everyone else acknowledges without tools. */
-function scriptedReply(messages: ChatMessage[]): string {
-  const last = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
-  if (last.startsWith("=== TOOL RESULTS ===")) return "Delegated.";
-  if (!messages[0].content.includes("=== SQUAD ROSTER ===")) return "On it.";
-  const match = /split (.+?) between (.+?) and (.+?): (.+?) and (.+?)"/i.exec(last);
-  if (match === null) return "Tell me how to split it.";
-  const [, subject, a, b, x, y] = match;
-  const call = (title: string, who: string) =>
-    `[TOOL: delegate_task ARG: ${JSON.stringify({ title, description: `Part of ${subject}`, assignees: [who], instruction: `Please take ${title}.` })}]`;
-  return `Splitting ${subject}.\n${call(x, a)}\n${call(y, b)}`;
-}
-
 const { head, row } = table(52);
 
 async function main() {
   const started = performance.now();
   // Usage counted with the same real tokenizer the brain budgets with, so token figures are true sizes.
   const { model, backend, watcher, close } = await startModelBackend("brain", (request) => {
-    const content = scriptedReply(request.messages);
+    const content = delegatingReply(request.messages);
     const promptTokens = request.messages.reduce((sum, m) => sum + countTokens(m.content), 0);
     return { content, usage: { prompt_tokens: promptTokens, completion_tokens: countTokens(content) } };
   });

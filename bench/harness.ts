@@ -1,13 +1,16 @@
 /**
  * What the benchmarks share: progress lines, sleeping, parallel seeding, the
- * backend as its own process (with a scripted model when a bench needs one)
- * and the results table.
+ * backend as its own process (with a scripted model when a bench needs one),
+ * the app's production build and its board's first render, and the results table.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConvexClient, type ConvexHttpClient } from "convex/browser";
+import type { Page } from "playwright-core";
+import { build, preview } from "vite";
 import { api } from "../convex/_generated/api";
+import type { ChatMessage } from "../convex/brain/model";
 import type { Id } from "../convex/_generated/dataModel";
 import { PROJECT_ROOT } from "../tests/backend/helpers";
 import { killHard, spawnBackend, stopGracefully, type BackendProcess } from "../tests/backend/process";
@@ -96,4 +99,72 @@ export function table(labelWidth: number, digits = 1, width = 8) {
     head: `${"what".padEnd(labelWidth)} ${"samples".padStart(7)} ${"p50".padStart(width)} ${"p99".padStart(width)} ${"max".padStart(width)}`,
     row: (label: string, s: Summary, unit = "ms") => `${label.padEnd(labelWidth)} ${String(s.count).padStart(7)} ${figure(s.p50)} ${figure(s.p99)} ${figure(s.max)}  ${unit}`,
   };
+}
+
+/**
+ * Builds the app for production against the stack's backend and serves it
+ * with `vite preview` on `port` (an origin the backend was told to allow).
+ */
+export async function servePreview(stack: { url: string; siteUrl: string }, port: number) {
+  const outDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-dist-"));
+  process.env.VITE_CONVEX_URL = stack.url;
+  process.env.VITE_CONVEX_SITE_URL = stack.siteUrl;
+  process.env.VITE_CLERK_PUBLISHABLE_KEY = "";
+  const configFile = path.join(PROJECT_ROOT, "vite.config.ts");
+  await build({ configFile, logLevel: "warn", build: { outDir, emptyOutDir: true } });
+  const server = await preview({ configFile, logLevel: "warn", build: { outDir }, preview: { host: "127.0.0.1", port, strictPort: true } });
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: async () => {
+      await server.close();
+      rmSync(outDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Milliseconds from navigation start until the board at `url` shows `cards`
+ * cards' counts and each unfolded column its first cards (see below).
+ */
+export async function firstBoardRender(page: Page, url: string, cards: number): Promise<number> {
+  await page.goto(url);
+  // First render: from navigation start (the page's time origin) until every column's count
+  // is in (they add up to the whole board) and every unfolded column with tasks shows its
+  // first cards (three, or all it has). Timed in the page. The first load of the run has no
+  // remembered department (a first visit); the others do, as a returning user's.
+  // A column counts up to 500 and shows "500+" past it: the seeded @mentions' runs move
+  // tasks (to review), so one column may pass 500 and the shown counts add up to less; then
+  // at least half the board must be counted, so a capped column alone does not pass.
+  const handle = await page.waitForFunction(
+    (n) => {
+      let total = 0;
+      let capped = false;
+      let shown = true;
+      for (const column of document.querySelectorAll('[data-testid="board"] section[data-testid^="column-"]')) {
+        const text = column.querySelector('[data-testid="column-count"]')?.textContent ?? "0";
+        const count = Number.parseInt(text, 10);
+        total += count;
+        if (text.trim().endsWith("+")) capped = true;
+        const cards = column.querySelectorAll('li[data-testid="task-card"]').length;
+        if (!column.hasAttribute("data-collapsed") && cards < Math.min(count, 3)) shown = false;
+      }
+      return (total >= n || (capped && total >= n / 2)) && shown ? performance.now() : false;
+    },
+    cards,
+    { timeout: 120_000, polling: "raf" },
+  );
+  return (await handle.jsonValue()) as number;
+}
+
+/** Jarvis splits "X between A and B: x and y"; everyone else acknowledges without tools. */
+export function delegatingReply(messages: ChatMessage[]): string {
+  const last = [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
+  if (last.startsWith("=== TOOL RESULTS ===")) return "Delegated.";
+  if (!messages[0].content.includes("=== SQUAD ROSTER ===")) return "On it.";
+  const match = /split (.+?) between (.+?) and (.+?): (.+?) and (.+?)"/i.exec(last);
+  if (match === null) return "Tell me how to split it.";
+  const [, subject, a, b, x, y] = match;
+  const call = (title: string, who: string) =>
+    `[TOOL: delegate_task ARG: ${JSON.stringify({ title, description: `Part of ${subject}`, assignees: [who], instruction: `Please take ${title}.` })}]`;
+  return `Splitting ${subject}.\n${call(x, a)}\n${call(y, b)}`;
 }

@@ -16,6 +16,7 @@ import { stopRun } from "./reactions/runEnd";
 import { agentNamesById } from "./records/agents";
 import { requireMember } from "./records/members";
 import { openMessageEvents } from "./records/runEvents";
+import { costTotal } from "./records/costs";
 import { runsOfAgent, runsOfDepartment, runsOfTask, summarizeRuns } from "./records/runs";
 import schema from "./schema";
 
@@ -45,6 +46,7 @@ const vRunView = schema.tables.runs.validator
     "startedAt",
     "endedAt",
     "injectionTokens",
+    "costMicros",
   )
   .extend({ _id: v.id("runs"), _creationTime: v.number(), agentName: v.string() });
 
@@ -61,10 +63,12 @@ const vRunSummary = v.object({
   lastActiveAt: v.number(),
   promptTokens: v.number(),
   completionTokens: v.number(),
+  /** Micro-dollars (lib/pricing.ts). */
+  costMicros: v.number(),
 });
 
 function runView(run: Doc<"runs">, agentName: string) {
-  const { _id, _creationTime, agentSessionKey, trigger, status, reason, iterations, toolCalls, model, promptTokens, completionTokens, guards, timings, startedAt, endedAt, injectionTokens } = run;
+  const { _id, _creationTime, agentSessionKey, trigger, status, reason, iterations, toolCalls, model, promptTokens, completionTokens, guards, timings, startedAt, endedAt, injectionTokens, costMicros } = run;
   return {
     _id,
     _creationTime,
@@ -83,6 +87,7 @@ function runView(run: Doc<"runs">, agentName: string) {
     startedAt,
     endedAt,
     ...(injectionTokens === undefined ? {} : { injectionTokens }),
+    ...(costMicros === undefined ? {} : { costMicros }),
   };
 }
 
@@ -171,7 +176,7 @@ export const agentOverview = agentQuery({
     model: v.optional(v.string()),
     currentTask: v.union(v.object({ taskId: v.id("tasks"), title: v.string(), runId: v.id("runs") }), v.null()),
     runs: v.array(vRunSummary),
-    totals: v.object({ runs: v.number(), promptTokens: v.number(), completionTokens: v.number() }),
+    totals: v.object({ runs: v.number(), promptTokens: v.number(), completionTokens: v.number(), costMicros: v.number() }),
   }),
   handler: async (ctx) => {
     const { agent } = ctx;
@@ -192,6 +197,8 @@ export const agentOverview = agentQuery({
         runs: recent.length,
         promptTokens: recent.reduce((sum, run) => sum + run.promptTokens, 0),
         completionTokens: recent.reduce((sum, run) => sum + run.completionTokens, 0),
+        // All its runs, not only the latest ones totalled above: the denormalised total (records/costs.ts).
+        costMicros: await costTotal(ctx, agent.departmentId, "agent", agent._id),
       },
     };
   },

@@ -87,6 +87,8 @@ export default defineSchema({
     slug: v.string(),
     /** The department's current `#maestro` chat session; "New session" replaces it. */
     chatSessionId: v.string(),
+    /** Spend per calendar month (UTC) past which no new run starts, in micro-dollars (lib/pricing.ts); none when unset. */
+    monthlyBudgetMicros: v.optional(v.number()),
   }).index("by_slug", ["slug"]),
 
   members: defineTable({
@@ -245,6 +247,8 @@ export default defineSchema({
     paused: v.optional(vRunPause),
     /** The row counting this run's events (set with its first event; see runStreams). */
     streamId: v.optional(v.id("runStreams")),
+    /** What its model calls cost, in micro-dollars, at the department's prices when each call was made. */
+    costMicros: v.optional(v.number()),
   })
     .index("by_task", ["taskId"])
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
@@ -269,6 +273,26 @@ export default defineSchema({
    * rather than on the run row, so queries that read runs (lists, Stop) do
    * not re-run on every streamed batch.
    */
+  /** A department's own price for a model (lib/pricing.ts has the known ones): US dollars per million tokens. */
+  modelPrices: defineTable({
+    departmentId: v.id("departments"),
+    model: v.string(),
+    inputPerMillion: v.number(),
+    outputPerMillion: v.number(),
+  }).index("by_department_and_model", ["departmentId", "model"]),
+
+  /**
+   * What a department's runs cost, totalled as they go (denormalised, so no
+   * screen sums runs): per task, per agent, per UTC day and per month.
+   */
+  costTotals: defineTable({
+    departmentId: v.id("departments"),
+    scope: v.union(v.literal("task"), v.literal("agent"), v.literal("day"), v.literal("month")),
+    /** The task's or agent's id, the day ("2026-11-26") or the month ("2026-11"). */
+    key: v.string(),
+    micros: v.number(),
+  }).index("by_department_scope_and_key", ["departmentId", "scope", "key"]),
+
   runStreams: defineTable({
     runId: v.id("runs"),
     lastSeq: v.number(),

@@ -10,8 +10,11 @@ import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
 import { actorName } from "../lib/actors";
 import { modelConfigProblem } from "../lib/modelConfig";
+import { budgetNote } from "../lib/pricing";
 import { boundedText, type SubmitEvent } from "../lib/runEvents";
 import { setAgentStatus } from "../records/agents";
+import { monthSpend } from "../records/costs";
+import { insertMessage, newestMessages } from "../records/messages";
 import { appendRunEvent } from "../records/runEvents";
 import { activeRunOfAgentOnTask, foldTrigger, insertRun, markQueued, type RunTrigger } from "../records/runs";
 
@@ -35,12 +38,32 @@ export async function enqueueRun(ctx: MutationCtx, agent: Doc<"agents">, taskId:
     await submitTrigger(ctx, existing._id, trigger);
     return { runId: existing._id, folded: true };
   }
+  const overBudget = await budgetRefusal(ctx, agent, taskId);
+  if (overBudget !== null) return { runId: null, note: overBudget };
   const runId = await insertRun(ctx, agent, taskId, trigger);
   // Submit before runtime: the stream says what was asked before the model hears of it.
   await submitTrigger(ctx, runId, trigger);
   await setAgentStatus(ctx, agent, "active");
   await ctx.scheduler.runAfter(0, internal.brain.run.execute, { runId });
   return { runId, folded: false };
+}
+
+/**
+ * A new run would spend past the department's monthly budget: it does not
+ * start, and the task's thread says why (once in a row, not at every
+ * trigger). Returns the note, or null when the run may start.
+ */
+async function budgetRefusal(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks">): Promise<string | null> {
+  const department = await ctx.db.get("departments", agent.departmentId);
+  const budget = department?.monthlyBudgetMicros;
+  if (budget === undefined) return null;
+  const spent = await monthSpend(ctx, agent.departmentId, Date.now());
+  if (spent < budget) return null;
+  const note = budgetNote(agent.name, budget, spent);
+  const task = await ctx.db.get("tasks", taskId);
+  const [newest] = await newestMessages(ctx, taskId, 1);
+  if (task !== null && !(newest?.author.kind === "system" && newest.content === note)) await insertMessage(ctx, { kind: "system" }, task, note);
+  return note;
 }
 
 /**

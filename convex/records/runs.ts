@@ -11,6 +11,7 @@ import { ACTIVE_RUN_SCAN } from "../lib/limits";
 import { modelLabel } from "../lib/modelConfig";
 import { runLeaseMs } from "../lib/runLease";
 import { vRunTiming, type RunStatus, type RunTriggerKind, type ToolCallRecord } from "../validators";
+import { chargeModelCall } from "./costs";
 import { appendRunEvent } from "./runEvents";
 
 type ReadCtx = QueryCtx | MutationCtx;
@@ -194,7 +195,9 @@ export type ModelCall = Infer<ReturnType<typeof v.object<typeof vModelCall>>>;
 /** Adds one model call's usage and timings to the run. */
 export async function addModelCall(ctx: MutationCtx, runId: Id<"runs">, { model, promptTokens, completionTokens, timing, injectionTokens }: ModelCall): Promise<void> {
   const run = await getRunX(ctx, runId);
+  const cost = await chargeModelCall(ctx, run, model, promptTokens, completionTokens, Date.now());
   await ctx.db.patch("runs", runId, {
+    costMicros: (run.costMicros ?? 0) + cost,
     model,
     iterations: run.iterations + 1,
     promptTokens: run.promptTokens + promptTokens,
@@ -252,6 +255,7 @@ export async function summarizeRuns(ctx: QueryCtx, runs: Array<Doc<"runs">>) {
       lastActiveAt: run.lastActiveAt ?? run.endedAt ?? run.startedAt ?? run._creationTime,
       promptTokens: run.promptTokens,
       completionTokens: run.completionTokens,
+      costMicros: run.costMicros ?? 0,
     });
   }
   return result;

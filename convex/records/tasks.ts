@@ -120,27 +120,34 @@ export async function insertTask(ctx: MutationCtx, actor: Actor, input: NewTask)
 
 /**
  * Puts a task in `status` at `position` in that column (end when omitted),
- * or just before the card `{ before }` names, renumbering the column only
- * when its order values have run out of room.
+ * or just before the card `{ before }` names. Only the cards around the
+ * drop point are read (a column of a big board holds thousands); the whole
+ * column (bounded) only when their order values have run out of room and
+ * it is renumbered.
  */
 export async function placeTask(ctx: MutationCtx, task: Doc<"tasks">, status: TaskStatus, position?: number | { before: Id<"tasks"> }): Promise<void> {
+  const { window, at } = await dropPoint(ctx, task, status, position);
+  const now = Date.now();
+  const near = planMove(
+    window.map((t) => ({ id: t._id, order: t.order })),
+    task._id,
+    at,
+  );
+  if (near.kind === "single") {
+    await ctx.db.patch("tasks", task._id, { status, order: near.order, updatedAt: now });
+    return;
+  }
   const column = await ctx.db
     .query("tasks")
     .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status))
     .take(MAX_TASKS_PER_COLUMN + 1);
   const others = column.filter((t) => t._id !== task._id);
-  let at = others.length;
-  if (typeof position === "number") at = position;
-  else if (position !== undefined) {
-    at = others.findIndex((t) => t._id === position.before);
-    if (at === -1) throw new MaestroError("CONFLICT", "The card to drop before is no longer in that column; try again.");
-  }
+  const index = typeof position === "number" ? position : position === undefined ? others.length : others.findIndex((t) => t._id === position.before);
   const plan = planMove(
     column.map((t) => ({ id: t._id, order: t.order })),
     task._id,
-    at,
+    index,
   );
-  const now = Date.now();
   if (plan.kind === "single") {
     await ctx.db.patch("tasks", task._id, { status, order: plan.order, updatedAt: now });
     return;
@@ -149,6 +156,37 @@ export async function placeTask(ctx: MutationCtx, task: Doc<"tasks">, status: Ta
     const patch = id === task._id ? { status, order, updatedAt: now } : { order };
     await ctx.db.patch("tasks", id as Id<"tasks">, patch);
   }
+}
+
+/**
+ * The cards around where `task` lands, in column order, and its position
+ * among them (the moved card itself may be among them; planMove skips it).
+ */
+async function dropPoint(ctx: MutationCtx, task: Doc<"tasks">, status: TaskStatus, position: number | { before: Id<"tasks"> } | undefined) {
+  const inColumn = ctx.db.query("tasks").withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status));
+  if (typeof position === "number") {
+    // Enough cards for the one before and the one after the drop point, the moved card counted.
+    return { window: await inColumn.take(Math.max(0, Math.floor(position)) + 2), at: position };
+  }
+  if (position === undefined) {
+    const last = await ctx.db
+      .query("tasks")
+      .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status))
+      .order("desc")
+      .take(2);
+    return { window: last.reverse(), at: Number.MAX_SAFE_INTEGER };
+  }
+  const before = await ctx.db.get("tasks", position.before);
+  if (before === null || before._id === task._id || before.departmentId !== task.departmentId || before.status !== status) {
+    throw new MaestroError("CONFLICT", "The card to drop before is no longer in that column; try again.");
+  }
+  const earlier = await ctx.db
+    .query("tasks")
+    .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status).lt("order", before.order))
+    .order("desc")
+    .take(2);
+  const window = [...earlier.reverse(), before];
+  return { window, at: window.filter((t) => t._id !== task._id).length - 1 };
 }
 
 export async function setAssignees(ctx: MutationCtx, taskId: Id<"tasks">, assigneeSessionKeys: string[]): Promise<void> {

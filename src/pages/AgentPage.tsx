@@ -14,6 +14,7 @@ import { Skeleton, SkeletonStack } from "../components/ui/Skeleton";
 import { departmentPath, runsPath, taskPath } from "../shell/addresses";
 import { useDepartment } from "../shell/workspace";
 import { RunsTable } from "../runs/RunsList";
+import { formatUsd } from "../../convex/lib/pricing";
 import { tokenTotal } from "../runs/runViews";
 import { useNow } from "../lib/relativeTime";
 
@@ -124,6 +125,9 @@ function AgentRuns({ agentId, departmentSlug }: { agentId: Id<"agents">; departm
         <>
           <p data-testid="agent-tokens" className="text-sm text-slate-600 dark:text-slate-300">
             {tokenTotal(overview.totals) ?? "No tokens used yet"} over {overview.totals.runs} run{overview.totals.runs === 1 ? "" : "s"}
+          </p>
+          <p data-testid="agent-cost" className="text-sm text-slate-600 dark:text-slate-300">
+            Cost so far: {formatUsd(overview.totals.costMicros)}
           </p>
           <RunsTable runs={overview.runs} now={now} onOpenRun={(runId) => void navigate(runsPath(departmentSlug, runId))} hideAgent />
         </>

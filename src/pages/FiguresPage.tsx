@@ -1,11 +1,13 @@
-// The figures route (`/d/:slug/figures`): the department's messaging figures.
+// The figures route (`/d/:slug/figures`): the department's messaging figures and what its agents cost.
 import { MessagingStats } from "../channels/MessagingStats";
 import { ErrorBoundary } from "../components/ErrorBoundary";
+import { CostFigures } from "../costs/CostFigures";
+import { isAdminRole } from "../shell/role";
 import { useDepartment } from "../shell/workspace";
 
 /** A failure shows in the page's place; the shell and the side panel stay. */
 export function FiguresPage() {
-  const { _id: departmentId } = useDepartment();
+  const { _id: departmentId, role } = useDepartment();
   return (
     <ErrorBoundary>
       <section
@@ -14,6 +16,8 @@ export function FiguresPage() {
       >
         <h1 className="text-base font-semibold text-slate-900 dark:text-slate-100">Messaging figures</h1>
         <MessagingStats departmentId={departmentId} />
+        <h2 className="mt-4 text-base font-semibold text-slate-900 dark:text-slate-100">Costs</h2>
+        <CostFigures departmentId={departmentId} canEdit={isAdminRole(role)} />
       </section>
     </ErrorBoundary>
   );

@@ -7,10 +7,11 @@ import { Badge } from "../components/ui/Badge";
 import { isActive, RUN_STATUS_OPTIONS } from "../task/runs";
 import { PauseCards } from "../task/PauseCards";
 import { RunTimeline } from "./RunTimeline";
+import { formatUsd } from "../../convex/lib/pricing";
 import { triggerName, tokenTotal, type RunSummary } from "./runViews";
 import { StopRunButton } from "./StopRunButton";
 
-/** A run's header: task, agent, status, trigger, tokens, and Stop while it is active. */
+/** A run's header: task, agent, status, trigger, tokens and cost, and Stop while it is active. */
 export function RunHeader({ run }: { run: RunSummary }) {
   const status = optionFor(RUN_STATUS_OPTIONS, run.status);
   const tokens = tokenTotal(run);
@@ -23,6 +24,9 @@ export function RunHeader({ run }: { run: RunSummary }) {
       <Badge className={status.className}>{status.label}</Badge>
       <span className="text-xs text-slate-500">{triggerName(run.trigger)}</span>
       {tokens !== null && <span className="text-xs text-slate-500">{tokens}</span>}
+      <span data-testid="run-cost" className="text-xs text-slate-500 dark:text-slate-400" title="What this run's model calls cost, at the department's prices">
+        {formatUsd(run.costMicros)}
+      </span>
       {active && <StopRunButton taskId={run.taskId} runId={run._id} />}
     </header>
   );

@@ -1,6 +1,7 @@
 import { useQuery } from "convex/react";
 import { useId, useState } from "react";
 import { api } from "../../convex/_generated/api";
+import { formatUsd } from "../../convex/lib/pricing";
 import type { Id } from "../../convex/_generated/dataModel";
 import { optionFor } from "../board/options";
 import { ErrorBoundary } from "../components/ErrorBoundary";
@@ -37,13 +38,15 @@ type PanelProps = {
   now: number;
   /** When given, active runs get a Stop button. */
   taskId?: Id<"tasks">;
+  /** What every run of the task has cost (micro-dollars), when known. */
+  costMicros?: number;
 };
 
 /**
  * "Agent activity": what agents are doing on this task and what their recent
  * runs did, newest first. Renders nothing while the task has no runs.
  */
-export function RunsPanel({ runs, now, taskId }: PanelProps) {
+export function RunsPanel({ runs, now, taskId, costMicros }: PanelProps) {
   const [showEarlier, setShowEarlier] = useState(false);
   const earlierId = useId();
   if (runs.length === 0) return null;
@@ -51,7 +54,14 @@ export function RunsPanel({ runs, now, taskId }: PanelProps) {
 
   return (
     <section aria-label="Agent activity" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
-      <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Agent activity</h3>
+      <div className="flex items-baseline justify-between gap-2">
+        <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Agent activity</h3>
+        {costMicros !== undefined && (
+          <span data-testid="task-cost" className="text-xs text-slate-500 dark:text-slate-400" title="What agents' runs on this task have cost">
+            Cost {formatUsd(costMicros)}
+          </span>
+        )}
+      </div>
       <ol className="flex flex-col gap-2">
         {recent.map((run) => (
           <RunItem key={run._id} run={run} now={now} taskId={taskId} />
@@ -93,6 +103,7 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
         {tokens}
       </span>
     ),
+    run.costMicros !== undefined && run.costMicros > 0 && <span key="cost">{formatUsd(run.costMicros)}</span>,
     duration && <span key="duration">{duration}</span>,
     run.iterations > 1 && <span key="iterations">{run.iterations} model calls</span>,
   ].filter(Boolean);
@@ -186,12 +197,13 @@ export function AgentActivity({ taskId, now }: { taskId: Id<"tasks">; now: numbe
 
 function LiveRuns({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
   const runs = useQuery(api.runs.listForTask, { taskId });
+  const cost = useQuery(api.costs.ofTask, { taskId });
   // Nothing while loading, as when there are no runs: the section only appears once there is activity.
   if (runs === undefined) return null;
   return (
     <>
       <TypingIndicator taskId={taskId} />
-      <RunsPanel runs={runs} now={now} taskId={taskId} />
+      <RunsPanel runs={runs} now={now} taskId={taskId} costMicros={cost} />
     </>
   );
 }

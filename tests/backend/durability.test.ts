@@ -4,7 +4,7 @@ import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { expect, test } from "vitest";
 import { scanLog } from "../../tools/local-backend/storage";
-import { waitFor } from "./helpers";
+import { adminClient, waitFor } from "./helpers";
 import { spawnedBackends } from "./lifecycle";
 import { killHard, stopGracefully } from "./process";
 
@@ -90,4 +90,41 @@ test("a subscribed client keeps working across a backend restart", async () => {
   expect(typeof id).toBe("string");
   await waitFor(() => seen.at(-1)?.length === 3);
   await client.close();
+});
+
+test("every acknowledged write survives SIGKILL while compactions run beside the commits", async () => {
+  const dataDir = backends.dataDir();
+  // A log of 40 KB starts a compaction: a dozen commits or so, so several run (and one is likely cut short) during the load.
+  const env = { MAESTRO_COMPACT_LOG_BYTES: "40000" };
+  const first = await backends.spawn({ dataDir, env });
+  // Enough documents that a snapshot takes several turns of the event loop (500 documents each).
+  const admin = adminClient(first.url, first.adminKey);
+  for (let start = 0; start < 3000; start += 1000) await admin.mutation(anyApi.bench.seedBulk, { channel: "seed", count: 1000, startIndex: start });
+
+  const acknowledged = new Map<string, string>();
+  let stop = false;
+  const writers = Array.from({ length: 6 }, (_, w) =>
+    (async () => {
+      const http = new ConvexHttpClient(first.url);
+      for (let i = 0; !stop && i < 10_000; i++) {
+        const body = `writer ${w} note ${i}`;
+        try {
+          acknowledged.set((await http.mutation(anyApi.notes.add, { channel: "load", body })) as string, body);
+        } catch {
+          return; // the backend died under us: this write was never acknowledged
+        }
+      }
+    })(),
+  );
+  await waitFor(() => acknowledged.size >= 600, 60_000, "600 acknowledged writes");
+  await killHard(first);
+  stop = true;
+  await Promise.all(writers);
+
+  const second = await backends.spawn({ dataDir, env });
+  const http = new ConvexHttpClient(second.url);
+  const notes = (await http.query(anyApi.notes.list, { channel: "load" })) as Array<{ id: string; body: string }>;
+  const byId = new Map(notes.map((n) => [n.id, n.body]));
+  for (const [id, body] of acknowledged) expect(byId.get(id)).toBe(body);
+  expect(((await http.query(anyApi.notes.list, { channel: "seed" })) as unknown[]).length).toBe(3000);
 });

@@ -1,7 +1,15 @@
-import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import type { JSONValue } from "convex/values";
 import path from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { DurableStore, MAX_RECORDED_MUTATION_RESULTS, trimResults, walSyncModeFromEnv } from "../../tools/local-backend/storage";
+import {
+  DurableStore,
+  MAX_RECORDED_MUTATION_RESULTS,
+  trimResults,
+  walSyncModeFromEnv,
+  type SnapshotSource,
+  type StoredDocument,
+} from "../../tools/local-backend/storage";
 import { tempDataDir } from "./helpers";
 
 const dirs: string[] = [];
@@ -48,19 +56,29 @@ test("only the newest mutation results are kept", () => {
   expect(results.has("k5")).toBe(true);
 });
 
-test("compaction writes the current state as the snapshot and empties the log", () => {
+/** A snapshot source over a plain map, as the engine's Persistence gives one. */
+function sourceOf(documents: Map<string, StoredDocument>, trailer: { ts: bigint; nextDocId: number; mutationResults?: Map<string, JSONValue> }): SnapshotSource {
+  return {
+    *chunks() {
+      for (const doc of documents.values()) yield [doc];
+    },
+    trailer: () => ({ mutationResults: new Map(), ...trailer }),
+  };
+}
+
+test("compaction writes the state as the snapshot beside the commits; the fresh log takes what comes after", async () => {
   const dir = tempDataDir();
   dirs.push(dir);
-  const store = new DurableStore(dir);
+  const store = new DurableStore(dir, { compactLogBytes: 1 });
   store.open();
   store.appendCommit({ ts: "5", nextDocId: 10_001, writes: [["10000notes", { _id: "10000notes", body: "old" }]] });
+  expect(store.shouldCompact).toBe(true);
+  const documents = new Map<string, StoredDocument>([["10001notes", { _id: "10001notes", body: "now" }]]);
+  const done = store.compactInBackground(sourceOf(documents, { ts: 6n, nextDocId: 10_002, mutationResults: new Map([["s#1", { ok: true }]]) }));
   expect(store.shouldCompact).toBe(false);
-  store.compact({
-    ts: 6n,
-    nextDocId: 10_002,
-    documents: new Map([["10001notes", { _id: "10001notes", body: "now" }]]),
-    mutationResults: new Map([["s#1", { ok: true }]]),
-  });
+  await done;
+  expect(store.compactions).toBe(1);
+  expect(existsSync(path.join(dir, "wal-prev.jsonl"))).toBe(false);
   expect(readFileSync(path.join(dir, "wal.jsonl"), "utf8")).toBe("");
   store.appendCommit({ ts: "7", nextDocId: 10_003, writes: [["10002notes", { _id: "10002notes", body: "after" }]] });
   store.close();
@@ -68,6 +86,55 @@ test("compaction writes the current state as the snapshot and empties the log", 
   expect([...state.documents.keys()]).toEqual(["10001notes", "10002notes"]);
   expect(state.ts).toBe(7n);
   expect(state.mutationResults.get("s#1")).toEqual({ ok: true });
+});
+
+test.each([
+  ["the snapshot is finished", false],
+  ["the process crashes before the snapshot is done", true],
+])("commits made while the snapshot is written go to the fresh log: nothing is lost when %s", async (_, crash) => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir, { compactLogBytes: 1 });
+  store.open();
+  const documents = new Map<string, StoredDocument>();
+  for (let n = 0; n < 5; n++) {
+    const doc = { _id: `${10_000 + n}notes`, body: `n${n}` };
+    documents.set(doc._id, doc);
+    store.appendCommit({ ts: String(100 + n), nextDocId: 10_001 + n, writes: [[doc._id, doc]] });
+  }
+  // A source read as the engine's is, live; at its third chunk commits land, then (with `crash`) the store is closed mid-snapshot, as a kill leaves it.
+  let chunksRead = 0;
+  const source: SnapshotSource = {
+    *chunks() {
+      for (const doc of documents.values()) {
+        if (++chunksRead === 3) {
+          // Commits land while the snapshot is half written: an update, a delete and an insert.
+          store.appendCommit({ ts: "200", nextDocId: 10_006, writes: [["10000notes", { _id: "10000notes", body: "changed" }], ["10001notes", null]] });
+          store.appendCommit({ ts: "201", nextDocId: 10_006, writes: [["10005notes", { _id: "10005notes", body: "new" }]] });
+          documents.set("10000notes", { _id: "10000notes", body: "changed" });
+          documents.delete("10001notes");
+          documents.set("10005notes", { _id: "10005notes", body: "new" });
+          if (crash) store.close();
+        }
+        yield [doc];
+      }
+    },
+    trailer: () => ({ ts: 300n, nextDocId: 10_006, mutationResults: new Map() }),
+  };
+  await store.compactInBackground(source);
+  expect(store.compactions).toBe(crash ? 0 : 1);
+  expect(existsSync(path.join(dir, "wal-prev.jsonl"))).toBe(crash);
+  store.close();
+  const state = new DurableStore(dir).open();
+  expect(Object.fromEntries([...state.documents].map(([id, doc]) => [id, doc.body]))).toEqual({
+    "10000notes": "changed",
+    "10002notes": "n2",
+    "10003notes": "n3",
+    "10004notes": "n4",
+    "10005notes": "new",
+  });
+  expect(state.nextDocId).toBe(10_006);
+  expect(existsSync(path.join(dir, "wal-prev.jsonl"))).toBe(false);
 });
 
 const note = (n: number) => ({ ts: String(100 + n), nextDocId: 10_000 + n + 1, writes: [[`${10_000 + n}notes`, { _id: `${10_000 + n}notes`, body: `n${n}` }]] as Array<[string, { _id: string; body: string }]> });
@@ -151,15 +218,15 @@ test('sync "each" syncs every commit before appendCommit returns', () => {
 test("compacting or closing while a sync runs makes every written commit durable and answers its waiters", async () => {
   const dir = tempDataDir();
   dirs.push(dir);
-  const store = new DurableStore(dir);
+  const store = new DurableStore(dir, { compactLogBytes: 1 });
   const state = store.open();
   const first = store.whenDurable(store.appendCommit(note(0)));
   const second = store.whenDurable(store.appendCommit(note(1)));
   state.documents.set("10000notes", { _id: "10000notes", body: "n0" });
   state.documents.set("10001notes", { _id: "10001notes", body: "n1" });
-  store.compact({ ...state, ts: 101n, nextDocId: 10_002 });
+  const compaction = store.compactInBackground(sourceOf(state.documents, { ts: 101n, nextDocId: 10_002 }));
+  await Promise.all([first, second, compaction]);
   expect(store.allDurable).toBe(true);
-  await Promise.all([first, second]);
   const third = store.whenDurable(store.appendCommit(note(2)));
   store.close();
   await third;

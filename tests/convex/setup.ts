@@ -33,7 +33,8 @@ if (process.env.JWT_PRIVATE_KEY === undefined) {
 
 /** A fresh in-memory deployment, with the components convex.config.ts installs. */
 export function setupTest() {
-  return registerComponents(convexTest(schema, modules));
+  // Convex's transaction limits on, as a deployment enforces them (reads, writes, index ranges, scheduled functions).
+  return registerComponents(convexTest({ schema, modules, transactionLimits: true }));
 }
 
 export type TestConvex = ReturnType<typeof setupTest>;

@@ -28,6 +28,7 @@ function summary(overrides: Partial<RunSummary> = {}): RunSummary {
     lastActiveAt: NOW - 60_000,
     promptTokens: 900,
     completionTokens: 300,
+    costMicros: 1_200,
     ...overrides,
   };
 }
@@ -121,7 +122,7 @@ describe("AgentOverviewView", () => {
       allowedTools: ["delegate_task", "post_message"],
       currentTask: { taskId: "task-1" as Id<"tasks">, title: "Landing page", runId: "run-1" as Id<"runs"> },
       runs: [summary({ status: "running" })],
-      totals: { runs: 1, promptTokens: 900, completionTokens: 300 },
+      totals: { runs: 1, promptTokens: 900, completionTokens: 300, costMicros: 1_200 },
     };
     render(<AgentOverviewView data={data} now={NOW} />);
     const region = screen.getByRole("region", { name: "Jarvis's overview" });

@@ -30,7 +30,7 @@ const INTERNAL_NAMES = [
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- these are convex-test's untyped internals */
 export interface ConvexTestInternals {
-  convexTest: (schema: any, modules: Record<string, () => Promise<any>>) => any;
+  convexTest: (options: { schema: any; modules: Record<string, () => Promise<any>>; transactionLimits?: boolean }) => any;
   DatabaseFake: any;
   TransactionManager: any;
   convexGlobalStorage: AsyncLocalStorage<any>;
@@ -208,8 +208,33 @@ const GLOBAL_PROXY_SPEEDUPS: Array<[string, string]> = [
   ],
 ];
 
+/**
+ * Convex stops a query or mutation whose user code ran past its time
+ * (executionLimits.ts): the clock is read at each database call and, here,
+ * once more when the function returns, before a mutation commits or a query
+ * answers. `__maestro` is the engine's (convexTestPatches.ts's TransactionHooks).
+ */
+const FINISHED_CHECK = "transactionManager.__maestro?.clock?.finished();";
+const EXECUTION_LIMIT_CHECKS: Array<[string, string]> = [
+  [
+    "const rawResult = await nestedTxStorage.run(childLock, invokeInContext);\n            const commitTs = transactionManager.commit(isNested);",
+    `const rawResult = await nestedTxStorage.run(childLock, invokeInContext);\n            ${FINISHED_CHECK}\n            const commitTs = transactionManager.commit(isNested);`,
+  ],
+  [
+    "const rawResult = await nestedTxStorage.run(childLock, invokeInContext);\n            const result = jsonToConvex(JSON.parse(rawResult));\n            if (!isNested && hasPendingValues(result)) {",
+    `const rawResult = await nestedTxStorage.run(childLock, invokeInContext);\n            ${FINISHED_CHECK}\n            const result = jsonToConvex(JSON.parse(rawResult));\n            if (!isNested && hasPendingValues(result)) {`,
+  ],
+];
+
 function applySpeedups(source: string, version: string): string {
-  const all = [...DOCUMENT_SPEEDUPS, ...VALIDATOR_SPEEDUPS, ...FIFO_LOCK_SPEEDUPS, ...CONTEXT_SLOT_SPEEDUPS, ...GLOBAL_PROXY_SPEEDUPS];
+  const all = [
+    ...DOCUMENT_SPEEDUPS,
+    ...VALIDATOR_SPEEDUPS,
+    ...FIFO_LOCK_SPEEDUPS,
+    ...CONTEXT_SLOT_SPEEDUPS,
+    ...GLOBAL_PROXY_SPEEDUPS,
+    ...EXECUTION_LIMIT_CHECKS,
+  ];
   for (const [from] of [[UNION_CASE], ...all]) {
     if (source.split(from).length !== 2) {
       throw new Error(`convex-test ${version}: the code applySpeedups patches changed shape; update it in tools/local-backend.`);

@@ -4,8 +4,10 @@
  * across components, ids unique deployment-wide, indexed and tracked reads,
  * fair turns for actions). Instances not marked `__maestro` behave as before.
  */
+import { getDocumentSize } from "convex/values";
 import { tableOf, type ComponentState } from "./componentState.js";
 import type { ConvexTestInternals } from "./convexTestInternals.js";
+import type { ExecutionClock } from "./executionLimits.js";
 import type { TurnGate } from "./turns.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
@@ -19,6 +21,8 @@ export interface TransactionHooks<Pending> {
   turns: TurnGate | null;
   /** Set once the engine closes; commits after it are discarded. */
   closed: boolean;
+  /** Times each top-level query and mutation against Convex's 1 s (executionLimits.ts). */
+  clock: ExecutionClock | null;
   /** True inside a query the engine runs (its transactions take the lock ahead of mutations). */
   runningQuery(): boolean;
   /** Called just before a top-level commit: captures its pending writes in every component. */
@@ -27,7 +31,12 @@ export interface TransactionHooks<Pending> {
   afterCommit(pending: Pending, commitTs: bigint): void;
 }
 
-/** A query's results read on demand, filtered and limited as convex-test's `_evaluateQuery` does. */
+/**
+ * A query's results read on demand, filtered and limited as convex-test's
+ * `_evaluateQuery` does. A document `.filter()` skips is still read, and
+ * Convex counts it against the transaction's limits (`skipped`); the
+ * documents returned are counted where the syscall hands them over.
+ */
 class LazyQueryResults {
   private remaining: number;
 
@@ -35,6 +44,7 @@ class LazyQueryResults {
     private readonly docs: Iterator<any>,
     private readonly matches: (doc: any) => boolean,
     limit: number | null,
+    private readonly skipped: (doc: any) => void,
   ) {
     this.remaining = limit ?? Number.POSITIVE_INFINITY;
   }
@@ -43,7 +53,10 @@ class LazyQueryResults {
     while (this.remaining > 0) {
       const step = this.docs.next();
       if (step.done === true) break;
-      if (!this.matches(step.value)) continue;
+      if (!this.matches(step.value)) {
+        this.skipped(step.value);
+        continue;
+      }
       this.remaining -= 1;
       return { value: step.value, done: false };
     }
@@ -69,7 +82,9 @@ export function installPatches(internals: ConvexTestInternals) {
     const turns: TurnGate | null | undefined = this.__maestro?.turns;
     // Only an action's calls: a request's own transaction took its turn when the request arrived.
     if (!isNested && turns != null && internals.executionContextStorage.getStore()?.udfType === "action") await turns.pause();
-    return await originalBegin.call(this, isNested, limits);
+    await originalBegin.call(this, isNested, limits);
+    // The lock is taken: the function's own time starts now.
+    if (!isNested) this.__maestro?.clock?.started();
   };
   const originalManagerCommit = managerProto.commit;
   managerProto.commit = function (this: any, isNested: boolean) {
@@ -89,6 +104,7 @@ export function installPatches(internals: ConvexTestInternals) {
   const originalEnd = managerProto._endTransaction;
   managerProto._endTransaction = function (this: any, isNested: boolean) {
     if (this.__maestro !== undefined && !isNested) {
+      this.__maestro.clock?.ended();
       for (const component of Object.values(internals.convexGlobalStorage.getStore()?.components ?? {}) as any[]) {
         component.db._queryResults = {};
       }
@@ -127,7 +143,8 @@ export function installPatches(internals: ConvexTestInternals) {
     const { filterFn, limit } = operatorsOf(query);
     const id = this._nextQueryId as number;
     this._nextQueryId = id + 1;
-    this._queryResults[id] = new LazyQueryResults(ordered.docs(), filterFn, limit);
+    const skipped = (doc: any) => internals.convexGlobalStorage.getStore()?.transactionManager.getMetricsTracker()?.trackRead(getDocumentSize(doc));
+    this._queryResults[id] = new LazyQueryResults(ordered.docs(), filterFn, limit, skipped);
     return id;
   };
   const originalQueryNext = proto.queryNext;

@@ -21,6 +21,7 @@ import { loadConvexTestInternals, type ConvexTestInternals } from "./convexTestI
 import { installPatches } from "./convexTestPatches.js";
 import { FileStore } from "./fileStorage.js";
 import { FunctionCode, MODULES_ROOT_MARKER, schemaOf } from "./functionCode.js";
+import { ExecutionClock, USER_TIMEOUT_MS } from "./executionLimits.js";
 import { installClockGuard, installConsoleCapture } from "./functionGlobals.js";
 import { ROOT, type Caller, type FunctionInfo, type FunctionOutcome, type HttpActionRequest } from "./functions.js";
 import type { ModuleMap } from "./modules.js";
@@ -57,6 +58,8 @@ export interface EngineOptions {
   walSync?: WalSyncMode;
   /** Largest file an upload URL accepts (fileStorage.ts DEFAULT_MAX_UPLOAD_BYTES). */
   maxUploadBytes?: number;
+  /** Milliseconds of user code a query or mutation may run (executionLimits.ts); Convex's 1 s by default. */
+  executionLimitMs?: number;
 }
 
 export class Engine {
@@ -96,7 +99,8 @@ export class Engine {
 
   private async start() {
     const { modules, componentModules } = await this.code.buildAll();
-    const t = this.internals.convexTest(schemaOf(modules), MODULES_ROOT_MARKER);
+    // Convex's transaction limits (reads, writes, index ranges, scheduled functions), as a deployment enforces them.
+    const t = this.internals.convexTest({ schema: schemaOf(modules), modules: MODULES_ROOT_MARKER, transactionLimits: true });
     for (const component of this.code.installed) {
       t.registerComponent(component.path, schemaOf(componentModules.get(component.path)!), MODULES_ROOT_MARKER);
     }
@@ -109,6 +113,9 @@ export class Engine {
     const notify = (changes: DocumentChange[], ts: bigint) => this.onCommit(changes, ts);
     this.transactions = new Transactions(t, this.global, this.components, this.store, persistence, this.files, notify, log);
     this.global.transactionManager.__maestro = this.transactions;
+    const clock = new ExecutionClock(this.internals, this.options.executionLimitMs ?? USER_TIMEOUT_MS);
+    clock.install(this.global);
+    this.transactions.clock = clock;
     this.scheduling.recordScheduleTargets();
     installStorageSyscalls(this.internals, this.global, this.files);
     for (const componentPath of [ROOT, ...this.componentPaths]) {

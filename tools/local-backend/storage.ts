@@ -12,6 +12,16 @@
  * what waits, never the engine, and a burst of N commits costs about two
  * writes and two syncs, not N of each. With no sync running a line is
  * written at once. `whenDurable` tells a caller when its commit is covered.
+ *
+ * Compaction runs beside the commits, never inside one: once the log passes
+ * its size the file is renamed `wal-prev.jsonl` and a fresh log takes the
+ * next commits (swapped in when a sync returns, so each file's lines are
+ * synced by that file's syncs). The snapshot is then written a chunk of
+ * documents per turn of the event loop, each as it is at that moment: a
+ * "fuzzy" snapshot, exact once the fresh log is replayed over it, because
+ * every log record holds whole documents and every commit since the swap is
+ * in that log. Only when the snapshot is on disk is `wal-prev.jsonl`
+ * removed; a crash before leaves it to be replayed at start, before the log.
  */
 import {
   chmodSync,
@@ -19,16 +29,22 @@ import {
   existsSync,
   fdatasync,
   fdatasyncSync,
+  fsync as fsyncFd,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
+  open as openFd,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
+  unlinkSync,
   writeSync,
 } from "node:fs";
+import { open as openFile, rename as renameFile, unlink as unlinkFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import path from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { crc32 } from "node:zlib";
 import type { JSONValue } from "convex/values";
 
@@ -73,8 +89,26 @@ interface SnapshotFile {
 
 export type LogLine = ({ type: "commit" } & CommitRecord) | ({ type: "result" } & RecordedMutationResult);
 
-/** Log size past which the next commit folds the log into a fresh snapshot. */
+/** Log size past which the next commit starts folding the log into a fresh snapshot. */
 export const COMPACT_LOG_BYTES = 64 * 1024 * 1024;
+
+/** The log size that starts compaction: MAESTRO_COMPACT_LOG_BYTES (for tests and benchmarks), else COMPACT_LOG_BYTES. */
+export function compactLogBytesFromEnv(value = process.env.MAESTRO_COMPACT_LOG_BYTES): number {
+  if (value === undefined || value === "") return COMPACT_LOG_BYTES;
+  const bytes = Number(value);
+  if (!Number.isInteger(bytes) || bytes < 1) throw new Error(`MAESTRO_COMPACT_LOG_BYTES must be a positive whole number of bytes, not ${JSON.stringify(value)}.`);
+  return bytes;
+}
+
+/**
+ * What a background compaction writes: documents a chunk at a time (one
+ * chunk per turn of the event loop, so commits go on between them), then
+ * what the snapshot records beside them, read once the last chunk is out.
+ */
+export interface SnapshotSource {
+  chunks(): Iterable<StoredDocument[]>;
+  trailer(): { ts: bigint; nextDocId: number; mutationResults: Map<string, JSONValue> };
+}
 
 /** How many mutation results are kept for de-duplicating re-sent requests. */
 export const MAX_RECORDED_MUTATION_RESULTS = 10_000;
@@ -100,6 +134,8 @@ export interface DurableStoreOptions {
    * the old way, kept to measure against (MAESTRO_WAL_SYNC=each).
    */
   sync?: WalSyncMode;
+  /** Log size that starts a compaction (default: compactLogBytesFromEnv()). */
+  compactLogBytes?: number;
 }
 
 export type WalSyncMode = "group" | "each";
@@ -133,9 +169,21 @@ export class DurableStore {
   private syncFailure: Error | null = null;
   /** Syncs run: for tests and benchmarks (fewer than commits when grouped). */
   syncCount = 0;
+  /** Compactions finished since open: for tests and benchmarks. */
+  compactions = 0;
   private readonly snapshotPath: string;
   private readonly logPath: string;
+  /** The log before the running compaction's swap (see the top of this file). */
+  private readonly prevLogPath: string;
   private readonly log: (line: string) => void;
+  private readonly compactLogBytes: number;
+  /** The running background compaction, if any. */
+  private compacting: Promise<void> | null = null;
+  /** A compaction that failed leaves `wal-prev.jsonl` for the next start to replay: no other starts before then. */
+  private compactionFailed = false;
+  /** A fresh log waiting to take over from the current one when its sync returns. */
+  private pendingSwap: ((closing: boolean) => void) | null = null;
+  private closed = false;
 
   constructor(
     private readonly dataDir: string,
@@ -146,6 +194,8 @@ export class DurableStore {
     secureDataDir(dataDir);
     this.snapshotPath = path.join(dataDir, "snapshot.json");
     this.logPath = path.join(dataDir, "wal.jsonl");
+    this.prevLogPath = path.join(dataDir, "wal-prev.jsonl");
+    this.compactLogBytes = options.compactLogBytes ?? compactLogBytesFromEnv();
   }
 
   /** Reads snapshot + log, then compacts them into a new snapshot and an empty log. */
@@ -169,27 +219,37 @@ export class DurableStore {
       for (const doc of snapshot.documents) state.documents.set(doc._id, doc);
       for (const [key, response] of snapshot.mutationResults) state.mutationResults.set(key, response);
     }
-    if (existsSync(this.logPath)) {
-      const scan = scanLog(readFileSync(this.logPath));
-      if (scan.corrupt !== null) throw new WalCorruptError(corruptMessage(this.logPath, this.dataDir, scan));
-      if (scan.tornRecords > 0) {
-        // Only a crash mid-write leaves a bad tail, and that write was never acknowledged (it was not yet synced).
-        this.log(
-          `Write-ahead log ${this.logPath}: dropped ${scan.tornRecords} torn record(s) at the end ` +
-            `(${scan.size - scan.goodBytes} bytes from byte offset ${scan.goodBytes}), left by a crash mid-write; ` +
-            `${scan.entries.length} record(s) before it kept.`,
-        );
-        const fd = openSync(this.logPath, "r+");
-        ftruncateSync(fd, scan.goodBytes);
-        fsyncSync(fd);
-        closeSync(fd);
-      }
-      for (const entry of scan.entries) applyLogLine(state, entry);
+    // A compaction cut short: the log before its swap, then the log after it.
+    for (const logPath of [this.prevLogPath, this.logPath]) {
+      if (existsSync(logPath)) this.replayLog(logPath, state);
     }
     trimResults(state.mutationResults);
     this.writeSnapshot(state);
+    // The snapshot holds what wal-prev.jsonl held; it goes before the log is emptied (replaying it before the log is harmless).
+    if (existsSync(this.prevLogPath)) {
+      unlinkSync(this.prevLogPath);
+      syncDir(this.dataDir);
+    }
     this.startEmptyLog();
     return state;
+  }
+
+  private replayLog(logPath: string, state: StoredState): void {
+    const scan = scanLog(readFileSync(logPath));
+    if (scan.corrupt !== null) throw new WalCorruptError(corruptMessage(logPath, this.dataDir, scan));
+    if (scan.tornRecords > 0) {
+      // Only a crash mid-write leaves a bad tail, and that write was never acknowledged (it was not yet synced).
+      this.log(
+        `Write-ahead log ${logPath}: dropped ${scan.tornRecords} torn record(s) at the end ` +
+          `(${scan.size - scan.goodBytes} bytes from byte offset ${scan.goodBytes}), left by a crash mid-write; ` +
+          `${scan.entries.length} record(s) before it kept.`,
+      );
+      const fd = openSync(logPath, "r+");
+      ftruncateSync(fd, scan.goodBytes);
+      fsyncSync(fd);
+      closeSync(fd);
+    }
+    for (const entry of scan.entries) applyLogLine(state, entry);
   }
 
   /**
@@ -235,22 +295,86 @@ export class DurableStore {
     });
   }
 
-  /** True once the log is big enough that `compact` should run. */
+  /** True once the log is big enough that a compaction should start, and none runs. */
   get shouldCompact(): boolean {
-    return this.logBytes >= COMPACT_LOG_BYTES;
+    return this.compacting === null && !this.compactionFailed && !this.closed && this.logBytes >= this.compactLogBytes;
   }
 
   /**
-   * Writes the whole current state as the snapshot, then starts an empty
-   * log. The snapshot is synced, so every commit written so far is durable.
+   * Folds the log into a fresh snapshot beside the commits (see the top of
+   * this file); resolves when done. Nothing here runs inside a commit: the
+   * caller returns at once, and `source` is read a chunk per turn.
    */
-  compact(state: StoredState): void {
-    this.writeSnapshot(state);
-    // Lines still queued hold what the snapshot now holds.
-    this.queued = [];
-    this.retireLog();
-    this.startEmptyLog();
-    this.markDurable(this.appendedSeq);
+  compactInBackground(source: SnapshotSource): Promise<void> {
+    this.compacting ??= this.compact(source)
+      .catch((error: unknown) => {
+        this.compactionFailed = true;
+        this.log(`Compaction failed (${error instanceof Error ? error.message : String(error)}); the log keeps growing until the next start folds it.`);
+      })
+      .finally(() => {
+        this.compacting = null;
+      });
+    return this.compacting;
+  }
+
+  private async compact(source: SnapshotSource): Promise<void> {
+    if (!(await this.swapLog())) return;
+    const tmp = `${this.snapshotPath}.tmp`;
+    const file = await openFile(tmp, "w", FILE_MODE);
+    try {
+      await file.write('{"format":1,"documents":[');
+      let separator = "";
+      for (const chunk of source.chunks()) {
+        if (this.closed) return;
+        if (chunk.length > 0) {
+          await file.write(separator + chunk.map((doc) => JSON.stringify(doc)).join(","));
+          separator = ",";
+        }
+        // Commits and their syncs run between two chunks.
+        await nextTurn();
+      }
+      const { ts, nextDocId, mutationResults } = source.trailer();
+      await file.write(`],"ts":"${ts}","nextDocId":${nextDocId},"mutationResults":${JSON.stringify([...mutationResults.entries()])}}`);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    if (this.closed) return;
+    await renameFile(tmp, this.snapshotPath);
+    await syncDirInBackground(this.dataDir);
+    await unlinkFile(this.prevLogPath);
+    await syncDirInBackground(this.dataDir);
+    this.compactions += 1;
+  }
+
+  /**
+   * Renames the log `wal-prev.jsonl` (its open file keeps taking lines) and
+   * opens a fresh log, which takes over once every line of the old one is
+   * synced: at once when no sync runs, else when the running one returns.
+   * False when the store closed meanwhile (the old file then holds every line).
+   */
+  private async swapLog(): Promise<boolean> {
+    await renameFile(this.logPath, this.prevLogPath);
+    await syncDirInBackground(this.dataDir);
+    // A plain descriptor, not a FileHandle: a FileHandle closes its descriptor when collected, and the number is reused.
+    const fd = await promisify(openFd)(this.logPath, "w", FILE_MODE);
+    await promisify(fsyncFd)(fd);
+    await syncDirInBackground(this.dataDir);
+    const swapped = await new Promise<boolean>((resolve) => {
+      this.pendingSwap = (closing) => {
+        this.pendingSwap = null;
+        if (!closing) {
+          if (this.logFd !== null) closeSync(this.logFd);
+          this.logFd = fd;
+          this.logBytes = 0;
+        }
+        resolve(!closing);
+      };
+      if (this.closed) this.pendingSwap(true);
+      else if (!this.syncInFlight && this.allDurable) this.pendingSwap(false);
+    });
+    if (!swapped) closeSync(fd);
+    return swapped;
   }
 
   /**
@@ -265,6 +389,9 @@ export class DurableStore {
   /** Syncs what is written (so every waiter is answered), then closes the log. */
   close(): void {
     if (this.logFd === null) return;
+    this.closed = true;
+    // A fresh log not yet swapped in stays empty: the old file (wal-prev.jsonl) takes every line.
+    this.pendingSwap?.(true);
     if (this.syncFailure === null) this.writeQueued();
     if (this.syncFailure === null && !this.allDurable) {
       this.syncCount += 1;
@@ -326,7 +453,7 @@ export class DurableStore {
     fdatasync(fd, (error) => {
       this.syncInFlight = false;
       if (fd !== this.logFd) {
-        // Compaction or close replaced this file while the sync ran, after syncing everything itself.
+        // Close replaced this file while the sync ran, after syncing everything itself.
         closeSync(fd);
         this.startSync();
         return;
@@ -336,6 +463,8 @@ export class DurableStore {
         return;
       }
       this.markDurable(covers);
+      // Every line of this file is synced now (lines written meanwhile are still queued): a fresh log may take over.
+      this.pendingSwap?.(false);
       // The next group: everything written while this sync ran.
       this.startSync();
     });
@@ -519,6 +648,16 @@ function writeAll(fd: number, data: string | Uint8Array): number {
   let written = 0;
   while (written < buffer.length) written += writeSync(fd, buffer, written, buffer.length - written);
   return written;
+}
+
+/** `syncDir` on the thread pool: a directory sync on a busy disk must not hold up the commits. */
+async function syncDirInBackground(dir: string): Promise<void> {
+  const fd = await promisify(openFd)(dir, "r");
+  try {
+    await promisify(fsyncFd)(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function syncDir(dir: string): void {

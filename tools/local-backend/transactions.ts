@@ -9,6 +9,7 @@ import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/v
 import { callStorage, withCallContext } from "./callContext.js";
 import { tableOf, type ComponentState, type Components } from "./componentState.js";
 import type { TransactionHooks } from "./convexTestPatches.js";
+import type { ExecutionClock } from "./executionLimits.js";
 import type { FileStore } from "./fileStorage.js";
 import {
   canonicalUdfPath,
@@ -42,6 +43,9 @@ export class Transactions implements TransactionHooks<PendingWrites> {
 
   /** Set by the engine's `close`; commits after it are discarded. */
   closed = false;
+
+  /** Times each top-level query and mutation against Convex's limit (executionLimits.ts). */
+  clock: ExecutionClock | null = null;
 
   constructor(
     private readonly t: any,
@@ -208,6 +212,7 @@ export class Transactions implements TransactionHooks<PendingWrites> {
         state.indexDocument(table, id, previous, next);
         changes.push({ id, component: state.path, table, before: previous, after: next });
         writes.push([id, next === null ? null : this.persistence.toStored(state, id, next)]);
+        this.persistence.track(state, id, next !== null);
         if (table === "_storage" && next === null && previous !== null) deletedFiles.push(id);
       }
     }
@@ -220,7 +225,8 @@ export class Transactions implements TransactionHooks<PendingWrites> {
       writes,
       ...(attach ? { request: request.key } : {}),
     });
-    if (this.store.shouldCompact) this.persistence.compact(commitTs, this.mutationResults);
+    // Off the commit path: the snapshot is written a chunk per turn while commits go on (storage.ts).
+    if (this.store.shouldCompact) void this.persistence.compactInBackground(() => this.lastCommitTs, this.mutationResults);
     if (deletedFiles.length > 0) this.removeFilesWhenDurable(deletedFiles);
     this.notify(changes, commitTs);
   }

@@ -1,0 +1,127 @@
+/**
+ * Convex's limits on one query or mutation, enforced offline as a deployment
+ * enforces them, so a function that would fail in production fails here:
+ * - the transaction limits (documents and bytes read and written, index
+ *   ranges, scheduled functions): convex-test's `transactionLimits: true`,
+ *   plus documents a `.filter()` skipped, which Convex counts as scanned
+ *   (see LazyQueryResults in convexTestPatches.ts);
+ * - the execution time: user code may run for 1 s, database calls not
+ *   counted, then the call fails with the deployment's own message. Code
+ *   cannot be interrupted mid-statement in this process, so the clock is
+ *   read at every database call and once more when the function returns:
+ *   the call fails there, and a mutation commits nothing. The clock is the
+ *   process's CPU time, not the wall clock: on a machine shared with other
+ *   work a function waiting for a core is not running, and Convex Auth's
+ *   password hash (a mutation) took past 1 s of wall time at a load of 12
+ *   on 2 cores while using a fraction of it.
+ */
+import type { ConvexTestInternals } from "./convexTestInternals.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
+
+/** Convex's limit on a query's or mutation's user code (`docs.convex.dev/production/state/limits`). */
+export const USER_TIMEOUT_MS = 1000;
+
+/** Convex's message (its `UserTimeoutError`, a Rust `Duration` printed with `{:?}`: "1s", "250ms"). */
+export function userTimeoutMessage(ms: number): string {
+  const duration = ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+  return `Function execution timed out (maximum duration: ${duration})`;
+}
+
+/** Database calls: their time is the database's, not the function's. */
+const DATABASE_SYSCALLS = new Set([
+  "1.0/get",
+  "1.0/queryStream",
+  "1.0/queryStreamNext",
+  "1.0/queryPage",
+  "1.0/queryCleanup",
+  "1.0/insert",
+  "1.0/shallowMerge",
+  "1.0/replace",
+  "1.0/remove",
+  "1.0/count",
+  "1.0/db/normalizeId",
+  "maestro/queryStreamAll",
+]);
+
+/** CPU milliseconds (user + system) the process has used. */
+function cpuNow(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** The running top-level transaction's clock: when it started and how long its database calls took (CPU ms). */
+interface Clock {
+  start: number;
+  database: number;
+}
+
+export class ExecutionClock {
+  private clock: Clock | null = null;
+
+  constructor(
+    private readonly internals: ConvexTestInternals,
+    /** Milliseconds of user code a query or mutation may run. */
+    readonly limitMs: number = USER_TIMEOUT_MS,
+  ) {}
+
+  /** A top-level transaction took the lock: its user code starts now. */
+  started() {
+    this.clock = { start: cpuNow(), database: 0 };
+  }
+
+  ended() {
+    this.clock = null;
+  }
+
+  /**
+   * Throws Convex's timeout error once the running query's or mutation's
+   * user code has used up its time. Only code of that function is checked:
+   * an action's own calls run beside it (its queries and mutations wait for
+   * the lock, and get a clock of their own).
+   */
+  check() {
+    if (this.clock === null) return;
+    const udfType = this.internals.executionContextStorage.getStore()?.udfType;
+    if (udfType === "query" || udfType === "mutation") this.finished();
+  }
+
+  /** The running query or mutation returned: past its time, it fails (a mutation commits nothing). */
+  finished() {
+    const clock = this.clock;
+    if (clock !== null && cpuNow() - clock.start - clock.database > this.limitMs) {
+      throw new Error(userTimeoutMessage(this.limitMs));
+    }
+  }
+
+  /**
+   * Wraps the database's system calls of a deployment's global (`syscall`,
+   * `asyncSyscall`): each checks the clock first, and its own time is left
+   * out of the function's.
+   */
+  install(global: any) {
+    const { syscall, asyncSyscall } = global;
+    global.syscall = (op: string, args: string) => {
+      if (!DATABASE_SYSCALLS.has(op)) return syscall(op, args);
+      this.check();
+      const clock = this.clock;
+      const begun = cpuNow();
+      try {
+        return syscall(op, args);
+      } finally {
+        if (clock !== null) clock.database += cpuNow() - begun;
+      }
+    };
+    global.asyncSyscall = async (op: string, args: string) => {
+      if (!DATABASE_SYSCALLS.has(op)) return await asyncSyscall(op, args);
+      this.check();
+      const clock = this.clock;
+      const begun = cpuNow();
+      try {
+        return await asyncSyscall(op, args);
+      } finally {
+        if (clock !== null) clock.database += cpuNow() - begun;
+      }
+    };
+  }
+}
