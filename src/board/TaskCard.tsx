@@ -120,6 +120,11 @@ export function TaskCard({
           <Badge className={priority.className} title="Priority">
             {priority.label}
           </Badge>
+          {task.archived === true && (
+            <Badge className="bg-slate-100 text-slate-700 ring-slate-500/20 dark:bg-slate-700 dark:text-slate-200 dark:ring-slate-400/30" title="Archived: off the board">
+              Archived
+            </Badge>
+          )}
           {delegator !== undefined && (
             <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-500/15 dark:text-indigo-300 dark:ring-indigo-400/30" title={`Delegated by ${delegator}`}>
               Delegated

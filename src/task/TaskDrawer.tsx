@@ -22,6 +22,7 @@ import type { MentionCandidate } from "./mentions";
 import { useNow } from "../lib/relativeTime";
 import { useFollowThread } from "./useFollowThread";
 import { AgentActivity } from "./RunsPanel";
+import { TaskCleanup } from "./TaskCleanup";
 import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";
 import { Thread, type ThreadMessage, type ThreadStatus } from "./Thread";
 
@@ -46,6 +47,8 @@ type ViewProps = {
   activity?: ReactNode;
   /** Slash commands in the composer. */
   slash?: SlashSupport;
+  /** Archive and delete, under the details; the container passes the live `TaskCleanup`. */
+  cleanup?: ReactNode;
 };
 
 /** Who the composer can @mention. */
@@ -76,6 +79,7 @@ export function TaskDrawerView({
   now,
   activity,
   slash,
+  cleanup,
 }: ViewProps) {
   const [failure, setFailure] = useState<string | null>(null);
   const report = (error: unknown) => setFailure(userMessage(error));
@@ -119,6 +123,7 @@ export function TaskDrawerView({
           </div>
         )}
         <TaskDetails task={task} agents={agents} members={members} edits={edits} onError={report} onOpenTask={onOpenTask} now={now} />
+        {cleanup}
         {activity}
         <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
           <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Thread</h3>
@@ -276,6 +281,7 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingI
       now={now}
       activity={<AgentActivity taskId={taskId} now={now} />}
       slash={slash}
+      cleanup={<TaskCleanup task={task} onDeleted={onClose} />}
     />
   );
 }
