@@ -305,7 +305,8 @@ export default defineSchema({
   })
     .index("by_task", ["taskId"])
     .index("by_run", ["runId"])
-    .index("by_status_and_expiresAt", ["status", "expiresAt"]),
+    .index("by_status_and_expiresAt", ["status", "expiresAt"])
+    .index("by_department_and_status", ["departmentId", "status"]),
 
   /** An agent's question to the people of its task (ask_question): answered on its card or by a reply in the thread. */
   questions: defineTable({
@@ -320,7 +321,8 @@ export default defineSchema({
     .index("by_task", ["taskId"])
     .index("by_run", ["runId"])
     .index("by_key", ["key"])
-    .index("by_status_and_expiresAt", ["status", "expiresAt"]),
+    .index("by_status_and_expiresAt", ["status", "expiresAt"])
+    .index("by_department_and_status", ["departmentId", "status"]),
 
   /** A squad lead's plan (propose_plan): approved, its steps are delegated exactly as proposed; rejected, the lead revises. */
   plans: defineTable({
@@ -336,7 +338,8 @@ export default defineSchema({
     .index("by_task", ["taskId"])
     .index("by_run", ["runId"])
     .index("by_key", ["key"])
-    .index("by_status_and_expiresAt", ["status", "expiresAt"]),
+    .index("by_status_and_expiresAt", ["status", "expiresAt"])
+    .index("by_department_and_status", ["departmentId", "status"]),
 
   /**
    * What a side-effecting tool call did, by its idempotency key (cause, tool,
