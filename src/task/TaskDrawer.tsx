@@ -127,8 +127,8 @@ export function TaskDrawerView({
         {activity}
         <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
           <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Thread</h3>
+          <PauseCards taskId={task._id} now={now} show="decided" />
           <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} />
-          <PauseCards taskId={task._id} now={now} />
         </section>
       </div>
       {follow.unseen && (
@@ -144,6 +144,10 @@ export function TaskDrawerView({
       </div>
 
       <div className="border-t border-slate-200 bg-white px-5 py-3 dark:bg-slate-900 dark:border-slate-700">
+        {/* What waits for a person stays beside the composer, however long the thread. */}
+        <div data-testid="pending-cards" className="-mx-5 mb-3 max-h-[45vh] overflow-y-auto px-5 empty:hidden">
+          <PauseCards taskId={task._id} now={now} show="pending" />
+        </div>
         {writable ? (
           <Composer
             candidates={candidates}
