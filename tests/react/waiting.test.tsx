@@ -34,7 +34,7 @@ const writerId = "agent-writer" as Id<"agents">;
 
 const approval: WaitingItem = {
   kind: "approval",
-  cardId: "ap-1",
+  cardId: "ap-1" as Id<"approvals">,
   taskId,
   taskTitle: "Press release",
   agentId: writerId,
@@ -43,7 +43,7 @@ const approval: WaitingItem = {
   since: NOW - 5 * 60_000,
   expiresAt: NOW + 3_600_000,
 };
-const question: WaitingItem = { ...approval, kind: "question", cardId: "q-1", ask: "asks: Which date?", since: NOW - 60_000 };
+const question: WaitingItem = { ...approval, kind: "question", cardId: "q-1" as Id<"questions">, ask: "asks: Which date?", since: NOW - 60_000 };
 
 describe("the board card", () => {
   const card = { _id: taskId, title: "Press release", status: "in_progress" as const, priority: "high" as const, tags: [], assigneeSessionKeys: [], delegatedBy: undefined, order: 0 };
