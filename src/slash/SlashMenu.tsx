@@ -71,7 +71,7 @@ export function useSlashMenu(text: string, caret: number, commands: readonly Sla
   }
 
   // A name typed in full (/stop) already says what it does: its preview shows even while the list is open.
-  const previewable = !open || argument !== null || (name !== null && items.some((item) => item.key === name));
+  const previewable = !open || (name !== null && items.some((item) => item.key === name));
   return {
     open,
     items,

@@ -1,4 +1,3 @@
-import { TASK_STATUSES } from "../../convex/validators";
 import { STATUS_OPTIONS } from "../board/options";
 import type { SlashCommandItem } from "./slash";
 
@@ -49,9 +48,9 @@ function agentCompletion(args: string, argsAt: number, agents: readonly string[]
 
 function statusCompletion(args: string, argsAt: number): ArgumentCompletion | null {
   const typed = args.trim().toLowerCase().replace(/[\s-]+/g, "_");
-  const choices = TASK_STATUSES.filter((status) => status.startsWith(typed));
-  if (choices.length === 0 || (choices.length === 1 && choices[0] === typed)) return null;
-  return { from: argsAt + (args.length - args.trimStart().length), choices: choices.map((value) => ({ value, description: STATUS_OPTIONS.find((o) => o.value === value)?.label ?? value })) };
+  const choices = STATUS_OPTIONS.filter((option) => option.value.startsWith(typed));
+  if (choices.length === 0 || (choices.length === 1 && choices[0].value === typed)) return null;
+  return { from: argsAt + (args.length - args.trimStart().length), choices: choices.map(({ value, label }) => ({ value, description: label })) };
 }
 
 /**
