@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
+import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import { WRONG_SETUP_PASSWORD } from "../../convex/lib/accounts";
@@ -24,7 +24,7 @@ type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 
 let issuerServer: Server;
 let issuer: string;
-let signingKey: CryptoKey;
+let signingKey: KeyLike;
 let backend: Backend;
 const savedDomain = process.env.CLERK_JWT_ISSUER_DOMAIN;
 
@@ -41,7 +41,7 @@ async function startIssuer(publicJwk: JWK): Promise<void> {
 }
 
 /** A token as Clerk's "convex" JWT template signs it. */
-async function clerkToken(subject: string, name: string, key: CryptoKey = signingKey): Promise<string> {
+async function clerkToken(subject: string, name: string, key: KeyLike = signingKey): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return await new SignJWT({ name, email: `${name.toLowerCase()}@example.com` })
     .setProtectedHeader({ alg: "RS256", kid: "test" })
