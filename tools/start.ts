@@ -8,6 +8,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";
+import { warmApp } from "./warmApp.js";
 import { ModelError, modelConfigFromEnv } from "../convex/lib/modelConfig.js";
 import { allowedHostnames, appOrigins, envList, loadConfig, webuiPassword } from "./config.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
@@ -93,6 +94,10 @@ const ownerLine =
     ? "\n  First run      open the app and create the owner account (your name, email and a password)\n"
     : "";
 const appUrl = app.resolvedUrls?.local[0] ?? `http://${host}:${appPort}/`;
+// The address is printed once the first page is ready to be served at once (tools/warmApp.ts).
+if (process.env.MAESTRO_WARM !== "0") {
+  await warmApp(appUrl).catch((error: unknown) => console.warn(`Warming the app failed (the first page will be slower): ${String(error)}`));
+}
 
 console.log(`
   Maestro is running (offline)
