@@ -125,7 +125,7 @@ export function TaskCard({
           </Badge>
           {waiting !== undefined && (
             <span data-testid="card-waiting" className="contents">
-              <Badge className={cn(BADGE_TONES.attention, "dark:bg-amber-500/15 dark:text-amber-200 dark:ring-amber-400/40")} title={waitingSentence(waiting)}>
+              <Badge className={cn(BADGE_TONES.attention, "whitespace-nowrap dark:bg-amber-500/15 dark:text-amber-200 dark:ring-amber-400/40")} title={waitingSentence(waiting)}>
                 {WAITING_LABEL[waiting.kind]}
               </Badge>
             </span>
