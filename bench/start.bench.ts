@@ -2,7 +2,8 @@
  * `npm run bench:start` — how soon `npm start`'s first page is usable, cold:
  * a new `npm start` process (fresh data folder, free ports, the demo squad)
  * and a new Chromium each round, timing start → the address printed
- * (MAESTRO_READY, after the app is warmed, tools/warmApp.ts) → the first page
+ * (MAESTRO_READY, once the app is built and served; MAESTRO_DEV=1 serves the
+ * sources warmed instead, tools/warmApp.ts) → the first page
  * interactive (the sign-in form visible and enabled, as a new person sees
  * it). Five rounds; the median of "address → interactive" is held to the
  * target of 1.5 s. Set BENCH_START_ROUNDS to change the number of rounds.
