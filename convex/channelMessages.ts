@@ -6,12 +6,16 @@
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { v } from "convex/values";
 import { channelMutation, channelQuery } from "./functions";
-import { memberActor, memberKey } from "./lib/actors";
+import type { Doc, Id } from "./_generated/dataModel";
+import type { MutationCtx } from "./_generated/server";
+import { actorName, memberActor, memberKey } from "./lib/actors";
+import { deleteRefusal, editRefusal } from "./lib/messageChanges";
+import { recordActivity } from "./records/activities";
 import { postRefusal } from "./lib/channels";
 import { MaestroError } from "./lib/errors";
 import { checkPageSize } from "./lib/validate";
 import { postChannelMessage } from "./reactions/delivery";
-import { historyPage, publicMessage, threadRootOf, threadView, vChannelMessage } from "./records/channelMessages";
+import { editChannelMessage, eraseChannelMessage, historyPage, publicMessage, threadRootOf, threadView, vChannelMessage } from "./records/channelMessages";
 import { limitOrThrow } from "./records/rateLimits";
 import { vArtifact, vImportance } from "./validators";
 
@@ -69,6 +73,56 @@ export const generateUploadUrl = channelMutation({
     if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
     await limitOrThrow(ctx, "fileUpload", memberKey(ctx.member.userId));
     return await ctx.storage.generateUploadUrl();
+  },
+});
+
+/** A message of this conversation, by an id a client sent. */
+async function conversationMessageX(ctx: MutationCtx, channel: Doc<"channels">, messageId: Id<"channelMessages">): Promise<Doc<"channelMessages">> {
+  const message = await ctx.db.get("channelMessages", messageId);
+  if (message === null || message.channelId !== channel._id) throw new MaestroError("NOT_FOUND", "That message is not in this conversation.");
+  return message;
+}
+
+/** Where a change happened, in the department's feed: a private conversation is not named there. */
+function whereInFeed(channel: Doc<"channels">): string {
+  if (channel.kind === "dm") return "a DM";
+  return channel.visibility === "private" ? "a private channel" : `#${channel.name}`;
+}
+
+/** Edits one of the caller's own messages (marked edited; agents read the new text). */
+export const edit = channelMutation({
+  args: { messageId: v.id("channelMessages"), body: v.string() },
+  returns: v.null(),
+  handler: async (ctx, { messageId, body }) => {
+    const { channel, member } = ctx;
+    const refusal = postRefusal(channel, ctx.membership !== null);
+    if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
+    const message = await conversationMessageX(ctx, channel, messageId);
+    const editRefused = editRefusal(message, message.from, member.userId);
+    if (editRefused !== null) throw new MaestroError("FORBIDDEN", editRefused);
+    await editChannelMessage(ctx, message, body);
+    await recordActivity(ctx, { departmentId: channel.departmentId, type: "message_edited", actor: memberActor(member), data: { where: whereInFeed(channel) } });
+    return null;
+  },
+});
+
+/** Deletes a message: the caller's own, or anyone's for an owner or admin (its replies stay). */
+export const remove = channelMutation({
+  args: { messageId: v.id("channelMessages") },
+  returns: v.null(),
+  handler: async (ctx, { messageId }) => {
+    const { channel, member } = ctx;
+    const message = await conversationMessageX(ctx, channel, messageId);
+    const refusal = deleteRefusal(message, message.from, member.userId, member.role);
+    if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
+    await eraseChannelMessage(ctx, message._id);
+    await recordActivity(ctx, {
+      departmentId: channel.departmentId,
+      type: "message_deleted",
+      actor: memberActor(member),
+      data: { where: whereInFeed(channel), author: actorName(message.from) },
+    });
+    return null;
   },
 });
 

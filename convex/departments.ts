@@ -6,6 +6,8 @@ import { LIMITS, MAX_DEPARTMENTS_PER_MEMBER } from "./lib/limits";
 import { slugify } from "./lib/names";
 import { cleanText } from "./lib/validate";
 import { departmentBySlug, insertDepartment } from "./records/departments";
+import { hasRole } from "./lib/roles";
+import { firstUserId, noDepartments } from "./records/accounts";
 import { addMember, membershipsOf } from "./records/members";
 import { vMemberRole } from "./validators";
 
@@ -31,17 +33,25 @@ export const listMine = userQuery({
   },
 });
 
-/** Creates a department; its creator is its owner. Returns its id. */
+/**
+ * Creates a department; its creator is its owner. Returns its id. For an
+ * owner or admin of a department (or the deployment's owner while it has
+ * none): anyone else gets in through an invite.
+ */
 export const create = userMutation({
   args: { name: v.string() },
   returns: v.id("departments"),
   handler: async (ctx, args) => {
+    const memberships = await membershipsOf(ctx, ctx.viewer.user._id);
+    const runsOne = memberships.some((m) => hasRole(m.role, "admin"));
+    const firstOwner = (await noDepartments(ctx)) && (await firstUserId(ctx)) === ctx.viewer.user._id;
+    if (!runsOne && !firstOwner) throw new MaestroError("FORBIDDEN", "Only owners and admins of a department can create one; ask one of them for an invite instead.");
     const name = cleanText("Department name", args.name, LIMITS.departmentNameChars);
     const slug = slugify(name);
     if (slug === "") throw new MaestroError("INVALID_ARGUMENT", "A department name needs at least one letter or digit.");
     const clash = await departmentBySlug(ctx, slug);
     if (clash !== null) throw new MaestroError("CONFLICT", `A department called ${clash.name} already exists.`);
-    if ((await membershipsOf(ctx, ctx.viewer.user._id)).length >= MAX_DEPARTMENTS_PER_MEMBER) {
+    if (memberships.length >= MAX_DEPARTMENTS_PER_MEMBER) {
       throw new MaestroError("CONFLICT", `You belong to ${MAX_DEPARTMENTS_PER_MEMBER} departments already.`);
     }
     const departmentId = await insertDepartment(ctx, name, slug);

@@ -88,8 +88,8 @@ export const taskQuery = customQuery(query, {
   input: async (ctx, { taskId }, { role = "viewer" }: RoleOption) => {
     const viewer = await requireViewer(ctx);
     const task = await ctx.db.get("tasks", taskId);
-    // Signed in first (above), so an anonymous caller cannot tell which ids exist.
-    if (task === null) throw new MaestroError("NOT_FOUND", "Task not found.");
+    // Signed in first (above), so an anonymous caller cannot tell which ids exist. A deleted task is not there.
+    if (task === null || task.deletedAt !== undefined) throw new MaestroError("NOT_FOUND", "Task not found.");
     const { member, department } = await requireMember(ctx, task.departmentId, role, viewer);
     return { ctx: { viewer, member, department, task }, args: { taskId } };
   },
@@ -100,7 +100,7 @@ export const taskMutation = customMutation(mutation, {
   input: async (ctx, { taskId }, { role = "member" }: RoleOption) => {
     const viewer = await requireViewer(ctx);
     const task = await ctx.db.get("tasks", taskId);
-    if (task === null) throw new MaestroError("NOT_FOUND", "Task not found.");
+    if (task === null || task.deletedAt !== undefined) throw new MaestroError("NOT_FOUND", "Task not found.");
     const { member, department } = await requireMember(ctx, task.departmentId, role, viewer);
     return { ctx: { viewer, member, department, task }, args: { taskId } };
   },

@@ -2,11 +2,16 @@
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { v } from "convex/values";
 import { taskMutation, taskQuery } from "./functions";
-import { memberActor } from "./lib/actors";
+import type { Doc, Id } from "./_generated/dataModel";
+import type { MutationCtx } from "./_generated/server";
+import { actorName, memberActor } from "./lib/actors";
+import { MaestroError } from "./lib/errors";
+import { deleteRefusal, editRefusal } from "./lib/messageChanges";
+import { recordActivity } from "./records/activities";
 import { checkPageSize } from "./lib/validate";
 import { answerFromThread } from "./reactions/questions";
 import { postToThread } from "./reactions/threadPost";
-import { threadPage } from "./records/messages";
+import { editMessage, eraseMessage, threadPage } from "./records/messages";
 import { vActor, vMention } from "./validators";
 
 const vMessage = v.object({
@@ -16,7 +21,19 @@ const vMessage = v.object({
   author: vActor,
   content: v.string(),
   mentions: v.array(vMention),
+  editedAt: v.optional(v.number()),
+  deletedAt: v.optional(v.number()),
 });
+
+/** Longest preview of an edited message in the activity feed. */
+const PREVIEW_CHARS = 140;
+
+/** A message of this task's thread, by an id a client sent. */
+async function threadMessageX(ctx: MutationCtx, task: Doc<"tasks">, messageId: Id<"messages">): Promise<Doc<"messages">> {
+  const message = await ctx.db.get("messages", messageId);
+  if (message === null || message.taskId !== task._id) throw new MaestroError("NOT_FOUND", "That message is not in this task's thread.");
+  return message;
+}
 
 /** Posts in a task's thread as the signed-in member (answering an agent's open question, if there is one). */
 export const create = taskMutation({
@@ -39,7 +56,53 @@ export const list = taskQuery({
     const page = await threadPage(ctx, taskId, paginationOpts);
     return {
       ...page,
-      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions }) => ({ _id, _creationTime, taskId, author, content, mentions })),
+      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, editedAt, deletedAt }) => ({
+        _id,
+        _creationTime,
+        taskId,
+        author,
+        content,
+        mentions,
+        ...(editedAt === undefined ? {} : { editedAt }),
+        ...(deletedAt === undefined ? {} : { deletedAt }),
+      })),
     };
+  },
+});
+
+/** Edits one of the caller's own messages in the thread (marked edited; agents read the new text). */
+export const edit = taskMutation({
+  args: { messageId: v.id("messages"), content: v.string() },
+  returns: v.null(),
+  handler: async (ctx, { messageId, content }) => {
+    const { task, member } = ctx;
+    const message = await threadMessageX(ctx, task, messageId);
+    const refusal = editRefusal(message, message.author, member.userId);
+    if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
+    const text = await editMessage(ctx, message, content);
+    const preview = text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+    await recordActivity(ctx, { departmentId: task.departmentId, type: "message_edited", actor: memberActor(member), taskId: task._id, data: { title: task.title, preview } });
+    return null;
+  },
+});
+
+/** Deletes a message in the thread: the caller's own, or anyone's for an owner or admin. */
+export const remove = taskMutation({
+  args: { messageId: v.id("messages") },
+  returns: v.null(),
+  handler: async (ctx, { messageId }) => {
+    const { task, member } = ctx;
+    const message = await threadMessageX(ctx, task, messageId);
+    const refusal = deleteRefusal(message, message.author, member.userId, member.role);
+    if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
+    await eraseMessage(ctx, message._id);
+    await recordActivity(ctx, {
+      departmentId: task.departmentId,
+      type: "message_deleted",
+      actor: memberActor(member),
+      taskId: task._id,
+      data: { title: task.title, author: actorName(message.author) },
+    });
+    return null;
   },
 });

@@ -38,6 +38,9 @@ import { SLASH_ACTIONS } from "./lib/slashCommands";
 /** What every pause card (approvals, questions, plans: records/pauseCards.ts) holds: the run it pauses, its task and agent. */
 const pauseCardFields = { departmentId: v.id("departments"), runId: v.id("runs"), taskId: v.id("tasks"), agentId: v.id("agents") };
 
+/** A message its author edited, or that its author or an admin deleted (its text is then gone; the row keeps the thread whole). */
+const messageChangeFields = { editedAt: v.optional(v.number()), deletedAt: v.optional(v.number()) };
+
 /** What a card a tool asks with (a question, a plan) holds besides its own fields. */
 const askedCardFields = {
   /** Absent on cards from before cards expired. */
@@ -149,6 +152,10 @@ export default defineSchema({
     leadMode: v.optional(vLeadMode),
     /** Set by /model (set_model): the model agents use on this task, overriding their own. */
     model: v.optional(v.string()),
+    /** Archived: off the board unless its filter asks for archived tasks; its runs were stopped. */
+    archivedAt: v.optional(v.number()),
+    /** Deleted: gone for everyone (every read treats it as not found); kept so runs and cards that name it stay whole. */
+    deletedAt: v.optional(v.number()),
   })
     .index("by_department_and_status_and_order", ["departmentId", "status", "order"])
     .index("by_parent", ["parentTaskId"])
@@ -162,6 +169,7 @@ export default defineSchema({
     author: vActor,
     content: v.string(),
     mentions: v.array(vMention),
+    ...messageChangeFields,
   }).index("by_task", ["taskId"]),
 
   /** The department's feed, newest first by creation time. */
@@ -321,7 +329,8 @@ export default defineSchema({
   })
     .index("by_task", ["taskId"])
     .index("by_run", ["runId"])
-    .index("by_status_and_expiresAt", ["status", "expiresAt"]),
+    .index("by_status_and_expiresAt", ["status", "expiresAt"])
+    .index("by_department_and_status", ["departmentId", "status"]),
 
   /** An agent's question to the people of its task (ask_question): answered on its card or by a reply in the thread. */
   questions: defineTable({
@@ -336,7 +345,8 @@ export default defineSchema({
     .index("by_task", ["taskId"])
     .index("by_run", ["runId"])
     .index("by_key", ["key"])
-    .index("by_status_and_expiresAt", ["status", "expiresAt"]),
+    .index("by_status_and_expiresAt", ["status", "expiresAt"])
+    .index("by_department_and_status", ["departmentId", "status"]),
 
   /** A squad lead's plan (propose_plan): approved, its steps are delegated exactly as proposed; rejected, the lead revises. */
   plans: defineTable({
@@ -352,7 +362,8 @@ export default defineSchema({
     .index("by_task", ["taskId"])
     .index("by_run", ["runId"])
     .index("by_key", ["key"])
-    .index("by_status_and_expiresAt", ["status", "expiresAt"]),
+    .index("by_status_and_expiresAt", ["status", "expiresAt"])
+    .index("by_department_and_status", ["departmentId", "status"]),
 
   /**
    * What a side-effecting tool call did, by its idempotency key (cause, tool,
@@ -510,6 +521,7 @@ export default defineSchema({
     context: vMessageContext,
     replyCount: v.number(),
     lastReplyAt: v.optional(v.number()),
+    ...messageChangeFields,
   })
     .index("by_channel_and_thread", ["channelId", "threadRootId"])
     .index("by_thread", ["threadRootId"])

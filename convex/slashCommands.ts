@@ -13,7 +13,8 @@ import { env, type MutationCtx, type QueryCtx } from "./_generated/server";
 import { departmentMutation, departmentQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { DEFAULT_MODEL } from "./lib/modelConfig";
-import { COMMAND_LIMITS, commandNameProblem, modelChoices } from "./lib/slashCommands";
+import { ARGUMENT_KINDS, COMMAND_LIMITS, commandNameProblem, modelChoices } from "./lib/slashCommands";
+import { departmentAgents } from "./records/agents";
 import { appendRunEvent } from "./records/runEvents";
 import { taskRunWithStatus } from "./records/runs";
 import { leadModeFor, redactForDepartment } from "./records/settings";
@@ -40,12 +41,14 @@ const vCommandView = v.object({
   argumentHint: v.string(),
   kind: v.union(v.literal("action"), v.literal("prompt")),
   source: v.union(v.literal("builtin"), v.literal("global"), v.literal("department")),
+  /** What the first argument names, for completion (built-ins only). */
+  argument: v.optional(v.union(...ARGUMENT_KINDS.map((kind) => v.literal(kind)))),
 });
 
-/** The commands the composers offer, the models /model lists, and the #maestro lead mode (for its badge). */
+/** The commands the composers offer, the models /model lists, the agents' names (argument completion), and the #maestro lead mode (for its badge). */
 export const getSlashCommands = departmentQuery({
   args: {},
-  returns: v.object({ commands: v.array(vCommandView), errors: v.array(v.string()), models: v.array(v.string()), chatLeadMode: vLeadMode }),
+  returns: v.object({ commands: v.array(vCommandView), errors: v.array(v.string()), models: v.array(v.string()), agents: v.array(v.string()), chatLeadMode: vLeadMode }),
   handler: async (ctx, { departmentId }) => {
     const { commands, errors } = await registryFor(ctx, departmentId);
     return {
@@ -55,9 +58,11 @@ export const getSlashCommands = departmentQuery({
         argumentHint: c.argumentHint,
         kind: c.action === undefined ? ("prompt" as const) : ("action" as const),
         source: c.source,
+        ...(c.argument === undefined ? {} : { argument: c.argument }),
       })),
       errors,
       models: modelChoices(env, DEFAULT_MODEL),
+      agents: (await departmentAgents(ctx, departmentId)).map((agent) => agent.name),
       chatLeadMode: await leadModeFor(ctx, departmentId, null),
     };
   },

@@ -6,6 +6,8 @@ import { departmentMutation, departmentQuery, taskMutation, taskQuery } from "./
 import { memberActor, memberKey } from "./lib/actors";
 import { cleanBoardFilter, type BoardFilter, type BoardFilterArgs } from "./lib/boardFilters";
 import { MaestroError } from "./lib/errors";
+import { hasRole } from "./lib/roles";
+import { archiveTask, deleteTask } from "./reactions/taskCleanup";
 import { assignTask, createTask, moveTask } from "./reactions/taskChange";
 import { recordActivity } from "./records/activities";
 import { agentBySessionKey, agentNamer } from "./records/agents";
@@ -16,10 +18,10 @@ import { TASK_STATUSES, vPriority, vTaskStatus } from "./validators";
 // Projections of the stored task, so the returns can never drift from the schema.
 const vTaskCard = schema.tables.tasks.validator
   .pick("title", "status", "priority", "tags", "assigneeSessionKeys", "delegatedBy", "order")
-  .extend({ _id: v.id("tasks") });
+  .extend({ _id: v.id("tasks"), archived: v.optional(v.boolean()) });
 
 const vTaskDetail = schema.tables.tasks.validator
-  .omit("order", "delegationKey")
+  .omit("order", "delegationKey", "deletedAt")
   .extend({ _id: v.id("tasks"), _creationTime: v.number(), parentTitle: v.optional(v.string()) });
 
 const vBoardFilterArgs = {
@@ -31,6 +33,8 @@ const vBoardFilterArgs = {
   priority: v.optional(vPriority),
   /** Only tasks the caller created or holds. */
   mine: v.optional(v.boolean()),
+  /** Archived tasks (hidden otherwise) instead of the live ones. */
+  archived: v.optional(v.boolean()),
 };
 
 /** `count`: how many cards match when `tasks` is only the first of them (a `limit` cut it); absent when `tasks` is all. */
@@ -89,7 +93,7 @@ export const get = taskQuery({
   handler: async (ctx) => {
     const { task } = ctx;
     const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
-    const { order: _order, delegationKey: _key, ...fields } = task;
+    const { order: _order, delegationKey: _key, deletedAt: _deleted, ...fields } = task;
     return { ...fields, parentTitle: parent?.title };
   },
 });
@@ -175,6 +179,30 @@ export const update = taskMutation({
   },
 });
 
+/** Archives a task (off the board, its runs stopped) or brings it back: any member. */
+export const archive = taskMutation({
+  args: { archived: v.boolean() },
+  returns: v.null(),
+  handler: async (ctx, { archived }) => {
+    await archiveTask(ctx, ctx.member, ctx.task, archived);
+    return null;
+  },
+});
+
+/** Deletes a task for everyone, its runs stopped: the member who created it, or an owner or admin. */
+export const remove = taskMutation({
+  args: {},
+  returns: v.null(),
+  handler: async (ctx) => {
+    const { task, member } = ctx;
+    if (task.createdBy !== memberKey(member.userId) && !hasRole(member.role, "admin")) {
+      throw new MaestroError("FORBIDDEN", "Only the person who created this task, or an owner or admin, may delete it; archive it instead.");
+    }
+    await deleteTask(ctx, member, task);
+    return null;
+  },
+});
+
 /**
  * A task's subtasks (what was delegated from it), oldest first, with their
  * live status and assignees: the drawer lists them under the parent.
@@ -201,6 +229,7 @@ export const listSubtasks = taskQuery({
     const nameOf = agentNamer(ctx, (key) => (key.startsWith("agent:") ? "an agent that was removed" : key));
     const subtasks = [];
     for (const child of children) {
+      if (child.deletedAt !== undefined) continue;
       const assignees = [];
       for (const key of child.assigneeSessionKeys) assignees.push(await nameOf(key));
       subtasks.push({

@@ -5,6 +5,7 @@ import { internalQuery } from "./_generated/server";
 import { identityMutation, userAction, userQuery } from "./functions";
 import { cleanPersonName, passwordProblem } from "./lib/accounts";
 import { MaestroError } from "./lib/errors";
+import { checkSetupPassword, claimOwnership, needsOwner } from "./records/accounts";
 import { getViewer, insertExternalUser, userByToken } from "./records/viewer";
 
 const vViewer = v.object({ _id: v.id("users"), name: v.string(), email: v.union(v.string(), v.null()) });
@@ -31,13 +32,18 @@ export const viewerForAction = internalQuery({
 
 /**
  * An external provider's person (Clerk) on their first visit: a user row
- * keyed by their tokenIdentifier. They belong to no department until they
- * create one or accept an invite. Returns their user id.
+ * keyed by their tokenIdentifier. The first person of a deployment with no
+ * owner becomes its owner (with the setup password when one is configured),
+ * as the email owner setup does; anyone after belongs to no department until
+ * they accept an invite. Returns their user id.
  */
 export const ensureExternal = identityMutation({
-  args: {},
+  args: {
+    /** The setup (WebUI) password, for the first person of a deployment with no owner when one is configured. */
+    setupPassword: v.optional(v.string()),
+  },
   returns: v.id("users"),
-  handler: async (ctx) => {
+  handler: async (ctx, { setupPassword }) => {
     const { identity } = ctx;
     // A Convex Auth account already has its row.
     const viewer = await getViewer(ctx);
@@ -46,7 +52,12 @@ export const ensureExternal = identityMutation({
     if (existing !== null) return existing._id;
     if (identity.subject.includes("|")) throw new MaestroError("UNAUTHENTICATED", "This session has ended; sign in again.");
     const name = cleanPersonName(identity.name ?? identity.nickname ?? identity.email ?? "Human");
-    return await insertExternalUser(ctx, identity.tokenIdentifier, name, identity.email);
+    // The first person of a deployment with no owner goes through the same owner setup as an email account.
+    const owner = await needsOwner(ctx);
+    if (owner) checkSetupPassword(setupPassword);
+    const userId = await insertExternalUser(ctx, identity.tokenIdentifier, name, identity.email);
+    if (owner) await claimOwnership(ctx, userId, name);
+    return userId;
   },
 });
 

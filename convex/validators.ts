@@ -54,6 +54,8 @@ export type Mention = Infer<typeof vMention>;
 export const ACTIVITY_TYPES = [
   // Tasks and their threads.
   ...["task_created", "task_updated", "task_status_changed", "task_assigned", "message_posted", "delegation_created", "blocking_message_received"],
+  // Cleaning up: tasks archived, restored or deleted; messages edited or deleted (in threads, channels and DMs).
+  ...["task_archived", "task_unarchived", "task_deleted", "message_edited", "message_deleted"],
   // The roster and the people.
   ...["agent_created", "agent_updated", "agent_status_changed", "member_joined", "member_role_changed", "member_removed"],
 ] as const;

@@ -7,7 +7,10 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createServer } from "vite";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import { build, createServer, preview, type ResolvedServerUrls } from "vite";
+import { warmApp } from "./warmApp.js";
 import { ModelError, modelConfigFromEnv } from "../convex/lib/modelConfig.js";
 import { allowedHostnames, appOrigins, envList, loadConfig, webuiPassword } from "./config.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
@@ -79,20 +82,38 @@ if (!seeded.ok) {
 // Vite gives variables already in the environment priority over .env files.
 process.env.VITE_CONVEX_URL = backend.url;
 process.env.VITE_CONVEX_SITE_URL = backend.siteUrl;
-const app = await createServer({
-  // vite.config.ts sets the root to src/, so the project root and its data folder are never served.
-  configFile: path.join(projectRoot, "vite.config.ts"),
-  server: { host, port: appPort, strictPort: true, allowedHosts: allowedHostnames([config.webui.host]) },
-  clearScreen: false,
-  logLevel: "warn",
-});
-await app.listen();
+const configFile = path.join(projectRoot, "vite.config.ts");
+const viteHosts = allowedHostnames([config.webui.host]);
+// The built app by default: a handful of files, so the first page is usable about as soon as it
+// loads. MAESTRO_DEV=1 serves the sources with Vite's dev server instead (hot reload), warmed
+// before the address is printed (tools/warmApp.ts).
+const dev = process.env.MAESTRO_DEV === "1";
+const builtDir = dev ? null : mkdtempSync(path.join(os.tmpdir(), "maestro-app-"));
+let app: { resolvedUrls: ResolvedServerUrls | null; close(): Promise<void> };
+if (builtDir === null) {
+  const server = await createServer({
+    // vite.config.ts sets the root to src/, so the project root and its data folder are never served.
+    configFile,
+    server: { host, port: appPort, strictPort: true, allowedHosts: viteHosts },
+    clearScreen: false,
+    logLevel: "warn",
+  });
+  await server.listen();
+  app = server;
+} else {
+  await build({ configFile, logLevel: "warn", build: { outDir: builtDir, emptyOutDir: true } });
+  app = await preview({ configFile, logLevel: "warn", build: { outDir: builtDir }, preview: { host, port: appPort, strictPort: true, allowedHosts: viteHosts } });
+}
 const setup = await backend.engine.runQuery("setup:status", {}, { kind: "admin" });
 const ownerLine =
   setup.ok && (setup.value as { needsOwner: boolean }).needsOwner
     ? "\n  First run      open the app and create the owner account (your name, email and a password)\n"
     : "";
 const appUrl = app.resolvedUrls?.local[0] ?? `http://${host}:${appPort}/`;
+// The address is printed once the first page is ready to be served at once (tools/warmApp.ts).
+if (dev && process.env.MAESTRO_WARM !== "0") {
+  await warmApp(appUrl).catch((error: unknown) => console.warn(`Warming the app failed (the first page will be slower): ${String(error)}`));
+}
 
 console.log(`
   Maestro is running (offline)
@@ -110,6 +131,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     if (closing) return;
     closing = true;
-    void Promise.all([app.close(), backend.close(), demoModel?.close()]).then(() => process.exit(0));
+    void Promise.all([app.close(), backend.close(), demoModel?.close()]).then(() => {
+      if (builtDir !== null) rmSync(builtDir, { recursive: true, force: true });
+      process.exit(0);
+    });
   });
 }

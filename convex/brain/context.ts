@@ -125,7 +125,8 @@ async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"a
   const agents = await departmentAgents(ctx, department._id);
   const nameByKey = new Map(agents.map((a) => [a.sessionKey, a.name]));
   const recent = await newestMessages(ctx, task._id, MAX_THREAD_MESSAGES);
-  const messages = recent.map((m) => ({
+  // Deleted messages are gone for agents too; edited ones read as they are now.
+  const messages = recent.filter((m) => m.deletedAt === undefined).map((m) => ({
     author: actorName(m.author),
     authorKind: m.author.kind === "member" ? "human" : m.author.kind,
     content: m.content,

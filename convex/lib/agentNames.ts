@@ -53,6 +53,37 @@ export function resolveAgentNames(requested: string[], roster: RosterEntry[]): N
   return { resolved: [...resolved.values()], unknown };
 }
 
+/** Most words one agent's name is looked for in (names are short). */
+const MAX_NAME_WORDS = 6;
+
+/**
+ * Reads agent names off the front of a command's argument words, each the
+ * longest run of words that names an agent (or, alone, a role), so
+ * `/assign Dev Bot` is one agent, not "Dev" and "Bot". A word that starts no
+ * name stands alone (the caller reports it unknown). Takes at most `max`
+ * names; `rest` is the words after them (a /delegate's title).
+ */
+export function agentNamesIn(words: readonly string[], roster: readonly RosterEntry[], max = Number.POSITIVE_INFINITY): { names: string[]; rest: string[] } {
+  const known = new Set(roster.map((agent) => normalizeName(agent.name)));
+  const roles = new Map<string, number>();
+  for (const agent of roster) roles.set(normalizeName(agent.role), (roles.get(normalizeName(agent.role)) ?? 0) + 1);
+  const names: string[] = [];
+  let at = 0;
+  while (at < words.length && names.length < max) {
+    let end = at + 1;
+    for (let j = Math.min(words.length, at + MAX_NAME_WORDS); j > at; j--) {
+      const key = normalizeName(words.slice(at, j).join(" "));
+      if (known.has(key) || roles.get(key) === 1) {
+        end = j;
+        break;
+      }
+    }
+    names.push(words.slice(at, end).join(" "));
+    at = end;
+  }
+  return { names, rest: words.slice(at) };
+}
+
 /** Up to three roster names closest to `key`: the agents whose role it names, else the nearest names or roles. */
 export function suggestNames(key: string, roster: RosterEntry[]): string[] {
   const byRole = roster.filter((agent) => {

@@ -9,6 +9,8 @@ export interface BoardFilterArgs {
   tag?: string;
   priority?: Priority;
   mine?: boolean;
+  /** Archived tasks instead of the live ones. */
+  archived?: boolean;
 }
 
 /** Filters checked and trimmed; `text` undefined means no search. */
@@ -18,6 +20,7 @@ export interface BoardFilter {
   tag?: string;
   priority?: Priority;
   mine: boolean;
+  archived: boolean;
 }
 
 /** Longest search text; longer is a client bug or abuse, refused with a clear error. */
@@ -43,18 +46,22 @@ export function cleanBoardFilter(args: BoardFilterArgs): BoardFilter {
     assignee: assignee === "" ? undefined : assignee,
     priority: args.priority,
     mine: args.mine === true,
+    archived: args.archived === true,
   };
 }
 
-type FilterableTask = { tags: string[]; assigneeSessionKeys: string[]; priority: Priority; createdBy: string };
+type FilterableTask = { tags: string[]; assigneeSessionKeys: string[]; priority: Priority; createdBy: string; archivedAt?: number; deletedAt?: number };
 
 /**
  * The filters the index can't express (array membership, "mine"): a task
  * matches when it passes every one set. Tags compare case-insensitively, as
  * `cleanTags` de-duplicates them. "Mine" is a task the member created or
- * holds as an assignee (`memberKey`).
+ * holds as an assignee (`memberKey`). Deleted tasks never match; archived
+ * ones match only the `archived` filter, which shows nothing else.
  */
 export function matchesBoardFilter(task: FilterableTask, filter: BoardFilter, memberKey: string): boolean {
+  if (task.deletedAt !== undefined) return false;
+  if ((task.archivedAt !== undefined) !== filter.archived) return false;
   if (filter.priority !== undefined && task.priority !== filter.priority) return false;
   if (filter.assignee !== undefined && !task.assigneeSessionKeys.includes(filter.assignee)) return false;
   if (filter.tag !== undefined) {
@@ -67,5 +74,5 @@ export function matchesBoardFilter(task: FilterableTask, filter: BoardFilter, me
 
 /** True when any filter is set: the board then shows a subset of each column. */
 export function isFiltered(filter: BoardFilter): boolean {
-  return filter.text !== undefined || filter.assignee !== undefined || filter.tag !== undefined || filter.priority !== undefined || filter.mine;
+  return filter.text !== undefined || filter.assignee !== undefined || filter.tag !== undefined || filter.priority !== undefined || filter.mine || filter.archived;
 }

@@ -13,6 +13,10 @@ export type SlashAction = (typeof SLASH_ACTIONS)[number];
 
 export type CommandSource = "builtin" | "global" | "department";
 
+/** What a built-in's first argument takes, for the composers' completion: one agent, agents, or a status. */
+export const ARGUMENT_KINDS = ["agent", "agents", "status"] as const;
+export type ArgumentKind = (typeof ARGUMENT_KINDS)[number];
+
 export interface SlashCommand {
   name: string;
   description: string;
@@ -23,6 +27,8 @@ export interface SlashCommand {
   passArguments: boolean;
   template: string;
   source: CommandSource;
+  /** What the first argument names (built-ins only), so composers can complete it. */
+  argument?: ArgumentKind;
 }
 
 /** What a department command may hold. */
@@ -228,7 +234,11 @@ export function modelChoices(env: Record<string, string | undefined>, fallbackDe
   return [...new Set([first, ...rest])];
 }
 
-/** /help's text: one line per command. */
+/** How arguments are read, at the end of /help. */
+export const ARGUMENTS_HELP =
+  'Arguments: an agent\'s name works as written, spaces and all (/assign Dev Bot); "double quotes" keep words together anywhere (/delegate Writer "Launch tagline"). Tab completes agent names and statuses.';
+
+/** /help's text: one line per command, then how arguments are read. */
 export function helpText(commands: readonly SlashCommand[]): string {
-  return commands.map((c) => `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""} — ${c.description}`).join("\n");
+  return [...commands.map((c) => `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""} — ${c.description}`), "", ARGUMENTS_HELP].join("\n");
 }

@@ -17,6 +17,7 @@ import { monthSpend } from "../records/costs";
 import { insertMessage, newestMessages } from "../records/messages";
 import { appendRunEvent } from "../records/runEvents";
 import { activeRunOfAgentOnTask, foldTrigger, insertRun, markQueued, type RunTrigger } from "../records/runs";
+import { liveTask } from "../records/tasks";
 
 export type { RunTrigger } from "../records/runs";
 
@@ -30,6 +31,10 @@ export type Enqueued = { runId: Id<"runs">; folded: boolean } | { runId: null; n
  */
 export async function enqueueRun(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks">, trigger: RunTrigger): Promise<Enqueued> {
   if (agent.status === "offline") return { runId: null, note: `${agent.name} is offline` };
+  const task = await liveTask(ctx, taskId);
+  // Archiving or deleting a task stopped its runs; nothing starts new ones there.
+  if (task === null) return { runId: null, note: "the task was deleted" };
+  if (task.archivedAt !== undefined) return { runId: null, note: "the task is archived" };
   const modelProblem = modelConfigProblem();
   if (modelProblem !== null) return { runId: null, note: modelProblem };
   const existing = await activeRunOfAgentOnTask(ctx, agent.sessionKey, taskId);

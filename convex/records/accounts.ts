@@ -69,15 +69,35 @@ export async function admitNewAccount(ctx: MutationCtx, profile: Record<string, 
     return userId;
   }
   if (!(await needsOwner(ctx))) throw new MaestroError("FORBIDDEN", SIGN_UP_CLOSED);
+  checkSetupPassword(profile.setupPassword);
+  const userId = await ctx.db.insert("users", { email, name });
+  await claimOwnership(ctx, userId, name);
+  return userId;
+}
+
+/** The owner setup's one check: the setup (WebUI) password when one is configured; FORBIDDEN when it does not match. */
+export function checkSetupPassword(given: unknown): void {
   const setupPassword = webuiPasswordFromEnv();
-  if (setupPassword !== null && !sameSecret(typeof profile.setupPassword === "string" ? profile.setupPassword : "", setupPassword)) {
+  if (setupPassword !== null && !sameSecret(typeof given === "string" ? given : "", setupPassword)) {
     throw new MaestroError("FORBIDDEN", WRONG_SETUP_PASSWORD);
   }
-  const userId = await ctx.db.insert("users", { email, name });
+}
+
+/** The first account owns every department there is (the seeded demo squad, on a fresh start). */
+export async function claimOwnership(ctx: MutationCtx, userId: Id<"users">, name: string): Promise<void> {
   for (const department of await ctx.db.query("departments").take(MAX_DEPARTMENTS_CLAIMED)) {
     await addMember(ctx, department._id, userId, name, "owner");
   }
-  return userId;
+}
+
+/** The deployment's first account (its owner from the first-run setup), or null before there is one. */
+export async function firstUserId(ctx: QueryCtx): Promise<Id<"users"> | null> {
+  return (await ctx.db.query("users").first())?._id ?? null;
+}
+
+/** Whether the deployment has no department at all yet. */
+export async function noDepartments(ctx: QueryCtx): Promise<boolean> {
+  return (await ctx.db.query("departments").first()) === null;
 }
 
 /** A department's invites, newest first, bounded. */

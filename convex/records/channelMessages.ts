@@ -11,12 +11,14 @@ import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { actorKey } from "../lib/actors";
 import { cleanUrl, CHANNEL_LIMITS } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
-import { MAX_THREAD_REPLIES } from "../lib/limits";
+import { LIMITS, MAX_THREAD_REPLIES } from "../lib/limits";
 import { cleanText } from "../lib/validate";
 import schema from "../schema";
 import type { Artifact } from "../validators";
 import { resolveFileArtifact } from "./channelFiles";
 import { mayRead } from "./channels";
+import { mentionsIn } from "./messages";
+import { redactForDepartment } from "./settings";
 
 type ReadCtx = QueryCtx | MutationCtx;
 
@@ -72,6 +74,18 @@ export async function checkArtifacts(
 /** Inserts a message row as checked by the poster. */
 export async function insertChannelMessage(ctx: MutationCtx, row: Omit<Doc<"channelMessages">, "_id" | "_creationTime">): Promise<Id<"channelMessages">> {
   return await ctx.db.insert("channelMessages", row);
+}
+
+/** Edits a message's body (checked and scanned as when posted, mentions resolved again). */
+export async function editChannelMessage(ctx: MutationCtx, message: Doc<"channelMessages">, rawBody: string): Promise<void> {
+  const body = await redactForDepartment(ctx, message.departmentId, "message", cleanText("A message", rawBody, LIMITS.messageChars));
+  const mentions = await mentionsIn(ctx, message.departmentId, body);
+  await ctx.db.patch("channelMessages", message._id, { body, mentions, editedAt: Date.now() });
+}
+
+/** Deletes a message's text and attachments for everyone; the row stays so its thread and inbox rows stay whole. */
+export async function eraseChannelMessage(ctx: MutationCtx, messageId: Id<"channelMessages">): Promise<void> {
+  await ctx.db.patch("channelMessages", messageId, { body: "", mentions: [], artifacts: [], deletedAt: Date.now() });
 }
 
 /** A reply joined `root`'s thread; true when it was the thread's first reply (the thread was created). */

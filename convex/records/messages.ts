@@ -44,6 +44,19 @@ export async function insertMessage(ctx: MutationCtx, author: Actor, task: Doc<"
   return (await ctx.db.get("messages", messageId))!;
 }
 
+/** Edits a thread message's text (checked and scanned as when posted, mentions resolved again); returns the new text. */
+export async function editMessage(ctx: MutationCtx, message: Doc<"messages">, rawContent: string): Promise<string> {
+  const content = await redactForDepartment(ctx, message.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
+  const mentions = await mentionsIn(ctx, message.departmentId, content);
+  await ctx.db.patch("messages", message._id, { content, mentions, editedAt: Date.now() });
+  return content;
+}
+
+/** Deletes a thread message's text for everyone; the row stays so notifications and runs that name it stay whole. */
+export async function eraseMessage(ctx: MutationCtx, messageId: Id<"messages">): Promise<void> {
+  await ctx.db.patch("messages", messageId, { content: "", mentions: [], deletedAt: Date.now() });
+}
+
 /** One page of a task's thread, newest first. */
 export async function threadPage(ctx: QueryCtx, taskId: Id<"tasks">, paginationOpts: PaginationOptions) {
   return await ctx.db

@@ -57,6 +57,14 @@ export async function cardsOfTask<T extends CardTable>(ctx: QueryCtx, table: T, 
   return rows.map((row) => ({ ...row, agentName: names.get(row.agentId)! }));
 }
 
+/** A department's pending cards of one kind, oldest first, at most `limit` (one more tells there are others). */
+export async function pendingCardsOfDepartment<T extends CardTable>(ctx: QueryCtx, table: T, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<T>>> {
+  return (await ctx.db
+    .query(table as "approvals")
+    .withIndex("by_department_and_status", (q) => q.eq("departmentId", departmentId).eq("status", "pending"))
+    .take(limit)) as unknown as Array<Doc<T>>;
+}
+
 /**
  * The pending card `id` of this task, which a person may still decide:
  * NOT_FOUND when it is not this task's, CONFLICT (saying why) when it was

@@ -27,9 +27,15 @@ export const MAX_BATCH_DEPTH = 10;
 /** Tasks of one batch read (the context pack). */
 export const MAX_BATCH_TASKS = 60;
 
-/** The task, or NOT_FOUND. */
-export async function getTaskX(ctx: ReadCtx, taskId: Id<"tasks">): Promise<Doc<"tasks">> {
+/** The task unless it was deleted (a deleted task is, to every reader, not there). */
+export async function liveTask(ctx: ReadCtx, taskId: Id<"tasks">): Promise<Doc<"tasks"> | null> {
   const task = await ctx.db.get("tasks", taskId);
+  return task === null || task.deletedAt !== undefined ? null : task;
+}
+
+/** The task, or NOT_FOUND (also for a deleted one). */
+export async function getTaskX(ctx: ReadCtx, taskId: Id<"tasks">): Promise<Doc<"tasks">> {
+  const task = await liveTask(ctx, taskId);
   if (task === null) throw new MaestroError("NOT_FOUND", "Task not found.");
   return task;
 }
@@ -219,6 +225,16 @@ export async function setTaskRunSettings(ctx: MutationCtx, taskId: Id<"tasks">, 
   await ctx.db.patch("tasks", taskId, { ...settings, updatedAt: Date.now() });
 }
 
+/** Archives a task (off the board by default) or brings it back. */
+export async function setTaskArchived(ctx: MutationCtx, taskId: Id<"tasks">, archived: boolean): Promise<void> {
+  await ctx.db.patch("tasks", taskId, { archivedAt: archived ? Date.now() : undefined, updatedAt: Date.now() });
+}
+
+/** Deletes a task for everyone: the row stays (runs, notifications and subtasks name it) but every read treats it as gone. */
+export async function markTaskDeleted(ctx: MutationCtx, taskId: Id<"tasks">): Promise<void> {
+  await ctx.db.patch("tasks", taskId, { deletedAt: Date.now(), updatedAt: Date.now() });
+}
+
 /** An agent's question now blocks the task (or no longer does, with `undefined`). */
 export async function setPendingQuestion(ctx: MutationCtx, taskId: Id<"tasks">, pendingQuestion: Doc<"tasks">["pendingQuestion"]): Promise<void> {
   await ctx.db.patch("tasks", taskId, { pendingQuestion });
@@ -291,8 +307,8 @@ export async function batchOf(ctx: ReadCtx, task: Doc<"tasks">): Promise<{ root:
 
 /** A card as the board shows it. */
 function toCard(task: Doc<"tasks">) {
-  const { _id, title, status, priority, tags, assigneeSessionKeys, delegatedBy, order } = task;
-  return { _id, title, status, priority, tags, assigneeSessionKeys, delegatedBy, order };
+  const { _id, title, status, priority, tags, assigneeSessionKeys, delegatedBy, order, archivedAt } = task;
+  return { _id, title, status, priority, tags, assigneeSessionKeys, delegatedBy, order, ...(archivedAt === undefined ? {} : { archived: true }) };
 }
 
 /**
@@ -332,10 +348,11 @@ export async function readColumn(
 
 /** Tasks whose title matches `text` (the `search_title` index, best first). */
 export async function searchTitles(ctx: QueryCtx, departmentId: Id<"departments">, text: string, limit: number): Promise<Array<Doc<"tasks">>> {
-  return await ctx.db
+  const found = await ctx.db
     .query("tasks")
     .withSearchIndex("search_title", (q) => q.search("title", text).eq("departmentId", departmentId))
     .take(limit);
+  return found.filter((task) => task.deletedAt === undefined);
 }
 
 /** A task row as given, placed by the caller: the demo seed's cards (no activity, no assignment runs). */

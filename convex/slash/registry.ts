@@ -10,7 +10,7 @@
 import type { Doc, Id } from "../_generated/dataModel";
 import { env, type MutationCtx, type QueryCtx } from "../_generated/server";
 import { memberActor } from "../lib/actors";
-import { resolveAgentNames } from "../lib/agentNames";
+import { agentNamesIn, resolveAgentNames } from "../lib/agentNames";
 import { COMMAND_FILES } from "../lib/commandFiles.generated";
 import { checkDelegation } from "../lib/delegation";
 import { LIMITS } from "../lib/limits";
@@ -99,11 +99,13 @@ const help = slashAction({
 
 const delegate = slashAction({
   action: "delegate",
-  command: { name: "delegate", description: "Delegate a new task to an agent directly", argumentHint: "<agent> <title>", passArguments: true },
+  command: { name: "delegate", description: "Delegate a new task to an agent directly", argumentHint: "<agent> <title>", passArguments: true, argument: "agent" },
   async plan(ctx, { departmentId, task, member }, { name, args }) {
-    const [agentName = "", ...rest] = splitArguments(args);
-    const title = rest.join(" ").trim();
     const agents = await departmentAgents(ctx, departmentId);
+    // The agent's name may be several words (`/delegate Dev Bot fix the login`): the longest one the roster has.
+    const { names, rest } = agentNamesIn(splitArguments(args), agents, 1);
+    const agentName = names[0] ?? "";
+    const title = rest.join(" ").trim();
     const check = checkDelegation({ title, instruction: title, assignees: [agentName] }, agents, null, `/${name}`);
     if (!check.ok) return fail(check.message);
     const agent = agents.find((a) => a.sessionKey === check.resolved[0].sessionKey)!;
@@ -126,11 +128,11 @@ const delegate = slashAction({
 
 const assign = slashAction({
   action: "assign",
-  command: { name: "assign", description: "Assign this task to an agent", argumentHint: "<agent>", passArguments: true },
+  command: { name: "assign", description: "Assign this task to an agent", argumentHint: "<agent>", passArguments: true, argument: "agents" },
   async plan(ctx, { departmentId, task }, { name, args }) {
     if (task === null) return needTask(name);
     const agents = await departmentAgents(ctx, departmentId);
-    const { resolved, unknown } = resolveAgentNames(splitArguments(args), agents);
+    const { resolved, unknown } = resolveAgentNames(agentNamesIn(splitArguments(args), agents).names, agents);
     if (unknown.length > 0) {
       const u = unknown[0];
       const hint = u.suggestions.length > 0 ? ` (did you mean ${u.suggestions.join(" or ")}?)` : "";
@@ -149,7 +151,7 @@ const assign = slashAction({
 
 const setStatus = slashAction({
   action: "set_status",
-  command: { name: "status", description: "Move this task to a status", argumentHint: "<inbox|assigned|in_progress|review|done|blocked>", passArguments: true },
+  command: { name: "status", description: "Move this task to a status", argumentHint: "<inbox|assigned|in_progress|review|done|blocked>", passArguments: true, argument: "status" },
   async plan(_ctx, { task }, { name, args }) {
     if (task === null) return needTask(name);
     const status = normalStatus(args);

@@ -6,6 +6,7 @@ import type { ActionCtx } from "../_generated/server";
 import { departmentQuery } from "../functions";
 import { resolveAgentNames } from "../lib/agentNames";
 import { isChatTool } from "../lib/chat";
+import { currentBody } from "../lib/messageChanges";
 import { cutJsonList, cutLines } from "../lib/toolCalls";
 import { partialAssigneeNote, unknownAssigneeNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest } from "../lib/pauses";
@@ -315,11 +316,11 @@ const channelSubscribe = tool({
 });
 
 /** A list of messages as a model reads it: one line each, cut to the observation limit. */
-function messageLines(messages: ReadonlyArray<{ _id?: string; id?: string; from: unknown; body: string }>): string {
+function messageLines(messages: ReadonlyArray<{ _id?: string; id?: string; from: unknown; body: string; deletedAt?: number }>): string {
   const text = messages
     .map((m) => {
       const from = typeof m.from === "string" ? m.from : (m.from as { name?: string }).name ?? "Maestro";
-      return `[${m._id ?? m.id}] ${from}: ${m.body.replace(/\s+/g, " ")}`;
+      return `[${m._id ?? m.id}] ${from}: ${currentBody(m).replace(/\s+/g, " ")}`;
     })
     .join("\n");
   if (text === "") return "(nothing)";

@@ -79,12 +79,34 @@ export function describeActivity({ type, actor, data }: Describable): string {
       // Entries before `blocking` was recorded were all blocking messages.
       return `${who} sent ${agent} a ${data.blocking === false ? "" : "blocking "}message${data.title ? ` about ${title}` : ""}${preview ? `: ${preview}` : ""}`;
     }
+    case "task_archived":
+      return `${who} archived ${title}${stoppedRuns(data.stoppedRuns)}`;
+    case "task_unarchived":
+      return `${who} brought ${title} back from the archive`;
+    case "task_deleted":
+      return `${who} deleted ${title}${stoppedRuns(data.stoppedRuns)}`;
+    case "message_edited": {
+      const where = text(data.where) ?? (data.title ? `the thread of ${title}` : "a conversation");
+      const preview = quoted(text(data.preview));
+      return `${who} edited a message in ${where}${preview ? `: ${preview}` : ""}`;
+    }
+    case "message_deleted": {
+      const where = text(data.where) ?? (data.title ? `the thread of ${title}` : "a conversation");
+      const author = text(data.author);
+      return author && author !== who ? `${who} deleted ${author}’s message in ${where}` : `${who} deleted a message in ${where}`;
+    }
     default: {
       // A type added on the server before the client learned it.
       const unknown: never = type;
       return `${who} did something (${String(unknown)})`;
     }
   }
+}
+
+/** ", stopping 2 runs" when archiving or deleting stopped runs. */
+function stoppedRuns(value: Value): string {
+  const count = typeof value === "number" ? value : 0;
+  return count > 0 ? `, stopping ${count} run${count === 1 ? "" : "s"}` : "";
 }
 
 /** Who an activity is by, as a sentence names them. */

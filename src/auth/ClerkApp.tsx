@@ -1,11 +1,13 @@
 import { ClerkProvider, SignIn, useAuth, useClerk, useUser } from "@clerk/clerk-react";
-import { useConvexAuth } from "convex/react";
+import { useConvexAuth, useQuery } from "convex/react";
+import { api } from "../../convex/_generated/api";
 import { ConvexProviderWithClerk } from "convex/react-clerk";
 import { Button } from "../components/ui/Button";
 import { FullPageMessage } from "../components/FullPageMessage";
 import { convex } from "../convexClient";
 import { AppRoutes } from "../routes";
 import { AppShell } from "../shell/AppShell";
+import { ExternalOwnerSetup } from "./ExternalOwnerSetup";
 import { SignInLayout } from "./SignInLayout";
 
 /** Clerk mode, loaded only when a publishable key was built in. */
@@ -16,6 +18,18 @@ export default function ClerkApp({ publishableKey }: { publishableKey: string })
         <ClerkGate />
       </ConvexProviderWithClerk>
     </ClerkProvider>
+  );
+}
+
+/** Signed in: the owner setup first when the deployment has no owner and a setup password guards it, else the app. */
+function ClerkSignedIn({ name, onSignOut }: { name: string; onSignOut: () => void }) {
+  const setup = useQuery(api.setup.status, {});
+  if (setup === undefined) return <FullPageMessage>Connecting…</FullPageMessage>;
+  if (setup.needsOwner && setup.setupPasswordRequired) return <ExternalOwnerSetup name={name} onSignOut={onSignOut} />;
+  return (
+    <AppShell userName={name} onSignOut={onSignOut}>
+      <AppRoutes />
+    </AppShell>
   );
 }
 
@@ -32,11 +46,7 @@ function ClerkGate() {
   if (isLoading) return <FullPageMessage>Connecting…</FullPageMessage>;
   if (isAuthenticated) {
     const name = user?.fullName ?? user?.username ?? user?.primaryEmailAddress?.emailAddress ?? "You";
-    return (
-      <AppShell userName={name} onSignOut={signOut}>
-        <AppRoutes />
-      </AppShell>
-    );
+    return <ClerkSignedIn name={name} onSignOut={signOut} />;
   }
   if (isSignedIn) {
     // Clerk is happy but Convex refused the token: usually a missing "convex" JWT template.

@@ -17,6 +17,7 @@ import { columnRequests, useBoardMounted } from "./prefetch";
 import type { BoardColumnData, TaskStatus } from "./types";
 import { canWrite, useRole } from "../shell/role";
 import { useStoredState } from "../shell/useStoredState";
+import { useWaitingTasks, WaitingTasksContext } from "../shell/waiting";
 
 type Props = {
   departmentId: Id<"departments">;
@@ -100,6 +101,7 @@ export function Board({ departmentId, onOpenTask, columnMode: forcedMode, filter
   const [creating, setCreating] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const unreadTaskIds = useMemo(() => new Set<string>(notifications?.unreadMentionTaskIds ?? []), [notifications]);
+  const waitingTasks = useWaitingTasks(departmentId);
 
   function onMoveTask(target: TaskMove) {
     setFailure(null);
@@ -146,19 +148,21 @@ export function Board({ departmentId, onOpenTask, columnMode: forcedMode, filter
       {loading ? (
         <BoardSkeleton />
       ) : (
-        <BoardView
-          columns={columns}
-          agents={agents}
-          unreadTaskIds={unreadTaskIds}
-          onOpenTask={onOpenTask}
-          onMoveTask={onMoveTask}
-          readOnly={!writable}
-          columnMode={columnMode}
-          statuses={statuses}
-          collapsed={collapsed}
-          onToggleCollapsed={toggleCollapsed}
-          filtered={hasFilters(filters)}
-        />
+        <WaitingTasksContext value={waitingTasks}>
+          <BoardView
+            columns={columns}
+            agents={agents}
+            unreadTaskIds={unreadTaskIds}
+            onOpenTask={onOpenTask}
+            onMoveTask={onMoveTask}
+            readOnly={!writable}
+            columnMode={columnMode}
+            statuses={statuses}
+            collapsed={collapsed}
+            onToggleCollapsed={toggleCollapsed}
+            filtered={hasFilters(filters)}
+          />
+        </WaitingTasksContext>
       )}
       {creating && agents !== undefined && (
         <NewTaskDialog departmentId={departmentId} agents={agents} onClose={() => setCreating(false)} />

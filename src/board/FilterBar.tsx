@@ -45,7 +45,7 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
   }, [text, filters, onChange]);
 
   // On a phone the filters other than search fold behind a button (open while any is set).
-  const narrowing = [filters.assignee, filters.tag, filters.priority].filter((value) => value !== undefined).length + filters.statuses.length + (filters.mine ? 1 : 0);
+  const narrowing = [filters.assignee, filters.tag, filters.priority].filter((value) => value !== undefined).length + filters.statuses.length + (filters.mine ? 1 : 0) + (filters.archived === true ? 1 : 0);
   const [open, setOpen] = useState(narrowing > 0);
 
   const commitTag = () => {
@@ -121,6 +121,20 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
           )}
         >
           Mine
+        </button>
+        <button
+          type="button"
+          aria-pressed={filters.archived === true}
+          onClick={() => onChange({ ...filters, archived: filters.archived === true ? undefined : true })}
+          title="Archived tasks (hidden from the board otherwise)"
+          className={cn(
+            "rounded-lg px-2.5 py-1.5 text-sm font-medium ring-1 ring-inset focus-visible:outline-2 focus-visible:outline-indigo-600",
+            filters.archived === true
+              ? "bg-indigo-600 text-white ring-indigo-600"
+              : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700 dark:hover:bg-slate-800",
+          )}
+        >
+          Archived
         </button>
         {hasFilters(filters) && (
           <button

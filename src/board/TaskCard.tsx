@@ -2,9 +2,10 @@ import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
 import { useCallback, type CSSProperties, type HTMLAttributes, type Ref } from "react";
 import { Avatar } from "../components/ui/Avatar";
-import { Badge } from "../components/ui/Badge";
+import { Badge, BADGE_TONES } from "../components/ui/Badge";
 import { GripIcon } from "../components/ui/icons";
 import { cn } from "../lib/cn";
+import { useTaskWaiting, WAITING_LABEL, waitingSentence } from "../shell/waiting";
 import { initials } from "./initials";
 import { optionFor, PRIORITY_OPTIONS } from "./options";
 import type { RosterAgent, TaskCardData } from "./types";
@@ -61,6 +62,7 @@ export function TaskCard({
   const priority = optionFor(PRIORITY_OPTIONS, task.priority);
   const shown = task.assigneeSessionKeys.slice(0, MAX_AVATARS);
   const hidden = task.assigneeSessionKeys.length - shown.length;
+  const waiting = useTaskWaiting(task._id);
   const delegator = task.delegatedBy === undefined ? undefined : (agentsByKey.get(task.delegatedBy)?.name ?? task.delegatedBy);
   return (
     <li
@@ -73,6 +75,7 @@ export function TaskCard({
       className={cn(
         "group relative rounded-lg border border-slate-200 bg-white p-2.5 shadow-sm transition-shadow hover:shadow-md dark:border-slate-700 dark:bg-slate-800 dark:shadow-none dark:hover:border-slate-600",
         placeholder && "opacity-40 shadow-none",
+        waiting !== undefined && "border-amber-400 ring-1 ring-amber-400/60 dark:border-amber-500 dark:ring-amber-500/50",
         overlay && "rotate-1 cursor-grabbing shadow-lg ring-2 ring-indigo-500/40",
       )}
     >
@@ -120,6 +123,18 @@ export function TaskCard({
           <Badge className={priority.className} title="Priority">
             {priority.label}
           </Badge>
+          {waiting !== undefined && (
+            <span data-testid="card-waiting" className="contents">
+              <Badge className={cn(BADGE_TONES.attention, "whitespace-nowrap dark:bg-amber-500/15 dark:text-amber-200 dark:ring-amber-400/40")} title={waitingSentence(waiting)}>
+                {WAITING_LABEL[waiting.kind]}
+              </Badge>
+            </span>
+          )}
+          {task.archived === true && (
+            <Badge className="bg-slate-100 text-slate-700 ring-slate-500/20 dark:bg-slate-700 dark:text-slate-200 dark:ring-slate-400/30" title="Archived: off the board">
+              Archived
+            </Badge>
+          )}
           {delegator !== undefined && (
             <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-500/15 dark:text-indigo-300 dark:ring-indigo-400/30" title={`Delegated by ${delegator}`}>
               Delegated

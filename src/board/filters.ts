@@ -17,11 +17,13 @@ export type BoardFilters = {
   /** Columns shown; empty means all six. */
   statuses: TaskStatus[];
   mine: boolean;
+  /** Archived tasks instead of the live ones (hidden otherwise). */
+  archived?: boolean;
 };
 
 export const NO_FILTERS: BoardFilters = { text: "", statuses: [], mine: false };
 
-const KEYS = { text: "q", assignee: "assignee", tag: "tag", priority: "priority", status: "status", mine: "mine" } as const;
+const KEYS = { text: "q", assignee: "assignee", tag: "tag", priority: "priority", status: "status", mine: "mine", archived: "archived" } as const;
 
 /** Filters read from a query string; unknown values (a typo'd priority or status) are dropped. */
 export function parseFilters(search: string): BoardFilters {
@@ -37,6 +39,7 @@ export function parseFilters(search: string): BoardFilters {
     priority: PRIORITY_OPTIONS.find((option) => option.value === priority)?.value,
     statuses: [...new Set(statuses)],
     mine: params.get(KEYS.mine) === "1",
+    ...(params.get(KEYS.archived) === "1" ? { archived: true } : {}),
   };
 }
 
@@ -50,6 +53,7 @@ export function writeFilters(search: string, filters: BoardFilters): string {
   if (filters.priority) params.set(KEYS.priority, filters.priority);
   if (filters.statuses.length > 0) params.set(KEYS.status, filters.statuses.join(","));
   if (filters.mine) params.set(KEYS.mine, "1");
+  if (filters.archived === true) params.set(KEYS.archived, "1");
   const query = params.toString();
   return query === "" ? "" : `?${query}`;
 }
@@ -62,7 +66,8 @@ export function hasFilters(filters: BoardFilters): boolean {
     filters.tag !== undefined ||
     filters.priority !== undefined ||
     filters.statuses.length > 0 ||
-    filters.mine
+    filters.mine ||
+    filters.archived === true
   );
 }
 
@@ -76,7 +81,7 @@ export function shownStatuses(filters: BoardFilters): TaskStatus[] {
  * browser only asks). Empty fields are left out so equal filters make equal
  * query keys.
  */
-export function filterArgs(filters: BoardFilters): { text?: string; assignee?: string; tag?: string; priority?: Priority; mine?: boolean } {
+export function filterArgs(filters: BoardFilters): { text?: string; assignee?: string; tag?: string; priority?: Priority; mine?: boolean; archived?: boolean } {
   const text = filters.text.trim();
   return {
     ...(text !== "" ? { text } : {}),
@@ -84,6 +89,7 @@ export function filterArgs(filters: BoardFilters): { text?: string; assignee?: s
     ...(filters.tag !== undefined ? { tag: filters.tag } : {}),
     ...(filters.priority !== undefined ? { priority: filters.priority } : {}),
     ...(filters.mine ? { mine: true } : {}),
+    ...(filters.archived === true ? { archived: true } : {}),
   };
 }
 

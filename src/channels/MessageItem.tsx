@@ -1,3 +1,6 @@
+import { useMutation } from "convex/react";
+import { api } from "../../convex/_generated/api";
+import { ChangeableMessage } from "../components/MessageChanges";
 import { Avatar } from "../components/ui/Avatar";
 import { Markdown } from "../components/ui/Markdown";
 import { initials } from "../board/initials";
@@ -11,6 +14,8 @@ type Props = { message: ChannelMessage; now: number; onOpenThread?: () => void }
 /** One message: who, when, importance, the markdown body, its artifacts and its thread. */
 export function MessageItem({ message, now, onOpenThread }: Props) {
   const name = authorName(message.from);
+  const edit = useMutation(api.channelMessages.edit);
+  const remove = useMutation(api.channelMessages.remove);
   const files = message.artifacts.filter((a) => a.kind === "file");
   const links = message.artifacts.filter((a) => a.kind !== "file");
   return (
@@ -33,9 +38,18 @@ export function MessageItem({ message, now, onOpenThread }: Props) {
           )}
           {message.blocking && <span className="rounded bg-slate-800 px-1.5 text-xs font-medium text-white">blocking</span>}
         </header>
-        <Markdown className="text-sm text-slate-800" mentions={message.mentions.map((m) => m.name)}>
-          {message.body}
-        </Markdown>
+        <ChangeableMessage
+          author={message.from}
+          text={message.body}
+          editedAt={message.editedAt}
+          deletedAt={message.deletedAt}
+          onEdit={(body) => edit({ channelId: message.channelId, messageId: message._id, body })}
+          onDelete={() => remove({ channelId: message.channelId, messageId: message._id })}
+        >
+          <Markdown className="text-sm text-slate-800" mentions={message.mentions.map((m) => m.name)}>
+            {message.body}
+          </Markdown>
+        </ChangeableMessage>
         {links.length > 0 && (
           <ul className="mt-1 flex flex-wrap gap-2 text-xs">
             {links.map((a, i) => (

@@ -52,7 +52,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
     >
       {error && <InlineError className="px-2 py-1.5 text-xs">{error}</InlineError>}
       <div className="relative flex items-end gap-2">
-        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
+        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} forArgument={slashMenu.forArgument} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
         <TextArea
           ref={textareaRef}
           aria-label="Message #maestro"

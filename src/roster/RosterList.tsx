@@ -8,6 +8,7 @@ import { Button } from "../components/ui/Button";
 import { PlusIcon } from "../components/ui/icons";
 import { SkeletonRows } from "../components/ui/Skeleton";
 import { agentSlugOf } from "../shell/addresses";
+import { WAITING_LABEL, waitingSentence, type WaitingItem } from "../shell/waiting";
 import type { Agent } from "./types";
 
 type Props = {
@@ -20,6 +21,8 @@ type Props = {
   agentHref?: (agentSlug: string) => string;
   /** Unread messages per agent session key (agents with none are absent); `more` past the counted bound. */
   unread?: ReadonlyMap<string, { unread: number; more: boolean }>;
+  /** What each agent (by id) waits on a person for; agents waiting for nothing are absent. */
+  waiting?: ReadonlyMap<string, readonly WaitingItem[]>;
 };
 
 /** Lead first, then by name, so the roster reads the same on every load. */
@@ -32,7 +35,7 @@ function byLeadThenName(a: Agent, b: Agent): number {
  * The squad as pure props: each agent's avatar, name, role and live status,
  * with "New agent" and per-agent "Edit" for admins only.
  */
-export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread }: Props) {
+export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread, waiting }: Props) {
   return (
     <RosterFrame
       count={agents?.length}
@@ -60,6 +63,7 @@ export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread }
               onEdit={isAdmin ? () => onEdit(agent) : undefined}
               agentHref={agentHref}
               unread={unread?.get(agent.sessionKey)}
+              waiting={waiting?.get(agent._id)}
             />
           ))}
         </ul>
@@ -68,9 +72,9 @@ export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread }
   );
 }
 
-type RowProps = Pick<Props, "agentHref"> & { agent: Agent; onEdit?: () => void; unread?: { unread: number; more: boolean } };
+type RowProps = Pick<Props, "agentHref"> & { agent: Agent; onEdit?: () => void; unread?: { unread: number; more: boolean }; waiting?: readonly WaitingItem[] };
 
-function RosterRow({ agent, onEdit, agentHref, unread }: RowProps) {
+function RosterRow({ agent, onEdit, agentHref, unread, waiting }: RowProps) {
   const status = optionFor(AGENT_STATUS_OPTIONS, agent.status);
   const slug = agentSlugOf(agent.sessionKey);
   // Names may be cut to fit the panel; the tooltip always has the whole of them.
@@ -120,10 +124,23 @@ function RosterRow({ agent, onEdit, agentHref, unread }: RowProps) {
             {agent.role}
           </span>
           <span aria-hidden="true">·</span>
-          <span data-testid="agent-status" className="inline-flex shrink-0 items-center gap-1">
-            <span aria-hidden="true" className={`size-1.5 rounded-full ${status.className}`} />
-            {status.label}
-          </span>
+          {waiting !== undefined && waiting.length > 0 ? (
+            // A paused run leaves its agent idle; what it waits for is what a person needs to know.
+            <span
+              data-testid="agent-waiting"
+              title={waiting.map((item) => `${waitingSentence(item)} — ${item.taskTitle}`).join("\n")}
+              className="inline-flex shrink-0 items-center gap-1 font-medium text-amber-800 dark:text-amber-200"
+            >
+              <span aria-hidden="true" className="size-1.5 rounded-full bg-amber-500" />
+              {WAITING_LABEL[waiting[0].kind]}
+              {waiting.length > 1 && ` +${waiting.length - 1}`}
+            </span>
+          ) : (
+            <span data-testid="agent-status" className="inline-flex shrink-0 items-center gap-1">
+              <span aria-hidden="true" className={`size-1.5 rounded-full ${status.className}`} />
+              {status.label}
+            </span>
+          )}
         </p>
       </div>
       {onEdit && (

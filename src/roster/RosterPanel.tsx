@@ -3,6 +3,7 @@ import { useMemo, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { PanelBoundary } from "../components/ErrorBoundary";
+import { useWaiting, waitingByAgent } from "../shell/waiting";
 import { CreateAgentModal } from "./CreateAgentModal";
 import { RosterFrame, RosterList } from "./RosterList";
 
@@ -32,6 +33,8 @@ function LiveRoster({ departmentId, isAdmin, agentHref }: Props) {
   const agents = useQuery(api.agents.list, { departmentId });
   const unreadRows = useQuery(api.inbox.agentUnread, { departmentId });
   const unread = useMemo(() => new Map((unreadRows ?? []).map((row) => [row.sessionKey, row])), [unreadRows]);
+  const waitingItems = useWaiting(departmentId);
+  const waiting = useMemo(() => waitingByAgent(waitingItems), [waitingItems]);
   const [editing, setEditing] = useState<Editing>(null);
   const close = () => setEditing(null);
   const editedAgent = editing?.mode === "edit" ? agents?.find((a) => a._id === editing.agentId) : undefined;
@@ -43,6 +46,7 @@ function LiveRoster({ departmentId, isAdmin, agentHref }: Props) {
         isAdmin={isAdmin}
         agentHref={agentHref}
         unread={unread}
+        waiting={waiting}
         onNew={() => setEditing({ mode: "create" })}
         onEdit={(agent) => setEditing({ mode: "edit", agentId: agent._id })}
       />

@@ -31,6 +31,7 @@ import { tabPanelProps, WorkspaceTabList, type WorkspaceTab } from "./WorkspaceT
 // The dialogs are loaded when first opened, so the entry chunk the board waits for stays small.
 const MembersDialog = lazy(() => import("../members/MembersDialog").then((m) => ({ default: m.MembersDialog })));
 const AccountDialog = lazy(() => import("./AccountDialog").then((m) => ({ default: m.AccountDialog })));
+const NewDepartmentDialog = lazy(() => import("./NewDepartmentDialog").then((m) => ({ default: m.NewDepartmentDialog })));
 
 type Props = {
   userName: string;
@@ -70,7 +71,7 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
   const me = useQuery(api.users.me, membership.status === "ready" ? {} : "skip");
   const modelStatus = useModelStatus();
   const isAdmin = selected !== undefined && isAdminRole(selected.role);
-  const [dialog, setDialog] = useState<"members" | "account" | null>(null);
+  const [dialog, setDialog] = useState<"members" | "account" | "department" | null>(null);
   const [inviteToken] = useState(inviteTokenFromUrl);
   const [slashInserts] = useState(createSlashInserts);
   const workspace = useMemo(() => (departments && fallback ? { departments, department: selected, fallback } : null), [departments, selected, fallback]);
@@ -124,7 +125,12 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
         }
       >
         {departments !== undefined && departments.length > 0 && selected && (
-          <DepartmentSwitcher departments={departments} selectedId={selected._id} onSelect={goToDepartment} />
+          <DepartmentSwitcher
+            departments={departments}
+            selectedId={selected._id}
+            onSelect={goToDepartment}
+            onCreate={departments.some((d) => isAdminRole(d.role)) ? () => setDialog("department") : undefined}
+          />
         )}
       </Header>
       <ModelProblemBanner status={modelStatus} />
@@ -155,6 +161,15 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
           <MembersDialog departmentId={selected._id} departmentName={selected.name} myRole={selected.role} onClose={() => setDialog(null)} />
         )}
         {dialog === "account" && <AccountDialog onClose={() => setDialog(null)} />}
+        {dialog === "department" && (
+          <NewDepartmentDialog
+            onClose={() => setDialog(null)}
+            onCreated={(id) => {
+              setDialog(null);
+              goToDepartment(id);
+            }}
+          />
+        )}
       </Suspense>
     </SlashInsertContext.Provider>
   );
@@ -167,7 +182,9 @@ function NoDepartment() {
       className="mx-auto my-12 flex max-w-sm flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 bg-white px-6 py-8 text-center dark:border-slate-700 dark:bg-slate-900"
     >
       <p className="text-sm font-medium text-slate-800 dark:text-slate-100">You are not a member of any department yet</p>
-      <p className="text-sm text-slate-600 dark:text-slate-300">Ask a department's owner or admin for an invite link.</p>
+      <p className="text-sm text-slate-600 dark:text-slate-300">
+        To get in, ask an owner or admin of the department to invite you (Members → Invite), with the email address you signed in with, then open the invite link they send you while signed in here.
+      </p>
     </div>
   );
 }

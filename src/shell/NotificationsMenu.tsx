@@ -7,6 +7,7 @@ import { ErrorBoundary } from "../components/ErrorBoundary";
 import { BellIcon } from "../components/ui/icons";
 import { formatRelativeTime, useNow } from "../lib/relativeTime";
 import { useTaskNavigation } from "./useTaskNavigation";
+import { useWaiting, WAITING_LABEL, type WaitingItem } from "./waiting";
 
 type Notifications = FunctionReturnType<typeof api.notifications.listMine>;
 
@@ -15,15 +16,17 @@ type ViewProps = {
   /** `undefined` while loading. */
   data: Notifications | undefined;
   onOpenTask: (taskId: Id<"tasks">) => void;
+  /** Approvals, questions and plans waiting for a person in the department: listed first, and counted. */
+  waiting?: readonly WaitingItem[];
 };
 
 /** The bell with the unread count, and a list of unread notifications; picking one opens its task. */
-export function NotificationsMenuView({ data, onOpenTask }: ViewProps) {
+export function NotificationsMenuView({ data, onOpenTask, waiting = [] }: ViewProps) {
   const [open, setOpen] = useState(false);
   const rootRef = useRef<HTMLDivElement>(null);
   const panelId = useId();
   const now = useNow();
-  const count = data?.unreadCount ?? 0;
+  const count = (data?.unreadCount ?? 0) + waiting.length;
 
   useEffect(() => {
     if (!open) return;
@@ -49,7 +52,7 @@ export function NotificationsMenuView({ data, onOpenTask }: ViewProps) {
         type="button"
         aria-expanded={open}
         aria-controls={panelId}
-        aria-label={data === undefined ? "Notifications" : `Notifications, ${count} unread`}
+        aria-label={data === undefined ? "Notifications" : `Notifications, ${count} unread${waiting.length > 0 ? ` (${waiting.length} waiting for a person)` : ""}`}
         onClick={() => setOpen((o) => !o)}
         className="relative rounded-lg p-2 text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-slate-100"
       >
@@ -68,6 +71,33 @@ export function NotificationsMenuView({ data, onOpenTask }: ViewProps) {
           id={panelId}
           className="absolute right-0 z-40 mt-2 w-80 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl bg-white shadow-lg ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700"
         >
+          {waiting.length > 0 && (
+            <section aria-label="Waiting for a person" className="border-b border-amber-200 bg-amber-50/60 dark:border-amber-800/60 dark:bg-amber-950/30">
+              <p className="px-4 pt-2.5 pb-1 text-sm font-semibold text-amber-900 dark:text-amber-100">Waiting for a person</p>
+              <ul className="max-h-60 overflow-y-auto">
+                {waiting.map((item) => (
+                  <li key={item.cardId}>
+                    <button
+                      type="button"
+                      data-testid="waiting-item"
+                      onClick={() => {
+                        setOpen(false);
+                        onOpenTask(item.taskId);
+                      }}
+                      className="flex w-full flex-col gap-0.5 px-4 py-2 text-left hover:bg-amber-100/60 focus-visible:bg-amber-100/60 focus-visible:outline-none dark:hover:bg-amber-900/30"
+                    >
+                      <span className="text-sm text-slate-900 dark:text-slate-100">
+                        <span className="font-semibold">{item.agentName}</span> {item.ask}
+                      </span>
+                      <span className="truncate text-xs text-slate-600 dark:text-slate-300">
+                        {WAITING_LABEL[item.kind]} on {item.taskTitle} · {formatRelativeTime(item.since, now)}
+                      </span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
           <p className="border-b border-slate-100 px-4 py-2.5 text-sm font-semibold text-slate-700 dark:border-slate-800 dark:text-slate-200">Notifications</p>
           {data === undefined ? (
             <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">Loading…</p>
@@ -104,8 +134,9 @@ type Props = { departmentId: Id<"departments">; departmentSlug: string };
 
 function LiveNotifications({ departmentId, departmentSlug }: Props) {
   const data = useQuery(api.notifications.listMine, { departmentId });
+  const waiting = useWaiting(departmentId);
   const tasks = useTaskNavigation(departmentSlug);
-  return <NotificationsMenuView data={data} onOpenTask={tasks.open} />;
+  return <NotificationsMenuView data={data} onOpenTask={tasks.open} waiting={waiting} />;
 }
 
 /** The header's notifications, live for one department. A failure hides the bell rather than the page. */

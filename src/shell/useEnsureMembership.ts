@@ -20,7 +20,7 @@ export function useEnsureMembership(needed = true): AccountState & { retry: () =
   useEffect(() => {
     if (!needed) return;
     let active = true;
-    ensureAccount().then(
+    ensureAccount({}).then(
       () => {
         if (active) setState({ status: "ready" });
       },

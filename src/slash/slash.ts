@@ -8,6 +8,8 @@ export interface SlashCommandItem {
   argumentHint: string;
   kind: "action" | "prompt";
   source: "builtin" | "global" | "department";
+  /** What the first argument names, for completion (built-ins only). */
+  argument?: "agent" | "agents" | "status";
 }
 
 export type SlashResult = { ok: true; message: string; taskId?: string } | { ok: false; error: string };
@@ -20,6 +22,8 @@ export interface SlashSupport {
   run: (text: string) => Promise<SlashResult>;
   /** The live preview of what sending `text` would do. */
   renderPreview?: (text: string) => ReactNode;
+  /** The squad's names, for completing an argument that names agents. */
+  agents?: readonly string[];
 }
 
 /** The command name being typed: the text up to the caret is `/` and a name, nothing else. */

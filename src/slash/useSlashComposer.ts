@@ -1,7 +1,7 @@
 import { useCallback, useLayoutEffect, useRef, useState } from "react";
 import { useSend } from "../lib/useSend";
-import type { SlashCommandItem, SlashSupport } from "./slash";
-import { pickedText, useSlashInsert, useSlashMenu } from "./SlashMenu";
+import type { SlashSupport } from "./slash";
+import { useSlashInsert, useSlashMenu, type SlashMenuItem } from "./SlashMenu";
 import { useSlashSend } from "./useSlashSend";
 
 /**
@@ -17,7 +17,7 @@ export function useSlashComposer(slash: SlashSupport | undefined, onSend: (conte
   const pendingCaret = useRef<number | null>(null);
   const slashSend = useSlashSend(slash, onSend);
   const { sending, error, send } = useSend(slashSend.send);
-  const slashMenu = useSlashMenu(text, caret, slash?.commands);
+  const slashMenu = useSlashMenu(text, caret, slash?.commands, slash?.agents);
 
   // After a pick, put the caret where it belongs once React has written the text.
   useLayoutEffect(() => {
@@ -51,7 +51,7 @@ export function useSlashComposer(slash: SlashSupport | undefined, onSend: (conte
     },
     setCaret,
     slashMenu,
-    pickCommand: (item: SlashCommandItem) => write(pickedText(item)),
+    pickCommand: (item: SlashMenuItem) => write(item.text, item.caret),
     /** What the last command did, for `SlashStatus`. */
     notice: slashSend.notice,
     sending,

@@ -12,12 +12,13 @@ export function useSlashSupport(departmentId: Id<"departments"> | undefined, tas
   return useMemo(
     () => ({
       commands: list?.commands,
+      agents: list?.agents,
       run: async (text: string) => {
         if (departmentId === undefined) return { ok: false as const, error: "Still loading; try again in a moment." };
         return await resolve({ departmentId, text, ...(taskId === undefined ? {} : { taskId }) });
       },
       renderPreview: (text: string) => (departmentId === undefined ? null : <SlashPreview departmentId={departmentId} taskId={taskId} text={text} />),
     }),
-    [list?.commands, resolve, departmentId, taskId],
+    [list?.commands, list?.agents, resolve, departmentId, taskId],
   );
 }

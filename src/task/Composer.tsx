@@ -91,7 +91,7 @@ export function Composer({ candidates, onSend, slash }: Props) {
     >
       {error && <InlineError>{error}</InlineError>}
       <div className="relative">
-        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
+        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} forArgument={slashMenu.forArgument} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
         {open && (
           <ul
             id={listId}

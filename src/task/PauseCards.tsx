@@ -243,18 +243,21 @@ export function mergeCards(approvals: ApprovalCardView[], questions: QuestionCar
 
 /**
  * A task's approval, question and plan cards, live; in the run view only
- * that run's. Viewers see them read-only.
+ * that run's. Viewers see them read-only. The drawer splits them: `pending`
+ * (what waits for a person, pinned beside the composer) and `decided` (the
+ * rest, folded away under a summary); without `show`, all in order.
  */
-export function PauseCards({ taskId, runId, now }: { taskId: Id<"tasks">; runId?: Id<"runs">; now: number }) {
+export function PauseCards({ taskId, runId, now, show }: { taskId: Id<"tasks">; runId?: Id<"runs">; now: number; show?: "pending" | "decided" }) {
   const approvals = useQuery(api.approvals.listForTask, { taskId });
   const questions = useQuery(api.questions.listForTask, { taskId });
   const plans = useQuery(api.plans.listForTask, { taskId });
   const writable = canWrite(useRole());
   if (approvals === undefined || questions === undefined || plans === undefined) return null;
-  const cards = mergeCards(approvals, questions, plans, runId);
+  const all = mergeCards(approvals, questions, plans, runId);
+  const cards = show === undefined ? all : all.filter(({ card }) => (shownState(card, now) === "pending") === (show === "pending"));
   if (cards.length === 0) return null;
-  return (
-    <ol aria-label="Waiting for people" className="flex flex-col gap-2">
+  const list = (
+    <ol aria-label={show === "decided" ? "Decided" : "Waiting for people"} className="flex flex-col gap-2">
       {cards.map((item) =>
         item.kind === "approval" ? (
           <ApprovalCard key={item.card._id} card={item.card} writable={writable} now={now} />
@@ -265,5 +268,14 @@ export function PauseCards({ taskId, runId, now }: { taskId: Id<"tasks">; runId?
         ),
       )}
     </ol>
+  );
+  if (show !== "decided") return list;
+  return (
+    <details data-testid="decided-cards" className="rounded-lg text-sm">
+      <summary className="cursor-pointer py-1 text-xs font-medium text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-slate-100">
+        {cards.length} decided {cards.length === 1 ? "request" : "requests"} (approvals, questions, plans)
+      </summary>
+      <div className="pt-2">{list}</div>
+    </details>
   );
 }

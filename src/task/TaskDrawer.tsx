@@ -22,6 +22,7 @@ import type { MentionCandidate } from "./mentions";
 import { useNow } from "../lib/relativeTime";
 import { useFollowThread } from "./useFollowThread";
 import { AgentActivity } from "./RunsPanel";
+import { TaskCleanup } from "./TaskCleanup";
 import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";
 import { Thread, type ThreadMessage, type ThreadStatus } from "./Thread";
 
@@ -46,6 +47,8 @@ type ViewProps = {
   activity?: ReactNode;
   /** Slash commands in the composer. */
   slash?: SlashSupport;
+  /** Archive and delete, under the details; the container passes the live `TaskCleanup`. */
+  cleanup?: ReactNode;
 };
 
 /** Who the composer can @mention. */
@@ -76,6 +79,7 @@ export function TaskDrawerView({
   now,
   activity,
   slash,
+  cleanup,
 }: ViewProps) {
   const [failure, setFailure] = useState<string | null>(null);
   const report = (error: unknown) => setFailure(userMessage(error));
@@ -119,11 +123,12 @@ export function TaskDrawerView({
           </div>
         )}
         <TaskDetails task={task} agents={agents} members={members} edits={edits} onError={report} onOpenTask={onOpenTask} now={now} />
+        {cleanup}
         {activity}
         <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
           <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Thread</h3>
+          <PauseCards taskId={task._id} now={now} show="decided" />
           <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} />
-          <PauseCards taskId={task._id} now={now} />
         </section>
       </div>
       {follow.unseen && (
@@ -139,6 +144,10 @@ export function TaskDrawerView({
       </div>
 
       <div className="border-t border-slate-200 bg-white px-5 py-3 dark:bg-slate-900 dark:border-slate-700">
+        {/* What waits for a person stays beside the composer, however long the thread. */}
+        <div data-testid="pending-cards" className="-mx-5 mb-3 max-h-[45vh] overflow-y-auto px-5 empty:hidden">
+          <PauseCards taskId={task._id} now={now} show="pending" />
+        </div>
         {writable ? (
           <Composer
             candidates={candidates}
@@ -276,6 +285,7 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingI
       now={now}
       activity={<AgentActivity taskId={taskId} now={now} />}
       slash={slash}
+      cleanup={<TaskCleanup task={task} onDeleted={onClose} />}
     />
   );
 }

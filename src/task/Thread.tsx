@@ -1,5 +1,7 @@
+import { useMutation } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
-import type { api } from "../../convex/_generated/api";
+import { api } from "../../convex/_generated/api";
+import { ChangeableMessage } from "../components/MessageChanges";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { Markdown } from "../components/ui/Markdown";
@@ -64,6 +66,8 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
 
 function MessageItem({ message, now }: { message: ThreadMessage; now: number }) {
   const { author } = message;
+  const edit = useMutation(api.messages.edit);
+  const remove = useMutation(api.messages.remove);
   const time = <RelativeTime at={message._creationTime} now={now} className="text-xs text-slate-500 dark:text-slate-400" />;
 
   if (author.kind === "system") {
@@ -95,9 +99,18 @@ function MessageItem({ message, now }: { message: ThreadMessage; now: number }) 
           </Badge>
           {time}
         </div>
-        <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100" : "bg-slate-50 ring-1 ring-slate-200 dark:bg-slate-800/60 dark:ring-slate-700")}>
-          <Markdown mentions={message.mentions.map((mention) => mention.name)}>{message.content}</Markdown>
-        </div>
+        <ChangeableMessage
+          author={author}
+          text={message.content}
+          editedAt={message.editedAt}
+          deletedAt={message.deletedAt}
+          onEdit={(content) => edit({ taskId: message.taskId, messageId: message._id, content })}
+          onDelete={() => remove({ taskId: message.taskId, messageId: message._id })}
+        >
+          <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100" : "bg-slate-50 ring-1 ring-slate-200 dark:bg-slate-800/60 dark:ring-slate-700")}>
+            <Markdown mentions={message.mentions.map((mention) => mention.name)}>{message.content}</Markdown>
+          </div>
+        </ChangeableMessage>
       </div>
     </li>
   );

@@ -15,7 +15,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { drawer, screenshotPath, send, startJourneyOfTwo, until, writeWithMention, type Journey } from "./journey";
+import { closeDrawer, drawer, screenshotPath, send, startJourneyOfTwo, until, writeWithMention, type Journey } from "./journey";
 
 /** Bound on waiting for an agent's run (the demo model answers in milliseconds; a slow reply takes about 20 s). */
 const RUN_MS = 30_000;
@@ -79,6 +79,26 @@ describe("approve a high-priority delegation in a second browser, then stop a lo
     expect(journey.pageErrors).toEqual([]);
   });
 
+  test("Grace, with the task closed, sees the approval from the board, the roster and the bell, which opens the task beside its pending card", async () => {
+    await closeDrawer(grace);
+    const waitingBadge = cardOf(grace, taskId).getByTestId("card-waiting");
+    await waitingBadge.waitFor();
+    expect(await waitingBadge.textContent()).toBe("Waits for approval");
+    expect(await waitingBadge.locator("[title]").getAttribute("title")).toMatch(/^Jarvis asks to run delegate_task/);
+    const jarvis = grace.getByTestId("roster-agent").filter({ has: grace.getByTestId("roster-agent-name").getByText("Jarvis", { exact: true }) });
+    expect(await jarvis.getByTestId("agent-waiting").textContent()).toBe("Waits for approval");
+    const bell = grace.getByRole("button", { name: /^Notifications, \d+ unread \(1 waiting for a person\)/ });
+    await bell.click();
+    const item = grace.getByRole("region", { name: "Waiting for a person" }).getByTestId("waiting-item");
+    expect(await item.textContent()).toMatch(/Jarvis asks to run delegate_task.*Waits for approval on Launch week/);
+    await grace.screenshot({ path: screenshotPath("approvals-bell.png") });
+    await item.click();
+    await drawer(grace).getByRole("heading", { name: TITLE, exact: true }).waitFor();
+    // The pending card sits beside the composer, not lost in the thread.
+    await drawer(grace).getByTestId("pending-cards").getByTestId("approval-card").waitFor();
+    expect(journey.pageErrors).toEqual([]);
+  });
+
   test("Grace approves in her browser: the subtask appears on both boards and under its parent; Ada's card says who approved", async () => {
     const card = approvalCard(grace);
     await card.waitFor();
@@ -92,6 +112,9 @@ describe("approve a high-priority delegation in a second browser, then stop a lo
     await expect(approvalCard(ada).getByRole("button").count()).resolves.toBe(0);
     await runIn(ada, "completed").first().waitFor({ timeout: RUN_MS });
     expect(await boardCard(ada, SUBTASK).count()).toBe(1);
+    // Decided, it no longer waits: the board's badge is gone and the card folds away with the decided ones.
+    await cardOf(grace, taskId).getByTestId("card-waiting").waitFor({ state: "detached" });
+    await drawer(ada).getByTestId("decided-cards").getByTestId("approval-card").waitFor({ state: "attached" });
     expect(journey.pageErrors).toEqual([]);
   });
 

@@ -81,6 +81,24 @@ describe("slash commands", () => {
     await cardTitled(grace, DELEGATED).waitFor();
   });
 
+  test("/assign Dev Bot assigns the agent of two words; the argument completes agent names", async () => {
+    const box = composer(ada);
+    await box.click();
+    await box.pressSequentially("/assign Dev Bot");
+    await drawer(ada).getByTestId("slash-preview").getByText("Assigns this task to Dev Bot.").waitFor();
+    await drawer(ada).getByRole("button", { name: "Send" }).click();
+    await drawer(ada).getByTestId("slash-result").getByText("Assigned to Dev Bot.").waitFor();
+    await until(() => box.inputValue(), (value) => value === "", "the composer to clear");
+    // The argument position lists the squad's names; Tab takes the whole name.
+    await box.pressSequentially("/assign wri");
+    const values = ada.getByRole("listbox", { name: "Argument values" });
+    await expect(values.getByRole("option").allTextContents()).resolves.toEqual([expect.stringContaining("Writer")]);
+    await ada.screenshot({ path: screenshotPath("slash-argument.png") });
+    await box.press("Tab");
+    await expect(box.inputValue()).resolves.toBe("/assign Writer ");
+    await box.fill("");
+  });
+
   test("an unknown command shows an inline error and sends nothing", async () => {
     const box = composer(ada);
     await box.fill("/nonsense please");

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { editDistance, normalizeName, resolveAgentNames, type RosterEntry } from "../../convex/lib/agentNames";
+import { agentNamesIn, editDistance, normalizeName, resolveAgentNames, type RosterEntry } from "../../convex/lib/agentNames";
 
 const roster: RosterEntry[] = (
   [
@@ -47,4 +47,17 @@ test("unknown names fail with the closest roster names, never a misroute", () =>
 test("helpers", () => {
   expect(normalizeName(" @The_Dev-Bot ")).toBe("dev bot");
   expect(editDistance("kitten", "sitting")).toBe(3);
+});
+
+test("agentNamesIn reads the longest name the roster has at each place, and stops after `max`", () => {
+  const words = (text: string) => text.split(" ");
+  expect(agentNamesIn(words("Dev Bot Writer"), roster)).toEqual({ names: ["Dev Bot", "Writer"], rest: [] });
+  expect(agentNamesIn(words("dev bot fix the login"), roster, 1)).toEqual({ names: ["dev bot"], rest: words("fix the login") });
+  // A role names its one agent; a word that starts no name stands alone.
+  expect(agentNamesIn(words("the copywriter Nobody Jarvis"), roster)).toEqual({ names: ["the copywriter", "Nobody", "Jarvis"], rest: [] });
+  // A quoted name arrives as one word.
+  expect(agentNamesIn(["Dev Bot", "Launch", "tagline"], roster, 1)).toEqual({ names: ["Dev Bot"], rest: ["Launch", "tagline"] });
+  // Two agents share "Reviewer": the role alone names neither.
+  expect(agentNamesIn(words("Reviewer Rex"), roster)).toEqual({ names: ["Reviewer", "Rex"], rest: [] });
+  expect(agentNamesIn([], roster)).toEqual({ names: [], rest: [] });
 });

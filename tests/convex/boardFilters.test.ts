@@ -29,11 +29,20 @@ const allTitles = (columns: Array<{ tasks: Array<{ title: string }> }>) => colum
 
 describe("cleanBoardFilter / matchesBoardFilter", () => {
   test("blank fields mean no filter; oversized ones are refused", () => {
-    expect(cleanBoardFilter({ text: "  ", tag: "", assignee: " " })).toEqual({ text: undefined, tag: undefined, assignee: undefined, priority: undefined, mine: false });
+    expect(cleanBoardFilter({ text: "  ", tag: "", assignee: " " })).toEqual({ text: undefined, tag: undefined, assignee: undefined, priority: undefined, mine: false, archived: false });
     expect(isFiltered(cleanBoardFilter({}))).toBe(false);
     expect(isFiltered(cleanBoardFilter({ mine: true }))).toBe(true);
+    expect(isFiltered(cleanBoardFilter({ archived: true }))).toBe(true);
     expect(() => cleanBoardFilter({ text: "x".repeat(SEARCH_TEXT_CHARS + 1) })).toThrow(/Search text is 101 characters; the limit is 100/);
     expect(() => cleanBoardFilter({ tag: "t".repeat(33) })).toThrow(/the limit is 32/);
+  });
+
+  test("archived tasks match only the archived filter, which shows nothing else; deleted ones never match", () => {
+    const live = { tags: [], assigneeSessionKeys: [], priority: "low" as const, createdBy: "member:u1" };
+    const archived = { ...live, archivedAt: 1 };
+    expect([live, archived].map((task) => matchesBoardFilter(task, cleanBoardFilter({}), "member:u1"))).toEqual([true, false]);
+    expect([live, archived].map((task) => matchesBoardFilter(task, cleanBoardFilter({ archived: true }), "member:u1"))).toEqual([false, true]);
+    expect(matchesBoardFilter({ ...archived, deletedAt: 2 }, cleanBoardFilter({ archived: true }), "member:u1")).toBe(false);
   });
 
   test("every set filter must pass; tags compare case-insensitively; mine is created or held", () => {

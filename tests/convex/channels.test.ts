@@ -2,7 +2,7 @@ import { describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { LIMITS } from "../../convex/lib/limits";
-import { AGENTS, createTask, demoSquad, expectError, memberKeyOf, type Actor, type TestConvex } from "./setup";
+import { AGENTS, createTask, demoSquad, expectError, insertRun, memberKeyOf, roundInputs, type Actor, type TestConvex } from "./setup";
 
 type Table = "channels" | "channelMessages" | "inbox" | "events" | "channelMembers";
 async function rows<T extends Table>(t: TestConvex, table: T): Promise<Array<Doc<T>>> {
@@ -148,6 +148,54 @@ describe("DMs", () => {
     await expectError(admin.mutation(api.channels.openDm, { departmentId, participantKeys: ["member:nobody"] }), "NOT_FOUND");
     await expectError(admin.mutation(api.channels.openDm, { departmentId, participantKeys: [] }), "INVALID_ARGUMENT", /participant/);
     expect(await rows(t, "channels")).toHaveLength(0);
+  });
+});
+
+describe("editing and deleting messages in channels and DMs", () => {
+  async function activity(t: TestConvex, type: string) {
+    return await t.run(async (ctx) => (await ctx.db.query("activities").collect()).filter((a) => a.type === type).map((a) => a.data));
+  }
+
+  test("the author edits in a channel (marked edited, agents read the new text); only the author may", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    const id = await grace.mutation(api.channelMessages.post, { channelId, body: "@Writer draft teh notes" });
+    await expectError(admin.mutation(api.channelMessages.edit, { channelId, messageId: id, body: "hijack" }), "FORBIDDEN", /author/);
+    await grace.mutation(api.channelMessages.edit, { channelId, messageId: id, body: "@Writer draft the notes" });
+    const [message] = await top(admin, channelId);
+    expect(message).toMatchObject({ body: "@Writer draft the notes", mentions: [expect.objectContaining({ key: AGENTS.writer })] });
+    expect(message.editedAt).toBeTypeOf("number");
+    expect(await activity(t, "message_edited")).toEqual([{ where: "#general" }]);
+    const taskId = await createTask(admin, departmentId, { title: "Notes" });
+    const runId = await insertRun(t, AGENTS.writer, taskId, "queued");
+    const inbox = (await roundInputs(t, runId)).inbox;
+    expect(inbox?.unread.map((m) => m.body)).toEqual(["@Writer draft the notes"]);
+    await admin.mutation(api.channelMessages.remove, { channelId, messageId: id });
+    const after = (await roundInputs(t, runId)).inbox;
+    expect(after?.unread.map((m) => m.body)).toEqual(["(message deleted)"]);
+  });
+
+  test("in a DM the author deletes their own message; an admin deletes anyone's; others may not, and outsiders cannot reach it", async () => {
+    const { t, departmentId, admin, grace, vera, other } = await demoSquad({ grace: true, vera: true, other: true });
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [memberKeyOf(t, "Ada"), AGENTS.writer] });
+    const graces = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "wrong DM, sorry", artifacts: [{ kind: "link", url: "https://example.com" }] });
+    const adas = await admin.mutation(api.channelMessages.post, { channelId: dm, body: "no worries" });
+    await expectError(grace.mutation(api.channelMessages.remove, { channelId: dm, messageId: adas }), "FORBIDDEN", /owner or admin/);
+    await expectError(vera.mutation(api.channelMessages.remove, { channelId: dm, messageId: graces }), "FORBIDDEN");
+    await expectError(other.member.mutation(api.channelMessages.remove, { channelId: dm, messageId: graces }), "FORBIDDEN");
+    await expectError(t.mutation(api.channelMessages.edit, { channelId: dm, messageId: graces, body: "x" }), "UNAUTHENTICATED");
+    const general = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    await expectError(admin.mutation(api.channelMessages.remove, { channelId: general, messageId: graces }), "NOT_FOUND");
+    await grace.mutation(api.channelMessages.remove, { channelId: dm, messageId: graces });
+    const messages = await top(admin, dm);
+    expect(messages.find((m) => m._id === graces)).toMatchObject({ body: "", artifacts: [], deletedAt: expect.any(Number) });
+    expect(messages.find((m) => m._id === adas)).toMatchObject({ body: "no worries" });
+    await admin.mutation(api.channelMessages.remove, { channelId: dm, messageId: adas });
+    // The feed never names a DM's people or quotes it.
+    expect(await activity(t, "message_deleted")).toEqual([
+      { where: "a DM", author: "Grace" },
+      { where: "a DM", author: "Ada" },
+    ]);
   });
 });
 

@@ -14,28 +14,43 @@ describe("departments.listMine", () => {
 });
 
 describe("departments.create", () => {
-  test("creates a department whose creator is its only member and owner, and records them joining", async () => {
+  test("an admin creates a department whose creator is its only member and owner, and records them joining", async () => {
     const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
-    const designId = await grace.mutation(api.departments.create, { name: "  Design Crew " });
-    expect(await grace.query(api.departments.listMine, {})).toEqual([
-      { _id: departmentId, name: "Product Squad", slug: "product", role: "member" },
+    const designId = await admin.mutation(api.departments.create, { name: "  Design Crew " });
+    expect(await admin.query(api.departments.listMine, {})).toEqual([
+      { _id: departmentId, name: "Product Squad", slug: "product", role: "admin" },
       { _id: designId, name: "Design Crew", slug: "design-crew", role: "owner" },
     ]);
-    expect(await admin.query(api.departments.listMine, {})).toHaveLength(1);
-    expect(await grace.query(api.members.list, { departmentId: designId })).toEqual([
-      { _id: expect.any(String), userId: userIdOf(t, "Grace"), name: "Grace", email: "grace@example.com", role: "owner", key: memberKeyOf(t, "Grace") },
+    expect(await grace.query(api.departments.listMine, {})).toHaveLength(1);
+    expect(await admin.query(api.members.list, { departmentId: designId })).toEqual([
+      { _id: expect.any(String), userId: userIdOf(t, "Ada"), name: "Ada", email: "ada@example.com", role: "owner", key: memberKeyOf(t, "Ada") },
     ]);
-    const feed = await grace.query(api.activities.list, { departmentId: designId, paginationOpts: { numItems: 10, cursor: null } });
-    expect(feed.page.map((a) => [a.type, a.data])).toEqual([["member_joined", { name: "Grace", role: "owner" }]]);
+    const feed = await admin.query(api.activities.list, { departmentId: designId, paginationOpts: { numItems: 10, cursor: null } });
+    expect(feed.page.map((a) => [a.type, a.data])).toEqual([["member_joined", { name: "Ada", role: "owner" }]]);
     const chat = await t.run(async (ctx) => (await ctx.db.get("departments", designId))!.chatSessionId);
     expect(chat).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   test("a department's board is closed to people who are not in it", async () => {
     const { admin, grace } = await demoSquad({ grace: true });
-    const designId = await grace.mutation(api.departments.create, { name: "Design" });
-    await expectError(admin.query(api.tasks.list, { departmentId: designId }), "FORBIDDEN");
-    await expectError(admin.mutation(api.tasks.create, { departmentId: designId, title: "Mine now" }), "FORBIDDEN");
+    const designId = await admin.mutation(api.departments.create, { name: "Design" });
+    await expectError(grace.query(api.tasks.list, { departmentId: designId }), "FORBIDDEN");
+    await expectError(grace.mutation(api.tasks.create, { departmentId: designId, title: "Mine now" }), "FORBIDDEN");
+  });
+
+  test("members, viewers and people of no department cannot create one; the owner of a deployment with none can", async () => {
+    const { t, grace, vera } = await demoSquad({ grace: true, vera: true });
+    for (const caller of [grace, vera, await asUser(t, "Stranger")]) {
+      await expectError(caller.mutation(api.departments.create, { name: "Shadow IT" }), "FORBIDDEN", /ask one of them for an invite/);
+    }
+    expect(await t.run(async (ctx) => (await ctx.db.query("departments").collect()).length)).toBe(1);
+    // A fresh deployment with no department: its first account (the owner) makes the first one; nobody else may.
+    const fresh = setupTest();
+    const owner = await asUser(fresh, "Olive");
+    const later = await asUser(fresh, "Lars");
+    await expectError(later.mutation(api.departments.create, { name: "First" }), "FORBIDDEN");
+    await owner.mutation(api.departments.create, { name: "First" });
+    expect(await owner.query(api.departments.listMine, {})).toEqual([expect.objectContaining({ name: "First", role: "owner" })]);
   });
 
   test("anonymous callers are refused", async () => {

@@ -67,6 +67,26 @@ describe("first-run owner setup", () => {
     expect(await t.query(api.setup.status, {})).toMatchObject({ needsOwner: false });
   });
 
+  test("Clerk: the first person of a deployment with no owner goes through the same setup (password when set) and owns it; the next has no department", async () => {
+    process.env.MAESTRO_WEBUI_PASSWORD = "team-secret";
+    const t = setupTest();
+    const departmentId = await t.mutation(internal.seed.demo, {});
+    const clerk = (subject: string, name: string) => t.withIdentity({ subject, issuer: "https://clerk.test", tokenIdentifier: `https://clerk.test|${subject}`, name, email: `${name.toLowerCase()}@example.com` });
+    const olive = clerk("user_olive", "Olive");
+    await expectError(olive.mutation(api.users.ensureExternal, {}), "FORBIDDEN", WRONG_SETUP_PASSWORD);
+    await expectError(olive.mutation(api.users.ensureExternal, { setupPassword: "guess" }), "FORBIDDEN", WRONG_SETUP_PASSWORD);
+    expect(await t.run(async (ctx) => await ctx.db.query("users").collect())).toEqual([]);
+    const oliveId = await olive.mutation(api.users.ensureExternal, { setupPassword: "team-secret" });
+    expect(await olive.mutation(api.users.ensureExternal, {})).toBe(oliveId);
+    expect(await olive.query(api.departments.listMine, {})).toEqual([{ _id: departmentId, name: "Product Squad", slug: "product", role: "owner" }]);
+    expect(await t.query(api.setup.status, {})).toMatchObject({ needsOwner: false });
+    // The next Clerk person gets an account and no department: an invite is the way in.
+    const lars = clerk("user_lars", "Lars");
+    await lars.mutation(api.users.ensureExternal, {});
+    expect(await lars.query(api.departments.listMine, {})).toEqual([]);
+    await expectError(lars.mutation(api.departments.create, { name: "Mine" }), "FORBIDDEN");
+  });
+
   test("typing someone's name or email without their password gets nobody in", async () => {
     const t = setupTest();
     await t.mutation(internal.seed.demo, {});

@@ -5,7 +5,10 @@ import { NO_MODEL_NOTE } from "../../convex/lib/modelConfig";
 import { postToThread } from "../../convex/reactions/threadPost";
 import {
   AGENTS,
+  addToDepartment,
   allTriggers,
+  insertRun,
+  roundInputs,
   createTask,
   demoSquad,
   expectError,
@@ -194,5 +197,66 @@ describe("messages.list", () => {
     const { t, admin, other, taskId, departmentId } = await thread();
     const paginationOpts = { numItems: 10, cursor: null };
     await expectTaskRefusals({ t, departmentId, admin, other }, taskId, (caller, id) => caller.query(api.messages.list, { taskId: id, paginationOpts }));
+  });
+});
+
+describe("messages.edit and messages.remove", () => {
+  async function activity(t: Awaited<ReturnType<typeof thread>>["t"], type: string) {
+    return await t.run(async (ctx) => (await ctx.db.query("activities").collect()).filter((a) => a.type === type).map((a) => a.data));
+  }
+  async function newest(actor: Actor, taskId: Id<"tasks">) {
+    return (await actor.query(api.messages.list, { taskId, paginationOpts: { numItems: 1, cursor: null } })).page[0];
+  }
+
+  test("the author edits a message: the new text, mentions resolved again, marked edited, in the feed, and what agents read next", async () => {
+    const { t, grace, taskId } = await thread();
+    const messageId = await grace.mutation(api.messages.create, { taskId, content: "Ship it on Firday" });
+    await grace.mutation(api.messages.edit, { taskId, messageId, content: "Ship it on Friday, @Writer" });
+    const edited = await newest(grace, taskId);
+    expect(edited).toMatchObject({ content: "Ship it on Friday, @Writer", mentions: [{ kind: "agent", key: AGENTS.writer, name: "Writer" }] });
+    expect(edited.editedAt).toBeTypeOf("number");
+    expect(await activity(t, "message_edited")).toEqual([{ title: "Launch plan", preview: "Ship it on Friday, @Writer" }]);
+    const runId = await insertRun(t, AGENTS.writer, taskId, "queued");
+    const { context } = await roundInputs(t, runId);
+    expect(context.thread.map((m) => m.content)).toEqual(["Ship it on Friday, @Writer"]);
+  });
+
+  test("only the author edits; secrets are redacted on edit as on posting; deleted messages stay deleted", async () => {
+    const { admin, grace, taskId } = await thread();
+    const messageId = await grace.mutation(api.messages.create, { taskId, content: "draft" });
+    await expectError(admin.mutation(api.messages.edit, { taskId, messageId, content: "not yours" }), "FORBIDDEN", /author/);
+    await grace.mutation(api.messages.edit, { taskId, messageId, content: "key AKIAIOSFODNN7EXAMPLF here" });
+    expect((await newest(grace, taskId)).content).not.toContain("AKIAIOSFODNN7EXAMPLF");
+    await grace.mutation(api.messages.remove, { taskId, messageId });
+    await expectError(grace.mutation(api.messages.edit, { taskId, messageId, content: "back" }), "FORBIDDEN", /deleted/);
+    await expectError(grace.mutation(api.messages.remove, { taskId, messageId }), "FORBIDDEN", /already deleted/);
+  });
+
+  test("the author or an admin deletes a message: its text is gone for people and agents, and the feed says who deleted whose", async () => {
+    const { t, admin, grace, taskId } = await thread();
+    const adasId = await admin.mutation(api.messages.create, { taskId, content: "Ada's note" });
+    const gracesId = await grace.mutation(api.messages.create, { taskId, content: "Grace's typo @Writer" });
+    await expectError(grace.mutation(api.messages.remove, { taskId, messageId: adasId }), "FORBIDDEN", /owner or admin/);
+    await admin.mutation(api.messages.remove, { taskId, messageId: gracesId });
+    const gone = await newest(grace, taskId);
+    expect(gone).toMatchObject({ _id: gracesId, content: "", mentions: [] });
+    expect(gone.deletedAt).toBeTypeOf("number");
+    expect(await activity(t, "message_deleted")).toEqual([{ title: "Launch plan", author: "Grace" }]);
+    const runId = await insertRun(t, AGENTS.writer, taskId, "queued");
+    expect((await roundInputs(t, runId)).context.thread.map((m) => m.content)).toEqual(["Ada's note"]);
+  });
+
+  test("viewers, other tasks' messages, other departments and anonymous callers are refused", async () => {
+    const squad = await thread();
+    const { t, departmentId, admin, taskId } = squad;
+    const vera = await addToDepartment(t, departmentId, "Vera", "viewer");
+    const messageId = await admin.mutation(api.messages.create, { taskId, content: "mine" });
+    await expectError(vera.mutation(api.messages.remove, { taskId, messageId }), "FORBIDDEN");
+    const elsewhere = await createTask(admin, departmentId, { title: "Elsewhere" });
+    await expectError(admin.mutation(api.messages.edit, { taskId: elsewhere, messageId, content: "x" }), "NOT_FOUND");
+    await expectError(admin.mutation(api.messages.remove, { taskId: elsewhere, messageId }), "NOT_FOUND");
+    await expectTaskRefusals(squad, taskId, (caller, id) => caller.mutation(api.messages.edit, { taskId: id, messageId, content: "x" }));
+    await expectTaskRefusals(squad, taskId, (caller, id) => caller.mutation(api.messages.remove, { taskId: id, messageId }));
+    expect((await newest(admin, taskId)).content).toBe("mine");
   });
 });

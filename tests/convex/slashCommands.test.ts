@@ -183,10 +183,30 @@ describe("actions", () => {
     expect(await send(member, departmentId, "/status someday", taskId)).toMatchObject({ ok: false, error: /^Unknown status "someday"/ });
   });
 
-  test("/help lists the commands; unknown commands fail clearly", async () => {
+  test("names of several words resolve against the roster, longest first: /assign Dev Bot, /delegate Dev Bot <title>", async () => {
+    const { t, departmentId, member, taskId } = await squad();
+    expect(await send(member, departmentId, "/assign Dev Bot", taskId)).toEqual({ ok: true, message: "Assigned to Dev Bot." });
+    expect(await send(member, departmentId, "/assign writer dev bot", taskId)).toEqual({ ok: true, message: "Assigned to Dev Bot, Writer." });
+    const delegated = await send(member, departmentId, "/delegate Dev Bot fix the login page", taskId);
+    expect(delegated).toMatchObject({ ok: true, message: "Delegated “fix the login page” to Dev Bot." });
+    // A word that starts no name is still reported as one unknown agent, with the roster.
+    expect(await send(member, departmentId, "/assign Dev Bott", taskId)).toMatchObject({ ok: false, error: /^Unknown agent "Dev"/ });
+    const task = await t.run(async (ctx) => await ctx.db.get("tasks", taskId));
+    expect(task!.assigneeSessionKeys.sort()).toEqual([AGENTS.devBot, AGENTS.writer].sort());
+  });
+
+  test("the composers get each built-in's argument kind and the agents' names to complete", async () => {
+    const { departmentId, member } = await squad();
+    const { commands, agents } = await member.query(api.slashCommands.getSlashCommands, { departmentId });
+    expect(Object.fromEntries(commands.filter((c) => c.argument !== undefined).map((c) => [c.name, c.argument]))).toEqual({ assign: "agents", delegate: "agent", status: "status" });
+    expect(agents).toEqual(expect.arrayContaining(["Jarvis", "Dev Bot", "Writer"]));
+  });
+
+  test("/help lists the commands and says how arguments are read; unknown commands fail clearly", async () => {
     const { departmentId, member } = await squad();
     const help = await send(member, departmentId, "/help");
     expect(help.ok && help.message).toMatch(/\/delegate <agent> <title> — Delegate a new task/);
+    expect(help.ok && help.message).toContain('spaces and all (/assign Dev Bot); "double quotes" keep words together');
     expect(await send(member, departmentId, "/frobnicate")).toEqual({ ok: false, error: "Unknown command /frobnicate. Type /help for the list." });
   });
 });

@@ -4,6 +4,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { NO_MODEL_NOTE } from "../../convex/lib/modelConfig";
 import { REDACTED, REDACTION_NOTE } from "../../convex/lib/secrets/scanner";
 import { createTask as createTaskHelper, moveTask } from "../../convex/reactions/taskChange";
+import { enqueueRun } from "../../convex/reactions/runQueue";
 import { getTaskX, resolveAssignees } from "../../convex/records/tasks";
 import {
   AGENTS,
@@ -13,6 +14,7 @@ import {
   createOtherTask,
   createTask,
   deletedTaskId,
+  insertRun,
   demoSquad,
   expectError,
   expectTaskRefusals,
@@ -491,5 +493,75 @@ describe("secret scanning of board text", () => {
     await admin.mutation(api.chat.updateSettings, { departmentId, scannerEnabled: false });
     const plain = await createTask(admin, departmentId, { title: `raw ${key}` });
     expect((await admin.query(api.tasks.get, { taskId: plain })).title).toBe(`raw ${key}`);
+  });
+});
+
+describe("tasks.archive and tasks.remove", () => {
+  async function activity(t: TestConvex, type: string) {
+    return await t.run(async (ctx) => (await ctx.db.query("activities").collect()).filter((a) => a.type === type));
+  }
+
+  test("archiving hides a task from the board, stops its runs and is found by the archived filter; restoring brings it back", async () => {
+    const { t, departmentId, grace } = await demoSquad({ grace: true });
+    const taskId = await createTask(grace, departmentId, { title: "Old test task", assigneeSessionKeys: [AGENTS.writer] });
+    const running = await insertRun(t, AGENTS.writer, taskId, "running");
+    const waiting = await insertRun(t, AGENTS.devBot, taskId, "waiting");
+    await grace.mutation(api.tasks.archive, { taskId, archived: true });
+    expect(await columnTitles(grace, departmentId, "assigned")).not.toContain("Old test task");
+    const archived = await grace.query(api.tasks.list, { departmentId, archived: true });
+    expect(archived.flatMap((c) => c.tasks).map((card) => [card.title, card.archived])).toEqual([["Old test task", true]]);
+    const runs = await t.run(async (ctx) => [(await ctx.db.get("runs", running))!, (await ctx.db.get("runs", waiting))!]);
+    expect(runs.map((run) => [run.status, run.reason])).toEqual([
+      ["aborted", "stopped by Grace"],
+      ["aborted", "stopped by Grace"],
+    ]);
+    expect((await activity(t, "task_archived")).map((a) => a.data)).toEqual([{ title: "Old test task", stoppedRuns: 2 }]);
+    expect((await grace.query(api.tasks.get, { taskId })).archivedAt).toBeTypeOf("number");
+    await grace.mutation(api.tasks.archive, { taskId, archived: false });
+    expect(await columnTitles(grace, departmentId, "assigned")).toContain("Old test task");
+    expect((await activity(t, "task_unarchived")).map((a) => a.data)).toEqual([{ title: "Old test task" }]);
+  });
+
+  test("no run starts on an archived task", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const taskId = await createTask(admin, departmentId, { title: "Parked" });
+    await admin.mutation(api.tasks.archive, { taskId, archived: true });
+    const note = await t.run(async (ctx) => {
+      const writer = (await ctx.db.query("agents").withIndex("by_sessionKey", (q) => q.eq("sessionKey", AGENTS.writer)).unique())!;
+      return await enqueueRun(ctx, writer, taskId, { kind: "assigned" });
+    });
+    expect(note).toEqual({ runId: null, note: "the task is archived" });
+    expect(await t.run(async (ctx) => await ctx.db.query("runs").collect())).toEqual([]);
+  });
+
+  test("viewers cannot archive; other departments and anonymous callers are refused", async () => {
+    const squad = await demoSquad({ vera: true, other: true });
+    const taskId = await createTask(squad.admin, squad.departmentId, { title: "Keep" });
+    await expectError(squad.vera.mutation(api.tasks.archive, { taskId, archived: true }), "FORBIDDEN");
+    await expectTaskRefusals(squad, taskId, (caller, id) => caller.mutation(api.tasks.archive, { taskId: id, archived: true }));
+    await expectTaskRefusals(squad, taskId, (caller, id) => caller.mutation(api.tasks.remove, { taskId: id }));
+    expect((await squad.admin.query(api.tasks.get, { taskId })).archivedAt).toBeUndefined();
+  });
+
+  test("the creator or an admin deletes a task: gone from the board, the archive, search and every task function; its runs stopped", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    const adasTask = await createTask(admin, departmentId, { title: "Ada's task" });
+    const gracesTask = await createTask(grace, departmentId, { title: "Typo tsak", assigneeSessionKeys: [AGENTS.writer] });
+    const run = await insertRun(t, AGENTS.writer, gracesTask, "queued");
+    await expectError(grace.mutation(api.tasks.remove, { taskId: adasTask }), "FORBIDDEN", /archive it instead/);
+    await grace.mutation(api.tasks.remove, { taskId: gracesTask });
+    expect((await t.run(async (ctx) => await ctx.db.get("runs", run)))!.status).toBe("aborted");
+    await expectError(grace.query(api.tasks.get, { taskId: gracesTask }), "NOT_FOUND");
+    await expectError(grace.mutation(api.messages.create, { taskId: gracesTask, content: "hello?" }), "NOT_FOUND");
+    await expectError(grace.mutation(api.tasks.remove, { taskId: gracesTask }), "NOT_FOUND");
+    for (const archived of [false, true]) {
+      const cards = (await grace.query(api.tasks.list, { departmentId, archived })).flatMap((c) => c.tasks);
+      expect(cards.map((c) => c.title)).not.toContain("Typo tsak");
+    }
+    expect((await grace.query(api.search.palette, { departmentId, text: "Typo" })).tasks).toEqual([]);
+    await expect(t.run(async (ctx) => await getTaskX(ctx, gracesTask))).rejects.toThrow(/Task not found/);
+    // An admin deletes anyone's.
+    await admin.mutation(api.tasks.remove, { taskId: await createTask(grace, departmentId, { title: "Grace's other" }) });
+    expect((await activity(t, "task_deleted")).map((a) => a.data)).toEqual([{ title: "Typo tsak", stoppedRuns: 1 }, { title: "Grace's other" }]);
   });
 });

@@ -105,6 +105,20 @@ const CASES: Record<ActivityType, Array<[Describable, string]>> = {
     ],
     [{ type: "delegation_created", actor: jarvis, data: { title: "Draft the hero copy" } }, "Jarvis delegated “Draft the hero copy”"],
   ],
+  task_archived: [
+    [{ type: "task_archived", actor: ada, data: { title: "Launch", stoppedRuns: 2 } }, "Ada archived “Launch”, stopping 2 runs"],
+    [{ type: "task_archived", actor: ada, data: { title: "Launch" } }, "Ada archived “Launch”"],
+  ],
+  task_unarchived: [[{ type: "task_unarchived", actor: ada, data: { title: "Launch" } }, "Ada brought “Launch” back from the archive"]],
+  task_deleted: [[{ type: "task_deleted", actor: ada, data: { title: "Launch", stoppedRuns: 1 } }, "Ada deleted “Launch”, stopping 1 run"]],
+  message_edited: [
+    [{ type: "message_edited", actor: ada, data: { title: "Launch", preview: "Ship it Friday" } }, "Ada edited a message in the thread of “Launch”: “Ship it Friday”"],
+    [{ type: "message_edited", actor: ada, data: { where: "a DM" } }, "Ada edited a message in a DM"],
+  ],
+  message_deleted: [
+    [{ type: "message_deleted", actor: ada, data: { where: "#launch-room", author: "Grace" } }, "Ada deleted Grace’s message in #launch-room"],
+    [{ type: "message_deleted", actor: ada, data: { title: "Launch", author: "Ada" } }, "Ada deleted a message in the thread of “Launch”"],
+  ],
   blocking_message_received: [
     [
       { type: "blocking_message_received", actor: ada, data: { title: "Launch", agent: "Jarvis", preview: "stop the newsletter" } },
@@ -127,8 +141,8 @@ describe("describeActivity", () => {
   }
 
   it("reads a type it does not know yet as something vague, not a crash", () => {
-    const entry = { type: "task_archived", actor: ada, data: {} } as unknown as Describable;
-    expect(describeActivity(entry)).toBe("Ada did something (task_archived)");
+    const entry = { type: "task_teleported", actor: ada, data: {} } as unknown as Describable;
+    expect(describeActivity(entry)).toBe("Ada did something (task_teleported)");
   });
 
   it("joins lists the way a sentence does", () => {

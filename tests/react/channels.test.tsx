@@ -7,9 +7,16 @@ import { ChannelList } from "../../src/channels/ChannelList";
 import { MessageComposer } from "../../src/channels/MessageComposer";
 import { MessageItem } from "../../src/channels/MessageItem";
 import type { ChannelSummary } from "../../src/channels/types";
+import { RoleContext } from "../../src/shell/role";
+import { convex, resetConvex } from "./fakeConvex";
 import { channelMessageFixture } from "./fixtures";
 
-afterEach(cleanup);
+vi.mock("convex/react", () => import("./fakeConvex").then((m) => m.fakeConvexReact));
+
+afterEach(() => {
+  cleanup();
+  resetConvex();
+});
 
 const channel = (fields: Partial<ChannelSummary>): ChannelSummary => ({
   _id: `c-${fields.name}` as Id<"channels">,
@@ -77,6 +84,57 @@ describe("MessageComposer", () => {
 });
 
 describe("MessageItem", () => {
+  const NOW = Date.parse("2026-01-01T10:05:00Z");
+  const signedInAs = (userId: string) => convex.queries.set("users:me", { _id: userId, name: "Me", email: null });
+
+  it("offers its author Edit and Delete; saving sends the new text, and an edited message says so", async () => {
+    signedInAs("u1");
+    const edit = vi.fn(() => Promise.resolve(null));
+    convex.mutations.set("channelMessages:edit", edit);
+    const { rerender } = render(<MessageItem message={channelMessageFixture({ body: "teh plan" })} now={NOW} />);
+    fireEvent.click(screen.getByRole("button", { name: "Edit" }));
+    fireEvent.change(screen.getByRole("textbox", { name: "Edit message" }), { target: { value: "the plan" } });
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    await waitFor(() => expect(edit).toHaveBeenCalledWith({ channelId: "c1", messageId: "m1", body: "the plan" }));
+    rerender(<MessageItem message={channelMessageFixture({ body: "the plan", editedAt: NOW })} now={NOW} />);
+    await waitFor(() => expect(screen.getByText("(edited)")).toBeTruthy());
+  });
+
+  it("offers another member nothing, an admin Delete (after confirming), and a viewer nothing", async () => {
+    signedInAs("u2");
+    const remove = vi.fn(() => Promise.resolve(null));
+    convex.mutations.set("channelMessages:remove", remove);
+    const message = channelMessageFixture({ body: "hello" });
+    const { unmount } = render(<MessageItem message={message} now={NOW} />);
+    expect(screen.queryByRole("button", { name: "Edit" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Delete" })).toBeNull();
+    unmount();
+    render(
+      <RoleContext value="admin">
+        <MessageItem message={message} now={NOW} />
+      </RoleContext>,
+    );
+    expect(screen.queryByRole("button", { name: "Edit" })).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Delete" }));
+    expect(remove).not.toHaveBeenCalled();
+    fireEvent.click(within(screen.getByRole("group", { name: "Confirm delete" })).getByRole("button", { name: "Delete" }));
+    expect(remove).toHaveBeenCalledWith({ channelId: "c1", messageId: "m1" });
+    cleanup();
+    signedInAs("u1");
+    render(
+      <RoleContext value="viewer">
+        <MessageItem message={message} now={NOW} />
+      </RoleContext>,
+    );
+    expect(screen.queryByRole("button", { name: "Edit" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Delete" })).toBeNull();
+  });
+
+  it("a deleted message says so instead of its text", () => {
+    render(<MessageItem message={channelMessageFixture({ body: "", deletedAt: NOW })} now={NOW} />);
+    expect(screen.getByTestId("message-deleted").textContent).toBe("This message was deleted.");
+  });
+
   it("shows who posted, importance, blocking, links safely, and the thread count", () => {
     const message = channelMessageFixture({
       body: "Release at **noon**",

@@ -5,6 +5,7 @@ import { ChatComposer } from "../../src/chat/ChatComposer";
 import { CommandPaletteView } from "../../src/shell/CommandPalette";
 import { createSlashInserts, SlashInsertContext } from "../../src/slash/insert";
 import { SlashPreviewView, type SlashPreviewResult } from "../../src/slash/SlashPreview";
+import { argumentCompletion } from "../../src/slash/arguments";
 import { slashQuery, type SlashCommandItem, type SlashResult, type SlashSupport } from "../../src/slash/slash";
 import { Composer } from "../../src/task/Composer";
 
@@ -45,6 +46,55 @@ const composers = [
     },
   },
 ];
+
+const squad = ["Jarvis", "Dev Bot", "Writer"];
+const withArguments: SlashCommandItem[] = [
+  { ...commands[0], argument: "agents" },
+  { ...commands[1], argument: "agent" },
+  { name: "status", description: "Move this task", argumentHint: "<status>", kind: "action", source: "builtin", argument: "status" },
+  ...commands.slice(2),
+];
+
+describe("argumentCompletion", () => {
+  const at = (text: string) => argumentCompletion(text, text.length, withArguments, squad);
+  const values = (text: string) => at(text)?.choices.map((c) => c.value) ?? null;
+
+  it("completes agent names, several words included, from where the name starts", () => {
+    expect(values("/assign ")).toEqual(squad);
+    expect(values("/assign d")).toEqual(["Dev Bot"]);
+    expect(at("/assign Dev B")).toMatchObject({ from: 8, choices: [{ value: "Dev Bot", description: "Agent" }] });
+    // After one name, the next: the one already named is not offered again.
+    expect(values("/assign Dev Bot ")).toEqual(["Jarvis", "Writer"]);
+    expect(at("/assign Dev Bot w")).toMatchObject({ from: 16, choices: [{ value: "Writer" }] });
+    // Typed in full, or a word that starts no name: nothing to offer.
+    expect(at("/assign Dev Bot")).toBeNull();
+    expect(at("/assign Zed")).toBeNull();
+  });
+
+  it("completes /delegate's agent only (the rest is its title), and statuses for /status", () => {
+    expect(values("/delegate wr")).toEqual(["Writer"]);
+    expect(at("/delegate Writer draft th")).toBeNull();
+    expect(values("/status in")).toEqual(["inbox", "in_progress"]);
+    expect(at("/status in pro")).toMatchObject({ from: 8, choices: [{ value: "in_progress", description: "In progress" }] });
+    expect(at("/status done")).toBeNull();
+    expect(at("/help x")).toBeNull();
+    expect(at("/assign")).toBeNull();
+  });
+});
+
+describe.each(composers)("argument completion in the $name", ({ mount }) => {
+  it("lists the agents matching what is typed; Tab puts the whole name in, ready for the next", () => {
+    const { textarea } = mount({ ...support(vi.fn()), commands: withArguments, agents: squad });
+    type(textarea, "/assign Dev B");
+    const menu = screen.getByRole("listbox", { name: "Argument values" });
+    expect(within(menu).getAllByRole("option").map((o) => o.getAttribute("data-command"))).toEqual(["Dev Bot"]);
+    fireEvent.keyDown(textarea, { key: "Tab" });
+    expect(textarea.value).toBe("/assign Dev Bot ");
+    type(textarea, "/status rev");
+    fireEvent.keyDown(textarea, { key: "Enter" });
+    expect(textarea.value).toBe("/status review ");
+  });
+});
 
 describe("slashQuery", () => {
   it("is the name being typed right after a leading /", () => {
