@@ -3,6 +3,7 @@ import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import {
   vActivityData,
+  vApiScope,
   vActivityType,
   vActor,
   vAgentKind,
@@ -424,6 +425,8 @@ export default defineSchema({
     /** The admin who created it. */
     createdBy: v.id("users"),
     revokedAt: v.optional(v.number()),
+    /** What the key may do (lib/apiKeys API_SCOPES); absent on keys made before scopes, which hold them all. */
+    scopes: v.optional(v.array(vApiScope)),
   })
     .index("by_hash", ["hash"])
     // The list shows an agent's keys newest first (by _creationTime); the next index counts active ones.

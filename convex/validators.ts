@@ -1,4 +1,5 @@
 import { v, type Infer } from "convex/values";
+import { API_SCOPES } from "./lib/apiKeys";
 
 /** A validator for exactly one of `values`: the lists below stay data, and their validators follow from them. */
 function oneOf<const T extends string>(values: readonly T[]) {
@@ -196,3 +197,6 @@ export const vRunPause = v.object({
   seen: v.array(v.string()),
 });
 export type RunPause = Infer<typeof vRunPause>;
+
+/** What an agent API key may do (lib/apiKeys API_SCOPES). */
+export const vApiScope = oneOf(API_SCOPES);

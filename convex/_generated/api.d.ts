@@ -57,6 +57,7 @@ import type * as lib_injection from "../lib/injection.js";
 import type * as lib_leadMode from "../lib/leadMode.js";
 import type * as lib_limits from "../lib/limits.js";
 import type * as lib_mentions from "../lib/mentions.js";
+import type * as lib_messagingJson from "../lib/messagingJson.js";
 import type * as lib_messagingStats from "../lib/messagingStats.js";
 import type * as lib_modelConfig from "../lib/modelConfig.js";
 import type * as lib_names from "../lib/names.js";
@@ -195,6 +196,7 @@ declare const fullApi: ApiFromModules<{
   "lib/leadMode": typeof lib_leadMode;
   "lib/limits": typeof lib_limits;
   "lib/mentions": typeof lib_mentions;
+  "lib/messagingJson": typeof lib_messagingJson;
   "lib/messagingStats": typeof lib_messagingStats;
   "lib/modelConfig": typeof lib_modelConfig;
   "lib/names": typeof lib_names;

@@ -200,6 +200,16 @@ export function canManage(channel: Doc<"channels">, member: Doc<"members">): boo
   return creatorIsCaller || hasRole(member.role, "admin");
 }
 
+/**
+ * An agent manages a channel it created, and the squad lead manages every
+ * channel, as the channel's creator and the admins do for people.
+ */
+export function requireAgentManager(channel: Doc<"channels">, agent: Doc<"agents">): void {
+  if (channel.kind === "dm") throw new MaestroError("INVALID_ARGUMENT", "A DM has no settings to change.");
+  const creator = channel.createdBy.kind === "agent" && channel.createdBy.sessionKey === agent.sessionKey;
+  if (!creator && !agent.isSquadLead) throw new MaestroError("FORBIDDEN", `Only #${channel.name}'s creator, the squad lead and admins can change it.`);
+}
+
 export function requireManager(channel: Doc<"channels">, member: Doc<"members">): void {
   if (channel.kind === "dm") throw new MaestroError("INVALID_ARGUMENT", "A DM has no settings to change.");
   if (!canManage(channel, member)) throw new MaestroError("FORBIDDEN", `Only #${channel.name}'s creator and admins can change it.`);
