@@ -8,7 +8,7 @@ import { hasRole } from "./lib/roles";
 import { keyCreator, scopedKeyAgentX } from "./records/agentApiKeys";
 import { createDepartmentOwnedBy, ownerName } from "./records/departments";
 import { findMembership, membershipsOf } from "./records/members";
-import { vMemberRole } from "./validators";
+import { vApiScope, vMemberRole } from "./validators";
 
 /** The departments the caller belongs to, with their role in each, for the department switcher. */
 export const listMine = userQuery({
@@ -47,10 +47,11 @@ const vProject = v.object({ id: v.string(), name: v.string(), slug: v.string(), 
  * department is refused like its ids elsewhere.
  */
 export const projectForKey = internalQuery({
-  args: { keyHash: v.string(), project: v.string() },
+  /** `scope`: the route's (GET /projects/{id}/channels names the project too). */
+  args: { keyHash: v.string(), project: v.string(), scope: vApiScope },
   returns: vProject,
-  handler: async (ctx, { keyHash, project }) => {
-    const agent = await scopedKeyAgentX(ctx, keyHash, "projects:read");
+  handler: async (ctx, { keyHash, project, scope }) => {
+    const agent = await scopedKeyAgentX(ctx, keyHash, scope);
     const department = (await ctx.db.get("departments", agent.departmentId))!;
     if (project !== "me" && project !== department._id && project !== department.slug) throw new MaestroError("FORBIDDEN", "A key reads only its own department's project.");
     return projectJson(department, await ownerName(ctx, department._id));

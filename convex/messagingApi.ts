@@ -156,10 +156,10 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
   }),
   endpoint({ pathPrefix: "/projects/", method: "GET", scope: scopeByShape("projects:read", { channels: "channels:read" }) }, async (ctx, call) => {
     const { keyHash, projectId, path } = call;
-    if (path.length === 2) return await ctx.runQuery(internal.departments.projectForKey, { keyHash, project: idWith(path, null) });
+    if (path.length === 2) return await ctx.runQuery(internal.departments.projectForKey, { keyHash, project: idWith(path, null), scope: "projects:read" });
     const project = idWith(path, "channels");
     // Any project but the key's is refused the same way as GET /projects/{id} refuses it.
-    await ctx.runQuery(internal.departments.projectForKey, { keyHash, project });
+    await ctx.runQuery(internal.departments.projectForKey, { keyHash, project, scope: "channels:read" });
     const channels = await ctx.runQuery(internal.tools.messaging.channelListTool, { keyHash });
     return { channels: channels.map((c) => channelJson({ ...c, members: undefined }, projectId)) };
   }),
