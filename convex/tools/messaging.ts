@@ -14,6 +14,7 @@ import { internalMutation, internalQuery, type MutationCtx, type QueryCtx } from
 import { agentActor } from "../lib/actors";
 import { normalizeChannelName } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
+import { clientSendKey } from "../lib/idempotency";
 import { postChannelMessage } from "../reactions/delivery";
 import { keyAgentX } from "../records/agentApiKeys";
 import { publicMessage, readableMessageX, recentTopLevel, threadRootOf, threadView, vChannelMessage } from "../records/channelMessages";
@@ -113,20 +114,9 @@ const vPost = {
   clientMessageId: v.optional(v.string()),
 };
 
-/** Longest client message id accepted. */
-const MAX_CLIENT_MESSAGE_ID_CHARS = 128;
-
-/**
- * The idempotency key of a send: the brain's (derived from its run), or one
- * made of the agent and the client's own message id, so the same id from
- * another agent is another message.
- */
+/** The idempotency key of a send: the brain's (derived from its run), or the agent's own with the client's message id. */
 function sendKey(agent: Doc<"agents">, key: string | undefined, clientMessageId: string | undefined): string | undefined {
-  if (key !== undefined || clientMessageId === undefined) return key;
-  if (clientMessageId.trim() === "" || clientMessageId.length > MAX_CLIENT_MESSAGE_ID_CHARS) {
-    throw new MaestroError("INVALID_ARGUMENT", `A client message id is 1 to ${MAX_CLIENT_MESSAGE_ID_CHARS} characters.`);
-  }
-  return `client:${agent._id}:${clientMessageId}`;
+  return key ?? clientSendKey(agent.sessionKey, clientMessageId);
 }
 
 type PostFields = { body: string; importance?: Importance; blocking?: boolean; correlationId?: string; artifacts?: Array<{ taskId: string } | { fileId: string }> };

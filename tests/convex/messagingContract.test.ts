@@ -322,4 +322,29 @@ describe("client message ids", () => {
     expect((await call(t, key, "GET", "/channels/retries/messages")).body.messages.map((m) => m.from)).toEqual(["Writer", "Dev Bot"]);
     expect((await call(t, key, "POST", "/messages", { channel: "retries", body: "x", client_message_id: "x".repeat(129) })).status).toBe(400);
   });
+
+  test("the app's sends (task thread, channel, thread reply, #maestro) with the same clientMessageId post once; a new id posts again", async () => {
+    const { t, departmentId, admin, grace } = await squad();
+    const taskId = await createTask(admin, departmentId);
+    const first = await admin.mutation(api.messages.create, { taskId, content: "On it", clientMessageId: "a-1" });
+    expect(await admin.mutation(api.messages.create, { taskId, content: "On it", clientMessageId: "a-1" })).toBe(first);
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "app-retries", visibility: "project" });
+    const posted = await admin.mutation(api.channelMessages.post, { channelId, body: "root", clientMessageId: "a-2" });
+    expect(await admin.mutation(api.channelMessages.post, { channelId, body: "root", clientMessageId: "a-2" })).toBe(posted);
+    const reply = await admin.mutation(api.channelMessages.reply, { channelId, messageId: posted, body: "reply", clientMessageId: "a-3" });
+    expect(await admin.mutation(api.channelMessages.reply, { channelId, messageId: posted, body: "reply", clientMessageId: "a-3" })).toBe(reply);
+    const chat = await admin.mutation(api.chat.postAsHuman, { departmentId, text: "status?", clientMessageId: "a-4" });
+    expect(await admin.mutation(api.chat.postAsHuman, { departmentId, text: "status?", clientMessageId: "a-4" })).toEqual(chat);
+    // Another person's equal id is their own message; no id at all is a new message each time.
+    expect(await grace.mutation(api.channelMessages.post, { channelId, body: "root", clientMessageId: "a-2" })).not.toBe(posted);
+    await admin.mutation(api.channelMessages.post, { channelId, body: "no id" });
+    await admin.mutation(api.channelMessages.post, { channelId, body: "no id" });
+    const stored = await t.run(async (ctx) => ({
+      thread: (await ctx.db.query("messages").collect()).filter((m) => m.taskId === taskId && m.content === "On it").length,
+      channel: (await ctx.db.query("channelMessages").collect()).filter((m) => m.channelId === channelId).map((m) => m.body),
+      chat: (await ctx.db.query("chat").collect()).filter((m) => m.text === "status?").length,
+    }));
+    expect(stored).toEqual({ thread: 1, channel: ["root", "reply", "root", "no id", "no id"], chat: 1 });
+    await expectError(admin.mutation(api.channelMessages.post, { channelId, body: "x", clientMessageId: "" }), "INVALID_ARGUMENT", /client message id/);
+  });
 });
