@@ -154,6 +154,8 @@ export const vMessageContext = v.object({
 export const EVENT_TYPES = [
   ...["messaging.created", "messaging.posted", "messaging.read", "messaging.thread_created"],
   ...["channels.created", "channels.updated", "channels.archived"],
+  // Agent-to-agent envelopes (reactions/a2a), linked by correlation id.
+  ...["a2a.delegate", "a2a.request_tool", "a2a.status_update"],
 ] as const;
 export const vEventType = oneOf(EVENT_TYPES);
 export type EventType = Infer<typeof vEventType>;
