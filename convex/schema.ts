@@ -384,6 +384,10 @@ export default defineSchema({
     }),
     /** The lead's mode in #maestro (switch_mode there); tasks carry their own. */
     leadMode: v.optional(vLeadMode),
+    /** What its channels and DMs keep (lib/retention); absent: everything. */
+    retention: v.optional(
+      v.object({ messageTtlDays: v.optional(v.number()), maxMessagesPerConversation: v.optional(v.number()), artifactTtlDays: v.optional(v.number()) }),
+    ),
   }).index("by_department", ["departmentId"]),
 
   /** The #maestro chat: `id` increases strictly across all sessions; reads filter by session. */
@@ -510,7 +514,9 @@ export default defineSchema({
     messageId: v.optional(v.id("channelMessages")),
   })
     .index("by_storage", ["storageId"])
-    .index("by_message", ["messageId"]),
+    .index("by_message", ["messageId"])
+    // Retention walks a department's files by age.
+    .index("by_department", ["departmentId"]),
 
   /**
    * How far the sweep of uploads nobody added (channelFiles.sweepUnposted)
@@ -538,6 +544,8 @@ export default defineSchema({
     .index("by_recipient_and_department_and_readAt", ["recipientKey", "departmentId", "readAt"])
     .index("by_recipient_and_channel_and_readAt", ["recipientKey", "channelId", "readAt"])
     .index("by_recipient_and_message", ["recipientKey", "messageId"])
+    // Retention deletes a message's inbox rows with it.
+    .index("by_message", ["messageId"])
     .index("by_department_and_readAt", ["departmentId", "readAt"]),
 
   /**

@@ -133,3 +133,16 @@ export async function deleteUnposted(ctx: MutationCtx): Promise<{ files: number;
   }
   return { files: stale.length, uploads, more: stale.length === SWEEP_BATCH || blobs.length === SWEEP_BATCH };
 }
+
+/** Deletes a department's files (blob and row) uploaded before `before`, at most `limit`; returns how many. */
+export async function deleteFilesBefore(ctx: MutationCtx, departmentId: Id<"departments">, before: number, limit: number): Promise<number> {
+  const old = await ctx.db
+    .query("channelFiles")
+    .withIndex("by_department", (q) => q.eq("departmentId", departmentId).lt("_creationTime", before))
+    .take(limit);
+  for (const file of old) {
+    await ctx.storage.delete(file.storageId);
+    await ctx.db.delete("channelFiles", file._id);
+  }
+  return old.length;
+}

@@ -5,6 +5,7 @@
  * records/channelMessages.ts; unread state is records/inbox.ts.
  */
 import { v, type Infer } from "convex/values";
+import type { PaginationOptions } from "convex/server";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { canRead, CHANNEL_LIMITS, dmKey, normalizeChannelName } from "../lib/channels";
@@ -229,4 +230,12 @@ export async function setArchived(ctx: MutationCtx, channelId: Id<"channels">, a
 /** A post arrived: the channel's list position follows its newest message. */
 export async function touchChannel(ctx: MutationCtx, channelId: Id<"channels">, at: number): Promise<void> {
   await ctx.db.patch("channels", channelId, { lastMessageAt: at });
+}
+
+/** One page of a department's conversations (channels, then DMs), for sweeps that walk them all. */
+export async function conversationsPage(ctx: QueryCtx, departmentId: Id<"departments">, paginationOpts: PaginationOptions) {
+  return await ctx.db
+    .query("channels")
+    .withIndex("by_department_and_kind_and_name", (q) => q.eq("departmentId", departmentId))
+    .paginate(paginationOpts);
 }

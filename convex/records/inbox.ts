@@ -219,3 +219,8 @@ export async function statsRows(ctx: QueryCtx, departmentId: Id<"departments">, 
     .take(limit);
   return { posted, read, unread };
 }
+
+/** Deletes every inbox row of a message (retention deletes the message). */
+export async function forgetInboxRows(ctx: MutationCtx, messageId: Id<"channelMessages">): Promise<void> {
+  for (const row of await ctx.db.query("inbox").withIndex("by_message", (q) => q.eq("messageId", messageId)).collect()) await ctx.db.delete("inbox", row._id);
+}
