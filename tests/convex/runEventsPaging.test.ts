@@ -1,4 +1,5 @@
 /** A run's events page through any number (runEvents.pageForRun), in order, for its department only. */
+import type { FunctionReturnType } from "convex/server";
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import { AGENTS, createOtherDepartment, createTask, demoSquad, expectError, insertRun } from "./setup";
@@ -24,7 +25,7 @@ describe("runEvents.pageForRun", () => {
     let cursor: string | null = null;
     let pages = 0;
     for (;;) {
-      const page = await admin.query(api.runEvents.pageForRun, { runId, paginationOpts: { numItems: 1000, cursor } });
+      const page: FunctionReturnType<typeof api.runEvents.pageForRun> = await admin.query(api.runEvents.pageForRun, { runId, paginationOpts: { numItems: 1000, cursor } });
       seqs.push(...page.page.map((e) => e.seq));
       pages += 1;
       if (page.isDone) break;
