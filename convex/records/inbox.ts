@@ -11,6 +11,7 @@ import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { agentActor } from "../lib/actors";
 import type { InjectionMessage } from "../lib/injection";
 import { MAX_UNREAD_COUNTED } from "../lib/limits";
+import { redactPii } from "../lib/pii";
 import type { Recipient } from "../lib/channels";
 import { vImportance, type Actor, type Importance } from "../validators";
 import { emitEvent } from "./events";
@@ -140,7 +141,8 @@ async function asInjectionMessages(ctx: QueryCtx, rows: ReadonlyArray<Doc<"inbox
       id: message._id,
       from: message.from.kind === "system" ? "Maestro" : message.from.name,
       where: whereOf(channel, message),
-      body: message.body,
+      // What a model is shown carries no PII (lib/pii), blocking openings included.
+      body: redactPii(message.body),
       importance: message.importance,
       direct: row.direct,
       aboutTask: taskId !== null && (message.context.taskId === taskId || message.context.batchId === taskId),

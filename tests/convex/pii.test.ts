@@ -1,7 +1,9 @@
 /** PII rules on injected text (lib/pii, applied by lib/injection buildInjection). */
 import { describe, expect, test } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
 import { buildInjection, type InjectionMessage } from "../../convex/lib/injection";
 import { ibanValid, luhnValid, redactPii } from "../../convex/lib/pii";
+import { agent, AGENTS, createTask, demoSquad, insertRun } from "./setup";
 
 const message = (body: string, id = "m1"): InjectionMessage => ({ id, from: "Ana", where: "#ops", body, importance: "normal", direct: true, aboutTask: false, createdAt: 1 });
 
@@ -39,5 +41,18 @@ describe("PII rules", () => {
     expect(summarised.text).not.toMatch(/4111|@example\.org/);
     // Turned off, the text is as written.
     expect(buildInjection([message("grace@example.com")], { pii: { email: false } }).text).toContain("grace@example.com");
+  });
+
+  test("an agent's inbox as its run is shown it (blocking messages included) carries no PII", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const writer = await agent(t, AGENTS.writer);
+    const dm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [writer.sessionKey] });
+    await admin.mutation(api.channelMessages.post, { channelId: dm, body: "Call me on +1 415 555 0132 or ada@example.com", blocking: true });
+    const taskId = await createTask(admin, departmentId);
+    const runId = await insertRun(t, AGENTS.writer, taskId);
+    const shown = await t.query(internal.tools.messaging.inboxReadTool, { runId });
+    expect(shown.map((m) => m.body)).toEqual(["Call me on [phone] or [email]"]);
+    // The message itself is stored as written: only what a model is shown is redacted.
+    expect((await t.run(async (ctx) => await ctx.db.query("channelMessages").collect())).map((m) => m.body)).toEqual(["Call me on +1 415 555 0132 or ada@example.com"]);
   });
 });
