@@ -6,9 +6,11 @@
 import { v } from "convex/values";
 import { internalQuery } from "./_generated/server";
 import { agentMutation, agentQuery, userMutation } from "./functions";
+import { API_SCOPES } from "./lib/apiKeys";
 import { MaestroError } from "./lib/errors";
-import { keyAgentX, keysOfAgent, createKey, revokeKey } from "./records/agentApiKeys";
+import { keyAgentX, keysOfAgent, createKey, revokeKey, scopedKeyAgentX } from "./records/agentApiKeys";
 import { requireMember } from "./records/members";
+import { vApiScope } from "./validators";
 
 const vApiKeySummary = v.object({
   _id: v.id("agentApiKeys"),
@@ -16,16 +18,18 @@ const vApiKeySummary = v.object({
   createdAt: v.number(),
   createdByName: v.union(v.string(), v.null()),
   revokedAt: v.union(v.number(), v.null()),
+  scopes: v.array(vApiScope),
 });
 
 /**
- * Admins: a new API key for an agent. The plaintext is in this result only;
- * Maestro keeps its SHA-256 and the first characters for display.
+ * Admins: a new API key for an agent, holding `scopes` (every scope when
+ * none are named). The plaintext is in this result only; Maestro keeps its
+ * SHA-256 and the first characters for display.
  */
 export const create = agentMutation({
-  args: {},
-  returns: v.object({ keyId: v.id("agentApiKeys"), key: v.string(), prefix: v.string() }),
-  handler: async (ctx) => await createKey(ctx, ctx.agent, ctx.viewer.user._id),
+  args: { scopes: v.optional(v.array(vApiScope)) },
+  returns: v.object({ keyId: v.id("agentApiKeys"), key: v.string(), prefix: v.string(), scopes: v.array(vApiScope) }),
+  handler: async (ctx, { scopes }) => await createKey(ctx, ctx.agent, ctx.viewer.user._id, scopes),
 });
 
 /** Admins: an agent's keys, newest first (prefix and dates only; never the hash). */
@@ -38,7 +42,7 @@ export const list = agentQuery({
     const result = [];
     for (const key of await keysOfAgent(ctx, agentId)) {
       if (!names.has(key.createdBy)) names.set(key.createdBy, (await ctx.db.get("users", key.createdBy))?.name ?? null);
-      result.push({ _id: key._id, prefix: key.prefix, createdAt: key._creationTime, createdByName: names.get(key.createdBy) ?? null, revokedAt: key.revokedAt ?? null });
+      result.push({ _id: key._id, prefix: key.prefix, createdAt: key._creationTime, createdByName: names.get(key.createdBy) ?? null, revokedAt: key.revokedAt ?? null, scopes: key.scopes ?? [...API_SCOPES] });
     }
     return result;
   },
@@ -65,4 +69,15 @@ export const checkKey = internalQuery({
     await keyAgentX(ctx, keyHash);
     return null;
   },
+});
+
+/**
+ * The HTTP API's gate (convex/messagingApi.ts): refuses a key as checkKey
+ * does, then FORBIDDEN when it lacks the route's scope; answers the key's
+ * department, the `project_id` of everything the route returns.
+ */
+export const authorize = internalQuery({
+  args: { keyHash: v.string(), scope: vApiScope },
+  returns: v.object({ projectId: v.id("departments") }),
+  handler: async (ctx, { keyHash, scope }) => ({ projectId: (await scopedKeyAgentX(ctx, keyHash, scope)).departmentId }),
 });

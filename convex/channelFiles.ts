@@ -12,13 +12,14 @@ import { v } from "convex/values";
 import { internal } from "./_generated/api";
 import type { Id } from "./_generated/dataModel";
 import { internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
-import { channelQuery, requireChannel, userAction } from "./functions";
+import { channelQuery, departmentQuery, requireChannel, userAction } from "./functions";
 import { memberKey } from "./lib/actors";
 import { postRefusal } from "./lib/channels";
 import { MaestroError } from "./lib/errors";
 import { FILE_LIMITS, isTextType } from "./lib/files";
 import { scanUserText } from "./lib/secrets/userText";
-import { checkUpload, fileUrls, insertFile, type CheckedUpload } from "./records/channelFiles";
+import { checkUpload, fileUrls, insertFile, searchDepartmentFiles, SEARCHED_TEXT_CHARS, type CheckedUpload } from "./records/channelFiles";
+import { mayRead } from "./records/channels";
 import { limitOrThrow } from "./records/rateLimits";
 import { chatSettings } from "./records/settings";
 import { vFileArtifact, type FileArtifact } from "./validators";
@@ -41,25 +42,26 @@ const vRefused = v.object({ ok: v.literal(false), message: v.string() });
 /** What `add` needs before it reads the blob: the refusal, or whether (and how) to scan the content. */
 export const prepareAdd = internalQuery({
   args: { channelId: v.id("channels"), storageId: v.id("_storage"), name: v.string() },
-  returns: v.union(vRefused, v.object({ ok: v.literal(true), scan: v.union(v.null(), v.object({ timeoutMs: v.number() })) })),
+  returns: v.union(vRefused, v.object({ ok: v.literal(true), scan: v.union(v.null(), v.object({ timeoutMs: v.number() })), text: v.boolean() })),
   handler: async (ctx, { channelId, storageId, name }) => {
     const { channel, checked } = await checkCallerUpload(ctx, channelId, storageId, name);
     if (!checked.ok) return checked;
     const settings = await chatSettings(ctx, channel.departmentId);
-    return { ok: true as const, scan: settings.scannerEnabled && isTextType(checked.contentType) ? { timeoutMs: settings.scannerTimeoutMs } : null };
+    const text = isTextType(checked.contentType);
+    return { ok: true as const, scan: settings.scannerEnabled && text ? { timeoutMs: settings.scannerTimeoutMs } : null, text };
   },
 });
 
 /** Records a checked file for its channel (checked again: the world may have moved since `prepareAdd`). */
 export const recordFile = internalMutation({
-  args: { channelId: v.id("channels"), storageId: v.id("_storage"), name: v.string() },
+  args: { channelId: v.id("channels"), storageId: v.id("_storage"), name: v.string(), text: v.optional(v.string()) },
   returns: v.union(vRefused, v.object({ ok: v.literal(true), artifact: vFileArtifact })),
-  handler: async (ctx, { channelId, storageId, name }) => {
+  handler: async (ctx, { channelId, storageId, name, text }) => {
     const { channel, senderKey, checked } = await checkCallerUpload(ctx, channelId, storageId, name);
     if (!checked.ok) return checked;
     await limitOrThrow(ctx, "fileUpload", senderKey, "Too many files:");
     const { name: stored, contentType, size } = checked;
-    return { ok: true as const, artifact: await insertFile(ctx, channel, senderKey, storageId, { name: stored, contentType, size }) };
+    return { ok: true as const, artifact: await insertFile(ctx, channel, senderKey, storageId, { name: stored, contentType, size }, text?.slice(0, SEARCHED_TEXT_CHARS)) };
   },
 });
 
@@ -78,14 +80,19 @@ export const add = userAction({
     };
     const prepared = await ctx.runQuery(internal.channelFiles.prepareAdd, args);
     if (!prepared.ok) return await refuse(prepared.message);
-    if (prepared.scan !== null) {
+    let text: string | undefined;
+    if (prepared.text) {
       const blob = await ctx.storage.get(args.storageId);
       if (blob === null) throw new MaestroError("NOT_FOUND", "That upload is gone; upload the file again.");
-      if (blob.size <= FILE_LIMITS.scanTextBytes && holdsSecret(await blob.text(), prepared.scan.timeoutMs)) {
-        return await refuse("The file looks like it holds a secret (a key, token or password): remove it and upload the file again.");
+      if (blob.size <= FILE_LIMITS.scanTextBytes) {
+        text = await blob.text();
+        if (prepared.scan !== null && holdsSecret(text, prepared.scan.timeoutMs)) {
+          return await refuse("The file looks like it holds a secret (a key, token or password): remove it and upload the file again.");
+        }
       }
     }
-    const recorded = await ctx.runMutation(internal.channelFiles.recordFile, args);
+    // A text file's first characters are kept for searchFiles.
+    const recorded = await ctx.runMutation(internal.channelFiles.recordFile, { ...args, text: text?.slice(0, SEARCHED_TEXT_CHARS) });
     if (!recorded.ok) return await refuse(recorded.message);
     return recorded.artifact;
   },
@@ -108,5 +115,32 @@ export const urls = channelQuery({
     const message = await ctx.db.get("channelMessages", messageId);
     if (message === null || message.channelId !== ctx.channel._id) throw new MaestroError("NOT_FOUND", "That message is not in this channel.");
     return await fileUrls(ctx, message);
+  },
+});
+
+/** Most files one search returns. */
+export const MAX_FILE_RESULTS = 20;
+
+/**
+ * `searchFiles`: the department's files (its artifacts) whose name or text
+ * matches `query`, name matches first, only in conversations the caller may
+ * read.
+ */
+export const search = departmentQuery({
+  role: "viewer",
+  args: { query: v.string() },
+  returns: v.array(v.object({ fileId: v.id("_storage"), channelId: v.id("channels"), name: v.string(), contentType: v.string(), size: v.number(), createdAt: v.number() })),
+  handler: async (ctx, { departmentId, query }) => {
+    const text = query.trim().slice(0, 200);
+    if (text === "") return [];
+    const me = memberKey(ctx.member.userId);
+    const out = [];
+    for (const file of await searchDepartmentFiles(ctx, departmentId, text, MAX_FILE_RESULTS * 2)) {
+      const channel = await ctx.db.get("channels", file.channelId);
+      if (channel === null || !(await mayRead(ctx, channel, me))) continue;
+      out.push({ fileId: file.storageId, channelId: file.channelId, name: file.name, contentType: file.contentType, size: file.size, createdAt: file._creationTime });
+      if (out.length === MAX_FILE_RESULTS) break;
+    }
+    return out;
   },
 });

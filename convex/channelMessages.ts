@@ -13,10 +13,12 @@ import { deleteRefusal, editRefusal } from "./lib/messageChanges";
 import { recordActivity } from "./records/activities";
 import { postRefusal } from "./lib/channels";
 import { MaestroError } from "./lib/errors";
+import { clientSendKey } from "./lib/idempotency";
 import { checkPageSize } from "./lib/validate";
 import { postChannelMessage } from "./reactions/delivery";
 import { editChannelMessage, eraseChannelMessage, historyPage, publicMessage, threadRootOf, threadView, vChannelMessage } from "./records/channelMessages";
 import { limitOrThrow } from "./records/rateLimits";
+import { oncePerKey } from "./records/toolEffects";
 import { vArtifact, vImportance } from "./validators";
 
 const vPostArgs = {
@@ -25,39 +27,46 @@ const vPostArgs = {
   importance: v.optional(vImportance),
   blocking: v.optional(v.boolean()),
   taskId: v.optional(v.id("tasks")),
+  /** The composer's own id for this message: a retried send with it posts once (lib/idempotency clientSendKey). */
+  clientMessageId: v.optional(v.string()),
 };
 
 /** Posts in a channel or DM as the signed-in member. */
 export const post = channelMutation({
   args: vPostArgs,
   returns: v.id("channelMessages"),
-  handler: async (ctx, { taskId, ...fields }) =>
-    await postChannelMessage(ctx, {
-      channel: ctx.channel,
-      from: memberActor(ctx.member),
-      senderKey: memberKey(ctx.member.userId),
-      ...fields,
-      context: taskId === undefined ? undefined : { taskId },
-    }),
+  handler: async (ctx, { taskId, clientMessageId, ...fields }) =>
+    await oncePerKey(ctx, { key: clientSendKey(memberKey(ctx.member.userId), clientMessageId), tool: "channel_post" }, async () =>
+      await postChannelMessage(ctx, {
+        channel: ctx.channel,
+        from: memberActor(ctx.member),
+        senderKey: memberKey(ctx.member.userId),
+        ...fields,
+        context: taskId === undefined ? undefined : { taskId },
+      }),
+    ),
 });
 
 /** Replies in the thread of a channel message (a reply to a reply joins the same thread). */
 export const reply = channelMutation({
   args: { ...vPostArgs, messageId: v.id("channelMessages") },
   returns: v.id("channelMessages"),
-  handler: async (ctx, { messageId, taskId, ...fields }) => {
+  handler: async (ctx, { messageId, taskId, clientMessageId, ...fields }) => {
+    const once = { key: clientSendKey(memberKey(ctx.member.userId), clientMessageId), tool: "channel_reply" };
     const target = await ctx.db.get("channelMessages", messageId);
     if (target === null || target.channelId !== ctx.channel._id) throw new MaestroError("NOT_FOUND", "That message is not in this channel.");
     const root = await threadRootOf(ctx, target);
     if (root === null) throw new MaestroError("NOT_FOUND", "The thread's first message is gone.");
-    return await postChannelMessage(ctx, {
-      channel: ctx.channel,
-      from: memberActor(ctx.member),
-      senderKey: memberKey(ctx.member.userId),
-      ...fields,
-      threadRoot: root,
-      context: taskId === undefined ? undefined : { taskId },
-    });
+    return await oncePerKey(ctx, once, async () =>
+      await postChannelMessage(ctx, {
+        channel: ctx.channel,
+        from: memberActor(ctx.member),
+        senderKey: memberKey(ctx.member.userId),
+        ...fields,
+        threadRoot: root,
+        context: taskId === undefined ? undefined : { taskId },
+      }),
+    );
   },
 });
 

@@ -9,7 +9,9 @@ import type { Id } from "./_generated/dataModel";
 import { internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
 import { departmentMutation, departmentQuery } from "./functions";
 import { agentChatAuthor, ARCHITECTS_EXCLUDED, chatExcluded } from "./lib/chat";
+import { memberKey } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
+import { clientSendKey } from "./lib/idempotency";
 import { oncePerKey } from "./records/toolEffects";
 import {
   departmentForApi,
@@ -52,9 +54,15 @@ export const list = departmentQuery({
 
 /** Posts as `@human` from the WebUI, remembering which person posted. */
 export const postAsHuman = departmentMutation({
-  args: { text: v.string() },
+  /** `clientMessageId`: the composer's own id for this message; a retried send with it posts once. */
+  args: { text: v.string(), clientMessageId: v.optional(v.string()) },
   returns: v.object({ id: v.number(), success: v.boolean() }),
-  handler: async (ctx, { departmentId, text }) => ({ id: await postChat(ctx, departmentId, "@human", text, { userId: ctx.member.userId, name: ctx.member.name }), success: true }),
+  handler: async (ctx, { departmentId, text, clientMessageId }) => ({
+    id: await oncePerKey(ctx, { key: clientSendKey(memberKey(ctx.member.userId), clientMessageId), tool: "chat_post" }, async () =>
+      await postChat(ctx, departmentId, "@human", text, { userId: ctx.member.userId, name: ctx.member.name }),
+    ),
+    success: true,
+  }),
 });
 
 /** Admins: start a fresh chat session; older messages stop being visible to agents and the UI. */

@@ -21,4 +21,7 @@ crons.interval("sweep never-posted files", { hours: 1 }, internal.sweeps.unposte
 // Tool effects older than a week (twice the pause TTL at least) are forgotten: no retry or resume comes that late.
 crons.interval("forget old tool effects", { hours: 1 }, internal.sweeps.oldToolEffects, {});
 
+// Each department's retention policy (lib/retention; none by default: everything is kept), in bounded passes.
+crons.interval("apply retention policies", { hours: 1 }, internal.retention.sweep, {});
+
 export default crons;

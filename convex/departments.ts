@@ -1,15 +1,15 @@
-/** Departments: the ones a person belongs to, and creating one (its creator owns it). */
+/** Departments (the messaging spec's projects): the ones a person belongs to, and creating one (its creator owns it), for people and for API keys. */
 import { v } from "convex/values";
+import { internalMutation, internalQuery } from "./_generated/server";
 import { userMutation, userQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
-import { LIMITS, MAX_DEPARTMENTS_PER_MEMBER } from "./lib/limits";
-import { slugify } from "./lib/names";
-import { cleanText } from "./lib/validate";
-import { departmentBySlug, insertDepartment } from "./records/departments";
+import { projectJson } from "./lib/messagingJson";
 import { hasRole } from "./lib/roles";
 import { firstUserId, noDepartments } from "./records/accounts";
-import { addMember, membershipsOf } from "./records/members";
-import { vMemberRole } from "./validators";
+import { keyCreator, scopedKeyAgentX } from "./records/agentApiKeys";
+import { createDepartmentOwnedBy, ownerName } from "./records/departments";
+import { findMembership, membershipsOf } from "./records/members";
+import { vApiScope, vMemberRole } from "./validators";
 
 /** The departments the caller belongs to, with their role in each, for the department switcher. */
 export const listMine = userQuery({
@@ -41,21 +41,48 @@ export const listMine = userQuery({
 export const create = userMutation({
   args: { name: v.string() },
   returns: v.id("departments"),
-  handler: async (ctx, args) => {
+  handler: async (ctx, { name }) => {
     const memberships = await membershipsOf(ctx, ctx.viewer.user._id);
     const runsOne = memberships.some((m) => hasRole(m.role, "admin"));
     const firstOwner = (await noDepartments(ctx)) && (await firstUserId(ctx)) === ctx.viewer.user._id;
     if (!runsOne && !firstOwner) throw new MaestroError("FORBIDDEN", "Only owners and admins of a department can create one; ask one of them for an invite instead.");
-    const name = cleanText("Department name", args.name, LIMITS.departmentNameChars);
-    const slug = slugify(name);
-    if (slug === "") throw new MaestroError("INVALID_ARGUMENT", "A department name needs at least one letter or digit.");
-    const clash = await departmentBySlug(ctx, slug);
-    if (clash !== null) throw new MaestroError("CONFLICT", `A department called ${clash.name} already exists.`);
-    if (memberships.length >= MAX_DEPARTMENTS_PER_MEMBER) {
-      throw new MaestroError("CONFLICT", `You belong to ${MAX_DEPARTMENTS_PER_MEMBER} departments already.`);
-    }
-    const departmentId = await insertDepartment(ctx, name, slug);
-    await addMember(ctx, departmentId, ctx.viewer.user._id, ctx.viewer.name, "owner");
-    return departmentId;
+    return await createDepartmentOwnedBy(ctx, ctx.viewer.user._id, ctx.viewer.name, name);
+  },
+});
+
+const vProject = v.object({ id: v.string(), name: v.string(), slug: v.string(), owner: v.union(v.string(), v.null()), created_at: v.number(), schema_version: v.number() });
+
+/**
+ * `GET /projects/{id}`: the key's department as the spec's Project (a
+ * project is a department). `me`, its id or its slug name it; any other
+ * department is refused like its ids elsewhere.
+ */
+export const projectForKey = internalQuery({
+  /** `scope`: the route's (GET /projects/{id}/channels names the project too). */
+  args: { keyHash: v.string(), project: v.string(), scope: vApiScope },
+  returns: vProject,
+  handler: async (ctx, { keyHash, project, scope }) => {
+    const agent = await scopedKeyAgentX(ctx, keyHash, scope);
+    const department = (await ctx.db.get("departments", agent.departmentId))!;
+    if (project !== "me" && project !== department._id && project !== department.slug) throw new MaestroError("FORBIDDEN", "A key reads only its own department's project.");
+    return projectJson(department, await ownerName(ctx, department._id));
+  },
+});
+
+/**
+ * `POST /projects`: a new department owned by the person who made the key,
+ * while they are still an admin of the key's department. The key's agent
+ * stays where it is; the owner adds agents to the new one.
+ */
+export const createProjectForKey = internalMutation({
+  args: { keyHash: v.string(), name: v.string() },
+  returns: vProject,
+  handler: async (ctx, { keyHash, name }) => {
+    const agent = await scopedKeyAgentX(ctx, keyHash, "projects:write");
+    const owner = await keyCreator(ctx, keyHash);
+    const membership = await findMembership(ctx, agent.departmentId, owner);
+    if (membership === null || !hasRole(membership.role, "admin")) throw new MaestroError("FORBIDDEN", "The person who made this key is no longer an admin here, so it cannot create projects.");
+    const departmentId = await createDepartmentOwnedBy(ctx, owner, membership.name, name);
+    return projectJson((await ctx.db.get("departments", departmentId))!, membership.name);
   },
 });

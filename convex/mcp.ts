@@ -11,7 +11,8 @@ import { internalMutation, internalQuery, type QueryCtx } from "./_generated/ser
 import { agentChatAuthor } from "./lib/chat";
 import { chatSettingsFromEnv, type ChatSettings } from "./lib/config";
 import { MaestroError } from "./lib/errors";
-import { keyAgent, keyAgentX } from "./records/agentApiKeys";
+import type { ApiScope } from "./lib/apiKeys";
+import { keyAgent, scopedKeyAgentX } from "./records/agentApiKeys";
 import { advanceCursor, checkChatText, cursorOf, enabledChatSettings, getNewForAgent, postChat, vChatMessage } from "./records/chat";
 import { limitOrThrow } from "./records/rateLimits";
 import { chatSettings } from "./records/settings";
@@ -27,9 +28,9 @@ export const chatStatus = internalQuery({
   },
 });
 
-/** The key's agent and its department's chat settings when it may chat now (read once per call). */
-async function chattingAgent(ctx: QueryCtx, keyHash: string): Promise<{ agent: Doc<"agents">; settings: ChatSettings }> {
-  const agent = await keyAgentX(ctx, keyHash);
+/** The key's agent and its department's chat settings when it may chat now with a key holding `scope` (read once per call). */
+async function chattingAgent(ctx: QueryCtx, keyHash: string, scope: ApiScope): Promise<{ agent: Doc<"agents">; settings: ChatSettings }> {
+  const agent = await scopedKeyAgentX(ctx, keyHash, scope);
   return { agent, settings: await enabledChatSettings(ctx, agent.departmentId) };
 }
 
@@ -38,7 +39,7 @@ export const checkKey = internalQuery({
   args: { keyHash: v.string() },
   returns: v.null(),
   handler: async (ctx, { keyHash }) => {
-    await chattingAgent(ctx, keyHash);
+    await chattingAgent(ctx, keyHash, "chat:read");
     return null;
   },
 });
@@ -52,7 +53,7 @@ export const post = internalMutation({
   args: { keyHash: v.string(), text: v.union(v.string(), v.null()) },
   returns: v.number(),
   handler: async (ctx, { keyHash, text }) => {
-    const { agent, settings } = await chattingAgent(ctx, keyHash);
+    const { agent, settings } = await chattingAgent(ctx, keyHash, "chat:write");
     if (text === null) throw new MaestroError("INVALID_ARGUMENT", 'Send JSON: {"text": "..."}');
     checkChatText(text, settings);
     // A post spends its own bucket only, as a channel post spends only messagePost: one rate-limiter call per post.
@@ -72,7 +73,7 @@ export const getNew = internalMutation({
   args: { keyHash: v.string() },
   returns: v.object({ messages: v.array(vChatMessage), newPointer: v.number() }),
   handler: async (ctx, { keyHash }) => {
-    const { agent } = await chattingAgent(ctx, keyHash);
+    const { agent } = await chattingAgent(ctx, keyHash, "chat:read");
     await limitOrThrow(ctx, "agentApiCall", agent.sessionKey);
     const { messages, newPointer } = await getNewForAgent(ctx, agent);
     const cursor = await cursorOf(ctx, agent.sessionKey);

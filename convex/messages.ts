@@ -4,14 +4,16 @@ import { v } from "convex/values";
 import { taskMutation, taskQuery } from "./functions";
 import type { Doc, Id } from "./_generated/dataModel";
 import type { MutationCtx } from "./_generated/server";
-import { actorName, memberActor } from "./lib/actors";
+import { actorName, memberActor, memberKey } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
+import { clientSendKey } from "./lib/idempotency";
 import { deleteRefusal, editRefusal } from "./lib/messageChanges";
 import { recordActivity } from "./records/activities";
 import { checkPageSize } from "./lib/validate";
 import { answerFromThread } from "./reactions/questions";
 import { postToThread } from "./reactions/threadPost";
 import { editMessage, eraseMessage, threadPage } from "./records/messages";
+import { oncePerKey } from "./records/toolEffects";
 import { vActor, vMention } from "./validators";
 
 const vMessage = v.object({
@@ -37,13 +39,16 @@ async function threadMessageX(ctx: MutationCtx, task: Doc<"tasks">, messageId: I
 
 /** Posts in a task's thread as the signed-in member (answering an agent's open question, if there is one). */
 export const create = taskMutation({
-  args: { content: v.string() },
+  /** `clientMessageId`: the composer's own id for this message; a retried send with it posts once. */
+  args: { content: v.string(), clientMessageId: v.optional(v.string()) },
   returns: v.id("messages"),
-  handler: async (ctx, { content }) => {
+  handler: async (ctx, { content, clientMessageId }) => {
     const { task, member } = ctx;
-    const message = await postToThread(ctx, memberActor(member), task, content);
-    if (task.pendingQuestion !== undefined) await answerFromThread(ctx, task, memberActor(member), message);
-    return message._id;
+    return await oncePerKey(ctx, { key: clientSendKey(memberKey(member.userId), clientMessageId), tool: "task_message" }, async () => {
+      const message = await postToThread(ctx, memberActor(member), task, content);
+      if (task.pendingQuestion !== undefined) await answerFromThread(ctx, task, memberActor(member), message);
+      return message._id;
+    });
   },
 });
 

@@ -7,23 +7,36 @@
  * tools (convex/tools/messaging.ts), so the ACLs, the size limit, the secret
  * scanner and the post rate limit are the same:
  *
- *   POST /channels                    {name, topic?, visibility?: "project"|"private"}
- *   GET  /channels/{id}               a channel's card (id or name)
- *   GET  /channels/{id}/messages      ?limit=&since=  top-level messages, oldest first
- *   POST /messages                    {channel | reply_to, body, importance?, blocking?, correlation_id?}
- *   POST /messages/{id}/read          marks one message read for this agent
- *   GET  /threads/{id}/messages       a thread's first message and its replies
- *   POST /dms                         {to: [names], body, importance?, blocking?, correlation_id?}
- *   GET  /dms/{id}/messages           ?limit=&since=  a DM's messages
- *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)
+ * Each route needs one of the key's scopes (lib/apiKeys API_SCOPES), shown
+ * in brackets; answers are the spec's JSON (lib/messagingJson), described
+ * with curl examples in docs/api.md:
  *
- * Errors (lib/errors HTTP_STATUS): 401 key, 403 not allowed, 404 unknown,
- * 400 bad body or too long, 409 conflict, 429 rate limited; always
- * `{"error": "..."}`.
+ *   POST /projects                    {name}  a new department owned by the key's maker  [projects:write]
+ *   GET  /projects/{id}               the key's department (id, slug or `me`)            [projects:read]
+ *   GET  /projects/{id}/channels      its channels this agent may read                   [channels:read]
+ *   POST /channels                    {name, topic?, visibility?: "project"|"private"}   [channels:manage]
+ *   GET  /channels/{id}               a Channel (or a DM) by id or name                  [channels:read]
+ *   POST /channels/{id}/members       {add?: [names], remove?: [names]}                  [channels:manage]
+ *   POST /channels/{id}/topic         {topic}                                            [channels:manage]
+ *   GET  /channels/{id}/messages      ?limit=&since=  top-level messages, oldest first   [messages:read]
+ *   POST /messages                    {channel | reply_to, body, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
+ *   POST /messages/{id}/read          marks one message read for this agent              [messages:read]
+ *   POST /threads                     {root_message_id} or {channel, body, ...}: a Thread  [messages:write]
+ *   GET  /threads/{id}                a Thread                                           [messages:read]
+ *   GET  /threads/{id}/messages       its first message and its replies                  [messages:read]
+ *   POST /dms                         {to: [names], body, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
+ *   GET  /dms/{id}/messages           ?limit=&since=  a DM's messages                    [messages:read]
+ *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)  [messages:read]
+ *
+ * Errors (lib/errors HTTP_STATUS): 401 key, 403 not allowed or a scope the
+ * key lacks, 404 unknown, 400 bad body or too long, 409 conflict, 429 rate
+ * limited; always `{"error": "..."}`.
  */
 import { internal } from "./_generated/api";
 import type { ActionCtx } from "./_generated/server";
+import type { ApiScope } from "./lib/apiKeys";
 import { agentKeyHash, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
+import { channelJson, conversationJson, messageJson, threadJson, type StoredMessage } from "./lib/messagingJson";
 import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
 
 type Body = Record<string, unknown>;
@@ -59,7 +72,15 @@ function postFields(body: Body) {
     importance: oneOf(body, "importance", IMPORTANCES),
     blocking,
     correlationId: optionalString(body, "correlation_id"),
+    clientMessageId: optionalString(body, "client_message_id"),
   };
+}
+
+function names(body: Body, field: string): string[] | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.length > 20 || !value.every((t) => typeof t === "string")) throw badRequest(`"${field}" must be a list of at most 20 names.`);
+  return value as string[];
 }
 
 function whole(params: URLSearchParams, name: string): number | undefined {
@@ -70,32 +91,39 @@ function whole(params: URLSearchParams, name: string): number | undefined {
   return value;
 }
 
+interface Call {
+  keyHash: string;
+  /** The key's department: every answer's `project_id`. */
+  projectId: string;
+  body: Body;
+  path: string[];
+  params: URLSearchParams;
+}
+
 /**
- * One endpoint: the key is checked first (401 before anything else), the
- * body and path are parsed, then `run` does the work as the key's agent.
+ * One endpoint: the key and its scope for this path are checked first (401,
+ * then 403, before anything else), the body and path are parsed, then `run`
+ * does the work as the key's agent.
  */
 function endpoint(
-  route: ({ path: string } | { pathPrefix: string }) & { method: "GET" | "POST" },
-  run: (ctx: ActionCtx, call: { keyHash: string; body: Body; path: string[]; params: URLSearchParams }) => Promise<unknown>,
+  route: ({ path: string } | { pathPrefix: string }) & { method: "GET" | "POST"; scope: ApiScope | ((path: string[]) => ApiScope) },
+  run: (ctx: ActionCtx, call: Call) => Promise<unknown>,
 ): HttpRoute {
+  const { scope, ...where } = route;
   const handler = async (ctx: ActionCtx, request: Request) => {
     const keyHash = agentKeyHash(request);
     const url = new URL(request.url);
     const path = url.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
+    const { projectId } = await ctx.runQuery(internal.agentApiKeys.authorize, { keyHash, scope: typeof scope === "function" ? scope(path) : scope });
     const body = route.method === "POST" ? await jsonObjectBody(request) : {};
     if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", "Send a JSON object.");
-    try {
-      return json(200, await run(ctx, { keyHash, body, path, params: url.searchParams }));
-    } catch (error) {
-      // Say whether the key itself is good before blaming the request: a bad key's refusal wins.
-      if (error instanceof RequestRefusal) await ctx.runQuery(internal.agentApiKeys.checkKey, { keyHash });
-      throw error;
-    }
+    return json(200, await run(ctx, { keyHash, projectId, body, path, params: url.searchParams }));
   };
-  return { ...route, challenge: BEARER_CHALLENGE, handler };
+  return { ...where, challenge: BEARER_CHALLENGE, handler };
 }
 
-const ENDPOINTS = "POST /channels, GET /channels/{id}, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox";
+const ENDPOINTS =
+  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox";
 
 /** `/<prefix>/{id}` or `/<prefix>/{id}/<suffix>`: the id, or a 404 for any other shape. */
 function idWith(path: string[], suffix: string | null): string {
@@ -104,27 +132,61 @@ function idWith(path: string[], suffix: string | null): string {
   return path[1];
 }
 
+/** The scope of a prefix route: `whole` for `/<prefix>/{id}`, `bySuffix[suffix]` for `/<prefix>/{id}/<suffix>` (unknown shapes are 404s after the key is checked). */
+function scopeByShape(whole: ApiScope, bySuffix: Partial<Record<string, ApiScope>> = {}): (path: string[]) => ApiScope {
+  return (path) => (path.length === 3 ? (bySuffix[path[2]] ?? whole) : whole);
+}
+
+const messages = (rows: readonly StoredMessage[], projectId: string) => rows.map((m) => messageJson(m, projectId));
+
 /** `GET /channels/{id}/messages` and `GET /dms/{id}/messages`: top-level messages, oldest first. */
-async function history(ctx: ActionCtx, keyHash: string, channel: string, params: URLSearchParams) {
-  const messages = await ctx.runQuery(internal.tools.messaging.channelHistoryTool, { keyHash, channel, limit: whole(params, "limit"), since: whole(params, "since") });
-  return { messages };
+async function history(ctx: ActionCtx, { keyHash, projectId, params }: Call, channel: string) {
+  const rows = await ctx.runQuery(internal.tools.messaging.channelHistoryTool, { keyHash, channel, limit: whole(params, "limit"), since: whole(params, "since") });
+  return { messages: messages(rows, projectId) };
+}
+
+/** One message the key's agent may read, by id. */
+async function readable(ctx: ActionCtx, keyHash: string, messageId: string): Promise<StoredMessage> {
+  return await ctx.runQuery(internal.tools.messaging.fetchMessageTool, { keyHash, messageId });
 }
 
 export const MESSAGING_ROUTES: HttpRoute[] = [
-  endpoint({ path: "/channels", method: "POST" }, async (ctx, { keyHash, body }) => {
+  endpoint({ path: "/projects", method: "POST", scope: "projects:write" }, async (ctx, { keyHash, body }) => {
+    return await ctx.runMutation(internal.departments.createProjectForKey, { keyHash, name: requiredString(body, "name") });
+  }),
+  endpoint({ pathPrefix: "/projects/", method: "GET", scope: scopeByShape("projects:read", { channels: "channels:read" }) }, async (ctx, call) => {
+    const { keyHash, projectId, path } = call;
+    if (path.length === 2) return await ctx.runQuery(internal.departments.projectForKey, { keyHash, project: idWith(path, null), scope: "projects:read" });
+    const project = idWith(path, "channels");
+    // Any project but the key's is refused the same way as GET /projects/{id} refuses it.
+    await ctx.runQuery(internal.departments.projectForKey, { keyHash, project, scope: "channels:read" });
+    const channels = await ctx.runQuery(internal.tools.messaging.channelListTool, { keyHash });
+    return { channels: channels.map((c) => channelJson({ ...c, members: undefined }, projectId)) };
+  }),
+  endpoint({ path: "/channels", method: "POST", scope: "channels:manage" }, async (ctx, { keyHash, projectId, body }) => {
     const made = await ctx.runMutation(internal.tools.messaging.createChannelTool, {
       keyHash,
       name: requiredString(body, "name"),
       topic: optionalString(body, "topic"),
       visibility: oneOf(body, "visibility", CHANNEL_VISIBILITIES),
     });
-    return { id: made.channelId, name: made.name };
+    return conversationJson(await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel: made.channelId }), projectId);
   }),
-  endpoint({ pathPrefix: "/channels/", method: "GET" }, async (ctx, { keyHash, path, params }) => {
-    if (path.length === 2) return await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel: idWith(path, null) });
-    return await history(ctx, keyHash, idWith(path, "messages"), params);
+  endpoint({ pathPrefix: "/channels/", method: "GET", scope: scopeByShape("channels:read", { messages: "messages:read" }) }, async (ctx, call) => {
+    const { keyHash, projectId, path } = call;
+    if (path.length === 2) return conversationJson(await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel: idWith(path, null) }), projectId);
+    return await history(ctx, call, idWith(path, "messages"));
   }),
-  endpoint({ path: "/messages", method: "POST" }, async (ctx, { keyHash, body }) => {
+  endpoint({ pathPrefix: "/channels/", method: "POST", scope: "channels:manage" }, async (ctx, { keyHash, projectId, path, body }) => {
+    const channel = path.length === 3 && path[2] === "topic" ? idWith(path, "topic") : idWith(path, "members");
+    const change =
+      path[2] === "topic"
+        ? { topic: optionalString(body, "topic") ?? "" }
+        : { add: names(body, "add"), remove: names(body, "remove") };
+    await ctx.runMutation(internal.tools.messaging.manageChannelTool, { keyHash, channel, ...change });
+    return conversationJson(await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel }), projectId);
+  }),
+  endpoint({ path: "/messages", method: "POST", scope: "messages:write" }, async (ctx, { keyHash, projectId, body }) => {
     const channel = optionalString(body, "channel");
     const replyTo = optionalString(body, "reply_to");
     if ((channel === undefined) === (replyTo === undefined)) throw badRequest('Name either "channel" (id or #name) or "reply_to" (a message id).');
@@ -133,29 +195,48 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
       channel !== undefined
         ? await ctx.runMutation(internal.tools.messaging.postChannelTool, { keyHash, channel, ...fields })
         : await ctx.runMutation(internal.tools.messaging.replyThreadTool, { keyHash, messageId: replyTo!, ...fields });
-    return { id };
+    return messageJson(await readable(ctx, keyHash, id), projectId);
   }),
-  endpoint({ pathPrefix: "/messages/", method: "POST" }, async (ctx, { keyHash, path }) => {
+  endpoint({ pathPrefix: "/messages/", method: "POST", scope: "messages:read" }, async (ctx, { keyHash, path }) => {
     const marked = await ctx.runMutation(internal.tools.messaging.markReadTool, { keyHash, messageIds: [idWith(path, "read")] });
     return { marked };
   }),
-  endpoint({ pathPrefix: "/threads/", method: "GET" }, async (ctx, { keyHash, path }) => await ctx.runQuery(internal.tools.messaging.threadTool, { keyHash, messageId: idWith(path, "messages") })),
-  endpoint({ path: "/dms", method: "POST" }, async (ctx, { keyHash, body }) => {
+  endpoint({ path: "/threads", method: "POST", scope: "messages:write" }, async (ctx, { keyHash, body }) => {
+    const rootId = optionalString(body, "root_message_id");
+    const channel = optionalString(body, "channel");
+    if ((rootId === undefined) === (channel === undefined)) throw badRequest('Name either "root_message_id" (a channel message) or "channel" and "body" (a new first message).');
+    const id = rootId ?? (await ctx.runMutation(internal.tools.messaging.postChannelTool, { keyHash, channel: channel!, ...postFields(body) }));
+    const root = await readable(ctx, keyHash, id);
+    if (root.threadRootId !== undefined) throw new RequestRefusal("INVALID_ARGUMENT", `Message ${id} is a reply: its thread is ${root.threadRootId}.`);
+    if (root.type === "dm") throw new RequestRefusal("INVALID_ARGUMENT", "DM messages have no threads.");
+    return threadJson(root);
+  }),
+  endpoint({ pathPrefix: "/threads/", method: "GET", scope: "messages:read" }, async (ctx, { keyHash, projectId, path }) => {
+    if (path.length === 2) {
+      const root = await readable(ctx, keyHash, idWith(path, null));
+      if (root.threadRootId !== undefined || root.type === "dm") throw new RequestRefusal("NOT_FOUND", `Message ${root._id} does not start a thread.`);
+      return threadJson(root);
+    }
+    const thread = await ctx.runQuery(internal.tools.messaging.threadTool, { keyHash, messageId: idWith(path, "messages") });
+    return { thread: threadJson(thread.root), messages: messages([thread.root, ...thread.replies], projectId), more: thread.more };
+  }),
+  endpoint({ path: "/dms", method: "POST", scope: "messages:write" }, async (ctx, { keyHash, projectId, body }) => {
     const to = body.to;
     if (!Array.isArray(to) || to.length === 0 || to.length > 20 || !to.every((t) => typeof t === "string")) {
       throw badRequest('"to" must be a list of 1 to 20 names.');
     }
     const sent = await ctx.runMutation(internal.tools.messaging.dmSendTool, { keyHash, to: to as string[], ...postFields(body) });
-    return { id: sent.channelId, messageId: sent.messageId };
+    const dm = conversationJson(await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel: sent.channelId }), projectId);
+    return { ...dm, message: messageJson(await readable(ctx, keyHash, sent.messageId), projectId) };
   }),
-  endpoint({ pathPrefix: "/dms/", method: "GET" }, async (ctx, { keyHash, path, params }) => {
-    const channel = idWith(path, "messages");
-    const info = await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash, channel });
+  endpoint({ pathPrefix: "/dms/", method: "GET", scope: "messages:read" }, async (ctx, call) => {
+    const channel = idWith(call.path, "messages");
+    const info = await ctx.runQuery(internal.tools.messaging.channelInfoTool, { keyHash: call.keyHash, channel });
     if (info.kind !== "dm") throw badRequest(`${channel} is a channel, not a DM: read it at /channels/${channel}/messages.`);
-    return await history(ctx, keyHash, channel, params);
+    return await history(ctx, call, channel);
   }),
-  endpoint({ pathPrefix: "/agents/", method: "GET" }, async (ctx, { keyHash, path, params }) => {
-    const messages = await ctx.runQuery(internal.tools.messaging.inboxReadTool, { keyHash, limit: whole(params, "limit"), agent: idWith(path, "inbox") });
-    return { messages };
+  endpoint({ pathPrefix: "/agents/", method: "GET", scope: "messages:read" }, async (ctx, { keyHash, projectId, path, params }) => {
+    const rows = await ctx.runQuery(internal.tools.messaging.inboxMessagesTool, { keyHash, limit: whole(params, "limit"), agent: idWith(path, "inbox") });
+    return { messages: rows.map(({ message, where, direct }) => ({ ...messageJson(message, projectId), where, direct })) };
   }),
 ];

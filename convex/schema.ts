@@ -3,6 +3,7 @@ import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import {
   vActivityData,
+  vApiScope,
   vActivityType,
   vActor,
   vAgentKind,
@@ -418,6 +419,10 @@ export default defineSchema({
     }),
     /** The lead's mode in #maestro (switch_mode there); tasks carry their own. */
     leadMode: v.optional(vLeadMode),
+    /** What its channels and DMs keep (lib/retention); absent: everything. */
+    retention: v.optional(
+      v.object({ messageTtlDays: v.optional(v.number()), maxMessagesPerConversation: v.optional(v.number()), artifactTtlDays: v.optional(v.number()) }),
+    ),
   }).index("by_department", ["departmentId"]),
 
   /** The #maestro chat: `id` increases strictly across all sessions; reads filter by session. */
@@ -459,6 +464,8 @@ export default defineSchema({
     /** The admin who created it. */
     createdBy: v.id("users"),
     revokedAt: v.optional(v.number()),
+    /** What the key may do (lib/apiKeys API_SCOPES); absent on keys made before scopes, which hold them all. */
+    scopes: v.optional(v.array(vApiScope)),
   })
     .index("by_hash", ["hash"])
     // The list shows an agent's keys newest first (by _creationTime); the next index counts active ones.
@@ -541,9 +548,15 @@ export default defineSchema({
     contentType: v.string(),
     size: v.number(),
     messageId: v.optional(v.id("channelMessages")),
+    /** A text file's first characters, for searchFiles. */
+    text: v.optional(v.string()),
   })
+    .searchIndex("search_name", { searchField: "name", filterFields: ["departmentId"] })
+    .searchIndex("search_text", { searchField: "text", filterFields: ["departmentId"] })
     .index("by_storage", ["storageId"])
-    .index("by_message", ["messageId"]),
+    .index("by_message", ["messageId"])
+    // Retention walks a department's files by age.
+    .index("by_department", ["departmentId"]),
 
   /**
    * How far the sweep of uploads nobody added (channelFiles.sweepUnposted)
@@ -576,6 +589,8 @@ export default defineSchema({
     .index("by_recipient_and_department_and_readAt_and_blocking", ["recipientKey", "departmentId", "readAt", "blocking"])
     .index("by_recipient_and_channel_and_readAt", ["recipientKey", "channelId", "readAt"])
     .index("by_recipient_and_message", ["recipientKey", "messageId"])
+    // Retention deletes a message's inbox rows with it.
+    .index("by_message", ["messageId"])
     .index("by_department_and_readAt", ["departmentId", "readAt"]),
 
   /**

@@ -1,4 +1,5 @@
 import { v, type Infer } from "convex/values";
+import { API_SCOPES } from "./lib/apiKeys";
 
 /** A validator for exactly one of `values`: the lists below stay data, and their validators follow from them. */
 function oneOf<const T extends string>(values: readonly T[]) {
@@ -155,6 +156,8 @@ export const vMessageContext = v.object({
 export const EVENT_TYPES = [
   ...["messaging.created", "messaging.posted", "messaging.read", "messaging.thread_created"],
   ...["channels.created", "channels.updated", "channels.archived"],
+  // Agent-to-agent envelopes (reactions/a2a), linked by correlation id.
+  ...["a2a.delegate", "a2a.request_tool", "a2a.status_update"],
 ] as const;
 export const vEventType = oneOf(EVENT_TYPES);
 export type EventType = Infer<typeof vEventType>;
@@ -198,3 +201,6 @@ export const vRunPause = v.object({
   seen: v.array(v.string()),
 });
 export type RunPause = Infer<typeof vRunPause>;
+
+/** What an agent API key may do (lib/apiKeys API_SCOPES). */
+export const vApiScope = oneOf(API_SCOPES);

@@ -43,3 +43,25 @@ export function isApiKeyShape(key: string): boolean {
 export function hashApiKey(key: string): string {
   return sha256Hex(key);
 }
+
+/**
+ * What a key may do, chosen when it is made (messaging spec, "per-agent
+ * scopes for messaging"). Each HTTP route and MCP tool names the one it
+ * needs; a key made before scopes existed holds them all.
+ */
+export const API_SCOPES = [
+  "projects:read",
+  "projects:write",
+  "channels:read",
+  "channels:manage",
+  "messages:read",
+  "messages:write",
+  "chat:read",
+  "chat:write",
+] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+
+/** Whether a key holding `held` (undefined: a key from before scopes, holding all) may use `scope`. */
+export function keyHasScope(held: readonly ApiScope[] | undefined, scope: ApiScope): boolean {
+  return held === undefined || held.includes(scope);
+}

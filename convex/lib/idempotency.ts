@@ -5,6 +5,7 @@
  * duplicate of the same trigger therefore finds the effect of the first call
  * instead of repeating it. Pure: no Convex context.
  */
+import { MaestroError } from "./errors";
 import { sha256Hex } from "./sha256";
 
 /** What caused a run, as far as idempotency is concerned. */
@@ -43,4 +44,22 @@ export function causeText(cause: RunCause): string {
 /** The key of one tool call: the same cause, tool and arguments always give the same key. */
 export function idempotencyKey(cause: RunCause, tool: string, args: unknown): string {
   return `${tool}:${sha256Hex(`${causeText(cause)}\n${tool}\n${canonicalJson(args)}`)}`;
+}
+
+/** Longest client message id accepted. */
+export const MAX_CLIENT_MESSAGE_ID_CHARS = 128;
+
+/**
+ * The idempotency key of a send that carries the client's own message id
+ * (the app's composers, the HTTP API's `client_message_id`): the sender's
+ * key (an agent's sessionKey, `member:<userId>`) and the id, so one sender's
+ * retry acts once and another sender's equal id is another message.
+ * Undefined when the client gave no id.
+ */
+export function clientSendKey(senderKey: string, clientMessageId: string | undefined): string | undefined {
+  if (clientMessageId === undefined) return undefined;
+  if (clientMessageId.trim() === "" || clientMessageId.length > MAX_CLIENT_MESSAGE_ID_CHARS) {
+    throw new MaestroError("INVALID_ARGUMENT", `A client message id is 1 to ${MAX_CLIENT_MESSAGE_ID_CHARS} characters.`);
+  }
+  return `client:${senderKey}:${clientMessageId}`;
 }

@@ -10,6 +10,7 @@
  * out and names the handles (`inbox.read`, `messages.fetch`) to fetch them.
  */
 import { countTokens, truncateToTokens } from "./tokens";
+import { redactPii, type PiiRules } from "./pii";
 
 export const DEFAULT_INJECTION_BUDGET = 768;
 /** Longest one message may be in the injection, before the budget decides. */
@@ -102,6 +103,8 @@ export interface InjectionOptions {
   older?: { count: number; more: boolean };
   /** A model-made summary of a thread, when a fast model is configured; the extractive one otherwise. */
   summarise?: (messages: readonly InjectionMessage[]) => string;
+  /** PII redacted from every injected body (lib/pii); all rules unless some are turned off. */
+  pii?: PiiRules;
 }
 
 const HEADER = "Messages for you since your last run:";
@@ -123,6 +126,8 @@ export function buildInjection(messages: readonly InjectionMessage[], options: I
   if (messages.length === 0) return { text: "", tokens: 0, included: [], omitted: { total: 0, critical: 0, direct: 0 } };
 
   // Beyond the candidates' cap, the least important are counted, not read.
+  // What is shown is stripped of PII first, so summaries and quotes alike never carry it.
+  messages = messages.map((m) => ({ ...m, body: redactPii(m.body, options.pii) }));
   const chat = messages.some((m) => m.kind === "chat");
   const ranked = [...messages].sort((a, b) => tier(a) - tier(b) || rankOf(b) - rankOf(a));
   const skipped = ranked.slice(MAX_CANDIDATES);

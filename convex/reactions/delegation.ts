@@ -17,6 +17,7 @@ import { agentBySessionKey } from "../records/agents";
 import { personWroteSince } from "../records/messages";
 import { delegationTree, subtasksOf } from "../records/tasks";
 import type { Actor } from "../validators";
+import { delegationCreated } from "./a2a";
 import { createTask } from "./taskChange";
 import { postToThread } from "./threadPost";
 
@@ -87,6 +88,7 @@ export async function createDelegation(ctx: MutationCtx, delegator: Delegator, a
   }
   const mentions = names.map((name) => `@${name}`).join(" ");
   await postToThread(ctx, actor, task, `${mentions} ${args.instruction.trim()}`);
+  await delegationCreated(ctx, actor, task);
   const parent = args.parentTaskId === undefined ? null : await ctx.db.get("tasks", args.parentTaskId);
   await recordActivity(ctx, {
     departmentId: args.departmentId,

@@ -98,6 +98,10 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
   if (root !== undefined && (await countReply(ctx, root, now))) {
     await emitEvent(ctx, { departmentId: channel.departmentId, type: "messaging.thread_created", actor: input.from, channelId: channel._id, messageId: root._id });
   }
+  if (channel.lastMessageAt === undefined) {
+    // The conversation's message list is created by its first message (the spec's `messaging.created`); every post is `messaging.posted`.
+    await emitEvent(ctx, { departmentId: channel.departmentId, type: "messaging.created", actor: input.from, channelId: channel._id, messageId, correlationId: input.correlationId, data: { type } });
+  }
   await markPosted(ctx, attach, messageId);
   await touchChannel(ctx, channel._id, now);
   await deliverToInboxes(ctx, { departmentId: channel.departmentId, channelId: channel._id, messageId, importance, blocking }, recipients);

@@ -13,6 +13,7 @@ import { agentNamer, agentBySessionKey } from "../records/agents";
 import { notifyAssigned } from "../records/notifications";
 import { insertTask, placeTask, resolveAssignees, setAssignees, type NewTask } from "../records/tasks";
 import type { Actor, TaskStatus } from "../validators";
+import { delegationStatusChanged } from "./a2a";
 import { enqueueRun } from "./runQueue";
 import { postToThread } from "./threadPost";
 
@@ -69,6 +70,7 @@ export async function moveTask(ctx: MutationCtx, actor: Actor, task: Doc<"tasks"
     taskId: task._id,
     data: { title: task.title, from: task.status, to: status },
   });
+  await delegationStatusChanged(ctx, actor, task, status);
   if (status === "review" || status === "done") await reportToDelegator(ctx, task, status);
 }
 

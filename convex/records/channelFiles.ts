@@ -47,9 +47,27 @@ export async function insertFile(
   uploaderKey: string,
   storageId: Id<"_storage">,
   file: { name: string; contentType: string; size: number },
+  text?: string,
 ): Promise<FileArtifact> {
-  await ctx.db.insert("channelFiles", { departmentId: channel.departmentId, channelId: channel._id, storageId, uploaderKey, ...file });
+  await ctx.db.insert("channelFiles", { departmentId: channel.departmentId, channelId: channel._id, storageId, uploaderKey, ...file, text: text ?? "" });
   return { kind: "file", storageId, ...file };
+}
+
+/** Characters of a text file kept for search. */
+export const SEARCHED_TEXT_CHARS = 20_000;
+
+/** A department's files whose name, then whose text, matches `query`: at most `limit`, name matches first, each once. */
+export async function searchDepartmentFiles(ctx: QueryCtx, departmentId: Id<"departments">, query: string, limit: number): Promise<Array<Doc<"channelFiles">>> {
+  const byName = await ctx.db
+    .query("channelFiles")
+    .withSearchIndex("search_name", (q) => q.search("name", query).eq("departmentId", departmentId))
+    .take(limit);
+  const byText = await ctx.db
+    .query("channelFiles")
+    .withSearchIndex("search_text", (q) => q.search("text", query).eq("departmentId", departmentId))
+    .take(limit);
+  const seen = new Set<string>();
+  return [...byName, ...byText].filter((f) => !seen.has(f._id) && seen.add(f._id) !== undefined).slice(0, limit);
 }
 
 /**
@@ -132,4 +150,17 @@ export async function deleteUnposted(ctx: MutationCtx): Promise<{ files: number;
     else await ctx.db.patch("fileSweeps", state._id, { sweptUntil: last._creationTime });
   }
   return { files: stale.length, uploads, more: stale.length === SWEEP_BATCH || blobs.length === SWEEP_BATCH };
+}
+
+/** Deletes a department's files (blob and row) uploaded before `before`, at most `limit`; returns how many. */
+export async function deleteFilesBefore(ctx: MutationCtx, departmentId: Id<"departments">, before: number, limit: number): Promise<number> {
+  const old = await ctx.db
+    .query("channelFiles")
+    .withIndex("by_department", (q) => q.eq("departmentId", departmentId).lt("_creationTime", before))
+    .take(limit);
+  for (const file of old) {
+    await ctx.storage.delete(file.storageId);
+    await ctx.db.delete("channelFiles", file._id);
+  }
+  return old.length;
 }

@@ -19,6 +19,7 @@ import { resolveFileArtifact } from "./channelFiles";
 import { mayRead } from "./channels";
 import { mentionsIn } from "./messages";
 import { redactForDepartment } from "./settings";
+import { forgetInboxRows } from "./inbox";
 
 type ReadCtx = QueryCtx | MutationCtx;
 
@@ -175,4 +176,45 @@ export async function postedSince(ctx: ReadCtx, senderKey: string, channelId: Id
           .take(OWN_POST_SCAN)),
   ];
   return recent.some((m) => actorKey(m.from) === senderKey);
+}
+
+/** Replies one retention step deletes with their thread; a longer thread is finished by the next pass. */
+const MAX_REPLIES_DELETED = 500;
+
+/**
+ * Deletes a top-level message and its thread (the replies and everyone's
+ * inbox rows for them). Returns whether the whole thread is gone; with more
+ * replies than one step deletes, the root stays for the next pass.
+ */
+export async function deleteThread(ctx: MutationCtx, root: Doc<"channelMessages">): Promise<boolean> {
+  const replies = await ctx.db
+    .query("channelMessages")
+    .withIndex("by_thread", (q) => q.eq("threadRootId", root._id))
+    .take(MAX_REPLIES_DELETED + 1);
+  for (const reply of replies.slice(0, MAX_REPLIES_DELETED)) {
+    await forgetInboxRows(ctx, reply._id);
+    await ctx.db.delete("channelMessages", reply._id);
+  }
+  if (replies.length > MAX_REPLIES_DELETED) return false;
+  await forgetInboxRows(ctx, root._id);
+  await ctx.db.delete("channelMessages", root._id);
+  return true;
+}
+
+/** A conversation's oldest top-level messages posted before `before`, at most `limit`. */
+export async function topLevelBefore(ctx: QueryCtx, channelId: Id<"channels">, before: number, limit: number): Promise<Array<Doc<"channelMessages">>> {
+  return await ctx.db
+    .query("channelMessages")
+    .withIndex("by_channel_and_thread", (q) => q.eq("channelId", channelId).eq("threadRootId", undefined).lt("_creationTime", before))
+    .take(limit);
+}
+
+/** A conversation's top-level messages beyond its newest `keep`, oldest of them first, at most `limit`. */
+export async function topLevelBeyond(ctx: QueryCtx, channelId: Id<"channels">, keep: number, limit: number): Promise<Array<Doc<"channelMessages">>> {
+  const newest = await ctx.db
+    .query("channelMessages")
+    .withIndex("by_channel_and_thread", (q) => q.eq("channelId", channelId).eq("threadRootId", undefined))
+    .order("desc")
+    .take(keep + limit);
+  return newest.slice(keep).reverse();
 }

@@ -5,6 +5,7 @@
  * records/channelMessages.ts; unread state is records/inbox.ts.
  */
 import { v, type Infer } from "convex/values";
+import type { PaginationOptions } from "convex/server";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { canRead, CHANNEL_LIMITS, dmKey, normalizeChannelName } from "../lib/channels";
@@ -200,6 +201,16 @@ export function canManage(channel: Doc<"channels">, member: Doc<"members">): boo
   return creatorIsCaller || hasRole(member.role, "admin");
 }
 
+/**
+ * An agent manages a channel it created, and the squad lead manages every
+ * channel, as the channel's creator and the admins do for people.
+ */
+export function requireAgentManager(channel: Doc<"channels">, agent: Doc<"agents">): void {
+  if (channel.kind === "dm") throw new MaestroError("INVALID_ARGUMENT", "A DM has no settings to change.");
+  const creator = channel.createdBy.kind === "agent" && channel.createdBy.sessionKey === agent.sessionKey;
+  if (!creator && !agent.isSquadLead) throw new MaestroError("FORBIDDEN", `Only #${channel.name}'s creator, the squad lead and admins can change it.`);
+}
+
 export function requireManager(channel: Doc<"channels">, member: Doc<"members">): void {
   if (channel.kind === "dm") throw new MaestroError("INVALID_ARGUMENT", "A DM has no settings to change.");
   if (!canManage(channel, member)) throw new MaestroError("FORBIDDEN", `Only #${channel.name}'s creator and admins can change it.`);
@@ -219,4 +230,12 @@ export async function setArchived(ctx: MutationCtx, channelId: Id<"channels">, a
 /** A post arrived: the channel's list position follows its newest message. */
 export async function touchChannel(ctx: MutationCtx, channelId: Id<"channels">, at: number): Promise<void> {
   await ctx.db.patch("channels", channelId, { lastMessageAt: at });
+}
+
+/** One page of a department's conversations (channels, then DMs), for sweeps that walk them all. */
+export async function conversationsPage(ctx: QueryCtx, departmentId: Id<"departments">, paginationOpts: PaginationOptions) {
+  return await ctx.db
+    .query("channels")
+    .withIndex("by_department_and_kind_and_name", (q) => q.eq("departmentId", departmentId))
+    .paginate(paginationOpts);
 }

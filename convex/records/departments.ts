@@ -1,6 +1,11 @@
 /** Departments: a squad's board, chat and people live in one; its slug names it in addresses. */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { MaestroError } from "../lib/errors";
+import { LIMITS, MAX_DEPARTMENTS_PER_MEMBER } from "../lib/limits";
+import { slugify } from "../lib/names";
+import { cleanText } from "../lib/validate";
+import { addMember, departmentMembers, membershipsOf } from "./members";
 
 export async function departmentBySlug(ctx: QueryCtx, slug: string): Promise<Doc<"departments"> | null> {
   return await ctx.db
@@ -12,4 +17,24 @@ export async function departmentBySlug(ctx: QueryCtx, slug: string): Promise<Doc
 /** A new department with a fresh #maestro session. */
 export async function insertDepartment(ctx: MutationCtx, name: string, slug: string): Promise<Id<"departments">> {
   return await ctx.db.insert("departments", { name, slug, chatSessionId: crypto.randomUUID() });
+}
+
+/** Creates a department owned by `userId` (listed as `memberName`): the name must be free and the person under their limit. */
+export async function createDepartmentOwnedBy(ctx: MutationCtx, userId: Id<"users">, memberName: string, rawName: string): Promise<Id<"departments">> {
+  const name = cleanText("Department name", rawName, LIMITS.departmentNameChars);
+  const slug = slugify(name);
+  if (slug === "") throw new MaestroError("INVALID_ARGUMENT", "A department name needs at least one letter or digit.");
+  const clash = await departmentBySlug(ctx, slug);
+  if (clash !== null) throw new MaestroError("CONFLICT", `A department called ${clash.name} already exists.`);
+  if ((await membershipsOf(ctx, userId)).length >= MAX_DEPARTMENTS_PER_MEMBER) {
+    throw new MaestroError("CONFLICT", `You belong to ${MAX_DEPARTMENTS_PER_MEMBER} departments already.`);
+  }
+  const departmentId = await insertDepartment(ctx, name, slug);
+  await addMember(ctx, departmentId, userId, memberName, "owner");
+  return departmentId;
+}
+
+/** The name of a department's first owner (the spec's project `owner`), or null when it has none. */
+export async function ownerName(ctx: QueryCtx, departmentId: Id<"departments">): Promise<string | null> {
+  return (await departmentMembers(ctx, departmentId)).find((m) => m.role === "owner")?.name ?? null;
 }

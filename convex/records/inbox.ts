@@ -12,6 +12,7 @@ import { agentActor } from "../lib/actors";
 import type { InjectionMessage } from "../lib/injection";
 import { MAX_UNREAD_COUNTED } from "../lib/limits";
 import { currentBody } from "../lib/messageChanges";
+import { redactPii } from "../lib/pii";
 import type { Recipient } from "../lib/channels";
 import { vImportance, type Actor, type Importance } from "../validators";
 import { emitEvent } from "./events";
@@ -167,7 +168,8 @@ async function asInjectionMessages(ctx: QueryCtx, rows: ReadonlyArray<Doc<"inbox
       id: message._id,
       from: message.from.kind === "system" ? "Maestro" : message.from.name,
       where: whereOf(channel, message),
-      body: currentBody(message),
+      // What a model is shown is the message as it is now, with no PII (lib/pii), blocking openings included.
+      body: redactPii(currentBody(message)),
       importance: message.importance,
       direct: row.direct,
       aboutTask: taskId !== null && (message.context.taskId === taskId || message.context.batchId === taskId),
@@ -270,4 +272,9 @@ export async function statsRows(ctx: QueryCtx, departmentId: Id<"departments">, 
     .withIndex("by_department_and_readAt", (q) => q.eq("departmentId", departmentId).eq("readAt", undefined))
     .take(limit);
   return { posted, read, unread };
+}
+
+/** Deletes every inbox row of a message (retention deletes the message). */
+export async function forgetInboxRows(ctx: MutationCtx, messageId: Id<"channelMessages">): Promise<void> {
+  for (const row of await ctx.db.query("inbox").withIndex("by_message", (q) => q.eq("messageId", messageId)).collect()) await ctx.db.delete("inbox", row._id);
 }

@@ -4,6 +4,7 @@
  * is `liveRun`: once the run is no longer its attempt's (stopped, ended by
  * the sweeper, taken over by a retry) every write answers "aborted".
  */
+import type { PaginationOptions } from "convex/server";
 import type { Doc, Id } from "../_generated/dataModel";
 import { env, type MutationCtx, type QueryCtx } from "../_generated/server";
 import { eventKind, type RunEventPayload } from "../lib/runEvents";
@@ -118,4 +119,12 @@ export async function eventsOfRun(ctx: QueryCtx, runId: Id<"runs">, afterSeq: nu
     .query("runEvents")
     .withIndex("by_run_and_seq", (q) => q.eq("runId", runId).gt("seq", afterSeq))
     .take(MAX_EVENTS_PER_READ);
+}
+
+/** One page of a run's events in order: a run of any length is read through, a page at a time. */
+export async function runEventsPage(ctx: QueryCtx, runId: Id<"runs">, paginationOpts: PaginationOptions) {
+  return await ctx.db
+    .query("runEvents")
+    .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
+    .paginate(paginationOpts);
 }

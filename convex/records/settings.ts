@@ -9,6 +9,7 @@ import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { chatSettingsFromEnv, type ChatSettings } from "../lib/config";
 import { leadModeOf } from "../lib/leadMode";
 import { scanUserText } from "../lib/secrets/userText";
+import type { RetentionPolicy } from "../lib/retention";
 import type { LeadMode } from "../validators";
 
 /** The department's saved overrides, if it has any. */
@@ -61,4 +62,25 @@ export async function redactForDepartment(ctx: QueryCtx, departmentId: Id<"depar
     timeoutMs: settings.scannerTimeoutMs,
     source: field,
   }).text;
+}
+
+/** The department's retention policy: {} (keep everything) unless its admins set one. */
+export async function retentionOf(ctx: QueryCtx, departmentId: Id<"departments">): Promise<RetentionPolicy> {
+  return (await settingsOf(ctx, departmentId))?.retention ?? {};
+}
+
+/** Replaces the department's retention policy (checked by the caller). */
+export async function saveRetention(ctx: MutationCtx, departmentId: Id<"departments">, policy: RetentionPolicy): Promise<void> {
+  const saved = await settingsOf(ctx, departmentId);
+  if (saved === null) await ctx.db.insert("settings", { departmentId, chat: {}, retention: policy });
+  else await ctx.db.patch("settings", saved._id, { retention: policy });
+}
+
+/** Most departments one retention pass looks at. */
+const MAX_SETTINGS_SCANNED = 1000;
+
+/** The departments whose settings hold a retention policy (the cron's list). */
+export async function departmentsWithRetention(ctx: QueryCtx): Promise<Array<Id<"departments">>> {
+  const rows = await ctx.db.query("settings").take(MAX_SETTINGS_SCANNED);
+  return rows.filter((row) => row.retention !== undefined).map((row) => row.departmentId);
 }

@@ -14,13 +14,33 @@ import { internalMutation, internalQuery, type MutationCtx, type QueryCtx } from
 import { agentActor } from "../lib/actors";
 import { normalizeChannelName } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
+import { clientSendKey } from "../lib/idempotency";
 import { postChannelMessage } from "../reactions/delivery";
 import { keyAgentX } from "../records/agentApiKeys";
 import { publicMessage, readableMessageX, recentTopLevel, threadRootOf, threadView, vChannelMessage } from "../records/channelMessages";
-import { channelCard, channelMembers, conversationNamed, createChannel, createDm, dmOf, dmTitle, membershipsIn, participantsNamed, setFollowing, vChannelCard } from "../records/channels";
+import {
+  channelCard,
+  channelMembers,
+  conversationNamed,
+  createChannel,
+  createDm,
+  departmentChannels,
+  dmOf,
+  dmTitle,
+  join,
+  leave,
+  mayRead,
+  membershipsIn,
+  participantsNamed,
+  requireAgentManager,
+  setFollowing,
+  setTopic,
+  vChannelCard,
+} from "../records/channels";
+import { emitEvent } from "../records/events";
 import { markAllRead, markMessagesRead, unreadCountIn, unreadFor } from "../records/inbox";
 import { oncePerKey } from "../records/toolEffects";
-import { vChannelVisibility, vImportance, type Artifact, type Importance } from "../validators";
+import { vActor, vChannelVisibility, vImportance, type Artifact, type Importance } from "../validators";
 
 /** Most messages one history or inbox read returns to a model. */
 export const MAX_TOOL_MESSAGES = 50;
@@ -90,7 +110,14 @@ const vPost = {
   blocking: v.optional(v.boolean()),
   correlationId: v.optional(v.string()),
   artifacts: v.optional(v.array(vToolArtifact)),
+  /** A client's own id for this send (HTTP `client_message_id`): a retry with the same id posts nothing new and answers the first post. */
+  clientMessageId: v.optional(v.string()),
 };
+
+/** The idempotency key of a send: the brain's (derived from its run), or the agent's own with the client's message id. */
+function sendKey(agent: Doc<"agents">, key: string | undefined, clientMessageId: string | undefined): string | undefined {
+  return key ?? clientSendKey(agent.sessionKey, clientMessageId);
+}
 
 type PostFields = { body: string; importance?: Importance; blocking?: boolean; correlationId?: string; artifacts?: Array<{ taskId: string } | { fileId: string }> };
 
@@ -129,18 +156,18 @@ async function post(ctx: MutationCtx, { agent, taskId }: Caller, channel: Doc<"c
 export const postChannelTool = internalMutation({
   args: { ...vCaller, ...vKey, channel: v.string(), ...vPost },
   returns: v.id("channelMessages"),
-  handler: async (ctx, { runId, keyHash, key, channel, ...fields }) => {
+  handler: async (ctx, { runId, keyHash, key, channel, clientMessageId, ...fields }) => {
     const caller = await callerOf(ctx, { runId, keyHash });
-    return await oncePerKey(ctx, { key, tool: "post_message", runId }, async () => await post(ctx, caller, await channelNamed(ctx, caller.agent, channel), fields));
+    return await oncePerKey(ctx, { key: sendKey(caller.agent, key, clientMessageId), tool: "post_message", runId }, async () => await post(ctx, caller, await channelNamed(ctx, caller.agent, channel), fields));
   },
 });
 
 export const replyThreadTool = internalMutation({
   args: { ...vCaller, ...vKey, messageId: v.string(), ...vPost },
   returns: v.id("channelMessages"),
-  handler: async (ctx, { runId, keyHash, key, messageId, ...fields }) => {
+  handler: async (ctx, { runId, keyHash, key, messageId, clientMessageId, ...fields }) => {
     const caller = await callerOf(ctx, { runId, keyHash });
-    return await oncePerKey(ctx, { key, tool: "reply_thread", runId }, async () => {
+    return await oncePerKey(ctx, { key: sendKey(caller.agent, key, clientMessageId), tool: "reply_thread", runId }, async () => {
       const target = await readableMessageX(ctx, caller.agent.departmentId, caller.agent.sessionKey, messageId);
       const channel = (await ctx.db.get("channels", target.channelId))!;
       return await post(ctx, caller, channel, fields, (await threadRootOf(ctx, target))!);
@@ -152,9 +179,9 @@ export const replyThreadTool = internalMutation({
 export const dmSendTool = internalMutation({
   args: { ...vCaller, ...vKey, to: v.array(v.string()), ...vPost },
   returns: v.object({ channelId: v.id("channels"), messageId: v.id("channelMessages") }),
-  handler: async (ctx, { runId, keyHash, key, to, ...fields }) => {
+  handler: async (ctx, { runId, keyHash, key, to, clientMessageId, ...fields }) => {
     const caller = await callerOf(ctx, { runId, keyHash });
-    return await oncePerKey(ctx, { key, tool: "dm_send", runId }, async () => {
+    return await oncePerKey(ctx, { key: sendKey(caller.agent, key, clientMessageId), tool: "dm_send", runId }, async () => {
       const { agent } = caller;
       const others = await participantsNamed(ctx, agent.departmentId, to);
       const me = { key: agent.sessionKey, name: agent.name };
@@ -206,17 +233,38 @@ export const dmListTool = internalQuery({
   },
 });
 
+/** `agent` (id, name or "me"), when given, must be the caller: an agent reads only its own inbox. */
+function requireOwnInbox(agent: Doc<"agents">, named: string | undefined): void {
+  if (named !== undefined && named !== "me" && named !== agent._id && named.trim().replace(/^@/, "").toLowerCase() !== agent.nameKey) {
+    throw new MaestroError("FORBIDDEN", "An agent reads only its own inbox.");
+  }
+}
+
 /** `inbox.read(limit)`: the agent's unread messages, newest first; `agent` (id, name or "me"), when given, must be the caller. */
 export const inboxReadTool = internalQuery({
   args: { ...vCaller, limit: v.optional(v.number()), agent: v.optional(v.string()) },
   returns: v.array(v.object({ id: v.string(), from: v.string(), where: v.string(), body: v.string(), importance: vImportance, direct: v.boolean(), createdAt: v.number() })),
   handler: async (ctx, { runId, keyHash, limit, agent: named }) => {
     const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
-    if (named !== undefined && named !== "me" && named !== agent._id && named.trim().replace(/^@/, "").toLowerCase() !== agent.nameKey) {
-      throw new MaestroError("FORBIDDEN", "An agent reads only its own inbox.");
-    }
+    requireOwnInbox(agent, named);
     const unread = await unreadFor(ctx, agent, taskId, readLimit(limit));
     return unread.map(({ id, from, where, body, importance, direct, createdAt }) => ({ id, from, where, body, importance, direct, createdAt }));
+  },
+});
+
+/** The agent's unread messages in full, newest first, with where each is and whether it names the agent: what `GET /agents/{id}/inbox` answers. */
+export const inboxMessagesTool = internalQuery({
+  args: { ...vCaller, limit: v.optional(v.number()), agent: v.optional(v.string()) },
+  returns: v.array(v.object({ message: vChannelMessage, where: v.string(), direct: v.boolean() })),
+  handler: async (ctx, { runId, keyHash, limit, agent: named }) => {
+    const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
+    requireOwnInbox(agent, named);
+    const out = [];
+    for (const row of await unreadFor(ctx, agent, taskId, readLimit(limit))) {
+      const message = await ctx.db.get("channelMessages", row.id as Id<"channelMessages">);
+      if (message !== null) out.push({ message: publicMessage(message), where: row.where, direct: row.direct });
+    }
+    return out;
   },
 });
 
@@ -230,14 +278,78 @@ export const fetchMessageTool = internalQuery({
   },
 });
 
+const vChannelInfo = vChannelCard.extend({ createdBy: vActor, createdAt: v.number(), lastMessageAt: v.optional(v.number()) });
+
+function channelInfo(channel: Doc<"channels">) {
+  return { ...channelCard(channel), createdBy: channel.createdBy, createdAt: channel._creationTime, lastMessageAt: channel.lastMessageAt };
+}
+
 /** One conversation's card: what `GET /channels/{id}` answers. */
 export const channelInfoTool = internalQuery({
   args: { ...vCaller, channel: v.string() },
-  returns: vChannelCard.extend({ members: v.array(v.string()), lastMessageAt: v.optional(v.number()) }),
+  returns: vChannelInfo.extend({ members: v.array(v.string()) }),
   handler: async (ctx, { runId, keyHash, channel: ref }) => {
     const { agent } = await callerOf(ctx, { runId, keyHash });
     const channel = await channelNamed(ctx, agent, ref);
-    return { ...channelCard(channel), members: (await channelMembers(ctx, channel._id)).map((m) => m.name), lastMessageAt: channel.lastMessageAt };
+    return { ...channelInfo(channel), members: (await channelMembers(ctx, channel._id)).map((m) => m.name) };
+  },
+});
+
+/** The department's channels the agent may read (not DMs), by name: what `GET /projects/{id}/channels` answers. */
+export const channelListTool = internalQuery({
+  args: { ...vCaller },
+  returns: v.array(vChannelInfo),
+  handler: async (ctx, { runId, keyHash }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
+    const out = [];
+    for (const channel of await departmentChannels(ctx, agent.departmentId)) {
+      if (await mayRead(ctx, channel, agent.sessionKey)) out.push(channelInfo(channel));
+    }
+    return out;
+  },
+});
+
+/**
+ * `channel_members` and `channel_topic`: a channel's creator (or the squad
+ * lead) adds and removes people and agents, and sets the topic, as people
+ * do from the channel's header (convex/channels.ts); each change is a
+ * `channels.updated` event.
+ */
+export const manageChannelTool = internalMutation({
+  args: {
+    ...vCaller,
+    ...vKey,
+    channel: v.string(),
+    add: v.optional(v.array(v.string())),
+    remove: v.optional(v.array(v.string())),
+    topic: v.optional(v.string()),
+  },
+  returns: v.object({ members: v.array(v.string()), topic: v.optional(v.string()) }),
+  handler: async (ctx, { runId, keyHash, key, channel: ref, add = [], remove = [], topic }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
+    if (add.length + remove.length === 0 && topic === undefined) throw new MaestroError("INVALID_ARGUMENT", "Name people to add or remove, or a topic.");
+    if (add.length + remove.length > 20) throw new MaestroError("INVALID_ARGUMENT", "Add or remove at most 20 at once.");
+    return await oncePerKey(ctx, { key, tool: "channel_manage", runId }, async () => {
+      const channel = await channelNamed(ctx, agent, ref);
+      requireAgentManager(channel, agent);
+      const actor = agentActor(agent);
+      const event = { departmentId: channel.departmentId, type: "channels.updated" as const, actor, channelId: channel._id };
+      for (const who of await participantsNamed(ctx, agent.departmentId, add)) {
+        await join(ctx, channel, who, true);
+        await emitEvent(ctx, { ...event, data: { added: who.name } });
+      }
+      for (const who of await participantsNamed(ctx, agent.departmentId, remove)) {
+        const row = await leave(ctx, channel._id, who.key);
+        await emitEvent(ctx, { ...event, data: { removed: row.name } });
+      }
+      let stored = channel.topic;
+      if (topic !== undefined) {
+        const clean = await setTopic(ctx, channel, topic);
+        stored = clean === "" ? undefined : clean;
+        await emitEvent(ctx, { ...event, data: { topic: clean } });
+      }
+      return { members: (await channelMembers(ctx, channel._id)).map((m) => m.name), topic: stored };
+    });
   },
 });
 

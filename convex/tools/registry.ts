@@ -315,6 +315,20 @@ const channelSubscribe = tool({
   },
 });
 
+const channelManage = tool({
+  name: "channel_manage",
+  description: "Add or remove people and agents in a channel you created (the squad lead: any channel), or set its topic.",
+  usage: '{"channel": string, "add"?: string[] (names), "remove"?: string[] (names), "topic"?: string}',
+  args: z
+    .object({ channel: z.string().trim().min(1), add: z.array(z.string().trim().min(1)).optional(), remove: z.array(z.string().trim().min(1)).optional(), topic: z.string().optional() })
+    .refine((a) => (a.add?.length ?? 0) + (a.remove?.length ?? 0) > 0 || a.topic !== undefined, "name people to add or remove, or a topic"),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    const result: { members: string[]; topic?: string } = await ctx.runMutation(internal.tools.messaging.manageChannelTool, { runId: scope.runId, key: scope.key, ...args });
+    return { ok: true, text: `${args.channel}: members ${result.members.join(", ")}${result.topic === undefined ? "" : `; topic "${result.topic}"`}` };
+  },
+});
+
 /** A list of messages as a model reads it: one line each, cut to the observation limit. */
 function messageLines(messages: ReadonlyArray<{ _id?: string; id?: string; from: unknown; body: string; deletedAt?: number }>): string {
   const text = messages
@@ -390,7 +404,7 @@ const messagesFetch = tool({
   },
 });
 
-export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof proposePlan, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof chatPost, typeof chatGetNew, typeof createChannel, typeof replyThread, typeof dmSend, typeof channelSubscribe, typeof channelHistory, typeof dmList, typeof markRead, typeof inboxRead, typeof messagesFetch] = [delegateTask, proposePlan, postMessage, updateTaskStatus, askQuestion, chatPost, chatGetNew, createChannel, replyThread, dmSend, channelSubscribe, channelHistory, dmList, markRead, inboxRead, messagesFetch] as const;
+export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof proposePlan, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof chatPost, typeof chatGetNew, typeof createChannel, typeof replyThread, typeof dmSend, typeof channelSubscribe, typeof channelManage, typeof channelHistory, typeof dmList, typeof markRead, typeof inboxRead, typeof messagesFetch] = [delegateTask, proposePlan, postMessage, updateTaskStatus, askQuestion, chatPost, chatGetNew, createChannel, replyThread, dmSend, channelSubscribe, channelManage, channelHistory, dmList, markRead, inboxRead, messagesFetch] as const;
 
 export type ToolName = (typeof TOOL_REGISTRY)[number]["name"];
 /** Any registry entry, with its arguments as the dispatcher sees them before parsing. */

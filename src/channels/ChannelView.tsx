@@ -93,7 +93,7 @@ export function ChannelView({ channelId, title }: { channelId: Id<"channels">; t
             placeholder={`Message ${title}`}
             maxChars={LIMITS.messageChars}
             channelId={channelId}
-          onSend={({ body, importance, blocking, files }) => post({ channelId, body, importance, blocking, artifacts: files })}
+          onSend={({ body, importance, blocking, files, clientMessageId }) => post({ channelId, body, importance, blocking, artifacts: files, clientMessageId })}
           />
         ) : (
           <p className="border-t border-slate-100 px-4 py-3 text-xs text-slate-500">{channel?.archived ? "This channel is archived." : VIEWER_NOTE}</p>

@@ -9,7 +9,8 @@ import type { FileArtifact } from "../../convex/validators";
 import { AttachButton, PendingFiles, useAttachments, type Attachments } from "./Attachments";
 import { IMPORTANCE_OPTIONS, type Importance } from "./types";
 
-export type Draft = { body: string; importance: Importance; blocking: boolean; files: FileArtifact[] };
+/** `clientMessageId`: the same for a retried send of one message (lib/useSend). */
+export type Draft = { body: string; importance: Importance; blocking: boolean; files: FileArtifact[]; clientMessageId: string };
 
 type Props = {
   placeholder: string;
@@ -37,7 +38,7 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments }: Omit<Props
   const [body, setBody] = useState("");
   const [importance, setImportance] = useState<Importance>("normal");
   const [blocking, setBlocking] = useState(false);
-  const { sending, error, send } = useSend((text) => onSend({ body: text, importance, blocking, files: attachments?.artifacts ?? [] }));
+  const { sending, error, send } = useSend((text, clientMessageId) => onSend({ body: text, importance, blocking, files: attachments?.artifacts ?? [], clientMessageId }));
   const id = useId();
   const tooLong = body.trim().length > maxChars;
   const submit = () => {

@@ -55,7 +55,7 @@ export function ThreadPanel({ channelId, messageId, onClose, writable }: Props) 
           placeholder="Reply in thread"
           maxChars={LIMITS.messageChars}
           channelId={channelId}
-          onSend={({ body, importance, blocking, files }) => reply({ channelId, messageId, body, importance, blocking, artifacts: files })}
+          onSend={({ body, importance, blocking, files, clientMessageId }) => reply({ channelId, messageId, body, importance, blocking, artifacts: files, clientMessageId })}
         />
       )}
     </aside>

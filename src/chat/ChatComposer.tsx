@@ -11,7 +11,7 @@ type Props = {
   /** The server's limit; longer messages are cut to it (and marked) rather than refused. */
   maxMessageChars: number;
   /** Posts the message as @human; a rejection's message shows above the box. */
-  onSend: (text: string) => Promise<unknown>;
+  onSend: (text: string, clientMessageId: string) => Promise<unknown>;
   /** Slash commands (`/` at the start opens them); without it `/` is plain text. */
   slash?: SlashSupport;
 };

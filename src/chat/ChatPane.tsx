@@ -79,10 +79,10 @@ function ChatSession({ departmentId, maxMessageChars }: Props & { maxMessageChar
   const now = useNow(60_000);
   const [followSignal, setFollowSignal] = useState(0);
 
-  async function send(text: string) {
+  async function send(text: string, clientMessageId: string) {
     // Whoever posts wants to see their message, even if they had scrolled up.
     setFollowSignal((n) => n + 1);
-    await post({ departmentId, text });
+    await post({ departmentId, text, clientMessageId });
   }
 
   return (

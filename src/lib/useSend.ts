@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { isFailureResult, userMessage } from "./errors";
 
 /**
@@ -7,19 +7,28 @@ import { isFailureResult, userMessage } from "./errors";
  * `onSent` (clear the draft) when it succeeds. `onSend` fails by rejecting
  * (a thrown server error) or by resolving to a `FailureResult` (a slash
  * command's). Empty content is not sent.
+ *
+ * Each message gets its own `clientMessageId`; sending the same draft again
+ * after a failure reuses it, so a send that reached the server although its
+ * answer was lost posts once (the server keeps one message per id).
  */
-export function useSend(onSend: (content: string) => Promise<unknown>) {
+export function useSend(onSend: (content: string, clientMessageId: string) => Promise<unknown>) {
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const failed = useRef<{ content: string; id: string } | null>(null);
 
   function send(content: string, onSent: () => void) {
     if (content === "" || sending) return;
     setSending(true);
     setError(null);
-    onSend(content).then(
+    const id = failed.current?.content === content ? failed.current.id : crypto.randomUUID();
+    failed.current = { content, id };
+    onSend(content, id).then(
       (outcome) => {
         if (isFailureResult(outcome)) setError(outcome.error);
         else onSent();
+        // Only a send that may have reached the server keeps its id for the retry; a refused command posts nothing.
+        failed.current = null;
         setSending(false);
       },
       (failure: unknown) => {

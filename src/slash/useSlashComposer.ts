@@ -10,7 +10,7 @@ import { useSlashSend } from "./useSlashSend";
  * landing in it, and sending, where text starting with `/` runs a command
  * and anything else is posted (see `useSlashSend`, `useSend`).
  */
-export function useSlashComposer(slash: SlashSupport | undefined, onSend: (content: string) => Promise<unknown>) {
+export function useSlashComposer(slash: SlashSupport | undefined, onSend: (content: string, clientMessageId: string) => Promise<unknown>) {
   const [text, setText] = useState("");
   const [caret, setCaret] = useState(0);
   const textareaRef = useRef<HTMLTextAreaElement>(null);

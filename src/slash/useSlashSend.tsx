@@ -7,11 +7,11 @@ import { isSlashText, type SlashSupport } from "./slash";
  * which the composer shows inline, keeping the draft; nothing is posted),
  * anything else is posted.
  */
-export function useSlashSend(slash: SlashSupport | undefined, onSend: (content: string) => Promise<unknown>) {
+export function useSlashSend(slash: SlashSupport | undefined, onSend: (content: string, clientMessageId: string) => Promise<unknown>) {
   const [notice, setNotice] = useState<string | null>(null);
-  async function send(content: string) {
+  async function send(content: string, clientMessageId: string) {
     setNotice(null);
-    if (slash === undefined || !isSlashText(content)) return await onSend(content);
+    if (slash === undefined || !isSlashText(content)) return await onSend(content, clientMessageId);
     const result = await slash.run(content);
     if (result.ok) setNotice(result.message);
     return result;

@@ -14,7 +14,8 @@ type Props = {
   /** Who can be @mentioned: the department's agents and members. */
   candidates: readonly MentionCandidate[];
   /** Posts the message; rejects with the failure to show. */
-  onSend: (content: string) => Promise<unknown>;
+  /** `clientMessageId`: the same for a retried send of one message (lib/useSend). */
+  onSend: (content: string, clientMessageId: string) => Promise<unknown>;
   /** Slash commands (`/` at the start opens them); without it `/` is plain text. */
   slash?: SlashSupport;
 };

@@ -38,7 +38,7 @@ type ViewProps = {
   threadStatus: ThreadStatus;
   onLoadEarlier: () => void;
   edits: TaskEdits;
-  onSend: (content: string) => Promise<unknown>;
+  onSend: (content: string, clientMessageId: string) => Promise<unknown>;
   onOpenTask: (taskId: Id<"tasks">) => void;
   onClose: () => void;
   headingId: string;
@@ -152,9 +152,9 @@ export function TaskDrawerView({
           <Composer
             candidates={candidates}
             slash={slash}
-            onSend={async (content) => {
+            onSend={async (content, clientMessageId) => {
               follow.followNext();
-              await onSend(content);
+              await onSend(content, clientMessageId);
             }}
           />
         ) : (
@@ -278,7 +278,7 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingI
       threadStatus={thread.status}
       onLoadEarlier={() => thread.loadMore(PAGE_SIZE)}
       edits={edits}
-      onSend={(content) => postMessage({ taskId, content })}
+      onSend={(content, clientMessageId) => postMessage({ taskId, content, clientMessageId })}
       onOpenTask={onOpenTask}
       onClose={onClose}
       headingId={headingId}

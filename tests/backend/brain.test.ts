@@ -170,8 +170,11 @@ describe("delegation (acceptance criteria 1–6, functional tests 1–4)", () =>
     expect(devRun).toMatchObject({ agentName: "Dev Bot", trigger: { kind: "assigned" }, status: "completed" });
     await waitFor(async () => (await ada.query(api.tasks.get, { taskId: hero._id })).status === "in_progress", 10_000, "hero in progress");
 
-    // Jarvis's final reply is in the parent thread.
-    expect((await thread(parent)).at(-1)).toMatchObject({ author: { kind: "agent", name: "Jarvis" } });
+    // Jarvis's final reply is in the parent thread, with the delegations' updates (reactions/a2a) as system lines.
+    const parentThread = await thread(parent);
+    expect(parentThread.filter((m) => m.author.kind !== "system").at(-1)).toMatchObject({ author: { kind: "agent", name: "Jarvis" } });
+    expect(parentThread.map((m) => m.content)).toContain("Jarvis delegated “Hero copy” to Dev Bot.");
+    expect(parentThread.map((m) => m.content)).toContain("Delegated task “Hero copy” (assigned to Dev Bot) has started.");
   });
 
   test("the lead's prompt carries the roster block; the payload carries the squad; tools match the dispatcher", async () => {

@@ -13,6 +13,7 @@ import type { ConvexHttpClient } from "convex/browser";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import type { ApiScope } from "../../convex/lib/apiKeys";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend } from "./helpers";
 import type { ApiBody } from "../fixtures/messagingApi";
 
@@ -68,8 +69,8 @@ async function connect(agentKey: string, args = ["--import", "tsx", "tools/mcp/s
   return { client, stderr: () => stderr };
 }
 
-async function newKey(): Promise<{ key: string; keyId: Id<"agentApiKeys"> }> {
-  return await ada.mutation(api.agentApiKeys.create, { agentId: devBot });
+async function newKey(scopes?: ApiScope[]): Promise<{ key: string; keyId: Id<"agentApiKeys"> }> {
+  return await ada.mutation(api.agentApiKeys.create, { agentId: devBot, scopes });
 }
 
 function textOf(result: unknown): string {
@@ -80,7 +81,24 @@ function textOf(result: unknown): string {
 }
 
 const CHAT_TOOLS = ["chat.getNew", "chat.post"];
-const MESSAGING_TOOLS = ["channels.create", "channels.get", "channels.messages", "dms.messages", "dms.send", "inbox.read", "messages.post", "messages.read", "threads.messages"];
+const MESSAGING_TOOLS = [
+  "channels.create",
+  "channels.get",
+  "channels.members",
+  "channels.messages",
+  "channels.topic",
+  "dms.messages",
+  "dms.send",
+  "inbox.read",
+  "messages.post",
+  "messages.read",
+  "projects.channels",
+  "projects.create",
+  "projects.get",
+  "threads.create",
+  "threads.get",
+  "threads.messages",
+];
 const ALL_TOOLS = [...CHAT_TOOLS, ...MESSAGING_TOOLS].sort();
 
 describe("maestro-mcp over stdio against the offline backend", () => {
@@ -199,13 +217,20 @@ describe("maestro-mcp over stdio against the offline backend", () => {
       return JSON.parse(textOf(result)) as ApiBody;
     };
     const channel = await call("channels.create", { name: "mcp-room", topic: "from outside" });
-    expect(channel).toEqual({ id: expect.any(String), name: "mcp-room" });
-    expect(await call("channels.get", { channel: "#mcp-room" })).toMatchObject({ _id: channel.id, topic: "from outside", members: ["Dev Bot"] });
-    const posted = await call("messages.post", { channel: "mcp-room", body: "Build is green", importance: "high" });
+    expect(channel).toMatchObject({ id: expect.any(String), name: "mcp-room", created_by: "Dev Bot", project_id: expect.any(String) });
+    expect(await call("channels.get", { channel: "#mcp-room" })).toMatchObject({ id: channel.id, topic: "from outside", members: ["Dev Bot"] });
+    expect(await call("channels.topic", { channel: "mcp-room", topic: "from the MCP" })).toMatchObject({ topic: "from the MCP" });
+    expect((await call("channels.members", { channel: "mcp-room", add: ["Ada"] })).members.toSorted()).toEqual(["Ada", "Dev Bot"]);
+    expect((await call("projects.channels", {})).channels.map((c) => c.name)).toContain("mcp-room");
+    expect((await call("projects.get", {})).id).toBe(channel.project_id);
+    const posted = await call("messages.post", { channel: "mcp-room", body: "Build is green", importance: "high", client_message_id: "once" });
+    expect((await call("messages.post", { channel: "mcp-room", body: "Build is green", importance: "high", client_message_id: "once" })).id).toBe(posted.id);
     await ada.mutation(api.channelMessages.reply, { channelId: channel.id as Id<"channels">, messageId: posted.id as Id<"channelMessages">, body: "Ship it, @Dev Bot" });
     const thread = await call("threads.messages", { message_id: posted.id });
-    expect([thread.root.body, ...thread.replies.map((m) => m.body)]).toEqual(["Build is green", "Ship it, @Dev Bot"]);
-    expect((await call("channels.messages", { channel: channel.id, limit: 5 })).messages.map((m) => m.replyCount)).toEqual([1]);
+    expect(thread.messages.map((m) => m.body)).toEqual(["Build is green", "Ship it, @Dev Bot"]);
+    expect(await call("threads.get", { thread_id: posted.id })).toMatchObject({ id: posted.id, root_message_id: posted.id, reply_count: 1 });
+    expect(await call("threads.create", { root_message_id: posted.id })).toMatchObject({ id: posted.id, channel_id: channel.id });
+    expect((await call("channels.messages", { channel: channel.id, limit: 5 })).messages.map((m) => m.reply_count)).toEqual([1]);
 
     const dm = await call("dms.send", { to: ["Ada"], body: "Deploying now", blocking: true });
     expect((await call("dms.messages", { dm: dm.id })).messages.map((m) => m.body)).toEqual(["Deploying now"]);
@@ -218,5 +243,20 @@ describe("maestro-mcp over stdio against the offline backend", () => {
     const refused = await client.callTool({ name: "channels.messages", arguments: { channel: "no-such-room" } });
     expect(refused.isError).toBe(true);
     expect(JSON.parse(textOf(refused))).toEqual({ error: "No channel #no-such-room in this department.", status: 404 });
+  });
+
+  test("a key made with read scopes only: the read tools answer, the write tools and chat.post are refused 403 naming the scope", async () => {
+    const { key } = await newKey(["messages:read", "channels:read", "chat:read"]);
+    const { client } = await connect(key);
+    expect((await client.callTool({ name: "inbox.read", arguments: {} })).isError).toBeFalsy();
+    for (const [name, args, scope] of [
+      ["messages.post", { channel: "general", body: "nope" }, "messages:write"],
+      ["channels.create", { name: "nope" }, "channels:manage"],
+      ["chat.post", { text: "nope" }, "chat:write"],
+    ] as const) {
+      const refused = await client.callTool({ name, arguments: args });
+      expect(refused.isError, name).toBe(true);
+      expect(JSON.parse(textOf(refused))).toMatchObject({ status: 403, error: expect.stringContaining(`"${scope}" scope`) });
+    }
   });
 });

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { API_KEY_DISPLAY_CHARS, generateApiKey, hashApiKey, isApiKeyShape } from "../../convex/lib/apiKeys";
+import { API_KEY_DISPLAY_CHARS, API_SCOPES, generateApiKey, hashApiKey, isApiKeyShape } from "../../convex/lib/apiKeys";
 import { MAX_ACTIVE_KEYS_PER_AGENT } from "../../convex/records/agentApiKeys";
 import { sha256Hex } from "../../convex/lib/sha256";
 import { AGENTS, demoSquad, expectError, userIdOf, type TestConvex } from "./setup";
@@ -136,8 +136,8 @@ describe("agentApiKeys.list and revoke", () => {
 
     const keys = await admin.query(api.agentApiKeys.list, { agentId: devBot });
     expect(keys).toEqual([
-      { _id: second.keyId, prefix: second.prefix, createdAt: expect.any(Number), createdByName: "Ada", revokedAt: null },
-      { _id: first.keyId, prefix: first.prefix, createdAt: expect.any(Number), createdByName: "Ada", revokedAt: expect.any(Number) },
+      { _id: second.keyId, prefix: second.prefix, createdAt: expect.any(Number), createdByName: "Ada", revokedAt: null, scopes: [...API_SCOPES] },
+      { _id: first.keyId, prefix: first.prefix, createdAt: expect.any(Number), createdByName: "Ada", revokedAt: expect.any(Number), scopes: [...API_SCOPES] },
     ]);
     const serialized = JSON.stringify(keys);
     expect(serialized).not.toContain("hash");

@@ -67,7 +67,7 @@ describe("messages, threads and the inbox", () => {
     expect(await grace.mutation(api.inbox.markRead, { channelId })).toBe(1);
     expect(await grace.query(api.inbox.summary, { departmentId })).toEqual({ unread: 0, direct: 0, more: false });
     const events = (await rows(t, "events")).map((e) => e.type);
-    expect(events).toEqual(["channels.created", "messaging.posted", "messaging.read"]);
+    expect(events).toEqual(["channels.created", "messaging.created", "messaging.posted", "messaging.read"]);
     // The sender's own post is never unread for them.
     expect(await admin.query(api.inbox.summary, { departmentId })).toMatchObject({ unread: 0 });
   });

@@ -35,27 +35,31 @@ describe("the messaging HTTP API", () => {
     const { t, departmentId, grace, writer, key } = await squad();
 
     const made = await call(t, key, "POST", "/channels", { name: "Launch Copy", topic: "words" });
-    expect(made).toEqual({ status: 200, body: { id: expect.any(String), name: "launch-copy" } });
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ name: "launch-copy", project_id: departmentId, created_by: "Writer", topic: "words", visibility: "project" });
     const channelId = made.body.id as Id<"channels">;
     const card = await call(t, key, "GET", `/channels/${channelId}`);
-    expect(card.body).toMatchObject({ _id: channelId, kind: "channel", name: "launch-copy", topic: "words", visibility: "project", archived: false, members: ["Writer"] });
+    expect(card.body).toMatchObject({ id: channelId, project_id: departmentId, name: "launch-copy", topic: "words", visibility: "project", archived: false, members: ["Writer"] });
     // By name too, as people write it.
-    expect((await call(t, key, "GET", `/channels/${encodeURIComponent("#launch-copy")}`)).body._id).toBe(channelId);
+    expect((await call(t, key, "GET", `/channels/${encodeURIComponent("#launch-copy")}`)).body.id).toBe(channelId);
 
     const posted = await call(t, key, "POST", "/messages", { channel: "#launch-copy", body: "Draft 1 is up", importance: "high", correlation_id: "c-1" });
     expect(posted.status).toBe(200);
+    expect(posted.body).toMatchObject({ body: "Draft 1 is up", from: "Writer", type: "channel", correlation_id: "c-1", context: { project_id: departmentId }, channel_id: channelId });
     const rootId = posted.body.id as Id<"channelMessages">;
     await grace.mutation(api.channelMessages.reply, { channelId, messageId: rootId, body: "Shorter please" });
     const replied = await call(t, key, "POST", "/messages", { reply_to: rootId, body: "Done: 40 words" });
-    expect(replied.status).toBe(200);
+    expect(replied.body).toMatchObject({ type: "thread", thread_id: rootId });
 
     const history = await call(t, key, "GET", `/channels/${channelId}/messages?limit=10`);
-    expect(history.body.messages.map((m) => [m.body, m.importance, m.correlationId, m.replyCount, (m.from as { name: string }).name])).toEqual([["Draft 1 is up", "high", "c-1", 2, "Writer"]]);
+    expect(history.body.messages.map((m) => [m.body, m.importance, m.correlation_id, m.reply_count, m.from])).toEqual([["Draft 1 is up", "high", "c-1", 2, "Writer"]]);
     const thread = await call(t, key, "GET", `/threads/${rootId}/messages`);
-    expect([thread.body.root.body, ...thread.body.replies.map((m) => m.body)]).toEqual(["Draft 1 is up", "Shorter please", "Done: 40 words"]);
+    expect(thread.body.messages.map((m) => m.body)).toEqual(["Draft 1 is up", "Shorter please", "Done: 40 words"]);
+    expect(thread.body.thread).toMatchObject({ id: rootId, root_message_id: rootId, channel_id: channelId, reply_count: 2 });
 
     const dm = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "Which tone do you want?", blocking: true });
     expect(dm.status).toBe(200);
+    expect(dm.body).toMatchObject({ participants: ["Writer", "Grace"], message: { body: "Which tone do you want?", type: "dm", blocking: true } });
     const dms = await call(t, key, "GET", `/dms/${dm.body.id}/messages`);
     expect(dms.body.messages.map((m) => [m.body, m.blocking, m.type])).toEqual([["Which tone do you want?", true, "dm"]]);
     expect((await grace.query(api.channels.list, { departmentId })).find((c) => c._id === dm.body.id)).toMatchObject({ kind: "dm", unread: 1 });
@@ -67,6 +71,7 @@ describe("the messaging HTTP API", () => {
       ["Grace", "Playful, @Writer", "a DM", true],
       ["Grace", "Shorter please", "thread in #launch-copy", false],
     ]);
+    expect(inbox.body.messages[0]).toMatchObject({ type: "dm", mentions: ["Writer"], context: { project_id: departmentId } });
     expect((await call(t, key, "GET", "/agents/writer/inbox")).body.messages).toHaveLength(2);
     const read = await call(t, key, "POST", `/messages/${inbox.body.messages[0].id}/read`);
     expect(read).toEqual({ status: 200, body: { marked: 1 } });

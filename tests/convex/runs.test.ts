@@ -371,6 +371,9 @@ test("an agent whose rerun cannot start (model settings gone) goes back to idle"
 
 describe("results flow back to the delegator", () => {
   /** Jarvis delegates the signup form to Dev Bot under `parentTaskId`, always with the same idempotency key. */
+  /** What the parent's thread says when the delegation is made (reactions/a2a). */
+  const DELEGATED_LINE = "Jarvis delegated “Signup form” to Dev Bot.";
+
   async function delegateSignupForm(t: TestConvex, departmentId: Id<"departments">, parentTaskId: Id<"tasks">) {
     return await t.mutation(internal.tools.delegation.createDelegatedTask, {
       departmentId,
@@ -407,14 +410,15 @@ describe("results flow back to the delegator", () => {
     await admin.mutation(api.tasks.setStatus, { taskId: childId, status: "review" });
     const parentThread = await thread(t, parentId);
     const text = "Delegated task “Signup form” (assigned to Dev Bot) is ready for review.";
-    expect(parentThread).toMatchObject([{ author: "system", content: text }]);
+    // The delegation's own line (reactions/a2a) comes first; the result's line wakes the delegator.
+    expect(parentThread).toMatchObject([{ author: "system", content: DELEGATED_LINE }, { author: "system", content: text }]);
     const runs = await allRuns(t);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({
       agentSessionKey: AGENTS.jarvis,
       taskId: parentId,
       status: "queued",
-      trigger: { kind: "delegation_result", messageId: parentThread[0]._id, note: text },
+      trigger: { kind: "delegation_result", messageId: parentThread[1]._id, note: text },
     });
     expect((await agent(t, AGENTS.jarvis)).status).toBe("active");
 
@@ -437,7 +441,7 @@ describe("results flow back to the delegator", () => {
     await admin.mutation(api.tasks.setStatus, { taskId: parentId, status: "review" });
     const plain = await createTask(admin, departmentId);
     await admin.mutation(api.tasks.setStatus, { taskId: plain, status: "done" });
-    expect(await thread(t, parentId)).toEqual([]);
+    expect((await thread(t, parentId)).map((m) => m.content)).toEqual([DELEGATED_LINE]);
     expect(await allRuns(t)).toEqual([]);
   });
 
@@ -445,7 +449,7 @@ describe("results flow back to the delegator", () => {
     const { t, admin, parentId, childId } = await delegated();
     clearModel();
     await admin.mutation(api.tasks.setStatus, { taskId: childId, status: "review" });
-    expect(await thread(t, parentId)).toMatchObject([{ author: "system", content: "Delegated task “Signup form” (assigned to Dev Bot) is ready for review." }]);
+    expect(await thread(t, parentId)).toMatchObject([{ author: "system", content: DELEGATED_LINE }, { author: "system", content: "Delegated task “Signup form” (assigned to Dev Bot) is ready for review." }]);
     expect(await allRuns(t)).toEqual([]);
     expect((await agent(t, AGENTS.jarvis)).status).toBe("idle");
   });

@@ -64,7 +64,7 @@ describe("attaching files in the composer", () => {
     ]);
     fireEvent.change(screen.getByLabelText("Message #general"), { target: { value: "the mock" } });
     fireEvent.click(screen.getByRole("button", { name: "Send" }));
-    await waitFor(() => expect(onSend).toHaveBeenCalledWith({ body: "the mock", importance: "normal", blocking: false, files: [pngArtifact] }));
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith({ body: "the mock", importance: "normal", blocking: false, files: [pngArtifact], clientMessageId: expect.any(String) }));
     await waitFor(() => expect(screen.queryByTestId("pending-file")).toBeNull());
   }, 30_000);
 

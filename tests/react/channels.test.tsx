@@ -64,7 +64,7 @@ describe("MessageComposer", () => {
     fireEvent.change(screen.getByLabelText("Importance"), { target: { value: "critical" } });
     fireEvent.click(screen.getByRole("checkbox"));
     fireEvent.keyDown(box, { key: "Enter" });
-    await waitFor(() => expect(onSend).toHaveBeenCalledWith({ body: "Ship it", importance: "critical", blocking: true, files: [] }));
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith({ body: "Ship it", importance: "critical", blocking: true, files: [], clientMessageId: expect.any(String) }));
     await waitFor(() => expect((box as HTMLTextAreaElement).value).toBe(""));
   });
 

@@ -160,12 +160,12 @@ describe("ChatComposer", () => {
     fireEvent.keyDown(box, { key: "Enter" });
     expect(onSend).not.toHaveBeenCalled();
     fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
-    expect(onSend).toHaveBeenCalledWith("Ship it\nnow");
+    expect(onSend).toHaveBeenCalledWith("Ship it\nnow", expect.any(String));
     await waitFor(() => expect(box.value).toBe(""));
 
     fireEvent.change(box, { target: { value: "again" } });
     fireEvent.keyDown(box, { key: "Enter", metaKey: true });
-    expect(onSend).toHaveBeenLastCalledWith("again");
+    expect(onSend).toHaveBeenLastCalledWith("again", expect.any(String));
   });
 
   it("sends with the Send button, which is off while the box is blank", () => {
@@ -178,7 +178,7 @@ describe("ChatComposer", () => {
     expect(onSend).not.toHaveBeenCalled();
     fireEvent.change(box, { target: { value: "hello" } });
     fireEvent.click(send);
-    expect(onSend).toHaveBeenCalledWith("hello");
+    expect(onSend).toHaveBeenCalledWith("hello", expect.any(String));
   });
 
   it("counts characters and says a message past the limit will be truncated", () => {
@@ -242,7 +242,7 @@ describe("ChatPane", () => {
     await act(async () => {
       fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
     });
-    expect(post).toHaveBeenCalledWith({ departmentId, text: "Status, please" });
+    expect(post).toHaveBeenCalledWith({ departmentId, text: "Status, please", clientMessageId: expect.any(String) });
   });
 
   it("folds away and back, remembering the choice", () => {

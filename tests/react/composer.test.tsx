@@ -17,7 +17,7 @@ function type(textarea: HTMLTextAreaElement, value: string) {
   fireEvent.change(textarea, { target: { value, selectionStart: value.length, selectionEnd: value.length } });
 }
 
-function setup(onSend = vi.fn(() => Promise.resolve())) {
+function setup(onSend: (content: string, clientMessageId: string) => Promise<unknown> = vi.fn(() => Promise.resolve())) {
   render(<Composer candidates={candidates} onSend={onSend} />);
   return { textarea: screen.getByRole("combobox", { name: "Message" }) as HTMLTextAreaElement, onSend };
 }
@@ -99,7 +99,7 @@ describe("Composer", () => {
     const { textarea, onSend } = setup();
     type(textarea, "  Ship it  ");
     fireEvent.keyDown(textarea, { key: "Enter", ctrlKey: true });
-    expect(onSend).toHaveBeenCalledWith("Ship it");
+    expect(onSend).toHaveBeenCalledWith("Ship it", expect.any(String));
     await waitFor(() => expect(textarea.value).toBe(""));
   });
 
@@ -109,7 +109,7 @@ describe("Composer", () => {
     fireEvent.keyDown(textarea, { key: "Enter" });
     expect(onSend).not.toHaveBeenCalled();
     fireEvent.keyDown(textarea, { key: "Enter", metaKey: true });
-    expect(onSend).toHaveBeenCalledWith("hello");
+    expect(onSend).toHaveBeenCalledWith("hello", expect.any(String));
   });
 
   it("keeps the text and shows the server's message when sending fails", async () => {
@@ -120,5 +120,27 @@ describe("Composer", () => {
     fireEvent.click(screen.getByRole("button", { name: "Send" }));
     expect((await screen.findByRole("alert")).textContent).toBe("A message is too long.");
     expect(textarea.value).toBe("hello");
+  });
+
+  it("retries a failed send with the same client message id, and gives the next message a new one", async () => {
+    const ids: string[] = [];
+    let fail = true;
+    const onSend = vi.fn((_content: string, clientMessageId: string) => {
+      ids.push(clientMessageId);
+      return fail ? Promise.reject(new Error("offline")) : Promise.resolve();
+    });
+    const { textarea } = setup(onSend);
+    type(textarea, "hello");
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await screen.findByRole("alert");
+    fail = false;
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await waitFor(() => expect(textarea.value).toBe(""));
+    type(textarea, "hello");
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await waitFor(() => expect(ids).toHaveLength(3));
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[2]).not.toBe(ids[0]);
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -178,7 +178,7 @@ describe.each(composers)("the / autocomplete in the $name", ({ mount }) => {
     expect(textarea.value).toBe("");
     type(textarea, "hello /world");
     fireEvent.keyDown(textarea, { key: "Enter", ctrlKey: true });
-    await waitFor(() => expect(onSend).toHaveBeenCalledWith("hello /world"));
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith("hello /world", expect.any(String)));
     expect(run).toHaveBeenCalledTimes(1);
   });
 
@@ -197,7 +197,7 @@ describe("without slash support", () => {
     type(textarea, "/help");
     expect(screen.queryByRole("listbox")).toBeNull();
     fireEvent.keyDown(textarea, { key: "Enter", ctrlKey: true });
-    await waitFor(() => expect(onSend).toHaveBeenCalledWith("/help"));
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith("/help", expect.any(String)));
   });
 });
 

@@ -208,7 +208,7 @@ describe("TaskDrawer", () => {
     const composer = within(dialog).getByRole("combobox", { name: "Message" });
     fireEvent.change(composer, { target: { value: "On it" } });
     fireEvent.keyDown(composer, { key: "Enter", ctrlKey: true });
-    expect(mutationFor("messages:create")).toHaveBeenCalledWith({ taskId, content: "On it" });
+    expect(mutationFor("messages:create")).toHaveBeenCalledWith({ taskId, content: "On it", clientMessageId: expect.any(String) });
 
     fireEvent.click(within(dialog).getByRole("button", { name: "Close task" }));
     expect(onClose).toHaveBeenCalled();

@@ -216,6 +216,7 @@ const postFields = {
   importance,
   blocking: z.boolean().optional().describe("Interrupts the recipients' agents: use for what cannot wait."),
   correlation_id: z.string().optional().describe("Ties the message to a delegation or request."),
+  client_message_id: z.string().min(1).max(128).optional().describe("Your own id for this send: retrying with the same id posts once."),
 };
 const listing = {
   limit: z.number().int().min(1).max(50).optional().describe("At most this many (default 20)."),
@@ -256,18 +257,37 @@ function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
   };
   const path = (...parts: string[]) => parts.map(encodeURIComponent).join("/");
 
-  tool("channels.create", "Create a channel", "Creates a channel in this agent's department: {id, name}.", {
+  const names = z.array(z.string().min(1)).max(20).optional();
+  tool("projects.get", "This project", "This agent's project (its department): {id, name, slug, owner, created_at, schema_version}.", {}, true, () =>
+    api.messaging("GET", "/projects/me"),
+  );
+  tool("projects.create", "Create a project", "A new project (department) owned by the person who made this key: the Project.", {
+    name: z.string().min(1).describe("The project's name."),
+  }, false, (a) => api.messaging("POST", "/projects", a));
+  tool("projects.channels", "Project channels", "The channels of this project this agent may read: {channels: [Channel]}.", {}, true, () =>
+    api.messaging("GET", "/projects/me/channels"),
+  );
+  tool("channels.create", "Create a channel", "Creates a channel in this agent's department: the Channel {id, project_id, name, topic?, visibility, created_by, created_at}.", {
     name: z.string().min(1).describe("The channel's name, e.g. launch-copy."),
     topic: z.string().optional(),
     visibility: z.enum(["project", "private"]).optional().describe("project (default: everyone in the department) or private (members only)."),
   }, false, (a) => api.messaging("POST", "/channels", a));
-  tool("channels.get", "A channel", "A channel's name, topic, visibility and members.", { channel: id("The channel's id or #name.") }, true, (a) =>
+  tool("channels.get", "A channel", "A Channel (name, topic, visibility, members, created_by, created_at) or a DM {id, participants, created_at}.", { channel: id("The channel's id or #name.") }, true, (a) =>
     api.messaging("GET", `/channels/${path(a.channel)}`),
   );
-  tool("channels.messages", "Channel history", "A channel's top-level messages, oldest first: {messages}.", { channel: id("The channel's id or #name."), ...listing }, true, (a) =>
+  tool("channels.members", "Channel members", "Adds or removes people and agents in a channel this agent created (the squad lead: any channel): the Channel.", {
+    channel: id("The channel's id or #name."),
+    add: names.describe("Names to add, as in @mentions."),
+    remove: names.describe("Names to remove."),
+  }, false, (a) => api.messaging("POST", `/channels/${path(a.channel)}/members`, { add: a.add, remove: a.remove }));
+  tool("channels.topic", "Channel topic", "Sets (or, with an empty topic, clears) a channel's topic: the Channel.", {
+    channel: id("The channel's id or #name."),
+    topic: z.string().max(500).describe("The new topic."),
+  }, false, (a) => api.messaging("POST", `/channels/${path(a.channel)}/topic`, { topic: a.topic }));
+  tool("channels.messages", "Channel history", "A channel's top-level messages, oldest first: {messages: [Message]}.", { channel: id("The channel's id or #name."), ...listing }, true, (a) =>
     api.messaging("GET", `/channels/${path(a.channel)}/messages${query({ limit: a.limit, since: a.since })}`),
   );
-  tool("messages.post", "Post a message", "Posts to a channel, or replies in a thread when reply_to names a message: {id}.", {
+  tool("messages.post", "Post a message", "Posts to a channel, or replies in a thread when reply_to names a message: the Message.", {
     channel: z.string().optional().describe("The channel's id or #name (or give reply_to)."),
     reply_to: z.string().optional().describe("A message id: the reply goes into its thread."),
     ...postFields,
@@ -275,17 +295,26 @@ function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
   tool("messages.read", "Mark read", "Marks one message read for this agent: {marked}.", { message_id: id("The message's id.") }, false, (a) =>
     api.messaging("POST", `/messages/${path(a.message_id)}/read`, {}),
   );
-  tool("threads.messages", "A thread", "A thread's first message and its replies: {root, replies, more}.", { message_id: id("The thread's first message.") }, true, (a) =>
+  tool("threads.create", "Start a thread", "A thread on a channel message (root_message_id), or on a new first message (channel and body): the Thread {id, channel_id, root_message_id, created_by, created_at}.", {
+    root_message_id: z.string().optional().describe("A top-level channel message."),
+    channel: z.string().optional().describe("Or: the channel's id or #name for a new first message."),
+    ...postFields,
+    body: postFields.body.optional(),
+  }, false, (a) => api.messaging("POST", "/threads", a));
+  tool("threads.get", "A thread", "A Thread: {id, channel_id, root_message_id, created_by, created_at, reply_count}.", { thread_id: id("The thread's id (its first message's).") }, true, (a) =>
+    api.messaging("GET", `/threads/${path(a.thread_id)}`),
+  );
+  tool("threads.messages", "Thread messages", "A thread's first message and its replies: {thread, messages: [Message], more}.", { message_id: id("The thread's first message.") }, true, (a) =>
     api.messaging("GET", `/threads/${path(a.message_id)}/messages`),
   );
-  tool("dms.send", "Send a DM", "A direct message to people (agents may join, but a person must be among them): {id, messageId}.", {
+  tool("dms.send", "Send a DM", "A direct message to people (agents may join, but a person must be among them): the DM {id, participants, created_at, message}.", {
     to: z.array(z.string().min(1)).min(1).max(20).describe("Names, as in @mentions."),
     ...postFields,
   }, false, (a) => api.messaging("POST", "/dms", a));
-  tool("dms.messages", "DM history", "A DM's messages, oldest first: {messages}.", { dm: id("The DM's id (from dms.send)."), ...listing }, true, (a) =>
+  tool("dms.messages", "DM history", "A DM's messages, oldest first: {messages: [Message]}.", { dm: id("The DM's id (from dms.send)."), ...listing }, true, (a) =>
     api.messaging("GET", `/dms/${path(a.dm)}/messages${query({ limit: a.limit, since: a.since })}`),
   );
-  tool("inbox.read", "Unread messages", "What arrived for this agent and is still unread, newest first: {messages}.", { limit: listing.limit }, true, (a) =>
+  tool("inbox.read", "Unread messages", "What arrived for this agent and is still unread, newest first: {messages: [Message with where, direct]}.", { limit: listing.limit }, true, (a) =>
     api.messaging("GET", `/agents/me/inbox${query({ limit: a.limit })}`),
   );
 }

@@ -1,0 +1,171 @@
+/**
+ * The messaging spec's data contracts ("Minimal Data Contracts (JSON)"): how
+ * the HTTP API (convex/messagingApi.ts) and the MCP tools over it answer with
+ * Maestro's rows. snake_case, ids as strings, times in epoch milliseconds; a
+ * project is a department, so `project_id` is the department's id.
+ *
+ *   Message { id, from, to?, type, body, mentions[], artifacts[], blocking, importance, created_at,
+ *             context: {project_id, task_id?, batch_id?}, correlation_id?, channel_id, thread_id?, reply_count }
+ *   Channel { id, project_id, name, topic?, visibility, created_by, created_at, archived, members?, last_message_at? }
+ *   Thread  { id, channel_id, root_message_id, created_by, created_at, reply_count, last_reply_at? }
+ *   DM      { id, participants[], created_at, last_message_at? }
+ *   Project { id, name, slug, owner, created_at, schema_version }
+ */
+import type { Doc } from "../_generated/dataModel";
+import type { Actor, Artifact } from "../validators";
+import { actorName } from "./actors";
+
+/** The contract's version, as the spec's project hash carries it. */
+export const SCHEMA_VERSION = 1;
+
+/** A message as the records hand it out (records/channelMessages publicMessage: no department). */
+export type StoredMessage = Omit<Doc<"channelMessages">, "departmentId">;
+
+export interface MessageJson {
+  id: string;
+  from: string;
+  to?: string[];
+  type: "channel" | "thread" | "dm";
+  body: string;
+  mentions: string[];
+  artifacts: ArtifactJson[];
+  blocking: boolean;
+  importance: string;
+  created_at: number;
+  context: { project_id: string; task_id?: string; batch_id?: string };
+  correlation_id?: string;
+  channel_id: string;
+  thread_id?: string;
+  reply_count: number;
+}
+
+export type ArtifactJson =
+  | { kind: "task"; task_id: string }
+  | { kind: "link"; url: string; title?: string }
+  | { kind: "file"; file_id: string; name: string; content_type: string; size: number };
+
+function artifactJson(artifact: Artifact): ArtifactJson {
+  if (artifact.kind === "task") return { kind: "task", task_id: artifact.taskId };
+  if (artifact.kind === "link") return artifact.title === undefined ? { kind: "link", url: artifact.url } : { kind: "link", url: artifact.url, title: artifact.title };
+  return { kind: "file", file_id: artifact.storageId, name: artifact.name, content_type: artifact.contentType, size: artifact.size };
+}
+
+/** Leaves out the fields that are undefined, so an absent optional field is absent in the JSON too. */
+function defined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function messageJson(m: StoredMessage, projectId: string): MessageJson {
+  return defined({
+    id: m._id,
+    from: actorName(m.from),
+    to: m.to,
+    type: m.type,
+    body: m.body,
+    mentions: m.mentions.map((mention) => mention.name),
+    artifacts: m.artifacts.map(artifactJson),
+    blocking: m.blocking,
+    importance: m.importance,
+    created_at: m._creationTime,
+    context: defined({ project_id: projectId, task_id: m.context.taskId, batch_id: m.context.batchId }),
+    correlation_id: m.correlationId,
+    channel_id: m.channelId,
+    thread_id: m.threadRootId,
+    reply_count: m.replyCount,
+  });
+}
+
+/** A conversation as the tools describe it (tools/messaging channelInfoTool). */
+export interface ConversationInfo {
+  _id: string;
+  kind: "channel" | "dm";
+  name: string;
+  topic?: string;
+  visibility: string;
+  archived: boolean;
+  createdBy: Actor;
+  createdAt: number;
+  /** Names; left out of lists. */
+  members?: string[];
+  lastMessageAt?: number;
+}
+
+export interface ChannelJson {
+  id: string;
+  project_id: string;
+  name: string;
+  topic?: string;
+  visibility: string;
+  created_by: string;
+  created_at: number;
+  archived: boolean;
+  members?: string[];
+  last_message_at?: number;
+}
+
+export interface DmJson {
+  id: string;
+  participants: string[];
+  created_at: number;
+  last_message_at?: number;
+}
+
+export function channelJson(c: ConversationInfo, projectId: string): ChannelJson {
+  return defined({
+    id: c._id,
+    project_id: projectId,
+    name: c.name,
+    topic: c.topic === "" ? undefined : c.topic,
+    visibility: c.visibility,
+    created_by: actorName(c.createdBy),
+    created_at: c.createdAt,
+    archived: c.archived,
+    members: c.members,
+    last_message_at: c.lastMessageAt,
+  });
+}
+
+export function dmJson(c: Pick<ConversationInfo, "_id" | "members" | "createdAt" | "lastMessageAt">): DmJson {
+  return defined({ id: c._id, participants: c.members ?? [], created_at: c.createdAt, last_message_at: c.lastMessageAt });
+}
+
+/** A channel or a DM, each in its own contract. */
+export function conversationJson(c: ConversationInfo, projectId: string): ChannelJson | DmJson {
+  return c.kind === "dm" ? dmJson(c) : channelJson(c, projectId);
+}
+
+export interface ThreadJson {
+  id: string;
+  channel_id: string;
+  root_message_id: string;
+  created_by: string;
+  created_at: number;
+  reply_count: number;
+  last_reply_at?: number;
+}
+
+/** A thread is named by its first message: the thread's id is that message's. */
+export function threadJson(root: StoredMessage): ThreadJson {
+  return defined({
+    id: root._id,
+    channel_id: root.channelId,
+    root_message_id: root._id,
+    created_by: actorName(root.from),
+    created_at: root._creationTime,
+    reply_count: root.replyCount,
+    last_reply_at: root.lastReplyAt,
+  });
+}
+
+export interface ProjectJson {
+  id: string;
+  name: string;
+  slug: string;
+  owner: string | null;
+  created_at: number;
+  schema_version: number;
+}
+
+export function projectJson(department: Pick<Doc<"departments">, "_id" | "name" | "slug" | "_creationTime">, owner: string | null): ProjectJson {
+  return { id: department._id, name: department.name, slug: department.slug, owner, created_at: department._creationTime, schema_version: SCHEMA_VERSION };
+}

@@ -1,0 +1,350 @@
+/**
+ * The messaging HTTP API against the spec (messaging-project-graph.md):
+ * the JSON contracts of Message, Channel, Thread, DM and Project as one
+ * snapshot of their shapes; the /projects and /threads routes; key scopes
+ * on every route (a key without the route's scope refused 403, writing
+ * nothing); channel membership and topic over HTTP and the agent tool with
+ * their events and ACL; and a retried send with the same client message id
+ * posting once.
+ */
+import { describe, expect, test } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { API_SCOPES, type ApiScope } from "../../convex/lib/apiKeys";
+import { TOOL_REGISTRY } from "../../convex/tools/registry";
+import { agent, AGENTS, createOtherDepartment, createTask, demoSquad, expectError, insertRun, memberKeyOf, type TestConvex } from "./setup";
+import type { ApiBody } from "../fixtures/messagingApi";
+
+async function squad() {
+  const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+  const writer = await agent(t, AGENTS.writer);
+  const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id });
+  return { t, departmentId, admin, grace, writer, key };
+}
+
+async function call(t: TestConvex, key: string | null, method: "GET" | "POST", path: string, body?: unknown) {
+  const headers: Record<string, string> = key === null ? {} : { Authorization: `Bearer ${key}` };
+  const response = await t.fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as ApiBody };
+}
+
+/** Every document the API could write, as one string: a refusal must leave it as it was. */
+async function written(t: TestConvex): Promise<string> {
+  return await t.run(async (ctx) =>
+    JSON.stringify(
+      await Promise.all((["channels", "channelMembers", "channelMessages", "inbox", "events", "departments", "members", "chat", "toolEffects"] as const).map((table) => ctx.db.query(table).collect())),
+    ),
+  );
+}
+
+/** A JSON value's shape: each leaf replaced by its type, keys sorted; a list by its first item's shape. */
+function shapeOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length === 0 ? [] : [shapeOf(value[0])];
+  if (value === null) return "null";
+  if (typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((k) => [k, shapeOf((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return typeof value;
+}
+
+describe("the messaging API's contracts", () => {
+  test("Message, Channel, Thread, DM and Project answer in the spec's snake_case shapes, with context.project_id", async () => {
+    const { t, departmentId, admin, key } = await squad();
+    const taskId = await createTask(admin, departmentId, { title: "Launch copy" });
+    const channel = await call(t, key, "POST", "/channels", { name: "contract", topic: "shapes" });
+    const message = await call(t, key, "POST", "/messages", { channel: "contract", body: "See @Grace", correlation_id: "corr-1", client_message_id: "m-1" });
+    // A message from inside Maestro carries its task: the same shape with task_id and an artifact.
+    const runId = await insertRun(t, AGENTS.writer, taskId);
+    await t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "contract", body: "Linked", artifacts: [{ taskId }] });
+    const thread = await call(t, key, "POST", "/threads", { root_message_id: message.body.id });
+    const dm = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "hello" });
+    const project = await call(t, key, "GET", "/projects/me");
+    const history = await call(t, key, "GET", "/channels/contract/messages");
+
+    const messageShape = {
+      blocking: "boolean",
+      body: "string",
+      channel_id: "string",
+      context: { project_id: "string" },
+      correlation_id: "string",
+      created_at: "number",
+      artifacts: [],
+      from: "string",
+      id: "string",
+      importance: "string",
+      mentions: ["string"],
+      reply_count: "number",
+      type: "string",
+    };
+    const { correlation_id: _correlation, ...uncorrelated } = messageShape;
+    expect({
+      message: shapeOf(message.body),
+      linked: shapeOf(history.body.messages[1]),
+      channel: shapeOf(channel.body),
+      thread: shapeOf(thread.body),
+      dm: shapeOf(dm.body),
+      project: shapeOf(project.body),
+    }).toEqual({
+      message: messageShape,
+      linked: { ...uncorrelated, mentions: [], context: { project_id: "string", task_id: "string" }, artifacts: [{ kind: "string", task_id: "string" }] },
+      channel: { archived: "boolean", created_at: "number", created_by: "string", id: "string", members: ["string"], name: "string", project_id: "string", topic: "string", visibility: "string" },
+      thread: { channel_id: "string", created_at: "number", created_by: "string", id: "string", reply_count: "number", root_message_id: "string" },
+      dm: { created_at: "number", id: "string", last_message_at: "number", message: { ...uncorrelated, mentions: [], to: ["string"] }, participants: ["string"] },
+      // The seeded department has admins but no owner: `owner` is null then (a string for a created project, below).
+      project: { created_at: "number", id: "string", name: "string", owner: "null", schema_version: "number", slug: "string" },
+    });
+    // No Convex field names leak anywhere.
+    const everything = JSON.stringify([message.body, history.body, channel.body, thread.body, dm.body, project.body]);
+    expect(everything).not.toMatch(/"_id"|"_creationTime"|"correlationId"|"taskId"|"replyCount"|"departmentId"|"storageId"/);
+    expect(message.body.context.project_id).toBe(departmentId);
+    expect(history.body.messages[1].context).toEqual({ project_id: departmentId, task_id: taskId });
+    expect(project.body).toMatchObject({ id: departmentId, schema_version: 1 });
+  });
+
+  test("projects: the key's own (by id, slug or me), its channels, and a new one owned by the key's maker", async () => {
+    const { t, departmentId, admin, grace, key } = await squad();
+    const slug = (await call(t, key, "GET", "/projects/me")).body.slug;
+    expect((await call(t, key, "GET", `/projects/${departmentId}`)).body.id).toBe(departmentId);
+    expect((await call(t, key, "GET", `/projects/${slug}`)).body.id).toBe(departmentId);
+    const other = await createOtherDepartment(t);
+    const before = await written(t);
+    expect(await call(t, key, "GET", `/projects/${other.departmentId}`)).toMatchObject({ status: 403, body: { error: expect.stringMatching(/own department/) } });
+    expect((await call(t, key, "GET", `/projects/${other.departmentId}/channels`)).status).toBe(403);
+
+    // Channels: a project channel, the key's own private one, and not a private one it is not in.
+    const hidden = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
+    await call(t, key, "POST", "/channels", { name: "writers", visibility: "private" });
+    const listed = await call(t, key, "GET", "/projects/me/channels");
+    const names = listed.body.channels.map((c) => c.name);
+    expect(names).toContain("writers");
+    expect(names).not.toContain("leads");
+    expect(listed.body.channels.every((c) => c.project_id === departmentId && c.id !== hidden)).toBe(true);
+
+    const made = await call(t, key, "POST", "/projects", { name: "Outreach" });
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ name: "Outreach", slug: "outreach", owner: "Ada" });
+    expect((await admin.query(api.departments.listMine, {})).find((d) => d._id === made.body.id)).toMatchObject({ role: "owner" });
+    expect((await grace.query(api.departments.listMine, {})).map((d) => d._id)).not.toContain(made.body.id);
+    expect(before).not.toBe(await written(t));
+
+    // The key's maker is no longer an admin: the key creates nothing.
+    await t.run(async (ctx) => {
+      const row = (await ctx.db.query("members").collect()).find((m) => m.departmentId === departmentId && m.name === "Ada")!;
+      await ctx.db.patch("members", row._id, { role: "member" });
+    });
+    const unchanged = await written(t);
+    expect(await call(t, key, "POST", "/projects", { name: "Second" })).toMatchObject({ status: 403, body: { error: expect.stringMatching(/no longer an admin/) } });
+    expect(await written(t)).toBe(unchanged);
+  });
+
+  test("threads: made on a channel message or with a new first message, read by id; replies and DMs start none", async () => {
+    const { t, grace, key } = await squad();
+    await call(t, key, "POST", "/channels", { name: "threads" });
+    const made = await call(t, key, "POST", "/threads", { channel: "threads", body: "Kick-off" });
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ created_by: "Writer", reply_count: 0 });
+    expect(made.body.root_message_id).toBe(made.body.id);
+    await grace.mutation(api.channelMessages.reply, { channelId: made.body.channel_id as Id<"channels">, messageId: made.body.id as Id<"channelMessages">, body: "On it" });
+    const read = await call(t, key, "GET", `/threads/${made.body.id}`);
+    expect(read.body).toMatchObject({ id: made.body.id, reply_count: 1 });
+    const reply = (await call(t, key, "GET", `/threads/${made.body.id}/messages`)).body.messages[1];
+    expect(reply).toMatchObject({ body: "On it", type: "thread", thread_id: made.body.id });
+
+    const before = await written(t);
+    expect(await call(t, key, "POST", "/threads", { root_message_id: reply.id })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/is a reply/) } });
+    expect((await call(t, key, "GET", `/threads/${reply.id}`)).status).toBe(404);
+    const dm = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "psst" });
+    const afterDm = await written(t);
+    expect((await call(t, key, "POST", "/threads", { root_message_id: dm.body.message.id })).status).toBe(400);
+    expect(await call(t, key, "POST", "/threads", { body: "x" })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/root_message_id/) } });
+    expect(await written(t)).toBe(afterDm);
+    expect(before).not.toBe(afterDm);
+  });
+});
+
+describe("API key scopes", () => {
+  test("a key is made with the scopes chosen (all when none are named), lists them, and refuses an empty choice", async () => {
+    const { t, admin, writer } = await squad();
+    const made = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: ["messages:write", "messages:read", "messages:read"] });
+    expect(made.scopes).toEqual(["messages:read", "messages:write"]);
+    const listed = await admin.query(api.agentApiKeys.list, { agentId: writer._id });
+    expect(listed.find((k) => k._id === made.keyId)?.scopes).toEqual(["messages:read", "messages:write"]);
+    expect(listed.find((k) => k._id !== made.keyId)?.scopes).toEqual([...API_SCOPES]);
+    await expectError(admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: [] }), "INVALID_ARGUMENT", /at least one scope/);
+    // A key from before scopes (no field) holds them all.
+    const legacy = await t.run(async (ctx) => (await ctx.db.get("agentApiKeys", made.keyId))!);
+    expect(legacy.scopes).toEqual(["messages:read", "messages:write"]);
+  });
+
+  test("every route refuses a key without its scope with a 403 naming it, and writes nothing", async () => {
+    const { t, departmentId, admin, grace, writer, key } = await squad();
+    await call(t, key, "POST", "/channels", { name: "scoped" });
+    const root = (await call(t, key, "POST", "/messages", { channel: "scoped", body: "root" })).body.id;
+    const dm = (await call(t, key, "POST", "/dms", { to: ["Grace"], body: "hi" })).body.id;
+    await grace.mutation(api.channelMessages.post, { channelId: dm as Id<"channels">, body: "yes @Writer" });
+    const routes: Array<[ApiScope, "GET" | "POST", string, unknown]> = [
+      ["projects:write", "POST", "/projects", { name: "Nope" }],
+      ["projects:read", "GET", "/projects/me", undefined],
+      ["channels:read", "GET", "/projects/me/channels", undefined],
+      ["channels:manage", "POST", "/channels", { name: "nope" }],
+      ["channels:read", "GET", "/channels/scoped", undefined],
+      ["channels:manage", "POST", "/channels/scoped/members", { add: ["Grace"] }],
+      ["channels:manage", "POST", "/channels/scoped/topic", { topic: "nope" }],
+      ["messages:read", "GET", "/channels/scoped/messages", undefined],
+      ["messages:write", "POST", "/messages", { channel: "scoped", body: "nope" }],
+      ["messages:read", "POST", `/messages/${root}/read`, {}],
+      ["messages:write", "POST", "/threads", { channel: "scoped", body: "nope" }],
+      ["messages:read", "GET", `/threads/${root}`, undefined],
+      ["messages:read", "GET", `/threads/${root}/messages`, undefined],
+      ["messages:write", "POST", "/dms", { to: ["Grace"], body: "nope" }],
+      ["messages:read", "GET", `/dms/${dm}/messages`, undefined],
+      ["messages:read", "GET", "/agents/me/inbox", undefined],
+      ["chat:write", "POST", "/mcp/chat.post", { text: "nope" }],
+      ["chat:read", "POST", "/mcp/chat.getNew", {}],
+    ];
+    const failures: string[] = [];
+    for (const [scope, method, path, body] of routes) {
+      const without = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: API_SCOPES.filter((s) => s !== scope) });
+      const only = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: [scope] });
+      const before = await written(t);
+      const refused = await call(t, without.key, method, path, body);
+      if (refused.status !== 403 || !refused.body.error.includes(`"${scope}" scope`)) failures.push(`${method} ${path} without ${scope}: ${refused.status} ${refused.body.error}`);
+      if ((await written(t)) !== before) failures.push(`${method} ${path}: wrote while refusing`);
+      // The scope alone is enough for the route (the project creation aside, it changes nothing lasting here).
+      if (path !== "/projects") {
+        const allowed = await call(t, only.key, method, path, body);
+        if (allowed.status !== 200) failures.push(`${method} ${path} with only ${scope}: ${allowed.status} ${allowed.body.error}`);
+      }
+      await admin.mutation(api.agentApiKeys.revoke, { keyId: without.keyId });
+      await admin.mutation(api.agentApiKeys.revoke, { keyId: only.keyId });
+    }
+    expect(failures).toEqual([]);
+    // A bad key is still named before a missing scope.
+    expect((await call(t, "mk_nope", "POST", "/messages", { channel: "scoped", body: "x" })).status).toBe(401);
+    expect(departmentId).toBeDefined();
+  });
+});
+
+describe("channel membership and topic for agents", () => {
+  test("over HTTP: the channel's creator adds, sets the topic and removes, each a channels.updated event; the added person reads it", async () => {
+    const { t, departmentId, grace, key } = await squad();
+    const made = await call(t, key, "POST", "/channels", { name: "inner", visibility: "private" });
+    const channelId = made.body.id as Id<"channels">;
+    await expectError(grace.query(api.channels.get, { channelId }), "FORBIDDEN");
+
+    const added = await call(t, key, "POST", "/channels/inner/members", { add: ["Grace", "Dev Bot"] });
+    expect(added.status).toBe(200);
+    expect(added.body.members.toSorted()).toEqual(["Dev Bot", "Grace", "Writer"]);
+    expect((await grace.query(api.channels.get, { channelId })).name).toBe("inner");
+    const topic = await call(t, key, "POST", `/channels/${channelId}/topic`, { topic: "the inner circle" });
+    expect(topic.body.topic).toBe("the inner circle");
+    const removed = await call(t, key, "POST", "/channels/inner/members", { remove: ["Grace"] });
+    expect(removed.body.members.toSorted()).toEqual(["Dev Bot", "Writer"]);
+    await expectError(grace.query(api.channels.get, { channelId }), "FORBIDDEN");
+
+    const events = await t.run(async (ctx) => (await ctx.db.query("events").withIndex("by_department", (q) => q.eq("departmentId", departmentId)).collect()).filter((e) => e.channelId === channelId && e.type === "channels.updated"));
+    expect(events.map((e) => [e.actor.kind === "agent" ? e.actor.name : e.actor.kind, e.data])).toEqual([
+      ["Writer", { added: "Grace" }],
+      ["Writer", { added: "Dev Bot" }],
+      ["Writer", { topic: "the inner circle" }],
+      ["Writer", { removed: "Grace" }],
+    ]);
+  });
+
+  test("the ACL: another agent, a people's channel, a DM, a stranger and an empty change are refused, writing nothing; the squad lead may", async () => {
+    const { t, departmentId, admin, key } = await squad();
+    await call(t, key, "POST", "/channels", { name: "writers-room" });
+    await admin.mutation(api.channels.create, { departmentId, name: "people", visibility: "project" });
+    const dm = (await call(t, key, "POST", "/dms", { to: ["Grace"], body: "hi" })).body.id;
+    const devBot = await agent(t, AGENTS.devBot);
+    const devKey = (await admin.mutation(api.agentApiKeys.create, { agentId: devBot._id })).key;
+    const jarvis = await agent(t, AGENTS.jarvis);
+    await t.run(async (ctx) => ctx.db.patch("agents", jarvis._id, { isSquadLead: true }));
+    const leadKey = (await admin.mutation(api.agentApiKeys.create, { agentId: jarvis._id })).key;
+    const other = await createOtherDepartment(t);
+    const foreign = await other.member.mutation(api.channels.create, { departmentId: other.departmentId, name: "theirs", visibility: "project" });
+
+    const cases: Array<[string, string, string, unknown, number, RegExp]> = [
+      ["an agent that did not create it", devKey, "/channels/writers-room/members", { add: ["Grace"] }, 403, /creator, the squad lead and admins/],
+      ["a channel people made", key, "/channels/people/topic", { topic: "mine now" }, 403, /creator/],
+      ["a DM", key, `/channels/${dm}/members`, { add: ["Dev Bot"] }, 400, /A DM has no settings/],
+      ["a stranger", key, "/channels/writers-room/members", { add: ["Mallory"] }, 404, /Nobody called/],
+      ["someone not in it", key, "/channels/writers-room/members", { remove: ["Grace"] }, 404, /Not a member/],
+      ["nothing to change", key, "/channels/writers-room/members", {}, 400, /add or remove/],
+      ["another department's channel", key, `/channels/${foreign}/members`, { add: ["Grace"] }, 404, /No conversation/],
+      ["names that are not a list", key, "/channels/writers-room/members", { add: "Grace" }, 400, /list of at most 20/],
+      ["an unknown action", key, "/channels/writers-room/archive", {}, 404, /No such endpoint/],
+    ];
+    const failures: string[] = [];
+    for (const [name, k, path, body, status, message] of cases) {
+      const before = await written(t);
+      const answer = await call(t, k, "POST", path, body);
+      if (answer.status !== status || !message.test(String(answer.body.error))) failures.push(`${name}: ${answer.status} ${answer.body.error}`);
+      if ((await written(t)) !== before) failures.push(`${name}: wrote while refusing`);
+    }
+    expect(failures).toEqual([]);
+    expect((await call(t, leadKey, "POST", "/channels/people/topic", { topic: "set by the lead" })).body.topic).toBe("set by the lead");
+  });
+
+  test("the channel_manage tool: a running agent adds a person to its private channel and sets the topic", async () => {
+    const { t, departmentId, admin, grace } = await squad();
+    expect(TOOL_REGISTRY.map((entry) => entry.name)).toContain("channel_manage");
+    const taskId = await createTask(admin, departmentId);
+    const runId = await insertRun(t, AGENTS.writer, taskId);
+    const { channelId } = await t.mutation(internal.tools.messaging.createChannelTool, { runId, name: "war-room", visibility: "private" });
+    const result = await t.mutation(internal.tools.messaging.manageChannelTool, { runId, key: "k-1", channel: "#war-room", add: ["Grace"], topic: "launch day" });
+    expect({ ...result, members: result.members.toSorted() }).toEqual({ members: ["Grace", "Writer"], topic: "launch day" });
+    // The same call again (a retried run) changes nothing more.
+    expect(await t.mutation(internal.tools.messaging.manageChannelTool, { runId, key: "k-1", channel: "#war-room", add: ["Grace"], topic: "launch day" })).toEqual(result);
+    expect((await grace.query(api.channels.get, { channelId })).topic).toBe("launch day");
+    expect(memberKeyOf(t, "Grace")).toMatch(/^member:/);
+  });
+});
+
+describe("client message ids", () => {
+  test("a retried send with the same client_message_id posts one message; another agent's same id is its own", async () => {
+    const { t, admin, key } = await squad();
+    await call(t, key, "POST", "/channels", { name: "retries" });
+    const first = await call(t, key, "POST", "/messages", { channel: "retries", body: "once", client_message_id: "c-42" });
+    const again = await call(t, key, "POST", "/messages", { channel: "retries", body: "once", client_message_id: "c-42" });
+    expect(again.body.id).toBe(first.body.id);
+    const dm1 = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "dm once", client_message_id: "d-1" });
+    const dm2 = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "dm once", client_message_id: "d-1" });
+    expect(dm2.body.message.id).toBe(dm1.body.message.id);
+    const devBot = await agent(t, AGENTS.devBot);
+    const devKey = (await admin.mutation(api.agentApiKeys.create, { agentId: devBot._id })).key;
+    const theirs = await call(t, devKey, "POST", "/messages", { channel: "retries", body: "once", client_message_id: "c-42" });
+    expect(theirs.body.id).not.toBe(first.body.id);
+    expect((await call(t, key, "GET", "/channels/retries/messages")).body.messages.map((m) => m.from)).toEqual(["Writer", "Dev Bot"]);
+    expect((await call(t, key, "POST", "/messages", { channel: "retries", body: "x", client_message_id: "x".repeat(129) })).status).toBe(400);
+  });
+
+  test("the app's sends (task thread, channel, thread reply, #maestro) with the same clientMessageId post once; a new id posts again", async () => {
+    const { t, departmentId, admin, grace } = await squad();
+    const taskId = await createTask(admin, departmentId);
+    const first = await admin.mutation(api.messages.create, { taskId, content: "On it", clientMessageId: "a-1" });
+    expect(await admin.mutation(api.messages.create, { taskId, content: "On it", clientMessageId: "a-1" })).toBe(first);
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "app-retries", visibility: "project" });
+    const posted = await admin.mutation(api.channelMessages.post, { channelId, body: "root", clientMessageId: "a-2" });
+    expect(await admin.mutation(api.channelMessages.post, { channelId, body: "root", clientMessageId: "a-2" })).toBe(posted);
+    const reply = await admin.mutation(api.channelMessages.reply, { channelId, messageId: posted, body: "reply", clientMessageId: "a-3" });
+    expect(await admin.mutation(api.channelMessages.reply, { channelId, messageId: posted, body: "reply", clientMessageId: "a-3" })).toBe(reply);
+    const chat = await admin.mutation(api.chat.postAsHuman, { departmentId, text: "status?", clientMessageId: "a-4" });
+    expect(await admin.mutation(api.chat.postAsHuman, { departmentId, text: "status?", clientMessageId: "a-4" })).toEqual(chat);
+    // Another person's equal id is their own message; no id at all is a new message each time.
+    expect(await grace.mutation(api.channelMessages.post, { channelId, body: "root", clientMessageId: "a-2" })).not.toBe(posted);
+    await admin.mutation(api.channelMessages.post, { channelId, body: "no id" });
+    await admin.mutation(api.channelMessages.post, { channelId, body: "no id" });
+    const stored = await t.run(async (ctx) => ({
+      thread: (await ctx.db.query("messages").collect()).filter((m) => m.taskId === taskId && m.content === "On it").length,
+      channel: (await ctx.db.query("channelMessages").collect()).filter((m) => m.channelId === channelId).map((m) => m.body),
+      chat: (await ctx.db.query("chat").collect()).filter((m) => m.text === "status?").length,
+    }));
+    expect(stored).toEqual({ thread: 1, channel: ["root", "reply", "root", "no id", "no id"], chat: 1 });
+    await expectError(admin.mutation(api.channelMessages.post, { channelId, body: "x", clientMessageId: "" }), "INVALID_ARGUMENT", /client message id/);
+  });
+});
