@@ -67,6 +67,8 @@ function sampleValue(validator: ArgValidator, name: string, ids: Ids): unknown {
     case "string":
       // A board filter by assignee names an agent of the department by its session key.
       if (name === "assignee") return ids.agentSessionKey;
+      // A day the figures page names, written YYYY-MM-DD.
+      if (name === "today") return "2026-01-15";
       return name.toLowerCase().includes("email") ? "someone@example.com" : `sample ${name}`;
     case "number":
     case "float64":
@@ -285,7 +287,7 @@ describe("every public function goes through the auth layer", () => {
   });
 
   test("a viewer reads the board but not the admin-only lists", async () => {
-    const adminOnly = ["invites:list", "agentApiKeys:list", "events:list", "webhooks:get"];
+    const adminOnly = ["invites:list", "agentApiKeys:list", "events:list", "webhooks:get", "retention:get"];
     for (const fn of functions.filter((f) => f.kind === "query" && !OPEN_TO_ANYONE.has(f.name))) {
       const result = await outcome(viewer, fn, sampleArgs(fn, ids));
       expect(`${fn.name}: ${result}`).toBe(`${fn.name}: ${adminOnly.includes(fn.name) ? "FORBIDDEN" : "ok"}`);
