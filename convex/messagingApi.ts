@@ -18,12 +18,14 @@
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)
  *
  * Errors (lib/errors HTTP_STATUS): 401 key, 403 not allowed, 404 unknown,
- * 400 bad body or too long, 409 conflict, 429 rate limited; always
+ * 400 bad body or malformed path, 413 a message over the limit, 409
+ * conflict, 429 rate limited; always
  * `{"error": "..."}`.
  */
 import { internal } from "./_generated/api";
 import type { ActionCtx } from "./_generated/server";
 import { agentKeyHash, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
+import { LIMITS } from "./lib/limits";
 import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
 
 type Body = Record<string, unknown>;
@@ -50,12 +52,29 @@ function oneOf<T extends string>(body: Body, field: string, allowed: readonly T[
   return value as T;
 }
 
+/** A message body: required, and within the message limit (413, as documented, before anything is stored or scanned). */
+function messageBody(body: Body): string {
+  const text = requiredString(body, "body");
+  const length = text.trim().length;
+  if (length > LIMITS.messageChars) throw new RequestRefusal("TOO_LARGE", `A message is ${length} characters; the limit is ${LIMITS.messageChars}.`);
+  return text;
+}
+
+/** The path's segments, percent-decoded; a malformed encoding is the caller's error (400), not a crash. */
+function pathSegments(pathname: string): string[] {
+  try {
+    return pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
+  } catch {
+    throw badRequest("The path is not valid percent-encoding.");
+  }
+}
+
 /** The post fields every message takes. */
 function postFields(body: Body) {
   const blocking = body.blocking;
   if (blocking !== undefined && typeof blocking !== "boolean") throw badRequest('"blocking" must be true or false.');
   return {
-    body: requiredString(body, "body"),
+    body: messageBody(body),
     importance: oneOf(body, "importance", IMPORTANCES),
     blocking,
     correlationId: optionalString(body, "correlation_id"),
@@ -81,11 +100,10 @@ function endpoint(
   const handler = async (ctx: ActionCtx, request: Request) => {
     const keyHash = agentKeyHash(request);
     const url = new URL(request.url);
-    const path = url.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
     const body = route.method === "POST" ? await jsonObjectBody(request) : {};
     if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", "Send a JSON object.");
     try {
-      return json(200, await run(ctx, { keyHash, body, path, params: url.searchParams }));
+      return json(200, await run(ctx, { keyHash, body, path: pathSegments(url.pathname), params: url.searchParams }));
     } catch (error) {
       // Say whether the key itself is good before blaming the request: a bad key's refusal wins.
       if (error instanceof RequestRefusal) await ctx.runQuery(internal.agentApiKeys.checkKey, { keyHash });
