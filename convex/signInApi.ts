@@ -8,9 +8,10 @@
  * Browsers may call it only from the app's origins (SITE_URL, MAESTRO_CORS_ORIGINS).
  */
 import { api } from "./_generated/api";
-import { env, type ActionCtx } from "./_generated/server";
+import type { ActionCtx } from "./_generated/server";
 import { errorData, MaestroError } from "./lib/errors";
-import { json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
+import { appOriginsFromEnv } from "./lib/config";
+import { allowedOrigin, clientAddress, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
 import { checkSignInLimits, recordSignInFailure } from "./records/rateLimits";
 
 const SIGN_IN_FLOWS = new Set(["signIn", "signUp"]);
@@ -18,19 +19,9 @@ const SIGN_IN_FIELDS = ["flow", "email", "password", "name", "inviteToken", "set
 const MAX_FIELD_CHARS = 500;
 const WRONG_PASSWORD = "Wrong email or password.";
 
-/** Origins the app is served from: SITE_URL and MAESTRO_CORS_ORIGINS (comma separated). */
-function allowedOrigin(request: Request): string | null {
-  const origin = request.headers.get("Origin");
-  if (origin === null) return null;
-  const allowed = [env.SITE_URL, ...(env.MAESTRO_CORS_ORIGINS ?? "").split(",")]
-    .map((o) => (o ?? "").trim().replace(/\/$/, ""))
-    .filter((o) => o !== "");
-  return allowed.includes(origin) ? origin : null;
-}
-
 /** A browser's preflight: allowed only from the app's origins. */
 async function preflight(_ctx: ActionCtx, request: Request): Promise<Response> {
-  const origin = allowedOrigin(request);
+  const origin = allowedOrigin(request, appOriginsFromEnv());
   if (origin === null) return new Response(null, { status: 403 });
   return new Response(null, {
     status: 204,
@@ -63,7 +54,7 @@ async function signInFields(request: Request): Promise<Record<string, string>> {
 async function passwordSignIn(ctx: ActionCtx, request: Request): Promise<Response> {
   const fields = await signInFields(request);
   const account = fields.email.trim().toLowerCase();
-  const address = (request.headers.get("X-Forwarded-For") ?? "").split(",")[0].trim() || "unknown";
+  const address = clientAddress(request);
   const limited = await checkSignInLimits(ctx, { account, address });
   if (limited !== null) {
     const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
@@ -90,7 +81,7 @@ async function passwordSignIn(ctx: ActionCtx, request: Request): Promise<Respons
 
 /** The CORS headers for the app's origin on an answer (refusals included, so the app can read them). */
 function withCors(request: Request, response: Response): Response {
-  const origin = allowedOrigin(request);
+  const origin = allowedOrigin(request, appOriginsFromEnv());
   if (origin !== null) {
     response.headers.set("Access-Control-Allow-Origin", origin);
     response.headers.set("Vary", "Origin");

@@ -48,6 +48,22 @@ export async function checkSignInLimits(
   return null;
 }
 
+/**
+ * Before the WebUI password is checked (HTTP Basic on /api/chat): whether
+ * the address has guesses left in the same bucket sign-in draws from
+ * (checked, not taken, so a client with the right password is never
+ * slowed). Null when it may go ahead, else how long to wait.
+ */
+export async function checkPasswordAddress(ctx: ActionCtx, address: string): Promise<{ retryAfterMs: number } | null> {
+  const byAddress = await rateLimiter.check(ctx, "signInAddress", { key: address });
+  return byAddress.ok ? null : { retryAfterMs: Math.max(1, byAddress.retryAfter) };
+}
+
+/** After a wrong WebUI password: one attempt taken from the address's bucket. */
+export async function recordPasswordFailure(ctx: ActionCtx, address: string): Promise<void> {
+  await rateLimiter.limit(ctx, "signInAddress", { key: address });
+}
+
 /** After a refused password: one failure taken from the account's bucket. */
 export async function recordSignInFailure(ctx: ActionCtx, account: string): Promise<void> {
   await rateLimiter.limit(ctx, "signInAccount", { key: account });

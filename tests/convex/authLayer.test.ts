@@ -67,6 +67,8 @@ function sampleValue(validator: ArgValidator, name: string, ids: Ids): unknown {
     case "string":
       // A board filter by assignee names an agent of the department by its session key.
       if (name === "assignee") return ids.agentSessionKey;
+      // A presence room token is the department's id (presence.heartbeat hands it out).
+      if (name === "roomToken") return ids.departments;
       return name.toLowerCase().includes("email") ? "someone@example.com" : `sample ${name}`;
     case "number":
     case "float64":
@@ -329,7 +331,7 @@ describe("every public function goes through the auth layer", () => {
     const mallory = await asUser(t, "Mallory");
     const get = await mallory.fetch("/api/chat?department=product", { method: "GET" });
     expect(get.status).toBe(404);
-    const post = await mallory.fetch("/api/chat", { method: "POST", body: JSON.stringify({ text: "hi", department: "product" }) });
+    const post = await mallory.fetch("/api/chat", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: "hi", department: "product" }) });
     expect(post.status).toBe(404);
     expect(await t.run(async (ctx) => await ctx.db.query("chat").collect())).toEqual([]);
   });
