@@ -140,6 +140,7 @@ import type * as tools_thread from "../tools/thread.js";
 import type * as triggers from "../triggers.js";
 import type * as users from "../users.js";
 import type * as validators from "../validators.js";
+import type * as webhookDelivery from "../webhookDelivery.js";
 import type * as webhooks from "../webhooks.js";
 
 /**
@@ -278,6 +279,7 @@ declare const fullApi: ApiFromModules<{
   triggers: typeof triggers;
   users: typeof users;
   validators: typeof validators;
+  webhookDelivery: typeof webhookDelivery;
   webhooks: typeof webhooks;
 }>;
 export declare const api: FilterApi<
