@@ -11,29 +11,13 @@ import { api } from "./_generated/api";
 import type { ActionCtx } from "./_generated/server";
 import { errorData, MaestroError } from "./lib/errors";
 import { appOriginsFromEnv } from "./lib/config";
-import { allowedOrigin, clientAddress, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
+import { clientAddress, corsFrom, json, jsonObjectBody, preflightFrom, RequestRefusal, type HttpRoute } from "./lib/httpJson";
 import { checkSignInLimits, recordSignInFailure } from "./records/rateLimits";
 
 const SIGN_IN_FLOWS = new Set(["signIn", "signUp"]);
 const SIGN_IN_FIELDS = ["flow", "email", "password", "name", "inviteToken", "setupPassword"];
 const MAX_FIELD_CHARS = 500;
 const WRONG_PASSWORD = "Wrong email or password.";
-
-/** A browser's preflight: allowed only from the app's origins. */
-async function preflight(_ctx: ActionCtx, request: Request): Promise<Response> {
-  const origin = allowedOrigin(request, appOriginsFromEnv());
-  if (origin === null) return new Response(null, { status: 403 });
-  return new Response(null, {
-    status: 204,
-    headers: {
-      "Access-Control-Allow-Origin": origin,
-      "Access-Control-Allow-Methods": "POST",
-      "Access-Control-Allow-Headers": "Content-Type",
-      "Access-Control-Max-Age": "600",
-      Vary: "Origin",
-    },
-  });
-}
 
 /** The request's sign-in fields, checked before anything is looked up. */
 async function signInFields(request: Request): Promise<Record<string, string>> {
@@ -79,18 +63,8 @@ async function passwordSignIn(ctx: ActionCtx, request: Request): Promise<Respons
   return json(200, { token: tokens.token, refreshToken: tokens.refreshToken });
 }
 
-/** The CORS headers for the app's origin on an answer (refusals included, so the app can read them). */
-function withCors(request: Request, response: Response): Response {
-  const origin = allowedOrigin(request, appOriginsFromEnv());
-  if (origin !== null) {
-    response.headers.set("Access-Control-Allow-Origin", origin);
-    response.headers.set("Vary", "Origin");
-  }
-  return response;
-}
-
 // No challenge on a refused sign-in: the app shows the message, the browser asks for nothing.
 export const SIGN_IN_ROUTES: HttpRoute[] = [
-  { path: "/auth/password", method: "OPTIONS", challenge: null, handler: preflight },
-  { path: "/auth/password", method: "POST", challenge: null, handler: passwordSignIn, cors: withCors },
+  { path: "/auth/password", method: "OPTIONS", challenge: null, handler: preflightFrom(appOriginsFromEnv, "POST") },
+  { path: "/auth/password", method: "POST", challenge: null, handler: passwordSignIn, cors: corsFrom(appOriginsFromEnv) },
 ];

@@ -42,6 +42,36 @@ export function allowedOrigin(request: Request, allowed: readonly string[]): str
   return origin !== null && allowed.includes(origin) ? origin : null;
 }
 
+/** A browser's preflight for a route: allowed only from `origins()` (the app's), for `method` and a Content-Type. */
+export function preflightFrom(origins: () => readonly string[], method: "POST") {
+  return async (_ctx: ActionCtx, request: Request): Promise<Response> => {
+    const origin = allowedOrigin(request, origins());
+    if (origin === null) return new Response(null, { status: 403 });
+    return new Response(null, {
+      status: 204,
+      headers: {
+        "Access-Control-Allow-Origin": origin,
+        "Access-Control-Allow-Methods": method,
+        "Access-Control-Allow-Headers": "Content-Type",
+        "Access-Control-Max-Age": "600",
+        Vary: "Origin",
+      },
+    });
+  };
+}
+
+/** The CORS headers for the app's origin on every answer of a route (refusals included, so the app can read them). */
+export function corsFrom(origins: () => readonly string[]) {
+  return (request: Request, response: Response): Response => {
+    const origin = allowedOrigin(request, origins());
+    if (origin !== null) {
+      response.headers.set("Access-Control-Allow-Origin", origin);
+      response.headers.set("Vary", "Origin");
+    }
+    return response;
+  };
+}
+
 /**
  * Refuses a browser's request from another site: an Origin that is not one
  * of the app's. Callers that are not browsers send no Origin.

@@ -115,7 +115,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "runStreams", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans", "slashCommands", "commandEvents", "channelFiles", "fileSweeps"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "runStreams", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans", "slashCommands", "commandEvents", "channelFiles", "fileSweeps", "uploadGrants"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);
@@ -311,6 +311,9 @@ describe("every public function goes through the auth layer", () => {
       ["OPTIONS /auth/password", 403],
       // The MCP server asks this before it has a key (the chat spec's status call); it reveals only a boolean.
       ["GET /mcp/chat.status", 200],
+      // Uploads are opened by a grant in the URL, not a credential: none is a 403; preflight without an allowed Origin too.
+      ["POST /api/upload", 403],
+      ["OPTIONS /api/upload", 403],
     ]);
     const routes = http.getRoutes();
     const failures: string[] = [];
