@@ -4,6 +4,7 @@
  * Convex functions stay thin and this is tested on its own.
  */
 import { MaestroError } from "./errors";
+import { hmacSha256Hex } from "./sha256";
 
 export const WEBHOOK_MAX_ATTEMPTS = 6;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -128,10 +129,7 @@ function mayTarget(hostname: string): boolean {
 
 /** `sha256=<hex>` of HMAC-SHA256(secret, body), as the receiver recomputes it. */
 export async function signBody(secret: string, body: string): Promise<string> {
-  const enc = new TextEncoder();
-  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(body)));
-  return `sha256=${Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `sha256=${await hmacSha256Hex(secret, body)}`;
 }
 
 /** A fresh signing secret: 32 random bytes, hex. */
