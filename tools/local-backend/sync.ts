@@ -45,6 +45,8 @@ interface Subscription {
   /** The result as sent, for telling whether a re-run changed it. */
   serialized: SerializedOutcome;
   subscribers: Map<Connection, Set<number>>;
+  /** How long its latest run took (ms): what it costs each commit that touches it. */
+  costMs: number;
 }
 
 class ProtocolError extends Error {}
@@ -58,6 +60,34 @@ interface QueuedTransition {
 
 /** Queries one WebSocket may hold at once; the app needs a few dozen. */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 1000;
+
+/**
+ * What one socket may cost everyone else. Every commit re-runs the queries
+ * it touches before any client hears of it, so one socket holding hundreds
+ * of distinct queries made every write in its department wait for all of
+ * them; and a socket that stops reading kept every Transition in memory.
+ */
+export interface SocketLimits {
+  /** Subscriptions a socket may hold, however cheap (MAX_SUBSCRIPTIONS_PER_SOCKET). */
+  maxSubscriptions: number;
+  /** Subscriptions a socket holds whatever they cost: a page of the app needs a few dozen. */
+  freeSubscriptions: number;
+  /**
+   * Beyond those, a new subscription is refused once the socket's queries
+   * (their latest run times, shared ones split among their sockets) add up
+   * to this many milliseconds: what one commit may spend re-running them.
+   */
+  maxQueryMs: number;
+  /** Bytes sent to a socket and not yet taken by it; past this the socket is closed and its memory freed. */
+  maxUnsentBytes: number;
+}
+
+export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
+  maxSubscriptions: MAX_SUBSCRIPTIONS_PER_SOCKET,
+  freeSubscriptions: 32,
+  maxQueryMs: 40,
+  maxUnsentBytes: 8 * 1024 * 1024,
+};
 
 class Connection {
   sessionId: string | null = null;
@@ -88,7 +118,12 @@ class Connection {
   /** Ends the socket's signed-in state when its token expires (Convex checks expiry all along, not once). */
   authExpiry: NodeJS.Timeout | null = null;
 
-  constructor(readonly socket: WebSocket) {}
+  constructor(
+    readonly socket: WebSocket,
+    private readonly maxUnsentBytes: number,
+    /** Called once when the socket's unsent data passes the bound. */
+    private readonly onOverflow: (connection: Connection) => void,
+  ) {}
 
   send(message: Record<string, unknown>) {
     this.sendText(JSON.stringify(message));
@@ -98,6 +133,15 @@ class Connection {
     if (this.closed) return;
     this.lastSentAt = Date.now();
     this.socket.send(text);
+    // A client that stops reading would have every later Transition kept here for it.
+    if (this.socket.bufferedAmount > this.maxUnsentBytes) this.onOverflow(this);
+  }
+
+  /** What this socket's queries cost a commit that touches them all (ms); a query shared with other sockets counts in part. */
+  queryCostMs(): number {
+    let total = 0;
+    for (const subscription of new Set(this.queries.values())) total += subscription.costMs / subscription.subscribers.size;
+    return total;
   }
 }
 
@@ -124,16 +168,20 @@ export class SyncServer {
   private readonly pingTimer: NodeJS.Timeout;
   /** Query executions since start; benchmarks and tests read it to prove de-duplication. */
   queryRuns = 0;
+  /** Sockets closed for not reading what was sent to them; tests and benchmarks read it. */
+  overflowClosed = 0;
+  private readonly limits: SocketLimits;
 
   constructor(
     private readonly engine: Engine,
     private readonly auth: TokenVerifier,
     private readonly adminKey: string,
     private readonly log: (line: string) => void,
-    private readonly maxSubscriptionsPerSocket = MAX_SUBSCRIPTIONS_PER_SOCKET,
+    limits: Partial<SocketLimits> = {},
     /** Shared with the HTTP servers, so socket messages and requests take fair turns (turns.ts). */
     private readonly turns: TurnGate = createTurnGate(),
   ) {
+    this.limits = { ...DEFAULT_SOCKET_LIMITS, ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) };
     this.pingTimer = setInterval(() => this.pingIdle(), 1_000);
     this.pingTimer.unref();
   }
@@ -147,7 +195,7 @@ export class SyncServer {
   }
 
   accept(socket: WebSocket) {
-    const connection = new Connection(socket);
+    const connection = new Connection(socket, this.limits.maxUnsentBytes, (overflowing) => this.closeOverflowing(overflowing));
     this.connections.add(connection);
     socket.on("message", (data) => {
       const text = data.toString();
@@ -234,18 +282,19 @@ export class SyncServer {
         const queryId = modification.queryId as number;
         if (modification.type === "Add") {
           const args = (modification.args as JSONValue[])[0] ?? {};
-          if (connection.queries.size >= this.maxSubscriptionsPerSocket && !connection.queries.has(queryId)) {
+          const refuse = (errorMessage: string) => connection.pending.push({ type: "QueryFailed", queryId, errorMessage, logLines: [], journal: null });
+          if (connection.queries.size >= this.limits.maxSubscriptions && !connection.queries.has(queryId)) {
             // Refused with a clear error rather than served: one socket must not make every commit slow for everyone.
-            connection.pending.push({
-              type: "QueryFailed",
-              queryId,
-              errorMessage: `Too many subscriptions on one connection (limit ${this.maxSubscriptionsPerSocket}).`,
-              logLines: [],
-              journal: null,
-            });
+            refuse(`Too many subscriptions on one connection (limit ${this.limits.maxSubscriptions}).`);
             continue;
           }
           await this.subscribe(connection, queryId, canonicalUdfPath(modification.udfPath as string), args);
+          if (connection.queries.size > this.limits.freeSubscriptions && connection.queryCostMs() > this.limits.maxQueryMs) {
+            // Served, it would cost every commit that touches it, for everyone: refused, as the count limit is.
+            connection.pending.pop();
+            this.unsubscribe(connection, queryId);
+            refuse(`Too many subscriptions on one connection: their queries take more than ${this.limits.maxQueryMs} ms to run.`);
+          }
         } else {
           this.unsubscribe(connection, queryId);
           connection.pending.push({ type: "QueryRemoved", queryId });
@@ -372,6 +421,7 @@ export class SyncServer {
     let subscription = this.subscriptions.get(key);
     if (subscription === undefined) {
       const readSet = new ReadSet();
+      const started = performance.now();
       const outcome = await this.runQuery(udfPath, args, connection.caller, readSet);
       subscription = {
         key,
@@ -382,6 +432,7 @@ export class SyncServer {
         readSet,
         serialized: serializeOutcome(outcome),
         subscribers: new Map(),
+        costMs: performance.now() - started,
       };
       this.subscriptions.set(key, subscription);
     }
@@ -434,7 +485,9 @@ export class SyncServer {
     for (const subscription of [...this.subscriptions.values()]) {
       if (!everything && !subscription.readSet.isAffectedBy(changes, this.engine.evaluateRangeFilter)) continue;
       const readSet = new ReadSet();
+      const started = performance.now();
       const outcome = await this.runQuery(subscription.udfPath, subscription.args, subscription.caller, readSet);
+      subscription.costMs = performance.now() - started;
       subscription.readSet = readSet;
       const serialized = serializeOutcome(outcome);
       if (serialized.key === subscription.serialized.key) continue;
@@ -503,6 +556,16 @@ export class SyncServer {
     for (const connection of this.connections) {
       if (now - connection.lastSentAt >= PING_INTERVAL_MS) connection.send({ type: "Ping" });
     }
+  }
+
+  /** A socket that does not take what is sent to it is cut off, and what waited for it is let go. */
+  private closeOverflowing(connection: Connection) {
+    if (connection.closed) return;
+    this.overflowClosed += 1;
+    this.log(`Closing a client connection: more than ${this.limits.maxUnsentBytes} bytes sent to it were not read`);
+    // terminate, not close: a close frame would queue behind the unread data.
+    connection.socket.terminate();
+    this.drop(connection);
   }
 
   /** A broken message closes only its own socket, with the reason. */
