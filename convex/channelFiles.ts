@@ -3,11 +3,11 @@
  * `channelMessages.generateUploadUrl` (an upload grant for them and this
  * conversation), uploads the file through it (convex/uploadApi.ts), then
  * `channelFiles.add` checks the upload is theirs for this conversation and
- * what storage recorded (size limit, content-type
- * allowlist, a text file's content through the secret scanner) and records
- * it for the channel; a refused file's blob is deleted at once. `post` then
- * carries it as a file artifact, and `urls` hands download URLs only to
- * those who can read the message. What is uploaded but never posted is
+ * what storage recorded (size limit, content-type allowlist, a text file's
+ * content through the secret scanner) and records it for the channel; a
+ * refused file's blob is deleted at once. `post` then carries it as a file
+ * artifact, and `urls` hands download URLs only to those who can read the
+ * message. What is uploaded but never posted is
  * deleted by a sweeper (convex/sweeps.ts).
  */
 import { v } from "convex/values";
