@@ -23,7 +23,9 @@ import { summarize, type Summary } from "./stats";
 
 const api = anyApi;
 const ASKED = 1_000;
+/** Writes timed beside the greedy socket; a baseline without the limits takes seconds each, so it gets fewer. */
 const WRITES = 200;
+const BASELINE_WRITES = 20;
 const TARGET_P99_MS = 100;
 
 interface Result {
@@ -44,7 +46,7 @@ async function timeWrites(client: ConvexClient, departmentId: string, count: num
   return times;
 }
 
-async function run(root: string): Promise<Result> {
+async function run(root: string, writeCount: number): Promise<Result> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-sockets-"));
   const backend = await spawnBackend({ dataDir, convexDir: path.join(root, "convex"), projectRoot: root });
   const clients: ConvexClient[] = [];
@@ -59,7 +61,7 @@ async function run(root: string): Promise<Result> {
     const writer = open();
     // Warm up, and the figure without the greedy socket.
     await timeWrites(writer, departmentId, 20, "warm-up");
-    const alone = await timeWrites(writer, departmentId, WRITES / 2, "alone");
+    const alone = await timeWrites(writer, departmentId, Math.min(100, writeCount), "alone");
 
     log(`${root}: the greedy socket asks for ${ASKED} subscriptions`);
     const greedy = open();
@@ -83,8 +85,8 @@ async function run(root: string): Promise<Result> {
     }
     const deadline = Date.now() + 120_000;
     while (answered.size < ASKED && Date.now() < deadline) await sleep(100);
-    log(`${root}: ${granted} granted, ${refused} refused; timing ${WRITES} writes by a second client`);
-    const writes = await timeWrites(writer, departmentId, WRITES, "beside the greedy socket");
+    log(`${root}: ${granted} granted, ${refused} refused; timing ${writeCount} writes by a second client`);
+    const writes = await timeWrites(writer, departmentId, writeCount, "beside the greedy socket");
     return { granted, refused, writes: summarize(writes), alone: summarize(alone) };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
@@ -94,19 +96,19 @@ async function run(root: string): Promise<Result> {
 }
 
 async function main() {
-  const sides: Array<[string, string]> = [];
+  const sides: Array<[string, string, number]> = [];
   const baseline = process.argv.indexOf("--baseline");
   if (baseline !== -1) {
     const root = process.argv[baseline + 1];
     if (root === undefined) throw new Error("--baseline needs the path of a checkout to compare with.");
-    sides.push(["baseline", path.resolve(root)]);
+    sides.push(["baseline", path.resolve(root), BASELINE_WRITES]);
   }
-  sides.push(["this checkout", PROJECT_ROOT]);
+  sides.push(["this checkout", PROJECT_ROOT, WRITES]);
   const { head, row } = table(58);
   const lines = [`One greedy socket (${ASKED} tasks.list subscriptions asked) and a second client's tasks.create in the same department`, head];
   let mine: Result | null = null;
-  for (const [name, root] of sides) {
-    const result = await run(root);
+  for (const [name, root, writeCount] of sides) {
+    const result = await run(root, writeCount);
     lines.push(row(`${name}: writes, no greedy socket`, result.alone));
     lines.push(row(`${name}: writes, greedy socket holding ${result.granted} (${result.refused} refused)`, result.writes));
     if (name === "this checkout") mine = result;

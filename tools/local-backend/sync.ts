@@ -149,6 +149,8 @@ export class SyncServer {
   private readonly connections = new Set<Connection>();
   private readonly subscriptions = new Map<string, Subscription>();
   private pendingChanges: DocumentChange[] = [];
+  /** Subscriptions of costly sockets only, still to be re-run for commits already flushed (flush). */
+  private readonly costlyBehind = new Set<Subscription>();
   private refreshEverything = false;
   /** Serializes query evaluation for subscriptions: adds, identity changes and flushes never interleave. */
   private subscriptionWork: Promise<void> = Promise.resolve();
@@ -474,7 +476,15 @@ export class SyncServer {
     );
   }
 
-  /** Re-runs the subscriptions the pending commits can affect and sends each client its changes. */
+  /**
+   * Re-runs the subscriptions the pending commits can affect and sends each
+   * client its changes. Sockets whose queries cost more than the budget
+   * (SocketLimits.maxQueryMs) come last: everyone else's results are re-run
+   * and sent first, then theirs, one query at a time, giving way as soon as
+   * another commit is waiting, so one costly socket does not hold up the
+   * writes of the rest of its department. A costly socket hears of a commit
+   * once all of its queries caught up.
+   */
   private async flush() {
     await this.sendingBeforeLatest;
     const changes = this.pendingChanges;
@@ -482,23 +492,52 @@ export class SyncServer {
     const everything = this.refreshEverything;
     this.refreshEverything = false;
     const ts = this.engine.lastCommitTs;
-    for (const subscription of [...this.subscriptions.values()]) {
-      if (!everything && !subscription.readSet.isAffectedBy(changes, this.engine.evaluateRangeFilter)) continue;
-      const readSet = new ReadSet();
-      const started = performance.now();
-      const outcome = await this.runQuery(subscription.udfPath, subscription.args, subscription.caller, readSet);
-      subscription.costMs = performance.now() - started;
-      subscription.readSet = readSet;
-      const serialized = serializeOutcome(outcome);
-      if (serialized.key === subscription.serialized.key) continue;
-      subscription.outcome = outcome;
-      subscription.serialized = serialized;
-      for (const [connection, queryIds] of subscription.subscribers) {
-        for (const queryId of queryIds) connection.pending.push(modificationFor(queryId, outcome, serialized));
+    const costly = new Set([...this.connections].filter((connection) => connection.queryCostMs() > this.limits.maxQueryMs));
+    const first: Subscription[] = [];
+    for (const subscription of this.subscriptions.values()) {
+      const due = everything || this.costlyBehind.has(subscription) || subscription.readSet.isAffectedBy(changes, this.engine.evaluateRangeFilter);
+      if (!due) continue;
+      if ([...subscription.subscribers.keys()].every((connection) => costly.has(connection))) this.costlyBehind.add(subscription);
+      else {
+        this.costlyBehind.delete(subscription);
+        first.push(subscription);
       }
     }
+    for (const subscription of first) await this.rerun(subscription);
+    this.queueDue(ts, (connection) => !costly.has(connection));
+    for (const subscription of [...this.costlyBehind]) {
+      if (this.pendingChanges.length > 0 || this.refreshEverything) break;
+      if (this.subscriptions.get(subscription.key) === subscription) await this.rerun(subscription);
+      this.costlyBehind.delete(subscription);
+    }
+    const behind = new Set<Connection>();
+    for (const subscription of this.costlyBehind) for (const connection of subscription.subscribers.keys()) behind.add(connection);
+    this.queueDue(ts, (connection) => costly.has(connection) && !behind.has(connection));
+    // What was left behind is taken up by the flush of the commit that is waiting.
+    if (this.costlyBehind.size > 0) this.scheduleFlush();
+  }
+
+  /** Runs a subscription's query again; its subscribers get the new result if it changed. */
+  private async rerun(subscription: Subscription) {
+    const readSet = new ReadSet();
+    const started = performance.now();
+    const outcome = await this.runQuery(subscription.udfPath, subscription.args, subscription.caller, readSet);
+    subscription.costMs = performance.now() - started;
+    subscription.readSet = readSet;
+    const serialized = serializeOutcome(outcome);
+    if (serialized.key === subscription.serialized.key) return;
+    subscription.outcome = outcome;
+    subscription.serialized = serialized;
+    for (const [connection, queryIds] of subscription.subscribers) {
+      for (const queryId of queryIds) connection.pending.push(modificationFor(queryId, outcome, serialized));
+    }
+  }
+
+  /** Queues a Transition reaching `ts` for each socket `which` picks that has results to send or a mutation to settle. */
+  private queueDue(ts: bigint, which: (connection: Connection) => boolean) {
     const due: QueuedTransition[] = [];
     for (const connection of this.connections) {
+      if (!which(connection)) continue;
       // Send changed results, and reach the ts of every answered mutation so its promise resolves.
       if (connection.pending.length > 0 || connection.awaitingTs > connection.queuedTs || connection.responseSinceTransition) {
         due.push({ connection, end: (version) => ({ ...version, ts: ts > version.ts ? ts : version.ts }), ts });
