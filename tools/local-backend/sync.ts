@@ -82,6 +82,9 @@ export interface SocketLimits {
   maxUnsentBytes: number;
 }
 
+/** While re-running, the Transitions of the sockets done so far are queued at least this often (ms). */
+const FLUSH_SLICE_MS = 2;
+
 export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
   maxSubscriptions: MAX_SUBSCRIPTIONS_PER_SOCKET,
   freeSubscriptions: 32,
@@ -149,8 +152,8 @@ export class SyncServer {
   private readonly connections = new Set<Connection>();
   private readonly subscriptions = new Map<string, Subscription>();
   private pendingChanges: DocumentChange[] = [];
-  /** Subscriptions of costly sockets only, still to be re-run for commits already flushed (flush). */
-  private readonly costlyBehind = new Set<Subscription>();
+  /** Subscriptions still to be re-run for commits already flushed: the flush gave way before their sockets (flush). */
+  private readonly behind = new Set<Subscription>();
   private refreshEverything = false;
   /** Serializes query evaluation for subscriptions: adds, identity changes and flushes never interleave. */
   private subscriptionWork: Promise<void> = Promise.resolve();
@@ -478,12 +481,12 @@ export class SyncServer {
 
   /**
    * Re-runs the subscriptions the pending commits can affect and sends each
-   * client its changes. Sockets whose queries cost more than the budget
-   * (SocketLimits.maxQueryMs) come last: everyone else's results are re-run
-   * and sent first, then theirs, one query at a time, giving way as soon as
-   * another commit is waiting, so one costly socket does not hold up the
-   * writes of the rest of its department. A costly socket hears of a commit
-   * once all of its queries caught up.
+   * client its changes, socket by socket from the cheapest (the cost of its
+   * queries) to the costliest: a socket's Transition is queued as soon as
+   * its own queries re-ran, and between sockets the flush gives way once
+   * another commit is waiting (what is left is taken up by that commit's
+   * flush). So one costly socket does not hold up the writes of the rest of
+   * its department; it hears of a commit once all of its queries caught up.
    */
   private async flush() {
     await this.sendingBeforeLatest;
@@ -492,29 +495,34 @@ export class SyncServer {
     const everything = this.refreshEverything;
     this.refreshEverything = false;
     const ts = this.engine.lastCommitTs;
-    const costly = new Set([...this.connections].filter((connection) => connection.queryCostMs() > this.limits.maxQueryMs));
-    const first: Subscription[] = [];
+    const due = new Set<Subscription>();
     for (const subscription of this.subscriptions.values()) {
-      const due = everything || this.costlyBehind.has(subscription) || subscription.readSet.isAffectedBy(changes, this.engine.evaluateRangeFilter);
-      if (!due) continue;
-      if ([...subscription.subscribers.keys()].every((connection) => costly.has(connection))) this.costlyBehind.add(subscription);
-      else {
-        this.costlyBehind.delete(subscription);
-        first.push(subscription);
+      if (everything || this.behind.has(subscription) || subscription.readSet.isAffectedBy(changes, this.engine.evaluateRangeFilter)) due.add(subscription);
+    }
+    this.behind.clear();
+    const order = [...this.connections].map((connection) => ({ connection, cost: connection.queryCostMs() })).sort((x, y) => x.cost - y.cost);
+    let ready: Connection[] = [];
+    let since = performance.now();
+    let served = 0;
+    for (const { connection } of order) {
+      for (const subscription of new Set(connection.queries.values())) {
+        if (!due.delete(subscription)) continue;
+        await this.rerun(subscription);
       }
-    }
-    for (const subscription of first) await this.rerun(subscription);
-    this.queueDue(ts, (connection) => !costly.has(connection));
-    for (const subscription of [...this.costlyBehind]) {
+      ready.push(connection);
+      served += 1;
+      // Batched while cheap; sent before the flush moves on to costlier sockets.
+      if (performance.now() - since > FLUSH_SLICE_MS) {
+        this.queueDue(ts, ready);
+        ready = [];
+        since = performance.now();
+      }
       if (this.pendingChanges.length > 0 || this.refreshEverything) break;
-      if (this.subscriptions.get(subscription.key) === subscription) await this.rerun(subscription);
-      this.costlyBehind.delete(subscription);
     }
-    const behind = new Set<Connection>();
-    for (const subscription of this.costlyBehind) for (const connection of subscription.subscribers.keys()) behind.add(connection);
-    this.queueDue(ts, (connection) => costly.has(connection) && !behind.has(connection));
-    // What was left behind is taken up by the flush of the commit that is waiting.
-    if (this.costlyBehind.size > 0) this.scheduleFlush();
+    this.queueDue(ts, ready);
+    // Sockets not reached: their queries still due are re-run by the next flush, which is scheduled.
+    for (const subscription of due) if (this.subscriptions.get(subscription.key) === subscription) this.behind.add(subscription);
+    if (served < order.length) this.scheduleFlush();
   }
 
   /** Runs a subscription's query again; its subscribers get the new result if it changed. */
@@ -533,11 +541,11 @@ export class SyncServer {
     }
   }
 
-  /** Queues a Transition reaching `ts` for each socket `which` picks that has results to send or a mutation to settle. */
-  private queueDue(ts: bigint, which: (connection: Connection) => boolean) {
+  /** Queues a Transition reaching `ts` for each of `connections` that has results to send or a mutation to settle. */
+  private queueDue(ts: bigint, connections: readonly Connection[]) {
     const due: QueuedTransition[] = [];
-    for (const connection of this.connections) {
-      if (!which(connection)) continue;
+    for (const connection of connections) {
+      if (connection.closed) continue;
       // Send changed results, and reach the ts of every answered mutation so its promise resolves.
       if (connection.pending.length > 0 || connection.awaitingTs > connection.queuedTs || connection.responseSinceTransition) {
         due.push({ connection, end: (version) => ({ ...version, ts: ts > version.ts ? ts : version.ts }), ts });
