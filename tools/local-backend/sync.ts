@@ -483,7 +483,7 @@ export class SyncServer {
    * Re-runs the subscriptions the pending commits can affect and sends each
    * client its changes, socket by socket from the cheapest (the cost of its
    * queries) to the costliest: a socket's Transition is queued as soon as
-   * its own queries re-ran, and between sockets the flush gives way once
+   * its own queries re-ran, and between queries the flush gives way once
    * another commit is waiting (what is left is taken up by that commit's
    * flush). So one costly socket does not hold up the writes of the rest of
    * its department; it hears of a commit once all of its queries caught up.
@@ -504,11 +504,20 @@ export class SyncServer {
     let ready: Connection[] = [];
     let since = performance.now();
     let served = 0;
+    const givingWay = () => this.pendingChanges.length > 0 || this.refreshEverything;
     for (const { connection } of order) {
+      let caughtUp = true;
       for (const subscription of new Set(connection.queries.values())) {
-        if (!due.delete(subscription)) continue;
+        if (!due.has(subscription)) continue;
+        // Between two queries too: a costly socket's many queries must not keep the next commit waiting.
+        if (givingWay()) {
+          caughtUp = false;
+          break;
+        }
+        due.delete(subscription);
         await this.rerun(subscription);
       }
+      if (!caughtUp) break;
       ready.push(connection);
       served += 1;
       // Batched while cheap; sent before the flush moves on to costlier sockets.
@@ -517,7 +526,7 @@ export class SyncServer {
         ready = [];
         since = performance.now();
       }
-      if (this.pendingChanges.length > 0 || this.refreshEverything) break;
+      if (givingWay()) break;
     }
     this.queueDue(ts, ready);
     // Sockets not reached: their queries still due are re-run by the next flush, which is scheduled.
