@@ -82,7 +82,7 @@ export interface SocketLimits {
   maxUnsentBytes: number;
 }
 
-/** While re-running, the Transitions of the sockets done so far are queued at least this often (ms). */
+/** While re-running, the sockets done so far are sent their Transitions, and the event loop gets a turn, at least this often (ms). */
 const FLUSH_SLICE_MS = 2;
 
 export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
@@ -509,7 +509,14 @@ export class SyncServer {
       let caughtUp = true;
       for (const subscription of new Set(connection.queries.values())) {
         if (!due.has(subscription)) continue;
-        // Between two queries too: a costly socket's many queries must not keep the next commit waiting.
+        if (performance.now() - since > FLUSH_SLICE_MS) {
+          // Send what is done, and let the event loop read the sockets: a query runs without giving it a turn,
+          // so without this a costly socket's many queries kept the next commit from even arriving.
+          this.queueDue(ts, ready);
+          ready = [];
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          since = performance.now();
+        }
         if (givingWay()) {
           caughtUp = false;
           break;
@@ -520,12 +527,6 @@ export class SyncServer {
       if (!caughtUp) break;
       ready.push(connection);
       served += 1;
-      // Batched while cheap; sent before the flush moves on to costlier sockets.
-      if (performance.now() - since > FLUSH_SLICE_MS) {
-        this.queueDue(ts, ready);
-        ready = [];
-        since = performance.now();
-      }
       if (givingWay()) break;
     }
     this.queueDue(ts, ready);
