@@ -1,11 +1,13 @@
 /**
  * Files attached to channel messages, thread replies and DMs. A person asks
- * `channelMessages.generateUploadUrl`, uploads the file to storage, then
- * `channelFiles.add` checks what storage recorded (size limit, content-type
- * allowlist, a text file's content through the secret scanner) and records
- * it for the channel; a refused file's blob is deleted at once. `post` then
- * carries it as a file artifact, and `urls` hands download URLs only to
- * those who can read the message. What is uploaded but never posted is
+ * `channelMessages.generateUploadUrl` (an upload grant for them and this
+ * conversation), uploads the file through it (convex/uploadApi.ts), then
+ * `channelFiles.add` checks the upload is theirs for this conversation and
+ * what storage recorded (size limit, content-type allowlist, a text file's
+ * content through the secret scanner) and records it for the channel; a
+ * refused file's blob is deleted at once. `post` then carries it as a file
+ * artifact, and `urls` hands download URLs only to those who can read the
+ * message. What is uploaded but never posted is
  * deleted by a sweeper (convex/sweeps.ts).
  */
 import { v } from "convex/values";
@@ -18,7 +20,7 @@ import { postRefusal } from "./lib/channels";
 import { MaestroError } from "./lib/errors";
 import { FILE_LIMITS, isTextType } from "./lib/files";
 import { scanUserText } from "./lib/secrets/userText";
-import { checkUpload, fileUrls, insertFile, searchDepartmentFiles, SEARCHED_TEXT_CHARS, type CheckedUpload } from "./records/channelFiles";
+import { checkUpload, claimUploadGrant, fileUrls, insertFile, openUploadGrant, requireOwnUpload, searchDepartmentFiles, SEARCHED_TEXT_CHARS, type CheckedUpload } from "./records/channelFiles";
 import { mayRead } from "./records/channels";
 import { limitOrThrow } from "./records/rateLimits";
 import { chatSettings } from "./records/settings";
@@ -33,11 +35,27 @@ async function checkCallerUpload(ctx: QueryCtx, channelId: Id<"channels">, stora
   const { viewer, channel, membership } = await requireChannel(ctx, channelId, "member");
   const refusal = postRefusal(channel, membership !== null);
   if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
+  await requireOwnUpload(ctx, storageId, viewer.user._id, channel._id);
   const checked: CheckedUpload = await checkUpload(ctx, channel, storageId, name);
   return { channel, senderKey: memberKey(viewer.user._id), checked };
 }
 
 const vRefused = v.object({ ok: v.literal(false), message: v.string() });
+
+/** Whether an upload URL's token may still take a file (the upload route asks before it stores anything). */
+export const uploadGrantOpen = internalQuery({
+  // The route's clock, passed in: a query may not read it (the claim checks again with its own).
+  args: { token: v.string(), now: v.number() },
+  returns: v.boolean(),
+  handler: async (ctx, { token, now }) => (await openUploadGrant(ctx, token, now)) !== null,
+});
+
+/** Binds a stored upload to the grant whose URL took it; false when that grant was used or expired meanwhile. */
+export const claimUpload = internalMutation({
+  args: { token: v.string(), storageId: v.id("_storage") },
+  returns: v.boolean(),
+  handler: async (ctx, { token, storageId }) => await claimUploadGrant(ctx, token, storageId),
+});
 
 /** What `add` needs before it reads the blob: the refusal, or whether (and how) to scan the content. */
 export const prepareAdd = internalQuery({

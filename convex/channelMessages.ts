@@ -16,6 +16,8 @@ import { MaestroError } from "./lib/errors";
 import { clientSendKey } from "./lib/idempotency";
 import { checkPageSize } from "./lib/validate";
 import { postChannelMessage } from "./reactions/delivery";
+import { uploadUrl } from "./lib/files";
+import { issueUploadGrant } from "./records/channelFiles";
 import { editChannelMessage, eraseChannelMessage, historyPage, publicMessage, threadRootOf, threadView, vChannelMessage } from "./records/channelMessages";
 import { limitOrThrow } from "./records/rateLimits";
 import { oncePerKey } from "./records/toolEffects";
@@ -72,7 +74,10 @@ export const reply = channelMutation({
 
 /**
  * An upload URL for a file to attach here (then `channelFiles.add`): for
- * those who may post in the conversation, rate limited per person.
+ * those who may post in the conversation, rate limited per person. The URL
+ * is the deployment's own upload route (convex/uploadApi.ts), issued for
+ * this person and this conversation, single-use and expiring, so an upload
+ * can only ever be added by who asked for it, where they asked.
  */
 export const generateUploadUrl = channelMutation({
   args: {},
@@ -81,7 +86,8 @@ export const generateUploadUrl = channelMutation({
     const refusal = postRefusal(ctx.channel, ctx.membership !== null);
     if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
     await limitOrThrow(ctx, "fileUpload", memberKey(ctx.member.userId));
-    return await ctx.storage.generateUploadUrl();
+    const token = await issueUploadGrant(ctx, ctx.channel, ctx.member.userId);
+    return uploadUrl(token);
   },
 });
 

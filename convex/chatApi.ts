@@ -26,20 +26,45 @@
 import { internal } from "./_generated/api";
 import type { ActionCtx } from "./_generated/server";
 import { sameSecret } from "./lib/accounts";
-import { webuiPasswordFromEnv } from "./lib/config";
+import { appOriginsFromEnv, webuiPasswordFromEnv } from "./lib/config";
 import { MaestroError } from "./lib/errors";
-import { agentKeyHash, BASIC_CHALLENGE, BEARER_CHALLENGE, json, jsonObjectBody, optionalAgentKeyHash, RequestRefusal, type HttpRoute } from "./lib/httpJson";
+import {
+  agentKeyHash,
+  BASIC_CHALLENGE,
+  BEARER_CHALLENGE,
+  clientAddress,
+  json,
+  jsonObjectBody,
+  optionalAgentKeyHash,
+  refuseForeignOrigin,
+  requireJsonBody,
+  RequestRefusal,
+  type HttpRoute,
+} from "./lib/httpJson";
+import { checkPasswordAddress, recordPasswordFailure } from "./records/rateLimits";
 
 /**
- * Checked on every request: a signed-in session, or the WebUI password over
- * HTTP Basic; UNAUTHENTICATED for neither. With no password configured,
- * Basic opens nothing.
+ * Checked on every request: a browser on another site is refused (its
+ * Origin); then a signed-in session, or the WebUI password over HTTP Basic;
+ * UNAUTHENTICATED for neither. Wrong passwords draw on the address's sign-in bucket, so
+ * guesses meet the same 429 and Retry-After as at /auth/password. With no
+ * password configured, Basic opens nothing.
  */
 async function authorized(ctx: ActionCtx, request: Request): Promise<"session" | "password"> {
+  refuseForeignOrigin(request, appOriginsFromEnv());
   if ((await ctx.auth.getUserIdentity()) !== null) return "session";
-  const password = webuiPasswordFromEnv();
   const given = basicPassword(request);
-  if (password !== null && given !== null && sameSecret(given, password)) return "password";
+  if (given !== null) {
+    const address = clientAddress(request);
+    const limited = await checkPasswordAddress(ctx, address);
+    if (limited !== null) {
+      const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
+      throw new MaestroError("RATE_LIMITED", `Too many password attempts. Try again in ${seconds} s.`, seconds);
+    }
+    const password = webuiPasswordFromEnv();
+    if (password !== null && sameSecret(given, password)) return "password";
+    await recordPasswordFailure(ctx, address);
+  }
   throw new MaestroError("UNAUTHENTICATED", "Authentication required: the WebUI password (HTTP Basic) or a signed-in session.");
 }
 
@@ -73,6 +98,8 @@ async function readChat(ctx: ActionCtx, request: Request): Promise<Response> {
 
 async function postChat(ctx: ActionCtx, request: Request): Promise<Response> {
   const via = await authorized(ctx, request);
+  // A cross-site form or text/plain fetch needs no preflight; a JSON one does.
+  requireJsonBody(request);
   const body = await jsonObjectBody(request);
   if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", 'Send a JSON object: {"text": "..."}');
   if (typeof body.text !== "string") throw new RequestRefusal("INVALID_ARGUMENT", '"text" must be a string.');

@@ -8,6 +8,7 @@
  *   /channels, /messages, /threads, /dms, /agents
  *                                   messaging for agents outside Maestro (convex/messagingApi.ts)
  *   /auth/password                  sign-in for the app (convex/signInApi.ts)
+ *   /api/upload                     a file for a message, through an upload grant (convex/uploadApi.ts)
  *   /.well-known/*                  Convex Auth's OpenID configuration and JWKS
  */
 import { httpRouter } from "convex/server";
@@ -17,8 +18,9 @@ import { CHAT_ROUTES } from "./chatApi";
 import { answering, type HttpRoute } from "./lib/httpJson";
 import { MESSAGING_ROUTES } from "./messagingApi";
 import { SIGN_IN_ROUTES } from "./signInApi";
+import { UPLOAD_ROUTES } from "./uploadApi";
 
-const ROUTES: HttpRoute[] = [...CHAT_ROUTES, ...MESSAGING_ROUTES, ...SIGN_IN_ROUTES];
+const ROUTES: HttpRoute[] = [...CHAT_ROUTES, ...MESSAGING_ROUTES, ...SIGN_IN_ROUTES, ...UPLOAD_ROUTES];
 
 const http = httpRouter();
 

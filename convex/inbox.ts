@@ -7,6 +7,7 @@ import { channelMutation, departmentMutation, departmentQuery } from "./function
 import { memberActor, memberKey } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
 import { DAY_MS, median, perDay, utcDay } from "./lib/messagingStats";
+import { hasRole } from "./lib/roles";
 import { departmentAgents } from "./records/agents";
 import { markAllRead as markAllReadFor, markMessagesRead, MAX_AGENT_UNREAD_COUNTED, statsRows, unreadRows, unreadSummary } from "./records/inbox";
 import { mentionCandidates } from "./records/messages";
@@ -64,9 +65,10 @@ export const markAllRead = departmentMutation({
 });
 
 /**
- * The department's messaging figures over `days` UTC days from `sinceDay`
- * (the client names the window, since a query may not read the clock):
- * posted and read per day, who has what unread, median time-to-read.
+ * Messaging figures over `days` UTC days from `sinceDay` (the client names
+ * the window, since a query may not read the clock): posted and read per
+ * day, who has what unread, median time-to-read. Admins see the
+ * department's (DMs left out of the posts); anyone else sees their own.
  */
 export const stats = departmentQuery({
   args: { sinceDay: v.number(), days: v.number() },
@@ -79,7 +81,8 @@ export const stats = departmentQuery({
   handler: async (ctx, { departmentId, sinceDay, days }) => {
     if (!Number.isInteger(days) || days < 1 || days > MAX_STATS_DAYS) throw new MaestroError("INVALID_ARGUMENT", `Pick 1 to ${MAX_STATS_DAYS} days.`);
     if (sinceDay !== utcDay(sinceDay)) throw new MaestroError("INVALID_ARGUMENT", "sinceDay must be the start of a UTC day.");
-    const { posted, read, unread } = await statsRows(ctx, departmentId, sinceDay, sinceDay + days * DAY_MS, MAX_STATS_ROWS + 1);
+    const onlyKey = hasRole(ctx.member.role, "admin") ? undefined : memberKey(ctx.member.userId);
+    const { posted, read, unread, partial } = await statsRows(ctx, departmentId, sinceDay, sinceDay + days * DAY_MS, MAX_STATS_ROWS + 1, onlyKey);
     const names = new Map((await mentionCandidates(ctx, departmentId)).map((c) => [c.key, c.name]));
     const byRecipient = new Map<string, number>();
     for (const row of unread) byRecipient.set(row.recipientKey, (byRecipient.get(row.recipientKey) ?? 0) + 1);
@@ -89,7 +92,7 @@ export const stats = departmentQuery({
         .map(([key, count]) => ({ key, name: names.get(key) ?? "someone who left", unread: count }))
         .sort((a, b) => b.unread - a.unread),
       medianTimeToReadMs: median(read.map((r) => r.readAt! - r._creationTime)),
-      partial: posted.length > MAX_STATS_ROWS || read.length > MAX_STATS_ROWS || unread.length > MAX_STATS_ROWS,
+      partial,
     };
   },
 });

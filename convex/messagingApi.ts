@@ -29,7 +29,8 @@
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)  [messages:read]
  *
  * Errors (lib/errors HTTP_STATUS): 401 key, 403 not allowed or a scope the
- * key lacks, 404 unknown, 400 bad body or too long, 409 conflict, 429 rate
+ * key lacks, 404 unknown, 400 bad body or malformed path, 413 a message
+ * over the limit, 409 conflict, 429 rate
  * limited; always `{"error": "..."}`.
  */
 import { internal } from "./_generated/api";
@@ -37,6 +38,7 @@ import type { ActionCtx } from "./_generated/server";
 import type { ApiScope } from "./lib/apiKeys";
 import { agentKeyHash, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
 import { channelJson, conversationJson, messageJson, threadJson, type StoredMessage } from "./lib/messagingJson";
+import { LIMITS } from "./lib/limits";
 import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
 
 type Body = Record<string, unknown>;
@@ -63,12 +65,29 @@ function oneOf<T extends string>(body: Body, field: string, allowed: readonly T[
   return value as T;
 }
 
+/** A message body: required, and within the message limit (413, as documented, before anything is stored or scanned). */
+function messageBody(body: Body): string {
+  const text = requiredString(body, "body");
+  const length = text.trim().length;
+  if (length > LIMITS.messageChars) throw new RequestRefusal("TOO_LARGE", `A message is ${length} characters; the limit is ${LIMITS.messageChars}.`);
+  return text;
+}
+
+/** The path's segments, percent-decoded; a malformed encoding is the caller's error (400), not a crash. */
+function pathSegments(pathname: string): string[] {
+  try {
+    return pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
+  } catch {
+    throw badRequest("The path is not valid percent-encoding.");
+  }
+}
+
 /** The post fields every message takes. */
 function postFields(body: Body) {
   const blocking = body.blocking;
   if (blocking !== undefined && typeof blocking !== "boolean") throw badRequest('"blocking" must be true or false.');
   return {
-    body: requiredString(body, "body"),
+    body: messageBody(body),
     importance: oneOf(body, "importance", IMPORTANCES),
     blocking,
     correlationId: optionalString(body, "correlation_id"),
@@ -113,7 +132,14 @@ function endpoint(
   const handler = async (ctx: ActionCtx, request: Request) => {
     const keyHash = agentKeyHash(request);
     const url = new URL(request.url);
-    const path = url.pathname.split("/").filter((p) => p !== "").map(decodeURIComponent);
+    let path: string[];
+    try {
+      path = pathSegments(url.pathname);
+    } catch (error) {
+      // Say whether the key itself is good before blaming the path: a bad key's refusal wins.
+      await ctx.runQuery(internal.agentApiKeys.checkKey, { keyHash });
+      throw error;
+    }
     const { projectId } = await ctx.runQuery(internal.agentApiKeys.authorize, { keyHash, scope: typeof scope === "function" ? scope(path) : scope });
     const body = route.method === "POST" ? await jsonObjectBody(request) : {};
     if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", "Send a JSON object.");

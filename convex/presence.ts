@@ -3,7 +3,9 @@
  * component. A room is a department (its id); the person is always the
  * caller, whatever user id the client sends. The functions keep the shapes
  * of the package's client API (heartbeat, list, disconnect); the app's hook
- * is src/shell/useBoardPresence.ts.
+ * is src/shell/useBoardPresence.ts. The room token `heartbeat` hands out is
+ * the department's id, and `list` checks the caller's membership on every
+ * read, so a removed member (or anyone else holding the token) sees nothing.
  */
 import { Presence } from "@convex-dev/presence";
 import { v } from "convex/values";
@@ -38,19 +40,25 @@ export const heartbeat = userMutation({
     }
     const userId = ctx.viewer.user._id;
     // Scoped to the caller, so no one can bump or steal another person's session.
-    return await presence.heartbeat(ctx, roomId, userId, `${userId}:${sessionId}`, interval);
+    const { sessionToken } = await presence.heartbeat(ctx, roomId, userId, `${userId}:${sessionId}`, interval);
+    // The component's room token would open the room to whoever holds it; ours is the department, checked at every read.
+    return { roomToken: departmentId, sessionToken };
   },
 });
 
 /**
- * Who is in the room a token names (tokens come only from `heartbeat`, which
- * checks membership), with each person's name, online first.
+ * Who is in the department's room (the token `heartbeat` answered), with
+ * each person's name, online first; for the department's members only,
+ * checked at every read, so a removed member is refused at once.
  */
 export const list = userQuery({
   args: { roomToken: v.string() },
   returns: v.array(v.object({ userId: v.string(), online: v.boolean(), lastDisconnected: v.number(), name: v.string() })),
   handler: async (ctx, { roomToken }) => {
-    const entries = await presence.list(ctx, roomToken, MAX_PRESENT);
+    const departmentId = ctx.db.normalizeId("departments", roomToken);
+    if (departmentId === null) throw new MaestroError("NOT_FOUND", "No such presence room.");
+    await requireMember(ctx, departmentId, "viewer", ctx.viewer);
+    const entries = await presence.listRoom(ctx, departmentId, false, MAX_PRESENT);
     const people = [];
     for (const entry of entries) {
       const userId = ctx.db.normalizeId("users", entry.userId);

@@ -559,6 +559,24 @@ export default defineSchema({
     .index("by_department", ["departmentId"]),
 
   /**
+   * An upload URL handed out (channelMessages.generateUploadUrl): for one
+   * person and one conversation, until it expires, and the upload it took.
+   * Only a storage id uploaded through a grant may be added, by the grant's
+   * person to the grant's conversation. The URL's token is kept hashed.
+   */
+  uploadGrants: defineTable({
+    departmentId: v.id("departments"),
+    channelId: v.id("channels"),
+    userId: v.id("users"),
+    tokenHash: v.string(),
+    expiresAt: v.number(),
+    storageId: v.optional(v.id("_storage")),
+  })
+    .index("by_token", ["tokenHash"])
+    .index("by_storage", ["storageId"])
+    .index("by_expiry", ["expiresAt"]),
+
+  /**
    * How far the sweep of uploads nobody added (channelFiles.sweepUnposted)
    * has gone through storage, by upload time: one row.
    */

@@ -1,48 +1,23 @@
 /**
  * Sign-in for the app: POST /auth/password (convex/http.ts lists the routes).
  * The app signs in and signs up here rather than through `auth:signIn`
- * directly, so guesses are limited per account and per client address
- * (X-Forwarded-For, which the offline backend sets from the socket) with a
- * clear 429 and Retry-After. Body: {flow: "signIn"|"signUp", email,
+ * directly: the route vouches for the client's address (X-Forwarded-For,
+ * which the offline backend sets from the socket) with a signed ticket, so
+ * the sign-in gate (convex/auth.ts) limits guesses per address as well as
+ * per account, with a clear 429 and Retry-After. Body: {flow: "signIn"|"signUp", email,
  * password, name?, inviteToken?, setupPassword?}; answers {token, refreshToken}.
  * Browsers may call it only from the app's origins (SITE_URL, MAESTRO_CORS_ORIGINS).
  */
 import { api } from "./_generated/api";
 import { env, type ActionCtx } from "./_generated/server";
+import { signInTicket, WRONG_PASSWORD } from "./lib/accounts";
 import { errorData, MaestroError } from "./lib/errors";
-import { json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
-import { checkSignInLimits, recordSignInFailure } from "./records/rateLimits";
+import { appOriginsFromEnv } from "./lib/config";
+import { clientAddress, corsFrom, json, jsonObjectBody, preflightFrom, RequestRefusal, type HttpRoute } from "./lib/httpJson";
 
 const SIGN_IN_FLOWS = new Set(["signIn", "signUp"]);
 const SIGN_IN_FIELDS = ["flow", "email", "password", "name", "inviteToken", "setupPassword"];
 const MAX_FIELD_CHARS = 500;
-const WRONG_PASSWORD = "Wrong email or password.";
-
-/** Origins the app is served from: SITE_URL and MAESTRO_CORS_ORIGINS (comma separated). */
-function allowedOrigin(request: Request): string | null {
-  const origin = request.headers.get("Origin");
-  if (origin === null) return null;
-  const allowed = [env.SITE_URL, ...(env.MAESTRO_CORS_ORIGINS ?? "").split(",")]
-    .map((o) => (o ?? "").trim().replace(/\/$/, ""))
-    .filter((o) => o !== "");
-  return allowed.includes(origin) ? origin : null;
-}
-
-/** A browser's preflight: allowed only from the app's origins. */
-async function preflight(_ctx: ActionCtx, request: Request): Promise<Response> {
-  const origin = allowedOrigin(request);
-  if (origin === null) return new Response(null, { status: 403 });
-  return new Response(null, {
-    status: 204,
-    headers: {
-      "Access-Control-Allow-Origin": origin,
-      "Access-Control-Allow-Methods": "POST",
-      "Access-Control-Allow-Headers": "Content-Type",
-      "Access-Control-Max-Age": "600",
-      Vary: "Origin",
-    },
-  });
-}
 
 /** The request's sign-in fields, checked before anything is looked up. */
 async function signInFields(request: Request): Promise<Record<string, string>> {
@@ -62,44 +37,28 @@ async function signInFields(request: Request): Promise<Record<string, string>> {
 
 async function passwordSignIn(ctx: ActionCtx, request: Request): Promise<Response> {
   const fields = await signInFields(request);
-  const account = fields.email.trim().toLowerCase();
-  const address = (request.headers.get("X-Forwarded-For") ?? "").split(",")[0].trim() || "unknown";
-  const limited = await checkSignInLimits(ctx, { account, address });
-  if (limited !== null) {
-    const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
-    throw new MaestroError("RATE_LIMITED", `Too many sign-in attempts. Try again in ${seconds} s.`, seconds);
-  }
+  // The sign-in gate (convex/auth.ts) limits by this address; the ticket vouches for it, as a caller of auth:signIn cannot.
+  const signInTicket = await ticketFor(clientAddress(request));
   let tokens;
   try {
-    tokens = (await ctx.runAction(api.auth.signIn, { provider: "password", params: fields })).tokens;
+    tokens = (await ctx.runAction(api.auth.signIn, { provider: "password", params: { ...fields, signInTicket } })).tokens;
   } catch (error) {
-    await recordSignInFailure(ctx, account);
-    // Who may sign up, and what an email, name or password must be: said as it is (records/accounts).
+    // The gate's refusals (429 with Retry-After, 401, who may sign up) are said as they are.
     if (errorData(error) !== null) throw error;
-    const message = error instanceof Error ? error.message : "";
-    if (/TooManyFailedAttempts/.test(message)) throw new MaestroError("RATE_LIMITED", "Too many failed attempts for this account. Try again later.", 600);
-    if (fields.flow === "signUp" && /already exists/.test(message)) throw new MaestroError("CONFLICT", "An account with this email exists already; sign in instead.");
     throw new MaestroError("UNAUTHENTICATED", WRONG_PASSWORD);
   }
-  if (tokens == null) {
-    await recordSignInFailure(ctx, account);
-    throw new MaestroError("UNAUTHENTICATED", WRONG_PASSWORD);
-  }
+  if (tokens == null) throw new MaestroError("UNAUTHENTICATED", WRONG_PASSWORD);
   return json(200, { token: tokens.token, refreshToken: tokens.refreshToken });
 }
 
-/** The CORS headers for the app's origin on an answer (refusals included, so the app can read them). */
-function withCors(request: Request, response: Response): Response {
-  const origin = allowedOrigin(request);
-  if (origin !== null) {
-    response.headers.set("Access-Control-Allow-Origin", origin);
-    response.headers.set("Vary", "Origin");
-  }
-  return response;
+/** A ticket for the client's address, signed with the deployment's auth key. */
+async function ticketFor(address: string): Promise<string | undefined> {
+  const key = env.JWT_PRIVATE_KEY;
+  return key === undefined || key === "" ? undefined : await signInTicket(address, Date.now(), key);
 }
 
 // No challenge on a refused sign-in: the app shows the message, the browser asks for nothing.
 export const SIGN_IN_ROUTES: HttpRoute[] = [
-  { path: "/auth/password", method: "OPTIONS", challenge: null, handler: preflight },
-  { path: "/auth/password", method: "POST", challenge: null, handler: passwordSignIn, cors: withCors },
+  { path: "/auth/password", method: "OPTIONS", challenge: null, handler: preflightFrom(appOriginsFromEnv, "POST") },
+  { path: "/auth/password", method: "POST", challenge: null, handler: passwordSignIn, cors: corsFrom(appOriginsFromEnv) },
 ];

@@ -29,10 +29,22 @@ async function taskIn(ctx: QueryCtx, departmentId: Id<"departments">, taskId: Id
   return taskId === undefined ? null : await departmentTaskX(ctx, departmentId, taskId);
 }
 
-/** Writes an invocation or failure: into the run's stream when a run is involved, else a command record. */
+/** The record with its typed text (`invokedAs`, `args`, `error`, which may quote it) through the department's secret scanner. */
+async function redactedPayload(ctx: QueryCtx, departmentId: Id<"departments">, payload: CommandPayload): Promise<CommandPayload> {
+  const invokedAs = await redactForDepartment(ctx, departmentId, "slash command", payload.invokedAs);
+  if (payload.type === "slash_command_invoked") return { ...payload, invokedAs, args: await redactForDepartment(ctx, departmentId, "slash command arguments", payload.args) };
+  return { ...payload, invokedAs, error: await redactForDepartment(ctx, departmentId, "slash command error", payload.error) };
+}
+
+/**
+ * Writes an invocation or failure, secrets redacted (whoever reads the
+ * department's records, and its write-ahead log, sees no token): into the
+ * run's stream when a run is involved, else a command record.
+ */
 async function record(ctx: MutationCtx, where: Where, runId: Id<"runs"> | null, payload: CommandPayload): Promise<void> {
-  if (runId !== null) await appendRunEvent(ctx, runId, payload);
-  else await insertCommandEvent(ctx, where.departmentId, where.task?._id ?? null, where.member.userId, payload);
+  const redacted = await redactedPayload(ctx, where.departmentId, payload);
+  if (runId !== null) await appendRunEvent(ctx, runId, redacted);
+  else await insertCommandEvent(ctx, where.departmentId, where.task?._id ?? null, where.member.userId, redacted);
 }
 
 const vCommandView = v.object({

@@ -3,22 +3,15 @@
  * URL and get a signing secret once; every event is POSTed as JSON with
  * `X-Maestro-Signature: sha256=<HMAC of the body>`, retried with
  * exponential backoff (honouring Retry-After) up to a bound, and each
- * delivery's outcome is kept for the admin to see.
+ * delivery's outcome is kept for the admin to see (a generic reason, not
+ * the receiver's answer). The attempt itself is convex/webhookDelivery.ts.
  */
 import { v } from "convex/values";
 import { internal } from "./_generated/api";
-import { env, internalAction, internalMutation, internalQuery } from "./_generated/server";
+import { internalMutation, internalQuery } from "./_generated/server";
 import { departmentMutation, departmentQuery } from "./functions";
-import {
-  checkWebhookUrl,
-  newWebhookSecret,
-  retryDelayMs,
-  shouldRetry,
-  signBody,
-  SIGNATURE_HEADER,
-  WEBHOOK_MAX_ATTEMPTS,
-  WEBHOOK_TIMEOUT_MS,
-} from "./lib/webhooks";
+import { webhookAllowPrivateFromEnv } from "./lib/config";
+import { checkWebhookUrl, newWebhookSecret } from "./lib/webhooks";
 import { pendingDelivery, recentDeliveries, recordDeliveryAttempt, removeWebhook, saveWebhook, webhookOf } from "./records/webhooks";
 import { vActivityData, vActor, vEventType } from "./validators";
 
@@ -27,13 +20,9 @@ const vDelivery = v.object({
   _creationTime: v.number(),
   status: v.union(v.literal("pending"), v.literal("delivered"), v.literal("failed")),
   attempts: v.number(),
-  lastStatus: v.optional(v.number()),
+  /** A generic reason (lib/webhooks DELIVERY_FAILED): never the receiver's status or error. */
   lastError: v.optional(v.string()),
 });
-
-function allowPrivate(): boolean {
-  return env.MAESTRO_WEBHOOK_ALLOW_PRIVATE === "1";
-}
 
 export const get = departmentQuery({
   role: "admin",
@@ -46,7 +35,7 @@ export const get = departmentQuery({
     return {
       url: webhook.url,
       secretHint: `${webhook.secret.slice(0, 10)}…`,
-      deliveries: deliveries.map(({ _id, _creationTime, status, attempts, lastStatus, lastError }) => ({ _id, _creationTime, status, attempts, lastStatus, lastError })),
+      deliveries: deliveries.map(({ _id, _creationTime, status, attempts, lastError }) => ({ _id, _creationTime, status, attempts, lastError })),
     };
   },
 });
@@ -57,7 +46,7 @@ export const set = departmentMutation({
   args: { url: v.string() },
   returns: v.object({ secret: v.string() }),
   handler: async (ctx, { departmentId, url }) => {
-    const clean = checkWebhookUrl(url, allowPrivate());
+    const clean = checkWebhookUrl(url, webhookAllowPrivateFromEnv());
     const secret = newWebhookSecret();
     await saveWebhook(ctx, departmentId, clean, secret, ctx.viewer.user._id);
     return { secret };
@@ -129,57 +118,7 @@ export const recordAttempt = internalMutation({
   },
   returns: v.null(),
   handler: async (ctx, { deliveryId, ok, status, error, retryInMs }) => {
-    if (await recordDeliveryAttempt(ctx, deliveryId, { ok, status, error, retryInMs })) await ctx.scheduler.runAfter(retryInMs!, internal.webhooks.deliver, { deliveryId });
+    if (await recordDeliveryAttempt(ctx, deliveryId, { ok, status, error, retryInMs })) await ctx.scheduler.runAfter(retryInMs!, internal.webhookDelivery.deliver, { deliveryId });
     return null;
   },
 });
-
-/** One attempt: POST the signed event; on a retryable failure, the next attempt is scheduled with backoff. */
-export const deliver = internalAction({
-  args: { deliveryId: v.id("webhookDeliveries") },
-  returns: v.null(),
-  handler: async (ctx, { deliveryId }) => {
-    const payload = await ctx.runQuery(internal.webhooks.deliveryPayload, { deliveryId });
-    if (payload === null) return null;
-    const body = JSON.stringify(payload.event);
-    const attempt = payload.attempts + 1;
-    let status: number | null = null;
-    let retryAfter: string | null = null;
-    let error: string | undefined;
-    try {
-      const response = await fetch(payload.url, {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          "User-Agent": "Maestro-Webhook/1",
-          "X-Maestro-Event": payload.event.type,
-          "X-Maestro-Delivery": deliveryId,
-          [SIGNATURE_HEADER]: await signBody(payload.secret, body),
-        },
-        body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-      });
-      status = response.status;
-      retryAfter = response.headers.get("Retry-After");
-      await response.body?.cancel();
-      if (status >= 200 && status < 300) {
-        await ctx.runMutation(internal.webhooks.recordAttempt, { deliveryId, ok: true, status });
-        return null;
-      }
-      error = `HTTP ${status}`;
-    } catch (failure) {
-      error = failure instanceof Error ? `${failure.name}: ${failure.message}`.slice(0, 300) : "delivery failed";
-    }
-    const retry = shouldRetry(status) && attempt < WEBHOOK_MAX_ATTEMPTS;
-    await ctx.runMutation(internal.webhooks.recordAttempt, {
-      deliveryId,
-      ok: false,
-      status: status ?? undefined,
-      error,
-      retryInMs: retry ? retryDelayMs(attempt, retryAfter) : undefined,
-    });
-    return null;
-  },
-});
-

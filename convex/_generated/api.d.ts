@@ -151,8 +151,10 @@ import type * as tools_messaging from "../tools/messaging.js";
 import type * as tools_registry from "../tools/registry.js";
 import type * as tools_thread from "../tools/thread.js";
 import type * as triggers from "../triggers.js";
+import type * as uploadApi from "../uploadApi.js";
 import type * as users from "../users.js";
 import type * as validators from "../validators.js";
+import type * as webhookDelivery from "../webhookDelivery.js";
 import type * as webhooks from "../webhooks.js";
 
 /**
@@ -302,8 +304,10 @@ declare const fullApi: ApiFromModules<{
   "tools/registry": typeof tools_registry;
   "tools/thread": typeof tools_thread;
   triggers: typeof triggers;
+  uploadApi: typeof uploadApi;
   users: typeof users;
   validators: typeof validators;
+  webhookDelivery: typeof webhookDelivery;
   webhooks: typeof webhooks;
 }>;
 export declare const api: FilterApi<

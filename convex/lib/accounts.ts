@@ -4,7 +4,7 @@
  * its timing. Who may open an account is records/accounts.ts.
  */
 import { MaestroError } from "./errors";
-import { sha256Hex } from "./sha256";
+import { hmacSha256Hex, sha256Hex } from "./sha256";
 
 export const PASSWORD_MIN_CHARS = 8;
 export const PASSWORD_MAX_CHARS = 200;
@@ -58,4 +58,39 @@ export function generateInviteToken(): string {
 /** Why a password is refused, or null when its length is fine. */
 export function passwordProblem(password: string): string | null {
   return password.length < PASSWORD_MIN_CHARS || password.length > PASSWORD_MAX_CHARS ? `A password needs ${PASSWORD_MIN_CHARS} to ${PASSWORD_MAX_CHARS} characters.` : null;
+}
+
+/** What a refused sign-in says, whether the email has an account or not. */
+export const WRONG_PASSWORD = "Wrong email or password.";
+/** What a sign-up through an open door says when its email has an account already (only the invitee, or the first owner, can get this far). */
+export const SIGN_UP_TAKEN = "This email has an account already; sign in instead.";
+/** Where a sign-in came from when nothing vouches for its address (Convex Auth's `auth:signIn` called directly): one bucket for all such callers. */
+export const UNVOUCHED_ADDRESS = "direct";
+/** How long the address a sign-in route vouches for stays good: long enough for one sign-in. */
+export const SIGN_IN_TICKET_TTL_MS = 60_000;
+
+/**
+ * A ticket by which an HTTP route vouches for the client's address to the
+ * sign-in provider: `<expiresAt>.<address, URI-encoded>.<HMAC>`, keyed with
+ * a deployment secret no client has, so a direct caller cannot name an
+ * address of their choosing.
+ */
+export async function signInTicket(address: string, now: number, key: string): Promise<string> {
+  // Dots separate the parts, so the address's own (an IPv4 one has three) are encoded too.
+  const body = `${now + SIGN_IN_TICKET_TTL_MS}.${encodeURIComponent(address).replace(/\./g, "%2E")}`;
+  return `${body}.${await hmacSha256Hex(key, `sign-in-ticket:${body}`)}`;
+}
+
+/** The address a ticket vouches for, or null when it is missing, forged or expired. */
+export async function ticketAddress(ticket: unknown, now: number, key: string): Promise<string | null> {
+  if (key === "" || typeof ticket !== "string" || ticket.length > 600) return null;
+  const match = /^([0-9]{1,16})\.([^.]*)\.([0-9a-f]{64})$/.exec(ticket);
+  if (match === null || Number(match[1]) <= now) return null;
+  const expected = await hmacSha256Hex(key, `sign-in-ticket:${match[1]}.${match[2]}`);
+  if (!sameSecret(match[3], expected)) return null;
+  try {
+    return decodeURIComponent(match[2]);
+  } catch {
+    return null;
+  }
 }

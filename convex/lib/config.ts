@@ -101,3 +101,13 @@ export function webuiPasswordFromEnv(source: Record<string, string | undefined> 
   if (typeof password === "string" && password !== "") return password;
   return source.MAESTRO_WEBUI_PASSWORD ? source.MAESTRO_WEBUI_PASSWORD : null;
 }
+
+/** Origins the app is served from, which browsers may call the HTTP routes from: SITE_URL and MAESTRO_CORS_ORIGINS (comma separated). */
+export function appOriginsFromEnv(source: Record<string, string | undefined> = env): string[] {
+  return [source.SITE_URL, ...(source.MAESTRO_CORS_ORIGINS ?? "").split(",")].map((o) => (o ?? "").trim().replace(/\/$/, "")).filter((o) => o !== "");
+}
+
+/** Whether webhooks may reach loopback and private addresses (MAESTRO_WEBHOOK_ALLOW_PRIVATE=1): for self-hosters whose receiver is on their own network. */
+export function webhookAllowPrivateFromEnv(source: Record<string, string | undefined> = env): boolean {
+  return source.MAESTRO_WEBHOOK_ALLOW_PRIVATE === "1";
+}

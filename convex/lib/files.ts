@@ -2,7 +2,17 @@
  * Rules for files attached to messages that need no database: the size
  * limit, the content types we accept, and file names.
  */
+import { env } from "../_generated/server";
 import { MaestroError } from "./errors";
+
+/** Where files are uploaded: the deployment's own route (convex/uploadApi.ts), with the grant's token. */
+export const UPLOAD_PATH = "/api/upload";
+
+/** The upload URL a grant's token opens, on the deployment's HTTP actions site (CONVEX_SITE_URL, which Convex sets). */
+export function uploadUrl(token: string, siteUrl: string | undefined = env.CONVEX_SITE_URL): string {
+  if (siteUrl === undefined || siteUrl === "") throw new Error("CONVEX_SITE_URL is not set: the deployment's HTTP actions URL is needed for uploads.");
+  return `${siteUrl.replace(/\/$/, "")}${UPLOAD_PATH}?grant=${token}`;
+}
 
 export const FILE_LIMITS = {
   /** Largest file a message may carry. */
@@ -12,6 +22,8 @@ export const FILE_LIMITS = {
   scanTextBytes: 1024 * 1024,
   /** An upload not posted in a message within this long after it was uploaded is deleted (channelFiles.sweepUnposted). */
   unpostedTtlMs: 24 * 60 * 60 * 1000,
+  /** How long an upload URL takes a file, as on Convex. */
+  uploadUrlTtlMs: 60 * 60 * 1000,
 } as const;
 
 /** What may be attached: images, PDF, plain text formats and zip archives (Windows browsers name zip files their own way). */

@@ -31,6 +31,63 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 /** A request an endpoint refuses itself (its body, query or path), before any function ran. */
 export class RequestRefusal extends MaestroError {}
 
+/** The client's address, as the proxy in front of the deployment names it (X-Forwarded-For; the offline backend sets it from the socket). */
+export function clientAddress(request: Request): string {
+  return (request.headers.get("X-Forwarded-For") ?? "").split(",")[0].trim() || "unknown";
+}
+
+/** The request's Origin when it is one of `allowed` (the app's origins), else null (also when the request names none). */
+export function allowedOrigin(request: Request, allowed: readonly string[]): string | null {
+  const origin = request.headers.get("Origin");
+  return origin !== null && allowed.includes(origin) ? origin : null;
+}
+
+/** A browser's preflight for a route: allowed only from `origins()` (the app's), for `method` and a Content-Type. */
+export function preflightFrom(origins: () => readonly string[], method: "POST") {
+  return async (_ctx: ActionCtx, request: Request): Promise<Response> => {
+    const origin = allowedOrigin(request, origins());
+    if (origin === null) return new Response(null, { status: 403 });
+    return new Response(null, {
+      status: 204,
+      headers: {
+        "Access-Control-Allow-Origin": origin,
+        "Access-Control-Allow-Methods": method,
+        "Access-Control-Allow-Headers": "Content-Type",
+        "Access-Control-Max-Age": "600",
+        Vary: "Origin",
+      },
+    });
+  };
+}
+
+/** The CORS headers for the app's origin on every answer of a route (refusals included, so the app can read them). */
+export function corsFrom(origins: () => readonly string[]) {
+  return (request: Request, response: Response): Response => {
+    const origin = allowedOrigin(request, origins());
+    if (origin !== null) {
+      response.headers.set("Access-Control-Allow-Origin", origin);
+      response.headers.set("Vary", "Origin");
+    }
+    return response;
+  };
+}
+
+/**
+ * Refuses a browser's request from another site: an Origin that is not one
+ * of the app's. Callers that are not browsers send no Origin.
+ */
+export function refuseForeignOrigin(request: Request, allowed: readonly string[]): void {
+  if (request.headers.get("Origin") !== null && allowedOrigin(request, allowed) === null) {
+    throw new RequestRefusal("FORBIDDEN", "Requests from this origin are not allowed.");
+  }
+}
+
+/** Refuses a body not declared JSON: a cross-site form or `text/plain` fetch is sent without a preflight, a JSON one is not. */
+export function requireJsonBody(request: Request): void {
+  const type = (request.headers.get("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json") throw new RequestRefusal("INVALID_ARGUMENT", "Send the body as JSON (Content-Type: application/json).");
+}
+
 /** The token of an `Authorization: Bearer <token>` header, or null. */
 function bearerToken(request: Request): string | null {
   return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("Authorization") ?? "")?.[1] ?? null;

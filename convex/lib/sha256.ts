@@ -79,3 +79,11 @@ export function sha256Hex(text: string): string {
   for (const byte of sha256Bytes(new TextEncoder().encode(text))) hex += byte.toString(16).padStart(2, "0");
   return hex;
 }
+
+/** Lower-case hex HMAC-SHA256 of `text` under `key` (Web Crypto, in both of Convex's runtimes). */
+export async function hmacSha256Hex(key: string, text: string): Promise<string> {
+  const enc = new TextEncoder();
+  const cryptoKey = await crypto.subtle.importKey("raw", enc.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, enc.encode(text)));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -160,12 +160,21 @@ export function splitArguments(args: string): string[] {
   return out;
 }
 
-/** `$ARGUMENTS` → the raw arguments, `$1`…`$9` → each positional one (empty when missing). */
-export function renderTemplate(template: string, args: string): string {
+/**
+ * `$ARGUMENTS` → the raw arguments, `$1`…`$9` → each positional one (empty
+ * when missing). With `escape`, what the person typed has `&`, `<` and `>`
+ * escaped, so it cannot close the `<slash-command>` wrapper or forge one.
+ */
+export function renderTemplate(template: string, args: string, escape: (text: string) => string = (text) => text): string {
   const positional = splitArguments(args);
   return template.replace(/\$ARGUMENTS|\$([1-9])/g, (_, digit: string | undefined) =>
-    digit === undefined ? args : (positional[Number(digit) - 1] ?? ""),
+    escape(digit === undefined ? args : (positional[Number(digit) - 1] ?? "")),
   );
+}
+
+/** Typed text made inert inside the wrapper's body. */
+export function escapeWrapped(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 /** How many `<required>` arguments an argument hint names. */
@@ -204,10 +213,11 @@ export function resolveCommand(commands: readonly SlashCommand[], text: string):
   const needed = requiredArguments(command.argumentHint);
   const consumesArgs = command.action === undefined || command.passArguments;
   if (consumesArgs && needed > 0 && splitArguments(args).length < needed) return fail(`/${name} needs ${command.argumentHint}.`);
-  const rendered = renderTemplate(command.template, args).trim();
   if (command.action !== undefined) {
+    const rendered = renderTemplate(command.template, args).trim();
     return { ok: true, kind: "action", command, action: command.action, args: command.passArguments ? args : rendered, invokedAs, rawArgs: args };
   }
+  const rendered = renderTemplate(command.template, args, escapeWrapped).trim();
   if (rendered === "") return fail(`/${name} renders to nothing to send.`);
   return { ok: true, kind: "prompt", command, rendered, payload: wrapPrompt(name, invokedAs, rendered), invokedAs, rawArgs: args };
 }

@@ -100,6 +100,24 @@ export async function noDepartments(ctx: QueryCtx): Promise<boolean> {
   return (await ctx.db.query("departments").first()) === null;
 }
 
+/**
+ * Why a sign-up would be refused before anything is hashed or looked up:
+ * the same doors as `admitNewAccount` (which decides again, atomically),
+ * and the same answer whether the email has an account or not. Null when a
+ * door is open.
+ */
+export async function signUpRefusal(ctx: QueryCtx, profile: { email: string; inviteToken?: string; setupPassword?: string }, now: number): Promise<string | null> {
+  if (profile.inviteToken !== undefined && profile.inviteToken !== "") {
+    const invite = await openInvite(ctx, profile.inviteToken, now);
+    if (invite === null) return INVITE_INVALID;
+    return invite.email === profile.email ? null : `This invite is for ${invite.email}.`;
+  }
+  if (!(await needsOwner(ctx))) return SIGN_UP_CLOSED;
+  const setupPassword = webuiPasswordFromEnv();
+  if (setupPassword !== null && !sameSecret(profile.setupPassword ?? "", setupPassword)) return WRONG_SETUP_PASSWORD;
+  return null;
+}
+
 /** A department's invites, newest first, bounded. */
 export async function invitesOf(ctx: QueryCtx, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"invites">>> {
   return await ctx.db

@@ -1,19 +1,67 @@
 /**
- * Files attached to channel messages, thread replies and DMs: the record of
- * an upload added to a conversation (name, type and size from storage, never
- * from the client), whether a post may carry it, and what a sweep of
- * never-posted uploads finds.
+ * Files attached to channel messages, thread replies and DMs: the upload
+ * grants that bind an upload to the person and conversation it was asked
+ * for, the record of an upload added to a conversation (name, type and size
+ * from storage, never from the client), whether a post may carry it, and
+ * what a sweep of never-posted uploads finds.
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { MaestroError } from "../lib/errors";
 import { baseContentType, cleanFileName, FILE_LIMITS, fileRefusal } from "../lib/files";
+import { sha256Hex } from "../lib/sha256";
 import type { FileArtifact } from "../validators";
 import { mayRead } from "./channels";
 import { redactForDepartment } from "./settings";
 
 /** Rows and blobs one sweep pass handles; a fuller backlog schedules the next pass at once. */
 export const SWEEP_BATCH = 100;
+
+/** A fresh upload grant for `userId` in `channel`; returns the token its URL carries (only its hash is kept). */
+export async function issueUploadGrant(ctx: MutationCtx, channel: Doc<"channels">, userId: Id<"users">): Promise<string> {
+  const token = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+  await ctx.db.insert("uploadGrants", {
+    departmentId: channel.departmentId,
+    channelId: channel._id,
+    userId,
+    tokenHash: sha256Hex(token),
+    expiresAt: Date.now() + FILE_LIMITS.uploadUrlTtlMs,
+  });
+  return token;
+}
+
+/** The grant a token names while it may still take an upload (not expired, not used), else null. */
+export async function openUploadGrant(ctx: QueryCtx, token: string, now: number): Promise<Doc<"uploadGrants"> | null> {
+  const grant = await ctx.db
+    .query("uploadGrants")
+    .withIndex("by_token", (q) => q.eq("tokenHash", sha256Hex(token)))
+    .unique();
+  return grant === null || grant.storageId !== undefined || grant.expiresAt <= now ? null : grant;
+}
+
+/** Binds the uploaded blob to its grant; false when the grant was used or expired meanwhile (the caller deletes the blob). */
+export async function claimUploadGrant(ctx: MutationCtx, token: string, storageId: Id<"_storage">): Promise<boolean> {
+  const grant = await openUploadGrant(ctx, token, Date.now());
+  if (grant === null) return false;
+  await ctx.db.patch("uploadGrants", grant._id, { storageId });
+  return true;
+}
+
+/**
+ * Refuses a storage id that the caller did not upload through their own
+ * upload URL for this conversation (another person's upload, another
+ * conversation's, or a blob that came any other way). Thrown, so the blob,
+ * none of the caller's business, is left alone.
+ */
+export async function requireOwnUpload(ctx: QueryCtx, storageId: Id<"_storage">, userId: Id<"users">, channelId: Id<"channels">): Promise<void> {
+  const grant = await ctx.db
+    .query("uploadGrants")
+    .withIndex("by_storage", (q) => q.eq("storageId", storageId))
+    .unique();
+  if (grant === null || grant.userId !== userId || grant.channelId !== channelId) {
+    throw new MaestroError("FORBIDDEN", "That upload was not made by you for this conversation; upload the file here.");
+  }
+}
 
 export type CheckedUpload = { ok: true; name: string; contentType: string; size: number } | { ok: false; message: string };
 
@@ -144,12 +192,18 @@ export async function deleteUnposted(ctx: MutationCtx): Promise<{ files: number;
     await ctx.storage.delete(blob._id);
     uploads += 1;
   }
+  // Grants past their URL's life and the unposted window: their upload, if any, went with the blobs above.
+  const oldGrants = await ctx.db
+    .query("uploadGrants")
+    .withIndex("by_expiry", (q) => q.lt("expiresAt", cutoff))
+    .take(SWEEP_BATCH);
+  for (const grant of oldGrants) await ctx.db.delete("uploadGrants", grant._id);
   const last = blobs.at(-1);
   if (last !== undefined) {
     if (state === null) await ctx.db.insert("fileSweeps", { sweptUntil: last._creationTime });
     else await ctx.db.patch("fileSweeps", state._id, { sweptUntil: last._creationTime });
   }
-  return { files: stale.length, uploads, more: stale.length === SWEEP_BATCH || blobs.length === SWEEP_BATCH };
+  return { files: stale.length, uploads, more: stale.length === SWEEP_BATCH || blobs.length === SWEEP_BATCH || oldGrants.length === SWEEP_BATCH };
 }
 
 /** Deletes a department's files (blob and row) uploaded before `before`, at most `limit`; returns how many. */

@@ -35,7 +35,7 @@ export async function emitEvent(
     attempts: 0,
   });
   // A hand-off after the commit, not a call: the delivery is its own action.
-  await ctx.scheduler.runAfter(0, internal.webhooks.deliver, { deliveryId });
+  await ctx.scheduler.runAfter(0, internal.webhookDelivery.deliver, { deliveryId });
 }
 
 /** One page of the log, newest first. */

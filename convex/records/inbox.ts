@@ -8,7 +8,7 @@
 import { v, type Infer } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
-import { agentActor } from "../lib/actors";
+import { actorKey, agentActor } from "../lib/actors";
 import type { InjectionMessage } from "../lib/injection";
 import { MAX_UNREAD_COUNTED } from "../lib/limits";
 import { currentBody } from "../lib/messageChanges";
@@ -257,21 +257,35 @@ export async function markNudged(ctx: MutationCtx, rows: ReadonlyArray<Doc<"inbo
   for (const row of rows) await ctx.db.patch("inbox", row._id, { nudgedAt: now });
 }
 
-/** Rows the messaging figures read in a window, per kind, bounded. */
-export async function statsRows(ctx: QueryCtx, departmentId: Id<"departments">, since: number, until: number, limit: number) {
-  const posted = await ctx.db
+/** Rows the messaging figures read in a window, per kind, bounded: the department's, or only one person's (`onlyKey`). */
+export async function statsRows(ctx: QueryCtx, departmentId: Id<"departments">, since: number, until: number, limit: number, onlyKey?: string) {
+  const messages = await ctx.db
     .query("channelMessages")
     .withIndex("by_department", (q) => q.eq("departmentId", departmentId).gte("_creationTime", since).lt("_creationTime", until))
     .take(limit);
-  const read = await ctx.db
-    .query("inbox")
-    .withIndex("by_department_and_readAt", (q) => q.eq("departmentId", departmentId).gte("readAt", since).lt("readAt", until))
-    .take(limit);
-  const unread = await ctx.db
-    .query("inbox")
-    .withIndex("by_department_and_readAt", (q) => q.eq("departmentId", departmentId).eq("readAt", undefined))
-    .take(limit);
-  return { posted, read, unread };
+  // One person's figures count what they posted (their DMs too); the department's leave DMs out, which are their participants' business.
+  const posted = onlyKey === undefined ? messages.filter((m) => m.to === undefined) : messages.filter((m) => actorKey(m.from) === onlyKey);
+  const read =
+    onlyKey === undefined
+      ? await ctx.db
+          .query("inbox")
+          .withIndex("by_department_and_readAt", (q) => q.eq("departmentId", departmentId).gte("readAt", since).lt("readAt", until))
+          .take(limit)
+      : await ctx.db
+          .query("inbox")
+          .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", onlyKey).eq("departmentId", departmentId).gte("readAt", since).lt("readAt", until))
+          .take(limit);
+  const unread =
+    onlyKey === undefined
+      ? await ctx.db
+          .query("inbox")
+          .withIndex("by_department_and_readAt", (q) => q.eq("departmentId", departmentId).eq("readAt", undefined))
+          .take(limit)
+      : await ctx.db
+          .query("inbox")
+          .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", onlyKey).eq("departmentId", departmentId).eq("readAt", undefined))
+          .take(limit);
+  return { posted, read, unread, partial: messages.length >= limit || read.length >= limit || unread.length >= limit };
 }
 
 /** Deletes every inbox row of a message (retention deletes the message). */

@@ -1,7 +1,8 @@
 /**
  * Rate limits, kept by the `@convex-dev/rate-limiter` component
  * (convex.config.ts): sign-in attempts per client address, failed sign-ins
- * per account, and what one agent may call or post per minute, and
+ * per account and address and per account, and what one agent may call or
+ * post per minute, and
  * channel/DM posts per agent or person.
  */
 import { MINUTE, RateLimiter } from "@convex-dev/rate-limiter";
@@ -10,9 +11,11 @@ import type { ActionCtx, MutationCtx } from "../_generated/server";
 import { MaestroError } from "../lib/errors";
 
 export const SIGN_IN_LIMITS = {
-  /** Failed attempts on one account: a burst of 5, then one a minute. */
-  signInAccount: { kind: "token bucket", rate: 1, period: MINUTE, capacity: 5 },
-  /** Attempts from one address, across accounts. */
+  /** Failed attempts on one account from one address: a burst of 5, then one a minute. The guesser slows; the real user elsewhere does not. */
+  signInAccountAddress: { kind: "token bucket", rate: 1, period: MINUTE, capacity: 5 },
+  /** Failed attempts on one account from everywhere: a ceiling on guesses spread over many addresses, refilling in seconds, so it never locks the real user out for long. */
+  signInAccount: { kind: "token bucket", rate: 5, period: MINUTE, capacity: 20 },
+  /** Attempts from one address, across accounts: sign-in on every path and the WebUI password. */
   signInAddress: { kind: "token bucket", rate: 20, period: MINUTE, capacity: 20 },
 } as const;
 
@@ -32,10 +35,14 @@ export const MESSAGING_LIMITS = {
 
 export const rateLimiter = new RateLimiter(components.rateLimiter, { ...SIGN_IN_LIMITS, ...AGENT_LIMITS, ...MESSAGING_LIMITS });
 
+/** The key of one account's failures from one address. */
+const accountAtAddress = (account: string, address: string) => `${account} ${address}`;
+
 /**
  * Before a sign-in attempt: takes one attempt from the address's bucket and
- * checks, without taking, that the account still has failures to spare.
- * Null when the attempt may go ahead, else how long to wait.
+ * checks, without taking, that the account has failures to spare from this
+ * address and overall. Null when the attempt may go ahead, else how long to
+ * wait.
  */
 export async function checkSignInLimits(
   ctx: ActionCtx,
@@ -43,13 +50,32 @@ export async function checkSignInLimits(
 ): Promise<{ retryAfterMs: number } | null> {
   const byAddress = await rateLimiter.limit(ctx, "signInAddress", { key: address });
   if (!byAddress.ok) return { retryAfterMs: Math.max(1, byAddress.retryAfter) };
+  const here = await rateLimiter.check(ctx, "signInAccountAddress", { key: accountAtAddress(account, address) });
+  if (!here.ok) return { retryAfterMs: Math.max(1, here.retryAfter) };
   const byAccount = await rateLimiter.check(ctx, "signInAccount", { key: account });
   if (!byAccount.ok) return { retryAfterMs: Math.max(1, byAccount.retryAfter) };
   return null;
 }
 
-/** After a refused password: one failure taken from the account's bucket. */
-export async function recordSignInFailure(ctx: ActionCtx, account: string): Promise<void> {
+/**
+ * Before the WebUI password is checked (HTTP Basic on /api/chat): whether
+ * the address has guesses left in the same bucket sign-in draws from
+ * (checked, not taken, so a client with the right password is never
+ * slowed). Null when it may go ahead, else how long to wait.
+ */
+export async function checkPasswordAddress(ctx: ActionCtx, address: string): Promise<{ retryAfterMs: number } | null> {
+  const byAddress = await rateLimiter.check(ctx, "signInAddress", { key: address });
+  return byAddress.ok ? null : { retryAfterMs: Math.max(1, byAddress.retryAfter) };
+}
+
+/** After a wrong WebUI password: one attempt taken from the address's bucket. */
+export async function recordPasswordFailure(ctx: ActionCtx, address: string): Promise<void> {
+  await rateLimiter.limit(ctx, "signInAddress", { key: address });
+}
+
+/** After a refused password: one failure taken from the account's bucket at this address and from its overall one. */
+export async function recordSignInFailure(ctx: ActionCtx, { account, address }: { account: string; address: string }): Promise<void> {
+  await rateLimiter.limit(ctx, "signInAccountAddress", { key: accountAtAddress(account, address) });
   await rateLimiter.limit(ctx, "signInAccount", { key: account });
 }
 

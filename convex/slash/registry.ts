@@ -208,9 +208,11 @@ const setModel = slashAction({
 
 const switchMode = slashAction({
   action: "switch_mode",
-  async plan(_ctx, { task }, { name, args }) {
+  async plan(_ctx, { task, member, department }, { name, args }) {
     const mode = args.toLowerCase();
     if (mode !== "plan" && mode !== "act") return fail(`/${name} takes plan or act, not "${args}".`);
+    // In #maestro the mode is the department's setting; a task's is that task's own.
+    if (task === null && !hasRole(member.role, "admin")) return fail(`Only admins of ${department.name} can change the lead mode of #maestro.`);
     const where = task === null ? "in #maestro" : "on this task";
     const what = mode === "plan" ? "proposes a plan for approval before delegating" : "delegates directly";
     return ok(`The lead ${what} ${where}.`, { mode: mode as "plan" | "act" });

@@ -29,6 +29,22 @@ async function upload(client: ConvexHttpClient, body: string | Uint8Array<ArrayB
   return { status: response.status, storageId: json.storageId, url };
 }
 
+test("storage ids are random, as Convex's are: the next upload's id cannot be guessed from the last", async () => {
+  const b = await backend();
+  const client = new ConvexHttpClient(b.url);
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await upload(client, `file ${i}`, "text/plain")).storageId!);
+  for (const id of ids) expect(id).toMatch(/^1[0-9]{30}_storage$/);
+  const numbers = ids.map((id) => BigInt(id.replace("_storage", "")));
+  // A counter would make them neighbours; random ones lie far apart.
+  for (let i = 1; i < numbers.length; i++) {
+    const gap = numbers[i] > numbers[i - 1] ? numbers[i] - numbers[i - 1] : numbers[i - 1] - numbers[i];
+    expect(gap > 1_000_000n).toBe(true);
+  }
+  // Still read back, served and listed as any id.
+  expect(await client.query(files.metadata, { storageId: ids[0] })).toMatchObject({ size: 6 });
+});
+
 test("an upload URL takes a file once; its metadata, URL and bytes are Convex's", async () => {
   const b = await backend();
   const client = new ConvexHttpClient(b.url);

@@ -69,6 +69,8 @@ function sampleValue(validator: ArgValidator, name: string, ids: Ids): unknown {
       if (name === "assignee") return ids.agentSessionKey;
       // A day the figures page names, written YYYY-MM-DD.
       if (name === "today") return "2026-01-15";
+      // A presence room token is the department's id (presence.heartbeat hands it out).
+      if (name === "roomToken") return ids.departments;
       return name.toLowerCase().includes("email") ? "someone@example.com" : `sample ${name}`;
     case "number":
     case "float64":
@@ -115,7 +117,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "runStreams", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans", "slashCommands", "commandEvents", "channelFiles", "fileSweeps"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "runStreams", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans", "slashCommands", "commandEvents", "channelFiles", "fileSweeps", "uploadGrants"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);
@@ -311,6 +313,9 @@ describe("every public function goes through the auth layer", () => {
       ["OPTIONS /auth/password", 403],
       // The MCP server asks this before it has a key (the chat spec's status call); it reveals only a boolean.
       ["GET /mcp/chat.status", 200],
+      // Uploads are opened by a grant in the URL, not a credential: none is a 403; preflight without an allowed Origin too.
+      ["POST /api/upload", 403],
+      ["OPTIONS /api/upload", 403],
     ]);
     const routes = http.getRoutes();
     const failures: string[] = [];
@@ -331,7 +336,7 @@ describe("every public function goes through the auth layer", () => {
     const mallory = await asUser(t, "Mallory");
     const get = await mallory.fetch("/api/chat?department=product", { method: "GET" });
     expect(get.status).toBe(404);
-    const post = await mallory.fetch("/api/chat", { method: "POST", body: JSON.stringify({ text: "hi", department: "product" }) });
+    const post = await mallory.fetch("/api/chat", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: "hi", department: "product" }) });
     expect(post.status).toBe(404);
     expect(await t.run(async (ctx) => await ctx.db.query("chat").collect())).toEqual([]);
   });

@@ -4,7 +4,7 @@ import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { SWEEP_BATCH } from "../../convex/records/channelFiles";
 import crons from "../../convex/crons";
 import { cleanFileName, FILE_LIMITS, fileRefusal, formatBytes } from "../../convex/lib/files";
-import { AGENTS, createTask, demoSquad, expectError, type TestConvex } from "./setup";
+import { AGENTS, createTask, demoSquad, expectError, type Actor, type TestConvex } from "./setup";
 
 /** Grace, Vera (a viewer), another department, and a #general project channel. */
 async function squad() {
@@ -12,14 +12,34 @@ async function squad() {
   return { ...base, general: await base.admin.mutation(api.channels.create, { departmentId: base.departmentId, name: "general", visibility: "project" }) };
 }
 
-/** A blob in storage as an upload leaves it: convex-test records no content type, so it is set as storage would. */
-async function stored(t: TestConvex, content: string | Uint8Array, contentType: string): Promise<Id<"_storage">> {
-  return await t.run(async (ctx) => {
-    const storageId = await ctx.storage.store(new Blob([content as BlobPart]));
+/** convex-test records no content type: set it as storage would from the upload's Content-Type. */
+async function setContentType(t: TestConvex, storageId: Id<"_storage">, contentType: string) {
+  await t.run(async () => {
     const convex = (globalThis as unknown as { Convex: { asyncSyscall(op: string, args: string): Promise<string> } }).Convex;
     await convex.asyncSyscall("1.0/shallowMerge", JSON.stringify({ table: "_storage", id: storageId, value: { contentType } }));
-    return storageId;
   });
+}
+
+/** A blob put in storage some other way than an upload URL (no grant binds it to anyone). */
+async function stored(t: TestConvex, content: string | Uint8Array, contentType: string): Promise<Id<"_storage">> {
+  const storageId = await t.run(async (ctx) => await ctx.storage.store(new Blob([content as BlobPart])));
+  await setContentType(t, storageId, contentType);
+  return storageId;
+}
+
+/** POSTs a file to an upload URL; the route's answer. */
+async function postUpload(t: TestConvex, url: string, content: string | Uint8Array, contentType: string, headers: Record<string, string> = {}) {
+  const { pathname, search } = new URL(url);
+  return await t.fetch(`${pathname}${search}`, { method: "POST", headers: { "Content-Type": contentType, ...headers }, body: content as BodyInit });
+}
+
+/** A file uploaded as the app does: `who` asks for an upload URL for `channelId` and POSTs the file to it. */
+async function uploaded(t: TestConvex, who: Actor, channelId: Id<"channels">, content: string | Uint8Array, contentType: string): Promise<Id<"_storage">> {
+  const response = await postUpload(t, await who.mutation(api.channelMessages.generateUploadUrl, { channelId }), content, contentType);
+  if (response.status !== 200) throw new Error(`the upload answered ${response.status}: ${await response.text()}`);
+  const { storageId } = (await response.json()) as { storageId: Id<"_storage"> };
+  await setContentType(t, storageId, contentType);
+  return storageId;
 }
 
 async function blobExists(t: TestConvex, storageId: Id<"_storage">): Promise<boolean> {
@@ -50,8 +70,8 @@ describe("file rules", () => {
 describe("files on messages", () => {
   test("upload, add, post: the message carries the file as storage recorded it, and readers get its URL", async () => {
     const { t, admin, grace, general } = await squad();
-    expect(await grace.mutation(api.channelMessages.generateUploadUrl, { channelId: general })).toMatch(/^https?:\/\//);
-    const storageId = await stored(t, "pixels", "image/png");
+    expect(await grace.mutation(api.channelMessages.generateUploadUrl, { channelId: general })).toMatch(/^https?:\/\/.*\/api\/upload\?grant=[0-9a-f]{64}$/);
+    const storageId = await uploaded(t, grace, general, "pixels", "image/png");
     const artifact = await grace.action(api.channelFiles.add, { channelId: general, storageId, name: "shots/mock.png" });
     expect(artifact).toEqual({ kind: "file", storageId, name: "mock.png", contentType: "image/png", size: 6 });
     // What the client claims about size and type is ignored: the record wins.
@@ -71,16 +91,16 @@ describe("files on messages", () => {
 
   test("a refused file is deleted with a clear error: too big, a type not allowed, a secret in a text file", async () => {
     const { t, grace, general } = await squad();
-    const big = await stored(t, new Uint8Array(FILE_LIMITS.maxBytes + 1), "application/pdf");
-    await expectError(grace.action(api.channelFiles.add, { channelId: general, storageId: big, name: "big.pdf" }), "INVALID_ARGUMENT", /limit is 10 MB/);
-    expect(await blobExists(t, big)).toBe(false);
-    const html = await stored(t, "<script>", "text/html");
+    const big = await postUpload(t, await grace.mutation(api.channelMessages.generateUploadUrl, { channelId: general }), new Uint8Array(FILE_LIMITS.maxBytes + 1), "application/pdf");
+    expect(big.status).toBe(413);
+    expect(await t.run(async (ctx) => await ctx.db.system.query("_storage").collect())).toEqual([]);
+    const html = await uploaded(t, grace, general, "<script>", "text/html");
     await expectError(grace.action(api.channelFiles.add, { channelId: general, storageId: html, name: "x.html" }), "INVALID_ARGUMENT", /text\/html cannot be attached/);
     expect(await blobExists(t, html)).toBe(false);
-    const leaky = await stored(t, "deploy with AKIAIOSFODNN7EXAMPLE and password=hunter2\n", "text/plain");
+    const leaky = await uploaded(t, grace, general, "deploy with AKIAIOSFODNN7EXAMPLE and password=hunter2\n", "text/plain");
     await expectError(grace.action(api.channelFiles.add, { channelId: general, storageId: leaky, name: "notes.txt" }), "INVALID_ARGUMENT", /secret/);
     expect(await blobExists(t, leaky)).toBe(false);
-    const clean = await stored(t, "# plan\nship friday\n", "text/markdown");
+    const clean = await uploaded(t, grace, general, "# plan\nship friday\n", "text/markdown");
     await grace.action(api.channelFiles.add, { channelId: general, storageId: clean, name: "plan.md" });
     expect((await files(t)).map((f) => f.name)).toEqual(["plan.md"]);
   });
@@ -88,7 +108,7 @@ describe("files on messages", () => {
   test("ACL: private channels and DMs, viewers, other departments, other people's uploads", async () => {
     const { t, departmentId, admin, grace, vera, other, general } = await squad();
     const secret = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
-    const storageId = await stored(t, "%PDF-1.7", "application/pdf");
+    const storageId = await uploaded(t, admin, secret, "%PDF-1.7", "application/pdf");
     await expectError(grace.mutation(api.channelMessages.generateUploadUrl, { channelId: secret }), "FORBIDDEN");
     await expectError(vera.mutation(api.channelMessages.generateUploadUrl, { channelId: general }), "FORBIDDEN");
     await expectError(other.member.mutation(api.channelMessages.generateUploadUrl, { channelId: general }), "FORBIDDEN");
@@ -113,11 +133,51 @@ describe("files on messages", () => {
 
     // A DM's files are for its participants only.
     const dm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [`member:${await t.run(async (ctx) => (await ctx.db.query("users").collect()).find((u) => u.name === "Grace")!._id)}`] });
-    const shot = await stored(t, "gif", "image/gif");
+    const shot = await uploaded(t, grace, dm, "gif", "image/gif");
     const dmArtifact = await grace.action(api.channelFiles.add, { channelId: dm, storageId: shot, name: "shot.gif" });
     const dmMessage = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "look", artifacts: [dmArtifact] });
     expect(await admin.query(api.channelFiles.urls, { channelId: dm, messageId: dmMessage })).toHaveLength(1);
     await expectError(vera.query(api.channelFiles.urls, { channelId: dm, messageId: dmMessage }), "FORBIDDEN");
+  });
+});
+
+describe("an upload belongs to who asked for it, where they asked", () => {
+  test("another department, another member or another conversation cannot take an upload; its owner still can", async () => {
+    const { t, departmentId, admin, grace, other, general } = await squad();
+    const leads = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
+    // Bob's part, played by Ada: an upload for the private channel, not yet attached.
+    const storageId = await uploaded(t, admin, leads, "%PDF-1.7 board minutes", "application/pdf");
+    // Alice, in the other department, attaches it to her own channel: refused, and the blob is left alone.
+    const theirs = await other.member.mutation(api.channels.create, { departmentId: other.departmentId, name: "loot", visibility: "project" });
+    await expectError(other.member.action(api.channelFiles.add, { channelId: theirs, storageId, name: "minutes.pdf" }), "FORBIDDEN", /not made by you/);
+    // A member of the same department, in a channel she may post in: refused too.
+    await expectError(grace.action(api.channelFiles.add, { channelId: general, storageId, name: "minutes.pdf" }), "FORBIDDEN", /not made by you/);
+    // The uploader, in another conversation than the one the URL was for: refused.
+    await expectError(admin.action(api.channelFiles.add, { channelId: general, storageId, name: "minutes.pdf" }), "FORBIDDEN", /not made by you/);
+    // A blob that came into storage any other way is nobody's to attach.
+    const stray = await stored(t, "%PDF-1.7", "application/pdf");
+    await expectError(admin.action(api.channelFiles.add, { channelId: leads, storageId: stray, name: "stray.pdf" }), "FORBIDDEN");
+    // Nothing of that touched Bob's upload: his own attach works.
+    expect(await admin.action(api.channelFiles.add, { channelId: leads, storageId, name: "minutes.pdf" })).toMatchObject({ storageId, name: "minutes.pdf" });
+    expect((await files(t)).map((f) => f.channelId)).toEqual([leads]);
+  });
+
+  test("an upload URL takes one file, until it expires, from the app's origins only", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const { t, grace, general } = await squad();
+      const url = await grace.mutation(api.channelMessages.generateUploadUrl, { channelId: general });
+      expect((await postUpload(t, url, "one", "text/plain", { Origin: "https://evil.example" })).status).toBe(403);
+      expect((await postUpload(t, url, "one", "text/plain")).status).toBe(200);
+      expect((await postUpload(t, url, "two", "text/plain")).status).toBe(403);
+      const later = await grace.mutation(api.channelMessages.generateUploadUrl, { channelId: general });
+      vi.setSystemTime(Date.now() + FILE_LIMITS.uploadUrlTtlMs + 1);
+      expect((await postUpload(t, later, "late", "text/plain")).status).toBe(403);
+      expect((await postUpload(t, url.replace(/grant=[0-9a-f]+/, `grant=${"0".repeat(64)}`), "forged", "text/plain")).status).toBe(403);
+      expect(await t.run(async (ctx) => (await ctx.db.system.query("_storage").collect()).length)).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -132,7 +192,7 @@ describe("agents reference tasks and posted files", () => {
         iterations: 0, toolCalls: [], promptTokens: 0, completionTokens: 0, foldedTriggers: 0, rerunRequested: false, delegations: 0, guards: [], timings: [],
       });
     });
-    const storageId = await stored(t, "%PDF-1.7", "application/pdf");
+    const storageId = await uploaded(t, grace, general, "%PDF-1.7", "application/pdf");
     const artifact = await grace.action(api.channelFiles.add, { channelId: general, storageId, name: "brief.pdf" });
     // Not posted yet: only Grace may post it.
     await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "x", artifacts: [{ fileId: storageId }] }), "FORBIDDEN");
@@ -148,7 +208,7 @@ describe("agents reference tasks and posted files", () => {
     await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "x", artifacts: [{ taskId: "made-up" }] }), "NOT_FOUND");
     // A file posted in a private channel the agent is not in stays there.
     const leads = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
-    const secretId = await stored(t, "%PDF-1.7 secret", "application/pdf");
+    const secretId = await uploaded(t, admin, leads, "%PDF-1.7 secret", "application/pdf");
     const secret = await admin.action(api.channelFiles.add, { channelId: leads, storageId: secretId, name: "salaries.pdf" });
     await admin.mutation(api.channelMessages.post, { channelId: leads, body: "numbers", artifacts: [secret] });
     await expectError(t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "general", body: "leak", artifacts: [{ fileId: secretId }] }), "FORBIDDEN", /cannot read/);
@@ -164,17 +224,17 @@ describe("uploads never posted", () => {
     vi.useFakeTimers();
     const { t, grace, general } = await squad();
     const sweep = () => t.mutation(internal.sweeps.unpostedFiles, {});
-    const abandoned = await stored(t, "draft pixels", "image/png");
+    const abandoned = await uploaded(t, grace, general, "draft pixels", "image/png");
     const abandonedArtifact = await grace.action(api.channelFiles.add, { channelId: general, storageId: abandoned, name: "draft.png" });
-    const neverAdded = await stored(t, "half an upload", "image/png");
-    const posted = await stored(t, "posted pixels", "image/png");
+    const neverAdded = await uploaded(t, grace, general, "half an upload", "image/png");
+    const posted = await uploaded(t, grace, general, "posted pixels", "image/png");
     const postedArtifact = await grace.action(api.channelFiles.add, { channelId: general, storageId: posted, name: "posted.png" });
     await grace.mutation(api.channelMessages.post, { channelId: general, body: "the mock", artifacts: [postedArtifact] });
 
     // Within the window nothing goes.
     vi.advanceTimersByTime(FILE_LIMITS.unpostedTtlMs - 60 * 60_000);
     expect(await sweep()).toEqual({ files: 0, uploads: 0 });
-    const fresh = await stored(t, "fresh pixels", "image/png");
+    const fresh = await uploaded(t, grace, general, "fresh pixels", "image/png");
     await grace.action(api.channelFiles.add, { channelId: general, storageId: fresh, name: "fresh.png" });
 
     vi.advanceTimersByTime(2 * 60 * 60_000);

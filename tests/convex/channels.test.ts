@@ -231,4 +231,34 @@ describe("messaging figures", () => {
       vi.useRealTimers();
     }
   });
+
+  test("a member or viewer sees only their own figures; the department's leave DMs out of the posts", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const day0 = Date.UTC(2026, 10, 20);
+      vi.setSystemTime(day0 + 9 * 3_600_000);
+      const { t, departmentId, admin, grace, vera } = await demoSquad({ grace: true, vera: true });
+      const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+      await grace.mutation(api.channels.setSubscribed, { channelId, subscribed: true });
+      await admin.mutation(api.channelMessages.post, { channelId, body: "for everyone, @Writer" });
+      await grace.mutation(api.channelMessages.post, { channelId, body: "from Grace" });
+      const dm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [memberKeyOf(t, "Grace")] });
+      await admin.mutation(api.channelMessages.post, { channelId: dm, body: "just between us" });
+      const window = { departmentId, sinceDay: day0, days: 1 };
+
+      const department = await admin.query(api.inbox.stats, window);
+      expect(department.perDay[0].posted).toBe(2);
+      expect(department.unreadByRecipient.map((r) => r.name).sort()).toEqual(["Ada", "Grace", "Writer"]);
+
+      const own = await grace.query(api.inbox.stats, window);
+      expect(own.perDay[0].posted).toBe(1);
+      expect(own.unreadByRecipient).toEqual([{ key: memberKeyOf(t, "Grace"), name: "Grace", unread: 2 }]);
+
+      const viewer = await vera.query(api.inbox.stats, window);
+      expect(viewer.perDay[0].posted).toBe(0);
+      expect(viewer.unreadByRecipient).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -50,7 +50,7 @@ describe("acceptance criteria", () => {
     const get = await admin.fetch("/api/chat", { method: "GET" });
     expect(get.status).toBe(404);
     expect(await get.json()).toEqual({ error: "Chat disabled by configuration" });
-    expect((await admin.fetch("/api/chat", { method: "POST", body: JSON.stringify({ text: "x" }) })).status).toBe(404);
+    expect((await admin.fetch("/api/chat", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: "x" }) })).status).toBe(404);
     const runId = await runFor(t, departmentId, AGENTS.devBot);
     const { context, chat } = await roundInputs(t, runId);
     expect(context.tools.map((tool) => tool.name)).not.toContain("chat.post");
@@ -249,6 +249,41 @@ describe("acceptance criteria", () => {
   });
 });
 
+describe("the WebUI password over /api/chat", () => {
+  test("wrong passwords from one address meet the sign-in bucket's 429 with Retry-After; another address and the right password are not slowed", async () => {
+    const { t, admin, departmentId } = await squad();
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "hello" });
+    process.env.MAESTRO_WEBUI_PASSWORD = "s3cret";
+    const guess = (password: string, address = "203.0.113.7") =>
+      t.fetch("/api/chat", { method: "GET", headers: { Authorization: `Basic ${btoa(`me:${password}`)}`, "X-Forwarded-For": address } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) statuses.push((await guess(`wrong-${i}`)).status);
+    expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
+    expect(statuses.slice(20)).toEqual(Array(5).fill(429));
+    const limited = await guess("s3cret");
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect((await guess("s3cret", "198.51.100.9")).status).toBe(200);
+    // The right password spends nothing: a client polling with it is never limited.
+    for (let i = 0; i < 25; i++) expect((await guess("s3cret", "198.51.100.10")).status).toBe(200);
+  });
+
+  test("a cross-site browser request is refused: a foreign Origin, or a POST whose body is not declared JSON", async () => {
+    const { t } = await squad();
+    process.env.MAESTRO_WEBUI_PASSWORD = "s3cret";
+    const basic = { Authorization: `Basic ${btoa("me:s3cret")}` };
+    const body = JSON.stringify({ text: "from elsewhere" });
+    const plain = await t.fetch("/api/chat", { method: "POST", headers: { ...basic, "Content-Type": "text/plain" }, body });
+    expect(plain.status).toBe(400);
+    const foreign = await t.fetch("/api/chat", { method: "POST", headers: { ...basic, "Content-Type": "application/json", Origin: "https://evil.example" }, body });
+    expect(foreign.status).toBe(403);
+    expect((await t.fetch("/api/chat", { method: "GET", headers: { ...basic, Origin: "https://evil.example" } })).status).toBe(403);
+    expect(await rows(t)).toEqual([]);
+    const fromApp = await t.fetch("/api/chat", { method: "POST", headers: { ...basic, "Content-Type": "application/json", Origin: "http://127.0.0.1:5173" }, body });
+    expect(fromApp.status).toBe(200);
+  });
+});
+
 describe("settings", () => {
   test("only admins change them, with whole positive numbers", async () => {
     const { t, admin, departmentId } = await squad();
@@ -298,7 +333,7 @@ describe("settings", () => {
 describe("POST /api/chat with a huge body", () => {
   test("a 7 MB post is refused with 413 before it is scanned, and nothing is stored", async () => {
     const { t, admin } = await squad();
-    const response = await admin.fetch("/api/chat", { method: "POST", body: JSON.stringify({ text: `AKIAIOSFODNN7EXAMPLE ${"z".repeat(7_000_000)}` }) });
+    const response = await admin.fetch("/api/chat", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: `AKIAIOSFODNN7EXAMPLE ${"z".repeat(7_000_000)}` }) });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: string }).error).toMatch(/too long/);
     expect(await rows(t)).toEqual([]);

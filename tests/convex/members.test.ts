@@ -4,7 +4,9 @@
  * do, removal, sign-out and password change revoking sessions, and the
  * /auth/password route's rate limit.
  */
-import { afterEach, describe, expect, test } from "vitest";
+import { Scrypt } from "lucia";
+import type { ConvexError } from "convex/values";
+import { afterEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { INVITE_INVALID, SIGN_UP_CLOSED, WRONG_SETUP_PASSWORD } from "../../convex/lib/accounts";
@@ -257,23 +259,102 @@ describe("POST /auth/password", () => {
     expect((await route(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" }, "10.0.0.3")).status).toBe(200);
   });
 
-  test("guesses beyond the limit get 429 with Retry-After, per account and per address", async () => {
+  test("guesses from one address at one account get 429 with Retry-After after 5; the real user elsewhere is not locked out", async () => {
+    // The buckets refill with time: the clock stands still here, so slow scrypt on a busy machine refills nothing.
+    vi.useFakeTimers({ toFake: ["Date"] });
     const t = setupTest();
     await t.mutation(internal.seed.demo, {});
     await route(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" }, "10.9.9.9");
+    // One address guessing one account: a burst of 5 failures, then refused, even with the right password.
     const statuses = [];
-    for (let i = 0; i < 7; i++) statuses.push((await route(t, { flow: "signIn", email: "ada@example.com", password: `guess ${i}` }, `10.1.0.${i}`)).status);
-    // A burst of 5 failures per account, then refused whatever the address (a success costs nothing).
+    for (let i = 0; i < 7; i++) statuses.push((await route(t, { flow: "signIn", email: "ada@example.com", password: `guess ${i}` }, "10.1.0.1")).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
-    const limited = await route(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" }, "10.1.0.99");
+    const limited = await route(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" }, "10.1.0.1");
     expect(limited.status).toBe(429);
     expect(Number(limited.retryAfter)).toBeGreaterThan(0);
     expect(limited.body.error).toMatch(/Too many sign-in attempts/);
-    // One address trying many accounts is limited too.
+    // Ada herself, from her own address, still gets in.
+    expect((await route(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" }, "10.1.0.99")).status).toBe(200);
+    vi.useRealTimers();
+  });
+
+  test("guesses spread over many addresses meet the account's ceiling", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
+    await route(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" }, "10.9.9.9");
+    const spread = [];
+    for (let i = 0; i < 21; i++) spread.push((await route(t, { flow: "signIn", email: "ada@example.com", password: "guess guess" }, `10.3.0.${i}`)).status);
+    expect(spread).toEqual([...Array(20).fill(401), 429]);
+    vi.useRealTimers();
+  });
+
+  test("one address trying many accounts meets its own limit", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
     const byAddress = [];
     for (let i = 0; i < 22; i++) byAddress.push((await route(t, { flow: "signIn", email: `user${i}@example.com`, password: "guess guess" }, "10.2.0.1")).status);
     expect(byAddress.slice(0, 20).every((s) => s === 401)).toBe(true);
     expect(byAddress.slice(20)).toEqual([429, 429]);
+    vi.useRealTimers();
+  });
+
+  test("auth:signIn called directly meets the same limits: no address is vouched for, so all direct callers share one bucket", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
+    await route(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" }, "10.9.9.9");
+    const outcomes: string[] = [];
+    for (let i = 0; i < 21; i++) {
+      // A forged ticket names an address of the caller's choosing: it is not believed.
+      const params = { flow: "signIn", email: `user${i}@example.com`, password: "guess guess", signInTicket: `9999999999999.10.0.0.${i}.${"0".repeat(64)}` };
+      outcomes.push(await t.action(api.auth.signIn, { provider: "password", params }).then(() => "ok", (error: unknown) => (error as ConvexError<{ code: string }>).data.code));
+    }
+    expect(outcomes.slice(0, 20)).toEqual(Array(20).fill("UNAUTHENTICATED"));
+    expect(outcomes[20]).toBe("RATE_LIMITED");
+    // The app's route is another address: Ada signs in there.
+    expect((await route(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" }, "10.1.0.7")).status).toBe(200);
+    vi.useRealTimers();
+  });
+
+  test("answers do not tell a registered email from an unknown one, on the route or directly", async () => {
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
+    await route(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" }, "10.9.9.9");
+    const known = await route(t, { flow: "signIn", email: "ada@example.com", password: "wrong horse" }, "10.4.0.1");
+    const unknown = await route(t, { flow: "signIn", email: "nobody@example.com", password: "wrong horse" }, "10.4.0.2");
+    expect(unknown).toEqual(known);
+    expect(known).toMatchObject({ status: 401, body: { error: "Wrong email or password." } });
+    // Sign-up without an invite: the same refusal for a registered email and a new one (no 409).
+    const taken = await route(t, { flow: "signUp", email: "ada@example.com", password: "another one", name: "Ada" }, "10.4.0.3");
+    const fresh = await route(t, { flow: "signUp", email: "eve@example.com", password: "another one", name: "Eve" }, "10.4.0.4");
+    expect(taken).toEqual(fresh);
+    expect(taken).toMatchObject({ status: 403, body: { error: SIGN_UP_CLOSED } });
+    // Directly: the same error for both, not InvalidAccountId against InvalidSecret.
+    const direct = async (email: string) =>
+      await t.action(api.auth.signIn, { provider: "password", params: { flow: "signIn", email, password: "wrong horse" } }).then(
+        () => "signed in",
+        (error: unknown) => JSON.stringify((error as ConvexError<string>).data ?? String(error)),
+      );
+    expect(await direct("nobody@example.com")).toBe(await direct("ada@example.com"));
+    expect(await direct("ada@example.com")).toMatch(/Wrong email or password/);
+  });
+
+  test("an uninvited sign-up is refused before its password is hashed", async () => {
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
+    await route(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" }, "10.9.9.9");
+    const hash = vi.spyOn(Scrypt.prototype, "hash");
+    try {
+      for (const email of ["eve@example.com", "ada@example.com"]) {
+        expect((await route(t, { flow: "signUp", email, password: "correct horse", name: "Eve" }, "10.5.0.1")).body).toEqual({ error: SIGN_UP_CLOSED });
+      }
+      await expect(passwordSignIn(t, { flow: "signUp", email: "mallory@example.com", password: "correct horse", name: "Mallory", inviteToken: "made-up" })).rejects.toThrow(INVITE_INVALID);
+      expect(hash).not.toHaveBeenCalled();
+    } finally {
+      hash.mockRestore();
+    }
   });
 
   test("CORS: only the app's origin is granted", async () => {

@@ -87,7 +87,7 @@ describe("the messaging HTTP API", () => {
     expect(message.body).not.toContain("AKIAIOSFODNN7EXAMPLE");
     const before = await written(t);
     const tooLong = await call(t, key, "POST", "/messages", { channel: "ops", body: "x".repeat(10_001) });
-    expect(tooLong.status).toBe(400);
+    expect(tooLong.status).toBe(413);
     expect(tooLong.body.error).toMatch(/10,?000/);
     expect(await written(t)).toBe(before);
   });
@@ -123,6 +123,8 @@ describe("the messaging HTTP API", () => {
       ["a DM to a stranger", key, "POST", "/dms", { to: ["Mallory"], body: "hi" }, 404, /Nobody called/],
       ["agents only in a DM", key, "POST", "/dms", { to: ["Jarvis"], body: "psst" }, 400, /Agents do not DM each other/],
       ["a bad limit", key, "GET", `/agents/${writer._id}/inbox?limit=-3`, undefined, 400, /"limit" must be/],
+      ["a malformed percent-encoding in the path", key, "GET", "/channels/%E0%A4%A/messages", undefined, 400, /percent-encoding/],
+      ["a malformed path with a revoked key: the key is named first", devKey, "GET", "/channels/%zz", undefined, 401, /revoked/],
       ["a bad body with a revoked key: the key is named first", devKey, "POST", "/messages", { body: 5 }, 401, /revoked/],
     ];
     const failures: string[] = [];

@@ -35,4 +35,19 @@ describe("presence on the board", () => {
     await expectError(admin.mutation(api.presence.heartbeat, { roomId: departmentId, userId: "", sessionId: "", interval: 10_000 }), "INVALID_ARGUMENT");
     await expectError(t.mutation(api.presence.heartbeat, { roomId: departmentId, userId: "", sessionId: "s", interval: 10_000 }), "UNAUTHENTICATED");
   });
+
+  test("a removed member, or someone of another department holding the token, is refused the room's list", async () => {
+    const { t, departmentId, admin, other } = await demoSquad({ other: true });
+    const grace = await signIn(t, "Grace");
+    const { roomToken } = await admin.mutation(api.presence.heartbeat, { roomId: departmentId, userId: "", sessionId: "s1", interval: 10_000 });
+    await grace.mutation(api.presence.heartbeat, { roomId: departmentId, userId: "", sessionId: "s2", interval: 10_000 });
+    expect((await grace.query(api.presence.list, { roomToken })).map((p) => p.name).sort()).toEqual(["Ada", "Grace"]);
+    // Mallory of the other department got hold of the token: refused.
+    await expectError(other.member.query(api.presence.list, { roomToken }), "FORBIDDEN");
+    const graceMember = await t.run(async (ctx) => (await ctx.db.query("members").collect()).find((m) => m.name === "Grace" && m.departmentId === departmentId)!._id);
+    await admin.mutation(api.members.remove, { memberId: graceMember });
+    // Her next read of the same query (a subscription re-runs on the membership change) is refused.
+    await expectError(grace.query(api.presence.list, { roomToken }), "FORBIDDEN");
+    await expectError(grace.query(api.presence.list, { roomToken: "not-a-room" }), "NOT_FOUND");
+  });
 });

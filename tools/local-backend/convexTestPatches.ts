@@ -8,6 +8,7 @@ import { getDocumentSize } from "convex/values";
 import { tableOf, type ComponentState } from "./componentState.js";
 import type { ConvexTestInternals } from "./convexTestInternals.js";
 import type { ExecutionClock } from "./executionLimits.js";
+import { newStorageId } from "./fileStorage.js";
 import type { TurnGate } from "./turns.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
@@ -118,6 +119,8 @@ export function installPatches(internals: ConvexTestInternals) {
   // deployment, and the log and read sets rely on that: count on the app's database.
   const originalGenerateId = proto._generateId;
   proto._generateId = function (this: any, table: string) {
+    // File storage ids are handed to clients before anything checks who may use them: random, as Convex's are.
+    if (table === "_storage") return newStorageId();
     const state: ComponentState | undefined = this.__maestro;
     const counter = state?.counterDb;
     if (counter === undefined || counter === this) return originalGenerateId.call(this, table);

@@ -10,7 +10,7 @@
  * the next start. A deleted row's file is removed once the delete is durable.
  *
  * Upload URLs are single-use, expire, and cap the body; file URLs carry an
- * HMAC of the id, so ids (which count up) cannot be guessed into URLs.
+ * HMAC of the id, so ids cannot be turned into URLs without the key (and ids are random besides: newStorageId).
  * Upload tokens are signed too (expiry and a nonce, with the same key kept
  * in the data folder), so a URL handed out before a restart works after it
  * until it expires; the nonces of used tokens are kept on disk until then,
@@ -47,8 +47,18 @@ const UPLOAD_NONCE_BYTES = 16;
 const UPLOAD_TOKEN = /^([0-9]{1,16})\.([0-9a-f]{32})\.([A-Za-z0-9_-]{43})$/;
 /** Expired lines the claims file may hold before it is rewritten without them. */
 const CLAIMS_SLACK = 100;
-/** Storage ids as the engine hands them out: a counter and the table name. Nothing else is ever a path. */
+/** Storage ids as the engine hands them out: digits and the table name (the shape convex-test reads a table from). Nothing else is ever a path. */
 const STORAGE_ID = /^[0-9]+_storage$/;
+/** Random digits in a new storage id: about 100 bits, so no id can be guessed from another, as on Convex. */
+const STORAGE_ID_DIGITS = 30;
+
+/** A fresh storage id: random digits (never a counter, which would let anyone guess the next upload's id) and `_storage`. */
+export function newStorageId(): string {
+  const bytes = randomBytes(16);
+  const value = BigInt(`0x${bytes.toString("hex")}`) % 10n ** BigInt(STORAGE_ID_DIGITS);
+  // A leading 1 keeps every id the same length and apart from the counter's (shorter, zero-padded) ids.
+  return `1${value.toString().padStart(STORAGE_ID_DIGITS, "0")}_storage`;
+}
 
 export interface FileStoreOptions {
   dataDir: string;

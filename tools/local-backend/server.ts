@@ -18,7 +18,7 @@ import { Engine, type Caller, type FunctionOutcome, type FunctionType, type Http
 import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, sameSecret, sendFailure } from "./httpGuard.js";
 import { walSyncModeFromEnv, type WalSyncMode } from "./storage.js";
 import { handleStorage, STORAGE_PREFIX } from "./storageHttp.js";
-import { SyncServer } from "./sync.js";
+import { SyncServer, type SocketLimits } from "./sync.js";
 import { createTurnGate } from "./turns.js";
 
 export interface BackendOptions {
@@ -51,6 +51,8 @@ export interface BackendOptions {
   allowedHosts?: string[];
   /** Queries one WebSocket may hold (default MAX_SUBSCRIPTIONS_PER_SOCKET). */
   maxSubscriptionsPerSocket?: number;
+  /** What one WebSocket may cost others (sync.ts SocketLimits; defaults DEFAULT_SOCKET_LIMITS). */
+  socketLimits?: Partial<SocketLimits>;
   /** How the write-ahead log syncs; default from MAESTRO_WAL_SYNC, else "group" (storage.ts). */
   walSync?: WalSyncMode;
   /** Largest file an upload URL accepts; default from MAESTRO_MAX_UPLOAD_BYTES, else fileStorage.ts's DEFAULT_MAX_UPLOAD_BYTES. */
@@ -108,7 +110,7 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   // Requests and socket messages start in fair turns of the event loop, and actions' calls pause at them (turns.ts).
   const turns = createTurnGate();
   engine.turns = turns;
-  const sync = new SyncServer(engine, auth, adminKey, log, options.maxSubscriptionsPerSocket, turns);
+  const sync = new SyncServer(engine, auth, adminKey, log, { maxSubscriptions: options.maxSubscriptionsPerSocket, ...options.socketLimits }, turns);
   engine.onCommit = (changes) => sync.notifyCommit(changes);
   const crons = new CronRunner(engine, log);
   crons.reset();

@@ -45,6 +45,8 @@ interface Subscription {
   /** The result as sent, for telling whether a re-run changed it. */
   serialized: SerializedOutcome;
   subscribers: Map<Connection, Set<number>>;
+  /** How long its latest run took (ms): what it costs each commit that touches it. */
+  costMs: number;
 }
 
 class ProtocolError extends Error {}
@@ -58,6 +60,37 @@ interface QueuedTransition {
 
 /** Queries one WebSocket may hold at once; the app needs a few dozen. */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 1000;
+
+/**
+ * What one socket may cost everyone else. Every commit re-runs the queries
+ * it touches before any client hears of it, so one socket holding hundreds
+ * of distinct queries made every write in its department wait for all of
+ * them; and a socket that stops reading kept every Transition in memory.
+ */
+export interface SocketLimits {
+  /** Subscriptions a socket may hold, however cheap (MAX_SUBSCRIPTIONS_PER_SOCKET). */
+  maxSubscriptions: number;
+  /** Subscriptions a socket holds whatever they cost: a page of the app needs a few dozen. */
+  freeSubscriptions: number;
+  /**
+   * Beyond those, a new subscription is refused once the socket's queries
+   * (their latest run times, shared ones split among their sockets) add up
+   * to this many milliseconds: what one commit may spend re-running them.
+   */
+  maxQueryMs: number;
+  /** Bytes sent to a socket and not yet taken by it; past this the socket is closed and its memory freed. */
+  maxUnsentBytes: number;
+}
+
+/** While re-running, the sockets done so far are sent their Transitions, and the event loop gets a turn, at least this often (ms). */
+const FLUSH_SLICE_MS = 2;
+
+export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
+  maxSubscriptions: MAX_SUBSCRIPTIONS_PER_SOCKET,
+  freeSubscriptions: 32,
+  maxQueryMs: 40,
+  maxUnsentBytes: 8 * 1024 * 1024,
+};
 
 class Connection {
   sessionId: string | null = null;
@@ -88,7 +121,12 @@ class Connection {
   /** Ends the socket's signed-in state when its token expires (Convex checks expiry all along, not once). */
   authExpiry: NodeJS.Timeout | null = null;
 
-  constructor(readonly socket: WebSocket) {}
+  constructor(
+    readonly socket: WebSocket,
+    private readonly maxUnsentBytes: number,
+    /** Called once when the socket's unsent data passes the bound. */
+    private readonly onOverflow: (connection: Connection) => void,
+  ) {}
 
   send(message: Record<string, unknown>) {
     this.sendText(JSON.stringify(message));
@@ -98,6 +136,15 @@ class Connection {
     if (this.closed) return;
     this.lastSentAt = Date.now();
     this.socket.send(text);
+    // A client that stops reading would have every later Transition kept here for it.
+    if (this.socket.bufferedAmount > this.maxUnsentBytes) this.onOverflow(this);
+  }
+
+  /** What this socket's queries cost a commit that touches them all (ms); a query shared with other sockets counts in part. */
+  queryCostMs(): number {
+    let total = 0;
+    for (const subscription of new Set(this.queries.values())) total += subscription.costMs / subscription.subscribers.size;
+    return total;
   }
 }
 
@@ -105,6 +152,8 @@ export class SyncServer {
   private readonly connections = new Set<Connection>();
   private readonly subscriptions = new Map<string, Subscription>();
   private pendingChanges: DocumentChange[] = [];
+  /** Subscriptions still to be re-run for commits already flushed: the flush gave way before their sockets (flush). */
+  private readonly behind = new Set<Subscription>();
   private refreshEverything = false;
   /** Serializes query evaluation for subscriptions: adds, identity changes and flushes never interleave. */
   private subscriptionWork: Promise<void> = Promise.resolve();
@@ -124,16 +173,20 @@ export class SyncServer {
   private readonly pingTimer: NodeJS.Timeout;
   /** Query executions since start; benchmarks and tests read it to prove de-duplication. */
   queryRuns = 0;
+  /** Sockets closed for not reading what was sent to them; tests and benchmarks read it. */
+  overflowClosed = 0;
+  private readonly limits: SocketLimits;
 
   constructor(
     private readonly engine: Engine,
     private readonly auth: TokenVerifier,
     private readonly adminKey: string,
     private readonly log: (line: string) => void,
-    private readonly maxSubscriptionsPerSocket = MAX_SUBSCRIPTIONS_PER_SOCKET,
+    limits: Partial<SocketLimits> = {},
     /** Shared with the HTTP servers, so socket messages and requests take fair turns (turns.ts). */
     private readonly turns: TurnGate = createTurnGate(),
   ) {
+    this.limits = { ...DEFAULT_SOCKET_LIMITS, ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) };
     this.pingTimer = setInterval(() => this.pingIdle(), 1_000);
     this.pingTimer.unref();
   }
@@ -147,7 +200,7 @@ export class SyncServer {
   }
 
   accept(socket: WebSocket) {
-    const connection = new Connection(socket);
+    const connection = new Connection(socket, this.limits.maxUnsentBytes, (overflowing) => this.closeOverflowing(overflowing));
     this.connections.add(connection);
     socket.on("message", (data) => {
       const text = data.toString();
@@ -234,18 +287,19 @@ export class SyncServer {
         const queryId = modification.queryId as number;
         if (modification.type === "Add") {
           const args = (modification.args as JSONValue[])[0] ?? {};
-          if (connection.queries.size >= this.maxSubscriptionsPerSocket && !connection.queries.has(queryId)) {
+          const refuse = (errorMessage: string) => connection.pending.push({ type: "QueryFailed", queryId, errorMessage, logLines: [], journal: null });
+          if (connection.queries.size >= this.limits.maxSubscriptions && !connection.queries.has(queryId)) {
             // Refused with a clear error rather than served: one socket must not make every commit slow for everyone.
-            connection.pending.push({
-              type: "QueryFailed",
-              queryId,
-              errorMessage: `Too many subscriptions on one connection (limit ${this.maxSubscriptionsPerSocket}).`,
-              logLines: [],
-              journal: null,
-            });
+            refuse(`Too many subscriptions on one connection (limit ${this.limits.maxSubscriptions}).`);
             continue;
           }
           await this.subscribe(connection, queryId, canonicalUdfPath(modification.udfPath as string), args);
+          if (connection.queries.size > this.limits.freeSubscriptions && connection.queryCostMs() > this.limits.maxQueryMs) {
+            // Served, it would cost every commit that touches it, for everyone: refused, as the count limit is.
+            connection.pending.pop();
+            this.unsubscribe(connection, queryId);
+            refuse(`Too many subscriptions on one connection: their queries take more than ${this.limits.maxQueryMs} ms to run.`);
+          }
         } else {
           this.unsubscribe(connection, queryId);
           connection.pending.push({ type: "QueryRemoved", queryId });
@@ -372,6 +426,7 @@ export class SyncServer {
     let subscription = this.subscriptions.get(key);
     if (subscription === undefined) {
       const readSet = new ReadSet();
+      const started = performance.now();
       const outcome = await this.runQuery(udfPath, args, connection.caller, readSet);
       subscription = {
         key,
@@ -382,6 +437,7 @@ export class SyncServer {
         readSet,
         serialized: serializeOutcome(outcome),
         subscribers: new Map(),
+        costMs: performance.now() - started,
       };
       this.subscriptions.set(key, subscription);
     }
@@ -423,7 +479,15 @@ export class SyncServer {
     );
   }
 
-  /** Re-runs the subscriptions the pending commits can affect and sends each client its changes. */
+  /**
+   * Re-runs the subscriptions the pending commits can affect and sends each
+   * client its changes, socket by socket from the cheapest (the cost of its
+   * queries) to the costliest: a socket's Transition is queued as soon as
+   * its own queries re-ran, and between queries the flush gives way once
+   * another commit is waiting (what is left is taken up by that commit's
+   * flush). So one costly socket does not hold up the writes of the rest of
+   * its department; it hears of a commit once all of its queries caught up.
+   */
   private async flush() {
     await this.sendingBeforeLatest;
     const changes = this.pendingChanges;
@@ -431,21 +495,67 @@ export class SyncServer {
     const everything = this.refreshEverything;
     this.refreshEverything = false;
     const ts = this.engine.lastCommitTs;
-    for (const subscription of [...this.subscriptions.values()]) {
-      if (!everything && !subscription.readSet.isAffectedBy(changes, this.engine.evaluateRangeFilter)) continue;
-      const readSet = new ReadSet();
-      const outcome = await this.runQuery(subscription.udfPath, subscription.args, subscription.caller, readSet);
-      subscription.readSet = readSet;
-      const serialized = serializeOutcome(outcome);
-      if (serialized.key === subscription.serialized.key) continue;
-      subscription.outcome = outcome;
-      subscription.serialized = serialized;
-      for (const [connection, queryIds] of subscription.subscribers) {
-        for (const queryId of queryIds) connection.pending.push(modificationFor(queryId, outcome, serialized));
-      }
+    const due = new Set<Subscription>();
+    for (const subscription of this.subscriptions.values()) {
+      if (everything || this.behind.has(subscription) || subscription.readSet.isAffectedBy(changes, this.engine.evaluateRangeFilter)) due.add(subscription);
     }
+    this.behind.clear();
+    const order = [...this.connections].map((connection) => ({ connection, cost: connection.queryCostMs() })).sort((x, y) => x.cost - y.cost);
+    let ready: Connection[] = [];
+    let since = performance.now();
+    let served = 0;
+    const givingWay = () => this.pendingChanges.length > 0 || this.refreshEverything;
+    for (const { connection } of order) {
+      let caughtUp = true;
+      for (const subscription of new Set(connection.queries.values())) {
+        if (!due.has(subscription)) continue;
+        if (performance.now() - since > FLUSH_SLICE_MS) {
+          // Send what is done, and let the event loop read the sockets: a query runs without giving it a turn,
+          // so without this a costly socket's many queries kept the next commit from even arriving.
+          this.queueDue(ts, ready);
+          ready = [];
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          since = performance.now();
+        }
+        if (givingWay()) {
+          caughtUp = false;
+          break;
+        }
+        due.delete(subscription);
+        await this.rerun(subscription);
+      }
+      if (!caughtUp) break;
+      ready.push(connection);
+      served += 1;
+      if (givingWay()) break;
+    }
+    this.queueDue(ts, ready);
+    // Sockets not reached: their queries still due are re-run by the next flush, which is scheduled.
+    for (const subscription of due) if (this.subscriptions.get(subscription.key) === subscription) this.behind.add(subscription);
+    if (served < order.length) this.scheduleFlush();
+  }
+
+  /** Runs a subscription's query again; its subscribers get the new result if it changed. */
+  private async rerun(subscription: Subscription) {
+    const readSet = new ReadSet();
+    const started = performance.now();
+    const outcome = await this.runQuery(subscription.udfPath, subscription.args, subscription.caller, readSet);
+    subscription.costMs = performance.now() - started;
+    subscription.readSet = readSet;
+    const serialized = serializeOutcome(outcome);
+    if (serialized.key === subscription.serialized.key) return;
+    subscription.outcome = outcome;
+    subscription.serialized = serialized;
+    for (const [connection, queryIds] of subscription.subscribers) {
+      for (const queryId of queryIds) connection.pending.push(modificationFor(queryId, outcome, serialized));
+    }
+  }
+
+  /** Queues a Transition reaching `ts` for each of `connections` that has results to send or a mutation to settle. */
+  private queueDue(ts: bigint, connections: readonly Connection[]) {
     const due: QueuedTransition[] = [];
-    for (const connection of this.connections) {
+    for (const connection of connections) {
+      if (connection.closed) continue;
       // Send changed results, and reach the ts of every answered mutation so its promise resolves.
       if (connection.pending.length > 0 || connection.awaitingTs > connection.queuedTs || connection.responseSinceTransition) {
         due.push({ connection, end: (version) => ({ ...version, ts: ts > version.ts ? ts : version.ts }), ts });
@@ -503,6 +613,16 @@ export class SyncServer {
     for (const connection of this.connections) {
       if (now - connection.lastSentAt >= PING_INTERVAL_MS) connection.send({ type: "Ping" });
     }
+  }
+
+  /** A socket that does not take what is sent to it is cut off, and what waited for it is let go. */
+  private closeOverflowing(connection: Connection) {
+    if (connection.closed) return;
+    this.overflowClosed += 1;
+    this.log(`Closing a client connection: more than ${this.limits.maxUnsentBytes} bytes sent to it were not read`);
+    // terminate, not close: a close frame would queue behind the unread data.
+    connection.socket.terminate();
+    this.drop(connection);
   }
 
   /** A broken message closes only its own socket, with the reason. */

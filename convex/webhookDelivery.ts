@@ -1,0 +1,110 @@
+"use node";
+/**
+ * One webhook delivery attempt (convex/webhooks.ts keeps the webhook and its
+ * deliveries), in Node because the receiver's address is checked where the
+ * connection is made: the host name is resolved for this very connection
+ * and every address it resolves to must be public (lib/webhooks
+ * `isPublicAddress`), so a name that resolves to the machine itself, or
+ * changes its answer between a check and the connection, reaches nothing.
+ * Redirects are not followed: a 3xx is a failed delivery. What failed is
+ * logged for the operator; the admin sees one generic reason.
+ * MAESTRO_WEBHOOK_ALLOW_PRIVATE=1 lifts the address rule for self-hosters.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
+import { v } from "convex/values";
+import { internal } from "./_generated/api";
+import { internalAction } from "./_generated/server";
+import { webhookAllowPrivateFromEnv } from "./lib/config";
+import { checkWebhookUrl, DELIVERY_FAILED, isPublicAddress, retryDelayMs, shouldRetry, signBody, SIGNATURE_HEADER, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS } from "./lib/webhooks";
+
+/** The receiver's address is not one a webhook may reach: final, never retried. */
+class RefusedAddress extends Error {}
+
+/** DNS for one connection: every address the name resolves to must be public, and the connection uses what was checked. */
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses: LookupAddress[]) => {
+    if (error !== null) return callback(error, "", 0);
+    const refused = addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address));
+    if (refused) return callback(new RefusedAddress(`${hostname} resolves to an address webhooks may not reach`), "", 0);
+    if (options.all === true) return callback(null, addresses);
+    return callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+
+/** POSTs `body` once, following no redirect; the answer's status and Retry-After. */
+async function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<{ status: number; retryAfter: string | null }> {
+  let checked: URL;
+  try {
+    // The URL was checked when it was saved; again here, for webhooks saved under older rules.
+    checked = new URL(checkWebhookUrl(url, allowPrivate));
+  } catch {
+    throw new RefusedAddress("the URL's host is a loopback or private address");
+  }
+  const send = checked.protocol === "https:" ? httpsRequest : httpRequest;
+  return await new Promise((resolve, reject) => {
+    const request = send(
+      checked,
+      {
+        method: "POST",
+        headers: { ...headers, "Content-Length": String(new TextEncoder().encode(body).length) },
+        // A fresh connection each time, resolved and checked for this request (no pooled socket skips the check).
+        agent: false,
+        lookup: allowPrivate ? undefined : publicOnlyLookup,
+        timeout: WEBHOOK_TIMEOUT_MS,
+      },
+      (response) => {
+        const retryAfter = response.headers["retry-after"];
+        response.resume();
+        resolve({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null });
+      },
+    );
+    request.on("timeout", () => request.destroy(new Error(`no answer within ${WEBHOOK_TIMEOUT_MS} ms`)));
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+/** One attempt: POST the signed event; on a retryable failure, the next attempt is scheduled with backoff. */
+export const deliver = internalAction({
+  args: { deliveryId: v.id("webhookDeliveries") },
+  returns: v.null(),
+  handler: async (ctx, { deliveryId }) => {
+    const payload = await ctx.runQuery(internal.webhooks.deliveryPayload, { deliveryId });
+    if (payload === null) return null;
+    const body = JSON.stringify(payload.event);
+    const attempt = payload.attempts + 1;
+    const headers = {
+      "Content-Type": "application/json",
+      "User-Agent": "Maestro-Webhook/1",
+      "X-Maestro-Event": payload.event.type,
+      "X-Maestro-Delivery": deliveryId,
+      [SIGNATURE_HEADER]: await signBody(payload.secret, body),
+    };
+    let status: number | null = null;
+    let retryAfter: string | null = null;
+    let retryable = true;
+    try {
+      ({ status, retryAfter } = await post(payload.url, headers, body, webhookAllowPrivateFromEnv()));
+      if (status >= 200 && status < 300) {
+        await ctx.runMutation(internal.webhooks.recordAttempt, { deliveryId, ok: true, status });
+        return null;
+      }
+      console.warn(`webhook delivery ${deliveryId}: the receiver answered HTTP ${status}`);
+    } catch (failure) {
+      retryable = !(failure instanceof RefusedAddress);
+      console.warn(`webhook delivery ${deliveryId} failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+    }
+    const retry = retryable && shouldRetry(status) && attempt < WEBHOOK_MAX_ATTEMPTS;
+    await ctx.runMutation(internal.webhooks.recordAttempt, {
+      deliveryId,
+      ok: false,
+      status: status ?? undefined,
+      error: DELIVERY_FAILED,
+      retryInMs: retry ? retryDelayMs(attempt, retryAfter) : undefined,
+    });
+    return null;
+  },
+});
