@@ -73,7 +73,7 @@ export function TaskCard({
       className={cn(
         "group relative rounded-lg border border-slate-200 bg-white p-2.5 shadow-sm transition-shadow hover:shadow-md dark:border-slate-700 dark:bg-slate-800 dark:shadow-none dark:hover:border-slate-600",
         placeholder && "opacity-40 shadow-none",
-        overlay && "rotate-1 cursor-grabbing shadow-lg ring-2 ring-indigo-500/40",
+        overlay && "rotate-1 cursor-grabbing shadow-lg ring-2 ring-indigo-500/40 dark:ring-indigo-400/30",
       )}
     >
       <div className="flex items-start gap-1.5">
@@ -98,7 +98,7 @@ export function TaskCard({
             ref={handleRef}
             {...handleProps}
             aria-label={`Move ${task.title}`}
-            className="relative z-10 -mt-0.5 -mr-1.5 shrink-0 cursor-grab rounded p-0.5 text-slate-300 hover:bg-slate-100 hover:text-slate-600 focus-visible:text-slate-600 focus-visible:outline-2 focus-visible:outline-indigo-600 active:cursor-grabbing dark:text-slate-500 dark:hover:bg-slate-700 dark:hover:text-slate-200 dark:focus-visible:text-slate-200"
+            className="relative z-10 -mt-0.5 -mr-1.5 shrink-0 cursor-grab rounded p-0.5 text-slate-300 hover:bg-slate-100 hover:text-slate-600 focus-visible:text-slate-600 focus-visible:outline-2 focus-visible:outline-indigo-600 active:cursor-grabbing dark:text-slate-400 dark:hover:bg-slate-700 dark:hover:text-slate-200 dark:focus-visible:text-slate-200"
           >
             <GripIcon className="size-4" />
           </button>

@@ -24,8 +24,8 @@ export function FileArtifacts({ channelId, messageId, files }: Props) {
           <li key={file.storageId} data-testid="file-artifact">
             {isImageType(file.contentType) && url !== null ? (
               <a href={url} target="_blank" rel="noreferrer noopener" title={label} className="block">
-                <img src={url} alt={file.name} loading="lazy" className="max-h-40 max-w-60 rounded border border-slate-200 object-contain" />
-                <span className="text-slate-600">{label}</span>
+                <img src={url} alt={file.name} loading="lazy" className="max-h-40 max-w-60 rounded border border-slate-200 object-contain dark:border-slate-700" />
+                <span className="text-slate-600 dark:text-slate-300">{label}</span>
               </a>
             ) : (
               <a
@@ -34,11 +34,11 @@ export function FileArtifacts({ channelId, messageId, files }: Props) {
                 target="_blank"
                 rel="noreferrer noopener"
                 aria-disabled={url === null || undefined}
-                className="inline-flex items-center gap-1 rounded-full border border-slate-200 bg-slate-50 px-2 py-0.5 text-slate-800 hover:bg-slate-100"
+                className="inline-flex items-center gap-1 rounded-full border border-slate-200 bg-slate-50 px-2 py-0.5 text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-800/60 dark:text-slate-100 dark:hover:bg-slate-800"
               >
-                <PaperclipIcon className="size-3.5 text-slate-500" />
+                <PaperclipIcon className="size-3.5 text-slate-500 dark:text-slate-400" />
                 <span className="max-w-48 truncate">{file.name}</span>
-                <span className="text-slate-500">{formatBytes(file.size)}</span>
+                <span className="text-slate-500 dark:text-slate-400">{formatBytes(file.size)}</span>
               </a>
             )}
           </li>

@@ -115,8 +115,8 @@ export function ChatTimeline({ messages, now, followSignal = 0, className }: Pro
 }
 
 const AUTHOR_CHIP = {
-  human: "bg-emerald-50 text-emerald-800 ring-emerald-600/20",
-  agent: "bg-indigo-50 text-indigo-700 ring-indigo-600/20",
+  human: "bg-emerald-50 text-emerald-800 ring-emerald-600/20 dark:bg-emerald-950/40 dark:text-emerald-300 dark:ring-emerald-400/30",
+  agent: "bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30",
 } as const;
 
 function ChatMessageItem({ message, now }: { message: ChatMessage; now: number }) {

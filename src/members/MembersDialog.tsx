@@ -160,8 +160,8 @@ function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; my
       </form>
       {error && <InlineError>{error}</InlineError>}
       {link && (
-        <div className="flex flex-col gap-2 rounded-lg bg-indigo-50 p-3 ring-1 ring-indigo-200 ring-inset">
-          <p className="text-xs text-indigo-900">Send this link to them. It works once, for 7 days, and is shown only now.</p>
+        <div className="flex flex-col gap-2 rounded-lg bg-indigo-50 p-3 ring-1 ring-indigo-200 ring-inset dark:bg-indigo-950/40 dark:ring-indigo-800">
+          <p className="text-xs text-indigo-900 dark:text-indigo-300">Send this link to them. It works once, for 7 days, and is shown only now.</p>
           <div className="flex items-center gap-2">
             <TextInput readOnly aria-label="Invite link" value={link} onFocus={(e) => e.target.select()} />
             <Button

@@ -60,7 +60,7 @@ export function AgentDetails({ data, departmentSlug }: { data: AgentPageData; de
         <div className="min-w-0">
           <h1 className="flex flex-wrap items-center gap-2 text-lg font-semibold text-slate-900 dark:text-slate-100">
             <span className="break-words">{agent.name}</span>
-            {agent.isSquadLead && <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20">Squad lead</Badge>}
+            {agent.isSquadLead && <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30">Squad lead</Badge>}
           </h1>
           <p className="text-sm text-slate-600 dark:text-slate-300">{agent.role}</p>
         </div>

@@ -19,10 +19,10 @@ type TableProps = {
 
 /** Runs as a table: title, agent, status, trigger, last active, tokens. */
 export function RunsTable({ runs, now, onOpenRun, hideAgent = false }: TableProps) {
-  if (runs.length === 0) return <p className="text-sm text-slate-500">No runs yet.</p>;
+  if (runs.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">No runs yet.</p>;
   return (
     <table className="w-full text-left text-sm">
-      <thead className="text-xs text-slate-500">
+      <thead className="text-xs text-slate-500 dark:text-slate-400">
         <tr>
           <th className="py-1 font-medium">Task</th>
           {!hideAgent && <th className="py-1 font-medium">Agent</th>}
@@ -36,12 +36,12 @@ export function RunsTable({ runs, now, onOpenRun, hideAgent = false }: TableProp
         {runs.map((run) => {
           const status = optionFor(RUN_STATUS_OPTIONS, run.status);
           return (
-            <tr key={run._id} data-testid="run-row" data-run-status={run.status} className="border-t border-slate-100">
+            <tr key={run._id} data-testid="run-row" data-run-status={run.status} className="border-t border-slate-100 dark:border-slate-800">
               <td className="py-1.5 pr-2">
                 {onOpenRun === undefined ? (
                   run.title
                 ) : (
-                  <button type="button" onClick={() => onOpenRun(run._id)} className="text-left text-indigo-700 hover:underline">
+                  <button type="button" onClick={() => onOpenRun(run._id)} className="text-left text-indigo-700 hover:underline dark:text-indigo-300">
                     {run.title}
                   </button>
                 )}
@@ -52,11 +52,11 @@ export function RunsTable({ runs, now, onOpenRun, hideAgent = false }: TableProp
                   {status.label}
                 </Badge>
               </td>
-              <td className="py-1.5 pr-2 text-slate-600">{triggerName(run.trigger)}</td>
-              <td className="py-1.5 pr-2 text-slate-600">
+              <td className="py-1.5 pr-2 text-slate-600 dark:text-slate-300">{triggerName(run.trigger)}</td>
+              <td className="py-1.5 pr-2 text-slate-600 dark:text-slate-300">
                 <RelativeTime at={run.lastActiveAt} now={now} />
               </td>
-              <td className="py-1.5 text-right text-slate-600">{tokenTotal(run) ?? "—"}</td>
+              <td className="py-1.5 text-right text-slate-600 dark:text-slate-300">{tokenTotal(run) ?? "—"}</td>
             </tr>
           );
         })}
@@ -71,7 +71,7 @@ function LiveRunsList({ scope, now, onOpenRun }: { scope: Scope; now: number; on
   const byDepartment = useQuery(api.runs.listForDepartment, scope.departmentId === undefined ? "skip" : { departmentId: scope.departmentId });
   const byAgent = useQuery(api.runs.listForAgent, scope.agentId === undefined ? "skip" : { agentId: scope.agentId });
   const runs = scope.departmentId === undefined ? byAgent : byDepartment;
-  if (runs === undefined) return <p className="text-sm text-slate-500">Loading runs…</p>;
+  if (runs === undefined) return <p className="text-sm text-slate-500 dark:text-slate-400">Loading runs…</p>;
   return <RunsTable runs={runs} now={now} onOpenRun={onOpenRun} hideAgent={scope.agentId !== undefined} />;
 }
 

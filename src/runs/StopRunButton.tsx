@@ -23,7 +23,7 @@ export function StopRunButton({ taskId, runId }: { taskId: Id<"tasks">; runId: I
         {pending ? "Stopping…" : "Stop"}
       </Button>
       {error !== null && (
-        <span role="alert" className="text-xs text-rose-700">
+        <span role="alert" className="text-xs text-rose-700 dark:text-rose-300">
           {error}
         </span>
       )}

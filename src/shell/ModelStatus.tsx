@@ -24,7 +24,7 @@ export function ModelStatus({ status }: { status: { configured: boolean; label: 
 export function ModelProblemBanner({ status }: { status: { configured: boolean; problem: string | null } | undefined }) {
   if (status === undefined || status.configured) return null;
   return (
-    <div role="status" data-testid="model-banner" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900 sm:px-6">
+    <div role="status" data-testid="model-banner" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900 sm:px-6 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-300">
       Agents are paused and will not answer: {status.problem ?? "no model is configured."}
     </div>
   );

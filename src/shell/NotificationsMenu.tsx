@@ -83,7 +83,7 @@ export function NotificationsMenuView({ data, onOpenTask }: ViewProps) {
                       setOpen(false);
                       onOpenTask(n.taskId);
                     }}
-                    className="flex w-full flex-col gap-0.5 px-4 py-2.5 text-left hover:bg-slate-50 focus-visible:bg-slate-50 focus-visible:outline-none dark:hover:bg-slate-800"
+                    className="flex w-full flex-col gap-0.5 px-4 py-2.5 text-left hover:bg-slate-50 focus-visible:bg-slate-50 focus-visible:outline-none dark:hover:bg-slate-800 dark:focus-visible:bg-slate-800/60"
                   >
                     <span className="text-xs text-slate-500 dark:text-slate-400">
                       {n.kind === "mention" ? "You were mentioned in" : "You were assigned"} · {formatRelativeTime(n._creationTime, now)}

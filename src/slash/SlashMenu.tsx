@@ -98,7 +98,7 @@ export function SlashMenu({ id, items, more = 0, active, onPick, onHover }: Menu
           <span className="flex items-baseline gap-2">
             <span className="font-mono font-medium">/{item.name}</span>
             {item.argumentHint !== "" && <span className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{item.argumentHint}</span>}
-            {item.source === "department" && <span className="ml-auto shrink-0 text-[10px] uppercase tracking-wide text-slate-400">department</span>}
+            {item.source === "department" && <span className="ml-auto shrink-0 text-[10px] uppercase tracking-wide text-slate-500 dark:text-slate-400">department</span>}
           </span>
           <span className="truncate text-xs text-slate-500 dark:text-slate-400">{item.description}</span>
         </li>

@@ -79,7 +79,7 @@ export function TaskTitle({ task, headingId, edits, onError }: TitleProps) {
         aria-invalid={edit.problem ? true : undefined}
         className="text-base font-semibold"
       />
-      {edit.problem && <p className="mt-1 text-xs text-rose-700">{edit.problem}</p>}
+      {edit.problem && <p className="mt-1 text-xs text-rose-700 dark:text-rose-300">{edit.problem}</p>}
     </div>
   );
 }
@@ -170,7 +170,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
                   {tag}
                 </span>
               ))}
-              {task.tags.length === 0 && <span className="text-slate-400">None</span>}
+              {task.tags.length === 0 && <span className="text-slate-500 dark:text-slate-400">None</span>}
               <Button variant="ghost" onClick={tags.start} className="px-1.5 py-0.5 text-xs" aria-label="Edit tags">
                 Edit
               </Button>
@@ -192,7 +192,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
                 </span>
               );
             })}
-            {task.assigneeSessionKeys.length === 0 && <span className="text-slate-400">Nobody yet</span>}
+            {task.assigneeSessionKeys.length === 0 && <span className="text-slate-500 dark:text-slate-400">Nobody yet</span>}
             <Button
               variant="ghost"
               onClick={() => setPickingAssignees((open) => !open)}
@@ -229,7 +229,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
                   event.preventDefault();
                   onOpenTask(task.parentTaskId!);
                 }}
-                className="font-medium text-indigo-700 underline-offset-2 hover:underline"
+                className="font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
               >
                 {task.parentTitle ?? "Open the parent task"}
               </a>
@@ -283,7 +283,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
           <button
             type="button"
             onClick={description.start}
-            className="rounded-lg border border-dashed border-slate-300 px-3 py-3 text-left text-sm text-slate-500 hover:border-slate-400 hover:text-slate-700 dark:border-slate-600 dark:text-slate-400"
+            className="rounded-lg border border-dashed border-slate-300 px-3 py-3 text-left text-sm text-slate-500 hover:border-slate-400 hover:text-slate-700 dark:border-slate-600 dark:text-slate-400 dark:hover:text-slate-200"
           >
             No description yet. Add one…
           </button>

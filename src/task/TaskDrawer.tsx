@@ -204,9 +204,9 @@ export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment }: Drawer
         fallback={(error, retry) => (
           <div className="flex flex-1 flex-col">
             <ModalHeader headingId={headingId} title="Task unavailable" onClose={onClose} closeLabel="Close task" large />
-            <div role="alert" className="m-5 flex flex-col items-start gap-3 rounded-xl border border-rose-200 bg-rose-50 p-4">
-              <p className="text-sm font-medium text-rose-800">{userMessage(error)}</p>
-              <p className="text-xs text-rose-700">It may have been deleted, or the link may be wrong.</p>
+            <div role="alert" className="m-5 flex flex-col items-start gap-3 rounded-xl border border-rose-200 bg-rose-50 p-4 dark:border-rose-800 dark:bg-rose-950/40">
+              <p className="text-sm font-medium text-rose-800 dark:text-rose-300">{userMessage(error)}</p>
+              <p className="text-xs text-rose-700 dark:text-rose-300">It may have been deleted, or the link may be wrong.</p>
               <div className="flex gap-2">
                 <Button variant="secondary" onClick={retry}>
                   Try again

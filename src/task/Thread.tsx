@@ -90,12 +90,12 @@ function MessageItem({ message, now }: { message: ThreadMessage; now: number }) 
       <div className="min-w-0 flex-1">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
           <span className="text-sm font-semibold text-slate-900 dark:text-slate-100">{author.name}</span>
-          <Badge className={isAgent ? "bg-indigo-50 text-indigo-700 ring-indigo-600/20" : "bg-emerald-50 text-emerald-700 ring-emerald-600/20"}>
+          <Badge className={isAgent ? "bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30" : "bg-emerald-50 text-emerald-700 ring-emerald-600/20 dark:bg-emerald-950/40 dark:text-emerald-300 dark:ring-emerald-400/30"}>
             {isAgent ? "Agent" : "Member"}
           </Badge>
           {time}
         </div>
-        <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100" : "bg-slate-50 ring-1 ring-slate-200 dark:bg-slate-800/60 dark:ring-slate-700")}>
+        <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100 dark:bg-indigo-950/40 dark:ring-indigo-800" : "bg-slate-50 ring-1 ring-slate-200 dark:bg-slate-800/60 dark:ring-slate-700")}>
           <Markdown mentions={message.mentions.map((mention) => mention.name)}>{message.content}</Markdown>
         </div>
       </div>
