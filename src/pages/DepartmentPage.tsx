@@ -5,6 +5,7 @@ import { DepartmentNav } from "../shell/DepartmentNav";
 import { DepartmentWorkspace, PageSkeleton } from "../shell/AppShell";
 import { isAdminRole, RoleContext } from "../shell/role";
 import { taskIdFromHash, taskPath } from "../shell/addresses";
+import { useHistoryBackstop } from "../shell/useHistoryBackstop";
 import { useWorkspace } from "../shell/workspace";
 import { ToRememberedDepartment } from "./redirects";
 
@@ -16,6 +17,7 @@ import { ToRememberedDepartment } from "./redirects";
 export function DepartmentPage() {
   const { department } = useWorkspace();
   const location = useLocation();
+  useHistoryBackstop();
   if (department === undefined) return <ToRememberedDepartment />;
   const legacyTaskId = taskIdFromHash(location.hash);
   return (

@@ -9,7 +9,7 @@ import { tokenTotal } from "./runViews";
 export type AgentOverviewData = FunctionReturnType<typeof api.runs.agentOverview>;
 
 /** An agent's page body: role, tools, what it is on now, its run history and token totals. */
-export function AgentOverviewView({ data, now, onOpenRun }: { data: AgentOverviewData; now: number; onOpenRun?: (runId: Id<"runs">) => void }) {
+export function AgentOverviewView({ data, now, runHref }: { data: AgentOverviewData; now: number; runHref?: (runId: Id<"runs">) => string }) {
   return (
     <section aria-label={`${data.name}'s overview`} className="flex flex-col gap-4">
       <header>
@@ -30,18 +30,18 @@ export function AgentOverviewView({ data, now, onOpenRun }: { data: AgentOvervie
           {tokenTotal(data.totals) ?? "none yet"} over {data.totals.runs} run{data.totals.runs === 1 ? "" : "s"}
         </dd>
       </dl>
-      <RunsTable runs={data.runs} now={now} onOpenRun={onOpenRun} hideAgent />
+      <RunsTable runs={data.runs} now={now} runHref={runHref} hideAgent />
     </section>
   );
 }
 
-function LiveAgentOverview({ agentId, now, onOpenRun }: { agentId: Id<"agents">; now: number; onOpenRun?: (runId: Id<"runs">) => void }) {
+function LiveAgentOverview({ agentId, now, runHref }: { agentId: Id<"agents">; now: number; runHref?: (runId: Id<"runs">) => string }) {
   const data = useQuery(api.runs.agentOverview, { agentId });
-  return data === undefined ? <p className="text-sm text-slate-500 dark:text-slate-400">Loading…</p> : <AgentOverviewView data={data} now={now} onOpenRun={onOpenRun} />;
+  return data === undefined ? <p className="text-sm text-slate-500 dark:text-slate-400">Loading…</p> : <AgentOverviewView data={data} now={now} runHref={runHref} />;
 }
 
 /** The agent page's data, live. */
-export function AgentOverview(props: { agentId: Id<"agents">; now: number; onOpenRun?: (runId: Id<"runs">) => void }) {
+export function AgentOverview(props: { agentId: Id<"agents">; now: number; runHref?: (runId: Id<"runs">) => string }) {
   return (
     <ErrorBoundary key={props.agentId}>
       <LiveAgentOverview {...props} />
