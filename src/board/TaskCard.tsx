@@ -1,6 +1,6 @@
 import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
-import { useCallback, type CSSProperties, type HTMLAttributes, type Ref } from "react";
+import { createContext, useCallback, useContext, type CSSProperties, type HTMLAttributes, type Ref } from "react";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { GripIcon } from "../components/ui/icons";
@@ -8,6 +8,9 @@ import { cn } from "../lib/cn";
 import { initials } from "./initials";
 import { optionFor, PRIORITY_OPTIONS } from "./options";
 import type { RosterAgent, TaskCardData } from "./types";
+
+/** Whether the board's cards may be moved: a read-only board (a viewer's) shows no drag grips. */
+export const CardsMovableContext = createContext(true);
 
 /** Assignee avatars shown before collapsing the rest into "+n". */
 const MAX_AVATARS = 3;
@@ -92,7 +95,7 @@ export function TaskCard({
             <span className="sr-only">Unread mention</span>
           </span>
         )}
-        {!overlay && (
+        {!overlay && handleProps !== undefined && (
           <button
             type="button"
             ref={handleRef}
@@ -157,6 +160,7 @@ export function SortableTaskCard({ virtual, ...props }: CardProps & { virtual?: 
     id: props.task._id,
   });
   const { onKeyDown, ...pointerListeners } = (listeners ?? {}) as HTMLAttributes<HTMLElement>;
+  const movable = useContext(CardsMovableContext);
   const measure = virtual?.measure;
   const itemRef = useCallback(
     (element: HTMLLIElement | null) => {
@@ -176,7 +180,7 @@ export function SortableTaskCard({ virtual, ...props }: CardProps & { virtual?: 
       itemListeners={pointerListeners}
       handleRef={setActivatorNodeRef}
       // dnd-kit's attributes give the grip its "sortable" role description and drag instructions.
-      handleProps={{ ...attributes, role: undefined, tabIndex: undefined, onKeyDown }}
+      handleProps={movable ? { ...attributes, role: undefined, tabIndex: undefined, onKeyDown } : undefined}
       placeholder={isDragging}
     />
   );
