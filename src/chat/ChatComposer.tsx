@@ -66,7 +66,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
           aria-invalid={over ? true : undefined}
           rows={1}
           value={text}
-          placeholder={slash === undefined ? "Message #maestro" : "Message #maestro · / for commands"}
+          placeholder="Message #maestro"
           onChange={(event) => onType(event.target.value, event.target.selectionStart)}
           onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKeyDown}
@@ -89,7 +89,8 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
         ) : (
           <span className="hidden sm:inline">
             {" "}
-            · <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends
+            {/* The hints sit here, not in the placeholder, so the box stays one line high and the pane holds more messages. */}
+            {slash !== undefined && <>· / for commands </>}· <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends
           </span>
         )}
       </div>

@@ -81,6 +81,7 @@ export function TaskDrawerView({
   const report = (error: unknown) => setFailure(userMessage(error));
   const oldestFirst = useMemo(() => [...messages].reverse(), [messages]);
   const candidates = useMemo(() => mentionCandidates(agents, members), [agents, members]);
+  const roles = useMemo(() => new Map(members.map((member) => [member.userId as string, member.role as string])), [members]);
   const status = optionFor(STATUS_OPTIONS, task.status);
 
   // Follow the conversation: a newer message scrolls into view when the reader
@@ -122,7 +123,7 @@ export function TaskDrawerView({
         {activity}
         <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
           <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Thread</h3>
-          <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} />
+          <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} roles={roles} />
           <PauseCards taskId={task._id} now={now} />
         </section>
       </div>

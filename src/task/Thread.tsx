@@ -22,10 +22,12 @@ type Props = {
   onLoadEarlier: () => void;
   /** The time relative times are measured from. */
   now: number;
+  /** Each person's role in the department, by user id: a post is badged with it (an owner's says "Owner"). */
+  roles?: ReadonlyMap<string, string>;
 };
 
 /** A task's thread, oldest message first, with a "Load earlier" button when there is more. */
-export function Thread({ messages, status, onLoadEarlier, now }: Props) {
+export function Thread({ messages, status, onLoadEarlier, now, roles }: Props) {
   if (status === "LoadingFirstPage") {
     return (
       <LoadingStatus label="Loading the thread…" className="flex flex-col gap-4 py-2">
@@ -54,7 +56,7 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
       ) : (
         <ol aria-label="Messages" className="flex flex-col gap-4">
           {messages.map((message) => (
-            <MessageItem key={message._id} message={message} now={now} />
+            <MessageItem key={message._id} message={message} now={now} roles={roles} />
           ))}
         </ol>
       )}
@@ -62,7 +64,12 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
   );
 }
 
-function MessageItem({ message, now }: { message: ThreadMessage; now: number }) {
+/** "owner" → "Owner": a person's badge. Someone no longer in the department is still a person who posted. */
+function roleBadge(role: string | undefined): string {
+  return role === undefined ? "Person" : `${role[0].toUpperCase()}${role.slice(1)}`;
+}
+
+function MessageItem({ message, now, roles }: { message: ThreadMessage; now: number; roles?: ReadonlyMap<string, string> }) {
   const { author } = message;
   const time = <RelativeTime at={message._creationTime} now={now} className="text-xs text-slate-500 dark:text-slate-400" />;
 
@@ -91,7 +98,7 @@ function MessageItem({ message, now }: { message: ThreadMessage; now: number }) 
         <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
           <span className="text-sm font-semibold text-slate-900 dark:text-slate-100">{author.name}</span>
           <Badge className={isAgent ? "bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30" : "bg-emerald-50 text-emerald-700 ring-emerald-600/20 dark:bg-emerald-950/40 dark:text-emerald-300 dark:ring-emerald-400/30"}>
-            {isAgent ? "Agent" : "Member"}
+            {author.kind === "agent" ? "Agent" : roleBadge(roles?.get(author.userId))}
           </Badge>
           {time}
         </div>
