@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer } from "vite";
 import { ModelError, modelConfigFromEnv } from "../convex/lib/modelConfig.js";
-import { allowedHostnames, appOrigins, envList, loadConfig, webuiPassword } from "./config.js";
+import { allowedHostnames, appOrigins, envList, loadConfig, portInUseMessage, webuiPassword } from "./config.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
 import { startBackend } from "./local-backend/server.js";
 import { WalCorruptError } from "./local-backend/storage.js";
@@ -52,6 +52,15 @@ const appOrigin = `http://${host.includes(":") ? `[${host}]` : host}:${appPort}`
 const allowedOrigins = [...new Set([...appOrigins(appPort), appOrigin])];
 // The HTTP actions (sign-in at /auth/password) grant CORS to these too.
 process.env.MAESTRO_CORS_ORIGINS = [...envList(process.env.MAESTRO_CORS_ORIGINS), ...allowedOrigins].join(",");
+const apiPort = Number(process.env.MAESTRO_API_PORT ?? 3210);
+const sitePort = Number(process.env.MAESTRO_SITE_PORT ?? 3211);
+/** A taken port is one plain line naming the variable that moves it, not a stack trace. */
+function exitIfPortTaken(error: unknown): void {
+  const line = portInUseMessage(error, { MAESTRO_API_PORT: apiPort, MAESTRO_SITE_PORT: sitePort, MAESTRO_WEBUI_PORT: appPort });
+  if (line === null) return;
+  console.error(line);
+  process.exit(1);
+}
 const backend = await startBackend({
   projectRoot,
   dataDir,
@@ -59,11 +68,12 @@ const backend = await startBackend({
   // Only the app's own pages may call the API from a browser (plus MAESTRO_CORS_ORIGINS).
   allowedOrigins,
   allowedHosts: [config.webui.host],
-  port: Number(process.env.MAESTRO_API_PORT ?? 3210),
-  sitePort: Number(process.env.MAESTRO_SITE_PORT ?? 3211),
+  port: apiPort,
+  sitePort,
   password,
   watch: process.env.MAESTRO_WATCH !== "0",
 }).catch((error: unknown) => {
+  exitIfPortTaken(error);
   // A damaged log is the user's to repair (the message says how), not a crash with a stack.
   if (!(error instanceof WalCorruptError)) throw error;
   console.error(error.message);
@@ -86,7 +96,11 @@ const app = await createServer({
   clearScreen: false,
   logLevel: "warn",
 });
-await app.listen();
+await app.listen().catch(async (error: unknown) => {
+  await backend.close();
+  exitIfPortTaken(error);
+  throw error;
+});
 const setup = await backend.engine.runQuery("setup:status", {}, { kind: "admin" });
 const ownerLine =
   setup.ok && (setup.value as { needsOwner: boolean }).needsOwner

@@ -30,7 +30,13 @@ export function FileArtifacts({ channelId, messageId, files }: Props) {
             ) : (
               <a
                 href={url ?? undefined}
-                download={isImageType(file.contentType) ? undefined : file.name}
+                download={file.name}
+                onClick={(event) => {
+                  if (url === null) return;
+                  // The file lives on the storage origin, where `download` is ignored: fetch it and save it under its name.
+                  event.preventDefault();
+                  void saveFile(url, file.name);
+                }}
                 target="_blank"
                 rel="noreferrer noopener"
                 aria-disabled={url === null || undefined}
@@ -46,4 +52,20 @@ export function FileArtifacts({ channelId, messageId, files }: Props) {
       })}
     </ul>
   );
+}
+
+/** Downloads `url` as a file called `name`; if the storage will not be fetched from here, opens it instead. */
+async function saveFile(url: string, name: string): Promise<void> {
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const blobUrl = URL.createObjectURL(await response.blob());
+    const link = Object.assign(document.createElement("a"), { href: blobUrl, download: name });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(blobUrl), 10_000);
+  } catch {
+    window.open(url, "_blank", "noopener,noreferrer");
+  }
 }
