@@ -19,7 +19,7 @@ const PAGE = 30;
  * at the top with older pages on demand, a thread beside it, a composer.
  * What is on screen is marked read, so badges clear as you look.
  */
-export function ChannelView({ channelId, title }: { channelId: Id<"channels">; title: string }) {
+export function ChannelView({ channelId, title, unread = 0 }: { channelId: Id<"channels">; title: string; unread?: number }) {
   const channel = useQuery(api.channels.get, { channelId });
   const { results, status, loadMore } = usePaginatedQuery(api.channelMessages.history, { channelId }, { initialNumItems: PAGE });
   const post = useMutation(api.channelMessages.post);
@@ -35,9 +35,15 @@ export function ChannelView({ channelId, title }: { channelId: Id<"channels">; t
 
   useEffect(() => {
     if (newest === undefined) return;
-    markRead({ channelId }).catch(() => undefined); // a badge that stays is the only cost
     bottom.current?.scrollIntoView?.({ block: "end" });
-  }, [channelId, newest, markRead]);
+  }, [channelId, newest]);
+  // Whatever arrives while the conversation is open (a post, a reply in one of its threads) is read at once,
+  // so its badge clears as you read rather than staying until you leave and come back.
+  const hasUnread = unread > 0;
+  useEffect(() => {
+    if (newest === undefined) return;
+    markRead({ channelId }).catch(() => undefined); // a badge that stays is the only cost
+  }, [channelId, newest, hasUnread, markRead]);
   useEffect(() => setThread(null), [channelId]);
 
   const act = (work: Promise<unknown>) => {
