@@ -15,11 +15,13 @@ export async function signInWithPassword(siteUrl: string, request: PasswordReque
  * stops working everywhere at once). A server that cannot be reached still
  * leaves this browser signed out.
  */
-export async function signOutEverywhere(convexUrl: string): Promise<void> {
+export async function signOutEverywhere(convexUrl: string, settled: () => Promise<void> = async () => {}): Promise<void> {
   const session = readSession();
-  // The app lets go of its live queries first (the sign-in screen replaces it), so none is
-  // re-run with a session the server has just ended (each would log UNAUTHENTICATED).
+  // The app lets go of its live queries first (the sign-in screen replaces it), and what it sends
+  // as it goes (leaving the presence room) lands first, so nothing runs on a session the server
+  // has just ended (each would log UNAUTHENTICATED).
   clearSession();
+  await settled();
   if (session !== null) {
     const client = new ConvexHttpClient(convexUrl);
     client.setAuth(session.token);
