@@ -1,6 +1,6 @@
 /** The side panel (squad, #maestro, activity) on wide screens: its width in px, remembered. */
 export const PANEL_WIDTH_KEY = "maestro.sidePanel.width";
-export const DEFAULT_PANEL_WIDTH = 320;
+export const DEFAULT_PANEL_WIDTH = 288;
 export const MIN_PANEL_WIDTH = 240;
 export const MAX_PANEL_WIDTH = 640;
 /** The board keeps at least this much of the row, whatever the panel asks for. */

@@ -78,7 +78,7 @@ describe("layout", () => {
     for (const status of COLUMNS) await ada.getByTestId(`column-${status}`).waitFor();
     await ada.screenshot({ path: screenshotPath("shell-1440.png") });
     await divider.dblclick();
-    expect(await sidePanelWidth(ada)).toBe(320);
+    expect(await sidePanelWidth(ada)).toBe(288);
   });
 
   test("#maestro folds away and stays folded across a reload", async () => {
