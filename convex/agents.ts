@@ -175,7 +175,8 @@ export const getBySlug = departmentQuery({
     }),
   ),
   handler: async (ctx, { departmentId, agentSlug }) => {
-    const sessionKey = `agent:${agentSlug}:${ctx.department.slug}`;
+    // The address may name the agent in any case, or by its name ("Dev Bot"): both lead to its slug.
+    const sessionKey = agentSessionKey(agentSlug, ctx.department.slug);
     const agent = await agentBySessionKey(ctx, sessionKey);
     if (agent === null || agent.departmentId !== departmentId) return null;
     const running = await runsOfAgentWithStatus(ctx, sessionKey, "running", CURRENT_RUNS_SCANNED);

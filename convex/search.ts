@@ -20,9 +20,13 @@ const PALETTE_RUNS_SCANNED = 200;
 /** Longer queries are cut here: a title search needs no more. */
 export const MAX_PALETTE_QUERY_CHARS = 200;
 
-/** The words of a query, lower-cased. */
+/** The words of a query, lower-cased, without a leading # or @ ("#launch" finds #launch-room, "@dev" Dev Bot). */
 export function queryTerms(text: string): string[] {
-  return text.toLowerCase().split(/\s+/).filter((term) => term !== "");
+  return text
+    .toLowerCase()
+    .split(/\s+/)
+    .map((term) => term.replace(/^[#@]+/, ""))
+    .filter((term) => term !== "");
 }
 
 /**

@@ -88,3 +88,19 @@ export function normalizeHostname(host: string): string {
 export function appOrigins(port: number): string[] {
   return [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
 }
+
+/**
+ * The one line `npm start` prints when one of its ports is taken, naming the
+ * variable that moves it (`ports` maps each variable to its port); null for
+ * any other error.
+ */
+export function portInUseMessage(error: unknown, ports: Record<string, number>): string | null {
+  if (!(error instanceof Error)) return null;
+  const { code, port } = error as Error & { code?: unknown; port?: unknown };
+  const taken = code === "EADDRINUSE" && typeof port === "number" ? port : Number(/Port (\d+) is already in use/.exec(error.message)?.[1] ?? NaN);
+  if (!Number.isInteger(taken)) return null;
+  const variable = Object.entries(ports).find(([, value]) => value === taken)?.[0];
+  return variable === undefined
+    ? `Port ${taken} is already in use (another Maestro, or another program): stop it or choose other ports.`
+    : `Port ${taken} is already in use (another Maestro, or another program): stop it, or set ${variable} to a free port.`;
+}

@@ -12,7 +12,7 @@ import os from "node:os";
 import { build, createServer, preview, type ResolvedServerUrls } from "vite";
 import { warmApp } from "./warmApp.js";
 import { ModelError, modelConfigFromEnv } from "../convex/lib/modelConfig.js";
-import { allowedHostnames, appOrigins, envList, loadConfig, webuiPassword } from "./config.js";
+import { allowedHostnames, appOrigins, envList, loadConfig, portInUseMessage, webuiPassword } from "./config.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
 import { startBackend } from "./local-backend/server.js";
 import { WalCorruptError } from "./local-backend/storage.js";
@@ -55,6 +55,15 @@ const appOrigin = `http://${host.includes(":") ? `[${host}]` : host}:${appPort}`
 const allowedOrigins = [...new Set([...appOrigins(appPort), appOrigin])];
 // The HTTP actions (sign-in at /auth/password) grant CORS to these too.
 process.env.MAESTRO_CORS_ORIGINS = [...envList(process.env.MAESTRO_CORS_ORIGINS), ...allowedOrigins].join(",");
+const apiPort = Number(process.env.MAESTRO_API_PORT ?? 3210);
+const sitePort = Number(process.env.MAESTRO_SITE_PORT ?? 3211);
+/** A taken port is one plain line naming the variable that moves it, not a stack trace. */
+function exitIfPortTaken(error: unknown): void {
+  const line = portInUseMessage(error, { MAESTRO_API_PORT: apiPort, MAESTRO_SITE_PORT: sitePort, MAESTRO_WEBUI_PORT: appPort });
+  if (line === null) return;
+  console.error(line);
+  process.exit(1);
+}
 const backend = await startBackend({
   projectRoot,
   dataDir,
@@ -62,11 +71,12 @@ const backend = await startBackend({
   // Only the app's own pages may call the API from a browser (plus MAESTRO_CORS_ORIGINS).
   allowedOrigins,
   allowedHosts: [config.webui.host],
-  port: Number(process.env.MAESTRO_API_PORT ?? 3210),
-  sitePort: Number(process.env.MAESTRO_SITE_PORT ?? 3211),
+  port: apiPort,
+  sitePort,
   password,
   watch: process.env.MAESTRO_WATCH !== "0",
 }).catch((error: unknown) => {
+  exitIfPortTaken(error);
   // A damaged log is the user's to repair (the message says how), not a crash with a stack.
   if (!(error instanceof WalCorruptError)) throw error;
   console.error(error.message);
@@ -90,19 +100,26 @@ const viteHosts = allowedHostnames([config.webui.host]);
 const dev = process.env.MAESTRO_DEV === "1";
 const builtDir = dev ? null : mkdtempSync(path.join(os.tmpdir(), "maestro-app-"));
 let app: { resolvedUrls: ResolvedServerUrls | null; close(): Promise<void> };
-if (builtDir === null) {
-  const server = await createServer({
-    // vite.config.ts sets the root to src/, so the project root and its data folder are never served.
-    configFile,
-    server: { host, port: appPort, strictPort: true, allowedHosts: viteHosts },
-    clearScreen: false,
-    logLevel: "warn",
-  });
-  await server.listen();
-  app = server;
-} else {
-  await build({ configFile, logLevel: "warn", build: { outDir: builtDir, emptyOutDir: true } });
-  app = await preview({ configFile, logLevel: "warn", build: { outDir: builtDir }, preview: { host, port: appPort, strictPort: true, allowedHosts: viteHosts } });
+try {
+  if (builtDir === null) {
+    const server = await createServer({
+      // vite.config.ts sets the root to src/, so the project root and its data folder are never served.
+      configFile,
+      server: { host, port: appPort, strictPort: true, allowedHosts: viteHosts },
+      clearScreen: false,
+      logLevel: "warn",
+    });
+    await server.listen();
+    app = server;
+  } else {
+    await build({ configFile, logLevel: "warn", build: { outDir: builtDir, emptyOutDir: true } });
+    app = await preview({ configFile, logLevel: "warn", build: { outDir: builtDir }, preview: { host, port: appPort, strictPort: true, allowedHosts: viteHosts } });
+  }
+} catch (error) {
+  await backend.close();
+  if (builtDir !== null) rmSync(builtDir, { recursive: true, force: true });
+  exitIfPortTaken(error);
+  throw error;
 }
 const setup = await backend.engine.runQuery("setup:status", {}, { kind: "admin" });
 const ownerLine =

@@ -30,7 +30,8 @@ export function ActivityList({ entries, status, now, onLoadMore }: Props) {
       {entries.length === 0 ? (
         <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">Nothing has happened here yet.</p>
       ) : (
-        <ol className="divide-y divide-slate-100 lg:overflow-y-auto dark:divide-slate-800">
+        // Scrolls on its own on wide screens, so it takes focus for keyboard scrolling.
+        <ol tabIndex={0} aria-label="Activity entries" className="divide-y divide-slate-100 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-indigo-600 lg:overflow-y-auto dark:divide-slate-800">
           {entries.map((entry) => (
             <ActivityRow key={entry._id} entry={entry} now={now} />
           ))}

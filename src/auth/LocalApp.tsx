@@ -15,7 +15,14 @@ import { AuthScreen } from "./SignInScreen";
 // Module-level so its identity is stable, as ConvexProviderWithAuth expects.
 const useLocalConvexAuth = makeUseLocalConvexAuth(CONVEX_URL);
 
-const signOut = () => void signOutEverywhere(CONVEX_URL);
+/** Until the client has nothing in flight (the app has unmounted and said goodbye), at most 2 s. */
+async function clientSettled(): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  do await new Promise((resolve) => setTimeout(resolve, 50));
+  while (convex.connectionState().hasInflightRequests && Date.now() < deadline);
+}
+
+const signOut = () => void signOutEverywhere(CONVEX_URL, clientSettled);
 
 /** Email and password accounts (Convex Auth), for the offline backend and any Convex deployment. */
 export default function LocalApp() {

@@ -68,7 +68,7 @@ export function OwnerSetup({ siteUrl = SITE_URL, setupPasswordRequired }: { site
           hint="The WebUI password this Maestro was started with (webui.password or MAESTRO_WEBUI_PASSWORD)."
         />
       ) : (
-        <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-800 ring-1 ring-amber-600/20 ring-inset">
+        <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-800 ring-1 ring-amber-600/20 ring-inset dark:bg-amber-950/40 dark:text-amber-300 dark:ring-amber-400/30">
           No WebUI password is set on this server, so whoever opens it first becomes its owner.
         </p>
       )}
@@ -89,10 +89,10 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
     return (
       <SignInLayout className="w-full max-w-sm">
         <div className="flex flex-col gap-3 rounded-2xl border border-slate-200 bg-white p-6 text-sm shadow-sm dark:bg-slate-900 dark:border-slate-700">
-          <p role="alert" className="text-rose-700">
+          <p role="alert" className="text-rose-700 dark:text-rose-300">
             This invite link is not valid any more: it was used, revoked or has expired.
           </p>
-          <a href={pathname} className="text-indigo-700 underline">
+          <a href={pathname} className="text-indigo-700 underline dark:text-indigo-300">
             Go to sign-in
           </a>
         </div>
@@ -176,7 +176,7 @@ function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, r
         {intro && <p className="text-sm text-slate-600 dark:text-slate-300">{intro}</p>}
         {children}
         {error !== null && (
-          <p role="alert" className="text-sm text-rose-700">
+          <p role="alert" className="text-sm text-rose-700 dark:text-rose-300">
             {error}
           </p>
         )}

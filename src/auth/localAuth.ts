@@ -11,18 +11,22 @@ export async function signInWithPassword(siteUrl: string, request: PasswordReque
 }
 
 /**
- * Signs out on the server first (the session is deleted, so the token stops
- * working everywhere at once), then here. A server that cannot be reached
- * still leaves this browser signed out.
+ * Signs out here, then on the server (the session is deleted, so the token
+ * stops working everywhere at once). A server that cannot be reached still
+ * leaves this browser signed out.
  */
-export async function signOutEverywhere(convexUrl: string): Promise<void> {
+export async function signOutEverywhere(convexUrl: string, settled: () => Promise<void> = async () => {}): Promise<void> {
   const session = readSession();
+  // The app lets go of its live queries first (the sign-in screen replaces it), and what it sends
+  // as it goes (leaving the presence room) lands first, so nothing runs on a session the server
+  // has just ended (each would log UNAUTHENTICATED).
+  clearSession();
+  await settled();
   if (session !== null) {
     const client = new ConvexHttpClient(convexUrl);
     client.setAuth(session.token);
     await client.action(api.auth.signOut, {}).catch(() => undefined);
   }
-  clearSession();
 }
 
 // One refresh at a time: a refresh token works once, and Convex may ask again while one is in flight.

@@ -112,7 +112,7 @@ export function BoardColumn({
           folded
           columnLabel={status.label}
           onToggle={onToggleCollapsed}
-          className="rounded p-0.5 text-slate-400 after:absolute dark:text-slate-500 dark:hover:text-slate-200 after:inset-0 after:rounded-xl hover:text-slate-700 focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
+          className="rounded p-0.5 text-slate-400 after:absolute dark:text-slate-400 dark:hover:text-slate-200 after:inset-0 after:rounded-xl hover:text-slate-700 focus-visible:outline-none focus-visible:after:ring-2 focus-visible:after:ring-indigo-600"
         />
         <span aria-hidden="true" className={`mt-2 size-2 rounded-full ${status.className}`} />
         <span data-testid="column-count" aria-label={countLabel} className="mt-2 text-xs font-medium text-slate-600 tabular-nums dark:text-slate-300">
@@ -166,7 +166,7 @@ export function BoardColumn({
           <p
             className={cn(
               "mx-2.5 mb-2.5 rounded-lg border border-dashed px-3 py-6 text-center text-xs",
-              isDropTarget ? "border-indigo-300 text-indigo-700 dark:border-indigo-500/60 dark:text-indigo-300" : "border-slate-300 text-slate-500 dark:border-slate-700 dark:text-slate-400",
+              isDropTarget ? "border-indigo-300 text-indigo-700 dark:border-indigo-500/60 dark:text-indigo-300" : "border-slate-300 text-slate-600 dark:border-slate-700 dark:text-slate-400",
             )}
           >
             {isDropTarget ? "Drop here" : "No tasks"}

@@ -5,7 +5,7 @@ import { locateTask, normalizeColumns, type TaskMove } from "./dnd";
 import { COLLAPSIBLE_STATUSES, type ColumnMode } from "./layout";
 import { optionFor, STATUS_OPTIONS } from "./options";
 import { isTypingTarget, nextCardId } from "./shortcuts";
-import { TaskCard } from "./TaskCard";
+import { CardsMovableContext, TaskCard } from "./TaskCard";
 import type { BoardColumnData, RosterAgent, TaskCardData, TaskStatus } from "./types";
 import { cn } from "../lib/cn";
 import { useBoardDrag } from "./useBoardDrag";
@@ -72,58 +72,60 @@ export function BoardView({
   const isEmpty = normalized.every((column) => column.tasks.length === 0);
 
   return (
-    <DndContext {...drag.context}>
-      <div className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">
-        {isEmpty && filtered && (
-          <p className="rounded-lg border border-dashed border-slate-300 px-4 py-3 text-sm text-slate-600 dark:border-slate-700 dark:text-slate-300">No tasks match these filters.</p>
-        )}
-        {isEmpty && !filtered && (
-          <p className="rounded-lg border border-dashed border-indigo-200 bg-indigo-50/60 px-4 py-3 text-sm text-indigo-900 dark:border-indigo-800 dark:bg-indigo-950/40 dark:text-indigo-100">
-            This board has no tasks yet. Add one with <strong className="font-semibold">New task</strong>, then @mention an agent in
-            its thread to get it moving.
-          </p>
-        )}
-        {columnMode === "single" && <ColumnTabs columns={shown} boardRef={boardRef} />}
-        <div
-          ref={boardRef}
-          data-testid="board"
-          data-column-mode={columnMode}
-          className={cn(
-            "flex min-h-0 min-w-0 items-start gap-2 overflow-x-auto pb-2 lg:h-full lg:flex-1",
-            // One column per screen width; a swipe snaps to the next.
-            columnMode === "single" && "snap-x snap-mandatory",
+    <CardsMovableContext.Provider value={!readOnly}>
+      <DndContext {...drag.context}>
+        <div className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">
+          {isEmpty && filtered && (
+            <p className="rounded-lg border border-dashed border-slate-300 px-4 py-3 text-sm text-slate-600 dark:border-slate-700 dark:text-slate-300">No tasks match these filters.</p>
           )}
-        >
-          {shown.map((column) => (
-            <BoardColumn
-              key={column.status}
-              status={optionFor(STATUS_OPTIONS, column.status)}
-              tasks={column.tasks}
-              truncated={column.truncated}
-              count={column.count}
-              agentsByKey={agentsByKey}
-              unreadTaskIds={unreadTaskIds}
-              onOpenTask={onOpenTask}
-              isDropTarget={drag.targetStatus !== null && drag.targetStatus !== drag.originStatus && column.status === drag.targetStatus}
-              collapsed={columnMode === "all" && collapsed.has(column.status)}
-              onToggleCollapsed={
-                onToggleCollapsed !== undefined && COLLAPSIBLE_STATUSES.includes(column.status) ? () => onToggleCollapsed(column.status) : undefined
-              }
-              columnMode={columnMode}
-              activeId={drag.activeId}
-              registerScroller={registerScroller}
-            />
-          ))}
+          {isEmpty && !filtered && (
+            <p className="rounded-lg border border-dashed border-indigo-200 bg-indigo-50/60 px-4 py-3 text-sm text-indigo-900 dark:border-indigo-800 dark:bg-indigo-950/40 dark:text-indigo-100">
+              This board has no tasks yet. Add one with <strong className="font-semibold">New task</strong>, then @mention an agent in
+              its thread to get it moving.
+            </p>
+          )}
+          {columnMode === "single" && <ColumnTabs columns={shown} boardRef={boardRef} />}
+          <div
+            ref={boardRef}
+            data-testid="board"
+            data-column-mode={columnMode}
+            className={cn(
+              "flex min-h-0 min-w-0 items-start gap-2 overflow-x-auto pb-2 lg:h-full lg:flex-1",
+              // One column per screen width; a swipe snaps to the next.
+              columnMode === "single" && "snap-x snap-mandatory",
+            )}
+          >
+            {shown.map((column) => (
+              <BoardColumn
+                key={column.status}
+                status={optionFor(STATUS_OPTIONS, column.status)}
+                tasks={column.tasks}
+                truncated={column.truncated}
+                count={column.count}
+                agentsByKey={agentsByKey}
+                unreadTaskIds={unreadTaskIds}
+                onOpenTask={onOpenTask}
+                isDropTarget={drag.targetStatus !== null && drag.targetStatus !== drag.originStatus && column.status === drag.targetStatus}
+                collapsed={columnMode === "all" && collapsed.has(column.status)}
+                onToggleCollapsed={
+                  onToggleCollapsed !== undefined && COLLAPSIBLE_STATUSES.includes(column.status) ? () => onToggleCollapsed(column.status) : undefined
+                }
+                columnMode={columnMode}
+                activeId={drag.activeId}
+                registerScroller={registerScroller}
+              />
+            ))}
+          </div>
         </div>
-      </div>
-      <DragOverlay>
-        {drag.activeTask ? (
-          <ul aria-hidden="true">
-            <TaskCard task={drag.activeTask} agentsByKey={agentsByKey} unread={unreadTaskIds.has(drag.activeTask._id)} overlay />
-          </ul>
-        ) : null}
-      </DragOverlay>
-    </DndContext>
+        <DragOverlay>
+          {drag.activeTask ? (
+            <ul aria-hidden="true">
+              <TaskCard task={drag.activeTask} agentsByKey={agentsByKey} unread={unreadTaskIds.has(drag.activeTask._id)} overlay />
+            </ul>
+          ) : null}
+        </DragOverlay>
+      </DndContext>
+    </CardsMovableContext.Provider>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { cn } from "../lib/cn";
 import { hasFilters, NO_FILTERS, type BoardFilters } from "./filters";
 import { PRIORITY_OPTIONS, STATUS_OPTIONS } from "./options";
@@ -25,33 +25,14 @@ type Props = {
  * URL); the board's queries take it to the server.
  */
 export function FilterBar({ filters, onChange, agents, className }: Props) {
-  const [text, setText] = useState(filters.text);
-  const [tag, setTag] = useState(filters.tag ?? "");
-  // The text this box last sent: a change to anything else came from elsewhere (back/forward, "Clear").
-  const sent = useRef(filters.text);
-  useEffect(() => {
-    if (filters.text === sent.current) return;
-    sent.current = filters.text;
-    setText(filters.text);
-  }, [filters.text]);
-  useEffect(() => setTag(filters.tag ?? ""), [filters.tag]);
-  useEffect(() => {
-    if (text === filters.text) return;
-    const timer = setTimeout(() => {
-      sent.current = text;
-      onChange({ ...filters, text });
-    }, SEARCH_DEBOUNCE_MS);
-    return () => clearTimeout(timer);
-  }, [text, filters, onChange]);
+  // Search and tag both apply as you type (after a short pause), and at once on Enter.
+  const [text, setText, applyText] = useTypedFilter(filters.text, (value) => onChange({ ...filters, text: value }));
+  const [tag, setTag, applyTag] = useTypedFilter(filters.tag ?? "", (value) => onChange({ ...filters, tag: value === "" ? undefined : value }), (value) => value.trim());
 
   // On a phone the filters other than search fold behind a button (open while any is set).
   const narrowing = [filters.assignee, filters.tag, filters.priority].filter((value) => value !== undefined).length + filters.statuses.length + (filters.mine ? 1 : 0) + (filters.archived === true ? 1 : 0);
   const [open, setOpen] = useState(narrowing > 0);
 
-  const commitTag = () => {
-    const clean = tag.trim();
-    if (clean !== (filters.tag ?? "")) onChange({ ...filters, tag: clean === "" ? undefined : clean });
-  };
 
   return (
     <div role="search" aria-label="Filter the board" data-testid="filter-bar" className={cn("flex flex-wrap items-center gap-2", className)}>
@@ -61,9 +42,7 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
         value={text}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={(event) => {
-          if (event.key !== "Enter" || text === filters.text) return;
-          sent.current = text;
-          onChange({ ...filters, text });
+          if (event.key === "Enter") applyText();
         }}
         placeholder="Search tasks"
         aria-label="Search tasks"
@@ -91,9 +70,9 @@ export function FilterBar({ filters, onChange, agents, className }: Props) {
           type="text"
           value={tag}
           onChange={(event) => setTag(event.target.value)}
-          onBlur={commitTag}
+          onBlur={applyTag}
           onKeyDown={(event) => {
-            if (event.key === "Enter") commitTag();
+            if (event.key === "Enter") applyTag();
           }}
           placeholder="Tag"
           aria-label="Tag"
@@ -172,4 +151,36 @@ function FilterSelect<T extends string>({ label, any, value, options, onChange }
       ))}
     </select>
   );
+}
+
+/**
+ * A filter typed into a box: the draft, its setter, and "apply now". The
+ * draft (as `normalize` cleans it) goes to `apply` once typing pauses; a change of `current` from
+ * elsewhere (Back, "Clear") replaces the draft, but the echo of what this box
+ * sent does not, so typing on is never undone.
+ */
+function useTypedFilter(current: string, apply: (value: string) => void, normalize: (draft: string) => string = (draft) => draft): [string, (value: string) => void, () => void] {
+  const [draft, setDraft] = useState(current);
+  const sent = useRef(current);
+  const latestApply = useRef(apply);
+  useEffect(() => {
+    latestApply.current = apply;
+  });
+  useEffect(() => {
+    if (current === sent.current) return;
+    sent.current = current;
+    setDraft(current);
+  }, [current]);
+  const value = normalize(draft);
+  const applyNow = useCallback(() => {
+    if (value === sent.current) return;
+    sent.current = value;
+    latestApply.current(value);
+  }, [value]);
+  useEffect(() => {
+    if (value === sent.current) return;
+    const timer = setTimeout(applyNow, SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [value, applyNow]);
+  return [draft, setDraft, applyNow];
 }

@@ -1,6 +1,6 @@
 import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
-import { useCallback, type CSSProperties, type HTMLAttributes, type Ref } from "react";
+import { createContext, useCallback, useContext, type CSSProperties, type HTMLAttributes, type Ref } from "react";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge, BADGE_TONES } from "../components/ui/Badge";
 import { GripIcon } from "../components/ui/icons";
@@ -9,6 +9,9 @@ import { useTaskWaiting, WAITING_LABEL, waitingSentence } from "../shell/waiting
 import { initials } from "./initials";
 import { optionFor, PRIORITY_OPTIONS } from "./options";
 import type { RosterAgent, TaskCardData } from "./types";
+
+/** Whether the board's cards may be moved: a read-only board (a viewer's) shows no drag grips. */
+export const CardsMovableContext = createContext(true);
 
 /** Assignee avatars shown before collapsing the rest into "+n". */
 const MAX_AVATARS = 3;
@@ -76,7 +79,7 @@ export function TaskCard({
         "group relative rounded-lg border border-slate-200 bg-white p-2.5 shadow-sm transition-shadow hover:shadow-md dark:border-slate-700 dark:bg-slate-800 dark:shadow-none dark:hover:border-slate-600",
         placeholder && "opacity-40 shadow-none",
         waiting !== undefined && "border-amber-400 ring-1 ring-amber-400/60 dark:border-amber-500 dark:ring-amber-500/50",
-        overlay && "rotate-1 cursor-grabbing shadow-lg ring-2 ring-indigo-500/40",
+        overlay && "rotate-1 cursor-grabbing shadow-lg ring-2 ring-indigo-500/40 dark:ring-indigo-400/30",
       )}
     >
       <div className="flex items-start gap-1.5">
@@ -95,13 +98,13 @@ export function TaskCard({
             <span className="sr-only">Unread mention</span>
           </span>
         )}
-        {!overlay && (
+        {!overlay && handleProps !== undefined && (
           <button
             type="button"
             ref={handleRef}
             {...handleProps}
             aria-label={`Move ${task.title}`}
-            className="relative z-10 -mt-0.5 -mr-1.5 shrink-0 cursor-grab rounded p-0.5 text-slate-300 hover:bg-slate-100 hover:text-slate-600 focus-visible:text-slate-600 focus-visible:outline-2 focus-visible:outline-indigo-600 active:cursor-grabbing dark:text-slate-500 dark:hover:bg-slate-700 dark:hover:text-slate-200 dark:focus-visible:text-slate-200"
+            className="relative z-10 -mt-0.5 -mr-1.5 shrink-0 cursor-grab rounded p-0.5 text-slate-300 hover:bg-slate-100 hover:text-slate-600 focus-visible:text-slate-600 focus-visible:outline-2 focus-visible:outline-indigo-600 active:cursor-grabbing dark:text-slate-400 dark:hover:bg-slate-700 dark:hover:text-slate-200 dark:focus-visible:text-slate-200"
           >
             <GripIcon className="size-4" />
           </button>
@@ -172,6 +175,7 @@ export function SortableTaskCard({ virtual, ...props }: CardProps & { virtual?: 
     id: props.task._id,
   });
   const { onKeyDown, ...pointerListeners } = (listeners ?? {}) as HTMLAttributes<HTMLElement>;
+  const movable = useContext(CardsMovableContext);
   const measure = virtual?.measure;
   const itemRef = useCallback(
     (element: HTMLLIElement | null) => {
@@ -191,7 +195,7 @@ export function SortableTaskCard({ virtual, ...props }: CardProps & { virtual?: 
       itemListeners={pointerListeners}
       handleRef={setActivatorNodeRef}
       // dnd-kit's attributes give the grip its "sortable" role description and drag instructions.
-      handleProps={{ ...attributes, role: undefined, tabIndex: undefined, onKeyDown }}
+      handleProps={movable ? { ...attributes, role: undefined, tabIndex: undefined, onKeyDown } : undefined}
       placeholder={isDragging}
     />
   );

@@ -29,7 +29,7 @@ export const AGENT_STATUS_OPTIONS: ReadonlyArray<Option<AgentStatus>> = [
   { value: "active", label: "Active", className: "bg-emerald-500" },
   { value: "idle", label: "Idle", className: "bg-amber-400" },
   { value: "blocked", label: "Blocked", className: "bg-rose-500" },
-  { value: "offline", label: "Offline", className: "bg-slate-300" },
+  { value: "offline", label: "Offline", className: "bg-slate-300 dark:bg-slate-600" },
 ];
 
 /** The option for a value; every value has one, so this only fails on a bug. */

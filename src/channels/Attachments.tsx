@@ -96,7 +96,7 @@ export function AttachButton({ attachments, disabled }: { attachments: Attachmen
         disabled={disabled}
         onClick={() => input.current?.click()}
         title={`Attach files (up to ${formatBytes(FILE_LIMITS.maxBytes)}: images, PDF, text, Markdown, CSV, JSON, zip)`}
-        className="inline-flex items-center gap-1 rounded px-2 py-1 text-xs font-medium text-slate-700 hover:bg-slate-100 disabled:opacity-50"
+        className="inline-flex items-center gap-1 rounded px-2 py-1 text-xs font-medium text-slate-700 hover:bg-slate-100 disabled:opacity-50 dark:text-slate-200 dark:hover:bg-slate-800"
       >
         <PaperclipIcon className="size-3.5" />
         Attach
@@ -114,18 +114,18 @@ export function PendingFiles({ attachments }: { attachments: Attachments }) {
         <li
           key={item.key}
           data-testid="pending-file"
-          className={`flex items-center gap-2 rounded-full border px-2 py-0.5 ${item.error ? "border-rose-200 bg-rose-50 text-rose-800" : "border-slate-200 bg-slate-50 text-slate-800"}`}
+          className={`flex items-center gap-2 rounded-full border px-2 py-0.5 ${item.error ? "border-rose-200 bg-rose-50 text-rose-800 dark:border-rose-800 dark:bg-rose-950/40 dark:text-rose-300" : "border-slate-200 bg-slate-50 text-slate-800 dark:border-slate-700 dark:bg-slate-800/60 dark:text-slate-100"}`}
         >
           <span className="max-w-48 truncate">{item.name}</span>
-          <span className="text-slate-500">{formatBytes(item.size)}</span>
+          <span className="text-slate-500 dark:text-slate-400">{formatBytes(item.size)}</span>
           {item.error !== null ? (
             <span role="alert">{item.error}</span>
           ) : item.artifact === null ? (
             <progress className="h-1.5 w-16" max={1} value={item.progress} aria-label={`Uploading ${item.name}`} />
           ) : (
-            <span className="text-emerald-700">{baseContentType(item.artifact.contentType).startsWith("image/") ? "image" : "ready"}</span>
+            <span className="text-emerald-700 dark:text-emerald-300">{baseContentType(item.artifact.contentType).startsWith("image/") ? "image" : "ready"}</span>
           )}
-          <button type="button" onClick={() => attachments.remove(item.key)} aria-label={`Remove ${item.name}`} className="rounded px-1 hover:bg-slate-200">
+          <button type="button" onClick={() => attachments.remove(item.key)} aria-label={`Remove ${item.name}`} className="rounded px-1 hover:bg-slate-200 dark:hover:bg-slate-700">
             ×
           </button>
         </li>

@@ -23,9 +23,9 @@ export function ChannelList({ channels, selected, onSelect }: Props) {
 function Section({ title, items, selected, onSelect, empty }: Omit<Props, "channels"> & { title: string; items: ChannelSummary[]; empty: string }) {
   return (
     <div>
-      <h3 className="px-2 pb-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">{title}</h3>
+      <h3 className="px-2 pb-1 text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">{title}</h3>
       {items.length === 0 ? (
-        <p className="px-2 text-xs text-slate-400">{empty}</p>
+        <p className="px-2 text-xs text-slate-500 dark:text-slate-400">{empty}</p>
       ) : (
         <ul className="flex flex-col">
           {items.map((c) => {
@@ -39,14 +39,14 @@ function Section({ title, items, selected, onSelect, empty }: Omit<Props, "chann
                   title={c.topic ?? label}
                   onClick={() => onSelect(c._id)}
                   className={cn(
-                    "flex w-full items-center gap-2 rounded-md px-2 py-1 text-left hover:bg-slate-100",
-                    selected === c._id && "bg-indigo-50 text-indigo-900",
-                    c.archived && "text-slate-400",
+                    "flex w-full items-center gap-2 rounded-md px-2 py-1 text-left hover:bg-slate-100 dark:hover:bg-slate-800",
+                    selected === c._id && "bg-indigo-50 text-indigo-900 dark:bg-indigo-950/40 dark:text-indigo-300",
+                    c.archived && "text-slate-500 dark:text-slate-400",
                     c.unread > 0 && "font-semibold",
                   )}
                 >
                   <span className="min-w-0 flex-1 truncate">{label}</span>
-                  {c.visibility === "private" && c.kind === "channel" && <span className="text-xs text-slate-400">private</span>}
+                  {c.visibility === "private" && c.kind === "channel" && <span className="text-xs text-slate-500 dark:text-slate-400">private</span>}
                   {c.unread > 0 && (
                     <span data-testid="unread-badge" aria-label={`${c.unread} unread`} className="rounded-full bg-indigo-600 px-1.5 text-xs text-white tabular-nums">
                       {unreadLabel(c.unread)}

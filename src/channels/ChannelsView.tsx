@@ -45,11 +45,11 @@ export function ChannelsView({ departmentId, channelId, onSelect }: Props) {
         )}
         {channels === undefined ? <Skeleton className="h-24" /> : <ChannelList channels={channels} selected={selected} onSelect={select} />}
       </div>
-      <div className="flex min-h-[24rem] min-w-0 flex-1 rounded-xl bg-white ring-1 ring-slate-200">
+      <div className="flex min-h-[24rem] min-w-0 flex-1 rounded-xl bg-white ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700">
         {current ? (
-          <ChannelView key={current._id} channelId={current._id} title={current.kind === "dm" ? current.title : `#${current.name}`} />
+          <ChannelView key={current._id} channelId={current._id} title={current.kind === "dm" ? current.title : `#${current.name}`} unread={current.unread} />
         ) : (
-          <p className="m-auto p-6 text-sm text-slate-500">Pick a channel or a direct message.</p>
+          <p className="m-auto p-6 text-sm text-slate-500 dark:text-slate-400">Pick a channel or a direct message.</p>
         )}
       </div>
       {dialog === "channel" && (

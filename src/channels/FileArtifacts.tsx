@@ -24,21 +24,27 @@ export function FileArtifacts({ channelId, messageId, files }: Props) {
           <li key={file.storageId} data-testid="file-artifact">
             {isImageType(file.contentType) && url !== null ? (
               <a href={url} target="_blank" rel="noreferrer noopener" title={label} className="block">
-                <img src={url} alt={file.name} loading="lazy" className="max-h-40 max-w-60 rounded border border-slate-200 object-contain" />
-                <span className="text-slate-600">{label}</span>
+                <img src={url} alt={file.name} loading="lazy" className="max-h-40 max-w-60 rounded border border-slate-200 object-contain dark:border-slate-700" />
+                <span className="text-slate-600 dark:text-slate-300">{label}</span>
               </a>
             ) : (
               <a
                 href={url ?? undefined}
-                download={isImageType(file.contentType) ? undefined : file.name}
+                download={file.name}
+                onClick={(event) => {
+                  if (url === null) return;
+                  // The file lives on the storage origin, where `download` is ignored: fetch it and save it under its name.
+                  event.preventDefault();
+                  void saveFile(url, file.name);
+                }}
                 target="_blank"
                 rel="noreferrer noopener"
                 aria-disabled={url === null || undefined}
-                className="inline-flex items-center gap-1 rounded-full border border-slate-200 bg-slate-50 px-2 py-0.5 text-slate-800 hover:bg-slate-100"
+                className="inline-flex items-center gap-1 rounded-full border border-slate-200 bg-slate-50 px-2 py-0.5 text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-800/60 dark:text-slate-100 dark:hover:bg-slate-800"
               >
-                <PaperclipIcon className="size-3.5 text-slate-500" />
+                <PaperclipIcon className="size-3.5 text-slate-500 dark:text-slate-400" />
                 <span className="max-w-48 truncate">{file.name}</span>
-                <span className="text-slate-500">{formatBytes(file.size)}</span>
+                <span className="text-slate-500 dark:text-slate-400">{formatBytes(file.size)}</span>
               </a>
             )}
           </li>
@@ -46,4 +52,20 @@ export function FileArtifacts({ channelId, messageId, files }: Props) {
       })}
     </ul>
   );
+}
+
+/** Downloads `url` as a file called `name`; if the storage will not be fetched from here, opens it instead. */
+async function saveFile(url: string, name: string): Promise<void> {
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const blobUrl = URL.createObjectURL(await response.blob());
+    const link = Object.assign(document.createElement("a"), { href: blobUrl, download: name });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(blobUrl), 10_000);
+  } catch {
+    window.open(url, "_blank", "noopener,noreferrer");
+  }
 }

@@ -58,7 +58,7 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments }: Omit<Props
   };
   return (
     <form
-      className="flex flex-col gap-2 border-t border-slate-100 p-3"
+      className="flex flex-col gap-2 border-t border-slate-100 p-3 dark:border-slate-800"
       onSubmit={onSubmitted(submit)}
     >
       <textarea
@@ -72,7 +72,7 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments }: Omit<Props
         className={cn(CONTROL_CLASS, "resize-y")}
       />
       {attachments && <PendingFiles attachments={attachments} />}
-      <div className="flex flex-wrap items-center gap-3 text-xs text-slate-600">
+      <div className="flex flex-wrap items-center gap-3 text-xs text-slate-600 dark:text-slate-300">
         {attachments && <AttachButton attachments={attachments} disabled={sending} />}
         <label htmlFor={`${id}-importance`} className="sr-only">
           Importance
@@ -84,7 +84,7 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments }: Omit<Props
           <input type="checkbox" checked={blocking} onChange={(event) => setBlocking(event.target.checked)} />
           Blocking (interrupts the agents it reaches)
         </label>
-        <span className={cn("ml-auto tabular-nums", tooLong && "text-rose-700")}>
+        <span className={cn("ml-auto tabular-nums", tooLong && "text-rose-700 dark:text-rose-300")}>
           {body.trim().length}/{maxChars}
         </span>
         <Button type="submit" disabled={sending || body.trim() === "" || tooLong || attachments?.uploading}>

@@ -23,14 +23,14 @@ export function MessageItem({ message, now, onOpenThread }: Props) {
       <Avatar initials={initials(name)} tone={message.from.kind === "member" ? "member" : message.from.kind === "agent" ? "agent" : "muted"} className="size-8 shrink-0" />
       <div className="min-w-0 flex-1">
         <header className="flex flex-wrap items-baseline gap-2">
-          <span className="text-sm font-semibold text-slate-900">{name}</span>
-          <RelativeTime at={message._creationTime} now={now} className="text-xs text-slate-500" />
+          <span className="text-sm font-semibold text-slate-900 dark:text-slate-100">{name}</span>
+          <RelativeTime at={message._creationTime} now={now} className="text-xs text-slate-500 dark:text-slate-400" />
           {message.importance !== "normal" && (
             <span
               data-testid="importance"
               className={cn(
                 "rounded px-1.5 text-xs font-medium",
-                message.importance === "critical" ? "bg-rose-100 text-rose-800" : "bg-amber-100 text-amber-800",
+                message.importance === "critical" ? "bg-rose-100 text-rose-800 dark:bg-rose-900/40 dark:text-rose-300" : "bg-amber-100 text-amber-800 dark:bg-amber-900/40 dark:text-amber-300",
               )}
             >
               {message.importance}
@@ -46,7 +46,7 @@ export function MessageItem({ message, now, onOpenThread }: Props) {
           onEdit={(body) => edit({ channelId: message.channelId, messageId: message._id, body })}
           onDelete={() => remove({ channelId: message.channelId, messageId: message._id })}
         >
-          <Markdown className="text-sm text-slate-800" mentions={message.mentions.map((m) => m.name)}>
+          <Markdown className="text-sm text-slate-800 dark:text-slate-100" mentions={message.mentions.map((m) => m.name)}>
             {message.body}
           </Markdown>
         </ChangeableMessage>
@@ -55,11 +55,11 @@ export function MessageItem({ message, now, onOpenThread }: Props) {
             {links.map((a, i) => (
               <li key={i}>
                 {a.kind === "link" ? (
-                  <a href={a.url} target="_blank" rel="noreferrer noopener" className="text-indigo-700 underline">
+                  <a href={a.url} target="_blank" rel="noreferrer noopener" className="text-indigo-700 underline dark:text-indigo-300">
                     {a.title ?? a.url}
                   </a>
                 ) : (
-                  <a href={`#task=${a.taskId}`} className="text-indigo-700 underline">
+                  <a href={`#task=${a.taskId}`} className="text-indigo-700 underline dark:text-indigo-300">
                     linked task
                   </a>
                 )}
@@ -69,7 +69,7 @@ export function MessageItem({ message, now, onOpenThread }: Props) {
         )}
         {files.length > 0 && <FileArtifacts channelId={message.channelId} messageId={message._id} files={files} />}
         {onOpenThread && (
-          <button type="button" onClick={onOpenThread} className="mt-1 text-xs font-medium text-indigo-700 hover:underline">
+          <button type="button" onClick={onOpenThread} className="mt-1 text-xs font-medium text-indigo-700 hover:underline dark:text-indigo-300">
             {message.replyCount === 0 ? "Reply in thread" : `${message.replyCount} ${message.replyCount === 1 ? "reply" : "replies"}`}
           </button>
         )}

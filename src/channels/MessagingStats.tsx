@@ -87,7 +87,7 @@ export function MessagingStats({ departmentId }: { departmentId: Id<"departments
         </BarChart>
       </Chart>
 
-      {stats.partial && <p className="text-xs text-amber-700">Busy window: the figures count the first 5,000 rows of each kind.</p>}
+      {stats.partial && <p className="text-xs text-amber-700 dark:text-amber-300">Busy window: the figures count the first 5,000 rows of each kind.</p>}
     </section>
   );
 }
@@ -95,9 +95,9 @@ export function MessagingStats({ departmentId }: { departmentId: Id<"departments
 function Chart({ title, testId, empty = null, children }: { title: string; testId: string; empty?: string | null; children: ReactNode }) {
   return (
     <figure data-testid={testId} className="flex flex-col gap-2">
-      <figcaption className="text-xs font-semibold tracking-wide text-slate-500 uppercase">{title}</figcaption>
+      <figcaption className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">{title}</figcaption>
       {empty !== null ? (
-        <p className="text-xs text-slate-500">{empty}</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">{empty}</p>
       ) : (
         <div className="h-56 w-full">
           <ResponsiveContainer width="100%" height="100%" initialDimension={INITIAL_SIZE}>
@@ -112,7 +112,7 @@ function Chart({ title, testId, empty = null, children }: { title: string; testI
 function Figure({ label, value, testId }: { label: string; value: string; testId?: string }) {
   return (
     <div data-testid={testId}>
-      <p className="text-xs text-slate-500">{label}</p>
+      <p className="text-xs text-slate-500 dark:text-slate-400">{label}</p>
       <p className="text-lg font-semibold text-slate-900 tabular-nums dark:text-slate-100">{value}</p>
     </div>
   );

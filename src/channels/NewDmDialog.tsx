@@ -31,7 +31,7 @@ export function NewDmDialog({ departmentId, selfKey, onClose, onOpened }: Props)
         {people.map((p) => (
           <label key={p.key} className="flex items-center gap-2 text-sm">
             <input type="checkbox" checked={picked.includes(p.key)} onChange={() => toggle(p.key)} />
-            {p.name} <span className="text-xs text-slate-400">{p.kind}</span>
+            {p.name} <span className="text-xs text-slate-500 dark:text-slate-400">{p.kind}</span>
           </label>
         ))}
       </fieldset>

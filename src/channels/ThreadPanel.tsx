@@ -27,10 +27,10 @@ export function ThreadPanel({ channelId, messageId, onClose, writable }: Props) 
   }, [channelId, newest, markRead]);
   const now = useNow(60_000);
   return (
-    <aside data-testid="thread-panel" aria-label="Thread" className="flex w-80 shrink-0 flex-col border-l border-slate-100">
-      <header className="flex items-center border-b border-slate-100 px-3 py-2">
-        <h3 className="text-sm font-semibold text-slate-900">Thread</h3>
-        <button type="button" onClick={onClose} aria-label="Close thread" className="ml-auto rounded p-1 hover:bg-slate-100">
+    <aside data-testid="thread-panel" aria-label="Thread" className="flex w-80 shrink-0 flex-col border-l border-slate-100 dark:border-slate-800">
+      <header className="flex items-center border-b border-slate-100 px-3 py-2 dark:border-slate-800">
+        <h3 className="text-sm font-semibold text-slate-900 dark:text-slate-100">Thread</h3>
+        <button type="button" onClick={onClose} aria-label="Close thread" className="ml-auto rounded p-1 hover:bg-slate-100 dark:hover:bg-slate-800">
           <CloseIcon />
         </button>
       </header>
@@ -40,13 +40,13 @@ export function ThreadPanel({ channelId, messageId, onClose, writable }: Props) 
         ) : (
           <>
             <MessageItem message={thread.root} now={now} />
-            <p className="border-y border-slate-100 px-3 py-1 text-xs text-slate-500">
+            <p className="border-y border-slate-100 px-3 py-1 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
               {thread.replies.length} {thread.replies.length === 1 ? "reply" : "replies"}
             </p>
             {thread.replies.map((m) => (
               <MessageItem key={m._id} message={m} now={now} />
             ))}
-            {thread.more && <p className="px-3 py-2 text-xs text-slate-500">Older replies are not shown.</p>}
+            {thread.more && <p className="px-3 py-2 text-xs text-slate-500 dark:text-slate-400">Older replies are not shown.</p>}
           </>
         )}
       </div>

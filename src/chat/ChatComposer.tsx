@@ -56,6 +56,9 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
         <TextArea
           ref={textareaRef}
           aria-label="Message #maestro"
+          // A combobox while slash commands can pop up a list (aria-expanded is only valid on one).
+          role={slash === undefined ? undefined : "combobox"}
+          aria-autocomplete={slash === undefined ? undefined : "list"}
           aria-expanded={slash === undefined ? undefined : slashMenu.open}
           aria-controls={slashMenu.open ? listId : undefined}
           aria-activedescendant={slashMenu.open ? slashOptionId(listId, slashMenu.active) : undefined}
@@ -63,7 +66,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
           aria-invalid={over ? true : undefined}
           rows={1}
           value={text}
-          placeholder={slash === undefined ? "Message #maestro" : "Message #maestro · / for commands"}
+          placeholder="Message #maestro"
           onChange={(event) => onType(event.target.value, event.target.selectionStart)}
           onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKeyDown}
@@ -76,17 +79,18 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
       </div>
       <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={notice} />
       <div id={counterId} className="text-[11px] leading-4 text-slate-500 dark:text-slate-400">
-        <span data-testid="chat-char-count" className={cn("tabular-nums", over && "font-medium text-rose-700")}>
+        <span data-testid="chat-char-count" className={cn("tabular-nums", over && "font-medium text-rose-700 dark:text-rose-300")}>
           {count.format(content.length)} / {count.format(maxMessageChars)}
         </span>
         {over ? (
-          <span role="status" className="block text-rose-700">
+          <span role="status" className="block text-rose-700 dark:text-rose-300">
             Over the limit: the message will be truncated to {count.format(maxMessageChars)} characters.
           </span>
         ) : (
           <span className="hidden sm:inline">
             {" "}
-            · <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends
+            {/* The hints sit here, not in the placeholder, so the box stays one line high and the pane holds more messages. */}
+            {slash !== undefined && <>· / for commands </>}· <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends
           </span>
         )}
       </div>

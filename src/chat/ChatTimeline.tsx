@@ -94,7 +94,7 @@ export function ChatTimeline({ messages, now, followSignal = 0, className }: Pro
             No messages in this session yet. Agents read #maestro at the start of their next turn.
           </p>
         ) : (
-          <ol className="flex flex-col gap-3 px-4 py-3">
+          <ol className="flex flex-col gap-1.5 px-4 py-3">
             {messages.map((message) => (
               <ChatMessageItem key={message.id} message={message} now={now} />
             ))}
@@ -115,44 +115,42 @@ export function ChatTimeline({ messages, now, followSignal = 0, className }: Pro
 }
 
 const AUTHOR_CHIP = {
-  human: "bg-emerald-50 text-emerald-800 ring-emerald-600/20",
-  agent: "bg-indigo-50 text-indigo-700 ring-indigo-600/20",
+  human: "bg-emerald-50 text-emerald-800 ring-emerald-600/20 dark:bg-emerald-950/40 dark:text-emerald-300 dark:ring-emerald-400/30",
+  agent: "bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30",
 } as const;
 
 function ChatMessageItem({ message, now }: { message: ChatMessage; now: number }) {
   const kind = authorKind(message.author);
   const time = formatChatTime(message.ts, now);
-  // A person's post keeps the spec's `@human` author and shows who it was.
+  // A person's post is the spec's `@human`; the pane shows who it was instead of the chip.
   const person = kind === "human" ? message.postedBy : undefined;
+  // One flowing line (who, when, what), so a short message takes one line and the pane holds many.
   return (
-    <li data-testid="chat-message" data-author-kind={kind} className="flex flex-col gap-1">
-      <div className="flex min-w-0 items-center gap-2">
-        {person && (
-          <span data-testid="chat-person" className="flex min-w-0 items-center gap-1.5">
-            <Avatar initials={initials(person.name)} tone="member" className="size-5 text-[9px] ring-0" />
-            <span className="truncate text-xs font-semibold text-slate-900 dark:text-slate-100" title={person.name}>
-              {person.name}
-            </span>
-          </span>
-        )}
+    <li data-testid="chat-message" data-author-kind={kind} className="text-sm leading-5 break-words">
+      {person ? (
+        <span data-testid="chat-person" title={`${person.name}, from the WebUI`} className="mr-1.5 inline-flex max-w-full items-center gap-1.5 align-top">
+          <Avatar initials={initials(person.name)} tone="member" className="size-5 text-[9px] ring-0" />
+          <span className="truncate text-xs leading-5 font-semibold text-slate-900 dark:text-slate-100">{person.name}</span>
+        </span>
+      ) : (
         <span
           data-testid="chat-author"
           title={kind === "human" ? "A person, from the WebUI" : "An agent"}
           className={cn(
-            "inline-flex max-w-full min-w-0 items-center truncate rounded-md px-1.5 py-0.5 font-mono text-[11px] leading-4 font-medium ring-1 ring-inset",
+            "mr-1.5 inline-block max-w-full truncate rounded-md px-1.5 align-top font-mono text-[11px] leading-5 font-medium ring-1 ring-inset",
             AUTHOR_CHIP[kind],
           )}
         >
           {message.author}
         </span>
-        <time dateTime={message.ts} title={time.full} className="shrink-0 text-[11px] text-slate-500 tabular-nums dark:text-slate-400">
-          {time.short}
-        </time>
-      </div>
+      )}
+      <time dateTime={message.ts} title={time.full} className="mr-1.5 text-[11px] text-slate-500 tabular-nums dark:text-slate-400">
+        {time.short}
+      </time>
       {/* Plain text: React escapes it, and pre-wrap keeps the author's line breaks. */}
-      <p data-testid="chat-text" className="text-sm break-words whitespace-pre-wrap text-slate-800 dark:text-slate-200">
+      <span data-testid="chat-text" className="whitespace-pre-wrap text-slate-800 dark:text-slate-200">
         {message.text}
-      </p>
+      </span>
     </li>
   );
 }

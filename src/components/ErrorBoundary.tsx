@@ -39,8 +39,8 @@ export class ErrorBoundary extends Component<Props, State> {
 /** The message of a failure with a way to try again. */
 export function ErrorPanel({ message, onRetry }: { message: string; onRetry: () => void }) {
   return (
-    <div role="alert" className="mx-auto my-8 flex max-w-md flex-col items-center gap-3 rounded-xl border border-rose-200 bg-rose-50 p-6 text-center">
-      <p className="text-sm font-medium text-rose-800">{message}</p>
+    <div role="alert" className="mx-auto my-8 flex max-w-md flex-col items-center gap-3 rounded-xl border border-rose-200 bg-rose-50 p-6 text-center dark:border-rose-800 dark:bg-rose-950/40">
+      <p className="text-sm font-medium text-rose-800 dark:text-rose-300">{message}</p>
       <Button variant="secondary" onClick={onRetry}>
         Try again
       </Button>
@@ -63,7 +63,7 @@ export function PanelBoundary({ frame = (error) => error, children }: PanelBound
 export function PanelError({ message, onRetry }: { message: string; onRetry: () => void }) {
   return (
     <div role="alert" className="flex flex-col items-center gap-2 px-4 py-6 text-center">
-      <p className="text-xs text-rose-700">{message}</p>
+      <p className="text-xs text-rose-700 dark:text-rose-300">{message}</p>
       <Button variant="secondary" onClick={onRetry} className="px-2 py-1 text-xs">
         Try again
       </Button>

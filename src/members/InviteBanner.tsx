@@ -33,7 +33,7 @@ export function InviteBanner({ token, onJoined }: { token: string; onJoined: (de
   if (dismissed || preview === undefined) return null;
 
   return (
-    <div role="status" className="flex flex-wrap items-center gap-3 border-b border-indigo-200 bg-indigo-50 px-4 py-2 text-sm text-indigo-900 sm:px-6">
+    <div role="status" className="flex flex-wrap items-center gap-3 border-b border-indigo-200 bg-indigo-50 px-4 py-2 text-sm text-indigo-900 sm:px-6 dark:border-indigo-800 dark:bg-indigo-950/40 dark:text-indigo-300">
       {preview === null ? (
         <p className="flex-1">This invite link is not valid any more: it was used, revoked or has expired.</p>
       ) : (
@@ -41,7 +41,7 @@ export function InviteBanner({ token, onJoined }: { token: string; onJoined: (de
           You are invited to join <strong>{preview.departmentName}</strong> as {preview.role}.
         </p>
       )}
-      {error && <p className="text-rose-700">{error}</p>}
+      {error && <p className="text-rose-700 dark:text-rose-300">{error}</p>}
       {preview !== null && (
         <Button
           onClick={() => {

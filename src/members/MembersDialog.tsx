@@ -73,6 +73,8 @@ function MemberList({ departmentId, myRole }: { departmentId: Id<"departments">;
       <ul className="flex flex-col divide-y divide-slate-100 dark:divide-slate-800">
         {members.map((member) => {
           const editable = manager && (member.role !== "owner" || myRole === "owner");
+          // A department keeps an owner: its only one is neither removed nor demoted from here (the server refuses both).
+          const onlyOwner = member.role === "owner" && members.filter((m) => m.role === "owner").length === 1;
           const isMe = me?._id === member.userId;
           return (
             <li key={member._id} data-testid="member-row" className="flex flex-wrap items-center gap-3 py-2">
@@ -83,7 +85,7 @@ function MemberList({ departmentId, myRole }: { departmentId: Id<"departments">;
                 </p>
                 {member.email && <p className="text-xs text-slate-500 dark:text-slate-400">{member.email}</p>}
               </div>
-              {editable ? (
+              {editable && !onlyOwner ? (
                 <>
                   <div className="w-32 shrink-0">
                     <Select
@@ -160,8 +162,8 @@ function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; my
       </form>
       {error && <InlineError>{error}</InlineError>}
       {link && (
-        <div className="flex flex-col gap-2 rounded-lg bg-indigo-50 p-3 ring-1 ring-indigo-200 ring-inset">
-          <p className="text-xs text-indigo-900">Send this link to them. It works once, for 7 days, and is shown only now.</p>
+        <div className="flex flex-col gap-2 rounded-lg bg-indigo-50 p-3 ring-1 ring-indigo-200 ring-inset dark:bg-indigo-950/40 dark:ring-indigo-800">
+          <p className="text-xs text-indigo-900 dark:text-indigo-300">Send this link to them. It works once, for 7 days, and is shown only now.</p>
           <div className="flex items-center gap-2">
             <TextInput readOnly aria-label="Invite link" value={link} onFocus={(e) => e.target.select()} />
             <Button

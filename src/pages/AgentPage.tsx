@@ -1,7 +1,7 @@
 // The agent route (`/d/:slug/agents/:agentSlug`): one agent's page, live.
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
-import type { ReactNode } from "react";
+import { useEffect, type ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -11,7 +11,7 @@ import { PanelBoundary } from "../components/ErrorBoundary";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
 import { Skeleton, SkeletonStack } from "../components/ui/Skeleton";
-import { departmentPath, runsPath, taskPath } from "../shell/addresses";
+import { agentPath, agentSlugOf, departmentPath, runsPath, taskPath } from "../shell/addresses";
 import { useDepartment } from "../shell/workspace";
 import { RunsTable } from "../runs/RunsList";
 import { formatUsd } from "../../convex/lib/pricing";
@@ -35,6 +35,12 @@ export function AgentPage() {
 
 function LiveAgentPage({ departmentId, departmentSlug, agentSlug }: Props) {
   const data = useQuery(api.agents.getBySlug, { departmentId, agentSlug });
+  const navigate = useNavigate();
+  // `/agents/Writer` finds Writer; the address then shows the agent's own slug.
+  const canonical = data ? agentSlugOf(data.agent.sessionKey) : agentSlug;
+  useEffect(() => {
+    if (canonical !== agentSlug) void navigate(agentPath(departmentSlug, canonical), { replace: true });
+  }, [canonical, agentSlug, departmentSlug, navigate]);
   return (
     <AgentFrame departmentSlug={departmentSlug}>
       {data === undefined ? (
@@ -61,7 +67,7 @@ export function AgentDetails({ data, departmentSlug }: { data: AgentPageData; de
         <div className="min-w-0">
           <h1 className="flex flex-wrap items-center gap-2 text-lg font-semibold text-slate-900 dark:text-slate-100">
             <span className="break-words">{agent.name}</span>
-            {agent.isSquadLead && <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20">Squad lead</Badge>}
+            {agent.isSquadLead && <Badge className="bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30">Squad lead</Badge>}
           </h1>
           <p className="text-sm text-slate-600 dark:text-slate-300">{agent.role}</p>
         </div>
@@ -113,7 +119,6 @@ export function AgentDetails({ data, departmentSlug }: { data: AgentPageData; de
 
 /** The agent's token totals and run history, each run one click from its timeline. */
 function AgentRuns({ agentId, departmentSlug }: { agentId: Id<"agents">; departmentSlug: string }) {
-  const navigate = useNavigate();
   const now = useNow(30_000);
   const overview = useQuery(api.runs.agentOverview, { agentId });
   return (
@@ -129,7 +134,7 @@ function AgentRuns({ agentId, departmentSlug }: { agentId: Id<"agents">; departm
           <p data-testid="agent-cost" className="text-sm text-slate-600 dark:text-slate-300">
             Cost so far: {formatUsd(overview.totals.costMicros)}
           </p>
-          <RunsTable runs={overview.runs} now={now} onOpenRun={(runId) => void navigate(runsPath(departmentSlug, runId))} hideAgent />
+          <RunsTable runs={overview.runs} now={now} runHref={(runId) => runsPath(departmentSlug, runId)} hideAgent />
         </>
       )}
     </section>

@@ -5,6 +5,8 @@ import { DepartmentNav } from "../shell/DepartmentNav";
 import { DepartmentWorkspace, PageSkeleton } from "../shell/AppShell";
 import { isAdminRole, RoleContext } from "../shell/role";
 import { taskIdFromHash, taskPath } from "../shell/addresses";
+import { useHistoryBackstop } from "../shell/useHistoryBackstop";
+import { useMediaQuery, WIDE_QUERY } from "../shell/useMediaQuery";
 import { useWorkspace } from "../shell/workspace";
 import { ToRememberedDepartment } from "./redirects";
 
@@ -16,11 +18,14 @@ import { ToRememberedDepartment } from "./redirects";
 export function DepartmentPage() {
   const { department } = useWorkspace();
   const location = useLocation();
+  useHistoryBackstop();
+  const wide = useMediaQuery(WIDE_QUERY);
   if (department === undefined) return <ToRememberedDepartment />;
   const legacyTaskId = taskIdFromHash(location.hash);
   return (
     <RoleContext.Provider value={department.role}>
-      <DepartmentNav departmentId={department._id} slug={department.slug} />
+      {/* Narrow screens get the same row from the workspace, joined by the side panel's parts. */}
+      {wide && <DepartmentNav departmentId={department._id} slug={department.slug} />}
       {legacyTaskId !== null ? (
         <Navigate to={`${taskPath(department.slug, legacyTaskId)}${location.search}`} replace />
       ) : (

@@ -1,5 +1,5 @@
 // The runs route: the department's agent runs (`/d/:slug/runs`), or one run's timeline (`/d/:slug/runs/:runId`).
-import { Link, useNavigate, useParams } from "react-router";
+import { Link, useParams } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { RunsList } from "../runs/RunsList";
@@ -20,14 +20,13 @@ export function RunsPage() {
 function DepartmentRuns() {
   const { _id: departmentId, slug: departmentSlug } = useDepartment();
   const runId = useParams().runId as Id<"runs"> | undefined;
-  const navigate = useNavigate();
   const now = useNow(30_000);
   return (
     <section data-testid="runs-page" className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto rounded-xl bg-white p-4 ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700">
       {runId === undefined ? (
         <>
           <h1 className="text-base font-semibold text-slate-900 dark:text-slate-100">Agent runs</h1>
-          <RunsList departmentId={departmentId} now={now} onOpenRun={(id) => void navigate(runsPath(departmentSlug, id))} />
+          <RunsList departmentId={departmentId} now={now} runHref={(id) => runsPath(departmentSlug, id)} />
         </>
       ) : (
         <>

@@ -1,6 +1,6 @@
 // The task route (`/d/:slug/tasks/:taskId`): the task's drawer, over the board (its parent route).
 import { useCallback } from "react";
-import { useLocation, useNavigate, useParams } from "react-router";
+import { useNavigate, useParams } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
 import { taskPath } from "../shell/addresses";
 import { useTaskNavigation } from "../shell/useTaskNavigation";
@@ -8,8 +8,8 @@ import { useDepartment, useWorkspace } from "../shell/workspace";
 import { TaskDrawer } from "../task/TaskDrawer";
 
 /**
- * Closing goes back to the board; a subtask or parent opens in the same
- * history entry. A task of another of your departments moves to that
+ * Closing goes back to the board; a subtask or parent opens as a new entry
+ * (Back returns to the task it was opened from), keeping the board's filters. A task of another of your departments moves to that
  * department's address.
  */
 export function TaskPage() {
@@ -18,7 +18,6 @@ export function TaskPage() {
   const taskId = useParams().taskId as Id<"tasks">;
   const tasks = useTaskNavigation(department.slug);
   const navigate = useNavigate();
-  const location = useLocation();
 
   const onDepartment = useCallback(
     (id: Id<"tasks">, departmentId: Id<"departments">) => {
@@ -32,7 +31,7 @@ export function TaskPage() {
     <TaskDrawer
       taskId={taskId}
       onClose={tasks.close}
-      onOpenTask={(id) => void navigate(taskPath(department.slug, id), { replace: true, state: location.state })}
+      onOpenTask={tasks.open}
       onDepartment={onDepartment}
     />
   );

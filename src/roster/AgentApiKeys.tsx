@@ -94,8 +94,8 @@ function LiveApiKeys({ agent }: Props) {
       </p>
 
       {fresh !== null && (
-        <div role="status" className="flex flex-col gap-2 rounded-lg bg-amber-50 px-3 py-2 ring-1 ring-amber-200 ring-inset">
-          <p className="text-xs font-medium text-amber-900">Copy this key now: it won’t be shown again.</p>
+        <div role="status" className="flex flex-col gap-2 rounded-lg bg-amber-50 px-3 py-2 ring-1 ring-amber-200 ring-inset dark:bg-amber-950/40 dark:ring-amber-800">
+          <p className="text-xs font-medium text-amber-900 dark:text-amber-300">Copy this key now: it won’t be shown again.</p>
           <code data-testid="new-api-key" className="block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-900 select-all dark:bg-slate-900 dark:text-slate-100">
             {fresh}
           </code>
@@ -132,7 +132,7 @@ function LiveApiKeys({ agent }: Props) {
                 onClick={() => revoke(key._id)}
                 aria-disabled={busy}
                 aria-label={`Revoke key ${key.prefix}`}
-                className="px-2 py-1 text-xs text-rose-700 hover:bg-rose-50 hover:text-rose-800"
+                className="px-2 py-1 text-xs text-rose-700 hover:bg-rose-50 hover:text-rose-800 dark:text-rose-300 dark:hover:bg-rose-950/40 dark:hover:text-rose-300"
               >
                 Revoke
               </Button>

@@ -26,7 +26,7 @@ const REQUIRED_FIELDS = [
 
 type Errors = Partial<Record<(typeof REQUIRED_FIELDS)[number]["key"], string>>;
 
-const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600 dark:border-slate-600";
+const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600 dark:border-slate-600 dark:text-indigo-300";
 
 /**
  * The agent editor, with no Convex in it: name, role, kind, model, system
@@ -180,7 +180,7 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
                     </span>
                   </label>
                   {checked.has(tool.name) && (
-                    <span className="flex items-center gap-2 px-3 py-2 text-xs text-slate-500">
+                    <span className="flex items-center gap-2 px-3 py-2 text-xs text-slate-500 dark:text-slate-400">
                       <label htmlFor={`${id}-approval-${tool.name}`}>Needs approval</label>
                       <Select
                         id={`${id}-approval-${tool.name}`}

@@ -106,7 +106,7 @@ function RosterRow({ agent, onEdit, agentHref, unread, waiting }: RowProps) {
         <p className="flex items-center gap-1.5 text-sm font-medium text-slate-900 dark:text-slate-100">
           {name}
           {agent.isSquadLead && (
-            <Badge className="shrink-0 bg-indigo-50 text-indigo-700 ring-indigo-600/20">Squad lead</Badge>
+            <Badge className="shrink-0 bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30">Squad lead</Badge>
           )}
           {unread !== undefined && unread.unread > 0 && (
             <span

@@ -18,12 +18,12 @@ export function RunHeader({ run }: { run: RunSummary }) {
   const active = isActive(run);
   return (
     <header className="flex flex-wrap items-center gap-2">
-      <h2 className="min-w-0 flex-1 truncate text-base font-semibold text-slate-900">
+      <h2 className="min-w-0 flex-1 truncate text-base font-semibold text-slate-900 dark:text-slate-100">
         {run.agentName} on “{run.title}”
       </h2>
       <Badge className={status.className}>{status.label}</Badge>
-      <span className="text-xs text-slate-500">{triggerName(run.trigger)}</span>
-      {tokens !== null && <span className="text-xs text-slate-500">{tokens}</span>}
+      <span className="text-xs text-slate-500 dark:text-slate-400">{triggerName(run.trigger)}</span>
+      {tokens !== null && <span className="text-xs text-slate-500 dark:text-slate-400">{tokens}</span>}
       <span data-testid="run-cost" className="text-xs text-slate-500 dark:text-slate-400" title="What this run's model calls cost, at the department's prices">
         {formatUsd(run.costMicros)}
       </span>
@@ -35,11 +35,11 @@ export function RunHeader({ run }: { run: RunSummary }) {
 function LiveRun({ runId }: { runId: Id<"runs"> }) {
   const run = useQuery(api.runs.get, { runId });
   const events = useQuery(api.runEvents.listForRun, { runId });
-  if (run === undefined || events === undefined) return <p className="text-sm text-slate-500">Loading the run…</p>;
+  if (run === undefined || events === undefined) return <p className="text-sm text-slate-500 dark:text-slate-400">Loading the run…</p>;
   return (
     <section aria-label="Run" className="flex flex-col gap-3">
       <RunHeader run={run} />
-      {run.reason !== undefined && run.status !== "completed" && <p className="text-xs text-slate-600">{run.reason}</p>}
+      {run.reason !== undefined && run.status !== "completed" && <p className="text-xs text-slate-600 dark:text-slate-300">{run.reason}</p>}
       <PauseCards taskId={run.taskId} runId={run._id} now={Date.now()} />
       <RunTimeline events={events} />
     </section>

@@ -4,12 +4,15 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { Button } from "../components/ui/Button";
 import { userMessage } from "../lib/errors";
+import { canWrite, useRole } from "../shell/role";
 
-/** Stops a queued or running run; says why when it cannot. */
+/** Stops a queued or running run; says why when it cannot. A viewer, who may not stop runs, gets no button. */
 export function StopRunButton({ taskId, runId }: { taskId: Id<"tasks">; runId: Id<"runs"> }) {
   const stop = useMutation(api.runs.stop);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const writable = canWrite(useRole());
+  if (!writable) return null;
   const onClick = () => {
     setPending(true);
     setError(null);
@@ -23,7 +26,7 @@ export function StopRunButton({ taskId, runId }: { taskId: Id<"tasks">; runId: I
         {pending ? "Stopping…" : "Stop"}
       </Button>
       {error !== null && (
-        <span role="alert" className="text-xs text-rose-700">
+        <span role="alert" className="text-xs text-rose-700 dark:text-rose-300">
           {error}
         </span>
       )}

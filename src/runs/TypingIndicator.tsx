@@ -10,11 +10,11 @@ export function TypingIndicatorView({ streams }: { streams: readonly StreamingRu
   return (
     <ul aria-label="Agents typing" className="flex flex-col gap-2">
       {streams.map((stream) => (
-        <li key={stream.runId} data-testid="typing" className="rounded-lg bg-indigo-50/60 px-3 py-2 text-sm">
-          <p role="status" aria-live="polite" className="text-xs font-medium text-indigo-700">
+        <li key={stream.runId} data-testid="typing" className="rounded-lg bg-indigo-50/60 px-3 py-2 text-sm dark:bg-indigo-950/40">
+          <p role="status" aria-live="polite" className="text-xs font-medium text-indigo-700 dark:text-indigo-300">
             {stream.agentName} is typing…
           </p>
-          {stream.text !== "" && <p className="mt-1 whitespace-pre-wrap break-words text-slate-700">{stream.text}</p>}
+          {stream.text !== "" && <p className="mt-1 whitespace-pre-wrap break-words text-slate-700 dark:text-slate-200">{stream.text}</p>}
         </li>
       ))}
     </ul>

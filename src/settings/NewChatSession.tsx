@@ -52,14 +52,14 @@ export function NewChatSession({ departmentName, allowed, onConfirm }: Props) {
             New chat session…
           </Button>
           {step === "done" && (
-            <p role="status" className="text-xs text-emerald-700">
+            <p role="status" className="text-xs text-emerald-700 dark:text-emerald-300">
               A new session has started.
             </p>
           )}
         </div>
       ) : (
-        <div role="group" aria-describedby={warningId} className="flex flex-col gap-3 rounded-lg bg-amber-50 p-3 ring-1 ring-amber-200 ring-inset">
-          <p id={warningId} className="text-sm text-amber-900">
+        <div role="group" aria-describedby={warningId} className="flex flex-col gap-3 rounded-lg bg-amber-50 p-3 ring-1 ring-amber-200 ring-inset dark:bg-amber-950/40 dark:ring-amber-800">
+          <p id={warningId} className="text-sm text-amber-900 dark:text-amber-300">
             Start a new chat session for {departmentName}? Older messages will no longer be visible to agents or in the #maestro
             pane.
           </p>

@@ -20,7 +20,7 @@ type Props = {
   onCancel?: () => void;
 };
 
-const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600 dark:border-slate-600";
+const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600 dark:border-slate-600 dark:text-indigo-300";
 
 /**
  * The chat settings as pure props: two switches and two limits. The limits

@@ -45,7 +45,7 @@ export function AccountDialog({ onClose }: { onClose: () => void }) {
           <TextInput id={nextId} type="password" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.target.value)} />
         </Field>
         {error && <InlineError>{error}</InlineError>}
-        {done && <p className="text-sm text-emerald-700">Password changed. Your other sessions were signed out.</p>}
+        {done && <p className="text-sm text-emerald-700 dark:text-emerald-300">Password changed. Your other sessions were signed out.</p>}
         <Button type="submit" disabled={busy}>
           {busy ? "Changing…" : "Change password"}
         </Button>

@@ -1,6 +1,7 @@
 // The signed-in app's layout: the header, the main area, and a department's side panel or tabs.
 import { useQuery } from "convex/react";
-import { lazy, Suspense, useId, useMemo, useState, type ReactNode } from "react";
+import { lazy, Suspense, useMemo, useState, type ReactNode } from "react";
+import { useLocation } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ActivityFeed } from "../activity/ActivityFeed";
@@ -14,6 +15,7 @@ import { InviteBanner, inviteTokenFromUrl } from "../members/InviteBanner";
 import { RosterPanel } from "../roster/RosterPanel";
 import { SettingsButton } from "../settings/SettingsButton";
 import { createSlashInserts, SlashInsertContext } from "../slash/insert";
+import { DepartmentNav, type Pane } from "./DepartmentNav";
 import { DepartmentSwitcher } from "./DepartmentSwitcher";
 import { Header } from "./Header";
 import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
@@ -26,7 +28,6 @@ import { ResizableSidePanel } from "./SidePanel";
 import { useDepartments } from "./useDepartments";
 import { useMediaQuery, WIDE_QUERY } from "./useMediaQuery";
 import { WorkspaceContext } from "./workspace";
-import { tabPanelProps, WorkspaceTabList, type WorkspaceTab } from "./WorkspaceTabs";
 
 // The dialogs are loaded when first opened, so the entry chunk the board waits for stays small.
 const MembersDialog = lazy(() => import("../members/MembersDialog").then((m) => ({ default: m.MembersDialog })));
@@ -206,8 +207,15 @@ type WorkspaceProps = {
  */
 export function DepartmentWorkspace({ departmentId, departmentSlug, isAdmin, main }: WorkspaceProps) {
   const wide = useMediaQuery(WIDE_QUERY);
-  const [tab, setTab] = useState<WorkspaceTab>("board");
-  const tabsId = useId();
+  // Narrow screens show one thing at a time: the page, or one part of the side panel.
+  const [shown, setShown] = useState<Pane>("page");
+  // Going somewhere (a link, the palette, Back) shows that page.
+  const { pathname } = useLocation();
+  const [shownAt, setShownAt] = useState(pathname);
+  if (shownAt !== pathname) {
+    setShownAt(pathname);
+    setShown("page");
+  }
   // Made once per department, so a navigation (another page in `main`, a board filter) does not redraw the side panel.
   const side = useMemo(
     () => ({
@@ -220,24 +228,29 @@ export function DepartmentWorkspace({ departmentId, departmentSlug, isAdmin, mai
 
   return (
     <div className={wide ? "flex min-h-0 flex-1 flex-row" : "flex min-h-0 flex-1 flex-col gap-3"}>
-      {!wide && <WorkspaceTabList id={tabsId} active={tab} onSelect={setTab} />}
-      <div {...(wide ? { className: "flex min-h-0 min-w-0 flex-1 flex-col" } : tabPanelProps(tabsId, "board", tab))}>{main}</div>
+      {!wide && <DepartmentNav departmentId={departmentId} slug={departmentSlug} panes={{ shown, onShow: setShown }} />}
+      <div {...(wide ? { className: "flex min-h-0 min-w-0 flex-1 flex-col" } : paneProps("page", shown))}>{main}</div>
       {wide ? (
         <ResizableSidePanel>
-          <div className="flex min-h-0 flex-col lg:max-h-[30%]">{side.roster}</div>
+          <div className="flex min-h-0 flex-col lg:max-h-[28%]">{side.roster}</div>
           {/* Takes most of the spare height (or none when folded or off); activity gets the rest. */}
           {side.chat}
-          <div className="flex min-h-0 flex-col lg:min-h-28 lg:flex-1">{side.activity}</div>
+          <div className="flex min-h-0 flex-col lg:min-h-24 lg:flex-1">{side.activity}</div>
         </ResizableSidePanel>
       ) : (
         (["chat", "activity", "roster"] as const).map((id) => (
-          <div key={id} {...tabPanelProps(tabsId, id, tab)}>
+          <div key={id} {...paneProps(id, shown)}>
             {side[id]}
           </div>
         ))
       )}
     </div>
   );
+}
+
+/** One of a narrow screen's parts: only the one shown is visible; the others stay mounted (and live). */
+function paneProps(pane: Pane, shown: Pane) {
+  return { hidden: pane !== shown, "data-testid": `pane-${pane}`, className: "flex min-h-0 flex-1 flex-col" };
 }
 
 /** While a page's code loads (it is fetched when first opened). */

@@ -104,7 +104,7 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose, com
         />
         <ul id={`${id}-list`} role="listbox" aria-label="Results" className="max-h-[50vh] overflow-y-auto p-2">
           {results === undefined && items.length === 0 ? (
-            <li className="px-3 py-2 text-sm text-slate-500">Searching…</li>
+            <li className="px-3 py-2 text-sm text-slate-500 dark:text-slate-400">Searching…</li>
           ) : items.length === 0 ? (
             <li className="px-3 py-2 text-sm text-slate-500 dark:text-slate-400">Nothing matches “{text.trim()}”.</li>
           ) : (
@@ -137,7 +137,7 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose, com
                 <span className="min-w-0 flex-1 truncate" title={item.label}>
                   {item.label}
                 </span>
-                <span className="shrink-0 text-xs text-slate-500 dark:text-slate-400">{`${KIND_LABEL[item.kind]} · ${item.detail}`}</span>
+                <span className="shrink-0 text-xs text-slate-600 dark:text-slate-300">{`${KIND_LABEL[item.kind]} · ${item.detail}`}</span>
               </li>
             ))
           )}

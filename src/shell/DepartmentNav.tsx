@@ -5,19 +5,53 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { cn } from "../lib/cn";
 import { channelsPath, departmentPath, figuresPath, runsPath } from "./addresses";
 
-const LINK = "rounded-md px-2 py-1 text-sm font-medium text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800";
+const LINK = "shrink-0 rounded-md px-2 py-1 text-sm font-medium text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800";
 const ACTIVE = "bg-slate-100 text-slate-900 dark:bg-slate-800 dark:text-slate-100";
 
-/** The department's places: the board, channels (with your unread count), agent runs and the messaging figures. */
-export function DepartmentNav({ departmentId, slug }: { departmentId: Id<"departments">; slug: string }) {
+/** The side panel's parts, which a narrow screen shows in the page's place. */
+const PANES = [
+  { id: "chat", label: "Chat" },
+  { id: "activity", label: "Activity" },
+  { id: "roster", label: "Squad" },
+] as const;
+
+export type Pane = "page" | (typeof PANES)[number]["id"];
+
+type Props = {
+  departmentId: Id<"departments">;
+  slug: string;
+  /** Narrow screens: the side panel's parts join the row, and one of them (or the page) is shown. */
+  panes?: { shown: Pane; onShow: (pane: Pane) => void };
+};
+
+/**
+ * The department's places: the board, channels (with your unread count),
+ * agent runs and the messaging figures. On a narrow screen (`panes`) the
+ * same row also holds Chat, Activity and Squad: one row, with the place on
+ * screen marked.
+ */
+export function DepartmentNav({ departmentId, slug, panes }: Props) {
   const inbox = useQuery(api.inbox.summary, { departmentId });
   const unread = inbox?.unread ?? 0;
+  const pageShown = panes === undefined || panes.shown === "page";
+  const showPage = () => panes?.onShow("page");
+  // A page's link is marked only while the page (not a side part) is on screen.
+  const linkClass = (extra?: string) => ({ isActive }: { isActive: boolean }) => cn(LINK, extra, isActive && pageShown && ACTIVE);
   return (
-    <nav aria-label="Department" className="-mt-2 mb-3 flex shrink-0 items-center gap-1 sm:-mt-3">
-      <NavLink to={departmentPath(slug)} end className={({ isActive }) => cn(LINK, isActive && ACTIVE)}>
+    <nav
+      aria-label="Department"
+      data-testid="department-nav"
+      className={cn(
+        "flex shrink-0 items-center gap-1",
+        panes === undefined
+          ? "-mt-2 mb-3 sm:-mt-3"
+          : "sticky top-0 z-10 -mx-4 overflow-x-auto border-b border-slate-200 bg-slate-50/95 px-2 py-1.5 backdrop-blur sm:-mx-6 dark:border-slate-700 dark:bg-slate-950/95",
+      )}
+    >
+      <NavLink to={departmentPath(slug)} end onClick={showPage} aria-current={pageShown ? undefined : false} className={linkClass()}>
         Board
       </NavLink>
-      <NavLink to={channelsPath(slug)} data-testid="nav-channels" className={({ isActive }) => cn(LINK, "inline-flex items-center gap-1", isActive && ACTIVE)}>
+      <NavLink to={channelsPath(slug)} data-testid="nav-channels" onClick={showPage} aria-current={pageShown ? undefined : false} className={linkClass("inline-flex items-center gap-1")}>
         Channels
         {unread > 0 && (
           <span data-testid="nav-unread" aria-label={`${unread}${inbox?.more ? "+" : ""} unread`} className="rounded-full bg-indigo-600 px-1.5 text-xs text-white tabular-nums">
@@ -25,12 +59,25 @@ export function DepartmentNav({ departmentId, slug }: { departmentId: Id<"depart
           </span>
         )}
       </NavLink>
-      <NavLink to={runsPath(slug)} className={({ isActive }) => cn(LINK, isActive && ACTIVE)}>
+      <NavLink to={runsPath(slug)} onClick={showPage} aria-current={pageShown ? undefined : false} className={linkClass()}>
         Runs
       </NavLink>
-      <NavLink to={figuresPath(slug)} data-testid="nav-figures" className={({ isActive }) => cn(LINK, isActive && ACTIVE)}>
+      <NavLink to={figuresPath(slug)} data-testid="nav-figures" onClick={showPage} aria-current={pageShown ? undefined : false} className={linkClass()}>
         Figures
       </NavLink>
+      {panes !== undefined &&
+        PANES.map((pane) => (
+          <button
+            key={pane.id}
+            type="button"
+            data-testid={`nav-pane-${pane.id}`}
+            aria-current={panes.shown === pane.id ? "true" : undefined}
+            onClick={() => panes.onShow(pane.id)}
+            className={cn(LINK, "shrink-0", panes.shown === pane.id && ACTIVE)}
+          >
+            {pane.label}
+          </button>
+        ))}
     </nav>
   );
 }

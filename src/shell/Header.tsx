@@ -24,7 +24,7 @@ export function Header({ userName, onSignOut, children, actions }: Props) {
       <div className="order-last w-full min-w-0 md:order-none md:w-auto md:min-w-fit md:flex-1">{children}</div>
       <div className="ml-auto flex min-w-0 items-center gap-2 md:ml-0">
         {actions}
-        <span className="hidden max-w-40 truncate text-sm text-slate-600 xl:inline dark:text-slate-300" title={`Signed in as ${userName}`}>
+        <span className="hidden shrink-0 text-sm whitespace-nowrap text-slate-600 xl:inline dark:text-slate-300" title={`Signed in as ${userName}`}>
           {userName}
         </span>
         <Button variant="ghost" onClick={onSignOut} className="shrink-0">

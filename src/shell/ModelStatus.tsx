@@ -10,7 +10,8 @@ export function ModelStatus({ status }: { status: { configured: boolean; label: 
   if (status.configured) {
     return (
       <span
-        className="hidden max-w-48 truncate text-xs whitespace-nowrap text-slate-500 xl:inline-block min-[1440px]:max-w-none dark:text-slate-400"
+        // Shown whole where the header has room for it (1440 px and up), never cut; narrower, its title on the wordmark's row is gone, not half-shown.
+        className="hidden shrink-0 text-xs whitespace-nowrap text-slate-500 min-[1440px]:inline-block dark:text-slate-400"
         data-testid="model-label"
         title={`The model agents think with: ${status.label}`}
       >
@@ -24,7 +25,7 @@ export function ModelStatus({ status }: { status: { configured: boolean; label: 
 export function ModelProblemBanner({ status }: { status: { configured: boolean; problem: string | null } | undefined }) {
   if (status === undefined || status.configured) return null;
   return (
-    <div role="status" data-testid="model-banner" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900 sm:px-6">
+    <div role="status" data-testid="model-banner" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900 sm:px-6 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-300">
       Agents are paused and will not answer: {status.problem ?? "no model is configured."}
     </div>
   );

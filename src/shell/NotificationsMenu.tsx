@@ -6,6 +6,8 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { BellIcon } from "../components/ui/icons";
 import { formatRelativeTime, useNow } from "../lib/relativeTime";
+import { useNavigate } from "react-router";
+import { channelsPath } from "./addresses";
 import { useTaskNavigation } from "./useTaskNavigation";
 import { useWaiting, WAITING_LABEL, type WaitingItem } from "./waiting";
 
@@ -18,10 +20,12 @@ type ViewProps = {
   onOpenTask: (taskId: Id<"tasks">) => void;
   /** Approvals, questions and plans waiting for a person in the department: listed first, and counted. */
   waiting?: readonly WaitingItem[];
+  /** Opens a DM with unread messages. */
+  onOpenChannel?: (channelId: Id<"channels">) => void;
 };
 
 /** The bell with the unread count, and a list of unread notifications; picking one opens its task. */
-export function NotificationsMenuView({ data, onOpenTask, waiting = [] }: ViewProps) {
+export function NotificationsMenuView({ data, onOpenTask, onOpenChannel, waiting = [] }: ViewProps) {
   const [open, setOpen] = useState(false);
   const rootRef = useRef<HTMLDivElement>(null);
   const panelId = useId();
@@ -101,10 +105,28 @@ export function NotificationsMenuView({ data, onOpenTask, waiting = [] }: ViewPr
           <p className="border-b border-slate-100 px-4 py-2.5 text-sm font-semibold text-slate-700 dark:border-slate-800 dark:text-slate-200">Notifications</p>
           {data === undefined ? (
             <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">Loading…</p>
-          ) : data.notifications.length === 0 ? (
+          ) : data.notifications.length === 0 && data.dms.length === 0 ? (
             <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">You’re all caught up.</p>
           ) : (
             <ul className="max-h-80 divide-y divide-slate-100 overflow-y-auto dark:divide-slate-800">
+              {data.dms.map((dm) => (
+                <li key={dm.channelId}>
+                  <button
+                    type="button"
+                    data-testid="notification-dm"
+                    onClick={() => {
+                      setOpen(false);
+                      onOpenChannel?.(dm.channelId);
+                    }}
+                    className="flex w-full flex-col gap-0.5 px-4 py-2.5 text-left hover:bg-slate-50 focus-visible:bg-slate-50 focus-visible:outline-none dark:hover:bg-slate-800"
+                  >
+                    <span className="text-xs text-slate-500 dark:text-slate-400">
+                      {dm.unread === 1 ? "1 unread direct message" : `${dm.unread} unread direct messages`}
+                    </span>
+                    <span className="truncate text-sm font-medium text-slate-900 dark:text-slate-100">{dm.title}</span>
+                  </button>
+                </li>
+              ))}
               {data.notifications.map((n) => (
                 <li key={n._id}>
                   <button
@@ -113,10 +135,11 @@ export function NotificationsMenuView({ data, onOpenTask, waiting = [] }: ViewPr
                       setOpen(false);
                       onOpenTask(n.taskId);
                     }}
-                    className="flex w-full flex-col gap-0.5 px-4 py-2.5 text-left hover:bg-slate-50 focus-visible:bg-slate-50 focus-visible:outline-none dark:hover:bg-slate-800"
+                    className="flex w-full flex-col gap-0.5 px-4 py-2.5 text-left hover:bg-slate-50 focus-visible:bg-slate-50 focus-visible:outline-none dark:hover:bg-slate-800 dark:focus-visible:bg-slate-800/60"
                   >
                     <span className="text-xs text-slate-500 dark:text-slate-400">
-                      {n.kind === "mention" ? "You were mentioned in" : "You were assigned"} · {formatRelativeTime(n._creationTime, now)}
+                      {n.kind === "mention" ? (n.from === undefined ? "You were mentioned in" : `${n.from} mentioned you in`) : "You were assigned"} ·{" "}
+                      {formatRelativeTime(n._creationTime, now)}
                     </span>
                     <span className="truncate text-sm font-medium text-slate-900 dark:text-slate-100">{n.taskTitle}</span>
                   </button>
@@ -136,7 +159,8 @@ function LiveNotifications({ departmentId, departmentSlug }: Props) {
   const data = useQuery(api.notifications.listMine, { departmentId });
   const waiting = useWaiting(departmentId);
   const tasks = useTaskNavigation(departmentSlug);
-  return <NotificationsMenuView data={data} onOpenTask={tasks.open} waiting={waiting} />;
+  const navigate = useNavigate();
+  return <NotificationsMenuView data={data} onOpenTask={tasks.open} onOpenChannel={(channelId) => void navigate(channelsPath(departmentSlug, channelId))} waiting={waiting} />;
 }
 
 /** The header's notifications, live for one department. A failure hides the bell rather than the page. */

@@ -8,6 +8,7 @@ import { SlashInsertContext } from "../slash/insert";
 import { CommandPalette, type PaletteItem } from "./CommandPalette";
 import { agentPath, agentSlugOf, channelsPath, runsPath } from "./addresses";
 import { shortcutFor } from "./shortcuts";
+import { BOARD_SEARCH_ID } from "../board/FilterBar";
 import { ShortcutsHelp } from "./ShortcutsHelp";
 import { useTaskNavigation } from "./useTaskNavigation";
 
@@ -25,7 +26,8 @@ type Props = {
 
 /** The board's search box, when the board shows one (its FilterBar's `type="search"` input). */
 function boardSearchBox(): HTMLInputElement | null {
-  return document.querySelector<HTMLInputElement>('[data-testid="board"] input[type="search"], input[type="search"][data-board-search]');
+  const box = document.getElementById(BOARD_SEARCH_ID);
+  return box instanceof HTMLInputElement ? box : null;
 }
 
 /**

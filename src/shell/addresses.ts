@@ -97,6 +97,18 @@ export function isAppPath(pathname: string): boolean {
   return [department, ...Object.values(pages).map((page) => `${department}/${page}`)].some((pattern) => matchPath(pattern, pathname) !== null);
 }
 
+/**
+ * The address a fresh tab puts below `pathname`, so that Back from a deep
+ * link stays in the app: a run's timeline has the runs below it, any other
+ * page of a department its board. The board itself, and what is not a
+ * department's page, have none.
+ */
+export function addressBelow(pathname: string): string | null {
+  const slug = departmentSlugOf(pathname);
+  if (slug === undefined || !isAppPath(pathname) || matchPath(ROUTE_PATHS.department, pathname) !== null) return null;
+  return matchPath(`${ROUTE_PATHS.department}/runs/:runId`, pathname) !== null ? runsPath(slug) : departmentPath(slug);
+}
+
 /** Addresses that show the board: "/" (it redirects to a department), a department, a task over its board. */
 export function showsBoard(pathname: string): boolean {
   return pathname === "/" || matchPath(ROUTE_PATHS.department, pathname) !== null || isTaskPath(pathname);

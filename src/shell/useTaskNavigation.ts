@@ -4,13 +4,17 @@ import { useLocation, useNavigate } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
 import { departmentPath, isTaskPath, taskPath } from "./addresses";
 
-/** History state on a task entry pushed from the board: Back (not a new entry) closes it. */
-type TaskEntryState = { fromBoard?: boolean } | null;
+/**
+ * History state on a task entry: how many task entries lie between it and
+ * the board below it (1 for a task opened from the board). Closing goes back
+ * that many; Back goes to the task before (a subtask's parent).
+ */
+export type TaskEntryState = { tasksAboveBoard?: number } | null;
 
 export type TaskNavigation = {
-  /** Opens a task's drawer over the board: from the board a new entry, from another task the same one. */
+  /** Opens a task's drawer over the board as a new entry, keeping the board's filters: Back returns to where it was opened. */
   open: (taskId: Id<"tasks">) => void;
-  /** Closes the drawer: Back when the board pushed it, else the board's address in its place. */
+  /** Closes the drawer: back to the board below the task entries, else the board's address in its place. */
   close: () => void;
 };
 
@@ -33,14 +37,18 @@ export function useTaskNavigation(slug: string): TaskNavigation {
     (taskId: Id<"tasks">) => {
       const { navigate, location } = latest.current;
       const to = { pathname: taskPath(slug, taskId), search: location.search };
-      if (isTaskPath(location.pathname)) void navigate(to, { replace: true, state: location.state });
-      else void navigate(to, { state: { fromBoard: true } });
+      if (to.pathname === location.pathname) return;
+      const below = isTaskPath(location.pathname) ? (location.state as TaskEntryState)?.tasksAboveBoard : 0;
+      // A task opened from a task reached by its address has no board below it to count to.
+      const state: TaskEntryState = below === undefined ? null : { tasksAboveBoard: below + 1 };
+      void navigate(to, { state });
     },
     [slug],
   );
   const close = useCallback(() => {
     const { navigate, location } = latest.current;
-    if ((location.state as TaskEntryState)?.fromBoard) void navigate(-1);
+    const above = (location.state as TaskEntryState)?.tasksAboveBoard;
+    if (above !== undefined && above > 0) void navigate(-above);
     else void navigate({ pathname: departmentPath(slug), search: location.search }, { replace: true });
   }, [slug]);
   return useMemo(() => ({ open, close }), [open, close]);

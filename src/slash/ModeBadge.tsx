@@ -4,7 +4,7 @@ export function ModeBadges({ leadMode, model }: { leadMode?: "plan" | "act"; mod
   return (
     <span className="inline-flex flex-wrap items-center gap-1">
       {leadMode === "plan" && (
-        <span data-testid="plan-mode-badge" title="The lead proposes a plan for approval before delegating (/mode act to change)" className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium text-amber-900">
+        <span data-testid="plan-mode-badge" title="The lead proposes a plan for approval before delegating (/mode act to change)" className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-300">
           Plan mode
         </span>
       )}

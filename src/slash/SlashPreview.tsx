@@ -12,7 +12,7 @@ export function SlashPreviewView({ preview }: { preview: SlashPreviewResult | un
   }
   if (!preview.ok) {
     return (
-      <p role="alert" data-testid="slash-error" className="rounded-md bg-rose-50 px-2 py-1.5 text-xs text-rose-800 ring-1 ring-rose-200 ring-inset">
+      <p role="alert" data-testid="slash-error" className="rounded-md bg-rose-50 px-2 py-1.5 text-xs text-rose-800 ring-1 ring-rose-200 ring-inset dark:bg-rose-950/40 dark:text-rose-300 dark:ring-rose-800">
         {preview.error}
       </p>
     );

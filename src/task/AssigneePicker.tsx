@@ -29,7 +29,8 @@ export function AssigneePicker({ agents, selected, onChange, disabled = false, l
   }
 
   return (
-    <ul
+    // A group of checkboxes, not a list: `role="group"` on a <ul> would orphan its items.
+    <div
       role="group"
       aria-labelledby={labelledBy}
       className={cn("max-h-48 divide-y divide-slate-100 overflow-y-auto rounded-lg ring-1 ring-slate-200 ring-inset dark:divide-slate-800 dark:ring-slate-700", className)}
@@ -37,14 +38,14 @@ export function AssigneePicker({ agents, selected, onChange, disabled = false, l
       {sorted.map((agent) => {
         const status = optionFor(AGENT_STATUS_OPTIONS, agent.status);
         return (
-          <li key={agent._id}>
+          <div key={agent._id}>
             <label className={cn("flex items-center gap-3 px-3 py-2", disabled ? "cursor-not-allowed opacity-60" : "cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800")}>
               <input
                 type="checkbox"
                 checked={chosen.has(agent.sessionKey)}
                 disabled={disabled}
                 onChange={(event) => toggle(agent.sessionKey, event.target.checked)}
-                className="size-4 rounded border-slate-300 text-indigo-600 accent-indigo-600 dark:border-slate-600"
+                className="size-4 rounded border-slate-300 text-indigo-600 accent-indigo-600 dark:border-slate-600 dark:text-indigo-300"
               />
               <Avatar initials={initials(agent.name)} className="size-6" />
               <span className="min-w-0 flex-1">
@@ -54,9 +55,9 @@ export function AssigneePicker({ agents, selected, onChange, disabled = false, l
                 </span>
               </span>
             </label>
-          </li>
+          </div>
         );
       })}
-    </ul>
+    </div>
   );
 }

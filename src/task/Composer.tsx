@@ -112,7 +112,7 @@ export function Composer({ candidates, onSend, slash }: Props) {
                   pick(candidate);
                 }}
                 onMouseEnter={() => setActive(i)}
-                className={cn("flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm", i === activeIndex ? "bg-indigo-50 text-indigo-900" : "text-slate-700 dark:text-slate-200")}
+                className={cn("flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm", i === activeIndex ? "bg-indigo-50 text-indigo-900 dark:bg-indigo-950/40 dark:text-indigo-300" : "text-slate-700 dark:text-slate-200")}
               >
                 <Avatar
                   initials={initials(candidate.name)}

@@ -81,7 +81,7 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
             onChange={(keys) => set("assigneeSessionKeys", keys)}
             labelledBy={`${id}-assignees`}
           />
-          {errors.assignees && <p className="text-xs text-rose-700">{errors.assignees}</p>}
+          {errors.assignees && <p className="text-xs text-rose-700 dark:text-rose-300">{errors.assignees}</p>}
         </div>
       </div>
 

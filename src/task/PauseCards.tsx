@@ -79,7 +79,7 @@ function Card({ label, title, state, children, testId, error }: CardProps) {
       </div>
       {children}
       {error !== null && (
-        <p role="alert" className="text-xs text-rose-700">
+        <p role="alert" className="text-xs text-rose-700 dark:text-rose-300">
           {error}
         </p>
       )}
@@ -147,10 +147,10 @@ export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; 
         </>
       }
     >
-      <pre className="max-h-48 overflow-auto rounded-lg bg-white p-2 font-mono text-xs text-slate-700 ring-1 ring-slate-200 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700">{prettyArgs(card.args)}</pre>
+      <pre tabIndex={0} aria-label="Arguments" className="max-h-48 overflow-auto rounded-lg bg-white p-2 font-mono text-xs text-slate-700 ring-1 ring-slate-200 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700">{prettyArgs(card.args)}</pre>
       {open ? (
         <>
-          <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>
+          <p className="text-xs text-slate-500 dark:text-slate-400">{expiryText(card.expiresAt, now)}</p>
           {writable && <DecisionRow words={APPROVAL_WORDS} note={reason} onNote={setReason} onDecide={(approve) => decide(approve ? "approve" : "deny")} pending={response.pending} />}
         </>
       ) : (
@@ -173,7 +173,7 @@ export function QuestionCard({ card, writable, now }: { card: QuestionCardView; 
     <Card label={`Question from ${card.agentName}`} testId="question-card" state={state} title={`${card.agentName} asks: ${card.question}`} error={response.error}>
       {state === "pending" ? (
         <>
-          {card.expiresAt !== undefined && <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>}
+          {card.expiresAt !== undefined && <p className="text-xs text-slate-500 dark:text-slate-400">{expiryText(card.expiresAt, now)}</p>}
           {writable && (
             <form onSubmit={onSubmitted(onSubmit)} className="flex items-center gap-2">
               <input
@@ -210,14 +210,14 @@ export function PlanCard({ card, writable, now }: { card: PlanCardView; writable
         {card.steps.map((step, i) => (
           <li key={i}>
             <span className="font-medium">{step.title}</span> → {step.assignee}
-            {step.priority !== undefined && step.priority !== "medium" && <span className="text-slate-500"> ({step.priority})</span>}
-            {step.description !== undefined && step.description !== "" && <p className="text-slate-500">{step.description}</p>}
+            {step.priority !== undefined && step.priority !== "medium" && <span className="text-slate-500 dark:text-slate-400"> ({step.priority})</span>}
+            {step.description !== undefined && step.description !== "" && <p className="text-slate-500 dark:text-slate-400">{step.description}</p>}
           </li>
         ))}
       </ol>
       {state === "pending" ? (
         <>
-          {card.expiresAt !== undefined && <p className="text-xs text-slate-500">{expiryText(card.expiresAt, now)}</p>}
+          {card.expiresAt !== undefined && <p className="text-xs text-slate-500 dark:text-slate-400">{expiryText(card.expiresAt, now)}</p>}
           {writable && <DecisionRow words={PLAN_WORDS} note={feedback} onNote={setFeedback} onDecide={(approve) => decide(approve ? "approve" : "reject")} pending={response.pending} />}
         </>
       ) : state === "expired" ? (

@@ -112,7 +112,7 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
     <li
       data-testid="run"
       data-run-status={run.status}
-      className={cn("flex flex-col gap-2 rounded-lg border px-3 py-2.5", active ? "border-indigo-200 bg-indigo-50/40" : "border-slate-200 bg-slate-50/60 dark:border-slate-700")}
+      className={cn("flex flex-col gap-2 rounded-lg border px-3 py-2.5", active ? "border-indigo-200 bg-indigo-50/40 dark:border-indigo-800 dark:bg-indigo-950/40" : "border-slate-200 bg-slate-50/60 dark:border-slate-700 dark:bg-slate-800/60")}
     >
       <div className="flex items-center gap-2">
         {run.status === "running" && <ThinkingDots />}
@@ -134,9 +134,9 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
         </ul>
       )}
 
-      {reason && <p className={cn("text-xs", run.status === "error" ? "text-rose-700" : "text-amber-700")}>{reason}</p>}
+      {reason && <p className={cn("text-xs", run.status === "error" ? "text-rose-700 dark:text-rose-300" : "text-amber-700 dark:text-amber-300")}>{reason}</p>}
       {guards.map((guard) => (
-        <p key={guard} className="text-xs text-amber-700">
+        <p key={guard} className="text-xs text-amber-700 dark:text-amber-300">
           Guard: {guard}
         </p>
       ))}

@@ -18,15 +18,15 @@ export function SubtasksView({ list, onOpenTask, hrefFor }: ViewProps) {
   return (
     <section aria-labelledby={`${id}-subtasks`} className="flex flex-col gap-2">
       <div className="flex items-baseline justify-between">
-        <h3 id={`${id}-subtasks`} className="text-sm font-semibold text-slate-700">
+        <h3 id={`${id}-subtasks`} className="text-sm font-semibold text-slate-700 dark:text-slate-200">
           Subtasks
         </h3>
-        <span className="text-xs text-slate-500">
+        <span className="text-xs text-slate-500 dark:text-slate-400">
           {done} of {subtasks.length}
           {truncated ? "+" : ""} done
         </span>
       </div>
-      <ul className="flex flex-col divide-y divide-slate-100 rounded-lg border border-slate-200">
+      <ul className="flex flex-col divide-y divide-slate-100 rounded-lg border border-slate-200 dark:divide-slate-800 dark:border-slate-700">
         {subtasks.map((subtask) => {
           const status = STATUS_OPTIONS.find((option) => option.value === subtask.status)!;
           return (
@@ -38,17 +38,17 @@ export function SubtasksView({ list, onOpenTask, hrefFor }: ViewProps) {
                   event.preventDefault();
                   onOpenTask(subtask._id);
                 }}
-                className="min-w-0 flex-1 truncate font-medium text-indigo-700 underline-offset-2 hover:underline"
+                className="min-w-0 flex-1 truncate font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
               >
                 {subtask.title}
               </a>
-              <span className="shrink-0 text-xs text-slate-500">{subtask.assignees.length > 0 ? subtask.assignees.join(", ") : "Nobody"}</span>
-              <span className="shrink-0 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">{status.label}</span>
+              <span className="shrink-0 text-xs text-slate-500 dark:text-slate-400">{subtask.assignees.length > 0 ? subtask.assignees.join(", ") : "Nobody"}</span>
+              <span className="shrink-0 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700 dark:bg-slate-800 dark:text-slate-200">{status.label}</span>
             </li>
           );
         })}
       </ul>
-      {truncated && <p className="text-xs text-slate-500">Only the first {subtasks.length} are listed.</p>}
+      {truncated && <p className="text-xs text-slate-500 dark:text-slate-400">Only the first {subtasks.length} are listed.</p>}
     </section>
   );
 }

@@ -4,13 +4,15 @@ import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { initials } from "../board/initials";
-import { PRIORITY_OPTIONS, STATUS_OPTIONS } from "../board/options";
+import { optionFor, PRIORITY_OPTIONS, STATUS_OPTIONS } from "../board/options";
 import type { Priority, RosterAgent, TaskStatus } from "../board/types";
 import { Avatar } from "../components/ui/Avatar";
+import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { Markdown } from "../components/ui/Markdown";
 import { Select, TextArea, TextInput } from "../components/ui/Field";
 import { taskPath } from "../shell/addresses";
+import { canWrite, useRole } from "../shell/role";
 import { AssigneePicker } from "./AssigneePicker";
 import { Subtasks } from "./Subtasks";
 import { descriptionError, formatTags, parseTags, tagsError, titleError } from "./newTask";
@@ -49,6 +51,14 @@ type TitleProps = { task: TaskDetail; headingId: string; edits: TaskEdits; onErr
 /** The task's title as the drawer heading; click it to rename. */
 export function TaskTitle({ task, headingId, edits, onError }: TitleProps) {
   const edit = useInlineEdit({ value: task.title, validate: titleError, save: (title) => edits.update({ title }), onError });
+  const writable = canWrite(useRole());
+  if (!writable) {
+    return (
+      <h2 id={headingId} className="min-w-0 flex-1 text-lg leading-snug font-semibold break-words text-slate-900 dark:text-slate-100">
+        {task.title}
+      </h2>
+    );
+  }
   if (!edit.editing) {
     return (
       <h2 id={headingId} className="min-w-0 flex-1 text-lg leading-snug font-semibold break-words text-slate-900 dark:text-slate-100">
@@ -79,7 +89,7 @@ export function TaskTitle({ task, headingId, edits, onError }: TitleProps) {
         aria-invalid={edit.problem ? true : undefined}
         className="text-base font-semibold"
       />
-      {edit.problem && <p className="mt-1 text-xs text-rose-700">{edit.problem}</p>}
+      {edit.problem && <p className="mt-1 text-xs text-rose-700 dark:text-rose-300">{edit.problem}</p>}
     </div>
   );
 }
@@ -97,6 +107,7 @@ type DetailsProps = {
 /** Status, priority, tags, assignees, provenance and description, each editable in place; then the subtasks. */
 export function TaskDetails({ task, agents, members, edits, onError, onOpenTask, now }: DetailsProps) {
   const id = useId();
+  const writable = canWrite(useRole());
   // The department in the address, for the parent task's link (absent outside the router, as in tests).
   const { slug } = useParams();
   const agentsByKey = new Map(agents.map((agent) => [agent.sessionKey, agent]));
@@ -120,29 +131,45 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
   return (
     <div className="flex flex-col gap-5">
       <dl className="grid grid-cols-[6.5rem_minmax(0,1fr)] items-center gap-x-3 gap-y-3 text-sm">
-        <dt>
-          <label htmlFor={`${id}-status`} className="text-slate-500 dark:text-slate-400">
-            Status
-          </label>
-        </dt>
-        <dd>
-          <Select id={`${id}-status`} value={task.status} options={STATUS_OPTIONS} onValueChange={(status) => run(edits.setStatus(status))} className="py-1.5" />
-        </dd>
+        {writable ? (
+          <>
+            <dt>
+              <label htmlFor={`${id}-status`} className="text-slate-500 dark:text-slate-400">
+                Status
+              </label>
+            </dt>
+            <dd>
+              <Select id={`${id}-status`} value={task.status} options={STATUS_OPTIONS} onValueChange={(status) => run(edits.setStatus(status))} className="py-1.5" />
+            </dd>
 
-        <dt>
-          <label htmlFor={`${id}-priority`} className="text-slate-500 dark:text-slate-400">
-            Priority
-          </label>
-        </dt>
-        <dd>
-          <Select
-            id={`${id}-priority`}
-            value={task.priority}
-            options={PRIORITY_OPTIONS}
-            onValueChange={(priority) => run(edits.update({ priority }))}
-            className="py-1.5"
-          />
-        </dd>
+            <dt>
+              <label htmlFor={`${id}-priority`} className="text-slate-500 dark:text-slate-400">
+                Priority
+              </label>
+            </dt>
+            <dd>
+              <Select
+                id={`${id}-priority`}
+                value={task.priority}
+                options={PRIORITY_OPTIONS}
+                onValueChange={(priority) => run(edits.update({ priority }))}
+                className="py-1.5"
+              />
+            </dd>
+          </>
+        ) : (
+          // A viewer reads status and priority as text: nothing on screen invites a change the server would refuse.
+          <>
+            <dt className="text-slate-500 dark:text-slate-400">Status</dt>
+            <dd data-testid="task-status" className="text-slate-800 dark:text-slate-200">
+              {optionFor(STATUS_OPTIONS, task.status).label}
+            </dd>
+            <dt className="text-slate-500 dark:text-slate-400">Priority</dt>
+            <dd>
+              <Badge className={optionFor(PRIORITY_OPTIONS, task.priority).className}>{optionFor(PRIORITY_OPTIONS, task.priority).label}</Badge>
+            </dd>
+          </>
+        )}
 
         <dt className="self-start pt-1.5 text-slate-500 dark:text-slate-400">
           {tags.editing ? <label htmlFor={`${id}-tags`}>Tags</label> : "Tags"}
@@ -170,10 +197,12 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
                   {tag}
                 </span>
               ))}
-              {task.tags.length === 0 && <span className="text-slate-400">None</span>}
-              <Button variant="ghost" onClick={tags.start} className="px-1.5 py-0.5 text-xs" aria-label="Edit tags">
-                Edit
-              </Button>
+              {task.tags.length === 0 && <span className="text-slate-500 dark:text-slate-400">None</span>}
+              {writable && (
+                <Button variant="ghost" onClick={tags.start} className="px-1.5 py-0.5 text-xs" aria-label="Edit tags">
+                  Edit
+                </Button>
+              )}
             </div>
           )}
         </dd>
@@ -192,18 +221,20 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
                 </span>
               );
             })}
-            {task.assigneeSessionKeys.length === 0 && <span className="text-slate-400">Nobody yet</span>}
-            <Button
-              variant="ghost"
-              onClick={() => setPickingAssignees((open) => !open)}
-              aria-expanded={pickingAssignees}
-              className="px-1.5 py-0.5 text-xs"
-              aria-label={pickingAssignees ? "Done editing assignees" : "Edit assignees"}
-            >
-              {pickingAssignees ? "Done" : "Edit"}
-            </Button>
+            {task.assigneeSessionKeys.length === 0 && <span className="text-slate-500 dark:text-slate-400">Nobody yet</span>}
+            {writable && (
+              <Button
+                variant="ghost"
+                onClick={() => setPickingAssignees((open) => !open)}
+                aria-expanded={pickingAssignees}
+                className="px-1.5 py-0.5 text-xs"
+                aria-label={pickingAssignees ? "Done editing assignees" : "Edit assignees"}
+              >
+                {pickingAssignees ? "Done" : "Edit"}
+              </Button>
+            )}
           </div>
-          {pickingAssignees && (
+          {writable && pickingAssignees && (
             <AssigneePicker
               agents={agents}
               selected={task.assigneeSessionKeys}
@@ -229,7 +260,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
                   event.preventDefault();
                   onOpenTask(task.parentTaskId!);
                 }}
-                className="font-medium text-indigo-700 underline-offset-2 hover:underline"
+                className="font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
               >
                 {task.parentTitle ?? "Open the parent task"}
               </a>
@@ -250,7 +281,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
           <h3 id={`${id}-description`} className="text-sm font-semibold text-slate-700 dark:text-slate-200">
             Description
           </h3>
-          {!description.editing && (
+          {writable && !description.editing && (
             <Button variant="ghost" onClick={description.start} className="px-1.5 py-0.5 text-xs" aria-label="Edit description">
               Edit
             </Button>
@@ -283,7 +314,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
           <button
             type="button"
             onClick={description.start}
-            className="rounded-lg border border-dashed border-slate-300 px-3 py-3 text-left text-sm text-slate-500 hover:border-slate-400 hover:text-slate-700 dark:border-slate-600 dark:text-slate-400"
+            className="rounded-lg border border-dashed border-slate-300 px-3 py-3 text-left text-sm text-slate-500 hover:border-slate-400 hover:text-slate-700 dark:border-slate-600 dark:text-slate-400 dark:hover:text-slate-200"
           >
             No description yet. Add one…
           </button>

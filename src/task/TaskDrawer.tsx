@@ -85,6 +85,7 @@ export function TaskDrawerView({
   const report = (error: unknown) => setFailure(userMessage(error));
   const oldestFirst = useMemo(() => [...messages].reverse(), [messages]);
   const candidates = useMemo(() => mentionCandidates(agents, members), [agents, members]);
+  const roles = useMemo(() => new Map(members.map((member) => [member.userId as string, member.role as string])), [members]);
   const status = optionFor(STATUS_OPTIONS, task.status);
 
   // Follow the conversation: a newer message scrolls into view when the reader
@@ -128,7 +129,7 @@ export function TaskDrawerView({
         <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
           <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Thread</h3>
           <PauseCards taskId={task._id} now={now} show="decided" />
-          <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} />
+          <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} roles={roles} />
         </section>
       </div>
       {follow.unseen && (
@@ -213,9 +214,9 @@ export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment }: Drawer
         fallback={(error, retry) => (
           <div className="flex flex-1 flex-col">
             <ModalHeader headingId={headingId} title="Task unavailable" onClose={onClose} closeLabel="Close task" large />
-            <div role="alert" className="m-5 flex flex-col items-start gap-3 rounded-xl border border-rose-200 bg-rose-50 p-4">
-              <p className="text-sm font-medium text-rose-800">{userMessage(error)}</p>
-              <p className="text-xs text-rose-700">It may have been deleted, or the link may be wrong.</p>
+            <div role="alert" className="m-5 flex flex-col items-start gap-3 rounded-xl border border-rose-200 bg-rose-50 p-4 dark:border-rose-800 dark:bg-rose-950/40">
+              <p className="text-sm font-medium text-rose-800 dark:text-rose-300">{userMessage(error)}</p>
+              <p className="text-xs text-rose-700 dark:text-rose-300">It may have been deleted, or the link may be wrong.</p>
               <div className="flex gap-2">
                 <Button variant="secondary" onClick={retry}>
                   Try again

@@ -24,10 +24,12 @@ type Props = {
   onLoadEarlier: () => void;
   /** The time relative times are measured from. */
   now: number;
+  /** Each person's role in the department, by user id: a post is badged with it (an owner's says "Owner"). */
+  roles?: ReadonlyMap<string, string>;
 };
 
 /** A task's thread, oldest message first, with a "Load earlier" button when there is more. */
-export function Thread({ messages, status, onLoadEarlier, now }: Props) {
+export function Thread({ messages, status, onLoadEarlier, now, roles }: Props) {
   if (status === "LoadingFirstPage") {
     return (
       <LoadingStatus label="Loading the thread…" className="flex flex-col gap-4 py-2">
@@ -56,7 +58,7 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
       ) : (
         <ol aria-label="Messages" className="flex flex-col gap-4">
           {messages.map((message) => (
-            <MessageItem key={message._id} message={message} now={now} />
+            <MessageItem key={message._id} message={message} now={now} roles={roles} />
           ))}
         </ol>
       )}
@@ -64,7 +66,12 @@ export function Thread({ messages, status, onLoadEarlier, now }: Props) {
   );
 }
 
-function MessageItem({ message, now }: { message: ThreadMessage; now: number }) {
+/** "owner" → "Owner": a person's badge. Someone no longer in the department is still a person who posted. */
+function roleBadge(role: string | undefined): string {
+  return role === undefined ? "Person" : `${role[0].toUpperCase()}${role.slice(1)}`;
+}
+
+function MessageItem({ message, now, roles }: { message: ThreadMessage; now: number; roles?: ReadonlyMap<string, string> }) {
   const { author } = message;
   const edit = useMutation(api.messages.edit);
   const remove = useMutation(api.messages.remove);
@@ -94,8 +101,8 @@ function MessageItem({ message, now }: { message: ThreadMessage; now: number }) 
       <div className="min-w-0 flex-1">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
           <span className="text-sm font-semibold text-slate-900 dark:text-slate-100">{author.name}</span>
-          <Badge className={isAgent ? "bg-indigo-50 text-indigo-700 ring-indigo-600/20" : "bg-emerald-50 text-emerald-700 ring-emerald-600/20"}>
-            {isAgent ? "Agent" : "Member"}
+          <Badge className={isAgent ? "bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30" : "bg-emerald-50 text-emerald-700 ring-emerald-600/20 dark:bg-emerald-950/40 dark:text-emerald-300 dark:ring-emerald-400/30"}>
+            {author.kind === "agent" ? "Agent" : roleBadge(roles?.get(author.userId))}
           </Badge>
           {time}
         </div>
@@ -107,7 +114,7 @@ function MessageItem({ message, now }: { message: ThreadMessage; now: number }) 
           onEdit={(content) => edit({ taskId: message.taskId, messageId: message._id, content })}
           onDelete={() => remove({ taskId: message.taskId, messageId: message._id })}
         >
-          <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100" : "bg-slate-50 ring-1 ring-slate-200 dark:bg-slate-800/60 dark:ring-slate-700")}>
+          <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100 dark:bg-indigo-950/40 dark:ring-indigo-800" : "bg-slate-50 ring-1 ring-slate-200 dark:bg-slate-800/60 dark:ring-slate-700")}>
             <Markdown mentions={message.mentions.map((mention) => mention.name)}>{message.content}</Markdown>
           </div>
         </ChangeableMessage>

@@ -18,11 +18,11 @@ const PLAIN_REASON = "replied";
 
 /** How each tool call outcome reads. `className` colours the icon. */
 export const OUTCOME_OPTIONS: ReadonlyArray<Option<ToolCallOutcome> & { icon: string }> = [
-  { value: "ok", label: "Done", icon: "✓", className: "text-emerald-600" },
-  { value: "denied", label: "Permission denied", icon: "⊘", className: "text-rose-600" },
-  { value: "invalid", label: "Invalid call", icon: "⚠", className: "text-amber-600" },
-  { value: "error", label: "Failed", icon: "⚠", className: "text-rose-600" },
-  { value: "refused", label: "Stopped by a guard", icon: "■", className: "text-amber-600" },
+  { value: "ok", label: "Done", icon: "✓", className: "text-emerald-600 dark:text-emerald-300" },
+  { value: "denied", label: "Permission denied", icon: "⊘", className: "text-rose-600 dark:text-rose-300" },
+  { value: "invalid", label: "Invalid call", icon: "⚠", className: "text-amber-600 dark:text-amber-300" },
+  { value: "error", label: "Failed", icon: "⚠", className: "text-rose-600 dark:text-rose-300" },
+  { value: "refused", label: "Stopped by a guard", icon: "■", className: "text-amber-600 dark:text-amber-300" },
 ];
 
 /** Run statuses. `className` colours the badge. */

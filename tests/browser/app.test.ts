@@ -139,14 +139,14 @@ describe("npm start in a browser", () => {
     await expect(done.getByTestId("task-card").first().isVisible()).resolves.toBe(true);
     await board.evaluate((el) => el.scrollTo({ left: 0 }));
 
-    // The squad, the chat and the activity are tabs beside the board rather than stacked under it.
+    // The squad, the chat and the activity sit in the navigation row beside the pages rather than stacked under the board.
     const roster = page.getByTestId("roster");
     await expect(roster.isVisible()).resolves.toBe(false);
-    await page.getByRole("tab", { name: "Roster" }).click();
+    await page.getByTestId("nav-pane-roster").click();
     await roster.waitFor();
     const rosterBox = await roster.boundingBox();
     expect(rosterBox!.y).toBeLessThan(NARROW.height);
-    await page.getByRole("tab", { name: "Board" }).click();
+    await page.getByRole("navigation", { name: "Department" }).getByRole("link", { name: "Board" }).click();
     await board.waitFor();
 
     await page.screenshot({ path: screenshotPath("board-narrow.png"), fullPage: true });

@@ -104,7 +104,7 @@ describe("the squad board, live in two browsers", () => {
     await dialog.getByLabel("Description").fill(DESCRIPTION);
     await dialog.getByLabel("Priority").selectOption("high");
     await dialog.getByLabel("Tags").fill("ui, web");
-    const devBot = dialog.getByRole("group", { name: /Assignees/ }).getByRole("listitem").filter({ hasText: "Dev Bot" }).getByRole("checkbox");
+    const devBot = dialog.getByRole("group", { name: /Assignees/ }).getByRole("checkbox", { name: /Dev Bot/ });
     await devBot.check();
     await expect(devBot.isChecked()).resolves.toBe(true);
     await dialog.getByRole("button", { name: "Create task" }).click();

@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ConvexHttpClient } from "convex/browser";
+import axe from "axe-core";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { api } from "../../convex/_generated/api";
@@ -203,6 +204,27 @@ export async function startJourneyOfTwo(password: string): Promise<{ journey: Jo
     await journey.close();
     throw error;
   }
+}
+
+// ---------------------------------------------------------------- accessibility
+
+/** The axe-core rule tags of WCAG 2.1 A and AA (colour contrast included). */
+const WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+
+/**
+ * Runs axe-core's WCAG 2.1 AA rules on what `page` shows now and returns one
+ * line per failing element ("rule: selector — summary"), so a failing
+ * expectation says what to fix. axe is injected once per document.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: axe.source });
+  const violations = await page.evaluate(async (tags) => {
+    const found = await (window as unknown as { axe: typeof axe }).axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
+    return found.violations.flatMap((rule) =>
+      rule.nodes.map((node) => `${rule.id}: ${node.target.join(" ")} — ${(node.failureSummary ?? "").split("\n").slice(1).join(" ").trim()}`),
+    );
+  }, WCAG_21_AA);
+  return violations;
 }
 
 // ---------------------------------------------------------------- the task drawer

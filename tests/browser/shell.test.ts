@@ -134,13 +134,15 @@ describe("layout", () => {
     await ada.getByTestId("side-panel").waitFor();
   });
 
-  test("390×844: tabs for Board, Chat, Activity and Roster instead of one long page", async () => {
+  test("390×844: one navigation row (the pages, then Chat, Activity and Squad) instead of one long page; the place on screen is marked", async () => {
     await ada.setViewportSize(PHONE);
-    const tabs = ada.getByRole("tablist", { name: "Department" });
-    await tabs.waitFor();
-    const names = await tabs.getByRole("tab").allTextContents();
-    expect(names).toEqual(["Board", "Chat", "Activity", "Roster"]);
-    await expect(tabs.getByRole("tab", { name: "Board" }).getAttribute("aria-selected")).resolves.toBe("true");
+    const nav = ada.getByRole("navigation", { name: "Department" });
+    await nav.waitFor();
+    await expect(ada.getByRole("navigation", { name: "Department" }).count()).resolves.toBe(1);
+    const items = await nav.locator("a, button").allTextContents();
+    expect(items.map((text) => text.replace(/\d+$/, ""))).toEqual(["Board", "Channels", "Runs", "Figures", "Chat", "Activity", "Squad"]);
+    const current = () => nav.locator('[aria-current]:not([aria-current="false"])').allTextContents();
+    await expect(current()).resolves.toEqual(["Board"]);
     await expect(ada.getByTestId("chat-pane").isVisible()).resolves.toBe(false);
     // One screen or so, not everything stacked (it was 3,371 px).
     const height = await ada.evaluate(() => document.documentElement.scrollHeight);
@@ -148,16 +150,28 @@ describe("layout", () => {
     await until(() => ada.evaluate(() => document.documentElement.scrollWidth), (w) => w === PHONE.width, "the page to fit the phone");
     await ada.screenshot({ path: screenshotPath("shell-390-board.png") });
 
-    await tabs.getByRole("tab", { name: "Chat" }).click();
+    await nav.getByRole("button", { name: "Chat" }).click();
     await ada.getByTestId("chat-pane").waitFor();
     await expect(ada.getByTestId("board").isVisible()).resolves.toBe(false);
+    await expect(current()).resolves.toEqual(["Chat"]);
     await ada.screenshot({ path: screenshotPath("shell-390-chat.png") });
-    await tabs.getByRole("tab", { name: "Roster" }).click();
+    await nav.getByRole("button", { name: "Squad" }).click();
     await ada.getByTestId("roster").waitFor();
-    await tabs.getByRole("tab", { name: "Activity" }).click();
+    await nav.getByRole("button", { name: "Activity" }).click();
     await expect(ada.getByTestId("roster").isVisible()).resolves.toBe(false);
     await ada.screenshot({ path: screenshotPath("shell-390-activity.png") });
-    await tabs.getByRole("tab", { name: "Board" }).click();
+
+    // The channels page marks Channels (it marked Board), and shows in the page's place.
+    await nav.getByRole("link", { name: /^Channels/ }).click();
+    await ada.getByTestId("channels").waitFor();
+    await expect(current()).resolves.toEqual([expect.stringMatching(/^Channels/)]);
+    // The runs are cards on a phone: nothing runs off the right edge.
+    await nav.getByRole("link", { name: "Runs" }).click();
+    await ada.getByTestId("runs-page").waitFor();
+    await expect(current()).resolves.toEqual(["Runs"]);
+    await until(() => ada.evaluate(() => document.documentElement.scrollWidth), (w) => w === PHONE.width, "the runs to fit the phone");
+    await nav.getByRole("link", { name: "Board" }).click();
+    await ada.getByTestId("board").waitFor();
     await ada.setViewportSize(LARGE);
     await ada.getByTestId("side-panel").waitFor();
   });
@@ -409,6 +423,113 @@ describe("theme and the README", () => {
     await asAda.mutation(api.chat.postAsHuman, { departmentId: department._id, text: "Launch is Friday. @Jarvis, can you split the launch work?" });
     await ada.getByTestId("chat-message").filter({ hasText: "Launch is Friday" }).waitFor();
     await ada.screenshot({ path: path.join(PROJECT_ROOT, "docs", "screenshot.png") });
+    expect(journey.pageErrors).toEqual([]);
+  });
+});
+
+describe("the first ten minutes (issue 27)", () => {
+  test("1440×900: #maestro shows at least eight messages, and the squad scrolls to its last agent", async () => {
+    await ada.setViewportSize(LARGE);
+    await ada.goto(appAt("/d/product"));
+    await ada.getByTestId("task-card").first().waitFor();
+    const asAda = await journey.clientFor("Ada");
+    const [department] = await asAda.query(api.departments.listMine, {});
+    for (let i = 1; i <= 10; i++) await asAda.mutation(api.chat.postAsHuman, { departmentId: department._id, text: `Standup note ${i}` });
+    await ada.getByTestId("chat-message").filter({ hasText: "Standup note 10" }).waitFor();
+    const fullyShown = () =>
+      ada.evaluate(() => {
+        const log = document.querySelector('[data-testid="chat-pane"] [role="log"]')!.getBoundingClientRect();
+        return [...document.querySelectorAll('[data-testid="chat-message"]')].filter((m) => {
+          const box = m.getBoundingClientRect();
+          return box.top >= log.top - 1 && box.bottom <= log.bottom + 1;
+        }).length;
+      });
+    await until(fullyShown, (count) => count >= 8, "eight whole messages in #maestro");
+
+    // The owner's posts carry her name, not the spec's "@human" chip.
+    const last = ada.getByTestId("chat-message").filter({ hasText: "Standup note 10" });
+    await expect(last.getByTestId("chat-person").textContent()).resolves.toContain("Ada");
+    await expect(last.textContent()).resolves.not.toContain("@human");
+
+    const list = ada.getByTestId("roster").locator("ul");
+    const [scrollHeight, clientHeight] = await list.evaluate((el) => [el.scrollHeight, el.clientHeight]);
+    expect(scrollHeight, "the squad has more agents than fit").toBeGreaterThan(clientHeight);
+    const lastAgent = ada.getByTestId("roster-agent").last();
+    await lastAgent.scrollIntoViewIfNeeded();
+    const [agentBox, listBox] = [(await lastAgent.boundingBox())!, (await list.boundingBox())!];
+    expect(agentBox.y + agentBox.height).toBeLessThanOrEqual(listBox.y + listBox.height + 1);
+    await ada.screenshot({ path: screenshotPath("ten-minutes-1440.png") });
+  });
+
+  test("1280×800: nothing in the header is cut, not even a long name", async () => {
+    const page = await journey.newPage({ who: "Grace Hopper-Okafor", viewport: MEDIUM });
+    await journey.signIn(page, "Grace Hopper-Okafor");
+    const cut = await page.evaluate(() =>
+      // The app's header (the first <header>; board columns have their own).
+      [...document.querySelector("header")!.querySelectorAll("*")]
+        .filter((el) => el instanceof HTMLElement && el.offsetWidth > 0 && el.children.length === 0 && el.scrollWidth > el.clientWidth + 1)
+        .map((el) => el.textContent),
+    );
+    expect(cut).toEqual([]);
+    await expect(page.locator("header").getByText("Grace Hopper-Okafor", { exact: true }).isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: screenshotPath("ten-minutes-header-1280.png"), clip: { x: 0, y: 0, width: 1280, height: 120 } });
+    await page.context().close();
+  });
+
+  test("/ focuses the board search; ? lists it; Ctrl-K finds #launch-room by 'launch room'; the Tag filter applies as you type", async () => {
+    await ada.goto(appAt("/d/product"));
+    await ada.getByTestId("task-card").first().waitFor();
+    await ada.locator("body").press("/");
+    await until(() => ada.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? null), (label) => label === "Search tasks", "/ to focus the board search");
+    await expect(ada.getByTestId("command-palette").count()).resolves.toBe(0);
+    await ada.keyboard.press("Escape");
+    await ada.locator("body").click({ position: { x: 5, y: 400 } });
+
+    const asAda = await journey.clientFor("Ada");
+    const [department] = await asAda.query(api.departments.listMine, {});
+    await asAda.mutation(api.channels.create, { departmentId: department._id, name: "launch-room", visibility: "project" });
+    await ada.keyboard.press("Control+k");
+    const palette = ada.getByTestId("command-palette");
+    await palette.waitFor();
+    await ada.keyboard.type("launch room");
+    await palette.getByRole("option", { name: /#launch-room/ }).waitFor();
+    await ada.keyboard.press("Escape");
+    await palette.waitFor({ state: "detached" });
+
+    // Typed, not entered: the board narrows to the tag and the address keeps it.
+    await ada.getByLabel("Tag").first().pressSequentially("copy");
+    await until(async () => new URL(ada.url()).searchParams.get("tag"), (tag) => tag === "copy", "the tag filter to apply as typed");
+    await until(() => ada.getByTestId("task-card").allTextContents(), (cards) => cards.length >= 1 && cards.every((text) => text.includes("copy")), "only copy-tagged cards");
+    await ada.getByLabel("Tag").first().fill("");
+    await until(async () => new URL(ada.url()).searchParams.get("tag"), (tag) => tag === null, "the tag filter to clear");
+    expect(journey.pageErrors).toEqual([]);
+  });
+
+  test("a viewer's board and drawer have no controls: no grips, selects, Edit, New task or Stop, while a member's do", async () => {
+    await journey.ensurePerson("Vic", "viewer");
+    const vic = await journey.newPage({ who: "Vic" });
+    await journey.signIn(vic, "Vic");
+    await expect(vic.getByRole("button", { name: /^Move / }).count()).resolves.toBe(0);
+    await expect(ada.getByRole("button", { name: /^Move / }).count()).resolves.toBeGreaterThan(0);
+    await expect(vic.getByRole("button", { name: "New task" }).count()).resolves.toBe(0);
+
+    // A long run on the task, so a member sees Stop.
+    const asAda = await journey.clientFor("Ada");
+    await asAda.mutation(api.messages.create, { taskId, content: "@Jarvis take your time and think it over slowly" });
+    await ada.goto(appAt(`/d/product/tasks/${taskId}`));
+    await drawer(ada).getByRole("button", { name: "Stop" }).first().waitFor({ timeout: 30_000 });
+    await vic.goto(appAt(`/d/product/tasks/${taskId}`));
+    await drawer(vic).locator('[data-testid="run"][data-run-status="running"]').first().waitFor({ timeout: 30_000 });
+    const inDrawer = drawer(vic);
+    await expect(inDrawer.locator("select").count()).resolves.toBe(0);
+    await expect(inDrawer.getByRole("button", { name: /^Edit|Stop|Rename/ }).count()).resolves.toBe(0);
+    await expect(inDrawer.getByRole("button", { name: "Stop" }).count()).resolves.toBe(0);
+    // The title is a heading to read, not a button that renames.
+    await expect(inDrawer.getByRole("heading", { level: 2 }).first().getByRole("button").count()).resolves.toBe(0);
+    await expect(inDrawer.getByTestId("task-status").textContent()).resolves.toBeTruthy();
+    await vic.screenshot({ path: screenshotPath("ten-minutes-viewer-drawer.png") });
+    await drawer(ada).getByRole("button", { name: "Stop" }).first().click();
+    await vic.context().close();
     expect(journey.pageErrors).toEqual([]);
   });
 });

@@ -320,6 +320,13 @@ describe("agents.getBySlug (the agent page)", () => {
     expect(busy?.currentTask).toMatchObject({ _id: taskId, title: "Ship the signup form" });
   });
 
+  test("the address may name the agent in any case, or by its name", async () => {
+    const { departmentId, admin } = await squad();
+    for (const agentSlug of ["Dev-Bot", "DEV-BOT", "Dev Bot"]) {
+      expect((await admin.query(api.agents.getBySlug, { departmentId, agentSlug }))?.agent.name, agentSlug).toBe("Dev Bot");
+    }
+  });
+
   test("an unknown slug, or another department's agent, is null; another department's member is refused", async () => {
     const { departmentId, admin, other } = await squad();
     expect(await admin.query(api.agents.getBySlug, { departmentId, agentSlug: "nobody" })).toBeNull();

@@ -31,7 +31,7 @@ async function inbox() {
 describe("notifications.listMine", () => {
   test("the caller's unread notifications, newest first, with task titles and the tasks that hold unread mentions", async () => {
     const { departmentId, grace, first, second, say } = await inbox();
-    expect(await grace.query(api.notifications.listMine, { departmentId })).toEqual({ unreadCount: 0, unreadMentionTaskIds: [], notifications: [] });
+    expect(await grace.query(api.notifications.listMine, { departmentId })).toEqual({ unreadCount: 0, unreadMentionTaskIds: [], notifications: [], dms: [] });
     const m1 = await say(first, "@Grace one");
     const m2 = await say(second, "@Grace two");
     const m3 = await say(first, "@Grace three");
@@ -43,6 +43,22 @@ describe("notifications.listMine", () => {
       { kind: "mention", taskId: second, taskTitle: "Second", messageId: m2 },
       { kind: "mention", taskId: first, taskTitle: "First", messageId: m1 },
     ]);
+    // Each says who mentioned the caller.
+    expect(mine.notifications.map((n) => n.from)).toEqual(["Ada", "Ada", "Ada"]);
+  });
+
+  test("a DM with unread messages is listed with who it is with, and counted; reading it takes it off", async () => {
+    const { t, departmentId, admin, grace } = await inbox();
+    const dm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [memberKeyOf(t, "Grace")] });
+    await admin.mutation(api.channelMessages.post, { channelId: dm, body: "Got a minute?" });
+    await admin.mutation(api.channelMessages.post, { channelId: dm, body: "About the launch." });
+    const mine = await grace.query(api.notifications.listMine, { departmentId });
+    expect(mine.dms).toEqual([{ channelId: dm, title: "Ada", unread: 2 }]);
+    expect(mine.unreadCount).toBe(1);
+    // Ada's own DM holds nothing unread for her.
+    expect((await admin.query(api.notifications.listMine, { departmentId })).dms).toEqual([]);
+    await grace.mutation(api.inbox.markRead, { channelId: dm });
+    expect(await grace.query(api.notifications.listMine, { departmentId })).toMatchObject({ unreadCount: 0, dms: [] });
   });
 
   test("only mentions put a task in unreadMentionTaskIds", async () => {

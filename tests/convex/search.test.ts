@@ -20,6 +20,12 @@ describe("textMatches", () => {
     expect(textMatches("Writer Hero copy run", queryTerms("writ hero"))).toBe(true);
     expect(textMatches("#launch-copy", queryTerms("opy"))).toBe(false);
   });
+
+  test("words across a name's dashes, in the order typed or not, with or without its # or @", () => {
+    for (const typed of ["launch room", "room launch", "#launch", "#launch room", "LAUNCH-ROOM"]) expect(textMatches("launch-room", queryTerms(typed)), typed).toBe(true);
+    expect(agentMatches({ name: "Dev Bot", role: "Engineer" }, queryTerms("@dev"))).toBe(true);
+    expect(textMatches("launch-room", queryTerms("launch rooms"))).toBe(false);
+  });
 });
 
 describe("search.palette", () => {

@@ -131,6 +131,14 @@ describe("BoardView", () => {
     expect(grip.getAttribute("aria-roledescription")).toBe("sortable");
   });
 
+  it("a read-only board (a viewer's) opens cards but offers no grip to move them", () => {
+    const onOpenTask = vi.fn();
+    render(<BoardView columns={columns} agents={agents} onOpenTask={onOpenTask} readOnly />);
+    fireEvent.click(screen.getByRole("button", { name: "Write the launch post" }));
+    expect(onOpenTask).toHaveBeenCalledWith("task-Write the launch post");
+    expect(screen.queryAllByRole("button", { name: /^Move / })).toEqual([]);
+  });
+
   it("says so when the whole board is empty", () => {
     render(<BoardView columns={[]} agents={agents} />);
     expect(screen.getByText(/This board has no tasks yet/)).toBeTruthy();

@@ -10,6 +10,7 @@ import {
   departmentPath,
   departmentSlugOf,
   isAppPath,
+  addressBelow,
   isTaskPath,
   taskIdFromHash,
   taskPath,
@@ -58,6 +59,14 @@ describe("addresses", () => {
     expect(taskIdFromHash("#task=")).toBeNull();
     expect(taskIdFromHash("#other")).toBeNull();
     expect(taskIdFromHash("#task=%E0%A4%A")).toBeNull();
+  });
+
+  it("a deep address has a page of the app below it for a fresh tab: a run its runs, the rest the board", () => {
+    expect(addressBelow("/d/product/runs/r1")).toBe("/d/product/runs");
+    for (const page of ["/d/product/tasks/t1", "/d/product/agents/writer", "/d/product/channels/c1", "/d/product/runs", "/d/product/figures"]) {
+      expect(addressBelow(page), page).toBe("/d/product");
+    }
+    for (const none of ["/d/product", "/", "/elsewhere", "/d/product/unknown"]) expect(addressBelow(none), none).toBeNull();
   });
 
   it("the dev server gives the page to the app's addresses only", () => {
@@ -161,13 +170,24 @@ describe("task navigation", () => {
   it("from the board a task is a new entry, with the filters; Back (its close) returns to the board", () => {
     const { result } = setup("/d/product?q=copy");
     act(() => result.current.tasks.open("t1" as Id<"tasks">));
-    expect(result.current.location).toMatchObject({ pathname: "/d/product/tasks/t1", search: "?q=copy", state: { fromBoard: true } });
+    expect(result.current.location).toMatchObject({ pathname: "/d/product/tasks/t1", search: "?q=copy", state: { tasksAboveBoard: 1 } });
     expect(result.current.type).toBe("PUSH");
-    act(() => result.current.tasks.open("t2" as Id<"tasks">));
-    expect(result.current.location).toMatchObject({ pathname: "/d/product/tasks/t2", state: { fromBoard: true } });
-    expect(result.current.type).toBe("REPLACE");
     act(() => result.current.tasks.close());
     expect(result.current.location).toMatchObject({ pathname: "/d/product", search: "?q=copy" });
+    expect(result.current.type).toBe("POP");
+  });
+
+  it("a subtask opened from its parent is a new entry with the filters: Back returns to the parent, closing to the board", () => {
+    const { result } = setup("/d/product?q=copy&tag=web");
+    act(() => result.current.tasks.open("parent" as Id<"tasks">));
+    act(() => result.current.tasks.open("child" as Id<"tasks">));
+    expect(result.current.location).toMatchObject({ pathname: "/d/product/tasks/child", search: "?q=copy&tag=web", state: { tasksAboveBoard: 2 } });
+    expect(result.current.type).toBe("PUSH");
+    act(() => void result.current.navigate(-1));
+    expect(result.current.location).toMatchObject({ pathname: "/d/product/tasks/parent", search: "?q=copy&tag=web" });
+    act(() => result.current.tasks.open("child" as Id<"tasks">));
+    act(() => result.current.tasks.close());
+    expect(result.current.location).toMatchObject({ pathname: "/d/product", search: "?q=copy&tag=web" });
     expect(result.current.type).toBe("POP");
   });
 

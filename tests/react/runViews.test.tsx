@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { cleanup, render, screen, within } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { RunEventPayload } from "../../convex/lib/runEvents";
@@ -83,17 +84,19 @@ describe("RunTimeline", () => {
 });
 
 describe("RunsTable", () => {
-  it("lists title, agent, status, trigger, last active and tokens; a title opens the run", () => {
-    const open = vi.fn();
-    render(<RunsTable runs={[summary(), summary({ _id: "run-2" as Id<"runs">, status: "aborted", promptTokens: 0, completionTokens: 0 })]} now={NOW} onOpenRun={open} />);
+  it("lists title, agent, status, trigger, last active and tokens; a title is a link to the run", () => {
+    render(
+      <MemoryRouter>
+        <RunsTable runs={[summary(), summary({ _id: "run-2" as Id<"runs">, status: "aborted", promptTokens: 0, completionTokens: 0 })]} now={NOW} runHref={(id) => `/d/product/runs/${id}`} />
+      </MemoryRouter>,
+    );
     const rows = screen.getAllByTestId("run-row");
     expect(rows.map((row) => row.getAttribute("data-run-status"))).toEqual(["completed", "aborted"]);
     expect(within(rows[0]).getByText("Jarvis")).toBeTruthy();
     expect(within(rows[0]).getByText("Mention")).toBeTruthy();
     expect(within(rows[0]).getByText("1.2k tokens")).toBeTruthy();
     expect(within(rows[1]).getByText("—")).toBeTruthy();
-    fireEvent.click(within(rows[1]).getByRole("button", { name: "Landing page" }));
-    expect(open).toHaveBeenCalledWith("run-2");
+    expect(within(rows[1]).getByRole("link", { name: "Landing page" }).getAttribute("href")).toBe("/d/product/runs/run-2");
   });
 
   it("no runs: says so", () => {

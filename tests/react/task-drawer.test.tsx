@@ -124,7 +124,8 @@ describe("TaskDrawerView", () => {
     const items = within(screen.getByRole("list", { name: "Messages" })).getAllByTestId("message");
     expect(items.map((item) => item.dataset.authorKind)).toEqual(["member", "agent", "system"]);
     expect(within(items[0]).getByText("Ada")).toBeTruthy();
-    expect(within(items[0]).getByText("Member")).toBeTruthy();
+    // A person is badged with their role in the department (it said "Member" for an owner or admin).
+    expect(within(items[0]).getByText("Admin")).toBeTruthy();
     expect(within(items[1]).getByText("Agent")).toBeTruthy();
     expect(within(items[2]).getByText("Maestro")).toBeTruthy();
     expect(within(items[0]).getByText("9 min. ago")).toBeTruthy();

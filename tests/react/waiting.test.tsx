@@ -89,7 +89,7 @@ describe("the roster", () => {
 describe("the bell", () => {
   it("counts waiting work with the unread notifications and lists it first, who asks for what; picking one opens its task", () => {
     const onOpenTask = vi.fn();
-    render(<NotificationsMenuView data={{ unreadCount: 1, unreadMentionTaskIds: [], notifications: [] }} onOpenTask={onOpenTask} waiting={[approval]} />);
+    render(<NotificationsMenuView data={{ unreadCount: 1, unreadMentionTaskIds: [], notifications: [], dms: [] }} onOpenTask={onOpenTask} waiting={[approval]} />);
     const bell = screen.getByRole("button", { name: /Notifications, 2 unread \(1 waiting for a person\)/ });
     expect(screen.getByTestId("notification-count").textContent).toBe("2");
     fireEvent.click(bell);

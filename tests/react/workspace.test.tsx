@@ -1,4 +1,5 @@
-import { act, cleanup, render, screen } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
 import { useEffect } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -8,6 +9,7 @@ import { DepartmentWorkspace } from "../../src/shell/AppShell";
 vi.mock("../../src/roster/RosterPanel", () => ({ RosterPanel: () => <p>roster</p> }));
 vi.mock("../../src/chat/ChatPane", () => ({ ChatPane: () => <p>chat</p> }));
 vi.mock("../../src/activity/ActivityFeed", () => ({ ActivityFeed: () => <p>activity</p> }));
+vi.mock("convex/react", () => ({ useQuery: () => undefined }));
 
 /** A screen that can be turned across the `lg` breakpoint. */
 let wide = false;
@@ -40,16 +42,39 @@ describe("a department's workspace", () => {
       useEffect(() => mounts(), []);
       return <p>the page</p>;
     }
-    render(<DepartmentWorkspace departmentId={"d1" as Id<"departments">} departmentSlug="product" isAdmin={false} main={<Page />} />);
-    expect(screen.getByRole("tablist", { name: "Department" })).toBeTruthy();
-    expect(screen.getByTestId("tab-panel-board").textContent).toBe("the page");
+    render(<DepartmentWorkspace departmentId={"d1" as Id<"departments">} departmentSlug="product" isAdmin={false} main={<Page />} />, {
+      wrapper: ({ children }) => <MemoryRouter initialEntries={["/d/product/channels"]}>{children}</MemoryRouter>,
+    });
+    expect(screen.getAllByRole("navigation", { name: "Department" })).toHaveLength(1);
+    expect(screen.getByTestId("pane-page").textContent).toBe("the page");
 
     turn(true);
-    expect(screen.queryByRole("tablist")).toBeNull();
+    expect(screen.queryByRole("navigation", { name: "Department" })).toBeNull();
     expect(screen.getByTestId("side-panel").textContent).toBe("rosterchatactivity");
     turn(false);
-    expect(screen.getByTestId("tab-panel-board").textContent).toBe("the page");
+    expect(screen.getByTestId("pane-page").textContent).toBe("the page");
     // StrictMode is off here: one mount, however the screen turned.
     expect(mounts).toHaveBeenCalledTimes(1);
+  });
+
+  it("on a narrow screen, one row: the pages, then Chat, Activity and Squad; the place on screen is the one marked", () => {
+    render(<DepartmentWorkspace departmentId={"d1" as Id<"departments">} departmentSlug="product" isAdmin={false} main={<p>the page</p>} />, {
+      wrapper: ({ children }) => <MemoryRouter initialEntries={["/d/product/channels"]}>{children}</MemoryRouter>,
+    });
+    const nav = screen.getByRole("navigation", { name: "Department" });
+    expect(within(nav).getAllByRole("link").map((link) => link.textContent)).toEqual(["Board", "Channels", "Runs", "Figures"]);
+    expect(within(nav).getAllByRole("button").map((button) => button.textContent)).toEqual(["Chat", "Activity", "Squad"]);
+    const current = () => Array.from(nav.querySelectorAll('[aria-current]:not([aria-current="false"])')).map((item) => item.textContent);
+    // The channels page marks Channels, not Board.
+    expect(current()).toEqual(["Channels"]);
+
+    fireEvent.click(within(nav).getByRole("button", { name: "Chat" }));
+    expect(current()).toEqual(["Chat"]);
+    expect(screen.getByTestId("pane-page").hidden).toBe(true);
+    expect(screen.getByTestId("pane-chat").hidden).toBe(false);
+
+    fireEvent.click(within(nav).getByRole("link", { name: "Channels" }));
+    expect(current()).toEqual(["Channels"]);
+    expect(screen.getByTestId("pane-page").hidden).toBe(false);
   });
 });

@@ -43,6 +43,8 @@ export async function handleStorage(req: IncomingMessage, res: ServerResponse, e
     "Content-Security-Policy": "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'",
     "X-Content-Type-Options": "nosniff",
     "Cross-Origin-Resource-Policy": "cross-origin",
+    // The URL is the capability (it carries its token); the app fetches it to save the file under its own name.
+    "Access-Control-Allow-Origin": "*",
   });
   res.end(req.method === "HEAD" ? undefined : bytes);
 }

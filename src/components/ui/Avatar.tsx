@@ -2,8 +2,8 @@ import { cn } from "../../lib/cn";
 
 /** Colours by who it stands for; kept here so callers never fight over `bg-` classes. */
 const TONES = {
-  agent: "bg-indigo-100 text-indigo-700",
-  member: "bg-emerald-100 text-emerald-800",
+  agent: "bg-indigo-100 text-indigo-700 dark:bg-indigo-900/40 dark:text-indigo-300",
+  member: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/40 dark:text-emerald-300",
   muted: "bg-slate-100 text-slate-600 dark:bg-slate-800 dark:text-slate-300",
 } as const;
 

@@ -12,7 +12,7 @@ export function onSubmitted(action: () => void) {
 
 /** Shared look of text inputs, textareas and selects. */
 export const CONTROL_CLASS =
-  "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600 focus:outline-none disabled:bg-slate-50 disabled:text-slate-500 aria-invalid:ring-rose-400 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600";
+  "block w-full rounded-lg border-0 bg-white px-3 py-2 text-sm text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-600 focus:outline-none disabled:bg-slate-50 disabled:text-slate-500 aria-invalid:ring-rose-400 dark:bg-slate-900 dark:text-slate-100 dark:ring-slate-600 dark:disabled:bg-slate-800/60 dark:disabled:text-slate-400";
 
 /** What ties a control to its Field: its id (the label's target), and the error or hint that describes it. */
 export type FieldControl = { id: string; "aria-invalid"?: true; "aria-describedby"?: string };
@@ -43,7 +43,7 @@ export function Field({ label, htmlFor, hint, error, children, className }: Fiel
       </label>
       {typeof children === "function" ? children(control) : children}
       {error ? (
-        <p id={`${htmlFor}-error`} className="text-xs text-rose-700">
+        <p id={`${htmlFor}-error`} className="text-xs text-rose-700 dark:text-rose-300">
           {error}
         </p>
       ) : hint ? (
@@ -132,7 +132,7 @@ export function FormActions({ failure, onCancel, submitLabel, busyLabel = submit
 /** An inline failure message next to what failed. */
 export function InlineError({ children, className }: { children: ReactNode; className?: string }) {
   return (
-    <p role="alert" className={cn("rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800 ring-1 ring-rose-200 ring-inset", className)}>
+    <p role="alert" className={cn("rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800 ring-1 ring-rose-200 ring-inset dark:bg-rose-950/40 dark:text-rose-300 dark:ring-rose-800", className)}>
       {children}
     </p>
   );

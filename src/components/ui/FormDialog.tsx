@@ -26,7 +26,7 @@ export function FormDialog({ testId, title, submitLabel, ready, onClose, onSubmi
         className="flex flex-col gap-4 p-5"
         onSubmit={onSubmitted(() => save(onSubmit()))}
       >
-        <h2 id={headingId} className="text-base font-semibold text-slate-900">
+        <h2 id={headingId} className="text-base font-semibold text-slate-900 dark:text-slate-100">
           {title}
         </h2>
         {children}

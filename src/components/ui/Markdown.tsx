@@ -36,7 +36,7 @@ function highlightMentions(names: readonly string[]) {
       out.push({
         type: "element",
         tagName: "span",
-        properties: { className: ["rounded", "bg-indigo-50", "px-0.5", "font-medium", "text-indigo-700"], dataMention: "" },
+        properties: { className: ["rounded", "bg-indigo-50 dark:bg-indigo-950/40", "px-0.5", "font-medium", "text-indigo-700 dark:text-indigo-300"], dataMention: "" },
         children: [{ type: "text", value: `@${match[2]}` }],
       });
       last = at + 1 + match[2].length;
@@ -64,7 +64,7 @@ function highlightMentions(names: readonly string[]) {
 const COMPONENTS: Components = {
   // Links leave the app in a new tab and get no handle on it.
   a: ({ node: _node, ...props }) => (
-    <a {...props} target="_blank" rel="noopener noreferrer nofollow" className="font-medium text-indigo-700 underline underline-offset-2 hover:text-indigo-500" />
+    <a {...props} target="_blank" rel="noopener noreferrer nofollow" className="font-medium text-indigo-700 underline underline-offset-2 hover:text-indigo-500 dark:text-indigo-300 dark:hover:text-indigo-300" />
   ),
   p: ({ node: _node, ...props }) => <p {...props} className="my-1.5 first:mt-0 last:mb-0" />,
   ul: ({ node: _node, ...props }) => <ul {...props} className="my-1.5 list-disc pl-5" />,
@@ -78,7 +78,7 @@ const COMPONENTS: Components = {
     <code {...props} className={cn("rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.8125rem] text-slate-800 dark:bg-slate-800 dark:text-slate-200", className)} />
   ),
   pre: ({ node: _node, ...props }) => (
-    <pre {...props} className="my-2 overflow-x-auto rounded-lg bg-slate-900 p-3 text-slate-100 [&_code]:bg-transparent [&_code]:p-0 [&_code]:text-slate-100" />
+    <pre {...props} tabIndex={0} className="my-2 overflow-x-auto rounded-lg bg-slate-900 p-3 text-slate-100 [&_code]:bg-transparent [&_code]:p-0 [&_code]:text-slate-100" />
   ),
   hr: ({ node: _node, ...props }) => <hr {...props} className="my-3 border-slate-200 dark:border-slate-700" />,
 };
