@@ -112,7 +112,8 @@ try {
     await server.listen();
     app = server;
   } else {
-    await build({ configFile, logLevel: "warn", build: { outDir: builtDir, emptyOutDir: true } });
+    // Only errors: a bundle-size hint is for developers, not for the person starting Maestro.
+    await build({ configFile, logLevel: "error", build: { outDir: builtDir, emptyOutDir: true } });
     app = await preview({ configFile, logLevel: "warn", build: { outDir: builtDir }, preview: { host, port: appPort, strictPort: true, allowedHosts: viteHosts } });
   }
 } catch (error) {
