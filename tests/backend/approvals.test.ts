@@ -11,7 +11,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
-import { scriptedModelEnv, startScriptedModel } from "./scriptedModel";
+import { scriptedModelEnv, startScriptedModel, lastUser, isJarvis } from "./scriptedModel";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 type Script = (messages: ChatMessage[]) => string;
@@ -22,12 +22,6 @@ let ada: ConvexHttpClient;
 let departmentId: Id<"departments">;
 let script: Script = () => "Nothing to do.";
 
-function lastUser(messages: ChatMessage[]): string {
-  return [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
-}
-function isJarvis(messages: ChatMessage[]): boolean {
-  return /You are Jarvis \(/.test(messages[0].content);
-}
 
 beforeAll(async () => {
   model = await startScriptedModel((request) => (isJarvis(request.messages) ? script(request.messages) : "Noted."));

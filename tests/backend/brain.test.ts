@@ -12,7 +12,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
 import { recordConsoleLog } from "./lifecycle";
-import { scriptedModelEnv, startScriptedModel } from "./scriptedModel";
+import { scriptedModelEnv, startScriptedModel, lastUser } from "./scriptedModel";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 type Script = (request: { model: string; messages: ChatMessage[] }) => string | { status: number };
@@ -31,9 +31,6 @@ const internals = anyApi;
 
 function agentOf(messages: ChatMessage[]): string {
   return /You are (.+?) \(/.exec(messages[0].content)?.[1] ?? "?";
-}
-function lastUser(messages: ChatMessage[]): string {
-  return [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
 }
 /** A model that answers `call` (tool calls), and `reply` once the tool results come back (given them, if a function). */
 function callThenReply(call: string, reply: string | ((results: string) => ReturnType<Script>)): Script {

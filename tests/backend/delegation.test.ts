@@ -13,7 +13,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
-import { scriptedModelEnv, startScriptedModel, type ScriptedAnswer } from "./scriptedModel";
+import { scriptedModelEnv, startScriptedModel, type ScriptedAnswer, lastUser, isJarvis } from "./scriptedModel";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 type JarvisScript = (messages: ChatMessage[]) => ScriptedAnswer;
@@ -24,12 +24,6 @@ let ada: ConvexHttpClient;
 let departmentId: Id<"departments">;
 let script: JarvisScript = () => "Nothing to do.";
 
-function lastUser(messages: ChatMessage[]): string {
-  return [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
-}
-function isJarvis(messages: ChatMessage[]): boolean {
-  return /You are Jarvis \(/.test(messages[0].content);
-}
 const isResults = (messages: ChatMessage[]) => lastUser(messages).startsWith("=== TOOL RESULTS ===");
 /** The observations the model was fed, one per call. */
 const observationsIn = (messages: ChatMessage[]) => lastUser(messages).split("\n").filter((line) => line.startsWith("[OBSERVATION "));

@@ -10,6 +10,16 @@ export interface ScriptedRequest {
   stream: boolean;
 }
 
+/** The last user message of a request: the prompt's question, or the tool results fed back. */
+export function lastUser(messages: ChatMessage[]): string {
+  return [...messages].reverse().find((m) => m.role === "user")?.content ?? "";
+}
+
+/** Whether a request is Jarvis's (his system prompt names him). */
+export function isJarvis(messages: ChatMessage[]): boolean {
+  return /You are Jarvis \(/.test(messages[0].content);
+}
+
 /**
  * What the script answers: the reply text, or an HTTP error (`body` is sent
  * as is; omit it for an empty body). `delayMs` holds the answer back, to test

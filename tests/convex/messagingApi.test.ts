@@ -7,21 +7,7 @@
 import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { agent, AGENTS, createOtherDepartment, demoSquad, memberKeyOf, type TestConvex } from "./setup";
-import type { ApiBody } from "../fixtures/messagingApi";
-
-async function squad() {
-  const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
-  const writer = await agent(t, AGENTS.writer);
-  const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id });
-  return { t, departmentId, admin, grace, writer, key };
-}
-
-async function call(t: TestConvex, key: string | null, method: "GET" | "POST", path: string, body?: unknown) {
-  const headers: Record<string, string> = key === null ? {} : { Authorization: `Bearer ${key}` };
-  const response = await t.fetch(path, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as ApiBody };
-}
+import { agent, AGENTS, createOtherDepartment, memberKeyOf, type TestConvex, callMessagingApi, squadWithWriterKey } from "./setup";
 
 /** Every document the API could write, as one string: a refusal must leave it as it was. */
 async function written(t: TestConvex): Promise<string> {
@@ -32,68 +18,68 @@ async function written(t: TestConvex): Promise<string> {
 
 describe("the messaging HTTP API", () => {
   test("an agent creates a channel, posts, reads a thread, DMs a person and works through its inbox", async () => {
-    const { t, departmentId, grace, writer, key } = await squad();
+    const { t, departmentId, grace, writer, key } = await squadWithWriterKey();
 
-    const made = await call(t, key, "POST", "/channels", { name: "Launch Copy", topic: "words" });
+    const made = await callMessagingApi(t, key, "POST", "/channels", { name: "Launch Copy", topic: "words" });
     expect(made.status).toBe(200);
     expect(made.body).toMatchObject({ name: "launch-copy", project_id: departmentId, created_by: "Writer", topic: "words", visibility: "project" });
     const channelId = made.body.id as Id<"channels">;
-    const card = await call(t, key, "GET", `/channels/${channelId}`);
+    const card = await callMessagingApi(t, key, "GET", `/channels/${channelId}`);
     expect(card.body).toMatchObject({ id: channelId, project_id: departmentId, name: "launch-copy", topic: "words", visibility: "project", archived: false, members: ["Writer"] });
     // By name too, as people write it.
-    expect((await call(t, key, "GET", `/channels/${encodeURIComponent("#launch-copy")}`)).body.id).toBe(channelId);
+    expect((await callMessagingApi(t, key, "GET", `/channels/${encodeURIComponent("#launch-copy")}`)).body.id).toBe(channelId);
 
-    const posted = await call(t, key, "POST", "/messages", { channel: "#launch-copy", body: "Draft 1 is up", importance: "high", correlation_id: "c-1" });
+    const posted = await callMessagingApi(t, key, "POST", "/messages", { channel: "#launch-copy", body: "Draft 1 is up", importance: "high", correlation_id: "c-1" });
     expect(posted.status).toBe(200);
     expect(posted.body).toMatchObject({ body: "Draft 1 is up", from: "Writer", type: "channel", correlation_id: "c-1", context: { project_id: departmentId }, channel_id: channelId });
     const rootId = posted.body.id as Id<"channelMessages">;
     await grace.mutation(api.channelMessages.reply, { channelId, messageId: rootId, body: "Shorter please" });
-    const replied = await call(t, key, "POST", "/messages", { reply_to: rootId, body: "Done: 40 words" });
+    const replied = await callMessagingApi(t, key, "POST", "/messages", { reply_to: rootId, body: "Done: 40 words" });
     expect(replied.body).toMatchObject({ type: "thread", thread_id: rootId });
 
-    const history = await call(t, key, "GET", `/channels/${channelId}/messages?limit=10`);
+    const history = await callMessagingApi(t, key, "GET", `/channels/${channelId}/messages?limit=10`);
     expect(history.body.messages.map((m) => [m.body, m.importance, m.correlation_id, m.reply_count, m.from])).toEqual([["Draft 1 is up", "high", "c-1", 2, "Writer"]]);
-    const thread = await call(t, key, "GET", `/threads/${rootId}/messages`);
+    const thread = await callMessagingApi(t, key, "GET", `/threads/${rootId}/messages`);
     expect(thread.body.messages.map((m) => m.body)).toEqual(["Draft 1 is up", "Shorter please", "Done: 40 words"]);
     expect(thread.body.thread).toMatchObject({ id: rootId, root_message_id: rootId, channel_id: channelId, reply_count: 2 });
 
-    const dm = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "Which tone do you want?", blocking: true });
+    const dm = await callMessagingApi(t, key, "POST", "/dms", { to: ["Grace"], body: "Which tone do you want?", blocking: true });
     expect(dm.status).toBe(200);
     expect(dm.body).toMatchObject({ participants: ["Writer", "Grace"], message: { body: "Which tone do you want?", type: "dm", blocking: true } });
-    const dms = await call(t, key, "GET", `/dms/${dm.body.id}/messages`);
+    const dms = await callMessagingApi(t, key, "GET", `/dms/${dm.body.id}/messages`);
     expect(dms.body.messages.map((m) => [m.body, m.blocking, m.type])).toEqual([["Which tone do you want?", true, "dm"]]);
     expect((await grace.query(api.channels.list, { departmentId })).find((c) => c._id === dm.body.id)).toMatchObject({ kind: "dm", unread: 1 });
 
     // Grace answers in the DM: with her thread reply, it waits in Writer's inbox until read.
     await grace.mutation(api.channelMessages.post, { channelId: dm.body.id as Id<"channels">, body: "Playful, @Writer" });
-    const inbox = await call(t, key, "GET", `/agents/${writer._id}/inbox`);
+    const inbox = await callMessagingApi(t, key, "GET", `/agents/${writer._id}/inbox`);
     expect(inbox.body.messages.map((m) => [m.from, m.body, m.where, m.direct])).toEqual([
       ["Grace", "Playful, @Writer", "a DM", true],
       ["Grace", "Shorter please", "thread in #launch-copy", false],
     ]);
     expect(inbox.body.messages[0]).toMatchObject({ type: "dm", mentions: ["Writer"], context: { project_id: departmentId } });
-    expect((await call(t, key, "GET", "/agents/writer/inbox")).body.messages).toHaveLength(2);
-    const read = await call(t, key, "POST", `/messages/${inbox.body.messages[0].id}/read`);
+    expect((await callMessagingApi(t, key, "GET", "/agents/writer/inbox")).body.messages).toHaveLength(2);
+    const read = await callMessagingApi(t, key, "POST", `/messages/${inbox.body.messages[0].id}/read`);
     expect(read).toEqual({ status: 200, body: { marked: 1 } });
-    expect((await call(t, key, "GET", `/agents/${writer._id}/inbox`)).body.messages.map((m) => m.body)).toEqual(["Shorter please"]);
+    expect((await callMessagingApi(t, key, "GET", `/agents/${writer._id}/inbox`)).body.messages.map((m) => m.body)).toEqual(["Shorter please"]);
   });
 
   test("secrets are redacted before they are stored, and over-long bodies are refused", async () => {
-    const { t, key } = await squad();
-    await call(t, key, "POST", "/channels", { name: "ops" });
-    const posted = await call(t, key, "POST", "/messages", { channel: "ops", body: "deploy with AKIAIOSFODNN7EXAMPLE please" });
+    const { t, key } = await squadWithWriterKey();
+    await callMessagingApi(t, key, "POST", "/channels", { name: "ops" });
+    const posted = await callMessagingApi(t, key, "POST", "/messages", { channel: "ops", body: "deploy with AKIAIOSFODNN7EXAMPLE please" });
     expect(posted.status).toBe(200);
-    const [message] = (await call(t, key, "GET", "/channels/ops/messages")).body.messages;
+    const [message] = (await callMessagingApi(t, key, "GET", "/channels/ops/messages")).body.messages;
     expect(message.body).not.toContain("AKIAIOSFODNN7EXAMPLE");
     const before = await written(t);
-    const tooLong = await call(t, key, "POST", "/messages", { channel: "ops", body: "x".repeat(10_001) });
+    const tooLong = await callMessagingApi(t, key, "POST", "/messages", { channel: "ops", body: "x".repeat(10_001) });
     expect(tooLong.status).toBe(413);
     expect(tooLong.body.error).toMatch(/10,?000/);
     expect(await written(t)).toBe(before);
   });
 
   test("the ACL matrix: each refusal names its reason and writes nothing", async () => {
-    const { t, departmentId, admin, grace, writer, key } = await squad();
+    const { t, departmentId, admin, grace, writer, key } = await squadWithWriterKey();
     const leads = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
     const graceDm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [memberKeyOf(t, "Ada")] });
     const other = await createOtherDepartment(t);
@@ -130,7 +116,7 @@ describe("the messaging HTTP API", () => {
     const failures: string[] = [];
     for (const [name, k, method, path, body, status, message] of cases) {
       const before = await written(t);
-      const answer = await call(t, k, method, path, body);
+      const answer = await callMessagingApi(t, k, method, path, body);
       if (answer.status !== status || !message.test(String(answer.body.error))) failures.push(`${name}: ${answer.status} ${answer.body.error}`);
       if ((await written(t)) !== before) failures.push(`${name}: wrote while refusing`);
     }
@@ -138,17 +124,17 @@ describe("the messaging HTTP API", () => {
 
     // An agent turned architect loses the API at once.
     await t.run(async (ctx) => ctx.db.patch("agents", writer._id, { kind: "architect" }));
-    const architect = await call(t, key, "GET", `/agents/${writer._id}/inbox`);
+    const architect = await callMessagingApi(t, key, "GET", `/agents/${writer._id}/inbox`);
     expect(architect.status).toBe(403);
   });
 
   test("the post rate limit: a burst past the bucket gets 429 with the wait, and nothing is stored", async () => {
-    const { t, key } = await squad();
-    await call(t, key, "POST", "/channels", { name: "flood" });
+    const { t, key } = await squadWithWriterKey();
+    await callMessagingApi(t, key, "POST", "/channels", { name: "flood" });
     const statuses: number[] = [];
     let refusal = "";
     for (let i = 0; i < 61; i++) {
-      const answer = await call(t, key, "POST", "/messages", { channel: "flood", body: `message ${i}` });
+      const answer = await callMessagingApi(t, key, "POST", "/messages", { channel: "flood", body: `message ${i}` });
       statuses.push(answer.status);
       if (answer.status !== 200) refusal = answer.body.error;
     }
@@ -158,7 +144,7 @@ describe("the messaging HTTP API", () => {
     expect(accepted).toBeLessThan(61);
     expect(statuses.at(-1)).toBe(429);
     expect(refusal).toMatch(/Too many messages: try again in \d+ s/);
-    const stored = (await call(t, key, "GET", "/channels/flood/messages?limit=50")).body.messages.length;
+    const stored = (await callMessagingApi(t, key, "GET", "/channels/flood/messages?limit=50")).body.messages.length;
     expect(stored).toBe(Math.min(accepted, 50));
   });
 });

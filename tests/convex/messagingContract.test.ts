@@ -12,21 +12,7 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { API_SCOPES, type ApiScope } from "../../convex/lib/apiKeys";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
-import { agent, AGENTS, createOtherDepartment, createTask, demoSquad, expectError, insertRun, memberKeyOf, type TestConvex } from "./setup";
-import type { ApiBody } from "../fixtures/messagingApi";
-
-async function squad() {
-  const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
-  const writer = await agent(t, AGENTS.writer);
-  const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id });
-  return { t, departmentId, admin, grace, writer, key };
-}
-
-async function call(t: TestConvex, key: string | null, method: "GET" | "POST", path: string, body?: unknown) {
-  const headers: Record<string, string> = key === null ? {} : { Authorization: `Bearer ${key}` };
-  const response = await t.fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as ApiBody };
-}
+import { agent, AGENTS, createOtherDepartment, createTask, expectError, insertRun, memberKeyOf, type TestConvex, callMessagingApi, squadWithWriterKey } from "./setup";
 
 /** Every document the API could write, as one string: a refusal must leave it as it was. */
 async function written(t: TestConvex): Promise<string> {
@@ -53,17 +39,17 @@ function shapeOf(value: unknown): unknown {
 
 describe("the messaging API's contracts", () => {
   test("Message, Channel, Thread, DM and Project answer in the spec's snake_case shapes, with context.project_id", async () => {
-    const { t, departmentId, admin, key } = await squad();
+    const { t, departmentId, admin, key } = await squadWithWriterKey();
     const taskId = await createTask(admin, departmentId, { title: "Launch copy" });
-    const channel = await call(t, key, "POST", "/channels", { name: "contract", topic: "shapes" });
-    const message = await call(t, key, "POST", "/messages", { channel: "contract", body: "See @Grace", correlation_id: "corr-1", client_message_id: "m-1" });
+    const channel = await callMessagingApi(t, key, "POST", "/channels", { name: "contract", topic: "shapes" });
+    const message = await callMessagingApi(t, key, "POST", "/messages", { channel: "contract", body: "See @Grace", correlation_id: "corr-1", client_message_id: "m-1" });
     // A message from inside Maestro carries its task: the same shape with task_id and an artifact.
     const runId = await insertRun(t, AGENTS.writer, taskId);
     await t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "contract", body: "Linked", artifacts: [{ taskId }] });
-    const thread = await call(t, key, "POST", "/threads", { root_message_id: message.body.id });
-    const dm = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "hello" });
-    const project = await call(t, key, "GET", "/projects/me");
-    const history = await call(t, key, "GET", "/channels/contract/messages");
+    const thread = await callMessagingApi(t, key, "POST", "/threads", { root_message_id: message.body.id });
+    const dm = await callMessagingApi(t, key, "POST", "/dms", { to: ["Grace"], body: "hello" });
+    const project = await callMessagingApi(t, key, "GET", "/projects/me");
+    const history = await callMessagingApi(t, key, "GET", "/channels/contract/messages");
 
     const messageShape = {
       blocking: "boolean",
@@ -106,25 +92,25 @@ describe("the messaging API's contracts", () => {
   });
 
   test("projects: the key's own (by id, slug or me), its channels, and a new one owned by the key's maker", async () => {
-    const { t, departmentId, admin, grace, key } = await squad();
-    const slug = (await call(t, key, "GET", "/projects/me")).body.slug;
-    expect((await call(t, key, "GET", `/projects/${departmentId}`)).body.id).toBe(departmentId);
-    expect((await call(t, key, "GET", `/projects/${slug}`)).body.id).toBe(departmentId);
+    const { t, departmentId, admin, grace, key } = await squadWithWriterKey();
+    const slug = (await callMessagingApi(t, key, "GET", "/projects/me")).body.slug;
+    expect((await callMessagingApi(t, key, "GET", `/projects/${departmentId}`)).body.id).toBe(departmentId);
+    expect((await callMessagingApi(t, key, "GET", `/projects/${slug}`)).body.id).toBe(departmentId);
     const other = await createOtherDepartment(t);
     const before = await written(t);
-    expect(await call(t, key, "GET", `/projects/${other.departmentId}`)).toMatchObject({ status: 403, body: { error: expect.stringMatching(/own department/) } });
-    expect((await call(t, key, "GET", `/projects/${other.departmentId}/channels`)).status).toBe(403);
+    expect(await callMessagingApi(t, key, "GET", `/projects/${other.departmentId}`)).toMatchObject({ status: 403, body: { error: expect.stringMatching(/own department/) } });
+    expect((await callMessagingApi(t, key, "GET", `/projects/${other.departmentId}/channels`)).status).toBe(403);
 
     // Channels: a project channel, the key's own private one, and not a private one it is not in.
     const hidden = await admin.mutation(api.channels.create, { departmentId, name: "leads", visibility: "private" });
-    await call(t, key, "POST", "/channels", { name: "writers", visibility: "private" });
-    const listed = await call(t, key, "GET", "/projects/me/channels");
+    await callMessagingApi(t, key, "POST", "/channels", { name: "writers", visibility: "private" });
+    const listed = await callMessagingApi(t, key, "GET", "/projects/me/channels");
     const names = listed.body.channels.map((c) => c.name);
     expect(names).toContain("writers");
     expect(names).not.toContain("leads");
     expect(listed.body.channels.every((c) => c.project_id === departmentId && c.id !== hidden)).toBe(true);
 
-    const made = await call(t, key, "POST", "/projects", { name: "Outreach" });
+    const made = await callMessagingApi(t, key, "POST", "/projects", { name: "Outreach" });
     expect(made.status).toBe(200);
     expect(made.body).toMatchObject({ name: "Outreach", slug: "outreach", owner: "Ada" });
     expect((await admin.query(api.departments.listMine, {})).find((d) => d._id === made.body.id)).toMatchObject({ role: "owner" });
@@ -137,30 +123,30 @@ describe("the messaging API's contracts", () => {
       await ctx.db.patch("members", row._id, { role: "member" });
     });
     const unchanged = await written(t);
-    expect(await call(t, key, "POST", "/projects", { name: "Second" })).toMatchObject({ status: 403, body: { error: expect.stringMatching(/no longer an admin/) } });
+    expect(await callMessagingApi(t, key, "POST", "/projects", { name: "Second" })).toMatchObject({ status: 403, body: { error: expect.stringMatching(/no longer an admin/) } });
     expect(await written(t)).toBe(unchanged);
   });
 
   test("threads: made on a channel message or with a new first message, read by id; replies and DMs start none", async () => {
-    const { t, grace, key } = await squad();
-    await call(t, key, "POST", "/channels", { name: "threads" });
-    const made = await call(t, key, "POST", "/threads", { channel: "threads", body: "Kick-off" });
+    const { t, grace, key } = await squadWithWriterKey();
+    await callMessagingApi(t, key, "POST", "/channels", { name: "threads" });
+    const made = await callMessagingApi(t, key, "POST", "/threads", { channel: "threads", body: "Kick-off" });
     expect(made.status).toBe(200);
     expect(made.body).toMatchObject({ created_by: "Writer", reply_count: 0 });
     expect(made.body.root_message_id).toBe(made.body.id);
     await grace.mutation(api.channelMessages.reply, { channelId: made.body.channel_id as Id<"channels">, messageId: made.body.id as Id<"channelMessages">, body: "On it" });
-    const read = await call(t, key, "GET", `/threads/${made.body.id}`);
+    const read = await callMessagingApi(t, key, "GET", `/threads/${made.body.id}`);
     expect(read.body).toMatchObject({ id: made.body.id, reply_count: 1 });
-    const reply = (await call(t, key, "GET", `/threads/${made.body.id}/messages`)).body.messages[1];
+    const reply = (await callMessagingApi(t, key, "GET", `/threads/${made.body.id}/messages`)).body.messages[1];
     expect(reply).toMatchObject({ body: "On it", type: "thread", thread_id: made.body.id });
 
     const before = await written(t);
-    expect(await call(t, key, "POST", "/threads", { root_message_id: reply.id })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/is a reply/) } });
-    expect((await call(t, key, "GET", `/threads/${reply.id}`)).status).toBe(404);
-    const dm = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "psst" });
+    expect(await callMessagingApi(t, key, "POST", "/threads", { root_message_id: reply.id })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/is a reply/) } });
+    expect((await callMessagingApi(t, key, "GET", `/threads/${reply.id}`)).status).toBe(404);
+    const dm = await callMessagingApi(t, key, "POST", "/dms", { to: ["Grace"], body: "psst" });
     const afterDm = await written(t);
-    expect((await call(t, key, "POST", "/threads", { root_message_id: dm.body.message.id })).status).toBe(400);
-    expect(await call(t, key, "POST", "/threads", { body: "x" })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/root_message_id/) } });
+    expect((await callMessagingApi(t, key, "POST", "/threads", { root_message_id: dm.body.message.id })).status).toBe(400);
+    expect(await callMessagingApi(t, key, "POST", "/threads", { body: "x" })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/root_message_id/) } });
     expect(await written(t)).toBe(afterDm);
     expect(before).not.toBe(afterDm);
   });
@@ -168,7 +154,7 @@ describe("the messaging API's contracts", () => {
 
 describe("API key scopes", () => {
   test("a key is made with the scopes chosen (all when none are named), lists them, and refuses an empty choice", async () => {
-    const { t, admin, writer } = await squad();
+    const { t, admin, writer } = await squadWithWriterKey();
     const made = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: ["messages:write", "messages:read", "messages:read"] });
     expect(made.scopes).toEqual(["messages:read", "messages:write"]);
     const listed = await admin.query(api.agentApiKeys.list, { agentId: writer._id });
@@ -181,10 +167,10 @@ describe("API key scopes", () => {
   });
 
   test("every route refuses a key without its scope with a 403 naming it, and writes nothing", async () => {
-    const { t, departmentId, admin, grace, writer, key } = await squad();
-    await call(t, key, "POST", "/channels", { name: "scoped" });
-    const root = (await call(t, key, "POST", "/messages", { channel: "scoped", body: "root" })).body.id;
-    const dm = (await call(t, key, "POST", "/dms", { to: ["Grace"], body: "hi" })).body.id;
+    const { t, departmentId, admin, grace, writer, key } = await squadWithWriterKey();
+    await callMessagingApi(t, key, "POST", "/channels", { name: "scoped" });
+    const root = (await callMessagingApi(t, key, "POST", "/messages", { channel: "scoped", body: "root" })).body.id;
+    const dm = (await callMessagingApi(t, key, "POST", "/dms", { to: ["Grace"], body: "hi" })).body.id;
     await grace.mutation(api.channelMessages.post, { channelId: dm as Id<"channels">, body: "yes @Writer" });
     const routes: Array<[ApiScope, "GET" | "POST", string, unknown]> = [
       ["projects:write", "POST", "/projects", { name: "Nope" }],
@@ -211,12 +197,12 @@ describe("API key scopes", () => {
       const without = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: API_SCOPES.filter((s) => s !== scope) });
       const only = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: [scope] });
       const before = await written(t);
-      const refused = await call(t, without.key, method, path, body);
+      const refused = await callMessagingApi(t, without.key, method, path, body);
       if (refused.status !== 403 || !refused.body.error.includes(`"${scope}" scope`)) failures.push(`${method} ${path} without ${scope}: ${refused.status} ${refused.body.error}`);
       if ((await written(t)) !== before) failures.push(`${method} ${path}: wrote while refusing`);
       // The scope alone is enough for the route (the project creation aside, it changes nothing lasting here).
       if (path !== "/projects") {
-        const allowed = await call(t, only.key, method, path, body);
+        const allowed = await callMessagingApi(t, only.key, method, path, body);
         if (allowed.status !== 200) failures.push(`${method} ${path} with only ${scope}: ${allowed.status} ${allowed.body.error}`);
       }
       await admin.mutation(api.agentApiKeys.revoke, { keyId: without.keyId });
@@ -224,25 +210,25 @@ describe("API key scopes", () => {
     }
     expect(failures).toEqual([]);
     // A bad key is still named before a missing scope.
-    expect((await call(t, "mk_nope", "POST", "/messages", { channel: "scoped", body: "x" })).status).toBe(401);
+    expect((await callMessagingApi(t, "mk_nope", "POST", "/messages", { channel: "scoped", body: "x" })).status).toBe(401);
     expect(departmentId).toBeDefined();
   });
 });
 
 describe("channel membership and topic for agents", () => {
   test("over HTTP: the channel's creator adds, sets the topic and removes, each a channels.updated event; the added person reads it", async () => {
-    const { t, departmentId, grace, key } = await squad();
-    const made = await call(t, key, "POST", "/channels", { name: "inner", visibility: "private" });
+    const { t, departmentId, grace, key } = await squadWithWriterKey();
+    const made = await callMessagingApi(t, key, "POST", "/channels", { name: "inner", visibility: "private" });
     const channelId = made.body.id as Id<"channels">;
     await expectError(grace.query(api.channels.get, { channelId }), "FORBIDDEN");
 
-    const added = await call(t, key, "POST", "/channels/inner/members", { add: ["Grace", "Dev Bot"] });
+    const added = await callMessagingApi(t, key, "POST", "/channels/inner/members", { add: ["Grace", "Dev Bot"] });
     expect(added.status).toBe(200);
     expect(added.body.members.toSorted()).toEqual(["Dev Bot", "Grace", "Writer"]);
     expect((await grace.query(api.channels.get, { channelId })).name).toBe("inner");
-    const topic = await call(t, key, "POST", `/channels/${channelId}/topic`, { topic: "the inner circle" });
+    const topic = await callMessagingApi(t, key, "POST", `/channels/${channelId}/topic`, { topic: "the inner circle" });
     expect(topic.body.topic).toBe("the inner circle");
-    const removed = await call(t, key, "POST", "/channels/inner/members", { remove: ["Grace"] });
+    const removed = await callMessagingApi(t, key, "POST", "/channels/inner/members", { remove: ["Grace"] });
     expect(removed.body.members.toSorted()).toEqual(["Dev Bot", "Writer"]);
     await expectError(grace.query(api.channels.get, { channelId }), "FORBIDDEN");
 
@@ -256,10 +242,10 @@ describe("channel membership and topic for agents", () => {
   });
 
   test("the ACL: another agent, a people's channel, a DM, a stranger and an empty change are refused, writing nothing; the squad lead may", async () => {
-    const { t, departmentId, admin, key } = await squad();
-    await call(t, key, "POST", "/channels", { name: "writers-room" });
+    const { t, departmentId, admin, key } = await squadWithWriterKey();
+    await callMessagingApi(t, key, "POST", "/channels", { name: "writers-room" });
     await admin.mutation(api.channels.create, { departmentId, name: "people", visibility: "project" });
-    const dm = (await call(t, key, "POST", "/dms", { to: ["Grace"], body: "hi" })).body.id;
+    const dm = (await callMessagingApi(t, key, "POST", "/dms", { to: ["Grace"], body: "hi" })).body.id;
     const devBot = await agent(t, AGENTS.devBot);
     const devKey = (await admin.mutation(api.agentApiKeys.create, { agentId: devBot._id })).key;
     const jarvis = await agent(t, AGENTS.jarvis);
@@ -282,16 +268,16 @@ describe("channel membership and topic for agents", () => {
     const failures: string[] = [];
     for (const [name, k, path, body, status, message] of cases) {
       const before = await written(t);
-      const answer = await call(t, k, "POST", path, body);
+      const answer = await callMessagingApi(t, k, "POST", path, body);
       if (answer.status !== status || !message.test(String(answer.body.error))) failures.push(`${name}: ${answer.status} ${answer.body.error}`);
       if ((await written(t)) !== before) failures.push(`${name}: wrote while refusing`);
     }
     expect(failures).toEqual([]);
-    expect((await call(t, leadKey, "POST", "/channels/people/topic", { topic: "set by the lead" })).body.topic).toBe("set by the lead");
+    expect((await callMessagingApi(t, leadKey, "POST", "/channels/people/topic", { topic: "set by the lead" })).body.topic).toBe("set by the lead");
   });
 
   test("the channel_manage tool: a running agent adds a person to its private channel and sets the topic", async () => {
-    const { t, departmentId, admin, grace } = await squad();
+    const { t, departmentId, admin, grace } = await squadWithWriterKey();
     expect(TOOL_REGISTRY.map((entry) => entry.name)).toContain("channel_manage");
     const taskId = await createTask(admin, departmentId);
     const runId = await insertRun(t, AGENTS.writer, taskId);
@@ -307,24 +293,24 @@ describe("channel membership and topic for agents", () => {
 
 describe("client message ids", () => {
   test("a retried send with the same client_message_id posts one message; another agent's same id is its own", async () => {
-    const { t, admin, key } = await squad();
-    await call(t, key, "POST", "/channels", { name: "retries" });
-    const first = await call(t, key, "POST", "/messages", { channel: "retries", body: "once", client_message_id: "c-42" });
-    const again = await call(t, key, "POST", "/messages", { channel: "retries", body: "once", client_message_id: "c-42" });
+    const { t, admin, key } = await squadWithWriterKey();
+    await callMessagingApi(t, key, "POST", "/channels", { name: "retries" });
+    const first = await callMessagingApi(t, key, "POST", "/messages", { channel: "retries", body: "once", client_message_id: "c-42" });
+    const again = await callMessagingApi(t, key, "POST", "/messages", { channel: "retries", body: "once", client_message_id: "c-42" });
     expect(again.body.id).toBe(first.body.id);
-    const dm1 = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "dm once", client_message_id: "d-1" });
-    const dm2 = await call(t, key, "POST", "/dms", { to: ["Grace"], body: "dm once", client_message_id: "d-1" });
+    const dm1 = await callMessagingApi(t, key, "POST", "/dms", { to: ["Grace"], body: "dm once", client_message_id: "d-1" });
+    const dm2 = await callMessagingApi(t, key, "POST", "/dms", { to: ["Grace"], body: "dm once", client_message_id: "d-1" });
     expect(dm2.body.message.id).toBe(dm1.body.message.id);
     const devBot = await agent(t, AGENTS.devBot);
     const devKey = (await admin.mutation(api.agentApiKeys.create, { agentId: devBot._id })).key;
-    const theirs = await call(t, devKey, "POST", "/messages", { channel: "retries", body: "once", client_message_id: "c-42" });
+    const theirs = await callMessagingApi(t, devKey, "POST", "/messages", { channel: "retries", body: "once", client_message_id: "c-42" });
     expect(theirs.body.id).not.toBe(first.body.id);
-    expect((await call(t, key, "GET", "/channels/retries/messages")).body.messages.map((m) => m.from)).toEqual(["Writer", "Dev Bot"]);
-    expect((await call(t, key, "POST", "/messages", { channel: "retries", body: "x", client_message_id: "x".repeat(129) })).status).toBe(400);
+    expect((await callMessagingApi(t, key, "GET", "/channels/retries/messages")).body.messages.map((m) => m.from)).toEqual(["Writer", "Dev Bot"]);
+    expect((await callMessagingApi(t, key, "POST", "/messages", { channel: "retries", body: "x", client_message_id: "x".repeat(129) })).status).toBe(400);
   });
 
   test("the app's sends (task thread, channel, thread reply, #maestro) with the same clientMessageId post once; a new id posts again", async () => {
-    const { t, departmentId, admin, grace } = await squad();
+    const { t, departmentId, admin, grace } = await squadWithWriterKey();
     const taskId = await createTask(admin, departmentId);
     const first = await admin.mutation(api.messages.create, { taskId, content: "On it", clientMessageId: "a-1" });
     expect(await admin.mutation(api.messages.create, { taskId, content: "On it", clientMessageId: "a-1" })).toBe(first);

@@ -15,6 +15,7 @@ import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
 import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
 import { registerComponents } from "./components";
 import schema from "../../convex/schema";
+import type { ApiBody } from "../fixtures/messagingApi";
 import type { MemberRole, TaskStatus } from "../../convex/validators";
 
 export const modules = import.meta.glob("../../convex/**/*.*s");
@@ -386,4 +387,19 @@ export function expectSameAsReference(texts: readonly string[]): void {
   for (const text of texts) {
     expect(findingSpans(ruleScanner.scan(text)), JSON.stringify(text.slice(0, 160))).toEqual(findingSpans(referenceScanner().scan(text)));
   }
+}
+
+/** The demo squad (Grace included) with an API key for Writer: the messaging HTTP API's caller. */
+export async function squadWithWriterKey() {
+  const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+  const writer = await agent(t, AGENTS.writer);
+  const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id });
+  return { t, departmentId, admin, grace, writer, key };
+}
+
+/** One call of the messaging HTTP API with `key` (none for null); a string body is sent as it is, anything else as JSON. */
+export async function callMessagingApi(t: TestConvex, key: string | null, method: "GET" | "POST", path: string, body?: unknown) {
+  const headers: Record<string, string> = key === null ? {} : { Authorization: `Bearer ${key}` };
+  const response = await t.fetch(path, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as ApiBody };
 }
