@@ -90,11 +90,7 @@ function BudgetForm({ departmentId, budgetMicros }: { departmentId: Id<"departme
       <Button type="submit" variant="secondary">
         Save budget
       </Button>
-      {error !== null && (
-        <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
     </form>
   );
 }
@@ -148,11 +144,7 @@ function PriceRow({ departmentId, price, canEdit }: { departmentId: Id<"departme
     <tr className="border-t border-slate-100 dark:border-slate-800">
       <td className="py-1">
         {price.model}
-        {error !== null && (
-          <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
       </td>
       <td className="py-1">
         <div className="ml-auto w-24">
@@ -203,11 +195,17 @@ function NewPrice({ departmentId }: { departmentId: Id<"departments"> }) {
       <Button type="submit" variant="secondary" disabled={model.trim() === ""}>
         Add price
       </Button>
-      {error !== null && (
-        <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
     </form>
+  );
+}
+
+/** A form's refusal, beside the form that was refused. */
+function FormError({ error }: { error: string | null }) {
+  if (error === null) return null;
+  return (
+    <p role="alert" className="text-xs text-rose-700 dark:text-rose-400">
+      {error}
+    </p>
   );
 }
