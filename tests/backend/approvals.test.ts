@@ -4,35 +4,23 @@
  * public mutations, and the resumed run goes on from the paused call with a
  * scripted OpenAI-compatible model.
  */
-import path from "node:path";
 import type { ConvexHttpClient } from "convex/browser";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
-import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
-import { scriptedModelEnv, startScriptedModel, lastUser, isJarvis } from "./scriptedModel";
+import { waitFor, scriptedSquad } from "./helpers";
+import { lastUser, isJarvis } from "./scriptedModel";
 
-type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 type Script = (messages: ChatMessage[]) => string;
 
-let backend: Backend;
-let model: Awaited<ReturnType<typeof startScriptedModel>>;
 let ada: ConvexHttpClient;
 let departmentId: Id<"departments">;
 let script: Script = () => "Nothing to do.";
 
-
-beforeAll(async () => {
-  model = await startScriptedModel((request) => (isJarvis(request.messages) ? script(request.messages) : "Noted."));
-  Object.assign(process.env, scriptedModelEnv(model), { MAESTRO_MODEL_MAX_RETRIES: "0" });
-  backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  ({ member: ada, departmentId } = await seedDemoSquad(backend));
-});
-
-afterAll(async () => {
-  await backend?.stop();
-  await model?.close();
+const squad = scriptedSquad((request) => (isJarvis(request.messages) ? script(request.messages) : "Noted."));
+beforeAll(() => {
+  ({ member: ada, departmentId } = squad);
 });
 
 async function runsOf(taskId: Id<"tasks">) {

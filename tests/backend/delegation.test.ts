@@ -6,20 +6,17 @@
  * delegate_task's result is the spec's JSON with partial name resolution,
  * and an answer that is not a chat completion says what came back.
  */
-import path from "node:path";
 import type { ConvexHttpClient } from "convex/browser";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
-import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
-import { scriptedModelEnv, startScriptedModel, type ScriptedAnswer, lastUser, isJarvis } from "./scriptedModel";
+import { waitFor, scriptedSquad } from "./helpers";
+import { type ScriptedAnswer, lastUser, isJarvis, type ScriptedModel } from "./scriptedModel";
 
-type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 type JarvisScript = (messages: ChatMessage[]) => ScriptedAnswer;
 
-let backend: Backend;
-let model: Awaited<ReturnType<typeof startScriptedModel>>;
+let model: ScriptedModel;
 let ada: ConvexHttpClient;
 let departmentId: Id<"departments">;
 let script: JarvisScript = () => "Nothing to do.";
@@ -28,16 +25,9 @@ const isResults = (messages: ChatMessage[]) => lastUser(messages).startsWith("==
 /** The observations the model was fed, one per call. */
 const observationsIn = (messages: ChatMessage[]) => lastUser(messages).split("\n").filter((line) => line.startsWith("[OBSERVATION "));
 
-beforeAll(async () => {
-  model = await startScriptedModel((request) => (isJarvis(request.messages) ? script(request.messages) : "Noted."));
-  Object.assign(process.env, scriptedModelEnv(model), { MAESTRO_MODEL_MAX_RETRIES: "0" });
-  backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  ({ member: ada, departmentId } = await seedDemoSquad(backend));
-});
-
-afterAll(async () => {
-  await backend?.stop();
-  await model?.close();
+const squad = scriptedSquad((request) => (isJarvis(request.messages) ? script(request.messages) : "Noted."));
+beforeAll(() => {
+  ({ model, member: ada, departmentId } = squad);
 });
 
 async function runsOf(taskId: Id<"tasks">) {

@@ -6,7 +6,9 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { startBackend, type Backend, type BackendOptions } from "../../tools/local-backend/server";
+import { scriptedModelEnv, startScriptedModel, type Script, type ScriptedModel } from "./scriptedModel";
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..");
 export const FIXTURE_CONVEX_DIR = path.join(PROJECT_ROOT, "tests/fixtures/conformance/convex");
@@ -140,4 +142,34 @@ export async function agentsWithKeys(
     keys.push((await client.mutation(api.agentApiKeys.create, { agentId })).key);
   }
   return keys;
+}
+
+/** What `scriptedSquad` holds for a test file once its `beforeAll` ran. */
+export interface ScriptedSquad {
+  backend: Awaited<ReturnType<typeof startTestBackend>>;
+  model: ScriptedModel;
+  /** Ada, the demo squad's owner, signed in. */
+  member: ConvexHttpClient;
+  departmentId: Id<"departments">;
+}
+
+/**
+ * For a whole test file: the app's backend with the demo squad, its agents
+ * thinking with a scripted streaming model that answers with `answer`, with
+ * no retries (a scripted failure ends the run). Registers the file's
+ * `beforeAll` and `afterAll`.
+ */
+export function scriptedSquad(answer: Script): ScriptedSquad {
+  const squad = {} as ScriptedSquad;
+  beforeAll(async () => {
+    squad.model = await startScriptedModel(answer);
+    Object.assign(process.env, scriptedModelEnv(squad.model), { MAESTRO_MODEL_MAX_RETRIES: "0" });
+    squad.backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
+    ({ member: squad.member, departmentId: squad.departmentId } = await seedDemoSquad(squad.backend));
+  });
+  afterAll(async () => {
+    await squad.backend?.stop();
+    await squad.model?.close();
+  });
+  return squad;
 }

@@ -6,34 +6,23 @@
  * addendum and feed reach only agents allowed the chat tools; a plain DM or
  * @mention wakes an idle agent, and only "Blocking" interrupts a busy one.
  */
-import path from "node:path";
 import type { ConvexHttpClient } from "convex/browser";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
 import { MESSAGES_HEAD } from "../../convex/brain/prompt";
-import { agentsWithKeys, PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
-import { scriptedModelEnv, startScriptedModel, type ScriptedAnswer, type ScriptedRequest } from "./scriptedModel";
+import { agentsWithKeys, waitFor, scriptedSquad } from "./helpers";
+import type { ScriptedAnswer, ScriptedRequest, ScriptedModel } from "./scriptedModel";
 
-type Backend = Awaited<ReturnType<typeof startTestBackend>>;
-
-let backend: Backend;
-let model: Awaited<ReturnType<typeof startScriptedModel>>;
+let model: ScriptedModel;
 let ada: ConvexHttpClient;
 let departmentId: Id<"departments">;
 let script: (request: ScriptedRequest) => ScriptedAnswer = () => "Noted.";
 
-beforeAll(async () => {
-  model = await startScriptedModel((request) => script(request));
-  Object.assign(process.env, scriptedModelEnv(model), { MAESTRO_MODEL_MAX_RETRIES: "0" });
-  backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  ({ member: ada, departmentId } = await seedDemoSquad(backend));
-});
-
-afterAll(async () => {
-  await backend?.stop();
-  await model?.close();
+const squad = scriptedSquad((request) => script(request));
+beforeAll(() => {
+  ({ model, member: ada, departmentId } = squad);
 });
 
 const whoIs = (messages: ChatMessage[]) => /You are ([^()\n]+?) \(/.exec(messages[0].content)?.[1];
@@ -49,7 +38,7 @@ async function settled(taskId: Id<"tasks">, count = 1) {
 }
 
 async function postAs(key: string, channel: string, body: string, importance?: "critical") {
-  const response = await fetch(`${backend.siteUrl}/messages`, {
+  const response = await fetch(`${squad.backend.siteUrl}/messages`, {
     method: "POST",
     headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
     body: JSON.stringify({ channel, body, ...(importance === undefined ? {} : { importance }) }),
