@@ -161,16 +161,8 @@ const VALIDATOR_SPEEDUPS: Array<[string, string]> = [
  * longer waits behind a flood of posts (the unread badge of issue 13). The
  * engine's Transactions (`__maestro` on the manager) tell which call is a
  * query.
- * Between two transactions the lock stays taken for the next one, but no
- * transaction is open: "in a transaction" (an action's storage write joins
- * the open one, else runs in its own) now means one is open, not that the
- * lock is taken, so such a write waits its turn instead of landing nowhere.
  */
 const FIFO_LOCK_SPEEDUPS: Array<[string, string]> = [
-  [
-    "isInTransaction() {\n        return this._waitOnCurrentFunction !== null;\n    }",
-    "isInTransaction() {\n        return this._markTransactionDone !== null;\n    }",
-  ],
   [
     "while (this._waitOnCurrentFunction !== null) {\n                await this._waitOnCurrentFunction;\n            }",
     "if (this._waitOnCurrentFunction !== null) {\n                const queue = this.__maestro?.runningQuery() === true ? (this._maestroQueries ??= []) : (this._maestroWaiters ??= []);\n                await new Promise((resolve) => queue.push(resolve));\n            }",
@@ -178,6 +170,27 @@ const FIFO_LOCK_SPEEDUPS: Array<[string, string]> = [
   [
     "this._waitOnCurrentFunction = null;\n            this._markTransactionDone();\n            this._markTransactionDone = null;",
     "this._markTransactionDone();\n            this._markTransactionDone = null;\n            const next = this._maestroQueries?.shift() ?? this._maestroWaiters?.shift();\n            // Held for `next` until it runs (it installs its own promise).\n            this._waitOnCurrentFunction = next === undefined ? null : Promise.resolve();\n            next?.();",
+  ],
+];
+
+/**
+ * A storage write (`ctx.storage.store`, `ctx.storage.delete`) joins the
+ * caller's own transaction in a mutation, and runs in a transaction of its
+ * own, in its turn for the lock, from an action or an HTTP action.
+ * convex-test told the two apart by asking the manager whether *any*
+ * transaction was open, which in a test (one call at a time) is the caller's.
+ * On a server, an action storing a file while another request's transaction
+ * was open wrote its `_storage` row into that one without the lock: kept or
+ * lost with the other's outcome, or, when the other committed while the
+ * blob's hash was computed, thrown as "Write outside of transaction" (one of
+ * two uploads sent at once got a 500). The caller's own nested-transaction
+ * lock (set for the body of each query and mutation, absent in actions)
+ * says which case it is.
+ */
+const OWN_TRANSACTION: Array<[string, string]> = [
+  [
+    "async function writeToDatabase(impl) {\n    const db = getDb();\n    if (!getTransactionManager().isInTransaction()) {",
+    "async function writeToDatabase(impl) {\n    const db = getDb();\n    if (nestedTxStorage.getStore() === undefined) {",
   ],
 ];
 
@@ -231,6 +244,7 @@ function applySpeedups(source: string, version: string): string {
     ...DOCUMENT_SPEEDUPS,
     ...VALIDATOR_SPEEDUPS,
     ...FIFO_LOCK_SPEEDUPS,
+    ...OWN_TRANSACTION,
     ...CONTEXT_SLOT_SPEEDUPS,
     ...GLOBAL_PROXY_SPEEDUPS,
     ...EXECUTION_LIMIT_CHECKS,
