@@ -29,8 +29,6 @@ export function useAttachments(channelId: Id<"channels">) {
   const addFile = useAction(api.channelFiles.add);
   const [items, setItems] = useState<PendingFile[]>([]);
   const nextKey = useRef(1);
-  // Files upload one after another: the offline backend loses one of two uploads sent at once (see docs/offline-backend.md).
-  const queue = useRef<Promise<void>>(Promise.resolve());
   const update = (key: number, change: Partial<PendingFile>) => setItems((all) => all.map((item) => (item.key === key ? { ...item, ...change } : item)));
 
   async function uploadOne(key: number, file: File) {
@@ -59,7 +57,7 @@ export function useAttachments(channelId: Id<"channels">) {
       for (const file of files) {
         const key = nextKey.current++;
         setItems((all) => [...all, { key, name: file.name, size: file.size, progress: 0, error: null, artifact: null }]);
-        queue.current = queue.current.then(() => uploadOne(key, file));
+        void uploadOne(key, file);
       }
     },
     remove(key: number) {
