@@ -17,7 +17,7 @@ import { INTERRUPTED_REASON, queuedLimitMs, recoveryFor } from "../lib/runLease"
 import { cutForThread } from "../lib/toolCalls";
 import { idleIfUnoccupied } from "../records/agents";
 import { postedSince, threadRootOf } from "../records/channelMessages";
-import { markNudged, unreadRows, whereOf } from "../records/inbox";
+import { MAX_URGENT_CANDIDATES, markNudged, unreadBlockingRows, unreadRows, unreadRowsOfImportance, whereOf } from "../records/inbox";
 import { appendRunEvent } from "../records/runEvents";
 import { getRunX, lapsedRuns, markEnded, markQueued, queuedRuns, runInProgressOf } from "../records/runs";
 import { postChannelMessage, startFor } from "./delivery";
@@ -84,27 +84,39 @@ export async function stopRun(ctx: MutationCtx, run: Doc<"runs">, member: Doc<"m
  * A run ended (completed or failed; a person's Stop wakes nothing) and no
  * rerun follows: wake the agent for what it did not see. Returns whether a
  * run was started. Only rows that arrived after the run was created count,
- * so a message whose own run failed does not start another.
+ * so a message whose own run failed does not start another. Blocking and
+ * critical rows are found by index whatever their age: a flood of newer
+ * messages does not hide them.
  */
 async function wakeAfterRun(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">): Promise<boolean> {
   if ((await runInProgressOf(ctx, agent)) !== null) return false; // that run's next call shows them
-  const unread = (await unreadRows(ctx, agent.sessionKey, agent.departmentId, UNREAD_SCAN)).filter((row) => row._creationTime > run._creationTime);
-  const messages = new Map<Id<"channelMessages">, Doc<"channelMessages">>();
-  for (const row of unread) {
-    const message = await ctx.db.get("channelMessages", row.messageId);
-    if (message !== null) messages.set(row.messageId, message);
-  }
+  const since = { after: run._creationTime };
   // The oldest unseen blocking message from a person starts the next run (it opens with all of them).
-  const blocking = unread.filter((row) => row.blocking && row.direct && row.handledAt === undefined && messages.get(row.messageId)?.from.kind === "member").at(-1);
-  if (blocking !== undefined) return (await startFor(ctx, agent, messages.get(blocking.messageId)!)) !== null;
+  for (const row of await unreadBlockingRows(ctx, agent.sessionKey, agent.departmentId, MAX_URGENT_CANDIDATES, { ...since, order: "asc" })) {
+    if (!row.direct || row.handledAt !== undefined) continue;
+    const message = await ctx.db.get("channelMessages", row.messageId);
+    if (message?.from.kind === "member") return (await startFor(ctx, agent, message)) !== null;
+  }
   if (run.trigger.kind === "nudge") return false;
-  const fresh = unread.filter((row) => row.nudgedAt === undefined && messages.has(row.messageId)).reverse();
+  const rows = new Map<Id<"inbox">, Doc<"inbox">>();
+  for (const row of [
+    ...(await unreadRows(ctx, agent.sessionKey, agent.departmentId, UNREAD_SCAN, since)),
+    ...(await unreadRowsOfImportance(ctx, agent.sessionKey, agent.departmentId, "critical", MAX_URGENT_CANDIDATES, since)),
+  ]) {
+    if (row.nudgedAt === undefined) rows.set(row._id, row);
+  }
+  // Oldest first, as they arrived.
+  const fresh = [];
+  for (const row of [...rows.values()].sort((a, b) => a._creationTime - b._creationTime)) {
+    const message = await ctx.db.get("channelMessages", row.messageId);
+    if (message !== null) fresh.push({ row, message });
+  }
   if (fresh.length === 0) return false;
-  await markNudged(ctx, fresh);
+  await markNudged(ctx, fresh.map(({ row }) => row));
   const arrivals = [];
-  for (const row of fresh) {
+  for (const { row, message } of fresh) {
     const channel = await ctx.db.get("channels", row.channelId);
-    arrivals.push({ from: actorName(messages.get(row.messageId)!.from), where: channel === null ? "a conversation" : whereOf(channel, messages.get(row.messageId)!, "a thread in") });
+    arrivals.push({ from: actorName(message.from), where: channel === null ? "a conversation" : whereOf(channel, message, "a thread in") });
   }
   const result = await enqueueRun(ctx, agent, run.taskId, { kind: "nudge", note: nudgeNote(arrivals) });
   return result.runId !== null;

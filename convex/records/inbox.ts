@@ -32,34 +32,42 @@ export const MAX_URGENT_CANDIDATES = 50;
 /** Unread rows beyond the newest window that are counted (not read into the prompt) for the footer. */
 export const MAX_OLDER_COUNTED = 100;
 
+/** Which unread rows a lookup reads: only those that arrived after `after` (a `_creationTime`), and in which order (newest first by default). */
+export type UnreadRange = { after?: number; order?: "asc" | "desc" };
+
 /** A recipient's unread rows in a department, newest first. */
-export async function unreadRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"inbox">>> {
+export async function unreadRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, limit: number, range: UnreadRange = {}): Promise<Array<Doc<"inbox">>> {
   return await ctx.db
     .query("inbox")
-    .withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined))
-    .order("desc")
+    .withIndex("by_recipient_and_department_and_readAt", (q) => {
+      const unread = q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined);
+      return range.after === undefined ? unread : unread.gt("_creationTime", range.after);
+    })
+    .order(range.order ?? "desc")
     .take(limit);
 }
 
 /** A recipient's unread rows of one importance in a department, newest first, found by index whatever their age. */
-async function unreadRowsOfImportance(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, importance: Importance, limit: number) {
+export async function unreadRowsOfImportance(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, importance: Importance, limit: number, range: UnreadRange = {}) {
   return await ctx.db
     .query("inbox")
-    .withIndex("by_recipient_and_department_and_readAt_and_importance", (q) =>
-      q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined).eq("importance", importance),
-    )
-    .order("desc")
+    .withIndex("by_recipient_and_department_and_readAt_and_importance", (q) => {
+      const unread = q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined).eq("importance", importance);
+      return range.after === undefined ? unread : unread.gt("_creationTime", range.after);
+    })
+    .order(range.order ?? "desc")
     .take(limit);
 }
 
 /** A recipient's unread blocking rows in a department, newest first, found by index whatever their age. */
-async function unreadBlockingRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"inbox">>> {
+export async function unreadBlockingRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, limit: number, range: UnreadRange = {}): Promise<Array<Doc<"inbox">>> {
   return await ctx.db
     .query("inbox")
-    .withIndex("by_recipient_and_department_and_readAt_and_blocking", (q) =>
-      q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined).eq("blocking", true),
-    )
-    .order("desc")
+    .withIndex("by_recipient_and_department_and_readAt_and_blocking", (q) => {
+      const unread = q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("readAt", undefined).eq("blocking", true);
+      return range.after === undefined ? unread : unread.gt("_creationTime", range.after);
+    })
+    .order(range.order ?? "desc")
     .take(limit);
 }
 

@@ -221,6 +221,52 @@ describe("the end-of-run nudge", () => {
     expect(await runsOf(t, AGENTS.writer)).toHaveLength(3);
   });
 
+  test("a blocking or critical message older than the newest unread ones is still found when the run ends", async () => {
+    const { t, departmentId, admin, grace, general } = await setup();
+    const taskId = await createTask(admin, departmentId, { title: "Launch" });
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    /** `count` unread rows for Writer newer than anything so far, as a flood of channel traffic leaves them (`nudged`: a nudge named them already). */
+    const flood = async (count: number, nudged: boolean) => {
+      const messageId = await admin.mutation(api.channelMessages.post, { channelId: general, body: "chatter" });
+      await t.run(async (ctx) => {
+        for (let i = 0; i < count; i++) {
+          await ctx.db.insert("inbox", { departmentId, recipientKey: AGENTS.writer, channelId: general, messageId, importance: "normal", blocking: false, direct: false, ...(nudged ? { nudgedAt: Date.now() } : {}) });
+        }
+      });
+    };
+    const busyRun = async () => {
+      const runId = await insertRun(t, AGENTS.writer, taskId);
+      await t.run(async (ctx) => ctx.db.patch("runs", runId, { attempt: 1 }));
+      return runId;
+    };
+
+    // A blocking message folded into the busy run, then more unread rows than the end of a run scans.
+    const first = await busyRun();
+    const blocking = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Stop, the price is wrong", blocking: true });
+    await flood(160, false);
+    await t.mutation(internal.brain.writes.finish, { runId: first, attempt: 1, status: "completed", reason: "replied" });
+    const afterFirst = await runsOf(t, AGENTS.writer);
+    expect(afterFirst.map((r) => [r.status, r.trigger.kind, r.trigger.channelMessageId])).toEqual([
+      ["completed", "assigned", undefined],
+      ["queued", "message", blocking],
+    ]);
+    await t.run(async (ctx) => {
+      for (const row of await ctx.db.query("inbox").withIndex("by_recipient_and_department_and_readAt", (q) => q.eq("recipientKey", AGENTS.writer)).collect()) {
+        await ctx.db.patch("inbox", row._id, { readAt: Date.now() });
+      }
+    });
+    await admin.mutation(api.runs.stop, { taskId: afterFirst[1].taskId, runId: afterFirst[1]._id });
+
+    // A critical DM, then a flood a nudge already named: the critical one is still news, and the nudge names it.
+    const second = await busyRun();
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "The launch is off", importance: "critical" });
+    await flood(160, true);
+    await t.mutation(internal.brain.writes.finish, { runId: second, attempt: 1, status: "completed", reason: "replied" });
+    const runs = await runsOf(t, AGENTS.writer);
+    const secondStarted = runs.find((r) => r._id === second)!._creationTime;
+    expect(runs.filter((r) => r._creationTime > secondStarted).map((r) => r.trigger.note)).toEqual(["While you worked, 1 message arrived for you (Grace in a DM)."]);
+  });
+
   test("what the run was shown does not nudge, nor does a stopped run", async () => {
     const { t, departmentId, admin, grace } = await setup();
     const taskId = await createTask(admin, departmentId, { title: "Launch" });
