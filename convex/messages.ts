@@ -8,7 +8,7 @@ import { actorName, memberActor, memberKey } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
 import { clientSendKey } from "./lib/idempotency";
 import { deleteRefusal, editRefusal } from "./lib/messageChanges";
-import { recordActivity } from "./records/activities";
+import { feedPreview, recordActivity, revisePostedEntry } from "./records/activities";
 import { checkPageSize } from "./lib/validate";
 import { answerFromThread } from "./reactions/questions";
 import { postToThread } from "./reactions/threadPost";
@@ -26,9 +26,6 @@ const vMessage = v.object({
   editedAt: v.optional(v.number()),
   deletedAt: v.optional(v.number()),
 });
-
-/** Longest preview of an edited message in the activity feed. */
-const PREVIEW_CHARS = 140;
 
 /** A message of this task's thread, by an id a client sent. */
 async function threadMessageX(ctx: MutationCtx, task: Doc<"tasks">, messageId: Id<"messages">): Promise<Doc<"messages">> {
@@ -85,8 +82,8 @@ export const edit = taskMutation({
     const refusal = editRefusal(message, message.author, member.userId);
     if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
     const text = await editMessage(ctx, message, content);
-    const preview = text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
-    await recordActivity(ctx, { departmentId: task.departmentId, type: "message_edited", actor: memberActor(member), taskId: task._id, data: { title: task.title, preview } });
+    await revisePostedEntry(ctx, message._id, { editedText: text });
+    await recordActivity(ctx, { departmentId: task.departmentId, type: "message_edited", actor: memberActor(member), taskId: task._id, data: { title: task.title, preview: feedPreview(text) } });
     return null;
   },
 });
@@ -101,6 +98,7 @@ export const remove = taskMutation({
     const refusal = deleteRefusal(message, message.author, member.userId, member.role);
     if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
     await eraseMessage(ctx, message._id);
+    await revisePostedEntry(ctx, message._id, { deleted: true });
     await recordActivity(ctx, {
       departmentId: task.departmentId,
       type: "message_deleted",

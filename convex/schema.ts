@@ -179,8 +179,12 @@ export default defineSchema({
     type: vActivityType,
     actor: vActor,
     taskId: v.optional(v.id("tasks")),
+    /** The thread message a `message_posted` entry is about: its preview follows the message's edits. */
+    messageId: v.optional(v.id("messages")),
     data: vActivityData,
-  }).index("by_department", ["departmentId"]),
+  })
+    .index("by_department", ["departmentId"])
+    .index("by_messageId", ["messageId"]),
 
   notifications: defineTable({
     departmentId: v.id("departments"),

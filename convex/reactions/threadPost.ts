@@ -7,13 +7,10 @@
 import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
-import { recordActivity } from "../records/activities";
+import { feedPreview, recordActivity } from "../records/activities";
 import { insertMessage } from "../records/messages";
 import { notifyMentioned } from "../records/notifications";
 import type { Actor } from "../validators";
-
-/** Longest preview of a message in the activity feed. */
-const PREVIEW_CHARS = 140;
 
 /** Posts `rawContent` in `task`'s thread as `author`; returns the stored message. */
 export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string): Promise<Doc<"messages">> {
@@ -23,13 +20,13 @@ export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"t
     // A hand-off, not a call: the trigger is recorded and taken up in its own transaction.
     await ctx.scheduler.runAfter(0, internal.triggers.agentMentioned, { taskId: task._id, messageId: message._id, sessionKey: mention.key });
   }
-  const { content } = message;
   await recordActivity(ctx, {
     departmentId: task.departmentId,
     type: "message_posted",
     actor: author,
     taskId: task._id,
-    data: { title: task.title, preview: content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS - 1)}…` : content },
+    messageId: message._id,
+    data: { title: task.title, preview: feedPreview(message.content) },
   });
   return message;
 }

@@ -37,8 +37,11 @@ export function describeActivity({ type, actor, data }: Describable): string {
       return assignees.length > 0 ? `${who} assigned ${title} to ${listOf(assignees)}` : `${who} unassigned everyone from ${title}`;
     }
     case "message_posted": {
+      // The entry follows the message: its current text, marked edited, or nothing once deleted.
+      if (data.deleted === true) return `${who} commented on ${title} (message deleted)`;
       const preview = quoted(text(data.preview));
-      return preview ? `${who} commented on ${title}: ${preview}` : `${who} commented on ${title}`;
+      const edited = data.edited === true ? " (edited)" : "";
+      return preview ? `${who} commented on ${title}: ${preview}${edited}` : `${who} commented on ${title}`;
     }
     case "agent_created": {
       const role = text(data.role);

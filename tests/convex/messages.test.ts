@@ -216,6 +216,8 @@ describe("messages.edit and messages.remove", () => {
     expect(edited).toMatchObject({ content: "Ship it on Friday, @Writer", mentions: [{ kind: "agent", key: AGENTS.writer, name: "Writer" }] });
     expect(edited.editedAt).toBeTypeOf("number");
     expect(await activity(t, "message_edited")).toEqual([{ title: "Launch plan", preview: "Ship it on Friday, @Writer" }]);
+    // The feed's entry for the post shows the text as it is now, not the typo.
+    expect(await activity(t, "message_posted")).toEqual([{ title: "Launch plan", preview: "Ship it on Friday, @Writer", edited: true }]);
     const runId = await insertRun(t, AGENTS.writer, taskId, "queued");
     const { context } = await roundInputs(t, runId);
     expect(context.thread.map((m) => m.content)).toEqual(["Ship it on Friday, @Writer"]);
@@ -242,6 +244,11 @@ describe("messages.edit and messages.remove", () => {
     expect(gone).toMatchObject({ _id: gracesId, content: "", mentions: [] });
     expect(gone.deletedAt).toBeTypeOf("number");
     expect(await activity(t, "message_deleted")).toEqual([{ title: "Launch plan", author: "Grace" }]);
+    // Its post's feed entry no longer quotes it; Ada's still does.
+    expect(await activity(t, "message_posted")).toEqual([
+      { title: "Launch plan", preview: "Ada's note" },
+      { title: "Launch plan", preview: null, deleted: true },
+    ]);
     const runId = await insertRun(t, AGENTS.writer, taskId, "queued");
     expect((await roundInputs(t, runId)).context.thread.map((m) => m.content)).toEqual(["Ada's note"]);
   });

@@ -69,6 +69,8 @@ const CASES: Record<ActivityType, Array<[Describable, string]>> = {
       "Jarvis commented on “Launch”: “On it, @Ada.”",
     ],
     [{ type: "message_posted", actor: ada, data: { title: "Launch" } }, "Ada commented on “Launch”"],
+    [{ type: "message_posted", actor: ada, data: { title: "Launch", preview: "Ship it Friday", edited: true } }, "Ada commented on “Launch”: “Ship it Friday” (edited)"],
+    [{ type: "message_posted", actor: ada, data: { title: "Launch", preview: null, deleted: true } }, "Ada commented on “Launch” (message deleted)"],
   ],
   agent_created: [
     [{ type: "agent_created", actor: ada, data: { name: "Dev Bot", role: "Developer" } }, "Dev Bot was created by Ada (Developer)"],
