@@ -134,7 +134,7 @@ export function BoardColumn({
       aria-labelledby={headingId}
       className={cn(
         "flex shrink-0 flex-col rounded-xl bg-slate-100/80 transition-colors lg:max-h-full dark:bg-slate-900 dark:ring-1 dark:ring-slate-800 dark:ring-inset",
-        columnMode === "single" ? "w-full snap-start snap-always" : "min-w-36 flex-1 basis-0",
+        columnMode === "single" ? "w-full snap-start snap-always" : "min-w-42 flex-1 basis-0",
         isDropTarget && "bg-indigo-50 ring-2 ring-indigo-300 ring-inset dark:bg-indigo-950/60 dark:ring-indigo-500/60",
       )}
     >

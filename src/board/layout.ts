@@ -4,8 +4,13 @@ import type { TaskStatus } from "./types";
 /** "all": the columns side by side; "single": one column at a time, swiped (phones). */
 export type ColumnMode = "all" | "single";
 
-/** Narrowest a full column gets before the board folds Done/Blocked, then scrolls sideways. */
-export const COLUMN_MIN_PX = 144;
+/**
+ * Narrowest a full column gets before the board folds Done/Blocked, then
+ * scrolls sideways: the widest header ("In progress", its dot and a
+ * three-digit count) whole, and cards wide enough to read. At 144 px, six
+ * columns beside the 288 px side panel at 1280 px cut "In progress".
+ */
+export const COLUMN_MIN_PX = 168;
 /** Width of a folded column: its name runs down the strip, with its count. */
 export const COLLAPSED_COLUMN_PX = 40;
 export const COLUMN_GAP_PX = 8;

@@ -119,11 +119,11 @@ function RosterRow({ agent, onEdit, agentHref, unread, waiting }: RowProps) {
             </span>
           )}
         </p>
-        <p className="flex items-center gap-1.5 text-xs text-slate-500 dark:text-slate-400">
-          <span className="truncate" title={agent.role}>
+        {/* The status goes under the role when both do not fit: the role is cut only when it alone is wider than the panel. */}
+        <p className="flex flex-wrap items-center gap-x-2 text-xs text-slate-500 dark:text-slate-400">
+          <span data-testid="roster-agent-role" className="max-w-full truncate" title={agent.role}>
             {agent.role}
           </span>
-          <span aria-hidden="true">·</span>
           {waiting !== undefined && waiting.length > 0 ? (
             // A paused run leaves its agent idle; what it waits for is what a person needs to know.
             <span

@@ -227,6 +227,13 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   return violations;
 }
 
+/** The texts among `locator`'s elements that are cut off sideways (an ellipsis or overflow): what a layout test expects to be none. */
+export async function cutTexts(locator: Locator): Promise<string[]> {
+  return await locator.evaluateAll((elements) =>
+    elements.filter((element) => element.scrollWidth > element.clientWidth).map((element) => `${element.textContent ?? ""} (${element.scrollWidth} > ${element.clientWidth} px)`),
+  );
+}
+
 // ---------------------------------------------------------------- the task drawer
 
 export const drawer = (page: Page) => page.getByTestId("task-drawer");

@@ -12,7 +12,7 @@ import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import path from "node:path";
 import { PROJECT_ROOT } from "./stack";
-import { drawer, emailOf, fillSignIn, passwordOf, screenshotPath, startJourney, until, type Journey } from "./journey";
+import { cutTexts, drawer, emailOf, fillSignIn, passwordOf, screenshotPath, startJourney, until, type Journey } from "./journey";
 
 const LARGE = { width: 1440, height: 900 };
 const MEDIUM = { width: 1280, height: 800 };
@@ -97,6 +97,9 @@ describe("layout", () => {
     const panel = (await ada.getByTestId("side-panel").boundingBox())!;
     expect(panel.x + panel.width).toBeLessThanOrEqual(MEDIUM.width);
     expect(await ada.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MEDIUM.width);
+    // Nothing cut inside them either: every column's name and every agent's role whole (the panel is 288 px).
+    await until(() => cutTexts(ada.locator("[data-testid^=column-] h2")), (cut) => cut.length === 0, "column headers whole at 1280");
+    expect(await cutTexts(ada.getByTestId("roster-agent-role"))).toEqual([]);
     await ada.screenshot({ path: screenshotPath("shell-1280.png") });
   });
 
