@@ -6,7 +6,7 @@ import { BADGE_TONES } from "../components/ui/Badge";
 export type WebhookDelivery = NonNullable<FunctionReturnType<typeof api.webhooks.get>>["deliveries"][number];
 
 /** A delivery's badge: delivered, failed, waiting for its next try, or on its way. */
-export function deliveryStatus(delivery: Pick<WebhookDelivery, "status" | "attempts" | "nextAttemptAt">): { label: string; className: string } {
+export function deliveryStatus(delivery: { status: WebhookDelivery["status"]; nextAttemptAt?: number }): { label: string; className: string } {
   if (delivery.status === "delivered") return { label: "Delivered", className: BADGE_TONES.success };
   if (delivery.status === "failed") return { label: "Failed", className: BADGE_TONES.failure };
   if (delivery.nextAttemptAt !== undefined) return { label: "Retrying", className: BADGE_TONES.attention };
