@@ -9,6 +9,7 @@ import { Field, Select } from "../components/ui/Field";
 import { LoadMore } from "../components/ui/LoadMore";
 import { RelativeTime } from "../components/ui/RelativeTime";
 import { SkeletonStack } from "../components/ui/Skeleton";
+import { cn } from "../lib/cn";
 import { useNow } from "../lib/relativeTime";
 import { taskPath } from "../shell/addresses";
 import { COMMAND_SCOPE_OPTIONS, commandOutcome, commandPlace, type CommandScope } from "./commandHistory";
@@ -42,7 +43,7 @@ export function CommandHistory({ departmentId, slug }: Props) {
             return (
               <li key={record._id} data-testid="command-row" className="flex flex-wrap items-baseline gap-x-2 gap-y-1 py-2 text-sm">
                 <RelativeTime at={record._creationTime} now={now} className="w-24 shrink-0 text-xs text-slate-500 tabular-nums dark:text-slate-400" />
-                <span className="min-w-0 flex-1 text-slate-800 dark:text-slate-200">
+                <span className="min-w-0 flex-1 text-slate-800 max-sm:order-last max-sm:basis-full dark:text-slate-200">
                   <span className="font-semibold">{record.by}</span> <code className="rounded bg-slate-100 px-1 text-xs break-all dark:bg-slate-800">{record.payload.invokedAs}</code> in{" "}
                   {record.taskId !== undefined && record.taskTitle !== undefined ? (
                     <Link to={taskPath(slug, record.taskId)} className="text-indigo-700 hover:underline dark:text-indigo-300">
@@ -53,7 +54,7 @@ export function CommandHistory({ departmentId, slug }: Props) {
                   )}
                   {outcome.detail !== undefined && <span className="block text-xs text-rose-700 dark:text-rose-300">{outcome.detail}</span>}
                 </span>
-                <Badge className={outcome.className}>{outcome.label}</Badge>
+                <Badge className={cn("ml-auto", outcome.className)}>{outcome.label}</Badge>
               </li>
             );
           })}

@@ -57,11 +57,11 @@ export function EventLog({ departmentId }: { departmentId: Id<"departments"> }) 
           {results.map((event) => (
             <li key={event._id} data-testid="event-row" data-event-type={event.type} className="flex flex-wrap items-baseline gap-x-2 gap-y-1 py-2 text-sm">
               <RelativeTime at={event._creationTime} now={now} className="w-24 shrink-0 text-xs text-slate-500 tabular-nums dark:text-slate-400" />
-              <span className="min-w-0 flex-1 text-slate-800 dark:text-slate-200">
+              <span className="min-w-0 flex-1 text-slate-800 max-sm:order-last max-sm:basis-full dark:text-slate-200">
                 <span className="font-semibold">{actorLabel(event.actor)}</span> {eventSummary(event)}
                 {event.where !== undefined && <span className="text-slate-600 dark:text-slate-300"> in {event.where}</span>}
               </span>
-              <Badge className="bg-slate-50 font-mono text-slate-600 ring-slate-500/20 dark:bg-slate-800/60 dark:text-slate-300">{event.type}</Badge>
+              <Badge className="ml-auto bg-slate-50 font-mono text-slate-600 ring-slate-500/20 dark:bg-slate-800/60 dark:text-slate-300">{event.type}</Badge>
             </li>
           ))}
         </ol>

@@ -119,7 +119,7 @@ function UrlForm({ current, busy, onSave }: { current: Webhook; busy: boolean; o
         hint={
           current === null
             ? "Every event of the department is POSTed here as JSON, signed. Saving makes a new signing secret."
-            : `Signing secret ${current.secretHint}. Saving again replaces the URL and makes a new secret.`
+            : `Its signing secret starts ${current.secretHint}; saving again replaces the URL and makes a new secret.`
         }
       >
         {(control) => <TextInput {...control} type="url" inputMode="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/maestro" required />}

@@ -91,7 +91,8 @@ export function NotificationsMenuView({ data, onOpenTask, onOpenChannel, onMarkA
       {open && (
         <div
           id={panelId}
-          className="absolute right-0 z-40 mt-2 w-80 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl bg-white shadow-lg ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700"
+          // On a phone the bell sits near the left edge: the panel spans the screen below it rather than running off to the left.
+          className="absolute right-0 z-40 mt-2 w-80 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl bg-white shadow-lg ring-1 ring-slate-200 max-sm:fixed max-sm:inset-x-4 max-sm:w-auto max-sm:max-w-none dark:bg-slate-900 dark:ring-slate-700"
         >
           {waiting.length > 0 && (
             <section aria-label="Waiting for a person" className="border-b border-amber-200 bg-amber-50/60 dark:border-amber-800/60 dark:bg-amber-950/30">

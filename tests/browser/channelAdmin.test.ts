@@ -269,6 +269,8 @@ describe("the command history and mark all read", () => {
     await grace.getByText("You’re all caught up.").waitFor();
     await until(() => bell.getAttribute("aria-label"), (label) => label === "Notifications, 0 unread", "the bell to clear");
     await expect(grace.getByTestId("nav-unread").count()).resolves.toBe(0);
-    expect(journey.pageErrors).toEqual([]);
+    // The Convex client logs the two refusals this file asks for (a topic too long, an ftp:// URL); nothing else failed.
+    const expected = [/channels:setTopic.*the limit is 250/, /webhooks:set.*starts with https:\/\//];
+    expect(journey.pageErrors.filter((error) => !expected.some((pattern) => pattern.test(error)))).toEqual([]);
   });
 });
