@@ -5,7 +5,8 @@
  * delivery's badge, a command record's place and outcome, and the bell's
  * "Mark all read".
  */
-import { cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { getFunctionName } from "convex/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { commandOutcome, commandPlace } from "../../src/audit/commandHistory";
@@ -13,9 +14,25 @@ import { actorOptions, channelOptions, EVENT_TYPE_OPTIONS, eventSummary } from "
 import { attemptsLabel, deliveryStatus } from "../../src/audit/webhook";
 import { BADGE_TONES } from "../../src/components/ui/Badge";
 import { addableCandidates, changeAnnouncement } from "../../src/channels/channelAdmin";
+import { ChannelDetails } from "../../src/channels/ChannelDetails";
+import { WorkspaceContext, type Department } from "../../src/shell/workspace";
 import { NotificationsMenuView } from "../../src/shell/NotificationsMenu";
 
-afterEach(cleanup);
+const results = vi.hoisted(() => new Map<string, unknown>());
+const calls = vi.hoisted(() => [] as Array<{ name: string; args: unknown }>);
+vi.mock("convex/react", () => ({
+  useQuery: (query: never) => results.get(getFunctionName(query)),
+  useMutation: (mutation: never) => (args: unknown) => {
+    calls.push({ name: getFunctionName(mutation), args });
+    return Promise.resolve(null);
+  },
+}));
+
+afterEach(() => {
+  cleanup();
+  results.clear();
+  calls.length = 0;
+});
 
 describe("a channel's details", () => {
   it("offer only who is not a member yet, people first, each group by name", () => {
@@ -41,6 +58,58 @@ describe("a channel's details", () => {
     expect(changeAnnouncement("#launch", { kind: "removed", name: "Grace" })).toBe("Grace was removed from #launch.");
     expect(changeAnnouncement("#launch", { kind: "topic", topic: "  " })).toBe("The topic of #launch was cleared.");
     expect(changeAnnouncement("#launch", { kind: "topic", topic: "Ship it" })).toBe("The topic of #launch was changed.");
+  });
+});
+
+describe("the channel details dialog", () => {
+  const card = (canManage: boolean) => ({
+    _id: "c1" as Id<"channels">,
+    kind: "channel" as const,
+    name: "design",
+    topic: "Fonts",
+    visibility: "private" as const,
+    archived: false,
+    canManage,
+    viewerSubscribed: true,
+    members: [
+      { key: "member:u1", name: "Ada", kind: "member" as const, subscribed: true },
+      { key: "agent:writer:p", name: "Writer", kind: "agent" as const, subscribed: true },
+    ],
+  });
+  const product = { _id: "d1" as Id<"departments">, slug: "product", name: "Product", role: "owner" } as Department;
+  const show = (canManage: boolean) =>
+    render(
+      <WorkspaceContext.Provider value={{ departments: [product], department: product, fallback: product }}>
+        <ChannelDetails channel={card(canManage)} title="#design" onClose={() => undefined} />
+      </WorkspaceContext.Provider>,
+    );
+
+  it("for its creator or an admin: the topic to edit, a Remove per member, and only non-members to add; a change is announced", async () => {
+    results.set("members:list", [
+      { key: "member:u1", name: "Ada" },
+      { key: "member:u2", name: "Grace" },
+    ]);
+    results.set("agents:list", [{ sessionKey: "agent:writer:p", name: "Writer" }]);
+    show(true);
+    const dialog = screen.getByTestId("channel-details");
+    expect(within(dialog).getByLabelText("Topic")).toHaveProperty("value", "Fonts");
+    expect(within(dialog).getAllByRole("button", { name: /^Remove/ }).map((b) => b.getAttribute("aria-label"))).toEqual(["Remove Ada from #design", "Remove Writer from #design"]);
+    const picker = within(dialog).getByLabelText("Add a member");
+    expect(Array.from(picker.querySelectorAll("option"), (o) => o.textContent)).toEqual(["Pick a person or an agent", "Grace (person)"]);
+    fireEvent.change(picker, { target: { value: "member:u2" } });
+    fireEvent.click(within(dialog).getByRole("button", { name: "Add" }));
+    expect(calls).toEqual([{ name: "channels:addMember", args: { channelId: "c1", key: "member:u2" } }]);
+    await within(dialog).findByText("Grace was added to #design.");
+  });
+
+  it("for anyone else: the topic and members to read, no controls", () => {
+    show(false);
+    const dialog = screen.getByTestId("channel-details");
+    expect(within(dialog).getByTestId("channel-topic").textContent).toBe("Fonts");
+    expect(within(dialog).queryByRole("button", { name: /^Remove/ })).toBeNull();
+    expect(within(dialog).queryByLabelText("Topic")).toBeNull();
+    expect(within(dialog).queryByLabelText("Add a member")).toBeNull();
+    expect(within(dialog).getByTestId("channel-manage-note").textContent).toContain("Only #design’s creator");
   });
 });
 
