@@ -1,24 +1,62 @@
 /**
  * The department's event log (messaging and channel lifecycle), newest
  * first: what the spec publishes on NATS subjects, read here through a
- * subscription. It names who did what, so admins read it as the audit trail.
+ * subscription. It names who did what, so admins read it as the audit
+ * trail, narrowed by type, actor and channel.
  */
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { v } from "convex/values";
+import type { Id } from "./_generated/dataModel";
+import type { QueryCtx } from "./_generated/server";
 import { departmentQuery } from "./functions";
+import { MaestroError } from "./lib/errors";
 import { checkPageSize } from "./lib/validate";
-import { eventPage } from "./records/events";
+import { eventPage, type EventFilter } from "./records/events";
 import schema from "./schema";
+import { vEventType } from "./validators";
 
-const vEvent = schema.tables.events.validator.omit("departmentId").extend({ _id: v.id("events"), _creationTime: v.number() });
+const vEvent = schema.tables.events.validator.omit("departmentId").extend({
+  _id: v.id("events"),
+  _creationTime: v.number(),
+  /** Where it happened, as people say it: `#launch`, or "a DM" (whose participants the log does not name). */
+  where: v.optional(v.string()),
+});
 
+/** An actor as the filter names it: `system`, `member:<userId>` (a member's key), or an agent's sessionKey. */
+function actorFilter(ctx: QueryCtx, key: string): NonNullable<EventFilter["actor"]> {
+  if (key === "system") return { kind: "system" };
+  if (key.startsWith("member:")) {
+    const userId = ctx.db.normalizeId("users", key.slice("member:".length));
+    if (userId === null) throw new MaestroError("INVALID_ARGUMENT", `${JSON.stringify(key)} names no member.`);
+    return { kind: "member", userId };
+  }
+  if (key.trim() === "" || key.length > 200) throw new MaestroError("INVALID_ARGUMENT", "Name an actor by their key.");
+  return { kind: "agent", sessionKey: key };
+}
+
+/** Admins: one page of the log, narrowed by event type, actor (a key as `actorFilter` reads it) and channel. */
 export const list = departmentQuery({
   role: "admin",
-  args: { paginationOpts: paginationOptsValidator },
+  args: {
+    paginationOpts: paginationOptsValidator,
+    type: v.optional(vEventType),
+    actor: v.optional(v.string()),
+    channelId: v.optional(v.id("channels")),
+  },
   returns: paginationResultValidator(vEvent),
-  handler: async (ctx, { departmentId, paginationOpts }) => {
+  handler: async (ctx, { departmentId, paginationOpts, type, actor, channelId }) => {
     checkPageSize(paginationOpts.numItems);
-    const page = await eventPage(ctx, departmentId, paginationOpts);
-    return { ...page, page: page.page.map(({ departmentId: _d, ...event }) => event) };
+    const page = await eventPage(ctx, departmentId, paginationOpts, { type, channelId, actor: actor === undefined ? undefined : actorFilter(ctx, actor) });
+    // A page names few channels: each is read once.
+    const places = new Map<Id<"channels">, string | undefined>();
+    for (const { channelId: id } of page.page) {
+      if (id === undefined || places.has(id)) continue;
+      const channel = await ctx.db.get("channels", id);
+      places.set(id, channel === null ? undefined : channel.kind === "dm" ? "a DM" : `#${channel.name}`);
+    }
+    return {
+      ...page,
+      page: page.page.map(({ departmentId: _d, ...event }) => ({ ...event, where: event.channelId === undefined ? undefined : places.get(event.channelId) })),
+    };
   },
 });

@@ -9,7 +9,8 @@ import { MaestroError } from "./lib/errors";
 import { DAY_MS, median, perDay, utcDay } from "./lib/messagingStats";
 import { hasRole } from "./lib/roles";
 import { departmentAgents } from "./records/agents";
-import { markAllRead as markAllReadFor, markMessagesRead, MAX_AGENT_UNREAD_COUNTED, statsRows, unreadRows, unreadSummary } from "./records/inbox";
+import { markAllRead as markAllReadFor, markMessagesRead, MAX_AGENT_UNREAD_COUNTED, MAX_MARKED_PER_CALL, statsRows, unreadRows, unreadSummary } from "./records/inbox";
+import { markDepartmentNotificationsRead, MAX_UNREAD_NOTIFICATIONS } from "./records/notifications";
 import { mentionCandidates } from "./records/messages";
 
 /** Rows the stats read at most per kind; a busier window reports `partial`. */
@@ -56,12 +57,22 @@ export const markRead = channelMutation({
   },
 });
 
-/** Marks everything unread for the caller in this department read. Viewers may: it is their own state. */
+/**
+ * Marks everything unread for the caller in this department read: channel
+ * and DM messages, and the bell's mentions and assignments. Answers how many
+ * of each; `more` when a bound was reached and another call marks the rest.
+ * Viewers may: it is their own state.
+ */
 export const markAllRead = departmentMutation({
   role: "viewer",
   args: {},
-  returns: v.number(),
-  handler: async (ctx, { departmentId }) => await markAllReadFor(ctx, memberKey(ctx.member.userId), departmentId, memberActor(ctx.member)),
+  returns: v.object({ messages: v.number(), notifications: v.number(), more: v.boolean() }),
+  handler: async (ctx, { departmentId }) => {
+    const me = memberKey(ctx.member.userId);
+    const messages = await markAllReadFor(ctx, me, departmentId, memberActor(ctx.member));
+    const notifications = await markDepartmentNotificationsRead(ctx, me, departmentId);
+    return { messages, notifications, more: messages >= MAX_MARKED_PER_CALL || notifications >= MAX_UNREAD_NOTIFICATIONS };
+  },
 });
 
 /**

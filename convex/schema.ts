@@ -410,7 +410,10 @@ export default defineSchema({
     ),
   })
     .index("by_task", ["taskId"])
-    .index("by_department", ["departmentId"]),
+    // Everything in the department, newest first; the next index pages #maestro's alone (taskId undefined).
+    // eslint-disable-next-line @convex-dev/no-duplicate-indexes
+    .index("by_department", ["departmentId"])
+    .index("by_department_and_task", ["departmentId", "taskId"]),
 
   /** A department admin's overrides of the JSON config's chat defaults (one document per department). */
   settings: defineTable({
@@ -627,7 +630,14 @@ export default defineSchema({
     messageId: v.optional(v.id("channelMessages")),
     correlationId: v.optional(v.string()),
     data: vActivityData,
-  }).index("by_department", ["departmentId"]),
+  })
+    // The whole log, newest first; the indexes below start with it for the admin's filters (events.list).
+    // eslint-disable-next-line @convex-dev/no-duplicate-indexes
+    .index("by_department", ["departmentId"])
+    .index("by_department_and_type", ["departmentId", "type"])
+    .index("by_department_and_channel", ["departmentId", "channelId"])
+    // One index for every kind of actor: a member by userId, an agent by sessionKey, Maestro by kind alone.
+    .index("by_department_and_actor", ["departmentId", "actor.kind", "actor.userId", "actor.sessionKey"]),
 
   /** A department's outbound webhook: its events are POSTed there, signed with `secret`. */
   webhooks: defineTable({

@@ -7,6 +7,7 @@
  * preview and resolve, so a preview's error is exactly the error sending
  * would give, and a failed command changes nothing but its failure record.
  */
+import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
 import { env, type MutationCtx, type QueryCtx } from "./_generated/server";
@@ -14,11 +15,13 @@ import { departmentMutation, departmentQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { DEFAULT_MODEL } from "./lib/modelConfig";
 import { ARGUMENT_KINDS, COMMAND_LIMITS, commandNameProblem, modelChoices } from "./lib/slashCommands";
+import { checkPageSize } from "./lib/validate";
 import { departmentAgents } from "./records/agents";
+import { findMembership } from "./records/members";
 import { appendRunEvent } from "./records/runEvents";
 import { taskRunWithStatus } from "./records/runs";
 import { leadModeFor, redactForDepartment } from "./records/settings";
-import { commandEventsOf, deleteCommand, departmentCommands, insertCommandEvent, saveCommand, type CommandPayload } from "./records/slashCommands";
+import { commandEventPage, deleteCommand, departmentCommands, insertCommandEvent, saveCommand, type CommandPayload } from "./records/slashCommands";
 import { departmentTaskX } from "./records/tasks";
 import { BUILTIN_COMMANDS, planCommand, registryFor, type Where } from "./slash/registry";
 import schema from "./schema";
@@ -126,15 +129,46 @@ export const resolveSlashCommand = departmentMutation({
   },
 });
 
-const vCommandEvent = schema.tables.commandEvents.validator.omit("departmentId").extend({ _id: v.id("commandEvents"), _creationTime: v.number() });
+const vCommandEvent = schema.tables.commandEvents.validator.omit("departmentId").extend({
+  _id: v.id("commandEvents"),
+  _creationTime: v.number(),
+  /** Who typed it, by their name in the department ("someone who left" once they have). */
+  by: v.string(),
+  /** The task it was typed in, while the task exists; absent for #maestro. */
+  taskTitle: v.optional(v.string()),
+});
 
-/** Command records that involved no run, newest first: a task's (with `taskId`) or #maestro's. */
+/**
+ * Command records that involved no run, newest first, a page at a time: a
+ * task's (`taskId`, which wins over `scope`), #maestro's (the default), or
+ * the whole department's (`scope: "department"`). Those that started a run
+ * are in its event stream.
+ */
 export const listCommandEvents = departmentQuery({
-  args: { taskId: v.optional(v.id("tasks")) },
-  returns: v.array(vCommandEvent),
-  handler: async (ctx, { departmentId, taskId }) => {
+  args: {
+    taskId: v.optional(v.id("tasks")),
+    scope: v.optional(v.union(v.literal("chat"), v.literal("department"))),
+    paginationOpts: paginationOptsValidator,
+  },
+  returns: paginationResultValidator(vCommandEvent),
+  handler: async (ctx, { departmentId, taskId, scope, paginationOpts }) => {
+    checkPageSize(paginationOpts.numItems);
     await taskIn(ctx, departmentId, taskId);
-    return (await commandEventsOf(ctx, departmentId, taskId)).map(({ _id, _creationTime, taskId, userId, payload }) => ({ _id, _creationTime, taskId, userId, payload }));
+    const page = await commandEventPage(ctx, departmentId, taskId === undefined ? (scope ?? "chat") : { taskId }, paginationOpts);
+    // A page names few people and tasks: each is read once.
+    const names = new Map<Id<"users">, string>();
+    const titles = new Map<Id<"tasks">, string | undefined>();
+    const rows = [];
+    for (const { _id, _creationTime, taskId: where, userId, payload } of page.page) {
+      if (!names.has(userId)) names.set(userId, (await findMembership(ctx, departmentId, userId))?.name ?? "someone who left");
+      if (where !== undefined && !titles.has(where)) {
+        const task = await ctx.db.get("tasks", where);
+        titles.set(where, task === null || task.departmentId !== departmentId ? undefined : task.title);
+      }
+      const taskTitle = where === undefined ? undefined : titles.get(where);
+      rows.push({ _id, _creationTime, userId, payload, by: names.get(userId)!, ...(where === undefined ? {} : { taskId: where }), ...(taskTitle === undefined ? {} : { taskTitle }) });
+    }
+    return { ...page, page: rows };
   },
 });
 

@@ -158,6 +158,8 @@ export const EVENT_TYPES = [
   ...["channels.created", "channels.updated", "channels.archived"],
   // Agent-to-agent envelopes (reactions/a2a), linked by correlation id.
   ...["a2a.delegate", "a2a.request_tool", "a2a.status_update"],
+  // An admin's test of the department's webhook (webhooks.sendTest): delivered like any event.
+  "webhooks.test",
 ] as const;
 export const vEventType = oneOf(EVENT_TYPES);
 export type EventType = Infer<typeof vEventType>;

@@ -10,9 +10,13 @@ import { v } from "convex/values";
 import { internal } from "./_generated/api";
 import { internalMutation, internalQuery } from "./_generated/server";
 import { departmentMutation, departmentQuery } from "./functions";
+import { memberActor } from "./lib/actors";
 import { webhookAllowPrivateFromEnv } from "./lib/config";
+import { MaestroError } from "./lib/errors";
 import { checkWebhookUrl, newWebhookSecret } from "./lib/webhooks";
-import { pendingDelivery, recentDeliveries, recordDeliveryAttempt, removeWebhook, saveWebhook, webhookOf } from "./records/webhooks";
+import { emitEvent } from "./records/events";
+import { limitOrThrow } from "./records/rateLimits";
+import { pendingDelivery, recentDeliveriesWithType, recordDeliveryAttempt, removeWebhook, saveWebhook, webhookOf } from "./records/webhooks";
 import { vActivityData, vActor, vEventType } from "./validators";
 
 const vDelivery = v.object({
@@ -20,6 +24,10 @@ const vDelivery = v.object({
   _creationTime: v.number(),
   status: v.union(v.literal("pending"), v.literal("delivered"), v.literal("failed")),
   attempts: v.number(),
+  /** The event it carries; absent when the event is gone (retention). */
+  eventType: v.optional(vEventType),
+  /** While a failed delivery waits for its next try. */
+  nextAttemptAt: v.optional(v.number()),
   /** A generic reason (lib/webhooks DELIVERY_FAILED): never the receiver's status or error. */
   lastError: v.optional(v.string()),
 });
@@ -31,12 +39,37 @@ export const get = departmentQuery({
   handler: async (ctx, { departmentId }) => {
     const webhook = await webhookOf(ctx, departmentId);
     if (webhook === null) return null;
-    const deliveries = await recentDeliveries(ctx, webhook._id);
+    const deliveries = await recentDeliveriesWithType(ctx, webhook._id);
     return {
       url: webhook.url,
       secretHint: `${webhook.secret.slice(0, 10)}…`,
-      deliveries: deliveries.map(({ _id, _creationTime, status, attempts, lastError }) => ({ _id, _creationTime, status, attempts, lastError })),
+      deliveries: deliveries.map(({ delivery: { _id, _creationTime, status, attempts, lastError, nextAttemptAt }, eventType }) => ({
+        _id,
+        _creationTime,
+        status,
+        attempts,
+        eventType,
+        nextAttemptAt,
+        lastError,
+      })),
     };
+  },
+});
+
+/**
+ * Sends a `webhooks.test` event to the webhook, through the same delivery
+ * (signature, address checks, retries) as every event; it shows among the
+ * recent deliveries and in the event log.
+ */
+export const sendTest = departmentMutation({
+  role: "admin",
+  args: {},
+  returns: v.null(),
+  handler: async (ctx, { departmentId }) => {
+    if ((await webhookOf(ctx, departmentId)) === null) throw new MaestroError("NOT_FOUND", "Set a webhook URL first.");
+    await limitOrThrow(ctx, "webhookTest", departmentId);
+    await emitEvent(ctx, { departmentId, type: "webhooks.test", actor: memberActor(ctx.member), data: { test: true } });
+    return null;
   },
 });
 

@@ -13,6 +13,9 @@ const AgentPage = lazy(() => import("./pages/AgentPage").then((m) => ({ default:
 const ChannelsPage = lazy(() => import("./pages/ChannelsPage").then((m) => ({ default: m.ChannelsPage })));
 const RunsPage = lazy(() => import("./pages/RunsPage").then((m) => ({ default: m.RunsPage })));
 const FiguresPage = lazy(() => import("./pages/FiguresPage").then((m) => ({ default: m.FiguresPage })));
+const CommandsPage = lazy(() => import("./pages/CommandsPage").then((m) => ({ default: m.CommandsPage })));
+const EventsPage = lazy(() => import("./pages/EventsPage").then((m) => ({ default: m.EventsPage })));
+const WebhookPage = lazy(() => import("./pages/WebhookPage").then((m) => ({ default: m.WebhookPage })));
 
 /**
  * Route objects, rendered by `useRoutes` under the app's `BrowserRouter`
@@ -38,6 +41,9 @@ export const appRoutes: RouteObject[] = [
       { id: "channels", path: ROUTE_PATHS.channels, element: <ChannelsPage /> },
       { id: "runs", path: ROUTE_PATHS.runs, element: <RunsPage /> },
       { id: "figures", path: ROUTE_PATHS.figures, element: <FiguresPage /> },
+      { id: "commands", path: ROUTE_PATHS.commands, element: <CommandsPage /> },
+      { id: "events", path: ROUTE_PATHS.events, element: <EventsPage /> },
+      { id: "webhook", path: ROUTE_PATHS.webhook, element: <WebhookPage /> },
       { id: "unknown-page", path: "*", element: <ToDepartmentBoard /> },
     ],
   },

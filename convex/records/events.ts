@@ -38,11 +38,52 @@ export async function emitEvent(
   await ctx.scheduler.runAfter(0, internal.webhookDelivery.deliver, { deliveryId });
 }
 
-/** One page of the log, newest first. */
-export async function eventPage(ctx: QueryCtx, departmentId: Id<"departments">, paginationOpts: PaginationOptions) {
-  return await ctx.db
-    .query("events")
-    .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-    .order("desc")
+/** What the admin's event log narrows to; each part optional. `actor` is a member's userId, an agent's sessionKey, or Maestro. */
+export interface EventFilter {
+  type?: EventType;
+  channelId?: Id<"channels">;
+  actor?: { kind: "member"; userId: Id<"users"> } | { kind: "agent"; sessionKey: string } | { kind: "system" };
+}
+
+/**
+ * One page of the log, newest first, narrowed by `filter`. The most
+ * selective part picks the index (a channel, then an actor, then a type)
+ * and the rest filter that index's range, so a page never walks the whole log
+ * for the common one-filter views.
+ */
+export async function eventPage(ctx: QueryCtx, departmentId: Id<"departments">, paginationOpts: PaginationOptions, filter: EventFilter = {}) {
+  const { type, channelId, actor } = filter;
+  const events = ctx.db.query("events");
+  const base =
+    channelId !== undefined
+      ? events.withIndex("by_department_and_channel", (q) => q.eq("departmentId", departmentId).eq("channelId", channelId))
+      : actor !== undefined
+        ? events.withIndex("by_department_and_actor", (q) => {
+            const kind = q.eq("departmentId", departmentId).eq("actor.kind", actor.kind);
+            if (actor.kind === "member") return kind.eq("actor.userId", actor.userId);
+            if (actor.kind === "agent") return kind.eq("actor.userId", undefined).eq("actor.sessionKey", actor.sessionKey);
+            return kind;
+          })
+        : type !== undefined
+          ? events.withIndex("by_department_and_type", (q) => q.eq("departmentId", departmentId).eq("type", type))
+          : events.withIndex("by_department", (q) => q.eq("departmentId", departmentId));
+  // What the index did not narrow, a filter over its range does.
+  const typeLeft = type !== undefined && (channelId !== undefined || actor !== undefined) ? type : undefined;
+  const actorLeft = channelId !== undefined ? actor : undefined;
+  const newest = base.order("desc");
+  if (typeLeft === undefined && actorLeft === undefined) return await newest.paginate(paginationOpts);
+  return await newest
+    // Filtering inside paginate keeps pages whole (a filter after it would return short pages); the index range bounds the walk.
+    // eslint-disable-next-line @convex-dev/no-filter-in-query
+    .filter((q) => {
+      const parts = [];
+      if (typeLeft !== undefined) parts.push(q.eq(q.field("type"), typeLeft));
+      if (actorLeft !== undefined) {
+        parts.push(q.eq(q.field("actor.kind"), actorLeft.kind));
+        if (actorLeft.kind === "member") parts.push(q.eq(q.field("actor.userId"), actorLeft.userId));
+        if (actorLeft.kind === "agent") parts.push(q.eq(q.field("actor.sessionKey"), actorLeft.sessionKey));
+      }
+      return q.and(...parts);
+    })
     .paginate(paginationOpts);
 }

@@ -64,3 +64,11 @@ export async function markTaskNotificationsRead(ctx: MutationCtx, recipientKey: 
   for (const n of unread) await ctx.db.patch("notifications", n._id, { readAt: now });
   return unread.length;
 }
+
+/** Marks a recipient's unread notifications in one department read (up to MAX_UNREAD_NOTIFICATIONS); returns how many. */
+export async function markDepartmentNotificationsRead(ctx: MutationCtx, recipientKey: string, departmentId: Id<"departments">): Promise<number> {
+  const unread = (await unreadNotifications(ctx, recipientKey)).filter((n) => n.departmentId === departmentId);
+  const now = Date.now();
+  for (const n of unread) await ctx.db.patch("notifications", n._id, { readAt: now });
+  return unread.length;
+}

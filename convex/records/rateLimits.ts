@@ -31,6 +31,8 @@ export const MESSAGING_LIMITS = {
   messagePost: { kind: "token bucket", rate: 60, period: MINUTE, capacity: 20 },
   /** Upload URLs and files added to messages, per person. */
   fileUpload: { kind: "token bucket", rate: 20, period: MINUTE, capacity: 10 },
+  /** Test deliveries of a department's webhook: each is a request to the receiver, so an admin's button cannot become a flood. */
+  webhookTest: { kind: "token bucket", rate: 6, period: MINUTE, capacity: 3 },
 } as const;
 
 export const rateLimiter = new RateLimiter(components.rateLimiter, { ...SIGN_IN_LIMITS, ...AGENT_LIMITS, ...MESSAGING_LIMITS });
@@ -85,6 +87,7 @@ const TOO_MANY: Record<keyof typeof AGENT_LIMITS | keyof typeof MESSAGING_LIMITS
   agentPost: "Rate limit: too many posts from this agent.",
   messagePost: "Too many messages:",
   fileUpload: "Too many uploads:",
+  webhookTest: "Too many test deliveries:",
 };
 
 /**

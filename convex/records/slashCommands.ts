@@ -4,12 +4,10 @@
  * invocations and failures that involved no run (those land in the run's
  * event stream instead).
  */
+import type { PaginationOptions } from "convex/server";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { COMMAND_LIMITS } from "../lib/slashCommands";
-
-/** Most command records one read returns. */
-export const MAX_COMMAND_EVENTS = 100;
 
 export type CommandPayload = Doc<"commandEvents">["payload"];
 
@@ -52,21 +50,17 @@ export async function insertCommandEvent(ctx: MutationCtx, departmentId: Id<"dep
   await ctx.db.insert("commandEvents", { departmentId, ...(taskId === null ? {} : { taskId }), userId, payload });
 }
 
-/** Command records that involved no run, newest first: a task's, or (without `taskId`) #maestro's. */
-export async function commandEventsOf(ctx: QueryCtx, departmentId: Id<"departments">, taskId: Id<"tasks"> | undefined): Promise<Array<Doc<"commandEvents">>> {
+/** Where command records are read from: one task's thread, #maestro, or the whole department. */
+export type CommandScope = { taskId: Id<"tasks"> } | "chat" | "department";
+
+/** One page of command records that involved no run, newest first, in `scope`. */
+export async function commandEventPage(ctx: QueryCtx, departmentId: Id<"departments">, scope: CommandScope, paginationOpts: PaginationOptions) {
+  const events = ctx.db.query("commandEvents");
   const rows =
-    taskId === undefined
-      ? (
-          await ctx.db
-            .query("commandEvents")
-            .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
-            .order("desc")
-            .take(MAX_COMMAND_EVENTS * 2)
-        ).filter((e) => e.taskId === undefined)
-      : await ctx.db
-          .query("commandEvents")
-          .withIndex("by_task", (q) => q.eq("taskId", taskId))
-          .order("desc")
-          .take(MAX_COMMAND_EVENTS);
-  return rows.slice(0, MAX_COMMAND_EVENTS);
+    scope === "department"
+      ? events.withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+      : scope === "chat"
+        ? events.withIndex("by_department_and_task", (q) => q.eq("departmentId", departmentId).eq("taskId", undefined))
+        : events.withIndex("by_task", (q) => q.eq("taskId", scope.taskId));
+  return await rows.order("desc").paginate(paginationOpts);
 }

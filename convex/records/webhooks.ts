@@ -23,6 +23,16 @@ export async function recentDeliveries(ctx: QueryCtx, webhookId: Id<"webhooks">)
     .take(RECENT_DELIVERIES);
 }
 
+/** The latest deliveries as the admin reads them: each with the type of the event it carried. */
+export async function recentDeliveriesWithType(ctx: QueryCtx, webhookId: Id<"webhooks">) {
+  const out = [];
+  for (const delivery of await recentDeliveries(ctx, webhookId)) {
+    const event = await ctx.db.get("events", delivery.eventId);
+    out.push({ delivery, eventType: event?.type });
+  }
+  return out;
+}
+
 /** Sets (or replaces) the department's webhook with a checked URL and a fresh secret. */
 export async function saveWebhook(ctx: MutationCtx, departmentId: Id<"departments">, url: string, secret: string, createdBy: Id<"users">): Promise<void> {
   const existing = await webhookOf(ctx, departmentId);

@@ -8,6 +8,7 @@ import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import { useNow } from "../lib/relativeTime";
+import { ChannelDetailsButton } from "./ChannelDetails";
 import { MessageComposer } from "./MessageComposer";
 import { MessageItem } from "./MessageItem";
 import { ThreadPanel } from "./ThreadPanel";
@@ -59,6 +60,7 @@ export function ChannelView({ channelId, title, unread = 0 }: { channelId: Id<"c
           {channel?.topic && <p className="truncate text-xs text-slate-500 dark:text-slate-400">{channel.topic}</p>}
           {channel?.archived && <span className="rounded bg-slate-100 px-1.5 text-xs text-slate-600 dark:bg-slate-800 dark:text-slate-300">archived</span>}
           <div className="ml-auto flex gap-2">
+            {channel?.kind === "channel" && <ChannelDetailsButton channel={channel} title={title} />}
             {channel?.kind === "channel" && (
               <Button variant="secondary" onClick={() => act(setSubscribed({ channelId, subscribed: !channel.viewerSubscribed }))}>
                 {channel.viewerSubscribed ? "Unfollow" : "Follow"}

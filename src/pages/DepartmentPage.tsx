@@ -25,7 +25,7 @@ export function DepartmentPage() {
   return (
     <RoleContext.Provider value={department.role}>
       {/* Narrow screens get the same row from the workspace, joined by the side panel's parts. */}
-      {wide && <DepartmentNav departmentId={department._id} slug={department.slug} />}
+      {wide && <DepartmentNav departmentId={department._id} slug={department.slug} isAdmin={isAdminRole(department.role)} />}
       {legacyTaskId !== null ? (
         <Navigate to={`${taskPath(department.slug, legacyTaskId)}${location.search}`} replace />
       ) : (

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from "convex/react";
 import { useId } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import { AuditLinks } from "../audit/AuditLinks";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { SkeletonStack } from "../components/ui/Skeleton";
@@ -11,7 +12,7 @@ import { SettingsForm } from "./SettingsForm";
 import type { ChatSettingsChanges } from "./settings";
 
 /** The department the settings belong to. */
-export type SettingsDepartment = { id: Id<"departments">; name: string; isAdmin: boolean };
+export type SettingsDepartment = { id: Id<"departments">; name: string; isAdmin: boolean; slug?: string };
 
 type Props = { department: SettingsDepartment; onClose: () => void };
 
@@ -40,6 +41,11 @@ export function SettingsDialog({ department, onClose }: Props) {
             <DepartmentCommands departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
           </ErrorBoundary>
         </div>
+        {department.slug !== undefined && department.isAdmin && (
+          <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
+            <AuditLinks slug={department.slug} onNavigate={onClose} />
+          </div>
+        )}
       </div>
     </Dialog>
   );

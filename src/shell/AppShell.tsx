@@ -118,7 +118,7 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
                 Members
               </Button>
             )}
-            {selected && isAdmin && <SettingsButton department={{ id: selected._id, name: selected.name, isAdmin }} />}
+            {selected && isAdmin && <SettingsButton department={{ id: selected._id, name: selected.name, isAdmin, slug: selected.slug }} />}
             <Button variant="ghost" onClick={() => setDialog("account")} aria-haspopup="dialog" className="shrink-0">
               Account
             </Button>
@@ -228,7 +228,7 @@ export function DepartmentWorkspace({ departmentId, departmentSlug, isAdmin, mai
 
   return (
     <div className={wide ? "flex min-h-0 flex-1 flex-row" : "flex min-h-0 flex-1 flex-col gap-3"}>
-      {!wide && <DepartmentNav departmentId={departmentId} slug={departmentSlug} panes={{ shown, onShow: setShown }} />}
+      {!wide && <DepartmentNav departmentId={departmentId} slug={departmentSlug} panes={{ shown, onShow: setShown }} isAdmin={isAdmin} />}
       <div {...(wide ? { className: "flex min-h-0 min-w-0 flex-1 flex-col" } : paneProps("page", shown))}>{main}</div>
       {wide ? (
         <ResizableSidePanel>

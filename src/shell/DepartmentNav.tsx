@@ -3,7 +3,7 @@ import { NavLink } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { cn } from "../lib/cn";
-import { channelsPath, departmentPath, figuresPath, runsPath } from "./addresses";
+import { channelsPath, commandsPath, departmentPath, eventsPath, figuresPath, runsPath } from "./addresses";
 
 const LINK = "shrink-0 rounded-md px-2 py-1 text-sm font-medium text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800";
 const ACTIVE = "bg-slate-100 text-slate-900 dark:bg-slate-800 dark:text-slate-100";
@@ -22,15 +22,18 @@ type Props = {
   slug: string;
   /** Narrow screens: the side panel's parts join the row, and one of them (or the page) is shown. */
   panes?: { shown: Pane; onShow: (pane: Pane) => void };
+  /** Owners and admins also get the event log. */
+  isAdmin?: boolean;
 };
 
 /**
  * The department's places: the board, channels (with your unread count),
- * agent runs and the messaging figures. On a narrow screen (`panes`) the
+ * agent runs, the messaging figures, the command history and, for admins,
+ * the event log. On a narrow screen (`panes`) the
  * same row also holds Chat, Activity and Squad: one row, with the place on
  * screen marked.
  */
-export function DepartmentNav({ departmentId, slug, panes }: Props) {
+export function DepartmentNav({ departmentId, slug, panes, isAdmin = false }: Props) {
   const inbox = useQuery(api.inbox.summary, { departmentId });
   const unread = inbox?.unread ?? 0;
   const pageShown = panes === undefined || panes.shown === "page";
@@ -65,6 +68,14 @@ export function DepartmentNav({ departmentId, slug, panes }: Props) {
       <NavLink to={figuresPath(slug)} data-testid="nav-figures" onClick={showPage} aria-current={pageShown ? undefined : false} className={linkClass()}>
         Figures
       </NavLink>
+      <NavLink to={commandsPath(slug)} data-testid="nav-commands" onClick={showPage} aria-current={pageShown ? undefined : false} className={linkClass()}>
+        Commands
+      </NavLink>
+      {isAdmin && (
+        <NavLink to={eventsPath(slug)} data-testid="nav-events" onClick={showPage} aria-current={pageShown ? undefined : false} className={linkClass()}>
+          Events
+        </NavLink>
+      )}
       {panes !== undefined &&
         PANES.map((pane) => (
           <button

@@ -1,10 +1,11 @@
-import { useQuery } from "convex/react";
+import { useMutation, useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useEffect, useId, useRef, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { BellIcon } from "../components/ui/icons";
+import { userMessage } from "../lib/errors";
 import { formatRelativeTime, useNow } from "../lib/relativeTime";
 import { useNavigate } from "react-router";
 import { channelsPath } from "./addresses";
@@ -22,11 +23,28 @@ type ViewProps = {
   waiting?: readonly WaitingItem[];
   /** Opens a DM with unread messages. */
   onOpenChannel?: (channelId: Id<"channels">) => void;
+  /** Marks everything unread in the department read: channel and DM messages, mentions and assignments. */
+  onMarkAllRead?: () => Promise<unknown>;
 };
 
 /** The bell with the unread count, and a list of unread notifications; picking one opens its task. */
-export function NotificationsMenuView({ data, onOpenTask, onOpenChannel, waiting = [] }: ViewProps) {
+export function NotificationsMenuView({ data, onOpenTask, onOpenChannel, onMarkAllRead, waiting = [] }: ViewProps) {
   const [open, setOpen] = useState(false);
+  const [marking, setMarking] = useState(false);
+  const [markFailure, setMarkFailure] = useState<string | null>(null);
+  const unreadListed = data !== undefined && (data.notifications.length > 0 || data.dms.length > 0);
+  const markAllRead = () => {
+    if (onMarkAllRead === undefined) return;
+    setMarking(true);
+    setMarkFailure(null);
+    onMarkAllRead().then(
+      () => setMarking(false),
+      (error: unknown) => {
+        setMarking(false);
+        setMarkFailure(userMessage(error));
+      },
+    );
+  };
   const rootRef = useRef<HTMLDivElement>(null);
   const panelId = useId();
   const now = useNow();
@@ -73,7 +91,8 @@ export function NotificationsMenuView({ data, onOpenTask, onOpenChannel, waiting
       {open && (
         <div
           id={panelId}
-          className="absolute right-0 z-40 mt-2 w-80 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl bg-white shadow-lg ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700"
+          // On a phone the bell sits near the left edge: the panel spans the screen below it rather than running off to the left.
+          className="absolute right-0 z-40 mt-2 w-80 max-w-[calc(100vw-2rem)] overflow-hidden rounded-xl bg-white shadow-lg ring-1 ring-slate-200 max-sm:fixed max-sm:inset-x-4 max-sm:w-auto max-sm:max-w-none dark:bg-slate-900 dark:ring-slate-700"
         >
           {waiting.length > 0 && (
             <section aria-label="Waiting for a person" className="border-b border-amber-200 bg-amber-50/60 dark:border-amber-800/60 dark:bg-amber-950/30">
@@ -102,7 +121,25 @@ export function NotificationsMenuView({ data, onOpenTask, onOpenChannel, waiting
               </ul>
             </section>
           )}
-          <p className="border-b border-slate-100 px-4 py-2.5 text-sm font-semibold text-slate-700 dark:border-slate-800 dark:text-slate-200">Notifications</p>
+          <div className="flex items-center justify-between gap-2 border-b border-slate-100 px-4 py-1.5 dark:border-slate-800">
+            <p className="py-1 text-sm font-semibold text-slate-700 dark:text-slate-200">Notifications</p>
+            {onMarkAllRead !== undefined && unreadListed && (
+              <button
+                type="button"
+                data-testid="mark-all-read"
+                disabled={marking}
+                onClick={markAllRead}
+                className="rounded-md px-2 py-1 text-xs font-medium text-indigo-700 hover:bg-indigo-50 focus-visible:outline-2 focus-visible:outline-indigo-600 disabled:cursor-progress disabled:opacity-60 dark:text-indigo-300 dark:hover:bg-indigo-950/40"
+              >
+                {marking ? "Marking…" : "Mark all read"}
+              </button>
+            )}
+          </div>
+          {markFailure !== null && (
+            <p role="alert" className="bg-rose-50 px-4 py-1.5 text-xs text-rose-800 dark:bg-rose-950/40 dark:text-rose-300">
+              {markFailure}
+            </p>
+          )}
           {data === undefined ? (
             <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">Loading…</p>
           ) : data.notifications.length === 0 && data.dms.length === 0 ? (
@@ -160,7 +197,16 @@ function LiveNotifications({ departmentId, departmentSlug }: Props) {
   const waiting = useWaiting(departmentId);
   const tasks = useTaskNavigation(departmentSlug);
   const navigate = useNavigate();
-  return <NotificationsMenuView data={data} onOpenTask={tasks.open} onOpenChannel={(channelId) => void navigate(channelsPath(departmentSlug, channelId))} waiting={waiting} />;
+  const markAllRead = useMutation(api.inbox.markAllRead);
+  return (
+    <NotificationsMenuView
+      data={data}
+      onOpenTask={tasks.open}
+      onOpenChannel={(channelId) => void navigate(channelsPath(departmentSlug, channelId))}
+      onMarkAllRead={() => markAllRead({ departmentId })}
+      waiting={waiting}
+    />
+  );
 }
 
 /** The header's notifications, live for one department. A failure hides the bell rather than the page. */

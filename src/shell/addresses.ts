@@ -9,6 +9,9 @@ import { matchPath } from "react-router";
  *   /d/:slug/channels[/:channelId] channels and DMs, one open
  *   /d/:slug/runs[/:runId]         the department's agent runs, or one run's timeline
  *   /d/:slug/figures               the department's messaging figures
+ *   /d/:slug/commands              the slash commands typed in the department
+ *   /d/:slug/events                the department's event log (admins)
+ *   /d/:slug/webhook               the department's webhook and its deliveries (admins)
  *
  * The route table (src/routes.tsx) is built from `ROUTE_PATHS`; the builders
  * below write the same addresses.
@@ -22,6 +25,9 @@ export const ROUTE_PATHS = {
   channels: "channels/:channelId?",
   runs: "runs/:runId?",
   figures: "figures",
+  commands: "commands",
+  events: "events",
+  webhook: "webhook",
 } as const;
 
 const TASK_PATTERN = `${ROUTE_PATHS.department}/${ROUTE_PATHS.task}`;
@@ -56,6 +62,21 @@ export function runsPath(slug: string, runId?: string): string {
 /** The department's messaging figures. */
 export function figuresPath(slug: string): string {
   return `${departmentPath(slug)}/figures`;
+}
+
+/** The slash commands typed in the department. */
+export function commandsPath(slug: string): string {
+  return `${departmentPath(slug)}/commands`;
+}
+
+/** The department's event log (admins). */
+export function eventsPath(slug: string): string {
+  return `${departmentPath(slug)}/events`;
+}
+
+/** The department's webhook and its recent deliveries (admins). */
+export function webhookPath(slug: string): string {
+  return `${departmentPath(slug)}/webhook`;
 }
 
 /** An agent's slug in addresses: the middle part of its session key (`agent:<slug>:<department slug>`). */

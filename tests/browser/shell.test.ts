@@ -143,7 +143,7 @@ describe("layout", () => {
     await nav.waitFor();
     await expect(ada.getByRole("navigation", { name: "Department" }).count()).resolves.toBe(1);
     const items = await nav.locator("a, button").allTextContents();
-    expect(items.map((text) => text.replace(/\d+$/, ""))).toEqual(["Board", "Channels", "Runs", "Figures", "Chat", "Activity", "Squad"]);
+    expect(items.map((text) => text.replace(/\d+$/, ""))).toEqual(["Board", "Channels", "Runs", "Figures", "Commands", "Events", "Chat", "Activity", "Squad"]);
     const current = () => nav.locator('[aria-current]:not([aria-current="false"])').allTextContents();
     await expect(current()).resolves.toEqual(["Board"]);
     await expect(ada.getByTestId("chat-pane").isVisible()).resolves.toBe(false);

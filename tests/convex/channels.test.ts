@@ -2,7 +2,7 @@ import { describe, expect, test, vi } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { LIMITS } from "../../convex/lib/limits";
-import { AGENTS, createTask, demoSquad, expectError, insertRun, memberKeyOf, roundInputs, type Actor, type TestConvex } from "./setup";
+import { AGENTS, createOtherTask, createTask, demoSquad, expectError, insertRun, memberKeyOf, roundInputs, type Actor, type TestConvex } from "./setup";
 
 type Table = "channels" | "channelMessages" | "inbox" | "events" | "channelMembers";
 async function rows<T extends Table>(t: TestConvex, table: T): Promise<Array<Doc<T>>> {
@@ -49,6 +49,76 @@ describe("channels", () => {
     await expectError(vera.mutation(api.channels.create, { departmentId, name: "mine", visibility: "project" }), "FORBIDDEN");
     await expectError(top(other.member, channelId), "FORBIDDEN");
     await expectError(other.member.mutation(api.channelMessages.post, { channelId, body: "hi" }), "FORBIDDEN");
+  });
+});
+
+describe("managing a channel: members and topic", () => {
+  test("its creator adds and removes people and agents and sets the topic; each change is a channels.updated event", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true, vera: true, other: true });
+    const channelId = await grace.mutation(api.channels.create, { departmentId, name: "design", visibility: "private" });
+    expect((await grace.query(api.channels.get, { channelId })).canManage).toBe(true);
+    await grace.mutation(api.channels.addMember, { channelId, key: AGENTS.writer });
+    await grace.mutation(api.channels.addMember, { channelId, key: memberKeyOf(t, "Vera") });
+    await grace.mutation(api.channels.setTopic, { channelId, topic: "  Fonts and colours  " });
+    await grace.mutation(api.channels.removeMember, { channelId, key: memberKeyOf(t, "Vera") });
+    const card = await grace.query(api.channels.get, { channelId });
+    expect(card.topic).toBe("Fonts and colours");
+    expect(card.members.map((m) => `${m.name} (${m.kind})`).sort()).toEqual(["Grace (member)", "Writer (agent)"]);
+    // An admin manages any channel they can read (a private one they are not in stays closed to them), and clears its topic.
+    await expectError(admin.mutation(api.channels.setTopic, { channelId, topic: "" }), "FORBIDDEN", /private/);
+    const open = await grace.mutation(api.channels.create, { departmentId, name: "open", topic: "Anything", visibility: "project" });
+    expect((await admin.query(api.channels.get, { channelId: open })).canManage).toBe(true);
+    await admin.mutation(api.channels.setTopic, { channelId: open, topic: "" });
+    expect((await grace.query(api.channels.get, { channelId: open })).topic).toBeUndefined();
+    const updates = (await rows(t, "events")).filter((e) => e.type === "channels.updated").map((e) => e.data);
+    expect(updates).toEqual([{ added: "Writer" }, { added: "Vera" }, { topic: "Fonts and colours" }, { removed: "Vera" }, { topic: "" }]);
+  });
+
+  test("a member who did not create it, a viewer and another department are refused, and nothing changes; bad input is a clear error", async () => {
+    const { t, departmentId, admin, grace, vera, other } = await demoSquad({ grace: true, vera: true, other: true });
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "launch", topic: "Ship it", visibility: "project" });
+    const card = await grace.query(api.channels.get, { channelId });
+    expect(card.canManage).toBe(false);
+    expect((await vera.query(api.channels.get, { channelId })).canManage).toBe(false);
+    const before = JSON.stringify([await rows(t, "channels"), await rows(t, "channelMembers"), await rows(t, "events")]);
+    for (const caller of [grace, vera, other.member]) {
+      await expectError(caller.mutation(api.channels.setTopic, { channelId, topic: "mine now" }), "FORBIDDEN");
+      await expectError(caller.mutation(api.channels.addMember, { channelId, key: AGENTS.writer }), "FORBIDDEN");
+      await expectError(caller.mutation(api.channels.removeMember, { channelId, key: memberKeyOf(t, "Ada") }), "FORBIDDEN");
+    }
+    await expectError(admin.mutation(api.channels.addMember, { channelId, key: "agent:nobody:product" }), "NOT_FOUND", /No agent or member/);
+    await expectError(admin.mutation(api.channels.addMember, { channelId, key: memberKeyOf(t, "Mallory") }), "NOT_FOUND");
+    await expectError(admin.mutation(api.channels.removeMember, { channelId, key: AGENTS.writer }), "NOT_FOUND", /Not a member/);
+    await expectError(admin.mutation(api.channels.setTopic, { channelId, topic: "x".repeat(LIMITS.messageChars) }), "INVALID_ARGUMENT");
+    expect(JSON.stringify([await rows(t, "channels"), await rows(t, "channelMembers"), await rows(t, "events")])).toBe(before);
+  });
+});
+
+describe("mark all read", () => {
+  test("clears the caller's channel and DM messages and the bell's mentions in this department only, for a viewer too", async () => {
+    const { t, departmentId, admin, vera, other } = await demoSquad({ grace: true, vera: true, other: true });
+    const veraKey = memberKeyOf(t, "Vera");
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "general", visibility: "project" });
+    await vera.mutation(api.channels.setSubscribed, { channelId, subscribed: true });
+    await admin.mutation(api.channelMessages.post, { channelId, body: "one" });
+    await admin.mutation(api.channelMessages.post, { channelId, body: "two" });
+    const dm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [veraKey] });
+    await admin.mutation(api.channelMessages.post, { channelId: dm, body: "psst" });
+    const taskId = await createTask(admin, departmentId, { title: "Look" });
+    await admin.mutation(api.messages.create, { taskId, content: "@Vera see this" });
+    // Another department's notification stays unread.
+    const otherTask = await createOtherTask(t, other.departmentId);
+    await t.run(async (ctx) => await ctx.db.insert("notifications", { departmentId: other.departmentId, recipientKey: veraKey, kind: "mention", taskId: otherTask }));
+    expect(await vera.query(api.inbox.summary, { departmentId })).toMatchObject({ unread: 3 });
+    expect((await vera.query(api.notifications.listMine, { departmentId })).unreadCount).toBe(2);
+
+    expect(await vera.mutation(api.inbox.markAllRead, { departmentId })).toEqual({ messages: 3, notifications: 1, more: false });
+    expect(await vera.query(api.inbox.summary, { departmentId })).toMatchObject({ unread: 0 });
+    expect(await vera.query(api.notifications.listMine, { departmentId })).toMatchObject({ unreadCount: 0, notifications: [], dms: [] });
+    const elsewhere = await t.run(async (ctx) => await ctx.db.query("notifications").collect());
+    expect(elsewhere.filter((n) => n.departmentId === other.departmentId && n.readAt === undefined)).toHaveLength(1);
+    // Another department's member marks nothing here.
+    await expectError(other.member.mutation(api.inbox.markAllRead, { departmentId }), "FORBIDDEN");
   });
 });
 

@@ -240,6 +240,39 @@ describe("permissions", () => {
   });
 });
 
+describe("command history", () => {
+  const first = (numItems: number) => ({ numItems, cursor: null });
+
+  test("pages through a task's, #maestro's or the whole department's records, newest first, with who typed them and where", async () => {
+    const { departmentId, member, viewer, taskId } = await squad();
+    await send(member, departmentId, "/help");
+    await send(member, departmentId, "/stop", taskId);
+    await send(member, departmentId, "/help", taskId);
+    const history = (args: { taskId?: Id<"tasks">; scope?: "chat" | "department" }, numItems: number, cursor: string | null = null) =>
+      viewer.query(api.slashCommands.listCommandEvents, { departmentId, ...args, paginationOpts: { numItems, cursor } });
+
+    const chat = await history({}, 10);
+    expect(chat.page.map((r) => [r.payload.name, r.by, r.taskTitle])).toEqual([["help", "Mo", undefined]]);
+    expect((await history({ taskId }, 10)).page.map((r) => [r.payload.type, r.payload.name, r.taskTitle])).toEqual([
+      ["slash_command_invoked", "help", "Ship login"],
+      ["slash_command_failed", "stop", "Ship login"],
+    ]);
+    const one = await history({ scope: "department" }, 2);
+    expect(one.isDone).toBe(false);
+    const two = await history({ scope: "department" }, 2, one.continueCursor);
+    expect([...one.page, ...two.page].map((r) => `${r.payload.name}@${r.taskTitle ?? "#maestro"}`)).toEqual(["help@Ship login", "stop@Ship login", "help@#maestro"]);
+    expect(two.isDone).toBe(true);
+  });
+
+  test("another department's caller or task is refused; a page has a bound", async () => {
+    const { t, departmentId, member, taskId } = await squad();
+    const other = await createOtherDepartment(t);
+    await expectError(other.member.query(api.slashCommands.listCommandEvents, { departmentId, scope: "department", paginationOpts: first(10) }), "FORBIDDEN");
+    await expectError(other.member.query(api.slashCommands.listCommandEvents, { departmentId: other.departmentId, taskId, paginationOpts: first(10) }), "FORBIDDEN");
+    await expectError(member.query(api.slashCommands.listCommandEvents, { departmentId, paginationOpts: first(100_000) }), "INVALID_ARGUMENT");
+  });
+});
+
 describe("department commands", () => {
   test("a department command shadows the global of the same name, and deleting it brings the global back", async () => {
     const { t, departmentId, admin, member, taskId } = await squad();
@@ -307,8 +340,8 @@ describe("what command records keep", () => {
     expect(await send(member, departmentId, `/status ${TOKEN}`, taskId)).toMatchObject({ ok: false, error: expect.stringContaining("Unknown status") });
     expect(await send(member, departmentId, `/mode ${TOKEN}`)).toMatchObject({ ok: false });
     const records = [
-      ...(await viewer.query(api.slashCommands.listCommandEvents, { departmentId, taskId })),
-      ...(await viewer.query(api.slashCommands.listCommandEvents, { departmentId })),
+      ...(await viewer.query(api.slashCommands.listCommandEvents, { departmentId, taskId, paginationOpts: { numItems: 10, cursor: null } })).page,
+      ...(await viewer.query(api.slashCommands.listCommandEvents, { departmentId, paginationOpts: { numItems: 10, cursor: null } })).page,
     ];
     expect(records.map((r) => r.payload)).toEqual([
       expect.objectContaining({ type: "slash_command_failed", name: "status", invokedAs: expect.stringContaining("[redacted]"), error: expect.stringContaining("[redacted]") }),

@@ -193,3 +193,52 @@ describe("deliveries", () => {
     expect(await admin.query(api.webhooks.get, { departmentId })).toBeNull();
   });
 });
+
+describe("a test delivery", () => {
+  test("is a signed webhooks.test event delivered like any other; the recent deliveries show its status, time and type", async () => {
+    const { t, departmentId, admin, secret } = await withWebhook();
+    await admin.mutation(api.webhooks.sendTest, { departmentId });
+    await deliverAll(t);
+    expect(calls).toHaveLength(1);
+    expect(calls[0].headers["x-maestro-event"]).toBe("webhooks.test");
+    expect(calls[0].headers["x-maestro-signature"]).toBe(`sha256=${createHmac("sha256", secret).update(calls[0].body).digest("hex")}`);
+    expect(JSON.parse(calls[0].body)).toMatchObject({ type: "webhooks.test", actor: { kind: "member", name: "Ada" }, data: { test: true } });
+    answers = [{ status: 404 }];
+    await admin.mutation(api.channels.create, { departmentId, name: "launch", visibility: "project" });
+    await deliverAll(t);
+    const { deliveries: shown } = (await admin.query(api.webhooks.get, { departmentId }))!;
+    expect(shown).toEqual([
+      expect.objectContaining({ status: "failed", eventType: "channels.created", attempts: 1, _creationTime: expect.any(Number) }),
+      expect.objectContaining({ status: "delivered", eventType: "webhooks.test", attempts: 1 }),
+    ]);
+    // The event log records who tested it.
+    const logged = (await admin.query(api.events.list, { departmentId, type: "webhooks.test", paginationOpts: { numItems: 5, cursor: null } })).page;
+    expect(logged).toEqual([expect.objectContaining({ actor: expect.objectContaining({ name: "Ada" }) })]);
+  });
+
+  test("keeps the address rules: a name resolving to this machine is never called", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    await admin.mutation(api.webhooks.set, { departmentId, url: `http://loopback.attacker.test:${port}/x` });
+    await admin.mutation(api.webhooks.sendTest, { departmentId });
+    await deliverAll(t);
+    expect(calls).toEqual([]);
+    expect((await admin.query(api.webhooks.get, { departmentId }))!.deliveries).toEqual([
+      expect.objectContaining({ status: "failed", eventType: "webhooks.test", attempts: 1, lastError: DELIVERY_FAILED }),
+    ]);
+  });
+
+  test("admins only, with a webhook set, a few a minute; members, viewers and other departments are refused and nothing is sent", async () => {
+    const { t, departmentId, admin, grace, vera, other } = await demoSquad({ grace: true, vera: true, other: true });
+    await expectError(admin.mutation(api.webhooks.sendTest, { departmentId }), "NOT_FOUND", /Set a webhook URL first/);
+    vi.stubEnv("MAESTRO_WEBHOOK_ALLOW_PRIVATE", "1");
+    await admin.mutation(api.webhooks.set, { departmentId, url: `http://127.0.0.1:${port}/hook` });
+    for (const caller of [grace, vera, other.member]) await expectError(caller.mutation(api.webhooks.sendTest, { departmentId }), "FORBIDDEN");
+    await expectError(other.member.mutation(api.webhooks.sendTest, { departmentId: other.departmentId }), "NOT_FOUND");
+    for (let i = 0; i < 3; i++) await admin.mutation(api.webhooks.sendTest, { departmentId });
+    await expectError(admin.mutation(api.webhooks.sendTest, { departmentId }), "RATE_LIMITED", /Too many test deliveries/);
+    await deliverAll(t);
+    expect(calls).toHaveLength(3);
+    expect(await deliveries(t)).toHaveLength(3);
+  });
+});
+

@@ -63,16 +63,16 @@ describe("addresses", () => {
 
   it("a deep address has a page of the app below it for a fresh tab: a run its runs, the rest the board", () => {
     expect(addressBelow("/d/product/runs/r1")).toBe("/d/product/runs");
-    for (const page of ["/d/product/tasks/t1", "/d/product/agents/writer", "/d/product/channels/c1", "/d/product/runs", "/d/product/figures"]) {
+    for (const page of ["/d/product/tasks/t1", "/d/product/agents/writer", "/d/product/channels/c1", "/d/product/runs", "/d/product/figures", "/d/product/events", "/d/product/webhook", "/d/product/commands"]) {
       expect(addressBelow(page), page).toBe("/d/product");
     }
     for (const none of ["/d/product", "/", "/elsewhere", "/d/product/unknown"]) expect(addressBelow(none), none).toBeNull();
   });
 
   it("the dev server gives the page to the app's addresses only", () => {
-    const pages = ["/d/product", "/d/product/", "/d/product/tasks/abc", "/d/product/agents/jarvis", "/d/product/channels", "/d/product/channels/c1", "/d/product/runs", "/d/product/runs/r1", "/d/product/figures"];
+    const pages = ["/d/product", "/d/product/", "/d/product/tasks/abc", "/d/product/agents/jarvis", "/d/product/channels", "/d/product/channels/c1", "/d/product/runs", "/d/product/runs/r1", "/d/product/figures", "/d/product/commands", "/d/product/events", "/d/product/webhook"];
     for (const path of pages) expect(isAppPath(path), path).toBe(true);
-    const others = ["/", "/no-such-page", "/d", "/d/product/channels/c1/x", "/d/product/secrets", "/d/product/figures/x", "/d/product/runs/.env", "/d/.git", "/d/../package.json"];
+    const others = ["/", "/no-such-page", "/d", "/d/product/channels/c1/x", "/d/product/secrets", "/d/product/figures/x", "/d/product/events/x", "/d/product/webhook/x", "/d/product/runs/.env", "/d/.git", "/d/../package.json"];
     for (const path of others) expect(isAppPath(path), path).toBe(false);
   });
 });
@@ -90,6 +90,9 @@ describe("the route table", () => {
     expect(routeIds("/d/product/runs")).toEqual(["department", "runs"]);
     expect(routeIds("/d/product/runs/r1")).toEqual(["department", "runs"]);
     expect(routeIds("/d/product/figures")).toEqual(["department", "figures"]);
+    expect(routeIds("/d/product/commands")).toEqual(["department", "commands"]);
+    expect(routeIds("/d/product/events")).toEqual(["department", "events"]);
+    expect(routeIds("/d/product/webhook")).toEqual(["department", "webhook"]);
   });
 
   it("sends what names no page to a redirect", () => {

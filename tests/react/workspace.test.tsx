@@ -62,7 +62,8 @@ describe("a department's workspace", () => {
       wrapper: ({ children }) => <MemoryRouter initialEntries={["/d/product/channels"]}>{children}</MemoryRouter>,
     });
     const nav = screen.getByRole("navigation", { name: "Department" });
-    expect(within(nav).getAllByRole("link").map((link) => link.textContent)).toEqual(["Board", "Channels", "Runs", "Figures"]);
+    // The event log is for admins: a member's row has no Events.
+    expect(within(nav).getAllByRole("link").map((link) => link.textContent)).toEqual(["Board", "Channels", "Runs", "Figures", "Commands"]);
     expect(within(nav).getAllByRole("button").map((button) => button.textContent)).toEqual(["Chat", "Activity", "Squad"]);
     const current = () => Array.from(nav.querySelectorAll('[aria-current]:not([aria-current="false"])')).map((item) => item.textContent);
     // The channels page marks Channels, not Board.
@@ -76,5 +77,14 @@ describe("a department's workspace", () => {
     fireEvent.click(within(nav).getByRole("link", { name: "Channels" }));
     expect(current()).toEqual(["Channels"]);
     expect(screen.getByTestId("pane-page").hidden).toBe(false);
+  });
+
+  it("an admin's row also holds the event log", () => {
+    render(<DepartmentWorkspace departmentId={"d1" as Id<"departments">} departmentSlug="product" isAdmin main={<p>the page</p>} />, {
+      wrapper: ({ children }) => <MemoryRouter initialEntries={["/d/product/events"]}>{children}</MemoryRouter>,
+    });
+    const nav = screen.getByRole("navigation", { name: "Department" });
+    expect(within(nav).getAllByRole("link").map((link) => link.textContent)).toEqual(["Board", "Channels", "Runs", "Figures", "Commands", "Events"]);
+    expect(within(nav).getByRole("link", { name: "Events" }).getAttribute("href")).toBe("/d/product/events");
   });
 });
