@@ -13,7 +13,7 @@ import { chatExcluded } from "../lib/chat";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
 import { departmentAgents } from "../records/agents";
 import { chatContextOfAgent, vRunChatContext } from "../records/chat";
-import { inboxOfRun, vRunInbox } from "../records/inbox";
+import { bodyWithTaskLinks, inboxOfRun, vRunInbox } from "../records/inbox";
 import { newestMessages } from "../records/messages";
 import { projectGraphOf, vProjectGraph } from "../records/projectGraph";
 import { getRunX } from "../records/runs";
@@ -82,7 +82,7 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
       const sent = run.trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", run.trigger.channelMessageId);
       const from = sent === null ? "someone" : actorName(sent.from);
       if (sent !== null && !sent.blocking) {
-        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${sent.body}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
+        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${await bodyWithTaskLinks(ctx, sent)}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
       }
       return `${from} sent you a blocking message (it opens the messages for you${sent === null ? "" : `; message id ${sent._id}`}). Answer it first: your final reply is posted where it was sent${sent === null ? "" : sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself; then go on.`;
     }
