@@ -36,6 +36,7 @@ export const appRoutes: RouteObject[] = [
       },
       { id: "agent", path: ROUTE_PATHS.agent, element: <AgentPage /> },
       { id: "channels", path: ROUTE_PATHS.channels, element: <ChannelsPage /> },
+      { id: "thread", path: ROUTE_PATHS.thread, element: <ChannelsPage /> },
       { id: "runs", path: ROUTE_PATHS.runs, element: <RunsPage /> },
       { id: "figures", path: ROUTE_PATHS.figures, element: <FiguresPage /> },
       { id: "unknown-page", path: "*", element: <ToDepartmentBoard /> },

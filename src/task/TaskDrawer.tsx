@@ -18,7 +18,7 @@ import type { SlashSupport } from "../slash/slash";
 import { useSlashSupport } from "../slash/useSlashSupport";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import { PauseCards } from "./PauseCards";
-import type { MentionCandidate } from "./mentions";
+import { mentionCandidates } from "../composer/candidates";
 import { useNow } from "../lib/relativeTime";
 import { useFollowThread } from "./useFollowThread";
 import { AgentActivity } from "./RunsPanel";
@@ -50,14 +50,6 @@ type ViewProps = {
   /** Archive and delete, under the details; the container passes the live `TaskCleanup`. */
   cleanup?: ReactNode;
 };
-
-/** Who the composer can @mention. */
-export function mentionCandidates(agents: readonly RosterAgent[], members: readonly Member[]): MentionCandidate[] {
-  return [
-    ...agents.map((agent) => ({ key: agent.sessionKey, name: agent.name, kind: "agent" as const, detail: agent.role })),
-    ...members.map((member) => ({ key: member.key, name: member.name, kind: "member" as const, detail: "Member" })),
-  ];
-}
 
 /**
  * The drawer's contents as pure props: heading with the editable title, the
