@@ -78,6 +78,8 @@ export function useCompletions({ text, caret, candidates, tasks, suppressed, wri
 
   function pick(item: Item) {
     if (current === null) return;
+    // What was picked is complete: its list stays closed (a title may go on matching after its own words).
+    setDismissedAt(current.start);
     if (item.kind === "mention") {
       const result = insertMention(text, caret, current, item.candidate.name);
       write(result.text, result.caret);
@@ -172,13 +174,13 @@ export function CompletionList({ id, completions }: { id: string; completions: C
               <>
                 <Avatar initials={initials(item.candidate.name)} tone={item.candidate.kind} />
                 <span className="min-w-0 flex-1 truncate font-medium">{item.candidate.name}</span>
-                <span className="shrink-0 truncate text-xs text-slate-500 dark:text-slate-400">{item.candidate.detail}</span>
+                <span className="shrink-0 truncate text-xs text-slate-600 dark:text-slate-400">{item.candidate.detail}</span>
               </>
             ) : (
               <>
                 <span aria-hidden="true" className={cn("size-2 shrink-0 rounded-full", status?.className)} />
                 <span className="min-w-0 flex-1 truncate font-medium">{item.task.title}</span>
-                <span className="shrink-0 text-xs text-slate-500 dark:text-slate-400">{status?.label}</span>
+                <span className="shrink-0 text-xs text-slate-600 dark:text-slate-400">{status?.label}</span>
               </>
             )}
           </li>

@@ -79,7 +79,9 @@ const CANDIDATES: MentionCandidate[] = [
 /** The department's tasks as the server would answer, searched as the composer asks. */
 function useFakeTasks(): TaskLinkSupport {
   const [query, setQuery] = useState<string | null>(null);
-  const results = query === null ? undefined : [LOGIN, COPY, LOG].filter((t) => t.title.toLowerCase().includes(query.toLowerCase()));
+  // Like the title search index: a task matches any word typed.
+  const words = (query ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+  const results = query === null ? undefined : [LOGIN, COPY, LOG].filter((t) => words.length === 0 || words.some((w) => t.title.toLowerCase().includes(w)));
   return { results, search: setQuery };
 }
 
