@@ -10,6 +10,7 @@ import { internalQuery, type QueryCtx } from "../_generated/server";
 import { actorName } from "../lib/actors";
 import { brainConfig } from "../lib/brainConfig";
 import { chatExcluded } from "../lib/chat";
+import { withTaskLinks } from "../lib/taskLinks";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
 import { departmentAgents } from "../records/agents";
 import { chatContextOfAgent, vRunChatContext } from "../records/chat";
@@ -66,9 +67,20 @@ export type AssembledContext = Infer<typeof vAssembledContext>;
 export const RESULT_INFORMS =
   "This result is for your information: acknowledge it briefly. Delegate again only if a person in the thread asks for more; the same work is never delegated twice.";
 
+/** A thread message's text with the tasks it links named (lib/taskLinks), as the model reads it. */
+async function contentWithTaskLinks(ctx: QueryCtx, message: Doc<"messages">): Promise<string> {
+  if (message.taskLinks === undefined) return message.content;
+  const links = [];
+  for (const taskId of message.taskLinks) {
+    const task = await ctx.db.get("tasks", taskId);
+    links.push({ taskId, title: task !== null && task.departmentId === message.departmentId && task.deletedAt === undefined ? task.title : null });
+  }
+  return withTaskLinks(message.content, links);
+}
+
 async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
   const message = run.trigger.messageId === undefined ? null : await ctx.db.get("messages", run.trigger.messageId);
-  const quoted = message === null ? "" : `: "${message.content}"`;
+  const quoted = message === null ? "" : `: "${await contentWithTaskLinks(ctx, message)}"`;
   switch (run.trigger.kind) {
     case "assigned":
       return "You were assigned this task.";
@@ -126,11 +138,11 @@ async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"a
   const nameByKey = new Map(agents.map((a) => [a.sessionKey, a.name]));
   const recent = await newestMessages(ctx, task._id, MAX_THREAD_MESSAGES);
   // Deleted messages are gone for agents too; edited ones read as they are now.
-  const messages = recent.filter((m) => m.deletedAt === undefined).map((m) => ({
-    author: actorName(m.author),
-    authorKind: m.author.kind === "member" ? "human" : m.author.kind,
-    content: m.content,
-  }));
+  const visible = recent.filter((m) => m.deletedAt === undefined);
+  const messages = [];
+  for (const m of visible) {
+    messages.push({ author: actorName(m.author), authorKind: m.author.kind === "member" ? "human" : m.author.kind, content: await contentWithTaskLinks(ctx, m) });
+  }
   const { kept, dropped } = keepNewestWithinBudget(messages, brainConfig().threadTokenBudget, (m) =>
     countTokens(`[${m.author} (${m.authorKind})]: ${m.content}`),
   );

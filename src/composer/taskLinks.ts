@@ -72,6 +72,11 @@ export function taskLinksIn(text: string, picked: readonly TaskOption[]): TaskOp
   });
 }
 
+/** A task thread message's links (`taskLinks`) in the shape chips read, like a channel message's task artifacts. */
+export function taskLinkArtifacts(taskLinks: readonly string[] | undefined): Array<{ kind: "task"; taskId: string }> {
+  return (taskLinks ?? []).map((taskId) => ({ kind: "task", taskId }));
+}
+
 /** One chip of a message: the task it links, titled when this department has it (null: deleted, or not this department's). */
 export type TaskChip = { taskId: string; title: string | null; status: string | null };
 

@@ -1,7 +1,8 @@
 import { useId, type KeyboardEvent } from "react";
 import { Button } from "../components/ui/Button";
 import { InlineError, onSubmitted, TextArea } from "../components/ui/Field";
-import { CompletionList, completionOptionId, useCompletions } from "../composer/useCompletions";
+import type { Id } from "../../convex/_generated/dataModel";
+import { CompletionList, completionOptionId, useCompletions, type TaskLinkSupport } from "../composer/useCompletions";
 import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
 import { SlashStatus } from "../slash/useSlashSend";
 import type { SlashSupport } from "../slash/slash";
@@ -13,9 +14,12 @@ type Props = {
   candidates: readonly MentionCandidate[];
   /** Posts the message; rejects with the failure to show. */
   /** `clientMessageId`: the same for a retried send of one message (lib/useSend). */
-  onSend: (content: string, clientMessageId: string) => Promise<unknown>;
+  /** `taskLinks`: the tasks the text links with `#` (absent when none). */
+  onSend: (content: string, clientMessageId: string, taskLinks?: Array<Id<"tasks">>) => Promise<unknown>;
   /** Slash commands (`/` at the start opens them); without it `/` is plain text. */
   slash?: SlashSupport;
+  /** What `#` completes; without it `#` is plain text. */
+  tasks?: TaskLinkSupport;
 };
 
 /**
@@ -24,14 +28,20 @@ type Props = {
  * keys move through it, Enter or Tab picks (inserting `@Full Name `), Escape
  * closes it without closing the drawer.
  */
-export function Composer({ candidates, onSend, slash }: Props) {
-  const { text, caret, setText, setCaret, textareaRef, write, onType, slashMenu, pickCommand, notice, sending, error, send: sendContent } = useSlashComposer(slash, onSend);
-  const completions = useCompletions({ text, caret, candidates, suppressed: slashMenu.open, write });
+export function Composer({ candidates, onSend, slash, tasks }: Props) {
+  const { text, caret, setText, setCaret, textareaRef, write, onType, slashMenu, pickCommand, notice, sending, error, send: sendContent } = useSlashComposer(slash, (content, clientMessageId) => {
+    const links = completions.links.map((task) => task._id as Id<"tasks">);
+    return links.length > 0 ? onSend(content, clientMessageId, links) : onSend(content, clientMessageId);
+  });
+  const completions = useCompletions({ text, caret, candidates, tasks, suppressed: slashMenu.open, write });
   const listId = useId();
   const hintId = useId();
 
   function send() {
-    sendContent(text.trim(), () => setText(""));
+    sendContent(text.trim(), () => {
+      setText("");
+      completions.reset();
+    });
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {

@@ -10,7 +10,7 @@ import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { bodyWithTaskLinks } from "../../convex/records/inbox";
-import { AGENTS, createOtherTask, createTask, demoSquad, expectError, withClosedModel, type Actor, type TestConvex } from "./setup";
+import { AGENTS, createOtherTask, createTask, demoSquad, expectError, insertRun, roundInputs, withClosedModel, type Actor, type TestConvex } from "./setup";
 
 withClosedModel();
 
@@ -134,5 +134,32 @@ describe("task links", () => {
     const { t, departmentId, vera, other, taskId } = await squad();
     const foreign = await createOtherTask(t, other.departmentId);
     expect(await vera.query(api.tasks.linked, { departmentId, taskIds: [taskId, foreign] })).toEqual([{ _id: taskId, title: "Fix the login page", status: "inbox" }]);
+  });
+});
+
+describe("task links in a task's thread", () => {
+  test("a thread message links a task of the department, listed with it; another department's is refused and nothing is posted", async () => {
+    const { t, departmentId, grace, other, taskId } = await squad();
+    const target = await createTask(grace, departmentId, { title: "Launch copy" });
+    const foreign = await createOtherTask(t, other.departmentId);
+    await grace.mutation(api.messages.create, { taskId, content: "Depends on #Launch copy", taskLinks: [target, target] });
+    await expectError(grace.mutation(api.messages.create, { taskId, content: "and theirs", taskLinks: [foreign] }), "NOT_FOUND", /not in this department/);
+    const page = (await grace.query(api.messages.list, { taskId, paginationOpts: { numItems: 10, cursor: null } })).page;
+    expect(page.map((m) => [m.content, m.taskLinks])).toEqual([["Depends on #Launch copy", [target]]]);
+  });
+
+  test("a viewer cannot post one; another department's member cannot post into this task", async () => {
+    const { vera, other, taskId } = await squad();
+    await expectError(vera.mutation(api.messages.create, { taskId, content: "see", taskLinks: [taskId] }), "FORBIDDEN");
+    await expectError(other.member.mutation(api.messages.create, { taskId, content: "see", taskLinks: [taskId] }), "FORBIDDEN");
+  });
+
+  test("the agent on the task reads the link by title in its thread", async () => {
+    const { t, departmentId, grace, taskId } = await squad();
+    const target = await createTask(grace, departmentId, { title: "Launch copy" });
+    await grace.mutation(api.messages.create, { taskId, content: "Depends on this", taskLinks: [target] });
+    const runId = await insertRun(t, AGENTS.devBot, taskId);
+    const thread = (await roundInputs(t, runId)).context?.thread ?? [];
+    expect(thread.map((m) => m.content)).toContain(`Depends on this\n[linked task: “Launch copy” (task id ${target})]`);
   });
 });
