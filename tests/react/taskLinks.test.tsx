@@ -3,6 +3,7 @@ import { useState } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { withTaskLinks as readableForAgents } from "../../convex/lib/taskLinks";
 import { MessageComposer } from "../../src/channels/MessageComposer";
+import { Composer as TaskComposer } from "../../src/task/Composer";
 import { withTaskLinks } from "../../src/channels/types";
 import { findTaskQuery, insertTaskLink, rankTasks, taskChips, taskLinksIn, type TaskOption } from "../../src/composer/taskLinks";
 import type { TaskLinkSupport } from "../../src/composer/useCompletions";
@@ -164,5 +165,29 @@ describe("the channel composer", () => {
     expect(await screen.findByText("/status works in a task's thread.")).toBeTruthy();
     expect((box as HTMLTextAreaElement).value).toBe("/status done");
     expect(onSend).not.toHaveBeenCalled();
+  });
+});
+
+describe("the task thread's composer", () => {
+  function TaskThreadComposer({ onSend }: { onSend: (content: string, clientMessageId: string, links?: string[]) => Promise<unknown> }) {
+    const tasks = useFakeTasks();
+    return <TaskComposer candidates={CANDIDATES} tasks={tasks} onSend={onSend} />;
+  }
+
+  it("# links a task there too: the send carries it, a plain message carries none", async () => {
+    const onSend = vi.fn(async () => null);
+    render(<TaskThreadComposer onSend={onSend} />);
+    const box = screen.getByRole("combobox", { name: "Message" });
+    type(box, "blocked by #cop");
+    await screen.findByRole("listbox", { name: "Tasks to link" });
+    fireEvent.keyDown(box, { key: "Enter" });
+    expect((box as HTMLTextAreaElement).value).toBe("blocked by #Launch copy ");
+    fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith("blocked by #Launch copy", expect.any(String), ["t2"]));
+    await waitFor(() => expect((box as HTMLTextAreaElement).value).toBe(""));
+    type(box, "plain");
+    fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    await waitFor(() => expect(onSend).toHaveBeenCalledTimes(2));
+    expect(onSend.mock.calls[1]).toEqual(["plain", expect.any(String)]);
   });
 });
