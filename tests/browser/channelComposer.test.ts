@@ -2,7 +2,7 @@
  * The channel composer in a real browser against `npm start`'s stack: the
  * same `/` commands as a task's thread (a task-only one refused with where
  * it works), @mention completion, `#` task links sent as a chip that opens
- * the task, and a thread's own address (opened, reloaded, Back to the
+ * the task (and `#` in that task's thread), and a thread's own address (opened, reloaded, Back to the
  * channel; another conversation's or a made-up id is a clear not-found).
  * axe finds nothing in light or dark; screenshots at 1440, 1280 and 390.
  */
@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { accessibilityViolations, drawer, screenshotPath, startJourney, until, type Journey } from "./journey";
+import { accessibilityViolations, composer, drawer, screenshotPath, startJourney, until, type Journey } from "./journey";
 
 const PASSWORD = "channel-composer-password";
 const TASK = "Fix the login page";
@@ -43,11 +43,16 @@ afterAll(async () => {
   await journey?.close();
 });
 
+/** Colours follow the media query through CSS transitions: axe measures once none is running (a loaded machine runs them late). */
+async function settled(page: Page) {
+  await page.waitForTimeout(100);
+  await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== "running"));
+}
+
 async function audit(page: Page, what: string) {
   for (const colorScheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme });
-    // Colours follow the media query through transitions: let them settle.
-    await page.waitForTimeout(300);
+    await settled(page);
     expect(await accessibilityViolations(page), `${what} (${colorScheme})`).toEqual([]);
   }
   await page.emulateMedia({ colorScheme: "light" });
@@ -107,6 +112,15 @@ describe("the channel composer", () => {
     await chip.click();
     await drawer(ada).getByRole("heading", { name: TASK, exact: true }).waitFor();
     expect(path(ada)).toBe(`/d/product/tasks/${taskId}`);
+
+    // In the task's own thread `#` links too: the chip shows under the message.
+    const taskBox = composer(ada);
+    await taskBox.click();
+    await taskBox.pressSequentially("same as #login");
+    await ada.getByRole("listbox", { name: "Tasks to link" }).getByRole("option", { name: new RegExp(TASK) }).waitFor();
+    await taskBox.press("Enter");
+    await taskBox.press("Control+Enter");
+    await drawer(ada).getByTestId("message").filter({ hasText: "same as" }).getByTestId("task-chip").filter({ hasText: `#${TASK}` }).waitFor();
     await ada.goBack();
     await until(async () => path(ada), (p) => p === channelPath(), "Back to the channel");
     await message.waitFor();
@@ -133,7 +147,7 @@ describe("the channel composer", () => {
       for (const colorScheme of ["light", "dark"] as const) {
         await ada.emulateMedia({ colorScheme });
         await ada.getByTestId("thread-panel").waitFor();
-        await ada.waitForTimeout(300);
+        await settled(ada);
         await ada.screenshot({ path: screenshotPath(`channel-thread-${colorScheme}-${width}.png`) });
       }
     }
