@@ -168,8 +168,22 @@ describe("the channel composer", () => {
       await ada.getByTestId("thread-not-found").getByText("Thread not found").waitFor();
       expect(await ada.getByText("A thread of another channel").count()).toBe(0);
     }
+    await ada.screenshot({ path: screenshotPath("channel-thread-not-found-1280.png") });
     await audit(ada, "a thread not found");
     await ada.getByTestId("thread-not-found").getByRole("button", { name: "Back to the conversation" }).click();
     await until(async () => path(ada), (p) => p === channelPath(), "the conversation");
+
+    // A viewer opens the same address: the thread and its chip, no box to write in.
+    await journey!.ensurePerson("Vic", "viewer");
+    const vic = await journey!.newPage({ who: "Vic" });
+    await journey!.signIn(vic, "Vic");
+    await vic.goto(`${journey!.stack.appUrl.replace(/\/$/, "")}${threadAddress}`);
+    const seen = vic.getByTestId("thread-panel");
+    await seen.getByTestId("channel-message").filter({ hasText: "On it" }).waitFor();
+    await seen.getByTestId("task-chip").filter({ hasText: TASK }).waitFor();
+    expect(await seen.getByRole("combobox").count()).toBe(0);
+    expect(await vic.getByTestId("message-composer").count()).toBe(0);
+    await vic.screenshot({ path: screenshotPath("channel-thread-viewer-1280.png") });
+    await audit(vic, "a thread for a viewer");
   });
 });
