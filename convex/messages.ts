@@ -23,6 +23,7 @@ const vMessage = v.object({
   author: vActor,
   content: v.string(),
   mentions: v.array(vMention),
+  taskLinks: v.optional(v.array(v.id("tasks"))),
   editedAt: v.optional(v.number()),
   deletedAt: v.optional(v.number()),
 });
@@ -37,12 +38,17 @@ async function threadMessageX(ctx: MutationCtx, task: Doc<"tasks">, messageId: I
 /** Posts in a task's thread as the signed-in member (answering an agent's open question, if there is one). */
 export const create = taskMutation({
   /** `clientMessageId`: the composer's own id for this message; a retried send with it posts once. */
-  args: { content: v.string(), clientMessageId: v.optional(v.string()) },
+  args: {
+    content: v.string(),
+    clientMessageId: v.optional(v.string()),
+    /** Tasks the message links with `#`: of the task's department, else refused. */
+    taskLinks: v.optional(v.array(v.id("tasks"))),
+  },
   returns: v.id("messages"),
-  handler: async (ctx, { content, clientMessageId }) => {
+  handler: async (ctx, { content, clientMessageId, taskLinks }) => {
     const { task, member } = ctx;
     return await oncePerKey(ctx, { key: clientSendKey(memberKey(member.userId), clientMessageId), tool: "task_message" }, async () => {
-      const message = await postToThread(ctx, memberActor(member), task, content);
+      const message = await postToThread(ctx, memberActor(member), task, content, taskLinks);
       if (task.pendingQuestion !== undefined) await answerFromThread(ctx, task, memberActor(member), message);
       return message._id;
     });
@@ -58,13 +64,14 @@ export const list = taskQuery({
     const page = await threadPage(ctx, taskId, paginationOpts);
     return {
       ...page,
-      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, editedAt, deletedAt }) => ({
+      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, taskLinks, editedAt, deletedAt }) => ({
         _id,
         _creationTime,
         taskId,
         author,
         content,
         mentions,
+        ...(taskLinks === undefined ? {} : { taskLinks }),
         ...(editedAt === undefined ? {} : { editedAt }),
         ...(deletedAt === undefined ? {} : { deletedAt }),
       })),

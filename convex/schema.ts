@@ -170,6 +170,8 @@ export default defineSchema({
     author: vActor,
     content: v.string(),
     mentions: v.array(vMention),
+    /** Tasks of the same department the message links with `#` (checked when posted). */
+    taskLinks: v.optional(v.array(v.id("tasks"))),
     ...messageChangeFields,
   }).index("by_task", ["taskId"]),
 

@@ -1,5 +1,5 @@
 /**
- * Slash commands in the task thread and #maestro composers (the durable-
+ * Slash commands in the task thread, channel and #maestro composers (the durable-
  * sessions spec, "Slash Command Model"): the registry a department sees
  * (`getSlashCommands`), what a command would do (`previewSlashCommand`) and
  * doing it (`resolveSlashCommand`), plus the admins' department commands.
@@ -12,24 +12,42 @@ import { v } from "convex/values";
 import type { Doc, Id } from "./_generated/dataModel";
 import { env, type MutationCtx, type QueryCtx } from "./_generated/server";
 import { departmentMutation, departmentQuery } from "./functions";
+import { memberKey } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
 import { DEFAULT_MODEL } from "./lib/modelConfig";
 import { ARGUMENT_KINDS, COMMAND_LIMITS, commandNameProblem, modelChoices } from "./lib/slashCommands";
 import { checkPageSize } from "./lib/validate";
 import { departmentAgents } from "./records/agents";
+import { readableChannelX } from "./records/channels";
 import { findMembership } from "./records/members";
 import { appendRunEvent } from "./records/runEvents";
 import { taskRunWithStatus } from "./records/runs";
 import { leadModeFor, redactForDepartment } from "./records/settings";
 import { commandEventPage, deleteCommand, departmentCommands, insertCommandEvent, saveCommand, type CommandPayload } from "./records/slashCommands";
 import { departmentTaskX } from "./records/tasks";
-import { BUILTIN_COMMANDS, planCommand, registryFor, type Where } from "./slash/registry";
+import { BUILTIN_COMMANDS, placesOf, planCommand, registryFor, SLASH_PLACES, type Where } from "./slash/registry";
 import schema from "./schema";
 import { vLeadMode } from "./validators";
 
 /** The task a command is typed in, which must be of this department. */
 async function taskIn(ctx: QueryCtx, departmentId: Id<"departments">, taskId: Id<"tasks"> | undefined): Promise<Doc<"tasks"> | null> {
   return taskId === undefined ? null : await departmentTaskX(ctx, departmentId, taskId);
+}
+
+/**
+ * Where a command is typed: a task's thread, a channel or DM of this
+ * department the member may read (another department's, or a private one of
+ * others, is refused before anything is planned), or #maestro.
+ */
+async function whereOf(
+  ctx: QueryCtx & { member: Doc<"members">; department: Doc<"departments"> },
+  departmentId: Id<"departments">,
+  { taskId, channelId }: { taskId?: Id<"tasks">; channelId?: Id<"channels"> },
+): Promise<Where> {
+  if (taskId !== undefined && channelId !== undefined) throw new MaestroError("INVALID_ARGUMENT", "A command is typed in a task's thread or in a channel, not both.");
+  const task = await taskIn(ctx, departmentId, taskId);
+  const channel = channelId === undefined ? null : await readableChannelX(ctx, departmentId, memberKey(ctx.member.userId), channelId, "such conversation");
+  return { departmentId, task, channel, member: ctx.member, department: ctx.department };
 }
 
 /** The record with its typed text (`invokedAs`, `args`, `error`, which may quote it) through the department's secret scanner. */
@@ -58,6 +76,8 @@ const vCommandView = v.object({
   source: v.union(v.literal("builtin"), v.literal("global"), v.literal("department")),
   /** What the first argument names, for completion (built-ins only). */
   argument: v.optional(v.union(...ARGUMENT_KINDS.map((kind) => v.literal(kind)))),
+  /** The composers it runs in: a channel's hides the task-only ones. */
+  places: v.array(v.union(...SLASH_PLACES.map((place) => v.literal(place)))),
 });
 
 /** The commands the composers offer, the models /model lists, the agents' names (argument completion), and the #maestro lead mode (for its badge). */
@@ -74,6 +94,7 @@ export const getSlashCommands = departmentQuery({
         kind: c.action === undefined ? ("prompt" as const) : ("action" as const),
         source: c.source,
         ...(c.argument === undefined ? {} : { argument: c.argument }),
+        places: [...placesOf(c)],
       })),
       errors,
       models: modelChoices(env, DEFAULT_MODEL),
@@ -83,7 +104,7 @@ export const getSlashCommands = departmentQuery({
   },
 });
 
-const vWhereArgs = { text: v.string(), taskId: v.optional(v.id("tasks")) };
+const vWhereArgs = { text: v.string(), taskId: v.optional(v.id("tasks")), channelId: v.optional(v.id("channels")) };
 
 /** What sending `text` would do: the rendered prompt or the action's effect, or why it cannot be sent (sending needs a member). */
 export const previewSlashCommand = departmentQuery({
@@ -92,17 +113,16 @@ export const previewSlashCommand = departmentQuery({
     v.object({ ok: v.literal(true), kind: v.union(v.literal("prompt"), v.literal("action")), text: v.string(), target: v.union(v.string(), v.null()) }),
     v.object({ ok: v.literal(false), error: v.string() }),
   ),
-  handler: async (ctx, { departmentId, text, taskId }) => {
-    const task = await taskIn(ctx, departmentId, taskId);
-    const planned = await planCommand(ctx, { departmentId, task, member: ctx.member, department: ctx.department }, text);
+  handler: async (ctx, { departmentId, text, ...at }) => {
+    const planned = await planCommand(ctx, await whereOf(ctx, departmentId, at), text);
     if (!planned.ok) return { ok: false as const, error: planned.error };
     return { ok: true as const, kind: planned.kind, text: planned.preview, target: planned.target };
   },
 });
 
 /**
- * Resolves and runs a command typed in a task's thread (`taskId`) or in
- * #maestro. Every invocation writes `slash_command_invoked`, every failure
+ * Resolves and runs a command typed in a task's thread (`taskId`), a
+ * channel or DM (`channelId`), or #maestro. Every invocation writes `slash_command_invoked`, every failure
  * `slash_command_failed` with the reason; a failure changes nothing else.
  * The failure is this mutation's result, not a thrown error, so its record
  * is kept.
@@ -110,9 +130,9 @@ export const previewSlashCommand = departmentQuery({
 export const resolveSlashCommand = departmentMutation({
   args: vWhereArgs,
   returns: v.union(v.object({ ok: v.literal(true), message: v.string(), taskId: v.optional(v.id("tasks")) }), v.object({ ok: v.literal(false), error: v.string() })),
-  handler: async (ctx, { departmentId, text, taskId }) => {
-    const task = await taskIn(ctx, departmentId, taskId);
-    const where: Where = { departmentId, task, member: ctx.member, department: ctx.department };
+  handler: async (ctx, { departmentId, text, ...at }) => {
+    const where = await whereOf(ctx, departmentId, at);
+    const { task } = where;
     const planned = await planCommand(ctx, where, text);
     if (!planned.ok) {
       const runId = task === null ? null : ((await taskRunWithStatus(ctx, task._id, ["running", "queued"]))?._id ?? null);

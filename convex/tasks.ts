@@ -11,7 +11,7 @@ import { archiveTask, deleteTask } from "./reactions/taskCleanup";
 import { assignTask, createTask, moveTask } from "./reactions/taskChange";
 import { recordActivity } from "./records/activities";
 import { agentBySessionKey, agentNamer } from "./records/agents";
-import { readColumn, subtasksOf, updateTaskFields } from "./records/tasks";
+import { departmentTasksAmong, readColumn, subtasksOf, tasksToLink, updateTaskFields } from "./records/tasks";
 import schema from "./schema";
 import { TASK_STATUSES, vPriority, vTaskStatus } from "./validators";
 
@@ -242,5 +242,31 @@ export const listSubtasks = taskQuery({
       });
     }
     return { subtasks, truncated: more };
+  },
+});
+
+/** Most tasks the `#` completion lists, and most links one read resolves (a page of messages' chips). */
+export const TASK_LINK_LIMITS = { suggestions: 8, resolved: 100, queryChars: 200 } as const;
+
+const vTaskLink = schema.tables.tasks.validator.pick("title", "status").extend({ _id: v.id("tasks") });
+
+/** Tasks a message may link (`#` in a composer): by id or title, or the current work when nothing is typed. */
+export const linkable = departmentQuery({
+  args: { text: v.string() },
+  returns: v.array(vTaskLink),
+  handler: async (ctx, { departmentId, text }) => {
+    const tasks = await tasksToLink(ctx, departmentId, text.slice(0, TASK_LINK_LIMITS.queryChars), TASK_LINK_LIMITS.suggestions);
+    return tasks.map(({ _id, title, status }) => ({ _id, title, status }));
+  },
+});
+
+/** Titles for linked-task chips: the department's tasks among `taskIds`; another department's or a deleted one is left out. */
+export const linked = departmentQuery({
+  args: { taskIds: v.array(v.id("tasks")) },
+  returns: v.array(vTaskLink),
+  handler: async (ctx, { departmentId, taskIds }) => {
+    if (taskIds.length > TASK_LINK_LIMITS.resolved) throw new MaestroError("INVALID_ARGUMENT", `At most ${TASK_LINK_LIMITS.resolved} linked tasks at once.`);
+    const tasks = await departmentTasksAmong(ctx, departmentId, taskIds);
+    return tasks.map(({ _id, title, status }) => ({ _id, title, status }));
   },
 });

@@ -39,6 +39,7 @@ export const appRoutes: RouteObject[] = [
       },
       { id: "agent", path: ROUTE_PATHS.agent, element: <AgentPage /> },
       { id: "channels", path: ROUTE_PATHS.channels, element: <ChannelsPage /> },
+      { id: "thread", path: ROUTE_PATHS.thread, element: <ChannelsPage /> },
       { id: "runs", path: ROUTE_PATHS.runs, element: <RunsPage /> },
       { id: "figures", path: ROUTE_PATHS.figures, element: <FiguresPage /> },
       { id: "commands", path: ROUTE_PATHS.commands, element: <CommandsPage /> },

@@ -10,10 +10,11 @@ import { internalQuery, type QueryCtx } from "../_generated/server";
 import { actorName } from "../lib/actors";
 import { brainConfig } from "../lib/brainConfig";
 import { chatExcluded } from "../lib/chat";
+import { withTaskLinks } from "../lib/taskLinks";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
 import { departmentAgents } from "../records/agents";
 import { chatContextOfAgent, vRunChatContext } from "../records/chat";
-import { inboxOfRun, vRunInbox } from "../records/inbox";
+import { bodyWithTaskLinks, inboxOfRun, vRunInbox } from "../records/inbox";
 import { newestMessages } from "../records/messages";
 import { projectGraphOf, vProjectGraph } from "../records/projectGraph";
 import { getRunX } from "../records/runs";
@@ -66,9 +67,20 @@ export type AssembledContext = Infer<typeof vAssembledContext>;
 export const RESULT_INFORMS =
   "This result is for your information: acknowledge it briefly. Delegate again only if a person in the thread asks for more; the same work is never delegated twice.";
 
+/** A thread message's text with the tasks it links named (lib/taskLinks), as the model reads it. */
+async function contentWithTaskLinks(ctx: QueryCtx, message: Doc<"messages">): Promise<string> {
+  if (message.taskLinks === undefined) return message.content;
+  const links = [];
+  for (const taskId of message.taskLinks) {
+    const task = await ctx.db.get("tasks", taskId);
+    links.push({ taskId, title: task !== null && task.departmentId === message.departmentId && task.deletedAt === undefined ? task.title : null });
+  }
+  return withTaskLinks(message.content, links);
+}
+
 async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
   const message = run.trigger.messageId === undefined ? null : await ctx.db.get("messages", run.trigger.messageId);
-  const quoted = message === null ? "" : `: "${message.content}"`;
+  const quoted = message === null ? "" : `: "${await contentWithTaskLinks(ctx, message)}"`;
   switch (run.trigger.kind) {
     case "assigned":
       return "You were assigned this task.";
@@ -82,7 +94,7 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
       const sent = run.trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", run.trigger.channelMessageId);
       const from = sent === null ? "someone" : actorName(sent.from);
       if (sent !== null && !sent.blocking) {
-        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${sent.body}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
+        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${await bodyWithTaskLinks(ctx, sent)}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
       }
       return `${from} sent you a blocking message (it opens the messages for you${sent === null ? "" : `; message id ${sent._id}`}). Answer it first: your final reply is posted where it was sent${sent === null ? "" : sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself; then go on.`;
     }
@@ -126,11 +138,11 @@ async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"a
   const nameByKey = new Map(agents.map((a) => [a.sessionKey, a.name]));
   const recent = await newestMessages(ctx, task._id, MAX_THREAD_MESSAGES);
   // Deleted messages are gone for agents too; edited ones read as they are now.
-  const messages = recent.filter((m) => m.deletedAt === undefined).map((m) => ({
-    author: actorName(m.author),
-    authorKind: m.author.kind === "member" ? "human" : m.author.kind,
-    content: m.content,
-  }));
+  const visible = recent.filter((m) => m.deletedAt === undefined);
+  const messages = [];
+  for (const m of visible) {
+    messages.push({ author: actorName(m.author), authorKind: m.author.kind === "member" ? "human" : m.author.kind, content: await contentWithTaskLinks(ctx, m) });
+  }
   const { kept, dropped } = keepNewestWithinBudget(messages, brainConfig().threadTokenBudget, (m) =>
     countTokens(`[${m.author} (${m.authorKind})]: ${m.content}`),
   );

@@ -12,9 +12,9 @@ import { insertMessage } from "../records/messages";
 import { notifyMentioned } from "../records/notifications";
 import type { Actor } from "../validators";
 
-/** Posts `rawContent` in `task`'s thread as `author`; returns the stored message. */
-export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string): Promise<Doc<"messages">> {
-  const message = await insertMessage(ctx, author, task, rawContent);
+/** Posts `rawContent` in `task`'s thread as `author`, linking `taskLinks` (tasks of its department); returns the stored message. */
+export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string, taskLinks: ReadonlyArray<Id<"tasks">> = []): Promise<Doc<"messages">> {
+  const message = await insertMessage(ctx, author, task, rawContent, taskLinks);
   for (const mention of await notifyMentioned(ctx, message)) {
     if (mention.kind !== "agent") continue;
     // A hand-off, not a call: the trigger is recorded and taken up in its own transaction.

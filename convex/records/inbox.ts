@@ -13,6 +13,7 @@ import type { InjectionMessage } from "../lib/injection";
 import { MAX_UNREAD_COUNTED } from "../lib/limits";
 import { currentBody } from "../lib/messageChanges";
 import { redactPii } from "../lib/pii";
+import { linkedTaskIds, withTaskLinks } from "../lib/taskLinks";
 import type { Recipient } from "../lib/channels";
 import { vImportance, type Actor, type Importance } from "../validators";
 import { emitEvent } from "./events";
@@ -165,6 +166,17 @@ export async function unreadFor(ctx: QueryCtx, agent: Doc<"agents">, taskId: Id<
   return await asInjectionMessages(ctx, await unreadRows(ctx, agent.sessionKey, agent.departmentId, limit), taskId);
 }
 
+/** A channel message's current text with the tasks it links named (lib/taskLinks); only its own department's tasks are titled. */
+export async function bodyWithTaskLinks(ctx: QueryCtx, message: Doc<"channelMessages">): Promise<string> {
+  const links = [];
+  for (const taskId of linkedTaskIds(message.artifacts)) {
+    const task = await ctx.db.get("tasks", taskId);
+    const readable = task !== null && task.departmentId === message.departmentId && task.deletedAt === undefined;
+    links.push({ taskId, title: readable ? task.title : null });
+  }
+  return withTaskLinks(currentBody(message), links);
+}
+
 /** Inbox rows as the model is shown them; rows whose message or channel is gone are left out. */
 async function asInjectionMessages(ctx: QueryCtx, rows: ReadonlyArray<Doc<"inbox">>, taskId: Id<"tasks"> | null): Promise<InjectionMessage[]> {
   const out: InjectionMessage[] = [];
@@ -176,8 +188,8 @@ async function asInjectionMessages(ctx: QueryCtx, rows: ReadonlyArray<Doc<"inbox
       id: message._id,
       from: message.from.kind === "system" ? "Maestro" : message.from.name,
       where: whereOf(channel, message),
-      // What a model is shown is the message as it is now, with no PII (lib/pii), blocking openings included.
-      body: redactPii(currentBody(message)),
+      // What a model is shown is the message as it is now, with no PII (lib/pii), blocking openings included, and the tasks it links by title.
+      body: redactPii(await bodyWithTaskLinks(ctx, message)),
       importance: message.importance,
       direct: row.direct,
       aboutTask: taskId !== null && (message.context.taskId === taskId || message.context.batchId === taskId),

@@ -7,6 +7,7 @@ import type { PaginationOptions } from "convex/server";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { memberKey } from "../lib/actors";
+import { MaestroError } from "../lib/errors";
 import { LIMITS } from "../lib/limits";
 import { parseMentions, type MentionCandidate } from "../lib/mentions";
 import { cleanText } from "../lib/validate";
@@ -36,11 +37,26 @@ export async function mentionsIn(ctx: ReadCtx, departmentId: Id<"departments">, 
   return parseMentions(text, candidates).map(({ key, name }) => ({ kind: kindByKey.get(key)!, key, name }));
 }
 
-/** Inserts a thread message (text checked and scanned, mentions resolved) and returns it. */
-export async function insertMessage(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string): Promise<Doc<"messages">> {
+/** Most tasks one thread message links. */
+export const MAX_TASK_LINKS = 10;
+
+/** The tasks a message links, checked: each once, at most MAX_TASK_LINKS, all live tasks of `departmentId` (else refused, nothing written). */
+export async function checkTaskLinks(ctx: ReadCtx, departmentId: Id<"departments">, taskIds: ReadonlyArray<Id<"tasks">>): Promise<Array<Id<"tasks">>> {
+  const unique = [...new Set(taskIds)];
+  if (unique.length > MAX_TASK_LINKS) throw new MaestroError("INVALID_ARGUMENT", `A message links at most ${MAX_TASK_LINKS} tasks.`);
+  for (const id of unique) {
+    const task = await ctx.db.get("tasks", id);
+    if (task === null || task.departmentId !== departmentId || task.deletedAt !== undefined) throw new MaestroError("NOT_FOUND", "A linked task is not in this department.");
+  }
+  return unique;
+}
+
+/** Inserts a thread message (text checked and scanned, mentions resolved, task links checked) and returns it. */
+export async function insertMessage(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string, taskLinks: ReadonlyArray<Id<"tasks">> = []): Promise<Doc<"messages">> {
   const content = await redactForDepartment(ctx, task.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
   const mentions = await mentionsIn(ctx, task.departmentId, content);
-  const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions });
+  const links = await checkTaskLinks(ctx, task.departmentId, taskLinks);
+  const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions, ...(links.length > 0 ? { taskLinks: links } : {}) });
   return (await ctx.db.get("messages", messageId))!;
 }
 
@@ -54,7 +70,7 @@ export async function editMessage(ctx: MutationCtx, message: Doc<"messages">, ra
 
 /** Deletes a thread message's text for everyone; the row stays so notifications and runs that name it stay whole. */
 export async function eraseMessage(ctx: MutationCtx, messageId: Id<"messages">): Promise<void> {
-  await ctx.db.patch("messages", messageId, { content: "", mentions: [], deletedAt: Date.now() });
+  await ctx.db.patch("messages", messageId, { content: "", mentions: [], taskLinks: undefined, deletedAt: Date.now() });
 }
 
 /** One page of a task's thread, newest first. */

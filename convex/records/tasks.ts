@@ -359,3 +359,43 @@ export async function searchTitles(ctx: QueryCtx, departmentId: Id<"departments"
 export async function insertTaskRow(ctx: MutationCtx, row: Omit<Doc<"tasks">, "_id" | "_creationTime">): Promise<Id<"tasks">> {
   return await ctx.db.insert("tasks", row);
 }
+
+/** Columns the `#` completion offers before anything is typed: work under way first. */
+const LINKABLE_STATUSES: readonly TaskStatus[] = ["in_progress", "review", "assigned", "inbox", "blocked", "done"];
+
+/**
+ * Tasks a message may link, for the `#` completion: the task whose id is
+ * `text`, then titles matching it (the `search_title` index), or with
+ * nothing typed the first cards of each column, work under way first.
+ * Only this department's live tasks; at most `limit`.
+ */
+export async function tasksToLink(ctx: QueryCtx, departmentId: Id<"departments">, text: string, limit: number): Promise<Array<Doc<"tasks">>> {
+  const live = (task: Doc<"tasks"> | null): task is Doc<"tasks"> => task !== null && task.departmentId === departmentId && task.deletedAt === undefined && task.archivedAt === undefined;
+  const query = text.trim();
+  if (query === "") {
+    const out: Array<Doc<"tasks">> = [];
+    for (const status of LINKABLE_STATUSES) {
+      if (out.length >= limit) break;
+      const rows = await ctx.db
+        .query("tasks")
+        .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", departmentId).eq("status", status))
+        .take(limit);
+      out.push(...rows.filter(live));
+    }
+    return out.slice(0, limit);
+  }
+  const byId = ctx.db.normalizeId("tasks", query);
+  const exact = byId === null ? null : await ctx.db.get("tasks", byId);
+  const titled = (await searchTitles(ctx, departmentId, query, limit + 1)).filter(live);
+  return [...(live(exact) ? [exact] : []), ...titled.filter((task) => task._id !== exact?._id)].slice(0, limit);
+}
+
+/** The tasks of `departmentId` among `taskIds` (a message's links), live ones only; others are left out. */
+export async function departmentTasksAmong(ctx: QueryCtx, departmentId: Id<"departments">, taskIds: ReadonlyArray<Id<"tasks">>): Promise<Array<Doc<"tasks">>> {
+  const out: Array<Doc<"tasks">> = [];
+  for (const id of new Set(taskIds)) {
+    const task = await ctx.db.get("tasks", id);
+    if (task !== null && task.departmentId === departmentId && task.deletedAt === undefined) out.push(task);
+  }
+  return out;
+}

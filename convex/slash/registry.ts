@@ -9,7 +9,7 @@
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import { env, type MutationCtx, type QueryCtx } from "../_generated/server";
-import { memberActor } from "../lib/actors";
+import { memberActor, memberKey } from "../lib/actors";
 import { agentNamesIn, resolveAgentNames } from "../lib/agentNames";
 import { COMMAND_FILES } from "../lib/commandFiles.generated";
 import { checkDelegation } from "../lib/delegation";
@@ -20,6 +20,7 @@ import { hasRole } from "../lib/roles";
 import { textTooLongMessage } from "../lib/secrets/userText";
 import { buildRegistry, helpText, modelChoices, resolveCommand, splitArguments, type Registry, type SlashCommand } from "../lib/slashCommands";
 import { createDelegation } from "../reactions/delegation";
+import { postChannelMessage } from "../reactions/delivery";
 import { STOPPABLE, stopRun } from "../reactions/runEnd";
 import { enqueueRun } from "../reactions/runQueue";
 import { assignTask, moveTask } from "../reactions/taskChange";
@@ -33,12 +34,31 @@ import { departmentCommands } from "../records/slashCommands";
 import { setTaskRunSettings } from "../records/tasks";
 import { TASK_STATUSES, type TaskStatus } from "../validators";
 
-/** Where a command is typed: a task's thread (`task`), or #maestro (`task` null), by whom. */
+/** Where a command is typed: a task's thread (`task`), a channel or DM (`channel`), or #maestro (both null), by whom. */
 export interface Where {
   departmentId: Id<"departments">;
   task: Doc<"tasks"> | null;
+  /** A conversation the member may post in (checked by the caller); never set together with `task`. */
+  channel?: Doc<"channels"> | null;
   member: Doc<"members">;
   department: Doc<"departments">;
+}
+
+/** The composers a command can be typed in. */
+export const SLASH_PLACES = ["task", "chat", "channel"] as const;
+export type SlashPlace = (typeof SLASH_PLACES)[number];
+
+/** Which composer `where` is. */
+export function placeOf(where: Pick<Where, "task" | "channel">): SlashPlace {
+  return where.task !== null ? "task" : (where.channel ?? null) !== null ? "channel" : "chat";
+}
+
+const PLACE_NAMES: Record<SlashPlace, string> = { task: "a task's thread", chat: "#maestro", channel: "a channel or DM" };
+
+/** Why a command cannot run in this composer: it names where it does. */
+export function placeRefusal(name: string, places: readonly SlashPlace[], here: SlashPlace): string | null {
+  if (places.includes(here)) return null;
+  return `/${name} works in ${places.map((p) => PLACE_NAMES[p]).join(" or ")}.`;
 }
 
 /** What an action would do (`preview`, and the `step` execute takes), or why it cannot be done. */
@@ -61,6 +81,8 @@ interface SlashActionEntry<Step> {
   action: string;
   /** The built-in command that runs this action, if Maestro offers one itself. */
   command?: Omit<SlashCommand, "action" | "template" | "source">;
+  /** The composers it runs in; elsewhere it is refused (and hidden from that composer's list). All when absent. */
+  places?: readonly SlashPlace[];
   plan(ctx: QueryCtx, where: Where, invocation: Invocation): Promise<Planned<Step>>;
   // Method syntax: an entry of any step type fits the registry (its own plan feeds its own execute).
   execute(ctx: MutationCtx, where: Where, step: Step): Promise<Done>;
@@ -128,6 +150,7 @@ const delegate = slashAction({
 
 const assign = slashAction({
   action: "assign",
+  places: ["task"],
   command: { name: "assign", description: "Assign this task to an agent", argumentHint: "<agent>", passArguments: true, argument: "agents" },
   async plan(ctx, { departmentId, task }, { name, args }) {
     if (task === null) return needTask(name);
@@ -151,6 +174,7 @@ const assign = slashAction({
 
 const setStatus = slashAction({
   action: "set_status",
+  places: ["task"],
   command: { name: "status", description: "Move this task to a status", argumentHint: "<inbox|assigned|in_progress|review|done|blocked>", passArguments: true, argument: "status" },
   async plan(_ctx, { task }, { name, args }) {
     if (task === null) return needTask(name);
@@ -166,6 +190,8 @@ const setStatus = slashAction({
 
 const newSession = slashAction({
   action: "new_session",
+  // It restarts #maestro: from a task's thread too, never from another conversation.
+  places: ["task", "chat"],
   async plan(_ctx, { member, department }) {
     if (!hasRole(member.role, "admin")) return fail(`Only admins of ${department.name} can start a new chat session.`);
     return ok(`Starts a fresh #maestro session for ${department.name}: older messages leave the pane and the agents' view.`, {});
@@ -178,6 +204,7 @@ const newSession = slashAction({
 
 const stopStream = slashAction({
   action: "stop_stream",
+  places: ["task"],
   async plan(ctx, { task }, { name }) {
     if (task === null) return needTask(name);
     const run = await taskRunWithStatus(ctx, task._id, STOPPABLE);
@@ -193,6 +220,7 @@ const stopStream = slashAction({
 
 const setModel = slashAction({
   action: "set_model",
+  places: ["task"],
   async plan(_ctx, { task }, { name, args }) {
     if (task === null) return needTask(name);
     const choices = modelChoices(env, DEFAULT_MODEL);
@@ -208,6 +236,7 @@ const setModel = slashAction({
 
 const switchMode = slashAction({
   action: "switch_mode",
+  places: ["task", "chat"],
   async plan(_ctx, { task, member, department }, { name, args }) {
     const mode = args.toLowerCase();
     if (mode !== "plan" && mode !== "act") return fail(`/${name} takes plan or act, not "${args}".`);
@@ -249,7 +278,11 @@ async function promptTarget(ctx: QueryCtx, task: Doc<"tasks">, rendered: string)
  */
 const prompt = slashAction({
   action: "prompt",
-  async plan(ctx, { departmentId, task }, { args: payload, rendered }) {
+  async plan(ctx, { departmentId, task, channel }, { args: payload, rendered }) {
+    if (channel) {
+      if (payload.length > LIMITS.messageChars) return fail(`The rendered command is ${payload.length} characters; the limit is ${LIMITS.messageChars}.`);
+      return ok(payload, { payload, target: null as Doc<"agents"> | null, chat: false });
+    }
     if (task === null) {
       const settings = await chatSettings(ctx, departmentId);
       if (!settings.enabled) return fail("Chat disabled by configuration");
@@ -260,7 +293,12 @@ const prompt = slashAction({
     if (payload.length > LIMITS.messageChars) return fail(`The rendered command is ${payload.length} characters; the limit is ${LIMITS.messageChars}.`);
     return ok(payload, { payload, target: await promptTarget(ctx, task, rendered), chat: false });
   },
-  async execute(ctx, { departmentId, task, member }, { payload, target, chat }) {
+  async execute(ctx, { departmentId, task, channel, member }, { payload, target, chat }) {
+    if (channel) {
+      // Posted as the member: the same checks, mentions and wake-ups as a message typed there.
+      await postChannelMessage(ctx, { channel, from: memberActor(member), senderKey: memberKey(member.userId), body: payload });
+      return { message: `Posted in ${channel.kind === "dm" ? "the DM" : `#${channel.name}`}.`, runId: null };
+    }
     if (chat) {
       await postChat(ctx, departmentId, "@human", payload, { userId: member.userId, name: member.name });
       return { message: "Sent to #maestro.", runId: null };
@@ -287,6 +325,17 @@ export async function registryFor(ctx: QueryCtx, departmentId: Id<"departments">
   return buildRegistry(BUILTIN_COMMANDS, COMMAND_FILES, own);
 }
 
+/** Where a prompt command's text goes, as its preview names it. */
+function promptTargetName(where: Where, agent: Doc<"agents"> | null): string | null {
+  if (where.channel) return where.channel.kind === "dm" ? "the DM" : `#${where.channel.name}`;
+  return where.task === null ? "#maestro" : (agent?.name ?? null);
+}
+
+/** The composers each command runs in, by name (prompt commands run everywhere). */
+export function placesOf(command: Pick<SlashCommand, "action">): readonly SlashPlace[] {
+  return (command.action === undefined ? undefined : BY_ACTION.get(command.action)?.places) ?? SLASH_PLACES;
+}
+
 /** A command, planned: its entry and step with what it would do, or why not; names the command as typed. */
 export type PlannedCommand =
   | { ok: false; name: string; invokedAs: string; error: string }
@@ -301,10 +350,12 @@ export async function planCommand(ctx: QueryCtx, where: Where, text: string): Pr
   const name = resolution.command.name;
   const entry: SlashActionEntry<unknown> | undefined = resolution.kind === "prompt" ? prompt : BY_ACTION.get(resolution.action);
   if (entry === undefined) return { ok: false, name, invokedAs, error: `/${name} names an action Maestro does not know.` };
+  const misplaced = placeRefusal(name, entry.places ?? SLASH_PLACES, placeOf(where));
+  if (misplaced !== null) return { ok: false, name, invokedAs, error: misplaced };
   const invocation =
     resolution.kind === "prompt" ? { name, args: resolution.payload, rendered: resolution.rendered, registry } : { name, args: resolution.args.trim(), rendered: resolution.args.trim(), registry };
   const planned = await entry.plan(ctx, where, invocation);
   if (!planned.ok) return { ok: false, name, invokedAs, error: planned.error };
-  const target = resolution.kind === "prompt" ? (where.task === null ? "#maestro" : ((planned.step as { target: Doc<"agents"> | null }).target?.name ?? null)) : null;
+  const target = resolution.kind === "prompt" ? promptTargetName(where, (planned.step as { target: Doc<"agents"> | null }).target) : null;
   return { ok: true, name, invokedAs, args: rawArgs, preview: planned.preview, kind: resolution.kind, target, run: (mutationCtx) => entry.execute(mutationCtx, where, planned.step) };
 }

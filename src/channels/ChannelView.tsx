@@ -11,6 +11,13 @@ import { useNow } from "../lib/relativeTime";
 import { ChannelDetailsButton } from "./ChannelDetails";
 import { MessageComposer } from "./MessageComposer";
 import { MessageItem } from "./MessageItem";
+import { withTaskLinks } from "./types";
+import { ErrorBoundary } from "../components/ErrorBoundary";
+import { useMentionCandidates } from "../composer/candidates";
+import { useLinkedTasks } from "../composer/TaskChips";
+import { useTaskLinkSupport } from "../composer/useCompletions";
+import { cn } from "../lib/cn";
+import { useSlashSupport } from "../slash/useSlashSupport";
 import { ThreadPanel } from "./ThreadPanel";
 
 const PAGE = 30;
@@ -20,7 +27,17 @@ const PAGE = 30;
  * at the top with older pages on demand, a thread beside it, a composer.
  * What is on screen is marked read, so badges clear as you look.
  */
-export function ChannelView({ channelId, title, unread = 0 }: { channelId: Id<"channels">; title: string; unread?: number }) {
+type Props = {
+  departmentId: Id<"departments">;
+  channelId: Id<"channels">;
+  title: string;
+  unread?: number;
+  /** The open thread, when a route drives it (with `onThread`); kept here otherwise. */
+  thread?: Id<"channelMessages"> | null;
+  onThread?: (id: Id<"channelMessages"> | null) => void;
+};
+
+export function ChannelView({ departmentId, channelId, title, unread = 0, thread: routedThread, onThread }: Props) {
   const channel = useQuery(api.channels.get, { channelId });
   const { results, status, loadMore } = usePaginatedQuery(api.channelMessages.history, { channelId }, { initialNumItems: PAGE });
   const post = useMutation(api.channelMessages.post);
@@ -29,7 +46,13 @@ export function ChannelView({ channelId, title, unread = 0 }: { channelId: Id<"c
   const setArchived = useMutation(api.channels.setArchived);
   const writable = canWrite(useRole());
   const now = useNow(60_000);
-  const [thread, setThread] = useState<Id<"channelMessages"> | null>(null);
+  const [ownThread, setOwnThread] = useState<Id<"channelMessages"> | null>(null);
+  const thread = onThread === undefined ? ownThread : (routedThread ?? null);
+  const setThread = onThread ?? setOwnThread;
+  const candidates = useMentionCandidates(departmentId);
+  const tasks = useTaskLinkSupport(departmentId);
+  const slash = useSlashSupport(departmentId, undefined, channelId);
+  const linkedTasks = useLinkedTasks(departmentId, results);
   const [failure, setFailure] = useState<string | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
   const newest = results[0]?._id;
@@ -45,7 +68,7 @@ export function ChannelView({ channelId, title, unread = 0 }: { channelId: Id<"c
     if (newest === undefined) return;
     markRead({ channelId }).catch(() => undefined); // a badge that stays is the only cost
   }, [channelId, newest, hasUnread, markRead]);
-  useEffect(() => setThread(null), [channelId]);
+  useEffect(() => setOwnThread(null), [channelId]);
 
   const act = (work: Promise<unknown>) => {
     setFailure(null);
@@ -54,7 +77,8 @@ export function ChannelView({ channelId, title, unread = 0 }: { channelId: Id<"c
 
   return (
     <div className="flex min-h-0 flex-1">
-      <section data-testid="channel-view" aria-label={title} className="flex min-h-0 min-w-0 flex-1 flex-col">
+      {/* On a phone an open thread takes the whole width; the channel is Back (or Close) away. */}
+      <section data-testid="channel-view" aria-label={title} className={cn("min-h-0 min-w-0 flex-1 flex-col", thread === null ? "flex" : "hidden md:flex")}>
         <header className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-3 py-2 dark:border-slate-800">
           <h2 className="text-sm font-semibold text-slate-900 dark:text-slate-100">{title}</h2>
           {channel?.topic && <p className="truncate text-xs text-slate-500 dark:text-slate-400">{channel.topic}</p>}
@@ -92,7 +116,9 @@ export function ChannelView({ channelId, title, unread = 0 }: { channelId: Id<"c
           ) : results.length === 0 ? (
             <p className="p-6 text-center text-sm text-slate-500 dark:text-slate-400">No messages yet. Say hello.</p>
           ) : (
-            [...results].reverse().map((m) => <MessageItem key={m._id} message={m} now={now} onOpenThread={channel?.kind === "dm" ? undefined : () => setThread(m._id)} />)
+            [...results].reverse().map((m) => (
+              <MessageItem key={m._id} message={m} now={now} linkedTasks={linkedTasks} onOpenThread={channel?.kind === "dm" ? undefined : () => setThread(m._id)} />
+            ))
           )}
           <div ref={bottom} />
         </div>
@@ -101,13 +127,43 @@ export function ChannelView({ channelId, title, unread = 0 }: { channelId: Id<"c
             placeholder={`Message ${title}`}
             maxChars={LIMITS.messageChars}
             channelId={channelId}
-          onSend={({ body, importance, blocking, files, clientMessageId }) => post({ channelId, body, importance, blocking, artifacts: files, clientMessageId })}
+            candidates={candidates}
+            tasks={tasks}
+            slash={slash}
+            onSend={({ body, importance, blocking, files, links, clientMessageId }) => post({ channelId, body, importance, blocking, artifacts: withTaskLinks(files, links), clientMessageId })}
           />
         ) : (
           <p className="border-t border-slate-100 px-4 py-3 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">{channel?.archived ? "This channel is archived." : VIEWER_NOTE}</p>
         )}
       </section>
-      {thread !== null && <ThreadPanel channelId={channelId} messageId={thread} onClose={() => setThread(null)} writable={writable && !channel?.archived} />}
+      {thread !== null && (
+        <ErrorBoundary key={thread} fallback={() => <ThreadNotFound onClose={() => setThread(null)} />}>
+          <ThreadPanel
+            departmentId={departmentId}
+            channelId={channelId}
+            messageId={thread}
+            onClose={() => setThread(null)}
+            writable={writable && !channel?.archived}
+            candidates={candidates}
+            tasks={tasks}
+          />
+        </ErrorBoundary>
+      )}
     </div>
+  );
+}
+
+/** In the thread's place when its address names no thread of this conversation (another's, a typo, deleted). */
+function ThreadNotFound({ onClose }: { onClose: () => void }) {
+  return (
+    <aside data-testid="thread-not-found" aria-label="Thread" className="flex w-full shrink-0 flex-col gap-3 border-l border-slate-100 p-4 md:w-80 dark:border-slate-800">
+      <p role="alert" className="text-sm font-medium text-slate-800 dark:text-slate-100">
+        Thread not found
+      </p>
+      <p className="text-xs text-slate-600 dark:text-slate-300">There is no such thread in this conversation. The link may be wrong, or its first message deleted.</p>
+      <Button variant="secondary" onClick={onClose} className="self-start">
+        Back to the conversation
+      </Button>
+    </aside>
   );
 }

@@ -16,10 +16,13 @@ type Props = {
   /** Controlled selection (a route can drive it); uncontrolled when omitted. */
   channelId?: Id<"channels"> | null;
   onSelect?: (id: Id<"channels"> | null) => void;
+  /** The open thread (a route can drive it, with `onThread`); the view keeps its own when omitted. */
+  threadId?: Id<"channelMessages"> | null;
+  onThread?: (id: Id<"channelMessages"> | null) => void;
 };
 
 /** Channels and DMs: the list with unread badges on the left, the open conversation on the right. */
-export function ChannelsView({ departmentId, channelId, onSelect }: Props) {
+export function ChannelsView({ departmentId, channelId, onSelect, threadId, onThread }: Props) {
   const channels = useQuery(api.channels.list, { departmentId });
   const me = useQuery(api.users.me, {});
   // Left out of the DM picker: you are in every DM you open.
@@ -47,7 +50,19 @@ export function ChannelsView({ departmentId, channelId, onSelect }: Props) {
       </div>
       <div className="flex min-h-[24rem] min-w-0 flex-1 rounded-xl bg-white ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700">
         {current ? (
-          <ChannelView key={current._id} channelId={current._id} title={current.kind === "dm" ? current.title : `#${current.name}`} unread={current.unread} />
+          <ChannelView
+            key={current._id}
+            departmentId={departmentId}
+            channelId={current._id}
+            title={current.kind === "dm" ? current.title : `#${current.name}`}
+            unread={current.unread}
+            thread={threadId}
+            onThread={onThread}
+          />
+        ) : selected !== null && channels !== undefined ? (
+          <p role="alert" data-testid="channel-not-found" className="m-auto p-6 text-sm text-slate-600 dark:text-slate-300">
+            No such channel or DM here: it may be another department&apos;s, private, or gone.
+          </p>
         ) : (
           <p className="m-auto p-6 text-sm text-slate-500 dark:text-slate-400">Pick a channel or a direct message.</p>
         )}

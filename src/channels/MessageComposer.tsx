@@ -2,15 +2,23 @@ import { useId, useState, type KeyboardEvent } from "react";
 import { Button } from "../components/ui/Button";
 import { InlineError, onSubmitted, Select } from "../components/ui/Field";
 import { CONTROL_CLASS } from "../components/ui/Field";
+import { CompletionList, completionOptionId, useCompletions, type TaskLinkSupport } from "../composer/useCompletions";
 import { cn } from "../lib/cn";
-import { useSend } from "../lib/useSend";
+import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
+import type { SlashSupport } from "../slash/slash";
+import { useSlashComposer } from "../slash/useSlashComposer";
+import { SlashStatus } from "../slash/useSlashSend";
+import type { MentionCandidate } from "../task/mentions";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { FileArtifact } from "../../convex/validators";
 import { AttachButton, PendingFiles, useAttachments, type Attachments } from "./Attachments";
 import { IMPORTANCE_OPTIONS, type Importance } from "./types";
 
-/** `clientMessageId`: the same for a retried send of one message (lib/useSend). */
-export type Draft = { body: string; importance: Importance; blocking: boolean; files: FileArtifact[]; clientMessageId: string };
+/**
+ * `clientMessageId`: the same for a retried send of one message (lib/useSend).
+ * `links`: the tasks the text links with `#` (present only when it links some).
+ */
+export type Draft = { body: string; importance: Importance; blocking: boolean; files: FileArtifact[]; links?: Array<Id<"tasks">>; clientMessageId: string };
 
 type Props = {
   placeholder: string;
@@ -18,15 +26,24 @@ type Props = {
   maxChars: number;
   /** Where attached files go: with it the composer can attach files. */
   channelId?: Id<"channels">;
+  /** Who `@` completes. */
+  candidates?: readonly MentionCandidate[];
+  /** What `#` completes; without it `#` is plain text. */
+  tasks?: TaskLinkSupport;
+  /** Slash commands (`/` at the start opens them); without it `/` is plain text. */
+  slash?: SlashSupport;
 };
 
-/** Markdown box, importance and "blocking"; Enter sends, Shift+Enter breaks the line; a refused send keeps the draft and says why. */
-export function MessageComposer({ placeholder, onSend, maxChars, channelId }: Props) {
-  return channelId === undefined ? (
-    <ComposerForm placeholder={placeholder} onSend={onSend} maxChars={maxChars} attachments={null} />
-  ) : (
-    <ComposerWithFiles placeholder={placeholder} onSend={onSend} maxChars={maxChars} channelId={channelId} />
-  );
+const NO_CANDIDATES: readonly MentionCandidate[] = [];
+
+/**
+ * A channel's, DM's or thread's message box: Markdown, importance and
+ * "blocking"; Enter sends, Shift+Enter breaks the line. The same `/`
+ * commands, `@` mentions and `#` task links as the task thread's composer;
+ * a refused send keeps the draft and says why.
+ */
+export function MessageComposer(props: Props) {
+  return props.channelId === undefined ? <ComposerForm {...props} attachments={null} /> : <ComposerWithFiles {...props} channelId={props.channelId} />;
 }
 
 function ComposerWithFiles(props: Props & { channelId: Id<"channels"> }) {
@@ -34,43 +51,77 @@ function ComposerWithFiles(props: Props & { channelId: Id<"channels"> }) {
   return <ComposerForm {...props} attachments={attachments} />;
 }
 
-function ComposerForm({ placeholder, onSend, maxChars, attachments }: Omit<Props, "channelId"> & { attachments: Attachments | null }) {
-  const [body, setBody] = useState("");
+function ComposerForm({ placeholder, onSend, maxChars, attachments, candidates = NO_CANDIDATES, tasks, slash }: Props & { attachments: Attachments | null }) {
   const [importance, setImportance] = useState<Importance>("normal");
   const [blocking, setBlocking] = useState(false);
-  const { sending, error, send } = useSend((text, clientMessageId) => onSend({ body: text, importance, blocking, files: attachments?.artifacts ?? [], clientMessageId }));
+  const composer = useSlashComposer(slash, (body, clientMessageId) => {
+    const links = completions.links.map((task) => task._id as Id<"tasks">);
+    return onSend({ body, importance, blocking, files: attachments?.artifacts ?? [], ...(links.length > 0 ? { links } : {}), clientMessageId });
+  });
+  const { text, caret, setText, setCaret, textareaRef, write, onType, slashMenu, pickCommand, notice, sending, error } = composer;
+  const completions = useCompletions({ text, caret, candidates, tasks, suppressed: slashMenu.open, write });
   const id = useId();
-  const tooLong = body.trim().length > maxChars;
+  const listId = useId();
+  const tooLong = text.trim().length > maxChars;
   const submit = () => {
     if (tooLong || attachments?.uploading) return;
-    send(body.trim(), () => {
-      setBody("");
+    composer.send(text.trim(), () => {
+      setText("");
       setImportance("normal");
       setBlocking(false);
       attachments?.clear();
+      completions.reset();
     });
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (slashMenu.onKeyDown(event, pickCommand) || completions.onKeyDown(event)) return;
     if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       submit();
     }
   };
+  const listOpen = slashMenu.open || completions.open;
+  const activeOption = slashMenu.open ? slashOptionId(listId, slashMenu.active) : completions.open ? completionOptionId(listId, completions.active) : undefined;
+  const hints = [candidates.length > 0 ? "@ mentions" : null, tasks ? "# links a task" : null, slash ? "/ for commands" : null].filter(Boolean).join(" · ");
   return (
-    <form
-      className="flex flex-col gap-2 border-t border-slate-100 p-3 dark:border-slate-800"
-      onSubmit={onSubmitted(submit)}
-    >
-      <textarea
-        aria-label={placeholder}
-        placeholder={placeholder}
-        value={body}
-        rows={2}
-        onChange={(event) => setBody(event.target.value)}
-        onKeyDown={onKeyDown}
-        aria-invalid={tooLong || undefined}
-        className={cn(CONTROL_CLASS, "resize-y")}
-      />
+    <form data-testid="message-composer" className="flex flex-col gap-2 border-t border-slate-100 p-3 dark:border-slate-800" onSubmit={onSubmitted(submit)}>
+      <div className="relative">
+        {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} forArgument={slashMenu.forArgument} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
+        <CompletionList id={listId} completions={completions} />
+        <textarea
+          ref={textareaRef}
+          aria-label={placeholder}
+          placeholder={hints === "" ? placeholder : `${placeholder} (${hints})`}
+          value={text}
+          rows={2}
+          // A combobox while a list can pop up from it (aria-expanded is only valid on one).
+          role="combobox"
+          aria-autocomplete="list"
+          aria-expanded={listOpen}
+          aria-controls={listOpen ? listId : undefined}
+          aria-activedescendant={activeOption}
+          onChange={(event) => {
+            onType(event.target.value, event.target.selectionStart);
+            completions.onType(event.target.value);
+          }}
+          onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
+          onKeyDown={onKeyDown}
+          onBlur={completions.onBlur}
+          onFocus={completions.onFocus}
+          aria-invalid={tooLong || undefined}
+          className={cn(CONTROL_CLASS, "w-full resize-y")}
+        />
+      </div>
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={notice} />
+      {completions.links.length > 0 && (
+        <ul aria-label="Linked tasks" className="flex flex-wrap gap-1.5 text-xs">
+          {completions.links.map((task) => (
+            <li key={task._id} data-testid="pending-task-link" className="max-w-64 truncate rounded-full bg-indigo-50 px-2 py-0.5 font-medium text-indigo-800 dark:bg-indigo-950/50 dark:text-indigo-200">
+              #{task.title}
+            </li>
+          ))}
+        </ul>
+      )}
       {attachments && <PendingFiles attachments={attachments} />}
       <div className="flex flex-wrap items-center gap-3 text-xs text-slate-600 dark:text-slate-300">
         {attachments && <AttachButton attachments={attachments} disabled={sending} />}
@@ -85,9 +136,9 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments }: Omit<Props
           Blocking (interrupts the agents it reaches)
         </label>
         <span className={cn("ml-auto tabular-nums", tooLong && "text-rose-700 dark:text-rose-300")}>
-          {body.trim().length}/{maxChars}
+          {text.trim().length}/{maxChars}
         </span>
-        <Button type="submit" disabled={sending || body.trim() === "" || tooLong || attachments?.uploading}>
+        <Button type="submit" disabled={sending || text.trim() === "" || tooLong || attachments?.uploading}>
           Send
         </Button>
       </div>

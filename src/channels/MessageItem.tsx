@@ -5,19 +5,27 @@ import { Avatar } from "../components/ui/Avatar";
 import { Markdown } from "../components/ui/Markdown";
 import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
+import { TaskChips } from "../composer/TaskChips";
+import type { TaskOption } from "../composer/taskLinks";
 import { FileArtifacts } from "./FileArtifacts";
 import { authorName, type ChannelMessage } from "./types";
 import { RelativeTime } from "../components/ui/RelativeTime";
 
-type Props = { message: ChannelMessage; now: number; onOpenThread?: () => void };
+type Props = {
+  message: ChannelMessage;
+  now: number;
+  onOpenThread?: () => void;
+  /** Titles of the tasks messages link (useLinkedTasks); undefined while they load. */
+  linkedTasks?: ReadonlyMap<string, TaskOption>;
+};
 
 /** One message: who, when, importance, the markdown body, its artifacts and its thread. */
-export function MessageItem({ message, now, onOpenThread }: Props) {
+export function MessageItem({ message, now, onOpenThread, linkedTasks }: Props) {
   const name = authorName(message.from);
   const edit = useMutation(api.channelMessages.edit);
   const remove = useMutation(api.channelMessages.remove);
   const files = message.artifacts.filter((a) => a.kind === "file");
-  const links = message.artifacts.filter((a) => a.kind !== "file");
+  const links = message.artifacts.filter((a) => a.kind === "link");
   return (
     <article data-testid="channel-message" className="flex gap-3 px-3 py-2">
       <Avatar initials={initials(name)} tone={message.from.kind === "member" ? "member" : message.from.kind === "agent" ? "agent" : "muted"} className="size-8 shrink-0" />
@@ -54,19 +62,14 @@ export function MessageItem({ message, now, onOpenThread }: Props) {
           <ul className="mt-1 flex flex-wrap gap-2 text-xs">
             {links.map((a, i) => (
               <li key={i}>
-                {a.kind === "link" ? (
-                  <a href={a.url} target="_blank" rel="noreferrer noopener" className="text-indigo-700 underline dark:text-indigo-300">
-                    {a.title ?? a.url}
-                  </a>
-                ) : (
-                  <a href={`#task=${a.taskId}`} className="text-indigo-700 underline dark:text-indigo-300">
-                    linked task
-                  </a>
-                )}
+                <a href={a.url} target="_blank" rel="noreferrer noopener" className="text-indigo-700 underline dark:text-indigo-300">
+                  {a.title ?? a.url}
+                </a>
               </li>
             ))}
           </ul>
         )}
+        <TaskChips artifacts={message.artifacts} known={linkedTasks} />
         {files.length > 0 && <FileArtifacts channelId={message.channelId} messageId={message._id} files={files} />}
         {onOpenThread && (
           <button type="button" onClick={onOpenThread} className="mt-1 text-xs font-medium text-indigo-700 hover:underline dark:text-indigo-300">

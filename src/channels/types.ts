@@ -1,5 +1,7 @@
 import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import type { Artifact } from "../../convex/validators";
 
 export type ChannelSummary = FunctionReturnType<typeof api.channels.list>[number];
 export type ChannelMessage = FunctionReturnType<typeof api.channelMessages.history>["page"][number];
@@ -18,4 +20,9 @@ export function unreadLabel(count: number): string {
 
 export function authorName(from: ChannelMessage["from"]): string {
   return from.kind === "system" ? "Maestro" : from.name;
+}
+
+/** A post's artifacts: its files, then the tasks its text links with `#`. */
+export function withTaskLinks(files: readonly Artifact[], links: ReadonlyArray<Id<"tasks">> | undefined): Artifact[] {
+  return [...files, ...(links ?? []).map((taskId) => ({ kind: "task" as const, taskId }))];
 }

@@ -1,11 +1,12 @@
 // The task route (`/d/:slug/tasks/:taskId`): the task's drawer, over the board (its parent route).
-import { useCallback } from "react";
+import { useCallback, useMemo } from "react";
 import { useNavigate, useParams } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
 import { taskPath } from "../shell/addresses";
 import { useTaskNavigation } from "../shell/useTaskNavigation";
 import { useDepartment, useWorkspace } from "../shell/workspace";
 import { TaskDrawer } from "../task/TaskDrawer";
+import { TaskLinkContext, type TaskLinkTarget } from "../composer/TaskChips";
 
 /**
  * Closing goes back to the board; a subtask or parent opens as a new entry
@@ -27,12 +28,11 @@ export function TaskPage() {
     [departments, department._id, navigate],
   );
 
+  // A linked task's chip in the thread opens like a subtask: a new entry, Back returns here.
+  const links = useMemo<TaskLinkTarget>(() => ({ href: (id) => taskPath(department.slug, id), open: (id) => tasks.open(id as Id<"tasks">) }), [department.slug, tasks]);
   return (
-    <TaskDrawer
-      taskId={taskId}
-      onClose={tasks.close}
-      onOpenTask={tasks.open}
-      onDepartment={onDepartment}
-    />
+    <TaskLinkContext.Provider value={links}>
+      <TaskDrawer taskId={taskId} onClose={tasks.close} onOpenTask={tasks.open} onDepartment={onDepartment} />
+    </TaskLinkContext.Provider>
   );
 }

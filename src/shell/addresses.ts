@@ -7,6 +7,7 @@ import { matchPath } from "react-router";
  *   /d/:slug/tasks/:taskId         a task's drawer over that board
  *   /d/:slug/agents/:agentSlug     an agent's page
  *   /d/:slug/channels[/:channelId] channels and DMs, one open
+ *   /d/:slug/channels/:channelId/threads/:threadId   one thread beside its channel
  *   /d/:slug/runs[/:runId]         the department's agent runs, or one run's timeline
  *   /d/:slug/figures               the department's messaging figures
  *   /d/:slug/commands              the slash commands typed in the department
@@ -23,6 +24,7 @@ export const ROUTE_PATHS = {
   task: "tasks/:taskId",
   agent: "agents/:agentSlug",
   channels: "channels/:channelId?",
+  thread: "channels/:channelId/threads/:threadId",
   runs: "runs/:runId?",
   figures: "figures",
   commands: "commands",
@@ -52,6 +54,11 @@ export function agentPath(slug: string, agentSlug: string): string {
 /** Channels and DMs, with one open when `channelId` is given. */
 export function channelsPath(slug: string, channelId?: string): string {
   return channelId === undefined ? `${departmentPath(slug)}/channels` : `${departmentPath(slug)}/channels/${part(channelId)}`;
+}
+
+/** One thread (its first message's id) open beside its channel or DM. */
+export function threadPath(slug: string, channelId: string, threadId: string): string {
+  return `${channelsPath(slug, channelId)}/threads/${part(threadId)}`;
 }
 
 /** The department's runs, or one run's timeline. */
@@ -120,14 +127,17 @@ export function isAppPath(pathname: string): boolean {
 
 /**
  * The address a fresh tab puts below `pathname`, so that Back from a deep
- * link stays in the app: a run's timeline has the runs below it, any other
- * page of a department its board. The board itself, and what is not a
+ * link stays in the app: a run's timeline has the runs below it, a thread
+ * its channel, any other page of a department its board. The board itself, and what is not a
  * department's page, have none.
  */
 export function addressBelow(pathname: string): string | null {
   const slug = departmentSlugOf(pathname);
   if (slug === undefined || !isAppPath(pathname) || matchPath(ROUTE_PATHS.department, pathname) !== null) return null;
-  return matchPath(`${ROUTE_PATHS.department}/runs/:runId`, pathname) !== null ? runsPath(slug) : departmentPath(slug);
+  if (matchPath(`${ROUTE_PATHS.department}/runs/:runId`, pathname) !== null) return runsPath(slug);
+  const thread = matchPath(`${ROUTE_PATHS.department}/${ROUTE_PATHS.thread}`, pathname);
+  if (thread !== null) return channelsPath(slug, thread.params.channelId);
+  return departmentPath(slug);
 }
 
 /** Addresses that show the board: "/" (it redirects to a department), a department, a task over its board. */

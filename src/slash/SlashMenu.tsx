@@ -134,10 +134,10 @@ export function SlashMenu({ id, items, forArgument = false, more = 0, active, on
         >
           <span className="flex items-baseline gap-2">
             <span className={cn("font-medium", !forArgument && "font-mono")}>{item.label}</span>
-            {item.hint !== "" && <span className="truncate font-mono text-xs text-slate-500 dark:text-slate-400">{item.hint}</span>}
-            {item.department && <span className="ml-auto shrink-0 text-[10px] uppercase tracking-wide text-slate-500 dark:text-slate-400">department</span>}
+            {item.hint !== "" && <span className="truncate font-mono text-xs text-slate-600 dark:text-slate-400">{item.hint}</span>}
+            {item.department && <span className="ml-auto shrink-0 text-[10px] uppercase tracking-wide text-slate-600 dark:text-slate-400">department</span>}
           </span>
-          <span className="truncate text-xs text-slate-500 dark:text-slate-400">{item.description}</span>
+          <span className="truncate text-xs text-slate-600 dark:text-slate-400">{item.description}</span>
         </li>
       ))}
       {more > 0 && (

@@ -28,7 +28,7 @@ export function SlashPreviewView({ preview }: { preview: SlashPreviewResult | un
 }
 
 /** The live preview: slashCommands.previewSlashCommand as you type. */
-export function SlashPreview({ departmentId, taskId, text }: { departmentId: Id<"departments">; taskId?: Id<"tasks">; text: string }) {
-  const preview = useQuery(api.slashCommands.previewSlashCommand, { departmentId, text, ...(taskId === undefined ? {} : { taskId }) });
+export function SlashPreview({ departmentId, taskId, channelId, text }: { departmentId: Id<"departments">; taskId?: Id<"tasks">; channelId?: Id<"channels">; text: string }) {
+  const preview = useQuery(api.slashCommands.previewSlashCommand, { departmentId, text, ...(taskId === undefined ? {} : { taskId }), ...(channelId === undefined ? {} : { channelId }) });
   return <SlashPreviewView preview={preview} />;
 }

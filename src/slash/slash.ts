@@ -10,6 +10,8 @@ export interface SlashCommandItem {
   source: "builtin" | "global" | "department";
   /** What the first argument names, for completion (built-ins only). */
   argument?: "agent" | "agents" | "status";
+  /** The composers it runs in (slashCommands.getSlashCommands); all when absent. */
+  places?: ReadonlyArray<"task" | "chat" | "channel">;
 }
 
 export type SlashResult = { ok: true; message: string; taskId?: string } | { ok: false; error: string };

@@ -39,6 +39,8 @@ export function useSlashComposer(slash: SlashSupport | undefined, onSend: (conte
 
   return {
     text,
+    /** Where the caret is in `text`, as last typed or selected. */
+    caret,
     /** Sets the text as it is (a sent message's box emptied), leaving the caret and focus alone. */
     setText,
     textareaRef,

@@ -18,7 +18,10 @@ import type { SlashSupport } from "../slash/slash";
 import { useSlashSupport } from "../slash/useSlashSupport";
 import { canWrite, useRole, VIEWER_NOTE } from "../shell/role";
 import { PauseCards } from "./PauseCards";
-import type { MentionCandidate } from "./mentions";
+import { mentionCandidates } from "../composer/candidates";
+import { useLinkedTasks } from "../composer/TaskChips";
+import { taskLinkArtifacts, type TaskOption } from "../composer/taskLinks";
+import { useTaskLinkSupport, type TaskLinkSupport } from "../composer/useCompletions";
 import { useNow } from "../lib/relativeTime";
 import { useFollowThread } from "./useFollowThread";
 import { AgentActivity } from "./RunsPanel";
@@ -38,7 +41,8 @@ type ViewProps = {
   threadStatus: ThreadStatus;
   onLoadEarlier: () => void;
   edits: TaskEdits;
-  onSend: (content: string, clientMessageId: string) => Promise<unknown>;
+  /** `taskLinks`: the tasks the text links with `#` (absent when none). */
+  onSend: (content: string, clientMessageId: string, taskLinks?: Array<Id<"tasks">>) => Promise<unknown>;
   onOpenTask: (taskId: Id<"tasks">) => void;
   onClose: () => void;
   headingId: string;
@@ -47,17 +51,12 @@ type ViewProps = {
   activity?: ReactNode;
   /** Slash commands in the composer. */
   slash?: SlashSupport;
+  /** `#` task links in the composer, and the titles of the tasks messages link. */
+  tasks?: TaskLinkSupport;
+  linkedTasks?: ReadonlyMap<string, TaskOption>;
   /** Archive and delete, under the details; the container passes the live `TaskCleanup`. */
   cleanup?: ReactNode;
 };
-
-/** Who the composer can @mention. */
-export function mentionCandidates(agents: readonly RosterAgent[], members: readonly Member[]): MentionCandidate[] {
-  return [
-    ...agents.map((agent) => ({ key: agent.sessionKey, name: agent.name, kind: "agent" as const, detail: agent.role })),
-    ...members.map((member) => ({ key: member.key, name: member.name, kind: "member" as const, detail: "Member" })),
-  ];
-}
 
 /**
  * The drawer's contents as pure props: heading with the editable title, the
@@ -80,6 +79,8 @@ export function TaskDrawerView({
   activity,
   slash,
   cleanup,
+  tasks,
+  linkedTasks,
 }: ViewProps) {
   const [failure, setFailure] = useState<string | null>(null);
   const report = (error: unknown) => setFailure(userMessage(error));
@@ -129,7 +130,7 @@ export function TaskDrawerView({
         <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">
           <h3 className="text-sm font-semibold text-slate-700 dark:text-slate-200">Thread</h3>
           <PauseCards taskId={task._id} now={now} show="decided" />
-          <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} roles={roles} />
+          <Thread messages={oldestFirst} status={threadStatus} onLoadEarlier={onLoadEarlier} now={now} roles={roles} linkedTasks={linkedTasks} />
         </section>
       </div>
       {follow.unseen && (
@@ -153,9 +154,10 @@ export function TaskDrawerView({
           <Composer
             candidates={candidates}
             slash={slash}
-            onSend={async (content, clientMessageId) => {
+            tasks={tasks}
+            onSend={async (content, clientMessageId, taskLinks) => {
               follow.followNext();
-              await onSend(content, clientMessageId);
+              await onSend(content, clientMessageId, taskLinks);
             }}
           />
         ) : (
@@ -246,6 +248,9 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingI
   const agents = useQuery(api.agents.list, department);
   const members = useQuery(api.members.list, department);
   const thread = usePaginatedQuery(api.messages.list, { taskId }, { initialNumItems: PAGE_SIZE });
+  const taskLinks = useTaskLinkSupport(taskDepartmentId);
+  const threadLinks = useMemo(() => thread.results.map((m) => ({ artifacts: taskLinkArtifacts(m.taskLinks) })), [thread.results]);
+  const linkedTasks = useLinkedTasks(taskDepartmentId, threadLinks);
   const now = useNow();
 
   const update = useMutation(api.tasks.update).withOptimisticUpdate(patchTaskInStore);
@@ -279,13 +284,15 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingI
       threadStatus={thread.status}
       onLoadEarlier={() => thread.loadMore(PAGE_SIZE)}
       edits={edits}
-      onSend={(content, clientMessageId) => postMessage({ taskId, content, clientMessageId })}
+      onSend={(content, clientMessageId, links) => postMessage({ taskId, content, clientMessageId, ...(links === undefined ? {} : { taskLinks: links }) })}
       onOpenTask={onOpenTask}
       onClose={onClose}
       headingId={headingId}
       now={now}
       activity={<AgentActivity taskId={taskId} now={now} />}
       slash={slash}
+      tasks={taskLinks}
+      linkedTasks={linkedTasks}
       cleanup={<TaskCleanup task={task} onDeleted={onClose} />}
     />
   );

@@ -11,6 +11,8 @@ import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
 import { RelativeTime } from "../components/ui/RelativeTime";
 import { LoadMore } from "../components/ui/LoadMore";
+import { TaskChips } from "../composer/TaskChips";
+import { taskLinkArtifacts, type TaskOption } from "../composer/taskLinks";
 
 export type ThreadMessage = FunctionReturnType<typeof api.messages.list>["page"][number];
 
@@ -26,10 +28,12 @@ type Props = {
   now: number;
   /** Each person's role in the department, by user id: a post is badged with it (an owner's says "Owner"). */
   roles?: ReadonlyMap<string, string>;
+  /** Titles of the tasks messages link with `#` (useLinkedTasks); undefined while they load. */
+  linkedTasks?: ReadonlyMap<string, TaskOption>;
 };
 
 /** A task's thread, oldest message first, with a "Load earlier" button when there is more. */
-export function Thread({ messages, status, onLoadEarlier, now, roles }: Props) {
+export function Thread({ messages, status, onLoadEarlier, now, roles, linkedTasks }: Props) {
   if (status === "LoadingFirstPage") {
     return (
       <LoadingStatus label="Loading the thread…" className="flex flex-col gap-4 py-2">
@@ -58,7 +62,7 @@ export function Thread({ messages, status, onLoadEarlier, now, roles }: Props) {
       ) : (
         <ol aria-label="Messages" className="flex flex-col gap-4">
           {messages.map((message) => (
-            <MessageItem key={message._id} message={message} now={now} roles={roles} />
+            <MessageItem key={message._id} message={message} now={now} roles={roles} linkedTasks={linkedTasks} />
           ))}
         </ol>
       )}
@@ -71,7 +75,7 @@ function roleBadge(role: string | undefined): string {
   return role === undefined ? "Person" : `${role[0].toUpperCase()}${role.slice(1)}`;
 }
 
-function MessageItem({ message, now, roles }: { message: ThreadMessage; now: number; roles?: ReadonlyMap<string, string> }) {
+function MessageItem({ message, now, roles, linkedTasks }: { message: ThreadMessage; now: number; roles?: ReadonlyMap<string, string>; linkedTasks?: ReadonlyMap<string, TaskOption> }) {
   const { author } = message;
   const edit = useMutation(api.messages.edit);
   const remove = useMutation(api.messages.remove);
@@ -118,6 +122,7 @@ function MessageItem({ message, now, roles }: { message: ThreadMessage; now: num
             <Markdown mentions={message.mentions.map((mention) => mention.name)}>{message.content}</Markdown>
           </div>
         </ChangeableMessage>
+        <TaskChips artifacts={taskLinkArtifacts(message.taskLinks)} known={linkedTasks} />
       </div>
     </li>
   );

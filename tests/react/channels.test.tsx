@@ -6,6 +6,8 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { ChannelList } from "../../src/channels/ChannelList";
 import { MessageComposer } from "../../src/channels/MessageComposer";
 import { MessageItem } from "../../src/channels/MessageItem";
+import { ChannelsView } from "../../src/channels/ChannelsView";
+import { TaskLinkContext } from "../../src/composer/TaskChips";
 import type { ChannelSummary } from "../../src/channels/types";
 import { RoleContext } from "../../src/shell/role";
 import { convex, resetConvex } from "./fakeConvex";
@@ -152,5 +154,33 @@ describe("MessageItem", () => {
     expect(screen.getByRole("link", { name: "Plan" }).getAttribute("rel")).toContain("noopener");
     fireEvent.click(screen.getByRole("button", { name: "2 replies" }));
     expect(onOpenThread).toHaveBeenCalled();
+  });
+});
+
+describe("linked tasks and a foreign channel", () => {
+  const NOW = Date.parse("2026-01-01T10:05:00Z");
+
+  it("a message's linked task is a chip to the task's address that opens it; one the department does not have says so", () => {
+    convex.queries.set("users:me", { _id: "u1", name: "Me", email: null });
+    const open = vi.fn();
+    const message = channelMessageFixture({ body: "see", artifacts: [{ kind: "task", taskId: "t1" as Id<"tasks"> }, { kind: "task", taskId: "t9" as Id<"tasks"> }] });
+    render(
+      <TaskLinkContext.Provider value={{ href: (id) => `/d/product/tasks/${id}`, open }}>
+        <MessageItem message={message} now={NOW} linkedTasks={new Map([["t1", { _id: "t1", title: "Fix the login page", status: "review" }]])} />
+      </TaskLinkContext.Provider>,
+    );
+    const chip = screen.getByRole("link", { name: "#Fix the login page" });
+    expect(chip.getAttribute("href")).toBe("/d/product/tasks/t1");
+    fireEvent.click(chip);
+    expect(open).toHaveBeenCalledWith("t1");
+    expect(screen.getByText("#Task not found")).toBeTruthy();
+  });
+
+  it("a channel id the department's list does not hold (another department's, private, gone) is a clear not-found", () => {
+    convex.queries.set("channels:list", [channel({ name: "general" })]);
+    convex.queries.set("users:me", { _id: "u1", name: "Me", email: null });
+    render(<ChannelsView departmentId={"d1" as Id<"departments">} channelId={"c-theirs" as Id<"channels">} onSelect={() => undefined} />);
+    expect(screen.getByTestId("channel-not-found").textContent).toMatch(/No such channel or DM here/);
+    expect(screen.queryByTestId("channel-view")).toBeNull();
   });
 });

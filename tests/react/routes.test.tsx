@@ -1,4 +1,4 @@
-import { act, cleanup, render, renderHook, screen } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, renderHook, screen } from "@testing-library/react";
 import type { ReactNode } from "react";
 import { matchRoutes, MemoryRouter, useLocation, useNavigate, useNavigationType } from "react-router";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -14,6 +14,7 @@ import {
   isTaskPath,
   taskIdFromHash,
   taskPath,
+  threadPath,
 } from "../../src/shell/addresses";
 import { useTaskNavigation } from "../../src/shell/useTaskNavigation";
 import { WorkspaceContext, type Department, type Workspace } from "../../src/shell/workspace";
@@ -28,7 +29,18 @@ vi.mock("../../src/shell/DepartmentNav", () => ({ DepartmentNav: () => null }));
 vi.mock("../../src/board/Board", () => ({ Board: ({ departmentId }: { departmentId: string }) => <p>board of {departmentId}</p> }));
 vi.mock("../../src/task/TaskDrawer", () => ({ TaskDrawer: ({ taskId }: { taskId: string }) => <p>drawer of {taskId}</p> }));
 vi.mock("../../src/channels/ChannelsView", () => ({
-  ChannelsView: ({ channelId }: { channelId: string | null }) => <p>channels, open: {channelId ?? "none"}</p>,
+  ChannelsView: ({ channelId, threadId, onThread }: { channelId: string | null; threadId?: string | null; onThread?: (id: string | null) => void }) => (
+    <>
+      <p>channels, open: {channelId ?? "none"}</p>
+      <p>thread: {threadId ?? "none"}</p>
+      <button type="button" onClick={() => onThread?.("m2")}>
+        open thread m2
+      </button>
+      <button type="button" onClick={() => onThread?.(null)}>
+        close thread
+      </button>
+    </>
+  ),
 }));
 
 afterEach(cleanup);
@@ -61,6 +73,16 @@ describe("addresses", () => {
     expect(taskIdFromHash("#task=%E0%A4%A")).toBeNull();
   });
 
+  it("a thread's address sits under its channel's", () => {
+    expect(threadPath("product", "c1", "m1")).toBe("/d/product/channels/c1/threads/m1");
+    expect(threadPath("product", "c 1", "m/1")).toBe("/d/product/channels/c%201/threads/m%2F1");
+    expect(isAppPath("/d/product/channels/c1/threads/m1")).toBe(true);
+    expect(isAppPath("/d/product/channels/c1/threads")).toBe(false);
+    expect(isAppPath("/d/product/channels/c1/threads/m1/x")).toBe(false);
+    // A fresh tab on a thread has its channel below it: Back shows the conversation.
+    expect(addressBelow("/d/product/channels/c1/threads/m1")).toBe("/d/product/channels/c1");
+  });
+
   it("a deep address has a page of the app below it for a fresh tab: a run its runs, the rest the board", () => {
     expect(addressBelow("/d/product/runs/r1")).toBe("/d/product/runs");
     for (const page of ["/d/product/tasks/t1", "/d/product/agents/writer", "/d/product/channels/c1", "/d/product/runs", "/d/product/figures", "/d/product/events", "/d/product/webhook", "/d/product/commands"]) {
@@ -87,6 +109,7 @@ describe("the route table", () => {
     expect(routeIds("/d/product/agents/writer")).toEqual(["department", "agent"]);
     expect(routeIds("/d/product/channels")).toEqual(["department", "channels"]);
     expect(routeIds("/d/product/channels/c1")).toEqual(["department", "channels"]);
+    expect(routeIds("/d/product/channels/c1/threads/m1")).toEqual(["department", "thread"]);
     expect(routeIds("/d/product/runs")).toEqual(["department", "runs"]);
     expect(routeIds("/d/product/runs/r1")).toEqual(["department", "runs"]);
     expect(routeIds("/d/product/figures")).toEqual(["department", "figures"]);
@@ -159,7 +182,31 @@ describe("the routes, rendered", () => {
   it("channels show the one in the address", async () => {
     renderAt("/d/product/channels/c7");
     await screen.findByText("channels, open: c7");
+    expect(screen.getByText("thread: none")).toBeTruthy();
     expect(screen.queryByText(/board of/)).toBeNull();
+  });
+
+  it("a thread's address shows the thread beside its channel, opened fresh", async () => {
+    renderAt("/d/product/channels/c7/threads/m1");
+    await screen.findByText("channels, open: c7");
+    expect(screen.getByText("thread: m1")).toBeTruthy();
+  });
+
+  it("opening a thread is a new address; closing it is Back to the channel", async () => {
+    const { where } = renderAt("/d/product/channels/c7");
+    fireEvent.click(await screen.findByRole("button", { name: "open thread m2" }));
+    await screen.findByText("thread: m2");
+    expect(where().pathname).toBe("/d/product/channels/c7/threads/m2");
+    fireEvent.click(screen.getByRole("button", { name: "close thread" }));
+    await screen.findByText("thread: none");
+    expect(where().pathname).toBe("/d/product/channels/c7");
+  });
+
+  it("a thread opened from its address closes to its channel in its place", async () => {
+    const { where } = renderAt("/d/product/channels/c7/threads/m1");
+    fireEvent.click(await screen.findByRole("button", { name: "close thread" }));
+    await screen.findByText("thread: none");
+    expect(where().pathname).toBe("/d/product/channels/c7");
   });
 });
 
