@@ -98,7 +98,7 @@ export function RetentionForm({ initial, onSubmit }: FormProps) {
 
   return (
     <form noValidate onSubmit={onSubmitted(handleSubmit)} aria-label="Retention" className="flex flex-col gap-3">
-      <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+      <div className="flex flex-col gap-3">
         {RETENTION_FIELDS.map(({ key, label, unit, min, max, about }) => (
           <Field
             key={key}
