@@ -170,6 +170,8 @@ export default defineSchema({
     author: vActor,
     content: v.string(),
     mentions: v.array(vMention),
+    /** A client's own small record (lib/messageMetadata bounds it), secret-scanned like the text. */
+    metadata: v.optional(v.record(v.string(), v.string())),
     ...messageChangeFields,
   }).index("by_task", ["taskId"]),
 
