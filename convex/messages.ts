@@ -8,11 +8,12 @@ import { actorName, memberActor, memberKey } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
 import { clientSendKey } from "./lib/idempotency";
 import { deleteRefusal, editRefusal } from "./lib/messageChanges";
+import { checkMessageMetadata } from "./lib/messageMetadata";
 import { feedPreview, recordActivity, revisePostedEntry } from "./records/activities";
 import { checkPageSize } from "./lib/validate";
 import { answerFromThread } from "./reactions/questions";
 import { postToThread } from "./reactions/threadPost";
-import { editMessage, eraseMessage, threadPage } from "./records/messages";
+import { attachMetadata, editMessage, eraseMessage, threadPage } from "./records/messages";
 import { oncePerKey } from "./records/toolEffects";
 import { vActor, vMention } from "./validators";
 
@@ -24,6 +25,7 @@ const vMessage = v.object({
   content: v.string(),
   mentions: v.array(vMention),
   taskLinks: v.optional(v.array(v.id("tasks"))),
+  metadata: v.optional(v.record(v.string(), v.string())),
   editedAt: v.optional(v.number()),
   deletedAt: v.optional(v.number()),
 });
@@ -37,18 +39,25 @@ async function threadMessageX(ctx: MutationCtx, task: Doc<"tasks">, messageId: I
 
 /** Posts in a task's thread as the signed-in member (answering an agent's open question, if there is one). */
 export const create = taskMutation({
-  /** `clientMessageId`: the composer's own id for this message; a retried send with it posts once. */
+  /**
+   * `clientMessageId`: the composer's own id for this message; a retried send with it posts once.
+   * `taskLinks`: tasks the message links with `#`, of the task's department, else refused.
+   * `metadata`: the client's own small record (at most 20 keys, values of 200 characters).
+   */
   args: {
     content: v.string(),
     clientMessageId: v.optional(v.string()),
-    /** Tasks the message links with `#`: of the task's department, else refused. */
     taskLinks: v.optional(v.array(v.id("tasks"))),
+    metadata: v.optional(v.record(v.string(), v.string())),
   },
   returns: v.id("messages"),
-  handler: async (ctx, { content, clientMessageId, taskLinks }) => {
+  handler: async (ctx, { content, clientMessageId, taskLinks, metadata }) => {
     const { task, member } = ctx;
+    // Checked before anything is written: a refused send posts nothing.
+    const checkedMetadata = metadata === undefined ? undefined : checkMessageMetadata(metadata);
     return await oncePerKey(ctx, { key: clientSendKey(memberKey(member.userId), clientMessageId), tool: "task_message" }, async () => {
       const message = await postToThread(ctx, memberActor(member), task, content, taskLinks);
+      if (checkedMetadata !== undefined) await attachMetadata(ctx, message, checkedMetadata);
       if (task.pendingQuestion !== undefined) await answerFromThread(ctx, task, memberActor(member), message);
       return message._id;
     });
@@ -64,7 +73,7 @@ export const list = taskQuery({
     const page = await threadPage(ctx, taskId, paginationOpts);
     return {
       ...page,
-      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, taskLinks, editedAt, deletedAt }) => ({
+      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, taskLinks, metadata, editedAt, deletedAt }) => ({
         _id,
         _creationTime,
         taskId,
@@ -72,6 +81,7 @@ export const list = taskQuery({
         content,
         mentions,
         ...(taskLinks === undefined ? {} : { taskLinks }),
+        ...(metadata === undefined ? {} : { metadata }),
         ...(editedAt === undefined ? {} : { editedAt }),
         ...(deletedAt === undefined ? {} : { deletedAt }),
       })),

@@ -172,6 +172,8 @@ export default defineSchema({
     mentions: v.array(vMention),
     /** Tasks of the same department the message links with `#` (checked when posted). */
     taskLinks: v.optional(v.array(v.id("tasks"))),
+    /** A client's own small record (lib/messageMetadata bounds it), secret-scanned like the text. */
+    metadata: v.optional(v.record(v.string(), v.string())),
     ...messageChangeFields,
   }).index("by_task", ["taskId"]),
 

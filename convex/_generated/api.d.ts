@@ -59,6 +59,7 @@ import type * as lib_leadMode from "../lib/leadMode.js";
 import type * as lib_limits from "../lib/limits.js";
 import type * as lib_mentions from "../lib/mentions.js";
 import type * as lib_messageChanges from "../lib/messageChanges.js";
+import type * as lib_messageMetadata from "../lib/messageMetadata.js";
 import type * as lib_messagingJson from "../lib/messagingJson.js";
 import type * as lib_messagingStats from "../lib/messagingStats.js";
 import type * as lib_modelConfig from "../lib/modelConfig.js";
@@ -212,6 +213,7 @@ declare const fullApi: ApiFromModules<{
   "lib/limits": typeof lib_limits;
   "lib/mentions": typeof lib_mentions;
   "lib/messageChanges": typeof lib_messageChanges;
+  "lib/messageMetadata": typeof lib_messageMetadata;
   "lib/messagingJson": typeof lib_messagingJson;
   "lib/messagingStats": typeof lib_messagingStats;
   "lib/modelConfig": typeof lib_modelConfig;

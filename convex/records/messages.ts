@@ -70,7 +70,14 @@ export async function editMessage(ctx: MutationCtx, message: Doc<"messages">, ra
 
 /** Deletes a thread message's text for everyone; the row stays so notifications and runs that name it stay whole. */
 export async function eraseMessage(ctx: MutationCtx, messageId: Id<"messages">): Promise<void> {
-  await ctx.db.patch("messages", messageId, { content: "", mentions: [], taskLinks: undefined, deletedAt: Date.now() });
+  await ctx.db.patch("messages", messageId, { content: "", mentions: [], taskLinks: undefined, metadata: undefined, deletedAt: Date.now() });
+}
+
+/** Attaches checked metadata (lib/messageMetadata) to a message just posted, each value secret-scanned as its text is. */
+export async function attachMetadata(ctx: MutationCtx, message: Doc<"messages">, metadata: Record<string, string>): Promise<void> {
+  const scanned: Record<string, string> = {};
+  for (const [key, value] of Object.entries(metadata)) scanned[key] = await redactForDepartment(ctx, message.departmentId, "message metadata", value);
+  if (Object.keys(scanned).length > 0) await ctx.db.patch("messages", message._id, { metadata: scanned });
 }
 
 /** One page of a task's thread, newest first. */

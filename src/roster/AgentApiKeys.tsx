@@ -9,6 +9,7 @@ import { InlineError } from "../components/ui/Field";
 import { userMessage } from "../lib/errors";
 import type { Agent } from "./types";
 import { LiveList } from "../components/ui/LiveList";
+import { API_SCOPES, DEFAULT_SCOPES, SCOPE_ABOUT, scopeChoiceError, scopeSummary, toggleScope, type ApiScope } from "./apiKeyScopes";
 
 type Props = { agent: Pick<Agent, "_id" | "name" | "kind"> };
 
@@ -19,7 +20,8 @@ function formatDate(ms: number): string {
 /**
  * An agent's API keys, for the edit modal (admins): the keys an agent outside
  * Maestro gives the MCP server (`npx maestro-mcp`) to use the #maestro chat.
- * A new key's plaintext shows once, right after it is created.
+ * A new key holds the scopes ticked when it is made (each HTTP route and MCP
+ * tool needs one); its plaintext shows once, right after it is created.
  */
 export function AgentApiKeys({ agent }: Props) {
   // Its own boundary: a failing key list must not take the agent form down with it.
@@ -39,6 +41,9 @@ function LiveApiKeys({ agent }: Props) {
   const [copied, setCopied] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The scopes being chosen for a new key; null while no key is being made.
+  const [choosing, setChoosing] = useState<ApiScope[] | null>(null);
+  const [scopeError, setScopeError] = useState<string | null>(null);
   const isArchitect = agent.kind === "architect";
 
   function run(work: () => Promise<void>) {
@@ -54,9 +59,19 @@ function LiveApiKeys({ agent }: Props) {
     );
   }
 
-  function create() {
+  function startChoosing() {
+    setChoosing([...DEFAULT_SCOPES]);
+    setScopeError(null);
+    setFailure(null);
+  }
+
+  function create(scopes: ApiScope[]) {
+    const error = scopeChoiceError(scopes);
+    setScopeError(error);
+    if (error !== null) return;
     run(async () => {
-      const { key } = await createKey({ agentId: agent._id });
+      const { key } = await createKey({ agentId: agent._id, scopes });
+      setChoosing(null);
       setCopied(false);
       setFresh(key);
     });
@@ -81,8 +96,8 @@ function LiveApiKeys({ agent }: Props) {
         <h3 id={headingId} className="text-sm font-medium text-slate-700 dark:text-slate-200">
           API keys
         </h3>
-        {!isArchitect && (
-          <Button variant="secondary" onClick={create} aria-disabled={busy} className="px-2.5 py-1.5 text-xs">
+        {!isArchitect && choosing === null && (
+          <Button variant="secondary" onClick={startChoosing} aria-disabled={busy} className="px-2.5 py-1.5 text-xs">
             Create key
           </Button>
         )}
@@ -92,6 +107,50 @@ function LiveApiKeys({ agent }: Props) {
           ? "Architects take no part in chat, so they get no API keys."
           : `Lets ${agent.name} use the #maestro chat from outside Maestro: give the key to the MCP server (npx maestro-mcp) as MAESTRO_AGENT_KEY.`}
       </p>
+
+      {choosing !== null && (
+        // Not a <form>: this sits inside the agent form, and forms do not nest.
+        <fieldset className="flex flex-col gap-2 rounded-lg px-3 py-2 ring-1 ring-slate-200 dark:ring-slate-700" aria-describedby={scopeError ? `${headingId}-scope-error` : undefined}>
+          <legend className="px-1 text-xs font-medium text-slate-700 dark:text-slate-200">What the new key may do</legend>
+          <ul className="grid grid-cols-1 gap-x-4 gap-y-1.5 sm:grid-cols-2">
+            {API_SCOPES.map((scope) => (
+              <li key={scope}>
+                <label className="flex cursor-pointer items-start gap-2">
+                  <input
+                    type="checkbox"
+                    className="mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600 dark:border-slate-600 dark:text-indigo-300"
+                    checked={choosing.includes(scope)}
+                    onChange={(e) => {
+                      setChoosing(toggleScope(choosing, scope, e.target.checked));
+                      setScopeError(null);
+                    }}
+                    aria-describedby={`${headingId}-${scope}-about`}
+                  />
+                  <span className="min-w-0 text-xs">
+                    <code className="font-mono font-medium text-slate-800 dark:text-slate-200">{scope}</code>
+                    <span id={`${headingId}-${scope}-about`} className="block text-slate-500 dark:text-slate-400">
+                      {SCOPE_ABOUT[scope]}
+                    </span>
+                  </span>
+                </label>
+              </li>
+            ))}
+          </ul>
+          {scopeError && (
+            <p id={`${headingId}-scope-error`} className="text-xs text-rose-700 dark:text-rose-300">
+              {scopeError}
+            </p>
+          )}
+          <div className="flex justify-end gap-2">
+            <Button variant="ghost" onClick={() => setChoosing(null)} className="px-2.5 py-1 text-xs">
+              Cancel
+            </Button>
+            <Button onClick={() => create(choosing)} aria-disabled={busy} className="px-2.5 py-1 text-xs">
+              Create key
+            </Button>
+          </div>
+        </fieldset>
+      )}
 
       {fresh !== null && (
         <div role="status" className="flex flex-col gap-2 rounded-lg bg-amber-50 px-3 py-2 ring-1 ring-amber-200 ring-inset dark:bg-amber-950/40 dark:ring-amber-800">
@@ -120,6 +179,9 @@ function LiveApiKeys({ agent }: Props) {
               <span className="block text-slate-500 dark:text-slate-400">
                 Created {formatDate(key.createdAt)}
                 {key.createdByName ? ` by ${key.createdByName}` : ""}
+              </span>
+              <span className="block break-words text-slate-500 dark:text-slate-400" data-testid="key-scopes">
+                {scopeSummary(key.scopes)}
               </span>
             </span>
             {key.revokedAt !== null ? (

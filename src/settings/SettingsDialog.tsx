@@ -8,6 +8,7 @@ import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { SkeletonStack } from "../components/ui/Skeleton";
 import { DepartmentCommands } from "./DepartmentCommands";
 import { NewChatSession } from "./NewChatSession";
+import { RetentionSettings } from "./RetentionSettings";
 import { SettingsForm } from "./SettingsForm";
 import type { ChatSettingsChanges } from "./settings";
 
@@ -36,6 +37,7 @@ export function SettingsDialog({ department, onClose }: Props) {
         <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
           <StartSession department={department} />
         </div>
+        <RetentionSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
         <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
           <ErrorBoundary>
             <DepartmentCommands departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />

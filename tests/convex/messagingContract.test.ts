@@ -166,6 +166,33 @@ describe("API key scopes", () => {
     expect(legacy.scopes).toEqual(["messages:read", "messages:write"]);
   });
 
+  test("a read-only key chosen in the app is refused every write; a bad scope name, a member or another department makes no key", async () => {
+    const { t, admin, grace, writer, key } = await squadWithWriterKey();
+    await callMessagingApi(t, key, "POST", "/channels", { name: "ro" });
+    const reader = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: ["messages:read"] });
+    const before = await written(t);
+    for (const [path, body] of [
+      ["/messages", { channel: "ro", body: "nope" }],
+      ["/threads", { channel: "ro", body: "nope" }],
+      ["/dms", { to: ["Grace"], body: "nope" }],
+      ["/channels", { name: "nope" }],
+      ["/mcp/chat.post", { text: "nope" }],
+    ] as const) {
+      expect((await callMessagingApi(t, reader.key, "POST", path, body)).status, path).toBe(403);
+    }
+    expect(await written(t)).toBe(before);
+    expect((await callMessagingApi(t, reader.key, "GET", "/channels/ro/messages")).status).toBe(200);
+
+    const keysBefore = await t.run(async (ctx) => (await ctx.db.query("agentApiKeys").collect()).length);
+    // A scope name the server does not know is refused by the argument validator.
+    await expect(admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: ["tasks:delete" as ApiScope] })).rejects.toThrow(/tasks:delete|Validator/);
+    await expect(admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: ["messages:read", "*" as ApiScope] })).rejects.toThrow();
+    await expectError(grace.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: ["messages:read"] }), "FORBIDDEN");
+    const { member: mallory } = await createOtherDepartment(t);
+    await expectError(mallory.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: ["messages:read"] }), "FORBIDDEN");
+    expect(await t.run(async (ctx) => (await ctx.db.query("agentApiKeys").collect()).length)).toBe(keysBefore);
+  });
+
   test("every route refuses a key without its scope with a 403 naming it, and writes nothing", async () => {
     const { t, departmentId, admin, grace, writer, key } = await squadWithWriterKey();
     await callMessagingApi(t, key, "POST", "/channels", { name: "scoped" });

@@ -171,6 +171,8 @@ describe("SettingsButton", () => {
 
   it("starts a new session for the current department after the confirm step", async () => {
     convex.queries.set("chat:settings", defaults);
+    // Loaded, so the retention section's loading status is not a second status.
+    convex.queries.set("retention:get", {});
     const newSession = vi.fn((_args: unknown) => Promise.resolve("session-2"));
     convex.mutations.set("chat:newSession", newSession);
     const dialog = open();
