@@ -3,12 +3,12 @@
  * ""), its committed documents per table and the engine's indexes over them,
  * and the registry of the deployment's components with their functions.
  */
-import { convexToJson, jsonToConvex, type Value } from "convex/values";
+import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
 import { callStorage } from "./callContext.js";
 import type { ConvexTestInternals } from "./convexTestInternals.js";
 import { ROOT, splitUdfPath, type FunctionInfo } from "./functions.js";
 import type { ModuleMap } from "./modules.js";
-import { OrderedIndex, type IndexSpan } from "./orderedIndex.js";
+import { OrderedIndex, type IndexSpan, type Key } from "./orderedIndex.js";
 import { tableKey } from "./readSets.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
@@ -127,13 +127,91 @@ export class ComponentState {
   }
 
   /**
+   * Committed documents handed to queries from the ordered indexes, for
+   * tests and benchmarks: a query reads only what it needs (a page of a
+   * paginated query, not its whole range).
+   */
+  rowsRead = 0;
+
+  /**
    * The committed documents a query source reads, in its order, read lazily
-   * from an ordered index; null where convex-test's own path must answer:
-   * this transaction has pending writes to the table, a search, an index
-   * the schema does not declare (convex-test's error), a range of another
-   * shape.
+   * from an ordered index; null where convex-test's own path must answer
+   * (see `orderedRange`).
    */
   orderedSource(db: any, source: any): { docs: () => Generator<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
+    const range = this.orderedRange(db, source);
+    if (range === null) return null;
+    const { docs, index, span, order } = range;
+    const { start, end } = span;
+    const read = (position: number) => {
+      this.rowsRead += 1;
+      return docs.get(index.at(position));
+    };
+    function* walk() {
+      if (order === "asc") for (let i = start; i < end; i++) yield read(i);
+      else for (let i = end - 1; i >= start; i--) yield read(i);
+    }
+    return { docs: walk, fieldPathsToSortBy: range.fieldPathsToSortBy, order };
+  }
+
+  /**
+   * What `paginate` walks for one page: the source's documents from just
+   * after `cursor`, in order, read one at a time as the page asks for them
+   * (an array-like view: convex-test's paginate reads `length` and `[i]`),
+   * so a page costs its own rows and not the range before or after it.
+   * Null where convex-test's own path must answer, or the cursor is not one
+   * of this index (convex-test then gives its own answer or error).
+   */
+  pageSource(db: any, source: any, cursor: string | null): { docs: ArrayLike<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
+    const range = this.orderedRange(db, source);
+    if (range === null) return null;
+    const { docs, index, span, order } = range;
+    let first: number;
+    let count: number;
+    if (cursor === null) {
+      first = order === "asc" ? span.start : span.end - 1;
+      count = span.end - span.start;
+    } else if (cursor === END_CURSOR) {
+      first = span.start;
+      count = 0;
+    } else {
+      const key = parseCursor(cursor);
+      if (key === null || key.length !== index.fields.length) return null;
+      if (order === "asc") {
+        first = index.firstAfter(key, span);
+        count = span.end - first;
+      } else {
+        first = index.firstAtOrAfterWithin(key, span) - 1;
+        count = first - span.start + 1;
+      }
+    }
+    const step = order === "asc" ? 1 : -1;
+    const view = new Proxy([] as any[], {
+      get: (target, property) => {
+        if (property === "length") return count;
+        if (typeof property === "string") {
+          const offset = Number(property);
+          if (Number.isInteger(offset) && offset >= 0 && offset < count) {
+            this.rowsRead += 1;
+            return docs.get(index.at(first + step * offset));
+          }
+        }
+        return Reflect.get(target, property);
+      },
+    });
+    return { docs: view, fieldPathsToSortBy: range.fieldPathsToSortBy, order };
+  }
+
+  /**
+   * The ordered index and span a query source reads, or null where
+   * convex-test's own path must answer: this transaction has pending writes
+   * to the table, a search, an index the schema does not declare
+   * (convex-test's error), a range of another shape.
+   */
+  private orderedRange(
+    db: any,
+    source: any,
+  ): { docs: Map<string, any>; index: OrderedIndex; span: IndexSpan; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
     let table: string;
     let index: OrderedIndex | undefined;
     let span: IndexSpan | null;
@@ -155,16 +233,8 @@ export class ComponentState {
       return null;
     }
     if (span === null || hasPendingWrites(db, table)) return null;
-    const docs = this.tables.get(table);
     const order: "asc" | "desc" = source.order === "desc" ? "desc" : "asc";
-    const { start, end } = span;
-    const ordered = index;
-    function* walk() {
-      if (docs === undefined) return;
-      if (order === "asc") for (let i = start; i < end; i++) yield docs.get(ordered.at(i));
-      else for (let i = end - 1; i >= start; i--) yield docs.get(ordered.at(i));
-    }
-    return { docs: walk, fieldPathsToSortBy, order };
+    return { docs: this.tables.get(table) ?? new Map(), index, span, fieldPathsToSortBy, order };
   }
 
   indexDocument(table: string, id: string, previous: any, next: any, ordered = true) {
@@ -265,6 +335,20 @@ function hasPendingWrites(db: any, table: string): boolean {
     for (const id of Object.keys(level)) if (tableOf(id) === table) return true;
   }
   return false;
+}
+
+/** convex-test's cursor past the end of a range. */
+const END_CURSOR = "_end_cursor";
+
+/** A page cursor's key as convex-test encodes it (a JSON array of each field's JSON, null for undefined), or null if it is not one. */
+function parseCursor(cursor: string): Key | null {
+  try {
+    const parts: unknown = JSON.parse(cursor);
+    if (!Array.isArray(parts)) return null;
+    return parts.map((part) => (part === null ? undefined : jsonToConvex(JSON.parse(part as string) as JSONValue)));
+  } catch {
+    return null;
+  }
 }
 
 /** How many leading index fields are bucketed (1 and 2 cover our `.eq` chains). */

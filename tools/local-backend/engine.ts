@@ -151,6 +151,13 @@ export class Engine {
     return this.components.documents(componentPath, table);
   }
 
+  /** Committed documents queries have read from the ordered indexes so far, every component (for tests and benchmarks). */
+  get indexRowsRead(): number {
+    let rows = 0;
+    for (const state of this.components.values()) rows += state.rowsRead;
+    return rows;
+  }
+
   /** Timestamp of the latest commit (nanoseconds). */
   get lastCommitTs(): bigint {
     return this.transactions.lastCommitTs;
