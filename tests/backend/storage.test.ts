@@ -1,10 +1,11 @@
-import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import type { JSONValue } from "convex/values";
 import path from "node:path";
 import { afterEach, expect, test } from "vitest";
 import {
   DurableStore,
   MAX_RECORDED_MUTATION_RESULTS,
+  scanLog,
   trimResults,
   walSyncModeFromEnv,
   type SnapshotSource,
@@ -32,9 +33,39 @@ test("commits replay over the snapshot; a torn last line (crash mid-write) is dr
   expect([...state.documents.keys()]).toEqual(["10001notes"]);
   // A commit whose result line was lost still counts as done for its request.
   expect(state.mutationResults.get("s#1")).toEqual({ committedWithoutRecordedResult: true, ts: "11" });
-  // Opening folds the log into the snapshot and starts an empty log.
-  expect(readFileSync(path.join(dir, "wal.jsonl"), "utf8")).toBe("");
+  // Opening serves from the log as it found it (torn tail cut) and writes no snapshot first.
+  expect(existsSync(path.join(dir, "snapshot.json"))).toBe(false);
+  expect(scanLog(readFileSync(path.join(dir, "wal.jsonl"))).entries).toHaveLength(2);
   reopened.close();
+});
+
+test("opening writes no snapshot: the log is appended to, and folded by a background compaction once past its size", async () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const note = (n: number): [string, StoredDocument] => [`${10_000 + n}notes`, { _id: `${10_000 + n}notes`, body: `note ${n}` }];
+  const first = new DurableStore(dir, { compactLogBytes: 1_000 });
+  first.open();
+  for (let n = 0; n < 20; n++) first.appendCommit({ ts: String(10 + n), nextDocId: 10_021, writes: [note(n)] });
+  first.close();
+  const logBytes = statSync(path.join(dir, "wal.jsonl")).size;
+  expect(logBytes).toBeGreaterThan(1_000);
+
+  const second = new DurableStore(dir, { compactLogBytes: 1_000 });
+  const state = second.open();
+  expect(state.documents.size).toBe(20);
+  expect(existsSync(path.join(dir, "snapshot.json"))).toBe(false);
+  expect(statSync(path.join(dir, "wal.jsonl")).size).toBe(logBytes);
+  // The next commit goes after the records found, and finds the log due for compaction.
+  second.appendCommit({ ts: "40", nextDocId: 10_021, writes: [note(20)] });
+  await second.whenDurable();
+  expect(scanLog(readFileSync(path.join(dir, "wal.jsonl"))).entries).toHaveLength(21);
+  expect(second.shouldCompact).toBe(true);
+  state.documents.set(note(20)[0], note(20)[1]);
+  await second.compactInBackground(sourceOf(state.documents, { ts: 40n, nextDocId: 10_021 }));
+  expect(second.compactions).toBe(1);
+  expect(readFileSync(path.join(dir, "wal.jsonl"), "utf8")).toBe("");
+  second.close();
+  expect([...new DurableStore(dir).open().documents.keys()]).toHaveLength(21);
 });
 
 test("a corrupt line in the middle of the log is an error, not silent data loss", () => {
