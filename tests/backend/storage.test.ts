@@ -1,4 +1,6 @@
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
 import type { JSONValue } from "convex/values";
 import path from "node:path";
 import { afterEach, expect, test } from "vitest";
@@ -11,7 +13,8 @@ import {
   type SnapshotSource,
   type StoredDocument,
 } from "../../tools/local-backend/storage";
-import { tempDataDir } from "./helpers";
+import { needsDecoding } from "../../tools/local-backend/persistence";
+import { startTestBackend, tempDataDir } from "./helpers";
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -268,4 +271,30 @@ test("MAESTRO_WAL_SYNC names the sync mode; anything else is refused", () => {
   expect(walSyncModeFromEnv(undefined)).toBe("group");
   expect(walSyncModeFromEnv("each")).toBe("each");
   expect(() => walSyncModeFromEnv("sometimes")).toThrow(/MAESTRO_WAL_SYNC must be "group" or "each"/);
+});
+
+test("only stored values that encode one (int64, bytes, special floats) are decoded at start", () => {
+  expect(needsDecoding({ _id: "10000notes", body: "plain", n: 1.5, list: [1, "two", { three: null }], nested: { a: true, b: "c" } })).toBe(false);
+  expect(needsDecoding({ big: { $integer: "AQAAAAAAAAA=" } })).toBe(true);
+  expect(needsDecoding({ list: [{ deep: { $bytes: "AAE=" } }] })).toBe(true);
+  expect(needsDecoding({ x: { $float: "AAAAAAAA+H8=" } })).toBe(true);
+});
+
+test("documents come back from the log after a restart with every kind of value intact", async () => {
+  const dataDir = tempDataDir();
+  dirs.push(dataDir);
+  const nested = { a: [1, "two", { three: 3n, four: null }], b: { c: true, d: -0.5, e: Number.NaN, f: Number.NEGATIVE_INFINITY } };
+  const bytes = new Uint8Array([0, 1, 2, 250, 255]).buffer;
+  const first = await startTestBackend({ dataDir });
+  await new ConvexHttpClient(first.url).mutation(anyApi.values.echo, { big: -9007199254740993n, bytes, nested });
+  await first.stop();
+  const second = await startTestBackend({ dataDir });
+  try {
+    const [doc] = (await new ConvexHttpClient(second.url).query(anyApi.values.all, {})) as Array<{ big: bigint; bytes: ArrayBuffer; nested: unknown }>;
+    expect(doc.big).toBe(-9007199254740993n);
+    expect(new Uint8Array(doc.bytes)).toEqual(new Uint8Array(bytes));
+    expect(doc.nested).toEqual(nested);
+  } finally {
+    await second.stop();
+  }
 });

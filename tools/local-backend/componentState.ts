@@ -5,7 +5,6 @@
  */
 import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
 import { callStorage } from "./callContext.js";
-import type { ConvexTestInternals } from "./convexTestInternals.js";
 import { ROOT, splitUdfPath, type FunctionInfo } from "./functions.js";
 import type { ModuleMap } from "./modules.js";
 import { OrderedIndex, type IndexSpan, type Key } from "./orderedIndex.js";
@@ -42,7 +41,6 @@ export class ComponentState {
   constructor(
     readonly path: string,
     readonly db: any,
-    private readonly internals: ConvexTestInternals,
   ) {}
 
   /** Ids to scan for a query source: an index bucket when the range pins its first field(s) with `.eq`. */
@@ -252,7 +250,7 @@ export class ComponentState {
     if (next === null) docs.delete(id);
     else docs.set(id, next);
     for (const { fields, bucketKey } of this.bucketPrefixes.get(table) ?? []) {
-      const keyOf = (doc: any) => valuesKey(fields.map((field) => this.internals.evaluateFieldPath(field, doc)));
+      const keyOf = (doc: any) => valuesKey(fields.map((field) => fieldOf(field, doc)));
       const previousKey = previous === null ? null : keyOf(previous);
       const nextKey = next === null ? null : keyOf(next);
       // Most writes leave the bucketed fields alone (a counter, a text): the id stays in its bucket.

@@ -119,7 +119,7 @@ export class Engine {
     this.scheduling.recordScheduleTargets();
     installStorageSyscalls(this.internals, this.global, this.files);
     for (const componentPath of [ROOT, ...this.componentPaths]) {
-      const state = new ComponentState(componentPath, this.global.components[componentPath].db, this.internals);
+      const state = new ComponentState(componentPath, this.global.components[componentPath].db);
       this.components.set(componentPath, state);
       this.code.install(this.global, state, componentPath === ROOT ? modules : componentModules.get(componentPath)!);
       state.db.__maestro = state;

@@ -87,9 +87,16 @@ export class OrderedIndex {
   /** Replaces the contents with these documents (one sort instead of many inserts). */
   build(docs: Iterable<[string, Record<string, Value>]>): void {
     this.keys.clear();
-    for (const [id, doc] of docs) this.keys.set(id, this.keyOf(doc));
-    this.ids = [...this.keys.keys()].sort((a, b) => compareKeys(this.keys.get(a)!, this.keys.get(b)!));
-    this.sortedKeys = this.ids.map((id) => this.keys.get(id)!);
+    const entries: Array<{ id: string; key: Key }> = [];
+    for (const [id, doc] of docs) {
+      const key = this.keyOf(doc);
+      this.keys.set(id, key);
+      entries.push({ id, key });
+    }
+    // Keys beside their ids: no map lookups inside the sort's comparisons.
+    entries.sort((a, b) => compareKeys(a.key, b.key));
+    this.ids = entries.map((entry) => entry.id);
+    this.sortedKeys = entries.map((entry) => entry.key);
   }
 
   /** Puts a document in (replacing its previous entry, if any). */
