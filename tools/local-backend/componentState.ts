@@ -250,9 +250,8 @@ export class ComponentState {
     if (next === null) docs.delete(id);
     else docs.set(id, next);
     for (const { fields, bucketKey } of this.bucketPrefixes.get(table) ?? []) {
-      const keyOf = (doc: any) => valuesKey(fields.map((field) => fieldOf(field, doc)));
-      const previousKey = previous === null ? null : keyOf(previous);
-      const nextKey = next === null ? null : keyOf(next);
+      const previousKey = previous === null ? null : bucketKeyOf(fields, previous);
+      const nextKey = next === null ? null : bucketKeyOf(fields, next);
       // Most writes leave the bucketed fields alone (a counter, a text): the id stays in its bucket.
       if (previousKey === nextKey) continue;
       let bucket = this.buckets.get(bucketKey);
@@ -361,4 +360,11 @@ function valueKey(value: unknown): string {
 
 function valuesKey(values: unknown[]): string {
   return values.map(valueKey).join("\u0001");
+}
+
+/** `valuesKey` of a committed document's `fields`, without the arrays (once per document and bucket at start). */
+function bucketKeyOf(fields: readonly string[], doc: Record<string, Value>): string {
+  let key = valueKey(fieldOf(fields[0], doc));
+  for (let i = 1; i < fields.length; i++) key += "\u0001" + valueKey(fieldOf(fields[i], doc));
+  return key;
 }
