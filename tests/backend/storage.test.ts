@@ -298,3 +298,34 @@ test("documents come back from the log after a restart with every kind of value 
     await second.stop();
   }
 });
+
+test("a compaction encodes documents a slice at a time, letting the event loop run between slices, even within one big chunk", async () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir, { compactLogBytes: 1 });
+  store.open();
+  store.appendCommit({ ts: "1", nextDocId: 10_001, writes: [["10000notes", { _id: "10000notes", body: "a" }]] });
+  await store.whenDurable();
+  // Counts turns of the event loop while the compaction runs; each document notes the turn it was encoded in.
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns += 1;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const encodedAt = new Set<number>();
+  const docs = Array.from({ length: 200_000 }, (_, n) => ({ _id: `${10_000 + n}notes`, toJSON: () => (encodedAt.add(turns), { _id: `${10_000 + n}notes` }) }));
+  await store.compactInBackground({
+    *chunks() {
+      yield docs as unknown as StoredDocument[];
+    },
+    trailer: () => ({ ts: 1n, nextDocId: 210_000, mutationResults: new Map() }),
+  });
+  ticking = false;
+  expect(store.compactions).toBe(1);
+  expect(encodedAt.size).toBeGreaterThan(1);
+  expect(store.longestCompactionSliceMs).toBeGreaterThan(0);
+  store.close();
+  expect(new DurableStore(dir).open().documents.size).toBe(200_000);
+});

@@ -82,7 +82,7 @@ export class Engine {
     private readonly options: EngineOptions,
   ) {
     this.code = new FunctionCode(options.projectRoot, options.convexDir);
-    this.store = new DurableStore(options.dataDir, { sync: options.walSync });
+    this.store = new DurableStore(options.dataDir, { sync: options.walSync, info: options.log });
     this.files = new FileStore({ dataDir: options.dataDir, maxUploadBytes: options.maxUploadBytes });
   }
 

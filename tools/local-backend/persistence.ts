@@ -19,8 +19,8 @@ import type { DurableStore, SnapshotSource, StoredDocument } from "./storage.js"
  */
 const COMPONENT_FIELD = "_component";
 
-/** Documents a background compaction writes per turn of the event loop: a few milliseconds of work. */
-const SNAPSHOT_CHUNK_DOCS = 500;
+/** Documents a background compaction reads at a time (storage.ts encodes them in slices of SNAPSHOT_SLICE_MS). */
+const SNAPSHOT_CHUNK_DOCS = 32;
 
 export class Persistence {
   /**
