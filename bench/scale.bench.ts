@@ -265,9 +265,17 @@ async function main() {
     judge("longest commit stall while compaction runs", `${stall.toFixed(1)} ms (max ${duringSummary.max.toFixed(1)} during, p50 ${outsideSummary.p50.toFixed(1)} / max ${outsideSummary.max.toFixed(1)} outside)`, during.length > 0 ? stall : Number.POSITIVE_INFINITY, 20, "< 20 ms");
     // What compaction itself adds to a commit, as the backend logs it: the longest piece of work it did without yielding
     // (the commit latencies above also hold every other process's turn on a shared machine).
-    const slices = backend.output.join("").matchAll(/longest it held the event loop was ([\d.]+) ms/g);
-    const longestSlice = Math.max(...[...slices].map((match) => Number(match[1])));
-    judge("longest compaction slice on the backend's event loop", `${longestSlice.toFixed(1)} ms`, Number.isFinite(longestSlice) ? longestSlice : Number.POSITIVE_INFINITY, 20, "< 20 ms");
+    // Judged on its CPU time: its wall time also holds the turns of every other process waiting for a core.
+    const slices = [...backend.output.join("").matchAll(/longest it held the event loop was ([\d.]+) ms \(([\d.]+) ms of CPU\)/g)];
+    const longestSlice = Math.max(...slices.map((match) => Number(match[1])));
+    const longestSliceCpu = Math.max(...slices.map((match) => Number(match[2])));
+    judge(
+      "longest compaction slice on the backend's event loop",
+      `${longestSliceCpu.toFixed(1)} ms CPU (${longestSlice.toFixed(1)} ms wall)`,
+      Number.isFinite(longestSliceCpu) ? longestSliceCpu : Number.POSITIVE_INFINITY,
+      20,
+      "< 20 ms",
+    );
 
     // ---- board first render in Chromium ----
     log("building the app for production");
