@@ -28,7 +28,7 @@ import { parseNegatives, parsePositives, prng } from "../tests/fixtures/secrets/
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import { TASK_STATUSES } from "../convex/validators";
-import { delegatingReply, sleep, startModelBackend, stopBackend } from "./harness";
+import { backendCpuMs, delegatingReply, sleep, startModelBackend, stopBackend } from "./harness";
 import { summarize, type Summary } from "./stats";
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../tests/fixtures/secrets");
@@ -141,18 +141,6 @@ ${row("crafted worst-case message (4,096 chars)", result.adversarial)}
 throughput (mixed corpus): ${result.mbPerSecond.toFixed(1)} MB/s (${(chars / 1e6).toFixed(1)} MB in ${(totalMs / 1000).toFixed(2)} s); scanner errors/timeouts: ${result.scannerErrors}
 (the pass before, JIT warming up: ${(chars / 1e6 / (coldMs / 1000)).toFixed(1)} MB/s, p99 ${summarize(cold.times).p99.toFixed(3)} ms; load ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores)`);
   return result;
-}
-
-/** CPU milliseconds (user + system) a process has used, from /proc; NaN where there is none. */
-function backendCpuMs(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // utime and stime, in clock ticks of 10 ms (USER_HZ 100).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /**

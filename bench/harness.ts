@@ -3,7 +3,7 @@
  * backend as its own process (with a scripted model when a bench needs one),
  * the app's production build and its board's first render, and the results table.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConvexClient, type ConvexHttpClient } from "convex/browser";
@@ -167,4 +167,16 @@ export function delegatingReply(messages: ChatMessage[]): string {
   const call = (title: string, who: string) =>
     `[TOOL: delegate_task ARG: ${JSON.stringify({ title, description: `Part of ${subject}`, assignees: [who], instruction: `Please take ${title}.` })}]`;
   return `Splitting ${subject}.\n${call(x, a)}\n${call(y, b)}`;
+}
+
+/** CPU milliseconds (user + system) a process has used, from /proc; NaN where there is none. */
+export function backendCpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime, in clock ticks of 10 ms (USER_HZ 100).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -28,7 +28,7 @@ import { spawnBackend, type BackendProcess } from "../tests/backend/process";
 import { startScriptedModel } from "../tests/backend/scriptedModel";
 import { CHROMIUM_ARGS, chromiumPath } from "../tests/browser/chromium";
 import { freePort } from "../tests/browser/stack";
-import { delegatingReply, firstBoardRender, inParallel, log, seedAgents, servePreview, sleep, stopBackend } from "./harness";
+import { backendCpuMs, delegatingReply, firstBoardRender, inParallel, log, seedAgents, servePreview, sleep, stopBackend } from "./harness";
 import { summarize, type Summary } from "./stats";
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -134,8 +134,10 @@ async function main() {
     const restartStart = performance.now();
     backend = await spawnBackend({ dataDir, convexDir: path.resolve("convex"), env: { ...env, MAESTRO_COMPACT_LOG_BYTES: String(COMPACT_LOG_BYTES) } });
     const startupSeconds = (performance.now() - restartStart) / 1000;
+    // Its CPU time beside the wall time: on a shared machine the wall time is mostly waiting for a core.
+    const startupCpuSeconds = backendCpuMs(backend.child.pid) / 1000;
     let rss = resident(backend.child.pid);
-    judge("backend start-up from its data directory", `${startupSeconds.toFixed(1)} s`, startupSeconds, 10, "< 10 s");
+    judge("backend start-up from its data directory", `${startupSeconds.toFixed(1)} s (CPU ${startupCpuSeconds.toFixed(1)} s)`, startupSeconds, 10, "< 10 s");
     // A fresh session on the restarted backend, as the app's sign-in makes one.
     const signedIn = await passwordRoute(backend.siteUrl, { flow: "signIn", email, password: OWNER_PASSWORD });
     if (signedIn.status !== 200) throw new Error(`Sign-in after the restart failed: ${signedIn.status} ${JSON.stringify(signedIn.body)}`);
@@ -261,6 +263,19 @@ async function main() {
     const outsideSummary = summarize(outside);
     const stall = duringSummary.max - outsideSummary.p50;
     judge("longest commit stall while compaction runs", `${stall.toFixed(1)} ms (max ${duringSummary.max.toFixed(1)} during, p50 ${outsideSummary.p50.toFixed(1)} / max ${outsideSummary.max.toFixed(1)} outside)`, during.length > 0 ? stall : Number.POSITIVE_INFINITY, 20, "< 20 ms");
+    // What compaction itself adds to a commit, as the backend logs it: the longest piece of work it did without yielding
+    // (the commit latencies above also hold every other process's turn on a shared machine).
+    // Judged on its CPU time: its wall time also holds the turns of every other process waiting for a core.
+    const slices = [...backend.output.join("").matchAll(/longest it held the event loop was ([\d.]+) ms \(([\d.]+) ms of CPU\)/g)];
+    const longestSlice = Math.max(...slices.map((match) => Number(match[1])));
+    const longestSliceCpu = Math.max(...slices.map((match) => Number(match[2])));
+    judge(
+      "longest compaction slice on the backend's event loop",
+      `${longestSliceCpu.toFixed(1)} ms CPU (${longestSlice.toFixed(1)} ms wall)`,
+      Number.isFinite(longestSliceCpu) ? longestSliceCpu : Number.POSITIVE_INFINITY,
+      20,
+      "< 20 ms",
+    );
 
     // ---- board first render in Chromium ----
     log("building the app for production");

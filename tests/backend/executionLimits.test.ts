@@ -6,6 +6,8 @@
 import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import type { ConvexTestInternals } from "../../tools/local-backend/convexTestInternals";
+import { ExecutionClock } from "../../tools/local-backend/executionLimits";
 import { adminClient, startTestBackend } from "./helpers";
 
 let backend: Awaited<ReturnType<typeof startTestBackend>>;
@@ -59,4 +61,63 @@ test("a mutation past 1 s fails even when it catches the error, and its write is
   expect(notesIn("slow")).toBe(0);
   await http.mutation(anyApi.limits.slowMutation, { channel: "slow", ms: 1 });
   expect(notesIn("slow")).toBe(1);
+});
+
+/** A clock over hand-moved wall and CPU clocks, inside a query, counting its CPU clock reads. */
+function handClock() {
+  const time = { wall: 0, cpu: 0, cpuReads: 0 };
+  const internals = { executionContextStorage: { getStore: () => ({ componentPath: "", udfType: "query" }) } } as unknown as ConvexTestInternals;
+  const clock = new ExecutionClock(internals, 1000, {
+    wall: () => time.wall,
+    cpu: () => {
+      time.cpuReads += 1;
+      return time.cpu;
+    },
+  });
+  return { time, clock };
+}
+
+test("the CPU clock (a system call) is read once per transaction while its user code is within the limit by the wall clock", () => {
+  const { time, clock } = handClock();
+  clock.started();
+  for (let i = 0; i < 50; i++) {
+    time.wall += 10;
+    time.cpu += 10;
+    clock.check();
+  }
+  clock.finished();
+  expect(time.cpuReads).toBe(1);
+  // Past the limit by the wall clock while waiting for a core: the CPU clock decides, and the function used little of it.
+  time.wall += 1_000;
+  time.cpu += 10;
+  expect(() => clock.finished()).not.toThrow();
+  time.cpu += 1_000;
+  expect(() => clock.finished()).toThrow("Function execution timed out (maximum duration: 1s)");
+});
+
+test("a database call's own time is not the function's", async () => {
+  const { time, clock } = handClock();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a deployment global's two system calls
+  const global: any = {
+    syscall: () => {
+      time.wall += 2_000;
+      time.cpu += 2_000;
+      return "{}";
+    },
+    asyncSyscall: async () => {
+      time.wall += 2_000;
+      time.cpu += 2_000;
+      return "{}";
+    },
+  };
+  clock.install(global);
+  clock.started();
+  global.syscall("1.0/get", "{}");
+  await global.asyncSyscall("1.0/queryStream", "{}");
+  time.wall += 900;
+  time.cpu += 900;
+  expect(() => clock.finished()).not.toThrow();
+  time.wall += 200;
+  time.cpu += 200;
+  expect(() => clock.finished()).toThrow("Function execution timed out (maximum duration: 1s)");
 });

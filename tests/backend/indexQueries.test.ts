@@ -91,6 +91,38 @@ test("paginate walks a range page by page without gaps or repeats", async () => 
   }
 });
 
+test("a page reads its own rows, not the range before or after it", async () => {
+  for (const range of [RANGES[2], RANGES[3]]) {
+    const all = expected(range);
+    expect(all.length, "a range much longer than a page").toBeGreaterThan(30);
+    type Page = { ids: string[]; isDone: boolean; continueCursor: string };
+    const page = (cursor: string | null) => http.query(anyApi.ranked.page, { ...range, paginationOpts: { numItems: 4, cursor } }) as Promise<Page>;
+    let cursor: string | null = null;
+    let seen: string[] = [];
+    // Walk to the middle of the range, then count what one more page reads.
+    for (let i = 0; i < 4; i++) {
+      const next: Page = await page(cursor);
+      seen = [...seen, ...next.ids];
+      cursor = next.continueCursor;
+    }
+    const before = backend.engine.indexRowsRead;
+    const middle = await page(cursor);
+    const read = backend.engine.indexRowsRead - before;
+    expect(middle.ids, JSON.stringify(range)).toEqual(all.slice(16, 20));
+    // numItems rows, and at most the one after them; the old path read all of the range's rows for every page.
+    expect(read, JSON.stringify(range)).toBeGreaterThanOrEqual(4);
+    expect(read, JSON.stringify(range)).toBeLessThanOrEqual(5);
+    expect(seen).toEqual(all.slice(0, 16));
+  }
+});
+
+test("a page past the end of its range is empty and done, and a foreign cursor still gets convex-test's answer", async () => {
+  const range = RANGES[2];
+  const end = (await http.query(anyApi.ranked.page, { ...range, paginationOpts: { numItems: 4, cursor: "_end_cursor" } })) as { ids: string[]; isDone: boolean };
+  expect(end).toMatchObject({ ids: [], isDone: true });
+  await expect(http.query(anyApi.ranked.page, { ...range, paginationOpts: { numItems: 4, cursor: "not a cursor" } })).rejects.toThrow();
+});
+
 test("a mutation's read sees its own insert, in order", async () => {
   const range: Range = { group: "a", order: "desc" };
   const { id, ids } = (await http.mutation(anyApi.ranked.insertThenRead, { doc: { group: "a", n: 4, tag: "y" }, range })) as {

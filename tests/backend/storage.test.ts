@@ -1,16 +1,20 @@
-import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
 import type { JSONValue } from "convex/values";
 import path from "node:path";
 import { afterEach, expect, test } from "vitest";
 import {
   DurableStore,
   MAX_RECORDED_MUTATION_RESULTS,
+  scanLog,
   trimResults,
   walSyncModeFromEnv,
   type SnapshotSource,
   type StoredDocument,
 } from "../../tools/local-backend/storage";
-import { tempDataDir } from "./helpers";
+import { needsDecoding } from "../../tools/local-backend/persistence";
+import { startTestBackend, tempDataDir } from "./helpers";
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -32,9 +36,39 @@ test("commits replay over the snapshot; a torn last line (crash mid-write) is dr
   expect([...state.documents.keys()]).toEqual(["10001notes"]);
   // A commit whose result line was lost still counts as done for its request.
   expect(state.mutationResults.get("s#1")).toEqual({ committedWithoutRecordedResult: true, ts: "11" });
-  // Opening folds the log into the snapshot and starts an empty log.
-  expect(readFileSync(path.join(dir, "wal.jsonl"), "utf8")).toBe("");
+  // Opening serves from the log as it found it (torn tail cut) and writes no snapshot first.
+  expect(existsSync(path.join(dir, "snapshot.json"))).toBe(false);
+  expect(scanLog(readFileSync(path.join(dir, "wal.jsonl"))).entries).toHaveLength(2);
   reopened.close();
+});
+
+test("opening writes no snapshot: the log is appended to, and folded by a background compaction once past its size", async () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const note = (n: number): [string, StoredDocument] => [`${10_000 + n}notes`, { _id: `${10_000 + n}notes`, body: `note ${n}` }];
+  const first = new DurableStore(dir, { compactLogBytes: 1_000 });
+  first.open();
+  for (let n = 0; n < 20; n++) first.appendCommit({ ts: String(10 + n), nextDocId: 10_021, writes: [note(n)] });
+  first.close();
+  const logBytes = statSync(path.join(dir, "wal.jsonl")).size;
+  expect(logBytes).toBeGreaterThan(1_000);
+
+  const second = new DurableStore(dir, { compactLogBytes: 1_000 });
+  const state = second.open();
+  expect(state.documents.size).toBe(20);
+  expect(existsSync(path.join(dir, "snapshot.json"))).toBe(false);
+  expect(statSync(path.join(dir, "wal.jsonl")).size).toBe(logBytes);
+  // The next commit goes after the records found, and finds the log due for compaction.
+  second.appendCommit({ ts: "40", nextDocId: 10_021, writes: [note(20)] });
+  await second.whenDurable();
+  expect(scanLog(readFileSync(path.join(dir, "wal.jsonl"))).entries).toHaveLength(21);
+  expect(second.shouldCompact).toBe(true);
+  state.documents.set(note(20)[0], note(20)[1]);
+  await second.compactInBackground(sourceOf(state.documents, { ts: 40n, nextDocId: 10_021 }));
+  expect(second.compactions).toBe(1);
+  expect(readFileSync(path.join(dir, "wal.jsonl"), "utf8")).toBe("");
+  second.close();
+  expect([...new DurableStore(dir).open().documents.keys()]).toHaveLength(21);
 });
 
 test("a corrupt line in the middle of the log is an error, not silent data loss", () => {
@@ -237,4 +271,61 @@ test("MAESTRO_WAL_SYNC names the sync mode; anything else is refused", () => {
   expect(walSyncModeFromEnv(undefined)).toBe("group");
   expect(walSyncModeFromEnv("each")).toBe("each");
   expect(() => walSyncModeFromEnv("sometimes")).toThrow(/MAESTRO_WAL_SYNC must be "group" or "each"/);
+});
+
+test("only stored values that encode one (int64, bytes, special floats) are decoded at start", () => {
+  expect(needsDecoding({ _id: "10000notes", body: "plain", n: 1.5, list: [1, "two", { three: null }], nested: { a: true, b: "c" } })).toBe(false);
+  expect(needsDecoding({ big: { $integer: "AQAAAAAAAAA=" } })).toBe(true);
+  expect(needsDecoding({ list: [{ deep: { $bytes: "AAE=" } }] })).toBe(true);
+  expect(needsDecoding({ x: { $float: "AAAAAAAA+H8=" } })).toBe(true);
+});
+
+test("documents come back from the log after a restart with every kind of value intact", async () => {
+  const dataDir = tempDataDir();
+  dirs.push(dataDir);
+  const nested = { a: [1, "two", { three: 3n, four: null }], b: { c: true, d: -0.5, e: Number.NaN, f: Number.NEGATIVE_INFINITY } };
+  const bytes = new Uint8Array([0, 1, 2, 250, 255]).buffer;
+  const first = await startTestBackend({ dataDir });
+  await new ConvexHttpClient(first.url).mutation(anyApi.values.echo, { big: -9007199254740993n, bytes, nested });
+  await first.stop();
+  const second = await startTestBackend({ dataDir });
+  try {
+    const [doc] = (await new ConvexHttpClient(second.url).query(anyApi.values.all, {})) as Array<{ big: bigint; bytes: ArrayBuffer; nested: unknown }>;
+    expect(doc.big).toBe(-9007199254740993n);
+    expect(new Uint8Array(doc.bytes)).toEqual(new Uint8Array(bytes));
+    expect(doc.nested).toEqual(nested);
+  } finally {
+    await second.stop();
+  }
+});
+
+test("a compaction encodes documents a slice at a time, letting the event loop run between slices, even within one big chunk", async () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir, { compactLogBytes: 1 });
+  store.open();
+  store.appendCommit({ ts: "1", nextDocId: 10_001, writes: [["10000notes", { _id: "10000notes", body: "a" }]] });
+  await store.whenDurable();
+  // Counts turns of the event loop while the compaction runs; each document notes the turn it was encoded in.
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns += 1;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const encodedAt = new Set<number>();
+  const docs = Array.from({ length: 200_000 }, (_, n) => ({ _id: `${10_000 + n}notes`, toJSON: () => (encodedAt.add(turns), { _id: `${10_000 + n}notes` }) }));
+  await store.compactInBackground({
+    *chunks() {
+      yield docs as unknown as StoredDocument[];
+    },
+    trailer: () => ({ ts: 1n, nextDocId: 210_000, mutationResults: new Map() }),
+  });
+  ticking = false;
+  expect(store.compactions).toBe(1);
+  expect(encodedAt.size).toBeGreaterThan(1);
+  expect(store.longestCompactionSliceMs).toBeGreaterThan(0);
+  store.close();
+  expect(new DurableStore(dir).open().documents.size).toBe(200_000);
 });

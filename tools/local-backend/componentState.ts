@@ -3,12 +3,11 @@
  * ""), its committed documents per table and the engine's indexes over them,
  * and the registry of the deployment's components with their functions.
  */
-import { convexToJson, jsonToConvex, type Value } from "convex/values";
+import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
 import { callStorage } from "./callContext.js";
-import type { ConvexTestInternals } from "./convexTestInternals.js";
 import { ROOT, splitUdfPath, type FunctionInfo } from "./functions.js";
 import type { ModuleMap } from "./modules.js";
-import { OrderedIndex, type IndexSpan } from "./orderedIndex.js";
+import { OrderedIndex, type IndexSpan, type Key } from "./orderedIndex.js";
 import { tableKey } from "./readSets.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */
@@ -42,7 +41,6 @@ export class ComponentState {
   constructor(
     readonly path: string,
     readonly db: any,
-    private readonly internals: ConvexTestInternals,
   ) {}
 
   /** Ids to scan for a query source: an index bucket when the range pins its first field(s) with `.eq`. */
@@ -127,13 +125,91 @@ export class ComponentState {
   }
 
   /**
+   * Committed documents handed to queries from the ordered indexes, for
+   * tests and benchmarks: a query reads only what it needs (a page of a
+   * paginated query, not its whole range).
+   */
+  rowsRead = 0;
+
+  /**
    * The committed documents a query source reads, in its order, read lazily
-   * from an ordered index; null where convex-test's own path must answer:
-   * this transaction has pending writes to the table, a search, an index
-   * the schema does not declare (convex-test's error), a range of another
-   * shape.
+   * from an ordered index; null where convex-test's own path must answer
+   * (see `orderedRange`).
    */
   orderedSource(db: any, source: any): { docs: () => Generator<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
+    const range = this.orderedRange(db, source);
+    if (range === null) return null;
+    const { docs, index, span, order } = range;
+    const { start, end } = span;
+    const read = (position: number) => {
+      this.rowsRead += 1;
+      return docs.get(index.at(position));
+    };
+    function* walk() {
+      if (order === "asc") for (let i = start; i < end; i++) yield read(i);
+      else for (let i = end - 1; i >= start; i--) yield read(i);
+    }
+    return { docs: walk, fieldPathsToSortBy: range.fieldPathsToSortBy, order };
+  }
+
+  /**
+   * What `paginate` walks for one page: the source's documents from just
+   * after `cursor`, in order, read one at a time as the page asks for them
+   * (an array-like view: convex-test's paginate reads `length` and `[i]`),
+   * so a page costs its own rows and not the range before or after it.
+   * Null where convex-test's own path must answer, or the cursor is not one
+   * of this index (convex-test then gives its own answer or error).
+   */
+  pageSource(db: any, source: any, cursor: string | null): { docs: ArrayLike<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
+    const range = this.orderedRange(db, source);
+    if (range === null) return null;
+    const { docs, index, span, order } = range;
+    let first: number;
+    let count: number;
+    if (cursor === null) {
+      first = order === "asc" ? span.start : span.end - 1;
+      count = span.end - span.start;
+    } else if (cursor === END_CURSOR) {
+      first = span.start;
+      count = 0;
+    } else {
+      const key = parseCursor(cursor);
+      if (key === null || key.length !== index.fields.length) return null;
+      if (order === "asc") {
+        first = index.firstAfter(key, span);
+        count = span.end - first;
+      } else {
+        first = index.firstAtOrAfterWithin(key, span) - 1;
+        count = first - span.start + 1;
+      }
+    }
+    const step = order === "asc" ? 1 : -1;
+    const view = new Proxy([] as any[], {
+      get: (target, property) => {
+        if (property === "length") return count;
+        if (typeof property === "string") {
+          const offset = Number(property);
+          if (Number.isInteger(offset) && offset >= 0 && offset < count) {
+            this.rowsRead += 1;
+            return docs.get(index.at(first + step * offset));
+          }
+        }
+        return Reflect.get(target, property);
+      },
+    });
+    return { docs: view, fieldPathsToSortBy: range.fieldPathsToSortBy, order };
+  }
+
+  /**
+   * The ordered index and span a query source reads, or null where
+   * convex-test's own path must answer: this transaction has pending writes
+   * to the table, a search, an index the schema does not declare
+   * (convex-test's error), a range of another shape.
+   */
+  private orderedRange(
+    db: any,
+    source: any,
+  ): { docs: Map<string, any>; index: OrderedIndex; span: IndexSpan; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
     let table: string;
     let index: OrderedIndex | undefined;
     let span: IndexSpan | null;
@@ -155,16 +231,8 @@ export class ComponentState {
       return null;
     }
     if (span === null || hasPendingWrites(db, table)) return null;
-    const docs = this.tables.get(table);
     const order: "asc" | "desc" = source.order === "desc" ? "desc" : "asc";
-    const { start, end } = span;
-    const ordered = index;
-    function* walk() {
-      if (docs === undefined) return;
-      if (order === "asc") for (let i = start; i < end; i++) yield docs.get(ordered.at(i));
-      else for (let i = end - 1; i >= start; i--) yield docs.get(ordered.at(i));
-    }
-    return { docs: walk, fieldPathsToSortBy, order };
+    return { docs: this.tables.get(table) ?? new Map(), index, span, fieldPathsToSortBy, order };
   }
 
   indexDocument(table: string, id: string, previous: any, next: any, ordered = true) {
@@ -182,9 +250,8 @@ export class ComponentState {
     if (next === null) docs.delete(id);
     else docs.set(id, next);
     for (const { fields, bucketKey } of this.bucketPrefixes.get(table) ?? []) {
-      const keyOf = (doc: any) => valuesKey(fields.map((field) => this.internals.evaluateFieldPath(field, doc)));
-      const previousKey = previous === null ? null : keyOf(previous);
-      const nextKey = next === null ? null : keyOf(next);
+      const previousKey = previous === null ? null : bucketKeyOf(fields, previous);
+      const nextKey = next === null ? null : bucketKeyOf(fields, next);
       // Most writes leave the bucketed fields alone (a counter, a text): the id stays in its bucket.
       if (previousKey === nextKey) continue;
       let bucket = this.buckets.get(bucketKey);
@@ -267,6 +334,20 @@ function hasPendingWrites(db: any, table: string): boolean {
   return false;
 }
 
+/** convex-test's cursor past the end of a range. */
+const END_CURSOR = "_end_cursor";
+
+/** A page cursor's key as convex-test encodes it (a JSON array of each field's JSON, null for undefined), or null if it is not one. */
+function parseCursor(cursor: string): Key | null {
+  try {
+    const parts: unknown = JSON.parse(cursor);
+    if (!Array.isArray(parts)) return null;
+    return parts.map((part) => (part === null ? undefined : jsonToConvex(JSON.parse(part as string) as JSONValue)));
+  } catch {
+    return null;
+  }
+}
+
 /** How many leading index fields are bucketed (1 and 2 cover our `.eq` chains). */
 const MAX_BUCKET_PREFIX = 2;
 
@@ -279,4 +360,11 @@ function valueKey(value: unknown): string {
 
 function valuesKey(values: unknown[]): string {
   return values.map(valueKey).join("\u0001");
+}
+
+/** `valuesKey` of a committed document's `fields`, without the arrays (once per document and bucket at start). */
+function bucketKeyOf(fields: readonly string[], doc: Record<string, Value>): string {
+  let key = valueKey(fieldOf(fields[0], doc));
+  for (let i = 1; i < fields.length; i++) key += "\u0001" + valueKey(fieldOf(fields[i], doc));
+  return key;
 }

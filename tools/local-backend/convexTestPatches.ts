@@ -162,7 +162,13 @@ export function installPatches(internals: ConvexTestInternals) {
     const state: ComponentState | undefined = this.__maestro;
     if (state === undefined) return originalResolve.call(this, query);
     state.recordRead(query.source);
-    // paginate() takes the whole range: already in order, so not sorted again.
+    const page = this.__page as ReturnType<ComponentState["pageSource"]> | undefined;
+    if (page != null) {
+      // paginate() walks the view `pageSource` made: from its cursor on, read as the page asks.
+      const { filterFn, limit } = operatorsOf(query);
+      return { sortedDocs: page.docs, filterFn, limit, fieldPathsToSortBy: page.fieldPathsToSortBy, order: page.order };
+    }
+    // A cursor `pageSource` could not place: the whole range, already in order, for convex-test to walk (or refuse).
     const ordered = state.orderedSource(this, query.source);
     if (ordered !== null) {
       const { filterFn, limit } = operatorsOf(query);
@@ -173,6 +179,21 @@ export function installPatches(internals: ConvexTestInternals) {
       return originalResolve.call(this, query);
     } finally {
       this.__source = undefined;
+    }
+  };
+
+  // A page starts at its cursor, found by a search of the index; convex-test walked the whole range to it, and past the page.
+  const originalPaginate = proto.paginate;
+  proto.paginate = function (this: any, args: { query: any; cursor: string | null }) {
+    const state: ComponentState | undefined = this.__maestro;
+    const page = state?.pageSource(this, args.query.source, args.cursor) ?? null;
+    if (page === null) return originalPaginate.call(this, args);
+    this.__page = page;
+    try {
+      // The view already starts after the cursor.
+      return originalPaginate.call(this, { ...args, cursor: null });
+    } finally {
+      this.__page = undefined;
     }
   };
 

@@ -82,7 +82,7 @@ export class Engine {
     private readonly options: EngineOptions,
   ) {
     this.code = new FunctionCode(options.projectRoot, options.convexDir);
-    this.store = new DurableStore(options.dataDir, { sync: options.walSync });
+    this.store = new DurableStore(options.dataDir, { sync: options.walSync, info: options.log });
     this.files = new FileStore({ dataDir: options.dataDir, maxUploadBytes: options.maxUploadBytes });
   }
 
@@ -119,7 +119,7 @@ export class Engine {
     this.scheduling.recordScheduleTargets();
     installStorageSyscalls(this.internals, this.global, this.files);
     for (const componentPath of [ROOT, ...this.componentPaths]) {
-      const state = new ComponentState(componentPath, this.global.components[componentPath].db, this.internals);
+      const state = new ComponentState(componentPath, this.global.components[componentPath].db);
       this.components.set(componentPath, state);
       this.code.install(this.global, state, componentPath === ROOT ? modules : componentModules.get(componentPath)!);
       state.db.__maestro = state;
@@ -149,6 +149,13 @@ export class Engine {
   /** Committed documents of a component ("" for the app), of one table or all, for tools and tests. */
   documents(componentPath: string, table?: string): Array<Record<string, Value>> {
     return this.components.documents(componentPath, table);
+  }
+
+  /** Committed documents queries have read from the ordered indexes so far, every component (for tests and benchmarks). */
+  get indexRowsRead(): number {
+    let rows = 0;
+    for (const state of this.components.values()) rows += state.rowsRead;
+    return rows;
   }
 
   /** Timestamp of the latest commit (nanoseconds). */

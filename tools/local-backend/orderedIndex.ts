@@ -11,7 +11,7 @@
  */
 import { compareValues, jsonToConvex, type JSONValue, type Value } from "convex/values";
 
-type Key = Array<Value | undefined>;
+export type Key = Array<Value | undefined>;
 
 /** One bound of a range, as convex-test passes it: a field, a comparison, a value (JSON, `{$undefined: null}` for undefined). */
 export interface RangeFilter {
@@ -87,9 +87,16 @@ export class OrderedIndex {
   /** Replaces the contents with these documents (one sort instead of many inserts). */
   build(docs: Iterable<[string, Record<string, Value>]>): void {
     this.keys.clear();
-    for (const [id, doc] of docs) this.keys.set(id, this.keyOf(doc));
-    this.ids = [...this.keys.keys()].sort((a, b) => compareKeys(this.keys.get(a)!, this.keys.get(b)!));
-    this.sortedKeys = this.ids.map((id) => this.keys.get(id)!);
+    const entries: Array<{ id: string; key: Key }> = [];
+    for (const [id, doc] of docs) {
+      const key = this.keyOf(doc);
+      this.keys.set(id, key);
+      entries.push({ id, key });
+    }
+    // Keys beside their ids: no map lookups inside the sort's comparisons.
+    entries.sort((a, b) => compareKeys(a.key, b.key));
+    this.ids = entries.map((entry) => entry.id);
+    this.sortedKeys = entries.map((entry) => entry.key);
   }
 
   /** Puts a document in (replacing its previous entry, if any). */
@@ -170,14 +177,28 @@ export class OrderedIndex {
     return { start, end };
   }
 
+  /**
+   * The first position of `span` whose key sorts after `key` (a full key:
+   * one value per field), where an ascending page after a cursor starts; the
+   * positions before it hold the keys at or before `key`.
+   */
+  firstAfter(key: Key, span: IndexSpan): number {
+    return this.partition((other) => compareKeys(other, key) > 0, span.start, span.end);
+  }
+
+  /** The first position of `span` whose key sorts at or after `key`: a descending page after a cursor starts just below it. */
+  firstAtOrAfterWithin(key: Key, span: IndexSpan): number {
+    return this.partition((other) => compareKeys(other, key) >= 0, span.start, span.end);
+  }
+
   private keyOf(doc: Record<string, Value>): Key {
     return this.fields.map((field) => this.fieldOf(field, doc));
   }
 
   /** The first position, from `from`, whose key satisfies `test` (true from some point on, false before). */
-  private partition(test: (key: Key) => boolean, from: number): number {
+  private partition(test: (key: Key) => boolean, from: number, to = this.ids.length): number {
     let low = from;
-    let high = this.ids.length;
+    let high = to;
     while (low < high) {
       const middle = (low + high) >>> 1;
       if (test(this.sortedKeys[middle])) high = middle;

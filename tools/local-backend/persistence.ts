@@ -19,8 +19,8 @@ import type { DurableStore, SnapshotSource, StoredDocument } from "./storage.js"
  */
 const COMPONENT_FIELD = "_component";
 
-/** Documents a background compaction writes per turn of the event loop: a few milliseconds of work. */
-const SNAPSHOT_CHUNK_DOCS = 500;
+/** Documents a background compaction reads at a time (storage.ts encodes them in slices of SNAPSHOT_SLICE_MS). */
+const SNAPSHOT_CHUNK_DOCS = 32;
 
 export class Persistence {
   /**
@@ -54,18 +54,32 @@ export class Persistence {
     const stored = this.store.open();
     const documents = new Map<string, Record<string, any>>([...this.components.keys()].map((p) => [p, {}]));
     let lastCreationTime = 0;
+    const storageIds = new Set<string>();
+    const root = documents.get(ROOT)!;
+    const rootState = this.components.root;
     for (const [id, doc] of stored.documents) {
-      const { [COMPONENT_FIELD]: component = ROOT, [TARGET_FIELD]: jobTarget, ...fields } = doc;
-      if (typeof jobTarget === "string") this.jobTargets.set(id, jobTarget);
-      const target = documents.get(component as string);
-      if (target === undefined) {
-        this.detached.set(id, doc);
-        continue;
+      if (id.endsWith("_storage") && tableOf(id) === "_storage") storageIds.add(id);
+      let target = root;
+      let state = rootState;
+      let fields: Record<string, JSONValue> = doc;
+      // Only a component's documents and scheduled jobs carry these: the app's are taken as they are, not copied.
+      if (COMPONENT_FIELD in doc || TARGET_FIELD in doc) {
+        const { [COMPONENT_FIELD]: component = ROOT, [TARGET_FIELD]: jobTarget, ...rest } = doc;
+        if (typeof jobTarget === "string") this.jobTargets.set(id, jobTarget);
+        const found = documents.get(component as string);
+        if (found === undefined) {
+          this.detached.set(id, doc);
+          continue;
+        }
+        target = found;
+        state = this.components.get(component as string)!;
+        fields = rest;
       }
-      const value = jsonToConvex(fields) as any;
+      // Stored documents were validated when written: only encoded values (int64, bytes, special floats) need decoding.
+      const value = (needsDecoding(fields) ? jsonToConvex(fields) : fields) as any;
       target[id] = value;
-      this.live.set(id, this.components.get(component as string)!);
-      lastCreationTime = Math.max(lastCreationTime, value._creationTime);
+      this.live.set(id, state);
+      if (value._creationTime > lastCreationTime) lastCreationTime = value._creationTime;
     }
     if (this.detached.size > 0) {
       this.log(`Keeping ${this.detached.size} documents of components convex.config.ts no longer installs.`);
@@ -74,8 +88,7 @@ export class Persistence {
       state.db._documents = documents.get(componentPath);
       state.db._lastCreationTime = lastCreationTime;
     }
-    const storageIds = [...stored.documents.keys()].filter((id) => tableOf(id) === "_storage");
-    const orphans = this.files.removeOrphans(new Set(storageIds));
+    const orphans = this.files.removeOrphans(storageIds);
     if (orphans > 0) this.log(`Removed ${orphans} stored file(s) no committed _storage row names (a crash before their commit).`);
     // One id counter for every component (see the _generateId patch).
     this.components.root.db._nextDocId = stored.nextDocId;
@@ -134,4 +147,25 @@ export class Persistence {
       trailer: () => ({ ts: lastCommitTs(), nextDocId: this.components.root.db._nextDocId, mutationResults }),
     };
   }
+}
+
+/**
+ * Whether stored JSON holds an encoded value (`{"$integer": …}`, `{"$bytes": …}`,
+ * `{"$float": …}`: an object of one field named with "$"), which `jsonToConvex`
+ * must turn back into a value; everything else is its own value.
+ */
+export function needsDecoding(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (needsDecoding(item)) return true;
+    return false;
+  }
+  let fields = 0;
+  let first = "";
+  for (const key in value) {
+    if (fields === 0) first = key;
+    fields += 1;
+    if (needsDecoding((value as Record<string, unknown>)[key])) return true;
+  }
+  return fields === 1 && first.startsWith("$");
 }
