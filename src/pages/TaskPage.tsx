@@ -2,7 +2,7 @@
 import { useCallback } from "react";
 import { useNavigate, useParams } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
-import { taskPath } from "../shell/addresses";
+import { runsPath, taskPath } from "../shell/addresses";
 import { useTaskNavigation } from "../shell/useTaskNavigation";
 import { useDepartment, useWorkspace } from "../shell/workspace";
 import { TaskDrawer } from "../task/TaskDrawer";
@@ -33,6 +33,7 @@ export function TaskPage() {
       onClose={tasks.close}
       onOpenTask={tasks.open}
       onDepartment={onDepartment}
+      runHref={(runId) => runsPath(department.slug, runId)}
     />
   );
 }

@@ -1,4 +1,5 @@
-import { useQuery } from "convex/react";
+import { usePaginatedQuery, useQuery } from "convex/react";
+import { useMemo } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { optionFor } from "../board/options";
@@ -32,16 +33,21 @@ export function RunHeader({ run }: { run: RunSummary }) {
   );
 }
 
+/** Events per page of a run's stream (at most runEvents.MAX_RUN_EVENTS_PAGE). */
+export const RUN_EVENTS_PAGE = 500;
+
 function LiveRun({ runId }: { runId: Id<"runs"> }) {
   const run = useQuery(api.runs.get, { runId });
-  const events = useQuery(api.runEvents.listForRun, { runId });
-  if (run === undefined || events === undefined) return <p className="text-sm text-slate-500 dark:text-slate-400">Loading the run…</p>;
+  // Every loaded page stays subscribed, and the last one grows as the run writes: the view stays live.
+  const { results: events, status, loadMore } = usePaginatedQuery(api.runEvents.pageForRun, { runId }, { initialNumItems: RUN_EVENTS_PAGE });
+  const paging = useMemo(() => ({ status, loadMore: () => loadMore(RUN_EVENTS_PAGE) }), [status, loadMore]);
+  if (run === undefined || status === "LoadingFirstPage") return <p className="text-sm text-slate-500 dark:text-slate-400">Loading the run…</p>;
   return (
-    <section aria-label="Run" className="flex flex-col gap-3">
+    <section aria-label="Run" className="flex min-h-0 flex-1 flex-col gap-3">
       <RunHeader run={run} />
       {run.reason !== undefined && run.status !== "completed" && <p className="text-xs text-slate-600 dark:text-slate-300">{run.reason}</p>}
       <PauseCards taskId={run.taskId} runId={run._id} now={Date.now()} />
-      <RunTimeline events={events} />
+      <RunTimeline events={events} paging={paging} />
     </section>
   );
 }

@@ -1,5 +1,6 @@
-import { useQuery } from "convex/react";
-import { useId, useState } from "react";
+import { usePaginatedQuery, useQuery } from "convex/react";
+import { useId, useMemo, useState } from "react";
+import { Link } from "react-router";
 import { api } from "../../convex/_generated/api";
 import { formatUsd } from "../../convex/lib/pricing";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -22,6 +23,7 @@ import {
   runDuration,
   runHeadline,
   splitRuns,
+  toolCallsFromEvents,
   triggerLabel,
   type RunView,
   type ToolCallView,
@@ -30,6 +32,8 @@ import { RelativeTime } from "../components/ui/RelativeTime";
 
 /** Longest argument JSON a tool call's tooltip repeats. */
 const TOOLTIP_ARGS_CHARS = 300;
+/** Events of a run the drawer reads at first, and per "Load more": a run's page reads the rest. */
+export const DRAWER_EVENTS_PAGE = 500;
 
 type PanelProps = {
   /** Newest first, as `runs.listForTask` returns them. */
@@ -40,13 +44,15 @@ type PanelProps = {
   taskId?: Id<"tasks">;
   /** What every run of the task has cost (micro-dollars), when known. */
   costMicros?: number;
+  /** The address of a run's own page, when the panel links to it. */
+  runHref?: (runId: Id<"runs">) => string;
 };
 
 /**
  * "Agent activity": what agents are doing on this task and what their recent
  * runs did, newest first. Renders nothing while the task has no runs.
  */
-export function RunsPanel({ runs, now, taskId, costMicros }: PanelProps) {
+export function RunsPanel({ runs, now, taskId, costMicros, runHref }: PanelProps) {
   const [showEarlier, setShowEarlier] = useState(false);
   const earlierId = useId();
   if (runs.length === 0) return null;
@@ -64,7 +70,7 @@ export function RunsPanel({ runs, now, taskId, costMicros }: PanelProps) {
       </div>
       <ol className="flex flex-col gap-2">
         {recent.map((run) => (
-          <RunItem key={run._id} run={run} now={now} taskId={taskId} />
+          <RunItem key={run._id} run={run} now={now} taskId={taskId} runHref={runHref} />
         ))}
       </ol>
       {earlier.length > 0 && (
@@ -78,10 +84,9 @@ export function RunsPanel({ runs, now, taskId, costMicros }: PanelProps) {
           >
             {showEarlier ? "Hide earlier runs" : `Show earlier runs (${earlier.length})`}
           </Button>
+          {/* Earlier runs subscribe to their events only once shown. */}
           <ol id={earlierId} hidden={!showEarlier} className="flex flex-col gap-2">
-            {earlier.map((run) => (
-              <RunItem key={run._id} run={run} now={now} taskId={taskId} />
-            ))}
+            {showEarlier && earlier.map((run) => <RunItem key={run._id} run={run} now={now} taskId={taskId} runHref={runHref} />)}
           </ol>
         </>
       )}
@@ -89,7 +94,7 @@ export function RunsPanel({ runs, now, taskId, costMicros }: PanelProps) {
   );
 }
 
-function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<"tasks"> }) {
+function RunItem({ run, now, taskId, runHref }: { run: RunView; now: number; taskId?: Id<"tasks">; runHref?: (runId: Id<"runs">) => string }) {
   const active = isActive(run);
   const status = optionFor(RUN_STATUS_OPTIONS, run.status);
   const reason = notableReason(run);
@@ -126,13 +131,7 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
         <RelativeTime at={run._creationTime} now={now} className="shrink-0 text-xs text-slate-500 dark:text-slate-400" />
       </div>
 
-      {run.toolCalls.length > 0 && (
-        <ul aria-label="Tool calls" className="flex flex-col gap-1">
-          {run.toolCalls.map((call, index) => (
-            <ToolCallLine key={`${call.at}-${index}`} call={call} />
-          ))}
-        </ul>
-      )}
+      <RunToolCalls runId={run._id} href={runHref?.(run._id)} />
 
       {reason && <p className={cn("text-xs", run.status === "error" ? "text-rose-700 dark:text-rose-300" : "text-amber-700 dark:text-amber-300")}>{reason}</p>}
       {guards.map((guard) => (
@@ -145,6 +144,42 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
         <p className="flex flex-wrap gap-x-2 text-[11px] text-slate-500 [&>span+span]:before:mr-2 [&>span+span]:before:content-['·'] dark:text-slate-400">{details}</p>
       )}
     </li>
+  );
+}
+
+/**
+ * A run's tool calls, live from its event stream: a call appears when it
+ * starts and gets its outcome when its result is written. The first
+ * DRAWER_EVENTS_PAGE events are read; a longer run loads more on request.
+ */
+function RunToolCalls({ runId, href }: { runId: Id<"runs">; href?: string }) {
+  const { results, status, loadMore } = usePaginatedQuery(api.runEvents.pageForRun, { runId }, { initialNumItems: DRAWER_EVENTS_PAGE });
+  const calls = useMemo(() => toolCallsFromEvents(results), [results]);
+  const more = status === "CanLoadMore" || status === "LoadingMore";
+  if (calls.length === 0 && !more) return null;
+  return (
+    <>
+      {calls.length > 0 && (
+        <ul aria-label="Tool calls" className="flex flex-col gap-1">
+          {calls.map((call) => (
+            <ToolCallLine key={call.index} call={call} />
+          ))}
+        </ul>
+      )}
+      {more && (
+        <p className="flex flex-wrap items-center gap-2 text-xs text-slate-600 dark:text-slate-300">
+          <span>This run has more events.</span>
+          <Button variant="ghost" disabled={status === "LoadingMore"} onClick={() => loadMore(DRAWER_EVENTS_PAGE)} className="px-2 py-1 text-xs">
+            {status === "LoadingMore" ? "Loading…" : "Load more"}
+          </Button>
+          {href !== undefined && (
+            <Link to={href} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+              Open the run
+            </Link>
+          )}
+        </p>
+      )}
+    </>
   );
 }
 
@@ -177,7 +212,7 @@ function ThinkingDots() {
  * The live "Agent activity" for a task. It sits under its own error boundary
  * so a failure here leaves the rest of the drawer usable.
  */
-export function AgentActivity({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
+export function AgentActivity({ taskId, now, runHref }: { taskId: Id<"tasks">; now: number; runHref?: (runId: Id<"runs">) => string }) {
   return (
     <ErrorBoundary
       key={taskId}
@@ -190,12 +225,12 @@ export function AgentActivity({ taskId, now }: { taskId: Id<"tasks">; now: numbe
         </div>
       )}
     >
-      <LiveRuns taskId={taskId} now={now} />
+      <LiveRuns taskId={taskId} now={now} runHref={runHref} />
     </ErrorBoundary>
   );
 }
 
-function LiveRuns({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
+function LiveRuns({ taskId, now, runHref }: { taskId: Id<"tasks">; now: number; runHref?: (runId: Id<"runs">) => string }) {
   const runs = useQuery(api.runs.listForTask, { taskId });
   const cost = useQuery(api.costs.ofTask, { taskId });
   // Nothing while loading, as when there are no runs: the section only appears once there is activity.
@@ -203,7 +238,7 @@ function LiveRuns({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
   return (
     <>
       <TypingIndicator taskId={taskId} />
-      <RunsPanel runs={runs} now={now} taskId={taskId} costMicros={cost} />
+      <RunsPanel runs={runs} now={now} taskId={taskId} costMicros={cost} runHref={runHref} />
     </>
   );
 }

@@ -1,5 +1,8 @@
 import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
+import type { RunEvent } from "../../convex/lib/runEvents";
+import { replayRun } from "../../convex/lib/runTimeline";
+import type { ToolCallRecord } from "../../convex/validators";
 import { listOf } from "../activity/describe";
 import { STATUS_OPTIONS, type Option } from "../board/options";
 import { BADGE_TONES } from "../components/ui/Badge";
@@ -7,8 +10,17 @@ import { BADGE_TONES } from "../components/ui/Badge";
 /** One run as `runs.listForTask` returns it. */
 export type RunView = FunctionReturnType<typeof api.runs.listForTask>[number];
 export type RunStatus = RunView["status"];
-export type ToolCallView = RunView["toolCalls"][number];
-export type ToolCallOutcome = ToolCallView["outcome"];
+/** What a tool call came to; `pending` while it runs or waits (for a person, or for an external tool's output). */
+export type ToolCallOutcome = ToolCallRecord["outcome"] | "pending";
+/** One tool call of a run, replayed from its `tool_call` / `tool_result` events. */
+export interface ToolCallView {
+  /** The call's `tool_call` index within its run. */
+  index: number;
+  name: string;
+  args: string;
+  outcome: ToolCallOutcome;
+  observation: string;
+}
 
 /** Runs shown in full; older ones wait behind "Show earlier runs". */
 export const RECENT_RUNS_SHOWN = 3;
@@ -23,6 +35,7 @@ export const OUTCOME_OPTIONS: ReadonlyArray<Option<ToolCallOutcome> & { icon: st
   { value: "invalid", label: "Invalid call", icon: "⚠", className: "text-amber-600 dark:text-amber-300" },
   { value: "error", label: "Failed", icon: "⚠", className: "text-rose-600 dark:text-rose-300" },
   { value: "refused", label: "Stopped by a guard", icon: "■", className: "text-amber-600 dark:text-amber-300" },
+  { value: "pending", label: "Under way", icon: "…", className: "text-indigo-600 dark:text-indigo-300" },
 ];
 
 /** Run statuses. `className` colours the badge. */
@@ -151,6 +164,7 @@ const PREVIEW_CHARS = 80;
  * the observation itself, named by its tool when the text does not say which.
  */
 export function describeToolCall(call: Pick<ToolCallView, "name" | "args" | "outcome" | "observation">): string {
+  if (call.outcome === "pending") return `Calling ${call.name}…`;
   const observation = call.observation.trim();
   if (call.outcome !== "ok") return observation.includes(call.name) ? observation : `${call.name}: ${observation}`;
 
@@ -173,6 +187,21 @@ export function describeToolCall(call: Pick<ToolCallView, "name" | "args" | "out
     return question === undefined ? "Asked the humans a question; the task is blocked until one answers" : `Asked: “${question}” (the task is blocked until a human answers)`;
   }
   return `${call.name}: ${observation}`;
+}
+
+/**
+ * A run's tool calls, in order, from its events (the stream is the record:
+ * a call shows as soon as its `tool_call` is written, its outcome once its
+ * `tool_result` is). An outcome newer than this client reads as a failure.
+ */
+export function toolCallsFromEvents(events: ReadonlyArray<Pick<RunEvent, "seq" | "timestamp" | "payload">>): ToolCallView[] {
+  const calls: ToolCallView[] = [];
+  for (const item of replayRun(events).items) {
+    if (item.kind !== "tool") continue;
+    const outcome = item.result === undefined ? "pending" : (item.result.outcome as ToolCallRecord["outcome"]);
+    calls.push({ index: item.index, name: item.name, args: item.args, outcome, observation: item.result?.observation ?? "" });
+  }
+  return calls;
 }
 
 /** The option for a tool call's outcome; an outcome newer than this client reads as a failure. */
