@@ -1,4 +1,4 @@
-import { usePaginatedQuery, useQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import { useMemo } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -11,6 +11,7 @@ import { RunTimeline } from "./RunTimeline";
 import { formatUsd } from "../../convex/lib/pricing";
 import { triggerName, tokenTotal, type RunSummary } from "./runViews";
 import { StopRunButton } from "./StopRunButton";
+import { useRunEvents } from "./useRunEvents";
 
 /** A run's header: task, agent, status, trigger, tokens and cost, and Stop while it is active. */
 export function RunHeader({ run }: { run: RunSummary }) {
@@ -33,14 +34,10 @@ export function RunHeader({ run }: { run: RunSummary }) {
   );
 }
 
-/** Events per page of a run's stream (at most runEvents.MAX_RUN_EVENTS_PAGE). */
-export const RUN_EVENTS_PAGE = 500;
-
 function LiveRun({ runId }: { runId: Id<"runs"> }) {
   const run = useQuery(api.runs.get, { runId });
-  // Every loaded page stays subscribed, and the last one grows as the run writes: the view stays live.
-  const { results: events, status, loadMore } = usePaginatedQuery(api.runEvents.pageForRun, { runId }, { initialNumItems: RUN_EVENTS_PAGE });
-  const paging = useMemo(() => ({ status, loadMore: () => loadMore(RUN_EVENTS_PAGE) }), [status, loadMore]);
+  const { events, status, loadMore } = useRunEvents(runId);
+  const paging = useMemo(() => ({ status, loadMore }), [status, loadMore]);
   if (run === undefined || status === "LoadingFirstPage") return <p className="text-sm text-slate-500 dark:text-slate-400">Loading the run…</p>;
   return (
     <section aria-label="Run" className="flex min-h-0 flex-1 flex-col gap-3">

@@ -1,4 +1,4 @@
-import { usePaginatedQuery, useQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import { useId, useMemo, useState } from "react";
 import { Link } from "react-router";
 import { api } from "../../convex/_generated/api";
@@ -32,8 +32,6 @@ import { RelativeTime } from "../components/ui/RelativeTime";
 
 /** Longest argument JSON a tool call's tooltip repeats. */
 const TOOLTIP_ARGS_CHARS = 300;
-/** Events of a run the drawer reads at first, and per "Load more": a run's page reads the rest. */
-export const DRAWER_EVENTS_PAGE = 500;
 
 type PanelProps = {
   /** Newest first, as `runs.listForTask` returns them. */
@@ -148,37 +146,31 @@ function RunItem({ run, now, taskId, runHref }: { run: RunView; now: number; tas
 }
 
 /**
- * A run's tool calls, live from its event stream: a call appears when it
- * starts and gets its outcome when its result is written. The first
- * DRAWER_EVENTS_PAGE events are read; a longer run loads more on request.
+ * A run's tool calls, live from its event stream (runEvents.toolCallsForRun):
+ * a call appears when it starts and gets its outcome when its result is
+ * written. The newest calls of a long run show here; its page has them all.
  */
 function RunToolCalls({ runId, href }: { runId: Id<"runs">; href?: string }) {
-  const { results, status, loadMore } = usePaginatedQuery(api.runEvents.pageForRun, { runId }, { initialNumItems: DRAWER_EVENTS_PAGE });
-  const calls = useMemo(() => toolCallsFromEvents(results), [results]);
-  const more = status === "CanLoadMore" || status === "LoadingMore";
-  if (calls.length === 0 && !more) return null;
+  const stream = useQuery(api.runEvents.toolCallsForRun, { runId });
+  const calls = useMemo(() => (stream === undefined ? [] : toolCallsFromEvents(stream.events)), [stream]);
+  if (calls.length === 0) return null;
   return (
     <>
-      {calls.length > 0 && (
-        <ul aria-label="Tool calls" className="flex flex-col gap-1">
-          {calls.map((call) => (
-            <ToolCallLine key={call.index} call={call} />
-          ))}
-        </ul>
-      )}
-      {more && (
+      {stream?.more === true && (
         <p className="flex flex-wrap items-center gap-2 text-xs text-slate-600 dark:text-slate-300">
-          <span>This run has more events.</span>
-          <Button variant="ghost" disabled={status === "LoadingMore"} onClick={() => loadMore(DRAWER_EVENTS_PAGE)} className="px-2 py-1 text-xs">
-            {status === "LoadingMore" ? "Loading…" : "Load more"}
-          </Button>
+          <span>The latest {calls.length} tool calls of this run.</span>
           {href !== undefined && (
             <Link to={href} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
-              Open the run
+              See them all
             </Link>
           )}
         </p>
       )}
+      <ul aria-label="Tool calls" className="flex flex-col gap-1">
+        {calls.map((call) => (
+          <ToolCallLine key={call.index} call={call} />
+        ))}
+      </ul>
     </>
   );
 }

@@ -25,22 +25,17 @@ const live = vi.hoisted(() => ({
   error: null as Error | null,
   calls: [] as Array<{ name: string; args: unknown }>,
   mutations: [] as Array<{ name: string; args: unknown }>,
-  /** Each run's events, as `runEvents.pageForRun` pages them, and the stream's status. */
+  /** Each run's tool events, as `runEvents.toolCallsForRun` returns them, and whether the run made more calls. */
   events: {} as Record<string, Array<{ seq: number; timestamp: number; payload: RunEventPayload }>>,
-  eventsStatus: "Exhausted" as string,
-  loadMore: [] as number[],
+  moreCalls: false,
 }));
 vi.mock("convex/react", () => ({
   useQuery: (query: never, args: unknown) => {
     const name = getFunctionName(query);
     live.calls.push({ name, args });
     if (live.error !== null) throw live.error;
+    if (name === "runEvents:toolCallsForRun") return { events: live.events[(args as { runId: string }).runId] ?? [], more: live.moreCalls };
     return name === "runs:streamingForTask" ? live.streams : live.runs;
-  },
-  usePaginatedQuery: (query: never, args: { runId: string }) => {
-    const name = getFunctionName(query);
-    live.calls.push({ name, args });
-    return { results: live.events[args.runId] ?? [], status: live.eventsStatus, loadMore: (n: number) => live.loadMore.push(n) };
   },
   useMutation: (mutation: never) => (args: unknown) => {
     live.mutations.push({ name: getFunctionName(mutation), args });
@@ -56,8 +51,7 @@ afterEach(() => {
   live.calls = [];
   live.mutations = [];
   live.events = {};
-  live.eventsStatus = "Exhausted";
-  live.loadMore = [];
+  live.moreCalls = false;
 });
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
@@ -306,7 +300,7 @@ describe("RunsPanel", () => {
     const view = run({ status: "running", reason: undefined, endedAt: undefined, toolCalls: [{ name: "dm_send", args: "{}", outcome: "ok", observation: "stale copy on the run row", at: NOW }] });
     withCalls(view, [call({ name: "post_message", outcome: "pending", args: JSON.stringify({ content: "On it" }) })]);
     const { rerender } = render(<RunsPanel runs={[view]} now={NOW} />);
-    expect(live.calls).toContainEqual({ name: "runEvents:pageForRun", args: { runId: view._id } });
+    expect(live.calls).toContainEqual({ name: "runEvents:toolCallsForRun", args: { runId: view._id } });
     const lines = () => within(screen.getByRole("list", { name: "Tool calls" })).getAllByRole("listitem");
     expect(lines().map((line) => line.getAttribute("data-outcome"))).toEqual(["pending"]);
     expect(lines()[0].textContent).toContain("Calling post_message…");
@@ -319,23 +313,22 @@ describe("RunsPanel", () => {
     expect(lines()[0].textContent).toContain("Posted in the thread: “On it”");
   });
 
-  it("offers more of a long run's events, and its page", () => {
+  it("says when a long run has more calls than shown, and links to its page", () => {
     const view = withCalls(run(), [call({})]);
-    live.eventsStatus = "CanLoadMore";
+    live.moreCalls = true;
     render(
       <MemoryRouter>
         <RunsPanel runs={[view]} now={NOW} runHref={(id) => `/d/product/runs/${id}`} />
       </MemoryRouter>,
     );
-    fireEvent.click(screen.getByRole("button", { name: "Load more" }));
-    expect(live.loadMore).toEqual([500]);
-    expect(screen.getByRole("link", { name: "Open the run" }).getAttribute("href")).toBe(`/d/product/runs/${view._id}`);
+    expect(screen.getByText("The latest 1 tool calls of this run.")).toBeTruthy();
+    expect(screen.getByRole("link", { name: "See them all" }).getAttribute("href")).toBe(`/d/product/runs/${view._id}`);
   });
 
   it("subscribes to an earlier run's events only once it is shown", () => {
     const runs = [1, 2, 3, 4].map((n) => run({ agentName: `Agent ${n}` }));
     render(<RunsPanel runs={runs} now={NOW} />);
-    const subscribed = () => live.calls.filter((c) => c.name === "runEvents:pageForRun").map((c) => (c.args as { runId: string }).runId);
+    const subscribed = () => live.calls.filter((c) => c.name === "runEvents:toolCallsForRun").map((c) => (c.args as { runId: string }).runId);
     expect(new Set(subscribed())).toEqual(new Set(runs.slice(0, 3).map((r) => r._id)));
     fireEvent.click(screen.getByRole("button", { name: "Show earlier runs (1)" }));
     expect(subscribed()).toContain(runs[3]._id);
