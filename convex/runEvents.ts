@@ -11,7 +11,7 @@ import { eventsOfRun, recentToolEvents, runEventsPage } from "./records/runEvent
 /** Most events one page of a run carries. */
 export const MAX_RUN_EVENTS_PAGE = 1000;
 /** Tool calls of a run the drawer's runs panel shows, newest; the run's page has them all. */
-export const MAX_TOOL_CALLS_SHOWN = 50;
+export const MAX_TOOL_CALLS_SHOWN = 20;
 
 function envelope({ runId, seq, kind, timestamp, clientMessageId, payload }: Doc<"runEvents">) {
   return { runId, seq, kind, timestamp, ...(clientMessageId === undefined ? {} : { clientMessageId }), payload };

@@ -4,7 +4,7 @@
  * the stream's own validator and `appendRunEvent`) is paged on its run page
  * until its last event is on screen, while only the rows in view are in the
  * DOM; the task drawer's runs panel shows the run's tool calls from the same
- * stream (its newest 50, read by event type), live as events arrive, and
+ * stream (its newest 20, read by event type), live as events arrive, and
  * leads to the run's page for the rest.
  * Both screens pass axe-core in light and dark at 1440, 1280 and 390 px.
  * Screenshots: tests/output/run-events-<drawer|run>-<light|dark>-<width>.png.
@@ -138,9 +138,9 @@ describe("a run's events, paged and live", () => {
     const run = drawer(page).getByTestId("run").first();
     await run.waitFor();
     // The run's newest calls, read by event type (not its 10,000 events), and a way to the rest.
-    await until(() => toolLines(page).count(), (count) => count === 50, "the run's newest 50 tool calls");
+    await until(() => toolLines(page).count(), (count) => count === 20, "the run's newest 20 tool calls");
     await expect(toolLines(page).first().textContent()).resolves.toMatch(/Posted in the thread: “Update \d+”/);
-    await run.getByText("The latest 50 tool calls of this run.").waitFor();
+    await run.getByText("The latest 20 tool calls of this run.").waitFor();
     await run.getByRole("link", { name: "See them all" }).click();
     await page.waitForURL(`**/runs/${runId}`);
     await page.getByTestId("run-events-loaded").waitFor();
