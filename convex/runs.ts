@@ -49,7 +49,13 @@ const vRunView = schema.tables.runs.validator
     "injectionTokens",
     "costMicros",
   )
-  .extend({ _id: v.id("runs"), _creationTime: v.number(), agentName: v.string() });
+  .extend({
+    _id: v.id("runs"),
+    _creationTime: v.number(),
+    agentName: v.string(),
+    /** While waiting on a tool run outside Maestro: that tool (the run waits for its output, not for a person). */
+    waitingOnTool: v.optional(v.string()),
+  });
 
 const vRunSummary = v.object({
   _id: v.id("runs"),
@@ -89,6 +95,7 @@ function runView(run: Doc<"runs">, agentName: string) {
     endedAt,
     ...(injectionTokens === undefined ? {} : { injectionTokens }),
     ...(costMicros === undefined ? {} : { costMicros }),
+    ...(run.status === "waiting" && run.paused?.kind === "tool_output" ? { waitingOnTool: run.paused.call.name } : {}),
   };
 }
 

@@ -64,7 +64,7 @@ export function isActive(run: Pick<RunView, "status">): boolean {
 }
 
 /** "Jarvis is thinking…", "Jarvis replied": the run's one-line headline. */
-export function runHeadline(run: Pick<RunView, "agentName" | "status" | "reason">): string {
+export function runHeadline(run: Pick<RunView, "agentName" | "status" | "reason" | "waitingOnTool">): string {
   const who = run.agentName;
   switch (run.status) {
     case "queued":
@@ -72,7 +72,7 @@ export function runHeadline(run: Pick<RunView, "agentName" | "status" | "reason"
     case "running":
       return `${who} is thinking…`;
     case "waiting":
-      return `${who} is waiting for a person`;
+      return run.waitingOnTool === undefined ? `${who} is waiting for a person` : `${who} is waiting for ${run.waitingOnTool}'s output`;
     case "completed":
       return run.reason === undefined || run.reason === PLAIN_REASON ? `${who} replied` : `${who} finished`;
     case "error":

@@ -41,6 +41,8 @@ describe("an external tool's output", () => {
     const taskId = await ada.mutation(api.tasks.create, { departmentId, title: "Pricing", description: "", assigneeSessionKeys: [] });
     await ada.mutation(api.messages.create, { taskId, content: "@Jarvis what does example.com charge?" });
     const waiting = await runOf(taskId, "waiting");
+    // The drawer says what it waits for: the tool's output, not a person.
+    expect(waiting.waitingOnTool).toBe("web_fetch");
     const events = await ada.query(api.runEvents.listForRun, { runId: waiting._id });
     const call = events.map((e) => e.payload).find((p) => p.type === "tool_call");
     expect(call).toMatchObject({ type: "tool_call", name: "web_fetch", args: '{"url":"https://example.com/pricing"}' });
@@ -50,6 +52,7 @@ describe("an external tool's output", () => {
     const toolCallId = `${waiting._id}:${(call as { index: number }).index}`;
     await ada.mutation(api.runs.toolOutput, { runId: waiting._id, tool: "web_fetch", toolCallId, output: "Pricing: $10 a seat." });
     const done = await runOf(taskId, "completed");
+    expect(done.waitingOnTool).toBeUndefined();
     const after = (await ada.query(api.runEvents.listForRun, { runId: done._id })).map((e) => e.payload);
     expect(after.filter((p) => p.type === "tool_output_submitted")).toEqual([{ type: "tool_output_submitted", tool: "web_fetch", toolCallId, content: "Pricing: $10 a seat." }]);
     expect(after.filter((p) => p.type === "tool_result")).toEqual([{ type: "tool_result", index: 0, name: "web_fetch", outcome: "ok", observation: "Pricing: $10 a seat." }]);

@@ -172,6 +172,8 @@ describe("run helpers", () => {
     expect(runHeadline(run())).toBe("Jarvis replied");
     expect(runHeadline(run({ reason: "tool iteration limit reached (6)" }))).toBe("Jarvis finished");
     expect(runHeadline(run({ status: "error", reason: "boom" }))).toBe("Jarvis could not finish");
+    expect(runHeadline(run({ status: "waiting", reason: undefined }))).toBe("Jarvis is waiting for a person");
+    expect(runHeadline(run({ status: "waiting", reason: undefined, waitingOnTool: "web_fetch" }))).toBe("Jarvis is waiting for web_fetch's output");
     expect(runHeadline(run({ status: "aborted", reason: "stopped" }))).toBe("Jarvis stopped");
   });
 
