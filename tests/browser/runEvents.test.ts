@@ -147,7 +147,7 @@ describe("a run's events, paged and live", () => {
     expect(journey.pageErrors).toEqual([]);
   });
 
-  test("a running run's tool calls appear as their events arrive: under way, then done", async () => {
+  test("a running run's tool calls appear in the drawer as their events arrive (under way, then done), and new events on its page", async () => {
     const [department] = await asAda.query(api.departments.listMine, {});
     const liveTask = await asAda.mutation(api.tasks.create, { departmentId: department._id, title: "Live run", description: "Watch it work.", assigneeSessionKeys: [] });
     const writer = (await asAda.query(api.agents.list, { departmentId: department._id })).find((agent) => agent.name === "Writer")!;
@@ -164,6 +164,12 @@ describe("a run's events, paged and live", () => {
     await append(liveRun, [{ type: "tool_result", index: 0, name: "post_message", outcome: "ok", observation: "posted" }]);
     await until(() => toolLines(page).first().getAttribute("data-outcome"), (outcome) => outcome === "ok", "the call done");
     await expect(toolLines(page).first().textContent()).resolves.toContain("Posted in the thread: “Draft ready”");
+
+    // The run's page follows the stream too: its history read once, then the events after it, live.
+    await page.goto(appAt(`/d/${slug}/runs/${liveRun}`));
+    await timeline(page).locator('li[data-kind="tool"]').first().waitFor();
+    const seq = await append(liveRun, [{ type: "user_message_submitted", author: "Ada", content: "Arrived while watching" }]);
+    await expect(timeline(page).locator(`li[data-seq="${seq}"]`).textContent()).resolves.toContain("Arrived while watching");
     expect(journey.pageErrors).toEqual([]);
   });
 
