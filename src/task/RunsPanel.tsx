@@ -129,7 +129,7 @@ function RunItem({ run, now, taskId, runHref }: { run: RunView; now: number; tas
         <RelativeTime at={run._creationTime} now={now} className="shrink-0 text-xs text-slate-500 dark:text-slate-400" />
       </div>
 
-      <RunToolCalls runId={run._id} href={runHref?.(run._id)} />
+      <RunToolCalls runId={run._id} ended={!active} href={runHref?.(run._id)} />
 
       {reason && <p className={cn("text-xs", run.status === "error" ? "text-rose-700 dark:text-rose-300" : "text-amber-700 dark:text-amber-300")}>{reason}</p>}
       {guards.map((guard) => (
@@ -150,9 +150,9 @@ function RunItem({ run, now, taskId, runHref }: { run: RunView; now: number; tas
  * a call appears when it starts and gets its outcome when its result is
  * written. The newest calls of a long run show here; its page has them all.
  */
-function RunToolCalls({ runId, href }: { runId: Id<"runs">; href?: string }) {
+function RunToolCalls({ runId, ended, href }: { runId: Id<"runs">; ended: boolean; href?: string }) {
   const stream = useQuery(api.runEvents.toolCallsForRun, { runId });
-  const calls = useMemo(() => (stream === undefined ? [] : toolCallsFromEvents(stream.events)), [stream]);
+  const calls = useMemo(() => (stream === undefined ? [] : toolCallsFromEvents(stream.events, ended)), [stream, ended]);
   if (calls.length === 0) return null;
   return (
     <>

@@ -192,17 +192,24 @@ export function describeToolCall(call: Pick<ToolCallView, "name" | "args" | "out
 /**
  * A run's tool calls, in order, from its events (the stream is the record:
  * a call shows as soon as its `tool_call` is written, its outcome once its
- * `tool_result` is). An outcome newer than this client reads as a failure.
+ * `tool_result` is; once the run has ended, a call with no result failed).
  */
-export function toolCallsFromEvents(events: ReadonlyArray<Pick<RunEvent, "seq" | "timestamp" | "payload">>): ToolCallView[] {
+export function toolCallsFromEvents(events: ReadonlyArray<Pick<RunEvent, "seq" | "timestamp" | "payload">>, runEnded = false): ToolCallView[] {
   const calls: ToolCallView[] = [];
   for (const item of replayRun(events).items) {
     if (item.kind !== "tool") continue;
-    const outcome = item.result === undefined ? "pending" : (item.result.outcome as ToolCallRecord["outcome"]);
-    calls.push({ index: item.index, name: item.name, args: item.args, outcome, observation: item.result?.observation ?? "" });
+    if (item.result !== undefined) {
+      calls.push({ index: item.index, name: item.name, args: item.args, outcome: item.result.outcome as ToolCallRecord["outcome"], observation: item.result.observation });
+    } else {
+      // A call without a result in a run that has ended will not get one: it is not "under way".
+      calls.push({ index: item.index, name: item.name, args: item.args, ...(runEnded ? { outcome: "error", observation: UNFINISHED } : { outcome: "pending", observation: "" }) });
+    }
   }
   return calls;
 }
+
+/** What a call without a result says once its run has ended. */
+export const UNFINISHED = "did not finish (the run ended first)";
 
 /** The option for a tool call's outcome; an outcome newer than this client reads as a failure. */
 export function outcomeOption(outcome: ToolCallOutcome): (typeof OUTCOME_OPTIONS)[number] {

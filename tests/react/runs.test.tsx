@@ -315,6 +315,14 @@ describe("RunsPanel", () => {
     expect(lines()[0].textContent).toContain("Posted in the thread: “On it”");
   });
 
+  it("a call left without a result by a run that ended reads as unfinished, not under way", () => {
+    const ended = withCalls(run({ status: "aborted", reason: "stopped by Ada" }), [call({ name: "dm_send", outcome: "pending" })]);
+    render(<RunsPanel runs={[ended]} now={NOW} />);
+    const [line] = within(screen.getByRole("list", { name: "Tool calls" })).getAllByRole("listitem");
+    expect(line.getAttribute("data-outcome")).toBe("error");
+    expect(line.textContent).toContain("dm_send: did not finish (the run ended first)");
+  });
+
   it("says when a long run has more calls than shown, and links to its page", () => {
     const view = withCalls(run(), [call({})]);
     live.moreCalls = true;
