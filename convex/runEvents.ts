@@ -6,10 +6,12 @@ import { userQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { vRunEvent } from "./lib/runEvents";
 import { requireMember } from "./records/members";
-import { eventsOfRun, runEventsPage } from "./records/runEvents";
+import { eventsOfRun, recentToolEvents, runEventsPage } from "./records/runEvents";
 
 /** Most events one page of a run carries. */
 export const MAX_RUN_EVENTS_PAGE = 1000;
+/** Tool calls of a run the drawer's runs panel shows, newest; the run's page has them all. */
+export const MAX_TOOL_CALLS_SHOWN = 20;
 
 function envelope({ runId, seq, kind, timestamp, clientMessageId, payload }: Doc<"runEvents">) {
   return { runId, seq, kind, timestamp, ...(clientMessageId === undefined ? {} : { clientMessageId }), payload };
@@ -39,5 +41,23 @@ export const pageForRun = userQuery({
     await requireMember(ctx, run.departmentId, "viewer", ctx.viewer);
     const page = await runEventsPage(ctx, runId, paginationOpts);
     return { ...page, page: page.page.map(envelope) };
+  },
+});
+
+/**
+ * A run's newest tool calls and their results, as events (`tool_call` and
+ * `tool_result`, in order), for the drawer's runs panel: live as the run
+ * calls tools, and not re-read for each batch of streamed text. `more` when
+ * the run made more calls than MAX_TOOL_CALLS_SHOWN.
+ */
+export const toolCallsForRun = userQuery({
+  args: { runId: v.id("runs") },
+  returns: v.object({ events: v.array(vRunEvent), more: v.boolean() }),
+  handler: async (ctx, { runId }) => {
+    const run = await ctx.db.get("runs", runId);
+    if (run === null) throw new MaestroError("NOT_FOUND", "Run not found.");
+    await requireMember(ctx, run.departmentId, "viewer", ctx.viewer);
+    const { events, more } = await recentToolEvents(ctx, runId, MAX_TOOL_CALLS_SHOWN);
+    return { events: events.map(envelope), more };
   },
 });

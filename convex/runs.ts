@@ -6,12 +6,13 @@
 import { v } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
 import { env } from "./_generated/server";
-import { agentQuery, departmentQuery, taskMutation, taskQuery, userQuery } from "./functions";
+import { agentQuery, departmentQuery, taskMutation, taskQuery, userMutation, userQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { ACTIVE_RUN_SCAN } from "./lib/limits";
 import { modelConfigFromEnv, modelConfigProblem } from "./lib/modelConfig";
 import { streamingText } from "./lib/runTimeline";
 import { typingPreview } from "./lib/toolCalls";
+import { submitToolOutput } from "./reactions/pauses";
 import { stopRun } from "./reactions/runEnd";
 import { agentNamesById } from "./records/agents";
 import { requireMember } from "./records/members";
@@ -48,7 +49,13 @@ const vRunView = schema.tables.runs.validator
     "injectionTokens",
     "costMicros",
   )
-  .extend({ _id: v.id("runs"), _creationTime: v.number(), agentName: v.string() });
+  .extend({
+    _id: v.id("runs"),
+    _creationTime: v.number(),
+    agentName: v.string(),
+    /** While waiting on a tool run outside Maestro: that tool (the run waits for its output, not for a person). */
+    waitingOnTool: v.optional(v.string()),
+  });
 
 const vRunSummary = v.object({
   _id: v.id("runs"),
@@ -88,6 +95,7 @@ function runView(run: Doc<"runs">, agentName: string) {
     endedAt,
     ...(injectionTokens === undefined ? {} : { injectionTokens }),
     ...(costMicros === undefined ? {} : { costMicros }),
+    ...(run.status === "waiting" && run.paused?.kind === "tool_output" ? { waitingOnTool: run.paused.call.name } : {}),
   };
 }
 
@@ -129,6 +137,27 @@ export const stop = taskMutation({
     const run = await ctx.db.get("runs", runId);
     if (run === null || run.taskId !== ctx.task._id) throw new MaestroError("NOT_FOUND", "Run not found.");
     await stopRun(ctx, run, ctx.member);
+    return null;
+  },
+});
+
+/**
+ * The spec's `session.toolOutput({ sessionId, tool, toolCallId, output | error })`:
+ * a member of the run's department (not a viewer) hands back what a tool run
+ * outside Maestro (tools/registry externalTool) returned for the call the run
+ * waits on, `toolCallId` being `<runId>:<index>` of its `tool_call` event.
+ * Exactly one of `output` and `error`. The run resumes with it as the call's
+ * result; a wrong, foreign or repeated submission is refused and changes nothing.
+ */
+export const toolOutput = userMutation({
+  args: { runId: v.id("runs"), tool: v.string(), toolCallId: v.string(), output: v.optional(v.string()), error: v.optional(v.string()) },
+  returns: v.null(),
+  handler: async (ctx, { runId, tool, toolCallId, output, error }) => {
+    if ((output === undefined) === (error === undefined)) throw new MaestroError("INVALID_ARGUMENT", "Give the tool's output or its error, not both or neither.");
+    const run = await ctx.db.get("runs", runId);
+    if (run === null) throw new MaestroError("NOT_FOUND", "Run not found.");
+    await requireMember(ctx, run.departmentId, "member", ctx.viewer);
+    await submitToolOutput(ctx, run, toolCallId, tool, output === undefined ? { outcome: "error", text: error ?? "" } : { outcome: "ok", text: output });
     return null;
   },
 });

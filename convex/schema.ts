@@ -281,7 +281,9 @@ export default defineSchema({
    */
   runEvents: defineTable(runEventFields)
     .index("by_run_and_seq", ["runId", "seq"])
-    .index("by_run_and_clientMessageId", ["runId", "clientMessageId"]),
+    .index("by_run_and_clientMessageId", ["runId", "clientMessageId"])
+    // A run's tool calls and results without reading its streamed text (the drawer's runs panel).
+    .index("by_run_and_type_and_seq", ["runId", "payload.type", "seq"]),
 
   /**
    * The head of a run's event stream: the sequence number of its newest

@@ -4,7 +4,8 @@
  * bounded batch through the same records, checks and secret scan as the
  * public functions: tasks through `insertTask` (what tasks.create calls),
  * thread messages through `insertMessage` (messages.create), runs through
- * `insertRun` and `appendRunEvent` (the brain's writes). Channel messages
+ * `insertRun` and `appendRunEvent` (the brain's writes), a long run's
+ * events through `appendRunEvent` and the stream's own validator. Channel messages
  * are cleaned, scanned and their mentions resolved as a post is
  * (reactions/delivery.ts), but not delivered to inboxes nor rate limited:
  * a seeded history, not 100,000 live posts.
@@ -12,6 +13,7 @@
 import { v } from "convex/values";
 import { internalMutation } from "./_generated/server";
 import { MaestroError } from "./lib/errors";
+import { vRunEventPayload } from "./lib/runEvents";
 import { LIMITS } from "./lib/limits";
 import { cleanText } from "./lib/validate";
 import { insertChannelMessage } from "./records/channelMessages";
@@ -121,6 +123,20 @@ export const runs = internalMutation({
       await markEnded(ctx, runId, "completed", "replied");
     }
     return null;
+  },
+});
+
+/** `payloads` appended to a run's event stream in order (one bounded batch of a long run). */
+export const runEvents = internalMutation({
+  args: { runId: v.id("runs"), payloads: v.array(vRunEventPayload) },
+  returns: v.number(),
+  handler: async (ctx, { runId, payloads }) => {
+    checkBatch(payloads.length);
+    const run = await ctx.db.get("runs", runId);
+    if (run === null) throw new MaestroError("NOT_FOUND", "Run not found.");
+    let seq = 0;
+    for (const payload of payloads) seq = await appendRunEvent(ctx, runId, payload, { run });
+    return seq;
   },
 });
 

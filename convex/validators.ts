@@ -181,15 +181,24 @@ export const vPauseKind = v.union(v.literal("approval"), v.literal("question"), 
 export type PauseKind = Infer<typeof vPauseKind>;
 const vObservation = v.object({ tool: v.string(), text: v.string() });
 
+/** A tool call run outside Maestro: its output comes back through `runs.toolOutput` (no card; the call itself waits). */
+export const vRunPauseKind = v.union(vPauseKind, v.literal("tool_output"));
+export type RunPauseKind = Infer<typeof vRunPauseKind>;
+/** What an external tool handed back for the paused call: its output, or why it failed. */
+export const vToolOutput = v.object({ outcome: v.union(v.literal("ok"), v.literal("error")), text: v.string() });
+export type ToolOutput = Infer<typeof vToolOutput>;
+
 /**
  * A waiting run's place in its loop, kept on the run so the next attempt
  * picks up exactly there: the conversation so far, the reply whose tool call
  * paused, and the results of that reply's other calls.
  */
 export const vRunPause = v.object({
-  kind: vPauseKind,
-  /** The approvals, questions or plans row. */
+  kind: vRunPauseKind,
+  /** The approvals, questions or plans row; for `tool_output`, the call's id (lib/pauses toolCallId). */
   id: v.string(),
+  /** For `tool_output`: what the external tool submitted, kept until the next attempt takes it. */
+  output: v.optional(vToolOutput),
   conversation: v.array(v.object({ role: v.union(v.literal("assistant"), v.literal("user")), content: v.string() })),
   round: v.number(),
   /** The paused call's `tool_call` index, and the next free one. */

@@ -224,7 +224,8 @@ export async function settlePause(
   switch (resolution.kind) {
     case "result": {
       const outcome = resolution.outcome;
-      const result: ToolResult = outcome === "ok" ? { ok: true, text: resolution.text } : { ok: false, problem: outcome === "denied" ? "denied" : "invalid", text: resolution.text };
+      const problem = outcome === "denied" ? "denied" : outcome === "error" ? "failed" : "invalid";
+      const result: ToolResult = outcome === "ok" ? { ok: true, text: resolution.text } : { ok: false, problem, text: resolution.text };
       return await report(ctx, runId, scope, paused.call, result, seen);
     }
     case "execute": {

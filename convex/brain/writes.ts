@@ -197,7 +197,7 @@ export const recordToolCall = internalMutation({
  * attempt's (then nothing is written).
  */
 export const pause = internalMutation({
-  args: { ...vWriter, request: vPauseRequest, state: vRunPause.omit("kind", "id") },
+  args: { ...vWriter, request: vPauseRequest, state: vRunPause.omit("kind", "id", "output") },
   returns: vVerdict,
   handler: async (ctx, { runId, attempt, request, state }) => await pauseRun(ctx, runId, attempt, request, state),
 });

@@ -7,7 +7,7 @@
 import { v, type Infer } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
 import { sha256Hex } from "./sha256";
-import { vPlanStep, vRunPause, type RunPause } from "../validators";
+import { vPlanStep, vRunPause, type RunPause, type ToolOutput } from "../validators";
 
 /**
  * How long a card waits for a person before it expires: an approval then
@@ -48,6 +48,8 @@ export const vPauseRequest = v.union(
   /** `key`: the call's idempotency key; the same question from the same cause waits on the first card. */
   v.object({ kind: v.literal("question"), question: v.string(), key: v.optional(v.string()) }),
   v.object({ kind: v.literal("plan"), summary: v.string(), steps: v.array(vPlanStep), key: v.optional(v.string()) }),
+  /** A tool that runs outside Maestro: the run waits for its output (runs.toolOutput). `args`: canonical JSON. */
+  v.object({ kind: v.literal("tool_output"), tool: v.string(), args: v.string() }),
 );
 export type PauseRequest = Infer<typeof vPauseRequest>;
 
@@ -55,7 +57,7 @@ export const vResolution = v.union(
   /** Approved, and the stored call is intact: run exactly it. */
   v.object({ kind: v.literal("execute"), tool: v.string(), args: v.string() }),
   /** What the paused call's result is, without running anything. */
-  v.object({ kind: v.literal("result"), outcome: v.union(v.literal("ok"), v.literal("denied"), v.literal("refused")), text: v.string() }),
+  v.object({ kind: v.literal("result"), outcome: v.union(v.literal("ok"), v.literal("error"), v.literal("denied"), v.literal("refused")), text: v.string() }),
   /** An approved plan: its steps are delegated as proposed. */
   v.object({ kind: v.literal("delegate_plan"), decidedBy: v.string(), steps: v.array(vPlanStep) }),
 );
@@ -97,4 +99,14 @@ export function planResolution(plan: Doc<"plans">): Resolution {
     outcome: "denied",
     text: `propose_plan: the plan was rejected by ${plan.decidedBy ?? "a person"}${plan.feedback ? `: ${plan.feedback}` : ""}. Revise it and propose it again with propose_plan, or say why not.`,
   };
+}
+
+/** Longest output an external tool may submit; what the run keeps of it is bounded like any observation (lib/runEvents boundedText). */
+export const MAX_TOOL_OUTPUT_CHARS = 100_000;
+
+/** What became of a call an external tool ran: the output (or the failure) it submitted. */
+export function toolOutputResolution(paused: Pick<RunPause, "call" | "output">): Resolution {
+  const output: ToolOutput | undefined = paused.output;
+  if (output === undefined) throw new Error(`The external call ${paused.call.name} has no output yet`);
+  return output.outcome === "ok" ? { kind: "result", outcome: "ok", text: output.text } : { kind: "result", outcome: "error", text: `${paused.call.name} failed: ${output.text}` };
 }

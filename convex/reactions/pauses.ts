@@ -1,7 +1,8 @@
 /**
  * A run pauses for a person — an approval of a tool call, an answer to a
- * question, a review of a plan — and resumes where it stopped once they
- * respond or the card expires. Pausing writes the card and its harness event
+ * question, a review of a plan — or for a tool run outside Maestro, and
+ * resumes where it stopped once they respond (the tool's output arrives) or
+ * the card expires. Pausing writes the card and its harness event
  * and sets the run `waiting`; responding writes a submit event and queues the
  * run again; the next attempt takes its resume point (the conversation so far
  * and what the person decided) and goes on from the paused call. A run that
@@ -13,15 +14,18 @@ import { actorName, memberActor } from "../lib/actors";
 import { MaestroError } from "../lib/errors";
 import {
   approvalResolution,
+  MAX_TOOL_OUTPUT_CHARS,
   pauseTtlMs,
   planResolution,
   questionResolution,
   toolCallId,
+  toolOutputResolution,
   type PauseRequest,
   type Resolution,
   type ResumePoint,
 } from "../lib/pauses";
 import { boundedText } from "../lib/runEvents";
+import { cleanText } from "../lib/validate";
 import { sha256Hex } from "../lib/sha256";
 import { idleIfUnoccupied } from "../records/agents";
 import {
@@ -41,13 +45,14 @@ import {
   type CardTable,
 } from "../records/pauseCards";
 import { appendRunEvent, liveRun } from "../records/runEvents";
-import { clearPause, markWaiting } from "../records/runs";
-import type { PauseKind, RunPause } from "../validators";
+import { clearPause, markWaiting, recordPauseOutput } from "../records/runs";
+import { redactForDepartment } from "../records/settings";
+import type { RunPause, RunPauseKind, ToolOutput } from "../validators";
 import { askInThread, releaseQuestion } from "./questions";
 import { resumeIfPausedOn, resumeRun } from "./runQueue";
 
 /** The paused call's place in the run: its conversation, index and the results around it. */
-export type PauseState = Omit<RunPause, "kind" | "id">;
+export type PauseState = Omit<RunPause, "kind" | "id" | "output">;
 
 /**
  * The run's action reached a call that needs a person: writes the card and
@@ -84,6 +89,10 @@ export async function pauseRun(ctx: MutationCtx, runId: Id<"runs">, attempt: num
       id = request.kind === "question" ? await askQuestion(ctx, run, base, request) : await proposePlan(ctx, runId, base, request);
       break;
     }
+    case "tool_output":
+      // No card: the call's own `tool_call` event stands for it, and its id is what the output names.
+      id = toolCallId(runId, state.index);
+      break;
   }
   await markWaiting(ctx, runId, { ...state, kind: request.kind, id });
   if (settled !== null) {
@@ -115,7 +124,7 @@ async function proposePlan(ctx: MutationCtx, runId: Id<"runs">, base: CardBase, 
 }
 
 /** The run, when it waits for exactly this card; a response changes nothing otherwise. */
-async function waitingRunX(ctx: MutationCtx, runId: Id<"runs">, kind: PauseKind, id: string): Promise<Doc<"runs">> {
+async function waitingRunX(ctx: MutationCtx, runId: Id<"runs">, kind: RunPauseKind, id: string): Promise<Doc<"runs">> {
   const run = await ctx.db.get("runs", runId);
   if (run === null || run.status !== "waiting" || run.paused?.kind !== kind || run.paused.id !== id) {
     throw new MaestroError("CONFLICT", "The run no longer waits for this: it was stopped or has moved on.");
@@ -155,6 +164,29 @@ export async function respondToPlan(ctx: MutationCtx, member: Doc<"members">, ta
   await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by, note });
 }
 
+/**
+ * The spec's `session.toolOutput`: the output (or the failure) of a call an
+ * external tool ran, for the run waiting on exactly that call (`callId`,
+ * lib/pauses toolCallId) of exactly that tool, once. The text is bounded,
+ * secret-scanned and cut like any observation; then `tool_output_submitted`
+ * and the run resumes with it as the call's result. Anything else (a run
+ * that waits for something else, has moved on or already has its output; a
+ * wrong call id or tool) is refused, and nothing changes.
+ */
+export async function submitToolOutput(ctx: MutationCtx, run: Doc<"runs">, callId: string, tool: string, output: ToolOutput): Promise<void> {
+  const paused = run.paused;
+  if (run.status !== "waiting" || paused?.kind !== "tool_output" || paused.output !== undefined) {
+    throw new MaestroError("CONFLICT", "This run is not waiting for a tool's output: it was stopped, has moved on, or the output was already submitted.");
+  }
+  if (paused.id !== callId) throw new MaestroError("NOT_FOUND", `This run is not waiting for call ${callId}.`);
+  if (paused.call.name !== tool) throw new MaestroError("INVALID_ARGUMENT", `Call ${callId} is a call of ${paused.call.name}, not of ${tool}.`);
+  const field = output.outcome === "ok" ? "The output" : "The error";
+  const cleaned = cleanText(field, output.text, MAX_TOOL_OUTPUT_CHARS, { allowEmpty: output.outcome === "ok" });
+  const text = boundedText(await redactForDepartment(ctx, run.departmentId, field, cleaned));
+  await recordPauseOutput(ctx, run._id, { ...paused, output: { outcome: output.outcome, text } });
+  await resumeRun(ctx, run, { type: "tool_output_submitted", tool, toolCallId: callId, content: output.outcome === "ok" ? text : `failed: ${text}` });
+}
+
 /** What the run reads when a card of each kind expires. */
 const EXPIRED_NOTE: Record<CardTable, (card: Doc<CardTable>) => string> = {
   approvals: (card) => `the approval of ${(card as Doc<"approvals">).tool} expired`,
@@ -183,7 +215,8 @@ export async function expireOverdue(ctx: MutationCtx, table: CardTable): Promise
 export async function closePause(ctx: MutationCtx, run: Doc<"runs">, why: string): Promise<void> {
   const paused = run.paused;
   if (paused === undefined) return;
-  await closeCard(ctx, CARD_TABLE[paused.kind], paused.id, why);
+  // An external tool's call has no card: the run's end is all there is to close.
+  if (paused.kind !== "tool_output") await closeCard(ctx, CARD_TABLE[paused.kind], paused.id, why);
   if (paused.kind === "question") await releaseQuestion(ctx, run, paused.id as Id<"questions">);
   await clearPause(ctx, run._id);
 }
@@ -207,6 +240,9 @@ export async function takeResumePoint(ctx: MutationCtx, runId: Id<"runs">, attem
       break;
     case "plan":
       resolution = planResolution(await pausedCard(ctx, "plans", paused.id));
+      break;
+    case "tool_output":
+      resolution = toolOutputResolution(paused);
       break;
   }
   await clearPause(ctx, runId);

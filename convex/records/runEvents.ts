@@ -128,3 +128,23 @@ export async function runEventsPage(ctx: QueryCtx, runId: Id<"runs">, pagination
     .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
     .paginate(paginationOpts);
 }
+
+/**
+ * A run's newest `limit` tool calls and their results, in order, read from
+ * the index by event type (none of the run's streamed text is read), and
+ * whether it made more calls than that. A result whose call is older than
+ * the window is left out with it.
+ */
+export async function recentToolEvents(ctx: QueryCtx, runId: Id<"runs">, limit: number): Promise<{ events: Array<Doc<"runEvents">>; more: boolean }> {
+  const newest = (type: "tool_call" | "tool_result") =>
+    ctx.db
+      .query("runEvents")
+      .withIndex("by_run_and_type_and_seq", (q) => q.eq("runId", runId).eq("payload.type", type))
+      .order("desc")
+      .take(limit + 1);
+  const [calls, results] = await Promise.all([newest("tool_call"), newest("tool_result")]);
+  const kept = calls.slice(0, limit);
+  const firstSeq = kept.at(-1)?.seq ?? Infinity;
+  const events = [...kept, ...results.filter((result) => result.seq > firstSeq)].sort((a, b) => a.seq - b.seq);
+  return { events, more: calls.length > limit };
+}

@@ -165,6 +165,11 @@ export async function markWaiting(ctx: MutationCtx, runId: Id<"runs">, paused: D
   await ctx.db.patch("runs", runId, { status: "waiting", paused, leaseExpiresAt: undefined, lastActiveAt: Date.now() });
 }
 
+/** What an external tool submitted for the waiting run's paused call, kept on its pause until the next attempt takes it. */
+export async function recordPauseOutput(ctx: MutationCtx, runId: Id<"runs">, paused: NonNullable<Doc<"runs">["paused"]>): Promise<void> {
+  await ctx.db.patch("runs", runId, { paused });
+}
+
 /** The run is queued again (resumed after a pause, or retried by the sweeper), without a lease. */
 export async function markQueued(ctx: MutationCtx, runId: Id<"runs">): Promise<void> {
   await ctx.db.patch("runs", runId, { status: "queued", leaseExpiresAt: undefined, lastActiveAt: Date.now() });

@@ -7,6 +7,7 @@ import { departmentQuery } from "../functions";
 import { resolveAgentNames } from "../lib/agentNames";
 import { isChatTool } from "../lib/chat";
 import { currentBody } from "../lib/messageChanges";
+import { canonicalJson } from "../lib/idempotency";
 import { cutJsonList, cutLines } from "../lib/toolCalls";
 import { partialAssigneeNote, unknownAssigneeNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest } from "../lib/pauses";
@@ -37,8 +38,11 @@ export interface ToolScope {
 
 /** A tool call's result, typed: the dispatcher records and reports it by `problem`, never by matching text. */
 export type ToolResult =
-  /** `pause`: the tool asks a person (a question, a plan); the run waits, and the person's response becomes the result. */
-  | { ok: true; text: string; delegated?: boolean; pause?: Extract<PauseRequest, { kind: "question" | "plan" }>; note?: string }
+  /**
+   * `pause`: the tool asks a person (a question, a plan), or is run outside Maestro (`tool_output`); the run
+   * waits, and the person's response or the external tool's output becomes the result.
+   */
+  | { ok: true; text: string; delegated?: boolean; pause?: Extract<PauseRequest, { kind: "question" | "plan" | "tool_output" }>; note?: string }
   /** `note`: what the thread is told (problem and choices), when the people there should know. */
   | { ok: false; problem: "invalid" | "failed" | "denied"; text: string; note?: string }
   | { ok: false; problem: "guard"; text: string; stop: GuardStop };
@@ -53,6 +57,8 @@ export interface ToolEntry<Name extends string = string, Schema extends z.ZodTyp
   approval: ApprovalPolicy;
   /** Each call makes a delegation: it counts against the run's delegation limit. */
   delegates?: boolean;
+  /** Run outside Maestro (externalTool): the run waits for the call's output from `runs.toolOutput`. */
+  external?: boolean;
   execute(ctx: ActionCtx, scope: ToolScope, args: z.output<Schema>): Promise<ToolResult>;
 }
 
@@ -404,7 +410,32 @@ const messagesFetch = tool({
   },
 });
 
-export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof proposePlan, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof chatPost, typeof chatGetNew, typeof createChannel, typeof replyThread, typeof dmSend, typeof channelSubscribe, typeof channelManage, typeof channelHistory, typeof dmList, typeof markRead, typeof inboxRead, typeof messagesFetch] = [delegateTask, proposePlan, postMessage, updateTaskStatus, askQuestion, chatPost, chatGetNew, createChannel, replyThread, dmSend, channelSubscribe, channelManage, channelHistory, dmList, markRead, inboxRead, messagesFetch] as const;
+/**
+ * A tool Maestro does not run itself: an executor outside it (an agent over
+ * the API, a person in the app) runs the call and hands its output back with
+ * `runs.toolOutput`. Calling it pauses the run on the call (no card: the call
+ * itself waits, under its id `<runId>:<index>`); the output, or the failure,
+ * becomes the call's result and the run goes on.
+ */
+function externalTool<const Name extends string, Schema extends z.ZodType<Record<string, unknown>>>(entry: Omit<ToolEntry<Name, Schema>, "execute" | "external">): ToolEntry<Name, Schema> {
+  return {
+    ...entry,
+    external: true,
+    async execute(_ctx, _scope, args): Promise<ToolResult> {
+      return { ok: true, text: `waiting for ${entry.name}'s output`, pause: { kind: "tool_output", tool: entry.name, args: canonicalJson(args) } };
+    },
+  };
+}
+
+const webFetch = externalTool({
+  name: "web_fetch",
+  description: "Fetch a web page's text. Maestro has no internet of its own: the department's tool runner fetches it, and you wait for its output.",
+  usage: '{"url": string (http or https)}',
+  args: z.object({ url: z.string().trim().regex(/^https?:\/\/\S+$/i, "url must be an http or https address") }),
+  approval: "never",
+});
+
+export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof proposePlan, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof chatPost, typeof chatGetNew, typeof createChannel, typeof replyThread, typeof dmSend, typeof channelSubscribe, typeof channelManage, typeof channelHistory, typeof dmList, typeof markRead, typeof inboxRead, typeof messagesFetch, typeof webFetch] = [delegateTask, proposePlan, postMessage, updateTaskStatus, askQuestion, chatPost, chatGetNew, createChannel, replyThread, dmSend, channelSubscribe, channelManage, channelHistory, dmList, markRead, inboxRead, messagesFetch, webFetch] as const;
 
 export type ToolName = (typeof TOOL_REGISTRY)[number]["name"];
 /** Any registry entry, with its arguments as the dispatcher sees them before parsing. */

@@ -1,13 +1,13 @@
 import { useDroppable } from "@dnd-kit/core";
 import { SortableContext, verticalListSortingStrategy } from "@dnd-kit/sortable";
-import { defaultRangeExtractor, useVirtualizer, type Range, type Rect, type Virtualizer } from "@tanstack/react-virtual";
+import { defaultRangeExtractor, useVirtualizer, type Range } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { cn } from "../lib/cn";
 import { columnDropId } from "./dnd";
 import type { ColumnMode } from "./layout";
 import type { Option } from "./options";
 import { SortableTaskCard } from "./TaskCard";
-import { scrollAfterMount } from "./virtualScroll";
+import { cardHeight, initialListRect, observeListRect, scrollAfterMount } from "./virtualScroll";
 import type { RosterAgent, TaskCardData, TaskStatus } from "./types";
 import { ChevronLeftIcon, ChevronRightIcon } from "../components/ui/icons";
 
@@ -16,38 +16,6 @@ export const VIRTUALIZE_OVER = 60;
 /** A compact card's usual height, before it is measured. */
 const ESTIMATED_CARD_PX = 84;
 const CARD_GAP_PX = 8;
-
-/**
- * A card's height from its ResizeObserver entry. Without one (the ref, while
- * React inserts the cards) the known or estimated height stands: reading
- * `offsetHeight` there forces a layout per card, which cost the first render
- * of a 2,000-card board hundreds of milliseconds. The observer reports every
- * card's real height once, after layout, in one batch.
- */
-function cardHeight(element: Element, entry: ResizeObserverEntry | undefined, instance: Virtualizer<HTMLDivElement, Element>): number {
-  const box = entry?.borderBoxSize?.[0];
-  if (box !== undefined) return Math.round(box.blockSize);
-  if (entry !== undefined) return (element as HTMLElement).offsetHeight; // after layout: cheap
-  const index = instance.indexFromElement(element);
-  return instance.itemSizeCache.get(instance.options.getItemKey(index)) ?? instance.options.estimateSize(index);
-}
-
-/**
- * The column's visible size from a ResizeObserver only, after layout. The
- * library's default also reads it at once on mount, forcing a layout for each
- * column as the board first renders; until the observer reports, the
- * window's height (an upper bound on the column's) decides what to render.
- */
-function observeListRect(instance: Virtualizer<HTMLDivElement, Element>, onRect: (rect: Rect) => void): (() => void) | undefined {
-  const element = instance.scrollElement;
-  const view = instance.targetWindow;
-  if (element === null || view === null || view.ResizeObserver === undefined) return undefined;
-  const observer = new view.ResizeObserver(() => onRect({ width: element.clientWidth, height: element.clientHeight }));
-  observer.observe(element, { box: "content-box" });
-  return () => observer.disconnect();
-}
-
-const initialListRect = (): Rect => ({ width: 0, height: typeof window === "undefined" ? 800 : window.innerHeight });
 
 /** Scrolls a column so its card at `index` is rendered and in view. */
 export type ScrollToCard = (index: number) => void;

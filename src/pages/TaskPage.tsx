@@ -2,7 +2,7 @@
 import { useCallback, useMemo } from "react";
 import { useNavigate, useParams } from "react-router";
 import type { Id } from "../../convex/_generated/dataModel";
-import { taskPath } from "../shell/addresses";
+import { runsPath, taskPath } from "../shell/addresses";
 import { useTaskNavigation } from "../shell/useTaskNavigation";
 import { useDepartment, useWorkspace } from "../shell/workspace";
 import { TaskDrawer } from "../task/TaskDrawer";
@@ -32,7 +32,13 @@ export function TaskPage() {
   const links = useMemo<TaskLinkTarget>(() => ({ href: (id) => taskPath(department.slug, id), open: (id) => tasks.open(id as Id<"tasks">) }), [department.slug, tasks]);
   return (
     <TaskLinkContext.Provider value={links}>
-      <TaskDrawer taskId={taskId} onClose={tasks.close} onOpenTask={tasks.open} onDepartment={onDepartment} />
+      <TaskDrawer
+        taskId={taskId}
+        onClose={tasks.close}
+        onOpenTask={tasks.open}
+        onDepartment={onDepartment}
+        runHref={(runId) => runsPath(department.slug, runId)}
+      />
     </TaskLinkContext.Provider>
   );
 }

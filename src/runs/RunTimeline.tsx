@@ -1,28 +1,110 @@
-import { useMemo } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { RunEvent } from "../../convex/lib/runEvents";
 import { replayRun, type TimelineItem } from "../../convex/lib/runTimeline";
+import { cardHeight, initialListRect, observeListRect, scrollAfterMount } from "../board/virtualScroll";
+import { Button } from "../components/ui/Button";
 import { cn } from "../lib/cn";
 import { formatFullTime } from "../lib/relativeTime";
 import { itemHeading } from "./runViews";
 
-/** A run replayed from its events alone: what was asked, what the agent said and did, how it ended. */
-export function RunTimeline({ events }: { events: ReadonlyArray<Pick<RunEvent, "seq" | "timestamp" | "payload">> }) {
+/** How a paged stream stands (convex/react's `usePaginatedQuery` status). */
+export type EventsStatus = "LoadingFirstPage" | "CanLoadMore" | "LoadingMore" | "Exhausted";
+
+type Props = {
+  events: ReadonlyArray<Pick<RunEvent, "seq" | "timestamp" | "payload">>;
+  /** Set when the events are one page of a longer stream: the timeline loads the next as its end comes into view. */
+  paging?: { status: EventsStatus; loadMore: () => void };
+};
+
+/** A timeline row's height before it is measured. */
+const ESTIMATED_ITEM_PX = 64;
+const ITEM_GAP_PX = 8;
+/** Rows from the end of what is loaded at which the next page is asked for. */
+const LOAD_AHEAD_ITEMS = 20;
+
+/**
+ * A run replayed from its events alone: what was asked, what the agent said
+ * and did, how it ended. Only the rows in view are rendered (a run can hold
+ * any number of events), in their own scroll area; the next page of a longer
+ * run loads as its end scrolls into view, or with "Load more events".
+ */
+export function RunTimeline({ events, paging }: Props) {
   const timeline = useMemo(() => replayRun(events), [events]);
-  if (timeline.items.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">Nothing has happened in this run yet.</p>;
+  const items = timeline.items;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [scrollToFn] = useState(scrollAfterMount);
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ESTIMATED_ITEM_PX,
+    getItemKey: (index) => items[index].seq,
+    gap: ITEM_GAP_PX,
+    overscan: 8,
+    measureElement: cardHeight,
+    observeElementRect: observeListRect,
+    initialRect: initialListRect(),
+    scrollToFn,
+  });
+  const virtualItems = virtualizer.getVirtualItems();
+  const lastShown = virtualItems.at(-1)?.index ?? -1;
+  const canLoadMore = paging?.status === "CanLoadMore";
+  const loadMore = paging?.loadMore;
+  useEffect(() => {
+    if (canLoadMore && loadMore !== undefined && lastShown >= items.length - LOAD_AHEAD_ITEMS) loadMore();
+  }, [canLoadMore, loadMore, lastShown, items.length]);
+
+  if (items.length === 0 && paging?.status !== "CanLoadMore" && paging?.status !== "LoadingMore") {
+    return <p className="text-sm text-slate-500 dark:text-slate-400">Nothing has happened in this run yet.</p>;
+  }
+  const more = paging !== undefined && paging.status !== "Exhausted";
   return (
-    <ol aria-label="Run timeline" className="flex flex-col gap-2">
-      {timeline.items.map((item) => (
-        <li key={item.seq} data-kind={item.kind} className={cn("rounded-lg border px-3 py-2 text-sm", TONE[item.kind])}>
-          <div className="flex items-baseline gap-2">
-            <p className="flex-1 text-xs font-medium text-slate-700 dark:text-slate-200">{itemHeading(item)}</p>
-            <time dateTime={new Date(item.timestamp).toISOString()} className="shrink-0 text-[11px] text-slate-500 dark:text-slate-400">
-              {formatFullTime(item.timestamp)}
-            </time>
-          </div>
-          <ItemBody item={item} />
-        </li>
-      ))}
-    </ol>
+    <div
+      ref={scrollRef}
+      role="region"
+      aria-label="Run events"
+      tabIndex={0}
+      data-testid="run-timeline-scroll"
+      className="min-h-64 flex-1 overflow-y-auto rounded-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500"
+    >
+      <ol aria-label="Run timeline" className="relative" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualItems.map((row) => {
+          const item = items[row.index];
+          return (
+            <li
+              key={row.key}
+              ref={virtualizer.measureElement}
+              data-index={row.index}
+              data-kind={item.kind}
+              data-seq={item.seq}
+              aria-setsize={more ? -1 : items.length}
+              aria-posinset={row.index + 1}
+              className={cn("absolute inset-x-0 top-0 rounded-lg border px-3 py-2 text-sm", TONE[item.kind])}
+              style={{ transform: `translateY(${row.start}px)` }}
+            >
+              <div className="flex items-baseline gap-2">
+                <p className="flex-1 text-xs font-medium text-slate-700 dark:text-slate-200">{itemHeading(item)}</p>
+                <time dateTime={new Date(item.timestamp).toISOString()} className="shrink-0 text-[11px] text-slate-500 dark:text-slate-400">
+                  {formatFullTime(item.timestamp)}
+                </time>
+              </div>
+              <ItemBody item={item} />
+            </li>
+          );
+        })}
+      </ol>
+      <p role="status" className="flex flex-wrap items-center gap-2 py-2 text-xs text-slate-500 dark:text-slate-400">
+        <span data-testid="run-events-loaded">
+          {events.length.toLocaleString("en")} event{events.length === 1 ? "" : "s"}
+          {more ? " loaded so far" : ""}
+        </span>
+        {more && paging !== undefined && (
+          <Button variant="ghost" disabled={paging.status !== "CanLoadMore"} onClick={paging.loadMore} className="px-2 py-1 text-xs">
+            {paging.status === "CanLoadMore" ? "Load more events" : "Loading…"}
+          </Button>
+        )}
+      </p>
+    </div>
   );
 }
 

@@ -1,4 +1,5 @@
 import { useQuery } from "convex/react";
+import { useMemo } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { optionFor } from "../board/options";
@@ -10,6 +11,7 @@ import { RunTimeline } from "./RunTimeline";
 import { formatUsd } from "../../convex/lib/pricing";
 import { triggerName, tokenTotal, type RunSummary } from "./runViews";
 import { StopRunButton } from "./StopRunButton";
+import { useRunEvents } from "./useRunEvents";
 
 /** A run's header: task, agent, status, trigger, tokens and cost, and Stop while it is active. */
 export function RunHeader({ run }: { run: RunSummary }) {
@@ -34,14 +36,15 @@ export function RunHeader({ run }: { run: RunSummary }) {
 
 function LiveRun({ runId }: { runId: Id<"runs"> }) {
   const run = useQuery(api.runs.get, { runId });
-  const events = useQuery(api.runEvents.listForRun, { runId });
-  if (run === undefined || events === undefined) return <p className="text-sm text-slate-500 dark:text-slate-400">Loading the run…</p>;
+  const { events, status, loadMore } = useRunEvents(runId);
+  const paging = useMemo(() => ({ status, loadMore }), [status, loadMore]);
+  if (run === undefined || status === "LoadingFirstPage") return <p className="text-sm text-slate-500 dark:text-slate-400">Loading the run…</p>;
   return (
-    <section aria-label="Run" className="flex flex-col gap-3">
+    <section aria-label="Run" className="flex min-h-0 flex-1 flex-col gap-3">
       <RunHeader run={run} />
       {run.reason !== undefined && run.status !== "completed" && <p className="text-xs text-slate-600 dark:text-slate-300">{run.reason}</p>}
       <PauseCards taskId={run.taskId} runId={run._id} now={Date.now()} />
-      <RunTimeline events={events} />
+      <RunTimeline events={events} paging={paging} />
     </section>
   );
 }

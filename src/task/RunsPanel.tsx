@@ -1,5 +1,6 @@
 import { useQuery } from "convex/react";
-import { useId, useState } from "react";
+import { useId, useMemo, useState } from "react";
+import { Link } from "react-router";
 import { api } from "../../convex/_generated/api";
 import { formatUsd } from "../../convex/lib/pricing";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -22,6 +23,7 @@ import {
   runDuration,
   runHeadline,
   splitRuns,
+  toolCallsFromEvents,
   triggerLabel,
   type RunView,
   type ToolCallView,
@@ -40,13 +42,15 @@ type PanelProps = {
   taskId?: Id<"tasks">;
   /** What every run of the task has cost (micro-dollars), when known. */
   costMicros?: number;
+  /** The address of a run's own page, when the panel links to it. */
+  runHref?: (runId: Id<"runs">) => string;
 };
 
 /**
  * "Agent activity": what agents are doing on this task and what their recent
  * runs did, newest first. Renders nothing while the task has no runs.
  */
-export function RunsPanel({ runs, now, taskId, costMicros }: PanelProps) {
+export function RunsPanel({ runs, now, taskId, costMicros, runHref }: PanelProps) {
   const [showEarlier, setShowEarlier] = useState(false);
   const earlierId = useId();
   if (runs.length === 0) return null;
@@ -64,7 +68,7 @@ export function RunsPanel({ runs, now, taskId, costMicros }: PanelProps) {
       </div>
       <ol className="flex flex-col gap-2">
         {recent.map((run) => (
-          <RunItem key={run._id} run={run} now={now} taskId={taskId} />
+          <RunItem key={run._id} run={run} now={now} taskId={taskId} runHref={runHref} />
         ))}
       </ol>
       {earlier.length > 0 && (
@@ -78,10 +82,9 @@ export function RunsPanel({ runs, now, taskId, costMicros }: PanelProps) {
           >
             {showEarlier ? "Hide earlier runs" : `Show earlier runs (${earlier.length})`}
           </Button>
+          {/* Earlier runs subscribe to their events only once shown. */}
           <ol id={earlierId} hidden={!showEarlier} className="flex flex-col gap-2">
-            {earlier.map((run) => (
-              <RunItem key={run._id} run={run} now={now} taskId={taskId} />
-            ))}
+            {showEarlier && earlier.map((run) => <RunItem key={run._id} run={run} now={now} taskId={taskId} runHref={runHref} />)}
           </ol>
         </>
       )}
@@ -89,7 +92,7 @@ export function RunsPanel({ runs, now, taskId, costMicros }: PanelProps) {
   );
 }
 
-function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<"tasks"> }) {
+function RunItem({ run, now, taskId, runHref }: { run: RunView; now: number; taskId?: Id<"tasks">; runHref?: (runId: Id<"runs">) => string }) {
   const active = isActive(run);
   const status = optionFor(RUN_STATUS_OPTIONS, run.status);
   const reason = notableReason(run);
@@ -126,13 +129,7 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
         <RelativeTime at={run._creationTime} now={now} className="shrink-0 text-xs text-slate-500 dark:text-slate-400" />
       </div>
 
-      {run.toolCalls.length > 0 && (
-        <ul aria-label="Tool calls" className="flex flex-col gap-1">
-          {run.toolCalls.map((call, index) => (
-            <ToolCallLine key={`${call.at}-${index}`} call={call} />
-          ))}
-        </ul>
-      )}
+      <RunToolCalls runId={run._id} ended={!active} href={runHref?.(run._id)} />
 
       {reason && <p className={cn("text-xs", run.status === "error" ? "text-rose-700 dark:text-rose-300" : "text-amber-700 dark:text-amber-300")}>{reason}</p>}
       {guards.map((guard) => (
@@ -145,6 +142,36 @@ function RunItem({ run, now, taskId }: { run: RunView; now: number; taskId?: Id<
         <p className="flex flex-wrap gap-x-2 text-[11px] text-slate-500 [&>span+span]:before:mr-2 [&>span+span]:before:content-['·'] dark:text-slate-400">{details}</p>
       )}
     </li>
+  );
+}
+
+/**
+ * A run's tool calls, live from its event stream (runEvents.toolCallsForRun):
+ * a call appears when it starts and gets its outcome when its result is
+ * written. The newest calls of a long run show here; its page has them all.
+ */
+function RunToolCalls({ runId, ended, href }: { runId: Id<"runs">; ended: boolean; href?: string }) {
+  const stream = useQuery(api.runEvents.toolCallsForRun, { runId });
+  const calls = useMemo(() => (stream === undefined ? [] : toolCallsFromEvents(stream.events, ended)), [stream, ended]);
+  if (calls.length === 0) return null;
+  return (
+    <>
+      {stream?.more === true && (
+        <p className="flex flex-wrap items-center gap-2 text-xs text-slate-600 dark:text-slate-300">
+          <span>The latest {calls.length} tool calls of this run.</span>
+          {href !== undefined && (
+            <Link to={href} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+              See them all
+            </Link>
+          )}
+        </p>
+      )}
+      <ul aria-label="Tool calls" className="flex flex-col gap-1">
+        {calls.map((call) => (
+          <ToolCallLine key={call.index} call={call} />
+        ))}
+      </ul>
+    </>
   );
 }
 
@@ -177,7 +204,7 @@ function ThinkingDots() {
  * The live "Agent activity" for a task. It sits under its own error boundary
  * so a failure here leaves the rest of the drawer usable.
  */
-export function AgentActivity({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
+export function AgentActivity({ taskId, now, runHref }: { taskId: Id<"tasks">; now: number; runHref?: (runId: Id<"runs">) => string }) {
   return (
     <ErrorBoundary
       key={taskId}
@@ -190,12 +217,12 @@ export function AgentActivity({ taskId, now }: { taskId: Id<"tasks">; now: numbe
         </div>
       )}
     >
-      <LiveRuns taskId={taskId} now={now} />
+      <LiveRuns taskId={taskId} now={now} runHref={runHref} />
     </ErrorBoundary>
   );
 }
 
-function LiveRuns({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
+function LiveRuns({ taskId, now, runHref }: { taskId: Id<"tasks">; now: number; runHref?: (runId: Id<"runs">) => string }) {
   const runs = useQuery(api.runs.listForTask, { taskId });
   const cost = useQuery(api.costs.ofTask, { taskId });
   // Nothing while loading, as when there are no runs: the section only appears once there is activity.
@@ -203,7 +230,7 @@ function LiveRuns({ taskId, now }: { taskId: Id<"tasks">; now: number }) {
   return (
     <>
       <TypingIndicator taskId={taskId} />
-      <RunsPanel runs={runs} now={now} taskId={taskId} costMicros={cost} />
+      <RunsPanel runs={runs} now={now} taskId={taskId} costMicros={cost} runHref={runHref} />
     </>
   );
 }

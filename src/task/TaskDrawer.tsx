@@ -200,6 +200,8 @@ type DrawerProps = {
   onOpenTask: (taskId: Id<"tasks">) => void;
   /** Told the task's department once it loads (the address may name another one). */
   onDepartment?: (taskId: Id<"tasks">, departmentId: Id<"departments">) => void;
+  /** The address of a run's own page, for the runs panel's links. */
+  runHref?: (runId: Id<"runs">) => string;
 };
 
 /**
@@ -207,7 +209,7 @@ type DrawerProps = {
  * the task read (again whenever a newer message lands while it is open).
  * Failures to load show inside the panel, which stays closable.
  */
-export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment }: DrawerProps) {
+export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment, runHref }: DrawerProps) {
   const headingId = useId();
   return (
     <Drawer onClose={onClose} labelledBy={headingId}>
@@ -231,13 +233,13 @@ export function TaskDrawer({ taskId, onClose, onOpenTask, onDepartment }: Drawer
           </div>
         )}
       >
-        <TaskDrawerContent taskId={taskId} onClose={onClose} onOpenTask={onOpenTask} onDepartment={onDepartment} headingId={headingId} />
+        <TaskDrawerContent taskId={taskId} onClose={onClose} onOpenTask={onOpenTask} onDepartment={onDepartment} runHref={runHref} headingId={headingId} />
       </ErrorBoundary>
     </Drawer>
   );
 }
 
-function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingId }: DrawerProps & { headingId: string }) {
+function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, runHref, headingId }: DrawerProps & { headingId: string }) {
   const task = useQuery(api.tasks.get, { taskId });
   const taskDepartmentId = task?.departmentId;
   const slash = useSlashSupport(taskDepartmentId, taskId);
@@ -289,7 +291,7 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, headingI
       onClose={onClose}
       headingId={headingId}
       now={now}
-      activity={<AgentActivity taskId={taskId} now={now} />}
+      activity={<AgentActivity taskId={taskId} now={now} runHref={runHref} />}
       slash={slash}
       tasks={taskLinks}
       linkedTasks={linkedTasks}

@@ -1,5 +1,8 @@
 import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
+import type { RunEvent } from "../../convex/lib/runEvents";
+import { replayRun } from "../../convex/lib/runTimeline";
+import type { ToolCallRecord } from "../../convex/validators";
 import { listOf } from "../activity/describe";
 import { STATUS_OPTIONS, type Option } from "../board/options";
 import { BADGE_TONES } from "../components/ui/Badge";
@@ -7,8 +10,17 @@ import { BADGE_TONES } from "../components/ui/Badge";
 /** One run as `runs.listForTask` returns it. */
 export type RunView = FunctionReturnType<typeof api.runs.listForTask>[number];
 export type RunStatus = RunView["status"];
-export type ToolCallView = RunView["toolCalls"][number];
-export type ToolCallOutcome = ToolCallView["outcome"];
+/** What a tool call came to; `pending` while it runs or waits (for a person, or for an external tool's output). */
+export type ToolCallOutcome = ToolCallRecord["outcome"] | "pending";
+/** One tool call of a run, replayed from its `tool_call` / `tool_result` events. */
+export interface ToolCallView {
+  /** The call's `tool_call` index within its run. */
+  index: number;
+  name: string;
+  args: string;
+  outcome: ToolCallOutcome;
+  observation: string;
+}
 
 /** Runs shown in full; older ones wait behind "Show earlier runs". */
 export const RECENT_RUNS_SHOWN = 3;
@@ -23,6 +35,7 @@ export const OUTCOME_OPTIONS: ReadonlyArray<Option<ToolCallOutcome> & { icon: st
   { value: "invalid", label: "Invalid call", icon: "⚠", className: "text-amber-600 dark:text-amber-300" },
   { value: "error", label: "Failed", icon: "⚠", className: "text-rose-600 dark:text-rose-300" },
   { value: "refused", label: "Stopped by a guard", icon: "■", className: "text-amber-600 dark:text-amber-300" },
+  { value: "pending", label: "Under way", icon: "…", className: "text-indigo-600 dark:text-indigo-300" },
 ];
 
 /** Run statuses. `className` colours the badge. */
@@ -51,7 +64,7 @@ export function isActive(run: Pick<RunView, "status">): boolean {
 }
 
 /** "Jarvis is thinking…", "Jarvis replied": the run's one-line headline. */
-export function runHeadline(run: Pick<RunView, "agentName" | "status" | "reason">): string {
+export function runHeadline(run: Pick<RunView, "agentName" | "status" | "reason" | "waitingOnTool">): string {
   const who = run.agentName;
   switch (run.status) {
     case "queued":
@@ -59,7 +72,7 @@ export function runHeadline(run: Pick<RunView, "agentName" | "status" | "reason"
     case "running":
       return `${who} is thinking…`;
     case "waiting":
-      return `${who} is waiting for a person`;
+      return run.waitingOnTool === undefined ? `${who} is waiting for a person` : `${who} is waiting for ${run.waitingOnTool}'s output`;
     case "completed":
       return run.reason === undefined || run.reason === PLAIN_REASON ? `${who} replied` : `${who} finished`;
     case "error":
@@ -151,6 +164,7 @@ const PREVIEW_CHARS = 80;
  * the observation itself, named by its tool when the text does not say which.
  */
 export function describeToolCall(call: Pick<ToolCallView, "name" | "args" | "outcome" | "observation">): string {
+  if (call.outcome === "pending") return `Calling ${call.name}…`;
   const observation = call.observation.trim();
   if (call.outcome !== "ok") return observation.includes(call.name) ? observation : `${call.name}: ${observation}`;
 
@@ -174,6 +188,28 @@ export function describeToolCall(call: Pick<ToolCallView, "name" | "args" | "out
   }
   return `${call.name}: ${observation}`;
 }
+
+/**
+ * A run's tool calls, in order, from its events (the stream is the record:
+ * a call shows as soon as its `tool_call` is written, its outcome once its
+ * `tool_result` is; once the run has ended, a call with no result failed).
+ */
+export function toolCallsFromEvents(events: ReadonlyArray<Pick<RunEvent, "seq" | "timestamp" | "payload">>, runEnded = false): ToolCallView[] {
+  const calls: ToolCallView[] = [];
+  for (const item of replayRun(events).items) {
+    if (item.kind !== "tool") continue;
+    if (item.result !== undefined) {
+      calls.push({ index: item.index, name: item.name, args: item.args, outcome: item.result.outcome as ToolCallRecord["outcome"], observation: item.result.observation });
+    } else {
+      // A call without a result in a run that has ended will not get one: it is not "under way".
+      calls.push({ index: item.index, name: item.name, args: item.args, ...(runEnded ? { outcome: "error", observation: UNFINISHED } : { outcome: "pending", observation: "" }) });
+    }
+  }
+  return calls;
+}
+
+/** What a call without a result says once its run has ended. */
+export const UNFINISHED = "did not finish (the run ended first)";
 
 /** The option for a tool call's outcome; an outcome newer than this client reads as a failure. */
 export function outcomeOption(outcome: ToolCallOutcome): (typeof OUTCOME_OPTIONS)[number] {

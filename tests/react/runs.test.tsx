@@ -1,8 +1,10 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
 import { getFunctionName } from "convex/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
+import type { RunEventPayload } from "../../convex/lib/runEvents";
 import { AgentActivity, RunsPanel } from "../../src/task/RunsPanel";
 import {
   describeToolCall,
@@ -23,12 +25,16 @@ const live = vi.hoisted(() => ({
   error: null as Error | null,
   calls: [] as Array<{ name: string; args: unknown }>,
   mutations: [] as Array<{ name: string; args: unknown }>,
+  /** Each run's tool events, as `runEvents.toolCallsForRun` returns them, and whether the run made more calls. */
+  events: {} as Record<string, Array<{ seq: number; timestamp: number; payload: RunEventPayload }>>,
+  moreCalls: false,
 }));
 vi.mock("convex/react", () => ({
   useQuery: (query: never, args: unknown) => {
     const name = getFunctionName(query);
     live.calls.push({ name, args });
     if (live.error !== null) throw live.error;
+    if (name === "runEvents:toolCallsForRun") return { events: live.events[(args as { runId: string }).runId] ?? [], more: live.moreCalls };
     return name === "runs:streamingForTask" ? live.streams : live.runs;
   },
   useMutation: (mutation: never) => (args: unknown) => {
@@ -44,6 +50,8 @@ afterEach(() => {
   live.error = null;
   live.calls = [];
   live.mutations = [];
+  live.events = {};
+  live.moreCalls = false;
 });
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
@@ -74,7 +82,18 @@ function run(overrides: Partial<RunView> = {}): RunView {
 }
 
 function call(overrides: Partial<ToolCallView>): ToolCallView {
-  return { name: "post_message", args: "{}", outcome: "ok", observation: "posted in the thread", at: NOW - 60_000, ...overrides };
+  return { index: 0, name: "post_message", args: "{}", outcome: "ok", observation: "posted in the thread", ...overrides };
+}
+
+/** The run, with `calls` written to its event stream (a `tool_call` and, unless pending, its `tool_result` each). */
+function withCalls(view: RunView, calls: ToolCallView[]): RunView {
+  const payloads: RunEventPayload[] = [{ type: "agent_start", agentName: view.agentName, model: "demo", attempt: 1 }];
+  calls.forEach((c, index) => {
+    payloads.push({ type: "tool_call", index, name: c.name, args: c.args });
+    if (c.outcome !== "pending") payloads.push({ type: "tool_result", index, name: c.name, outcome: c.outcome, observation: c.observation });
+  });
+  live.events[view._id] = payloads.map((payload, i) => ({ seq: i + 1, timestamp: NOW - 60_000 + i, payload }));
+  return view;
 }
 
 const delegated = call({
@@ -153,6 +172,8 @@ describe("run helpers", () => {
     expect(runHeadline(run())).toBe("Jarvis replied");
     expect(runHeadline(run({ reason: "tool iteration limit reached (6)" }))).toBe("Jarvis finished");
     expect(runHeadline(run({ status: "error", reason: "boom" }))).toBe("Jarvis could not finish");
+    expect(runHeadline(run({ status: "waiting", reason: undefined }))).toBe("Jarvis is waiting for a person");
+    expect(runHeadline(run({ status: "waiting", reason: undefined, waitingOnTool: "web_fetch" }))).toBe("Jarvis is waiting for web_fetch's output");
     expect(runHeadline(run({ status: "aborted", reason: "stopped" }))).toBe("Jarvis stopped");
   });
 
@@ -214,7 +235,7 @@ describe("RunsPanel", () => {
   });
 
   it("shows what a completed run did: formatted delegation, denied call, badge, model, tokens, duration", () => {
-    render(<RunsPanel runs={[run({ toolCalls: [delegated, denied], iterations: 2 })]} now={NOW} />);
+    render(<RunsPanel runs={[withCalls(run({ iterations: 2 }), [delegated, denied])]} now={NOW} />);
     const item = screen.getByTestId("run");
     expect(item.getAttribute("data-run-status")).toBe("completed");
     expect(within(item).getByRole("status").textContent).toContain("Jarvis replied after a mention");
@@ -242,12 +263,9 @@ describe("RunsPanel", () => {
       <RunsPanel
         runs={[
           run({ status: "error", reason: noModel, model: undefined, promptTokens: 0, completionTokens: 0, iterations: 0 }),
-          run({
-            agentName: "Writer",
-            reason: "replied",
-            guards: ["delegation limit per run reached (5)"],
-            toolCalls: [call({ name: "delegate_task", outcome: "refused", observation: "delegate_task: refused, delegation limit per run reached (5)" })],
-          }),
+          withCalls(run({ agentName: "Writer", reason: "replied", guards: ["delegation limit per run reached (5)"] }), [
+            call({ name: "delegate_task", outcome: "refused", observation: "delegate_task: refused, delegation limit per run reached (5)" }),
+          ]),
         ]}
         now={NOW}
       />,
@@ -278,6 +296,52 @@ describe("RunsPanel", () => {
     fireEvent.click(toggle);
     expect(visible()).toHaveLength(5);
     expect(screen.getByRole("button", { name: "Hide earlier runs" }).getAttribute("aria-expanded")).toBe("true");
+  });
+
+  it("reads a run's tool calls from its event stream, not from the run row, and follows it live", () => {
+    const view = run({ status: "running", reason: undefined, endedAt: undefined, toolCalls: [{ name: "dm_send", args: "{}", outcome: "ok", observation: "stale copy on the run row", at: NOW }] });
+    withCalls(view, [call({ name: "post_message", outcome: "pending", args: JSON.stringify({ content: "On it" }) })]);
+    const { rerender } = render(<RunsPanel runs={[view]} now={NOW} />);
+    expect(live.calls).toContainEqual({ name: "runEvents:toolCallsForRun", args: { runId: view._id } });
+    const lines = () => within(screen.getByRole("list", { name: "Tool calls" })).getAllByRole("listitem");
+    expect(lines().map((line) => line.getAttribute("data-outcome"))).toEqual(["pending"]);
+    expect(lines()[0].textContent).toContain("Calling post_message…");
+    expect(screen.queryByText(/stale copy/)).toBeNull();
+
+    // The result arrives in the stream: the same line now says what the call did.
+    withCalls(view, [call({ name: "post_message", args: JSON.stringify({ content: "On it" }) }), call({ name: "update_task_status", outcome: "pending" })]);
+    rerender(<RunsPanel runs={[view]} now={NOW} />);
+    expect(lines().map((line) => line.getAttribute("data-outcome"))).toEqual(["ok", "pending"]);
+    expect(lines()[0].textContent).toContain("Posted in the thread: “On it”");
+  });
+
+  it("a call left without a result by a run that ended reads as unfinished, not under way", () => {
+    const ended = withCalls(run({ status: "aborted", reason: "stopped by Ada" }), [call({ name: "dm_send", outcome: "pending" })]);
+    render(<RunsPanel runs={[ended]} now={NOW} />);
+    const [line] = within(screen.getByRole("list", { name: "Tool calls" })).getAllByRole("listitem");
+    expect(line.getAttribute("data-outcome")).toBe("error");
+    expect(line.textContent).toContain("dm_send: did not finish (the run ended first)");
+  });
+
+  it("says when a long run has more calls than shown, and links to its page", () => {
+    const view = withCalls(run(), [call({})]);
+    live.moreCalls = true;
+    render(
+      <MemoryRouter>
+        <RunsPanel runs={[view]} now={NOW} runHref={(id) => `/d/product/runs/${id}`} />
+      </MemoryRouter>,
+    );
+    expect(screen.getByText("The latest 1 tool calls of this run.")).toBeTruthy();
+    expect(screen.getByRole("link", { name: "See them all" }).getAttribute("href")).toBe(`/d/product/runs/${view._id}`);
+  });
+
+  it("subscribes to an earlier run's events only once it is shown", () => {
+    const runs = [1, 2, 3, 4].map((n) => run({ agentName: `Agent ${n}` }));
+    render(<RunsPanel runs={runs} now={NOW} />);
+    const subscribed = () => live.calls.filter((c) => c.name === "runEvents:toolCallsForRun").map((c) => (c.args as { runId: string }).runId);
+    expect(new Set(subscribed())).toEqual(new Set(runs.slice(0, 3).map((r) => r._id)));
+    fireEvent.click(screen.getByRole("button", { name: "Show earlier runs (1)" }));
+    expect(subscribed()).toContain(runs[3]._id);
   });
 
   it("has no earlier-runs toggle for three runs or fewer", () => {

@@ -1,0 +1,64 @@
+/**
+ * An external tool's round trip end to end on the offline backend: Jarvis
+ * calls `web_fetch` (run outside Maestro), his run waits on the call, a
+ * member hands back its output with `runs.toolOutput`, and the resumed run
+ * goes on from the call with the output as its result, with a scripted
+ * OpenAI-compatible model. tests/convex/toolOutput.test.ts has the refusals.
+ */
+import type { ConvexHttpClient } from "convex/browser";
+import { beforeAll, describe, expect, test } from "vitest";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { scriptedSquad, waitFor } from "./helpers";
+import { isJarvis, lastUser } from "./scriptedModel";
+
+const FETCH = '[TOOL: web_fetch ARG: {"url": "https://example.com/pricing"}]';
+
+let ada: ConvexHttpClient;
+let departmentId: Id<"departments">;
+
+/** Jarvis fetches the page, then repeats the first line of what the results said. */
+const squad = scriptedSquad((request) => {
+  if (!isJarvis(request.messages)) return "Noted.";
+  const last = lastUser(request.messages);
+  return last.startsWith("=== TOOL RESULTS ===") ? `Read it: ${last.split("\n")[1]}` : `Let me look.\n${FETCH}`;
+});
+
+beforeAll(async () => {
+  ({ member: ada, departmentId } = squad);
+  const jarvis = (await ada.query(api.agents.list, { departmentId })).find((agent) => agent.name === "Jarvis")!;
+  const { _id: agentId, name, role, kind, model, systemPrompt, isSquadLead, allowedTools } = jarvis;
+  await ada.mutation(api.agents.update, { agentId, name, role, kind, model, systemPrompt, isSquadLead, allowedTools: [...allowedTools, "web_fetch"] });
+});
+
+async function runOf(taskId: Id<"tasks">, status: string) {
+  await waitFor(async () => (await ada.query(api.runs.listForTask, { taskId }))[0]?.status === status, 20_000, `the run to be ${status}`);
+  return (await ada.query(api.runs.listForTask, { taskId }))[0];
+}
+
+describe("an external tool's output", () => {
+  test("the run waits on web_fetch; the submitted output is the call's result and the run completes with it", async () => {
+    const taskId = await ada.mutation(api.tasks.create, { departmentId, title: "Pricing", description: "", assigneeSessionKeys: [] });
+    await ada.mutation(api.messages.create, { taskId, content: "@Jarvis what does example.com charge?" });
+    const waiting = await runOf(taskId, "waiting");
+    // The drawer says what it waits for: the tool's output, not a person.
+    expect(waiting.waitingOnTool).toBe("web_fetch");
+    const events = await ada.query(api.runEvents.listForRun, { runId: waiting._id });
+    const call = events.map((e) => e.payload).find((p) => p.type === "tool_call");
+    expect(call).toMatchObject({ type: "tool_call", name: "web_fetch", args: '{"url":"https://example.com/pricing"}' });
+    // Nothing ran it: the call has no result yet.
+    expect(events.some((e) => e.payload.type === "tool_result")).toBe(false);
+
+    const toolCallId = `${waiting._id}:${(call as { index: number }).index}`;
+    await ada.mutation(api.runs.toolOutput, { runId: waiting._id, tool: "web_fetch", toolCallId, output: "Pricing: $10 a seat." });
+    const done = await runOf(taskId, "completed");
+    expect(done.waitingOnTool).toBeUndefined();
+    const after = (await ada.query(api.runEvents.listForRun, { runId: done._id })).map((e) => e.payload);
+    expect(after.filter((p) => p.type === "tool_output_submitted")).toEqual([{ type: "tool_output_submitted", tool: "web_fetch", toolCallId, content: "Pricing: $10 a seat." }]);
+    expect(after.filter((p) => p.type === "tool_result")).toEqual([{ type: "tool_result", index: 0, name: "web_fetch", outcome: "ok", observation: "Pricing: $10 a seat." }]);
+    const thread = (await ada.query(api.messages.list, { taskId, paginationOpts: { numItems: 20, cursor: null } })).page;
+    expect(thread[0]).toMatchObject({ author: { kind: "agent", name: "Jarvis" }, content: expect.stringContaining("Pricing: $10 a seat.") });
+    // Once: the call is answered.
+    await expect(ada.mutation(api.runs.toolOutput, { runId: done._id, tool: "web_fetch", toolCallId, output: "again" })).rejects.toThrow(/not waiting/);
+  });
+});
