@@ -83,6 +83,7 @@ import type * as lib_secrets_scanner from "../lib/secrets/scanner.js";
 import type * as lib_secrets_userText from "../lib/secrets/userText.js";
 import type * as lib_sha256 from "../lib/sha256.js";
 import type * as lib_slashCommands from "../lib/slashCommands.js";
+import type * as lib_taskLinks from "../lib/taskLinks.js";
 import type * as lib_tokens from "../lib/tokens.js";
 import type * as lib_toolCalls from "../lib/toolCalls.js";
 import type * as lib_validate from "../lib/validate.js";
@@ -237,6 +238,7 @@ declare const fullApi: ApiFromModules<{
   "lib/secrets/userText": typeof lib_secrets_userText;
   "lib/sha256": typeof lib_sha256;
   "lib/slashCommands": typeof lib_slashCommands;
+  "lib/taskLinks": typeof lib_taskLinks;
   "lib/tokens": typeof lib_tokens;
   "lib/toolCalls": typeof lib_toolCalls;
   "lib/validate": typeof lib_validate;
