@@ -32,6 +32,8 @@ import {
   vPlanStep,
   vQuestionStatus,
   vRunPause,
+  vPiiRules,
+  vSummariserSetting,
 } from "./validators";
 import { runEventFields } from "./lib/runEvents";
 import { SLASH_ACTIONS } from "./lib/slashCommands";
@@ -157,6 +159,8 @@ export default defineSchema({
     archivedAt: v.optional(v.number()),
     /** Deleted: gone for everyone (every read treats it as not found); kept so runs and cards that name it stay whole. */
     deletedAt: v.optional(v.number()),
+    /** The channel the task's work is followed in: its delegations' updates are posted there too (reactions/a2a); delegated tasks inherit it. */
+    channelId: v.optional(v.id("channels")),
   })
     .index("by_department_and_status_and_order", ["departmentId", "status", "order"])
     .index("by_parent", ["parentTaskId"])
@@ -170,6 +174,8 @@ export default defineSchema({
     author: vActor,
     content: v.string(),
     mentions: v.array(vMention),
+    /** The A2A envelope's id, on the lines a delegation posts (reactions/a2a). */
+    correlationId: v.optional(v.string()),
     ...messageChangeFields,
   }).index("by_task", ["taskId"]),
 
@@ -423,6 +429,16 @@ export default defineSchema({
     retention: v.optional(
       v.object({ messageTtlDays: v.optional(v.number()), maxMessagesPerConversation: v.optional(v.number()), artifactTtlDays: v.optional(v.number()) }),
     ),
+    /** How threads are summarised for a prompt (lib/summariser); absent: extractive. The model's key is in `summariserKeys`. */
+    summariser: v.optional(vSummariserSetting),
+    /** Which PII rules apply to injected text (lib/pii); absent or a rule left out: on. */
+    pii: v.optional(vPiiRules),
+  }).index("by_department", ["departmentId"]),
+
+  /** A department's summariser model key, apart from its settings so no settings read can return it; only the run action reads it. */
+  summariserKeys: defineTable({
+    departmentId: v.id("departments"),
+    apiKey: v.string(),
   }).index("by_department", ["departmentId"]),
 
   /** The #maestro chat: `id` increases strictly across all sessions; reads filter by session. */
