@@ -11,6 +11,7 @@ import { archiveTask, deleteTask } from "./reactions/taskCleanup";
 import { assignTask, createTask, moveTask } from "./reactions/taskChange";
 import { recordActivity } from "./records/activities";
 import { agentBySessionKey, agentNamer } from "./records/agents";
+import { readableChannelX } from "./records/channels";
 import { readColumn, subtasksOf, updateTaskFields } from "./records/tasks";
 import schema from "./schema";
 import { TASK_STATUSES, vPriority, vTaskStatus } from "./validators";
@@ -106,9 +107,14 @@ export const create = departmentMutation({
     priority: v.optional(vPriority),
     tags: v.optional(v.array(v.string())),
     assigneeSessionKeys: v.optional(v.array(v.string())),
+    /** A channel the caller may read: the task's delegations post their updates there too. */
+    channelId: v.optional(v.id("channels")),
   },
   returns: v.id("tasks"),
-  handler: async (ctx, args) => (await createTask(ctx, memberActor(ctx.member), args))._id,
+  handler: async (ctx, args) => {
+    if (args.channelId !== undefined) await readableChannelX(ctx, args.departmentId, memberKey(ctx.member.userId), args.channelId, "channel");
+    return (await createTask(ctx, memberActor(ctx.member), args))._id;
+  },
 });
 
 /** Moves a task to another column, at its end. */

@@ -15,9 +15,9 @@ import type { Actor } from "../validators";
 /** Longest preview of a message in the activity feed. */
 const PREVIEW_CHARS = 140;
 
-/** Posts `rawContent` in `task`'s thread as `author`; returns the stored message. */
-export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string): Promise<Doc<"messages">> {
-  const message = await insertMessage(ctx, author, task, rawContent);
+/** Posts `rawContent` in `task`'s thread as `author`; returns the stored message. `correlationId` links it to an A2A envelope. */
+export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string, correlationId?: string): Promise<Doc<"messages">> {
+  const message = await insertMessage(ctx, author, task, rawContent, correlationId);
   for (const mention of await notifyMentioned(ctx, message)) {
     if (mention.kind !== "agent") continue;
     // A hand-off, not a call: the trigger is recorded and taken up in its own transaction.

@@ -36,11 +36,11 @@ export async function mentionsIn(ctx: ReadCtx, departmentId: Id<"departments">, 
   return parseMentions(text, candidates).map(({ key, name }) => ({ kind: kindByKey.get(key)!, key, name }));
 }
 
-/** Inserts a thread message (text checked and scanned, mentions resolved) and returns it. */
-export async function insertMessage(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string): Promise<Doc<"messages">> {
+/** Inserts a thread message (text checked and scanned, mentions resolved) and returns it; `correlationId` links it to an A2A envelope. */
+export async function insertMessage(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string, correlationId?: string): Promise<Doc<"messages">> {
   const content = await redactForDepartment(ctx, task.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
   const mentions = await mentionsIn(ctx, task.departmentId, content);
-  const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions });
+  const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions, ...(correlationId === undefined ? {} : { correlationId }) });
   return (await ctx.db.get("messages", messageId))!;
 }
 
