@@ -5,11 +5,11 @@
  * offline and deterministic) or with an OpenAI-compatible model. A model's
  * answer is used only when it reads as a summary; anything else — a failure,
  * a timeout, an empty or oversized answer, a tool call, markup — falls back
- * to the extractive summary. Pure: the call itself is brain/summariser's.
+ * to the extractive summary. Pure and light (no tokenizer), so the settings
+ * form checks with the same rules; the call itself is brain/summariser's.
  */
 import { MaestroError } from "./errors";
 import { redactPii, type PiiRules } from "./pii";
-import { countTokens } from "./tokens";
 import type { SummariserSetting } from "../validators";
 
 export const DEFAULT_SUMMARISER: SummariserSetting = { kind: "extractive" };
@@ -18,8 +18,8 @@ export const DEFAULT_SUMMARY_TIMEOUT_MS = 4_000;
 /** The slowest a summariser may be allowed to be: a run waits for it before its model call. */
 export const MAX_SUMMARY_TIMEOUT_MS = 30_000;
 export const MIN_SUMMARY_TIMEOUT_MS = 100;
-/** Longest model summary kept, in tokens; a longer answer is not a summary. */
-export const MAX_SUMMARY_TOKENS = 80;
+/** Longest model summary kept, in characters (about 80 tokens); a longer answer is not a summary. */
+export const MAX_SUMMARY_CHARS = 400;
 /** Threads summarised by the model per model call of a run; the others stay extractive. */
 export const MAX_MODEL_SUMMARIES = 4;
 /** Longest message body sent to the summariser, in characters. */
@@ -29,28 +29,42 @@ const MAX_MODEL_NAME_CHARS = 100;
 /** Longest API key accepted. */
 export const MAX_SUMMARISER_KEY_CHARS = 500;
 
+/** A summariser setting as saved: trimmed, the base URL without a trailing slash. */
+function normalised(setting: Extract<SummariserSetting, { kind: "model" }>): Extract<SummariserSetting, { kind: "model" }> {
+  return { kind: "model", baseUrl: setting.baseUrl.trim().replace(/\/+$/, ""), model: setting.model.trim(), timeoutMs: setting.timeoutMs };
+}
+
 /**
- * A summariser setting as saved: trimmed, the base URL an http(s) API root
- * without a trailing slash, the model named, the timeout a whole number of
- * milliseconds in range.
+ * What is wrong with a model summariser setting, field by field (none: it
+ * can be saved): the base URL an http(s) API root, the model named in one
+ * word, the timeout a whole number of milliseconds in range. The settings
+ * form shows the same words beside each field.
+ */
+export function summariserProblems(setting: Extract<SummariserSetting, { kind: "model" }>): Partial<Record<"baseUrl" | "model" | "timeoutMs", string>> {
+  const { baseUrl, model, timeoutMs } = normalised(setting);
+  const problems: Partial<Record<"baseUrl" | "model" | "timeoutMs", string>> = {};
+  if (!/^https?:\/\/[^/\s]+(\/\S*)?$/i.test(baseUrl) || baseUrl.length > MAX_URL_CHARS) {
+    problems.baseUrl = "The summariser's base URL must be an http(s) URL such as http://127.0.0.1:11434/v1.";
+  }
+  if (model === "" || model.length > MAX_MODEL_NAME_CHARS || /\s/.test(model)) {
+    problems.model = `The summariser's model name must be one word of at most ${MAX_MODEL_NAME_CHARS} characters, such as gpt-4o-mini.`;
+  }
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < MIN_SUMMARY_TIMEOUT_MS || timeoutMs > MAX_SUMMARY_TIMEOUT_MS) {
+    problems.timeoutMs = `The summariser's timeout must be a whole number of milliseconds from ${MIN_SUMMARY_TIMEOUT_MS} to ${MAX_SUMMARY_TIMEOUT_MS}.`;
+  }
+  return problems;
+}
+
+/**
+ * A summariser setting as saved (see `summariserProblems`).
  *
- * @throws MaestroError INVALID_ARGUMENT naming the field that is wrong.
+ * @throws MaestroError INVALID_ARGUMENT naming the first field that is wrong.
  */
 export function checkSummariser(setting: SummariserSetting): SummariserSetting {
   if (setting.kind === "extractive") return { kind: "extractive" };
-  const baseUrl = setting.baseUrl.trim().replace(/\/+$/, "");
-  if (!/^https?:\/\/[^/\s]+(\/\S*)?$/i.test(baseUrl) || baseUrl.length > MAX_URL_CHARS) {
-    throw new MaestroError("INVALID_ARGUMENT", "The summariser's base URL must be an http(s) URL such as http://127.0.0.1:11434/v1.");
-  }
-  const model = setting.model.trim();
-  if (model === "" || model.length > MAX_MODEL_NAME_CHARS || /\s/.test(model)) {
-    throw new MaestroError("INVALID_ARGUMENT", `The summariser's model name must be one word of at most ${MAX_MODEL_NAME_CHARS} characters, such as gpt-4o-mini.`);
-  }
-  const { timeoutMs } = setting;
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < MIN_SUMMARY_TIMEOUT_MS || timeoutMs > MAX_SUMMARY_TIMEOUT_MS) {
-    throw new MaestroError("INVALID_ARGUMENT", `The summariser's timeout must be a whole number of milliseconds from ${MIN_SUMMARY_TIMEOUT_MS} to ${MAX_SUMMARY_TIMEOUT_MS}.`);
-  }
-  return { kind: "model", baseUrl, model, timeoutMs };
+  const problem = Object.values(summariserProblems(setting))[0];
+  if (problem !== undefined) throw new MaestroError("INVALID_ARGUMENT", problem);
+  return normalised(setting);
 }
 
 /** A model key as saved: trimmed, one line, bounded. @throws MaestroError INVALID_ARGUMENT */
@@ -81,13 +95,13 @@ export function summaryRequest(messages: ReadonlyArray<{ from: string; body: str
 
 /**
  * The model's answer as a summary, or null when it is not one: empty, longer
- * than `MAX_SUMMARY_TOKENS`, without words, a tool call, JSON, markup or a
+ * than `MAX_SUMMARY_CHARS`, without words, a tool call, JSON, markup or a
  * code block. What is kept is one line with the department's PII rules
  * applied (a model can repeat what it should not).
  */
 export function acceptSummary(answer: string, pii?: PiiRules): string | null {
   const text = answer.replace(/\s+/g, " ").trim();
-  if (text === "" || countTokens(text) > MAX_SUMMARY_TOKENS) return null;
+  if (text === "" || text.length > MAX_SUMMARY_CHARS) return null;
   if (!/\p{L}{2,}/u.test(text)) return null;
   if (/\[TOOL:|```|^[[{<]/i.test(text)) return null;
   return redactPii(text, pii);

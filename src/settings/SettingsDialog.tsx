@@ -6,6 +6,7 @@ import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { SkeletonStack } from "../components/ui/Skeleton";
 import { DepartmentCommands } from "./DepartmentCommands";
+import { InjectionSettings } from "./InjectionSettings";
 import { NewChatSession } from "./NewChatSession";
 import { SettingsForm } from "./SettingsForm";
 import type { ChatSettingsChanges } from "./settings";
@@ -34,6 +35,11 @@ export function SettingsDialog({ department, onClose }: Props) {
         </section>
         <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
           <StartSession department={department} />
+        </div>
+        <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
+          <ErrorBoundary>
+            <InjectionSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
+          </ErrorBoundary>
         </div>
         <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
           <ErrorBoundary>
