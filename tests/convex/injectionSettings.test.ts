@@ -89,7 +89,12 @@ describe("injection settings", () => {
     expect((await t.query(internal.tools.messaging.inboxReadTool, { runId })).map((m) => m.body)).toEqual(["Mail ada@example.com, card [card]"]);
     const inputs = await roundInputs(t, runId);
     expect(inputs.inbox?.unread.map((m) => m.body)).toEqual(["Mail ada@example.com, card [card]"]);
+    // The context pack quotes the same conversation under the same rules.
+    expect(inputs.pack?.threads.map((th) => th.root)).toEqual(["Mail ada@example.com, card [card]"]);
+    await admin.mutation(api.injectionSettings.update, { departmentId, summariser: MODEL, pii: {} });
+    expect((await roundInputs(t, runId)).pack?.threads.map((th) => th.root)).toEqual(["Mail [email], card [card]"]);
     expect(inputs.injection).toEqual({ pii: { email: false }, summariser: { baseUrl: "http://127.0.0.1:11434/v1", model: "fast-summary", timeoutMs: 2000, apiKey: "sk-run" } });
+    expect((await roundInputs(t, runId)).injection.pii).toEqual({});
   });
 });
 
