@@ -41,7 +41,7 @@ export function InjectionSettings({ departmentId, departmentName, isAdmin }: Pro
 }
 
 function InjectionSummary({ saved }: { saved: Saved }) {
-  const hidden = PII_RULES.filter((rule) => saved.pii[rule.key]).map((rule) => rule.label.toLowerCase());
+  const hidden = PII_RULES.filter((rule) => saved.pii[rule.key]).map((rule) => rule.noun);
   const { summariser } = saved;
   return (
     <dl className="grid grid-cols-1 gap-2 text-sm sm:grid-cols-[10rem_1fr]" data-testid="injection-summary">

@@ -1,12 +1,12 @@
 import { DEFAULT_SUMMARY_TIMEOUT_MS, summariserProblems } from "../../convex/lib/summariser";
 import type { SummariserSetting } from "../../convex/validators";
 
-/** The PII rules (convex/lib/pii), with the words the settings use for them. */
+/** The PII rules (convex/lib/pii), with the words the settings use for them (`noun`: within a sentence). */
 export const PII_RULES = [
-  { key: "email", label: "E-mail addresses", hint: "name@example.com becomes [email]." },
-  { key: "phone", label: "Phone numbers", hint: "With a country or area code, or 9 digits or more." },
-  { key: "card", label: "Card numbers", hint: "13 to 19 digits that pass the Luhn check." },
-  { key: "iban", label: "IBANs", hint: "Account numbers that pass the IBAN check." },
+  { key: "email", label: "E-mail addresses", noun: "e-mail addresses", hint: "name@example.com becomes [email]." },
+  { key: "phone", label: "Phone numbers", noun: "phone numbers", hint: "With a country or area code, or 9 digits or more." },
+  { key: "card", label: "Card numbers", noun: "card numbers", hint: "13 to 19 digits that pass the Luhn check." },
+  { key: "iban", label: "IBANs", noun: "IBANs", hint: "Account numbers that pass the IBAN check." },
 ] as const;
 
 export type PiiRuleKey = (typeof PII_RULES)[number]["key"];
