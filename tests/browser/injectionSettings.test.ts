@@ -94,6 +94,13 @@ describe("message settings in the department's settings", () => {
         await page.keyboard.press("Escape");
         await page.getByRole("dialog", { name: "Settings" }).waitFor({ state: "detached" });
       }
+      // The extractive form too (fewer fields), unsaved.
+      await openSettings(page);
+      await section(page).getByLabel("Thread summaries").selectOption("extractive");
+      await section(page).getByLabel("Base URL").waitFor({ state: "detached" });
+      await page.screenshot({ path: screenshotPath(`injection-settings-extractive-${colorScheme}-390.png`) });
+      const violations = await accessibilityViolations(page);
+      if (violations.length > 0) failures[`${colorScheme} extractive`] = violations;
       await page.close();
     }
     expect(failures).toEqual({});
