@@ -12,20 +12,14 @@ import { recordActivity } from "./records/activities";
 import { checkPageSize } from "./lib/validate";
 import { answerFromThread } from "./reactions/questions";
 import { postToThread } from "./reactions/threadPost";
+import schema from "./schema";
 import { editMessage, eraseMessage, threadPage } from "./records/messages";
 import { oncePerKey } from "./records/toolEffects";
-import { vActor, vMention } from "./validators";
 
-const vMessage = v.object({
-  _id: v.id("messages"),
-  _creationTime: v.number(),
-  taskId: v.id("tasks"),
-  author: vActor,
-  content: v.string(),
-  mentions: v.array(vMention),
-  editedAt: v.optional(v.number()),
-  deletedAt: v.optional(v.number()),
-});
+// A projection of the stored message, so the returns can never drift from the schema (`correlationId` links a delegation's lines to its A2A envelope).
+const vMessage = schema.tables.messages.validator
+  .pick("taskId", "author", "content", "mentions", "correlationId", "editedAt", "deletedAt")
+  .extend({ _id: v.id("messages"), _creationTime: v.number() });
 
 /** Longest preview of an edited message in the activity feed. */
 const PREVIEW_CHARS = 140;
@@ -61,13 +55,14 @@ export const list = taskQuery({
     const page = await threadPage(ctx, taskId, paginationOpts);
     return {
       ...page,
-      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, editedAt, deletedAt }) => ({
+      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, correlationId, editedAt, deletedAt }) => ({
         _id,
         _creationTime,
         taskId,
         author,
         content,
         mentions,
+        ...(correlationId === undefined ? {} : { correlationId }),
         ...(editedAt === undefined ? {} : { editedAt }),
         ...(deletedAt === undefined ? {} : { deletedAt }),
       })),

@@ -47,6 +47,7 @@ const vRunView = schema.tables.runs.validator
     "endedAt",
     "injectionTokens",
     "costMicros",
+    "correlationId",
   )
   .extend({ _id: v.id("runs"), _creationTime: v.number(), agentName: v.string() });
 
@@ -68,7 +69,7 @@ const vRunSummary = v.object({
 });
 
 function runView(run: Doc<"runs">, agentName: string) {
-  const { _id, _creationTime, agentSessionKey, trigger, status, reason, iterations, toolCalls, model, promptTokens, completionTokens, guards, timings, startedAt, endedAt, injectionTokens, costMicros } = run;
+  const { _id, _creationTime, agentSessionKey, trigger, status, reason, iterations, toolCalls, model, promptTokens, completionTokens, guards, timings, startedAt, endedAt, injectionTokens, costMicros, correlationId } = run;
   return {
     _id,
     _creationTime,
@@ -88,6 +89,7 @@ function runView(run: Doc<"runs">, agentName: string) {
     endedAt,
     ...(injectionTokens === undefined ? {} : { injectionTokens }),
     ...(costMicros === undefined ? {} : { costMicros }),
+    ...(correlationId === undefined ? {} : { correlationId }),
   };
 }
 

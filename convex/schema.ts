@@ -258,6 +258,8 @@ export default defineSchema({
     lastActiveAt: v.optional(v.number()),
     /** Tokens of messages (inbox, channels, #maestro, context pack) injected into this run's prompts, summed over its model calls. */
     injectionTokens: v.optional(v.number()),
+    /** A run on a delegated task: the delegation's A2A correlation id, so the chain reads from a2a.delegate through its runs to done. */
+    correlationId: v.optional(v.string()),
     /** While `waiting`: where the loop resumes once a person responds. */
     paused: v.optional(vRunPause),
     /** The row counting this run's events (set with its first event; see runStreams). */

@@ -8,8 +8,9 @@
  * says done reads as one id. Each update (created, started, review, done,
  * blocked) is also a line in the parent task's thread and, when the task
  * is followed in a channel (`tasks.channelId`), in that channel, both
- * carrying the correlation id. Review and done are posted for
- * reactions/taskChange, which also wakes the delegator.
+ * carrying the correlation id. A top-level task followed in a channel
+ * reports its status lines there too. reactions/taskChange calls in on every
+ * move and wakes the delegator on review and done.
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
@@ -108,13 +109,14 @@ async function postChannelLine(ctx: MutationCtx, task: Doc<"tasks">, body: strin
 }
 
 /**
- * One update of a delegation: `text` in the parent task's thread and, when
- * the delegated task is followed in a channel, there; both carry the
- * delegation's correlation id. Returns the thread line (null without a parent).
+ * One update of a task's work: `text` in the parent task's thread when the
+ * task was delegated, and in the task's channel when it is followed in one
+ * (a top-level task too); both carry the correlation id. Returns the thread
+ * line (null without one).
  */
 export async function postDelegationUpdate(ctx: MutationCtx, task: Doc<"tasks">, text: string): Promise<Doc<"messages"> | null> {
   const correlationId = delegationCorrelationId(task._id);
-  const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
+  const parent = task.parentTaskId === undefined || task.delegatedBy === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
   const line = parent === null ? null : await postToThread(ctx, { kind: "system" }, parent, text, correlationId);
   await postChannelLine(ctx, task, text, correlationId);
   return line;
@@ -127,27 +129,32 @@ export async function delegationCreated(ctx: MutationCtx, from: Actor, task: Doc
   await postDelegationUpdate(ctx, task, `${actorName(from)} delegated “${task.title}” to ${to.length > 0 ? to.join(", ") : "nobody yet"}.`);
 }
 
-/** What an update says for each status a delegation reports: started, review, done, blocked. */
+/** What an update says for each status a task reports: started, review, done, blocked. */
 const STATUS_LINES: Partial<Record<TaskStatus, string>> = { in_progress: "has started", review: "is ready for review", done: "is done", blocked: "is blocked" };
 
-/** The update line for a delegated task's `status`, or null for a status a delegation does not report. */
-export async function delegationUpdateText(ctx: MutationCtx, task: Doc<"tasks">, status: TaskStatus): Promise<string | null> {
+/** The update line for a task's `status`, or null for a status that is not reported. */
+async function statusUpdateText(ctx: MutationCtx, task: Doc<"tasks">, status: TaskStatus): Promise<string | null> {
   const line = STATUS_LINES[status];
   if (line === undefined) return null;
   const who = await assigneeNames(ctx, task);
-  return `Delegated task “${task.title}” (assigned to ${who.length > 0 ? who.join(", ") : "nobody"}) ${line}.`;
+  const what = task.delegatedBy === undefined ? "Task" : "Delegated task";
+  return `${what} “${task.title}” (assigned to ${who.length > 0 ? who.join(", ") : "nobody"}) ${line}.`;
 }
 
 /**
- * A delegated task moved: its status update's envelope to the delegator,
- * and the update line for started and blocked (review and done:
- * reactions/taskChange posts them with `postDelegationUpdate` and wakes the delegator).
+ * A task moved to a reported status (started, review, done, blocked). A
+ * delegated one records its status update's envelope to the delegator and
+ * tells its parent's thread; any task followed in a channel, delegated or
+ * top-level, tells that channel. Returns the parent thread's line, which
+ * reactions/taskChange answers on review and done by waking the delegator.
  */
-export async function delegationStatusChanged(ctx: MutationCtx, by: Actor, task: Doc<"tasks">, status: TaskStatus): Promise<void> {
-  if (task.delegatedBy === undefined || task.parentTaskId === undefined || STATUS_LINES[status] === undefined) return;
-  const delegator = await agentNamer(ctx, () => task.delegatedBy!)(task.delegatedBy);
-  await recordEnvelope(ctx, { intent: "status_update", correlationId: delegationCorrelationId(task._id), from: by, to: [delegator], task, data: { status } });
-  if (status === "review" || status === "done") return;
-  const text = await delegationUpdateText(ctx, task, status);
-  if (text !== null) await postDelegationUpdate(ctx, task, text);
+export async function taskStatusReported(ctx: MutationCtx, by: Actor, task: Doc<"tasks">, status: TaskStatus): Promise<Doc<"messages"> | null> {
+  if (task.delegatedBy === undefined && task.channelId === undefined) return null;
+  const text = await statusUpdateText(ctx, task, status);
+  if (text === null) return null;
+  if (task.delegatedBy !== undefined) {
+    const delegator = await agentNamer(ctx, () => task.delegatedBy!)(task.delegatedBy);
+    await recordEnvelope(ctx, { intent: "status_update", correlationId: delegationCorrelationId(task._id), from: by, to: [delegator], task, data: { status } });
+  }
+  return await postDelegationUpdate(ctx, task, text);
 }

@@ -13,7 +13,7 @@ import { agentBySessionKey } from "../records/agents";
 import { notifyAssigned } from "../records/notifications";
 import { insertTask, placeTask, resolveAssignees, setAssignees, type NewTask } from "../records/tasks";
 import type { Actor, TaskStatus } from "../validators";
-import { delegationStatusChanged, delegationUpdateText, postDelegationUpdate } from "./a2a";
+import { taskStatusReported } from "./a2a";
 import { enqueueRun } from "./runQueue";
 
 /** The feed's line saying who a task is assigned to now. */
@@ -69,19 +69,15 @@ export async function moveTask(ctx: MutationCtx, actor: Actor, task: Doc<"tasks"
     taskId: task._id,
     data: { title: task.title, from: task.status, to: status },
   });
-  await delegationStatusChanged(ctx, actor, task, status);
-  if (status === "review" || status === "done") await reportToDelegator(ctx, task, status);
+  const line = await taskStatusReported(ctx, actor, task, status);
+  if (line !== null && (status === "review" || status === "done")) await wakeDelegator(ctx, task, line);
 }
 
 /**
  * Results flow back: when a delegated task reaches review or done, its parent
- * task's thread says so and the delegator is woken on the parent task.
+ * task's thread has said so (`line`) and the delegator is woken on the parent task.
  */
-async function reportToDelegator(ctx: MutationCtx, task: Doc<"tasks">, status: "review" | "done"): Promise<void> {
-  if (task.parentTaskId === undefined || task.delegatedBy === undefined) return;
-  const text = (await delegationUpdateText(ctx, task, status))!;
-  const message = await postDelegationUpdate(ctx, task, text);
-  if (message === null) return;
-  const delegator = await agentBySessionKey(ctx, task.delegatedBy);
-  if (delegator !== null) await enqueueRun(ctx, delegator, message.taskId, { kind: "delegation_result", messageId: message._id, note: text });
+async function wakeDelegator(ctx: MutationCtx, task: Doc<"tasks">, line: Doc<"messages">): Promise<void> {
+  const delegator = task.delegatedBy === undefined ? null : await agentBySessionKey(ctx, task.delegatedBy);
+  if (delegator !== null) await enqueueRun(ctx, delegator, line.taskId, { kind: "delegation_result", messageId: line._id, note: line.content });
 }

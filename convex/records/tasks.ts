@@ -232,6 +232,11 @@ export async function setTaskRunSettings(ctx: MutationCtx, taskId: Id<"tasks">, 
   await ctx.db.patch("tasks", taskId, { ...settings, updatedAt: Date.now() });
 }
 
+/** Follows a task in a channel (the caller checked it is a channel of its department they may read), or stops with `undefined`. */
+export async function setTaskChannel(ctx: MutationCtx, taskId: Id<"tasks">, channelId: Id<"channels"> | undefined): Promise<void> {
+  await ctx.db.patch("tasks", taskId, { channelId, updatedAt: Date.now() });
+}
+
 /** Archives a task (off the board by default) or brings it back. */
 export async function setTaskArchived(ctx: MutationCtx, taskId: Id<"tasks">, archived: boolean): Promise<void> {
   await ctx.db.patch("tasks", taskId, { archivedAt: archived ? Date.now() : undefined, updatedAt: Date.now() });

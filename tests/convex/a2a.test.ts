@@ -9,7 +9,7 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ActionCtx } from "../../convex/_generated/server";
 import { TOOL_REGISTRY, type ToolDefinition } from "../../convex/tools/registry";
-import { AGENTS, createTask, demoSquad, expectError, insertRun, type TestConvex } from "./setup";
+import { AGENTS, createTask, demoSquad, expectError, expectTaskRefusals, insertRun, memberKeyOf, type TestConvex } from "./setup";
 
 async function a2aEvents(t: TestConvex, departmentId: Id<"departments">) {
   return await t.run(async (ctx) => (await ctx.db.query("events").withIndex("by_department", (q) => q.eq("departmentId", departmentId)).collect()).filter((e) => e.type.startsWith("a2a.")));
@@ -49,6 +49,8 @@ describe("A2A envelopes", () => {
     }
 
     const parentThread = await admin.query(api.messages.list, { taskId: rootId, paginationOpts: { numItems: 50, cursor: null } });
+    // messages.list hands each line's correlation id to the app, linking it to its envelope.
+    expect(new Set(parentThread.page.map((m) => m.correlationId))).toEqual(new Set([`a2a:${childId}`]));
     const lines = parentThread.page.map((m) => m.content).reverse();
     expect(lines).toEqual([
       "Jarvis delegated “Hero copy” to Writer.",
@@ -165,6 +167,130 @@ describe("delegation updates in the task's channel", () => {
     await expectError(admin.mutation(api.tasks.create, { departmentId, title: "Cross", channelId: theirs }), "NOT_FOUND");
     const board = await admin.query(api.tasks.list, { departmentId });
     expect(board.flatMap((c) => c.tasks.map((task) => task.title))).not.toContain("Sneak");
+  });
+});
+
+/** Channel lines, oldest first: body and correlation id. */
+async function channelLines(t: TestConvex, channelId: Id<"channels">) {
+  return await t.run(async (ctx) =>
+    (await ctx.db.query("channelMessages").withIndex("by_channel_and_thread", (q) => q.eq("channelId", channelId)).collect()).map((m) => [m.body, m.correlationId]),
+  );
+}
+
+describe("a top-level task followed in a channel", () => {
+  test("a task a person made reports started, review, blocked and done in its channel, under its own id, with no envelope", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "launch", visibility: "project" });
+    const taskId = await createTask(admin, departmentId, { title: "Pricing page", assigneeSessionKeys: [AGENTS.writer] });
+    await admin.mutation(api.tasks.setChannel, { taskId, channelId });
+    for (const status of ["in_progress", "review", "blocked", "done"] as const) await admin.mutation(api.tasks.setStatus, { taskId, status });
+    const id = `a2a:${taskId}`;
+    expect(await channelLines(t, channelId)).toEqual([
+      ["Task “Pricing page” (assigned to Writer) has started.", id],
+      ["Task “Pricing page” (assigned to Writer) is ready for review.", id],
+      ["Task “Pricing page” (assigned to Writer) is blocked.", id],
+      ["Task “Pricing page” (assigned to Writer) is done.", id],
+    ]);
+    expect(await a2aEvents(t, departmentId)).toEqual([]);
+    // Its own thread is left alone: the lines are for the channel.
+    expect(await t.run(async (ctx) => await ctx.db.query("messages").withIndex("by_task", (q) => q.eq("taskId", taskId)).collect())).toEqual([]);
+  });
+
+  test("a delegation with no parent task reports each status in the channel it is followed in, with its envelope", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "ops", visibility: "project" });
+    const made = await t.mutation(internal.tools.delegation.createDelegatedTask, {
+      departmentId,
+      delegatorSessionKey: AGENTS.jarvis,
+      title: "Status page",
+      description: "",
+      assigneeSessionKeys: [AGENTS.devBot],
+      instruction: "Build it.",
+    });
+    if (!made.ok) throw new Error("the delegation was refused");
+    const taskId = made.taskId as Id<"tasks">;
+    await admin.mutation(api.tasks.setChannel, { taskId, channelId });
+    const runId = await insertRun(t, AGENTS.devBot, taskId);
+    for (const status of ["in_progress", "done"] as const) await t.mutation(internal.tools.thread.updateTaskStatus, { runId, status });
+    const id = `a2a:${taskId}`;
+    expect(await channelLines(t, channelId)).toEqual([
+      ["Delegated task “Status page” (assigned to Dev Bot) has started.", id],
+      ["Delegated task “Status page” (assigned to Dev Bot) is done.", id],
+    ]);
+    expect((await a2aEvents(t, departmentId)).map((e) => [e.type, e.data.status ?? null, e.correlationId])).toEqual([
+      ["a2a.delegate", null, id],
+      ["a2a.status_update", "in_progress", id],
+      ["a2a.status_update", "done", id],
+    ]);
+  });
+
+  test("a task followed in no channel, or no longer followed, posts nowhere", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "launch", visibility: "project" });
+    const taskId = await createTask(admin, departmentId, { title: "Quiet", channelId });
+    await admin.mutation(api.tasks.setChannel, { taskId, channelId: null });
+    expect((await admin.query(api.tasks.get, { taskId })).channelId).toBeUndefined();
+    await admin.mutation(api.tasks.setStatus, { taskId, status: "done" });
+    expect(await channelLines(t, channelId)).toEqual([]);
+  });
+});
+
+describe("tasks.setChannel (Follow in channel)", () => {
+  test("a member follows a task in a channel and stops; delegations made from it later inherit the channel; the feed says so", async () => {
+    const { t, departmentId, grace } = await demoSquad({ grace: true });
+    const channelId = await grace.mutation(api.channels.create, { departmentId, name: "launch", visibility: "project" });
+    const rootId = await createTask(grace, departmentId, { title: "Launch page" });
+    await grace.mutation(api.tasks.setChannel, { taskId: rootId, channelId });
+    expect((await grace.query(api.tasks.get, { taskId: rootId })).channelId).toBe(channelId);
+    const made = await t.mutation(internal.tools.delegation.createDelegatedTask, {
+      departmentId,
+      delegatorSessionKey: AGENTS.jarvis,
+      title: "Hero copy",
+      description: "",
+      assigneeSessionKeys: [AGENTS.writer],
+      instruction: "Write it.",
+      parentTaskId: rootId,
+    });
+    if (!made.ok) throw new Error("the delegation was refused");
+    expect((await grace.query(api.tasks.get, { taskId: made.taskId as Id<"tasks"> })).channelId).toBe(channelId);
+    expect(await channelLines(t, channelId)).toEqual([["Jarvis delegated “Hero copy” to Writer.", `a2a:${made.taskId}`]]);
+    await grace.mutation(api.tasks.setChannel, { taskId: rootId, channelId: null });
+    expect((await grace.query(api.tasks.get, { taskId: rootId })).channelId).toBeUndefined();
+    const feed = await t.run(async (ctx) => (await ctx.db.query("activities").collect()).filter((a) => a.type === "task_updated"));
+    expect(feed.map((a) => [a.taskId, a.data.fields])).toEqual([
+      [rootId, "channel"],
+      [rootId, "channel"],
+    ]);
+  });
+
+  test("refused, with nothing changed: a viewer, another department's people and tasks, a private channel the caller is not in, another department's channel, a DM, an archived channel", async () => {
+    const squad = await demoSquad({ grace: true, vera: true, other: true });
+    const { t, departmentId, admin, grace, vera, other } = squad;
+    const launch = await admin.mutation(api.channels.create, { departmentId, name: "launch", visibility: "project" });
+    const secret = await admin.mutation(api.channels.create, { departmentId, name: "secret", visibility: "private" });
+    const old = await admin.mutation(api.channels.create, { departmentId, name: "old", visibility: "project" });
+    await admin.mutation(api.channels.setArchived, { channelId: old, archived: true });
+    const dm = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [memberKeyOf(t, "Grace")] });
+    const theirs = await other.member.mutation(api.channels.create, { departmentId: other.departmentId, name: "theirs", visibility: "project" });
+    const taskId = await createTask(admin, departmentId, { title: "Guarded" });
+
+    await expectTaskRefusals(squad, taskId, (caller, id) => caller.mutation(api.tasks.setChannel, { taskId: id, channelId: null }));
+    await expectError(vera.mutation(api.tasks.setChannel, { taskId, channelId: launch }), "FORBIDDEN");
+    await expectError(grace.mutation(api.tasks.setChannel, { taskId, channelId: secret }), "FORBIDDEN");
+    await expectError(admin.mutation(api.tasks.setChannel, { taskId, channelId: theirs }), "NOT_FOUND");
+    await expectError(admin.mutation(api.tasks.setChannel, { taskId, channelId: dm }), "INVALID_ARGUMENT", /not in a DM/);
+    await expectError(admin.mutation(api.tasks.setChannel, { taskId, channelId: old }), "INVALID_ARGUMENT", /archived/);
+    // Their own department's member cannot point our task at their channel either.
+    await expectError(other.member.mutation(api.tasks.setChannel, { taskId, channelId: theirs }), "FORBIDDEN");
+    expect((await admin.query(api.tasks.get, { taskId })).channelId).toBeUndefined();
+
+    // Followed in a private channel Grace is not in: hers neither to move nor to clear.
+    await admin.mutation(api.tasks.setChannel, { taskId, channelId: secret });
+    await expectError(grace.mutation(api.tasks.setChannel, { taskId, channelId: null }), "FORBIDDEN", /private channel/);
+    await expectError(grace.mutation(api.tasks.setChannel, { taskId, channelId: launch }), "FORBIDDEN", /private channel/);
+    expect((await admin.query(api.tasks.get, { taskId })).channelId).toBe(secret);
+    const feed = await t.run(async (ctx) => (await ctx.db.query("activities").collect()).filter((a) => a.type === "task_updated"));
+    expect(feed).toHaveLength(1);
   });
 });
 
