@@ -13,22 +13,14 @@ import { feedPreview, recordActivity, revisePostedEntry } from "./records/activi
 import { checkPageSize } from "./lib/validate";
 import { answerFromThread } from "./reactions/questions";
 import { postToThread } from "./reactions/threadPost";
+import schema from "./schema";
 import { attachMetadata, editMessage, eraseMessage, threadPage } from "./records/messages";
 import { oncePerKey } from "./records/toolEffects";
-import { vActor, vMention } from "./validators";
 
-const vMessage = v.object({
-  _id: v.id("messages"),
-  _creationTime: v.number(),
-  taskId: v.id("tasks"),
-  author: vActor,
-  content: v.string(),
-  mentions: v.array(vMention),
-  taskLinks: v.optional(v.array(v.id("tasks"))),
-  metadata: v.optional(v.record(v.string(), v.string())),
-  editedAt: v.optional(v.number()),
-  deletedAt: v.optional(v.number()),
-});
+// A projection of the stored message, so the returns can never drift from the schema (`correlationId` links a delegation's lines to its A2A envelope).
+const vMessage = schema.tables.messages.validator
+  .pick("taskId", "author", "content", "mentions", "taskLinks", "metadata", "correlationId", "editedAt", "deletedAt")
+  .extend({ _id: v.id("messages"), _creationTime: v.number() });
 
 /** A message of this task's thread, by an id a client sent. */
 async function threadMessageX(ctx: MutationCtx, task: Doc<"tasks">, messageId: Id<"messages">): Promise<Doc<"messages">> {
@@ -56,7 +48,7 @@ export const create = taskMutation({
     // Checked before anything is written: a refused send posts nothing.
     const checkedMetadata = metadata === undefined ? undefined : checkMessageMetadata(metadata);
     return await oncePerKey(ctx, { key: clientSendKey(memberKey(member.userId), clientMessageId), tool: "task_message" }, async () => {
-      const message = await postToThread(ctx, memberActor(member), task, content, taskLinks);
+      const message = await postToThread(ctx, memberActor(member), task, content, { taskLinks });
       if (checkedMetadata !== undefined) await attachMetadata(ctx, message, checkedMetadata);
       if (task.pendingQuestion !== undefined) await answerFromThread(ctx, task, memberActor(member), message);
       return message._id;
@@ -73,7 +65,7 @@ export const list = taskQuery({
     const page = await threadPage(ctx, taskId, paginationOpts);
     return {
       ...page,
-      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, taskLinks, metadata, editedAt, deletedAt }) => ({
+      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, taskLinks, metadata, correlationId, editedAt, deletedAt }) => ({
         _id,
         _creationTime,
         taskId,
@@ -82,6 +74,7 @@ export const list = taskQuery({
         mentions,
         ...(taskLinks === undefined ? {} : { taskLinks }),
         ...(metadata === undefined ? {} : { metadata }),
+        ...(correlationId === undefined ? {} : { correlationId }),
         ...(editedAt === undefined ? {} : { editedAt }),
         ...(deletedAt === undefined ? {} : { deletedAt }),
       })),

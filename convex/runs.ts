@@ -48,6 +48,7 @@ const vRunView = schema.tables.runs.validator
     "endedAt",
     "injectionTokens",
     "costMicros",
+    "correlationId",
   )
   .extend({
     _id: v.id("runs"),
@@ -75,7 +76,7 @@ const vRunSummary = v.object({
 });
 
 function runView(run: Doc<"runs">, agentName: string) {
-  const { _id, _creationTime, agentSessionKey, trigger, status, reason, iterations, toolCalls, model, promptTokens, completionTokens, guards, timings, startedAt, endedAt, injectionTokens, costMicros } = run;
+  const { _id, _creationTime, agentSessionKey, trigger, status, reason, iterations, toolCalls, model, promptTokens, completionTokens, guards, timings, startedAt, endedAt, injectionTokens, costMicros, correlationId } = run;
   return {
     _id,
     _creationTime,
@@ -96,6 +97,7 @@ function runView(run: Doc<"runs">, agentName: string) {
     ...(injectionTokens === undefined ? {} : { injectionTokens }),
     ...(costMicros === undefined ? {} : { costMicros }),
     ...(run.status === "waiting" && run.paused?.kind === "tool_output" ? { waitingOnTool: run.paused.call.name } : {}),
+    ...(correlationId === undefined ? {} : { correlationId }),
   };
 }
 

@@ -32,6 +32,8 @@ import {
   vPlanStep,
   vQuestionStatus,
   vRunPause,
+  vPiiRules,
+  vSummariserSetting,
 } from "./validators";
 import { runEventFields } from "./lib/runEvents";
 import { SLASH_ACTIONS } from "./lib/slashCommands";
@@ -157,6 +159,8 @@ export default defineSchema({
     archivedAt: v.optional(v.number()),
     /** Deleted: gone for everyone (every read treats it as not found); kept so runs and cards that name it stay whole. */
     deletedAt: v.optional(v.number()),
+    /** The channel the task's work is followed in: its delegations' updates are posted there too (reactions/a2a); delegated tasks inherit it. */
+    channelId: v.optional(v.id("channels")),
   })
     .index("by_department_and_status_and_order", ["departmentId", "status", "order"])
     .index("by_parent", ["parentTaskId"])
@@ -174,6 +178,8 @@ export default defineSchema({
     taskLinks: v.optional(v.array(v.id("tasks"))),
     /** A client's own small record (lib/messageMetadata bounds it), secret-scanned like the text. */
     metadata: v.optional(v.record(v.string(), v.string())),
+    /** The A2A envelope's id, on the lines a delegation posts (reactions/a2a). */
+    correlationId: v.optional(v.string()),
     ...messageChangeFields,
   }).index("by_task", ["taskId"]),
 
@@ -260,6 +266,8 @@ export default defineSchema({
     lastActiveAt: v.optional(v.number()),
     /** Tokens of messages (inbox, channels, #maestro, context pack) injected into this run's prompts, summed over its model calls. */
     injectionTokens: v.optional(v.number()),
+    /** A run on a delegated task: the delegation's A2A correlation id, so the chain reads from a2a.delegate through its runs to done. */
+    correlationId: v.optional(v.string()),
     /** While `waiting`: where the loop resumes once a person responds. */
     paused: v.optional(vRunPause),
     /** The row counting this run's events (set with its first event; see runStreams). */
@@ -436,6 +444,16 @@ export default defineSchema({
     retention: v.optional(
       v.object({ messageTtlDays: v.optional(v.number()), maxMessagesPerConversation: v.optional(v.number()), artifactTtlDays: v.optional(v.number()) }),
     ),
+    /** How threads are summarised for a prompt (lib/summariser); absent: extractive. The model's key is in `summariserKeys`. */
+    summariser: v.optional(vSummariserSetting),
+    /** Which PII rules apply to injected text (lib/pii); absent or a rule left out: on. */
+    pii: v.optional(vPiiRules),
+  }).index("by_department", ["departmentId"]),
+
+  /** A department's summariser model key, apart from its settings so no settings read can return it; only the run action reads it. */
+  summariserKeys: defineTable({
+    departmentId: v.id("departments"),
+    apiKey: v.string(),
   }).index("by_department", ["departmentId"]),
 
   /** The #maestro chat: `id` increases strictly across all sessions; reads filter by session. */

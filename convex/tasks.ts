@@ -11,7 +11,8 @@ import { archiveTask, deleteTask } from "./reactions/taskCleanup";
 import { assignTask, createTask, moveTask } from "./reactions/taskChange";
 import { recordActivity } from "./records/activities";
 import { agentBySessionKey, agentNamer } from "./records/agents";
-import { departmentTasksAmong, readColumn, subtasksOf, tasksToLink, updateTaskFields } from "./records/tasks";
+import { mayRead, readableChannelX } from "./records/channels";
+import { departmentTasksAmong, readColumn, setTaskChannel, subtasksOf, tasksToLink, updateTaskFields } from "./records/tasks";
 import schema from "./schema";
 import { TASK_STATUSES, vPriority, vTaskStatus } from "./validators";
 
@@ -106,9 +107,14 @@ export const create = departmentMutation({
     priority: v.optional(vPriority),
     tags: v.optional(v.array(v.string())),
     assigneeSessionKeys: v.optional(v.array(v.string())),
+    /** A channel the caller may read: the task's delegations post their updates there too. */
+    channelId: v.optional(v.id("channels")),
   },
   returns: v.id("tasks"),
-  handler: async (ctx, args) => (await createTask(ctx, memberActor(ctx.member), args))._id,
+  handler: async (ctx, args) => {
+    if (args.channelId !== undefined) await readableChannelX(ctx, args.departmentId, memberKey(ctx.member.userId), args.channelId, "channel");
+    return (await createTask(ctx, memberActor(ctx.member), args))._id;
+  },
 });
 
 /** Moves a task to another column, at its end. */
@@ -175,6 +181,35 @@ export const update = taskMutation({
       taskId,
       data: { title, fields: fields.join(", ") },
     });
+    return null;
+  },
+});
+
+/**
+ * Follow in channel: a task's status lines and its delegations' updates are
+ * posted in the channel too, and delegations made from it later inherit it;
+ * `null` stops. Only a live channel of the task's department that the caller
+ * may read, and a follow only the caller may see (a private channel they are
+ * not in) is theirs neither to move nor to clear.
+ */
+export const setChannel = taskMutation({
+  args: { channelId: v.union(v.id("channels"), v.null()) },
+  returns: v.null(),
+  handler: async (ctx, { channelId }) => {
+    const { task, member } = ctx;
+    const key = memberKey(member.userId);
+    const current = task.channelId === undefined ? null : await ctx.db.get("channels", task.channelId);
+    if (current !== null && !(await mayRead(ctx, current, key))) {
+      throw new MaestroError("FORBIDDEN", "This task is followed in a private channel you are not in.");
+    }
+    if (channelId !== null) {
+      const channel = await readableChannelX(ctx, task.departmentId, key, channelId, "channel");
+      if (channel.kind !== "channel") throw new MaestroError("INVALID_ARGUMENT", "A task is followed in a channel, not in a DM.");
+      if (channel.archivedAt !== undefined) throw new MaestroError("INVALID_ARGUMENT", `#${channel.name} is archived.`);
+    }
+    if ((task.channelId ?? null) === channelId) return null;
+    await setTaskChannel(ctx, task._id, channelId ?? undefined);
+    await recordActivity(ctx, { departmentId: task.departmentId, type: "task_updated", actor: memberActor(member), taskId: task._id, data: { title: task.title, fields: "channel" } });
     return null;
   },
 });

@@ -215,3 +215,17 @@ export type RunPause = Infer<typeof vRunPause>;
 
 /** What an agent API key may do (lib/apiKeys API_SCOPES). */
 export const vApiScope = oneOf(API_SCOPES);
+
+/** Which PII rules apply to injected text (lib/pii): one switch per kind; a kind left out is on. */
+export const vPiiRules = v.object({ email: v.optional(v.boolean()), phone: v.optional(v.boolean()), card: v.optional(v.boolean()), iban: v.optional(v.boolean()) });
+
+/**
+ * How a department's threads are summarised for a prompt: `extractive` (the
+ * default, offline, lib/injection) or an OpenAI-compatible model, with the
+ * extractive summary as its fallback (lib/summariser).
+ */
+export const vSummariserSetting = v.union(
+  v.object({ kind: v.literal("extractive") }),
+  v.object({ kind: v.literal("model"), baseUrl: v.string(), model: v.string(), timeoutMs: v.number() }),
+);
+export type SummariserSetting = Infer<typeof vSummariserSetting>;

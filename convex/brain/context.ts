@@ -18,10 +18,10 @@ import { bodyWithTaskLinks, inboxOfRun, vRunInbox } from "../records/inbox";
 import { newestMessages } from "../records/messages";
 import { projectGraphOf, vProjectGraph } from "../records/projectGraph";
 import { getRunX } from "../records/runs";
-import { chatSettings, leadModeFor } from "../records/settings";
+import { chatSettings, leadModeFor, piiRulesOf, summariserForRun } from "../records/settings";
 import { alreadyActed as actedBefore } from "../records/toolEffects";
 import { permittedTools } from "../tools/registry";
-import { vAgentStatus, vLeadMode, vPriority, vRunTrigger, vRunTriggerKind, vTaskStatus, vToolApproval } from "../validators";
+import { vAgentStatus, vLeadMode, vPiiRules, vPriority, vRunTrigger, vRunTriggerKind, vTaskStatus, vToolApproval } from "../validators";
 
 /** Most thread messages read before the token budget trims them. */
 export const MAX_THREAD_MESSAGES = 200;
@@ -117,6 +117,11 @@ export const roundInputs = internalQuery({
     inbox: vRunInbox,
     chat: vRunChatContext,
     pack: v.union(v.null(), vProjectGraph),
+    /** The department's PII rules and summariser model (its key included: this is read only by the run action). */
+    injection: v.object({
+      pii: vPiiRules,
+      summariser: v.union(v.null(), v.object({ baseUrl: v.string(), model: v.string(), timeoutMs: v.number(), apiKey: v.union(v.string(), v.null()) })),
+    }),
   }),
   handler: async (ctx, { runId }) => {
     const run = await getRunX(ctx, runId);
@@ -127,6 +132,7 @@ export const roundInputs = internalQuery({
       inbox: await inboxOfRun(ctx, run, agent),
       chat: await chatContextOfAgent(ctx, agent),
       pack: await projectGraphOf(ctx, agent, task),
+      injection: { pii: await piiRulesOf(ctx, run.departmentId), summariser: await summariserForRun(ctx, run.departmentId) },
     };
   },
 });

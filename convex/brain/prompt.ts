@@ -6,7 +6,8 @@
  */
 import type { ChatMessage } from "./model";
 import { buildContextPack, type ProjectGraph } from "../lib/contextPack";
-import { buildInjection, compactBody, DEFAULT_INJECTION_BUDGET, type InjectionMessage } from "../lib/injection";
+import { buildInjection, compactBody, DEFAULT_INJECTION_BUDGET, summariseThread, threadSummaryLine, type InjectionMessage } from "../lib/injection";
+import type { PiiRules } from "../lib/pii";
 import { countTokens } from "../lib/tokens";
 import type { AssembledContext } from "./context";
 
@@ -252,7 +253,13 @@ export function chatPointer(chat: ChatContext, shownIds: ReadonlySet<string>): n
 export function injectionMiddleware(
   sources: InjectionSources,
   budget: number,
+  /** `summaries`: a summariser model's, by thread id (brain/summariser), else extractive; `pii`: the department's rules. */
+  options: { summaries?: ReadonlyMap<string, string>; pii?: PiiRules } = {},
 ): BrainMiddleware & { injected(): Injected | null; fetched(): ChatContext | null } {
+  const summarise = (thread: readonly InjectionMessage[]) => {
+    const summary = options.summaries?.get(thread[0].threadId ?? "");
+    return summary === undefined ? summariseThread(thread) : threadSummaryLine(thread, summary);
+  };
   let last: Injected | null = null;
   let chatSeen: ChatContext | null = null;
   return {
@@ -301,7 +308,12 @@ export function injectionMiddleware(
         // Lines can join into a token or two more than their sum: shrink until the section is exact.
         for (let slack = 0; ; slack += 4) {
           const room = budget - used - packReserve - slack;
-          const rest = buildInjection([...notOpened, ...candidates], { budget: Math.max(0, room), older: { count: inbox?.older ?? 0, more: inbox?.olderMore === true } });
+          const rest = buildInjection([...notOpened, ...candidates], {
+            budget: Math.max(0, room),
+            older: { count: inbox?.older ?? 0, more: inbox?.olderMore === true },
+            summarise,
+            pii: options.pii,
+          });
           section = opening.length === 0 && rest.text === "" ? "" : [MESSAGES_HEAD, ...opening, ...(rest.text === "" ? [] : [rest.text]), MESSAGES_TAIL].join("\n");
           sectionTokens = countTokens(section);
           shown = rest.included;

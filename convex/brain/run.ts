@@ -25,6 +25,7 @@ import type { RunPause } from "../validators";
 import { dispatchCall, settlePause, type Observation } from "./dispatch";
 import { ModelAbortedError, streamModel, type ChatMessage } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage } from "./prompt";
+import { modelSummaries } from "./summariser";
 import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls, stripToolCalls, type ParsedToolCall } from "../lib/toolCalls";
 
 /** While the model is quiet, how often the action renews its lease and checks it was not stopped. */
@@ -104,9 +105,17 @@ export const execute = internalAction({
         const { context } = inputs;
         // One injection step for everything injected (inbox, #maestro chat, context pack), under one budget;
         // it stays last, right before the model call (the chat spec).
+        const { pii, summariser } = inputs.injection;
+        // A summariser model is asked here, in the action, before the injection step; what it does not answer well stays extractive.
+        const summarised = summariser === null || inputs.inbox === null ? null : await modelSummaries(summariser, inputs.inbox.unread, pii);
+        if (summarised !== null && summarised.asked > 0) {
+          const fell = summarised.fallbacks.length;
+          log(`summariser: ${summarised.summaries.size} of ${summarised.asked} thread(s) by ${summariser!.model}${fell > 0 ? `; extractive for ${fell} (${summarised.fallbacks.join("; ")})` : ""}`);
+        }
         const injection = injectionMiddleware(
           { inbox: async () => inputs.inbox, chat: async () => inputs.chat, pack: async () => inputs.pack },
           config.injectionTokenBudget,
+          { summaries: summarised?.summaries, pii },
         );
         const { messages, steps } = await assemblePrompt(context, [...BASE_MIDDLEWARES, injection]);
         for (const step of steps) log(`context: ${step}`);

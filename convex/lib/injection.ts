@@ -86,15 +86,38 @@ function firstSentence(text: string): string {
   return end === -1 ? flat : flat.slice(0, end + 1);
 }
 
+/** A summarised thread's line opening: where, how many and who. */
+function threadHeading(sorted: readonly InjectionMessage[]): string {
+  const people = [...new Set(sorted.map((m) => m.from))];
+  return `- thread in ${sorted[0].where.replace(/^thread in /, "")} (${sorted.length} messages; ${people.join(", ")})`;
+}
+
+const oldestFirst = (messages: readonly InjectionMessage[]) => [...messages].sort((a, b) => a.createdAt - b.createdAt);
+
 /** A thread in one line: where, how many, who, how it began and where it stands. Deterministic. */
 export function summariseThread(messages: readonly InjectionMessage[]): string {
-  const sorted = [...messages].sort((a, b) => a.createdAt - b.createdAt);
-  const first = sorted[0];
+  const sorted = oldestFirst(messages);
   const last = sorted[sorted.length - 1];
-  const people = [...new Set(sorted.map((m) => m.from))];
-  const begin = compactBody(firstSentence(first.body), 30);
+  const begin = compactBody(firstSentence(sorted[0].body), 30);
   const latest = compactBody(firstSentence(last.body), 30);
-  return `- thread in ${first.where.replace(/^thread in /, "")} (${sorted.length} messages; ${people.join(", ")}): began "${begin}" … latest from ${last.from}: "${latest}"`;
+  return `${threadHeading(sorted)}: began "${begin}" … latest from ${last.from}: "${latest}"`;
+}
+
+/** A thread in one line with a model's summary (lib/summariser checked it) after the same heading. */
+export function threadSummaryLine(messages: readonly InjectionMessage[], summary: string): string {
+  return `${threadHeading(oldestFirst(messages))}: ${summary}`;
+}
+
+/**
+ * The threads `buildInjection` would summarise rather than quote, most
+ * important first, with their bodies stripped of PII: what a summariser
+ * model is asked about before the injection is built.
+ */
+export function threadsToSummarise(messages: readonly InjectionMessage[], pii?: PiiRules): InjectionMessage[][] {
+  const ranked = [...messages].sort((a, b) => tier(a) - tier(b) || rankOf(b) - rankOf(a)).slice(0, MAX_CANDIDATES);
+  const byThread = new Map<string, InjectionMessage[]>();
+  for (const m of ranked) if (m.threadId !== undefined) byThread.set(m.threadId, [...(byThread.get(m.threadId) ?? []), { ...m, body: redactPii(m.body, pii) }]);
+  return [...byThread.values()].filter((thread) => thread.length >= THREAD_SUMMARY_FROM);
 }
 
 export interface InjectionOptions {

@@ -1,21 +1,28 @@
 /**
  * Agent-to-agent linkage (messaging spec, "A2A Integration"): every
- * delegation and every status update of delegated work carries one envelope
- * — `correlation_id`, intent, from, to, and the task, batch and project it is
- * about — recorded as an `a2a.<intent>` event in the department's log (and
- * its webhook). A delegation's correlation id is its task's, so the chain
- * from `a2a.delegate` to the `a2a.status_update` that says done reads as one
- * id. The updates also post into the parent task's thread: created, started
- * and blocked here; review and done are reactions/taskChange's result line,
- * which also wakes the delegator.
+ * delegation, tool request and status update of delegated work carries one
+ * envelope — `correlation_id`, intent, from, to, and the task, batch and
+ * project it is about — recorded as an `a2a.<intent>` event in the
+ * department's log (and its webhook). A delegation's correlation id is its
+ * task's, so the chain from `a2a.delegate` to the `a2a.status_update` that
+ * says done reads as one id. Each update (created, started, review, done,
+ * blocked) is also a line in the parent task's thread and, when the task
+ * is followed in a channel (`tasks.channelId`), in that channel, both
+ * carrying the correlation id. A top-level task followed in a channel
+ * reports its status lines there too. reactions/taskChange calls in on every
+ * move and wakes the delegator on review and done.
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
 import { actorName } from "../lib/actors";
+import { recipientsOf } from "../lib/channels";
 import { agentNamer } from "../records/agents";
+import { insertChannelMessage } from "../records/channelMessages";
+import { channelMembers, touchChannel } from "../records/channels";
 import { emitEvent } from "../records/events";
+import { deliverToInboxes } from "../records/inbox";
 import type { Actor, TaskStatus } from "../validators";
-import { postNote } from "./threadPost";
+import { postToThread } from "./threadPost";
 
 export type A2AIntent = "delegate" | "request_tool" | "status_update";
 
@@ -69,28 +76,85 @@ async function assigneeNames(ctx: MutationCtx, task: Doc<"tasks">): Promise<stri
   return names;
 }
 
-/** A delegation was made: its envelope, and a line in the parent task's thread. */
+/**
+ * A system line in a channel, linked to an envelope: stored and delivered to
+ * the channel's followers like any post (messaging.created on a
+ * conversation's first message, then messaging.posted), but it wakes nobody
+ * and is skipped in an archived channel.
+ */
+async function postChannelLine(ctx: MutationCtx, task: Doc<"tasks">, body: string, correlationId: string): Promise<void> {
+  const channel = task.channelId === undefined ? null : await ctx.db.get("channels", task.channelId);
+  if (channel === null || channel.archivedAt !== undefined || channel.departmentId !== task.departmentId) return;
+  const from: Actor = { kind: "system" };
+  const messageId = await insertChannelMessage(ctx, {
+    departmentId: channel.departmentId,
+    channelId: channel._id,
+    type: "channel",
+    from,
+    body,
+    mentions: [],
+    artifacts: [],
+    importance: "normal",
+    blocking: false,
+    correlationId,
+    context: { taskId: task._id, ...(task.parentTaskId === undefined ? {} : { batchId: await batchOf(ctx, task) }) },
+    replyCount: 0,
+  });
+  const recipients = recipientsOf({ sender: "system", kind: channel.kind, visibility: channel.visibility, members: await channelMembers(ctx, channel._id), mentioned: [] });
+  const base = { departmentId: channel.departmentId, actor: from, channelId: channel._id, messageId, correlationId };
+  if (channel.lastMessageAt === undefined) await emitEvent(ctx, { ...base, type: "messaging.created", data: { type: "channel" } });
+  await touchChannel(ctx, channel._id, Date.now());
+  await deliverToInboxes(ctx, { departmentId: channel.departmentId, channelId: channel._id, messageId, importance: "normal", blocking: false }, recipients);
+  await emitEvent(ctx, { ...base, type: "messaging.posted", data: { type: "channel", importance: "normal", blocking: false, chars: body.length, recipients: recipients.length } });
+}
+
+/**
+ * One update of a task's work: `text` in the parent task's thread when the
+ * task was delegated, and in the task's channel when it is followed in one
+ * (a top-level task too); both carry the correlation id. Returns the thread
+ * line (null without one).
+ */
+export async function postDelegationUpdate(ctx: MutationCtx, task: Doc<"tasks">, text: string): Promise<Doc<"messages"> | null> {
+  const correlationId = delegationCorrelationId(task._id);
+  const parent = task.parentTaskId === undefined || task.delegatedBy === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
+  const line = parent === null ? null : await postToThread(ctx, { kind: "system" }, parent, text, { correlationId });
+  await postChannelLine(ctx, task, text, correlationId);
+  return line;
+}
+
+/** A delegation was made: its envelope, and the update line. */
 export async function delegationCreated(ctx: MutationCtx, from: Actor, task: Doc<"tasks">): Promise<void> {
   const to = await assigneeNames(ctx, task);
   await recordEnvelope(ctx, { intent: "delegate", correlationId: delegationCorrelationId(task._id), from, to, task, data: { title: task.title } });
-  const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
-  if (parent !== null) await postNote(ctx, parent, `${actorName(from)} delegated “${task.title}” to ${to.length > 0 ? to.join(", ") : "nobody yet"}.`);
+  await postDelegationUpdate(ctx, task, `${actorName(from)} delegated “${task.title}” to ${to.length > 0 ? to.join(", ") : "nobody yet"}.`);
 }
 
-/** What the parent's thread is told for a status this module reports (review and done: reactions/taskChange). */
-const STATUS_LINES: Partial<Record<TaskStatus, string>> = { in_progress: "has started", blocked: "is blocked" };
-/** The statuses a delegation reports: started, review, done, blocked. */
-const REPORTED: readonly TaskStatus[] = ["in_progress", "review", "done", "blocked"];
+/** What an update says for each status a task reports: started, review, done, blocked. */
+const STATUS_LINES: Partial<Record<TaskStatus, string>> = { in_progress: "has started", review: "is ready for review", done: "is done", blocked: "is blocked" };
 
-/** A delegated task moved: its status update's envelope to the delegator, and the parent's thread line for started and blocked. */
-export async function delegationStatusChanged(ctx: MutationCtx, by: Actor, task: Doc<"tasks">, status: TaskStatus): Promise<void> {
-  if (task.delegatedBy === undefined || task.parentTaskId === undefined || !REPORTED.includes(status)) return;
-  const delegator = await agentNamer(ctx, () => task.delegatedBy!)(task.delegatedBy);
-  await recordEnvelope(ctx, { intent: "status_update", correlationId: delegationCorrelationId(task._id), from: by, to: [delegator], task, data: { status } });
+/** The update line for a task's `status`, or null for a status that is not reported. */
+async function statusUpdateText(ctx: MutationCtx, task: Doc<"tasks">, status: TaskStatus): Promise<string | null> {
   const line = STATUS_LINES[status];
-  const parent = line === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
-  if (parent !== null) {
-    const who = await assigneeNames(ctx, task);
-    await postNote(ctx, parent, `Delegated task “${task.title}” (assigned to ${who.length > 0 ? who.join(", ") : "nobody"}) ${line}.`);
+  if (line === undefined) return null;
+  const who = await assigneeNames(ctx, task);
+  const what = task.delegatedBy === undefined ? "Task" : "Delegated task";
+  return `${what} “${task.title}” (assigned to ${who.length > 0 ? who.join(", ") : "nobody"}) ${line}.`;
+}
+
+/**
+ * A task moved to a reported status (started, review, done, blocked). A
+ * delegated one records its status update's envelope to the delegator and
+ * tells its parent's thread; any task followed in a channel, delegated or
+ * top-level, tells that channel. Returns the parent thread's line, which
+ * reactions/taskChange answers on review and done by waking the delegator.
+ */
+export async function taskStatusReported(ctx: MutationCtx, by: Actor, task: Doc<"tasks">, status: TaskStatus): Promise<Doc<"messages"> | null> {
+  if (task.delegatedBy === undefined && task.channelId === undefined) return null;
+  const text = await statusUpdateText(ctx, task, status);
+  if (text === null) return null;
+  if (task.delegatedBy !== undefined) {
+    const delegator = await agentNamer(ctx, () => task.delegatedBy!)(task.delegatedBy);
+    await recordEnvelope(ctx, { intent: "status_update", correlationId: delegationCorrelationId(task._id), from: by, to: [delegator], task, data: { status } });
   }
+  return await postDelegationUpdate(ctx, task, text);
 }

@@ -70,6 +70,7 @@ export async function createDelegation(ctx: MutationCtx, delegator: Delegator, a
     if (guard !== null) return { ok: false, guard };
   }
   const { actor } = delegator;
+  const parent = args.parentTaskId === undefined ? null : await ctx.db.get("tasks", args.parentTaskId);
   const task = await createTask(ctx, actor, {
     departmentId: args.departmentId,
     title: args.title,
@@ -80,6 +81,8 @@ export async function createDelegation(ctx: MutationCtx, delegator: Delegator, a
     parentTaskId: args.parentTaskId,
     delegatedBy: delegator.delegatedBy,
     delegationKey: args.key,
+    // Delegated work is followed where its parent's is.
+    ...(parent?.channelId === undefined ? {} : { channelId: parent.channelId }),
   });
   const names = [];
   for (const key of args.assigneeSessionKeys) {
@@ -89,7 +92,6 @@ export async function createDelegation(ctx: MutationCtx, delegator: Delegator, a
   const mentions = names.map((name) => `@${name}`).join(" ");
   await postToThread(ctx, actor, task, `${mentions} ${args.instruction.trim()}`);
   await delegationCreated(ctx, actor, task);
-  const parent = args.parentTaskId === undefined ? null : await ctx.db.get("tasks", args.parentTaskId);
   await recordActivity(ctx, {
     departmentId: args.departmentId,
     type: "delegation_created",

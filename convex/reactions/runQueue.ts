@@ -18,6 +18,7 @@ import { insertMessage, newestMessages } from "../records/messages";
 import { appendRunEvent } from "../records/runEvents";
 import { activeRunOfAgentOnTask, foldTrigger, insertRun, markQueued, type RunTrigger } from "../records/runs";
 import { liveTask } from "../records/tasks";
+import { delegationCorrelationId } from "./a2a";
 
 export type { RunTrigger } from "../records/runs";
 
@@ -45,7 +46,8 @@ export async function enqueueRun(ctx: MutationCtx, agent: Doc<"agents">, taskId:
   }
   const overBudget = await budgetRefusal(ctx, agent, taskId);
   if (overBudget !== null) return { runId: null, note: overBudget };
-  const runId = await insertRun(ctx, agent, taskId, trigger);
+  // Work a delegation made carries its envelope's id, so a trace runs from the delegation into its runs.
+  const runId = await insertRun(ctx, agent, taskId, trigger, task.delegatedBy === undefined ? undefined : delegationCorrelationId(task._id));
   // Submit before runtime: the stream says what was asked before the model hears of it.
   await submitTrigger(ctx, runId, trigger);
   await setAgentStatus(ctx, agent, "active");

@@ -9,13 +9,12 @@ import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
 import { recordActivity } from "../records/activities";
-import { agentNamer, agentBySessionKey } from "../records/agents";
+import { agentBySessionKey } from "../records/agents";
 import { notifyAssigned } from "../records/notifications";
 import { insertTask, placeTask, resolveAssignees, setAssignees, type NewTask } from "../records/tasks";
 import type { Actor, TaskStatus } from "../validators";
-import { delegationStatusChanged } from "./a2a";
+import { taskStatusReported } from "./a2a";
 import { enqueueRun } from "./runQueue";
-import { postToThread } from "./threadPost";
 
 /** The feed's line saying who a task is assigned to now. */
 async function recordAssigned(ctx: MutationCtx, actor: Actor, task: Doc<"tasks">, assignees: ReadonlyArray<Doc<"agents">>): Promise<void> {
@@ -70,25 +69,15 @@ export async function moveTask(ctx: MutationCtx, actor: Actor, task: Doc<"tasks"
     taskId: task._id,
     data: { title: task.title, from: task.status, to: status },
   });
-  await delegationStatusChanged(ctx, actor, task, status);
-  if (status === "review" || status === "done") await reportToDelegator(ctx, task, status);
+  const line = await taskStatusReported(ctx, actor, task, status);
+  if (line !== null && (status === "review" || status === "done")) await wakeDelegator(ctx, task, line);
 }
 
 /**
  * Results flow back: when a delegated task reaches review or done, its parent
- * task's thread says so and the delegator is woken on the parent task.
+ * task's thread has said so (`line`) and the delegator is woken on the parent task.
  */
-async function reportToDelegator(ctx: MutationCtx, task: Doc<"tasks">, status: "review" | "done"): Promise<void> {
-  if (task.parentTaskId === undefined || task.delegatedBy === undefined) return;
-  const parent = await ctx.db.get("tasks", task.parentTaskId);
-  if (parent === null) return;
-  const nameOf = agentNamer(ctx);
-  const names = [];
-  for (const key of task.assigneeSessionKeys) names.push(await nameOf(key));
-  const who = names.length > 0 ? names.join(", ") : "nobody";
-  const outcome = status === "done" ? "is done" : "is ready for review";
-  const text = `Delegated task “${task.title}” (assigned to ${who}) ${outcome}.`;
-  const message = await postToThread(ctx, { kind: "system" }, parent, text);
-  const delegator = await agentBySessionKey(ctx, task.delegatedBy);
-  if (delegator !== null) await enqueueRun(ctx, delegator, parent._id, { kind: "delegation_result", messageId: message._id, note: text });
+async function wakeDelegator(ctx: MutationCtx, task: Doc<"tasks">, line: Doc<"messages">): Promise<void> {
+  const delegator = task.delegatedBy === undefined ? null : await agentBySessionKey(ctx, task.delegatedBy);
+  if (delegator !== null) await enqueueRun(ctx, delegator, line.taskId, { kind: "delegation_result", messageId: line._id, note: line.content });
 }

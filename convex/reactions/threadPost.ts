@@ -8,13 +8,13 @@ import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
 import { feedPreview, recordActivity } from "../records/activities";
-import { insertMessage } from "../records/messages";
+import { insertMessage, type ThreadMessageOptions } from "../records/messages";
 import { notifyMentioned } from "../records/notifications";
 import type { Actor } from "../validators";
 
-/** Posts `rawContent` in `task`'s thread as `author`, linking `taskLinks` (tasks of its department); returns the stored message. */
-export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string, taskLinks: ReadonlyArray<Id<"tasks">> = []): Promise<Doc<"messages">> {
-  const message = await insertMessage(ctx, author, task, rawContent, taskLinks);
+/** Posts `rawContent` in `task`'s thread as `author`; returns the stored message. */
+export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string, options: ThreadMessageOptions = {}): Promise<Doc<"messages">> {
+  const message = await insertMessage(ctx, author, task, rawContent, options);
   for (const mention of await notifyMentioned(ctx, message)) {
     if (mention.kind !== "agent") continue;
     // A hand-off, not a call: the trigger is recorded and taken up in its own transaction.

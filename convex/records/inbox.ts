@@ -17,6 +17,7 @@ import { linkedTaskIds, withTaskLinks } from "../lib/taskLinks";
 import type { Recipient } from "../lib/channels";
 import { vImportance, type Actor, type Importance } from "../validators";
 import { emitEvent } from "./events";
+import { piiRulesOf } from "./settings";
 
 type ReadCtx = QueryCtx | MutationCtx;
 
@@ -163,7 +164,7 @@ export function whereOf(channel: Doc<"channels">, message: Pick<Doc<"channelMess
  * (lib/injection), newest first; `inbox.read` shows the same to the model.
  */
 export async function unreadFor(ctx: QueryCtx, agent: Doc<"agents">, taskId: Id<"tasks"> | null, limit: number): Promise<InjectionMessage[]> {
-  return await asInjectionMessages(ctx, await unreadRows(ctx, agent.sessionKey, agent.departmentId, limit), taskId);
+  return await asInjectionMessages(ctx, agent.departmentId, await unreadRows(ctx, agent.sessionKey, agent.departmentId, limit), taskId);
 }
 
 /** A channel message's current text with the tasks it links named (lib/taskLinks); only its own department's tasks are titled. */
@@ -178,7 +179,8 @@ export async function bodyWithTaskLinks(ctx: QueryCtx, message: Doc<"channelMess
 }
 
 /** Inbox rows as the model is shown them; rows whose message or channel is gone are left out. */
-async function asInjectionMessages(ctx: QueryCtx, rows: ReadonlyArray<Doc<"inbox">>, taskId: Id<"tasks"> | null): Promise<InjectionMessage[]> {
+async function asInjectionMessages(ctx: QueryCtx, departmentId: Id<"departments">, rows: ReadonlyArray<Doc<"inbox">>, taskId: Id<"tasks"> | null): Promise<InjectionMessage[]> {
+  const pii = await piiRulesOf(ctx, departmentId);
   const out: InjectionMessage[] = [];
   for (const row of rows) {
     const message = await ctx.db.get("channelMessages", row.messageId);
@@ -188,8 +190,8 @@ async function asInjectionMessages(ctx: QueryCtx, rows: ReadonlyArray<Doc<"inbox
       id: message._id,
       from: message.from.kind === "system" ? "Maestro" : message.from.name,
       where: whereOf(channel, message),
-      // What a model is shown is the message as it is now, with no PII (lib/pii), blocking openings included, and the tasks it links by title.
-      body: redactPii(await bodyWithTaskLinks(ctx, message)),
+      // What a model is shown is the message as it is now, without the PII the department's rules name (lib/pii), blocking openings included, and the tasks it links by title.
+      body: redactPii(await bodyWithTaskLinks(ctx, message), pii),
       importance: message.importance,
       direct: row.direct,
       aboutTask: taskId !== null && (message.context.taskId === taskId || message.context.batchId === taskId),
@@ -243,7 +245,7 @@ export async function inboxOfRun(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"ag
   // Newest first, as the window reads them.
   const rows = [...byMessage.values()].sort((a, b) => b._creationTime - a._creationTime);
   const older = window.slice(MAX_INJECTION_CANDIDATES, MAX_INJECTION_CANDIDATES + MAX_OLDER_COUNTED).filter((row) => !byMessage.has(row.messageId)).length;
-  const unread = await asInjectionMessages(ctx, rows, run.taskId);
+  const unread = await asInjectionMessages(ctx, agent.departmentId, rows, run.taskId);
   const blockingRows = new Set<string>(rows.filter((row) => row.blocking).map((row) => row.messageId));
   const blockingIds = new Set<string>();
   for (const row of rows) {

@@ -51,12 +51,21 @@ export async function checkTaskLinks(ctx: ReadCtx, departmentId: Id<"departments
   return unique;
 }
 
+/** What a thread message carries besides its text: `taskLinks` (tasks of its department) and `correlationId` (its A2A envelope). */
+export type ThreadMessageOptions = { taskLinks?: ReadonlyArray<Id<"tasks">>; correlationId?: string };
+
 /** Inserts a thread message (text checked and scanned, mentions resolved, task links checked) and returns it. */
-export async function insertMessage(ctx: MutationCtx, author: Actor, task: Doc<"tasks">, rawContent: string, taskLinks: ReadonlyArray<Id<"tasks">> = []): Promise<Doc<"messages">> {
+export async function insertMessage(
+  ctx: MutationCtx,
+  author: Actor,
+  task: Doc<"tasks">,
+  rawContent: string,
+  { taskLinks = [], correlationId }: ThreadMessageOptions = {},
+): Promise<Doc<"messages">> {
   const content = await redactForDepartment(ctx, task.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
   const mentions = await mentionsIn(ctx, task.departmentId, content);
   const links = await checkTaskLinks(ctx, task.departmentId, taskLinks);
-  const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions, ...(links.length > 0 ? { taskLinks: links } : {}) });
+  const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions, ...(links.length > 0 ? { taskLinks: links } : {}), ...(correlationId === undefined ? {} : { correlationId }) });
   return (await ctx.db.get("messages", messageId))!;
 }
 

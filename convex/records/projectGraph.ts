@@ -12,9 +12,11 @@ import type { Doc, Id } from "../_generated/dataModel";
 import type { QueryCtx } from "../_generated/server";
 import { actorName } from "../lib/actors";
 import type { PackArtifact, PackTask, PackThread, ProjectGraph } from "../lib/contextPack";
+import { redactPii } from "../lib/pii";
 import { departmentAgents } from "./agents";
 import { recentInDepartment } from "./channelMessages";
 import { mayRead as mayReadChannel } from "./channels";
+import { piiRulesOf } from "./settings";
 import { batchOf } from "./tasks";
 
 /** Recent department messages scanned for active threads. */
@@ -69,6 +71,7 @@ export async function projectGraphOf(ctx: QueryCtx, agent: Doc<"agents">, task: 
 
   // Conversations: the department's recent messages that involve the agent or this task (or its batch), where the agent may read.
   const batchIds = new Set<string>([task._id, root._id]);
+  const pii = await piiRulesOf(ctx, agent.departmentId);
   const recent = await recentInDepartment(ctx, agent.departmentId, MAX_SCANNED_MESSAGES);
   const readable = new Map<Id<"channels">, { channel: Doc<"channels">; ok: boolean }>();
   const mayRead = async (channelId: Id<"channels">) => {
@@ -107,10 +110,11 @@ export async function projectGraphOf(ctx: QueryCtx, agent: Doc<"agents">, task: 
       id: rootId,
       messageIds: messages.map((m) => m._id),
       where,
-      root: first.body,
+      // Injected text: without the PII the department's rules name (lib/pii), as in the inbox.
+      root: redactPii(first.body, pii),
       replies: first.replyCount,
       people: [...new Set([first, ...messages].map((m) => actorName(m.from)))].slice(0, 5),
-      ...(newest._id !== first._id ? { latest: { from: actorName(newest.from), body: newest.body } } : {}),
+      ...(newest._id !== first._id ? { latest: { from: actorName(newest.from), body: redactPii(newest.body, pii) } } : {}),
     });
     for (const m of [first, ...messages]) {
       for (const artifact of m.artifacts) {

@@ -102,8 +102,8 @@ export async function runsOfAgent(ctx: ReadCtx, agentId: Id<"agents">, limit: nu
     .take(limit);
 }
 
-/** A new queued run of `agent` on `taskId`. */
-export async function insertRun(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks">, trigger: RunTrigger): Promise<Id<"runs">> {
+/** A new queued run of `agent` on `taskId`; `correlationId` is the delegation's when the task was delegated. */
+export async function insertRun(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks">, trigger: RunTrigger, correlationId?: string): Promise<Id<"runs">> {
   return await ctx.db.insert("runs", {
     departmentId: agent.departmentId,
     agentId: agent._id,
@@ -122,6 +122,7 @@ export async function insertRun(ctx: MutationCtx, agent: Doc<"agents">, taskId: 
     timings: [],
     attempt: 0,
     lastActiveAt: Date.now(),
+    ...(correlationId === undefined ? {} : { correlationId }),
   });
 }
 

@@ -1,16 +1,19 @@
 /**
  * A department's settings (one `settings` row, over the deployment's JSON
  * config) and what they decide: the #maestro chat's limits and scanner, the
- * secret redaction of everything people and agents write on the board, and
- * the squad lead's mode in #maestro.
+ * secret redaction of everything people and agents write on the board, the
+ * squad lead's mode in #maestro, retention, and what a prompt's injection
+ * does with messages (the summariser and the PII rules).
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { chatSettingsFromEnv, type ChatSettings } from "../lib/config";
 import { leadModeOf } from "../lib/leadMode";
 import { scanUserText } from "../lib/secrets/userText";
+import type { PiiRules } from "../lib/pii";
 import type { RetentionPolicy } from "../lib/retention";
-import type { LeadMode } from "../validators";
+import { DEFAULT_SUMMARISER } from "../lib/summariser";
+import type { LeadMode, SummariserSetting } from "../validators";
 
 /** The department's saved overrides, if it has any. */
 export async function settingsOf(ctx: QueryCtx, departmentId: Id<"departments">): Promise<Doc<"settings"> | null> {
@@ -83,4 +86,50 @@ const MAX_SETTINGS_SCANNED = 1000;
 export async function departmentsWithRetention(ctx: QueryCtx): Promise<Array<Id<"departments">>> {
   const rows = await ctx.db.query("settings").take(MAX_SETTINGS_SCANNED);
   return rows.filter((row) => row.retention !== undefined).map((row) => row.departmentId);
+}
+
+/** The department's PII rules for injected text: every rule on unless its admins turned one off. */
+export async function piiRulesOf(ctx: QueryCtx, departmentId: Id<"departments">): Promise<PiiRules> {
+  return (await settingsOf(ctx, departmentId))?.pii ?? {};
+}
+
+/** How the department's threads are summarised: extractive unless its admins chose a model. */
+export async function summariserOf(ctx: QueryCtx, departmentId: Id<"departments">): Promise<SummariserSetting> {
+  return (await settingsOf(ctx, departmentId))?.summariser ?? DEFAULT_SUMMARISER;
+}
+
+async function summariserKeyRow(ctx: QueryCtx, departmentId: Id<"departments">): Promise<Doc<"summariserKeys"> | null> {
+  return await ctx.db
+    .query("summariserKeys")
+    .withIndex("by_department", (q) => q.eq("departmentId", departmentId))
+    .unique();
+}
+
+/** Whether a summariser key is saved (the key itself is read only by `summariserForRun`). */
+export async function hasSummariserKey(ctx: QueryCtx, departmentId: Id<"departments">): Promise<boolean> {
+  return (await summariserKeyRow(ctx, departmentId)) !== null;
+}
+
+/** The summariser model a run calls, key included, or null when the department summarises extractively. Internal reads only. */
+export async function summariserForRun(ctx: QueryCtx, departmentId: Id<"departments">) {
+  const setting = await summariserOf(ctx, departmentId);
+  if (setting.kind === "extractive") return null;
+  const key = await summariserKeyRow(ctx, departmentId);
+  return { baseUrl: setting.baseUrl, model: setting.model, timeoutMs: setting.timeoutMs, apiKey: key?.apiKey ?? null };
+}
+
+/** Saves the department's summariser and PII rules (checked by the caller). */
+export async function saveInjectionSettings(ctx: MutationCtx, departmentId: Id<"departments">, changes: { summariser: SummariserSetting; pii: PiiRules }): Promise<void> {
+  const saved = await settingsOf(ctx, departmentId);
+  if (saved === null) await ctx.db.insert("settings", { departmentId, chat: {}, ...changes });
+  else await ctx.db.patch("settings", saved._id, changes);
+}
+
+/** Sets (a string) or removes (null) the department's summariser key. */
+export async function saveSummariserKey(ctx: MutationCtx, departmentId: Id<"departments">, apiKey: string | null): Promise<void> {
+  const row = await summariserKeyRow(ctx, departmentId);
+  if (apiKey === null) {
+    if (row !== null) await ctx.db.delete("summariserKeys", row._id);
+  } else if (row === null) await ctx.db.insert("summariserKeys", { departmentId, apiKey });
+  else await ctx.db.patch("summariserKeys", row._id, { apiKey });
 }

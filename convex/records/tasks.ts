@@ -84,6 +84,8 @@ export interface NewTask {
   delegatedBy?: string;
   /** A delegation's idempotency key, or an agent's inbox task key. */
   delegationKey?: string;
+  /** The channel the task's work is followed in (a channel of its department, not a DM; the caller checked who may read it). */
+  channelId?: Id<"channels">;
 }
 
 /**
@@ -105,6 +107,10 @@ export async function insertTask(ctx: MutationCtx, actor: Actor, input: NewTask)
     const parent = await getTaskX(ctx, input.parentTaskId);
     if (parent.departmentId !== input.departmentId) throw new MaestroError("FORBIDDEN", "The parent task belongs to another department.");
   }
+  if (input.channelId !== undefined) {
+    const channel = await ctx.db.get("channels", input.channelId);
+    if (channel === null || channel.departmentId !== input.departmentId || channel.kind !== "channel") throw new MaestroError("NOT_FOUND", "No such channel in this department.");
+  }
   const status: TaskStatus = assignees.length > 0 ? "assigned" : "inbox";
   const taskId = await ctx.db.insert("tasks", {
     departmentId: input.departmentId,
@@ -118,6 +124,7 @@ export async function insertTask(ctx: MutationCtx, actor: Actor, input: NewTask)
     parentTaskId: input.parentTaskId,
     delegatedBy: input.delegatedBy,
     ...(input.delegationKey === undefined ? {} : { delegationKey: input.delegationKey }),
+    ...(input.channelId === undefined ? {} : { channelId: input.channelId }),
     order: orderAtEnd(await lastOrderIn(ctx, input.departmentId, status)),
     updatedAt: Date.now(),
   });
@@ -223,6 +230,11 @@ export async function updateTaskFields(
 /** Sets (or clears) what /model and /mode keep on a task. */
 export async function setTaskRunSettings(ctx: MutationCtx, taskId: Id<"tasks">, settings: Pick<Partial<Doc<"tasks">>, "model" | "leadMode">): Promise<void> {
   await ctx.db.patch("tasks", taskId, { ...settings, updatedAt: Date.now() });
+}
+
+/** Follows a task in a channel (the caller checked it is a channel of its department they may read), or stops with `undefined`. */
+export async function setTaskChannel(ctx: MutationCtx, taskId: Id<"tasks">, channelId: Id<"channels"> | undefined): Promise<void> {
+  await ctx.db.patch("tasks", taskId, { channelId, updatedAt: Date.now() });
 }
 
 /** Archives a task (off the board by default) or brings it back. */

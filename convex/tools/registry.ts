@@ -249,6 +249,27 @@ const proposePlan = tool({
   },
 });
 
+const requestTool = tool({
+  name: "request_tool",
+  description:
+    "Ask for a tool you may not call: from the owners and admins who can allow it, or (with \"to\") ask an agent allowed it, or a person, to run it for you. The request goes to this task's thread; the answer comes there.",
+  usage: '{"tool": string (a tool name), "reason": string, "to"?: string (an agent or person by name), "arguments"?: object (what to run it with, when asking someone to run it)}',
+  args: z.object({
+    tool: z.string().trim().min(1, "name the tool"),
+    reason: z.string().trim().min(1, "say why you need it"),
+    to: z.string().trim().min(1).optional(),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+  }),
+  approval: "never",
+  async execute(ctx, scope, args): Promise<ToolResult> {
+    if (!TOOLS_BY_NAME.has(args.tool)) return { ok: false, problem: "invalid", text: `request_tool: there is no tool called ${args.tool}; the tools are ${[...TOOLS_BY_NAME.keys()].join(", ")}.` };
+    if (args.arguments !== undefined && args.to === undefined) return { ok: false, problem: "invalid", text: "request_tool: arguments go with a request to someone who runs the tool for you; name them in \"to\"." };
+    const input = args.arguments === undefined ? undefined : JSON.stringify(args.arguments);
+    const asked: { to: string } = await ctx.runMutation(internal.tools.thread.requestToolTool, { runId: scope.runId, key: scope.key, tool: args.tool, reason: args.reason, to: args.to, input });
+    return { ok: true, text: `asked ${asked.to} for ${args.tool} in the thread; the answer will come there` };
+  },
+});
+
 const chatPost = tool({
   name: "chat.post",
   description: "Post in the #maestro chat.",
@@ -435,7 +456,7 @@ const webFetch = externalTool({
   approval: "never",
 });
 
-export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof proposePlan, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof chatPost, typeof chatGetNew, typeof createChannel, typeof replyThread, typeof dmSend, typeof channelSubscribe, typeof channelManage, typeof channelHistory, typeof dmList, typeof markRead, typeof inboxRead, typeof messagesFetch, typeof webFetch] = [delegateTask, proposePlan, postMessage, updateTaskStatus, askQuestion, chatPost, chatGetNew, createChannel, replyThread, dmSend, channelSubscribe, channelManage, channelHistory, dmList, markRead, inboxRead, messagesFetch, webFetch] as const;
+export const TOOL_REGISTRY: readonly [typeof delegateTask, typeof proposePlan, typeof postMessage, typeof updateTaskStatus, typeof askQuestion, typeof requestTool, typeof chatPost, typeof chatGetNew, typeof createChannel, typeof replyThread, typeof dmSend, typeof channelSubscribe, typeof channelManage, typeof channelHistory, typeof dmList, typeof markRead, typeof inboxRead, typeof messagesFetch, typeof webFetch] = [delegateTask, proposePlan, postMessage, updateTaskStatus, askQuestion, requestTool, chatPost, chatGetNew, createChannel, replyThread, dmSend, channelSubscribe, channelManage, channelHistory, dmList, markRead, inboxRead, messagesFetch, webFetch] as const;
 
 export type ToolName = (typeof TOOL_REGISTRY)[number]["name"];
 /** Any registry entry, with its arguments as the dispatcher sees them before parsing. */

@@ -9,6 +9,7 @@ const FIELD_LABELS: Record<string, string> = {
   description: "the description",
   priority: "the priority",
   tags: "the tags",
+  channel: "the channel it is followed in",
 };
 
 /**

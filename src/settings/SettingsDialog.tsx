@@ -7,6 +7,7 @@ import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { SkeletonStack } from "../components/ui/Skeleton";
 import { DepartmentCommands } from "./DepartmentCommands";
+import { InjectionSettings } from "./InjectionSettings";
 import { NewChatSession } from "./NewChatSession";
 import { RetentionSettings } from "./RetentionSettings";
 import { SettingsForm } from "./SettingsForm";
@@ -38,6 +39,11 @@ export function SettingsDialog({ department, onClose }: Props) {
           <StartSession department={department} />
         </div>
         <RetentionSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
+        <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
+          <ErrorBoundary>
+            <InjectionSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
+          </ErrorBoundary>
+        </div>
         <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
           <ErrorBoundary>
             <DepartmentCommands departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />

@@ -92,9 +92,9 @@ export function SettingsForm({ initial, onSubmit, onCancel }: Props) {
   );
 }
 
-type ToggleProps = { id: string; label: string; hint: string; checked: boolean; onChange: (checked: boolean) => void };
+export type ToggleProps = { id: string; label: string; hint: string; checked: boolean; onChange: (checked: boolean) => void };
 
-function Toggle({ id, label, hint, checked, onChange }: ToggleProps) {
+export function Toggle({ id, label, hint, checked, onChange }: ToggleProps) {
   return (
     <div className="flex items-start gap-3">
       <input

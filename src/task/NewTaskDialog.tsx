@@ -1,4 +1,4 @@
-import { useMutation } from "convex/react";
+import { useMutation, useQuery } from "convex/react";
 import { useId, useState } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -6,7 +6,9 @@ import { PRIORITY_OPTIONS } from "../board/options";
 import type { RosterAgent } from "../board/types";
 import { Field, FormActions, onSubmitted, Select, TextArea, TextInput } from "../components/ui/Field";
 import { Dialog, ModalHeader } from "../components/ui/Modal";
+import type { ChannelSummary } from "../channels/types";
 import { AssigneePicker } from "./AssigneePicker";
+import { followOptions } from "./FollowInChannel";
 import { EMPTY_DRAFT, validateNewTask, type NewTaskDraft, type NewTaskErrors, type NewTaskValue } from "./newTask";
 import { useSave } from "../lib/useSave";
 
@@ -17,6 +19,8 @@ type FormProps = {
   onCancel: () => void;
   /** Id for the form's heading, so a dialog around it can point at it. */
   headingId?: string;
+  /** The channels the caller can read: offered to follow the task in (none offered while absent or empty). */
+  channels?: readonly ChannelSummary[];
 };
 
 /**
@@ -24,11 +28,12 @@ type FormProps = {
  * server would, shows problems next to them and a server failure above the
  * buttons, and leaves closing to the caller (after `onSubmit` resolves).
  */
-export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps) {
+export function NewTaskForm({ agents, onSubmit, onCancel, headingId, channels = [] }: FormProps) {
   const id = useId();
   const [draft, setDraft] = useState<NewTaskDraft>(EMPTY_DRAFT);
   const [errors, setErrors] = useState<NewTaskErrors>({});
   const { saving, failure, save } = useSave();
+  const channelOptions = followOptions(channels, undefined);
 
   function set<K extends keyof NewTaskDraft>(key: K, value: NewTaskDraft[K]) {
     setDraft((current) => ({ ...current, [key]: value }));
@@ -83,6 +88,11 @@ export function NewTaskForm({ agents, onSubmit, onCancel, headingId }: FormProps
           />
           {errors.assignees && <p className="text-xs text-rose-700 dark:text-rose-300">{errors.assignees}</p>}
         </div>
+        {channelOptions.length > 1 && (
+          <Field label="Follow in channel" htmlFor={`${id}-channel`} hint="Status changes and delegation updates are posted there too.">
+            <Select id={`${id}-channel`} value={draft.channelId} options={channelOptions} onValueChange={(value) => set("channelId", value)} />
+          </Field>
+        )}
       </div>
 
       <footer className="flex flex-col gap-3 border-t border-slate-100 px-5 py-4 dark:border-slate-800">
@@ -103,12 +113,14 @@ type DialogProps = {
 /** "New task" dialog: `tasks.create` in the given department; closes on success. */
 export function NewTaskDialog({ departmentId, agents, onClose, onCreated }: DialogProps) {
   const create = useMutation(api.tasks.create);
+  const channels = useQuery(api.channels.list, { departmentId });
   const headingId = useId();
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
       <NewTaskForm
         headingId={headingId}
         agents={agents}
+        channels={channels}
         onCancel={onClose}
         onSubmit={async (value) => {
           const taskId = await create({ departmentId, ...value });

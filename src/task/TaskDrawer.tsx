@@ -24,6 +24,7 @@ import { taskLinkArtifacts, type TaskOption } from "../composer/taskLinks";
 import { useTaskLinkSupport, type TaskLinkSupport } from "../composer/useCompletions";
 import { useNow } from "../lib/relativeTime";
 import { useFollowThread } from "./useFollowThread";
+import { FollowInChannel } from "./FollowInChannel";
 import { AgentActivity } from "./RunsPanel";
 import { TaskCleanup } from "./TaskCleanup";
 import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";
@@ -125,6 +126,7 @@ export function TaskDrawerView({
           </div>
         )}
         <TaskDetails task={task} agents={agents} members={members} edits={edits} onError={report} onOpenTask={onOpenTask} now={now} />
+        <FollowInChannel task={task} />
         {cleanup}
         {activity}
         <section aria-label="Thread" className="flex flex-col gap-3 border-t border-slate-100 pt-5 dark:border-slate-800">

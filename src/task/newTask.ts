@@ -1,4 +1,5 @@
 import { LIMITS } from "../../convex/lib/limits";
+import type { Id } from "../../convex/_generated/dataModel";
 import type { Priority } from "../board/types";
 
 /** The new-task form as typed: tags as one comma-separated string. */
@@ -8,6 +9,8 @@ export type NewTaskDraft = {
   priority: Priority;
   tags: string;
   assigneeSessionKeys: string[];
+  /** The channel to follow it in; "" for none. */
+  channelId: string;
 };
 
 /** What `tasks.create` gets (less the department). */
@@ -17,11 +20,12 @@ export type NewTaskValue = {
   priority: Priority;
   tags: string[];
   assigneeSessionKeys: string[];
+  channelId?: Id<"channels">;
 };
 
 export type NewTaskErrors = Partial<Record<"title" | "description" | "tags" | "assignees", string>>;
 
-export const EMPTY_DRAFT: NewTaskDraft = { title: "", description: "", priority: "medium", tags: "", assigneeSessionKeys: [] };
+export const EMPTY_DRAFT: NewTaskDraft = { title: "", description: "", priority: "medium", tags: "", assigneeSessionKeys: [], channelId: "" };
 
 /** "ui, launch , UI,," → ["ui", "launch"]: trimmed, no empties, no case-insensitive repeats. */
 export function parseTags(text: string): string[] {
@@ -88,6 +92,7 @@ export function validateNewTask(draft: NewTaskDraft): { ok: true; value: NewTask
       priority: draft.priority,
       tags,
       assigneeSessionKeys: draft.assigneeSessionKeys,
+      ...(draft.channelId === "" ? {} : { channelId: draft.channelId as Id<"channels"> }),
     },
   };
 }

@@ -429,6 +429,22 @@ describe("results flow back to the delegator", () => {
     expect((await allRuns(t))[0]).toMatchObject({ foldedTriggers: 1, rerunRequested: false });
   });
 
+  test("a run on delegated work carries the delegation's correlation id, so the chain reads from a2a.delegate to its runs; other runs carry none", async () => {
+    const { t, admin, parentId, childId } = await delegated();
+    await t.mutation(internal.triggers.agentAssigned, { taskId: childId, sessionKey: AGENTS.devBot });
+    await admin.mutation(api.tasks.setStatus, { taskId: childId, status: "review" });
+    const runs = await allRuns(t);
+    expect(runs.map((run) => [run.agentSessionKey, run.taskId, run.correlationId])).toEqual([
+      [AGENTS.devBot, childId, `a2a:${childId}`],
+      // The delegator woken on its own (undelegated) task.
+      [AGENTS.jarvis, parentId, undefined],
+    ]);
+    const delegateEvent = await t.run(async (ctx) => (await ctx.db.query("events").collect()).find((e) => e.type === "a2a.delegate"));
+    expect(delegateEvent?.correlationId).toBe(runs[0].correlationId);
+    // The drawer's runs list shows it too.
+    expect((await admin.query(api.runs.listForTask, { taskId: childId })).map((run) => run.correlationId)).toEqual([`a2a:${childId}`]);
+  });
+
   test("the same delegation key finds the same task", async () => {
     const { t, departmentId, parentId, childId } = await delegated();
     const again = await delegateSignupForm(t, departmentId, parentId);

@@ -7,11 +7,13 @@ import { NewTaskDialog, NewTaskForm } from "../../src/task/NewTaskDialog";
 import { EMPTY_DRAFT, parseTags, validateNewTask } from "../../src/task/newTask";
 
 const createTask = vi.fn();
-vi.mock("convex/react", () => ({ useMutation: () => createTask }));
+const channelList = vi.fn((): unknown => undefined);
+vi.mock("convex/react", () => ({ useMutation: () => createTask, useQuery: () => channelList() }));
 
 afterEach(() => {
   cleanup();
   createTask.mockReset();
+  channelList.mockReset();
 });
 
 function agent(name: string, sessionKey: string, isSquadLead = false): RosterAgent {
@@ -129,6 +131,26 @@ describe("NewTaskDialog", () => {
       assigneeSessionKeys: [],
     });
     expect(onCreated).toHaveBeenCalledWith("task-new");
+  });
+
+  it("follows the new task in a channel picked from those the caller can read (no DMs, nothing archived)", async () => {
+    createTask.mockResolvedValue("task-new");
+    const summary = { visibility: "project", joined: true, subscribed: false, unread: 0, lastMessageAt: undefined };
+    channelList.mockReturnValue([
+      { _id: "ch-launch", kind: "channel", name: "launch", title: "launch", archived: false, ...summary },
+      { _id: "ch-old", kind: "channel", name: "old", title: "old", archived: true, ...summary },
+      { _id: "ch-dm", kind: "dm", name: "", title: "Grace", archived: false, ...summary },
+    ]);
+    const onClose = vi.fn();
+    render(<NewTaskDialog departmentId={"dept-1" as Id<"departments">} agents={agents} onClose={onClose} />);
+    const dialog = screen.getByRole("dialog", { name: "New task" });
+    const select = within(dialog).getByLabelText("Follow in channel") as HTMLSelectElement;
+    expect([...select.options].map((o) => o.text)).toEqual(["No channel", "#launch"]);
+    fireEvent.change(within(dialog).getByLabelText("Title"), { target: { value: "Plan the launch" } });
+    fireEvent.change(select, { target: { value: "ch-launch" } });
+    fireEvent.click(within(dialog).getByRole("button", { name: "Create task" }));
+    await waitFor(() => expect(onClose).toHaveBeenCalled());
+    expect(createTask).toHaveBeenCalledWith(expect.objectContaining({ departmentId: "dept-1", title: "Plan the launch", channelId: "ch-launch" }));
   });
 
   it("closes on Escape", () => {

@@ -171,8 +171,9 @@ describe("SettingsButton", () => {
 
   it("starts a new session for the current department after the confirm step", async () => {
     convex.queries.set("chat:settings", defaults);
-    // Loaded, so the retention section's loading status is not a second status.
+    // Loaded, so the dialog's only status line is the session's.
     convex.queries.set("retention:get", {});
+    convex.queries.set("injectionSettings:get", { summariser: { kind: "extractive" }, pii: { email: true, phone: true, card: true, iban: true }, hasKey: false });
     const newSession = vi.fn((_args: unknown) => Promise.resolve("session-2"));
     convex.mutations.set("chat:newSession", newSession);
     const dialog = open();
