@@ -111,7 +111,7 @@ export const create = departmentMutation({
   handler: async (ctx, args) => (await createTask(ctx, memberActor(ctx.member), args))._id,
 });
 
-/** Moves a task to another column, at its end. */
+/** Moves a task to another column, on top of it. */
 export const setStatus = taskMutation({
   args: { status: vTaskStatus },
   returns: v.null(),
