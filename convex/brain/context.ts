@@ -172,7 +172,7 @@ async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"a
   };
 }
 
-/** What the dispatcher checks on every call: read fresh, so a revoked tool is refused at once. */
+/** What the dispatcher checks on every call: read fresh, so a revoked tool is refused at once; one agent, not its squad. */
 export const vDispatchScope = v.object({
     name: v.string(),
     sessionKey: v.string(),
@@ -184,8 +184,6 @@ export const vDispatchScope = v.object({
     delegations: v.number(),
     /** What caused the run, for idempotency keys (lib/idempotency): never the run itself. */
     cause: v.object({ taskId: v.string(), agentSessionKey: v.string(), trigger: vRunTrigger }),
-    /** Who else may call what, for the permission-denied note. */
-    squad: v.array(v.object({ name: v.string(), sessionKey: v.string(), allowedTools: v.array(v.string()) })),
     toolApprovals: v.array(vToolApproval),
     taskPriority: vPriority,
     isSquadLead: v.boolean(),
@@ -199,7 +197,6 @@ export const agentForDispatch = internalQuery({
     const run = await getRunX(ctx, runId);
     const agent = (await ctx.db.get("agents", run.agentId))!;
     const { enabled: chatEnabled } = await chatSettings(ctx, agent.departmentId);
-    const agents = await departmentAgents(ctx, run.departmentId);
     const task = await ctx.db.get("tasks", run.taskId);
     return {
       toolApprovals: agent.toolApprovals ?? [],
@@ -214,12 +211,22 @@ export const agentForDispatch = internalQuery({
       taskId: run.taskId,
       delegations: run.delegations,
       cause: { taskId: run.taskId, agentSessionKey: run.agentSessionKey, trigger: run.trigger },
-      squad: agents.map((a) => ({
-        name: a.name,
-        sessionKey: a.sessionKey,
-        allowedTools: permittedTools(a.allowedTools, { chatEnabled, architect: chatExcluded(a) }).map((t) => t.name),
-      })),
     };
+  },
+});
+
+/** Who in the run's department may call what: a denied call's note names who may (read only then, not before every call). */
+export const dispatchSquad = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: v.array(v.object({ name: v.string(), sessionKey: v.string(), allowedTools: v.array(v.string()) })),
+  handler: async (ctx, { runId }) => {
+    const run = await getRunX(ctx, runId);
+    const { enabled: chatEnabled } = await chatSettings(ctx, run.departmentId);
+    return (await departmentAgents(ctx, run.departmentId)).map((a) => ({
+      name: a.name,
+      sessionKey: a.sessionKey,
+      allowedTools: permittedTools(a.allowedTools, { chatEnabled, architect: chatExcluded(a) }).map((t) => t.name),
+    }));
   },
 });
 

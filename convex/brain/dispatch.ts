@@ -50,7 +50,8 @@ export interface DispatchScope {
   allowedTools: string[];
   chatEnabled: boolean;
   delegations: number;
-  squad: Array<{ name: string; sessionKey: string; allowedTools: string[] }>;
+  /** Who may call what, for a denial's note (read only once a call is denied). */
+  squad?: Array<{ name: string; sessionKey: string; allowedTools: string[] }>;
   /** The agent's own approval policies (registry defaults otherwise). */
   toolApprovals?: Array<{ tool: string; policy: ApprovalPolicy }>;
   /** The run's task priority: what `high_priority` policies read when a call names none. */
@@ -93,7 +94,7 @@ export function checkCall(
     };
   }
   if (!scope.allowedTools.includes(tool.name)) {
-    const allowedAgents = scope.squad.filter((a) => a.sessionKey !== scope.sessionKey && a.allowedTools.includes(tool.name)).map((a) => a.name);
+    const allowedAgents = (scope.squad ?? []).filter((a) => a.sessionKey !== scope.sessionKey && a.allowedTools.includes(tool.name)).map((a) => a.name);
     return {
       refused: { ok: false, problem: "denied", text: `permission denied: ${scope.name} may not call ${tool.name}`, note: deniedNote(scope.name, tool.name, allowedAgents) },
     };
@@ -184,7 +185,12 @@ export async function dispatchCall(
   const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
   log(`[TOOL: ${call.name}]`);
   const recorded = { name: call.name, args: JSON.stringify(call.args ?? null) };
-  const checked = checkCall(call, 0, scope, seen, config);
+  let checked = checkCall(call, 0, scope, seen, config);
+  if ("refused" in checked && !checked.refused.ok && checked.refused.problem === "denied") {
+    // Who may call the tool instead is read for a denial's note only, not the whole squad before every call.
+    const squad = await ctx.runQuery(internal.brain.context.dispatchSquad, { runId });
+    checked = checkCall(call, 0, { ...scope, squad }, seen, config);
+  }
   if ("refused" in checked) return { observation: await report(ctx, runId, scope, recorded, checked.refused, seen) };
   const { tool, args, signature } = checked;
   seen.add(signature);
