@@ -11,7 +11,7 @@ import { actorName } from "../lib/actors";
 import { brainConfig } from "../lib/brainConfig";
 import { chatExcluded } from "../lib/chat";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
-import { departmentAgents } from "../records/agents";
+import { departmentAgents, departmentAgentsByKeys } from "../records/agents";
 import { chatContextOfAgent, vRunChatContext } from "../records/chat";
 import { inboxOfRun, vRunInbox } from "../records/inbox";
 import { newestMessages } from "../records/messages";
@@ -58,6 +58,7 @@ export const vAssembledContext = v.object({
   trigger: v.object({ kind: vRunTriggerKind, text: v.string() }),
   /** Exactly the tools the dispatcher will allow this agent. */
   tools: v.array(v.object({ name: v.string(), description: v.string(), usage: v.string() })),
+  /** The roster a squad lead's prompt lists (empty for anyone else: nothing of theirs shows it). */
   squad: v.array(vSquadMember),
 });
 export type AssembledContext = Infer<typeof vAssembledContext>;
@@ -122,7 +123,9 @@ export const roundInputs = internalQuery({
 /** Everything a run's prompt is built from, bounded; the prompt itself is assembled by the middlewares (brain/prompt). */
 async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"agents">, task: Doc<"tasks">): Promise<AssembledContext> {
   const department = (await ctx.db.get("departments", run.departmentId))!;
-  const agents = await departmentAgents(ctx, department._id);
+  // A lead's prompt lists the squad; anyone else's names only the task's assignees and delegator: read those.
+  const named = [...task.assigneeSessionKeys, ...(task.delegatedBy === undefined ? [] : [task.delegatedBy])];
+  const agents = agent.isSquadLead ? await departmentAgents(ctx, department._id) : await departmentAgentsByKeys(ctx, department._id, named);
   const nameByKey = new Map(agents.map((a) => [a.sessionKey, a.name]));
   const recent = await newestMessages(ctx, task._id, MAX_THREAD_MESSAGES);
   // Deleted messages are gone for agents too; edited ones read as they are now.
@@ -168,7 +171,7 @@ async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"a
       description,
       usage,
     })),
-    squad: agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey, status: a.status })),
+    squad: agent.isSquadLead ? agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey, status: a.status })) : [],
   };
 }
 
