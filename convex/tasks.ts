@@ -117,7 +117,7 @@ export const create = departmentMutation({
   },
 });
 
-/** Moves a task to another column, at its end. */
+/** Moves a task to another column, on top of it. */
 export const setStatus = taskMutation({
   args: { status: vTaskStatus },
   returns: v.null(),

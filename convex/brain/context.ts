@@ -12,7 +12,7 @@ import { brainConfig } from "../lib/brainConfig";
 import { chatExcluded } from "../lib/chat";
 import { withTaskLinks } from "../lib/taskLinks";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
-import { departmentAgents } from "../records/agents";
+import { departmentAgents, departmentAgentsByKeys } from "../records/agents";
 import { chatContextOfAgent, vRunChatContext } from "../records/chat";
 import { bodyWithTaskLinks, inboxOfRun, vRunInbox } from "../records/inbox";
 import { newestMessages } from "../records/messages";
@@ -59,6 +59,7 @@ export const vAssembledContext = v.object({
   trigger: v.object({ kind: vRunTriggerKind, text: v.string() }),
   /** Exactly the tools the dispatcher will allow this agent. */
   tools: v.array(v.object({ name: v.string(), description: v.string(), usage: v.string() })),
+  /** The roster a squad lead's prompt lists (empty for anyone else: nothing of theirs shows it). */
   squad: v.array(vSquadMember),
 });
 export type AssembledContext = Infer<typeof vAssembledContext>;
@@ -140,7 +141,9 @@ export const roundInputs = internalQuery({
 /** Everything a run's prompt is built from, bounded; the prompt itself is assembled by the middlewares (brain/prompt). */
 async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"agents">, task: Doc<"tasks">): Promise<AssembledContext> {
   const department = (await ctx.db.get("departments", run.departmentId))!;
-  const agents = await departmentAgents(ctx, department._id);
+  // A lead's prompt lists the squad; anyone else's names only the task's assignees and delegator: read those.
+  const named = [...task.assigneeSessionKeys, ...(task.delegatedBy === undefined ? [] : [task.delegatedBy])];
+  const agents = agent.isSquadLead ? await departmentAgents(ctx, department._id) : await departmentAgentsByKeys(ctx, department._id, named);
   const nameByKey = new Map(agents.map((a) => [a.sessionKey, a.name]));
   const recent = await newestMessages(ctx, task._id, MAX_THREAD_MESSAGES);
   // Deleted messages are gone for agents too; edited ones read as they are now.
@@ -186,11 +189,11 @@ async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"a
       description,
       usage,
     })),
-    squad: agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey, status: a.status })),
+    squad: agent.isSquadLead ? agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey, status: a.status })) : [],
   };
 }
 
-/** What the dispatcher checks on every call: read fresh, so a revoked tool is refused at once. */
+/** What the dispatcher checks on every call: read fresh, so a revoked tool is refused at once; one agent, not its squad. */
 export const vDispatchScope = v.object({
     name: v.string(),
     sessionKey: v.string(),
@@ -202,8 +205,6 @@ export const vDispatchScope = v.object({
     delegations: v.number(),
     /** What caused the run, for idempotency keys (lib/idempotency): never the run itself. */
     cause: v.object({ taskId: v.string(), agentSessionKey: v.string(), trigger: vRunTrigger }),
-    /** Who else may call what, for the permission-denied note. */
-    squad: v.array(v.object({ name: v.string(), sessionKey: v.string(), allowedTools: v.array(v.string()) })),
     toolApprovals: v.array(vToolApproval),
     taskPriority: vPriority,
     isSquadLead: v.boolean(),
@@ -217,7 +218,6 @@ export const agentForDispatch = internalQuery({
     const run = await getRunX(ctx, runId);
     const agent = (await ctx.db.get("agents", run.agentId))!;
     const { enabled: chatEnabled } = await chatSettings(ctx, agent.departmentId);
-    const agents = await departmentAgents(ctx, run.departmentId);
     const task = await ctx.db.get("tasks", run.taskId);
     return {
       toolApprovals: agent.toolApprovals ?? [],
@@ -232,12 +232,22 @@ export const agentForDispatch = internalQuery({
       taskId: run.taskId,
       delegations: run.delegations,
       cause: { taskId: run.taskId, agentSessionKey: run.agentSessionKey, trigger: run.trigger },
-      squad: agents.map((a) => ({
-        name: a.name,
-        sessionKey: a.sessionKey,
-        allowedTools: permittedTools(a.allowedTools, { chatEnabled, architect: chatExcluded(a) }).map((t) => t.name),
-      })),
     };
+  },
+});
+
+/** Who in the run's department may call what: a denied call's note names who may (read only then, not before every call). */
+export const dispatchSquad = internalQuery({
+  args: { runId: v.id("runs") },
+  returns: v.array(v.object({ name: v.string(), sessionKey: v.string(), allowedTools: v.array(v.string()) })),
+  handler: async (ctx, { runId }) => {
+    const run = await getRunX(ctx, runId);
+    const { enabled: chatEnabled } = await chatSettings(ctx, run.departmentId);
+    return (await departmentAgents(ctx, run.departmentId)).map((a) => ({
+      name: a.name,
+      sessionKey: a.sessionKey,
+      allowedTools: permittedTools(a.allowedTools, { chatEnabled, architect: chatExcluded(a) }).map((t) => t.name),
+    }));
   },
 });
 

@@ -50,7 +50,8 @@ export interface DispatchScope {
   allowedTools: string[];
   chatEnabled: boolean;
   delegations: number;
-  squad: Array<{ name: string; sessionKey: string; allowedTools: string[] }>;
+  /** Who may call what, for a denial's note (read only once a call is denied). */
+  squad?: Array<{ name: string; sessionKey: string; allowedTools: string[] }>;
   /** The agent's own approval policies (registry defaults otherwise). */
   toolApprovals?: Array<{ tool: string; policy: ApprovalPolicy }>;
   /** The run's task priority: what `high_priority` policies read when a call names none. */
@@ -93,7 +94,7 @@ export function checkCall(
     };
   }
   if (!scope.allowedTools.includes(tool.name)) {
-    const allowedAgents = scope.squad.filter((a) => a.sessionKey !== scope.sessionKey && a.allowedTools.includes(tool.name)).map((a) => a.name);
+    const allowedAgents = (scope.squad ?? []).filter((a) => a.sessionKey !== scope.sessionKey && a.allowedTools.includes(tool.name)).map((a) => a.name);
     return {
       refused: { ok: false, problem: "denied", text: `permission denied: ${scope.name} may not call ${tool.name}`, note: deniedNote(scope.name, tool.name, allowedAgents) },
     };
@@ -134,7 +135,7 @@ export function callPriority(args: Record<string, unknown>, taskPriority: Priori
 type Scope = Infer<typeof vDispatchScope>;
 
 /** One call's outcome: its observation, or what it waits for (the run pauses). */
-export type Dispatched = { observation: Observation } | { pause: PauseRequest };
+export type Dispatched = Reported | { pause: PauseRequest };
 
 /** Runs a checked tool with the call's cause-derived idempotency key; a throw becomes a failed result. */
 async function runTool(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, tool: ToolDefinition, args: Record<string, unknown>): Promise<ToolResult> {
@@ -150,20 +151,45 @@ async function runTool(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, tool: To
   }
 }
 
-/** Records a result on the run and says its note in the thread (each note once per run); returns the observation. */
-async function report(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, call: { name: string; args: string }, result: ToolResult, seen: Set<string>): Promise<Observation> {
-  await ctx.runMutation(internal.brain.writes.recordToolCall, {
-    runId,
+/** A call's record on the run, written with its `tool_result` by writes.endToolCall (one write, not two). */
+export interface CallRecord {
+  record: ToolCallRecord;
+  delegated: boolean;
+  guard?: string;
+}
+
+/** A call's observation and the record that goes with it. */
+export interface Reported {
+  observation: Observation;
+  recorded: CallRecord;
+}
+
+function callRecord(call: { name: string; args: string }, result: ToolResult): CallRecord {
+  return {
     record: { name: call.name, args: call.args, outcome: result.ok ? "ok" : OUTCOME[result.problem], observation: result.text, at: Date.now() },
     delegated: result.ok && result.delegated === true,
-    guard: !result.ok && result.problem === "guard" ? result.stop.reason : undefined,
-  });
+    ...(!result.ok && result.problem === "guard" ? { guard: result.stop.reason } : {}),
+  };
+}
+
+/**
+ * Says a result's note in the thread (each note once per run); returns the
+ * observation and the record the caller writes with the call's result.
+ */
+async function report(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, call: { name: string; args: string }, result: ToolResult, seen: Set<string>): Promise<Reported> {
   const note = noteFor(scope.name, call.name, result);
   if (note !== undefined && !seen.has(`note ${note}`)) {
     seen.add(`note ${note}`);
     await ctx.runMutation(internal.tools.thread.postNote, { runId, content: note });
   }
-  return { tool: call.name, text: result.text };
+  return { observation: { tool: call.name, text: result.text }, recorded: callRecord(call, result) };
+}
+
+/** Records a result on the run at once (a plan's steps: the next step's check reads the run's delegations). */
+async function reportNow(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, call: { name: string; args: string }, result: ToolResult, seen: Set<string>): Promise<Observation> {
+  const { observation, recorded } = await report(ctx, runId, scope, call, result, seen);
+  await ctx.runMutation(internal.brain.writes.recordToolCall, { runId, ...recorded });
+  return observation;
 }
 
 /**
@@ -184,8 +210,13 @@ export async function dispatchCall(
   const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
   log(`[TOOL: ${call.name}]`);
   const recorded = { name: call.name, args: JSON.stringify(call.args ?? null) };
-  const checked = checkCall(call, 0, scope, seen, config);
-  if ("refused" in checked) return { observation: await report(ctx, runId, scope, recorded, checked.refused, seen) };
+  let checked = checkCall(call, 0, scope, seen, config);
+  if ("refused" in checked && !checked.refused.ok && checked.refused.problem === "denied") {
+    // Who may call the tool instead is read for a denial's note only, not the whole squad before every call.
+    const squad = await ctx.runQuery(internal.brain.context.dispatchSquad, { runId });
+    checked = checkCall(call, 0, { ...scope, squad }, seen, config);
+  }
+  if ("refused" in checked) return await report(ctx, runId, scope, recorded, checked.refused, seen);
   const { tool, args, signature } = checked;
   seen.add(signature);
   if (needsApproval(approvalPolicy(scope, tool.name), callPriority(args, scope.taskPriority))) {
@@ -200,7 +231,7 @@ export async function dispatchCall(
   }
   const result = await runTool(ctx, runId, scope, tool, args);
   if (result.ok && result.pause !== undefined) return { pause: result.pause };
-  return { observation: await report(ctx, runId, scope, recorded, result, seen) };
+  return await report(ctx, runId, scope, recorded, result, seen);
 }
 
 /**
@@ -208,7 +239,7 @@ export async function dispatchCall(
  * approved call run exactly as stored (its policy already satisfied, its
  * permission checked again), a plan's steps delegated through delegate_task's
  * own executor, or the decision itself (a denial, an answer, feedback) as the
- * result. Recorded like any call; returns the call's observation.
+ * result. Returns the call's observation and its record (written with its result).
  */
 export async function settlePause(
   ctx: ActionCtx,
@@ -218,7 +249,7 @@ export async function settlePause(
   config: BrainConfig,
   seen: Set<string>,
   log: (line: string) => void,
-): Promise<Observation> {
+): Promise<Reported> {
   const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
   log(`resume ${paused.call.name}: ${resolution.kind}`);
   switch (resolution.kind) {
@@ -250,7 +281,7 @@ export async function settlePause(
           current.delegations >= config.maxDelegationsPerRun
             ? { ok: false, problem: "guard", text: `${tool.name}: refused, ${guards.perRun(config.maxDelegationsPerRun).reason}`, stop: guards.perRun(config.maxDelegationsPerRun) }
             : await runTool(ctx, runId, current, tool, args);
-        lines.push((await report(ctx, runId, current, { name: tool.name, args: canonicalJson(args) }, result, seen)).text);
+        lines.push((await reportNow(ctx, runId, current, { name: tool.name, args: canonicalJson(args) }, result, seen)).text);
       }
       const text = `the plan was approved by ${resolution.decidedBy}; its steps:\n${lines.join("\n")}\nThe plan is delegated: do not delegate these steps again.`;
       return await report(ctx, runId, scope, paused.call, { ok: true, text }, seen);

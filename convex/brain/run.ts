@@ -22,7 +22,7 @@ import { isChatTool } from "../tools/registry";
 import { brainConfig } from "../lib/brainConfig";
 import type { PauseRequest } from "../lib/pauses";
 import type { RunPause } from "../validators";
-import { dispatchCall, settlePause, type Observation } from "./dispatch";
+import { dispatchCall, settlePause, type CallRecord, type Dispatched, type Observation } from "./dispatch";
 import { ModelAbortedError, streamModel, type ChatMessage } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage } from "./prompt";
 import { modelSummaries } from "./summariser";
@@ -71,7 +71,7 @@ export const execute = internalAction({
       if (resume !== null) {
         const { pause } = resume;
         for (const line of pause.seen) seen.add(line);
-        const settled = await settlePause(ctx, runId, pause, resume.resolution, config, seen, log);
+        const { observation: settled, recorded } = await settlePause(ctx, runId, pause, resume.resolution, config, seen, log);
         const { rest, offset } = callsAfterPause(pause);
         live(
           await ctx.runMutation(internal.brain.writes.endToolCall, {
@@ -79,6 +79,7 @@ export const execute = internalAction({
             index: pause.index,
             name: pause.call.name,
             observation: settled.text,
+            recorded,
             ...(rest.length === 0 ? {} : { next: toolStart(pause.index + 1, rest[0]) }),
           }),
         );
@@ -302,12 +303,13 @@ async function runTools(
   writer: Writer,
   calls: ParsedToolCall[],
   { firstIndex, firstOffset }: { firstIndex: number; firstOffset: number },
-  dispatch: (call: ParsedToolCall) => Promise<{ observation: Observation } | { pause: PauseRequest }>,
+  dispatch: (call: ParsedToolCall) => Promise<Dispatched>,
 ): Promise<{ observations: Observation[]; paused: Paused | null }> {
   const observations: Observation[] = [];
   for (const [i, call] of calls.entries()) {
     const index = firstIndex + i;
     let result: Observation;
+    let recorded: CallRecord | undefined;
     if (firstOffset + i >= MAX_TOOL_CALLS_PER_REPLY) {
       const text = `not run: at most ${MAX_TOOL_CALLS_PER_REPLY} tool calls per reply`;
       await refuse(ctx, writer.runId, call, text, `more than ${MAX_TOOL_CALLS_PER_REPLY} tool calls in one reply`);
@@ -316,7 +318,7 @@ async function runTools(
       const dispatched = await dispatch(call);
       // Its result is written when the person responds; the calls after it wait with it.
       if ("pause" in dispatched) return { observations: [], paused: { request: dispatched.pause, index, call: { name: call.name, args: toolStart(index, call).args }, before: observations } };
-      result = dispatched.observation;
+      ({ observation: result, recorded } = dispatched);
     }
     observations.push(result);
     const next = calls.at(i + 1);
@@ -325,6 +327,7 @@ async function runTools(
       index,
       name: call.name,
       observation: result.text,
+      ...(recorded === undefined ? {} : { recorded }),
       ...(next === undefined ? {} : { next: toolStart(index + 1, next) }),
     });
     if (verdict === "aborted") throw new Stopped();

@@ -22,6 +22,8 @@ import { vRunPause, vToolCallRecord } from "../validators";
 
 const vVerdict = v.union(v.literal("ok"), v.literal("aborted"));
 const vWriter = { runId: v.id("runs"), attempt: v.number() };
+/** A dispatched call's record on the run (brain/dispatch CallRecord). */
+const vCallRecord = v.object({ record: vToolCallRecord, delegated: v.boolean(), guard: v.optional(v.string()) });
 /** A tool call about to run, announced by a `tool_call` event. */
 const vToolStart = v.object({ index: v.number(), name: v.string(), args: v.string() });
 
@@ -150,17 +152,19 @@ export const beginToolCall = internalMutation({
 });
 
 /**
- * A tool's result; its outcome is the one the dispatcher recorded on the run
- * for that call. With `next`, the reply's next call is announced in the same
+ * A tool's result, with the call's record on the run (`recorded`; or the
+ * one recordToolCall wrote for that call) whose outcome it takes. With `next`, the reply's next call is announced in the same
  * transaction (as `beginToolCall` would), unless the run was stopped.
  */
 export const endToolCall = internalMutation({
-  args: { ...vWriter, index: v.number(), name: v.string(), observation: v.string(), next: v.optional(vToolStart) },
+  args: { ...vWriter, index: v.number(), name: v.string(), observation: v.string(), next: v.optional(vToolStart), recorded: v.optional(vCallRecord) },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, index, name, observation, next }) => {
+  handler: async (ctx, { runId, attempt, index, name, observation, next, recorded: given }) => {
     const run = await ctx.db.get("runs", runId);
     if (run === null) return "aborted";
-    const recorded = run.toolCalls.at(-1);
+    // The call's record on the run, in the same write as its result (recordToolCall when written apart).
+    if (given !== undefined) await addToolCall(ctx, runId, given.record, given.delegated, given.guard);
+    const recorded = given?.record ?? run.toolCalls.at(-1);
     const outcome = recorded !== undefined && recorded.name === name ? recorded.outcome : "ok";
     // A result is written even when the run was stopped meanwhile: the tool did run.
     await appendRunEvent(ctx, runId, { type: "tool_result", index, name, outcome, observation: boundedText(observation) }, { run });
@@ -183,7 +187,7 @@ export const recordModelCall = internalMutation({
 
 /** Records one dispatched tool call's result (also when it failed or was denied). */
 export const recordToolCall = internalMutation({
-  args: { runId: v.id("runs"), record: vToolCallRecord, delegated: v.boolean(), guard: v.optional(v.string()) },
+  args: { runId: v.id("runs"), ...vCallRecord.fields },
   returns: v.null(),
   handler: async (ctx, { runId, record, delegated, guard }) => {
     await addToolCall(ctx, runId, record, delegated, guard);

@@ -34,7 +34,11 @@ export function planMove(column: Ordered[], movedId: string, position: number): 
   return { kind: "renumber", orders: ids.map((id, i) => ({ id, order: (i + 1) * ORDER_STEP })) };
 }
 
-/** Order for a card added at the end of a column whose last card has `lastOrder`. */
-export function orderAtEnd(lastOrder: number | undefined): number {
-  return (lastOrder ?? 0) + ORDER_STEP;
+/**
+ * Order for a card added on top of a column whose first card has
+ * `firstOrder`: new work shows in the board's first page however long the
+ * column is (the board reads a column from its top).
+ */
+export function orderAtStart(firstOrder: number | undefined): number {
+  return firstOrder === undefined ? ORDER_STEP : firstOrder - ORDER_STEP;
 }

@@ -56,7 +56,7 @@ export async function assignTask(ctx: MutationCtx, actor: Actor, task: Doc<"task
 }
 
 /**
- * Moves a task to `status` at `position` in that column (end when omitted),
+ * Moves a task to `status` at `position` in that column (on top when omitted),
  * or just before the card `{ before }` names, recording a column change.
  */
 export async function moveTask(ctx: MutationCtx, actor: Actor, task: Doc<"tasks">, status: TaskStatus, position?: number | { before: Id<"tasks"> }): Promise<void> {

@@ -15,6 +15,16 @@ export async function departmentAgents(ctx: ReadCtx, departmentId: Id<"departmen
     .take(MAX_AGENTS_PER_DEPARTMENT);
 }
 
+/** The department's agents among `sessionKeys` (each read by its index; others' and unknown keys left out). */
+export async function departmentAgentsByKeys(ctx: ReadCtx, departmentId: Id<"departments">, sessionKeys: readonly string[]): Promise<Array<Doc<"agents">>> {
+  const agents = [];
+  for (const key of new Set(sessionKeys)) {
+    const agent = await agentBySessionKey(ctx, key);
+    if (agent !== null && agent.departmentId === departmentId) agents.push(agent);
+  }
+  return agents;
+}
+
 /** The agent with this session key, if it exists (in any department: check it). */
 export async function agentBySessionKey(ctx: ReadCtx, sessionKey: string): Promise<Doc<"agents"> | null> {
   return await ctx.db

@@ -9,7 +9,7 @@ import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { matchesBoardFilter, type BoardFilter } from "../lib/boardFilters";
 import { MaestroError } from "../lib/errors";
 import { LIMITS, MAX_SUBTASKS } from "../lib/limits";
-import { orderAtEnd, planMove } from "../lib/ordering";
+import { orderAtStart, planMove } from "../lib/ordering";
 import { cleanTags, cleanText } from "../lib/validate";
 import type { Actor, Priority, TaskStatus } from "../validators";
 import { actorKey } from "../lib/actors";
@@ -64,13 +64,12 @@ export async function resolveAssignees(ctx: ReadCtx, departmentId: Id<"departmen
   return agents;
 }
 
-async function lastOrderIn(ctx: ReadCtx, departmentId: Id<"departments">, status: TaskStatus) {
-  const last = await ctx.db
+async function firstOrderIn(ctx: ReadCtx, departmentId: Id<"departments">, status: TaskStatus) {
+  const first = await ctx.db
     .query("tasks")
     .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", departmentId).eq("status", status))
-    .order("desc")
     .first();
-  return last?.order;
+  return first?.order;
 }
 
 export interface NewTask {
@@ -89,9 +88,10 @@ export interface NewTask {
 }
 
 /**
- * Inserts a task at the end of its column (`assigned` when it has assignees,
- * else `inbox`), its text cleaned, size-checked and secret-scanned; returns
- * the task and its assignees.
+ * Inserts a task on top of its column (`assigned` when it has assignees,
+ * else `inbox`: where the board's first page shows it, however long the
+ * column), its text cleaned, size-checked and secret-scanned; returns the
+ * task and its assignees.
  */
 export async function insertTask(ctx: MutationCtx, actor: Actor, input: NewTask): Promise<{ task: Doc<"tasks">; assignees: Array<Doc<"agents">> }> {
   const title = await redactForDepartment(ctx, input.departmentId, "task title", cleanText("Title", input.title, LIMITS.taskTitleChars));
@@ -125,15 +125,16 @@ export async function insertTask(ctx: MutationCtx, actor: Actor, input: NewTask)
     delegatedBy: input.delegatedBy,
     ...(input.delegationKey === undefined ? {} : { delegationKey: input.delegationKey }),
     ...(input.channelId === undefined ? {} : { channelId: input.channelId }),
-    order: orderAtEnd(await lastOrderIn(ctx, input.departmentId, status)),
+    order: orderAtStart(await firstOrderIn(ctx, input.departmentId, status)),
     updatedAt: Date.now(),
   });
   return { task: (await ctx.db.get("tasks", taskId))!, assignees };
 }
 
 /**
- * Puts a task in `status` at `position` in that column (end when omitted),
- * or just before the card `{ before }` names. Only the cards around the
+ * Puts a task in `status` at `position` in that column (on top when
+ * omitted: a card an agent or /status moves shows in the board's first
+ * page), or just before the card `{ before }` names. Only the cards around the
  * drop point are read (a column of a big board holds thousands); the whole
  * column (bounded) only when their order values have run out of room and
  * it is renumbered.
@@ -155,7 +156,7 @@ export async function placeTask(ctx: MutationCtx, task: Doc<"tasks">, status: Ta
     .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status))
     .take(MAX_TASKS_PER_COLUMN + 1);
   const others = column.filter((t) => t._id !== task._id);
-  const index = typeof position === "number" ? position : position === undefined ? others.length : others.findIndex((t) => t._id === position.before);
+  const index = typeof position === "number" ? position : position === undefined ? 0 : others.findIndex((t) => t._id === position.before);
   const plan = planMove(
     column.map((t) => ({ id: t._id, order: t.order })),
     task._id,
@@ -177,17 +178,10 @@ export async function placeTask(ctx: MutationCtx, task: Doc<"tasks">, status: Ta
  */
 async function dropPoint(ctx: MutationCtx, task: Doc<"tasks">, status: TaskStatus, position: number | { before: Id<"tasks"> } | undefined) {
   const inColumn = ctx.db.query("tasks").withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status));
-  if (typeof position === "number") {
+  if (position === undefined || typeof position === "number") {
+    const at = position ?? 0;
     // Enough cards for the one before and the one after the drop point, the moved card counted.
-    return { window: await inColumn.take(Math.max(0, Math.floor(position)) + 2), at: position };
-  }
-  if (position === undefined) {
-    const last = await ctx.db
-      .query("tasks")
-      .withIndex("by_department_and_status_and_order", (q) => q.eq("departmentId", task.departmentId).eq("status", status))
-      .order("desc")
-      .take(2);
-    return { window: last.reverse(), at: Number.MAX_SAFE_INTEGER };
+    return { window: await inColumn.take(Math.max(0, Math.floor(at)) + 2), at };
   }
   const before = await ctx.db.get("tasks", position.before);
   if (before === null || before._id === task._id || before.departmentId !== task.departmentId || before.status !== status) {

@@ -5,9 +5,9 @@
  * got wrong (unknown names, itself as assignee) and guard stops come back as
  * typed results, not thrown errors.
  */
-import { v, type Infer } from "convex/values";
+import { v, type Infer, type ObjectType } from "convex/values";
 import { internal } from "../_generated/api";
-import { internalAction, internalMutation, internalQuery } from "../_generated/server";
+import { internalAction, internalMutation, internalQuery, type MutationCtx } from "../_generated/server";
 import { agentActor } from "../lib/actors";
 import { answersDelegation, checkDelegation } from "../lib/delegation";
 import { MAX_SUBTASKS } from "../lib/limits";
@@ -65,7 +65,6 @@ const vDelegationRoster = v.object({
   delegator: v.union(v.object({ name: v.string(), sessionKey: v.string() }), v.null()),
   roster: v.array(v.object({ name: v.string(), role: v.string(), sessionKey: v.string() })),
 });
-type DelegationRoster = Infer<typeof vDelegationRoster>;
 
 /** The delegator (who must be an agent of the department) and the roster it may delegate to. */
 export const delegationRoster = internalQuery({
@@ -81,6 +80,8 @@ export const delegationRoster = internalQuery({
   },
 });
 
+const vCreateArgs = { ...vDelegationFields, assigneeSessionKeys: v.array(v.string()) };
+
 const vCreated = v.object({ ok: v.literal(true), taskId: v.id("tasks"), title: v.string(), created: v.boolean() });
 
 /**
@@ -94,26 +95,80 @@ const vCreated = v.object({ ok: v.literal(true), taskId: v.id("tasks"), title: v
  * tree's budget and, on a result, re-delegating the same work.
  */
 export const createDelegatedTask = internalMutation({
-  args: { ...vDelegationFields, assigneeSessionKeys: v.array(v.string()) },
+  args: vCreateArgs,
   returns: v.union(vCreated, v.object({ ok: v.literal(false), guard: vGuardStop })),
-  handler: async (ctx, args) => {
-    if (args.key !== undefined) {
-      const existing = await taskByDelegationKey(ctx, args.key);
-      if (existing !== null) return { ok: true as const, taskId: existing._id, title: existing.title, created: false };
-    }
-    const delegator = await agentBySessionKey(ctx, args.delegatorSessionKey);
-    if (delegator === null || delegator.departmentId !== args.departmentId) {
-      throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
-    }
-    // On a result, the re-delegation guard (reactions/delegation) decides: it refuses the same work, with
-    // the reason in the thread, unless a person asked for more since.
-    if (args.parentTaskId !== undefined && args.onResult !== true) {
-      const ask = { departmentId: args.departmentId, parentTaskId: args.parentTaskId, delegatedBy: delegator.sessionKey, title: args.title, assigneeSessionKeys: args.assigneeSessionKeys };
-      const { subtasks } = await subtasksOf(ctx, args.parentTaskId, MAX_SUBTASKS);
-      const same = subtasks.find((task) => answersDelegation(task, ask));
-      if (same !== undefined) return { ok: true as const, taskId: same._id, title: same.title, created: false };
-    }
-    return await createDelegation(ctx, { actor: agentActor(delegator), delegatedBy: delegator.sessionKey }, args);
+  handler: async (ctx, args) => await createDelegatedTaskHandler(ctx, args),
+});
+
+async function createDelegatedTaskHandler(ctx: MutationCtx, args: ObjectType<typeof vCreateArgs>) {
+  if (args.key !== undefined) {
+    const existing = await taskByDelegationKey(ctx, args.key);
+    if (existing !== null) return { ok: true as const, taskId: existing._id, title: existing.title, created: false };
+  }
+  const delegator = await agentBySessionKey(ctx, args.delegatorSessionKey);
+  if (delegator === null || delegator.departmentId !== args.departmentId) {
+    throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
+  }
+  // On a result, the re-delegation guard (reactions/delegation) decides: it refuses the same work, with
+  // the reason in the thread, unless a person asked for more since.
+  if (args.parentTaskId !== undefined && args.onResult !== true) {
+    const ask = { departmentId: args.departmentId, parentTaskId: args.parentTaskId, delegatedBy: delegator.sessionKey, title: args.title, assigneeSessionKeys: args.assigneeSessionKeys };
+    const { subtasks } = await subtasksOf(ctx, args.parentTaskId, MAX_SUBTASKS);
+    const same = subtasks.find((task) => answersDelegation(task, ask));
+    if (same !== undefined) return { ok: true as const, taskId: same._id, title: same.title, created: false };
+  }
+  return await createDelegation(ctx, { actor: agentActor(delegator), delegatedBy: delegator.sessionKey }, args);
+}
+
+/** The spec's result for a delegation the roster check let through, or the guard that stopped it. */
+function delegationResult(
+  created: Infer<typeof vCreated> | { ok: false; guard: Infer<typeof vGuardStop> },
+  assignees: string[],
+  check: Extract<ReturnType<typeof checkDelegation>, { ok: true }>,
+): DelegationResult {
+  if (!created.ok) return { ok: false, problem: "guard", guard: created.guard };
+  const { resolved, unresolved, unresolvedMessage, squad } = check;
+  return {
+    ok: true,
+    taskId: created.taskId,
+    title: created.title,
+    assigneesResolved: resolved.map((a) => a.name),
+    assigneesRequested: assignees,
+    assigneesUnresolved: unresolved,
+    ...(unresolvedMessage === undefined ? {} : { unresolvedMessage }),
+    squad,
+    created: created.created,
+  };
+}
+
+/**
+ * `delegate_task` in one transaction: the assignees resolved by name within
+ * the delegator's department, then the task created as createDelegatedTask
+ * does. One write where a roster read and a write were two round trips of
+ * the run, each queued behind every other run's writes.
+ */
+export const delegateByName = internalMutation({
+  /** `assignees`: agent names as the model wrote them. */
+  args: { ...vDelegationFields, assignees: v.array(v.string()) },
+  returns: vDelegationResult,
+  handler: async (ctx, args): Promise<DelegationResult> => {
+    const title = args.title.trim();
+    const instruction = args.instruction.trim();
+    const agents = await departmentAgents(ctx, args.departmentId);
+    const delegator = agents.find((a) => a.sessionKey === args.delegatorSessionKey);
+    if (delegator === undefined) throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
+    const roster = agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey }));
+    const check = checkDelegation({ title, instruction, assignees: args.assignees }, roster, delegator, "delegate_task");
+    if (!check.ok) return check;
+    const { assignees, ...fields } = args;
+    const created = await createDelegatedTaskHandler(ctx, {
+      ...fields,
+      delegatorSessionKey: delegator.sessionKey,
+      title,
+      instruction,
+      assigneeSessionKeys: check.resolved.map((a) => a.sessionKey),
+    });
+    return delegationResult(created, assignees, check);
   },
 });
 
@@ -124,43 +179,13 @@ export const createDelegatedTask = internalMutation({
  * with the assignees' @mentions. Their assignment wakes them. Names that
  * resolve to no agent are left out and reported (an error only when none
  * resolve). What the model got wrong (unknown names, itself as assignee) and
- * guard stops come back as typed results, not thrown errors.
+ * guard stops come back as typed results, not thrown errors. The tool's
+ * executor (tools/registry) runs the same mutation from the run's own action.
  */
 export const delegateTask = internalAction({
   /** `assignees`: agent names as the model wrote them. */
   args: { ...vDelegationFields, assignees: v.array(v.string()) },
   returns: vDelegationResult,
   // Annotated: it calls functions of its own module, which TypeScript cannot infer through.
-  handler: async (ctx, args): Promise<DelegationResult> => {
-    const title = args.title.trim();
-    const instruction = args.instruction.trim();
-    const { delegator, roster }: DelegationRoster = await ctx.runQuery(internal.tools.delegation.delegationRoster, {
-      departmentId: args.departmentId,
-      delegatorSessionKey: args.delegatorSessionKey,
-    });
-    if (delegator === null) throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
-    const check = checkDelegation({ title, instruction, assignees: args.assignees }, roster, delegator, "delegate_task");
-    if (!check.ok) return check;
-    const { resolved, unresolved, unresolvedMessage, squad } = check;
-    const { assignees, ...fields } = args;
-    const created = await ctx.runMutation(internal.tools.delegation.createDelegatedTask, {
-      ...fields,
-      delegatorSessionKey: delegator.sessionKey,
-      title,
-      instruction,
-      assigneeSessionKeys: resolved.map((a) => a.sessionKey),
-    });
-    if (!created.ok) return { ok: false, problem: "guard", guard: created.guard };
-    return {
-      ok: true,
-      taskId: created.taskId,
-      title: created.title,
-      assigneesResolved: resolved.map((a) => a.name),
-      assigneesRequested: assignees,
-      assigneesUnresolved: unresolved,
-      ...(unresolvedMessage === undefined ? {} : { unresolvedMessage }),
-      squad,
-      created: created.created,
-    };
-  },
+  handler: async (ctx, args): Promise<DelegationResult> => await ctx.runMutation(internal.tools.delegation.delegateByName, args),
 });

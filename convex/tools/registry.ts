@@ -114,7 +114,8 @@ const delegateTask = tool({
   approval: "high_priority",
   delegates: true,
   async execute(ctx, scope, args): Promise<ToolResult> {
-    const result: DelegationResult = await ctx.runAction(internal.tools.delegation.delegateTask, {
+    // A mutation, not the delegateTask action: one transaction, no action hop inside the run's action.
+    const result: DelegationResult = await ctx.runMutation(internal.tools.delegation.delegateByName, {
       departmentId: scope.departmentId,
       delegatorSessionKey: scope.sessionKey,
       ...args,

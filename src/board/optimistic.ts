@@ -46,13 +46,12 @@ export function moveTaskInStore(store: OptimisticLocalStore, move: TaskMove & { 
   if (detail !== undefined) store.setQuery(api.tasks.get, { taskId: move.taskId }, { ...detail, status: move.status });
 }
 
-/** Optimistic update for `tasks.setStatus`: the card goes to the end of its new column, as the server puts it. */
+/** Optimistic update for `tasks.setStatus`: the card goes on top of its new column, as the server puts it. */
 export function setStatusInStore(store: OptimisticLocalStore, { taskId, status }: { taskId: Id<"tasks">; status: TaskStatus }): void {
   updateBoards(store, taskId, (columns) => {
     const from = locateTask(columns, taskId);
     if (from === null || from.status === status) return columns;
-    const target = columns.find((column) => column.status === status);
-    return applyMove(columns, { taskId, status, position: target?.tasks.length ?? 0 });
+    return applyMove(columns, { taskId, status, position: 0 });
   });
   const detail = store.getQuery(api.tasks.get, { taskId });
   if (detail !== undefined) store.setQuery(api.tasks.get, { taskId }, { ...detail, status });

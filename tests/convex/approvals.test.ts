@@ -434,6 +434,14 @@ describe("what the dispatcher reads for policies and plan mode", () => {
     expect((await t.query(internal.brain.context.agentForDispatch, { runId })).leadMode).toBe("act");
     expect((await roundInputs(t, runId)).context.leadMode).toBe("act");
   });
+
+  test("before each call it reads the calling agent only; who else may call a tool is read for a denial's note", async () => {
+    const { t, runId } = await setup();
+    expect(await t.query(internal.brain.context.agentForDispatch, { runId })).not.toHaveProperty("squad");
+    const squad = await t.query(internal.brain.context.dispatchSquad, { runId });
+    expect(squad.find((a) => a.name === "Jarvis")?.allowedTools).toContain("delegate_task");
+    expect(squad.find((a) => a.name === "Writer")?.allowedTools).not.toContain("delegate_task");
+  });
 });
 
 describe("runs stuck queued", () => {

@@ -72,7 +72,7 @@ describe("tasks.listColumn", () => {
     await createTask(admin, departmentId, { title: "Launch party" });
     const inbox = await admin.query(api.tasks.listColumn, { departmentId, status: "inbox", text: "launch" });
     // "Landing page for the launch" (seeded) also matches; order is the column's.
-    expect(inbox.tasks.map((task) => task.title)).toEqual(["Landing page for the launch", "Launch banner", "Launch party"]);
+    expect(inbox.tasks.map((task) => task.title)).toEqual(["Launch party", "Launch banner", "Landing page for the launch"]);
     const theirs = await other.member.query(api.tasks.listColumn, { departmentId: other.departmentId, status: "inbox", text: "launch" });
     expect(theirs.tasks).toEqual([]);
     const none = await admin.query(api.tasks.listColumn, { departmentId, status: "inbox", text: "zebra" });

@@ -158,4 +158,17 @@ describe("the context pack a run reads (roundInputs)", () => {
       { id: code, kind: "task", label: '"Build the page" (in progress)', where: "#launch" },
     ]);
   });
+
+  test("a specialist's context names its task's people without the squad; a lead's lists the squad", async () => {
+    const { t, departmentId } = await demoSquad();
+    const parent = await insertTask(t, departmentId, "Pricing page", [AGENTS.jarvis]);
+    const copy = await t.run(async (ctx) =>
+      ctx.db.insert("tasks", taskRow(departmentId, { title: "Hero copy", assigneeSessionKeys: [AGENTS.writer, AGENTS.devBot], parentTaskId: parent, delegatedBy: AGENTS.jarvis })),
+    );
+    const specialist = (await roundInputs(t, await insertRun(t, AGENTS.writer, copy))).context;
+    expect(specialist.task).toMatchObject({ assignees: ["Writer", "Dev Bot"], delegatedBy: "Jarvis", parentTitle: "Pricing page" });
+    expect(specialist.squad).toEqual([]);
+    const lead = (await roundInputs(t, await insertRun(t, AGENTS.jarvis, parent))).context;
+    expect(lead.squad.map((a) => a.name)).toEqual(["Archie", "Dev Bot", "Jarvis", "Writer"]);
+  });
 });

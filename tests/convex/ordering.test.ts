@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ORDER_STEP, orderAtEnd, planMove, type Ordered } from "../../convex/lib/ordering";
+import { ORDER_STEP, orderAtStart, planMove, type Ordered } from "../../convex/lib/ordering";
 
 const column = (...orders: number[]): Ordered[] => orders.map((order, i) => ({ id: `t${i}`, order }));
 
@@ -72,10 +72,10 @@ describe("planMove", () => {
   });
 });
 
-describe("orderAtEnd", () => {
-  test("one step after the last card, or the first step in an empty column", () => {
-    expect(orderAtEnd(undefined)).toBe(ORDER_STEP);
-    expect(orderAtEnd(5)).toBe(5 + ORDER_STEP);
-    expect(orderAtEnd(-2048)).toBe(-1024);
+describe("orderAtStart", () => {
+  test("one step before the first card, or the first step in an empty column", () => {
+    expect(orderAtStart(undefined)).toBe(ORDER_STEP);
+    expect(orderAtStart(5)).toBe(5 - ORDER_STEP);
+    expect(orderAtStart(-1024)).toBe(-2048);
   });
 });

@@ -162,6 +162,22 @@ describe("appending", () => {
 });
 
 describe("folded writes (one transaction where the action used to make several)", () => {
+  test("endToolCall writes the call's record on the run with its result (one write, where recordToolCall and endToolCall were two)", async () => {
+    const { t, runId } = await mentionJarvis();
+    const writer = { runId, attempt: await startRun(t, runId) };
+    expect(await t.mutation(internal.brain.writes.beginToolCall, { ...writer, index: 0, name: "delegate_task", args: "{}" })).toBe("ok");
+    const record = { name: "delegate_task", args: "{}", outcome: "ok" as const, observation: "created", at: 1 };
+    expect(await t.mutation(internal.brain.writes.endToolCall, { ...writer, index: 0, name: "delegate_task", observation: "created", recorded: { record, delegated: true } })).toBe("ok");
+    expect(await getRun(t, runId)).toMatchObject({ toolCalls: [record], delegations: 1 });
+    const tool = replayRun(await events(t, runId)).items.find((item) => item.kind === "tool");
+    expect(tool).toMatchObject({ name: "delegate_task", result: { outcome: "ok", observation: "created" } });
+    // After a Stop the result and its record are still written (the tool did run); nothing more is announced.
+    const guard = { record: { ...record, outcome: "refused" as const, observation: "refused" }, delegated: false, guard: "the per-run limit" };
+    await t.run(async (ctx) => await ctx.db.patch("runs", runId, { status: "aborted" }));
+    expect(await t.mutation(internal.brain.writes.endToolCall, { ...writer, index: 1, name: "delegate_task", observation: "refused", recorded: guard })).toBe("aborted");
+    expect(await getRun(t, runId)).toMatchObject({ toolCalls: [record, guard.record], delegations: 1, guards: ["the per-run limit"] });
+  });
+
   test("endReply ends the message, then announces the first call; endToolCall announces the next; finish records the last model call", async () => {
     const { t, runId } = await mentionJarvis();
     const writer = { runId, attempt: await startRun(t, runId) };

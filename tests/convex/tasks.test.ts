@@ -5,7 +5,7 @@ import { NO_MODEL_NOTE } from "../../convex/lib/modelConfig";
 import { REDACTED, REDACTION_NOTE } from "../../convex/lib/secrets/scanner";
 import { createTask as createTaskHelper, moveTask } from "../../convex/reactions/taskChange";
 import { enqueueRun } from "../../convex/reactions/runQueue";
-import { getTaskX, resolveAssignees } from "../../convex/records/tasks";
+import { getTaskX, MAX_TASKS_PER_COLUMN, resolveAssignees } from "../../convex/records/tasks";
 import {
   AGENTS,
   allTriggers,
@@ -39,10 +39,10 @@ async function activityTypes(t: TestConvex, taskId: Id<"tasks">) {
 }
 
 describe("tasks.create", () => {
-  test("without assignees: a trimmed card at the end of inbox, with defaults, task_created only, nobody notified", async () => {
+  test("without assignees: a trimmed card on top of inbox, with defaults, task_created only, nobody notified", async () => {
     const { t, departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { title: "  Write the FAQ  " });
-    expect(await columnTitles(admin, departmentId, "inbox")).toEqual([SEEDED_INBOX, "Write the FAQ"]);
+    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["Write the FAQ", SEEDED_INBOX]);
     expect(await admin.query(api.tasks.get, { taskId })).toMatchObject({
       title: "Write the FAQ",
       description: "",
@@ -76,7 +76,7 @@ describe("tasks.create", () => {
       assigneeSessionKeys: [AGENTS.devBot, AGENTS.archie],
     });
     expect(task).not.toHaveProperty("order");
-    expect(await columnTitles(admin, departmentId, "assigned")).toEqual(["Pricing page copy", "Ship the API"]);
+    expect(await columnTitles(admin, departmentId, "assigned")).toEqual(["Ship the API", "Pricing page copy"]);
     expect(await activityTypes(t, taskId)).toEqual([
       { type: "task_created", data: { title: "Ship the API" } },
       { type: "task_assigned", data: { title: "Ship the API", assignees: "Dev Bot, Archie" } },
@@ -96,12 +96,12 @@ describe("tasks.create", () => {
     ]);
   });
 
-  test("any member may create; new cards go after the last one in their column", async () => {
+  test("any member may create; new cards go on top of their column, where the board's first page shows them", async () => {
     const { departmentId, admin, t } = await demoSquad({ other: true });
     const grace = await signIn(t, "Grace");
     await createTask(grace, departmentId, { title: "One" });
     await createTask(admin, departmentId, { title: "Two" });
-    expect(await columnTitles(admin, departmentId, "inbox")).toEqual([SEEDED_INBOX, "One", "Two"]);
+    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["Two", "One", SEEDED_INBOX]);
   });
 
   test("anonymous callers and other departments are refused", async () => {
@@ -127,7 +127,7 @@ describe("tasks.create", () => {
     await expectError(createTask(admin, departmentId, { tags: elevenTags }), "INVALID_ARGUMENT", /at most 10 tags/);
     await expectError(createTask(admin, departmentId, { tags: ["t".repeat(33)] }), "INVALID_ARGUMENT", /A tag is 33 characters/);
     await expectError(createTask(admin, departmentId, { tags: [" "] }), "INVALID_ARGUMENT", "A tag must not be empty.");
-    expect(await columnTitles(admin, departmentId, "inbox")).toEqual([SEEDED_INBOX, "x".repeat(200)]);
+    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["x".repeat(200), SEEDED_INBOX]);
   });
 
   test("bad input: an unknown assignee, or another department's agent, is named in the error and nothing is written", async () => {
@@ -232,6 +232,24 @@ describe("tasks.list", () => {
     }
   });
 
+  test("on a column longer than the board's first page, a new card and one moved in without a position are in that first page", async () => {
+    const { t, departmentId, admin } = await demoSquad({ other: true });
+    await t.run(async (ctx) => {
+      for (let i = 0; i < MAX_TASKS_PER_COLUMN + 20; i++) {
+        await ctx.db.insert("tasks", taskRow(departmentId, { title: `Waiting ${i}`, status: "assigned", assigneeSessionKeys: [AGENTS.devBot], order: i }));
+        await ctx.db.insert("tasks", taskRow(departmentId, { title: `Reviewing ${i}`, status: "review", order: i }));
+      }
+    });
+    const firstPage = async (status: "assigned" | "review") =>
+      (await admin.query(api.tasks.listColumn, { departmentId, status, limit: 50 })).tasks.map((task) => task.title);
+    const taskId = await createTask(admin, departmentId, { title: "Fresh work", assigneeSessionKeys: [AGENTS.writer] });
+    expect((await firstPage("assigned"))[0]).toBe("Fresh work");
+    // What an agent's update_task_status or /status does: a move that names no position.
+    await admin.mutation(api.tasks.setStatus, { taskId, status: "review" });
+    expect((await firstPage("review"))[0]).toBe("Fresh work");
+    expect(await firstPage("assigned")).not.toContain("Fresh work");
+  });
+
   test("another department's board shows only its own cards", async () => {
     const { t, admin, departmentId, other } = await demoSquad({ other: true });
     await createOtherTask(t, other.departmentId);
@@ -243,11 +261,11 @@ describe("tasks.list", () => {
 });
 
 describe("tasks.setStatus", () => {
-  test("moves the card to the end of the new column and records the change; the same status is a no-op", async () => {
+  test("moves the card on top of the new column and records the change; the same status is a no-op", async () => {
     const { t, departmentId, admin } = await demoSquad({ other: true });
     const taskId = await createTask(admin, departmentId, { title: "Fix the bug" });
     await admin.mutation(api.tasks.setStatus, { taskId, status: "review" });
-    expect(await columnTitles(admin, departmentId, "review")).toEqual(["Review the event schema", "Fix the bug"]);
+    expect(await columnTitles(admin, departmentId, "review")).toEqual(["Fix the bug", "Review the event schema"]);
     expect(await columnTitles(admin, departmentId, "inbox")).toEqual([SEEDED_INBOX]);
     await admin.mutation(api.tasks.setStatus, { taskId, status: "review" });
     expect(await activityTypes(t, taskId)).toEqual([
@@ -274,16 +292,16 @@ describe("tasks.move", () => {
     await createTask(admin, departmentId, { title: "B" });
     const c = await createTask(admin, departmentId, { title: "C" });
     const L = SEEDED_INBOX;
-    expect(await columnTitles(admin, departmentId, "inbox")).toEqual([L, "A", "B", "C"]);
+    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["C", "B", "A", L]);
 
-    await admin.mutation(api.tasks.move, { taskId: c, status: "inbox", position: 0 });
-    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["C", L, "A", "B"]);
-    await admin.mutation(api.tasks.move, { taskId: c, status: "inbox", position: 2 });
-    expect(await columnTitles(admin, departmentId, "inbox")).toEqual([L, "A", "C", "B"]);
-    await admin.mutation(api.tasks.move, { taskId: a, status: "inbox", position: 99 });
-    expect(await columnTitles(admin, departmentId, "inbox")).toEqual([L, "C", "B", "A"]);
-    await admin.mutation(api.tasks.move, { taskId: a, status: "inbox", position: 1 });
-    expect(await columnTitles(admin, departmentId, "inbox")).toEqual([L, "A", "C", "B"]);
+    await admin.mutation(api.tasks.move, { taskId: a, status: "inbox", position: 0 });
+    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["A", "C", "B", L]);
+    await admin.mutation(api.tasks.move, { taskId: a, status: "inbox", position: 2 });
+    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["C", "B", "A", L]);
+    await admin.mutation(api.tasks.move, { taskId: c, status: "inbox", position: 99 });
+    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["B", "A", L, "C"]);
+    await admin.mutation(api.tasks.move, { taskId: c, status: "inbox", position: 1 });
+    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["B", "C", "A", L]);
 
     const columns = await admin.query(api.tasks.list, { departmentId });
     const orders = columns[0].tasks.map((task) => task.order);
@@ -297,7 +315,7 @@ describe("tasks.move", () => {
     const b = await createTask(admin, departmentId, { title: "B" });
     await admin.mutation(api.tasks.move, { taskId: a, status: "review", position: 0 });
     expect(await columnTitles(admin, departmentId, "review")).toEqual(["A", "Review the event schema"]);
-    expect(await columnTitles(admin, departmentId, "inbox")).toEqual([SEEDED_INBOX, "B"]);
+    expect(await columnTitles(admin, departmentId, "inbox")).toEqual(["B", SEEDED_INBOX]);
     await admin.mutation(api.tasks.move, { taskId: b, status: "review", position: 1 });
     expect(await columnTitles(admin, departmentId, "review")).toEqual(["A", "B", "Review the event schema"]);
     await admin.mutation(api.tasks.move, { taskId: a, status: "blocked", position: 7 });
@@ -313,7 +331,7 @@ describe("tasks.move", () => {
   test("many drops into the same gap: the column is renumbered and the order stays right", async () => {
     const { t, departmentId, admin } = await demoSquad({ other: true });
     for (const title of ["X", "Y", "Z"]) await createTask(admin, departmentId, { title });
-    const expected = [SEEDED_INBOX, "X", "Y", "Z"];
+    const expected = ["Z", "Y", "X", SEEDED_INBOX];
     const idOf = new Map((await admin.query(api.tasks.list, { departmentId }))[0].tasks.map((task) => [task.title, task._id]));
     // Each drop halves the gap after the first card; ~30 halvings exhaust it.
     for (let i = 0; i < 45; i++) {
@@ -323,7 +341,7 @@ describe("tasks.move", () => {
       expect(await columnTitles(admin, departmentId, "inbox")).toEqual(expected);
     }
     const cards = (await admin.query(api.tasks.list, { departmentId }))[0].tasks;
-    // The seeded first card had order 1 and never moved; renumbering gave it the first step.
+    // The first card never moved; renumbering gave it the first step.
     expect(cards[0].order).toBe(1024);
     for (let i = 1; i < cards.length; i++) expect(cards[i].order).toBeGreaterThan(cards[i - 1].order);
     // Renumbering touched only this column.
@@ -351,7 +369,7 @@ describe("tasks.assign", () => {
       status: "assigned",
       assigneeSessionKeys: [AGENTS.devBot, AGENTS.writer],
     });
-    expect(await columnTitles(admin, departmentId, "assigned")).toEqual(["Pricing page copy", "Docs"]);
+    expect(await columnTitles(admin, departmentId, "assigned")).toEqual(["Docs", "Pricing page copy"]);
 
     await admin.mutation(api.tasks.assign, { taskId, assigneeSessionKeys: [AGENTS.writer, AGENTS.archie] });
     expect((await admin.query(api.tasks.get, { taskId })).assigneeSessionKeys).toEqual([AGENTS.writer, AGENTS.archie]);
@@ -458,7 +476,7 @@ describe("the task records and reactions other modules build on", () => {
       expect(agents.map((a) => a.name)).toEqual(["Jarvis", "Writer"]);
       await moveTask(ctx, { kind: "system" }, await getTaskX(ctx, taskId), "done");
     });
-    expect(await columnTitles(admin, departmentId, "done")).toEqual(["Pick the launch date", "Brainwork"]);
+    expect(await columnTitles(admin, departmentId, "done")).toEqual(["Brainwork", "Pick the launch date"]);
     const moved = await t.run(async (ctx) => (await ctx.db.query("activities").collect()).find((a) => a.type === "task_status_changed"));
     expect(moved).toMatchObject({ actor: { kind: "system" }, data: { from: "inbox", to: "done" } });
   });

@@ -127,11 +127,11 @@ describe("optimistic updates on the local store", () => {
     expect(store.getQuery(api.tasks.list, { departmentId })).toBeUndefined();
   });
 
-  it("setStatusInStore puts the card at the end of its new column", () => {
+  it("setStatusInStore puts the card on top of its new column", () => {
     const store = fakeLocalStore();
     store.setQuery(api.tasks.list, { departmentId }, board());
     setStatusInStore(store, { taskId: id("a"), status: "in_progress" });
-    expect(titles(store.getQuery(api.tasks.list, { departmentId })!, "in_progress")).toEqual(["x", "y", "a"]);
+    expect(titles(store.getQuery(api.tasks.list, { departmentId })!, "in_progress")).toEqual(["a", "x", "y"]);
   });
 
   it("patchTaskInStore edits the card in place", () => {

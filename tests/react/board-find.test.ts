@@ -183,7 +183,7 @@ describe("optimistic updates on per-column queries", () => {
     patchTaskInStore(store, { taskId: id("a"), title: "  Renamed  ", tags: ["web"] });
     expect(store.getQuery(api.tasks.listColumn, { departmentId, status: "inbox" })!.tasks[0]).toMatchObject({ title: "Renamed", tags: ["web"] });
     setStatusInStore(store, { taskId: id("a"), status: "done" });
-    expect(titles(store.getQuery(api.tasks.listColumn, { departmentId, status: "done" }))).toEqual(["d", "Renamed"]);
+    expect(titles(store.getQuery(api.tasks.listColumn, { departmentId, status: "done" }))).toEqual(["Renamed", "d"]);
     expect(titles(store.getQuery(api.tasks.listColumn, { departmentId, status: "inbox" }))).toEqual([]);
   });
 });
