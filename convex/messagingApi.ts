@@ -5,7 +5,9 @@
  * by an admin in the agent modal). Every call acts as that agent, in its
  * department only, through the same operations as the brain's messaging
  * tools (convex/tools/messaging.ts), so the ACLs, the size limit, the secret
- * scanner and the post rate limit are the same:
+ * scanner and the post rate limit are the same. One route is not messaging:
+ * an external tool's output for a waiting run, through the same logic as the
+ * app's `runs.toolOutput`.
  *
  * Each route needs one of the key's scopes (lib/apiKeys API_SCOPES), shown
  * in brackets; answers are the spec's JSON (lib/messagingJson), described
@@ -27,6 +29,8 @@
  *   POST /dms                         {to: [names], body, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
  *   GET  /dms/{id}/messages           ?limit=&since=  a DM's messages                    [messages:read]
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)  [messages:read]
+ *   POST /runs/{id}/tool-output       {tool, tool_call_id, output | error}: an external tool's result for the call a run of
+ *                                     the key's department waits on (convex/runs.ts toolOutput)  [tools:run]
  *
  * Errors (lib/errors HTTP_STATUS): 401 key, 403 not allowed or a scope the
  * key lacks, 404 unknown, 400 bad body or malformed path, 413 a message
@@ -149,7 +153,7 @@ function endpoint(
 }
 
 const ENDPOINTS =
-  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox";
+  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox, POST /runs/{id}/tool-output";
 
 /** `/<prefix>/{id}` or `/<prefix>/{id}/<suffix>`: the id, or a 404 for any other shape. */
 function idWith(path: string[], suffix: string | null): string {
@@ -264,5 +268,11 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
   endpoint({ pathPrefix: "/agents/", method: "GET", scope: "messages:read" }, async (ctx, { keyHash, projectId, path, params }) => {
     const rows = await ctx.runQuery(internal.tools.messaging.inboxMessagesTool, { keyHash, limit: whole(params, "limit"), agent: idWith(path, "inbox") });
     return { messages: rows.map(({ message, where, direct }) => ({ ...messageJson(message, projectId), where, direct })) };
+  }),
+  endpoint({ pathPrefix: "/runs/", method: "POST", scope: "tools:run" }, async (ctx, { keyHash, path, body }) => {
+    const runId = idWith(path, "tool-output");
+    const submission = { tool: requiredString(body, "tool"), toolCallId: requiredString(body, "tool_call_id"), output: optionalString(body, "output"), error: optionalString(body, "error") };
+    await ctx.runMutation(internal.runs.toolOutputForKey, { keyHash, runId, ...submission });
+    return { run_id: runId, tool_call_id: submission.toolCallId, submitted: true };
   }),
 ];

@@ -5,15 +5,16 @@
  */
 import { v } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
-import { env } from "./_generated/server";
+import { env, internalMutation } from "./_generated/server";
 import { agentQuery, departmentQuery, taskMutation, taskQuery, userMutation, userQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { ACTIVE_RUN_SCAN } from "./lib/limits";
 import { modelConfigFromEnv, modelConfigProblem } from "./lib/modelConfig";
 import { streamingText } from "./lib/runTimeline";
 import { typingPreview } from "./lib/toolCalls";
-import { submitToolOutput } from "./reactions/pauses";
+import { submitToolOutputAs } from "./reactions/pauses";
 import { stopRun } from "./reactions/runEnd";
+import { scopedKeyAgentX } from "./records/agentApiKeys";
 import { agentNamesById } from "./records/agents";
 import { requireMember } from "./records/members";
 import { openMessageEvents } from "./records/runEvents";
@@ -143,6 +144,9 @@ export const stop = taskMutation({
   },
 });
 
+/** `toolOutput`'s arguments, the same from the app and from an agent's key. */
+const vToolOutputArgs = { tool: v.string(), toolCallId: v.string(), output: v.optional(v.string()), error: v.optional(v.string()) };
+
 /**
  * The spec's `session.toolOutput({ sessionId, tool, toolCallId, output | error })`:
  * a member of the run's department (not a viewer) hands back what a tool run
@@ -152,14 +156,31 @@ export const stop = taskMutation({
  * result; a wrong, foreign or repeated submission is refused and changes nothing.
  */
 export const toolOutput = userMutation({
-  args: { runId: v.id("runs"), tool: v.string(), toolCallId: v.string(), output: v.optional(v.string()), error: v.optional(v.string()) },
+  args: { runId: v.id("runs"), ...vToolOutputArgs },
   returns: v.null(),
-  handler: async (ctx, { runId, tool, toolCallId, output, error }) => {
-    if ((output === undefined) === (error === undefined)) throw new MaestroError("INVALID_ARGUMENT", "Give the tool's output or its error, not both or neither.");
-    const run = await ctx.db.get("runs", runId);
-    if (run === null) throw new MaestroError("NOT_FOUND", "Run not found.");
-    await requireMember(ctx, run.departmentId, "member", ctx.viewer);
-    await submitToolOutput(ctx, run, toolCallId, tool, output === undefined ? { outcome: "error", text: error ?? "" } : { outcome: "ok", text: output });
+  handler: async (ctx, submission) => {
+    await submitToolOutputAs(ctx, submission, async (run) => {
+      await requireMember(ctx, run.departmentId, "member", ctx.viewer);
+    });
+    return null;
+  },
+});
+
+/**
+ * `toolOutput` for an agent outside Maestro, by its API key's hash (the HTTP
+ * API's `POST /runs/{id}/tool-output` and the MCP tool `runs.tool_output`):
+ * the key must hold `tools:run` and its agent's department must own the run;
+ * then the same refusals as `toolOutput`. `runId` is the id as the caller
+ * wrote it (an id that is not a run's is NOT_FOUND).
+ */
+export const toolOutputForKey = internalMutation({
+  args: { keyHash: v.string(), runId: v.string(), ...vToolOutputArgs },
+  returns: v.null(),
+  handler: async (ctx, { keyHash, ...submission }) => {
+    const agent = await scopedKeyAgentX(ctx, keyHash, "tools:run");
+    await submitToolOutputAs(ctx, submission, async (run) => {
+      if (run.departmentId !== agent.departmentId) throw new MaestroError("FORBIDDEN", "This run belongs to another department.");
+    });
     return null;
   },
 });

@@ -173,7 +173,7 @@ export async function respondToPlan(ctx: MutationCtx, member: Doc<"members">, ta
  * that waits for something else, has moved on or already has its output; a
  * wrong call id or tool) is refused, and nothing changes.
  */
-export async function submitToolOutput(ctx: MutationCtx, run: Doc<"runs">, callId: string, tool: string, output: ToolOutput): Promise<void> {
+async function submitToolOutput(ctx: MutationCtx, run: Doc<"runs">, callId: string, tool: string, output: ToolOutput): Promise<void> {
   const paused = run.paused;
   if (run.status !== "waiting" || paused?.kind !== "tool_output" || paused.output !== undefined) {
     throw new MaestroError("CONFLICT", "This run is not waiting for a tool's output: it was stopped, has moved on, or the output was already submitted.");
@@ -185,6 +185,31 @@ export async function submitToolOutput(ctx: MutationCtx, run: Doc<"runs">, callI
   const text = boundedText(await redactForDepartment(ctx, run.departmentId, field, cleaned));
   await recordPauseOutput(ctx, run._id, { ...paused, output: { outcome: output.outcome, text } });
   await resumeRun(ctx, run, { type: "tool_output_submitted", tool, toolCallId: callId, content: output.outcome === "ok" ? text : `failed: ${text}` });
+}
+
+/** A `toolOutput` as any caller sends it: the run (its id as written), the call, and exactly one of output and error. */
+export interface ToolOutputSubmission {
+  runId: string;
+  tool: string;
+  toolCallId: string;
+  output?: string;
+  error?: string;
+}
+
+/**
+ * `toolOutput` for any caller (a member in the app; an agent's API key over
+ * HTTP and MCP): exactly one of output and error, a run that exists,
+ * `mayAnswer` (which throws for a caller who may not answer for the run),
+ * then submitToolOutput. Every refusal comes before anything is written.
+ */
+export async function submitToolOutputAs(ctx: MutationCtx, submission: ToolOutputSubmission, mayAnswer: (run: Doc<"runs">) => Promise<void>): Promise<void> {
+  const { tool, toolCallId, output, error } = submission;
+  if ((output === undefined) === (error === undefined)) throw new MaestroError("INVALID_ARGUMENT", "Give the tool's output or its error, not both or neither.");
+  const runId = ctx.db.normalizeId("runs", submission.runId.trim());
+  const run = runId === null ? null : await ctx.db.get("runs", runId);
+  if (run === null) throw new MaestroError("NOT_FOUND", "Run not found.");
+  await mayAnswer(run);
+  await submitToolOutput(ctx, run, toolCallId, tool, output === undefined ? { outcome: "error", text: error ?? "" } : { outcome: "ok", text: output });
 }
 
 /** What the run reads when a card of each kind expires. */

@@ -17,12 +17,13 @@ export const SCOPE_ABOUT: Record<ApiScope, string> = {
   "messages:write": "Post messages, start threads, send DMs",
   "chat:read": "Read the #maestro chat",
   "chat:write": "Post in the #maestro chat",
+  "tools:run": "Hand back the output of tool calls it runs outside Maestro",
 };
 
 /**
  * Ticked when the dialog opens: what the MCP server needs to read and talk
- * (messaging and the #maestro chat); making projects and managing channels
- * are opt-in.
+ * (messaging and the #maestro chat); making projects, managing channels and
+ * answering external tool calls are opt-in.
  */
 export const DEFAULT_SCOPES: readonly ApiScope[] = ["projects:read", "channels:read", "messages:read", "messages:write", "chat:read", "chat:write"];
 

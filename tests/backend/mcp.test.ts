@@ -95,6 +95,7 @@ const MESSAGING_TOOLS = [
   "projects.channels",
   "projects.create",
   "projects.get",
+  "runs.tool_output",
   "threads.create",
   "threads.get",
   "threads.messages",
@@ -243,6 +244,9 @@ describe("maestro-mcp over stdio against the offline backend", () => {
     const refused = await client.callTool({ name: "channels.messages", arguments: { channel: "no-such-room" } });
     expect(refused.isError).toBe(true);
     expect(JSON.parse(textOf(refused))).toEqual({ error: "No channel #no-such-room in this department.", status: 404 });
+    // runs.tool_output reaches POST /runs/{id}/tool-output (its success is tests/convex/toolOutput.test.ts's).
+    const noRun = await client.callTool({ name: "runs.tool_output", arguments: { run_id: "no-such-run", tool: "web_fetch", tool_call_id: "no-such-run:0", output: "x" } });
+    expect(JSON.parse(textOf(noRun))).toEqual({ error: "Run not found.", status: 404 });
   });
 
   test("a key made with read scopes only: the read tools answer, the write tools and chat.post are refused 403 naming the scope", async () => {
@@ -253,6 +257,7 @@ describe("maestro-mcp over stdio against the offline backend", () => {
       ["messages.post", { channel: "general", body: "nope" }, "messages:write"],
       ["channels.create", { name: "nope" }, "channels:manage"],
       ["chat.post", { text: "nope" }, "chat:write"],
+      ["runs.tool_output", { run_id: "any", tool: "web_fetch", tool_call_id: "any:0", output: "nope" }, "tools:run"],
     ] as const) {
       const refused = await client.callTool({ name, arguments: args });
       expect(refused.isError, name).toBe(true);

@@ -12,13 +12,13 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { API_SCOPES, type ApiScope } from "../../convex/lib/apiKeys";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
-import { agent, AGENTS, createOtherDepartment, createTask, expectError, insertRun, memberKeyOf, type TestConvex, callMessagingApi, squadWithWriterKey } from "./setup";
+import { agent, AGENTS, createOtherDepartment, createTask, expectError, insertRun, memberKeyOf, pausedOnExternalCall, type TestConvex, callMessagingApi, squadWithWriterKey } from "./setup";
 
 /** Every document the API could write, as one string: a refusal must leave it as it was. */
 async function written(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) =>
     JSON.stringify(
-      await Promise.all((["channels", "channelMembers", "channelMessages", "inbox", "events", "departments", "members", "chat", "toolEffects"] as const).map((table) => ctx.db.query(table).collect())),
+      await Promise.all((["channels", "channelMembers", "channelMessages", "inbox", "events", "departments", "members", "chat", "toolEffects", "runs", "runEvents"] as const).map((table) => ctx.db.query(table).collect())),
     ),
   );
 }
@@ -199,6 +199,7 @@ describe("API key scopes", () => {
     const root = (await callMessagingApi(t, key, "POST", "/messages", { channel: "scoped", body: "root" })).body.id;
     const dm = (await callMessagingApi(t, key, "POST", "/dms", { to: ["Grace"], body: "hi" })).body.id;
     await grace.mutation(api.channelMessages.post, { channelId: dm as Id<"channels">, body: "yes @Writer" });
+    const waiting = await pausedOnExternalCall(t, await createTask(admin, departmentId, { title: "Pricing page" }));
     const routes: Array<[ApiScope, "GET" | "POST", string, unknown]> = [
       ["projects:write", "POST", "/projects", { name: "Nope" }],
       ["projects:read", "GET", "/projects/me", undefined],
@@ -218,6 +219,7 @@ describe("API key scopes", () => {
       ["messages:read", "GET", "/agents/me/inbox", undefined],
       ["chat:write", "POST", "/mcp/chat.post", { text: "nope" }],
       ["chat:read", "POST", "/mcp/chat.getNew", {}],
+      ["tools:run", "POST", `/runs/${waiting.runId}/tool-output`, { tool: "web_fetch", tool_call_id: waiting.callId, output: "Pricing: $10 a seat." }],
     ];
     const failures: string[] = [];
     for (const [scope, method, path, body] of routes) {

@@ -403,3 +403,29 @@ export async function callMessagingApi(t: TestConvex, key: string | null, method
   const response = await t.fetch(path, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
   return { status: response.status, body: (await response.json()) as ApiBody };
 }
+
+/** The arguments of the external call `pausedOnExternalCall` pauses on (`web_fetch`, canonical JSON). */
+export const EXTERNAL_CALL_ARGS = '{"url":"https://example.com/pricing"}';
+
+/** Where a run paused on its `web_fetch` call at `index` stands (brain/writes pause's `state`). */
+export function externalCallState(index = 2) {
+  return {
+    conversation: [],
+    round: 0,
+    index,
+    nextIndex: index + 1,
+    call: { name: "web_fetch", args: EXTERNAL_CALL_ARGS },
+    reply: `Let me look.\n[TOOL: web_fetch ARG: ${EXTERNAL_CALL_ARGS}]`,
+    before: [],
+    after: [],
+    seen: [`call web_fetch ${EXTERNAL_CALL_ARGS}`],
+  };
+}
+
+/** A run of the agent's (Writer's unless named) on the task, paused on its external call at `index`; returns its call id too. */
+export async function pausedOnExternalCall(t: TestConvex, taskId: Id<"tasks">, index = 2, agentKey: string = AGENTS.writer) {
+  const runId = await insertRun(t, agentKey, taskId);
+  const paused = await t.mutation(internal.brain.writes.pause, { runId, attempt: 1, request: { kind: "tool_output", tool: "web_fetch", args: EXTERNAL_CALL_ARGS }, state: externalCallState(index) });
+  expect(paused).toBe("ok");
+  return { runId, callId: `${runId}:${index}` };
+}

@@ -8,8 +8,10 @@
  * foreign or repeated call id, the wrong tool, both or neither of output and
  * error, too long, a run that waits for something else or was stopped) is
  * refused with a clear error and changes nothing. The output is secret-scanned
- * and bounded like any observation. The action's side is in
- * tests/backend/toolOutput.test.ts.
+ * and bounded like any observation. The same over the HTTP API
+ * (`POST /runs/{id}/tool-output`, an agent's key with the `tools:run` scope,
+ * the run in the key's department), answered with HTTP_STATUS. The action's
+ * side is in tests/backend/toolOutput.test.ts.
  */
 import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
@@ -17,37 +19,33 @@ import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { MAX_TOOL_OUTPUT_CHARS } from "../../convex/lib/pauses";
 import { MAX_EVENT_TEXT_CHARS } from "../../convex/lib/runEvents";
 import { TOOL_REGISTRY, type ToolDefinition, type ToolScope } from "../../convex/tools/registry";
-import { addToDepartment, AGENTS, createOtherAgent, createOtherDepartment, createOtherTask, createTask, demoSquad, expectError, holdScheduledFunctions, insertRun, type TestConvex } from "./setup";
+import { API_SCOPES } from "../../convex/lib/apiKeys";
+import {
+  addToDepartment,
+  agent,
+  AGENTS,
+  callMessagingApi,
+  createOtherAgent,
+  createOtherDepartment,
+  createOtherTask,
+  createTask,
+  demoSquad,
+  expectError,
+  EXTERNAL_CALL_ARGS as ARGS,
+  externalCallState,
+  holdScheduledFunctions,
+  insertRun,
+  pausedOnExternalCall,
+  squadWithWriterKey,
+  type TestConvex,
+} from "./setup";
 
 holdScheduledFunctions();
-
-const ARGS = '{"url":"https://example.com/pricing"}';
-
-function state(index = 2) {
-  return {
-    conversation: [],
-    round: 0,
-    index,
-    nextIndex: index + 1,
-    call: { name: "web_fetch", args: ARGS },
-    reply: `Let me look.\n[TOOL: web_fetch ARG: ${ARGS}]`,
-    before: [],
-    after: [],
-    seen: [`call web_fetch ${ARGS}`],
-  };
-}
-
-/** A run of the agent's (Writer's unless named) on the task, paused on its external call at `index`; returns its call id too. */
-async function pausedRun(t: TestConvex, taskId: Id<"tasks">, index = 2, agentKey: string = AGENTS.writer) {
-  const runId = await insertRun(t, agentKey, taskId);
-  expect(await t.mutation(internal.brain.writes.pause, { runId, attempt: 1, request: { kind: "tool_output", tool: "web_fetch", args: ARGS }, state: state(index) })).toBe("ok");
-  return { runId, callId: `${runId}:${index}` };
-}
 
 async function setup() {
   const { t, departmentId, admin } = await demoSquad();
   const taskId = await createTask(admin, departmentId, { title: "Pricing page" });
-  const { runId, callId } = await pausedRun(t, taskId);
+  const { runId, callId } = await pausedOnExternalCall(t, taskId);
   return { t, departmentId, admin, taskId, runId, callId };
 }
 
@@ -139,7 +137,7 @@ describe("runs.toolOutput", () => {
   test("refused, changing nothing: a wrong or foreign call id, the wrong tool, both or neither of output and error, too long", async () => {
     const { t, admin, departmentId, taskId, runId, callId } = await setup();
     // Another run of the same department, waiting on its own external call.
-    const second = await pausedRun(t, taskId, 0);
+    const second = await pausedOnExternalCall(t, taskId, 0);
     const other = await createOtherDepartment(t);
     const before = await snapshot(t);
     const call = (extra: Record<string, unknown>) => admin.mutation(api.runs.toolOutput, { runId, tool: "web_fetch", toolCallId: callId, output: "ok", ...extra });
@@ -152,7 +150,7 @@ describe("runs.toolOutput", () => {
     await expectError(call({ output: "x".repeat(MAX_TOOL_OUTPUT_CHARS + 1) }), "INVALID_ARGUMENT", /limit/);
     await expectError(call({ output: undefined, error: "   " }), "INVALID_ARGUMENT", /must not be empty/);
     // Another department's run id: refused before anything about the run is said.
-    const foreign = await pausedRun(t, await createOtherTask(t, other.departmentId), 2, await createOtherAgent(t, other.departmentId));
+    const foreign = await pausedOnExternalCall(t, await createOtherTask(t, other.departmentId), 2, await createOtherAgent(t, other.departmentId));
     const withForeign = await snapshot(t);
     await expectError(admin.mutation(api.runs.toolOutput, { runId: foreign.runId, tool: "web_fetch", toolCallId: foreign.callId, output: "x" }), "FORBIDDEN");
     expect(await snapshot(t)).toBe(withForeign);
@@ -183,10 +181,90 @@ describe("runs.toolOutput", () => {
       runId: approvalRun,
       attempt: 1,
       request: { kind: "approval", tool: "delegate_task", args: delegation },
-      state: { ...state(0), call: { name: "delegate_task", args: delegation } },
+      state: { ...externalCallState(0), call: { name: "delegate_task", args: delegation } },
     });
     const before = await snapshot(t);
     await expectError(admin.mutation(api.runs.toolOutput, { runId: approvalRun, tool: "delegate_task", toolCallId: `${approvalRun}:0`, output: "done" }), "CONFLICT");
     expect(await snapshot(t)).toBe(before);
+  });
+});
+
+describe("POST /runs/{id}/tool-output (an agent's API key)", () => {
+  async function keyed() {
+    const { t, departmentId, admin, writer, key } = await squadWithWriterKey();
+    const taskId = await createTask(admin, departmentId, { title: "Pricing page" });
+    const { runId, callId } = await pausedOnExternalCall(t, taskId);
+    const submit = (body: Record<string, unknown>, as: string | null = key, run: string = runId) =>
+      callMessagingApi(t, as, "POST", `/runs/${encodeURIComponent(run)}/tool-output`, { tool: "web_fetch", tool_call_id: callId, ...body });
+    return { t, departmentId, admin, writer, key, taskId, runId, callId, submit };
+  }
+
+  test("a key with tools:run hands back the output: 200, tool_output_submitted, the run queued with it as the call's result", async () => {
+    const { t, runId, callId, submit } = await keyed();
+    const answer = await submit({ output: "Pricing: $10 a seat. key AKIAIOSFODNN7EXAMPLF" });
+    expect(answer).toEqual({ status: 200, body: { run_id: runId, tool_call_id: callId, submitted: true } });
+    const event = (await eventsOf(t, runId)).at(-1);
+    expect(event).toMatchObject({ type: "tool_output_submitted", tool: "web_fetch", toolCallId: callId });
+    expect(JSON.stringify(event)).not.toContain("AKIAIOSFODNN7EXAMPLF");
+    expect((await runOf(t, runId)).status).toBe("queued");
+    expect((await nextAttempt(t, runId))?.resolution).toMatchObject({ kind: "result", outcome: "ok", text: expect.stringContaining("Pricing: $10 a seat.") });
+  });
+
+  test("refused, changing nothing: no key, a bad key, a key without tools:run, another department's key", async () => {
+    const { t, admin, writer, submit } = await keyed();
+    const withoutScope = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: API_SCOPES.filter((s) => s !== "tools:run") });
+    const other = await createOtherDepartment(t);
+    const spy = await agent(t, await createOtherAgent(t, other.departmentId));
+    const { key: foreignKey } = await other.member.mutation(api.agentApiKeys.create, { agentId: spy._id });
+    const before = await snapshot(t);
+    expect((await submit({ output: "hijacked" }, null)).status).toBe(401);
+    expect((await submit({ output: "hijacked" }, "mk_nope")).status).toBe(401);
+    const unscoped = await submit({ output: "hijacked" }, withoutScope.key);
+    expect(unscoped.status).toBe(403);
+    expect(unscoped.body.error).toContain('"tools:run" scope');
+    const foreign = await submit({ output: "hijacked" }, foreignKey);
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.error).toMatch(/another department/);
+    expect(await snapshot(t)).toBe(before);
+  });
+
+  test("refused with the mutation's refusals and their HTTP status, changing nothing: wrong call id, wrong tool, both or neither, too long, no such run", async () => {
+    const { t, key, taskId, runId, callId, submit } = await keyed();
+    const second = await pausedOnExternalCall(t, taskId, 0);
+    const before = await snapshot(t);
+    const refusals: Array<[Record<string, unknown>, number, RegExp, string?]> = [
+      [{ tool_call_id: `${runId}:1`, output: "ok" }, 404, /not waiting for call/],
+      [{ tool_call_id: second.callId, output: "ok" }, 404, /not waiting for call/],
+      [{ tool: "delegate_task", output: "ok" }, 400, /call of web_fetch, not of delegate_task/],
+      [{ output: "ok", error: "and an error" }, 400, /not both or neither/],
+      [{}, 400, /not both or neither/],
+      [{ output: "x".repeat(MAX_TOOL_OUTPUT_CHARS + 1) }, 400, /limit/],
+      [{ output: 42 }, 400, /"output" must be a string/],
+      [{ tool_call_id: undefined, output: "ok" }, 400, /"tool_call_id" is required/],
+      [{ output: "ok" }, 404, /Run not found/, "not-a-run"],
+    ];
+    for (const [body, status, message, run] of refusals) {
+      const answer = await submit(body, undefined, run);
+      expect([answer.status, answer.body.error], JSON.stringify(body).slice(0, 80)).toEqual([status, expect.stringMatching(message)]);
+    }
+    const elsewhere = await callMessagingApi(t, key, "POST", `/runs/${runId}/tool-output/more`, { tool: "web_fetch", tool_call_id: callId, output: "ok" });
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([404, expect.stringMatching(/No such endpoint/)]);
+    expect(await snapshot(t)).toBe(before);
+  });
+
+  test("once: a repeat is 409 and the first output stands; a stopped run's call is 409 too", async () => {
+    const { t, admin, taskId, submit } = await keyed();
+    expect((await submit({ output: "first" })).status).toBe(200);
+    const after = await snapshot(t);
+    const repeat = await submit({ output: "second" });
+    expect([repeat.status, repeat.body.error]).toEqual([409, expect.stringMatching(/already submitted/)]);
+    expect(await snapshot(t)).toBe(after);
+
+    const stopped = await pausedOnExternalCall(t, taskId, 4);
+    await admin.mutation(api.runs.stop, { taskId, runId: stopped.runId });
+    const beforeLate = await snapshot(t);
+    const late = await submit({ tool_call_id: stopped.callId, output: "late" }, undefined, stopped.runId);
+    expect(late.status).toBe(409);
+    expect(await snapshot(t)).toBe(beforeLate);
   });
 });

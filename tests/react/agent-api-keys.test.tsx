@@ -91,9 +91,10 @@ describe("AgentApiKeys", () => {
     expect(scopeChoiceError(["chat:read"])).toBeNull();
     expect(scopeSummary([...API_SCOPES])).toBe("All scopes");
     expect(scopeSummary(["chat:read", "chat:write"])).toBe("chat:read, chat:write");
-    // Defaults leave out the scopes that create projects or change channels.
+    // Defaults leave out the scopes that create projects, change channels or answer a waiting run's tool call.
     expect(DEFAULT_SCOPES).not.toContain("projects:write");
     expect(DEFAULT_SCOPES).not.toContain("channels:manage");
+    expect(DEFAULT_SCOPES).not.toContain("tools:run");
   });
 
   it("shows why a create failed, and offers architects no key", async () => {

@@ -3,8 +3,9 @@
  * `maestro.chat`) with the tools `chat.post` and `chat.getNew`, which call the
  * `/mcp/*` HTTP actions of a Maestro deployment as one agent, authenticated by
  * that agent's API key (created by an admin in the agent modal), and the
- * messaging tools (`channels.*`, `messages.*`, `threads.messages`, `dms.*`,
- * `inbox.read`) over the messaging HTTP API (convex/messagingApi.ts).
+ * messaging tools (`projects.*`, `channels.*`, `messages.*`, `threads.*`, `dms.*`,
+ * `inbox.read`) and `runs.tool_output` (an external tool's result for a
+ * waiting run) over the HTTP API in convex/messagingApi.ts.
  *
  *   MAESTRO_SITE_URL   the deployment's HTTP actions URL (default http://127.0.0.1:3211)
  *   MAESTRO_AGENT_KEY  the agent's API key, mk_…
@@ -230,8 +231,9 @@ function query(params: Record<string, number | undefined>): string {
 
 /**
  * The messaging spec's operations as tools (channels, threads, DMs, the
- * inbox), each one call of the HTTP API in convex/messagingApi.ts as this
- * key's agent. They do not depend on #maestro chat being enabled.
+ * inbox) and an external tool's output for a waiting run, each one call of
+ * the HTTP API in convex/messagingApi.ts as this key's agent. They do not
+ * depend on #maestro chat being enabled.
  */
 function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
   const tool = <S extends z.ZodRawShape>(
@@ -317,6 +319,13 @@ function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
   tool("inbox.read", "Unread messages", "What arrived for this agent and is still unread, newest first: {messages: [Message with where, direct]}.", { limit: listing.limit }, true, (a) =>
     api.messaging("GET", `/agents/me/inbox${query({ limit: a.limit })}`),
   );
+  tool("runs.tool_output", "Hand back a tool's output", "The output (or the error) of a tool call this agent ran outside Maestro for a run of its project that waits on that call; the run resumes with it. Needs the tools:run scope: {run_id, tool_call_id, submitted}.", {
+    run_id: id("The waiting run's id."),
+    tool: id("The tool the call is for, e.g. web_fetch."),
+    tool_call_id: id("The call's id: <run id>:<index of its tool_call event>."),
+    output: z.string().optional().describe("What the tool returned (or give error)."),
+    error: z.string().optional().describe("Why the tool failed (or give output)."),
+  }, false, (a) => api.messaging("POST", `/runs/${path(a.run_id)}/tool-output`, { tool: a.tool, tool_call_id: a.tool_call_id, output: a.output, error: a.error }));
 }
 
 /** Options from the environment; exits with a message when the key is missing. */
