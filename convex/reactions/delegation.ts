@@ -39,6 +39,8 @@ export interface Delegation {
   priority?: Doc<"tasks">["priority"];
   tags?: string[];
   parentTaskId?: Id<"tasks">;
+  /** The channel the task is followed in (`/delegate` typed there); else its parent's, if any. */
+  channelId?: Id<"channels">;
   /** The call's idempotency key, kept on the task (lib/idempotency). */
   key?: string;
   /** The delegator was woken by a result of its own delegation: the re-delegation detector applies. */
@@ -71,6 +73,7 @@ export async function createDelegation(ctx: MutationCtx, delegator: Delegator, a
   }
   const { actor } = delegator;
   const parent = args.parentTaskId === undefined ? null : await ctx.db.get("tasks", args.parentTaskId);
+  const followedIn = args.channelId ?? parent?.channelId;
   const task = await createTask(ctx, actor, {
     departmentId: args.departmentId,
     title: args.title,
@@ -81,8 +84,8 @@ export async function createDelegation(ctx: MutationCtx, delegator: Delegator, a
     parentTaskId: args.parentTaskId,
     delegatedBy: delegator.delegatedBy,
     delegationKey: args.key,
-    // Delegated work is followed where its parent's is.
-    ...(parent?.channelId === undefined ? {} : { channelId: parent.channelId }),
+    // Delegated work is followed where it was asked for, else where its parent's is.
+    ...(followedIn === undefined ? {} : { channelId: followedIn }),
   });
   const names = [];
   for (const key of args.assigneeSessionKeys) {

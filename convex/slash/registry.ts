@@ -119,10 +119,15 @@ const help = slashAction({
   },
 });
 
+/** The channel a task made in this composer is followed in: the channel typed in (a DM follows no task), else none. */
+function followingChannel(channel: Doc<"channels"> | null | undefined): Id<"channels"> | null {
+  return channel?.kind === "channel" ? channel._id : null;
+}
+
 const delegate = slashAction({
   action: "delegate",
   command: { name: "delegate", description: "Delegate a new task to an agent directly", argumentHint: "<agent> <title>", passArguments: true, argument: "agent" },
-  async plan(ctx, { departmentId, task, member }, { name, args }) {
+  async plan(ctx, { departmentId, task, channel, member }, { name, args }) {
     const agents = await departmentAgents(ctx, departmentId);
     // The agent's name may be several words (`/delegate Dev Bot fix the login`): the longest one the roster has.
     const { names, rest } = agentNamesIn(splitArguments(args), agents, 1);
@@ -133,14 +138,25 @@ const delegate = slashAction({
     const agent = agents.find((a) => a.sessionKey === check.resolved[0].sessionKey)!;
     if (title.length > LIMITS.taskTitleChars) return fail(`A title has at most ${LIMITS.taskTitleChars} characters.`);
     const under = task === null ? "" : ` under “${task.title}”`;
-    return ok(`Creates “${title}” for ${agent.name}${under}, delegated by ${member.name}.`, { agent, title });
+    const followed = channel?.kind === "channel" ? `, followed in #${channel.name}` : "";
+    return ok(`Creates “${title}” for ${agent.name}${under}${followed}, delegated by ${member.name}.`, { agent, title });
   },
-  async execute(ctx, { departmentId, task, member }, step) {
+  async execute(ctx, { departmentId, task, channel, member }, step) {
     const title = await redactForDepartment(ctx, departmentId, "task title", step.title);
+    const channelId = followingChannel(channel);
     const created = await createDelegation(
       ctx,
       { actor: memberActor(member), delegatedBy: member.name },
-      { departmentId, title, description: "", assigneeSessionKeys: [step.agent.sessionKey], instruction: title, ...(task === null ? {} : { parentTaskId: task._id }) },
+      {
+        departmentId,
+        title,
+        description: "",
+        assigneeSessionKeys: [step.agent.sessionKey],
+        instruction: title,
+        ...(task === null ? {} : { parentTaskId: task._id }),
+        // Typed in a channel: the task is followed there, so its delegation updates post back into it.
+        ...(channelId === null ? {} : { channelId }),
+      },
     );
     // A guard stops before anything is written, so this is a clean failure.
     if (!created.ok) return { error: `${created.guard.reason} ${created.guard.choices}` };

@@ -10,7 +10,7 @@ import { describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { bodyWithTaskLinks } from "../../convex/records/inbox";
-import { AGENTS, createOtherTask, createTask, demoSquad, expectError, insertRun, roundInputs, withClosedModel, type Actor, type TestConvex } from "./setup";
+import { AGENTS, createOtherTask, createTask, demoSquad, expectError, insertRun, memberKeyOf, roundInputs, withClosedModel, type Actor, type TestConvex } from "./setup";
 
 withClosedModel();
 
@@ -65,6 +65,26 @@ describe("slash commands in a channel", () => {
     expect(delegated).toMatchObject({ ok: true, message: "Delegated “draft the launch notes” to Writer." });
     const task = await t.run(async (ctx) => (delegated.ok && delegated.taskId ? await ctx.db.get("tasks", delegated.taskId as Id<"tasks">) : null));
     expect(task).toMatchObject({ departmentId, assigneeSessionKeys: [AGENTS.writer] });
+  });
+
+  test("/delegate in a channel makes a task followed there: its delegation and status updates post back into the channel; in a DM none is", async () => {
+    const { t, departmentId, admin, grace, channelId } = await squad();
+    const preview = await grace.query(api.slashCommands.previewSlashCommand, { departmentId, channelId, text: "/delegate Writer draft the launch notes" });
+    expect(preview).toMatchObject({ ok: true, text: expect.stringContaining("followed in #launch") });
+    const delegated = await send(grace, departmentId, channelId, "/delegate Writer draft the launch notes");
+    const taskId = (delegated.ok ? delegated.taskId : undefined) as Id<"tasks">;
+    expect((await grace.query(api.tasks.get, { taskId })).channelId).toBe(channelId);
+    await admin.mutation(api.tasks.setStatus, { taskId, status: "in_progress" });
+    expect(await channelBodies(t, channelId)).toEqual([
+      "Grace delegated “draft the launch notes” to Writer.",
+      "Delegated task “draft the launch notes” (assigned to Writer) has started.",
+    ]);
+
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [memberKeyOf(t, "Ada")] });
+    const inDm = await send(grace, departmentId, dm, "/delegate Writer check the numbers");
+    const dmTask = (inDm.ok ? inDm.taskId : undefined) as Id<"tasks">;
+    expect((await grace.query(api.tasks.get, { taskId: dmTask })).channelId).toBeUndefined();
+    expect(await channelBodies(t, dm)).toEqual([]);
   });
 
   test("refused: a viewer, another department's channel, a private channel of others, a task and a channel at once", async () => {
