@@ -17,7 +17,7 @@ export const SCOPE_ABOUT: Record<ApiScope, string> = {
   "messages:write": "Post messages, start threads, send DMs",
   "chat:read": "Read the #maestro chat",
   "chat:write": "Post in the #maestro chat",
-  "tools:run": "Hand back the output of tool calls it runs outside Maestro",
+  "tools:run": "Submit the output of external tool calls",
 };
 
 /**
