@@ -1,5 +1,6 @@
 import { v, type Infer } from "convex/values";
 import { API_SCOPES } from "./lib/apiKeys";
+import { EVENT_TYPES } from "./lib/events";
 
 /** A validator for exactly one of `values`: the lists below stay data, and their validators follow from them. */
 function oneOf<const T extends string>(values: readonly T[]) {
@@ -153,14 +154,6 @@ export const vMessageContext = v.object({
   batchId: v.optional(v.id("tasks")),
 });
 
-export const EVENT_TYPES = [
-  ...["messaging.created", "messaging.posted", "messaging.read", "messaging.thread_created"],
-  ...["channels.created", "channels.updated", "channels.archived"],
-  // Agent-to-agent envelopes (reactions/a2a), linked by correlation id.
-  ...["a2a.delegate", "a2a.request_tool", "a2a.status_update"],
-  // An admin's test of the department's webhook (webhooks.sendTest): delivered like any event.
-  "webhooks.test",
-] as const;
 export const vEventType = oneOf(EVENT_TYPES);
 export type EventType = Infer<typeof vEventType>;
 

@@ -204,11 +204,12 @@ export interface ToolOutputSubmission {
  */
 export async function submitToolOutputAs(ctx: MutationCtx, submission: ToolOutputSubmission, mayAnswer: (run: Doc<"runs">) => Promise<void>): Promise<void> {
   const { tool, toolCallId, output, error } = submission;
-  if ((output === undefined) === (error === undefined)) throw new MaestroError("INVALID_ARGUMENT", "Give the tool's output or its error, not both or neither.");
   const runId = ctx.db.normalizeId("runs", submission.runId.trim());
   const run = runId === null ? null : await ctx.db.get("runs", runId);
   if (run === null) throw new MaestroError("NOT_FOUND", "Run not found.");
+  // Who may answer first: a caller with no say learns nothing from the argument checks.
   await mayAnswer(run);
+  if ((output === undefined) === (error === undefined)) throw new MaestroError("INVALID_ARGUMENT", "Give the tool's output or its error, not both or neither.");
   await submitToolOutput(ctx, run, toolCallId, tool, output === undefined ? { outcome: "error", text: error ?? "" } : { outcome: "ok", text: output });
 }
 

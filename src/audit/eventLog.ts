@@ -1,7 +1,8 @@
 // The event log's words: the filters' options and one line per event, as an admin reads them.
 import type { FunctionReturnType } from "convex/server";
 import type { api } from "../../convex/_generated/api";
-import { EVENT_TYPES, type EventType } from "../../convex/validators";
+import { EVENT_TYPES } from "../../convex/lib/events";
+import type { EventType } from "../../convex/validators";
 
 export type LoggedEvent = FunctionReturnType<typeof api.events.list>["page"][number];
 

@@ -107,9 +107,17 @@ function sampleObject(fields: Record<string, { fieldType: ArgValidator; optional
   return out;
 }
 
+/** Optional arguments a function takes one of at a time (a command is typed in a task's thread or in a channel): the sample leaves these out. */
+const ONE_OF: Record<string, string[]> = {
+  "slashCommands:previewSlashCommand": ["channelId"],
+  "slashCommands:resolveSlashCommand": ["channelId"],
+};
+
 function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
   if (fn.args.type !== "object") return {};
-  return sampleObject(fn.args.value as Record<string, { fieldType: ArgValidator; optional: boolean }>, ids);
+  const sample = sampleObject(fn.args.value as Record<string, { fieldType: ArgValidator; optional: boolean }>, ids);
+  for (const left of ONE_OF[fn.name] ?? []) delete sample[left];
+  return sample;
 }
 
 // ---- calling, and proving nothing was written ----
