@@ -102,11 +102,11 @@ export function BoardColumn({
       aria-labelledby={headingId}
       className={cn(
         "flex shrink-0 flex-col rounded-xl bg-slate-100/80 transition-colors lg:max-h-full dark:bg-slate-900 dark:ring-1 dark:ring-slate-800 dark:ring-inset",
-        columnMode === "single" ? "w-full snap-start snap-always" : "min-w-42 flex-1 basis-0",
+        columnMode === "single" ? "w-full snap-start snap-always" : "min-w-36 flex-1 basis-0",
         isDropTarget && "bg-indigo-50 ring-2 ring-indigo-300 ring-inset dark:bg-indigo-950/60 dark:ring-indigo-500/60",
       )}
     >
-      <header className="group/header relative flex items-center gap-1.5 px-2.5 pt-2.5 pb-2">
+      <header className="group/header relative flex items-center gap-1.5 px-2 pt-2.5 pb-2">
         <span aria-hidden="true" className={`size-2 shrink-0 rounded-full ${status.className}`} />
         <h2 id={headingId} className="truncate text-sm font-semibold text-slate-700 dark:text-slate-200" title={status.label}>
           {status.label}
@@ -114,7 +114,7 @@ export function BoardColumn({
         <span
           data-testid="column-count"
           aria-label={countLabel}
-          className="ml-auto rounded-full bg-white px-2 py-0.5 text-xs font-medium text-slate-600 tabular-nums ring-1 ring-slate-200 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-700"
+          className="ml-auto rounded-full bg-white px-1.5 py-0.5 text-xs font-medium text-slate-600 tabular-nums ring-1 ring-slate-200 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-700"
         >
           {count}
         </span>

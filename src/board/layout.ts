@@ -6,11 +6,10 @@ export type ColumnMode = "all" | "single";
 
 /**
  * Narrowest a full column gets before the board folds Done/Blocked, then
- * scrolls sideways: the widest header ("In progress", its dot and a
- * three-digit count) whole, and cards wide enough to read. At 144 px, six
- * columns beside the 288 px side panel at 1280 px cut "In progress".
+ * scrolls sideways: at 1280 px beside the 288 px side panel all six columns
+ * stay open, and the header's tight padding keeps "In progress" whole there.
  */
-export const COLUMN_MIN_PX = 168;
+export const COLUMN_MIN_PX = 144;
 /** Width of a folded column: its name runs down the strip, with its count. */
 export const COLLAPSED_COLUMN_PX = 40;
 export const COLUMN_GAP_PX = 8;

@@ -130,8 +130,11 @@ export function useCompletions({ text, caret, candidates, tasks, suppressed, wri
     onFocus: () => setBlurred(false),
     /** The tasks the text links as it stands (picked, and their `#Title` still in it). */
     links: taskLinksIn(text, picked),
-    /** After a send: no links remembered. */
-    reset: () => setPicked([]),
+    /** After a send: no links remembered, and a list picked from at the start opens again for the next message's `@`. */
+    reset: () => {
+      setPicked([]);
+      setDismissedAt(null);
+    },
   };
 }
 

@@ -138,7 +138,7 @@ describe("Back returns where you came from", () => {
     const link = page.getByTestId("run-row").getByRole("link", { name: "Launch week", exact: true }).first();
     await expect(link.getAttribute("href")).resolves.toBe(`/d/product/runs/${runId}`);
     await link.click();
-    await page.getByRole("region", { name: "Run" }).waitFor();
+    await page.getByRole("region", { name: "Run", exact: true }).waitFor();
     expect(pathOf(page)).toBe(`/d/product/runs/${runId}`);
     await page.goBack();
     await page.getByTestId("run-row").first().waitFor();

@@ -103,6 +103,20 @@ describe("Composer", () => {
     await waitFor(() => expect(textarea.value).toBe(""));
   });
 
+  it("after a message that began with a picked @mention is sent, the next message's @ opens the list again", async () => {
+    const { textarea } = setup();
+    type(textarea, "@Ja");
+    fireEvent.keyDown(textarea, { key: "Enter" });
+    type(textarea, "@Jarvis go");
+    fireEvent.keyDown(textarea, { key: "Enter", ctrlKey: true });
+    await waitFor(() => expect(textarea.value).toBe(""));
+
+    type(textarea, "@");
+    type(textarea, "@Ja");
+    expect(screen.getByRole("listbox", { name: "People to mention" })).toBeTruthy();
+    expect(screen.getAllByRole("option")[0].textContent).toContain("Jarvis");
+  });
+
   it("sends with Cmd+Enter; plain Enter is a newline", () => {
     const { textarea, onSend } = setup();
     type(textarea, "hello");

@@ -70,7 +70,7 @@ export const MAX_SUBSCRIPTIONS_PER_SOCKET = 1000;
 export interface SocketLimits {
   /** Subscriptions a socket may hold, however cheap (MAX_SUBSCRIPTIONS_PER_SOCKET). */
   maxSubscriptions: number;
-  /** Subscriptions a socket holds whatever they cost: a page of the app needs a few dozen. */
+  /** Subscriptions a socket holds whatever they cost: a page of the app (board, drawer, side panel, composers) needs about forty. */
   freeSubscriptions: number;
   /**
    * Beyond those, a new subscription is refused once the socket's queries
@@ -87,7 +87,7 @@ const FLUSH_SLICE_MS = 2;
 
 export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
   maxSubscriptions: MAX_SUBSCRIPTIONS_PER_SOCKET,
-  freeSubscriptions: 32,
+  freeSubscriptions: 64,
   maxQueryMs: 40,
   maxUnsentBytes: 8 * 1024 * 1024,
 };
