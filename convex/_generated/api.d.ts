@@ -52,6 +52,7 @@ import type * as lib_contextPack from "../lib/contextPack.js";
 import type * as lib_delegation from "../lib/delegation.js";
 import type * as lib_deltaBatcher from "../lib/deltaBatcher.js";
 import type * as lib_errors from "../lib/errors.js";
+import type * as lib_events from "../lib/events.js";
 import type * as lib_files from "../lib/files.js";
 import type * as lib_guards from "../lib/guards.js";
 import type * as lib_httpJson from "../lib/httpJson.js";
@@ -210,6 +211,7 @@ declare const fullApi: ApiFromModules<{
   "lib/delegation": typeof lib_delegation;
   "lib/deltaBatcher": typeof lib_deltaBatcher;
   "lib/errors": typeof lib_errors;
+  "lib/events": typeof lib_events;
   "lib/files": typeof lib_files;
   "lib/guards": typeof lib_guards;
   "lib/httpJson": typeof lib_httpJson;
