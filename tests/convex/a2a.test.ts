@@ -11,6 +11,22 @@ import type { ActionCtx } from "../../convex/_generated/server";
 import { TOOL_REGISTRY, type ToolDefinition } from "../../convex/tools/registry";
 import { AGENTS, createTask, demoSquad, expectError, expectTaskRefusals, insertRun, memberKeyOf, type TestConvex } from "./setup";
 
+/** Jarvis delegates `title` to one agent with `instruction` (under `parentTaskId`, if given): the new task's id, or the test fails. */
+async function jarvisDelegates(t: TestConvex, departmentId: Id<"departments">, delegation: { title: string; assignee: string; instruction: string; parentTaskId?: Id<"tasks"> }): Promise<Id<"tasks">> {
+  const { title, assignee, instruction, parentTaskId } = delegation;
+  const made = await t.mutation(internal.tools.delegation.createDelegatedTask, {
+    departmentId,
+    delegatorSessionKey: AGENTS.jarvis,
+    title,
+    description: "",
+    assigneeSessionKeys: [assignee],
+    instruction,
+    ...(parentTaskId === undefined ? {} : { parentTaskId }),
+  });
+  if (!made.ok) throw new Error(`the delegation of “${title}” was refused`);
+  return made.taskId as Id<"tasks">;
+}
+
 async function a2aEvents(t: TestConvex, departmentId: Id<"departments">) {
   return await t.run(async (ctx) => (await ctx.db.query("events").withIndex("by_department", (q) => q.eq("departmentId", departmentId)).collect()).filter((e) => e.type.startsWith("a2a.")));
 }
@@ -19,17 +35,7 @@ describe("A2A envelopes", () => {
   test("a delegation chain — delegated, started, blocked, review, done — carries one correlation id, and each update reaches the parent's thread", async () => {
     const { t, departmentId, admin } = await demoSquad();
     const rootId = await createTask(admin, departmentId, { title: "Launch page" });
-    const delegated = await t.mutation(internal.tools.delegation.createDelegatedTask, {
-      departmentId,
-      delegatorSessionKey: AGENTS.jarvis,
-      title: "Hero copy",
-      description: "",
-      assigneeSessionKeys: [AGENTS.writer],
-      instruction: "Write the hero copy.",
-      parentTaskId: rootId,
-    });
-    if (!delegated.ok) throw new Error("the delegation was refused");
-    const childId = delegated.taskId;
+    const childId = await jarvisDelegates(t, departmentId, { title: "Hero copy", assignee: AGENTS.writer, instruction: "Write the hero copy.", parentTaskId: rootId });
     const runId = await insertRun(t, AGENTS.writer, childId);
     for (const status of ["in_progress", "blocked", "review", "done"] as const) {
       await t.mutation(internal.tools.thread.updateTaskStatus, { runId, status });
@@ -66,21 +72,12 @@ describe("A2A envelopes", () => {
     const plain = await createTask(admin, departmentId, { title: "Plain" });
     await admin.mutation(api.tasks.setStatus, { taskId: plain, status: "in_progress" });
     const rootId = await createTask(admin, departmentId, { title: "Root" });
-    const delegated = await t.mutation(internal.tools.delegation.createDelegatedTask, {
-      departmentId,
-      delegatorSessionKey: AGENTS.jarvis,
-      title: "Sub",
-      description: "",
-      assigneeSessionKeys: [AGENTS.devBot],
-      instruction: "Do it.",
-      parentTaskId: rootId,
-    });
-    if (!delegated.ok) throw new Error("the delegation was refused");
-    await admin.mutation(api.tasks.setStatus, { taskId: delegated.taskId as Id<"tasks">, status: "done" });
+    const delegatedId = await jarvisDelegates(t, departmentId, { title: "Sub", assignee: AGENTS.devBot, instruction: "Do it.", parentTaskId: rootId });
+    await admin.mutation(api.tasks.setStatus, { taskId: delegatedId, status: "done" });
     const events = await t.run(async (ctx) => (await ctx.db.query("events").collect()).filter((e) => e.type.startsWith("a2a.")));
     expect(events.map((e) => [e.type, e.data.from, e.data.task_id])).toEqual([
-      ["a2a.delegate", "Jarvis", delegated.taskId],
-      ["a2a.status_update", "Ada", delegated.taskId],
+      ["a2a.delegate", "Jarvis", delegatedId],
+      ["a2a.status_update", "Ada", delegatedId],
     ]);
   });
 });
@@ -92,17 +89,7 @@ describe("delegation updates in the task's channel", () => {
     // Ada follows the channel: the updates reach her inbox like any post.
     await admin.mutation(api.channels.setSubscribed, { channelId, subscribed: true });
     const rootId = await admin.mutation(api.tasks.create, { departmentId, title: "Launch page", channelId });
-    const delegated = await t.mutation(internal.tools.delegation.createDelegatedTask, {
-      departmentId,
-      delegatorSessionKey: AGENTS.jarvis,
-      title: "Hero copy",
-      description: "",
-      assigneeSessionKeys: [AGENTS.writer],
-      instruction: "Write the hero copy.",
-      parentTaskId: rootId,
-    });
-    if (!delegated.ok) throw new Error("the delegation was refused");
-    const childId = delegated.taskId as Id<"tasks">;
+    const childId = await jarvisDelegates(t, departmentId, { title: "Hero copy", assignee: AGENTS.writer, instruction: "Write the hero copy.", parentTaskId: rootId });
     const correlationId = `a2a:${childId}`;
     expect((await admin.query(api.tasks.get, { taskId: childId })).channelId).toBe(channelId);
     const runId = await insertRun(t, AGENTS.writer, childId);
@@ -144,16 +131,7 @@ describe("delegation updates in the task's channel", () => {
     await admin.mutation(api.channels.setArchived, { channelId, archived: true });
     const plainRoot = await createTask(admin, departmentId, { title: "Plain root" });
     for (const parentTaskId of [rootId, plainRoot]) {
-      const made = await t.mutation(internal.tools.delegation.createDelegatedTask, {
-        departmentId,
-        delegatorSessionKey: AGENTS.jarvis,
-        title: `Sub of ${parentTaskId}`,
-        description: "",
-        assigneeSessionKeys: [AGENTS.devBot],
-        instruction: "Do it.",
-        parentTaskId,
-      });
-      expect(made.ok).toBe(true);
+      await jarvisDelegates(t, departmentId, { title: `Sub of ${parentTaskId}`, assignee: AGENTS.devBot, instruction: "Do it.", parentTaskId });
     }
     const posted = await t.run(async (ctx) => await ctx.db.query("channelMessages").collect());
     expect(posted).toEqual([]);
@@ -199,16 +177,7 @@ describe("a top-level task followed in a channel", () => {
   test("a delegation with no parent task reports each status in the channel it is followed in, with its envelope", async () => {
     const { t, departmentId, admin } = await demoSquad();
     const channelId = await admin.mutation(api.channels.create, { departmentId, name: "ops", visibility: "project" });
-    const made = await t.mutation(internal.tools.delegation.createDelegatedTask, {
-      departmentId,
-      delegatorSessionKey: AGENTS.jarvis,
-      title: "Status page",
-      description: "",
-      assigneeSessionKeys: [AGENTS.devBot],
-      instruction: "Build it.",
-    });
-    if (!made.ok) throw new Error("the delegation was refused");
-    const taskId = made.taskId as Id<"tasks">;
+    const taskId = await jarvisDelegates(t, departmentId, { title: "Status page", assignee: AGENTS.devBot, instruction: "Build it." });
     await admin.mutation(api.tasks.setChannel, { taskId, channelId });
     const runId = await insertRun(t, AGENTS.devBot, taskId);
     for (const status of ["in_progress", "done"] as const) await t.mutation(internal.tools.thread.updateTaskStatus, { runId, status });
@@ -242,18 +211,9 @@ describe("tasks.setChannel (Follow in channel)", () => {
     const rootId = await createTask(grace, departmentId, { title: "Launch page" });
     await grace.mutation(api.tasks.setChannel, { taskId: rootId, channelId });
     expect((await grace.query(api.tasks.get, { taskId: rootId })).channelId).toBe(channelId);
-    const made = await t.mutation(internal.tools.delegation.createDelegatedTask, {
-      departmentId,
-      delegatorSessionKey: AGENTS.jarvis,
-      title: "Hero copy",
-      description: "",
-      assigneeSessionKeys: [AGENTS.writer],
-      instruction: "Write it.",
-      parentTaskId: rootId,
-    });
-    if (!made.ok) throw new Error("the delegation was refused");
-    expect((await grace.query(api.tasks.get, { taskId: made.taskId as Id<"tasks"> })).channelId).toBe(channelId);
-    expect(await channelLines(t, channelId)).toEqual([["Jarvis delegated “Hero copy” to Writer.", `a2a:${made.taskId}`]]);
+    const madeId = await jarvisDelegates(t, departmentId, { title: "Hero copy", assignee: AGENTS.writer, instruction: "Write it.", parentTaskId: rootId });
+    expect((await grace.query(api.tasks.get, { taskId: madeId })).channelId).toBe(channelId);
+    expect(await channelLines(t, channelId)).toEqual([["Jarvis delegated “Hero copy” to Writer.", `a2a:${madeId}`]]);
     await grace.mutation(api.tasks.setChannel, { taskId: rootId, channelId: null });
     expect((await grace.query(api.tasks.get, { taskId: rootId })).channelId).toBeUndefined();
     const feed = await t.run(async (ctx) => (await ctx.db.query("activities").collect()).filter((a) => a.type === "task_updated"));
