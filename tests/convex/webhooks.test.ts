@@ -175,7 +175,9 @@ describe("deliveries", () => {
     expect((await deliveries(t))[3]).toMatchObject({ status: "failed", attempts: 1 });
 
     // What the admin reads: the outcome and a generic reason, never the receiver's status or answer.
-    const shown = JSON.stringify(await admin.query(api.webhooks.get, { departmentId }));
+    // Ids, times, the port and the secret's hint are left out: their digits may spell 404 by chance.
+    const incidental = new Set(["_id", "_creationTime", "url", "secretHint"]);
+    const shown = JSON.stringify(await admin.query(api.webhooks.get, { departmentId }), (key, value: unknown) => (incidental.has(key) ? undefined : value));
     expect(shown).not.toMatch(/404|500|503|302|remote detail|lastStatus/);
   });
 
