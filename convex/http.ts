@@ -5,8 +5,8 @@
  * `{"error": "..."}` (lib/httpJson answering).
  *
  *   /api/chat, /mcp/chat.*          the #maestro chat (convex/chatApi.ts)
- *   /projects, /channels, /messages, /threads, /dms, /agents, /runs
- *                                   messaging (and external tools' output) for agents outside Maestro (convex/messagingApi.ts)
+ *   /projects, /channels, /messages, /threads, /dms, /agents, /runs, /tool-calls
+ *                                   messaging (and external tools' calls and output) for agents outside Maestro (convex/messagingApi.ts)
  *   /auth/password                  sign-in for the app (convex/signInApi.ts)
  *   /api/upload                     a file for a message, through an upload grant (convex/uploadApi.ts)
  *   /.well-known/*                  Convex Auth's OpenID configuration and JWKS

@@ -31,6 +31,8 @@
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)  [messages:read]
  *   POST /runs/{id}/tool-output       {tool, tool_call_id, output | error}: an external tool's result for the call a run of
  *                                     the key's department waits on (convex/runs.ts toolOutput)  [tools:run]
+ *   GET  /tool-calls/waiting          ?limit=&cursor=  the department's external calls waiting for an executor, soonest to
+ *                                     expire first: {tool_calls, next_cursor} (convex/runs.ts waitingToolCalls)  [tools:run]
  *
  * Errors (lib/errors HTTP_STATUS): 401 key, 403 not allowed or a scope the
  * key lacks, 404 unknown, 400 bad body or malformed path, 413 a message
@@ -42,10 +44,13 @@ import type { ActionCtx } from "./_generated/server";
 import type { ApiScope } from "./lib/apiKeys";
 import { agentKeyHash, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
 import { channelJson, conversationJson, messageJson, threadJson, type StoredMessage } from "./lib/messagingJson";
-import { LIMITS } from "./lib/limits";
+import { LIMITS, MAX_WAITING_CALLS_PAGE } from "./lib/limits";
 import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
 
 type Body = Record<string, unknown>;
+
+/** Waiting external calls `GET /tool-calls/waiting` lists without a `limit`. */
+const DEFAULT_WAITING_CALLS = 20;
 
 const badRequest = (message: string) => new RequestRefusal("INVALID_ARGUMENT", message);
 
@@ -153,7 +158,7 @@ function endpoint(
 }
 
 const ENDPOINTS =
-  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox, POST /runs/{id}/tool-output";
+  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox, POST /runs/{id}/tool-output, GET /tool-calls/waiting";
 
 /** `/<prefix>/{id}` or `/<prefix>/{id}/<suffix>`: the id, or a 404 for any other shape. */
 function idWith(path: string[], suffix: string | null): string {
@@ -274,5 +279,24 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
     const submission = { tool: requiredString(body, "tool"), toolCallId: requiredString(body, "tool_call_id"), output: optionalString(body, "output"), error: optionalString(body, "error") };
     await ctx.runMutation(internal.runs.toolOutputForKey, { keyHash, runId, ...submission });
     return { run_id: runId, tool_call_id: submission.toolCallId, submitted: true };
+  }),
+  endpoint({ path: "/tool-calls/waiting", method: "GET", scope: "tools:run" }, async (ctx, { keyHash, params }) => {
+    const numItems = whole(params, "limit") ?? DEFAULT_WAITING_CALLS;
+    if (!Number.isInteger(numItems) || numItems < 1 || numItems > MAX_WAITING_CALLS_PAGE) throw badRequest(`"limit" must be a whole number from 1 to ${MAX_WAITING_CALLS_PAGE}.`);
+    const cursor = params.get("cursor");
+    const page = await ctx.runQuery(internal.runs.waitingToolCallsForKey, { keyHash, paginationOpts: { numItems, cursor: cursor === null || cursor === "" ? null : cursor } });
+    return {
+      tool_calls: page.page.map((call) => ({
+        run_id: call.runId,
+        task_id: call.taskId,
+        tool: call.tool,
+        tool_call_id: call.toolCallId,
+        // Canonical JSON written by Maestro itself (lib/idempotency): the object it spells.
+        arguments: JSON.parse(call.arguments) as unknown,
+        since: call.since,
+        expires_at: call.expiresAt,
+      })),
+      next_cursor: page.isDone ? null : page.continueCursor,
+    };
   }),
 ];

@@ -3,12 +3,13 @@
  * department's or an agent's runs, an agent's page, one run's header, the
  * injection figures), whether agents can think at all, and Stop.
  */
+import { paginationOptsValidator, paginationResultValidator, type PaginationOptions } from "convex/server";
 import { v } from "convex/values";
-import type { Doc } from "./_generated/dataModel";
-import { env, internalMutation } from "./_generated/server";
+import type { Doc, Id } from "./_generated/dataModel";
+import { env, internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
 import { agentQuery, departmentQuery, taskMutation, taskQuery, userMutation, userQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
-import { ACTIVE_RUN_SCAN } from "./lib/limits";
+import { ACTIVE_RUN_SCAN, MAX_WAITING_CALLS_PAGE } from "./lib/limits";
 import { modelConfigFromEnv, modelConfigProblem } from "./lib/modelConfig";
 import { streamingText } from "./lib/runTimeline";
 import { typingPreview } from "./lib/toolCalls";
@@ -19,7 +20,7 @@ import { agentNamesById } from "./records/agents";
 import { requireMember } from "./records/members";
 import { openMessageEvents } from "./records/runEvents";
 import { costTotal } from "./records/costs";
-import { runsOfAgent, runsOfDepartment, runsOfTask, summarizeRuns } from "./records/runs";
+import { runsOfAgent, runsOfDepartment, runsOfTask, summarizeRuns, waitingExternalCalls } from "./records/runs";
 import schema from "./schema";
 
 /** Runs the drawer lists for one task. */
@@ -57,6 +58,8 @@ const vRunView = schema.tables.runs.validator
     agentName: v.string(),
     /** While waiting on a tool run outside Maestro: that tool (the run waits for its output, not for a person). */
     waitingOnTool: v.optional(v.string()),
+    /** …and when that call times out (the run then goes on with the timeout as the call's error). */
+    waitingExpiresAt: v.optional(v.number()),
   });
 
 const vRunSummary = v.object({
@@ -98,6 +101,7 @@ function runView(run: Doc<"runs">, agentName: string) {
     ...(injectionTokens === undefined ? {} : { injectionTokens }),
     ...(costMicros === undefined ? {} : { costMicros }),
     ...(run.status === "waiting" && run.paused?.kind === "tool_output" ? { waitingOnTool: run.paused.call.name } : {}),
+    ...(run.status === "waiting" && run.externalCallExpiresAt !== undefined ? { waitingExpiresAt: run.externalCallExpiresAt } : {}),
     ...(correlationId === undefined ? {} : { correlationId }),
   };
 }
@@ -182,6 +186,65 @@ export const toolOutputForKey = internalMutation({
       if (run.departmentId !== agent.departmentId) throw new MaestroError("FORBIDDEN", "This run belongs to another department.");
     });
     return null;
+  },
+});
+
+/** One external tool's call a run waits on, as an outside executor needs it to run the call and answer with `toolOutput`. */
+const vWaitingToolCall = v.object({
+  runId: v.id("runs"),
+  taskId: v.id("tasks"),
+  tool: v.string(),
+  /** What `toolOutput` names: `<runId>:<index>`. */
+  toolCallId: v.string(),
+  /** The call's arguments, as canonical JSON. */
+  arguments: v.string(),
+  /** When the run began to wait (ms since the epoch). */
+  since: v.number(),
+  /** When the call times out, unless its output arrives first. */
+  expiresAt: v.number(),
+});
+
+/** One page of the department's waiting external calls, soonest to expire first, at most MAX_WAITING_CALLS_PAGE. */
+async function waitingCallsPage(ctx: QueryCtx, departmentId: Id<"departments">, paginationOpts: PaginationOptions) {
+  const { numItems } = paginationOpts;
+  if (!Number.isInteger(numItems) || numItems < 1 || numItems > MAX_WAITING_CALLS_PAGE) {
+    throw new MaestroError("INVALID_ARGUMENT", `Pick 1 to ${MAX_WAITING_CALLS_PAGE} waiting calls a page.`);
+  }
+  const page = await waitingExternalCalls(ctx, departmentId, paginationOpts);
+  const calls = [];
+  for (const run of page.page) {
+    const { paused, externalCallSince, externalCallExpiresAt } = run;
+    // The index holds only runs with a deadline; the rest of the row says what the call is.
+    if (paused?.kind !== "tool_output" || externalCallSince === undefined || externalCallExpiresAt === undefined) continue;
+    calls.push({ runId: run._id, taskId: run.taskId, tool: paused.call.name, toolCallId: paused.id, arguments: paused.call.args, since: externalCallSince, expiresAt: externalCallExpiresAt });
+  }
+  return { ...page, page: calls };
+}
+
+/**
+ * The spec's external tools, from the executor's side: the department's
+ * calls that wait for an outside executor's output (a page at a time,
+ * soonest to expire first), each with what `toolOutput` needs. Anyone who
+ * reads the board may list them (its runs' tool calls are on the board
+ * already); answering needs a member.
+ */
+export const waitingToolCalls = departmentQuery({
+  args: { paginationOpts: paginationOptsValidator },
+  returns: paginationResultValidator(vWaitingToolCall),
+  handler: async (ctx, { departmentId, paginationOpts }) => await waitingCallsPage(ctx, departmentId, paginationOpts),
+});
+
+/**
+ * `waitingToolCalls` for an agent outside Maestro, by its API key's hash
+ * (`GET /tool-calls/waiting`, MCP `runs.waiting_tool_calls`): the key must
+ * hold `tools:run`; the calls are its agent's department's.
+ */
+export const waitingToolCallsForKey = internalQuery({
+  args: { keyHash: v.string(), paginationOpts: paginationOptsValidator },
+  returns: paginationResultValidator(vWaitingToolCall),
+  handler: async (ctx, { keyHash, paginationOpts }) => {
+    const agent = await scopedKeyAgentX(ctx, keyHash, "tools:run");
+    return await waitingCallsPage(ctx, agent.departmentId, paginationOpts);
   },
 });
 

@@ -270,6 +270,10 @@ export default defineSchema({
     correlationId: v.optional(v.string()),
     /** While `waiting`: where the loop resumes once a person responds. */
     paused: v.optional(vRunPause),
+    /** While waiting for an outside executor's output of an external tool's call (paused.kind "tool_output"): since when. */
+    externalCallSince: v.optional(v.number()),
+    /** …and when the call times out (lib/limits externalCallTimeoutMs); cleared once the output is in, the call expired or the run ended. */
+    externalCallExpiresAt: v.optional(v.number()),
     /** The row counting this run's events (set with its first event; see runStreams). */
     streamId: v.optional(v.id("runStreams")),
     /** What its model calls cost, in micro-dollars, at the department's prices when each call was made. */
@@ -280,7 +284,9 @@ export default defineSchema({
     .index("by_agent_and_status", ["agentSessionKey", "status"])
     .index("by_status_and_leaseExpiresAt", ["status", "leaseExpiresAt"])
     .index("by_department", ["departmentId"])
-    .index("by_agentId", ["agentId"]),
+    .index("by_agentId", ["agentId"])
+    // The department's calls waiting for an outside executor, soonest to expire first (runs without one sort before any time).
+    .index("by_department_and_externalCallExpiresAt", ["departmentId", "externalCallExpiresAt"]),
 
   /**
    * A run's durable event stream (the durable-sessions spec): submit events

@@ -6,7 +6,7 @@
 import { v } from "convex/values";
 import { internal } from "./_generated/api";
 import { env, internalMutation } from "./_generated/server";
-import { expireOverdue } from "./reactions/pauses";
+import { expireExternalCall, expireOverdue } from "./reactions/pauses";
 import { sweepLapsedRuns, sweepQueuedRuns } from "./reactions/runEnd";
 import { deleteUnposted } from "./records/channelFiles";
 import { EFFECT_SWEEP_BATCH, effectTtlMs, forgetEffectsBefore } from "./records/toolEffects";
@@ -42,6 +42,18 @@ export const overdueCards = internalMutation({
     questions: await expireOverdue(ctx, "questions"),
     plans: await expireOverdue(ctx, "plans"),
   }),
+});
+
+/**
+ * An external tool's call nobody handed back in time (scheduled when its run
+ * paused on it, lib/limits externalCallTimeoutMs): the run goes on with the
+ * timeout as the call's error, and a late output is refused. A call answered,
+ * stopped or moved on meanwhile is left alone. Whether it expired.
+ */
+export const expiredExternalCall = internalMutation({
+  args: { runId: v.id("runs"), toolCallId: v.string() },
+  returns: v.boolean(),
+  handler: async (ctx, { runId, toolCallId }) => await expireExternalCall(ctx, runId, toolCallId),
 });
 
 /** Files uploaded but never posted within a day: blob and row deleted; a fuller backlog schedules the next pass at once. */

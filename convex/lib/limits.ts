@@ -39,3 +39,28 @@ export const MAX_CARDS_PER_TASK = 20;
 export const MAX_SUBTASKS = 100;
 /** Runs of one agent (or one task) scanned for the one in progress. */
 export const ACTIVE_RUN_SCAN = 20;
+
+/**
+ * How long a run waits for an outside executor to hand back an external
+ * tool's output (runs.toolOutput) before the call times out: the run then
+ * goes on with the timeout as the call's error, and a late output is
+ * refused. MAESTRO_EXTERNAL_CALL_TIMEOUT_MS overrides it (tests, slow executors).
+ */
+export const EXTERNAL_CALL_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** The external call timeout in force: the override when it is a positive whole number of ms, else the default. */
+export function externalCallTimeoutMs(source: Record<string, string | undefined>): number {
+  const value = Number(source.MAESTRO_EXTERNAL_CALL_TIMEOUT_MS);
+  return Number.isSafeInteger(value) && value > 0 ? value : EXTERNAL_CALL_TIMEOUT_MS;
+}
+
+/** "10 minutes", "1 minute", "30 seconds": a timeout as its message says it. */
+export function timeoutWords(ms: number): string {
+  const minutes = ms / 60_000;
+  if (Number.isInteger(minutes)) return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return `${seconds} second${seconds === 1 ? "" : "s"}`;
+}
+
+/** Waiting external calls one page lists (runs.waitingToolCalls, GET /tool-calls/waiting). */
+export const MAX_WAITING_CALLS_PAGE = 50;

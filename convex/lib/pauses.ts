@@ -6,6 +6,7 @@
  */
 import { v, type Infer } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
+import { timeoutWords } from "./limits";
 import { sha256Hex } from "./sha256";
 import { vPlanStep, vRunPause, type RunPause, type ToolOutput } from "../validators";
 
@@ -109,4 +110,18 @@ export function toolOutputResolution(paused: Pick<RunPause, "call" | "output">):
   const output: ToolOutput | undefined = paused.output;
   if (output === undefined) throw new Error(`The external call ${paused.call.name} has no output yet`);
   return output.outcome === "ok" ? { kind: "result", outcome: "ok", text: output.text } : { kind: "result", outcome: "error", text: `${paused.call.name} failed: ${output.text}` };
+}
+
+/**
+ * The `clientMessageId` of the one `tool_output_submitted` event an external
+ * call gets (its output, its error, or its timeout), so the stream tells
+ * later whether and how the call was answered.
+ */
+export function toolOutputEventKey(callId: string): string {
+  return `tool_output:${callId}`;
+}
+
+/** What the run (and its model) reads when no outside executor handed back the call's output in time. */
+export function externalCallTimeoutText(tool: string, timeoutMs: number): string {
+  return `${tool} timed out after ${timeoutWords(timeoutMs)}: no outside executor handed back its output. Go on without it, or say what you still need.`;
 }

@@ -29,7 +29,14 @@ export const vSubmitEvent = v.union(
    * A result handed back to the run from outside it (a delegated task's outcome, an answer, an external
    * tool's output); `toolCallId` names the call an external tool's output is for.
    */
-  v.object({ type: v.literal("tool_output_submitted"), tool: v.string(), toolCallId: v.optional(v.string()), content: v.string() }),
+  v.object({
+    type: v.literal("tool_output_submitted"),
+    tool: v.string(),
+    toolCallId: v.optional(v.string()),
+    content: v.string(),
+    /** Maestro wrote it: no outside executor handed back the external call's output in time, so the run goes on with the timeout as its error. */
+    expired: v.optional(v.boolean()),
+  }),
   v.object({ type: v.literal("slash_command_invoked"), name: v.string(), invokedAs: v.string(), args: v.string() }),
   v.object({ type: v.literal("slash_command_failed"), name: v.string(), invokedAs: v.string(), error: v.string() }),
 );

@@ -8,17 +8,21 @@
  * and what the person decided) and goes on from the paused call. A run that
  * ends while waiting (Stop) closes its card.
  */
+import { internal } from "../_generated/api";
 import { env, type MutationCtx } from "../_generated/server";
 import type { Doc, Id } from "../_generated/dataModel";
 import { actorName, memberActor } from "../lib/actors";
 import { MaestroError } from "../lib/errors";
+import { externalCallTimeoutMs } from "../lib/limits";
 import {
   approvalResolution,
+  externalCallTimeoutText,
   MAX_TOOL_OUTPUT_CHARS,
   pauseTtlMs,
   planResolution,
   questionResolution,
   toolCallId,
+  toolOutputEventKey,
   toolOutputResolution,
   type PauseRequest,
   type Resolution,
@@ -44,7 +48,7 @@ import {
   rebindCard,
   type CardTable,
 } from "../records/pauseCards";
-import { appendRunEvent, liveRun } from "../records/runEvents";
+import { appendRunEvent, eventWithClientMessageId, liveRun } from "../records/runEvents";
 import { clearPause, markWaiting, recordPauseOutput } from "../records/runs";
 import { redactForDepartment } from "../records/settings";
 import type { RunPause, RunPauseKind, ToolOutput } from "../validators";
@@ -69,6 +73,8 @@ export async function pauseRun(ctx: MutationCtx, runId: Id<"runs">, attempt: num
   let id: string;
   /** Set when the run waits on an earlier card that is already settled: it resumes at once. */
   let settled: string | null = null;
+  /** Set when the run waits for an outside executor: when the call times out. */
+  let expiresAt: number | undefined;
   switch (request.kind) {
     case "approval": {
       const approvalId = await insertApproval(ctx, base, { toolCallId: toolCallId(runId, state.index), tool: request.tool, args: request.args, argsHash: sha256Hex(request.args) });
@@ -89,12 +95,17 @@ export async function pauseRun(ctx: MutationCtx, runId: Id<"runs">, attempt: num
       id = request.kind === "question" ? await askQuestion(ctx, run, base, request) : await proposePlan(ctx, runId, base, request);
       break;
     }
-    case "tool_output":
+    case "tool_output": {
       // No card: the call's own `tool_call` event stands for it, and its id is what the output names.
       id = toolCallId(runId, state.index);
+      // Bounded: nobody answering must not hold the run (and its agent's place on the task) for ever.
+      const timeoutMs = externalCallTimeoutMs(env);
+      expiresAt = Date.now() + timeoutMs;
+      await ctx.scheduler.runAfter(timeoutMs, internal.sweeps.expiredExternalCall, { runId, toolCallId: id });
       break;
+    }
   }
-  await markWaiting(ctx, runId, { ...state, kind: request.kind, id });
+  await markWaiting(ctx, runId, { ...state, kind: request.kind, id }, expiresAt);
   if (settled !== null) {
     await resumeRun(ctx, run, { type: "control_submitted", action: "resume", by: "Maestro", note: settled });
     return "ok";
@@ -175,7 +186,9 @@ export async function respondToPlan(ctx: MutationCtx, member: Doc<"members">, ta
  */
 async function submitToolOutput(ctx: MutationCtx, run: Doc<"runs">, callId: string, tool: string, output: ToolOutput): Promise<void> {
   const paused = run.paused;
-  if (run.status !== "waiting" || paused?.kind !== "tool_output" || paused.output !== undefined) {
+  const open = run.status === "waiting" && paused?.kind === "tool_output" && paused.output === undefined;
+  if (!open || paused.id !== callId) await refuseIfExpired(ctx, run, callId);
+  if (!open) {
     throw new MaestroError("CONFLICT", "This run is not waiting for a tool's output: it was stopped, has moved on, or the output was already submitted.");
   }
   if (paused.id !== callId) throw new MaestroError("NOT_FOUND", `This run is not waiting for call ${callId}.`);
@@ -184,7 +197,39 @@ async function submitToolOutput(ctx: MutationCtx, run: Doc<"runs">, callId: stri
   const cleaned = cleanText(field, output.text, MAX_TOOL_OUTPUT_CHARS, { allowEmpty: output.outcome === "ok" });
   const text = boundedText(await redactForDepartment(ctx, run.departmentId, field, cleaned));
   await recordPauseOutput(ctx, run._id, { ...paused, output: { outcome: output.outcome, text } });
-  await resumeRun(ctx, run, { type: "tool_output_submitted", tool, toolCallId: callId, content: output.outcome === "ok" ? text : `failed: ${text}` });
+  const event = { type: "tool_output_submitted" as const, tool, toolCallId: callId, content: output.outcome === "ok" ? text : `failed: ${text}` };
+  await resumeRun(ctx, run, event, toolOutputEventKey(callId));
+}
+
+/** A late output for a call that already timed out: refused, saying so (the run went on with the timeout as the call's error). */
+async function refuseIfExpired(ctx: MutationCtx, run: Doc<"runs">, callId: string): Promise<void> {
+  const answered = await eventWithClientMessageId(ctx, run._id, toolOutputEventKey(callId));
+  if (answered?.payload.type === "tool_output_submitted" && answered.payload.expired === true) {
+    const after = /timed out (after [^:]+):/.exec(answered.payload.content)?.[1];
+    throw new MaestroError("CONFLICT", `Call ${callId} timed out${after === undefined ? "" : ` ${after}`} before its output arrived: the run went on with the timeout as the call's error, so a late output is refused.`);
+  }
+}
+
+/**
+ * The scheduled end of an external call's wait (scheduled when the run
+ * paused on it): when the run still waits on exactly this call, past its
+ * deadline, with no output in, the call's result is a timeout error, the
+ * stream records it (`tool_output_submitted`, `expired`), and the run goes
+ * on with it, its model reading the error. Anything else (answered,
+ * stopped, moved on, a later deadline) is left alone. Whether it expired.
+ */
+export async function expireExternalCall(ctx: MutationCtx, runId: Id<"runs">, callId: string): Promise<boolean> {
+  const run = await ctx.db.get("runs", runId);
+  const paused = run?.paused;
+  if (run === null || run.status !== "waiting" || paused?.kind !== "tool_output" || paused.id !== callId || paused.output !== undefined) return false;
+  const since = run.externalCallSince;
+  const deadline = run.externalCallExpiresAt;
+  if (since === undefined || deadline === undefined || deadline > Date.now()) return false;
+  const text = externalCallTimeoutText(paused.call.name, deadline - since);
+  await recordPauseOutput(ctx, runId, { ...paused, output: { outcome: "error", text } });
+  const event = { type: "tool_output_submitted" as const, tool: paused.call.name, toolCallId: callId, content: `failed: ${text}`, expired: true };
+  await resumeRun(ctx, run, event, toolOutputEventKey(callId));
+  return true;
 }
 
 /** A `toolOutput` as any caller sends it: the run (its id as written), the call, and exactly one of output and error. */

@@ -106,9 +106,9 @@ export async function submitTrigger(ctx: MutationCtx, runId: Id<"runs">, trigger
   await appendRunEvent(ctx, runId, event, clientMessageId === undefined ? {} : { clientMessageId });
 }
 
-/** A person responded to a paused run: the submit event first, then the run is queued to go on from its pause. */
-export async function resumeRun(ctx: MutationCtx, run: Doc<"runs">, event: SubmitEvent): Promise<void> {
-  await appendRunEvent(ctx, run._id, event);
+/** A person responded to a paused run (or its wait ended): the submit event first (`clientMessageId` keys it), then the run is queued to go on from its pause. */
+export async function resumeRun(ctx: MutationCtx, run: Doc<"runs">, event: SubmitEvent, clientMessageId?: string): Promise<void> {
+  await appendRunEvent(ctx, run._id, event, clientMessageId === undefined ? {} : { clientMessageId });
   await markQueued(ctx, run._id);
   const agent = await ctx.db.get("agents", run.agentId);
   if (agent !== null && agent.status === "idle") await setAgentStatus(ctx, agent, "active");

@@ -77,6 +77,14 @@ async function streamOf(ctx: QueryCtx, runId: Id<"runs">, known?: Doc<"runs">): 
   return streamId === undefined ? null : await ctx.db.get("runStreams", streamId);
 }
 
+/** The run's event written with `clientMessageId`, if any (one indexed read). */
+export async function eventWithClientMessageId(ctx: QueryCtx, runId: Id<"runs">, clientMessageId: string): Promise<Doc<"runEvents"> | null> {
+  return await ctx.db
+    .query("runEvents")
+    .withIndex("by_run_and_clientMessageId", (q) => q.eq("runId", runId).eq("clientMessageId", clientMessageId))
+    .first();
+}
+
 /** The run, when it is running as this attempt (else the writer should stop). */
 export async function liveRun(ctx: QueryCtx, runId: Id<"runs">, attempt: number): Promise<Doc<"runs"> | null> {
   const run = await ctx.db.get("runs", runId);

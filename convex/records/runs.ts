@@ -4,6 +4,7 @@
  * row itself; what a run's start, pause or end sets off across nouns is in
  * reactions/ (runQueue, pauses, runEnd).
  */
+import type { PaginationOptions } from "convex/server";
 import { type Infer, v } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
 import { env, type MutationCtx, type QueryCtx } from "../_generated/server";
@@ -161,30 +162,50 @@ export async function markRunning(ctx: MutationCtx, runId: Id<"runs">): Promise<
   return { attempt };
 }
 
-/** The run waits for a person: no lease, so the sweeper leaves it alone. */
-export async function markWaiting(ctx: MutationCtx, runId: Id<"runs">, paused: Doc<"runs">["paused"]): Promise<void> {
-  await ctx.db.patch("runs", runId, { status: "waiting", paused, leaseExpiresAt: undefined, lastActiveAt: Date.now() });
+/** The call no longer waits for an outside executor: it leaves the department's waiting list (`waitingExternalCalls`). */
+const NOT_WAITING_FOR_EXECUTOR = { externalCallSince: undefined, externalCallExpiresAt: undefined };
+
+/**
+ * The run waits for a person, or (`expiresAt` given) for an outside
+ * executor's output until then: no lease, so the sweeper leaves it alone.
+ */
+export async function markWaiting(ctx: MutationCtx, runId: Id<"runs">, paused: Doc<"runs">["paused"], expiresAt?: number): Promise<void> {
+  const now = Date.now();
+  const executor = expiresAt === undefined ? NOT_WAITING_FOR_EXECUTOR : { externalCallSince: now, externalCallExpiresAt: expiresAt };
+  await ctx.db.patch("runs", runId, { status: "waiting", paused, leaseExpiresAt: undefined, lastActiveAt: now, ...executor });
 }
 
-/** What an external tool submitted for the waiting run's paused call, kept on its pause until the next attempt takes it. */
+/** What an external tool submitted (or its timeout) for the waiting run's paused call, kept on its pause until the next attempt takes it. */
 export async function recordPauseOutput(ctx: MutationCtx, runId: Id<"runs">, paused: NonNullable<Doc<"runs">["paused"]>): Promise<void> {
-  await ctx.db.patch("runs", runId, { paused });
+  await ctx.db.patch("runs", runId, { paused, ...NOT_WAITING_FOR_EXECUTOR });
 }
 
 /** The run is queued again (resumed after a pause, or retried by the sweeper), without a lease. */
 export async function markQueued(ctx: MutationCtx, runId: Id<"runs">): Promise<void> {
-  await ctx.db.patch("runs", runId, { status: "queued", leaseExpiresAt: undefined, lastActiveAt: Date.now() });
+  await ctx.db.patch("runs", runId, { status: "queued", leaseExpiresAt: undefined, lastActiveAt: Date.now(), ...NOT_WAITING_FOR_EXECUTOR });
 }
 
 /** The run's pause is over: its card was settled or closed. */
 export async function clearPause(ctx: MutationCtx, runId: Id<"runs">): Promise<void> {
-  await ctx.db.patch("runs", runId, { paused: undefined });
+  await ctx.db.patch("runs", runId, { paused: undefined, ...NOT_WAITING_FOR_EXECUTOR });
 }
 
 /** The run's end: its status and reason, no lease. */
 export async function markEnded(ctx: MutationCtx, runId: Id<"runs">, status: "completed" | "error" | "aborted", reason: string): Promise<void> {
   const now = Date.now();
-  await ctx.db.patch("runs", runId, { status, reason, endedAt: now, lastActiveAt: now, leaseExpiresAt: undefined });
+  await ctx.db.patch("runs", runId, { status, reason, endedAt: now, lastActiveAt: now, leaseExpiresAt: undefined, ...NOT_WAITING_FOR_EXECUTOR });
+}
+
+/**
+ * One page of the department's runs that wait for an outside executor's
+ * output, soonest to expire first. A run without a deadline sorts before
+ * every number in the index, so `gte(0)` leaves exactly the waiting ones.
+ */
+export async function waitingExternalCalls(ctx: QueryCtx, departmentId: Id<"departments">, paginationOpts: PaginationOptions) {
+  return await ctx.db
+    .query("runs")
+    .withIndex("by_department_and_externalCallExpiresAt", (q) => q.eq("departmentId", departmentId).gte("externalCallExpiresAt", 0))
+    .paginate(paginationOpts);
 }
 
 /** One model call's usage and timings. */

@@ -66,7 +66,7 @@ describe("the event contract", () => {
         "harness message_update(delta)",
         "submit user_message_submitted(messageId?, channelMessageId?, author, content, blocking?)",
         "submit control_submitted(action, by, note?)",
-        "submit tool_output_submitted(tool, toolCallId?, content)",
+        "submit tool_output_submitted(tool, toolCallId?, content, expired?)",
         "submit slash_command_invoked(name, invokedAs, args)",
         "submit slash_command_failed(name, invokedAs, error)",
         "harness agent_start(agentName, model, attempt)",

@@ -4,8 +4,9 @@
  * `/mcp/*` HTTP actions of a Maestro deployment as one agent, authenticated by
  * that agent's API key (created by an admin in the agent modal), and the
  * messaging tools (`projects.*`, `channels.*`, `messages.*`, `threads.*`, `dms.*`,
- * `inbox.read`) and `runs.tool_output` (an external tool's result for a
- * waiting run) over the HTTP API in convex/messagingApi.ts.
+ * `inbox.read`), `runs.waiting_tool_calls` (external tools' calls waiting for
+ * an executor) and `runs.tool_output` (a call's result for its waiting run)
+ * over the HTTP API in convex/messagingApi.ts.
  *
  *   MAESTRO_SITE_URL   the deployment's HTTP actions URL (default http://127.0.0.1:3211)
  *   MAESTRO_AGENT_KEY  the agent's API key, mk_…
@@ -224,8 +225,8 @@ const listing = {
   since: z.number().int().min(0).optional().describe("Only messages newer than this time (ms since 1970)."),
 };
 
-function query(params: Record<string, number | undefined>): string {
-  const entries = Object.entries(params).filter((e): e is [string, number] => e[1] !== undefined);
+function query(params: Record<string, number | string | undefined>): string {
+  const entries = Object.entries(params).filter((e): e is [string, number | string] => e[1] !== undefined);
   return entries.length === 0 ? "" : `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}`;
 }
 
@@ -326,6 +327,10 @@ function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
     output: z.string().optional().describe("What the tool returned (or give error)."),
     error: z.string().optional().describe("Why the tool failed (or give output)."),
   }, false, (a) => api.messaging("POST", `/runs/${path(a.run_id)}/tool-output`, { tool: a.tool, tool_call_id: a.tool_call_id, output: a.output, error: a.error }));
+  tool("runs.waiting_tool_calls", "Tool calls waiting", "The calls of external tools (e.g. web_fetch) that runs of this project wait on, soonest to expire first: {tool_calls: [{run_id, task_id, tool, tool_call_id, arguments, since, expires_at}], next_cursor}. Run each and answer with runs.tool_output before expires_at. Needs the tools:run scope.", {
+    limit: z.number().int().min(1).max(50).optional().describe("At most this many (default 20)."),
+    cursor: z.string().min(1).optional().describe("next_cursor from the previous page."),
+  }, true, (a) => api.messaging("GET", `/tool-calls/waiting${query({ limit: a.limit, cursor: a.cursor })}`));
 }
 
 /** Options from the environment; exits with a message when the key is missing. */
