@@ -39,6 +39,7 @@
  * over the limit, 409 conflict, 429 rate
  * limited; always `{"error": "..."}`.
  */
+import { ConvexError } from "convex/values";
 import { internal } from "./_generated/api";
 import type { ActionCtx } from "./_generated/server";
 import type { ApiScope } from "./lib/apiKeys";
@@ -283,8 +284,15 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
   endpoint({ path: "/tool-calls/waiting", method: "GET", scope: "tools:run" }, async (ctx, { keyHash, params }) => {
     const numItems = whole(params, "limit") ?? DEFAULT_WAITING_CALLS;
     if (!Number.isInteger(numItems) || numItems < 1 || numItems > MAX_WAITING_CALLS_PAGE) throw badRequest(`"limit" must be a whole number from 1 to ${MAX_WAITING_CALLS_PAGE}.`);
-    const cursor = params.get("cursor");
-    const page = await ctx.runQuery(internal.runs.waitingToolCallsForKey, { keyHash, paginationOpts: { numItems, cursor: cursor === null || cursor === "" ? null : cursor } });
+    const cursor = params.get("cursor") || null;
+    let page;
+    try {
+      page = await ctx.runQuery(internal.runs.waitingToolCallsForKey, { keyHash, paginationOpts: { numItems, cursor } });
+    } catch (error) {
+      // A cursor Convex cannot read fails inside the query, not as a MaestroError: it is the caller's mistake.
+      if (cursor !== null && !(error instanceof ConvexError)) throw badRequest('"cursor" is not one this API handed out: pass the previous page\'s next_cursor, or none.');
+      throw error;
+    }
     return {
       tool_calls: page.page.map((call) => ({
         run_id: call.runId,

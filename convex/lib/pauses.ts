@@ -122,6 +122,6 @@ export function toolOutputEventKey(callId: string): string {
 }
 
 /** What the run (and its model) reads when no outside executor handed back the call's output in time. */
-export function externalCallTimeoutText(tool: string, timeoutMs: number): string {
-  return `${tool} timed out after ${timeoutWords(timeoutMs)}: no outside executor handed back its output. Go on without it, or say what you still need.`;
+export function externalCallTimeoutText(timeoutMs: number): string {
+  return `timed out after ${timeoutWords(timeoutMs)}: no outside executor handed back its output. Go on without it, or say what you still need.`;
 }

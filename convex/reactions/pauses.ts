@@ -225,7 +225,7 @@ export async function expireExternalCall(ctx: MutationCtx, runId: Id<"runs">, ca
   const since = run.externalCallSince;
   const deadline = run.externalCallExpiresAt;
   if (since === undefined || deadline === undefined || deadline > Date.now()) return false;
-  const text = externalCallTimeoutText(paused.call.name, deadline - since);
+  const text = externalCallTimeoutText(deadline - since);
   await recordPauseOutput(ctx, runId, { ...paused, output: { outcome: "error", text } });
   const event = { type: "tool_output_submitted" as const, tool: paused.call.name, toolCallId: callId, content: `failed: ${text}`, expired: true };
   await resumeRun(ctx, run, event, toolOutputEventKey(callId));

@@ -96,6 +96,7 @@ const MESSAGING_TOOLS = [
   "projects.create",
   "projects.get",
   "runs.tool_output",
+  "runs.waiting_tool_calls",
   "threads.create",
   "threads.get",
   "threads.messages",
@@ -247,6 +248,10 @@ describe("maestro-mcp over stdio against the offline backend", () => {
     // runs.tool_output reaches POST /runs/{id}/tool-output (its success is tests/convex/toolOutput.test.ts's).
     const noRun = await client.callTool({ name: "runs.tool_output", arguments: { run_id: "no-such-run", tool: "web_fetch", tool_call_id: "no-such-run:0", output: "x" } });
     expect(JSON.parse(textOf(noRun))).toEqual({ error: "Run not found.", status: 404 });
+    // runs.waiting_tool_calls reaches GET /tool-calls/waiting: nothing waits here (its listing is tests/convex/toolOutput.test.ts's).
+    expect(await call("runs.waiting_tool_calls", { limit: 5 })).toEqual({ tool_calls: [], next_cursor: null });
+    const badCursor = await client.callTool({ name: "runs.waiting_tool_calls", arguments: { cursor: "not-a-cursor" } });
+    expect(JSON.parse(textOf(badCursor))).toMatchObject({ status: 400, error: expect.stringContaining('"cursor"') });
   });
 
   test("a key made with read scopes only: the read tools answer, the write tools and chat.post are refused 403 naming the scope", async () => {
@@ -258,6 +263,7 @@ describe("maestro-mcp over stdio against the offline backend", () => {
       ["channels.create", { name: "nope" }, "channels:manage"],
       ["chat.post", { text: "nope" }, "chat:write"],
       ["runs.tool_output", { run_id: "any", tool: "web_fetch", tool_call_id: "any:0", output: "nope" }, "tools:run"],
+      ["runs.waiting_tool_calls", {}, "tools:run"],
     ] as const) {
       const refused = await client.callTool({ name, arguments: args });
       expect(refused.isError, name).toBe(true);

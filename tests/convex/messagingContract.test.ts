@@ -219,6 +219,7 @@ describe("API key scopes", () => {
       ["messages:read", "GET", "/agents/me/inbox", undefined],
       ["chat:write", "POST", "/mcp/chat.post", { text: "nope" }],
       ["chat:read", "POST", "/mcp/chat.getNew", {}],
+      ["tools:run", "GET", "/tool-calls/waiting", undefined],
       ["tools:run", "POST", `/runs/${waiting.runId}/tool-output`, { tool: "web_fetch", tool_call_id: waiting.callId, output: "Pricing: $10 a seat." }],
     ];
     const failures: string[] = [];

@@ -13,9 +13,10 @@
  * the run in the key's department), answered with HTTP_STATUS. The action's
  * side is in tests/backend/toolOutput.test.ts.
  */
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Doc, Id } from "../../convex/_generated/dataModel";
+import { EXTERNAL_CALL_TIMEOUT_MS, externalCallTimeoutMs, MAX_WAITING_CALLS_PAGE, timeoutWords } from "../../convex/lib/limits";
 import { MAX_TOOL_OUTPUT_CHARS } from "../../convex/lib/pauses";
 import { MAX_EVENT_TEXT_CHARS } from "../../convex/lib/runEvents";
 import { TOOL_REGISTRY, type ToolDefinition, type ToolScope } from "../../convex/tools/registry";
@@ -266,5 +267,151 @@ describe("POST /runs/{id}/tool-output (an agent's API key)", () => {
     const late = await submit({ tool_call_id: stopped.callId, output: "late" }, undefined, stopped.runId);
     expect(late.status).toBe(409);
     expect(await snapshot(t)).toBe(beforeLate);
+  });
+});
+
+/** Moves the fake clock on by `ms` and lets every scheduled function that came due finish. */
+async function advance(t: TestConvex, ms: number) {
+  vi.advanceTimersByTime(ms);
+  await t.finishInProgressScheduledFunctions();
+}
+
+describe("an external call nobody answers in time", () => {
+  test(`times out after ${EXTERNAL_CALL_TIMEOUT_MS / 60_000} minutes: the run records it and goes on with the timeout as the call's error`, async () => {
+    const { t, runId, callId } = await setup();
+    const waiting = await runOf(t, runId);
+    expect(waiting.externalCallExpiresAt).toBe(waiting.externalCallSince! + EXTERNAL_CALL_TIMEOUT_MS);
+    await advance(t, EXTERNAL_CALL_TIMEOUT_MS - 1000);
+    expect((await runOf(t, runId)).status).toBe("waiting");
+    await advance(t, 1000);
+    const run = await runOf(t, runId);
+    expect(run.status).toBe("queued");
+    expect(run.externalCallExpiresAt).toBeUndefined();
+    const timeout = "timed out after 10 minutes: no outside executor handed back its output. Go on without it, or say what you still need.";
+    expect((await eventsOf(t, runId)).at(-1)).toEqual({ type: "tool_output_submitted", tool: "web_fetch", toolCallId: callId, content: `failed: ${timeout}`, expired: true });
+    // The model reads the timeout as the call's failure.
+    expect((await nextAttempt(t, runId))?.resolution).toEqual({ kind: "result", outcome: "error", text: `web_fetch failed: ${timeout}` });
+  });
+
+  test("a late output is refused, saying the call timed out, and changes nothing (app and HTTP alike)", async () => {
+    const { t, departmentId, admin, writer, key } = await squadWithWriterKey();
+    const taskId = await createTask(admin, departmentId, { title: "Pricing page" });
+    const { runId, callId } = await pausedOnExternalCall(t, taskId);
+    await advance(t, EXTERNAL_CALL_TIMEOUT_MS);
+    const late = { runId, tool: "web_fetch", toolCallId: callId, output: "Pricing: $10 a seat." };
+    for (const moment of ["queued", "running"]) {
+      if (moment === "running") await nextAttempt(t, runId);
+      expect((await runOf(t, runId)).status).toBe(moment);
+      const before = await snapshot(t);
+      await expectError(admin.mutation(api.runs.toolOutput, late), "CONFLICT", /Call .+ timed out after 10 minutes before its output arrived.+late output is refused/);
+      const http = await callMessagingApi(t, key, "POST", `/runs/${runId}/tool-output`, { tool: "web_fetch", tool_call_id: callId, output: "late" });
+      expect([http.status, http.body.error]).toEqual([409, expect.stringMatching(/timed out after 10 minutes/)]);
+      expect(await snapshot(t)).toBe(before);
+    }
+    expect(writer).toBeDefined();
+  });
+
+  test("a call answered, or a run stopped, before the deadline: the timeout changes nothing", async () => {
+    const { t, admin, taskId, runId, callId } = await setup();
+    await admin.mutation(api.runs.toolOutput, { runId, tool: "web_fetch", toolCallId: callId, output: "in time" });
+    const stopped = await pausedOnExternalCall(t, taskId, 5, AGENTS.jarvis);
+    await admin.mutation(api.runs.stop, { taskId, runId: stopped.runId });
+    // The resumed run's own action goes first (here it ends: no model is configured), then the deadline passes.
+    await advance(t, 0);
+    const before = await snapshot(t);
+    await advance(t, EXTERNAL_CALL_TIMEOUT_MS);
+    expect(await snapshot(t)).toBe(before);
+    const outputs = (await eventsOf(t, runId)).filter((e) => e.type === "tool_output_submitted");
+    expect(outputs).toEqual([{ type: "tool_output_submitted", tool: "web_fetch", toolCallId: callId, content: "in time" }]);
+    expect((await eventsOf(t, stopped.runId)).some((e) => e.type === "tool_output_submitted")).toBe(false);
+  });
+
+  test("MAESTRO_EXTERNAL_CALL_TIMEOUT_MS sets the timeout; the message says it", () => {
+    expect(externalCallTimeoutMs({})).toBe(EXTERNAL_CALL_TIMEOUT_MS);
+    expect(externalCallTimeoutMs({ MAESTRO_EXTERNAL_CALL_TIMEOUT_MS: "30000" })).toBe(30_000);
+    expect(externalCallTimeoutMs({ MAESTRO_EXTERNAL_CALL_TIMEOUT_MS: "-5" })).toBe(EXTERNAL_CALL_TIMEOUT_MS);
+    expect(externalCallTimeoutMs({ MAESTRO_EXTERNAL_CALL_TIMEOUT_MS: "soon" })).toBe(EXTERNAL_CALL_TIMEOUT_MS);
+    expect([60_000, 90_000, 1000, 3_600_000].map(timeoutWords)).toEqual(["1 minute", "90 seconds", "1 second", "60 minutes"]);
+  });
+});
+
+describe("the waiting calls, for an outside executor", () => {
+  const page = (numItems: number, cursor: string | null = null) => ({ numItems, cursor });
+
+  test("runs.waitingToolCalls: the department's calls soonest to expire first, with what toolOutput needs; an answered or expired call leaves the list", async () => {
+    const { t, departmentId, admin, taskId, runId, callId } = await setup();
+    vi.advanceTimersByTime(1000);
+    const second = await pausedOnExternalCall(t, taskId, 0, AGENTS.jarvis);
+    const other = await createOtherDepartment(t);
+    await pausedOnExternalCall(t, await createOtherTask(t, other.departmentId), 2, await createOtherAgent(t, other.departmentId));
+    const first = await runOf(t, runId);
+    const listed = await admin.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: page(10) });
+    expect(listed.isDone).toBe(true);
+    expect(listed.page).toEqual([
+      { runId, taskId, tool: "web_fetch", toolCallId: callId, arguments: ARGS, since: first.externalCallSince, expiresAt: first.externalCallSince! + EXTERNAL_CALL_TIMEOUT_MS },
+      expect.objectContaining({ runId: second.runId, toolCallId: second.callId }),
+    ]);
+    // Paged.
+    const one = await admin.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: page(1) });
+    expect(one.page.map((c) => c.toolCallId)).toEqual([callId]);
+    const two = await admin.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: page(1, one.continueCursor) });
+    expect(two.page.map((c) => c.toolCallId)).toEqual([second.callId]);
+
+    await admin.mutation(api.runs.toolOutput, { runId, tool: "web_fetch", toolCallId: callId, output: "done" });
+    expect((await admin.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: page(10) })).page.map((c) => c.toolCallId)).toEqual([second.callId]);
+    await advance(t, EXTERNAL_CALL_TIMEOUT_MS);
+    expect((await admin.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: page(10) })).page).toEqual([]);
+  });
+
+  test("who may list: members and viewers of the department; refused signed out, to another department's admin, and beyond the page bound", async () => {
+    const { t, departmentId, callId } = await setup();
+    const viewer = await addToDepartment(t, departmentId, "Vic", "viewer");
+    const other = await createOtherDepartment(t);
+    const args = { departmentId, paginationOpts: page(10) };
+    // A viewer reads the board, where these calls and their arguments already show; answering needs a member.
+    expect((await viewer.query(api.runs.waitingToolCalls, args)).page.map((c) => c.toolCallId)).toEqual([callId]);
+    await expectError(t.query(api.runs.waitingToolCalls, args), "UNAUTHENTICATED");
+    await expectError(other.member.query(api.runs.waitingToolCalls, args), "FORBIDDEN");
+    await expectError(viewer.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: page(MAX_WAITING_CALLS_PAGE + 1) }), "INVALID_ARGUMENT", /1 to 50/);
+    await expectError(viewer.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: page(0) }), "INVALID_ARGUMENT");
+  });
+
+  test("GET /tool-calls/waiting: a key with tools:run lists its department's calls (snake_case, arguments as JSON, paged); refused without a key, a bad key, or the scope", async () => {
+    const { t, departmentId, admin, writer, key } = await squadWithWriterKey();
+    const taskId = await createTask(admin, departmentId, { title: "Pricing page" });
+    const { runId, callId } = await pausedOnExternalCall(t, taskId);
+    const second = await pausedOnExternalCall(t, taskId, 0, AGENTS.jarvis);
+    const run = await runOf(t, runId);
+    const list = await callMessagingApi(t, key, "GET", "/tool-calls/waiting?limit=1");
+    expect(list).toEqual({
+      status: 200,
+      body: {
+        tool_calls: [{ run_id: runId, task_id: taskId, tool: "web_fetch", tool_call_id: callId, arguments: { url: "https://example.com/pricing" }, since: run.externalCallSince, expires_at: run.externalCallExpiresAt }],
+        next_cursor: expect.any(String),
+      },
+    });
+    const next = await callMessagingApi(t, key, "GET", `/tool-calls/waiting?limit=1&cursor=${encodeURIComponent(list.body.next_cursor as string)}`);
+    expect(next.body.tool_calls.map((c: { tool_call_id: string }) => c.tool_call_id)).toEqual([second.callId]);
+    const all = await callMessagingApi(t, key, "GET", "/tool-calls/waiting");
+    expect([all.body.tool_calls.length, all.body.next_cursor]).toEqual([2, null]);
+
+    const withoutScope = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: API_SCOPES.filter((s) => s !== "tools:run") });
+    const other = await createOtherDepartment(t);
+    const spy = await agent(t, await createOtherAgent(t, other.departmentId));
+    const { key: foreignKey } = await other.member.mutation(api.agentApiKeys.create, { agentId: spy._id });
+    const before = await snapshot(t);
+    expect((await callMessagingApi(t, null, "GET", "/tool-calls/waiting")).status).toBe(401);
+    expect((await callMessagingApi(t, "mk_nope", "GET", "/tool-calls/waiting")).status).toBe(401);
+    const unscoped = await callMessagingApi(t, withoutScope.key, "GET", "/tool-calls/waiting");
+    expect([unscoped.status, unscoped.body.error]).toEqual([403, expect.stringContaining('"tools:run" scope')]);
+    // Another department's key sees its own department's calls only: none.
+    expect(await callMessagingApi(t, foreignKey, "GET", "/tool-calls/waiting")).toEqual({ status: 200, body: { tool_calls: [], next_cursor: null } });
+    for (const limit of ["0", "51", "1.5", "-1", "many"]) {
+      const refused = await callMessagingApi(t, key, "GET", `/tool-calls/waiting?limit=${limit}`);
+      expect([limit, refused.status]).toEqual([limit, 400]);
+    }
+    const badCursor = await callMessagingApi(t, key, "GET", "/tool-calls/waiting?cursor=not-a-cursor");
+    expect([badCursor.status, badCursor.body.error]).toEqual([400, expect.stringMatching(/cursor/)]);
+    expect(await snapshot(t)).toBe(before);
   });
 });
