@@ -3,7 +3,9 @@
  * calls `web_fetch` (run outside Maestro), his run waits on the call, a
  * member hands back its output with `runs.toolOutput`, and the resumed run
  * goes on from the call with the output as its result, with a scripted
- * OpenAI-compatible model. tests/convex/toolOutput.test.ts has the refusals.
+ * OpenAI-compatible model; unanswered, the call times out on the backend's
+ * scheduler and the run goes on with the timeout as the call's error.
+ * tests/convex/toolOutput.test.ts has the refusals.
  */
 import type { ConvexHttpClient } from "convex/browser";
 import { beforeAll, describe, expect, test } from "vitest";
@@ -60,5 +62,31 @@ describe("an external tool's output", () => {
     expect(thread[0]).toMatchObject({ author: { kind: "agent", name: "Jarvis" }, content: expect.stringContaining("Pricing: $10 a seat.") });
     // Once: the call is answered.
     await expect(ada.mutation(api.runs.toolOutput, { runId: done._id, tool: "web_fetch", toolCallId, output: "again" })).rejects.toThrow(/not waiting/);
+  });
+
+  test("nobody hands the output back: the call times out on the backend's scheduler, the model reads the timeout and the run completes; a late output is refused", async () => {
+    // The deployment's timeout, short for the test (lib/limits externalCallTimeoutMs reads it when the run pauses).
+    process.env.MAESTRO_EXTERNAL_CALL_TIMEOUT_MS = "2000";
+    try {
+      const taskId = await ada.mutation(api.tasks.create, { departmentId, title: "Pricing, unanswered", description: "", assigneeSessionKeys: [] });
+      await ada.mutation(api.messages.create, { taskId, content: "@Jarvis what does example.com charge?" });
+      const waiting = await runOf(taskId, "waiting");
+      expect(waiting.waitingExpiresAt).toBeGreaterThan(Date.now() - 2000);
+      const listed = await ada.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: { numItems: 10, cursor: null } });
+      const call = listed.page.find((c) => c.runId === waiting._id)!;
+      expect(call).toMatchObject({ tool: "web_fetch", arguments: '{"url":"https://example.com/pricing"}', expiresAt: waiting.waitingExpiresAt });
+
+      const done = await runOf(taskId, "completed");
+      const events = (await ada.query(api.runEvents.listForRun, { runId: done._id })).map((e) => e.payload);
+      const timeout = "timed out after 2 seconds: no outside executor handed back its output. Go on without it, or say what you still need.";
+      expect(events.filter((p) => p.type === "tool_output_submitted")).toEqual([{ type: "tool_output_submitted", tool: "web_fetch", toolCallId: call.toolCallId, content: `failed: ${timeout}`, expired: true }]);
+      expect(events.filter((p) => p.type === "tool_result")).toEqual([{ type: "tool_result", index: 0, name: "web_fetch", outcome: "error", observation: `web_fetch failed: ${timeout}` }]);
+      const thread = (await ada.query(api.messages.list, { taskId, paginationOpts: { numItems: 20, cursor: null } })).page;
+      expect(thread[0]).toMatchObject({ author: { kind: "agent", name: "Jarvis" }, content: expect.stringContaining("timed out after 2 seconds") });
+      expect((await ada.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: { numItems: 10, cursor: null } })).page.map((c) => c.runId)).not.toContain(done._id);
+      await expect(ada.mutation(api.runs.toolOutput, { runId: done._id, tool: "web_fetch", toolCallId: call.toolCallId, output: "too late" })).rejects.toThrow(/timed out after 2 seconds before its output arrived/);
+    } finally {
+      delete process.env.MAESTRO_EXTERNAL_CALL_TIMEOUT_MS;
+    }
   });
 });
