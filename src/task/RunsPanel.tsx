@@ -14,6 +14,7 @@ import { StopRunButton } from "../runs/StopRunButton";
 import { TypingIndicator } from "../runs/TypingIndicator";
 import {
   describeToolCall,
+  executorWaitNote,
   extraGuards,
   formatTokens,
   isActive,
@@ -99,6 +100,7 @@ function RunItem({ run, now, taskId, runHref }: { run: RunView; now: number; tas
   const guards = extraGuards(run);
   const tokens = formatTokens(run);
   const duration = runDuration(run);
+  const executorWait = executorWaitNote(run, now);
   const details = [
     run.model && <span key="model">{run.model}</span>,
     tokens && (
@@ -128,6 +130,12 @@ function RunItem({ run, now, taskId, runHref }: { run: RunView; now: number; tas
         {active && taskId !== undefined && <StopRunButton taskId={taskId} runId={run._id} />}
         <RelativeTime at={run._creationTime} now={now} className="shrink-0 text-xs text-slate-500 dark:text-slate-400" />
       </div>
+
+      {executorWait !== null && (
+        <p data-testid="executor-wait" className="text-xs text-amber-700 dark:text-amber-300">
+          {executorWait}
+        </p>
+      )}
 
       <RunToolCalls runId={run._id} ended={!active} href={runHref?.(run._id)} />
 

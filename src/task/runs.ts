@@ -82,6 +82,17 @@ export function runHeadline(run: Pick<RunView, "agentName" | "status" | "reason"
   }
 }
 
+/**
+ * For a run waiting on an external tool's call: that an outside executor must
+ * answer it, and when the call times out ("expires in 9 min"); null otherwise.
+ */
+export function executorWaitNote(run: Pick<RunView, "status" | "waitingOnTool" | "waitingExpiresAt">, now: number): string | null {
+  if (run.status !== "waiting" || run.waitingOnTool === undefined || run.waitingExpiresAt === undefined) return null;
+  const left = run.waitingExpiresAt - now;
+  const when = left <= 0 ? "expires now" : left < 60_000 ? "expires in under a minute" : `expires in ${Math.ceil(left / 60_000)} min`;
+  return `Waits for an outside executor to run ${run.waitingOnTool}; the call ${when}.`;
+}
+
 /** The phrase for what started the run, e.g. "after a mention". */
 export function triggerLabel(trigger: RunView["trigger"]): string {
   return TRIGGER_LABELS[trigger.kind];

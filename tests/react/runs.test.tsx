@@ -8,6 +8,7 @@ import type { RunEventPayload } from "../../convex/lib/runEvents";
 import { AgentActivity, RunsPanel } from "../../src/task/RunsPanel";
 import {
   describeToolCall,
+  executorWaitNote,
   extraGuards,
   formatDuration,
   formatTokens,
@@ -199,6 +200,16 @@ describe("run helpers", () => {
     expect(runDuration(run({ startedAt: undefined, _creationTime: NOW - 1_000, endedAt: NOW }))).toBe("1.0 s");
   });
 
+  it("says a run waits for an outside executor, and when its call expires", () => {
+    const waiting = run({ status: "waiting", reason: undefined, endedAt: undefined, waitingOnTool: "web_fetch", waitingExpiresAt: NOW + 9 * 60_000 + 5_000 });
+    expect(executorWaitNote(waiting, NOW)).toBe("Waits for an outside executor to run web_fetch; the call expires in 10 min.");
+    expect(executorWaitNote(waiting, NOW + 9 * 60_000)).toBe("Waits for an outside executor to run web_fetch; the call expires in under a minute.");
+    expect(executorWaitNote(waiting, NOW + 10 * 60_000)).toBe("Waits for an outside executor to run web_fetch; the call expires now.");
+    // Waiting for a person, or no longer waiting: nothing to say.
+    expect(executorWaitNote(run({ status: "waiting", reason: undefined }), NOW)).toBeNull();
+    expect(executorWaitNote({ ...waiting, status: "queued" }, NOW)).toBeNull();
+  });
+
   it("splits the newest three from the rest", () => {
     expect(splitRuns([1, 2, 3, 4, 5])).toEqual({ recent: [1, 2, 3], earlier: [4, 5] });
     expect(splitRuns([1])).toEqual({ recent: [1], earlier: [] });
@@ -206,6 +217,11 @@ describe("run helpers", () => {
 });
 
 describe("RunsPanel", () => {
+  it("a run waiting on an external call says so under its headline", () => {
+    render(<RunsPanel runs={[run({ status: "waiting", reason: undefined, endedAt: undefined, waitingOnTool: "web_fetch", waitingExpiresAt: NOW + 4 * 60_000 })]} now={NOW} />);
+    expect(screen.getByTestId("executor-wait").textContent).toBe("Waits for an outside executor to run web_fetch; the call expires in 4 min.");
+  });
+
   it("renders nothing without runs", () => {
     const { container } = render(<RunsPanel runs={[]} now={NOW} />);
     expect(container.innerHTML).toBe("");
