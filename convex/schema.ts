@@ -421,8 +421,10 @@ export default defineSchema({
   /** Slash-command invocations and failures that involved no run (those land in the run's event stream). */
   commandEvents: defineTable({
     departmentId: v.id("departments"),
-    /** Absent for commands typed in #maestro. */
+    /** The task whose thread it was typed in; absent for commands typed in a channel or #maestro. */
     taskId: v.optional(v.id("tasks")),
+    /** The channel or DM it was typed in; absent for commands typed in a task's thread or #maestro. */
+    channelId: v.optional(v.id("channels")),
     userId: v.id("users"),
     payload: v.union(
       v.object({ type: v.literal("slash_command_invoked"), name: v.string(), invokedAs: v.string(), args: v.string() }),
@@ -430,10 +432,11 @@ export default defineSchema({
     ),
   })
     .index("by_task", ["taskId"])
-    // Everything in the department, newest first; the next index pages #maestro's alone (taskId undefined).
+    .index("by_channel", ["channelId"])
+    // Everything in the department, newest first; the next index pages #maestro's alone (taskId and channelId undefined).
     // eslint-disable-next-line @convex-dev/no-duplicate-indexes
     .index("by_department", ["departmentId"])
-    .index("by_department_and_task", ["departmentId", "taskId"]),
+    .index("by_department_and_task_and_channel", ["departmentId", "taskId", "channelId"]),
 
   /** A department admin's overrides of the JSON config's chat defaults (one document per department). */
   settings: defineTable({

@@ -18,7 +18,7 @@ import { DEFAULT_MODEL } from "./lib/modelConfig";
 import { ARGUMENT_KINDS, COMMAND_LIMITS, commandNameProblem, modelChoices } from "./lib/slashCommands";
 import { checkPageSize } from "./lib/validate";
 import { departmentAgents } from "./records/agents";
-import { readableChannelX } from "./records/channels";
+import { mayRead, readableChannelX } from "./records/channels";
 import { findMembership } from "./records/members";
 import { appendRunEvent } from "./records/runEvents";
 import { taskRunWithStatus } from "./records/runs";
@@ -65,7 +65,7 @@ async function redactedPayload(ctx: QueryCtx, departmentId: Id<"departments">, p
 async function record(ctx: MutationCtx, where: Where, runId: Id<"runs"> | null, payload: CommandPayload): Promise<void> {
   const redacted = await redactedPayload(ctx, where.departmentId, payload);
   if (runId !== null) await appendRunEvent(ctx, runId, redacted);
-  else await insertCommandEvent(ctx, where.departmentId, where.task?._id ?? null, where.member.userId, redacted);
+  else await insertCommandEvent(ctx, where.departmentId, { taskId: where.task?._id, channelId: where.channel?._id }, where.member.userId, redacted);
 }
 
 const vCommandView = v.object({
@@ -156,37 +156,72 @@ const vCommandEvent = schema.tables.commandEvents.validator.omit("departmentId")
   by: v.string(),
   /** The task it was typed in, while the task exists; absent for #maestro. */
   taskTitle: v.optional(v.string()),
+  /** The channel it was typed in, as the history names it (`#general`, or `a DM`). */
+  channelName: v.optional(v.string()),
 });
 
 /**
+ * Whether the caller may see a command typed in `channelId`, and how the
+ * history names the place: a conversation they cannot read (a private
+ * channel or a DM of others) hides its commands, whose text may be private.
+ */
+async function channelPlace(ctx: QueryCtx & { member: Doc<"members"> }, departmentId: Id<"departments">, channelId: Id<"channels">): Promise<{ visible: boolean; name?: string }> {
+  const channel = await ctx.db.get("channels", channelId);
+  // A deleted channel's records stay the department's, with no name to give.
+  if (channel === null) return { visible: true };
+  if (channel.departmentId !== departmentId || !(await mayRead(ctx, channel, memberKey(ctx.member.userId)))) return { visible: false };
+  return { visible: true, name: channel.kind === "dm" ? "a DM" : `#${channel.name}` };
+}
+
+/**
  * Command records that involved no run, newest first, a page at a time: a
- * task's (`taskId`, which wins over `scope`), #maestro's (the default), or
- * the whole department's (`scope: "department"`). Those that started a run
- * are in its event stream.
+ * task's (`taskId`), a channel's or DM's (`channelId`, one the caller may
+ * read; not both), #maestro's (`scope: "chat"`, the default), or the whole
+ * department's (`scope: "department"`). Commands typed in conversations the
+ * caller cannot read are left out (a page may come back shorter). Those that
+ * started a run are in its event stream.
  */
 export const listCommandEvents = departmentQuery({
   args: {
     taskId: v.optional(v.id("tasks")),
+    channelId: v.optional(v.id("channels")),
     scope: v.optional(v.union(v.literal("chat"), v.literal("department"))),
     paginationOpts: paginationOptsValidator,
   },
   returns: paginationResultValidator(vCommandEvent),
-  handler: async (ctx, { departmentId, taskId, scope, paginationOpts }) => {
+  handler: async (ctx, { departmentId, taskId, channelId, scope, paginationOpts }) => {
     checkPageSize(paginationOpts.numItems);
+    if (taskId !== undefined && channelId !== undefined) throw new MaestroError("INVALID_ARGUMENT", "Show a task's commands or a channel's, not both.");
     await taskIn(ctx, departmentId, taskId);
-    const page = await commandEventPage(ctx, departmentId, taskId === undefined ? (scope ?? "chat") : { taskId }, paginationOpts);
-    // A page names few people and tasks: each is read once.
+    if (channelId !== undefined) await readableChannelX(ctx, departmentId, memberKey(ctx.member.userId), channelId, "such conversation");
+    const where = taskId !== undefined ? { taskId } : channelId !== undefined ? { channelId } : (scope ?? "chat");
+    const page = await commandEventPage(ctx, departmentId, where, paginationOpts);
+    // A page names few people, tasks and channels: each is read once.
     const names = new Map<Id<"users">, string>();
     const titles = new Map<Id<"tasks">, string | undefined>();
+    const places = new Map<Id<"channels">, { visible: boolean; name?: string }>();
     const rows = [];
-    for (const { _id, _creationTime, taskId: where, userId, payload } of page.page) {
+    for (const { _id, _creationTime, taskId: task, channelId: channel, userId, payload } of page.page) {
+      if (channel !== undefined && !places.has(channel)) places.set(channel, await channelPlace(ctx, departmentId, channel));
+      const place = channel === undefined ? undefined : places.get(channel)!;
+      if (place?.visible === false) continue;
       if (!names.has(userId)) names.set(userId, (await findMembership(ctx, departmentId, userId))?.name ?? "someone who left");
-      if (where !== undefined && !titles.has(where)) {
-        const task = await ctx.db.get("tasks", where);
-        titles.set(where, task === null || task.departmentId !== departmentId ? undefined : task.title);
+      if (task !== undefined && !titles.has(task)) {
+        const row = await ctx.db.get("tasks", task);
+        titles.set(task, row === null || row.departmentId !== departmentId ? undefined : row.title);
       }
-      const taskTitle = where === undefined ? undefined : titles.get(where);
-      rows.push({ _id, _creationTime, userId, payload, by: names.get(userId)!, ...(where === undefined ? {} : { taskId: where }), ...(taskTitle === undefined ? {} : { taskTitle }) });
+      const taskTitle = task === undefined ? undefined : titles.get(task);
+      rows.push({
+        _id,
+        _creationTime,
+        userId,
+        payload,
+        by: names.get(userId)!,
+        ...(task === undefined ? {} : { taskId: task }),
+        ...(taskTitle === undefined ? {} : { taskTitle }),
+        ...(channel === undefined ? {} : { channelId: channel }),
+        ...(place?.name === undefined ? {} : { channelName: place.name }),
+      });
     }
     return { ...page, page: rows };
   },

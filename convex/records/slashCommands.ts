@@ -45,13 +45,20 @@ export async function deleteCommand(ctx: MutationCtx, commandId: Id<"slashComman
   await ctx.db.delete("slashCommands", commandId);
 }
 
-/** Records an invocation or failure that involved no run. */
-export async function insertCommandEvent(ctx: MutationCtx, departmentId: Id<"departments">, taskId: Id<"tasks"> | null, userId: Id<"users">, payload: CommandPayload): Promise<void> {
-  await ctx.db.insert("commandEvents", { departmentId, ...(taskId === null ? {} : { taskId }), userId, payload });
+/** Where a command was typed: a task's thread, a channel or DM, or (neither) #maestro. */
+export interface CommandPlace {
+  taskId?: Id<"tasks">;
+  channelId?: Id<"channels">;
 }
 
-/** Where command records are read from: one task's thread, #maestro, or the whole department. */
-export type CommandScope = { taskId: Id<"tasks"> } | "chat" | "department";
+/** Records an invocation or failure that involved no run, with where it was typed. */
+export async function insertCommandEvent(ctx: MutationCtx, departmentId: Id<"departments">, place: CommandPlace, userId: Id<"users">, payload: CommandPayload): Promise<void> {
+  const { taskId, channelId } = place;
+  await ctx.db.insert("commandEvents", { departmentId, ...(taskId === undefined ? {} : { taskId }), ...(channelId === undefined ? {} : { channelId }), userId, payload });
+}
+
+/** Where command records are read from: one task's thread, one channel, #maestro, or the whole department. */
+export type CommandScope = { taskId: Id<"tasks"> } | { channelId: Id<"channels"> } | "chat" | "department";
 
 /** One page of command records that involved no run, newest first, in `scope`. */
 export async function commandEventPage(ctx: QueryCtx, departmentId: Id<"departments">, scope: CommandScope, paginationOpts: PaginationOptions) {
@@ -60,7 +67,9 @@ export async function commandEventPage(ctx: QueryCtx, departmentId: Id<"departme
     scope === "department"
       ? events.withIndex("by_department", (q) => q.eq("departmentId", departmentId))
       : scope === "chat"
-        ? events.withIndex("by_department_and_task", (q) => q.eq("departmentId", departmentId).eq("taskId", undefined))
-        : events.withIndex("by_task", (q) => q.eq("taskId", scope.taskId));
+        ? events.withIndex("by_department_and_task_and_channel", (q) => q.eq("departmentId", departmentId).eq("taskId", undefined).eq("channelId", undefined))
+        : "channelId" in scope
+          ? events.withIndex("by_channel", (q) => q.eq("channelId", scope.channelId))
+          : events.withIndex("by_task", (q) => q.eq("taskId", scope.taskId));
   return await rows.order("desc").paginate(paginationOpts);
 }

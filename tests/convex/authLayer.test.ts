@@ -111,6 +111,7 @@ function sampleObject(fields: Record<string, { fieldType: ArgValidator; optional
 const ONE_OF: Record<string, string[]> = {
   "slashCommands:previewSlashCommand": ["channelId"],
   "slashCommands:resolveSlashCommand": ["channelId"],
+  "slashCommands:listCommandEvents": ["channelId"],
 };
 
 function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {

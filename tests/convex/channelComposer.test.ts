@@ -183,3 +183,45 @@ describe("task links in a task's thread", () => {
     expect(thread.map((m) => m.content)).toContain(`Depends on this\n[linked task: “Launch copy” (task id ${target})]`);
   });
 });
+
+describe("the command history of commands typed in a channel", () => {
+  const first = { numItems: 20, cursor: null };
+
+  test("names the channel, not #maestro; #maestro's scope leaves it out; filtering by the channel lists only its commands", async () => {
+    const { t, departmentId, admin, grace, vera, channelId } = await squad();
+    await send(grace, departmentId, channelId, "/help");
+    await send(grace, departmentId, channelId, "/status done");
+    await admin.mutation(api.slashCommands.resolveSlashCommand, { departmentId, text: "/help" });
+    const stored = await t.run(async (ctx) => (await ctx.db.query("commandEvents").collect()).map((e) => [e.payload.invokedAs, e.channelId ?? null]));
+    expect(stored).toEqual([["/help", channelId], ["/status done", channelId], ["/help", null]]);
+
+    const history = (args: { channelId?: Id<"channels">; scope?: "chat" | "department" }) => vera.query(api.slashCommands.listCommandEvents, { departmentId, ...args, paginationOpts: first });
+    const everywhere = await history({ scope: "department" });
+    expect(everywhere.page.map((r) => [r.payload.invokedAs, r.channelName ?? "#maestro", r.channelId])).toEqual([
+      ["/help", "#maestro", undefined],
+      ["/status done", "#launch", channelId],
+      ["/help", "#launch", channelId],
+    ]);
+    expect((await history({ scope: "chat" })).page.map((r) => r.payload.invokedAs)).toEqual(["/help"]);
+    expect((await history({ channelId })).page.map((r) => [r.payload.invokedAs, r.channelName])).toEqual([
+      ["/status done", "#launch"],
+      ["/help", "#launch"],
+    ]);
+  });
+
+  test("a private channel's commands are hidden from those who cannot read it, and filtering by it is refused; another department's channel too", async () => {
+    const { t, departmentId, admin, grace, other } = await squad();
+    const secret = await admin.mutation(api.channels.create, { departmentId, name: "secret", visibility: "private" });
+    await admin.mutation(api.slashCommands.resolveSlashCommand, { departmentId, channelId: secret, text: "/help password=hunter2" });
+    const list = (actor: Actor, args: Record<string, unknown>) => actor.query(api.slashCommands.listCommandEvents, { departmentId, ...args, paginationOpts: first });
+    expect((await list(admin, { scope: "department" })).page.map((r) => r.channelName)).toEqual(["#secret"]);
+    expect((await list(grace, { scope: "department" })).page).toEqual([]);
+    await expectError(list(grace, { channelId: secret }), "FORBIDDEN");
+    const theirs = await other!.member.mutation(api.channels.create, { departmentId: other!.departmentId, name: "theirs", visibility: "project" });
+    await expectError(list(admin, { channelId: theirs }), "NOT_FOUND");
+    await expectError(other!.member.query(api.slashCommands.listCommandEvents, { departmentId, channelId: secret, paginationOpts: first }), "FORBIDDEN");
+    const taskId = await createTask(admin, departmentId, { title: "Both" });
+    await expectError(list(admin, { channelId: secret, taskId }), "INVALID_ARGUMENT", /not both/);
+    expect(t).toBeDefined();
+  });
+});
