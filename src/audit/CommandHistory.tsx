@@ -1,5 +1,5 @@
 // The slash commands people typed in the department, newest first, a page at a time: who, what, where, and how it went.
-import { usePaginatedQuery } from "convex/react";
+import { usePaginatedQuery, useQuery } from "convex/react";
 import { useId, useState } from "react";
 import { Link } from "react-router";
 import { api } from "../../convex/_generated/api";
@@ -11,8 +11,8 @@ import { RelativeTime } from "../components/ui/RelativeTime";
 import { SkeletonStack } from "../components/ui/Skeleton";
 import { cn } from "../lib/cn";
 import { useNow } from "../lib/relativeTime";
-import { taskPath } from "../shell/addresses";
-import { COMMAND_SCOPE_OPTIONS, commandOutcome, commandPlace, type CommandScope } from "./commandHistory";
+import { channelsPath, taskPath } from "../shell/addresses";
+import { commandOutcome, commandPlace, commandScopeArgs, commandScopeOptions, type CommandScope } from "./commandHistory";
 
 const PAGE = 25;
 
@@ -26,11 +26,12 @@ export function CommandHistory({ departmentId, slug }: Props) {
   const id = useId();
   const now = useNow(30_000);
   const [scope, setScope] = useState<CommandScope>("department");
-  const { results, status, loadMore } = usePaginatedQuery(api.slashCommands.listCommandEvents, { departmentId, scope }, { initialNumItems: PAGE });
+  const channels = useQuery(api.channels.list, { departmentId });
+  const { results, status, loadMore } = usePaginatedQuery(api.slashCommands.listCommandEvents, { departmentId, ...commandScopeArgs(scope) }, { initialNumItems: PAGE });
   return (
     <div className="flex flex-col gap-3">
       <Field label="Typed in" htmlFor={`${id}-scope`} className="sm:max-w-xs">
-        <Select id={`${id}-scope`} value={scope} options={COMMAND_SCOPE_OPTIONS} onValueChange={setScope} />
+        <Select id={`${id}-scope`} value={scope} options={commandScopeOptions(channels ?? [])} onValueChange={setScope} />
       </Field>
       {status === "LoadingFirstPage" ? (
         <SkeletonStack label="Loading commands…" blocks={["h-10", "h-10"]} />
@@ -47,6 +48,10 @@ export function CommandHistory({ departmentId, slug }: Props) {
                   <span className="font-semibold">{record.by}</span> <code className="rounded bg-slate-100 px-1 text-xs break-all dark:bg-slate-800">{record.payload.invokedAs}</code> in{" "}
                   {record.taskId !== undefined && record.taskTitle !== undefined ? (
                     <Link to={taskPath(slug, record.taskId)} className="text-indigo-700 hover:underline dark:text-indigo-300">
+                      {commandPlace(record)}
+                    </Link>
+                  ) : record.channelId !== undefined && record.channelName !== undefined ? (
+                    <Link to={channelsPath(slug, record.channelId)} className="text-indigo-700 hover:underline dark:text-indigo-300">
                       {commandPlace(record)}
                     </Link>
                   ) : (

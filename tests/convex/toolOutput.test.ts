@@ -390,8 +390,8 @@ describe("the waiting calls, for an outside executor", () => {
         next_cursor: expect.any(String),
       },
     });
-    const next = await callMessagingApi(t, key, "GET", `/tool-calls/waiting?limit=1&cursor=${encodeURIComponent(list.body.next_cursor as string)}`);
-    expect(next.body.tool_calls.map((c: { tool_call_id: string }) => c.tool_call_id)).toEqual([second.callId]);
+    const next = await callMessagingApi(t, key, "GET", `/tool-calls/waiting?limit=1&cursor=${encodeURIComponent(list.body.next_cursor!)}`);
+    expect(next.body.tool_calls.map((c) => c.tool_call_id)).toEqual([second.callId]);
     const all = await callMessagingApi(t, key, "GET", "/tool-calls/waiting");
     expect([all.body.tool_calls.length, all.body.next_cursor]).toEqual([2, null]);
 

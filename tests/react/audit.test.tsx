@@ -9,7 +9,7 @@ import { cleanup, fireEvent, render, screen, within } from "@testing-library/rea
 import { getFunctionName } from "convex/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
-import { commandOutcome, commandPlace } from "../../src/audit/commandHistory";
+import { commandOutcome, commandPlace, commandScopeArgs, commandScopeOptions } from "../../src/audit/commandHistory";
 import { actorOptions, channelOptions, EVENT_TYPE_OPTIONS, eventSummary } from "../../src/audit/eventLog";
 import { attemptsLabel, deliveryStatus } from "../../src/audit/webhook";
 import { BADGE_TONES } from "../../src/components/ui/Badge";
@@ -164,12 +164,34 @@ describe("a command record", () => {
     expect(commandPlace({ taskId: undefined, taskTitle: undefined })).toBe("#maestro");
     expect(commandPlace({ taskId: "t1" as Id<"tasks">, taskTitle: "Ship login" })).toBe("Ship login");
     expect(commandPlace({ taskId: "t1" as Id<"tasks">, taskTitle: undefined })).toBe("a deleted task");
+    // Typed in a channel: its name, not #maestro.
+    expect(commandPlace({ channelId: "c1" as Id<"channels">, channelName: "#launch" })).toBe("#launch");
+    expect(commandPlace({ channelId: "c1" as Id<"channels">, channelName: undefined })).toBe("a deleted channel");
     expect(commandOutcome({ type: "slash_command_failed", name: "stop", invokedAs: "/stop", error: "Nothing is running." })).toEqual({
       label: "Failed",
       className: BADGE_TONES.failure,
       detail: "Nothing is running.",
     });
     expect(commandOutcome({ type: "slash_command_invoked", name: "help", invokedAs: "/help", args: "" }).label).toBe("Done");
+  });
+});
+
+describe("the command history's places", () => {
+  it("filters by everywhere, #maestro or one channel (DMs are not offered), as listCommandEvents' arguments", () => {
+    const channels = [
+      { _id: "c2", kind: "channel" as const, name: "zeta" },
+      { _id: "d1", kind: "dm" as const, name: "dm" },
+      { _id: "c1", kind: "channel" as const, name: "launch" },
+    ];
+    expect(commandScopeOptions(channels).map((o) => [o.value, o.label])).toEqual([
+      ["department", "Everywhere"],
+      ["chat", "#maestro only"],
+      ["channel:c1", "#launch only"],
+      ["channel:c2", "#zeta only"],
+    ]);
+    expect(commandScopeArgs("department")).toEqual({ scope: "department" });
+    expect(commandScopeArgs("chat")).toEqual({ scope: "chat" });
+    expect(commandScopeArgs("channel:c1")).toEqual({ channelId: "c1" });
   });
 });
 
