@@ -283,6 +283,8 @@ export default defineSchema({
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
     .index("by_agent_and_status", ["agentSessionKey", "status"])
     .index("by_status_and_leaseExpiresAt", ["status", "leaseExpiresAt"])
+    // A department's runs newest first; the waiting calls' index below sorts by deadline instead.
+    // eslint-disable-next-line @convex-dev/no-duplicate-indexes
     .index("by_department", ["departmentId"])
     .index("by_agentId", ["agentId"])
     // The department's calls waiting for an outside executor, soonest to expire first (runs without one sort before any time).
