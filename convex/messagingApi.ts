@@ -50,6 +50,15 @@ import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
 
 type Body = Record<string, unknown>;
 
+/** A call's arguments as the object they spell (Maestro keeps them as canonical JSON); text that is not JSON stays text. */
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** Waiting external calls `GET /tool-calls/waiting` lists without a `limit`. */
 const DEFAULT_WAITING_CALLS = 20;
 
@@ -299,8 +308,7 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
         task_id: call.taskId,
         tool: call.tool,
         tool_call_id: call.toolCallId,
-        // Canonical JSON written by Maestro itself (lib/idempotency): the object it spells.
-        arguments: JSON.parse(call.arguments) as unknown,
+        arguments: jsonOrText(call.arguments),
         since: call.since,
         expires_at: call.expiresAt,
       })),
