@@ -113,12 +113,6 @@ export function useCompletions({ text, caret, candidates, tasks, suppressed, wri
     return false;
   }
 
-  /** Call on every edit: a dismissed list stays closed only while its trigger is still there. */
-  function onType(value: string) {
-    setBlurred(false);
-    setDismissedAt((at) => (at !== null && (value[at] === "@" || value[at] === "#") ? at : null));
-  }
-
   return {
     open,
     kind: current?.kind ?? "mention",
@@ -142,8 +136,11 @@ export function useCompletions({ text, caret, candidates, tasks, suppressed, wri
         "aria-controls": listOpen ? listId : undefined,
         "aria-activedescendant": menu.open ? menu.activeId : open ? completionOptionId(listId, active) : undefined,
         onChange: (event: ChangeEvent<HTMLTextAreaElement>) => {
-          typed(event.target.value, event.target.selectionStart);
-          onType(event.target.value);
+          const value = event.target.value;
+          typed(value, event.target.selectionStart);
+          setBlurred(false);
+          // A dismissed list stays closed only while its trigger is still there.
+          setDismissedAt((at) => (at !== null && (value[at] === "@" || value[at] === "#") ? at : null));
         },
         onSelect: (event: SyntheticEvent<HTMLTextAreaElement>) => setCaret(event.currentTarget.selectionStart),
         onBlur: () => setBlurred(true),
