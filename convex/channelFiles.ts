@@ -18,31 +18,24 @@ import { channelQuery, departmentQuery, requireChannel, userAction } from "./fun
 import { memberKey } from "./lib/actors";
 import { postRefusal } from "./lib/channels";
 import { MaestroError } from "./lib/errors";
-import { FILE_LIMITS, isTextType } from "./lib/files";
-import { scanUserText } from "./lib/secrets/userText";
-import { checkUpload, claimUploadGrant, fileUrls, insertFile, openUploadGrant, requireOwnUpload, searchDepartmentFiles, SEARCHED_TEXT_CHARS, type CheckedUpload } from "./records/channelFiles";
+import { addUpload } from "./lib/uploads";
+import { checkUpload, fileUrls, insertFile, searchDepartmentFiles, SEARCHED_TEXT_CHARS } from "./records/channelFiles";
 import { mayRead } from "./records/channels";
 import { limitOrThrow } from "./records/rateLimits";
-import { chatSettings } from "./records/settings";
-import { vFileArtifact, type FileArtifact } from "./validators";
-
-/** Characters scanned at once (the scanner refuses texts past its hard cap); windows overlap so no secret is cut in two. */
-const SCAN_WINDOW_CHARS = 200_000;
-const SCAN_OVERLAP_CHARS = 4_096;
+import { claimUploadGrant, openUploadGrant, requireOwnUpload, uploadScanPlan, type CheckedUpload } from "./records/uploadGrants";
+import { vFileArtifact, vPreparedUpload, vRecordedUpload, type FileArtifact } from "./validators";
 
 /** Whether the caller may add this stored file to this channel (auth errors are thrown: the blob is none of their business). */
 async function checkCallerUpload(ctx: QueryCtx, channelId: Id<"channels">, storageId: Id<"_storage">, name: string) {
   const { viewer, channel, membership } = await requireChannel(ctx, channelId, "member");
   const refusal = postRefusal(channel, membership !== null);
   if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
-  await requireOwnUpload(ctx, storageId, viewer.user._id, channel._id);
+  await requireOwnUpload(ctx, storageId, viewer.user._id, { departmentId: channel.departmentId, channelId: channel._id });
   const checked: CheckedUpload = await checkUpload(ctx, channel, storageId, name);
   return { channel, senderKey: memberKey(viewer.user._id), checked };
 }
 
-const vRefused = v.object({ ok: v.literal(false), message: v.string() });
-
-/** Whether an upload URL's token may still take a file (the upload route asks before it stores anything). */
+/** Whether an upload URL's token may still take a file, for a channel or a task (the upload route asks before it stores anything). */
 export const uploadGrantOpen = internalQuery({
   // The route's clock, passed in: a query may not read it (the claim checks again with its own).
   args: { token: v.string(), now: v.number() },
@@ -60,20 +53,18 @@ export const claimUpload = internalMutation({
 /** What `add` needs before it reads the blob: the refusal, or whether (and how) to scan the content. */
 export const prepareAdd = internalQuery({
   args: { channelId: v.id("channels"), storageId: v.id("_storage"), name: v.string() },
-  returns: v.union(vRefused, v.object({ ok: v.literal(true), scan: v.union(v.null(), v.object({ timeoutMs: v.number() })), text: v.boolean() })),
+  returns: vPreparedUpload,
   handler: async (ctx, { channelId, storageId, name }) => {
     const { channel, checked } = await checkCallerUpload(ctx, channelId, storageId, name);
     if (!checked.ok) return checked;
-    const settings = await chatSettings(ctx, channel.departmentId);
-    const text = isTextType(checked.contentType);
-    return { ok: true as const, scan: settings.scannerEnabled && text ? { timeoutMs: settings.scannerTimeoutMs } : null, text };
+    return await uploadScanPlan(ctx, channel.departmentId, checked.contentType);
   },
 });
 
 /** Records a checked file for its channel (checked again: the world may have moved since `prepareAdd`). */
 export const recordFile = internalMutation({
   args: { channelId: v.id("channels"), storageId: v.id("_storage"), name: v.string(), text: v.optional(v.string()) },
-  returns: v.union(vRefused, v.object({ ok: v.literal(true), artifact: vFileArtifact })),
+  returns: vRecordedUpload,
   handler: async (ctx, { channelId, storageId, name, text }) => {
     const { channel, senderKey, checked } = await checkCallerUpload(ctx, channelId, storageId, name);
     if (!checked.ok) return checked;
@@ -91,39 +82,15 @@ export const recordFile = internalMutation({
 export const add = userAction({
   args: { channelId: v.id("channels"), storageId: v.id("_storage"), name: v.string() },
   returns: vFileArtifact,
-  handler: async (ctx, args): Promise<FileArtifact> => {
-    const refuse = async (message: string): Promise<never> => {
-      await ctx.storage.delete(args.storageId);
-      throw new MaestroError("INVALID_ARGUMENT", message);
-    };
-    const prepared = await ctx.runQuery(internal.channelFiles.prepareAdd, args);
-    if (!prepared.ok) return await refuse(prepared.message);
-    let text: string | undefined;
-    if (prepared.text) {
-      const blob = await ctx.storage.get(args.storageId);
-      if (blob === null) throw new MaestroError("NOT_FOUND", "That upload is gone; upload the file again.");
-      if (blob.size <= FILE_LIMITS.scanTextBytes) {
-        text = await blob.text();
-        if (prepared.scan !== null && holdsSecret(text, prepared.scan.timeoutMs)) {
-          return await refuse("The file looks like it holds a secret (a key, token or password): remove it and upload the file again.");
-        }
-      }
-    }
-    // A text file's first characters are kept for searchFiles.
-    const recorded = await ctx.runMutation(internal.channelFiles.recordFile, { ...args, text: text?.slice(0, SEARCHED_TEXT_CHARS) });
-    if (!recorded.ok) return await refuse(recorded.message);
-    return recorded.artifact;
-  },
+  handler: async (ctx, args): Promise<FileArtifact> =>
+    await addUpload(
+      ctx.storage,
+      args.storageId,
+      async () => await ctx.runQuery(internal.channelFiles.prepareAdd, args),
+      // A text file's first characters are kept for searchFiles.
+      async (text) => await ctx.runMutation(internal.channelFiles.recordFile, { ...args, text: text?.slice(0, SEARCHED_TEXT_CHARS) }),
+    ),
 });
-
-/** True when the secret scanner finds anything in `text` (scanned in overlapping windows). */
-function holdsSecret(text: string, timeoutMs: number): boolean {
-  for (let start = 0; start < text.length; start += SCAN_WINDOW_CHARS) {
-    const window = text.slice(start, start + SCAN_WINDOW_CHARS + SCAN_OVERLAP_CHARS);
-    if (scanUserText(window, { maxChars: window.length, enabled: true, timeoutMs, source: "file" }).redacted) return true;
-  }
-  return false;
-}
 
 /** Download URLs of a message's files, for those who can read the message. */
 export const urls = channelQuery({

@@ -17,7 +17,7 @@ import { clientSendKey } from "./lib/idempotency";
 import { checkPageSize } from "./lib/validate";
 import { postChannelMessage } from "./reactions/delivery";
 import { uploadUrl } from "./lib/files";
-import { issueUploadGrant } from "./records/channelFiles";
+import { issueUploadGrant } from "./records/uploadGrants";
 import { editChannelMessage, eraseChannelMessage, historyPage, publicMessage, threadRootOf, threadView, vChannelMessage } from "./records/channelMessages";
 import { limitOrThrow } from "./records/rateLimits";
 import { oncePerKey } from "./records/toolEffects";
@@ -86,7 +86,7 @@ export const generateUploadUrl = channelMutation({
     const refusal = postRefusal(ctx.channel, ctx.membership !== null);
     if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
     await limitOrThrow(ctx, "fileUpload", memberKey(ctx.member.userId));
-    const token = await issueUploadGrant(ctx, ctx.channel, ctx.member.userId);
+    const token = await issueUploadGrant(ctx, { departmentId: ctx.channel.departmentId, channelId: ctx.channel._id }, ctx.member.userId);
     return uploadUrl(token);
   },
 });

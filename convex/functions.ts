@@ -83,27 +83,24 @@ export const departmentMutation = customMutation(mutation, {
   },
 });
 
+/** A live task of a department the caller is a member of with at least `role` (for internal queries an action runs, as the builders below). */
+export async function requireTask(ctx: QueryCtx, taskId: Id<"tasks">, role: Role) {
+  const viewer = await requireViewer(ctx);
+  const task = await ctx.db.get("tasks", taskId);
+  // Signed in first (above), so an anonymous caller cannot tell which ids exist. A deleted task is not there.
+  if (task === null || task.deletedAt !== undefined) throw new MaestroError("NOT_FOUND", "Task not found.");
+  const { member, department } = await requireMember(ctx, task.departmentId, role, viewer);
+  return { viewer, member, department, task };
+}
+
 export const taskQuery = customQuery(query, {
   args: { taskId: v.id("tasks") },
-  input: async (ctx, { taskId }, { role = "viewer" }: RoleOption) => {
-    const viewer = await requireViewer(ctx);
-    const task = await ctx.db.get("tasks", taskId);
-    // Signed in first (above), so an anonymous caller cannot tell which ids exist. A deleted task is not there.
-    if (task === null || task.deletedAt !== undefined) throw new MaestroError("NOT_FOUND", "Task not found.");
-    const { member, department } = await requireMember(ctx, task.departmentId, role, viewer);
-    return { ctx: { viewer, member, department, task }, args: { taskId } };
-  },
+  input: async (ctx, { taskId }, { role = "viewer" }: RoleOption) => ({ ctx: await requireTask(ctx, taskId, role), args: { taskId } }),
 });
 
 export const taskMutation = customMutation(mutation, {
   args: { taskId: v.id("tasks") },
-  input: async (ctx, { taskId }, { role = "member" }: RoleOption) => {
-    const viewer = await requireViewer(ctx);
-    const task = await ctx.db.get("tasks", taskId);
-    if (task === null || task.deletedAt !== undefined) throw new MaestroError("NOT_FOUND", "Task not found.");
-    const { member, department } = await requireMember(ctx, task.departmentId, role, viewer);
-    return { ctx: { viewer, member, department, task }, args: { taskId } };
-  },
+  input: async (ctx, { taskId }, { role = "member" }: RoleOption) => ({ ctx: await requireTask(ctx, taskId, role), args: { taskId } }),
 });
 
 export const agentQuery = customQuery(query, {

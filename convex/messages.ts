@@ -15,11 +15,12 @@ import { answerFromThread } from "./reactions/questions";
 import { postToThread } from "./reactions/threadPost";
 import schema from "./schema";
 import { attachMetadata, editMessage, eraseMessage, threadPage } from "./records/messages";
+import { deleteMessageFiles, markTaskFilesAttached, resolveTaskFiles } from "./records/taskFiles";
 import { oncePerKey } from "./records/toolEffects";
 
 // A projection of the stored message, so the returns can never drift from the schema (`correlationId` links a delegation's lines to its A2A envelope).
 const vMessage = schema.tables.messages.validator
-  .pick("taskId", "author", "content", "mentions", "taskLinks", "metadata", "correlationId", "editedAt", "deletedAt")
+  .pick("taskId", "author", "content", "mentions", "taskLinks", "metadata", "correlationId", "files", "editedAt", "deletedAt")
   .extend({ _id: v.id("messages"), _creationTime: v.number() });
 
 /** A message of this task's thread, by an id a client sent. */
@@ -35,20 +36,26 @@ export const create = taskMutation({
    * `clientMessageId`: the composer's own id for this message; a retried send with it posts once.
    * `taskLinks`: tasks the message links with `#`, of the task's department, else refused.
    * `metadata`: the client's own small record (at most 20 keys, values of 200 characters).
+   * `files`: storage ids the caller uploaded for this task (taskFiles.add), not attached yet, else refused.
    */
   args: {
     content: v.string(),
     clientMessageId: v.optional(v.string()),
     taskLinks: v.optional(v.array(v.id("tasks"))),
     metadata: v.optional(v.record(v.string(), v.string())),
+    files: v.optional(v.array(v.id("_storage"))),
   },
   returns: v.id("messages"),
-  handler: async (ctx, { content, clientMessageId, taskLinks, metadata }) => {
+  handler: async (ctx, { content, clientMessageId, taskLinks, metadata, files: storageIds = [] }) => {
     const { task, member } = ctx;
     // Checked before anything is written: a refused send posts nothing.
     const checkedMetadata = metadata === undefined ? undefined : checkMessageMetadata(metadata);
-    return await oncePerKey(ctx, { key: clientSendKey(memberKey(member.userId), clientMessageId), tool: "task_message" }, async () => {
-      const message = await postToThread(ctx, memberActor(member), task, content, { taskLinks });
+    const sender = memberKey(member.userId);
+    return await oncePerKey(ctx, { key: clientSendKey(sender, clientMessageId), tool: "task_message" }, async () => {
+      // Checked inside: a retried send finds its files attached by the first, and gets that message back above.
+      const { files, rows } = await resolveTaskFiles(ctx, task, sender, storageIds);
+      const message = await postToThread(ctx, memberActor(member), task, content, { taskLinks, files });
+      await markTaskFilesAttached(ctx, rows, message._id);
       if (checkedMetadata !== undefined) await attachMetadata(ctx, message, checkedMetadata);
       if (task.pendingQuestion !== undefined) await answerFromThread(ctx, task, memberActor(member), message);
       return message._id;
@@ -65,7 +72,7 @@ export const list = taskQuery({
     const page = await threadPage(ctx, taskId, paginationOpts);
     return {
       ...page,
-      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, taskLinks, metadata, correlationId, editedAt, deletedAt }) => ({
+      page: page.page.map(({ _id, _creationTime, taskId, author, content, mentions, taskLinks, metadata, correlationId, files, editedAt, deletedAt }) => ({
         _id,
         _creationTime,
         taskId,
@@ -75,6 +82,7 @@ export const list = taskQuery({
         ...(taskLinks === undefined ? {} : { taskLinks }),
         ...(metadata === undefined ? {} : { metadata }),
         ...(correlationId === undefined ? {} : { correlationId }),
+        ...(files === undefined ? {} : { files }),
         ...(editedAt === undefined ? {} : { editedAt }),
         ...(deletedAt === undefined ? {} : { deletedAt }),
       })),
@@ -108,6 +116,7 @@ export const remove = taskMutation({
     const refusal = deleteRefusal(message, message.author, member.userId, member.role);
     if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
     await eraseMessage(ctx, message._id);
+    await deleteMessageFiles(ctx, message._id);
     await revisePostedEntry(ctx, message._id, { deleted: true });
     await recordActivity(ctx, {
       departmentId: task.departmentId,

@@ -8,6 +8,7 @@ import {
   vActor,
   vAgentKind,
   vArtifact,
+  vFileArtifact,
   vChannelKind,
   vChannelVisibility,
   vEventType,
@@ -180,6 +181,8 @@ export default defineSchema({
     metadata: v.optional(v.record(v.string(), v.string())),
     /** The A2A envelope's id, on the lines a delegation posts (reactions/a2a). */
     correlationId: v.optional(v.string()),
+    /** Files the author uploaded for this task and attached (records/taskFiles), as storage recorded them. */
+    files: v.optional(v.array(vFileArtifact)),
     ...messageChangeFields,
   }).index("by_task", ["taskId"]),
 
@@ -601,14 +604,38 @@ export default defineSchema({
     .index("by_department", ["departmentId"]),
 
   /**
-   * An upload URL handed out (channelMessages.generateUploadUrl): for one
-   * person and one conversation, until it expires, and the upload it took.
-   * Only a storage id uploaded through a grant may be added, by the grant's
-   * person to the grant's conversation. The URL's token is kept hashed.
+   * A file uploaded for a task's thread (taskFiles.add, the same rules as a
+   * channel's): who uploaded it, and the thread message that carries it
+   * (none yet while it waits in the composer).
+   */
+  taskFiles: defineTable({
+    departmentId: v.id("departments"),
+    taskId: v.id("tasks"),
+    storageId: v.id("_storage"),
+    uploaderKey: v.string(),
+    name: v.string(),
+    contentType: v.string(),
+    size: v.number(),
+    messageId: v.optional(v.id("messages")),
+  })
+    .index("by_storage", ["storageId"])
+    .index("by_message", ["messageId"])
+    .index("by_task", ["taskId"])
+    // Retention walks a department's files by age.
+    .index("by_department", ["departmentId"]),
+
+  /**
+   * An upload URL handed out (channelMessages.generateUploadUrl,
+   * taskFiles.generateUploadUrl): for one person and one conversation or one
+   * task's thread, until it expires, and the upload it took. Only a storage
+   * id uploaded through a grant may be added, by the grant's person, where
+   * the grant was asked for. The URL's token is kept hashed.
    */
   uploadGrants: defineTable({
     departmentId: v.id("departments"),
-    channelId: v.id("channels"),
+    /** Exactly one of channelId and taskId: where the upload may be added. */
+    channelId: v.optional(v.id("channels")),
+    taskId: v.optional(v.id("tasks")),
     userId: v.id("users"),
     tokenHash: v.string(),
     expiresAt: v.number(),

@@ -3,10 +3,11 @@
  *
  *   POST /api/upload?grant=<token>   the file as the body, its type as Content-Type; answers {"storageId": "..."}
  *
- * The URL comes from `channelMessages.generateUploadUrl`, which issues the
- * grant for one person and one conversation; it takes one file before it
- * expires, and the stored file is bound to the grant, so only that person
- * may add it (`channelFiles.add`), and only there. 403 for a used, expired
+ * The URL comes from `channelMessages.generateUploadUrl` or
+ * `taskFiles.generateUploadUrl`, which issue the grant for one person and
+ * one conversation or task; it takes one file before it expires, and the
+ * stored file is bound to the grant, so only that person may add it
+ * (`channelFiles.add`, `taskFiles.add`), and only there. 403 for a used, expired
  * or unknown grant, 413 for a file over the limit. Browsers may call it
  * from the app's origins only (SITE_URL, MAESTRO_CORS_ORIGINS).
  */

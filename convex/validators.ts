@@ -139,6 +139,13 @@ export const vFileArtifact = v.object({
 });
 export type FileArtifact = Infer<typeof vFileArtifact>;
 
+/** An upload refused for what it is (lib/uploads): its blob is deleted and the caller told why. */
+const vUploadRefusal = v.object({ ok: v.literal(false), message: v.string() });
+/** What an upload's checks answer before its blob is read (lib/uploads PreparedUpload). */
+export const vPreparedUpload = v.union(vUploadRefusal, v.object({ ok: v.literal(true), scan: v.union(v.null(), v.object({ timeoutMs: v.number() })), text: v.boolean() }));
+/** What recording an upload answers (lib/uploads RecordedUpload). */
+export const vRecordedUpload = v.union(vUploadRefusal, v.object({ ok: v.literal(true), artifact: vFileArtifact }));
+
 /** What a message carries besides its text: a link to a task, a web link, or a file. */
 export const vArtifact = v.union(
   v.object({ kind: v.literal("task"), taskId: v.id("tasks") }),

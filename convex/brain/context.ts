@@ -10,6 +10,7 @@ import { internalQuery, type QueryCtx } from "../_generated/server";
 import { actorName } from "../lib/actors";
 import { brainConfig } from "../lib/brainConfig";
 import { chatExcluded } from "../lib/chat";
+import { withAttachedFiles } from "../lib/files";
 import { withTaskLinks } from "../lib/taskLinks";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
 import { departmentAgents, departmentAgentsByKeys } from "../records/agents";
@@ -68,15 +69,16 @@ export type AssembledContext = Infer<typeof vAssembledContext>;
 export const RESULT_INFORMS =
   "This result is for your information: acknowledge it briefly. Delegate again only if a person in the thread asks for more; the same work is never delegated twice.";
 
-/** A thread message's text with the tasks it links named (lib/taskLinks), as the model reads it. */
+/** A thread message's text with the tasks it links (lib/taskLinks) and the files it carries (by name, lib/files) named, as the model reads it. */
 async function contentWithTaskLinks(ctx: QueryCtx, message: Doc<"messages">): Promise<string> {
-  if (message.taskLinks === undefined) return message.content;
+  const content = withAttachedFiles(message.content, message.files ?? []);
+  if (message.taskLinks === undefined) return content;
   const links = [];
   for (const taskId of message.taskLinks) {
     const task = await ctx.db.get("tasks", taskId);
     links.push({ taskId, title: task !== null && task.departmentId === message.departmentId && task.deletedAt === undefined ? task.title : null });
   }
-  return withTaskLinks(message.content, links);
+  return withTaskLinks(content, links);
 }
 
 async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {

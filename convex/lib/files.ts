@@ -115,3 +115,9 @@ export function contentTypeForUpload(name: string, browserType: string): string 
   const extension = name.toLowerCase().split(".").pop() ?? "";
   return TYPE_BY_EXTENSION[extension] ?? "application/octet-stream";
 }
+
+/** `body` with one line per attached file, as an agent reads a thread message: `[attached file: “plan.md” (text/markdown, 1.2 KB)]`. */
+export function withAttachedFiles(body: string, files: ReadonlyArray<{ name: string; contentType: string; size: number }>): string {
+  if (files.length === 0) return body;
+  return [body, ...files.map((file) => `[attached file: “${file.name}” (${file.contentType}, ${formatBytes(file.size)})]`)].join("\n");
+}

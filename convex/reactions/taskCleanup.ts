@@ -4,6 +4,7 @@
  * work to end; nothing should keep acting on it); each change is in the
  * activity feed.
  */
+import { internal } from "../_generated/api";
 import type { Doc } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
 import { memberActor } from "../lib/actors";
@@ -38,10 +39,11 @@ export async function archiveTask(ctx: MutationCtx, member: Doc<"members">, task
   });
 }
 
-/** Deletes the task for everyone, its runs stopped. */
+/** Deletes the task for everyone, its runs stopped and its files deleted (in batches after this transaction). */
 export async function deleteTask(ctx: MutationCtx, member: Doc<"members">, task: Doc<"tasks">): Promise<void> {
   const stopped = await stopTaskRuns(ctx, task, member);
   await markTaskDeleted(ctx, task._id);
+  await ctx.scheduler.runAfter(0, internal.taskFiles.deleteOfTask, { taskId: task._id });
   await recordActivity(ctx, {
     departmentId: task.departmentId,
     type: "task_deleted",

@@ -1,84 +1,30 @@
 /**
- * Files attached to channel messages, thread replies and DMs: the upload
- * grants that bind an upload to the person and conversation it was asked
- * for, the record of an upload added to a conversation (name, type and size
- * from storage, never from the client), whether a post may carry it, and
- * what a sweep of never-posted uploads finds.
+ * Files attached to channel messages, thread replies and DMs: the record of
+ * an upload added to a conversation (name, type and size from storage,
+ * never from the client; the grant behind it is records/uploadGrants),
+ * whether a post may carry it, and what a sweep of never-posted uploads
+ * finds (a task's too: records/taskFiles).
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { MaestroError } from "../lib/errors";
-import { baseContentType, cleanFileName, FILE_LIMITS, fileRefusal } from "../lib/files";
-import { sha256Hex } from "../lib/sha256";
+import { FILE_LIMITS } from "../lib/files";
 import type { FileArtifact } from "../validators";
 import { mayRead } from "./channels";
-import { redactForDepartment } from "./settings";
+import { deleteTaskFilesBefore, deleteUnattachedTaskFiles, taskFileByStorage } from "./taskFiles";
+import { checkStoredUpload, deleteOldGrants, type CheckedUpload } from "./uploadGrants";
 
 /** Rows and blobs one sweep pass handles; a fuller backlog schedules the next pass at once. */
 export const SWEEP_BATCH = 100;
 
-/** A fresh upload grant for `userId` in `channel`; returns the token its URL carries (only its hash is kept). */
-export async function issueUploadGrant(ctx: MutationCtx, channel: Doc<"channels">, userId: Id<"users">): Promise<string> {
-  const token = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
-  await ctx.db.insert("uploadGrants", {
-    departmentId: channel.departmentId,
-    channelId: channel._id,
-    userId,
-    tokenHash: sha256Hex(token),
-    expiresAt: Date.now() + FILE_LIMITS.uploadUrlTtlMs,
-  });
-  return token;
-}
-
-/** The grant a token names while it may still take an upload (not expired, not used), else null. */
-export async function openUploadGrant(ctx: QueryCtx, token: string, now: number): Promise<Doc<"uploadGrants"> | null> {
-  const grant = await ctx.db
-    .query("uploadGrants")
-    .withIndex("by_token", (q) => q.eq("tokenHash", sha256Hex(token)))
-    .unique();
-  return grant === null || grant.storageId !== undefined || grant.expiresAt <= now ? null : grant;
-}
-
-/** Binds the uploaded blob to its grant; false when the grant was used or expired meanwhile (the caller deletes the blob). */
-export async function claimUploadGrant(ctx: MutationCtx, token: string, storageId: Id<"_storage">): Promise<boolean> {
-  const grant = await openUploadGrant(ctx, token, Date.now());
-  if (grant === null) return false;
-  await ctx.db.patch("uploadGrants", grant._id, { storageId });
-  return true;
-}
-
 /**
- * Refuses a storage id that the caller did not upload through their own
- * upload URL for this conversation (another person's upload, another
- * conversation's, or a blob that came any other way). Thrown, so the blob,
- * none of the caller's business, is left alone.
- */
-export async function requireOwnUpload(ctx: QueryCtx, storageId: Id<"_storage">, userId: Id<"users">, channelId: Id<"channels">): Promise<void> {
-  const grant = await ctx.db
-    .query("uploadGrants")
-    .withIndex("by_storage", (q) => q.eq("storageId", storageId))
-    .unique();
-  if (grant === null || grant.userId !== userId || grant.channelId !== channelId) {
-    throw new MaestroError("FORBIDDEN", "That upload was not made by you for this conversation; upload the file here.");
-  }
-}
-
-export type CheckedUpload = { ok: true; name: string; contentType: string; size: number } | { ok: false; message: string };
-
-/**
- * Whether this stored file may be added to `channel`: a file added already
- * or gone is an error; one storage refuses (size, type) comes back as
- * `ok: false`, so the caller can delete the blob.
+ * Whether this stored upload may be added to `channel`: a file added
+ * already or gone is an error; one storage refuses (size, type) comes back
+ * as `ok: false`, so the caller can delete the blob.
  */
 export async function checkUpload(ctx: QueryCtx, channel: Doc<"channels">, storageId: Id<"_storage">, rawName: string): Promise<CheckedUpload> {
-  const name = await redactForDepartment(ctx, channel.departmentId, "file name", cleanFileName(rawName));
-  const known = await fileByStorage(ctx, storageId);
-  if (known !== null) throw new MaestroError("CONFLICT", "That file was added already.");
-  const stored = await ctx.db.system.get("_storage", storageId);
-  if (stored === null) throw new MaestroError("NOT_FOUND", "That upload is gone; upload the file again.");
-  const message = fileRefusal(stored);
-  if (message !== null) return { ok: false, message };
-  return { ok: true, name, contentType: baseContentType(stored.contentType), size: stored.size };
+  if ((await fileByStorage(ctx, storageId)) !== null) throw new MaestroError("CONFLICT", "That file was added already.");
+  return await checkStoredUpload(ctx, channel.departmentId, storageId, rawName);
 }
 
 export async function fileByStorage(ctx: QueryCtx, storageId: Id<"_storage">): Promise<Doc<"channelFiles"> | null> {
@@ -164,11 +110,12 @@ export async function fileUrls(ctx: QueryCtx, message: Doc<"channelMessages">): 
 
 /**
  * Deletes what was uploaded but never posted within FILE_LIMITS.unpostedTtlMs:
- * files added to a conversation whose message was never sent (row and blob),
- * and uploads never added at all (the blob; every blob in storage belongs to
- * a channel file, so one without a row is abandoned). Uploads are walked by
- * upload time from where the last pass stopped, so a pass reads only what
- * aged past the window since. Returns the counts and whether more is left.
+ * files added to a conversation or a task whose message was never sent (row
+ * and blob), and uploads never added at all (the blob; every blob in storage
+ * belongs to a channel or task file, so one without a row is abandoned).
+ * Uploads are walked by upload time from where the last pass stopped, so a
+ * pass reads only what aged past the window since. Returns the counts and
+ * whether more is left.
  */
 export async function deleteUnposted(ctx: MutationCtx): Promise<{ files: number; uploads: number; more: boolean }> {
   const cutoff = Date.now() - FILE_LIMITS.unpostedTtlMs;
@@ -180,6 +127,7 @@ export async function deleteUnposted(ctx: MutationCtx): Promise<{ files: number;
     await ctx.storage.delete(file.storageId);
     await ctx.db.delete("channelFiles", file._id);
   }
+  const staleTaskFiles = await deleteUnattachedTaskFiles(ctx, cutoff, SWEEP_BATCH);
   const state = await ctx.db.query("fileSweeps").first();
   const after = state?.sweptUntil ?? 0;
   const blobs = await ctx.db.system
@@ -188,25 +136,22 @@ export async function deleteUnposted(ctx: MutationCtx): Promise<{ files: number;
     .take(SWEEP_BATCH);
   let uploads = 0;
   for (const blob of blobs) {
-    if ((await fileByStorage(ctx, blob._id)) !== null) continue;
+    if ((await fileByStorage(ctx, blob._id)) !== null || (await taskFileByStorage(ctx, blob._id)) !== null) continue;
     await ctx.storage.delete(blob._id);
     uploads += 1;
   }
   // Grants past their URL's life and the unposted window: their upload, if any, went with the blobs above.
-  const oldGrants = await ctx.db
-    .query("uploadGrants")
-    .withIndex("by_expiry", (q) => q.lt("expiresAt", cutoff))
-    .take(SWEEP_BATCH);
-  for (const grant of oldGrants) await ctx.db.delete("uploadGrants", grant._id);
+  const oldGrants = await deleteOldGrants(ctx, cutoff, SWEEP_BATCH);
   const last = blobs.at(-1);
   if (last !== undefined) {
     if (state === null) await ctx.db.insert("fileSweeps", { sweptUntil: last._creationTime });
     else await ctx.db.patch("fileSweeps", state._id, { sweptUntil: last._creationTime });
   }
-  return { files: stale.length, uploads, more: stale.length === SWEEP_BATCH || blobs.length === SWEEP_BATCH || oldGrants.length === SWEEP_BATCH };
+  const more = stale.length === SWEEP_BATCH || staleTaskFiles === SWEEP_BATCH || blobs.length === SWEEP_BATCH || oldGrants === SWEEP_BATCH;
+  return { files: stale.length + staleTaskFiles, uploads, more };
 }
 
-/** Deletes a department's files (blob and row) uploaded before `before`, at most `limit`; returns how many. */
+/** Deletes a department's files (blob and row) uploaded before `before`, a conversation's and then a task's, at most `limit`; returns how many. */
 export async function deleteFilesBefore(ctx: MutationCtx, departmentId: Id<"departments">, before: number, limit: number): Promise<number> {
   const old = await ctx.db
     .query("channelFiles")
@@ -216,5 +161,6 @@ export async function deleteFilesBefore(ctx: MutationCtx, departmentId: Id<"depa
     await ctx.storage.delete(file.storageId);
     await ctx.db.delete("channelFiles", file._id);
   }
-  return old.length;
+  if (old.length === limit) return old.length;
+  return old.length + (await deleteTaskFilesBefore(ctx, departmentId, before, limit - old.length));
 }

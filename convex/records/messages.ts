@@ -11,7 +11,7 @@ import { MaestroError } from "../lib/errors";
 import { LIMITS } from "../lib/limits";
 import { parseMentions, type MentionCandidate } from "../lib/mentions";
 import { cleanText } from "../lib/validate";
-import type { Actor, Mention } from "../validators";
+import type { Actor, FileArtifact, Mention } from "../validators";
 import { departmentAgents } from "./agents";
 import { departmentMembers } from "./members";
 import { redactForDepartment } from "./settings";
@@ -51,8 +51,8 @@ export async function checkTaskLinks(ctx: ReadCtx, departmentId: Id<"departments
   return unique;
 }
 
-/** What a thread message carries besides its text: `taskLinks` (tasks of its department) and `correlationId` (its A2A envelope). */
-export type ThreadMessageOptions = { taskLinks?: ReadonlyArray<Id<"tasks">>; correlationId?: string };
+/** What a thread message carries besides its text: `taskLinks` (tasks of its department), `correlationId` (its A2A envelope) and `files` (checked by records/taskFiles). */
+export type ThreadMessageOptions = { taskLinks?: ReadonlyArray<Id<"tasks">>; correlationId?: string; files?: FileArtifact[] };
 
 /** Inserts a thread message (text checked and scanned, mentions resolved, task links checked) and returns it. */
 export async function insertMessage(
@@ -60,12 +60,12 @@ export async function insertMessage(
   author: Actor,
   task: Doc<"tasks">,
   rawContent: string,
-  { taskLinks = [], correlationId }: ThreadMessageOptions = {},
+  { taskLinks = [], correlationId, files = [] }: ThreadMessageOptions = {},
 ): Promise<Doc<"messages">> {
   const content = await redactForDepartment(ctx, task.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
   const mentions = await mentionsIn(ctx, task.departmentId, content);
   const links = await checkTaskLinks(ctx, task.departmentId, taskLinks);
-  const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions, ...(links.length > 0 ? { taskLinks: links } : {}), ...(correlationId === undefined ? {} : { correlationId }) });
+  const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions, ...(links.length > 0 ? { taskLinks: links } : {}), ...(correlationId === undefined ? {} : { correlationId }), ...(files.length > 0 ? { files } : {}) });
   return (await ctx.db.get("messages", messageId))!;
 }
 
@@ -77,9 +77,9 @@ export async function editMessage(ctx: MutationCtx, message: Doc<"messages">, ra
   return content;
 }
 
-/** Deletes a thread message's text for everyone; the row stays so notifications and runs that name it stay whole. */
+/** Deletes a thread message's text and files for everyone; the row stays so notifications and runs that name it stay whole. */
 export async function eraseMessage(ctx: MutationCtx, messageId: Id<"messages">): Promise<void> {
-  await ctx.db.patch("messages", messageId, { content: "", mentions: [], taskLinks: undefined, metadata: undefined, deletedAt: Date.now() });
+  await ctx.db.patch("messages", messageId, { content: "", mentions: [], taskLinks: undefined, metadata: undefined, files: undefined, deletedAt: Date.now() });
 }
 
 /** Attaches checked metadata (lib/messageMetadata) to a message just posted, each value secret-scanned as its text is. */

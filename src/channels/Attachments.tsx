@@ -19,14 +19,28 @@ export type PendingFile = {
   artifact: FileArtifact | null;
 };
 
+/** Where picked files go: a conversation (channelFiles) or a task's thread (taskFiles). */
+export type AttachPlace = { channelId: Id<"channels"> } | { taskId: Id<"tasks"> };
+
+/** The upload URL and the add for `place`: the same steps, the place's own functions. */
+function usePlaceUploads(place: AttachPlace) {
+  const channelUploadUrl = useMutation(api.channelMessages.generateUploadUrl);
+  const addChannelFile = useAction(api.channelFiles.add);
+  const taskUploadUrl = useMutation(api.taskFiles.generateUploadUrl);
+  const addTaskFile = useAction(api.taskFiles.add);
+  return "channelId" in place
+    ? { uploadUrl: () => channelUploadUrl(place), add: (storageId: Id<"_storage">, name: string) => addChannelFile({ ...place, storageId, name }) }
+    : { uploadUrl: () => taskUploadUrl(place), add: (storageId: Id<"_storage">, name: string) => addTaskFile({ ...place, storageId, name }) };
+}
+
 /**
- * Files picked for the next message of a conversation: each is checked
- * here first (the server checks again), uploaded with progress, then added
- * to the channel; a refusal stays on its chip until removed.
+ * Files picked for the next message of a conversation or a task's thread:
+ * each is checked here first (the server checks again), uploaded with
+ * progress, then added to its place; a refusal stays on its chip until
+ * removed.
  */
-export function useAttachments(channelId: Id<"channels">) {
-  const generateUploadUrl = useMutation(api.channelMessages.generateUploadUrl);
-  const addFile = useAction(api.channelFiles.add);
+export function useAttachments(place: AttachPlace) {
+  const uploads = usePlaceUploads(place);
   const [items, setItems] = useState<PendingFile[]>([]);
   const nextKey = useRef(1);
   const update = (key: number, change: Partial<PendingFile>) => setItems((all) => all.map((item) => (item.key === key ? { ...item, ...change } : item)));
@@ -39,10 +53,10 @@ export function useAttachments(channelId: Id<"channels">) {
       return;
     }
     try {
-      const url = await generateUploadUrl({ channelId });
+      const url = await uploads.uploadUrl();
       const storageId = await uploadFile(url, file, contentType, (progress) => update(key, { progress }));
       update(key, { progress: 1 });
-      const artifact = await addFile({ channelId, storageId, name: file.name });
+      const artifact = await uploads.add(storageId, file.name);
       update(key, { artifact });
     } catch (error) {
       update(key, { error: userMessage(error) });

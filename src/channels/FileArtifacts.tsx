@@ -7,13 +7,21 @@ import type { FileArtifact } from "../../convex/validators";
 
 type Props = { channelId: Id<"channels">; messageId: Id<"channelMessages">; files: FileArtifact[] };
 
+/** A channel message's files, with the URLs the server hands to those who can read the message. */
+export function FileArtifacts({ channelId, messageId, files }: Props) {
+  const urls = useQuery(api.channelFiles.urls, { channelId, messageId });
+  return <FileChips files={files} urls={urls} />;
+}
+
+/** Download URLs by storage id, as `channelFiles.urls` and `taskFiles.urls` answer; undefined while they load. */
+export type FileUrls = ReadonlyArray<{ storageId: Id<"_storage">; url: string | null }> | undefined;
+
 /**
  * A message's files as chips (name and size) that open or download them,
  * images as thumbnails. URLs come from the server only for those who can
  * read the message; until they arrive the chips show without links.
  */
-export function FileArtifacts({ channelId, messageId, files }: Props) {
-  const urls = useQuery(api.channelFiles.urls, { channelId, messageId });
+export function FileChips({ files, urls }: { files: readonly FileArtifact[]; urls: FileUrls }) {
   const urlOf = new Map((urls ?? []).map((u) => [u.storageId, u.url]));
   return (
     <ul className="mt-1 flex flex-wrap gap-2 text-xs" aria-label="Files">

@@ -2,7 +2,7 @@ import { useId, useState, type KeyboardEvent } from "react";
 import { Button } from "../components/ui/Button";
 import { InlineError, onSubmitted, Select } from "../components/ui/Field";
 import { CONTROL_CLASS } from "../components/ui/Field";
-import { CompletionList, completionOptionId, useCompletions, type TaskLinkSupport } from "../composer/useCompletions";
+import { CompletionList, useCompletions, type TaskLinkSupport } from "../composer/useCompletions";
 import { cn } from "../lib/cn";
 import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
 import type { SlashSupport } from "../slash/slash";
@@ -47,7 +47,7 @@ export function MessageComposer(props: Props) {
 }
 
 function ComposerWithFiles(props: Props & { channelId: Id<"channels"> }) {
-  const attachments = useAttachments(props.channelId);
+  const attachments = useAttachments({ channelId: props.channelId });
   return <ComposerForm {...props} attachments={attachments} />;
 }
 
@@ -80,8 +80,6 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments, candidates =
       submit();
     }
   };
-  const listOpen = slashMenu.open || completions.open;
-  const activeOption = slashMenu.open ? slashOptionId(listId, slashMenu.active) : completions.open ? completionOptionId(listId, completions.active) : undefined;
   const hints = [candidates.length > 0 ? "@ mentions" : null, tasks ? "# links a task" : null, slash ? "/ for commands" : null].filter(Boolean).join(" · ");
   return (
     <form data-testid="message-composer" className="flex flex-col gap-2 border-t border-slate-100 p-3 dark:border-slate-800" onSubmit={onSubmitted(submit)}>
@@ -95,19 +93,8 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments, candidates =
           value={text}
           rows={2}
           // A combobox while a list can pop up from it (aria-expanded is only valid on one).
-          role="combobox"
-          aria-autocomplete="list"
-          aria-expanded={listOpen}
-          aria-controls={listOpen ? listId : undefined}
-          aria-activedescendant={activeOption}
-          onChange={(event) => {
-            onType(event.target.value, event.target.selectionStart);
-            completions.onType(event.target.value);
-          }}
-          onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
+          {...completions.textareaProps({ listId, menu: { open: slashMenu.open, activeId: slashOptionId(listId, slashMenu.active) }, typed: onType, setCaret })}
           onKeyDown={onKeyDown}
-          onBlur={completions.onBlur}
-          onFocus={completions.onFocus}
           aria-invalid={tooLong || undefined}
           className={cn(CONTROL_CLASS, "w-full resize-y")}
         />

@@ -1,5 +1,5 @@
 import { useQuery } from "convex/react";
-import { useEffect, useMemo, useState, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useState, type ChangeEvent, type KeyboardEvent, type SyntheticEvent } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { initials } from "../board/initials";
@@ -121,13 +121,32 @@ export function useCompletions({ text, caret, candidates, tasks, suppressed, wri
     setActive: (index: number) => setSelection({ key: queryKey, index }),
     pick,
     onKeyDown,
-    /** Call on every edit: a dismissed list stays closed only while its trigger is still there. */
-    onType(value: string) {
-      setBlurred(false);
-      setDismissedAt((at) => (at !== null && (value[at] === "@" || value[at] === "#") ? at : null));
+    /**
+     * What every composer's textarea takes (spread it on the textarea): a
+     * combobox over whichever list is open, this one or the composer's own
+     * `menu` (the `/` list); each edit passed to `typed` and to this list;
+     * the caret followed; the list closed while the box has no focus.
+     */
+    textareaProps: ({ listId, menu, typed, setCaret }: TextareaWiring) => {
+      const listOpen = menu.open || open;
+      return {
+        role: "combobox" as const,
+        "aria-autocomplete": "list" as const,
+        "aria-expanded": listOpen,
+        "aria-controls": listOpen ? listId : undefined,
+        "aria-activedescendant": menu.open ? menu.activeId : open ? completionOptionId(listId, active) : undefined,
+        onChange: (event: ChangeEvent<HTMLTextAreaElement>) => {
+          const value = event.target.value;
+          typed(value, event.target.selectionStart);
+          setBlurred(false);
+          // A dismissed list stays closed only while its trigger is still there.
+          setDismissedAt((at) => (at !== null && (value[at] === "@" || value[at] === "#") ? at : null));
+        },
+        onSelect: (event: SyntheticEvent<HTMLTextAreaElement>) => setCaret(event.currentTarget.selectionStart),
+        onBlur: () => setBlurred(true),
+        onFocus: () => setBlurred(false),
+      };
     },
-    onBlur: () => setBlurred(true),
-    onFocus: () => setBlurred(false),
     /** The tasks the text links as it stands (picked, and their `#Title` still in it). */
     links: taskLinksIn(text, picked),
     /** After a send: no links remembered, and a list picked from at the start opens again for the next message's `@`. */
@@ -139,6 +158,14 @@ export function useCompletions({ text, caret, candidates, tasks, suppressed, wri
 }
 
 export type Completions = ReturnType<typeof useCompletions>;
+
+/** What `textareaProps` needs from its composer: the list's id, the composer's own list (`/`), and its text and caret setters. */
+type TextareaWiring = {
+  listId: string;
+  menu: { open: boolean; activeId: string | undefined };
+  typed: (value: string, caret: number) => void;
+  setCaret: (caret: number) => void;
+};
 
 export const completionOptionId = (listId: string, index: number) => `${listId}-option-${index}`;
 

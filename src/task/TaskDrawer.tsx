@@ -12,7 +12,7 @@ import { CloseIcon } from "../components/ui/icons";
 import { CloseButton, Drawer, ModalHeader } from "../components/ui/Modal";
 import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
-import { Composer } from "./Composer";
+import { Composer, type SendExtras } from "./Composer";
 import { ModeBadges } from "../slash/ModeBadge";
 import type { SlashSupport } from "../slash/slash";
 import { useSlashSupport } from "../slash/useSlashSupport";
@@ -42,8 +42,8 @@ type ViewProps = {
   threadStatus: ThreadStatus;
   onLoadEarlier: () => void;
   edits: TaskEdits;
-  /** `taskLinks`: the tasks the text links with `#` (absent when none). */
-  onSend: (content: string, clientMessageId: string, taskLinks?: Array<Id<"tasks">>) => Promise<unknown>;
+  /** `extras`: the tasks the text links with `#` and the files attached (absent when none). */
+  onSend: (content: string, clientMessageId: string, extras?: SendExtras) => Promise<unknown>;
   onOpenTask: (taskId: Id<"tasks">) => void;
   onClose: () => void;
   headingId: string;
@@ -154,12 +154,13 @@ export function TaskDrawerView({
         </div>
         {writable ? (
           <Composer
+            taskId={task._id}
             candidates={candidates}
             slash={slash}
             tasks={tasks}
-            onSend={async (content, clientMessageId, taskLinks) => {
+            onSend={async (content, clientMessageId, extras) => {
               follow.followNext();
-              await onSend(content, clientMessageId, taskLinks);
+              await onSend(content, clientMessageId, extras);
             }}
           />
         ) : (
@@ -288,7 +289,7 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, runHref,
       threadStatus={thread.status}
       onLoadEarlier={() => thread.loadMore(PAGE_SIZE)}
       edits={edits}
-      onSend={(content, clientMessageId, links) => postMessage({ taskId, content, clientMessageId, ...(links === undefined ? {} : { taskLinks: links }) })}
+      onSend={(content, clientMessageId, extras) => postMessage({ taskId, content, clientMessageId, ...extras })}
       onOpenTask={onOpenTask}
       onClose={onClose}
       headingId={headingId}

@@ -1,4 +1,4 @@
-import { useMutation } from "convex/react";
+import { useMutation, useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { api } from "../../convex/_generated/api";
 import { ChangeableMessage } from "../components/MessageChanges";
@@ -11,6 +11,7 @@ import { initials } from "../board/initials";
 import { cn } from "../lib/cn";
 import { RelativeTime } from "../components/ui/RelativeTime";
 import { LoadMore } from "../components/ui/LoadMore";
+import { FileChips } from "../channels/FileArtifacts";
 import { TaskChips } from "../composer/TaskChips";
 import { taskLinkArtifacts, type TaskOption } from "../composer/taskLinks";
 
@@ -123,7 +124,14 @@ function MessageItem({ message, now, roles, linkedTasks }: { message: ThreadMess
           </div>
         </ChangeableMessage>
         <TaskChips artifacts={taskLinkArtifacts(message.taskLinks)} known={linkedTasks} />
+        {message.files !== undefined && message.files.length > 0 && <MessageFiles message={message} files={message.files} />}
       </div>
     </li>
   );
+}
+
+/** A thread message's files as download links; the URLs come from the server only for those who can read the task. */
+function MessageFiles({ message, files }: { message: ThreadMessage; files: NonNullable<ThreadMessage["files"]> }) {
+  const urls = useQuery(api.taskFiles.urls, { taskId: message.taskId, messageId: message._id });
+  return <FileChips files={files} urls={urls} />;
 }

@@ -126,7 +126,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "runStreams", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans", "slashCommands", "commandEvents", "channelFiles", "fileSweeps", "uploadGrants"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "runStreams", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans", "slashCommands", "commandEvents", "channelFiles", "fileSweeps", "uploadGrants", "taskFiles"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);

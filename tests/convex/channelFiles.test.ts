@@ -4,7 +4,7 @@ import type { Doc, Id } from "../../convex/_generated/dataModel";
 import { SWEEP_BATCH } from "../../convex/records/channelFiles";
 import crons from "../../convex/crons";
 import { cleanFileName, FILE_LIMITS, fileRefusal, formatBytes } from "../../convex/lib/files";
-import { AGENTS, createTask, demoSquad, expectError, type Actor, type TestConvex } from "./setup";
+import { AGENTS, blobExists, createTask, demoSquad, expectError, postUpload, stored, uploadThrough, type Actor, type TestConvex } from "./setup";
 
 /** Grace, Vera (a viewer), another department, and a #general project channel. */
 async function squad() {
@@ -12,38 +12,9 @@ async function squad() {
   return { ...base, general: await base.admin.mutation(api.channels.create, { departmentId: base.departmentId, name: "general", visibility: "project" }) };
 }
 
-/** convex-test records no content type: set it as storage would from the upload's Content-Type. */
-async function setContentType(t: TestConvex, storageId: Id<"_storage">, contentType: string) {
-  await t.run(async () => {
-    const convex = (globalThis as unknown as { Convex: { asyncSyscall(op: string, args: string): Promise<string> } }).Convex;
-    await convex.asyncSyscall("1.0/shallowMerge", JSON.stringify({ table: "_storage", id: storageId, value: { contentType } }));
-  });
-}
-
-/** A blob put in storage some other way than an upload URL (no grant binds it to anyone). */
-async function stored(t: TestConvex, content: string | Uint8Array, contentType: string): Promise<Id<"_storage">> {
-  const storageId = await t.run(async (ctx) => await ctx.storage.store(new Blob([content as BlobPart])));
-  await setContentType(t, storageId, contentType);
-  return storageId;
-}
-
-/** POSTs a file to an upload URL; the route's answer. */
-async function postUpload(t: TestConvex, url: string, content: string | Uint8Array, contentType: string, headers: Record<string, string> = {}) {
-  const { pathname, search } = new URL(url);
-  return await t.fetch(`${pathname}${search}`, { method: "POST", headers: { "Content-Type": contentType, ...headers }, body: content as BodyInit });
-}
-
 /** A file uploaded as the app does: `who` asks for an upload URL for `channelId` and POSTs the file to it. */
 async function uploaded(t: TestConvex, who: Actor, channelId: Id<"channels">, content: string | Uint8Array, contentType: string): Promise<Id<"_storage">> {
-  const response = await postUpload(t, await who.mutation(api.channelMessages.generateUploadUrl, { channelId }), content, contentType);
-  if (response.status !== 200) throw new Error(`the upload answered ${response.status}: ${await response.text()}`);
-  const { storageId } = (await response.json()) as { storageId: Id<"_storage"> };
-  await setContentType(t, storageId, contentType);
-  return storageId;
-}
-
-async function blobExists(t: TestConvex, storageId: Id<"_storage">): Promise<boolean> {
-  return await t.run(async (ctx) => (await ctx.db.system.get("_storage", storageId)) !== null);
+  return await uploadThrough(t, await who.mutation(api.channelMessages.generateUploadUrl, { channelId }), content, contentType);
 }
 
 async function files(t: TestConvex): Promise<Array<Doc<"channelFiles">>> {

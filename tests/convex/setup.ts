@@ -429,3 +429,39 @@ export async function pausedOnExternalCall(t: TestConvex, taskId: Id<"tasks">, i
   expect(paused).toBe("ok");
   return { runId, callId: `${runId}:${index}` };
 }
+
+// ---- files on messages: uploads through a grant's URL, as the app makes them ----
+
+/** convex-test records no content type: set it as storage would from the upload's Content-Type. */
+export async function setContentType(t: TestConvex, storageId: Id<"_storage">, contentType: string) {
+  await t.run(async () => {
+    const convex = (globalThis as unknown as { Convex: { asyncSyscall(op: string, args: string): Promise<string> } }).Convex;
+    await convex.asyncSyscall("1.0/shallowMerge", JSON.stringify({ table: "_storage", id: storageId, value: { contentType } }));
+  });
+}
+
+/** A blob put in storage some other way than an upload URL (no grant binds it to anyone). */
+export async function stored(t: TestConvex, content: string | Uint8Array, contentType: string): Promise<Id<"_storage">> {
+  const storageId = await t.run(async (ctx) => await ctx.storage.store(new Blob([content as BlobPart])));
+  await setContentType(t, storageId, contentType);
+  return storageId;
+}
+
+/** POSTs a file to an upload URL; the route's answer. */
+export async function postUpload(t: TestConvex, url: string, content: string | Uint8Array, contentType: string, headers: Record<string, string> = {}) {
+  const { pathname, search } = new URL(url);
+  return await t.fetch(`${pathname}${search}`, { method: "POST", headers: { "Content-Type": contentType, ...headers }, body: content as BodyInit });
+}
+
+/** POSTs a file to an upload URL (a grant's, from generateUploadUrl) and returns the stored file's id, its type recorded. */
+export async function uploadThrough(t: TestConvex, url: string, content: string | Uint8Array, contentType: string): Promise<Id<"_storage">> {
+  const response = await postUpload(t, url, content, contentType);
+  if (response.status !== 200) throw new Error(`the upload answered ${response.status}: ${await response.text()}`);
+  const { storageId } = (await response.json()) as { storageId: Id<"_storage"> };
+  await setContentType(t, storageId, contentType);
+  return storageId;
+}
+
+export async function blobExists(t: TestConvex, storageId: Id<"_storage">): Promise<boolean> {
+  return await t.run(async (ctx) => (await ctx.db.system.get("_storage", storageId)) !== null);
+}

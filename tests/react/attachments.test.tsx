@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { MessageComposer } from "../../src/channels/MessageComposer";
 import { MessageItem } from "../../src/channels/MessageItem";
+import { Composer as TaskComposer } from "../../src/task/Composer";
 import { channelMessageFixture } from "./fixtures";
 
 const convex = vi.hoisted(() => ({
@@ -35,6 +36,7 @@ vi.mock("../../src/channels/upload", () => ({
 }));
 
 const channelId = "c1" as Id<"channels">;
+const taskId = "t1" as Id<"tasks">;
 const pngArtifact = { kind: "file" as const, storageId: "storage1" as Id<"_storage">, name: "mock.png", contentType: "image/png", size: 4 };
 
 beforeEach(() => {
@@ -87,6 +89,24 @@ describe("attaching files in the composer", () => {
     expect(uploads.calls).toEqual([{ url: expect.any(String), type: "text/markdown" }]);
     fireEvent.click(screen.getByRole("button", { name: "Remove page.html" }));
     expect(screen.getAllByTestId("pending-file")).toHaveLength(2);
+  }, 30_000);
+});
+
+describe("attaching files in a task's thread", () => {
+  it("uploads for the task, and the send carries the file's id", async () => {
+    const onSend = vi.fn(async () => null);
+    render(<TaskComposer taskId={taskId} candidates={[]} onSend={onSend} />);
+    pick([new File(["png!"], "mock.png", { type: "image/png" })]);
+    const chip = await screen.findByTestId("pending-file");
+    await waitFor(() => expect(chip.textContent).toContain("image"));
+    expect(convex.calls).toEqual([
+      ["taskFiles:generateUploadUrl", { taskId }],
+      ["taskFiles:add", { taskId, storageId: "storage1", name: "mock.png" }],
+    ]);
+    fireEvent.change(screen.getByRole("combobox", { name: "Message" }), { target: { value: "the mock" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith("the mock", expect.any(String), { files: ["storage1"] }));
+    await waitFor(() => expect(screen.queryByTestId("pending-file")).toBeNull());
   }, 30_000);
 });
 

@@ -25,6 +25,7 @@ vi.mock("convex/react", () => ({
   useQuery: (query: never, args: unknown) => (args === "skip" ? undefined : queryResults.get(getFunctionName(query))),
   usePaginatedQuery: (query: never) => queryResults.get(getFunctionName(query)),
   useMutation: (mutation: never) => mutationFor(getFunctionName(mutation)),
+  useAction: (action: never) => mutationFor(getFunctionName(action)),
 }));
 
 afterEach(() => {

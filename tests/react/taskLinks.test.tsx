@@ -3,7 +3,7 @@ import { useState } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { withTaskLinks as readableForAgents } from "../../convex/lib/taskLinks";
 import { MessageComposer } from "../../src/channels/MessageComposer";
-import { Composer as TaskComposer } from "../../src/task/Composer";
+import { Composer as TaskComposer, type SendExtras } from "../../src/task/Composer";
 import { withTaskLinks } from "../../src/channels/types";
 import { findTaskQuery, insertTaskLink, rankTasks, taskChips, taskLinksIn, type TaskOption } from "../../src/composer/taskLinks";
 import type { TaskLinkSupport } from "../../src/composer/useCompletions";
@@ -169,7 +169,7 @@ describe("the channel composer", () => {
 });
 
 describe("the task thread's composer", () => {
-  function TaskThreadComposer({ onSend }: { onSend: (content: string, clientMessageId: string, links?: string[]) => Promise<unknown> }) {
+  function TaskThreadComposer({ onSend }: { onSend: (content: string, clientMessageId: string, extras?: SendExtras) => Promise<unknown> }) {
     const tasks = useFakeTasks();
     return <TaskComposer candidates={CANDIDATES} tasks={tasks} onSend={onSend} />;
   }
@@ -183,7 +183,7 @@ describe("the task thread's composer", () => {
     fireEvent.keyDown(box, { key: "Enter" });
     expect((box as HTMLTextAreaElement).value).toBe("blocked by #Launch copy ");
     fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
-    await waitFor(() => expect(onSend).toHaveBeenCalledWith("blocked by #Launch copy", expect.any(String), ["t2"]));
+    await waitFor(() => expect(onSend).toHaveBeenCalledWith("blocked by #Launch copy", expect.any(String), { taskLinks: ["t2"] }));
     await waitFor(() => expect((box as HTMLTextAreaElement).value).toBe(""));
     type(box, "plain");
     fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
