@@ -189,6 +189,27 @@ export function taskRow(departmentId: Id<"departments">, fields: Partial<Without
   };
 }
 
+/** A channel message row to insert directly (no scan, no notifications): a plain system message with no replies, `fields` over it. */
+export function channelMessageRow(
+  departmentId: Id<"departments">,
+  channelId: Id<"channels">,
+  fields: Partial<WithoutSystemFields<Doc<"channelMessages">>> & { body: string },
+): WithoutSystemFields<Doc<"channelMessages">> {
+  return {
+    departmentId,
+    channelId,
+    type: "channel",
+    from: { kind: "system" },
+    mentions: [],
+    artifacts: [],
+    importance: "normal",
+    blocking: false,
+    context: {},
+    replyCount: 0,
+    ...fields,
+  };
+}
+
 /** The id of a task that existed once and no longer does. */
 export async function deletedTaskId(t: TestConvex, departmentId: Id<"departments">): Promise<Id<"tasks">> {
   return await t.run(async (ctx) => {
