@@ -15,6 +15,7 @@ import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
 import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
 import { registerComponents } from "./components";
 import schema from "../../convex/schema";
+import { plainChannelMessage } from "../fixtures/channelMessages";
 import type { ApiBody } from "../fixtures/messagingApi";
 import type { MemberRole, TaskStatus } from "../../convex/validators";
 
@@ -195,19 +196,7 @@ export function channelMessageRow(
   channelId: Id<"channels">,
   fields: Partial<WithoutSystemFields<Doc<"channelMessages">>> & { body: string },
 ): WithoutSystemFields<Doc<"channelMessages">> {
-  return {
-    departmentId,
-    channelId,
-    type: "channel",
-    from: { kind: "system" },
-    mentions: [],
-    artifacts: [],
-    importance: "normal",
-    blocking: false,
-    context: {},
-    replyCount: 0,
-    ...fields,
-  };
+  return { departmentId, channelId, from: { kind: "system" }, ...plainChannelMessage(), ...fields };
 }
 
 /** The id of a task that existed once and no longer does. */
