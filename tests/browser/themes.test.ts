@@ -167,5 +167,6 @@ describe("every screen in both themes passes axe-core's WCAG 2.1 AA rules", () =
     await page.close();
     expect(failures).toEqual({});
     expect(journey.pageErrors).toEqual([]);
-  });
+    // Fifty screens, each loaded, settled, screenshotted and checked: more than the default bound on a loaded machine.
+  }, 360_000);
 });
