@@ -6,6 +6,7 @@ import { initials } from "../board/initials";
 import { STATUS_OPTIONS } from "../board/options";
 import { Avatar } from "../components/ui/Avatar";
 import { cn } from "../lib/cn";
+import { listboxKeyDown } from "../lib/listbox";
 import { findMentionQuery, insertMention, matchCandidates, type MentionCandidate } from "../task/mentions";
 import { findTaskQuery, insertTaskLink, rankTasks, taskLinksIn, type TaskOption } from "./taskLinks";
 
@@ -92,25 +93,11 @@ export function useCompletions({ text, caret, candidates, tasks, suppressed, wri
 
   /** Handles the key when the list is open; true when it did (the composer then does nothing else). */
   function onKeyDown(event: KeyboardEvent): boolean {
-    if (!open || event.ctrlKey || event.metaKey || event.altKey) return false;
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      event.preventDefault();
-      const step = event.key === "ArrowDown" ? 1 : -1;
-      setSelection({ key: queryKey, index: (active + step + items.length) % items.length });
-      return true;
-    }
-    if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey) {
-      event.preventDefault();
-      pick(items[active]);
-      return true;
-    }
-    if (event.key === "Escape") {
-      // Handled here: a drawer around the composer sees defaultPrevented and stays open.
-      event.preventDefault();
-      setDismissedAt(current?.start ?? null);
-      return true;
-    }
-    return false;
+    return listboxKeyDown(event, { active, count: items.length }, {
+      move: (index) => setSelection({ key: queryKey, index }),
+      pick: (index) => pick(items[index]),
+      dismiss: () => setDismissedAt(current?.start ?? null),
+    });
   }
 
   return {

@@ -1,5 +1,6 @@
 import { useContext, useEffect, useState, type KeyboardEvent } from "react";
 import { cn } from "../lib/cn";
+import { listboxKeyDown } from "../lib/listbox";
 import { argumentCompletion } from "./arguments";
 import { SlashInsertContext } from "./insert";
 import { matchSlashCommands, slashQuery, type SlashCommandItem } from "./slash";
@@ -49,25 +50,11 @@ export function useSlashMenu(text: string, caret: number, commands: readonly Sla
 
   /** Handles the key when the list is open; true when it did (the composer then does nothing else). */
   function onKeyDown(event: KeyboardEvent, pick: (item: SlashMenuItem) => void): boolean {
-    if (!open || event.ctrlKey || event.metaKey || event.altKey) return false;
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      event.preventDefault();
-      const step = event.key === "ArrowDown" ? 1 : -1;
-      setSelection({ query, index: (active + step + items.length) % items.length });
-      return true;
-    }
-    if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey) {
-      event.preventDefault();
-      pick(items[active]);
-      return true;
-    }
-    if (event.key === "Escape") {
-      // Handled here: a drawer around the composer sees defaultPrevented and stays open.
-      event.preventDefault();
-      setDismissed(query);
-      return true;
-    }
-    return false;
+    return listboxKeyDown(event, { active, count: items.length }, {
+      move: (index) => setSelection({ query, index }),
+      pick: (index) => pick(items[index]),
+      dismiss: () => setDismissed(query),
+    });
   }
 
   // A name typed in full (/stop) already says what it does: its preview shows even while the list is open.

@@ -7,50 +7,22 @@
 import type { ConvexHttpClient } from "convex/browser";
 import { beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
-import { waitFor, scriptedSquad } from "./helpers";
+import { scriptedSquad, squadTasks, waitFor } from "./helpers";
 import { lastUser, isJarvis } from "./scriptedModel";
 
 type Script = (messages: ChatMessage[]) => string;
 
 let ada: ConvexHttpClient;
-let departmentId: Id<"departments">;
 let script: Script = () => "Nothing to do.";
 
 const squad = scriptedSquad((request) => (isJarvis(request.messages) ? script(request.messages) : "Noted."));
 beforeAll(() => {
-  ({ member: ada, departmentId } = squad);
+  ({ member: ada } = squad);
 });
 
-async function runsOf(taskId: Id<"tasks">) {
-  return await ada.query(api.runs.listForTask, { taskId });
-}
-/** Waits until every run of the task is at rest (waiting for a person, or ended). */
-async function atRest(taskId: Id<"tasks">, status: string) {
-  await waitFor(async () => {
-    const runs = await runsOf(taskId);
-    return runs.length > 0 && runs[0].status === status;
-  }, 20_000, `the run to be ${status}`);
-  return (await runsOf(taskId))[0];
-}
-async function thread(taskId: Id<"tasks">) {
-  return (await ada.query(api.messages.list, { taskId, paginationOpts: { numItems: 100, cursor: null } })).page.reverse();
-}
-async function childrenOf(parent: Id<"tasks">) {
-  const tasks = (await ada.query(api.tasks.list, { departmentId })).flatMap((c) => c.tasks);
-  const children = [];
-  for (const task of tasks) {
-    const detail = await ada.query(api.tasks.get, { taskId: task._id });
-    if (detail.parentTaskId === parent) children.push(detail);
-  }
-  return children;
-}
-async function mention(title: string, content: string) {
-  const taskId = await ada.mutation(api.tasks.create, { departmentId, title, description: "", assigneeSessionKeys: [] });
-  await ada.mutation(api.messages.create, { taskId, content });
-  return taskId;
-}
+/** The task's newest run once it has `status` (waiting for a person, or ended). */
+const { runsOf, newestRun: atRest, thread, childrenOf, mention } = squadTasks(squad);
 
 const URGENT = '[TOOL: delegate_task ARG: {"title": "Hero copy", "description": "The landing page hero.", "assignees": ["Writer"], "instruction": "Write the hero copy.", "priority": "high"}]';
 

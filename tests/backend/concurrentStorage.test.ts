@@ -10,22 +10,14 @@
 import path from "node:path";
 import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { PROJECT_ROOT, seedDemoSquad, startTestBackend } from "./helpers";
+import { PROJECT_ROOT, seedDemoSquad } from "./helpers";
+import { startedBackends } from "./lifecycle";
 
 const files = anyApi.files;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function backend(overrides: Parameters<typeof startTestBackend>[0] = {}) {
-  const b = await startTestBackend(overrides);
-  cleanups.push(() => b.stop());
-  return b;
-}
+const backend = startedBackends();
 
 /** The bytes the backend keeps for `storageId`, as text; null when no committed row or blob names it. */
 function storedText(b: Awaited<ReturnType<typeof backend>>, storageId: string): string | null {

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
-import { waitFor, scriptedSquad } from "./helpers";
+import { waitFor, scriptedSquad, squadTasks } from "./helpers";
 import { type ScriptedAnswer, lastUser, isJarvis, type ScriptedModel } from "./scriptedModel";
 
 type JarvisScript = (messages: ChatMessage[]) => ScriptedAnswer;
@@ -30,34 +30,7 @@ beforeAll(() => {
   ({ model, member: ada, departmentId } = squad);
 });
 
-async function runsOf(taskId: Id<"tasks">) {
-  return await ada.query(api.runs.listForTask, { taskId });
-}
-/** Waits until the task's newest run has `status`, and returns it. */
-async function newestRun(taskId: Id<"tasks">, status: string, count = 1) {
-  await waitFor(async () => {
-    const runs = await runsOf(taskId);
-    return runs.length >= count && runs[0].status === status;
-  }, 20_000, `the run to be ${status}`);
-  return (await runsOf(taskId))[0];
-}
-async function thread(taskId: Id<"tasks">) {
-  return (await ada.query(api.messages.list, { taskId, paginationOpts: { numItems: 100, cursor: null } })).page.reverse();
-}
-async function childrenOf(parent: Id<"tasks">) {
-  const tasks = (await ada.query(api.tasks.list, { departmentId })).flatMap((c) => c.tasks);
-  const children = [];
-  for (const task of tasks) {
-    const detail = await ada.query(api.tasks.get, { taskId: task._id });
-    if (detail.parentTaskId === parent) children.push(detail);
-  }
-  return children.sort((a, b) => a.title.localeCompare(b.title));
-}
-async function mention(title: string, content: string) {
-  const taskId = await ada.mutation(api.tasks.create, { departmentId, title, description: "", assigneeSessionKeys: [] });
-  await ada.mutation(api.messages.create, { taskId, content });
-  return taskId;
-}
+const { newestRun, thread, childrenOf, mention } = squadTasks(squad);
 async function eventsOf(runId: Id<"runs">) {
   return (await ada.query(api.runEvents.listForRun, { runId })).map((e) => e.payload);
 }

@@ -1,26 +1,17 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { FileStore } from "../../tools/local-backend/fileStorage";
-import { startTestBackend, tempDataDir, waitFor } from "./helpers";
-import { spawnedBackends } from "./lifecycle";
+import { waitFor } from "./helpers";
+import { spawnedBackends, startedBackends } from "./lifecycle";
 import { killHard, stopGracefully } from "./process";
 
 const files = anyApi.files;
 const processes = spawnedBackends();
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function backend(overrides: Parameters<typeof startTestBackend>[0] = {}) {
-  const b = await startTestBackend(overrides);
-  cleanups.push(() => b.stop());
-  return b;
-}
+const backend = startedBackends();
 
 async function upload(client: ConvexHttpClient, body: string | Uint8Array<ArrayBuffer>, contentType: string): Promise<{ status: number; storageId?: string; url: string }> {
   const url = (await client.mutation(files.generateUploadUrl, {})) as string;
@@ -153,8 +144,7 @@ test("files survive a restart and kill -9; orphans left by a crash are swept at 
 });
 
 test("upload URLs expire, are single-use and signed; a new store on the same folder honours both", () => {
-  const dataDir = tempDataDir();
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = processes.dataDir();
   let now = 1_000;
   const store = new FileStore({ dataDir, uploadTtlMs: 500, now: () => now });
   const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;

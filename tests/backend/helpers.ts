@@ -144,6 +144,46 @@ export async function agentsWithKeys(
   return keys;
 }
 
+/**
+ * What the run tests read and do through the squad owner's client (read when
+ * called, so `squad` may be filled in by a `beforeAll`): a task's runs and
+ * thread, its subtasks, and a new task whose thread gets an @mention.
+ */
+export function squadTasks(squad: { member: ConvexHttpClient; departmentId: Id<"departments"> }) {
+  const runsOf = async (taskId: Id<"tasks">) => await squad.member.query(api.runs.listForTask, { taskId });
+  return {
+    runsOf,
+    /** Waits until the task has `count` runs and the newest has `status`, and returns it. */
+    async newestRun(taskId: Id<"tasks">, status: string, count = 1) {
+      await waitFor(async () => {
+        const runs = await runsOf(taskId);
+        return runs.length >= count && runs[0].status === status;
+      }, 20_000, `the run to be ${status}`);
+      return (await runsOf(taskId))[0];
+    },
+    /** The task's messages, oldest first. */
+    async thread(taskId: Id<"tasks">) {
+      return (await squad.member.query(api.messages.list, { taskId, paginationOpts: { numItems: 100, cursor: null } })).page.reverse();
+    },
+    /** The tasks whose parent is `parent`, by title. */
+    async childrenOf(parent: Id<"tasks">) {
+      const tasks = (await squad.member.query(api.tasks.list, { departmentId: squad.departmentId })).flatMap((c) => c.tasks);
+      const children = [];
+      for (const task of tasks) {
+        const detail = await squad.member.query(api.tasks.get, { taskId: task._id });
+        if (detail.parentTaskId === parent) children.push(detail);
+      }
+      return children.sort((a, b) => a.title.localeCompare(b.title));
+    },
+    /** A new task titled `title` whose thread gets `content`. */
+    async mention(title: string, content: string) {
+      const taskId = await squad.member.mutation(api.tasks.create, { departmentId: squad.departmentId, title, description: "", assigneeSessionKeys: [] });
+      await squad.member.mutation(api.messages.create, { taskId, content });
+      return taskId;
+    },
+  };
+}
+
 /** What `scriptedSquad` holds for a test file once its `beforeAll` ran. */
 export interface ScriptedSquad {
   backend: Awaited<ReturnType<typeof startTestBackend>>;

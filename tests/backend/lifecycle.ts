@@ -5,7 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { afterEach, vi } from "vitest";
-import { tempDataDir } from "./helpers";
+import { startTestBackend, tempDataDir } from "./helpers";
 import { killHard, spawnBackend, type BackendProcess } from "./process";
 
 /**
@@ -34,6 +34,23 @@ export function spawnedBackends() {
       running.push(backend);
       return backend;
     },
+  };
+}
+
+/**
+ * Backends in this process (`startTestBackend`): after each test of the file
+ * (or describe) that calls this, every backend the returned function started
+ * is stopped, the last first (with the data folder it made, as `stop` does).
+ */
+export function startedBackends() {
+  const started: Array<{ stop(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const backend of started.splice(0).reverse()) await backend.stop();
+  });
+  return async function backend(overrides: Parameters<typeof startTestBackend>[0] = {}) {
+    const b = await startTestBackend(overrides);
+    started.push(b);
+    return b;
   };
 }
 

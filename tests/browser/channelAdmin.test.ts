@@ -15,7 +15,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { accessibilityViolations, screenshotPath, startJourney, until, type Journey } from "./journey";
+import { auditLooks, showLook, startJourney, until, WIDE, type Journey } from "./journey";
 
 let journey: Journey;
 let ada: Page;
@@ -30,7 +30,6 @@ let receiver: Server;
 let receiverPort: number;
 const received: Array<{ event: string | undefined; signature: string | undefined }> = [];
 
-const WIDTHS = [1440, 1280, 390] as const;
 const appAt = (address: string) => `${journey.stack.appUrl.replace(/\/$/, "")}${address}`;
 
 beforeAll(async () => {
@@ -62,22 +61,14 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-/** Shows `page` at each width in light and dark after `open`, screenshots it, and returns axe's findings by view. */
+/** `auditLooks` of `view` on `page` (opened by `open` in each look), which is left light at 1280 px. */
 async function auditEverywhere(page: Page, view: string, open: (page: Page) => Promise<void>): Promise<Record<string, string[]>> {
-  const failures: Record<string, string[]> = {};
-  for (const colorScheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await open(page);
-      await page.waitForTimeout(300);
-      await page.screenshot({ path: screenshotPath(`admin-${view}-${colorScheme}-${width}.png`) });
-      const violations = await accessibilityViolations(page);
-      if (violations.length > 0) failures[`${view} ${colorScheme} ${width}`] = violations;
-    }
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-  await page.setViewportSize({ width: 1280, height: 800 });
+  const failures = await auditLooks(`admin-${view}`, async (look) => {
+    await showLook(page, look);
+    await open(page);
+    return page;
+  });
+  await showLook(page, { colorScheme: "light", size: WIDE });
   return failures;
 }
 

@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { accessibilityViolations, composer, drawer, screenshotPath, startJourney, until, type Journey } from "./journey";
+import { accessibilityViolations, auditLooks, composer, drawer, screenshotPath, settled, showLook, startJourney, until, WIDE, type Journey } from "./journey";
 
 const PASSWORD = "channel-composer-password";
 const TASK = "Fix the login page";
@@ -42,12 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await journey?.close();
 });
-
-/** Colours follow the media query through CSS transitions: axe measures once none is running (a loaded machine runs them late). */
-async function settled(page: Page) {
-  await page.waitForTimeout(100);
-  await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== "running"));
-}
 
 async function audit(page: Page, what: string) {
   for (const colorScheme of ["light", "dark"] as const) {
@@ -142,17 +136,13 @@ describe("the channel composer", () => {
     await ada.reload();
     await ada.getByTestId("thread-panel").getByTestId("channel-message").filter({ hasText: "On it" }).waitFor();
     expect(path(ada)).toBe(threadAddress);
-    for (const [width, height] of [[1440, 900], [1280, 800], [390, 844]] as const) {
-      await ada.setViewportSize({ width, height });
-      for (const colorScheme of ["light", "dark"] as const) {
-        await ada.emulateMedia({ colorScheme });
-        await ada.getByTestId("thread-panel").waitFor();
-        await settled(ada);
-        await ada.screenshot({ path: screenshotPath(`channel-thread-${colorScheme}-${width}.png`) });
-      }
-    }
-    await audit(ada, "a thread at 390");
-    await ada.setViewportSize({ width: 1280, height: 800 });
+    const failures = await auditLooks("channel-thread", async (look) => {
+      await showLook(ada, look);
+      await ada.getByTestId("thread-panel").waitFor();
+      return ada;
+    });
+    expect(failures).toEqual({});
+    await showLook(ada, { colorScheme: "light", size: WIDE });
 
     await ada.goBack();
     await until(async () => path(ada), (p) => p === channelPath(), "Back to the channel");

@@ -9,13 +9,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
-import { accessibilityViolations, screenshotPath, startJourney, type Journey } from "./journey";
-
-const WIDTHS = [
-  { width: 1440, height: 900 },
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-];
+import { auditLooks, LARGE, PHONE, showLook, startJourney, type Journey } from "./journey";
 
 let journey: Journey;
 
@@ -78,32 +72,23 @@ describe("message settings in the department's settings", () => {
   });
 
   test("light and dark, at 1440, 1280 and 390 px: no axe violation", async () => {
-    const failures: Record<string, string[]> = {};
-    for (const colorScheme of ["light", "dark"] as const) {
-      const page = await journey.newPage({ who: `Ada (${colorScheme})`, viewport: WIDTHS[0] });
-      await page.emulateMedia({ colorScheme });
-      await journey.signIn(page, "Ada");
-      for (const size of WIDTHS) {
-        await page.setViewportSize(size);
-        await openSettings(page);
-        await section(page).scrollIntoViewIfNeeded();
-        await page.waitForTimeout(300);
-        await page.screenshot({ path: screenshotPath(`injection-settings-${colorScheme}-${size.width}.png`) });
-        const violations = await accessibilityViolations(page);
-        if (violations.length > 0) failures[`${colorScheme} ${size.width}`] = violations;
-        await page.keyboard.press("Escape");
-        await page.getByRole("dialog", { name: "Settings" }).waitFor({ state: "detached" });
-      }
-      // The extractive form too (fewer fields), unsaved.
-      await openSettings(page);
-      await section(page).getByLabel("Thread summaries").selectOption("extractive");
-      await section(page).getByLabel("Base URL").waitFor({ state: "detached" });
-      await page.screenshot({ path: screenshotPath(`injection-settings-extractive-${colorScheme}-390.png`) });
-      const violations = await accessibilityViolations(page);
-      if (violations.length > 0) failures[`${colorScheme} extractive`] = violations;
-      await page.close();
-    }
-    expect(failures).toEqual({});
+    const page = await journey.newPage({ who: "Ada", viewport: LARGE });
+    await journey.signIn(page, "Ada");
+    await openSettings(page);
+    const failures = await auditLooks("injection-settings", async (look) => {
+      await showLook(page, look);
+      await section(page).scrollIntoViewIfNeeded();
+      return page;
+    });
+    // The extractive form too (fewer fields), unsaved.
+    await section(page).getByLabel("Thread summaries").selectOption("extractive");
+    await section(page).getByLabel("Base URL").waitFor({ state: "detached" });
+    const extractive = await auditLooks("injection-settings-extractive", async (look) => {
+      await showLook(page, look);
+      return page;
+    }, [PHONE]);
+    await page.close();
+    expect({ ...failures, ...extractive }).toEqual({});
     expect(journey.pageErrors).toEqual([]);
   });
 });

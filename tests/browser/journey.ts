@@ -16,7 +16,11 @@ import { CHROMIUM_ARGS, chromiumPath } from "./chromium";
 import { PROJECT_ROOT, startStack, type Stack } from "./stack";
 
 export const OUTPUT_DIR = path.join(PROJECT_ROOT, "tests/output");
+/** The window sizes every screen is checked at: a large monitor, a laptop (a page's default) and a phone. */
+export const LARGE = { width: 1440, height: 900 };
 export const WIDE = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+export const EVERY_SIZE = [LARGE, WIDE, PHONE] as const;
 /** Default bound on every wait for something to show up (live updates take well under a second). */
 export const WAIT_MS = 15_000;
 
@@ -225,6 +229,47 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
     );
   }, WCAG_21_AA);
   return violations;
+}
+
+/** One way a screen is seen: the system's colour scheme and the window's size. */
+export type Look = { colorScheme: "light" | "dark"; size: { width: number; height: number } };
+
+/** Puts `page` in `look`. */
+export async function showLook(page: Page, { colorScheme, size }: Look): Promise<void> {
+  await page.emulateMedia({ colorScheme });
+  await page.setViewportSize(size);
+}
+
+/**
+ * Waits until what `page` shows has settled: the drawer sliding in, colours
+ * following the media query through CSS transitions (which a loaded machine
+ * runs late), so a screenshot and axe see the end state. Endless animations
+ * (a skeleton's pulse) are not waited for.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForTimeout(300);
+  await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== "running" || animation.effect?.getComputedTiming().endTime === Infinity));
+}
+
+/**
+ * A screen in light and in dark (in that order), each at every one of
+ * `sizes`: `show` puts it on a page in the look it is given (`showLook`,
+ * then whatever opens the screen) and returns that page; once it settled it
+ * is screenshotted as `<name>-<light|dark>-<width>.png` and axe-core checks
+ * it. Returns axe's findings by "<name> <scheme> <width>": a test expects {}.
+ */
+export async function auditLooks(name: string, show: (look: Look) => Promise<Page>, sizes: readonly Look["size"][] = EVERY_SIZE): Promise<Record<string, string[]>> {
+  const failures: Record<string, string[]> = {};
+  for (const colorScheme of ["light", "dark"] as const) {
+    for (const size of sizes) {
+      const page = await show({ colorScheme, size });
+      await settled(page);
+      await page.screenshot({ path: screenshotPath(`${name}-${colorScheme}-${size.width}.png`) });
+      const violations = await accessibilityViolations(page);
+      if (violations.length > 0) failures[`${name} ${colorScheme} ${size.width}`] = violations;
+    }
+  }
+  return failures;
 }
 
 /** The texts among `locator`'s elements that are cut off sideways (an ellipsis or overflow): what a layout test expects to be none. */

@@ -5,16 +5,13 @@
  * reload (and on the server); Grace (a member) has no settings dialog, so no
  * controls, and the server refuses her the policy and a change. Light and dark pass
  * axe-core's WCAG 2.1 AA rules. Screenshots:
- * tests/output/retention-<light|dark>-<1440|390>.png.
+ * tests/output/retention-<light|dark>-<1440|1280|390>.png.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { accessibilityViolations, screenshotPath, startJourney, until, type Journey } from "./journey";
-
-const LARGE = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
+import { auditLooks, LARGE, showLook, startJourney, until, type Journey } from "./journey";
 
 let journey: Journey | undefined;
 let departmentId: Id<"departments">;
@@ -68,17 +65,11 @@ describe("retention settings", () => {
     await expect(retention(ada).getByLabel("Delete files after (days)").inputValue()).resolves.toBe("");
     await expect((await journey!.clientFor("Ada")).query(api.retention.get, { departmentId })).resolves.toEqual({ messageTtlDays: 30, maxMessagesPerConversation: 500 });
 
-    const failures: Record<string, string[]> = {};
-    for (const colorScheme of ["light", "dark"] as const) {
-      await ada.emulateMedia({ colorScheme });
-      for (const viewport of [LARGE, PHONE]) {
-        await ada.setViewportSize(viewport);
-        await retention(ada).scrollIntoViewIfNeeded();
-        await ada.screenshot({ path: screenshotPath(`retention-${colorScheme}-${viewport.width}.png`) });
-        const violations = await accessibilityViolations(ada);
-        if (violations.length > 0) failures[`${colorScheme} ${viewport.width}`] = violations;
-      }
-    }
+    const failures = await auditLooks("retention", async (look) => {
+      await showLook(ada, look);
+      await retention(ada).scrollIntoViewIfNeeded();
+      return ada;
+    });
     expect(failures).toEqual({});
     expect(journey!.pageErrors).toEqual([]);
   });

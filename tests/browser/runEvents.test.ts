@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { RunEventPayload } from "../../convex/lib/runEvents";
-import { accessibilityViolations, drawer, screenshotPath, startJourney, until, type Journey } from "./journey";
+import { auditLooks, drawer, showLook, startJourney, until, type Journey } from "./journey";
 
 const EVENTS = 10_000;
 /** Events per bulk call (convex/seedScale.ts MAX_SEED_BATCH). */
@@ -25,11 +25,6 @@ const BATCH = 500;
 const LAST = `The last event of ${EVENTS.toLocaleString("en")}`;
 /** Bound on paging a whole run through on a busy machine. */
 const PAGING_MS = 120_000;
-const WIDTHS = [
-  { width: 1440, height: 900 },
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-];
 
 let journey: Journey;
 let page: Page;
@@ -175,30 +170,22 @@ describe("a run's events, paged and live", () => {
   });
 
   test("the runs panel and the run page pass axe-core in light and dark at 1440, 1280 and 390 px", async () => {
-    const failures: Record<string, string[]> = {};
     const shot = await journey.newPage({ who: "Ada, screenshots" });
     await journey.signIn(shot, "Ada");
-    for (const viewport of WIDTHS) {
-      await shot.setViewportSize(viewport);
-      for (const colorScheme of ["light", "dark"] as const) {
-        await shot.emulateMedia({ colorScheme });
-        await shot.goto(appAt(`/d/${slug}/tasks/${taskId}`));
-        await drawer(shot).getByRole("list", { name: "Tool calls" }).first().waitFor();
-        await drawer(shot).getByRole("region", { name: "Agent activity" }).scrollIntoViewIfNeeded();
-        await shot.waitForTimeout(300);
-        await shot.screenshot({ path: screenshotPath(`run-events-drawer-${colorScheme}-${viewport.width}.png`) });
-        const drawerViolations = await accessibilityViolations(shot);
-        if (drawerViolations.length > 0) failures[`drawer ${colorScheme} ${viewport.width}`] = drawerViolations;
-
-        await shot.goto(appAt(`/d/${slug}/runs/${runId}`));
-        await timeline(shot).locator("li").first().waitFor();
-        await shot.waitForTimeout(300);
-        await shot.screenshot({ path: screenshotPath(`run-events-run-${colorScheme}-${viewport.width}.png`) });
-        const runViolations = await accessibilityViolations(shot);
-        if (runViolations.length > 0) failures[`run ${colorScheme} ${viewport.width}`] = runViolations;
-      }
-    }
-    expect(failures).toEqual({});
+    const drawerFailures = await auditLooks("run-events-drawer", async (look) => {
+      await showLook(shot, look);
+      await shot.goto(appAt(`/d/${slug}/tasks/${taskId}`));
+      await drawer(shot).getByRole("list", { name: "Tool calls" }).first().waitFor();
+      await drawer(shot).getByRole("region", { name: "Agent activity" }).scrollIntoViewIfNeeded();
+      return shot;
+    });
+    const runFailures = await auditLooks("run-events-run", async (look) => {
+      await showLook(shot, look);
+      await shot.goto(appAt(`/d/${slug}/runs/${runId}`));
+      await timeline(shot).locator("li").first().waitFor();
+      return shot;
+    });
+    expect({ ...drawerFailures, ...runFailures }).toEqual({});
     expect(journey.pageErrors).toEqual([]);
   }, 180_000);
 });

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import http from "../../convex/http";
-import { addToDepartment, asUser, createTask, modules, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
+import { addToDepartment, asUser, channelMessageRow, createTask, modules, seedDemoWithAdmin, setupTest, type TestConvex } from "./setup";
 
 type Registered = {
   isQuery?: boolean;
@@ -204,19 +204,7 @@ describe("every public function goes through the auth layer", () => {
       const inviteId = await ctx.db.insert("invites", { departmentId, email: "x@example.com", role: "member", tokenHash: "1".repeat(64), expiresAt: Date.now() + 1e9, createdBy: member.userId });
       const session = (await ctx.db.query("authSessions").first())!;
       const channelId = await ctx.db.insert("channels", { departmentId, kind: "channel", name: "general", visibility: "project", createdBy: { kind: "system" } });
-      const channelMessageId = await ctx.db.insert("channelMessages", {
-        departmentId,
-        channelId,
-        type: "channel",
-        from: { kind: "system" },
-        body: "hi",
-        mentions: [],
-        artifacts: [],
-        importance: "normal",
-        blocking: false,
-        context: {},
-        replyCount: 0,
-      });
+      const channelMessageId = await ctx.db.insert("channelMessages", channelMessageRow(departmentId, channelId, { body: "hi" }));
       const runId = await ctx.db.insert("runs", {
         departmentId, agentId: agent._id, agentSessionKey: agent.sessionKey, taskId, trigger: { kind: "assigned" }, status: "running",
         iterations: 0, toolCalls: [], promptTokens: 0, completionTokens: 0, foldedTriggers: 0, rerunRequested: false, delegations: 0, guards: [], timings: [],

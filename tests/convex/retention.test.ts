@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { demoSquad, expectError, memberKeyOf, signIn, type TestConvex } from "./setup";
+import { channelMessageRow, demoSquad, expectError, memberKeyOf, signIn, type TestConvex } from "./setup";
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 5, 1);
@@ -78,19 +78,7 @@ describe("retention", () => {
     vi.setSystemTime(NOW - DAY);
     await t.run(async (ctx) => {
       for (let i = 0; i < 103; i++) {
-        await ctx.db.insert("channelMessages", {
-          departmentId,
-          channelId,
-          type: "channel",
-          from: { kind: "system" },
-          body: `m${i}`,
-          mentions: [],
-          artifacts: [],
-          importance: "normal",
-          blocking: false,
-          context: {},
-          replyCount: 0,
-        });
+        await ctx.db.insert("channelMessages", channelMessageRow(departmentId, channelId, { body: `m${i}` }));
       }
     });
     await admin.mutation(api.retention.update, { departmentId, policy: { maxMessagesPerConversation: 100 } });

@@ -15,6 +15,7 @@ import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
 import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
 import { registerComponents } from "./components";
 import schema from "../../convex/schema";
+import { plainChannelMessage } from "../fixtures/channelMessages";
 import type { ApiBody } from "../fixtures/messagingApi";
 import type { MemberRole, TaskStatus } from "../../convex/validators";
 
@@ -187,6 +188,15 @@ export function taskRow(departmentId: Id<"departments">, fields: Partial<Without
     updatedAt: 0,
     ...fields,
   };
+}
+
+/** A channel message row to insert directly (no scan, no notifications): a plain system message with no replies, `fields` over it. */
+export function channelMessageRow(
+  departmentId: Id<"departments">,
+  channelId: Id<"channels">,
+  fields: Partial<WithoutSystemFields<Doc<"channelMessages">>> & { body: string },
+): WithoutSystemFields<Doc<"channelMessages">> {
+  return { departmentId, channelId, from: { kind: "system" }, ...plainChannelMessage(), ...fields };
 }
 
 /** The id of a task that existed once and no longer does. */

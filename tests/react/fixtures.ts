@@ -2,6 +2,7 @@
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChannelMessage } from "../../src/channels/types";
 import type { Agent } from "../../src/roster/types";
+import { plainChannelMessage } from "../fixtures/channelMessages";
 
 /** An agent as `agents.list` returns it: an idle coder with no tools, unless `fields` say otherwise. */
 export function agentFixture(fields: Partial<Agent> & Pick<Agent, "name" | "sessionKey">): Agent {
@@ -24,14 +25,8 @@ export function channelMessageFixture(fields: Partial<ChannelMessage> & Pick<Cha
     _id: "m1" as Id<"channelMessages">,
     _creationTime: Date.parse("2026-01-01T10:00:00Z"),
     channelId: "c1" as Id<"channels">,
-    type: "channel",
     from: { kind: "member", userId: "u1" as Id<"users">, name: "Ana Lima" },
-    mentions: [],
-    artifacts: [],
-    importance: "normal",
-    blocking: false,
-    context: {},
-    replyCount: 0,
+    ...plainChannelMessage(),
     ...fields,
   };
 }
