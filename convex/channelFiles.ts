@@ -18,8 +18,9 @@ import { channelQuery, departmentQuery, requireChannel, userAction } from "./fun
 import { memberKey } from "./lib/actors";
 import { postRefusal } from "./lib/channels";
 import { MaestroError } from "./lib/errors";
-import { addUpload } from "./lib/uploads";
-import { checkUpload, fileUrls, insertFile, searchDepartmentFiles, SEARCHED_TEXT_CHARS } from "./records/channelFiles";
+import { addUpload, SEARCHED_TEXT_CHARS } from "./lib/uploads";
+import { checkUpload, fileUrls, insertFile, searchDepartmentFiles } from "./records/channelFiles";
+import { searchAttachedTaskFiles } from "./records/taskFiles";
 import { mayRead } from "./records/channels";
 import { limitOrThrow } from "./records/rateLimits";
 import { claimUploadGrant, openUploadGrant, requireOwnUpload, uploadScanPlan, type CheckedUpload } from "./records/uploadGrants";
@@ -108,13 +109,23 @@ export const MAX_FILE_RESULTS = 20;
 
 /**
  * `searchFiles`: the department's files (its artifacts) whose name or text
- * matches `query`, name matches first, only in conversations the caller may
- * read.
+ * matches `query`, name matches first: files in conversations the caller may
+ * read, then files attached in task threads (every member reads tasks).
  */
 export const search = departmentQuery({
   role: "viewer",
   args: { query: v.string() },
-  returns: v.array(v.object({ fileId: v.id("_storage"), channelId: v.id("channels"), name: v.string(), contentType: v.string(), size: v.number(), createdAt: v.number() })),
+  returns: v.array(
+    v.object({
+      fileId: v.id("_storage"),
+      channelId: v.optional(v.id("channels")),
+      taskId: v.optional(v.id("tasks")),
+      name: v.string(),
+      contentType: v.string(),
+      size: v.number(),
+      createdAt: v.number(),
+    }),
+  ),
   handler: async (ctx, { departmentId, query }) => {
     const text = query.trim().slice(0, 200);
     if (text === "") return [];
@@ -124,7 +135,10 @@ export const search = departmentQuery({
       const channel = await ctx.db.get("channels", file.channelId);
       if (channel === null || !(await mayRead(ctx, channel, me))) continue;
       out.push({ fileId: file.storageId, channelId: file.channelId, name: file.name, contentType: file.contentType, size: file.size, createdAt: file._creationTime });
-      if (out.length === MAX_FILE_RESULTS) break;
+      if (out.length === MAX_FILE_RESULTS) return out;
+    }
+    for (const file of await searchAttachedTaskFiles(ctx, departmentId, text, MAX_FILE_RESULTS - out.length)) {
+      out.push({ fileId: file.storageId, taskId: file.taskId, name: file.name, contentType: file.contentType, size: file.size, createdAt: file._creationTime });
     }
     return out;
   },

@@ -617,7 +617,11 @@ export default defineSchema({
     contentType: v.string(),
     size: v.number(),
     messageId: v.optional(v.id("messages")),
+    /** A text file's first characters, for searchFiles. */
+    text: v.optional(v.string()),
   })
+    .searchIndex("search_name", { searchField: "name", filterFields: ["departmentId"] })
+    .searchIndex("search_text", { searchField: "text", filterFields: ["departmentId"] })
     .index("by_storage", ["storageId"])
     .index("by_message", ["messageId"])
     .index("by_task", ["taskId"])

@@ -17,7 +17,7 @@ import { requireTask, taskMutation, taskQuery, userAction } from "./functions";
 import { memberKey } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
 import { uploadUrl } from "./lib/files";
-import { addUpload } from "./lib/uploads";
+import { addUpload, SEARCHED_TEXT_CHARS } from "./lib/uploads";
 import { limitOrThrow } from "./records/rateLimits";
 import { deleteTaskFiles, insertTaskFile, taskFileByStorage, taskFileUrls } from "./records/taskFiles";
 import { checkStoredUpload, issueUploadGrant, requireOwnUpload, uploadScanPlan } from "./records/uploadGrants";
@@ -62,14 +62,14 @@ export const prepareAdd = internalQuery({
 
 /** Records a checked file for its task (checked again: the world may have moved since `prepareAdd`). */
 export const recordFile = internalMutation({
-  args: { taskId: v.id("tasks"), storageId: v.id("_storage"), name: v.string() },
+  args: { taskId: v.id("tasks"), storageId: v.id("_storage"), name: v.string(), text: v.optional(v.string()) },
   returns: vRecordedUpload,
-  handler: async (ctx, { taskId, storageId, name }) => {
+  handler: async (ctx, { taskId, storageId, name, text }) => {
     const { task, uploaderKey, checked } = await checkCallerUpload(ctx, taskId, storageId, name);
     if (!checked.ok) return checked;
     await limitOrThrow(ctx, "fileUpload", uploaderKey, "Too many files:");
     const { name: stored, contentType, size } = checked;
-    return { ok: true as const, artifact: await insertTaskFile(ctx, task, uploaderKey, storageId, { name: stored, contentType, size }) };
+    return { ok: true as const, artifact: await insertTaskFile(ctx, task, uploaderKey, storageId, { name: stored, contentType, size }, text) };
   },
 });
 
@@ -86,7 +86,8 @@ export const add = userAction({
       ctx.storage,
       args.storageId,
       async () => await ctx.runQuery(internal.taskFiles.prepareAdd, args),
-      async () => await ctx.runMutation(internal.taskFiles.recordFile, args),
+      // A text file's first characters are kept for searchFiles.
+      async (text) => await ctx.runMutation(internal.taskFiles.recordFile, { ...args, text: text?.slice(0, SEARCHED_TEXT_CHARS) }),
     ),
 });
 

@@ -12,6 +12,9 @@ import { MaestroError } from "./errors";
 import { FILE_LIMITS } from "./files";
 import { scanUserText } from "./secrets/userText";
 
+/** Characters of a text file kept for search (searchFiles). */
+export const SEARCHED_TEXT_CHARS = 20_000;
+
 /** Characters scanned at once (the scanner refuses texts past its hard cap); windows overlap so no secret is cut in two. */
 const SCAN_WINDOW_CHARS = 200_000;
 const SCAN_OVERLAP_CHARS = 4_096;

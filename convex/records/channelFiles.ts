@@ -47,9 +47,6 @@ export async function insertFile(
   return { kind: "file", storageId, ...file };
 }
 
-/** Characters of a text file kept for search. */
-export const SEARCHED_TEXT_CHARS = 20_000;
-
 /** A department's files whose name, then whose text, matches `query`: at most `limit`, name matches first, each once. */
 export async function searchDepartmentFiles(ctx: QueryCtx, departmentId: Id<"departments">, query: string, limit: number): Promise<Array<Doc<"channelFiles">>> {
   const byName = await ctx.db

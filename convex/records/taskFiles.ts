@@ -27,9 +27,28 @@ export async function insertTaskFile(
   uploaderKey: string,
   storageId: Id<"_storage">,
   file: { name: string; contentType: string; size: number },
+  text?: string,
 ): Promise<FileArtifact> {
-  await ctx.db.insert("taskFiles", { departmentId: task.departmentId, taskId: task._id, storageId, uploaderKey, ...file });
+  await ctx.db.insert("taskFiles", { departmentId: task.departmentId, taskId: task._id, storageId, uploaderKey, ...file, ...(text === undefined ? {} : { text }) });
   return { kind: "file", storageId, ...file };
+}
+
+/**
+ * A department's files attached to thread messages whose name, then whose
+ * text, matches `query`: at most `limit`, name matches first, each once.
+ * A file not attached yet is its uploader's draft, not an artifact.
+ */
+export async function searchAttachedTaskFiles(ctx: QueryCtx, departmentId: Id<"departments">, query: string, limit: number): Promise<Array<Doc<"taskFiles">>> {
+  const byName = await ctx.db
+    .query("taskFiles")
+    .withSearchIndex("search_name", (q) => q.search("name", query).eq("departmentId", departmentId))
+    .take(limit);
+  const byText = await ctx.db
+    .query("taskFiles")
+    .withSearchIndex("search_text", (q) => q.search("text", query).eq("departmentId", departmentId))
+    .take(limit);
+  const seen = new Set<string>();
+  return [...byName, ...byText].filter((f) => f.messageId !== undefined && !seen.has(f._id) && seen.add(f._id) !== undefined).slice(0, limit);
 }
 
 /**
