@@ -226,6 +226,33 @@ const GLOBAL_PROXY_SPEEDUPS: Array<[string, string]> = [
 ];
 
 /**
+ * `withAuth()` builds a whole accessor (some forty closures: run a query, a
+ * mutation, an action, fetch, ...) over an auth and request options, and
+ * convex-test called it afresh for every call a function makes: each
+ * component call (the rate limiter's, on every chat post), each action's
+ * query or mutation, each scheduled function. The accessor holds no state
+ * of its own beyond those two, so it is built once per auth and options
+ * (WeakMaps: gone with them).
+ */
+const WITH_AUTH_SIGNATURE = "function withAuth(auth = authStorage.getStore() ?? new AuthFake(), requestOptions = DEFAULT_REQUEST_OPTIONS) {";
+const WITH_AUTH_CACHE = `const maestroAccessors = new WeakMap();
+function withAuth(auth = authStorage.getStore() ?? new AuthFake(), requestOptions = DEFAULT_REQUEST_OPTIONS) {
+    let byOptions = maestroAccessors.get(auth);
+    if (byOptions === undefined) {
+        byOptions = new WeakMap();
+        maestroAccessors.set(auth, byOptions);
+    }
+    let accessor = byOptions.get(requestOptions);
+    if (accessor === undefined) {
+        accessor = maestroBuildAccessor(auth, requestOptions);
+        byOptions.set(requestOptions, accessor);
+    }
+    return accessor;
+}
+function maestroBuildAccessor(auth, requestOptions) {`;
+const ACCESSOR_SPEEDUPS: Array<[string, string]> = [[WITH_AUTH_SIGNATURE, WITH_AUTH_CACHE]];
+
+/**
  * Convex stops a query or mutation whose user code ran past its time
  * (executionLimits.ts): the clock is read at each database call and, here,
  * once more when the function returns, before a mutation commits or a query
@@ -251,6 +278,7 @@ function applySpeedups(source: string, version: string): string {
     ...OWN_TRANSACTION,
     ...CONTEXT_SLOT_SPEEDUPS,
     ...GLOBAL_PROXY_SPEEDUPS,
+    ...ACCESSOR_SPEEDUPS,
     ...EXECUTION_LIMIT_CHECKS,
   ];
   for (const [from] of [[UNION_CASE], ...all]) {
