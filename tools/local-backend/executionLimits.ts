@@ -139,26 +139,28 @@ export class ExecutionClock {
     }
     const clock = this.clock;
     const begun = this.clocks.wall();
-    const done = () => {
-      if (clock !== null) clock.database += this.clocks.wall() - begun;
-    };
     let pending: Promise<T>;
     try {
       pending = call();
     } catch (error) {
-      done();
+      this.leftOut(clock, begun);
       return Promise.reject(error as Error);
     }
     return pending.then(
       (result) => {
-        done();
+        this.leftOut(clock, begun);
         return result;
       },
       (error: unknown) => {
-        done();
+        this.leftOut(clock, begun);
         throw error;
       },
     );
+  }
+
+  /** A database call that began at `begun` (wall clock) ended: its time is not the function's. */
+  private leftOut(clock: Clock | null, begun: number) {
+    if (clock !== null) clock.database += this.clocks.wall() - begun;
   }
 
   /**
