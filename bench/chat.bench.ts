@@ -296,6 +296,8 @@ machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(1)} on ${os.c
  * `npx tsx bench/chat.bench.ts --baseline <checkout>`: the 100-agent posting
  * run on a baseline checkout's backend and on this one, in alternating
  * rounds in one run (so both see the same machine load), with the ratios.
+ * Each round also times 1,000 no-op mutations at the same concurrency on
+ * each side, so each side's post / no-op CPU ratio is measured in the same run.
  * The baseline needs its own node_modules or a link to this one's, e.g.
  * `git archive main | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/`.
  */
@@ -311,7 +313,7 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
     keys: string[];
     /** When this side's agents last spent their buckets. */
     lastRoundAt: number;
-    rounds: Array<{ perSecond: number; summary: Summary; cpuPerPost: number }>;
+    rounds: Array<{ perSecond: number; summary: Summary; cpuPerPost: number; cpuPerNoop: number }>;
   };
   const sides: Side[] = [
     { name: "baseline", root: path.resolve(baselineRoot), dataDir: "", keys: [], lastRoundAt: 0, rounds: [] },
@@ -350,7 +352,17 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
         );
         const perSecond = latencies.length / ((performance.now() - started) / 1000);
         side.lastRoundAt = performance.now();
-        side.rounds.push({ perSecond, summary: summarize(latencies), cpuPerPost: (backendCpuMs(backend.child.pid) - cpuBefore) / latencies.length });
+        const cpuPerPost = (backendCpuMs(backend.child.pid) - cpuBefore) / latencies.length;
+        // The same concurrency on a mutation that does nothing (as benchChatServer measures it).
+        const noopClients = Array.from({ length: AGENTS }, () => adminClient(backend.url, backend.adminKey));
+        const noopCpuBefore = backendCpuMs(backend.child.pid);
+        await Promise.all(
+          noopClients.map(async (client) => {
+            for (let i = 0; i < POST_BURST; i++) await client.mutation(anyApi.seedScale.noop, {});
+          }),
+        );
+        const cpuPerNoop = (backendCpuMs(backend.child.pid) - noopCpuBefore) / (AGENTS * POST_BURST);
+        side.rounds.push({ perSecond, summary: summarize(latencies), cpuPerPost, cpuPerNoop });
       }
     }
   } finally {
@@ -361,20 +373,21 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const lines = [`chat.post, ${AGENTS} concurrent agents: baseline ${baselineRoot} vs this checkout, alternating rounds of ${AGENTS * POST_BURST} posts`];
-  lines.push(`${"round".padEnd(20)} ${"posts/s".padStart(8)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)} ${"CPU/post".padStart(9)}`);
+  lines.push(`${"round".padEnd(20)} ${"posts/s".padStart(8)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)} ${"CPU/post".padStart(9)} ${"CPU/no-op".padStart(9)} ${"ratio".padStart(6)}`);
   for (let round = 0; round < rounds; round++) {
     for (const side of sides) {
       const r = side.rounds[round];
-      lines.push(`${`${round} ${side.name}`.padEnd(20)} ${r.perSecond.toFixed(0).padStart(8)} ${r.summary.p50.toFixed(1).padStart(8)} ${r.summary.p99.toFixed(1).padStart(8)} ${r.summary.max.toFixed(1).padStart(8)} ${`${r.cpuPerPost.toFixed(2)} ms`.padStart(9)}`);
+      lines.push(`${`${round} ${side.name}`.padEnd(20)} ${r.perSecond.toFixed(0).padStart(8)} ${r.summary.p50.toFixed(1).padStart(8)} ${r.summary.p99.toFixed(1).padStart(8)} ${r.summary.max.toFixed(1).padStart(8)} ${`${r.cpuPerPost.toFixed(2)} ms`.padStart(9)} ${`${r.cpuPerNoop.toFixed(2)} ms`.padStart(9)} ${`${(r.cpuPerPost / r.cpuPerNoop).toFixed(2)}×`.padStart(6)}`);
     }
   }
   const [base, mine] = sides.map((side) => ({
     cpu: median(side.rounds.map((r) => r.cpuPerPost)),
     rate: median(side.rounds.map((r) => r.perSecond)),
     p99: median(side.rounds.map((r) => r.summary.p99)),
+    ratio: median(side.rounds.map((r) => r.cpuPerPost / r.cpuPerNoop)),
   }));
   lines.push(
-    `medians: CPU/post ${base.cpu.toFixed(2)} → ${mine.cpu.toFixed(2)} ms (×${(base.cpu / mine.cpu).toFixed(2)} less); posts/s ${base.rate.toFixed(0)} → ${mine.rate.toFixed(0)} (×${(mine.rate / base.rate).toFixed(2)}); p99 ${base.p99.toFixed(0)} → ${mine.p99.toFixed(0)} ms`,
+    `medians: CPU/post ${base.cpu.toFixed(2)} → ${mine.cpu.toFixed(2)} ms (×${(base.cpu / mine.cpu).toFixed(2)} less); posts/s ${base.rate.toFixed(0)} → ${mine.rate.toFixed(0)} (×${(mine.rate / base.rate).toFixed(2)}); p99 ${base.p99.toFixed(0)} → ${mine.p99.toFixed(0)} ms; post / no-op CPU ${base.ratio.toFixed(2)}× → ${mine.ratio.toFixed(2)}× (target ≤ 3×)`,
     `machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
   );
   console.log(lines.join("\n"));

@@ -15,7 +15,7 @@ import { clientSendKey } from "./lib/idempotency";
 import { oncePerKey } from "./records/toolEffects";
 import {
   departmentForApi,
-  enabledChatSettings,
+  enabledChatSettingsOf,
   getNewForAgent,
   paneMessages,
   postChat,
@@ -24,7 +24,7 @@ import {
   vChatMessage,
   vPostedBy,
 } from "./records/chat";
-import { chatSettings, saveChatSettings } from "./records/settings";
+import { chatSettingsOf, saveChatSettings } from "./records/settings";
 
 /** What the WebUI pane shows: the spec's message, plus who posted it when a person did. */
 const vPaneMessage = v.object({ id: v.number(), ts: v.string(), author: v.string(), text: v.string(), postedBy: v.optional(vPostedBy) });
@@ -36,8 +36,8 @@ const vVia = v.union(v.literal("session"), v.literal("password"));
 export const status = departmentQuery({
   args: {},
   returns: v.object({ enabled: v.boolean(), maxMessageChars: v.number() }),
-  handler: async (ctx, { departmentId }) => {
-    const settings = await chatSettings(ctx, departmentId);
+  handler: async (ctx) => {
+    const settings = await chatSettingsOf(ctx, ctx.department);
     return { enabled: settings.enabled, maxMessageChars: settings.maxMessageChars };
   },
 });
@@ -46,8 +46,8 @@ export const status = departmentQuery({
 export const list = departmentQuery({
   args: {},
   returns: v.array(vPaneMessage),
-  handler: async (ctx, { departmentId }) => {
-    await enabledChatSettings(ctx, departmentId);
+  handler: async (ctx) => {
+    await enabledChatSettingsOf(ctx, ctx.department);
     return (await paneMessages(ctx, ctx.department.chatSessionId)).map(({ id, ts, author, text, postedBy }) => ({ id, ts, author, text, ...(postedBy === undefined ? {} : { postedBy }) }));
   },
 });
@@ -77,7 +77,7 @@ export const newSession = departmentMutation({
 export const settings = departmentQuery({
   args: {},
   returns: v.object({ enabled: v.boolean(), maxMessageChars: v.number(), scannerEnabled: v.boolean(), scannerTimeoutMs: v.number() }),
-  handler: async (ctx, { departmentId }) => await chatSettings(ctx, departmentId),
+  handler: async (ctx) => await chatSettingsOf(ctx, ctx.department),
 });
 
 /** The department's owners and admins: override its chat settings at runtime (no other department changes). */
@@ -151,7 +151,7 @@ export const postFromApi = internalMutation({
   args: { slug: v.optional(v.string()), via: vVia, text: v.string() },
   returns: v.number(),
   handler: async (ctx, { slug, via, text }) => {
-    const { department, settings } = await departmentForApi(ctx, slug, via, true);
-    return await postChat(ctx, department._id, "@human", text, undefined, settings);
+    const known = await departmentForApi(ctx, slug, via, true);
+    return await postChat(ctx, known.department._id, "@human", text, undefined, known);
   },
 });

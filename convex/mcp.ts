@@ -9,11 +9,11 @@ import { v } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
 import { internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
 import { agentChatAuthor } from "./lib/chat";
-import { chatSettingsFromEnv, type ChatSettings } from "./lib/config";
+import { chatSettingsFromEnv } from "./lib/config";
 import { MaestroError } from "./lib/errors";
 import type { ApiScope } from "./lib/apiKeys";
 import { keyAgent, scopedKeyAgentX } from "./records/agentApiKeys";
-import { advanceCursor, checkChatText, cursorOf, enabledChatSettings, getNewForAgent, postChat, vChatMessage } from "./records/chat";
+import { advanceCursor, chatDepartment, checkChatText, cursorOf, getNewForAgent, postChat, vChatMessage, type ChatDepartment } from "./records/chat";
 import { limitOrThrow } from "./records/rateLimits";
 import { chatSettings } from "./records/settings";
 
@@ -28,10 +28,10 @@ export const chatStatus = internalQuery({
   },
 });
 
-/** The key's agent and its department's chat settings when it may chat now with a key holding `scope` (read once per call). */
-async function chattingAgent(ctx: QueryCtx, keyHash: string, scope: ApiScope): Promise<{ agent: Doc<"agents">; settings: ChatSettings }> {
+/** The key's agent, its department and that department's chat settings when it may chat now with a key holding `scope` (read once per call). */
+async function chattingAgent(ctx: QueryCtx, keyHash: string, scope: ApiScope): Promise<{ agent: Doc<"agents"> } & ChatDepartment> {
   const agent = await scopedKeyAgentX(ctx, keyHash, scope);
-  return { agent, settings: await enabledChatSettings(ctx, agent.departmentId) };
+  return { agent, ...(await chatDepartment(ctx, agent.departmentId)) };
 }
 
 /** Refuses a key that may not chat now, as a call with it would be refused; reads only (for bodies answered 400). */
@@ -53,12 +53,12 @@ export const post = internalMutation({
   args: { keyHash: v.string(), text: v.union(v.string(), v.null()) },
   returns: v.number(),
   handler: async (ctx, { keyHash, text }) => {
-    const { agent, settings } = await chattingAgent(ctx, keyHash, "chat:write");
+    const { agent, department, settings } = await chattingAgent(ctx, keyHash, "chat:write");
     if (text === null) throw new MaestroError("INVALID_ARGUMENT", 'Send JSON: {"text": "..."}');
     checkChatText(text, settings);
     // A post spends its own bucket only, as a channel post spends only messagePost: one rate-limiter call per post.
     await limitOrThrow(ctx, "agentPost", agent.sessionKey);
-    return await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text, undefined, settings);
+    return await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text, undefined, { department, settings });
   },
 });
 

@@ -25,6 +25,7 @@ import {
   vRunTrigger,
   vTaskStatus,
   vLeadMode,
+  vChatOverrides,
   vToolApproval,
   vToolCallRecord,
   vTriggerKind,
@@ -94,6 +95,12 @@ export default defineSchema({
     slug: v.string(),
     /** The department's current `#maestro` chat session; "New session" replaces it. */
     chatSessionId: v.string(),
+    /**
+     * A copy of its settings row's `chat` overrides, written with it (records/settings saveChatSettings):
+     * a chat post reads its department anyway, so it reads no settings row. Absent on a department made
+     * before the copy, which reads its row instead.
+     */
+    chat: v.optional(vChatOverrides),
     /** Spend per calendar month (UTC) past which no new run starts, in micro-dollars (lib/pricing.ts); none when unset. */
     monthlyBudgetMicros: v.optional(v.number()),
   }).index("by_slug", ["slug"]),
@@ -446,12 +453,7 @@ export default defineSchema({
   /** A department admin's overrides of the JSON config's chat defaults (one document per department). */
   settings: defineTable({
     departmentId: v.id("departments"),
-    chat: v.object({
-      enabled: v.optional(v.boolean()),
-      maxMessageChars: v.optional(v.number()),
-      scannerEnabled: v.optional(v.boolean()),
-      scannerTimeoutMs: v.optional(v.number()),
-    }),
+    chat: vChatOverrides,
     /** The lead's mode in #maestro (switch_mode there); tasks carry their own. */
     leadMode: v.optional(vLeadMode),
     /** What its channels and DMs keep (lib/retention); absent: everything. */

@@ -22,6 +22,14 @@ export const LEAD_MODES = ["plan", "act"] as const;
 export type LeadMode = (typeof LEAD_MODES)[number];
 export const vLeadMode = oneOf(LEAD_MODES);
 
+/** A department admin's overrides of the JSON config's chat defaults (lib/config ChatSettings); a field left out keeps the default. */
+export const vChatOverrides = v.object({
+  enabled: v.optional(v.boolean()),
+  maxMessageChars: v.optional(v.number()),
+  scannerEnabled: v.optional(v.boolean()),
+  scannerTimeoutMs: v.optional(v.number()),
+});
+
 export const vApprovalPolicy = oneOf(APPROVAL_POLICIES);
 export type ApprovalPolicy = Infer<typeof vApprovalPolicy>;
 /** One tool's approval policy on an agent; tools without one use the registry's default. */

@@ -73,10 +73,14 @@ export function sha256Bytes(data: Uint8Array): Uint8Array {
   return out;
 }
 
+const UTF8 = new TextEncoder();
+/** Each byte's two hex digits (every API call hashes its key: a table, not a toString and padStart per byte). */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 /** Lower-case hex SHA-256 of `text` as UTF-8. */
 export function sha256Hex(text: string): string {
   let hex = "";
-  for (const byte of sha256Bytes(new TextEncoder().encode(text))) hex += byte.toString(16).padStart(2, "0");
+  for (const byte of sha256Bytes(UTF8.encode(text))) hex += HEX[byte];
   return hex;
 }
 

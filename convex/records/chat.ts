@@ -12,7 +12,7 @@ import { MaestroError } from "../lib/errors";
 import { hasRole } from "../lib/roles";
 import { scanUserText, textTooLongMessage } from "../lib/secrets/userText";
 import { membershipsOf } from "./members";
-import { chatSettings } from "./settings";
+import { chatSettings, chatSettingsOf } from "./settings";
 import { getViewer } from "./viewer";
 
 /** Most messages the chat pane shows (the newest). */
@@ -28,9 +28,29 @@ export const vPostedBy = v.object({ userId: v.id("users"), name: v.string() });
 
 /** The department's chat settings when chat is on; NOT_FOUND ("Chat disabled by configuration") when it is off. */
 export async function enabledChatSettings(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ChatSettings> {
-  const settings = await chatSettings(ctx, departmentId);
+  return enabledOnly(await chatSettings(ctx, departmentId));
+}
+
+/** As `enabledChatSettings`, for a department already read. */
+export async function enabledChatSettingsOf(ctx: QueryCtx, department: Doc<"departments">): Promise<ChatSettings> {
+  return enabledOnly(await chatSettingsOf(ctx, department));
+}
+
+function enabledOnly(settings: ChatSettings): ChatSettings {
   if (!settings.enabled) throw new MaestroError("NOT_FOUND", CHAT_DISABLED);
   return settings;
+}
+
+/** A department whose chat is on, with its chat settings: one read of its document (NOT_FOUND when chat is off or it is gone). */
+export async function chatDepartment(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ChatDepartment> {
+  const department = await ctx.db.get("departments", departmentId);
+  if (department === null) throw new MaestroError("NOT_FOUND", "Department not found.");
+  return { department, settings: await enabledChatSettingsOf(ctx, department) };
+}
+
+export interface ChatDepartment {
+  department: Doc<"departments">;
+  settings: ChatSettings;
 }
 
 /** A chat text checked against the limit before anything is scanned: empty is INVALID_ARGUMENT, too long TOO_LARGE. */
@@ -50,14 +70,12 @@ export async function postChat(
   author: string,
   rawText: string,
   postedBy?: Infer<typeof vPostedBy>,
-  // The caller's settings when it has read them already in this transaction (read once per call).
-  knownSettings?: ChatSettings,
+  // The department and its settings when the caller has read them already in this transaction (read once per call).
+  known?: ChatDepartment,
 ): Promise<number> {
-  const settings = knownSettings ?? (await enabledChatSettings(ctx, departmentId));
-  if (!settings.enabled) throw new MaestroError("NOT_FOUND", CHAT_DISABLED);
+  const { department, settings } = known ?? (await chatDepartment(ctx, departmentId));
+  enabledOnly(settings);
   checkChatText(rawText, settings);
-  const department = await ctx.db.get("departments", departmentId);
-  if (department === null) throw new MaestroError("NOT_FOUND", "Department not found.");
   const { text, truncated, redacted } = scanUserText(rawText, {
     maxChars: settings.maxMessageChars,
     enabled: settings.scannerEnabled,
@@ -115,8 +133,7 @@ export async function cursorOf(ctx: QueryCtx, agentSessionKey: string): Promise<
 
 /** The agent's unseen messages of its department's current session, and where its cursor would move. */
 export async function getNewForAgent(ctx: QueryCtx, agent: Doc<"agents">) {
-  await enabledChatSettings(ctx, agent.departmentId);
-  const department = (await ctx.db.get("departments", agent.departmentId))!;
+  const { department } = await chatDepartment(ctx, agent.departmentId);
   const cursor = (await cursorOf(ctx, agent.sessionKey))?.lastId ?? 0;
   const messages = await sessionPage(ctx, department.chatSessionId, cursor, MAX_READ_MESSAGES);
   return { messages, newPointer: messages.length > 0 ? messages[messages.length - 1].id : cursor };
@@ -149,10 +166,10 @@ export async function chatContextOfAgent(ctx: QueryCtx, agent: Doc<"agents">): P
  * every one when it lists none. Unknown and foreign departments answer
  * alike, so slugs reveal nothing. Chat must be on there.
  */
-export async function departmentForApi(ctx: QueryCtx, slug: string | undefined, via: "session" | "password", write: boolean): Promise<{ department: Doc<"departments">; settings: ChatSettings }> {
+export async function departmentForApi(ctx: QueryCtx, slug: string | undefined, via: "session" | "password", write: boolean): Promise<ChatDepartment> {
   const department = via === "password" ? await passwordDepartment(ctx, slug) : await sessionDepartment(ctx, slug, write);
   if (department === null) throw new MaestroError("NOT_FOUND", `No department ${slug ?? ""} that you can reach.`.replace("  ", " "));
-  return { department, settings: await enabledChatSettings(ctx, department._id) };
+  return { department, settings: await enabledChatSettingsOf(ctx, department) };
 }
 
 async function passwordDepartment(ctx: QueryCtx, slug: string | undefined): Promise<Doc<"departments"> | null> {

@@ -14,9 +14,9 @@ export async function departmentBySlug(ctx: QueryCtx, slug: string): Promise<Doc
     .first();
 }
 
-/** A new department with a fresh #maestro session. */
+/** A new department with a fresh #maestro session and no chat overrides yet (its copy of them: records/settings chatSettingsOf). */
 export async function insertDepartment(ctx: MutationCtx, name: string, slug: string): Promise<Id<"departments">> {
-  return await ctx.db.insert("departments", { name, slug, chatSessionId: crypto.randomUUID() });
+  return await ctx.db.insert("departments", { name, slug, chatSessionId: crypto.randomUUID(), chat: {} });
 }
 
 /** Creates a department owned by `userId` (listed as `memberName`): the name must be free and the person under their limit. */

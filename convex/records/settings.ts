@@ -23,18 +23,32 @@ export async function settingsOf(ctx: QueryCtx, departmentId: Id<"departments">)
     .unique();
 }
 
-/** A department's effective chat settings: the deployment's, overridden by what its admins saved. */
-export async function chatSettings(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ChatSettings> {
-  const base = chatSettingsFromEnv();
-  const saved = await settingsOf(ctx, departmentId);
-  return { ...base, ...(saved?.chat ?? {}) };
+/**
+ * A department's effective chat settings: the deployment's, overridden by
+ * what its admins saved. The overrides are read from the department's own
+ * document (its copy of them, `departments.chat`), so every chat post, which
+ * reads its department anyway, reads no settings row; a department made
+ * before that copy existed reads its settings row.
+ */
+export async function chatSettingsOf(ctx: QueryCtx, department: Doc<"departments">): Promise<ChatSettings> {
+  const saved = department.chat ?? (await settingsOf(ctx, department._id))?.chat ?? {};
+  return { ...chatSettingsFromEnv(), ...saved };
 }
 
-/** Saves chat overrides over what the department had. */
+/** As `chatSettingsOf`, for a department known by its id. */
+export async function chatSettings(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ChatSettings> {
+  const department = await ctx.db.get("departments", departmentId);
+  if (department === null) return { ...chatSettingsFromEnv(), ...((await settingsOf(ctx, departmentId))?.chat ?? {}) };
+  return await chatSettingsOf(ctx, department);
+}
+
+/** Saves chat overrides over what the department had: in its settings row and in the department's copy, in one transaction. */
 export async function saveChatSettings(ctx: MutationCtx, departmentId: Id<"departments">, changes: Partial<ChatSettings>): Promise<void> {
   const saved = await settingsOf(ctx, departmentId);
-  if (saved === null) await ctx.db.insert("settings", { departmentId, chat: changes });
-  else await ctx.db.patch("settings", saved._id, { chat: { ...saved.chat, ...changes } });
+  const chat = { ...(saved?.chat ?? {}), ...changes };
+  if (saved === null) await ctx.db.insert("settings", { departmentId, chat });
+  else await ctx.db.patch("settings", saved._id, { chat });
+  await ctx.db.patch("departments", departmentId, { chat });
 }
 
 /** The lead's mode where a task works (its own, else the department's), or in #maestro when `task` is null. */

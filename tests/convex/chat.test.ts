@@ -308,6 +308,50 @@ describe("settings", () => {
     expect(saved.map((s) => s.departmentId)).toEqual([other.departmentId]);
   });
 
+  test("are kept on the department's own document too: saving changes both at once, and a post obeys them at once", async () => {
+    const { t, admin, departmentId } = await squad();
+    const writer = await t.run(async (ctx) => (await ctx.db.query("agents").collect()).find((a) => a.sessionKey === AGENTS.writer)!);
+    const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id });
+    const post = async (text: string) =>
+      await t.fetch("/mcp/chat.post", { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify({ text }) });
+    const long = "x".repeat(81);
+    const stored = async () =>
+      await t.run(async (ctx) => ({ copy: (await ctx.db.get("departments", departmentId))!.chat, row: (await ctx.db.query("settings").unique())?.chat }));
+    expect(await stored()).toEqual({ copy: {}, row: undefined });
+    expect((await post(long)).status).toBe(200);
+
+    await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 20 });
+    expect(await stored()).toEqual({ copy: { maxMessageChars: 20 }, row: { maxMessageChars: 20 } });
+    // More than 4× the limit is refused (lib/secrets/userText): 81 characters now, stored whole before.
+    expect((await post(long)).status).toBe(413);
+    await admin.mutation(api.chat.updateSettings, { departmentId, enabled: false });
+    expect(await stored()).toEqual({ copy: { maxMessageChars: 20, enabled: false }, row: { maxMessageChars: 20, enabled: false } });
+    expect((await post("short")).status).toBe(404);
+    await admin.mutation(api.chat.updateSettings, { departmentId, enabled: true, maxMessageChars: 4096 });
+    expect((await post(long)).status).toBe(200);
+    expect((await rows(t)).map((row) => row.text)).toEqual([long, long]);
+  });
+
+  test("a post reads the department's copy, not the settings row; a department from before the copy reads its row", async () => {
+    const { t, admin, departmentId } = await squad();
+    await admin.mutation(api.chat.updateSettings, { departmentId, enabled: false });
+    // The row alone no longer decides: with it gone, the department's copy still says off.
+    await t.run(async (ctx) => await ctx.db.delete("settings", (await ctx.db.query("settings").unique())!._id));
+    await expect(admin.mutation(api.chat.postAsHuman, { departmentId, text: "hi" })).rejects.toThrow("Chat disabled by configuration");
+    expect(await admin.query(api.chat.settings, { departmentId })).toMatchObject({ enabled: false });
+
+    // A department saved before the copy existed has none: its settings row decides, and the next save writes the copy.
+    await t.run(async (ctx) => {
+      await ctx.db.patch("departments", departmentId, { chat: undefined });
+      await ctx.db.insert("settings", { departmentId, chat: { enabled: false, maxMessageChars: 30 } });
+    });
+    await expect(admin.mutation(api.chat.postAsHuman, { departmentId, text: "hi" })).rejects.toThrow("Chat disabled by configuration");
+    await admin.mutation(api.chat.updateSettings, { departmentId, enabled: true });
+    expect(await t.run(async (ctx) => (await ctx.db.get("departments", departmentId))!.chat)).toEqual({ enabled: true, maxMessageChars: 30 });
+    expect(await admin.query(api.chat.settings, { departmentId })).toMatchObject({ enabled: true, maxMessageChars: 30 });
+    expect((await admin.mutation(api.chat.postAsHuman, { departmentId, text: "hi" })).success).toBe(true);
+  });
+
   test("defaults come from the JSON config in the environment", async () => {
     process.env.MAESTRO_CONFIG_JSON = JSON.stringify({ chat: { enabled: false, limits: { maxMessageChars: 77 }, scanner: { timeoutMs: 5 } } });
     const { admin, departmentId } = await squad();

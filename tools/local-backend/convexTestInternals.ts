@@ -13,7 +13,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ContextSlot } from "./contextSlots.js";
-import { QUERY_STREAM_ALL_OP } from "./queryBatching.js";
+import { QUERY_ALL_OP } from "./queryBatching.js";
 
 export const SUPPORTED_CONVEX_TEST_VERSION = "0.0.60";
 
@@ -84,16 +84,19 @@ function maestroDocument(doc) {
 }
 function asyncSyscallImpl() {`;
 /**
- * `maestro/queryStreamAll`: every remaining row of a query stream in one
- * syscall, each tracked against the transaction's read limits exactly as
+ * `maestro/queryAll`: a query started, read to its end and closed in one
+ * syscall: its index range counted as `1.0/queryStream` counts it, each row
+ * tracked against the transaction's read limits exactly as
  * `1.0/queryStreamNext` tracks it (see queryBatching.ts, which calls it from
- * `collect()`).
+ * `collect()`), and nothing left to clean up (`1.0/queryCleanup` does nothing).
  */
-const QUERY_STREAM_ALL = `switch (op) {
-            case "${QUERY_STREAM_ALL_OP}": {
+const QUERY_ALL = `switch (op) {
+            case "${QUERY_ALL_OP}": {
+                tracker?.trackIndexRange();
+                const queryId = db.startQuery(args.query);
                 const texts = [];
                 for (;;) {
-                    const { value, done } = db.queryNext(args.queryId);
+                    const { value, done } = db.queryNext(queryId);
                     if (done) {
                         break;
                     }
@@ -105,12 +108,13 @@ const QUERY_STREAM_ALL = `switch (op) {
                     tracker?.trackRead(entry.size);
                     texts.push(entry.json);
                 }
+                delete db._queryResults[queryId];
                 return \`{"values":[\${texts.join(",")}]}\`;
             }
             case "1.0/get": {`;
 const DOCUMENT_SPEEDUPS: Array<[string, string]> = [
   ["function asyncSyscallImpl() {", DOCUMENT_TEXT_CACHE],
-  ['switch (op) {\n            case "1.0/get": {', QUERY_STREAM_ALL],
+  ['switch (op) {\n            case "1.0/get": {', QUERY_ALL],
   [
     "tracker?.trackRead(getDocumentSize(doc));\n            }\n            return doc;",
     "tracker?.trackRead(maestroDocument(doc).size);\n            }\n            return doc;",
@@ -222,6 +226,33 @@ const GLOBAL_PROXY_SPEEDUPS: Array<[string, string]> = [
 ];
 
 /**
+ * `withAuth()` builds a whole accessor (some forty closures: run a query, a
+ * mutation, an action, fetch, ...) over an auth and request options, and
+ * convex-test called it afresh for every call a function makes: each
+ * component call (the rate limiter's, on every chat post), each action's
+ * query or mutation, each scheduled function. The accessor holds no state
+ * of its own beyond those two, so it is built once per auth and options
+ * (WeakMaps: gone with them).
+ */
+const WITH_AUTH_SIGNATURE = "function withAuth(auth = authStorage.getStore() ?? new AuthFake(), requestOptions = DEFAULT_REQUEST_OPTIONS) {";
+const WITH_AUTH_CACHE = `const maestroAccessors = new WeakMap();
+function withAuth(auth = authStorage.getStore() ?? new AuthFake(), requestOptions = DEFAULT_REQUEST_OPTIONS) {
+    let byOptions = maestroAccessors.get(auth);
+    if (byOptions === undefined) {
+        byOptions = new WeakMap();
+        maestroAccessors.set(auth, byOptions);
+    }
+    let accessor = byOptions.get(requestOptions);
+    if (accessor === undefined) {
+        accessor = maestroBuildAccessor(auth, requestOptions);
+        byOptions.set(requestOptions, accessor);
+    }
+    return accessor;
+}
+function maestroBuildAccessor(auth, requestOptions) {`;
+const ACCESSOR_SPEEDUPS: Array<[string, string]> = [[WITH_AUTH_SIGNATURE, WITH_AUTH_CACHE]];
+
+/**
  * Convex stops a query or mutation whose user code ran past its time
  * (executionLimits.ts): the clock is read at each database call and, here,
  * once more when the function returns, before a mutation commits or a query
@@ -247,6 +278,7 @@ function applySpeedups(source: string, version: string): string {
     ...OWN_TRANSACTION,
     ...CONTEXT_SLOT_SPEEDUPS,
     ...GLOBAL_PROXY_SPEEDUPS,
+    ...ACCESSOR_SPEEDUPS,
     ...EXECUTION_LIMIT_CHECKS,
   ];
   for (const [from] of [[UNION_CASE], ...all]) {

@@ -42,14 +42,15 @@ export class Scheduling {
   /** Notes which component each newly scheduled job targets, so a restart can resume it there. */
   recordScheduleTargets() {
     const asyncSyscall = this.global.asyncSyscall as (op: string, jsonArgs: string) => Promise<string>;
-    this.global.asyncSyscall = async (op: string, jsonArgs: string) => {
-      const result = await asyncSyscall(op, jsonArgs);
-      if (op === "1.0/schedule") {
-        const current = this.internals.executionContextStorage.getStore()?.componentPath ?? ROOT;
+    // Only `1.0/schedule` waits for its answer here; every other syscall is handed on as it is (no async frame of its own).
+    this.global.asyncSyscall = (op: string, jsonArgs: string): Promise<string> => {
+      if (op !== "1.0/schedule") return asyncSyscall(op, jsonArgs);
+      const current = this.internals.executionContextStorage.getStore()?.componentPath ?? ROOT;
+      return asyncSyscall(op, jsonArgs).then((result) => {
         const target = scheduleTarget(JSON.parse(jsonArgs), current);
         if (target !== current) this.jobTargets.set(JSON.parse(result) as string, target);
-      }
-      return result;
+        return result;
+      });
     };
   }
 

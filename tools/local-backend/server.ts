@@ -17,6 +17,7 @@ import { CronRunner } from "./crons.js";
 import { Engine, type Caller, type FunctionOutcome, type FunctionType, type HttpActionRequest } from "./engine.js";
 import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, sameSecret, sendFailure } from "./httpGuard.js";
 import { walSyncModeFromEnv, type WalSyncMode } from "./storage.js";
+import { responseBytes } from "./responseBody.js";
 import { handleStorage, STORAGE_PREFIX } from "./storageHttp.js";
 import { SyncServer, type SocketLimits } from "./sync.js";
 import { createTurnGate } from "./turns.js";
@@ -307,7 +308,7 @@ async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Eng
     responseHeaders[name] = value;
   });
   res.writeHead(response.status, responseHeaders);
-  res.end(Buffer.from(await response.arrayBuffer()));
+  res.end(await responseBytes(response));
 }
 
 async function callerFromHeader(header: string | undefined, context: ApiContext): Promise<Caller> {

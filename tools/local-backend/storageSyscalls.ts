@@ -26,13 +26,16 @@ export function attachFileStore(db: any, files: FileStore) {
   db.__maestroFiles = files;
 }
 
+/** The syscalls answered here (the rest go on to convex-test). */
+const STORAGE_SYSCALLS = new Set(["1.0/storageGenerateUploadUrl", "1.0/storageGetUrl", "1.0/storageGetMetadata"]);
+
 /** Wraps the deployment's storage syscalls (convex-test's "Convex" global) to use `files`. */
 export function installStorageSyscalls(internals: ConvexTestInternals, global: any, files: FileStore) {
   patchDatabase(internals);
   const currentDb = () => global.components[internals.executionContextStorage.getStore()?.componentPath ?? ""].db;
 
   const asyncSyscall = global.asyncSyscall as (op: string, jsonArgs: string) => Promise<string>;
-  global.asyncSyscall = async (op: string, jsonArgs: string) => {
+  const storageSyscall = async (op: string, jsonArgs: string): Promise<string> => {
     switch (op) {
       case "1.0/storageGenerateUploadUrl":
         return JSON.stringify(files.newUploadUrl());
@@ -52,6 +55,8 @@ export function installStorageSyscalls(internals: ConvexTestInternals, global: a
         return await asyncSyscall(op, jsonArgs);
     }
   };
+  // Every other syscall (each database call) is handed on as it is: no async frame of its own.
+  global.asyncSyscall = (op: string, jsonArgs: string): Promise<string> => (STORAGE_SYSCALLS.has(op) ? storageSyscall(op, jsonArgs) : asyncSyscall(op, jsonArgs));
 
   const jsSyscall = global.jsSyscall as (op: string, args: any) => Promise<any>;
   global.jsSyscall = async (op: string, args: any) => {
