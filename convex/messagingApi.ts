@@ -21,7 +21,7 @@
  *   POST /channels/{id}/members       {add?: [names], remove?: [names]}                  [channels:manage]
  *   POST /channels/{id}/topic         {topic}                                            [channels:manage]
  *   GET  /channels/{id}/messages      ?limit=&since=  top-level messages, oldest first   [messages:read]
- *   POST /messages                    {channel | reply_to, body, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
+ *   POST /messages                    {channel | reply_to, body, mentions?, artifacts?, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
  *   POST /messages/{id}/read          marks one message read for this agent              [messages:read]
  *   POST /threads                     {root_message_id} or {channel, body, ...}: a Thread  [messages:write]
  *   GET  /threads/{id}                a Thread                                           [messages:read]
@@ -42,6 +42,7 @@ import type { ActionCtx } from "./_generated/server";
 import type { ApiScope } from "./lib/apiKeys";
 import { agentKeyHash, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
 import { channelJson, conversationJson, messageJson, threadJson, type StoredMessage } from "./lib/messagingJson";
+import { CHANNEL_LIMITS } from "./lib/channels";
 import { LIMITS } from "./lib/limits";
 import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
 
@@ -86,6 +87,27 @@ function pathSegments(pathname: string): string[] {
   }
 }
 
+/**
+ * `artifacts`: what the message attaches, as the brain's post_message takes
+ * them: `{"task_id": …}` (a task of the department) or `{"file_id": …}` (a
+ * file already posted where this agent reads). An artifact as a Message
+ * answers it (with its `kind`, and a file's name, type and size) is taken
+ * back as it is. Whether each may be attached is the post's own check.
+ */
+function artifactRefs(body: Body): Array<{ taskId: string } | { fileId: string }> | undefined {
+  const value = body.artifacts;
+  if (value === undefined || value === null) return undefined;
+  const shape = `"artifacts" must be a list of at most ${CHANNEL_LIMITS.artifactsPerMessage} objects, each {"task_id": "…"} or {"file_id": "…"}.`;
+  if (!Array.isArray(value) || value.length > CHANNEL_LIMITS.artifactsPerMessage) throw badRequest(shape);
+  return value.map((item: unknown) => {
+    if (typeof item !== "object" || item === null || Array.isArray(item)) throw badRequest(shape);
+    const { kind, task_id: taskId, file_id: fileId } = item as Record<string, unknown>;
+    if (typeof taskId === "string" && fileId === undefined && (kind === undefined || kind === "task")) return { taskId };
+    if (typeof fileId === "string" && taskId === undefined && (kind === undefined || kind === "file")) return { fileId };
+    throw badRequest(shape);
+  });
+}
+
 /** The post fields every message takes. */
 function postFields(body: Body) {
   const blocking = body.blocking;
@@ -96,6 +118,9 @@ function postFields(body: Body) {
     blocking,
     correlationId: optionalString(body, "correlation_id"),
     clientMessageId: optionalString(body, "client_message_id"),
+    // Named as in @mentions (or by key), besides those @named in the body; a name nobody answers to is a 400.
+    mentions: names(body, "mentions"),
+    artifacts: artifactRefs(body),
   };
 }
 

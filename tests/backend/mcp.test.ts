@@ -232,6 +232,10 @@ describe("maestro-mcp over stdio against the offline backend", () => {
     expect(await call("threads.get", { thread_id: posted.id })).toMatchObject({ id: posted.id, root_message_id: posted.id, reply_count: 1 });
     expect(await call("threads.create", { root_message_id: posted.id })).toMatchObject({ id: posted.id, channel_id: channel.id });
     expect((await call("channels.messages", { channel: channel.id, limit: 5 })).messages.map((m) => m.reply_count)).toEqual([1]);
+    // The spec's mentions[]: a person named besides the body's @mentions; an unknown name posts nothing.
+    expect((await call("messages.post", { channel: "mcp-room", body: "Release notes are up", mentions: ["Ada"] })).mentions).toEqual(["Ada"]);
+    const unknown = await client.callTool({ name: "messages.post", arguments: { channel: "mcp-room", body: "x", mentions: ["Nobody"] } });
+    expect(JSON.parse(textOf(unknown))).toMatchObject({ status: 400, error: expect.stringMatching(/Cannot mention "Nobody"/) });
 
     const dm = await call("dms.send", { to: ["Ada"], body: "Deploying now", blocking: true });
     expect((await call("dms.messages", { dm: dm.id })).messages.map((m) => m.body)).toEqual(["Deploying now"]);

@@ -42,7 +42,7 @@ describe("the messaging API's contracts", () => {
     const { t, departmentId, admin, key } = await squadWithWriterKey();
     const taskId = await createTask(admin, departmentId, { title: "Launch copy" });
     const channel = await callMessagingApi(t, key, "POST", "/channels", { name: "contract", topic: "shapes" });
-    const message = await callMessagingApi(t, key, "POST", "/messages", { channel: "contract", body: "See @Grace", correlation_id: "corr-1", client_message_id: "m-1" });
+    const message = await callMessagingApi(t, key, "POST", "/messages", { channel: "contract", body: "See @Grace", mentions: ["Dev Bot"], artifacts: [{ task_id: taskId }], correlation_id: "corr-1", client_message_id: "m-1" });
     // A message from inside Maestro carries its task: the same shape with task_id and an artifact.
     const runId = await insertRun(t, AGENTS.writer, taskId);
     await t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "contract", body: "Linked", artifacts: [{ taskId }] });
@@ -58,7 +58,7 @@ describe("the messaging API's contracts", () => {
       context: { project_id: "string" },
       correlation_id: "string",
       created_at: "number",
-      artifacts: [],
+      artifacts: [{ kind: "string", task_id: "string" }],
       from: "string",
       id: "string",
       importance: "string",
@@ -79,7 +79,7 @@ describe("the messaging API's contracts", () => {
       linked: { ...uncorrelated, mentions: [], context: { project_id: "string", task_id: "string" }, artifacts: [{ kind: "string", task_id: "string" }] },
       channel: { archived: "boolean", created_at: "number", created_by: "string", id: "string", members: ["string"], name: "string", project_id: "string", topic: "string", visibility: "string" },
       thread: { channel_id: "string", created_at: "number", created_by: "string", id: "string", reply_count: "number", root_message_id: "string" },
-      dm: { created_at: "number", id: "string", last_message_at: "number", message: { ...uncorrelated, mentions: [], to: ["string"] }, participants: ["string"] },
+      dm: { created_at: "number", id: "string", last_message_at: "number", message: { ...uncorrelated, mentions: [], artifacts: [], to: ["string"] }, participants: ["string"] },
       // The seeded department has admins but no owner: `owner` is null then (a string for a created project, below).
       project: { created_at: "number", id: "string", name: "string", owner: "null", schema_version: "number", slug: "string" },
     });
@@ -87,8 +87,57 @@ describe("the messaging API's contracts", () => {
     const everything = JSON.stringify([message.body, history.body, channel.body, thread.body, dm.body, project.body]);
     expect(everything).not.toMatch(/"_id"|"_creationTime"|"correlationId"|"taskId"|"replyCount"|"departmentId"|"storageId"/);
     expect(message.body.context.project_id).toBe(departmentId);
+    expect([message.body.mentions, message.body.artifacts]).toEqual([["Grace", "Dev Bot"], [{ kind: "task", task_id: taskId }]]);
     expect(history.body.messages[1].context).toEqual({ project_id: departmentId, task_id: taskId });
     expect(project.body).toMatchObject({ id: departmentId, schema_version: 1 });
+  });
+
+  test("POST /messages takes the spec's mentions[] (the department's agents and people) and artifacts[] (tasks, posted files) like post_message; a bad one is refused, writing nothing", async () => {
+    const { t, departmentId, admin, key } = await squadWithWriterKey();
+    const taskId = await createTask(admin, departmentId, { title: "Launch copy" });
+    await callMessagingApi(t, key, "POST", "/channels", { name: "handoff" });
+    const posted = await callMessagingApi(t, key, "POST", "/messages", {
+      channel: "handoff",
+      body: "Draft ready, see @Grace",
+      mentions: ["grace", "@Dev Bot", AGENTS.jarvis],
+      artifacts: [{ task_id: taskId }],
+    });
+    expect(posted.status).toBe(200);
+    // The body's @mentions first, then those named only in the list, each once, by their names.
+    expect(posted.body.mentions).toEqual(["Grace", "Dev Bot", "Jarvis"]);
+    expect(posted.body.artifacts).toEqual([{ kind: "task", task_id: taskId }]);
+    // A named mention is a direct one, as an @mention is: it reaches the person's and the agents' inboxes as addressed to them.
+    const inbox = await t.run(async (ctx) => (await ctx.db.query("inbox").collect()).filter((row) => row.messageId === posted.body.id));
+    expect(Object.fromEntries(inbox.map((row) => [row.recipientKey, row.direct]))).toMatchObject({ [memberKeyOf(t, "Grace")]: true, [AGENTS.devBot]: true, [AGENTS.jarvis]: true });
+    // A reply and a new thread take them too; an artifact as a Message answers it is taken back as it is.
+    const reply = await callMessagingApi(t, key, "POST", "/messages", { reply_to: posted.body.id, body: "Also this", mentions: ["Ada"], artifacts: posted.body.artifacts });
+    expect(reply.body).toMatchObject({ type: "thread", mentions: ["Ada"], artifacts: [{ kind: "task", task_id: taskId }] });
+
+    const other = await createOtherDepartment(t);
+    const foreignTask = await createTask(other.member, other.departmentId, { title: "Theirs" });
+    const before = await written(t);
+    const cases: Array<[string, unknown, number, RegExp]> = [
+      ["a name nobody answers to", { mentions: ["Nobody"] }, 400, /Cannot mention "Nobody"/],
+      ["another department's person", { mentions: ["Mallory"] }, 400, /Cannot mention "Mallory"/],
+      ["one unknown among known ones", { mentions: ["Grace", "Ghost"] }, 400, /Cannot mention "Ghost"/],
+      ["mentions that are not a list", { mentions: "Grace" }, 400, /"mentions" must be a list/],
+      ["too many mentions", { mentions: Array.from({ length: 21 }, () => "Grace") }, 400, /"mentions" must be a list of at most 20/],
+      ["another department's task", { artifacts: [{ task_id: foreignTask }] }, 404, /not in this department/],
+      ["a made-up task id", { artifacts: [{ task_id: "nope" }] }, 404, /No task nope/],
+      ["a made-up file id", { artifacts: [{ file_id: "nope" }] }, 404, /No file nope/],
+      ["a link, which post_message does not attach", { artifacts: [{ kind: "link", url: "https://example.com" }] }, 400, /"artifacts" must be a list/],
+      ["a task and a file in one", { artifacts: [{ task_id: taskId, file_id: "x" }] }, 400, /\{"task_id": "…"\} or \{"file_id": "…"\}/],
+      ["a kind that does not match", { artifacts: [{ kind: "file", task_id: taskId }] }, 400, /"artifacts"/],
+      ["artifacts that are not a list", { artifacts: { task_id: taskId } }, 400, /"artifacts"/],
+      ["too many artifacts", { artifacts: Array.from({ length: 11 }, () => ({ task_id: taskId })) }, 400, /at most 10/],
+    ];
+    const failures: string[] = [];
+    for (const [name, extra, status, message] of cases) {
+      const answer = await callMessagingApi(t, key, "POST", "/messages", { channel: "handoff", body: "Refused", ...(extra as object) });
+      if (answer.status !== status || !message.test(String(answer.body.error))) failures.push(`${name}: ${answer.status} ${answer.body.error}`);
+    }
+    expect(failures).toEqual([]);
+    expect(await written(t)).toBe(before);
   });
 
   test("projects: the key's own (by id, slug or me), its channels, and a new one owned by the key's maker", async () => {

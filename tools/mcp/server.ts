@@ -218,6 +218,12 @@ const postFields = {
   blocking: z.boolean().optional().describe("Interrupts the recipients' agents: use for what cannot wait."),
   correlation_id: z.string().optional().describe("Ties the message to a delegation or request."),
   client_message_id: z.string().min(1).max(128).optional().describe("Your own id for this send: retrying with the same id posts once."),
+  mentions: z.array(z.string().min(1)).max(20).optional().describe("People and agents to notify besides those @named in the body, by name; an unknown name refuses the post."),
+  artifacts: z
+    .array(z.union([z.object({ task_id: z.string().min(1) }), z.object({ file_id: z.string().min(1) })]))
+    .max(10)
+    .optional()
+    .describe("Tasks of this project ({task_id}) or files already posted where this agent reads ({file_id}) to attach."),
 };
 const listing = {
   limit: z.number().int().min(1).max(50).optional().describe("At most this many (default 20)."),
