@@ -13,9 +13,10 @@
  * in brackets; answers are the spec's JSON (lib/messagingJson), described
  * with curl examples in docs/api.md:
  *
- *   POST /projects                    {name}  a new department owned by the key's maker  [projects:write]
+ *   POST /projects                    {name, description?}  a new department owned by the key's maker  [projects:write]
  *   GET  /projects/{id}               the key's department (id, slug or `me`)            [projects:read]
  *   GET  /projects/{id}/channels      its channels this agent may read                   [channels:read]
+ *   GET  /projects/{id}/agents        its agents, each an Agent with its endpoint_url and owner  [projects:read]
  *   POST /channels                    {name, topic?, visibility?: "project"|"private"}   [channels:manage]
  *   GET  /channels/{id}               a Channel (or a DM) by id or name                  [channels:read]
  *   POST /channels/{id}/members       {add?: [names], remove?: [names]}                  [channels:manage]
@@ -28,6 +29,7 @@
  *   GET  /threads/{id}/messages       its first message and its replies                  [messages:read]
  *   POST /dms                         {to: [names], body, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
  *   GET  /dms/{id}/messages           ?limit=&since=  a DM's messages                    [messages:read]
+ *   GET  /agents/{id}                 an Agent of the key's department (id, name or `me`)  [projects:read]
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)  [messages:read]
  *   POST /runs/{id}/tool-output       {tool, tool_call_id, output | error}: an external tool's result for the call a run of
  *                                     the key's department waits on (convex/runs.ts toolOutput)  [tools:run]
@@ -141,6 +143,8 @@ function whole(params: URLSearchParams, name: string): number | undefined {
 
 interface Call {
   keyHash: string;
+  /** Where this request came (scheme, host, port): agents' `endpoint_url` is on it. */
+  origin: string;
   /** The key's department: every answer's `project_id`. */
   projectId: string;
   body: Body;
@@ -172,13 +176,13 @@ function endpoint(
     const { projectId } = await ctx.runQuery(internal.agentApiKeys.authorize, { keyHash, scope: typeof scope === "function" ? scope(path) : scope });
     const body = route.method === "POST" ? await jsonObjectBody(request) : {};
     if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", "Send a JSON object.");
-    return json(200, await run(ctx, { keyHash, projectId, body, path, params: url.searchParams }));
+    return json(200, await run(ctx, { keyHash, origin: url.origin, projectId, body, path, params: url.searchParams }));
   };
   return { ...where, challenge: BEARER_CHALLENGE, handler };
 }
 
 const ENDPOINTS =
-  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox, POST /runs/{id}/tool-output";
+  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, GET /projects/{id}/agents, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}, GET /agents/{id}/inbox, POST /runs/{id}/tool-output";
 
 /** `/<prefix>/{id}` or `/<prefix>/{id}/<suffix>`: the id, or a 404 for any other shape. */
 function idWith(path: string[], suffix: string | null): string {
@@ -207,11 +211,15 @@ async function readable(ctx: ActionCtx, keyHash: string, messageId: string): Pro
 
 export const MESSAGING_ROUTES: HttpRoute[] = [
   endpoint({ path: "/projects", method: "POST", scope: "projects:write" }, async (ctx, { keyHash, body }) => {
-    return await ctx.runMutation(internal.departments.createProjectForKey, { keyHash, name: requiredString(body, "name") });
+    return await ctx.runMutation(internal.departments.createProjectForKey, { keyHash, name: requiredString(body, "name"), description: optionalString(body, "description") });
   }),
-  endpoint({ pathPrefix: "/projects/", method: "GET", scope: scopeByShape("projects:read", { channels: "channels:read" }) }, async (ctx, call) => {
-    const { keyHash, projectId, path } = call;
+  endpoint({ pathPrefix: "/projects/", method: "GET", scope: scopeByShape("projects:read", { channels: "channels:read", agents: "projects:read" }) }, async (ctx, call) => {
+    const { keyHash, origin, projectId, path } = call;
     if (path.length === 2) return await ctx.runQuery(internal.departments.projectForKey, { keyHash, project: idWith(path, null), scope: "projects:read" });
+    if (path[2] === "agents") {
+      await ctx.runQuery(internal.departments.projectForKey, { keyHash, project: idWith(path, "agents"), scope: "projects:read" });
+      return { agents: await ctx.runQuery(internal.agents.agentsForKey, { keyHash, origin }) };
+    }
     const project = idWith(path, "channels");
     // Any project but the key's is refused the same way as GET /projects/{id} refuses it.
     await ctx.runQuery(internal.departments.projectForKey, { keyHash, project, scope: "channels:read" });
@@ -290,7 +298,8 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
     if (info.kind !== "dm") throw badRequest(`${channel} is a channel, not a DM: read it at /channels/${channel}/messages.`);
     return await history(ctx, call, channel);
   }),
-  endpoint({ pathPrefix: "/agents/", method: "GET", scope: "messages:read" }, async (ctx, { keyHash, projectId, path, params }) => {
+  endpoint({ pathPrefix: "/agents/", method: "GET", scope: scopeByShape("projects:read", { inbox: "messages:read" }) }, async (ctx, { keyHash, origin, projectId, path, params }) => {
+    if (path.length === 2) return (await ctx.runQuery(internal.agents.agentsForKey, { keyHash, origin, agent: idWith(path, null) }))[0];
     const rows = await ctx.runQuery(internal.tools.messaging.inboxMessagesTool, { keyHash, limit: whole(params, "limit"), agent: idWith(path, "inbox") });
     return { messages: rows.map(({ message, where, direct }) => ({ ...messageJson(message, projectId), where, direct })) };
   }),

@@ -91,6 +91,8 @@ export default defineSchema({
   departments: defineTable({
     name: v.string(),
     slug: v.string(),
+    /** What the department is for, in a line or two (the messaging spec's Project `description`); cleaned, bounded and secret-scanned. */
+    description: v.optional(v.string()),
     /** The department's current `#maestro` chat session; "New session" replaces it. */
     chatSessionId: v.string(),
     /** Spend per calendar month (UTC) past which no new run starts, in micro-dollars (lib/pricing.ts); none when unset. */
@@ -121,6 +123,8 @@ export default defineSchema({
     toolApprovals: v.optional(v.array(vToolApproval)),
     model: v.optional(v.string()),
     systemPrompt: v.string(),
+    /** The person who added it (the spec's Agent `owner`); none for agents made before this was kept, and seeded ones. */
+    createdBy: v.optional(v.id("users")),
   })
     .index("by_department_and_nameKey", ["departmentId", "nameKey"])
     .index("by_sessionKey", ["sessionKey"]),
