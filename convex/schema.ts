@@ -283,8 +283,12 @@ export default defineSchema({
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
     .index("by_agent_and_status", ["agentSessionKey", "status"])
     .index("by_status_and_leaseExpiresAt", ["status", "leaseExpiresAt"])
+    // A department's runs by creation time (figures, retention); the trace's index below sorts by correlation id.
+    // eslint-disable-next-line @convex-dev/no-duplicate-indexes
     .index("by_department", ["departmentId"])
-    .index("by_agentId", ["agentId"]),
+    .index("by_agentId", ["agentId"])
+    // A trace: the runs one A2A correlation id spans (events.trace).
+    .index("by_department_and_correlationId", ["departmentId", "correlationId"]),
 
   /**
    * A run's durable event stream (the durable-sessions spec): submit events
@@ -664,6 +668,7 @@ export default defineSchema({
     .index("by_department", ["departmentId"])
     .index("by_department_and_type", ["departmentId", "type"])
     .index("by_department_and_channel", ["departmentId", "channelId"])
+    .index("by_department_and_correlationId", ["departmentId", "correlationId"])
     // One index for every kind of actor: a member by userId, an agent by sessionKey, Maestro by kind alone.
     .index("by_department_and_actor", ["departmentId", "actor.kind", "actor.userId", "actor.sessionKey"]),
 

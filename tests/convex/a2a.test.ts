@@ -87,7 +87,7 @@ describe("tracing (messaging spec, Observability)", () => {
   withClosedModel();
 
   test("tracing: one correlation id spans the delegation's envelope, its channel lines, the run and every event of the run; a run nobody delegated carries none", async () => {
-    const { t, departmentId, admin } = await demoSquad();
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
     const channelId = await admin.mutation(api.channels.create, { departmentId, name: "trace", visibility: "project" });
     const rootId = await admin.mutation(api.tasks.create, { departmentId, title: "Launch page", channelId });
     const childId = await jarvisDelegates(t, departmentId, { title: "Hero copy", assignee: AGENTS.writer, instruction: "Write the hero copy.", parentTaskId: rootId });
@@ -114,6 +114,14 @@ describe("tracing (messaging spec, Observability)", () => {
     expect(traced).toEqual(expect.arrayContaining(["a2a.delegate", "a2a.status_update", "messaging.created", "messaging.posted"]));
     expect(posted.map((m) => m.correlationId)).toEqual(posted.map(() => correlationId));
     expect(posted.map((m) => m.body)).toContain("Draft is up.");
+    // The admins' trace: the id's events, oldest first, and the runs that worked under it.
+    const trace = await admin.query(api.events.trace, { departmentId, correlationId });
+    expect(trace.runs.map((r) => [r.runId, r.taskId, r.agentSessionKey])).toEqual([[runId, childId, AGENTS.writer]]);
+    expect(trace.events.map((e) => e.type)).toEqual(traced);
+    expect(trace.events.every((e) => e.correlationId === correlationId)).toBe(true);
+    expect(await admin.query(api.events.trace, { departmentId, correlationId: "a2a:nothing" })).toEqual({ events: [], runs: [] });
+    await expectError(grace!.query(api.events.trace, { departmentId, correlationId }), "FORBIDDEN");
+    await expectError(admin.query(api.events.trace, { departmentId, correlationId: "" }), "INVALID_ARGUMENT");
 
     // A run on the root task (nobody delegated it) writes events without one.
     const plainRun = await insertRun(t, AGENTS.jarvis, rootId, "queued");
