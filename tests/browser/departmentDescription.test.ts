@@ -51,7 +51,7 @@ describe("the department's description", () => {
     await openSettings(ada);
     await about(ada).getByRole("heading", { name: departmentName }).waitFor();
 
-    const box = about(ada).getByLabel("Description");
+    const box = about(ada).getByLabel("Description", { exact: true });
     await box.fill("x".repeat(501));
     await about(ada).getByText("A description is at most 500 characters.").waitFor();
     await expect(about(ada).getByRole("button", { name: "Save description" }).isDisabled()).resolves.toBe(true);
@@ -62,7 +62,7 @@ describe("the department's description", () => {
     await ada.reload();
     await ada.getByTestId("board").waitFor();
     await openSettings(ada);
-    await until(() => about(ada).getByLabel("Description").inputValue(), (v) => v === "The launch squad: pricing page, hero copy and the release.", "the saved description after a reload");
+    await until(() => about(ada).getByLabel("Description", { exact: true }).inputValue(), (v) => v === "The launch squad: pricing page, hero copy and the release.", "the saved description after a reload");
     await expect((await journey!.clientFor("Ada")).query(api.departments.about, { departmentId })).resolves.toMatchObject({
       description: "The launch squad: pricing page, hero copy and the release.",
     });
