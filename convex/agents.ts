@@ -1,6 +1,7 @@
 /** The roster's endpoints: list a department's agents, add and edit them (admins), one agent by its address. */
 import { v } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
+import { internalQuery } from "./_generated/server";
 import { agentMutation, agentQuery, departmentMutation, departmentQuery } from "./functions";
 import { memberActor } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
@@ -8,14 +9,16 @@ import { LIMITS, MAX_AGENTS_PER_DEPARTMENT } from "./lib/limits";
 import { agentSessionKey, slugify } from "./lib/names";
 import { cleanText } from "./lib/validate";
 import { recordActivity } from "./records/activities";
-import { agentBySessionKey, checkNameFree, clearOtherLeads, departmentAgents, insertAgent, patchAgent, setAgentStatus } from "./records/agents";
+import { agentJson } from "./lib/messagingJson";
+import { scopedKeyAgentX } from "./records/agentApiKeys";
+import { agentBySessionKey, agentOwnerNames, checkNameFree, clearOtherLeads, departmentAgents, insertAgent, patchAgent, setAgentStatus } from "./records/agents";
 import { runsOfAgentWithStatus } from "./records/runs";
 import schema from "./schema";
 import { checkToolApprovals, unknownTools } from "./tools/registry";
 import { vAgentKind, vAgentStatus, vTaskStatus, vToolApproval, type ApprovalPolicy } from "./validators";
 
 /** The roster's view of an agent: the stored agent without its department and lookup key. */
-const vAgent = schema.tables.agents.validator.omit("departmentId", "nameKey", "toolApprovals").extend({ _id: v.id("agents") });
+const vAgent = schema.tables.agents.validator.omit("departmentId", "nameKey", "toolApprovals", "createdBy").extend({ _id: v.id("agents") });
 
 const agentFields = {
   name: v.string(),
@@ -100,6 +103,8 @@ export const create = departmentMutation({
       nameKey: fields.name.toLowerCase(),
       sessionKey,
       status: "idle",
+      // Its owner in the messaging API's Agent JSON.
+      createdBy: member.userId,
     });
     if (isSquadLead) await clearOtherLeads(ctx, departmentId, agentId);
     await recordActivity(ctx, { departmentId, type: "agent_created", actor: memberActor(member), data: { name: fields.name, role: fields.role } });
@@ -191,3 +196,40 @@ export const getBySlug = departmentQuery({
     return { agent: toAgent(agent), currentTask };
   },
 });
+
+const vAgentJson = v.object({
+  id: v.string(),
+  name: v.string(),
+  role: v.string(),
+  endpoint_url: v.string(),
+  capabilities: v.array(v.string()),
+  owner: v.union(v.string(), v.null()),
+  project_id: v.string(),
+});
+
+/**
+ * `GET /projects/{id}/agents` and `GET /agents/{id}`: the key's department's
+ * agents as the messaging spec's Agent JSON, all of them or the one named
+ * (`me`, its id, its name or its session key). `origin` is the API's, for
+ * each agent's `endpoint_url`.
+ */
+export const agentsForKey = internalQuery({
+  args: { keyHash: v.string(), origin: v.string(), agent: v.optional(v.string()) },
+  returns: v.array(vAgentJson),
+  handler: async (ctx, { keyHash, origin, agent: named }) => {
+    const caller = await scopedKeyAgentX(ctx, keyHash, "projects:read");
+    const roster = await departmentAgents(ctx, caller.departmentId);
+    const wanted = named === undefined ? roster : [agentNamedX(roster, caller, named)];
+    const owners = await agentOwnerNames(ctx, caller.departmentId, wanted);
+    return wanted.map((a) => agentJson(a, { origin, owner: owners.get(a._id) ?? null, projectId: caller.departmentId }));
+  },
+});
+
+/** One agent of the roster by `me`, id, name (any case) or session key; another department's or an unknown one is a 404 alike. */
+function agentNamedX(roster: ReadonlyArray<Doc<"agents">>, caller: Doc<"agents">, named: string): Doc<"agents"> {
+  if (named === "me") return caller;
+  const key = named.trim().toLowerCase();
+  const found = roster.find((a) => a._id === named || a.sessionKey === named || a.nameKey === key);
+  if (found === undefined) throw new MaestroError("NOT_FOUND", `No agent ${JSON.stringify(named.slice(0, 80))} in this project.`);
+  return found;
+}

@@ -1,13 +1,13 @@
 /** Departments (the messaging spec's projects): the ones a person belongs to, and creating one (its creator owns it), for people and for API keys. */
 import { v } from "convex/values";
 import { internalMutation, internalQuery } from "./_generated/server";
-import { userMutation, userQuery } from "./functions";
+import { departmentMutation, departmentQuery, userMutation, userQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { projectJson } from "./lib/messagingJson";
 import { hasRole } from "./lib/roles";
 import { firstUserId, noDepartments } from "./records/accounts";
 import { keyCreator, scopedKeyAgentX } from "./records/agentApiKeys";
-import { createDepartmentOwnedBy, ownerName } from "./records/departments";
+import { createDepartmentOwnedBy, ownerName, setDescription } from "./records/departments";
 import { findMembership, membershipsOf } from "./records/members";
 import { vApiScope, vMemberRole } from "./validators";
 
@@ -39,18 +39,47 @@ export const listMine = userQuery({
  * none): anyone else gets in through an invite.
  */
 export const create = userMutation({
-  args: { name: v.string() },
+  args: { name: v.string(), description: v.optional(v.string()) },
   returns: v.id("departments"),
-  handler: async (ctx, { name }) => {
+  handler: async (ctx, { name, description }) => {
     const memberships = await membershipsOf(ctx, ctx.viewer.user._id);
     const runsOne = memberships.some((m) => hasRole(m.role, "admin"));
     const firstOwner = (await noDepartments(ctx)) && (await firstUserId(ctx)) === ctx.viewer.user._id;
     if (!runsOne && !firstOwner) throw new MaestroError("FORBIDDEN", "Only owners and admins of a department can create one; ask one of them for an invite instead.");
-    return await createDepartmentOwnedBy(ctx, ctx.viewer.user._id, ctx.viewer.name, name);
+    return await createDepartmentOwnedBy(ctx, ctx.viewer.user._id, ctx.viewer.name, name, description);
   },
 });
 
-const vProject = v.object({ id: v.string(), name: v.string(), slug: v.string(), owner: v.union(v.string(), v.null()), created_at: v.number(), schema_version: v.number() });
+/** The department's name and what it is for, for everyone in it (the settings dialog shows both). */
+export const about = departmentQuery({
+  args: {},
+  returns: v.object({ name: v.string(), slug: v.string(), description: v.optional(v.string()) }),
+  handler: async (ctx) => {
+    const { name, slug, description } = ctx.department;
+    return { name, slug, ...(description === undefined ? {} : { description }) };
+  },
+});
+
+/** Owners and admins: sets what the department is for (an empty text clears it); bounded and secret-scanned. */
+export const updateDescription = departmentMutation({
+  role: "admin",
+  args: { description: v.string() },
+  returns: v.null(),
+  handler: async (ctx, { departmentId, description }) => {
+    await setDescription(ctx, departmentId, description);
+    return null;
+  },
+});
+
+const vProject = v.object({
+  id: v.string(),
+  name: v.string(),
+  slug: v.string(),
+  description: v.optional(v.string()),
+  owner: v.union(v.string(), v.null()),
+  created_at: v.number(),
+  schema_version: v.number(),
+});
 
 /**
  * `GET /projects/{id}`: the key's department as the spec's Project (a
@@ -75,14 +104,14 @@ export const projectForKey = internalQuery({
  * stays where it is; the owner adds agents to the new one.
  */
 export const createProjectForKey = internalMutation({
-  args: { keyHash: v.string(), name: v.string() },
+  args: { keyHash: v.string(), name: v.string(), description: v.optional(v.string()) },
   returns: vProject,
-  handler: async (ctx, { keyHash, name }) => {
+  handler: async (ctx, { keyHash, name, description }) => {
     const agent = await scopedKeyAgentX(ctx, keyHash, "projects:write");
     const owner = await keyCreator(ctx, keyHash);
     const membership = await findMembership(ctx, agent.departmentId, owner);
     if (membership === null || !hasRole(membership.role, "admin")) throw new MaestroError("FORBIDDEN", "The person who made this key is no longer an admin here, so it cannot create projects.");
-    const departmentId = await createDepartmentOwnedBy(ctx, owner, membership.name, name);
+    const departmentId = await createDepartmentOwnedBy(ctx, owner, membership.name, name, description);
     return projectJson((await ctx.db.get("departments", departmentId))!, membership.name);
   },
 });

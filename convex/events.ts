@@ -11,7 +11,7 @@ import type { QueryCtx } from "./_generated/server";
 import { departmentQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { checkPageSize } from "./lib/validate";
-import { eventPage, type EventFilter } from "./records/events";
+import { eventPage, traceOf, type EventFilter } from "./records/events";
 import schema from "./schema";
 import { vEventType } from "./validators";
 
@@ -57,6 +57,29 @@ export const list = departmentQuery({
     return {
       ...page,
       page: page.page.map(({ departmentId: _d, ...event }) => ({ ...event, where: event.channelId === undefined ? undefined : places.get(event.channelId) })),
+    };
+  },
+});
+
+/**
+ * Admins: everything one A2A correlation id spans (messaging spec, "Tracing:
+ * correlation_id spans from A2A → messaging → task execution"): its events,
+ * oldest first (the envelopes and the messaging lines), and the runs that
+ * worked under it; each run's events carry the same id (runEvents.listForRun).
+ */
+export const trace = departmentQuery({
+  role: "admin",
+  args: { correlationId: v.string() },
+  returns: v.object({
+    events: v.array(vEvent.omit("where")),
+    runs: v.array(v.object({ runId: v.id("runs"), taskId: v.id("tasks"), agentSessionKey: v.string(), status: v.string(), createdAt: v.number() })),
+  }),
+  handler: async (ctx, { departmentId, correlationId }) => {
+    if (correlationId.trim() === "" || correlationId.length > 200) throw new MaestroError("INVALID_ARGUMENT", "Name a correlation id of 1 to 200 characters.");
+    const { events, runs } = await traceOf(ctx, departmentId, correlationId);
+    return {
+      events: events.map(({ departmentId: _d, ...event }) => event),
+      runs: runs.map((run) => ({ runId: run._id, taskId: run.taskId, agentSessionKey: run.agentSessionKey, status: run.status, createdAt: run._creationTime })),
     };
   },
 });

@@ -13,21 +13,23 @@
  * in brackets; answers are the spec's JSON (lib/messagingJson), described
  * with curl examples in docs/api.md:
  *
- *   POST /projects                    {name}  a new department owned by the key's maker  [projects:write]
+ *   POST /projects                    {name, description?}  a new department owned by the key's maker  [projects:write]
  *   GET  /projects/{id}               the key's department (id, slug or `me`)            [projects:read]
  *   GET  /projects/{id}/channels      its channels this agent may read                   [channels:read]
+ *   GET  /projects/{id}/agents        its agents, each an Agent with its endpoint_url and owner  [projects:read]
  *   POST /channels                    {name, topic?, visibility?: "project"|"private"}   [channels:manage]
  *   GET  /channels/{id}               a Channel (or a DM) by id or name                  [channels:read]
  *   POST /channels/{id}/members       {add?: [names], remove?: [names]}                  [channels:manage]
  *   POST /channels/{id}/topic         {topic}                                            [channels:manage]
  *   GET  /channels/{id}/messages      ?limit=&since=  top-level messages, oldest first   [messages:read]
- *   POST /messages                    {channel | reply_to, body, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
+ *   POST /messages                    {channel | reply_to, body, mentions?, artifacts?, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
  *   POST /messages/{id}/read          marks one message read for this agent              [messages:read]
  *   POST /threads                     {root_message_id} or {channel, body, ...}: a Thread  [messages:write]
  *   GET  /threads/{id}                a Thread                                           [messages:read]
  *   GET  /threads/{id}/messages       its first message and its replies                  [messages:read]
  *   POST /dms                         {to: [names], body, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
  *   GET  /dms/{id}/messages           ?limit=&since=  a DM's messages                    [messages:read]
+ *   GET  /agents/{id}                 an Agent of the key's department (id, name or `me`)  [projects:read]
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)  [messages:read]
  *   POST /runs/{id}/tool-output       {tool, tool_call_id, output | error}: an external tool's result for the call a run of
  *                                     the key's department waits on (convex/runs.ts toolOutput)  [tools:run]
@@ -45,6 +47,7 @@ import type { ActionCtx } from "./_generated/server";
 import type { ApiScope } from "./lib/apiKeys";
 import { agentKeyHash, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
 import { channelJson, conversationJson, messageJson, threadJson, type StoredMessage } from "./lib/messagingJson";
+import { CHANNEL_LIMITS } from "./lib/channels";
 import { LIMITS, MAX_WAITING_CALLS_PAGE } from "./lib/limits";
 import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
 
@@ -101,6 +104,27 @@ function pathSegments(pathname: string): string[] {
   }
 }
 
+/**
+ * `artifacts`: what the message attaches, as the brain's post_message takes
+ * them: `{"task_id": …}` (a task of the department) or `{"file_id": …}` (a
+ * file already posted where this agent reads). An artifact as a Message
+ * answers it (with its `kind`, and a file's name, type and size) is taken
+ * back as it is. Whether each may be attached is the post's own check.
+ */
+function artifactRefs(body: Body): Array<{ taskId: string } | { fileId: string }> | undefined {
+  const value = body.artifacts;
+  if (value === undefined || value === null) return undefined;
+  const shape = `"artifacts" must be a list of at most ${CHANNEL_LIMITS.artifactsPerMessage} objects, each {"task_id": "…"} or {"file_id": "…"}.`;
+  if (!Array.isArray(value) || value.length > CHANNEL_LIMITS.artifactsPerMessage) throw badRequest(shape);
+  return value.map((item: unknown) => {
+    if (typeof item !== "object" || item === null || Array.isArray(item)) throw badRequest(shape);
+    const { kind, task_id: taskId, file_id: fileId } = item as Record<string, unknown>;
+    if (typeof taskId === "string" && fileId === undefined && (kind === undefined || kind === "task")) return { taskId };
+    if (typeof fileId === "string" && taskId === undefined && (kind === undefined || kind === "file")) return { fileId };
+    throw badRequest(shape);
+  });
+}
+
 /** The post fields every message takes. */
 function postFields(body: Body) {
   const blocking = body.blocking;
@@ -111,6 +135,9 @@ function postFields(body: Body) {
     blocking,
     correlationId: optionalString(body, "correlation_id"),
     clientMessageId: optionalString(body, "client_message_id"),
+    // Named as in @mentions (or by key), besides those @named in the body; a name nobody answers to is a 400.
+    mentions: names(body, "mentions"),
+    artifacts: artifactRefs(body),
   };
 }
 
@@ -131,6 +158,8 @@ function whole(params: URLSearchParams, name: string): number | undefined {
 
 interface Call {
   keyHash: string;
+  /** Where this request came (scheme, host, port): agents' `endpoint_url` is on it. */
+  origin: string;
   /** The key's department: every answer's `project_id`. */
   projectId: string;
   body: Body;
@@ -162,13 +191,13 @@ function endpoint(
     const { projectId } = await ctx.runQuery(internal.agentApiKeys.authorize, { keyHash, scope: typeof scope === "function" ? scope(path) : scope });
     const body = route.method === "POST" ? await jsonObjectBody(request) : {};
     if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", "Send a JSON object.");
-    return json(200, await run(ctx, { keyHash, projectId, body, path, params: url.searchParams }));
+    return json(200, await run(ctx, { keyHash, origin: url.origin, projectId, body, path, params: url.searchParams }));
   };
   return { ...where, challenge: BEARER_CHALLENGE, handler };
 }
 
 const ENDPOINTS =
-  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}/inbox, POST /runs/{id}/tool-output, GET /tool-calls/waiting";
+  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, GET /projects/{id}/agents, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}, GET /agents/{id}/inbox, POST /runs/{id}/tool-output, GET /tool-calls/waiting";
 
 /** `/<prefix>/{id}` or `/<prefix>/{id}/<suffix>`: the id, or a 404 for any other shape. */
 function idWith(path: string[], suffix: string | null): string {
@@ -197,11 +226,15 @@ async function readable(ctx: ActionCtx, keyHash: string, messageId: string): Pro
 
 export const MESSAGING_ROUTES: HttpRoute[] = [
   endpoint({ path: "/projects", method: "POST", scope: "projects:write" }, async (ctx, { keyHash, body }) => {
-    return await ctx.runMutation(internal.departments.createProjectForKey, { keyHash, name: requiredString(body, "name") });
+    return await ctx.runMutation(internal.departments.createProjectForKey, { keyHash, name: requiredString(body, "name"), description: optionalString(body, "description") });
   }),
-  endpoint({ pathPrefix: "/projects/", method: "GET", scope: scopeByShape("projects:read", { channels: "channels:read" }) }, async (ctx, call) => {
-    const { keyHash, projectId, path } = call;
+  endpoint({ pathPrefix: "/projects/", method: "GET", scope: scopeByShape("projects:read", { channels: "channels:read", agents: "projects:read" }) }, async (ctx, call) => {
+    const { keyHash, origin, projectId, path } = call;
     if (path.length === 2) return await ctx.runQuery(internal.departments.projectForKey, { keyHash, project: idWith(path, null), scope: "projects:read" });
+    if (path[2] === "agents") {
+      await ctx.runQuery(internal.departments.projectForKey, { keyHash, project: idWith(path, "agents"), scope: "projects:read" });
+      return { agents: await ctx.runQuery(internal.agents.agentsForKey, { keyHash, origin }) };
+    }
     const project = idWith(path, "channels");
     // Any project but the key's is refused the same way as GET /projects/{id} refuses it.
     await ctx.runQuery(internal.departments.projectForKey, { keyHash, project, scope: "channels:read" });
@@ -280,7 +313,8 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
     if (info.kind !== "dm") throw badRequest(`${channel} is a channel, not a DM: read it at /channels/${channel}/messages.`);
     return await history(ctx, call, channel);
   }),
-  endpoint({ pathPrefix: "/agents/", method: "GET", scope: "messages:read" }, async (ctx, { keyHash, projectId, path, params }) => {
+  endpoint({ pathPrefix: "/agents/", method: "GET", scope: scopeByShape("projects:read", { inbox: "messages:read" }) }, async (ctx, { keyHash, origin, projectId, path, params }) => {
+    if (path.length === 2) return (await ctx.runQuery(internal.agents.agentsForKey, { keyHash, origin, agent: idWith(path, null) }))[0];
     const rows = await ctx.runQuery(internal.tools.messaging.inboxMessagesTool, { keyHash, limit: whole(params, "limit"), agent: idWith(path, "inbox") });
     return { messages: rows.map(({ message, where, direct }) => ({ ...messageJson(message, projectId), where, direct })) };
   }),

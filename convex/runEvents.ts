@@ -13,8 +13,8 @@ export const MAX_RUN_EVENTS_PAGE = 1000;
 /** Tool calls of a run the drawer's runs panel shows, newest; the run's page has them all. */
 export const MAX_TOOL_CALLS_SHOWN = 20;
 
-function envelope({ runId, seq, kind, timestamp, clientMessageId, payload }: Doc<"runEvents">) {
-  return { runId, seq, kind, timestamp, ...(clientMessageId === undefined ? {} : { clientMessageId }), payload };
+function envelope({ runId, seq, kind, timestamp, clientMessageId, correlationId, payload }: Doc<"runEvents">) {
+  return { runId, seq, kind, timestamp, ...(clientMessageId === undefined ? {} : { clientMessageId }), ...(correlationId === undefined ? {} : { correlationId }), payload };
 }
 
 /** A run's events in order, from `afterSeq` on (for the run view and its replay). */

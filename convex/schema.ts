@@ -93,6 +93,8 @@ export default defineSchema({
   departments: defineTable({
     name: v.string(),
     slug: v.string(),
+    /** What the department is for, in a line or two (the messaging spec's Project `description`); cleaned, bounded and secret-scanned. */
+    description: v.optional(v.string()),
     /** The department's current `#maestro` chat session; "New session" replaces it. */
     chatSessionId: v.string(),
     /**
@@ -129,6 +131,8 @@ export default defineSchema({
     toolApprovals: v.optional(v.array(vToolApproval)),
     model: v.optional(v.string()),
     systemPrompt: v.string(),
+    /** The person who added it (the spec's Agent `owner`); none for agents made before this was kept, and seeded ones. */
+    createdBy: v.optional(v.id("users")),
   })
     .index("by_department_and_nameKey", ["departmentId", "nameKey"])
     .index("by_sessionKey", ["sessionKey"]),
@@ -293,12 +297,14 @@ export default defineSchema({
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
     .index("by_agent_and_status", ["agentSessionKey", "status"])
     .index("by_status_and_leaseExpiresAt", ["status", "leaseExpiresAt"])
-    // A department's runs newest first; the waiting calls' index below sorts by deadline instead.
+    // A department's runs newest first; the indexes below sort by deadline or by correlation id instead.
     // eslint-disable-next-line @convex-dev/no-duplicate-indexes
     .index("by_department", ["departmentId"])
     .index("by_agentId", ["agentId"])
     // The department's calls waiting for an outside executor, soonest to expire first (runs without one sort before any time).
-    .index("by_department_and_externalCallExpiresAt", ["departmentId", "externalCallExpiresAt"]),
+    .index("by_department_and_externalCallExpiresAt", ["departmentId", "externalCallExpiresAt"])
+    // A trace: the runs one A2A correlation id spans (events.trace).
+    .index("by_department_and_correlationId", ["departmentId", "correlationId"]),
 
   /**
    * A run's durable event stream (the durable-sessions spec): submit events
@@ -704,6 +710,7 @@ export default defineSchema({
     .index("by_department", ["departmentId"])
     .index("by_department_and_type", ["departmentId", "type"])
     .index("by_department_and_channel", ["departmentId", "channelId"])
+    .index("by_department_and_correlationId", ["departmentId", "correlationId"])
     // One index for every kind of actor: a member by userId, an agent by sessionKey, Maestro by kind alone.
     .index("by_department_and_actor", ["departmentId", "actor.kind", "actor.userId", "actor.sessionKey"]),
 

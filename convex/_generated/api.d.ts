@@ -73,6 +73,7 @@ import type * as lib_ordering from "../lib/ordering.js";
 import type * as lib_pauses from "../lib/pauses.js";
 import type * as lib_pii from "../lib/pii.js";
 import type * as lib_pricing from "../lib/pricing.js";
+import type * as lib_rerank from "../lib/rerank.js";
 import type * as lib_retention from "../lib/retention.js";
 import type * as lib_roles from "../lib/roles.js";
 import type * as lib_runEvents from "../lib/runEvents.js";
@@ -236,6 +237,7 @@ declare const fullApi: ApiFromModules<{
   "lib/pauses": typeof lib_pauses;
   "lib/pii": typeof lib_pii;
   "lib/pricing": typeof lib_pricing;
+  "lib/rerank": typeof lib_rerank;
   "lib/retention": typeof lib_retention;
   "lib/roles": typeof lib_roles;
   "lib/runEvents": typeof lib_runEvents;

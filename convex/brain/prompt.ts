@@ -266,7 +266,7 @@ export function injectionMiddleware(
     name: "injection",
     injected: () => last,
     fetched: () => chatSeen,
-    async apply({ system, user }) {
+    async apply({ context, system, user }) {
       last = null;
       chatSeen = null;
       const [inbox, chat, graph] = await Promise.all([
@@ -299,7 +299,9 @@ export function injectionMiddleware(
 
       // The messages, with a share held back for the pack when it has something to say.
       const already = () => [...system, ...user].join("\n\n");
-      const probe = graph === null ? null : buildContextPack(graph, { budget: budget - used, already: already() });
+      // The pack's items are reranked against what the task says (lib/rerank) before its budget cuts.
+      const query = graph === null ? undefined : `${context.task.title}\n${context.task.description}`;
+      const probe = graph === null ? null : buildContextPack(graph, { budget: budget - used, already: already(), query });
       const packReserve = probe === null ? 0 : Math.min(probe.tokens, Math.floor(budget * PACK_SHARE));
       let section = "";
       let sectionTokens = 0;
@@ -333,7 +335,7 @@ export function injectionMiddleware(
       const pack =
         graph === null
           ? null
-          : buildContextPack(graph, { budget: Math.max(0, budget - sectionTokens), already: `${already()}\n\n${section}`, seen: new Set([...shown, ...blocking]) });
+          : buildContextPack(graph, { budget: Math.max(0, budget - sectionTokens), already: `${already()}\n\n${section}`, seen: new Set([...shown, ...blocking]), query });
       if (pack !== null && pack.text !== "") user.push(pack.text);
       if (section !== "") {
         if (opening.length > 0) user.unshift(section);

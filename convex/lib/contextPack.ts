@@ -5,10 +5,16 @@
  * tasks one delegation tree created), active threads that involve the agent
  * or the task, and relevant artifacts. What the prompt already holds is left
  * out (by id, or because the same text is already there), and the pack never
- * exceeds its token budget: items are kept in that order of relevance until
- * the budget is used, and the rest are counted in one closing line.
+ * exceeds its token budget: items are kept in order of relevance until the
+ * budget is used, and the rest are counted in one closing line. Relevance is
+ * the rule order above, reranked against the task when its text is given
+ * (lib/rerank: the parent task and threads holding a critical or blocking
+ * message first, then the items sharing the most telling words with the
+ * task, ties in rule order), so what the budget cuts is what matters least
+ * to this task.
  */
 import { compactBody } from "./injection";
+import { rerank } from "./rerank";
 import { countTokens } from "./tokens";
 
 export interface PackTask {
@@ -28,6 +34,8 @@ export interface PackThread {
   replies: number;
   people: string[];
   latest?: { from: string; body: string };
+  /** It holds a critical or blocking message: kept ahead of what reranking orders. */
+  critical?: boolean;
 }
 
 export interface PackArtifact {
@@ -56,6 +64,8 @@ export interface PackOptions {
   already?: string;
   /** Ids the prompt already holds (the current task, messages injected): items with one are left out. */
   seen?: ReadonlySet<string>;
+  /** The task's title and description: items are reranked by their relevance to it before the budget cuts (rule order without it). */
+  query?: string;
 }
 
 export interface ContextPack {
@@ -76,6 +86,8 @@ const QUOTE_TOKENS = 24;
 
 interface Item {
   section: string;
+  /** Kept first whatever its relevance: the parent task, a thread with a critical or blocking message. */
+  critical: boolean;
   keys: string[];
   /** Text whose presence in the prompt means the item is already there. */
   facts: string[];
@@ -84,28 +96,29 @@ interface Item {
 
 const taskLine = (t: PackTask) => `- "${t.title}" (${t.status.replace("_", " ")}${t.assignees.length ? `; ${t.assignees.join(", ")}` : ""})`;
 
-/** The pack's items, most relevant first. */
+/** The pack's items in rule order (the most relevant kind first). */
 function itemsOf(graph: ProjectGraph): Item[] {
   const items: Item[] = [];
-  if (graph.parent) items.push({ section: "Parent task:", keys: [graph.parent.id], facts: [], line: taskLine(graph.parent) });
-  for (const t of graph.siblings) items.push({ section: "Sibling tasks (same parent):", keys: [t.id], facts: [], line: taskLine(t) });
+  if (graph.parent) items.push({ section: "Parent task:", critical: true, keys: [graph.parent.id], facts: [], line: taskLine(graph.parent) });
+  for (const t of graph.siblings) items.push({ section: "Sibling tasks (same parent):", critical: false, keys: [t.id], facts: [], line: taskLine(t) });
   for (const p of graph.peers) {
-    items.push({ section: "Peers on this batch:", keys: [`peer:${p.name}`], facts: [], line: `- ${p.name} on "${p.task}" (${p.status.replace("_", " ")})` });
+    items.push({ section: "Peers on this batch:", critical: false, keys: [`peer:${p.name}`], facts: [], line: `- ${p.name} on "${p.task}" (${p.status.replace("_", " ")})` });
   }
   for (const th of graph.threads) {
     const latest = th.latest && th.replies > 0 ? ` … latest from ${th.latest.from}: "${compactBody(th.latest.body, QUOTE_TOKENS)}"` : "";
     const people = th.people.length ? `; ${th.people.join(", ")}` : "";
     items.push({
       section: "Active threads (fetch with messages.fetch):",
+      critical: th.critical === true,
       keys: [th.id, ...th.messageIds],
       facts: [compactBody(th.root, QUOTE_TOKENS).replace(/…$/, "")],
       line: `- ${th.where} [${th.id}] (${th.replies} repl${th.replies === 1 ? "y" : "ies"}${people}): "${compactBody(th.root, QUOTE_TOKENS)}"${latest}`,
     });
   }
   for (const a of graph.artifacts) {
-    items.push({ section: "Artifacts:", keys: [a.id], facts: a.kind === "link" ? [a.id] : [], line: `- ${a.kind}: ${a.label} (in ${a.where})` });
+    items.push({ section: "Artifacts:", critical: false, keys: [a.id], facts: a.kind === "link" ? [a.id] : [], line: `- ${a.kind}: ${a.label} (in ${a.where})` });
   }
-  for (const t of graph.children) items.push({ section: "Delegated from this task:", keys: [t.id], facts: [], line: taskLine(t) });
+  for (const t of graph.children) items.push({ section: "Delegated from this task:", critical: false, keys: [t.id], facts: [], line: taskLine(t) });
   return items;
 }
 
@@ -147,12 +160,14 @@ export function buildContextPack(graph: ProjectGraph, options: PackOptions): Con
     for (const k of item.keys) seen.add(k);
     fresh.push(item);
   }
+  // Most relevant first, so the budget keeps those (rule order when there is no task text to rank against).
+  const ranked = options.query === undefined || options.query.trim() === "" ? fresh : rerank(fresh, { query: options.query, text: (item) => item.line, critical: (item) => item.critical });
   const frame = countTokens(`${PACK_HEAD}\n${PACK_TAIL}`) + 1;
   const moreLine = (n: number) => (n > 0 ? countTokens(`(${n} more not shown)`) + 1 : 0);
   const chosen: Item[] = [];
   const opened = new Set<string>();
   let used = frame;
-  for (const item of fresh) {
+  for (const item of ranked) {
     const cost = countTokens(item.line) + 1 + (opened.has(item.section) ? 0 : countTokens(item.section) + 1);
     // Room for the closing count, as if every later item were left out.
     const leftOut = fresh.length - chosen.length - 1;

@@ -15,6 +15,8 @@ export const LIMITS = {
   agentModelChars: 120,
   systemPromptChars: 20_000,
   departmentNameChars: 80,
+  /** A department's description (the messaging spec's Project `description`). */
+  departmentDescriptionChars: 500,
   /** Largest page any paginated query returns. */
   pageSize: 100,
 } as const;

@@ -9,7 +9,8 @@
  *   Channel { id, project_id, name, topic?, visibility, created_by, created_at, archived, members?, last_message_at? }
  *   Thread  { id, channel_id, root_message_id, created_by, created_at, reply_count, last_reply_at? }
  *   DM      { id, participants[], created_at, last_message_at? }
- *   Project { id, name, slug, owner, created_at, schema_version }
+ *   Project { id, name, slug, description?, owner, created_at, schema_version }
+ *   Agent   { id, name, role, endpoint_url, capabilities[], owner, project_id }
  */
 import type { Doc } from "../_generated/dataModel";
 import type { Actor, Artifact } from "../validators";
@@ -161,11 +162,50 @@ export interface ProjectJson {
   id: string;
   name: string;
   slug: string;
+  description?: string;
   owner: string | null;
   created_at: number;
   schema_version: number;
 }
 
-export function projectJson(department: Pick<Doc<"departments">, "_id" | "name" | "slug" | "_creationTime">, owner: string | null): ProjectJson {
-  return { id: department._id, name: department.name, slug: department.slug, owner, created_at: department._creationTime, schema_version: SCHEMA_VERSION };
+export function projectJson(department: Pick<Doc<"departments">, "_id" | "name" | "slug" | "description" | "_creationTime">, owner: string | null): ProjectJson {
+  return defined({
+    id: department._id,
+    name: department.name,
+    slug: department.slug,
+    description: department.description,
+    owner,
+    created_at: department._creationTime,
+    schema_version: SCHEMA_VERSION,
+  });
+}
+
+export interface AgentJson {
+  id: string;
+  name: string;
+  role: string;
+  /** Where the agent is reached in this API: its inbox (`GET`), on the origin the request came to. */
+  endpoint_url: string;
+  /** The tools it may use. */
+  capabilities: string[];
+  /** The person who added it, else the project's owner; null when neither is known. */
+  owner: string | null;
+  project_id: string;
+}
+
+/** The agent's address in the HTTP API on `origin` (scheme, host and port, no trailing slash): its inbox, where its messages are read. */
+export function agentEndpointUrl(origin: string, agentId: string): string {
+  return `${origin}/agents/${encodeURIComponent(agentId)}/inbox`;
+}
+
+export function agentJson(agent: Pick<Doc<"agents">, "_id" | "name" | "role" | "allowedTools">, { origin, owner, projectId }: { origin: string; owner: string | null; projectId: string }): AgentJson {
+  return {
+    id: agent._id,
+    name: agent.name,
+    role: agent.role,
+    endpoint_url: agentEndpointUrl(origin, agent._id),
+    capabilities: [...agent.allowedTools],
+    owner,
+    project_id: projectId,
+  };
 }

@@ -107,6 +107,12 @@ export const runEventFields = {
   timestamp: v.number(),
   /** A retried submit carrying the same id is written once. */
   clientMessageId: v.optional(v.string()),
+  /**
+   * The run's A2A correlation id (a run on a delegated task, runs.correlationId),
+   * so one id traces a delegation from its envelope through messaging to each
+   * event of the work (messaging spec, "Tracing").
+   */
+  correlationId: v.optional(v.string()),
   payload: vRunEventPayload,
 };
 

@@ -24,7 +24,7 @@ import { checkArtifacts, countReply, insertChannelMessage, threadParticipants } 
 import { channelMembers, touchChannel } from "../records/channels";
 import { emitEvent } from "../records/events";
 import { deliverToInboxes } from "../records/inbox";
-import { mentionsIn } from "../records/messages";
+import { mentionsIn, mentionsNamed } from "../records/messages";
 import { limitOrThrow } from "../records/rateLimits";
 import { runInProgressOf, runsOfAgent } from "../records/runs";
 import { redactForDepartment } from "../records/settings";
@@ -49,6 +49,8 @@ export interface PostInput {
   blocking?: boolean;
   correlationId?: string;
   context?: { taskId?: Id<"tasks">; batchId?: Id<"tasks"> };
+  /** People and agents the sender names besides those @named in the body (the spec's `mentions[]`; unknown names refused). */
+  mentions?: readonly string[];
 }
 
 /** Posts a message (top-level, thread reply or DM) and delivers it; returns its id. */
@@ -65,7 +67,10 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
     const task = await ctx.db.get("tasks", id);
     if (task === null || task.departmentId !== channel.departmentId) throw new MaestroError("NOT_FOUND", "The message's task is not in this department.");
   }
-  const mentions = await mentionsIn(ctx, channel.departmentId, body);
+  const named = await mentionsNamed(ctx, channel.departmentId, input.mentions ?? []);
+  const inBody = await mentionsIn(ctx, channel.departmentId, body);
+  // The body's @mentions in their order, then the ones named only in `mentions`.
+  const mentions = [...inBody, ...named.filter((m) => !inBody.some((b) => b.key === m.key))];
   const root = input.threadRoot;
   const type = channel.kind === "dm" ? "dm" : root !== undefined ? "thread" : "channel";
   const recipients = recipientsOf({

@@ -4,6 +4,7 @@ import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { MaestroError } from "../lib/errors";
 import { MAX_AGENTS_PER_DEPARTMENT } from "../lib/limits";
 import type { AgentStatus } from "../validators";
+import { departmentMembers } from "./members";
 
 type ReadCtx = QueryCtx | MutationCtx;
 
@@ -13,6 +14,18 @@ export async function departmentAgents(ctx: ReadCtx, departmentId: Id<"departmen
     .query("agents")
     .withIndex("by_department_and_nameKey", (q) => q.eq("departmentId", departmentId))
     .take(MAX_AGENTS_PER_DEPARTMENT);
+}
+
+/**
+ * Each agent's owner by name (the messaging spec's Agent `owner`): the
+ * person who added it while they are still a member, else the department's
+ * owner (an agent seeded or made before its creator was kept), else null.
+ */
+export async function agentOwnerNames(ctx: ReadCtx, departmentId: Id<"departments">, agents: ReadonlyArray<Doc<"agents">>): Promise<Map<Id<"agents">, string | null>> {
+  const members = await departmentMembers(ctx, departmentId);
+  const nameOf = new Map(members.map((m) => [m.userId, m.name]));
+  const departmentOwner = members.find((m) => m.role === "owner")?.name ?? null;
+  return new Map(agents.map((a) => [a._id, (a.createdBy === undefined ? undefined : nameOf.get(a.createdBy)) ?? departmentOwner]));
 }
 
 /** The department's agents among `sessionKeys` (each read by its index; others' and unknown keys left out). */

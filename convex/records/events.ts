@@ -87,3 +87,23 @@ export async function eventPage(ctx: QueryCtx, departmentId: Id<"departments">, 
     })
     .paginate(paginationOpts);
 }
+
+/** Most events and runs one trace returns. */
+export const MAX_TRACE_ROWS = 200;
+
+/**
+ * What one A2A correlation id spans in a department (the spec's "Tracing"):
+ * its events (envelopes, messaging lines), oldest first, and the runs that
+ * worked under it, each bounded.
+ */
+export async function traceOf(ctx: QueryCtx, departmentId: Id<"departments">, correlationId: string) {
+  const events = await ctx.db
+    .query("events")
+    .withIndex("by_department_and_correlationId", (q) => q.eq("departmentId", departmentId).eq("correlationId", correlationId))
+    .take(MAX_TRACE_ROWS);
+  const runs = await ctx.db
+    .query("runs")
+    .withIndex("by_department_and_correlationId", (q) => q.eq("departmentId", departmentId).eq("correlationId", correlationId))
+    .take(MAX_TRACE_ROWS);
+  return { events, runs };
+}

@@ -37,6 +37,29 @@ export async function mentionsIn(ctx: ReadCtx, departmentId: Id<"departments">, 
   return parseMentions(text, candidates).map(({ key, name }) => ({ kind: kindByKey.get(key)!, key, name }));
 }
 
+/** Most people and agents a message names in its `mentions` besides those @named in its text. */
+export const MAX_NAMED_MENTIONS = 20;
+
+/**
+ * The agents and members a sender names outright (the spec's `mentions[]`,
+ * by name as in @mentions, with or without the `@`, or by key), each once. A
+ * name nobody in the department answers to is the caller's mistake: refused,
+ * so nothing is posted.
+ */
+export async function mentionsNamed(ctx: ReadCtx, departmentId: Id<"departments">, names: readonly string[]): Promise<Mention[]> {
+  if (names.length === 0) return [];
+  if (names.length > MAX_NAMED_MENTIONS) throw new MaestroError("INVALID_ARGUMENT", `A message names at most ${MAX_NAMED_MENTIONS} mentions.`);
+  const candidates = await mentionCandidates(ctx, departmentId);
+  const found = new Map<string, Mention>();
+  for (const raw of names) {
+    const name = raw.trim().replace(/^@/, "").toLowerCase();
+    const candidate = candidates.find((c) => c.key === raw || (name !== "" && c.name.toLowerCase() === name));
+    if (candidate === undefined) throw new MaestroError("INVALID_ARGUMENT", `Cannot mention ${JSON.stringify(raw.slice(0, 80))}: no agent or member of this department is called that.`);
+    found.set(candidate.key, { kind: candidate.kind, key: candidate.key, name: candidate.name });
+  }
+  return [...found.values()];
+}
+
 /** Most tasks one thread message links. */
 export const MAX_TASK_LINKS = 10;
 

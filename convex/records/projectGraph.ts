@@ -39,6 +39,7 @@ export const vProjectGraph = v.object({
       replies: v.number(),
       people: v.array(v.string()),
       latest: v.optional(v.object({ from: v.string(), body: v.string() })),
+      critical: v.optional(v.boolean()),
     }),
   ),
   artifacts: v.array(v.object({ id: v.string(), kind: v.string(), label: v.string(), where: v.string() })),
@@ -115,6 +116,8 @@ export async function projectGraphOf(ctx: QueryCtx, agent: Doc<"agents">, task: 
       replies: first.replyCount,
       people: [...new Set([first, ...messages].map((m) => actorName(m.from)))].slice(0, 5),
       ...(newest._id !== first._id ? { latest: { from: actorName(newest.from), body: redactPii(newest.body, pii) } } : {}),
+      // The reranker keeps it ahead of the rest (lib/contextPack).
+      ...([first, ...messages].some((m) => m.importance === "critical" || m.blocking) ? { critical: true } : {}),
     });
     for (const m of [first, ...messages]) {
       for (const artifact of m.artifacts) {

@@ -35,13 +35,17 @@ export async function appendRunEvent(
       .first();
     if (same !== null) return same.seq;
   }
-  const seq = await nextSeq(ctx, runId, payload.type === "message_start", options.run);
+  // Read once here: the stream counter and the correlation id both come from the run.
+  const run = options.run ?? (await ctx.db.get("runs", runId)) ?? undefined;
+  const seq = await nextSeq(ctx, runId, payload.type === "message_start", run);
+  const correlationId = run?.correlationId;
   await ctx.db.insert("runEvents", {
     runId,
     seq,
     kind: eventKind(payload),
     timestamp: Date.now(),
     ...(clientMessageId === undefined ? {} : { clientMessageId }),
+    ...(correlationId === undefined ? {} : { correlationId }),
     payload,
   });
   return seq;

@@ -110,6 +110,8 @@ const vPost = {
   blocking: v.optional(v.boolean()),
   correlationId: v.optional(v.string()),
   artifacts: v.optional(v.array(vToolArtifact)),
+  /** People and agents named besides the body's @mentions (HTTP `mentions`): each must be of the department. */
+  mentions: v.optional(v.array(v.string())),
   /** A client's own id for this send (HTTP `client_message_id`): a retry with the same id posts nothing new and answers the first post. */
   clientMessageId: v.optional(v.string()),
 };
@@ -119,7 +121,7 @@ function sendKey(agent: Doc<"agents">, key: string | undefined, clientMessageId:
   return key ?? clientSendKey(agent.sessionKey, clientMessageId);
 }
 
-type PostFields = { body: string; importance?: Importance; blocking?: boolean; correlationId?: string; artifacts?: Array<{ taskId: string } | { fileId: string }> };
+type PostFields = { body: string; importance?: Importance; blocking?: boolean; correlationId?: string; artifacts?: Array<{ taskId: string } | { fileId: string }>; mentions?: string[] };
 
 /**
  * A model's artifact references as message artifacts. Ids it made up are

@@ -6,6 +6,7 @@ import { AuditLinks } from "../audit/AuditLinks";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { SkeletonStack } from "../components/ui/Skeleton";
+import { DepartmentAbout } from "./DepartmentAbout";
 import { DepartmentCommands } from "./DepartmentCommands";
 import { InjectionSettings } from "./InjectionSettings";
 import { NewChatSession } from "./NewChatSession";
@@ -19,7 +20,8 @@ export type SettingsDepartment = { id: Id<"departments">; name: string; isAdmin:
 type Props = { department: SettingsDepartment; onClose: () => void };
 
 /**
- * A department's settings (its owners and admins change them): chat on or
+ * A department's settings (its owners and admins change them): its
+ * description, chat on or
  * off, its limits, the secret scanner, a fresh chat session, and its slash commands. The server
  * checks who may do each; this shows its refusals inline.
  */
@@ -29,7 +31,8 @@ export function SettingsDialog({ department, onClose }: Props) {
     <Dialog onClose={onClose} labelledBy={headingId}>
       <ModalHeader headingId={headingId} title="Settings" onClose={onClose} />
       <div className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4">
-        <section className="flex flex-col gap-3">
+        <DepartmentAbout departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
+        <section className="flex flex-col gap-3 border-t border-slate-100 pt-4 dark:border-slate-800">
           <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">#maestro chat in {department.name}</h3>
           <ErrorBoundary>
             <ChatSettingsEditor departmentId={department.id} onClose={onClose} />

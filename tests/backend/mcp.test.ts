@@ -82,6 +82,7 @@ function textOf(result: unknown): string {
 
 const CHAT_TOOLS = ["chat.getNew", "chat.post"];
 const MESSAGING_TOOLS = [
+  "agents.get",
   "channels.create",
   "channels.get",
   "channels.members",
@@ -92,6 +93,7 @@ const MESSAGING_TOOLS = [
   "inbox.read",
   "messages.post",
   "messages.read",
+  "projects.agents",
   "projects.channels",
   "projects.create",
   "projects.get",
@@ -225,6 +227,9 @@ describe("maestro-mcp over stdio against the offline backend", () => {
     expect((await call("channels.members", { channel: "mcp-room", add: ["Ada"] })).members.toSorted()).toEqual(["Ada", "Dev Bot"]);
     expect((await call("projects.channels", {})).channels.map((c) => c.name)).toContain("mcp-room");
     expect((await call("projects.get", {})).id).toBe(channel.project_id);
+    const me = await call("agents.get", { agent: "me" });
+    expect(me).toMatchObject({ name: "Dev Bot", project_id: channel.project_id, endpoint_url: expect.stringMatching(/\/agents\/.+\/inbox$/) });
+    expect((await call("projects.agents", {})).agents.map((a) => a.name)).toContain("Dev Bot");
     const posted = await call("messages.post", { channel: "mcp-room", body: "Build is green", importance: "high", client_message_id: "once" });
     expect((await call("messages.post", { channel: "mcp-room", body: "Build is green", importance: "high", client_message_id: "once" })).id).toBe(posted.id);
     await ada.mutation(api.channelMessages.reply, { channelId: channel.id as Id<"channels">, messageId: posted.id as Id<"channelMessages">, body: "Ship it, @Dev Bot" });
@@ -233,6 +238,10 @@ describe("maestro-mcp over stdio against the offline backend", () => {
     expect(await call("threads.get", { thread_id: posted.id })).toMatchObject({ id: posted.id, root_message_id: posted.id, reply_count: 1 });
     expect(await call("threads.create", { root_message_id: posted.id })).toMatchObject({ id: posted.id, channel_id: channel.id });
     expect((await call("channels.messages", { channel: channel.id, limit: 5 })).messages.map((m) => m.reply_count)).toEqual([1]);
+    // The spec's mentions[]: a person named besides the body's @mentions; an unknown name posts nothing.
+    expect((await call("messages.post", { channel: "mcp-room", body: "Release notes are up", mentions: ["Ada"] })).mentions).toEqual(["Ada"]);
+    const unknown = await client.callTool({ name: "messages.post", arguments: { channel: "mcp-room", body: "x", mentions: ["Nobody"] } });
+    expect(JSON.parse(textOf(unknown))).toMatchObject({ status: 400, error: expect.stringMatching(/Cannot mention "Nobody"/) });
 
     const dm = await call("dms.send", { to: ["Ada"], body: "Deploying now", blocking: true });
     expect((await call("dms.messages", { dm: dm.id })).messages.map((m) => m.body)).toEqual(["Deploying now"]);

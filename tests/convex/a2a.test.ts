@@ -9,7 +9,7 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ActionCtx } from "../../convex/_generated/server";
 import { TOOL_REGISTRY, type ToolDefinition } from "../../convex/tools/registry";
-import { AGENTS, createTask, demoSquad, expectError, expectTaskRefusals, insertRun, memberKeyOf, type TestConvex } from "./setup";
+import { AGENTS, createTask, demoSquad, expectError, expectTaskRefusals, insertRun, memberKeyOf, startRun, type TestConvex, withClosedModel } from "./setup";
 
 /** Jarvis delegates `title` to one agent with `instruction` (under `parentTaskId`, if given): the new task's id, or the test fails. */
 async function jarvisDelegates(t: TestConvex, departmentId: Id<"departments">, delegation: { title: string; assignee: string; instruction: string; parentTaskId?: Id<"tasks"> }): Promise<Id<"tasks">> {
@@ -79,6 +79,54 @@ describe("A2A envelopes", () => {
       ["a2a.delegate", "Jarvis", delegatedId],
       ["a2a.status_update", "Ada", delegatedId],
     ]);
+  });
+});
+
+describe("tracing (messaging spec, Observability)", () => {
+  // Runs are queued for real (a model "configured" on a closed port), their brain action held.
+  withClosedModel();
+
+  test("tracing: one correlation id spans the delegation's envelope, its channel lines, the run and every event of the run; a run nobody delegated carries none", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "trace", visibility: "project" });
+    const rootId = await admin.mutation(api.tasks.create, { departmentId, title: "Launch page", channelId });
+    const childId = await jarvisDelegates(t, departmentId, { title: "Hero copy", assignee: AGENTS.writer, instruction: "Write the hero copy.", parentTaskId: rootId });
+    const correlationId = `a2a:${childId}`;
+    // The assignment queues the writer's run (reactions/runQueue), which the brain starts and works in.
+    await t.mutation(internal.triggers.agentAssigned, { taskId: childId, sessionKey: AGENTS.writer });
+    const runs = await t.run(async (ctx) => (await ctx.db.query("runs").collect()).filter((r) => r.taskId === childId));
+    expect(runs.map((r) => r.correlationId)).toEqual([correlationId]);
+    const runId = runs[0]._id;
+    const attempt = await startRun(t, runId);
+    expect(await t.mutation(internal.brain.writes.beginMessage, { runId, attempt, round: 0 })).toBe("ok");
+    expect(await t.mutation(internal.brain.writes.appendDelta, { runId, attempt, delta: "Drafting." })).toBe("ok");
+    await t.mutation(internal.tools.thread.updateTaskStatus, { runId, status: "review" });
+    await t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "#trace", body: "Draft is up.", correlationId });
+
+    const stream = await admin.query(api.runEvents.listForRun, { runId });
+    expect(stream.map((e) => e.payload.type)).toEqual(expect.arrayContaining(["agent_start", "message_start", "message_update"]));
+    expect(stream.map((e) => e.correlationId)).toEqual(stream.map(() => correlationId));
+    const { events, posted } = await t.run(async (ctx) => ({
+      events: await ctx.db.query("events").withIndex("by_department", (q) => q.eq("departmentId", departmentId)).collect(),
+      posted: await ctx.db.query("channelMessages").withIndex("by_channel_and_thread", (q) => q.eq("channelId", channelId)).collect(),
+    }));
+    const traced = events.filter((e) => e.correlationId === correlationId).map((e) => e.type);
+    expect(traced).toEqual(expect.arrayContaining(["a2a.delegate", "a2a.status_update", "messaging.created", "messaging.posted"]));
+    expect(posted.map((m) => m.correlationId)).toEqual(posted.map(() => correlationId));
+    expect(posted.map((m) => m.body)).toContain("Draft is up.");
+    // The admins' trace: the id's events, oldest first, and the runs that worked under it.
+    const trace = await admin.query(api.events.trace, { departmentId, correlationId });
+    expect(trace.runs.map((r) => [r.runId, r.taskId, r.agentSessionKey])).toEqual([[runId, childId, AGENTS.writer]]);
+    expect(trace.events.map((e) => e.type)).toEqual(traced);
+    expect(trace.events.every((e) => e.correlationId === correlationId)).toBe(true);
+    expect(await admin.query(api.events.trace, { departmentId, correlationId: "a2a:nothing" })).toEqual({ events: [], runs: [] });
+    await expectError(grace!.query(api.events.trace, { departmentId, correlationId }), "FORBIDDEN");
+    await expectError(admin.query(api.events.trace, { departmentId, correlationId: "" }), "INVALID_ARGUMENT");
+
+    // A run on the root task (nobody delegated it) writes events without one.
+    const plainRun = await insertRun(t, AGENTS.jarvis, rootId, "queued");
+    await t.mutation(internal.brain.writes.beginMessage, { runId: plainRun, attempt: await startRun(t, plainRun), round: 0 });
+    expect((await admin.query(api.runEvents.listForRun, { runId: plainRun })).map((e) => e.correlationId)).toEqual([undefined, undefined]);
   });
 });
 

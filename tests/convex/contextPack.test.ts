@@ -159,6 +159,17 @@ describe("the context pack a run reads (roundInputs)", () => {
     ]);
   });
 
+  test("a thread holding a critical or blocking message is marked critical, so the reranker keeps it first", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const copy = await insertTask(t, departmentId, "Hero copy", [AGENTS.writer]);
+    const launch = await admin.mutation(api.channels.create, { departmentId, name: "launch", visibility: "project" });
+    const calm = await admin.mutation(api.channelMessages.post, { channelId: launch, body: "Hero copy: any thoughts?", taskId: copy });
+    const urgent = await admin.mutation(api.channelMessages.post, { channelId: launch, body: "Hero copy: the legal team says stop", taskId: copy, importance: "critical" });
+    const blocking = await admin.mutation(api.channelMessages.post, { channelId: launch, body: "Hero copy: wait for me", taskId: copy, blocking: true });
+    const graph = (await roundInputs(t, await insertRun(t, AGENTS.writer, copy))).pack!;
+    expect(Object.fromEntries(graph.threads.map((th) => [th.id, th.critical ?? false]))).toEqual({ [calm]: false, [urgent]: true, [blocking]: true });
+  });
+
   test("a specialist's context names its task's people without the squad; a lead's lists the squad", async () => {
     const { t, departmentId } = await demoSquad();
     const parent = await insertTask(t, departmentId, "Pricing page", [AGENTS.jarvis]);

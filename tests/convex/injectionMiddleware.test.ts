@@ -22,7 +22,8 @@ import type { InjectionMessage } from "../../convex/lib/injection";
 import { countTokens } from "../../convex/lib/tokens";
 import { AGENTS, createTask, demoSquad, insertRun } from "./setup";
 
-const state = (): PromptState => ({ context: {} as never, system: ["You are Dev Bot."], user: ["=== TASK ===\nTitle: Launch"] });
+/** The prompt so far, for a task with `title` and `description` (what the pack is reranked against). */
+const state = (title = "Launch", description = ""): PromptState => ({ context: { task: { title, description } } as never, system: ["You are Dev Bot."], user: [`=== TASK ===\nTitle: ${title}`] });
 
 function inboxMessage(i: number, fields: Partial<InjectionMessage> = {}): InjectionMessage {
   return { id: `m${i}`, from: "Ana", where: "#ops", body: `Update ${i}: the rollout of step ${i} went fine, nothing to do.`, importance: "normal", direct: false, aboutTask: false, createdAt: 1_000_000 + i, ...fields };
@@ -129,6 +130,28 @@ describe("one injection under one budget", () => {
     await none.apply(untouched);
     expect(untouched).toEqual(state());
     expect(none.injected()).toBeNull();
+  });
+});
+
+describe("the pack reranked against the task", () => {
+  test("its items are ordered by what the task says: the sibling about the task's subject comes first", async () => {
+    const siblings = [
+      { id: "s1", title: "Order new chairs", status: "assigned", assignees: [] },
+      { id: "s2", title: "Pricing table for the pricing page", status: "assigned", assignees: [] },
+    ];
+    const pack = { ...graph, siblings };
+    const lines = async (title: string, description: string) => {
+      const after = state(title, description);
+      await injectionMiddleware({ pack: async () => pack }, 768).apply(after);
+      return after.user.join("\n").split("\n").filter((line) => line.startsWith('- "'));
+    };
+    expect(await lines("Hero copy", "Write the pricing page's hero: the pricing table sits under it.")).toEqual([
+      '- "Pricing page" (in progress; Jarvis)',
+      '- "Pricing table for the pricing page" (assigned)',
+      '- "Order new chairs" (assigned)',
+    ]);
+    // A task that says nothing of either keeps the rule order.
+    expect((await lines("Standup", "")).slice(1)).toEqual(['- "Order new chairs" (assigned)', '- "Pricing table for the pricing page" (assigned)']);
   });
 });
 

@@ -11,6 +11,8 @@ import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { API_SCOPES, type ApiScope } from "../../convex/lib/apiKeys";
+import { LIMITS } from "../../convex/lib/limits";
+import { REDACTED, REDACTION_NOTE } from "../../convex/lib/secrets/scanner";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
 import { agent, AGENTS, createOtherDepartment, createTask, expectError, insertRun, memberKeyOf, pausedOnExternalCall, type TestConvex, callMessagingApi, squadWithWriterKey } from "./setup";
 
@@ -42,7 +44,7 @@ describe("the messaging API's contracts", () => {
     const { t, departmentId, admin, key } = await squadWithWriterKey();
     const taskId = await createTask(admin, departmentId, { title: "Launch copy" });
     const channel = await callMessagingApi(t, key, "POST", "/channels", { name: "contract", topic: "shapes" });
-    const message = await callMessagingApi(t, key, "POST", "/messages", { channel: "contract", body: "See @Grace", correlation_id: "corr-1", client_message_id: "m-1" });
+    const message = await callMessagingApi(t, key, "POST", "/messages", { channel: "contract", body: "See @Grace", mentions: ["Dev Bot"], artifacts: [{ task_id: taskId }], correlation_id: "corr-1", client_message_id: "m-1" });
     // A message from inside Maestro carries its task: the same shape with task_id and an artifact.
     const runId = await insertRun(t, AGENTS.writer, taskId);
     await t.mutation(internal.tools.messaging.postChannelTool, { runId, channel: "contract", body: "Linked", artifacts: [{ taskId }] });
@@ -50,6 +52,7 @@ describe("the messaging API's contracts", () => {
     const dm = await callMessagingApi(t, key, "POST", "/dms", { to: ["Grace"], body: "hello" });
     const project = await callMessagingApi(t, key, "GET", "/projects/me");
     const history = await callMessagingApi(t, key, "GET", "/channels/contract/messages");
+    const agentBody = await callMessagingApi(t, key, "GET", "/agents/me");
 
     const messageShape = {
       blocking: "boolean",
@@ -58,7 +61,7 @@ describe("the messaging API's contracts", () => {
       context: { project_id: "string" },
       correlation_id: "string",
       created_at: "number",
-      artifacts: [],
+      artifacts: [{ kind: "string", task_id: "string" }],
       from: "string",
       id: "string",
       importance: "string",
@@ -74,21 +77,73 @@ describe("the messaging API's contracts", () => {
       thread: shapeOf(thread.body),
       dm: shapeOf(dm.body),
       project: shapeOf(project.body),
+      agent: shapeOf(agentBody.body),
     }).toEqual({
       message: messageShape,
       linked: { ...uncorrelated, mentions: [], context: { project_id: "string", task_id: "string" }, artifacts: [{ kind: "string", task_id: "string" }] },
       channel: { archived: "boolean", created_at: "number", created_by: "string", id: "string", members: ["string"], name: "string", project_id: "string", topic: "string", visibility: "string" },
       thread: { channel_id: "string", created_at: "number", created_by: "string", id: "string", reply_count: "number", root_message_id: "string" },
-      dm: { created_at: "number", id: "string", last_message_at: "number", message: { ...uncorrelated, mentions: [], to: ["string"] }, participants: ["string"] },
+      dm: { created_at: "number", id: "string", last_message_at: "number", message: { ...uncorrelated, mentions: [], artifacts: [], to: ["string"] }, participants: ["string"] },
       // The seeded department has admins but no owner: `owner` is null then (a string for a created project, below).
       project: { created_at: "number", id: "string", name: "string", owner: "null", schema_version: "number", slug: "string" },
+      // The spec's Agent {name, endpoint_url, capabilities, owner, project_id}; a seeded agent in a department with no owner has none.
+      agent: { capabilities: ["string"], endpoint_url: "string", id: "string", name: "string", owner: "null", project_id: "string", role: "string" },
     });
     // No Convex field names leak anywhere.
-    const everything = JSON.stringify([message.body, history.body, channel.body, thread.body, dm.body, project.body]);
+    const everything = JSON.stringify([message.body, history.body, channel.body, thread.body, dm.body, project.body, agentBody.body]);
     expect(everything).not.toMatch(/"_id"|"_creationTime"|"correlationId"|"taskId"|"replyCount"|"departmentId"|"storageId"/);
     expect(message.body.context.project_id).toBe(departmentId);
+    expect([message.body.mentions, message.body.artifacts]).toEqual([["Grace", "Dev Bot"], [{ kind: "task", task_id: taskId }]]);
     expect(history.body.messages[1].context).toEqual({ project_id: departmentId, task_id: taskId });
     expect(project.body).toMatchObject({ id: departmentId, schema_version: 1 });
+  });
+
+  test("POST /messages takes the spec's mentions[] (the department's agents and people) and artifacts[] (tasks, posted files) like post_message; a bad one is refused, writing nothing", async () => {
+    const { t, departmentId, admin, key } = await squadWithWriterKey();
+    const taskId = await createTask(admin, departmentId, { title: "Launch copy" });
+    await callMessagingApi(t, key, "POST", "/channels", { name: "handoff" });
+    const posted = await callMessagingApi(t, key, "POST", "/messages", {
+      channel: "handoff",
+      body: "Draft ready, see @Grace",
+      mentions: ["grace", "@Dev Bot", AGENTS.jarvis],
+      artifacts: [{ task_id: taskId }],
+    });
+    expect(posted.status).toBe(200);
+    // The body's @mentions first, then those named only in the list, each once, by their names.
+    expect(posted.body.mentions).toEqual(["Grace", "Dev Bot", "Jarvis"]);
+    expect(posted.body.artifacts).toEqual([{ kind: "task", task_id: taskId }]);
+    // A named mention is a direct one, as an @mention is: it reaches the person's and the agents' inboxes as addressed to them.
+    const inbox = await t.run(async (ctx) => (await ctx.db.query("inbox").collect()).filter((row) => row.messageId === posted.body.id));
+    expect(Object.fromEntries(inbox.map((row) => [row.recipientKey, row.direct]))).toMatchObject({ [memberKeyOf(t, "Grace")]: true, [AGENTS.devBot]: true, [AGENTS.jarvis]: true });
+    // A reply and a new thread take them too; an artifact as a Message answers it is taken back as it is.
+    const reply = await callMessagingApi(t, key, "POST", "/messages", { reply_to: posted.body.id, body: "Also this", mentions: ["Ada"], artifacts: posted.body.artifacts });
+    expect(reply.body).toMatchObject({ type: "thread", mentions: ["Ada"], artifacts: [{ kind: "task", task_id: taskId }] });
+
+    const other = await createOtherDepartment(t);
+    const foreignTask = await createTask(other.member, other.departmentId, { title: "Theirs" });
+    const before = await written(t);
+    const cases: Array<[string, unknown, number, RegExp]> = [
+      ["a name nobody answers to", { mentions: ["Nobody"] }, 400, /Cannot mention "Nobody"/],
+      ["another department's person", { mentions: ["Mallory"] }, 400, /Cannot mention "Mallory"/],
+      ["one unknown among known ones", { mentions: ["Grace", "Ghost"] }, 400, /Cannot mention "Ghost"/],
+      ["mentions that are not a list", { mentions: "Grace" }, 400, /"mentions" must be a list/],
+      ["too many mentions", { mentions: Array.from({ length: 21 }, () => "Grace") }, 400, /"mentions" must be a list of at most 20/],
+      ["another department's task", { artifacts: [{ task_id: foreignTask }] }, 404, /not in this department/],
+      ["a made-up task id", { artifacts: [{ task_id: "nope" }] }, 404, /No task nope/],
+      ["a made-up file id", { artifacts: [{ file_id: "nope" }] }, 404, /No file nope/],
+      ["a link, which post_message does not attach", { artifacts: [{ kind: "link", url: "https://example.com" }] }, 400, /"artifacts" must be a list/],
+      ["a task and a file in one", { artifacts: [{ task_id: taskId, file_id: "x" }] }, 400, /\{"task_id": "…"\} or \{"file_id": "…"\}/],
+      ["a kind that does not match", { artifacts: [{ kind: "file", task_id: taskId }] }, 400, /"artifacts"/],
+      ["artifacts that are not a list", { artifacts: { task_id: taskId } }, 400, /"artifacts"/],
+      ["too many artifacts", { artifacts: Array.from({ length: 11 }, () => ({ task_id: taskId })) }, 400, /at most 10/],
+    ];
+    const failures: string[] = [];
+    for (const [name, extra, status, message] of cases) {
+      const answer = await callMessagingApi(t, key, "POST", "/messages", { channel: "handoff", body: "Refused", ...(extra as object) });
+      if (answer.status !== status || !message.test(String(answer.body.error))) failures.push(`${name}: ${answer.status} ${answer.body.error}`);
+    }
+    expect(failures).toEqual([]);
+    expect(await written(t)).toBe(before);
   });
 
   test("projects: the key's own (by id, slug or me), its channels, and a new one owned by the key's maker", async () => {
@@ -125,6 +180,82 @@ describe("the messaging API's contracts", () => {
     const unchanged = await written(t);
     expect(await callMessagingApi(t, key, "POST", "/projects", { name: "Second" })).toMatchObject({ status: 403, body: { error: expect.stringMatching(/no longer an admin/) } });
     expect(await written(t)).toBe(unchanged);
+  });
+
+  test("agents: each an Agent with its endpoint_url (its inbox on the API's origin) and owner (who added it, else the project's owner)", async () => {
+    const { t, departmentId, admin, grace, writer, key } = await squadWithWriterKey();
+    const pixelId = await admin.mutation(api.agents.create, { departmentId, name: "Pixel", role: "Designer", kind: "specialist", systemPrompt: "Design.", isSquadLead: false, allowedTools: ["post_message"] });
+    const listed = await callMessagingApi(t, key, "GET", "/projects/me/agents");
+    expect(listed.status).toBe(200);
+    const byName = new Map(listed.body.agents.map((a) => [a.name, a]));
+    const pixel = byName.get("Pixel")!;
+    expect(pixel).toMatchObject({ id: pixelId, role: "Designer", capabilities: ["post_message"], owner: "Ada", project_id: departmentId });
+    // Seeded agents have no creator, and this department no owner yet.
+    expect(byName.get("Writer")).toMatchObject({ id: writer._id, owner: null, capabilities: writer.allowedTools });
+    // The endpoint is the agent's inbox on the origin the request came to: its own key reads it there.
+    const endpoint = new URL(byName.get("Writer")!.endpoint_url);
+    expect(endpoint.pathname).toBe(`/agents/${writer._id}/inbox`);
+    expect((await callMessagingApi(t, key, "GET", endpoint.pathname)).status).toBe(200);
+    expect(new URL(pixel.endpoint_url).origin).toBe(endpoint.origin);
+
+    // One agent by id, name or me; the department's owner stands in for an unknown creator, and a creator who left.
+    await t.run(async (ctx) => {
+      const row = (await ctx.db.query("members").collect()).find((m) => m.departmentId === departmentId && m.name === "Grace")!;
+      await ctx.db.patch("members", row._id, { role: "owner" });
+    });
+    expect((await callMessagingApi(t, key, "GET", "/agents/me")).body).toMatchObject({ id: writer._id, owner: "Grace" });
+    expect((await callMessagingApi(t, key, "GET", "/agents/pixel")).body).toMatchObject({ id: pixelId, owner: "Ada" });
+    await t.run(async (ctx) => {
+      const row = (await ctx.db.query("members").collect()).find((m) => m.departmentId === departmentId && m.name === "Ada")!;
+      await ctx.db.delete("members", row._id);
+    });
+    expect((await callMessagingApi(t, key, "GET", `/agents/${pixelId}`)).body).toMatchObject({ name: "Pixel", owner: "Grace" });
+    expect(grace).toBeDefined();
+
+    const other = await createOtherDepartment(t);
+    const theirs = await t.run(async (ctx) => {
+      const { _id, _creationTime, ...fields } = (await ctx.db.get("agents", writer._id))!;
+      return await ctx.db.insert("agents", { ...fields, departmentId: other.departmentId, sessionKey: "agent:theirs:other", name: "Theirs", nameKey: "theirs" });
+    });
+    expect(await callMessagingApi(t, key, "GET", `/agents/${theirs}`)).toMatchObject({ status: 404, body: { error: expect.stringMatching(/No agent/) } });
+    expect((await callMessagingApi(t, key, "GET", "/agents/nobody")).status).toBe(404);
+    expect((await callMessagingApi(t, key, "GET", `/projects/${other.departmentId}/agents`)).status).toBe(403);
+    expect((await callMessagingApi(t, key, "GET", "/projects/me/agents")).body.agents.map((a) => a.name)).not.toContain("Theirs");
+  });
+
+  test("a project's description: POST /projects takes it (bounded, secrets redacted), admins set and clear it in the app, everyone reads it, the Project carries it", async () => {
+    const { t, departmentId, admin, grace, key } = await squadWithWriterKey();
+    const aws = "AKIAIOSFODNN7EXAMPLE";
+    const made = await callMessagingApi(t, key, "POST", "/projects", { name: "Outreach", description: `  Cold email, key ${aws}  ` });
+    expect(made.status).toBe(200);
+    expect(made.body.description).toBe(`Cold email, key ${REDACTED}${REDACTION_NOTE}`);
+    expect(shapeOf(made.body)).toEqual({ created_at: "number", description: "string", id: "string", name: "string", owner: "string", schema_version: "number", slug: "string" });
+
+    let before = await written(t);
+    const tooLong = "x".repeat(LIMITS.departmentDescriptionChars + 1);
+    expect(await callMessagingApi(t, key, "POST", "/projects", { name: "Too long", description: tooLong })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/description is 501 characters; the limit is 500/) } });
+    expect(await callMessagingApi(t, key, "POST", "/projects", { name: "Not text", description: 7 })).toMatchObject({ status: 400, body: { error: '"description" must be a string.' } });
+    expect(await written(t)).toBe(before);
+
+    // In the app: admins set it (the API's Project answers it), everyone in the department reads it, an empty text clears it.
+    await admin.mutation(api.departments.updateDescription, { departmentId, description: "  The launch squad.  " });
+    expect((await callMessagingApi(t, key, "GET", "/projects/me")).body.description).toBe("The launch squad.");
+    expect(await grace.query(api.departments.about, { departmentId })).toEqual({ name: expect.any(String), slug: expect.any(String), description: "The launch squad." });
+    const other = await createOtherDepartment(t);
+    before = await written(t);
+    await expectError(grace.mutation(api.departments.updateDescription, { departmentId, description: "mine" }), "FORBIDDEN");
+    await expectError(admin.mutation(api.departments.updateDescription, { departmentId, description: tooLong }), "INVALID_ARGUMENT", /limit is 500/);
+    await expectError(other.member.mutation(api.departments.updateDescription, { departmentId, description: "theirs" }), "FORBIDDEN");
+    await expectError(other.member.query(api.departments.about, { departmentId }), "FORBIDDEN");
+    expect(await written(t)).toBe(before);
+    await admin.mutation(api.departments.updateDescription, { departmentId, description: `see ${aws}` });
+    expect((await admin.query(api.departments.about, { departmentId })).description).toBe(`see ${REDACTED}${REDACTION_NOTE}`);
+    await admin.mutation(api.departments.updateDescription, { departmentId, description: "   " });
+    expect(await admin.query(api.departments.about, { departmentId })).not.toHaveProperty("description");
+    expect((await callMessagingApi(t, key, "GET", "/projects/me")).body).not.toHaveProperty("description");
+    // A person creating a department in the app may give one too.
+    const appMade = await admin.mutation(api.departments.create, { name: "Design", description: "Pixels." });
+    expect((await admin.query(api.departments.about, { departmentId: appMade })).description).toBe("Pixels.");
   });
 
   test("threads: made on a channel message or with a new first message, read by id; replies and DMs start none", async () => {
@@ -204,6 +335,8 @@ describe("API key scopes", () => {
       ["projects:write", "POST", "/projects", { name: "Nope" }],
       ["projects:read", "GET", "/projects/me", undefined],
       ["channels:read", "GET", "/projects/me/channels", undefined],
+      ["projects:read", "GET", "/projects/me/agents", undefined],
+      ["projects:read", "GET", "/agents/me", undefined],
       ["channels:manage", "POST", "/channels", { name: "nope" }],
       ["channels:read", "GET", "/channels/scoped", undefined],
       ["channels:manage", "POST", "/channels/scoped/members", { add: ["Grace"] }],

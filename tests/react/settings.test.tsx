@@ -173,6 +173,7 @@ describe("SettingsButton", () => {
     convex.queries.set("chat:settings", defaults);
     // Loaded, so the dialog's only status line is the session's.
     convex.queries.set("retention:get", {});
+    convex.queries.set("departments:about", { name: "Marketing", slug: "marketing" });
     convex.queries.set("injectionSettings:get", { summariser: { kind: "extractive" }, pii: { email: true, phone: true, card: true, iban: true }, hasKey: false });
     const newSession = vi.fn((_args: unknown) => Promise.resolve("session-2"));
     convex.mutations.set("chat:newSession", newSession);

@@ -3,7 +3,7 @@
  * `maestro.chat`) with the tools `chat.post` and `chat.getNew`, which call the
  * `/mcp/*` HTTP actions of a Maestro deployment as one agent, authenticated by
  * that agent's API key (created by an admin in the agent modal), and the
- * messaging tools (`projects.*`, `channels.*`, `messages.*`, `threads.*`, `dms.*`,
+ * messaging tools (`projects.*`, `agents.get`, `channels.*`, `messages.*`, `threads.*`, `dms.*`,
  * `inbox.read`), `runs.waiting_tool_calls` (external tools' calls waiting for
  * an executor) and `runs.tool_output` (a call's result for its waiting run)
  * over the HTTP API in convex/messagingApi.ts.
@@ -219,6 +219,12 @@ const postFields = {
   blocking: z.boolean().optional().describe("Interrupts the recipients' agents: use for what cannot wait."),
   correlation_id: z.string().optional().describe("Ties the message to a delegation or request."),
   client_message_id: z.string().min(1).max(128).optional().describe("Your own id for this send: retrying with the same id posts once."),
+  mentions: z.array(z.string().min(1)).max(20).optional().describe("People and agents to notify besides those @named in the body, by name; an unknown name refuses the post."),
+  artifacts: z
+    .array(z.union([z.object({ task_id: z.string().min(1) }), z.object({ file_id: z.string().min(1) })]))
+    .max(10)
+    .optional()
+    .describe("Tasks of this project ({task_id}) or files already posted where this agent reads ({file_id}) to attach."),
 };
 const listing = {
   limit: z.number().int().min(1).max(50).optional().describe("At most this many (default 20)."),
@@ -266,9 +272,16 @@ function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
   );
   tool("projects.create", "Create a project", "A new project (department) owned by the person who made this key: the Project.", {
     name: z.string().min(1).describe("The project's name."),
+    description: z.string().max(500).optional().describe("What the project is for (at most 500 characters)."),
   }, false, (a) => api.messaging("POST", "/projects", a));
   tool("projects.channels", "Project channels", "The channels of this project this agent may read: {channels: [Channel]}.", {}, true, () =>
     api.messaging("GET", "/projects/me/channels"),
+  );
+  tool("projects.agents", "Project agents", "The agents of this project: {agents: [Agent {id, name, role, endpoint_url, capabilities, owner, project_id}]}.", {}, true, () =>
+    api.messaging("GET", "/projects/me/agents"),
+  );
+  tool("agents.get", "An agent", "One agent of this project by id, name or me: the Agent {id, name, role, endpoint_url (its inbox), capabilities, owner, project_id}.", { agent: id("The agent's id or name, or me.") }, true, (a) =>
+    api.messaging("GET", `/agents/${path(a.agent)}`),
   );
   tool("channels.create", "Create a channel", "Creates a channel in this agent's department: the Channel {id, project_id, name, topic?, visibility, created_by, created_at}.", {
     name: z.string().min(1).describe("The channel's name, e.g. launch-copy."),
