@@ -8,7 +8,7 @@ import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { isFiltered, matchesBoardFilter, type BoardFilter } from "../lib/boardFilters";
 import { MaestroError } from "../lib/errors";
-import { LIMITS, MAX_SUBTASKS } from "../lib/limits";
+import { LIMITS, MAX_SUBTASKS, MAX_TASKS_PER_COLUMN } from "../lib/limits";
 import { orderAtStart, planMove } from "../lib/ordering";
 import { cleanTags, cleanText } from "../lib/validate";
 import type { Actor, Priority, TaskStatus } from "../validators";
@@ -18,8 +18,7 @@ import { redactForDepartment } from "./settings";
 
 type ReadCtx = QueryCtx | MutationCtx;
 
-/** Most cards one column returns; the board says when a column holds more. */
-export const MAX_TASKS_PER_COLUMN = 500;
+export { MAX_TASKS_PER_COLUMN };
 /**
  * Most cards counted when a column's counter is first made (a department
  * whose tasks predate the counters): within a transaction's read limit.
