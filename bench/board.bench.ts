@@ -238,7 +238,7 @@ ${row("move → 2nd client, one tasks.list (before)", summarize(boardMoveTimes))
 ${row(`Chromium: first render, ${cards} cards (nav → cards shown)`, summarize(renderTimes))}
 
 payload per update: whole board (tasks.list) ${kb(boardBytes)}; one column (tasks.listColumn) ${kb(Math.min(...columnBytes))}–${kb(Math.max(...columnBytes))}; a move re-sends two columns, at most ${kb(moved[0] + moved[1])}
-first load: each column's first ${FIRST_PAGE_CARDS} cards and count, ${kb(Math.min(...firstPageBytes))}–${kb(Math.max(...firstPageBytes))} a column, ${kb(firstPageBytes.reduce((sum, b) => sum + b, 0))} in all (whole columns follow once the board is up)
+first load: each column's first ${FIRST_PAGE_CARDS} cards and count, ${kb(Math.min(...firstPageBytes))}–${kb(Math.max(...firstPageBytes))} a column, ${kb(firstPageBytes.reduce((sum, b) => sum + b, 0))} in all (a column asks for a page more as it scrolls)
 cards in the DOM after render (columns are virtualised): ${Math.max(...renderedCards)} of ${cards}
 render stages, median ms from navigation start: script loaded ${summarize(stageTimes.map((s) => s.script)).p50.toFixed(0)}, board mounted ${summarize(stageTimes.map((s) => s.shell)).p50.toFixed(0)}, all columns' data in ${summarize(stageTimes.map((s) => s.board)).p50.toFixed(0)}
 

@@ -8,8 +8,9 @@
  * checks and secret scan as the public functions, 500 rows a transaction).
  * Prints, at that size, each figure beside its target with met / NOT met:
  * board first render in Chromium (production build), move → second client,
- * @Jarvis mention → delegated task visible, an agent's context assembly
- * (measured inside each run), the command palette, backend start-up from its
+ * @Jarvis mention → delegated task visible, a small department's mention →
+ * both delegated tasks visible (a department of its own beside the big one),
+ * an agent's context assembly (measured inside each run), the command palette, backend start-up from its
  * data directory and its resident memory, and the longest commit stall while
  * a compaction runs. BENCH_SCALE=0.1 runs a tenth of the size (a quick check).
  */
@@ -45,6 +46,8 @@ const SEEDERS = 2;
 const MOVES = 50;
 const MENTIONS = 30;
 const WARMUP_MENTIONS = 3;
+/** The small department: its lead, two specialists and a dozen cards. */
+const SMALL_TASKS = 12;
 const PALETTE_QUERIES = 60;
 const RENDER_SAMPLES = 5;
 const STATUSES = TASK_STATUSES.filter((s) => s !== "blocked");
@@ -155,8 +158,9 @@ async function main() {
     watcher.setAuth(async () => token);
     const byColumn = new Map<string, Set<string>>();
     let onChange: (() => void) | null = null;
+    // Subscribed as the app's board is: each column's first page (it pages further only on scroll).
     for (const status of TASK_STATUSES) {
-      watcher.onUpdate(api.tasks.listColumn, { departmentId, status }, (column) => {
+      watcher.onUpdate(api.tasks.listColumn, { departmentId, status, limit: FIRST_PAGE_CARDS }, (column) => {
         byColumn.set(status, new Set(column.tasks.map((t) => t._id)));
         onChange?.();
       });
@@ -205,6 +209,9 @@ async function main() {
     for (let i = 0; i < WARMUP_MENTIONS + MENTIONS; i++) asked.push(await client.mutation(api.tasks.create, { departmentId, title: `Page ${i} to split` }));
     const visibleTimes: number[] = [];
     const misses: string[] = [];
+    // The backend's CPU time over the measured mentions, per mention (its runs' follow-up work included): on a shared
+    // machine the wall times above are mostly waiting for a core, this is what the backend itself spent.
+    let mentionCpu = Number.NaN;
     for (let i = 0; i < WARMUP_MENTIONS + MENTIONS; i++) {
       const title = `hero copy scale ${i}`;
       const subtasks = new Set<string>();
@@ -224,14 +231,61 @@ async function main() {
         misses.push(`${String(error)}; Jarvis's run: ${JSON.stringify((await client.query(api.runs.listForTask, { taskId: asked[i] })).map((r) => [r.status, r.reason, r.guards]))}`);
       }
       if (i >= WARMUP_MENTIONS) visibleTimes.push(performance.now() - t0);
+      if (i === WARMUP_MENTIONS - 1) mentionCpu = backendCpuMs(backend.child.pid);
       stop();
       // The board's first page gets the same commit's update (a second of grace for its own round trip).
       for (let waited = 0; !onFirstPage.has(title) && waited < 1_000; waited += 20) await sleep(20);
       if (!onFirstPage.has(title)) notOnFirstPage.push(title);
     }
     const visible = summarize(visibleTimes);
+    mentionCpu = (backendCpuMs(backend.child.pid) - mentionCpu) / MENTIONS;
     judge("@Jarvis mention → delegated task visible", ms(visible), visible.p99, 100, "p99 < 100 ms");
     await sleep(2_000);
+
+    // ---- a small department: a mention → both delegated tasks visible ----
+    log("measuring a small department's mention → both delegated tasks visible");
+    const small = await client.mutation(api.departments.create, { name: "Small squad" });
+    const lead = agents.find((a) => a.isSquadLead)!;
+    await client.mutation(api.agents.create, {
+      departmentId: small,
+      name: lead.name,
+      role: lead.role,
+      kind: "lead",
+      isSquadLead: true,
+      systemPrompt: "You are Jarvis, the squad lead.",
+      allowedTools: ["delegate_task", "post_message", "update_task_status"],
+    });
+    for (const [name, role] of [["Dev Bot", "Engineer"], ["Writer", "Copywriter"]]) {
+      await client.mutation(api.agents.create, { departmentId: small, name, role, kind: "specialist", isSquadLead: false, systemPrompt: "", allowedTools: ["post_message", "update_task_status"] });
+    }
+    for (let i = 0; i < SMALL_TASKS; i++) await client.mutation(api.tasks.create, { departmentId: small, title: `Small card ${i}` });
+    const onSmallBoard = new Set<string>();
+    for (const status of TASK_STATUSES) {
+      watcher.onUpdate(api.tasks.listColumn, { departmentId: small, status, limit: FIRST_PAGE_CARDS }, (column) => {
+        for (const task of column.tasks) onSmallBoard.add(task.title);
+        onChange?.();
+      });
+    }
+    const smallAsked: Array<Id<"tasks">> = [];
+    for (let i = 0; i < WARMUP_MENTIONS + MENTIONS; i++) smallAsked.push(await client.mutation(api.tasks.create, { departmentId: small, title: `Small page ${i} to split` }));
+    const smallTimes: number[] = [];
+    let smallCpu = Number.NaN;
+    for (let i = 0; i < WARMUP_MENTIONS + MENTIONS; i++) {
+      const [x, y] = [`small hero ${i}`, `small form ${i}`];
+      const t0 = performance.now();
+      await client.mutation(api.messages.create, { taskId: smallAsked[i], content: `@Jarvis split the page ${i} between Dev Bot and Writer: ${x} and ${y}` });
+      try {
+        await until(() => onSmallBoard.has(x) && onSmallBoard.has(y), `${x} and ${y}`);
+      } catch (error) {
+        misses.push(`${String(error)} (small department)`);
+      }
+      if (i >= WARMUP_MENTIONS) smallTimes.push(performance.now() - t0);
+      if (i === WARMUP_MENTIONS - 1) smallCpu = backendCpuMs(backend.child.pid);
+    }
+    const smallVisible = summarize(smallTimes);
+    smallCpu = (backendCpuMs(backend.child.pid) - smallCpu) / MENTIONS;
+    judge("small department: mention → both delegated tasks", ms(smallVisible), smallVisible.p99, 50, "p99 < 50 ms");
+    await sleep(1_000);
 
     // ---- context assembly, measured inside the runs the mentions started ----
     const contextTimes: number[] = [];
@@ -313,6 +367,7 @@ async function main() {
     console.log(`Scale benchmark (backend as its own process over convex/, scripted model answering at once; the app's production build in Chromium)
 machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}
 department: ${agents.length} agents, ${TASKS} tasks, ${TASKS * MESSAGES_PER_TASK} thread messages, ${CHANNEL_MESSAGES} channel messages, ${RUNS} runs with 5 events each (~${(documents / 1000).toFixed(0)}k documents); seeded in ${seedSeconds.toFixed(0)} s
+backend CPU per mention (its runs included): ${mentionCpu.toFixed(0)} ms at scale, ${smallCpu.toFixed(0)} ms in the small department
 mentions whose delegated task never showed: ${misses.length}${misses.length > 0 ? ` (first: ${misses[0]})` : ""}
 delegated tasks not on the board's first page (${FIRST_PAGE_CARDS} cards a column) within 1 s of the drawer: ${notOnFirstPage.length} of ${WARMUP_MENTIONS + MENTIONS}
 compaction during the stall measurement: ${compactions} started, ${during.length} commits while one ran, ${outside.length} outside

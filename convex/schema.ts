@@ -175,9 +175,23 @@ export default defineSchema({
     channelId: v.optional(v.id("channels")),
   })
     .index("by_department_and_status_and_order", ["departmentId", "status", "order"])
+    /** The board's unfiltered columns: only the cards it shows (live, not archived), in column order. */
+    .index("by_department_and_status_and_deletedAt_and_archivedAt_and_order", ["departmentId", "status", "deletedAt", "archivedAt", "order"])
     .index("by_parent", ["parentTaskId"])
     .index("by_delegationKey", ["delegationKey"])
     .searchIndex("search_title", { searchField: "title", filterFields: ["departmentId", "status"] }),
+
+  /**
+   * How many cards each board column holds (live, not archived tasks of one
+   * department in one status): kept by records/tasks.ts on every insert,
+   * move, archive and delete, so a column shows its count reading one row
+   * instead of counting the column.
+   */
+  taskColumnCounts: defineTable({
+    departmentId: v.id("departments"),
+    status: vTaskStatus,
+    count: v.number(),
+  }).index("by_department_and_status", ["departmentId", "status"]),
 
   /** A task's thread. */
   messages: defineTable({

@@ -1,12 +1,13 @@
 /** The command palette (Ctrl/Cmd-K): tasks, agents, channels and runs of one department, by what was typed. */
 import { v } from "convex/values";
-import type { Doc } from "./_generated/dataModel";
+import type { Doc, Id } from "./_generated/dataModel";
+import type { QueryCtx } from "./_generated/server";
 import { departmentQuery } from "./functions";
 import { memberKey } from "./lib/actors";
 import { canRead } from "./lib/channels";
 import { departmentAgents } from "./records/agents";
 import { departmentChannels, dmTitle, membershipsIn } from "./records/channels";
-import { runsOfDepartment } from "./records/runs";
+import { runsOfAgent, runsOfDepartment, runsOfTask } from "./records/runs";
 import { searchTitles } from "./records/tasks";
 import { vChannelKind, vRunStatus, vTaskStatus } from "./validators";
 
@@ -15,8 +16,14 @@ export const MAX_PALETTE_TASKS = 8;
 export const MAX_PALETTE_AGENTS = 6;
 export const MAX_PALETTE_CHANNELS = 5;
 export const MAX_PALETTE_RUNS = 5;
-/** Runs looked at, newest first, when matching a query against their agent and task. */
-const PALETTE_RUNS_SCANNED = 200;
+/**
+ * Runs looked at for a query, newest first, per agent whose name it names and
+ * per task whose title it finds (through their indexes, never a scan of the
+ * department's runs): the palette's reads stay bounded however many runs there are.
+ */
+const PALETTE_RUNS_PER_SOURCE = 10;
+/** Agents whose runs are looked at when a query names many. */
+const PALETTE_RUN_AGENTS = 6;
 /** Longer queries are cut here: a title search needs no more. */
 export const MAX_PALETTE_QUERY_CHARS = 200;
 
@@ -45,6 +52,26 @@ export function agentMatches(agent: Pick<Doc<"agents">, "name" | "role">, terms:
 export function textMatches(text: string, terms: readonly string[]): boolean {
   const words = queryTerms(text).flatMap((word) => [word, ...word.split(/[-_.#]/)]);
   return terms.every((term) => words.some((word) => word.startsWith(term)));
+}
+
+/**
+ * Runs a query may find, newest first: with no words (or only "run") the
+ * department's newest; else the newest runs of the agents its words name and
+ * of the tasks its title search found, for the caller to match in full.
+ */
+async function paletteRunCandidates(
+  ctx: QueryCtx,
+  departmentId: Id<"departments">,
+  terms: readonly string[],
+  squad: ReadonlyArray<Doc<"agents">>,
+  tasks: ReadonlyArray<Doc<"tasks">>,
+): Promise<Array<Doc<"runs">>> {
+  if (terms.every((term) => "run".startsWith(term))) return await runsOfDepartment(ctx, departmentId, MAX_PALETTE_RUNS);
+  const named = squad.filter((agent) => terms.some((term) => textMatches(agent.name, [term]))).slice(0, PALETTE_RUN_AGENTS);
+  const found = new Map<string, Doc<"runs">>();
+  for (const agent of named) for (const run of await runsOfAgent(ctx, agent._id, PALETTE_RUNS_PER_SOURCE)) found.set(run._id, run);
+  for (const task of tasks) for (const run of await runsOfTask(ctx, task._id, PALETTE_RUNS_PER_SOURCE)) found.set(run._id, run);
+  return [...found.values()].sort((a, b) => b._creationTime - a._creationTime);
 }
 
 /**
@@ -87,7 +114,7 @@ export const palette = departmentQuery({
     }
 
     const byId = new Map(squad.map((agent) => [agent._id as string, agent.name]));
-    const recent = await runsOfDepartment(ctx, departmentId, PALETTE_RUNS_SCANNED);
+    const recent = await paletteRunCandidates(ctx, departmentId, terms, squad, tasks);
     const runs = [];
     for (const run of recent) {
       if (runs.length >= MAX_PALETTE_RUNS) break;

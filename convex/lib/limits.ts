@@ -39,6 +39,8 @@ export const MAX_THREAD_REPLIES = 200;
 export const MAX_CARDS_PER_TASK = 20;
 /** Subtasks of one task listed, or compared with by the re-delegation detector. */
 export const MAX_SUBTASKS = 100;
+/** Most cards one board column returns (a first page, or pages added as it scrolls, up to this). */
+export const MAX_TASKS_PER_COLUMN = 500;
 /** Runs of one agent (or one task) scanned for the one in progress. */
 export const ACTIVE_RUN_SCAN = 20;
 

@@ -29,7 +29,7 @@ async function stopTaskRuns(ctx: MutationCtx, task: Doc<"tasks">, member: Doc<"m
 export async function archiveTask(ctx: MutationCtx, member: Doc<"members">, task: Doc<"tasks">, archived: boolean): Promise<void> {
   if ((task.archivedAt !== undefined) === archived) return;
   const stopped = archived ? await stopTaskRuns(ctx, task, member) : 0;
-  await setTaskArchived(ctx, task._id, archived);
+  await setTaskArchived(ctx, task, archived);
   await recordActivity(ctx, {
     departmentId: task.departmentId,
     type: archived ? "task_archived" : "task_unarchived",
@@ -42,7 +42,7 @@ export async function archiveTask(ctx: MutationCtx, member: Doc<"members">, task
 /** Deletes the task for everyone, its runs stopped and its files deleted (in batches after this transaction). */
 export async function deleteTask(ctx: MutationCtx, member: Doc<"members">, task: Doc<"tasks">): Promise<void> {
   const stopped = await stopTaskRuns(ctx, task, member);
-  await markTaskDeleted(ctx, task._id);
+  await markTaskDeleted(ctx, task);
   await ctx.scheduler.runAfter(0, internal.taskFiles.deleteOfTask, { taskId: task._id });
   await recordActivity(ctx, {
     departmentId: task.departmentId,

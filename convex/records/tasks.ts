@@ -6,9 +6,9 @@
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
-import { matchesBoardFilter, type BoardFilter } from "../lib/boardFilters";
+import { isFiltered, matchesBoardFilter, type BoardFilter } from "../lib/boardFilters";
 import { MaestroError } from "../lib/errors";
-import { LIMITS, MAX_SUBTASKS } from "../lib/limits";
+import { LIMITS, MAX_SUBTASKS, MAX_TASKS_PER_COLUMN } from "../lib/limits";
 import { orderAtStart, planMove } from "../lib/ordering";
 import { cleanTags, cleanText } from "../lib/validate";
 import type { Actor, Priority, TaskStatus } from "../validators";
@@ -18,8 +18,12 @@ import { redactForDepartment } from "./settings";
 
 type ReadCtx = QueryCtx | MutationCtx;
 
-/** Most cards one column returns; the board says when a column holds more. */
-export const MAX_TASKS_PER_COLUMN = 500;
+export { MAX_TASKS_PER_COLUMN };
+/**
+ * Most cards counted when a column's counter is first made (a department
+ * whose tasks predate the counters): within a transaction's read limit.
+ */
+export const MAX_COUNTED_ON_START = 15_000;
 /** Bound on the parent hops walked to a tree's root. */
 const MAX_TREE_HOPS = 100;
 /** How far up parentTaskId is followed to a batch's root (the context pack). */
@@ -62,6 +66,62 @@ export async function resolveAssignees(ctx: ReadCtx, departmentId: Id<"departmen
     agents.push(agent);
   }
   return agents;
+}
+
+/** Whether a task is one of its column's cards on the unfiltered board (and in its counter): live and not archived. */
+function onBoard(task: Pick<Doc<"tasks">, "archivedAt" | "deletedAt">): boolean {
+  return task.archivedAt === undefined && task.deletedAt === undefined;
+}
+
+/** A column's cards as the unfiltered board shows them (live, not archived), in column order. */
+function boardColumn(ctx: ReadCtx, departmentId: Id<"departments">, status: TaskStatus) {
+  return ctx.db
+    .query("tasks")
+    .withIndex("by_department_and_status_and_deletedAt_and_archivedAt_and_order", (q) =>
+      q.eq("departmentId", departmentId).eq("status", status).eq("deletedAt", undefined).eq("archivedAt", undefined),
+    );
+}
+
+async function columnCounter(ctx: ReadCtx, departmentId: Id<"departments">, status: TaskStatus) {
+  return await ctx.db
+    .query("taskColumnCounts")
+    .withIndex("by_department_and_status", (q) => q.eq("departmentId", departmentId).eq("status", status))
+    .unique();
+}
+
+/** How many cards a column holds, from its counter; null when it has none yet (nothing was written there since counters exist). */
+export async function columnCount(ctx: ReadCtx, departmentId: Id<"departments">, status: TaskStatus): Promise<number | null> {
+  return (await columnCounter(ctx, departmentId, status))?.count ?? null;
+}
+
+/**
+ * Adds `delta` to a column's counter, called after the write that changed
+ * the column. A column without a counter yet is counted once (its tasks may
+ * predate the counters), the write already in it.
+ */
+async function addToColumnCount(ctx: MutationCtx, departmentId: Id<"departments">, status: TaskStatus, delta: number): Promise<void> {
+  const counter = await columnCounter(ctx, departmentId, status);
+  if (counter !== null) {
+    await ctx.db.patch("taskColumnCounts", counter._id, { count: Math.max(0, counter.count + delta) });
+    return;
+  }
+  const count = (await boardColumn(ctx, departmentId, status).take(MAX_COUNTED_ON_START)).length;
+  await ctx.db.insert("taskColumnCounts", { departmentId, status, count });
+}
+
+/** Keeps the counters right when a task's column or board presence changes from `before` to `after`. */
+async function recount(ctx: MutationCtx, before: Doc<"tasks"> | null, after: Doc<"tasks">): Promise<void> {
+  const was = before !== null && onBoard(before) ? before.status : null;
+  const is = onBoard(after) ? after.status : null;
+  if (was === is) return;
+  if (was !== null) await addToColumnCount(ctx, after.departmentId, was, -1);
+  if (is !== null) await addToColumnCount(ctx, after.departmentId, is, 1);
+}
+
+/** Patches a task, keeping its column's counter right when its status, archive or deletion changes. */
+async function patchTask(ctx: MutationCtx, task: Doc<"tasks">, patch: Partial<Doc<"tasks">>): Promise<void> {
+  await ctx.db.patch("tasks", task._id, patch);
+  await recount(ctx, task, { ...task, ...patch });
 }
 
 async function firstOrderIn(ctx: ReadCtx, departmentId: Id<"departments">, status: TaskStatus) {
@@ -128,7 +188,9 @@ export async function insertTask(ctx: MutationCtx, actor: Actor, input: NewTask)
     order: orderAtStart(await firstOrderIn(ctx, input.departmentId, status)),
     updatedAt: Date.now(),
   });
-  return { task: (await ctx.db.get("tasks", taskId))!, assignees };
+  const task = (await ctx.db.get("tasks", taskId))!;
+  await recount(ctx, null, task);
+  return { task, assignees };
 }
 
 /**
@@ -148,7 +210,7 @@ export async function placeTask(ctx: MutationCtx, task: Doc<"tasks">, status: Ta
     at,
   );
   if (near.kind === "single") {
-    await ctx.db.patch("tasks", task._id, { status, order: near.order, updatedAt: now });
+    await patchTask(ctx, task, { status, order: near.order, updatedAt: now });
     return;
   }
   const column = await ctx.db
@@ -163,12 +225,12 @@ export async function placeTask(ctx: MutationCtx, task: Doc<"tasks">, status: Ta
     index,
   );
   if (plan.kind === "single") {
-    await ctx.db.patch("tasks", task._id, { status, order: plan.order, updatedAt: now });
+    await patchTask(ctx, task, { status, order: plan.order, updatedAt: now });
     return;
   }
   for (const { id, order } of plan.orders) {
-    const patch = id === task._id ? { status, order, updatedAt: now } : { order };
-    await ctx.db.patch("tasks", id as Id<"tasks">, patch);
+    if (id === task._id) await patchTask(ctx, task, { status, order, updatedAt: now });
+    else await ctx.db.patch("tasks", id as Id<"tasks">, { order });
   }
 }
 
@@ -232,13 +294,13 @@ export async function setTaskChannel(ctx: MutationCtx, taskId: Id<"tasks">, chan
 }
 
 /** Archives a task (off the board by default) or brings it back. */
-export async function setTaskArchived(ctx: MutationCtx, taskId: Id<"tasks">, archived: boolean): Promise<void> {
-  await ctx.db.patch("tasks", taskId, { archivedAt: archived ? Date.now() : undefined, updatedAt: Date.now() });
+export async function setTaskArchived(ctx: MutationCtx, task: Doc<"tasks">, archived: boolean): Promise<void> {
+  await patchTask(ctx, task, { archivedAt: archived ? Date.now() : undefined, updatedAt: Date.now() });
 }
 
 /** Deletes a task for everyone: the row stays (runs, notifications and subtasks name it) but every read treats it as gone. */
-export async function markTaskDeleted(ctx: MutationCtx, taskId: Id<"tasks">): Promise<void> {
-  await ctx.db.patch("tasks", taskId, { deletedAt: Date.now(), updatedAt: Date.now() });
+export async function markTaskDeleted(ctx: MutationCtx, task: Doc<"tasks">): Promise<void> {
+  await patchTask(ctx, task, { deletedAt: Date.now(), updatedAt: Date.now() });
 }
 
 /** An agent's question now blocks the task (or no longer does, with `undefined`). */
@@ -318,9 +380,14 @@ function toCard(task: Doc<"tasks">) {
 }
 
 /**
- * One column as the board shows it: at most MAX_TASKS_PER_COLUMN cards read,
- * in column order, narrowed by `filter`. Text goes through the search index
- * (whose results come by relevance, so they are put back in column order).
+ * One column as the board shows it, in column order, narrowed by `filter`,
+ * its first `limit` cards (at most MAX_TASKS_PER_COLUMN). Unfiltered, only
+ * those cards are read (the board index holds only cards it shows) and the
+ * count is the column's counter. Filtered, at most MAX_TASKS_PER_COLUMN
+ * cards are read and the count is of those that match (`truncated` when the
+ * column held more). Text goes through the search index (whose results come
+ * by relevance, so they are put back in column order). `count` is there when
+ * the column holds more than the cards sent.
  */
 export async function readColumn(
   ctx: QueryCtx,
@@ -330,6 +397,23 @@ export async function readColumn(
   viewerKey: string,
   limit = MAX_TASKS_PER_COLUMN,
 ) {
+  const cap = Math.min(limit, MAX_TASKS_PER_COLUMN);
+  const shown = (tasks: Array<Doc<"tasks">>, count: number, truncated: boolean) => ({
+    status,
+    truncated,
+    ...(count > tasks.length ? { count } : {}),
+    tasks: tasks.map(toCard),
+  });
+  if (!isFiltered(filter)) {
+    const counted = await columnCount(ctx, departmentId, status);
+    if (counted !== null) {
+      const rows = await boardColumn(ctx, departmentId, status).take(cap);
+      return shown(rows, Math.max(counted, rows.length), false);
+    }
+    // No counter yet (a column untouched since counters exist): count what a column may show.
+    const rows = await boardColumn(ctx, departmentId, status).take(MAX_TASKS_PER_COLUMN + 1);
+    return shown(rows.slice(0, cap), Math.min(rows.length, MAX_TASKS_PER_COLUMN), rows.length > MAX_TASKS_PER_COLUMN);
+  }
   const text = filter.text;
   const rows =
     text === undefined
@@ -344,12 +428,7 @@ export async function readColumn(
             .take(MAX_TASKS_PER_COLUMN + 1)
         ).sort((a, b) => a.order - b.order);
   const matching = rows.slice(0, MAX_TASKS_PER_COLUMN).filter((task) => matchesBoardFilter(task, filter, viewerKey));
-  return {
-    status,
-    truncated: rows.length > MAX_TASKS_PER_COLUMN,
-    ...(matching.length > limit ? { count: matching.length } : {}),
-    tasks: matching.slice(0, limit).map(toCard),
-  };
+  return shown(matching.slice(0, cap), matching.length, rows.length > MAX_TASKS_PER_COLUMN);
 }
 
 /** Tasks whose title matches `text` (the `search_title` index, best first). */
@@ -363,7 +442,9 @@ export async function searchTitles(ctx: QueryCtx, departmentId: Id<"departments"
 
 /** A task row as given, placed by the caller: the demo seed's cards (no activity, no assignment runs). */
 export async function insertTaskRow(ctx: MutationCtx, row: Omit<Doc<"tasks">, "_id" | "_creationTime">): Promise<Id<"tasks">> {
-  return await ctx.db.insert("tasks", row);
+  const taskId = await ctx.db.insert("tasks", row);
+  await recount(ctx, null, (await ctx.db.get("tasks", taskId))!);
+  return taskId;
 }
 
 /** Columns the `#` completion offers before anything is typed: work under way first. */

@@ -13,7 +13,8 @@ import { FilterBar } from "./FilterBar";
 import { hasFilters, shownStatuses, useBoardFilters, type BoardFilters } from "./filters";
 import { collapsedColumns, parseCollapseChoices, useColumnMode, useElementWidth, type ColumnMode } from "./layout";
 import { moveTaskInStore } from "./optimistic";
-import { columnRequests, useBoardMounted } from "./prefetch";
+import { nextLimit } from "./paging";
+import { columnRequests, FIRST_PAGE_CARDS, useBoardMounted } from "./prefetch";
 import type { BoardColumnData, TaskStatus } from "./types";
 import { canWrite, useRole } from "../shell/role";
 import { useStoredState } from "../shell/useStoredState";
@@ -35,19 +36,32 @@ type Props = {
 /**
  * One subscription per shown column (`tasks.listColumn`), narrowed on the
  * server by the filters: a move re-runs and re-sends only the columns it
- * touches. The first load asks each column's first page (with its count),
- * then whole columns once those are in; the first pages stay on screen until
- * the whole columns arrive. Undefined while any column loads; a failed
- * column throws to the error boundary.
+ * touches. Each column asks for its first page (with its count), and for a
+ * page more each time `loadMore` says its list neared the end of what it
+ * holds (paging.ts); new filters start again from first pages. Columns are
+ * undefined while any column loads (the last board stays on screen
+ * meanwhile); a failed column throws to the error boundary.
  */
-function useColumns(departmentId: Id<"departments">, filters: BoardFilters): BoardColumnData[] | undefined {
+function useColumns(departmentId: Id<"departments">, filters: BoardFilters) {
   const statuses = shownStatuses(filters);
-  const [firstPage, setFirstPage] = useState(true);
-  const key = JSON.stringify([departmentId, filters, firstPage]);
+  const board = JSON.stringify([departmentId, filters]);
+  const [pages, setPages] = useState<{ board: string; limits: Partial<Record<TaskStatus, number>> }>({ board, limits: {} });
+  const limits = pages.board === board ? pages.limits : {};
+  const key = JSON.stringify([departmentId, filters, limits]);
   const requests = useMemo(() => {
-    const [dept, shown, first] = JSON.parse(key) as [Id<"departments">, BoardFilters, boolean];
-    return columnRequests(dept, shown, first);
+    const [dept, shown, asked] = JSON.parse(key) as [Id<"departments">, BoardFilters, Partial<Record<TaskStatus, number>>];
+    return columnRequests(dept, shown, asked);
   }, [key]);
+  const loadMore = useCallback(
+    (status: TaskStatus, held: number) =>
+      setPages((current) => {
+        const asked = current.board === board ? current.limits : {};
+        const limit = asked[status] ?? FIRST_PAGE_CARDS;
+        const next = nextLimit(limit, held);
+        return next === limit ? current : { board, limits: { ...asked, [status]: next } };
+      }),
+    [board],
+  );
   const results = useQueries(requests);
   let columns: BoardColumnData[] | undefined = [];
   for (const status of statuses) {
@@ -56,16 +70,12 @@ function useColumns(departmentId: Id<"departments">, filters: BoardFilters): Boa
     if (result === undefined) columns = undefined;
     else columns?.push(result as BoardColumnData);
   }
-  const loaded = columns !== undefined;
-  useEffect(() => {
-    if (loaded) setFirstPage(false);
-  }, [loaded]);
-  // While new filters (or the whole columns) load, keep showing the last board rather than a skeleton.
+  // While new filters (or a column's next page) load, keep showing the last board rather than a skeleton.
   const [kept, setKept] = useState<BoardColumnData[] | undefined>(undefined);
   if (columns !== undefined && (kept === undefined || columns.length !== kept.length || columns.some((column, i) => column !== kept[i]))) {
     setKept(columns);
   }
-  return columns ?? kept;
+  return { columns: columns ?? kept, loadMore };
 }
 
 /**
@@ -79,7 +89,7 @@ export function Board({ departmentId, onOpenTask, columnMode: forcedMode, filter
   const [urlFilters, setUrlFilters] = useBoardFilters();
   const filters = givenFilters ?? urlFilters;
   const setFilters = onFiltersChange ?? setUrlFilters;
-  const columns = useColumns(departmentId, filters);
+  const { columns, loadMore } = useColumns(departmentId, filters);
   useBoardMounted();
   const autoMode = useColumnMode();
   const columnMode = forcedMode ?? autoMode;
@@ -161,6 +171,7 @@ export function Board({ departmentId, onOpenTask, columnMode: forcedMode, filter
             collapsed={collapsed}
             onToggleCollapsed={toggleCollapsed}
             filtered={hasFilters(filters)}
+            onLoadMore={loadMore}
           />
         </WaitingTasksContext>
       )}

@@ -8,6 +8,8 @@ import type { ColumnMode } from "./layout";
 import type { Option } from "./options";
 import { SortableTaskCard } from "./TaskCard";
 import { cardHeight, initialListRect, observeListRect, scrollAfterMount } from "./virtualScroll";
+import { MAX_TASKS_PER_COLUMN } from "../../convex/lib/limits";
+import { nearEnd } from "./paging";
 import type { RosterAgent, TaskCardData, TaskStatus } from "./types";
 import { ChevronLeftIcon, ChevronRightIcon } from "../components/ui/icons";
 
@@ -40,6 +42,8 @@ type Props = {
   activeId?: string | null;
   /** Lets the board scroll this column to a card (for j/k). */
   registerScroller?: (status: TaskStatus, scroll: ScrollToCard | null) => void;
+  /** Given while the server has more of this column: called as its list nears the last of the `held` cards shown. */
+  onLoadMore?: (status: TaskStatus, held: number) => void;
 };
 
 /** One status column: header with count, then its sortable cards. The whole column is a drop target. */
@@ -57,6 +61,7 @@ export function BoardColumn({
   columnMode = "all",
   activeId = null,
   registerScroller,
+  onLoadMore,
 }: Props) {
   const headingId = `column-heading-${status.value}`;
   const { setNodeRef } = useDroppable({ id: columnDropId(status.value) });
@@ -94,7 +99,9 @@ export function BoardColumn({
   }
 
   // The cards, as either list shows them (a long column renders only those in view).
-  const list: ListProps = { status: status.value, tasks, agentsByKey, unreadTaskIds, onOpenTask, columnMode, registerScroller };
+  const list: ListProps = { status: status.value, tasks, agentsByKey, unreadTaskIds, onOpenTask, columnMode, registerScroller, onLoadMore };
+  // The board holds up to MAX_TASKS_PER_COLUMN cards of a column; past that the count says how many more there are.
+  const capped = !truncated && tasks.length >= MAX_TASKS_PER_COLUMN && total > tasks.length;
   return (
     <section
       ref={setNodeRef}
@@ -139,7 +146,7 @@ export function BoardColumn({
           >
             {isDropTarget ? "Drop here" : "No tasks"}
           </p>
-        ) : total > VIRTUALIZE_OVER ? (
+        ) : total > VIRTUALIZE_OVER || onLoadMore !== undefined ? (
           <VirtualCards {...list} activeId={activeId} />
         ) : (
           <PlainCards {...list} />
@@ -147,6 +154,11 @@ export function BoardColumn({
       </SortableContext>
 
       {truncated && <p className="px-2.5 pb-2.5 text-xs text-slate-500 dark:text-slate-400">Showing the first {total} tasks in this column.</p>}
+      {capped && (
+        <p className="px-2.5 pb-2.5 text-xs text-slate-500 dark:text-slate-400">
+          Showing the first {tasks.length} of {total} tasks in this column.
+        </p>
+      )}
     </section>
   );
 }
@@ -161,7 +173,7 @@ function FoldButton({ folded, columnLabel, onToggle, className }: { folded: bool
   );
 }
 
-type ListProps = Pick<Props, "tasks" | "agentsByKey" | "unreadTaskIds" | "onOpenTask" | "columnMode" | "registerScroller"> & {
+type ListProps = Pick<Props, "tasks" | "agentsByKey" | "unreadTaskIds" | "onOpenTask" | "columnMode" | "registerScroller" | "onLoadMore"> & {
   status: TaskStatus;
 };
 
@@ -195,6 +207,7 @@ function VirtualCards({
   activeId,
   columnMode = "all",
   registerScroller,
+  onLoadMore,
 }: ListProps & { activeId: string | null }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [scrollToFn] = useState(scrollAfterMount);
@@ -225,10 +238,16 @@ function VirtualCards({
     registerScroller?.(status, (index) => virtualizer.scrollToIndex(index, { align: "auto" }));
     return () => registerScroller?.(status, null);
   }, [registerScroller, status, virtualizer]);
+  const items = virtualizer.getVirtualItems();
+  // The last card in view (a dragged card kept mounted out of view aside): near the end of those held, the next page is asked for.
+  const lastShown = items.findLast((item) => item.index !== activeIndex)?.index ?? -1;
+  useEffect(() => {
+    if (onLoadMore !== undefined && lastShown >= 0 && nearEnd(lastShown, tasks.length)) onLoadMore(status, tasks.length);
+  }, [onLoadMore, lastShown, status, tasks.length]);
   return (
     <div ref={scrollRef} className={listClass(columnMode)}>
       <ol className="relative" style={{ height: virtualizer.getTotalSize() }}>
-        {virtualizer.getVirtualItems().map((item) => {
+        {items.map((item) => {
           const task = tasks[item.index];
           return (
             <SortableTaskCard

@@ -1,3 +1,4 @@
+import { hasMoreCards } from "./paging";
 import { DndContext, DragOverlay } from "@dnd-kit/core";
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { BoardColumn, type ScrollToCard } from "./BoardColumn";
@@ -30,6 +31,8 @@ type Props = {
   onToggleCollapsed?: (status: TaskStatus) => void;
   /** Filters hide some cards, so the note for an empty board says so instead. */
   filtered?: boolean;
+  /** A column's list neared the last of the `held` cards it holds while the server has more: ask for its next page. */
+  onLoadMore?: (status: TaskStatus, held: number) => void;
 };
 
 const NO_UNREAD: ReadonlySet<string> = new Set();
@@ -56,6 +59,7 @@ export function BoardView({
   collapsed = NONE_COLLAPSED,
   onToggleCollapsed,
   filtered = false,
+  onLoadMore,
 }: Props) {
   const agentsByKey = useMemo(() => new Map(agents.map((agent) => [agent.sessionKey, agent])), [agents]);
   const normalized = useMemo(() => normalizeColumns(columns).filter((column) => statuses.includes(column.status)), [columns, statuses]);
@@ -113,6 +117,7 @@ export function BoardView({
                 columnMode={columnMode}
                 activeId={drag.activeId}
                 registerScroller={registerScroller}
+                onLoadMore={hasMoreCards(column) ? onLoadMore : undefined}
               />
             ))}
           </div>

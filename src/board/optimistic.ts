@@ -8,7 +8,7 @@ import type { BoardColumnData, TaskStatus } from "./types";
 /**
  * Applies `change` to every loaded board holding the card: each `tasks.list`
  * result, and each set of `tasks.listColumn` results asked with the same
- * filters (one board, one query per column). Columns `change` leaves as they
+ * filters (one board, one query per column, each at its own page size). Columns `change` leaves as they
  * were are not written back.
  */
 function updateBoards(store: OptimisticLocalStore, taskId: string, change: (columns: BoardColumnData[]) => BoardColumnData[]): void {
@@ -19,7 +19,8 @@ function updateBoards(store: OptimisticLocalStore, taskId: string, change: (colu
   const boards = new Map<string, Array<{ args: FunctionArgs<typeof api.tasks.listColumn>; value: BoardColumnData }>>();
   for (const { args, value } of store.getAllQueries(api.tasks.listColumn)) {
     if (value === undefined) continue;
-    const { status: _status, ...filters } = args;
+    // One board whatever page each column paged to: a card moves from a column holding 100 cards to one holding 50.
+    const { status: _status, limit: _limit, ...filters } = args;
     const key = JSON.stringify(Object.entries(filters).sort(([a], [b]) => a.localeCompare(b)));
     boards.set(key, [...(boards.get(key) ?? []), { args, value }]);
   }

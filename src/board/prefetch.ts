@@ -13,22 +13,29 @@ type Request = { query: FunctionReference<"query">; args: Record<string, Value> 
 
 /**
  * Cards per column in the board's first load: more than the tallest screen
- * shows. The rest of each column (up to the server's cap) follows once the
- * board is up, so the first screen waits for an eighth of the bytes.
+ * shows. A column asks for another page of this many as its list nears the
+ * end of what it holds (paging.ts), so a column's query reads only what is
+ * shown, and a new card re-runs queries of a page, not of whole columns.
  */
 export const FIRST_PAGE_CARDS = 50;
 
 /**
  * The board's column subscriptions (`tasks.listColumn`, one per shown
- * column, narrowed by the filters), keyed by status: the first page of each
- * (`firstPage`) or whole columns. The one place their arguments are built,
- * so the board and `useBoardPrefetch` ask the same queries and the client
- * serves both from one subscription.
+ * column, narrowed by the filters), keyed by status: each column's first
+ * page, or as many cards as `limits` says for a column scrolled further. The
+ * one place their arguments are built, so the board and `useBoardPrefetch`
+ * ask the same queries and the client serves both from one subscription.
  */
-export function columnRequests(departmentId: Id<"departments">, filters: BoardFilters, firstPage = false): Partial<Record<TaskStatus, Request>> {
-  const args = { ...filterArgs(filters), ...(firstPage ? { limit: FIRST_PAGE_CARDS } : {}) };
+export function columnRequests(
+  departmentId: Id<"departments">,
+  filters: BoardFilters,
+  limits: Partial<Record<TaskStatus, number>> = {},
+): Partial<Record<TaskStatus, Request>> {
+  const args = filterArgs(filters);
   const requests: Partial<Record<TaskStatus, Request>> = {};
-  for (const status of shownStatuses(filters)) requests[status] = { query: api.tasks.listColumn, args: { departmentId, status, ...args } };
+  for (const status of shownStatuses(filters)) {
+    requests[status] = { query: api.tasks.listColumn, args: { departmentId, status, ...args, limit: limits[status] ?? FIRST_PAGE_CARDS } };
+  }
   return requests;
 }
 
@@ -72,7 +79,7 @@ export function useBoardPrefetch(departmentId: string | null, filters: BoardFilt
   const requests = useMemo(() => {
     const [id, shown] = JSON.parse(key) as [Id<"departments"> | null, BoardFilters];
     if (id === null) return {};
-    return { ...columnRequests(id, shown, true), agents: { query: api.agents.list, args: { departmentId: id } } };
+    return { ...columnRequests(id, shown), agents: { query: api.agents.list, args: { departmentId: id } } };
   }, [key]);
   useQueries(requests);
 }

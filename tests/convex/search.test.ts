@@ -50,6 +50,22 @@ describe("search.palette", () => {
     expect(empty.channels.map((c) => c.title)).toEqual(["#launch-copy"]);
   });
 
+  test("finds an agent's or a task's run however many newer runs the department has", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const hero = await createTask(admin, departmentId, { title: "Hero copy" });
+    const old = await insertRun(t, AGENTS.writer, hero, "completed");
+    // Newer runs of another agent on another task: more than a scan of the newest runs ever looked at.
+    const busy = await createTask(admin, departmentId, { title: "Busy work" });
+    for (let i = 0; i < 220; i++) await insertRun(t, AGENTS.devBot, busy, "completed");
+    expect((await admin.query(api.search.palette, { departmentId, text: "writer hero" })).runs.map((r) => r._id)).toEqual([old]);
+    expect((await admin.query(api.search.palette, { departmentId, text: "hero" })).runs.map((r) => r._id)).toEqual([old]);
+    expect((await admin.query(api.search.palette, { departmentId, text: "writer" })).runs.map((r) => r._id)).toEqual([old]);
+    // No words, or only "run": the newest runs, a handful.
+    const newest = await admin.query(api.search.palette, { departmentId, text: "run" });
+    expect(newest.runs).toHaveLength(5);
+    expect(newest.runs.every((r) => r.agentName === "Dev Bot")).toBe(true);
+  });
+
   test("finds tasks by title words and agents by name, in the caller's department only", async () => {
     const { departmentId, admin, other } = await demoSquad({ other: true });
     await createTask(other.member, other.departmentId, { title: "Pricing page elsewhere" });

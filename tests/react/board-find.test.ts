@@ -169,6 +169,17 @@ describe("optimistic updates on per-column queries", () => {
     expect(store.getQuery(api.tasks.listColumn, { ...base, status: "assigned" })).toBeUndefined();
   });
 
+  it("columns paged to different sizes are one board: the card leaves one and lands in the other", () => {
+    const store = fakeLocalStore();
+    store.setQuery(api.tasks.listColumn, { departmentId, status: "inbox", limit: 100 }, { ...column("inbox", card("a", "inbox", 1024), card("b", "inbox", 2048)), count: 300 });
+    store.setQuery(api.tasks.listColumn, { departmentId, status: "review", limit: 50 }, { ...column("review", card("x", "review", 1024)), count: 80 });
+    moveTaskInStore(store, { taskId: id("a"), status: "review", position: 0 });
+    const inbox = store.getQuery(api.tasks.listColumn, { departmentId, status: "inbox", limit: 100 })!;
+    const review = store.getQuery(api.tasks.listColumn, { departmentId, status: "review", limit: 50 })!;
+    expect([titles(inbox), inbox.count]).toEqual([["b"], 299]);
+    expect([titles(review), review.count]).toEqual([["a", "x"], 81]);
+  });
+
   it("a move to a column not loaded (hidden by the status filter) takes the card off the board", () => {
     const store = fakeLocalStore();
     store.setQuery(api.tasks.listColumn, { departmentId, status: "inbox" }, column("inbox", card("a", "inbox", 1024)));
