@@ -10,20 +10,28 @@
  * whole department runs, beside the same commits with none running, in the
  * same minutes, so the machine's load is in both.
  *
+ * BENCH_SEED=amplify (the default) seeds 1/40 of the department through
+ * convex/seedScale.ts and copies its bulk rows 40 times straight in the
+ * data folder (bench/scaleSeed.ts amplifyDataDir: same shapes, fresh ids,
+ * references to copies): on a busy machine one 500-task batch takes tens of
+ * seconds, and the whole department hours. BENCH_SEED=bulk seeds it all
+ * through convex/seedScale.ts, as bench:scale does.
+ *
  * BENCH_SCALE=0.1 runs a tenth of the size. BENCH_DATA_DIR=<folder> keeps
  * the seeded folder there (and its seed notes in <folder>.seed.json), and a
  * later run with the same folder starts from it without seeding again.
  * BENCH_RESTART_ROUNDS=0 only seeds.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { anyApi } from "convex/server";
 import type { Id } from "../convex/_generated/dataModel";
 import { adminClient } from "../tests/backend/helpers";
 import { spawnBackend, type BackendProcess } from "../tests/backend/process";
+import { SNAPSHOT_FILE } from "../tools/local-backend/snapshot";
 import { backendCpuMs, log, stopBackend } from "./harness";
-import { seedScaleDepartment, seededDocuments } from "./scaleSeed";
+import { amplifyDataDir, seedScaleDepartment, seededDocuments } from "./scaleSeed";
 import { summarize, type Summary } from "./stats";
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -35,9 +43,16 @@ const COMPACTIONS = 2;
 const START_TARGET_S = 10;
 const RSS_TARGET = 2 ** 30;
 const STALL_TARGET_MS = 20;
+const SEED = process.env.BENCH_SEED ?? "amplify";
+/** BENCH_SEED=amplify: how many copies of a seeded fraction make the department. */
+const COPIES = 40;
+/** The tables whose rows grow with the department (the rest are its agents, people and settings). */
+const BULK_TABLES = ["tasks", "messages", "channelMessages", "runs", "runEvents", "runStreams"];
 
 interface SeedNotes {
   scale: number;
+  seed: string;
+  documents: number;
   departmentId: Id<"departments">;
   taskIds: Array<Id<"tasks">>;
   seedSeconds: number;
@@ -64,26 +79,37 @@ async function seeded(dataDir: string): Promise<SeedNotes> {
   const notesFile = `${dataDir}.seed.json`;
   if (existsSync(notesFile)) {
     const notes = JSON.parse(readFileSync(notesFile, "utf8")) as SeedNotes;
-    if (notes.scale !== SCALE) throw new Error(`${dataDir} holds a department seeded at BENCH_SCALE=${notes.scale}, not ${SCALE}.`);
+    if (notes.scale !== SCALE || notes.seed !== SEED) throw new Error(`${dataDir} holds a department seeded at BENCH_SCALE=${notes.scale} BENCH_SEED=${notes.seed}, not ${SCALE} ${SEED}.`);
     log(`starting from ${dataDir}, seeded earlier in ${notes.seedSeconds.toFixed(0)} s`);
     return notes;
   }
+  if (SEED !== "amplify" && SEED !== "bulk") throw new Error(`BENCH_SEED must be "amplify" or "bulk", not ${JSON.stringify(SEED)}.`);
+  const began = performance.now();
   const backend = await spawnBackend({ dataDir, convexDir: path.resolve("convex") });
+  let seed;
   try {
-    const { departmentId, taskIds, seedSeconds } = await seedScaleDepartment(backend, SCALE);
-    const notes: SeedNotes = { scale: SCALE, departmentId, taskIds: taskIds.slice(0, 100), seedSeconds };
-    writeFileSync(notesFile, JSON.stringify(notes));
-    log(`seeded in ${seedSeconds.toFixed(0)} s`);
-    return notes;
+    seed = await seedScaleDepartment(backend, SEED === "amplify" ? SCALE / COPIES : SCALE);
   } finally {
     await stopBackend(backend);
   }
+  let documents = Number.NaN;
+  if (SEED === "amplify") {
+    log(`copying the bulk rows ${COPIES} times`);
+    const { before, after } = await amplifyDataDir(dataDir, COPIES, BULK_TABLES);
+    log(`${before} documents → ${after}`);
+    documents = after;
+  }
+  const seedSeconds = (performance.now() - began) / 1000;
+  const notes: SeedNotes = { scale: SCALE, seed: SEED, documents, departmentId: seed.departmentId, taskIds: seed.taskIds.slice(0, 100), seedSeconds };
+  writeFileSync(notesFile, JSON.stringify(notes));
+  log(`seeded in ${seedSeconds.toFixed(0)} s`);
+  return notes;
 }
 
 /** Spawns the backend over `dataDir` and times it until it serves. */
 async function start(dataDir: string, env: Record<string, string> = {}) {
   const began = performance.now();
-  const backend = await spawnBackend({ dataDir, convexDir: path.resolve("convex"), env });
+  const backend = await spawnBackend({ dataDir, convexDir: path.resolve("convex"), env, readyTimeoutMs: 600_000 });
   const seconds = (performance.now() - began) / 1000;
   return { backend, seconds, cpuSeconds: backendCpuMs(backend.child.pid) / 1000, rss: resident(backend.child.pid) };
 }
@@ -138,6 +164,8 @@ async function main() {
   try {
     const notes = await seeded(dataDir);
     if (ROUNDS < 1) return;
+    const snapshotFile = path.join(dataDir, SNAPSHOT_FILE);
+    const snapshotBytes = existsSync(snapshotFile) ? statSync(snapshotFile).size : 0;
     const rounds: Array<{ seconds: number; cpuSeconds: number; rss: number }> = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const { backend, seconds, cpuSeconds, rss } = await start(dataDir);
@@ -171,7 +199,8 @@ async function main() {
     const row = (label: string, figure: string, target: string, met: boolean) => `${label.padEnd(44)} ${figure.padEnd(52)} target ${target.padEnd(10)} ${verdict(met)}`;
     console.log(`Restart benchmark (backend as its own process over convex/, started from a seeded data folder)
 machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}
-department: BENCH_SCALE=${SCALE}, ~${(seededDocuments(SCALE) / 1000).toFixed(0)}k documents, seeded in ${notes.seedSeconds.toFixed(0)} s
+department: BENCH_SCALE=${SCALE}, ~${(seededDocuments(SCALE) / 1000).toFixed(0)}k documents${Number.isNaN(notes.documents) ? "" : ` (${notes.documents} in all)`}, seeded in ${notes.seedSeconds.toFixed(0)} s (BENCH_SEED=${notes.seed}${notes.seed === "amplify" ? `: 1/${COPIES} through convex/seedScale.ts, copied ${COPIES} times` : ""})
+snapshot: ${mib(snapshotBytes)}
 starts: ${rounds.map((r) => `${r.seconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} s CPU, ${mib(r.rss)})`).join(", ")}
 compactions: ${compactions} of the whole department, ${compactionSeconds.toFixed(1)} s in all; ${samples.commit.during.length} one-document commits and ${samples.noop.during.length} empty mutations during, as many outside
   one-document commit during ${ms(commitDuring)}
