@@ -7,8 +7,11 @@
  * and the resident memory once it serves, each round. Then, on one more
  * start with a small compaction threshold, the latency of a one-document
  * commit (and of a mutation that writes nothing) while a compaction of the
- * whole department runs, beside the same commits with none running, in the
- * same minutes, so the machine's load is in both.
+ * whole department runs, beside as many commits with none running, in the
+ * same minutes, so the machine's load is in both; what a compaction adds is
+ * judged at the p99 (the maxima are one sample each, decided on a shared
+ * machine by other processes' turns), and the longest slice of work it did
+ * without yielding (CPU time, from the backend's log) is judged beside it.
  *
  * BENCH_SEED=amplify (the default) seeds 1/40 of the department through
  * convex/seedScale.ts and copies its bulk rows 40 times straight in the
@@ -192,7 +195,9 @@ async function main() {
     const commitOutside = summarize(samples.commit.outside);
     const noopDuring = summarize(samples.noop.during);
     const noopOutside = summarize(samples.noop.outside);
-    const stall = commitDuring.max - commitOutside.max;
+    // Judged at the p99: the maxima are one sample each, and on a shared machine another process's turn decides them
+    // (a full-size run saw 95 ms during a compaction and 316 ms outside one).
+    const stall = commitDuring.p99 - commitOutside.p99;
     const seconds = summarize(rounds.map((r) => r.seconds));
     const cpu = summarize(rounds.map((r) => r.cpuSeconds));
     const rss = Math.max(...rounds.map((r) => r.rss), rssBefore, rssAfter);
@@ -211,7 +216,7 @@ compactions: ${compactions} of the whole department, ${compactionSeconds.toFixed
 
 ${row("backend start-up from its data directory", `median ${seconds.p50.toFixed(1)} s, max ${seconds.max.toFixed(1)} s (CPU median ${cpu.p50.toFixed(1)} s)`, `< ${START_TARGET_S} s`, seconds.p50 < START_TARGET_S)}
 ${row("backend resident memory (max seen)", mib(rss), "< 1 GiB", rss < RSS_TARGET)}
-${row("longest commit stall while compaction runs", `${stall.toFixed(1)} ms (max during − max outside)`, `< ${STALL_TARGET_MS} ms`, stall < STALL_TARGET_MS)}
+${row("commit stall while compaction runs", `${stall.toFixed(1)} ms (p99 during − p99 outside)`, `< ${STALL_TARGET_MS} ms`, stall < STALL_TARGET_MS)}
 ${row("longest compaction slice (CPU)", `${longestSliceCpu.toFixed(1)} ms`, `< ${STALL_TARGET_MS} ms`, longestSliceCpu < STALL_TARGET_MS)}
 
 load average (1/5/15 min) at the end: ${load()} on ${os.cpus().length} cores

@@ -16,8 +16,8 @@
  * Compaction runs beside the commits, never inside one: once the log passes
  * its size the file is renamed `wal-prev.jsonl` and a fresh log takes the
  * next commits (swapped in when a sync returns, so each file's lines are
- * synced by that file's syncs). The snapshot is then written a chunk of
- * documents per turn of the event loop, each as it is at that moment: a
+ * synced by that file's syncs). The snapshot is then written a slice of
+ * documents at a time, pausing between slices, each as it is then: a
  * "fuzzy" snapshot, exact once the fresh log is replayed over it, because
  * every log record holds whole documents and every commit since the swap is
  * in that log. Only when the snapshot is on disk is `wal-prev.jsonl`
@@ -118,7 +118,7 @@ export function compactLogBytesFromEnv(value = process.env.MAESTRO_COMPACT_LOG_B
 
 /**
  * What a background compaction writes: documents a chunk at a time (one
- * chunk per turn of the event loop, so commits go on between them), then
+ * slice of SNAPSHOT_SLICE_MS, pausing between them, so commits go on), then
  * what the snapshot records beside them, read once the last chunk is out.
  */
 export interface SnapshotSource {
