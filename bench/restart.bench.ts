@@ -25,7 +25,7 @@
  * later run with the same folder starts from it without seeding again.
  * BENCH_RESTART_ROUNDS=0 only seeds.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { anyApi } from "convex/server";
@@ -177,14 +177,18 @@ async function main() {
       log(`start ${round}/${ROUNDS}: serving after ${seconds.toFixed(1)} s (${cpuSeconds.toFixed(1)} s CPU), ${mib(rss)} resident; load ${load()}`);
     }
     log("measuring commits while compactions run");
-    const { backend, rss: rssBefore } = await start(dataDir, { MAESTRO_COMPACT_LOG_BYTES: String(COMPACT_LOG_BYTES) });
+    // On a copy of the folder: the filler commits would otherwise grow the department the next run starts from.
+    const stallDir = `${dataDir}-compacting`;
+    cpSync(dataDir, stallDir, { recursive: true });
+    const { backend, rss: rssBefore } = await start(stallDir, { MAESTRO_COMPACT_LOG_BYTES: String(COMPACT_LOG_BYTES) });
     let measured;
     let rssAfter = Number.NaN;
     try {
-      measured = await commitsAroundCompactions(backend, dataDir, notes);
+      measured = await commitsAroundCompactions(backend, stallDir, notes);
       rssAfter = resident(backend.child.pid);
     } finally {
       await stopBackend(backend);
+      rmSync(stallDir, { recursive: true, force: true });
     }
     const output = backend.output.join("");
     const slices = [...output.matchAll(/longest it held the event loop was ([\d.]+) ms \(([\d.]+) ms of CPU\)/g)];
