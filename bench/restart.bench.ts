@@ -217,6 +217,7 @@ compactions: ${compactions} of the whole department, ${compactionSeconds.toFixed
   empty mutation      during ${ms(noopDuring)}
                       outside ${ms(noopOutside)}
   longest compaction slice: ${longestSliceCpu.toFixed(1)} ms CPU (${longestSlice.toFixed(1)} ms wall)
+resident memory: ${mib(Math.max(...rounds.map((r) => r.rss)))} at most once serving; ${mib(rssBefore)} before the compactions, ${mib(rssAfter)} after them
 
 ${row("backend start-up from its data directory", `median ${seconds.p50.toFixed(1)} s, max ${seconds.max.toFixed(1)} s (CPU median ${cpu.p50.toFixed(1)} s)`, `< ${START_TARGET_S} s`, seconds.p50 < START_TARGET_S)}
 ${row("backend resident memory (max seen)", mib(rss), "< 1 GiB", rss < RSS_TARGET)}
