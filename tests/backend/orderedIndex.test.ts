@@ -46,13 +46,14 @@ test("an ordered index answers index ranges exactly as filtering and sorting the
   index.build(docs);
   for (let step = 0; step < 400; step++) {
     const id = `${10_000 + Math.floor(next() * 350)}notes`;
+    const previous = docs.get(id) ?? null;
     if (next() < 0.3) {
       docs.delete(id);
-      index.delete(id);
+      if (previous !== null) index.delete(id, previous);
     } else {
       const doc = { ...make(0), _id: id, _creationTime: 1000 + Number.parseInt(id, 10) };
       docs.set(id, doc);
-      index.set(id, doc);
+      index.set(id, doc, previous);
     }
   }
   expect(index.size).toBe(docs.size);

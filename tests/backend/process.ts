@@ -22,6 +22,8 @@ export function spawnBackend(options: {
   env?: Record<string, string>;
   /** The checkout whose backend runs (default this one): a benchmark compares another, e.g. main's, with it. */
   projectRoot?: string;
+  /** How long to wait for it to serve (default 60 s): a benchmark starting it from a big data folder on a busy machine waits longer. */
+  readyTimeoutMs?: number;
 }): Promise<BackendProcess> {
   // Node itself runs the server (tsx only as a loader), so SIGKILL hits the server, not a wrapper.
   const child = spawn(
@@ -46,7 +48,7 @@ export function spawnBackend(options: {
   );
   const output: string[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Backend did not start:\n${output.join("")}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`Backend did not start:\n${output.join("")}`)), options.readyTimeoutMs ?? 60_000);
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();
       output.push(text);

@@ -14,6 +14,7 @@ import {
   type StoredDocument,
 } from "../../tools/local-backend/storage";
 import { needsDecoding } from "../../tools/local-backend/persistence";
+import { SNAPSHOT_FILE } from "../../tools/local-backend/snapshot";
 import { startTestBackend, tempDataDir } from "./helpers";
 
 const dirs: string[] = [];
@@ -37,7 +38,7 @@ test("commits replay over the snapshot; a torn last line (crash mid-write) is dr
   // A commit whose result line was lost still counts as done for its request.
   expect(state.mutationResults.get("s#1")).toEqual({ committedWithoutRecordedResult: true, ts: "11" });
   // Opening serves from the log as it found it (torn tail cut) and writes no snapshot first.
-  expect(existsSync(path.join(dir, "snapshot.json"))).toBe(false);
+  expect(existsSync(path.join(dir, SNAPSHOT_FILE))).toBe(false);
   expect(scanLog(readFileSync(path.join(dir, "wal.jsonl"))).entries).toHaveLength(2);
   reopened.close();
 });
@@ -56,7 +57,7 @@ test("opening writes no snapshot: the log is appended to, and folded by a backgr
   const second = new DurableStore(dir, { compactLogBytes: 1_000 });
   const state = second.open();
   expect(state.documents.size).toBe(20);
-  expect(existsSync(path.join(dir, "snapshot.json"))).toBe(false);
+  expect(existsSync(path.join(dir, SNAPSHOT_FILE))).toBe(false);
   expect(statSync(path.join(dir, "wal.jsonl")).size).toBe(logBytes);
   // The next commit goes after the records found, and finds the log due for compaction.
   second.appendCommit({ ts: "40", nextDocId: 10_021, writes: [note(20)] });

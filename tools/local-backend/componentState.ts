@@ -101,9 +101,9 @@ export class ComponentState {
     this.tables.clear();
     this.buckets.clear();
     this.ordered.clear();
-    for (const [id, doc] of Object.entries(this.db._documents)) {
-      this.indexDocument(tableOf(id), id, null, doc, false);
-    }
+    const documents = this.db._documents;
+    // Not Object.entries: an array of 480,000 pairs at full size.
+    for (const id in documents) this.indexDocument(tableOf(id), id, null, documents[id], false);
     // One sort per index rather than an insertion per document.
     for (const [table, docs] of this.tables) {
       for (const index of this.orderedIndexes(table).values()) index.build(docs);
@@ -238,8 +238,8 @@ export class ComponentState {
   indexDocument(table: string, id: string, previous: any, next: any, ordered = true) {
     if (ordered) {
       for (const index of this.orderedIndexes(table).values()) {
-        if (next === null) index.delete(id);
-        else index.set(id, next);
+        if (next !== null) index.set(id, next, previous);
+        else if (previous !== null) index.delete(id, previous);
       }
     }
     let docs = this.tables.get(table);
