@@ -120,6 +120,8 @@ export const search = departmentQuery({
       fileId: v.id("_storage"),
       channelId: v.optional(v.id("channels")),
       taskId: v.optional(v.id("tasks")),
+      /** Where it was posted, as a person reads it: "#launch", "a DM", or the task's title. */
+      place: v.string(),
       name: v.string(),
       contentType: v.string(),
       size: v.number(),
@@ -134,11 +136,15 @@ export const search = departmentQuery({
     for (const file of await searchDepartmentFiles(ctx, departmentId, text, MAX_FILE_RESULTS * 2)) {
       const channel = await ctx.db.get("channels", file.channelId);
       if (channel === null || !(await mayRead(ctx, channel, me))) continue;
-      out.push({ fileId: file.storageId, channelId: file.channelId, name: file.name, contentType: file.contentType, size: file.size, createdAt: file._creationTime });
+      const place = channel.kind === "dm" ? "a DM" : `#${channel.name}`;
+      out.push({ fileId: file.storageId, channelId: file.channelId, place, name: file.name, contentType: file.contentType, size: file.size, createdAt: file._creationTime });
       if (out.length === MAX_FILE_RESULTS) return out;
     }
     for (const file of await searchAttachedTaskFiles(ctx, departmentId, text, MAX_FILE_RESULTS - out.length)) {
-      out.push({ fileId: file.storageId, taskId: file.taskId, name: file.name, contentType: file.contentType, size: file.size, createdAt: file._creationTime });
+      // A deleted task's files are on their way out (taskFiles.deleteOfTask).
+      const task = await ctx.db.get("tasks", file.taskId);
+      if (task === null || task.deletedAt !== undefined) continue;
+      out.push({ fileId: file.storageId, taskId: file.taskId, place: task.title, name: file.name, contentType: file.contentType, size: file.size, createdAt: file._creationTime });
     }
     return out;
   },

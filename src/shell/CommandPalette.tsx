@@ -11,6 +11,8 @@ import { cn } from "../lib/cn";
 import { matchSlashCommands, type SlashCommandItem } from "../slash/slash";
 
 export type PaletteResults = FunctionReturnType<typeof api.search.palette>;
+/** Files whose name or text matches (searchFiles), each with where it was posted. */
+export type PaletteFiles = FunctionReturnType<typeof api.channelFiles.search>;
 
 /** One thing the palette can jump to. */
 export type PaletteItem =
@@ -18,10 +20,12 @@ export type PaletteItem =
   | { kind: "agent"; id: Id<"agents">; sessionKey: string; label: string; detail: string }
   | { kind: "channel"; id: Id<"channels">; label: string; detail: string }
   | { kind: "run"; id: Id<"runs">; label: string; detail: string }
+  /** Opens the conversation or the task the file was posted in. */
+  | { kind: "file"; id: Id<"_storage">; label: string; detail: string; where: { channelId: Id<"channels"> } | { taskId: Id<"tasks"> } }
   | { kind: "command"; id: string; label: string; detail: string };
 
-const KIND_LABEL: Record<PaletteItem["kind"], string> = { task: "Task", agent: "Agent", channel: "Channel", run: "Run", command: "Command" };
-const KIND_BADGE: Record<Exclude<PaletteItem["kind"], "agent" | "command">, string> = { task: "T", channel: "#", run: "R" };
+const KIND_LABEL: Record<PaletteItem["kind"], string> = { task: "Task", agent: "Agent", channel: "Channel", run: "Run", file: "File", command: "Command" };
+const KIND_BADGE: Record<Exclude<PaletteItem["kind"], "agent" | "command">, string> = { task: "T", channel: "#", run: "R", file: "F" };
 
 /** Slash commands matching the typed text: all of them after a leading `/`, else by name. */
 function commandItems(commands: readonly SlashCommandItem[], text: string): PaletteItem[] {
@@ -31,8 +35,14 @@ function commandItems(commands: readonly SlashCommandItem[], text: string): Pale
   return matchSlashCommands(commands, query.toLowerCase()).map((c) => ({ kind: "command" as const, id: c.name, label: `/${c.name}`, detail: c.description }));
 }
 
-/** Tasks first (what you most often jump to), then agents, channels, runs and slash commands (only those, after a `/`). */
-export function paletteItems(results: PaletteResults | undefined, commands: readonly SlashCommandItem[] = [], text = ""): PaletteItem[] {
+/** A file found, to open where it was posted. */
+function fileItem(file: PaletteFiles[number]): PaletteItem | null {
+  const where = file.channelId !== undefined ? { channelId: file.channelId } : file.taskId !== undefined ? { taskId: file.taskId } : null;
+  return where === null ? null : { kind: "file", id: file.fileId, label: file.name, detail: `in ${file.place}`, where };
+}
+
+/** Tasks first (what you most often jump to), then agents, channels, runs, files and slash commands (only those, after a `/`). */
+export function paletteItems(results: PaletteResults | undefined, commands: readonly SlashCommandItem[] = [], text = "", files: PaletteFiles = []): PaletteItem[] {
   const slash = commandItems(commands, text);
   if (text.trim().startsWith("/")) return slash;
   if (results === undefined) return [];
@@ -41,6 +51,7 @@ export function paletteItems(results: PaletteResults | undefined, commands: read
     ...results.agents.map((agent) => ({ kind: "agent" as const, id: agent._id, sessionKey: agent.sessionKey, label: agent.name, detail: agent.role })),
     ...results.channels.map((channel) => ({ kind: "channel" as const, id: channel._id, label: channel.title, detail: channel.kind === "dm" ? "DM" : "channel" })),
     ...results.runs.map((run) => ({ kind: "run" as const, id: run._id, label: `${run.agentName} on “${run.taskTitle}”`, detail: run.status })),
+    ...files.map(fileItem).filter((item) => item !== null),
     ...slash,
   ];
 }
@@ -54,15 +65,17 @@ type ViewProps = {
   onClose: () => void;
   /** Slash commands the palette offers (picking one puts it in the composer on screen). */
   commands?: readonly SlashCommandItem[];
+  /** Files matching the text (searchFiles). */
+  files?: PaletteFiles;
 };
 
 /** The palette as pure props: a search box over a list that arrows move through and Enter opens. */
-export function CommandPaletteView({ text, onText, results, onPick, onClose, commands = [] }: ViewProps) {
+export function CommandPaletteView({ text, onText, results, onPick, onClose, commands = [], files = [] }: ViewProps) {
   const id = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   // After the dialog's own focus handling (a parent's effect runs after its children's): typing goes to the box.
   useEffect(() => inputRef.current?.focus(), []);
-  const items = paletteItems(results, commands, text);
+  const items = paletteItems(results, commands, text, files);
   const [active, setActive] = useState(0);
   const current = Math.min(active, Math.max(0, items.length - 1));
 
@@ -82,7 +95,7 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose, com
     <Dialog onClose={onClose} labelledBy={`${id}-label`} className="sm:max-w-xl sm:self-start sm:mt-[12vh]">
       <div data-testid="command-palette" className="flex min-h-0 flex-col dark:bg-slate-900">
         <label id={`${id}-label`} htmlFor={`${id}-input`} className="sr-only">
-          Jump to a task, agent, channel or run, or type / for a command
+          Jump to a task, agent, channel, run or file, or type / for a command
         </label>
         <input
           id={`${id}-input`}
@@ -152,13 +165,18 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose, com
 
 type Props = { departmentId: Id<"departments">; onPick: (item: PaletteItem) => void; onClose: () => void };
 
-/** The live palette: `search.palette` as you type. */
+/** The live palette: `search.palette` and `channelFiles.search` (files) as you type. */
 export function CommandPalette({ departmentId, onPick, onClose }: Props) {
   const [text, setText] = useState("");
   const results = useQuery(api.search.palette, { departmentId, text });
   const commands = useQuery(api.slashCommands.getSlashCommands, { departmentId })?.commands;
+  const typed = text.trim();
+  const files = useQuery(api.channelFiles.search, typed === "" || typed.startsWith("/") ? "skip" : { departmentId, query: typed });
+  // As with results: the last files found stay until the next answer.
+  const [shownFiles, setShownFiles] = useState<PaletteFiles>([]);
+  if (files !== undefined && files !== shownFiles) setShownFiles(files);
   // Keep showing the last answer while the next one is on its way, rather than flashing "Searching…".
   const [shown, setShown] = useState<PaletteResults | undefined>(undefined);
   if (results !== undefined && results !== shown) setShown(results);
-  return <CommandPaletteView text={text} onText={setText} results={results ?? shown} onPick={onPick} onClose={onClose} commands={commands} />;
+  return <CommandPaletteView text={text} onText={setText} results={results ?? shown} onPick={onPick} onClose={onClose} commands={commands} files={typed === "" ? [] : (files ?? shownFiles)} />;
 }

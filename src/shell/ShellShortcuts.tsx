@@ -64,6 +64,11 @@ export function ShellShortcuts({ departmentId, departmentSlug, writable, open, o
     if (item.kind === "task") tasks.open(item.id);
     else if (item.kind === "agent") void navigate(agentPath(departmentSlug, agentSlugOf(item.sessionKey)));
     else if (item.kind === "channel") void navigate(channelsPath(departmentSlug, item.id));
+    // A file opens where it was posted: its task's drawer, or its conversation.
+    else if (item.kind === "file") {
+      if ("taskId" in item.where) tasks.open(item.where.taskId);
+      else void navigate(channelsPath(departmentSlug, item.where.channelId));
+    }
     // The composer on screen (the open task's, else #maestro's) takes the command to fill in and send.
     else if (item.kind === "command") slashInserts?.request(`${item.label} `);
     else void navigate(runsPath(departmentSlug, item.id));

@@ -2,7 +2,7 @@
  * Files in a task's thread, in a real browser against `npm start`'s stack:
  * Ada attaches a Markdown file in the task drawer's composer and sends it;
  * the message shows it as a link that downloads the file; Vera, a viewer,
- * downloads it too. Light and dark at 1440, 1280 and 390 px pass axe-core.
+ * finds it from the command palette and downloads it too. Light and dark at 1440, 1280 and 390 px pass axe-core.
  * Screenshots: tests/output/task-files-<light|dark>-<width>.png.
  */
 import type { Page } from "playwright-core";
@@ -75,7 +75,13 @@ describe("files in a task's thread", () => {
     await journey.ensurePerson("Vera", "viewer");
     const vera = await journey.newPage({ who: "Vera" });
     await journey.signIn(vera, "Vera");
-    await openTask(vera);
+    // The command palette finds the file by its text and opens the task it was posted in.
+    await vera.keyboard.press("Control+k");
+    await vera.getByTestId("command-palette").getByRole("combobox").fill("screenshots");
+    const found = vera.locator('[data-testid="palette-item"][data-kind="file"]');
+    await until(async () => found.allTextContents(), (t) => t.length === 1 && t[0].includes("notes.md") && t[0].includes(`File · in ${TITLE}`), "the palette to find the file");
+    await found.click();
+    await drawer(vera).getByRole("heading", { name: TITLE, exact: true }).waitFor();
     expect(await download(vera)).toEqual({ status: 200, type: "text/markdown", text: PLAN, name: "notes.md" });
     await vera.close();
     expect(journey.pageErrors).toEqual([]);

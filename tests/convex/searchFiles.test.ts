@@ -31,6 +31,7 @@ describe("channelFiles.search", () => {
 
     const mine = await admin.query(api.channelFiles.search, { departmentId, query: "pricing" });
     expect(new Set(mine.map((f) => f.name))).toEqual(new Set(["pricing-plan.md", "pricing-secret.md", "notes.txt"]));
+    expect(new Set(mine.map((f) => `${f.name} in ${f.place}`))).toEqual(new Set(["pricing-plan.md in #files", "pricing-secret.md in #board-only", "notes.txt in #files"]));
     // A match by text alone comes after the matches by name.
     expect(mine.at(-1)?.name).toBe("notes.txt");
     const graces = await grace.query(api.channelFiles.search, { departmentId, query: "pricing" });
@@ -53,10 +54,14 @@ describe("channelFiles.search", () => {
 
     for (const reader of [admin, grace, vera]) {
       expect(await reader.query(api.channelFiles.search, { departmentId, query: "launch" })).toEqual([
-        { fileId: brief, taskId, name: "launch-brief.md", contentType: "text/markdown", size: 30, createdAt: expect.any(Number) },
+        { fileId: brief, taskId, place: "Ship the launch", name: "launch-brief.md", contentType: "text/markdown", size: 30, createdAt: expect.any(Number) },
       ]);
       expect((await reader.query(api.channelFiles.search, { departmentId, query: "rollout" })).map((f) => f.name)).toEqual(["launch-brief.md"]);
     }
     expect((await other.member.query(api.channelFiles.search, { departmentId: other.departmentId, query: "budget" })).map((f) => f.name)).toEqual(["launch-theirs.md"]);
+
+    // Once its task is deleted, its files are not found.
+    await admin.mutation(api.tasks.remove, { taskId });
+    expect(await grace.query(api.channelFiles.search, { departmentId, query: "launch" })).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
-import { CommandPaletteView, paletteItems, type PaletteResults } from "../../src/shell/CommandPalette";
+import { CommandPaletteView, paletteItems, type PaletteFiles, type PaletteResults } from "../../src/shell/CommandPalette";
 import { isTypingTarget, SHORTCUTS, shortcutFor } from "../../src/shell/shortcuts";
 import { ShortcutsHelp } from "../../src/shell/ShortcutsHelp";
 
@@ -87,6 +87,23 @@ describe("the command palette", () => {
     expect(screen.getAllByRole("option")[3].textContent).toContain("Channel · channel");
     fireEvent.click(screen.getByText("Pricing experiment"));
     expect(onPick).toHaveBeenLastCalledWith(expect.objectContaining({ kind: "task", id: "t2" }));
+  });
+
+  it("lists files after runs, each saying where it was posted, and opens the file's channel or task", () => {
+    const files: PaletteFiles = [
+      { fileId: "s1" as Id<"_storage">, channelId: "c1" as Id<"channels">, place: "#pricing", name: "pricing-plan.md", contentType: "text/markdown", size: 12, createdAt: 1 },
+      { fileId: "s2" as Id<"_storage">, taskId: "t1" as Id<"tasks">, place: "Pricing page copy", name: "pricing-brief.pdf", contentType: "application/pdf", size: 40, createdAt: 2 },
+    ];
+    expect(paletteItems(results, [], "pri", files).map((item) => `${item.kind}:${item.label}`).slice(-3)).toEqual(["run:Writer on “Pricing page copy”", "file:pricing-plan.md", "file:pricing-brief.pdf"]);
+    // A slash command hides everything else.
+    expect(paletteItems(results, [], "/", files).some((item) => item.kind === "file")).toBe(false);
+    const onPick = vi.fn();
+    render(<CommandPaletteView text="pri" onText={vi.fn()} results={results} onPick={onPick} onClose={vi.fn()} files={files} />);
+    expect(screen.getAllByRole("option")[6].textContent).toContain("File · in Pricing page copy");
+    fireEvent.click(screen.getByText("pricing-plan.md"));
+    expect(onPick).toHaveBeenLastCalledWith(expect.objectContaining({ kind: "file", where: { channelId: "c1" } }));
+    fireEvent.click(screen.getByText("pricing-brief.pdf"));
+    expect(onPick).toHaveBeenLastCalledWith(expect.objectContaining({ kind: "file", where: { taskId: "t1" } }));
   });
 
   it("says when nothing matches, and closes on Escape", () => {
