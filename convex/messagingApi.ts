@@ -31,6 +31,8 @@
  *   GET  /dms/{id}/messages           ?limit=&since=  a DM's messages                    [messages:read]
  *   GET  /agents/{id}                 an Agent of the key's department (id, name or `me`)  [projects:read]
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)  [messages:read]
+ *   POST /tasks                       {title, description?, priority?, tags?, assignees?: [agent names]}: a Task on the
+ *                                     key's department's board (convex/tasks.ts createForKey)  [tasks:write]
  *   POST /runs/{id}/tool-output       {tool, tool_call_id, output | error}: an external tool's result for the call a run of
  *                                     the key's department waits on (convex/runs.ts toolOutput)  [tools:run]
  *   GET  /tool-calls/waiting          ?limit=&cursor=  the department's external calls waiting for an executor, soonest to
@@ -49,7 +51,7 @@ import { agentKeyHash, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal, t
 import { channelJson, conversationJson, messageJson, threadJson, type StoredMessage } from "./lib/messagingJson";
 import { CHANNEL_LIMITS } from "./lib/channels";
 import { LIMITS, MAX_WAITING_CALLS_PAGE } from "./lib/limits";
-import { IMPORTANCES, CHANNEL_VISIBILITIES } from "./validators";
+import { IMPORTANCES, CHANNEL_VISIBILITIES, PRIORITIES } from "./validators";
 
 type Body = Record<string, unknown>;
 
@@ -141,10 +143,10 @@ function postFields(body: Body) {
   };
 }
 
-function names(body: Body, field: string): string[] | undefined {
+function names(body: Body, field: string, what = "names"): string[] | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.length > 20 || !value.every((t) => typeof t === "string")) throw badRequest(`"${field}" must be a list of at most 20 names.`);
+  if (!Array.isArray(value) || value.length > 20 || !value.every((t) => typeof t === "string")) throw badRequest(`"${field}" must be a list of at most 20 ${what}.`);
   return value as string[];
 }
 
@@ -197,7 +199,7 @@ function endpoint(
 }
 
 const ENDPOINTS =
-  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, GET /projects/{id}/agents, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}, GET /agents/{id}/inbox, POST /runs/{id}/tool-output, GET /tool-calls/waiting";
+  "POST /projects, GET /projects/{id}, GET /projects/{id}/channels, GET /projects/{id}/agents, POST /channels, GET /channels/{id}, POST /channels/{id}/members, POST /channels/{id}/topic, GET /channels/{id}/messages, POST /messages, POST /messages/{id}/read, POST /threads, GET /threads/{id}, GET /threads/{id}/messages, POST /dms, GET /dms/{id}/messages, GET /agents/{id}, GET /agents/{id}/inbox, POST /tasks, POST /runs/{id}/tool-output, GET /tool-calls/waiting";
 
 /** `/<prefix>/{id}` or `/<prefix>/{id}/<suffix>`: the id, or a 404 for any other shape. */
 function idWith(path: string[], suffix: string | null): string {
@@ -317,6 +319,16 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
     if (path.length === 2) return (await ctx.runQuery(internal.agents.agentsForKey, { keyHash, origin, agent: idWith(path, null) }))[0];
     const rows = await ctx.runQuery(internal.tools.messaging.inboxMessagesTool, { keyHash, limit: whole(params, "limit"), agent: idWith(path, "inbox") });
     return { messages: rows.map(({ message, where, direct }) => ({ ...messageJson(message, projectId), where, direct })) };
+  }),
+  endpoint({ path: "/tasks", method: "POST", scope: "tasks:write" }, async (ctx, { keyHash, body }) => {
+    return await ctx.runMutation(internal.tasks.createForKey, {
+      keyHash,
+      title: requiredString(body, "title"),
+      description: optionalString(body, "description"),
+      priority: oneOf(body, "priority", PRIORITIES),
+      tags: names(body, "tags", "tags"),
+      assignees: names(body, "assignees"),
+    });
   }),
   endpoint({ pathPrefix: "/runs/", method: "POST", scope: "tools:run" }, async (ctx, { keyHash, path, body }) => {
     const runId = idWith(path, "tool-output");

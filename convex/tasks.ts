@@ -1,16 +1,18 @@
 /** The board's endpoints: its columns, one task, and what people do to tasks (create, move, assign, edit). */
 import { v } from "convex/values";
 import type { Id } from "./_generated/dataModel";
-import type { QueryCtx } from "./_generated/server";
+import { internalMutation, type QueryCtx } from "./_generated/server";
 import { departmentMutation, departmentQuery, taskMutation, taskQuery } from "./functions";
-import { memberActor, memberKey } from "./lib/actors";
+import { agentActor, memberActor, memberKey } from "./lib/actors";
 import { cleanBoardFilter, type BoardFilter, type BoardFilterArgs } from "./lib/boardFilters";
 import { MaestroError } from "./lib/errors";
+import { taskJson } from "./lib/messagingJson";
 import { hasRole } from "./lib/roles";
 import { archiveTask, deleteTask } from "./reactions/taskCleanup";
 import { assignTask, createTask, moveTask } from "./reactions/taskChange";
 import { recordActivity } from "./records/activities";
-import { agentBySessionKey, agentNamer } from "./records/agents";
+import { scopedKeyAgentX } from "./records/agentApiKeys";
+import { agentBySessionKey, agentNamer, departmentAgents } from "./records/agents";
 import { mayRead, readableChannelX } from "./records/channels";
 import { departmentTasksAmong, readColumn, setTaskChannel, subtasksOf, tasksToLink, updateTaskFields } from "./records/tasks";
 import schema from "./schema";
@@ -114,6 +116,50 @@ export const create = departmentMutation({
   handler: async (ctx, args) => {
     if (args.channelId !== undefined) await readableChannelX(ctx, args.departmentId, memberKey(ctx.member.userId), args.channelId, "channel");
     return (await createTask(ctx, memberActor(ctx.member), args))._id;
+  },
+});
+
+const vTaskJson = v.object({
+  id: v.string(),
+  title: v.string(),
+  description: v.string(),
+  status: v.string(),
+  priority: v.string(),
+  tags: v.array(v.string()),
+  assignees: v.array(v.string()),
+  created_by: v.string(),
+  created_at: v.number(),
+  project_id: v.string(),
+});
+
+/**
+ * `POST /tasks`: an agent outside Maestro puts a task on its department's
+ * board with a key holding `tasks:write`, as a person does with `create`
+ * (the same cleaning, limits and secret scan), assigned to agents by name.
+ * A name no agent of the department answers to is refused, nothing written.
+ */
+export const createForKey = internalMutation({
+  args: {
+    keyHash: v.string(),
+    title: v.string(),
+    description: v.optional(v.string()),
+    priority: v.optional(vPriority),
+    tags: v.optional(v.array(v.string())),
+    assignees: v.optional(v.array(v.string())),
+  },
+  returns: vTaskJson,
+  handler: async (ctx, { keyHash, assignees = [], ...fields }) => {
+    const agent = await scopedKeyAgentX(ctx, keyHash, "tasks:write");
+    const roster = await departmentAgents(ctx, agent.departmentId);
+    const chosen = assignees.map((typed) => {
+      const name = typed.trim().replace(/^@/, "").toLowerCase();
+      const found = roster.find((a) => a.name.toLowerCase() === name);
+      if (found === undefined) throw new MaestroError("INVALID_ARGUMENT", `Unknown assignee "${typed}": no agent of this project has that name.`);
+      return found;
+    });
+    const task = await createTask(ctx, agentActor(agent), { departmentId: agent.departmentId, ...fields, assigneeSessionKeys: chosen.map((a) => a.sessionKey) });
+    const names = task.assigneeSessionKeys.map((key) => roster.find((a) => a.sessionKey === key)?.name ?? key);
+    return taskJson(task, { assignees: names, createdBy: agent.name, projectId: agent.departmentId });
   },
 });
 

@@ -58,6 +58,7 @@ export const API_SCOPES = [
   "messages:write",
   "chat:read",
   "chat:write",
+  "tasks:write",
   "tools:run",
 ] as const;
 export type ApiScope = (typeof API_SCOPES)[number];

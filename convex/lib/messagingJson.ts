@@ -209,3 +209,37 @@ export function agentJson(agent: Pick<Doc<"agents">, "_id" | "name" | "role" | "
     project_id: projectId,
   };
 }
+
+/** A task as the HTTP API answers it (`POST /tasks`): a card of the project's board. */
+export interface TaskJson {
+  id: string;
+  title: string;
+  description: string;
+  status: string;
+  priority: string;
+  tags: string[];
+  /** The assigned agents, by name. */
+  assignees: string[];
+  /** Who made it, by name. */
+  created_by: string;
+  created_at: number;
+  project_id: string;
+}
+
+export function taskJson(
+  task: Pick<Doc<"tasks">, "_id" | "title" | "description" | "status" | "priority" | "tags" | "_creationTime">,
+  { assignees, createdBy, projectId }: { assignees: string[]; createdBy: string; projectId: string },
+): TaskJson {
+  return {
+    id: task._id,
+    title: task.title,
+    description: task.description,
+    status: task.status,
+    priority: task.priority,
+    tags: [...task.tags],
+    assignees,
+    created_by: createdBy,
+    created_at: task._creationTime,
+    project_id: projectId,
+  };
+}

@@ -17,6 +17,7 @@ export const SCOPE_ABOUT: Record<ApiScope, string> = {
   "messages:write": "Post messages, start threads, send DMs",
   "chat:read": "Read the #maestro chat",
   "chat:write": "Post in the #maestro chat",
+  "tasks:write": "Put tasks on the board, assigned to agents by name",
   "tools:run": "Submit the output of external tool calls",
 };
 

@@ -99,6 +99,7 @@ const MESSAGING_TOOLS = [
   "projects.get",
   "runs.tool_output",
   "runs.waiting_tool_calls",
+  "tasks.create",
   "threads.create",
   "threads.get",
   "threads.messages",
@@ -261,6 +262,11 @@ describe("maestro-mcp over stdio against the offline backend", () => {
     expect(await call("runs.waiting_tool_calls", { limit: 5 })).toEqual({ tool_calls: [], next_cursor: null });
     const badCursor = await client.callTool({ name: "runs.waiting_tool_calls", arguments: { cursor: "not-a-cursor" } });
     expect(JSON.parse(textOf(badCursor))).toMatchObject({ status: 400, error: expect.stringContaining('"cursor"') });
+    // tasks.create reaches POST /tasks: a card assigned by name; an unknown name makes nothing.
+    const made = await call("tasks.create", { title: "Write the MCP notes", priority: "high", assignees: ["Writer"] });
+    expect(made).toMatchObject({ title: "Write the MCP notes", status: "assigned", priority: "high", assignees: ["Writer"], created_by: "Dev Bot" });
+    const nobody = await client.callTool({ name: "tasks.create", arguments: { title: "Nope", assignees: ["Nobody"] } });
+    expect(JSON.parse(textOf(nobody))).toMatchObject({ status: 400, error: expect.stringContaining('Unknown assignee "Nobody"') });
   });
 
   test("a key made with read scopes only: the read tools answer, the write tools and chat.post are refused 403 naming the scope", async () => {
@@ -273,6 +279,7 @@ describe("maestro-mcp over stdio against the offline backend", () => {
       ["chat.post", { text: "nope" }, "chat:write"],
       ["runs.tool_output", { run_id: "any", tool: "web_fetch", tool_call_id: "any:0", output: "nope" }, "tools:run"],
       ["runs.waiting_tool_calls", {}, "tools:run"],
+      ["tasks.create", { title: "nope" }, "tasks:write"],
     ] as const) {
       const refused = await client.callTool({ name, arguments: args });
       expect(refused.isError, name).toBe(true);

@@ -14,13 +14,13 @@ import { API_SCOPES, type ApiScope } from "../../convex/lib/apiKeys";
 import { LIMITS } from "../../convex/lib/limits";
 import { REDACTED, REDACTION_NOTE } from "../../convex/lib/secrets/scanner";
 import { TOOL_REGISTRY } from "../../convex/tools/registry";
-import { agent, AGENTS, createOtherDepartment, createTask, expectError, insertRun, memberKeyOf, pausedOnExternalCall, type TestConvex, callMessagingApi, squadWithWriterKey } from "./setup";
+import { agent, AGENTS, columnTitles, createOtherDepartment, createTask, expectError, holdScheduledFunctions, insertRun, memberKeyOf, pausedOnExternalCall, type TestConvex, callMessagingApi, squadWithWriterKey } from "./setup";
 
 /** Every document the API could write, as one string: a refusal must leave it as it was. */
 async function written(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) =>
     JSON.stringify(
-      await Promise.all((["channels", "channelMembers", "channelMessages", "inbox", "events", "departments", "members", "chat", "toolEffects", "runs", "runEvents"] as const).map((table) => ctx.db.query(table).collect())),
+      await Promise.all((["channels", "channelMembers", "channelMessages", "inbox", "events", "departments", "members", "chat", "toolEffects", "runs", "runEvents", "tasks", "activities"] as const).map((table) => ctx.db.query(table).collect())),
     ),
   );
 }
@@ -283,6 +283,47 @@ describe("the messaging API's contracts", () => {
   });
 });
 
+describe("tasks over HTTP", () => {
+  // The assigned agent's run is scheduled, not run: this is about the card.
+  holdScheduledFunctions();
+
+  test("tasks: POST /tasks puts a card on the board as a person's would be (cleaned, secret-scanned, assigned by name); a bad one is refused, writing nothing", async () => {
+    const { t, departmentId, admin, writer, key } = await squadWithWriterKey();
+    const made = await callMessagingApi(t, key, "POST", "/tasks", { title: "  Draft the FAQ ", description: "For the launch", priority: "high", tags: ["launch"], assignees: ["@writer"] });
+    expect(made).toEqual({
+      status: 200,
+      body: { id: expect.any(String), title: "Draft the FAQ", description: "For the launch", status: "assigned", priority: "high", tags: ["launch"], assignees: ["Writer"], created_by: "Writer", created_at: expect.any(Number), project_id: departmentId },
+    });
+    expect(await columnTitles(admin, departmentId, "assigned")).toContain("Draft the FAQ");
+    expect((await callMessagingApi(t, key, "POST", "/tasks", { title: "Plain" })).body).toMatchObject({ status: "inbox", priority: "medium", tags: [], assignees: [] });
+    const aws = "AKIAIOSFODNN7EXAMPLE";
+    expect((await callMessagingApi(t, key, "POST", "/tasks", { title: "Rotate keys", description: `old key ${aws}` })).body.description).toBe(`old key ${REDACTED}${REDACTION_NOTE}`);
+
+    const other = await createOtherDepartment(t);
+    await t.run(async (ctx) => {
+      const { _id, _creationTime, ...fields } = writer;
+      await ctx.db.insert("agents", { ...fields, departmentId: other.departmentId, sessionKey: "agent:theirs:other", name: "Theirs", nameKey: "theirs" });
+    });
+    const before = await written(t);
+    for (const [body, status, error] of [
+      [{}, 400, '"title" is required'],
+      [{ title: "   " }, 400, '"title" is required'],
+      [{ title: "x".repeat(LIMITS.taskTitleChars + 1) }, 400, `the limit is ${LIMITS.taskTitleChars}`],
+      [{ title: "Nope", assignees: ["Nobody"] }, 400, 'Unknown assignee "Nobody"'],
+      [{ title: "Nope", assignees: ["Theirs"] }, 400, 'Unknown assignee "Theirs"'],
+      [{ title: "Nope", assignees: "Writer" }, 400, '"assignees" must be a list'],
+      [{ title: "Nope", priority: "urgent" }, 400, '"priority" must be one of'],
+      [{ title: "Nope", tags: [1] }, 400, '"tags" must be a list of at most 20 tags'],
+      [{ title: 7 }, 400, '"title" must be a string'],
+    ] as const) {
+      expect(await callMessagingApi(t, key, "POST", "/tasks", body), JSON.stringify(body)).toMatchObject({ status, body: { error: expect.stringContaining(error) } });
+    }
+    expect((await callMessagingApi(t, null, "POST", "/tasks", { title: "Nope" })).status).toBe(401);
+    expect((await callMessagingApi(t, "mk_nope", "POST", "/tasks", { title: "Nope" })).status).toBe(401);
+    expect(await written(t)).toBe(before);
+  });
+});
+
 describe("API key scopes", () => {
   test("a key is made with the scopes chosen (all when none are named), lists them, and refuses an empty choice", async () => {
     const { t, admin, writer } = await squadWithWriterKey();
@@ -352,6 +393,7 @@ describe("API key scopes", () => {
       ["messages:read", "GET", "/agents/me/inbox", undefined],
       ["chat:write", "POST", "/mcp/chat.post", { text: "nope" }],
       ["chat:read", "POST", "/mcp/chat.getNew", {}],
+      ["tasks:write", "POST", "/tasks", { title: "Scoped task" }],
       ["tools:run", "GET", "/tool-calls/waiting", undefined],
       ["tools:run", "POST", `/runs/${waiting.runId}/tool-output`, { tool: "web_fetch", tool_call_id: waiting.callId, output: "Pricing: $10 a seat." }],
     ];

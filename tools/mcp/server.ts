@@ -4,7 +4,7 @@
  * `/mcp/*` HTTP actions of a Maestro deployment as one agent, authenticated by
  * that agent's API key (created by an admin in the agent modal), and the
  * messaging tools (`projects.*`, `agents.get`, `channels.*`, `messages.*`, `threads.*`, `dms.*`,
- * `inbox.read`), `runs.waiting_tool_calls` (external tools' calls waiting for
+ * `inbox.read`), `tasks.create` (a card on the board), `runs.waiting_tool_calls` (external tools' calls waiting for
  * an executor) and `runs.tool_output` (a call's result for its waiting run)
  * over the HTTP API in convex/messagingApi.ts.
  *
@@ -333,6 +333,13 @@ function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
   tool("inbox.read", "Unread messages", "What arrived for this agent and is still unread, newest first: {messages: [Message with where, direct]}.", { limit: listing.limit }, true, (a) =>
     api.messaging("GET", `/agents/me/inbox${query({ limit: a.limit })}`),
   );
+  tool("tasks.create", "Create a task", "A task on this project's board, assigned to agents by name (they start on it); needs the tasks:write scope: the Task {id, title, description, status, priority, tags, assignees, created_by, created_at, project_id}.", {
+    title: z.string().min(1).describe("What to do, in a line."),
+    description: z.string().optional().describe("The details."),
+    priority: z.enum(["low", "medium", "high"]).optional().describe("Low, medium (the default) or high."),
+    tags: z.array(z.string()).max(20).optional().describe("Labels for the card."),
+    assignees: z.array(z.string()).max(20).optional().describe("Agents of this project, by name, to work on it."),
+  }, false, (a) => api.messaging("POST", "/tasks", a));
   tool("runs.tool_output", "Hand back a tool's output", "The output (or the error) of a tool call this agent ran outside Maestro for a run of its project that waits on that call; the run resumes with it. Needs the tools:run scope: {run_id, tool_call_id, submitted}.", {
     run_id: id("The waiting run's id."),
     tool: id("The tool the call is for, e.g. web_fetch."),
