@@ -121,3 +121,9 @@ export function withAttachedFiles(body: string, files: ReadonlyArray<{ name: str
   if (files.length === 0) return body;
   return [body, ...files.map((file) => `[attached file: “${file.name}” (${file.contentType}, ${formatBytes(file.size)})]`)].join("\n");
 }
+
+/** A file search's answer from its two indexes: name matches first, then text matches, each file once, at most `limit`. */
+export function nameMatchesFirst<T extends { _id: string }>(byName: readonly T[], byText: readonly T[], limit: number): T[] {
+  const seen = new Set<string>();
+  return [...byName, ...byText].filter((f) => !seen.has(f._id) && seen.add(f._id) !== undefined).slice(0, limit);
+}

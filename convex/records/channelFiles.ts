@@ -8,7 +8,7 @@
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { MaestroError } from "../lib/errors";
-import { FILE_LIMITS } from "../lib/files";
+import { FILE_LIMITS, nameMatchesFirst } from "../lib/files";
 import type { FileArtifact } from "../validators";
 import { mayRead } from "./channels";
 import { deleteTaskFilesBefore, deleteUnattachedTaskFiles, taskFileByStorage } from "./taskFiles";
@@ -57,8 +57,7 @@ export async function searchDepartmentFiles(ctx: QueryCtx, departmentId: Id<"dep
     .query("channelFiles")
     .withSearchIndex("search_text", (q) => q.search("text", query).eq("departmentId", departmentId))
     .take(limit);
-  const seen = new Set<string>();
-  return [...byName, ...byText].filter((f) => !seen.has(f._id) && seen.add(f._id) !== undefined).slice(0, limit);
+  return nameMatchesFirst(byName, byText, limit);
 }
 
 /**

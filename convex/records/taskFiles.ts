@@ -8,6 +8,7 @@
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { MaestroError } from "../lib/errors";
+import { nameMatchesFirst } from "../lib/files";
 import type { FileArtifact } from "../validators";
 
 /** Most files one thread message carries (as a channel message's artifacts). */
@@ -47,8 +48,8 @@ export async function searchAttachedTaskFiles(ctx: QueryCtx, departmentId: Id<"d
     .query("taskFiles")
     .withSearchIndex("search_text", (q) => q.search("text", query).eq("departmentId", departmentId))
     .take(limit);
-  const seen = new Set<string>();
-  return [...byName, ...byText].filter((f) => f.messageId !== undefined && !seen.has(f._id) && seen.add(f._id) !== undefined).slice(0, limit);
+  const attached = (f: Doc<"taskFiles">) => f.messageId !== undefined;
+  return nameMatchesFirst(byName.filter(attached), byText.filter(attached), limit);
 }
 
 /**
