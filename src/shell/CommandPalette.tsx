@@ -165,18 +165,19 @@ export function CommandPaletteView({ text, onText, results, onPick, onClose, com
 
 type Props = { departmentId: Id<"departments">; onPick: (item: PaletteItem) => void; onClose: () => void };
 
+/** A query's last answer, kept while the next one is on its way (rather than flashing "Searching…"). */
+function useLastAnswer<T>(answer: T | undefined): T | undefined {
+  const [last, setLast] = useState<T | undefined>(answer);
+  if (answer !== undefined && answer !== last) setLast(answer);
+  return answer ?? last;
+}
+
 /** The live palette: `search.palette` and `channelFiles.search` (files) as you type. */
 export function CommandPalette({ departmentId, onPick, onClose }: Props) {
   const [text, setText] = useState("");
-  const results = useQuery(api.search.palette, { departmentId, text });
+  const results = useLastAnswer(useQuery(api.search.palette, { departmentId, text }));
   const commands = useQuery(api.slashCommands.getSlashCommands, { departmentId })?.commands;
   const typed = text.trim();
-  const files = useQuery(api.channelFiles.search, typed === "" || typed.startsWith("/") ? "skip" : { departmentId, query: typed });
-  // As with results: the last files found stay until the next answer.
-  const [shownFiles, setShownFiles] = useState<PaletteFiles>([]);
-  if (files !== undefined && files !== shownFiles) setShownFiles(files);
-  // Keep showing the last answer while the next one is on its way, rather than flashing "Searching…".
-  const [shown, setShown] = useState<PaletteResults | undefined>(undefined);
-  if (results !== undefined && results !== shown) setShown(results);
-  return <CommandPaletteView text={text} onText={setText} results={results ?? shown} onPick={onPick} onClose={onClose} commands={commands} files={typed === "" ? [] : (files ?? shownFiles)} />;
+  const files = useLastAnswer(useQuery(api.channelFiles.search, typed === "" || typed.startsWith("/") ? "skip" : { departmentId, query: typed }));
+  return <CommandPaletteView text={text} onText={setText} results={results} onPick={onPick} onClose={onClose} commands={commands} files={typed === "" ? [] : (files ?? [])} />;
 }
