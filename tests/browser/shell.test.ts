@@ -142,8 +142,10 @@ describe("layout", () => {
     const nav = ada.getByRole("navigation", { name: "Department" });
     await nav.waitFor();
     await expect(ada.getByRole("navigation", { name: "Department" }).count()).resolves.toBe(1);
-    const items = await nav.locator("a, button").allTextContents();
-    expect(items.map((text) => text.replace(/\d+$/, ""))).toEqual(["Board", "Channels", "Runs", "Figures", "Commands", "Events", "Chat", "Activity", "Squad"]);
+    // The phone's own entries (Chat, Activity, Squad) come with the re-render the resize sets off.
+    const items = async () => (await nav.locator("a, button").allTextContents()).map((text) => text.replace(/\d+$/, ""));
+    await until(items, (texts) => texts.length === 9, "the phone's navigation entries");
+    expect(await items()).toEqual(["Board", "Channels", "Runs", "Figures", "Commands", "Events", "Chat", "Activity", "Squad"]);
     const current = () => nav.locator('[aria-current]:not([aria-current="false"])').allTextContents();
     await expect(current()).resolves.toEqual(["Board"]);
     await expect(ada.getByTestId("chat-pane").isVisible()).resolves.toBe(false);
