@@ -12,6 +12,7 @@ import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { httpActionRequest } from "./bufferedBodies.js";
 import { ContextSlot } from "./contextSlots.js";
 import { QUERY_ALL_OP } from "./queryBatching.js";
 
@@ -270,6 +271,20 @@ const EXECUTION_LIMIT_CHECKS: Array<[string, string]> = [
   ],
 ];
 
+/**
+ * An HTTP action's Request keeps its body as bytes until its stream is
+ * asked for (bufferedBodies.ts): Node's made a stream of it at once and the
+ * action read it back through the stream's promises. The factory reaches the
+ * generated module through a global, as the ContextSlot class does.
+ */
+const HTTP_REQUEST_GLOBAL = "maestro.localBackend.httpActionRequest";
+const HTTP_REQUEST_SPEEDUPS: Array<[string, string]> = [
+  [
+    "a.invokeHttpAction(new Request(url, init))",
+    `a.invokeHttpAction(globalThis[Symbol.for(${JSON.stringify(HTTP_REQUEST_GLOBAL)})](url, init))`,
+  ],
+];
+
 function applySpeedups(source: string, version: string): string {
   const all = [
     ...DOCUMENT_SPEEDUPS,
@@ -280,6 +295,7 @@ function applySpeedups(source: string, version: string): string {
     ...GLOBAL_PROXY_SPEEDUPS,
     ...ACCESSOR_SPEEDUPS,
     ...EXECUTION_LIMIT_CHECKS,
+    ...HTTP_REQUEST_SPEEDUPS,
   ];
   for (const [from] of [[UNION_CASE], ...all]) {
     if (source.split(from).length !== 2) {
@@ -327,6 +343,7 @@ async function load(projectRoot: string): Promise<ConvexTestInternals> {
   const outDir = path.join(projectRoot, "node_modules", ".cache", "maestro-local-backend");
   mkdirSync(outDir, { recursive: true });
   (globalThis as Record<symbol, unknown>)[Symbol.for(CONTEXT_SLOT_GLOBAL)] = ContextSlot;
+  (globalThis as Record<symbol, unknown>)[Symbol.for(HTTP_REQUEST_GLOBAL)] = httpActionRequest;
   // Named by its content: a checkout of other code sharing this node_modules (a baseline for a benchmark) writes its own file.
   const outFile = path.join(outDir, `convex-test-${version}-${createHash("sha256").update(source).digest("hex").slice(0, 12)}.mjs`);
   writeFileSync(outFile, source);

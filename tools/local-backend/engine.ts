@@ -22,7 +22,7 @@ import { installPatches } from "./convexTestPatches.js";
 import { FileStore } from "./fileStorage.js";
 import { FunctionCode, MODULES_ROOT_MARKER, schemaOf } from "./functionCode.js";
 import { ExecutionClock, USER_TIMEOUT_MS } from "./executionLimits.js";
-import { installClockGuard, installConsoleCapture } from "./functionGlobals.js";
+import { installBufferedResponse, installClockGuard, installConsoleCapture } from "./functionGlobals.js";
 import { ROOT, type Caller, type FunctionInfo, type FunctionOutcome, type HttpActionRequest } from "./functions.js";
 import type { ModuleMap } from "./modules.js";
 import { Persistence } from "./persistence.js";
@@ -92,6 +92,7 @@ export class Engine {
     await installQueryBatching();
     installConsoleCapture();
     installClockGuard(internals);
+    installBufferedResponse();
     const engine = new Engine(internals, options);
     await engine.start();
     return engine;

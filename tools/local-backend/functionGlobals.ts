@@ -1,8 +1,10 @@
 /**
  * The process globals as functions see them: `console.*` inside a function
- * becomes its log lines for the client, and the app's queries may not read
- * the clock. Installed once per process, before any function runs.
+ * becomes its log lines for the client, the app's queries may not read the
+ * clock, and a Response keeps a text body as bytes. Installed once per
+ * process, before any function runs.
  */
+import { BufferedResponse } from "./bufferedBodies.js";
 import { callStorage } from "./callContext.js";
 import type { ConvexTestInternals } from "./convexTestInternals.js";
 import { ROOT } from "./functions.js";
@@ -71,4 +73,18 @@ function safeStringify(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+let responseInstalled = false;
+
+/**
+ * `new Response(text)` in a function (every HTTP action's answer) keeps its
+ * text as bytes until the stream is asked for (bufferedBodies.ts), as a
+ * deployment's own Fetch classes do without Node's stream per body. A
+ * subclass, so everything else about a Response is Node's.
+ */
+export function installBufferedResponse() {
+  if (responseInstalled) return;
+  responseInstalled = true;
+  globalThis.Response = BufferedResponse;
 }

@@ -13,6 +13,8 @@
  * shaped otherwise just takes the ordinary path.
  */
 
+import { BufferedResponse } from "./bufferedBodies.js";
+
 /* eslint-disable @typescript-eslint/no-explicit-any -- undici's internal state is untyped */
 
 function stateOf(response: Response): any {
@@ -24,6 +26,11 @@ function stateOf(response: Response): any {
 
 /** The body's bytes when they can be taken from its source without reading the stream, else null. */
 export function untouchedBodyBytes(response: Response): Buffer | null {
+  if (response instanceof BufferedResponse) {
+    const bytes = response.untouchedBytes();
+    // A copy, as reading the stream gives.
+    if (bytes !== null) return Buffer.from(bytes);
+  }
   if (response.bodyUsed) return null;
   const body = stateOf(response)?.body;
   if (body === undefined || body === null) return null;
