@@ -10,7 +10,9 @@
  * so they are taken from there; any other body (a stream, a Blob, one already
  * read or being read) is read as before. Undici's internal state is looked up
  * by its symbol's name and every step checked, so a Node whose Response is
- * shaped otherwise just takes the ordinary path.
+ * shaped otherwise just takes the ordinary path. A BufferedResponse (what a
+ * function's `new Response` makes on this backend, bufferedBodies.ts) hands
+ * over its bytes without any of that.
  */
 
 import { BufferedResponse } from "./bufferedBodies.js";
