@@ -154,3 +154,29 @@ describe("a function's buffered Response", () => {
     expect(await made.json()).toEqual({ ok: true });
   });
 });
+
+describe("with BufferedResponse installed as the global Response, as the backend does", () => {
+  test("its stream, clone, blob and form come from Node's own classes, not from another buffered one (that recursed without end)", async () => {
+    const nodeResponse = globalThis.Response;
+    globalThis.Response = BufferedResponse;
+    try {
+      const streamed = new Response(JSON_BODY, { headers: { "Content-Type": "application/json" } });
+      expect(streamed).toBeInstanceOf(BufferedResponse);
+      const reader = streamed.body!.getReader();
+      const chunks: number[] = [];
+      for (let step = await reader.read(); !step.done; step = await reader.read()) chunks.push(...step.value);
+      expect(new TextDecoder().decode(new Uint8Array(chunks))).toBe(JSON_BODY);
+      expect(streamed.bodyUsed).toBe(true);
+
+      const cloned = new Response(JSON_BODY);
+      void cloned.body;
+      expect(await cloned.clone().text()).toBe(JSON_BODY);
+      expect(await new Response("x=1", { headers: { "Content-Type": "application/x-www-form-urlencoded" } }).formData()).toBeInstanceOf(FormData);
+      expect((await new Response(JSON_BODY).blob()).size).toBe(bytes(JSON_BODY).length);
+      const request = new BufferedRequest(URL_, { method: "POST", headers: headers(), body: bytes(JSON_BODY) });
+      expect(await new Response(request.body).text()).toBe(JSON_BODY);
+    } finally {
+      globalThis.Response = nodeResponse;
+    }
+  });
+});

@@ -17,6 +17,19 @@
  * other member (headers, status, url, signal, ...) is Node's own.
  */
 
+/**
+ * Node's own classes, which the stock objects are made of: once the backend
+ * installs BufferedResponse as the global Response, `new Response` would make
+ * another buffered one (and asking it for its stream, another, without end).
+ * Kept on a global symbol so a second copy of this module finds Node's, not
+ * the installed class.
+ */
+const NODE_CLASSES = Symbol.for("maestro.localBackend.nodeFetchClasses");
+const { Request: NodeRequest, Response: NodeResponse } = ((globalThis as Record<symbol, unknown>)[NODE_CLASSES] ??= {
+  Request: globalThis.Request,
+  Response: globalThis.Response,
+}) as { Request: typeof Request; Response: typeof Response };
+
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
@@ -108,7 +121,7 @@ export interface BufferedRequestInit {
 }
 
 /** An HTTP action's Request: its body (when it has one) stays bytes until its stream is asked for. */
-export class BufferedRequest extends Request {
+export class BufferedRequest extends NodeRequest {
   readonly #held: HeldBody<Request>;
   readonly #read: ReturnType<typeof readers>;
 
@@ -119,7 +132,7 @@ export class BufferedRequest extends Request {
     super(url, { method: init.method, headers: init.headers });
     const stock = { url: this.url, method: this.method, headers: this.headers };
     this.#held = new HeldBody<Request>(bytes, (kept) =>
-      kept === null ? new Request(stock.url, { method: stock.method, headers: stock.headers }) : new Request(stock.url, { ...stock, body: kept as Uint8Array<ArrayBuffer> }),
+      kept === null ? new NodeRequest(stock.url, { method: stock.method, headers: stock.headers }) : new NodeRequest(stock.url, { ...stock, body: kept as Uint8Array<ArrayBuffer> }),
     );
     this.#read = readers(() => this.#held);
   }
@@ -165,7 +178,7 @@ export class BufferedRequest extends Request {
 }
 
 /** A Response made with a string or bytes: they stay as they are until its stream is asked for. */
-export class BufferedResponse extends Response {
+export class BufferedResponse extends NodeResponse {
   readonly #held: HeldBody<Response> | null = null;
   readonly #read: ReturnType<typeof readers> | null = null;
 
@@ -181,7 +194,7 @@ export class BufferedResponse extends Response {
     // As Node's Response labels a string body.
     if (typeof body === "string" && !this.headers.has("content-type")) this.headers.set("content-type", "text/plain;charset=UTF-8");
     const { statusText, headers } = this;
-    this.#held = new HeldBody<Response>(bytes, (kept) => new Response(kept as Uint8Array<ArrayBuffer> | null, { status, statusText, headers }));
+    this.#held = new HeldBody<Response>(bytes, (kept) => new NodeResponse(kept as Uint8Array<ArrayBuffer> | null, { status, statusText, headers }));
     this.#read = readers(() => this.#held!);
   }
 
@@ -240,5 +253,5 @@ export function httpActionRequest(url: string | URL, init: { method?: string; he
   if ((body === undefined || body === null || body instanceof Uint8Array) && (Array.isArray(init.headers) || init.headers instanceof Headers)) {
     return new BufferedRequest(url, { method: init.method ?? "GET", headers: init.headers as BufferedRequestInit["headers"], body: body ?? null });
   }
-  return new Request(url, init as RequestInit);
+  return new NodeRequest(url, init as RequestInit);
 }
