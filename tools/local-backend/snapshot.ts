@@ -62,30 +62,33 @@ const READ_BYTES = 8 * 1024 * 1024;
 
 /**
  * Calls `line` with each line of the file at `filePath` (without its
- * newline), reading READ_BYTES at a time: only whole lines are decoded, so a
- * character split between two reads is never cut.
+ * newline), with the byte offsets where it starts and where the next line
+ * starts, reading READ_BYTES at a time: only whole lines are decoded, so a
+ * character split between two reads is never cut, and the file is never in
+ * memory whole.
  */
-export function forEachLine(filePath: string, line: (text: string, lineNumber: number) => void): void {
+export function forEachLine(filePath: string, line: (text: string, lineNumber: number, offset: number, end: number) => void): void {
   const fd = openSync(filePath, "r");
   try {
     let carry: Buffer = Buffer.alloc(0);
+    // The file offset of `carry`'s first byte.
+    let carryOffset = 0;
     let lineNumber = 0;
     const chunk = Buffer.allocUnsafe(READ_BYTES);
     for (;;) {
       const read = readSync(fd, chunk, 0, READ_BYTES, null);
       if (read === 0) break;
       const bytes = carry.length === 0 ? chunk.subarray(0, read) : Buffer.concat([carry, chunk.subarray(0, read)]);
-      const lastNewline = bytes.lastIndexOf(0x0a);
-      if (lastNewline === -1) {
-        // A line longer than a read: keep gathering it (a copy, since `chunk` is read into again).
-        carry = Buffer.from(bytes);
-        continue;
+      let start = 0;
+      for (let newline = bytes.indexOf(0x0a); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
+        line(bytes.toString("utf8", start, newline), ++lineNumber, carryOffset + start, carryOffset + newline + 1);
+        start = newline + 1;
       }
-      const lines = bytes.toString("utf8", 0, lastNewline).split("\n");
-      carry = Buffer.from(bytes.subarray(lastNewline + 1));
-      for (const text of lines) line(text, ++lineNumber);
+      // A line not yet ended (longer than a read, or cut by it): kept for the next read, as a copy since `chunk` is read into again.
+      carry = Buffer.from(bytes.subarray(start));
+      carryOffset += start;
     }
-    if (carry.length > 0) line(carry.toString("utf8"), ++lineNumber);
+    if (carry.length > 0) line(carry.toString("utf8"), ++lineNumber, carryOffset, carryOffset + carry.length);
   } finally {
     closeSync(fd);
   }
