@@ -111,7 +111,7 @@ test("the index hands out each document as last written, also when a write leave
   for (let i = 0; i < 50; i++) docs.set(`${10_000 + i}notes`, { _id: `${10_000 + i}notes`, _creationTime: 1000 + i, channel: ["a", "b"][i % 2], n: i % 4, body: "first" });
   index.build(docs);
   // A text changes (the document keeps its place), then a channel (it moves), then the moved one's text again.
-  const edits: Array<[string, Partial<Doc>]> = [
+  const edits: Array<[string, Doc]> = [
     ["10007notes", { body: "second" }],
     ["10008notes", { channel: "a", body: "moved" }],
     ["10008notes", { body: "moved, then edited" }],

@@ -70,25 +70,34 @@ const READ_BYTES = 8 * 1024 * 1024;
 export function forEachLine(filePath: string, line: (text: string, lineNumber: number, offset: number, end: number) => void): void {
   const fd = openSync(filePath, "r");
   try {
-    let carry: Buffer = Buffer.alloc(0);
-    // The file offset of `carry`'s first byte.
-    let carryOffset = 0;
+    // One buffer for every read: the part of a line a read cut off is moved to its start and the next read lands after it
+    // (a Buffer.concat per read left ~80 MB of freed buffers in the allocator's heap after a 134 MB snapshot).
+    let buffer = Buffer.allocUnsafe(READ_BYTES);
+    // Bytes of `buffer` holding a line not yet ended, and the file offset of its first byte.
+    let carried = 0;
+    let bufferOffset = 0;
     let lineNumber = 0;
-    const chunk = Buffer.allocUnsafe(READ_BYTES);
     for (;;) {
-      const read = readSync(fd, chunk, 0, READ_BYTES, null);
+      if (carried === buffer.length) {
+        // A line longer than the buffer: a bigger one takes it.
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, carried);
+        buffer = bigger;
+      }
+      const read = readSync(fd, buffer, carried, buffer.length - carried, null);
       if (read === 0) break;
-      const bytes = carry.length === 0 ? chunk.subarray(0, read) : Buffer.concat([carry, chunk.subarray(0, read)]);
+      const bytes = buffer.subarray(0, carried + read);
       let start = 0;
-      for (let newline = bytes.indexOf(0x0a); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
-        line(bytes.toString("utf8", start, newline), ++lineNumber, carryOffset + start, carryOffset + newline + 1);
+      // The carried bytes hold no newline: the search starts after them.
+      for (let newline = bytes.indexOf(0x0a, carried); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
+        line(bytes.toString("utf8", start, newline), ++lineNumber, bufferOffset + start, bufferOffset + newline + 1);
         start = newline + 1;
       }
-      // A line not yet ended (longer than a read, or cut by it): kept for the next read, as a copy since `chunk` is read into again.
-      carry = Buffer.from(bytes.subarray(start));
-      carryOffset += start;
+      buffer.copy(buffer, 0, start, bytes.length);
+      carried = bytes.length - start;
+      bufferOffset += start;
     }
-    if (carry.length > 0) line(carry.toString("utf8"), ++lineNumber, carryOffset, carryOffset + carry.length);
+    if (carried > 0) line(buffer.toString("utf8", 0, carried), ++lineNumber, bufferOffset, bufferOffset + carried);
   } finally {
     closeSync(fd);
   }
