@@ -43,7 +43,7 @@ test("an ordered index answers index ranges exactly as filtering and sorting the
     return doc;
   };
   for (let i = 0; i < 300; i++) docs.set(make(i)._id as string, make(i));
-  index.build(docs);
+  index.build(docs.values());
   for (let step = 0; step < 400; step++) {
     const id = `${10_000 + Math.floor(next() * 350)}notes`;
     const previous = docs.get(id) ?? null;
@@ -109,7 +109,7 @@ test("the index hands out each document as last written, also when a write leave
   const index = new OrderedIndex(FIELDS, fieldOf);
   const docs = new Map<string, Doc>();
   for (let i = 0; i < 50; i++) docs.set(`${10_000 + i}notes`, { _id: `${10_000 + i}notes`, _creationTime: 1000 + i, channel: ["a", "b"][i % 2], n: i % 4, body: "first" });
-  index.build(docs);
+  index.build(docs.values());
   // A text changes (the document keeps its place), then a channel (it moves), then the moved one's text again.
   const edits: Array<[string, Doc]> = [
     ["10007notes", { body: "second" }],

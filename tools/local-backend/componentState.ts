@@ -23,8 +23,11 @@ export class ComponentState {
   modules: ModuleMap = new Map();
   /** The database whose counter hands out ids for every component: the app's. */
   counterDb: any = undefined;
-  /** table → id → committed document */
-  readonly tables = new Map<string, Map<string, any>>();
+  /**
+   * table → its committed documents in id order (its `by_id` index): `keys()`,
+   * `values()`. No map from id to document beside it: `db._documents` is one.
+   */
+  readonly tables = new Map<string, { keys(): Iterable<string>; values(): Iterable<any> }>();
   /** table → index name → its fields. */
   private indexFields = new Map<string, Map<string, string[]>>();
   /** table → index name → the table's committed documents in that index's order (every index, built-in ones too). */
@@ -88,10 +91,16 @@ export class ComponentState {
     this.tables.clear();
     this.ordered.clear();
     const documents = this.db._documents;
+    const byTable = new Map<string, any[]>();
     // Not Object.entries: an array of 480,000 pairs at full size.
-    for (const id in documents) this.indexDocument(tableOf(id), id, null, documents[id], false);
+    for (const id in documents) {
+      const table = tableOf(id);
+      let docs = byTable.get(table);
+      if (docs === undefined) byTable.set(table, (docs = []));
+      docs.push(documents[id]);
+    }
     // One sort per index rather than an insertion per document.
-    for (const [table, docs] of this.tables) {
+    for (const [table, docs] of byTable) {
       for (const index of this.orderedIndexes(table).values()) index.build(docs);
     }
   }
@@ -106,6 +115,7 @@ export class ComponentState {
         indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf));
       }
       this.ordered.set(table, indexes);
+      this.tables.set(table, indexes.get("by_id")!);
     }
     return indexes;
   }
@@ -221,20 +231,12 @@ export class ComponentState {
     return { index, span, fieldPathsToSortBy, order };
   }
 
-  indexDocument(table: string, id: string, previous: any, next: any, ordered = true) {
-    if (ordered) {
-      for (const index of this.orderedIndexes(table).values()) {
-        if (next !== null) index.set(id, next, previous);
-        else if (previous !== null) index.delete(id, previous);
-      }
+  /** A committed write of document `id` (null: none before, or deleted): every index of its table follows it. */
+  indexDocument(table: string, id: string, previous: any, next: any) {
+    for (const index of this.orderedIndexes(table).values()) {
+      if (next !== null) index.set(id, next, previous);
+      else if (previous !== null) index.delete(id, previous);
     }
-    let docs = this.tables.get(table);
-    if (docs === undefined) {
-      docs = new Map();
-      this.tables.set(table, docs);
-    }
-    if (next === null) docs.delete(id);
-    else docs.set(id, next);
   }
 }
 
@@ -249,14 +251,15 @@ export class Components extends Map<string, ComponentState> {
   documents(componentPath: string, table?: string): Array<Record<string, Value>> {
     const state = this.get(componentPath);
     if (state === undefined) throw new Error(`No component is installed at "${componentPath}".`);
-    const tables = table === undefined ? [...state.tables.values()] : [state.tables.get(table) ?? new Map()];
-    return tables.flatMap((docs) => [...docs.values()]);
+    const tables = table === undefined ? [...state.tables.values()] : [state.tables.get(table)];
+    return tables.flatMap((docs) => (docs === undefined ? [] : [...docs.values()]));
   }
 
   /** A committed `_storage` row (any component), or null. */
   storedFile(storageId: string): { contentType?: string; size: number } | null {
+    if (tableOf(storageId) !== "_storage") return null;
     for (const state of this.values()) {
-      const row = state.tables.get("_storage")?.get(storageId);
+      const row = state.db._documents[storageId];
       if (row !== undefined) return { contentType: row.contentType, size: row.size };
     }
     return null;

@@ -92,10 +92,19 @@ export class OrderedIndex {
     return this.docs[position];
   }
 
+  /** The ids in index order. */
+  *keys(): Generator<string> {
+    for (const doc of this.docs) yield doc._id as string;
+  }
+
+  /** The documents in index order. */
+  values(): IterableIterator<Doc> {
+    return this.docs.values();
+  }
+
   /** Replaces the contents with these documents (one sort instead of many inserts). */
-  build(docs: Iterable<[string, Doc]>): void {
-    const sorted: Doc[] = [];
-    for (const [, doc] of docs) sorted.push(doc);
+  build(docs: Iterable<Doc>): void {
+    const sorted = Array.from(docs);
     sorted.sort((a, b) => this.compareDocs(a, b));
     this.docs = sorted;
   }
