@@ -56,7 +56,7 @@ export class Persistence {
     let lastCreationTime = 0;
     const storageIds = new Set<string>();
     const root = documents.get(ROOT)!;
-    // Only for the load: what it saves stays, the map goes.
+    // Short strings seen so far (shareStrings): the map is dropped after the load, the sharing stays.
     const shared = new Map<string, string>();
     const rootState = this.components.root;
     for (const [id, doc] of stored.documents) {
