@@ -12,6 +12,8 @@
  * judged at the p99 (the maxima are one sample each, decided on a shared
  * machine by other processes' turns), and the longest slice of work it did
  * without yielding (CPU time, from the backend's log) is judged beside it.
+ * Resident memory is judged at its highest: each sample, and the peak
+ * (VmHWM) of the process that ran the compactions, its start-up included.
  *
  * BENCH_SEED=amplify (the default) seeds 1/40 of the department through
  * convex/seedScale.ts and copies its bulk rows 40 times straight in the
@@ -61,10 +63,11 @@ interface SeedNotes {
   seedSeconds: number;
 }
 
-function resident(pid: number | undefined): number {
+/** The process's resident memory now (VmRSS), or its peak so far (VmHWM: the start-up's and compactions' highs between samples). */
+function resident(pid: number | undefined, field: "VmRSS" | "VmHWM" = "VmRSS"): number {
   const line = readFileSync(`/proc/${pid}/status`, "utf8")
     .split("\n")
-    .find((l) => l.startsWith("VmRSS:"));
+    .find((l) => l.startsWith(`${field}:`));
   return Number(line?.split(/\s+/)[1] ?? Number.NaN) * 1024;
 }
 
@@ -183,9 +186,11 @@ async function main() {
     const { backend, rss: rssBefore } = await start(stallDir, { MAESTRO_COMPACT_LOG_BYTES: String(COMPACT_LOG_BYTES) });
     let measured;
     let rssAfter = Number.NaN;
+    let rssPeak = Number.NaN;
     try {
       measured = await commitsAroundCompactions(backend, stallDir, notes);
       rssAfter = resident(backend.child.pid);
+      rssPeak = resident(backend.child.pid, "VmHWM");
     } finally {
       await stopBackend(backend);
       rmSync(stallDir, { recursive: true, force: true });
@@ -204,8 +209,8 @@ async function main() {
     const stall = commitDuring.p99 - commitOutside.p99;
     const seconds = summarize(rounds.map((r) => r.seconds));
     const cpu = summarize(rounds.map((r) => r.cpuSeconds));
-    const rss = Math.max(...rounds.map((r) => r.rss), rssBefore, rssAfter);
-    const row = (label: string, figure: string, target: string, met: boolean) => `${label.padEnd(44)} ${figure.padEnd(52)} target ${target.padEnd(10)} ${verdict(met)}`;
+    const rss = Math.max(...rounds.map((r) => r.rss), rssBefore, rssAfter, rssPeak);
+    const row = (label: string, figure: string, target: string, met: boolean) => `${label.padEnd(50)} ${figure.padEnd(52)} target ${target.padEnd(10)} ${verdict(met)}`;
     console.log(`Restart benchmark (backend as its own process over convex/, started from a seeded data folder)
 machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}
 department: BENCH_SCALE=${SCALE}, ~${(seededDocuments(SCALE) / 1000).toFixed(0)}k documents${Number.isNaN(notes.documents) ? "" : ` (${notes.documents} in all)`}, seeded in ${notes.seedSeconds.toFixed(0)} s (BENCH_SEED=${notes.seed}${notes.seed === "amplify" ? `: 1/${COPIES} through convex/seedScale.ts, copied ${COPIES} times` : ""})
@@ -217,10 +222,10 @@ compactions: ${compactions} of the whole department, ${compactionSeconds.toFixed
   empty mutation      during ${ms(noopDuring)}
                       outside ${ms(noopOutside)}
   longest compaction slice: ${longestSliceCpu.toFixed(1)} ms CPU (${longestSlice.toFixed(1)} ms wall)
-resident memory: ${mib(Math.max(...rounds.map((r) => r.rss)))} at most once serving; ${mib(rssBefore)} before the compactions, ${mib(rssAfter)} after them
+resident memory: ${mib(Math.max(...rounds.map((r) => r.rss)))} at most once serving; ${mib(rssBefore)} before the compactions, ${mib(rssAfter)} after them (peak of that process, start-up included: ${mib(rssPeak)})
 
 ${row("backend start-up from its data directory", `median ${seconds.p50.toFixed(1)} s, max ${seconds.max.toFixed(1)} s (CPU median ${cpu.p50.toFixed(1)} s)`, `< ${START_TARGET_S} s`, seconds.p50 < START_TARGET_S)}
-${row("backend resident memory (max seen)", mib(rss), "< 1 GiB", rss < RSS_TARGET)}
+${row("backend resident memory (max seen, peak included)", mib(rss), "< 1 GiB", rss < RSS_TARGET)}
 ${row("commit stall while compaction runs", `${stall.toFixed(1)} ms (p99 during − p99 outside)`, `< ${STALL_TARGET_MS} ms`, stall < STALL_TARGET_MS)}
 ${row("longest compaction slice (CPU)", `${longestSliceCpu.toFixed(1)} ms`, `< ${STALL_TARGET_MS} ms`, longestSliceCpu < STALL_TARGET_MS)}
 

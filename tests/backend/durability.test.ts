@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { expect, test } from "vitest";
-import { scanLog } from "../../tools/local-backend/storage";
+import { scanLogFile } from "../../tools/local-backend/storage";
 import { adminClient, waitFor } from "./helpers";
 import { spawnedBackends } from "./lifecycle";
 import { killHard, stopGracefully } from "./process";
@@ -50,11 +49,12 @@ test("every acknowledged write survives SIGKILL mid-load, with the same ids", as
   expect(acknowledged.size).toBeGreaterThanOrEqual(200);
 
   // On disk before any recovery: every line checksums (SIGKILL cannot tear a write), and every acknowledged write is in it.
-  const scan = scanLog(readFileSync(path.join(dataDir, "wal.jsonl")));
+  const logged = new Set<unknown>();
+  const scan = scanLogFile(path.join(dataDir, "wal.jsonl"), (entry) => {
+    if (entry.type === "commit") for (const [, doc] of entry.writes) logged.add(doc?.body);
+  });
   expect(scan.corrupt).toBeNull();
   expect(scan.tornRecords).toBe(0);
-  const logged = new Set<unknown>();
-  for (const entry of scan.entries) if (entry.type === "commit") for (const [, doc] of entry.writes) logged.add(doc?.body);
   for (const body of acknowledged.values()) expect(logged.has(body), body).toBe(true);
 
   const second = await backends.spawn({ dataDir });

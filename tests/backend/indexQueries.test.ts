@@ -136,6 +136,16 @@ test("a mutation's read sees its own insert, in order", async () => {
   expect(await http.query(anyApi.ranked.read, range)).toEqual(expected(range, now));
 });
 
+test("with a write pending, a mutation reads every range shape as Convex would (convex-test's path, over the span its .eq fields pin)", async () => {
+  for (const { take: _take, ...range } of RANGES) {
+    void _take; // insertThenRead collects the whole range
+    const { id, ids } = (await http.mutation(anyApi.ranked.insertThenRead, { doc: { group: "b", n: 6, tag: "x" }, range })) as { id: string; ids: string[] };
+    const now = (await http.query(anyApi.ranked.all, {})) as Ranked[];
+    expect(ids, JSON.stringify(range)).toEqual(expected(range, now));
+    expect(ids.includes(id), JSON.stringify(range)).toBe(now.filter((doc) => doc._id === id).some((doc) => expected(range, [doc]).length === 1));
+  }
+});
+
 test("iterating row by row (and stopping early) reads what collect reads", async () => {
   const now = (await http.query(anyApi.ranked.all, {})) as Ranked[];
   for (const range of RANGES) {

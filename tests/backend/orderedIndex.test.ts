@@ -43,7 +43,7 @@ test("an ordered index answers index ranges exactly as filtering and sorting the
     return doc;
   };
   for (let i = 0; i < 300; i++) docs.set(make(i)._id as string, make(i));
-  index.build(docs);
+  index.build(docs.values());
   for (let step = 0; step < 400; step++) {
     const id = `${10_000 + Math.floor(next() * 350)}notes`;
     const previous = docs.get(id) ?? null;
@@ -103,4 +103,32 @@ test("strings are ordered as Convex orders them (UTF-8 bytes), non-ASCII, surrog
   }
   const order = Array.from({ length: index.size }, (_, position) => index.at(position));
   expect(order).toEqual(sortedByIndex(docs).map((doc) => doc._id));
+});
+
+test("the index hands out each document as last written, also when a write leaves its indexed fields alone", () => {
+  const index = new OrderedIndex(FIELDS, fieldOf);
+  const docs = new Map<string, Doc>();
+  for (let i = 0; i < 50; i++) docs.set(`${10_000 + i}notes`, { _id: `${10_000 + i}notes`, _creationTime: 1000 + i, channel: ["a", "b"][i % 2], n: i % 4, body: "first" });
+  index.build(docs.values());
+  // A text changes (the document keeps its place), then a channel (it moves), then the moved one's text again.
+  const edits: Array<[string, Doc]> = [
+    ["10007notes", { body: "second" }],
+    ["10008notes", { channel: "a", body: "moved" }],
+    ["10008notes", { body: "moved, then edited" }],
+  ];
+  for (const [id, change] of edits) {
+    const previous = docs.get(id)!;
+    const doc = { ...previous, ...change };
+    docs.set(id, doc);
+    index.set(id, doc, previous);
+  }
+  const handedOut = Array.from({ length: index.size }, (_, position) => index.document(position));
+  expect(handedOut).toEqual(sortedByIndex([...docs.values()]));
+  // The very objects last written: a query reads them, not copies or earlier versions.
+  for (const doc of handedOut) expect(doc).toBe(docs.get(doc._id as string));
+  // A document is found and taken out by the version last put in.
+  index.delete("10008notes", docs.get("10008notes")!);
+  docs.delete("10008notes");
+  expect(Array.from({ length: index.size }, (_, position) => index.document(position))).toEqual(sortedByIndex([...docs.values()]));
+  expect(() => index.delete("10007notes", { ...docs.get("10007notes")!, channel: "zzz" })).toThrow("Ordered index out of step at 10007notes");
 });

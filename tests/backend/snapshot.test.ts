@@ -88,13 +88,15 @@ test("lines are handed over whole, one at a time, however the reads cut them", (
   const file = path.join(dir, "lines.txt");
   const long = "é".repeat(5 * 1024 * 1024); // 10 MB in UTF-8: longer than a read
   writeFileSync(file, `first\n${long}\n\nlast without newline`);
-  const seen: Array<[number, number]> = [];
-  forEachLine(file, (text, lineNumber) => seen.push([lineNumber, text.length]));
+  const seen: Array<[number, number, number, number]> = [];
+  forEachLine(file, (text, lineNumber, offset, end) => seen.push([lineNumber, text.length, offset, end]));
+  // Each line's bytes: where it starts and where the next starts (the log's torn-tail cut and damage report use them).
+  const longEnd = 6 + Buffer.byteLength(long) + 1;
   expect(seen).toEqual([
-    [1, 5],
-    [2, long.length],
-    [3, 0],
-    [4, "last without newline".length],
+    [1, 5, 0, 6],
+    [2, long.length, 6, longEnd],
+    [3, 0, longEnd, longEnd + 1],
+    [4, "last without newline".length, longEnd + 1, statSync(file).size],
   ]);
 });
 

@@ -7,7 +7,7 @@ import { afterEach, expect, test } from "vitest";
 import {
   DurableStore,
   MAX_RECORDED_MUTATION_RESULTS,
-  scanLog,
+  scanLogFile,
   trimResults,
   walSyncModeFromEnv,
   type SnapshotSource,
@@ -39,7 +39,7 @@ test("commits replay over the snapshot; a torn last line (crash mid-write) is dr
   expect(state.mutationResults.get("s#1")).toEqual({ committedWithoutRecordedResult: true, ts: "11" });
   // Opening serves from the log as it found it (torn tail cut) and writes no snapshot first.
   expect(existsSync(path.join(dir, SNAPSHOT_FILE))).toBe(false);
-  expect(scanLog(readFileSync(path.join(dir, "wal.jsonl"))).entries).toHaveLength(2);
+  expect(scanLogFile(path.join(dir, "wal.jsonl")).records).toBe(2);
   reopened.close();
 });
 
@@ -62,7 +62,7 @@ test("opening writes no snapshot: the log is appended to, and folded by a backgr
   // The next commit goes after the records found, and finds the log due for compaction.
   second.appendCommit({ ts: "40", nextDocId: 10_021, writes: [note(20)] });
   await second.whenDurable();
-  expect(scanLog(readFileSync(path.join(dir, "wal.jsonl"))).entries).toHaveLength(21);
+  expect(scanLogFile(path.join(dir, "wal.jsonl")).records).toBe(21);
   expect(second.shouldCompact).toBe(true);
   state.documents.set(note(20)[0], note(20)[1]);
   await second.compactInBackground(sourceOf(state.documents, { ts: 40n, nextDocId: 10_021 }));

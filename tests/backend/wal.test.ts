@@ -4,7 +4,7 @@ import path from "node:path";
 import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { expect, test } from "vitest";
-import { DurableStore, encodeLogLine, repairLog, scanLog, WalCorruptError } from "../../tools/local-backend/storage";
+import { DurableStore, encodeLogLine, repairLog, scanLogFile, WalCorruptError } from "../../tools/local-backend/storage";
 import { PROJECT_ROOT } from "./helpers";
 import { spawnedBackends } from "./lifecycle";
 import { killHard, spawnBackend, stopGracefully } from "./process";
@@ -56,7 +56,7 @@ test("a torn or checksum-failing last record is dropped with a warning naming th
   const again = backends.dataDir();
   const second = writeLog(again, 2);
   appendFileSync(second.file, "\0\0\0\n" + second.lines[1].slice(0, 20));
-  const scan = scanLog(readFileSync(second.file));
+  const scan = scanLogFile(second.file);
   expect(scan.corrupt).toBeNull();
   expect(scan.tornRecords).toBe(2);
   expect(scan.goodBytes).toBe(Buffer.byteLength(second.lines.join("")));
@@ -82,6 +82,43 @@ test("a corrupt record with good records after it refuses to open, naming line a
   expect([...open().documents.values()].map((d) => d.body)).toEqual(["note 1"]);
   // A sound log is left alone.
   expect(repairLog(dataDir).asideFile).toBeNull();
+});
+
+test("a log bigger than a read is replayed record by record: damage and a torn tail past the first read are placed to the byte", () => {
+  // ~12 MB of multi-byte text: records and characters fall across the 8 MB reads.
+  const count = 3_000;
+  const bodies = Array.from({ length: count }, (_, i) => `note ${i + 1} ${"ü漢🎼".repeat(450)}`);
+  const lines = bodies.map((body, i) => encodeLogLine({ ...note(i + 1, body), writes: [[`${10_000 + i + 1}notes`, { _id: `${10_000 + i + 1}notes`, body }]] }));
+  const offsets: number[] = [];
+  let at = 0;
+  for (const line of lines) {
+    offsets.push(at);
+    at += Buffer.byteLength(line);
+  }
+  expect(at).toBeGreaterThan(10 * 1024 * 1024);
+  const damaged = 2_500;
+  expect(offsets[damaged]).toBeGreaterThan(8 * 1024 * 1024);
+
+  const dataDir = backends.dataDir();
+  const file = path.join(dataDir, "wal.jsonl");
+  writeFileSync(file, lines.join(""));
+  const state = new DurableStore(dataDir, { log: () => {} }).open();
+  expect(state.documents.size).toBe(count);
+  expect(state.documents.get(`${10_000 + count}notes`)?.body).toBe(bodies[count - 1]);
+
+  // Damage in the middle, past the first read: refused, naming its line and byte offset.
+  const middle = backends.dataDir();
+  writeFileSync(path.join(middle, "wal.jsonl"), [...lines.slice(0, damaged), lines[damaged].replace("note", "nope"), ...lines.slice(damaged + 1)].join(""));
+  expect(() => new DurableStore(middle, { log: () => {} }).open()).toThrow(`at line ${damaged + 1} (byte offset ${offsets[damaged]}): checksum mismatch`);
+  expect(scanLogFile(path.join(middle, "wal.jsonl"))).toMatchObject({ records: damaged, corrupt: { recordsBefore: damaged, recordsAfter: count - damaged - 1 } });
+
+  // A torn tail there: cut at the byte where it starts, every record before it kept.
+  const torn = backends.dataDir();
+  writeFileSync(path.join(torn, "wal.jsonl"), lines.slice(0, damaged).join("") + lines[damaged].slice(0, 1_000));
+  const warnings: string[] = [];
+  expect(new DurableStore(torn, { log: (l) => warnings.push(l) }).open().documents.size).toBe(damaged);
+  expect(warnings[0]).toContain(`from byte offset ${offsets[damaged]}`);
+  expect(statSync(path.join(torn, "wal.jsonl")).size).toBe(offsets[damaged]);
 });
 
 /** Runs `npm run backend -- repair --data-dir <dir>` (through node, as spawnBackend does). */

@@ -3,7 +3,7 @@
  * ""), its committed documents per table and the engine's indexes over them,
  * and the registry of the deployment's components with their functions.
  */
-import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
+import { jsonToConvex, type JSONValue, type Value } from "convex/values";
 import { callStorage } from "./callContext.js";
 import { ROOT, splitUdfPath, type FunctionInfo } from "./functions.js";
 import type { ModuleMap } from "./modules.js";
@@ -16,25 +16,20 @@ import { tableKey } from "./readSets.js";
  * One component's database (the app's is the component ""), with the
  * engine's indexes over its committed documents:
  * - committed documents kept per table;
- * - buckets by each index's first field(s), so an indexed query reads its
- *   range instead of every document.
+ * - every index's documents in its order (orderedIndex.ts), so an indexed
+ *   query reads its range instead of every document.
  */
 export class ComponentState {
   modules: ModuleMap = new Map();
   /** The database whose counter hands out ids for every component: the app's. */
   counterDb: any = undefined;
-  /** table → id → committed document */
-  readonly tables = new Map<string, Map<string, any>>();
   /**
-   * `${table}|${fields}` → values key → ids, for the first one and the first
-   * two fields of every index: a query pinning those with `.eq` scans only
-   * its bucket.
+   * table → its committed documents in id order (its `by_id` index): `keys()`,
+   * `values()`. No map from id to document beside it: `db._documents` is one.
    */
-  private readonly buckets = new Map<string, Map<string, Set<string>>>();
+  readonly tables = new Map<string, { keys(): Iterable<string>; values(): Iterable<any> }>();
   /** table → index name → its fields. */
   private indexFields = new Map<string, Map<string, string[]>>();
-  /** table → the field prefixes that are bucketed, each with the key of its bucket map. */
-  private bucketPrefixes = new Map<string, Array<{ fields: string[]; bucketKey: string }>>();
   /** table → index name → the table's committed documents in that index's order (every index, built-in ones too). */
   private readonly ordered = new Map<string, Map<string, OrderedIndex>>();
 
@@ -43,28 +38,30 @@ export class ComponentState {
     readonly db: any,
   ) {}
 
-  /** Ids to scan for a query source: an index bucket when the range pins its first field(s) with `.eq`. */
-  candidateIds(table: string, source: any): Iterable<string> {
+  /**
+   * Ids to scan for a query source convex-test answers itself (see
+   * `orderedRange`): the span of the source's index that its leading `.eq`
+   * filters pin, else the whole table. Read at once, by a caller that does
+   * not yield, so no commit moves the index meanwhile.
+   */
+  *candidateIds(table: string, source: any): Iterable<string> {
     if (source?.type === "IndexRange") {
       const [, indexName] = String(source.indexName).split(".");
-      const fields = this.indexFields.get(table)?.get(indexName);
+      const index = this.indexFields.get(table)?.has(indexName) === true ? this.orderedIndexes(table).get(indexName) : undefined;
       const range: any[] = source.range ?? [];
       let pinned = 0;
-      while (fields !== undefined && pinned < Math.min(MAX_BUCKET_PREFIX, fields.length, range.length)) {
+      while (index !== undefined && pinned < Math.min(index.fields.length, range.length)) {
         const filter = range[pinned];
-        if (filter.type !== "Eq" || filter.fieldPath !== fields[pinned]) break;
+        if (filter.type !== "Eq" || filter.fieldPath !== index.fields[pinned]) break;
         pinned += 1;
       }
       if (pinned > 0) {
-        const values = range.slice(0, pinned).map((filter) => {
-          const raw = filter.value;
-          return raw !== null && typeof raw === "object" && "$undefined" in raw ? undefined : jsonToConvex(raw);
-        });
-        const bucket = this.buckets.get(`${table}|${fields!.slice(0, pinned).join(",")}`);
-        return bucket?.get(valuesKey(values)) ?? [];
+        const { start, end } = index!.span(range.slice(0, pinned))!;
+        for (let position = start; position < end; position++) yield index!.at(position);
+        return;
       }
     }
-    return this.tables.get(table)?.keys() ?? [];
+    yield* this.tables.get(table)?.keys() ?? [];
   }
 
   recordRead(source: any) {
@@ -81,31 +78,29 @@ export class ComponentState {
 
   rebuildIndexes() {
     this.indexFields = new Map();
-    this.bucketPrefixes = new Map();
     const schema = this.db._schema;
     if (schema !== null) {
       for (const [table, tableSchema] of schema.tables as Map<string, any>) {
         const byIndex = new Map<string, string[]>();
-        const prefixes = new Map<string, string[]>();
         for (const index of tableSchema.indexes as Array<{ indexDescriptor: string; fields: string[] }>) {
           byIndex.set(index.indexDescriptor, index.fields);
-          for (let length = 1; length <= Math.min(MAX_BUCKET_PREFIX, index.fields.length); length++) {
-            const prefix = index.fields.slice(0, length);
-            prefixes.set(prefix.join(","), prefix);
-          }
         }
         this.indexFields.set(table, byIndex);
-        this.bucketPrefixes.set(table, [...prefixes.values()].map((fields) => ({ fields, bucketKey: `${table}|${fields.join(",")}` })));
       }
     }
     this.tables.clear();
-    this.buckets.clear();
     this.ordered.clear();
     const documents = this.db._documents;
+    const byTable = new Map<string, any[]>();
     // Not Object.entries: an array of 480,000 pairs at full size.
-    for (const id in documents) this.indexDocument(tableOf(id), id, null, documents[id], false);
+    for (const id in documents) {
+      const table = tableOf(id);
+      let docs = byTable.get(table);
+      if (docs === undefined) byTable.set(table, (docs = []));
+      docs.push(documents[id]);
+    }
     // One sort per index rather than an insertion per document.
-    for (const [table, docs] of this.tables) {
+    for (const [table, docs] of byTable) {
       for (const index of this.orderedIndexes(table).values()) index.build(docs);
     }
   }
@@ -120,6 +115,7 @@ export class ComponentState {
         indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf));
       }
       this.ordered.set(table, indexes);
+      this.tables.set(table, indexes.get("by_id")!);
     }
     return indexes;
   }
@@ -139,11 +135,11 @@ export class ComponentState {
   orderedSource(db: any, source: any): { docs: () => Generator<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
     const range = this.orderedRange(db, source);
     if (range === null) return null;
-    const { docs, index, span, order } = range;
+    const { index, span, order } = range;
     const { start, end } = span;
     const read = (position: number) => {
       this.rowsRead += 1;
-      return docs.get(index.at(position));
+      return index.document(position);
     };
     function* walk() {
       if (order === "asc") for (let i = start; i < end; i++) yield read(i);
@@ -163,7 +159,7 @@ export class ComponentState {
   pageSource(db: any, source: any, cursor: string | null): { docs: ArrayLike<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
     const range = this.orderedRange(db, source);
     if (range === null) return null;
-    const { docs, index, span, order } = range;
+    const { index, span, order } = range;
     let first: number;
     let count: number;
     if (cursor === null) {
@@ -191,7 +187,7 @@ export class ComponentState {
           const offset = Number(property);
           if (Number.isInteger(offset) && offset >= 0 && offset < count) {
             this.rowsRead += 1;
-            return docs.get(index.at(first + step * offset));
+            return index.document(first + step * offset);
           }
         }
         return Reflect.get(target, property);
@@ -209,7 +205,7 @@ export class ComponentState {
   private orderedRange(
     db: any,
     source: any,
-  ): { docs: Map<string, any>; index: OrderedIndex; span: IndexSpan; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
+  ): { index: OrderedIndex; span: IndexSpan; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
     let table: string;
     let index: OrderedIndex | undefined;
     let span: IndexSpan | null;
@@ -232,42 +228,14 @@ export class ComponentState {
     }
     if (span === null || hasPendingWrites(db, table)) return null;
     const order: "asc" | "desc" = source.order === "desc" ? "desc" : "asc";
-    return { docs: this.tables.get(table) ?? new Map(), index, span, fieldPathsToSortBy, order };
+    return { index, span, fieldPathsToSortBy, order };
   }
 
-  indexDocument(table: string, id: string, previous: any, next: any, ordered = true) {
-    if (ordered) {
-      for (const index of this.orderedIndexes(table).values()) {
-        if (next !== null) index.set(id, next, previous);
-        else if (previous !== null) index.delete(id, previous);
-      }
-    }
-    let docs = this.tables.get(table);
-    if (docs === undefined) {
-      docs = new Map();
-      this.tables.set(table, docs);
-    }
-    if (next === null) docs.delete(id);
-    else docs.set(id, next);
-    for (const { fields, bucketKey } of this.bucketPrefixes.get(table) ?? []) {
-      const previousKey = previous === null ? null : bucketKeyOf(fields, previous);
-      const nextKey = next === null ? null : bucketKeyOf(fields, next);
-      // Most writes leave the bucketed fields alone (a counter, a text): the id stays in its bucket.
-      if (previousKey === nextKey) continue;
-      let bucket = this.buckets.get(bucketKey);
-      if (bucket === undefined) {
-        bucket = new Map();
-        this.buckets.set(bucketKey, bucket);
-      }
-      if (previousKey !== null) bucket.get(previousKey)?.delete(id);
-      if (nextKey !== null) {
-        let ids = bucket.get(nextKey);
-        if (ids === undefined) {
-          ids = new Set();
-          bucket.set(nextKey, ids);
-        }
-        ids.add(id);
-      }
+  /** A committed write of document `id` (null: none before, or deleted): every index of its table follows it. */
+  indexDocument(table: string, id: string, previous: any, next: any) {
+    for (const index of this.orderedIndexes(table).values()) {
+      if (next !== null) index.set(id, next, previous);
+      else if (previous !== null) index.delete(id, previous);
     }
   }
 }
@@ -283,14 +251,15 @@ export class Components extends Map<string, ComponentState> {
   documents(componentPath: string, table?: string): Array<Record<string, Value>> {
     const state = this.get(componentPath);
     if (state === undefined) throw new Error(`No component is installed at "${componentPath}".`);
-    const tables = table === undefined ? [...state.tables.values()] : [state.tables.get(table) ?? new Map()];
-    return tables.flatMap((docs) => [...docs.values()]);
+    const tables = table === undefined ? [...state.tables.values()] : [state.tables.get(table)];
+    return tables.flatMap((docs) => (docs === undefined ? [] : [...docs.values()]));
   }
 
   /** A committed `_storage` row (any component), or null. */
   storedFile(storageId: string): { contentType?: string; size: number } | null {
+    if (tableOf(storageId) !== "_storage") return null;
     for (const state of this.values()) {
-      const row = state.tables.get("_storage")?.get(storageId);
+      const row = state.db._documents[storageId];
       if (row !== undefined) return { contentType: row.contentType, size: row.size };
     }
     return null;
@@ -346,25 +315,4 @@ function parseCursor(cursor: string): Key | null {
   } catch {
     return null;
   }
-}
-
-/** How many leading index fields are bucketed (1 and 2 cover our `.eq` chains). */
-const MAX_BUCKET_PREFIX = 2;
-
-function valueKey(value: unknown): string {
-  if (typeof value === "string") return `s${value}`;
-  if (typeof value === "number") return `n${value}`;
-  if (value === undefined) return "u";
-  return `j${JSON.stringify(convexToJson(value as Value))}`;
-}
-
-function valuesKey(values: unknown[]): string {
-  return values.map(valueKey).join("\u0001");
-}
-
-/** `valuesKey` of a committed document's `fields`, without the arrays (once per document and bucket at start). */
-function bucketKeyOf(fields: readonly string[], doc: Record<string, Value>): string {
-  let key = valueKey(fieldOf(fields[0], doc));
-  for (let i = 1; i < fields.length; i++) key += "\u0001" + valueKey(fieldOf(fields[i], doc));
-  return key;
 }

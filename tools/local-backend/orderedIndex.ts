@@ -1,6 +1,6 @@
 /**
- * A database index kept in order: the ids of one table's committed
- * documents sorted by the index's fields (then `_creationTime` and `_id`, as
+ * A database index kept in order: one table's committed documents sorted
+ * by the index's fields (then `_creationTime` and `_id`, as
  * Convex orders every index), so a query reads just its range, in order,
  * and stops at its limit — instead of collecting and sorting the whole
  * table on every query, which is what made a post to a 10,000-message chat
@@ -52,23 +52,20 @@ function compareStrings(a: string, b: string): number {
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
-function compareKeys(a: Key, b: Key): number {
-  for (let i = 0; i < a.length; i++) {
-    const c = compareValue(a[i], b[i]);
-    if (c !== 0) return c;
-  }
-  return 0;
-}
+type Doc = Record<string, Value>;
 
 export class OrderedIndex {
   /**
-   * Ids in index order, and their keys at the same positions (searched
-   * without a map lookup per step). No map from id to key: a change names
-   * the document it replaces, whose key is read again (a map per index held
-   * ~2 million entries at 480,000 documents).
+   * The table's committed documents in index order. Their keys are read
+   * from them when compared, not kept beside them: a key array per document
+   * and index (with its boxed creation time) was ~220 MB of a 590 MB heap at
+   * 480,000 documents. Committed documents are never changed in place (a
+   * write commits a new object, and functions get copies), so a document's
+   * key is the one it was put in with.
    */
-  private ids: string[] = [];
-  private sortedKeys: Key[] = [];
+  private docs: Doc[] = [];
+  /** Reads each field of `fields` from a document, in order. */
+  private readonly readers: ReadonlyArray<(doc: Doc) => Value | undefined>;
 
   /**
    * @param fields every field the index orders by, `_creationTime` and `_id` included (so keys are unique)
@@ -76,59 +73,70 @@ export class OrderedIndex {
    */
   constructor(
     readonly fields: readonly string[],
-    private readonly fieldOf: (field: string, doc: Record<string, Value>) => Value | undefined,
-  ) {}
+    fieldOf: (field: string, doc: Doc) => Value | undefined,
+  ) {
+    this.readers = fields.map((field) => (doc: Doc) => fieldOf(field, doc));
+  }
 
   get size(): number {
-    return this.ids.length;
+    return this.docs.length;
   }
 
   /** The id at a position. */
   at(position: number): string {
-    return this.ids[position];
+    return this.docs[position]._id as string;
+  }
+
+  /** The document at a position. */
+  document(position: number): Doc {
+    return this.docs[position];
+  }
+
+  /** The ids in index order. */
+  *keys(): Generator<string> {
+    for (const doc of this.docs) yield doc._id as string;
+  }
+
+  /** The documents in index order. */
+  values(): IterableIterator<Doc> {
+    return this.docs.values();
   }
 
   /** Replaces the contents with these documents (one sort instead of many inserts). */
-  build(docs: Iterable<[string, Record<string, Value>]>): void {
-    const entries: Array<{ id: string; key: Key }> = [];
-    for (const [id, doc] of docs) entries.push({ id, key: this.keyOf(doc) });
-    // Keys beside their ids: no map lookups inside the sort's comparisons.
-    entries.sort((a, b) => compareKeys(a.key, b.key));
-    this.ids = entries.map((entry) => entry.id);
-    this.sortedKeys = entries.map((entry) => entry.key);
+  build(docs: Iterable<Doc>): void {
+    const sorted = Array.from(docs);
+    sorted.sort((a, b) => this.compareDocs(a, b));
+    this.docs = sorted;
   }
 
   /** Puts a document in, in place of `previous`: the document last put in under `id`, if any. */
-  set(id: string, doc: Record<string, Value>, previous: Record<string, Value> | null = null): void {
-    const key = this.keyOf(doc);
+  set(id: string, doc: Doc, previous: Doc | null = null): void {
     if (previous !== null) {
-      const previousKey = this.keyOf(previous);
-      // Most writes leave the indexed fields alone (a counter, a text): the entry stays where it is.
-      if (compareKeys(previousKey, key) === 0) return;
-      this.remove(id, previousKey);
+      const position = this.positionOf(id, previous);
+      // Most writes leave the indexed fields alone (a counter, a text): the new document takes the old one's place.
+      if (this.compareDocs(previous, doc) === 0) {
+        this.docs[position] = doc;
+        return;
+      }
+      this.docs.splice(position, 1);
     }
-    const last = this.sortedKeys.length - 1;
+    const last = this.docs.length - 1;
     // New documents mostly sort last (creation times, counters): appended without a search.
-    const position = last < 0 || compareKeys(this.sortedKeys[last], key) < 0 ? last + 1 : this.firstAtOrAfter(key);
-    if (position === this.ids.length) {
-      this.ids.push(id);
-      this.sortedKeys.push(key);
-    } else {
-      this.ids.splice(position, 0, id);
-      this.sortedKeys.splice(position, 0, key);
-    }
+    const position = last < 0 || this.compareDocs(this.docs[last], doc) < 0 ? last + 1 : this.partition((other) => this.compareDocs(other, doc) >= 0, 0);
+    if (position === this.docs.length) this.docs.push(doc);
+    else this.docs.splice(position, 0, doc);
   }
 
   /** Takes out `doc`, the document last put in under `id`. */
-  delete(id: string, doc: Record<string, Value>): void {
-    this.remove(id, this.keyOf(doc));
+  delete(id: string, doc: Doc): void {
+    this.docs.splice(this.positionOf(id, doc), 1);
   }
 
-  private remove(id: string, key: Key): void {
-    const position = this.firstAtOrAfter(key);
-    if (this.ids[position] !== id) throw new Error(`Ordered index out of step at ${id}`);
-    this.ids.splice(position, 1);
-    this.sortedKeys.splice(position, 1);
+  /** Where `doc`, the document last put in under `id`, is. */
+  private positionOf(id: string, doc: Doc): number {
+    const position = this.partition((other) => this.compareDocs(other, doc) >= 0, 0);
+    if (this.docs[position]?._id !== id) throw new Error(`Ordered index out of step at ${id}`);
+    return position;
   }
 
   /**
@@ -155,26 +163,27 @@ export class OrderedIndex {
       else return null;
     }
     const last = equal.length;
-    // Negative: the key sorts before the range; positive: after it; 0: inside (both searches are monotone).
-    const below = (key: Key): boolean => {
+    const readers = this.readers;
+    // Negative: the document sorts before the range; positive: after it; 0: inside (both searches are monotone).
+    const below = (doc: Doc): boolean => {
       for (let f = 0; f < last; f++) {
-        const c = compareValue(key[f], equal[f]);
+        const c = compareValue(readers[f](doc), equal[f]);
         if (c !== 0) return c < 0;
       }
       if (lower === null) return false;
-      const c = compareValue(key[last], lower.value);
+      const c = compareValue(readers[last](doc), lower.value);
       return lower.inclusive ? c < 0 : c <= 0;
     };
-    const above = (key: Key): boolean => {
+    const above = (doc: Doc): boolean => {
       for (let f = 0; f < last; f++) {
-        const c = compareValue(key[f], equal[f]);
+        const c = compareValue(readers[f](doc), equal[f]);
         if (c !== 0) return c > 0;
       }
       if (upper === null) return false;
-      const c = compareValue(key[last], upper.value);
+      const c = compareValue(readers[last](doc), upper.value);
       return upper.inclusive ? c > 0 : c >= 0;
     };
-    const start = this.partition((key) => !below(key), 0);
+    const start = this.partition((doc) => !below(doc), 0);
     const end = this.partition(above, start);
     return { start, end };
   }
@@ -185,32 +194,40 @@ export class OrderedIndex {
    * positions before it hold the keys at or before `key`.
    */
   firstAfter(key: Key, span: IndexSpan): number {
-    return this.partition((other) => compareKeys(other, key) > 0, span.start, span.end);
+    return this.partition((doc) => this.compareToKey(doc, key) > 0, span.start, span.end);
   }
 
   /** The first position of `span` whose key sorts at or after `key`: a descending page after a cursor starts just below it. */
   firstAtOrAfterWithin(key: Key, span: IndexSpan): number {
-    return this.partition((other) => compareKeys(other, key) >= 0, span.start, span.end);
+    return this.partition((doc) => this.compareToKey(doc, key) >= 0, span.start, span.end);
   }
 
-  private keyOf(doc: Record<string, Value>): Key {
-    return this.fields.map((field) => this.fieldOf(field, doc));
+  private compareDocs(a: Doc, b: Doc): number {
+    for (const read of this.readers) {
+      const c = compareValue(read(a), read(b));
+      if (c !== 0) return c;
+    }
+    return 0;
   }
 
-  /** The first position, from `from`, whose key satisfies `test` (true from some point on, false before). */
-  private partition(test: (key: Key) => boolean, from: number, to = this.ids.length): number {
+  private compareToKey(doc: Doc, key: Key): number {
+    for (let i = 0; i < key.length; i++) {
+      const c = compareValue(this.readers[i](doc), key[i]);
+      if (c !== 0) return c;
+    }
+    return 0;
+  }
+
+  /** The first position, from `from`, whose document satisfies `test` (true from some point on, false before). */
+  private partition(test: (doc: Doc) => boolean, from: number, to = this.docs.length): number {
     let low = from;
     let high = to;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (test(this.sortedKeys[middle])) high = middle;
+      if (test(this.docs[middle])) high = middle;
       else low = middle + 1;
     }
     return low;
-  }
-
-  private firstAtOrAfter(key: Key): number {
-    return this.partition((other) => compareKeys(other, key) >= 0, 0);
   }
 }
 

@@ -62,30 +62,42 @@ const READ_BYTES = 8 * 1024 * 1024;
 
 /**
  * Calls `line` with each line of the file at `filePath` (without its
- * newline), reading READ_BYTES at a time: only whole lines are decoded, so a
- * character split between two reads is never cut.
+ * newline), with the byte offsets where it starts and where the next line
+ * starts, reading READ_BYTES at a time: only whole lines are decoded, so a
+ * character split between two reads is never cut, and the file is never in
+ * memory whole.
  */
-export function forEachLine(filePath: string, line: (text: string, lineNumber: number) => void): void {
+export function forEachLine(filePath: string, line: (text: string, lineNumber: number, offset: number, end: number) => void): void {
   const fd = openSync(filePath, "r");
   try {
-    let carry: Buffer = Buffer.alloc(0);
+    // One buffer for every read: the part of a line a read cut off is moved to its start and the next read lands after it
+    // (a Buffer.concat per read left ~80 MB of freed buffers in the allocator's heap after a 134 MB snapshot).
+    let buffer = Buffer.allocUnsafe(READ_BYTES);
+    // Bytes of `buffer` holding a line not yet ended, and the file offset of its first byte.
+    let carried = 0;
+    let bufferOffset = 0;
     let lineNumber = 0;
-    const chunk = Buffer.allocUnsafe(READ_BYTES);
     for (;;) {
-      const read = readSync(fd, chunk, 0, READ_BYTES, null);
-      if (read === 0) break;
-      const bytes = carry.length === 0 ? chunk.subarray(0, read) : Buffer.concat([carry, chunk.subarray(0, read)]);
-      const lastNewline = bytes.lastIndexOf(0x0a);
-      if (lastNewline === -1) {
-        // A line longer than a read: keep gathering it (a copy, since `chunk` is read into again).
-        carry = Buffer.from(bytes);
-        continue;
+      if (carried === buffer.length) {
+        // A line longer than the buffer: a bigger one takes it.
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, carried);
+        buffer = bigger;
       }
-      const lines = bytes.toString("utf8", 0, lastNewline).split("\n");
-      carry = Buffer.from(bytes.subarray(lastNewline + 1));
-      for (const text of lines) line(text, ++lineNumber);
+      const read = readSync(fd, buffer, carried, buffer.length - carried, null);
+      if (read === 0) break;
+      const bytes = buffer.subarray(0, carried + read);
+      let start = 0;
+      // The carried bytes hold no newline: the search starts after them.
+      for (let newline = bytes.indexOf(0x0a, carried); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
+        line(bytes.toString("utf8", start, newline), ++lineNumber, bufferOffset + start, bufferOffset + newline + 1);
+        start = newline + 1;
+      }
+      buffer.copy(buffer, 0, start, bytes.length);
+      carried = bytes.length - start;
+      bufferOffset += start;
     }
-    if (carry.length > 0) line(carry.toString("utf8"), ++lineNumber);
+    if (carried > 0) line(buffer.toString("utf8", 0, carried), ++lineNumber, bufferOffset, bufferOffset + carried);
   } finally {
     closeSync(fd);
   }

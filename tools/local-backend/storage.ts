@@ -49,7 +49,7 @@ import {
   open as openFd,
   openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -63,6 +63,7 @@ import type { JSONValue } from "convex/values";
 import {
   documentLine,
   endLine,
+  forEachLine,
   LEGACY_SNAPSHOT_FILE,
   readLegacySnapshot,
   readSnapshot,
@@ -314,21 +315,21 @@ export class DurableStore {
   }
 
   private replayLog(logPath: string, state: StoredState): void {
-    const scan = scanLog(readFileSync(logPath));
+    // Each record is applied as it is read: a record a later one replaces is garbage at once.
+    const scan = scanLogFile(logPath, (entry) => applyLogLine(state, entry));
     if (scan.corrupt !== null) throw new WalCorruptError(corruptMessage(logPath, this.dataDir, scan));
     if (scan.tornRecords > 0) {
       // Only a crash mid-write leaves a bad tail, and that write was never acknowledged (it was not yet synced).
       this.log(
         `Write-ahead log ${logPath}: dropped ${scan.tornRecords} torn record(s) at the end ` +
           `(${scan.size - scan.goodBytes} bytes from byte offset ${scan.goodBytes}), left by a crash mid-write; ` +
-          `${scan.entries.length} record(s) before it kept.`,
+          `${scan.records} record(s) before it kept.`,
       );
       const fd = openSync(logPath, "r+");
       ftruncateSync(fd, scan.goodBytes);
       fsyncSync(fd);
       closeSync(fd);
     }
-    for (const entry of scan.entries) applyLogLine(state, entry);
   }
 
   /**
@@ -690,8 +691,8 @@ function decodeLogLine(text: string): { entry: LogLine } | { error: string } {
 }
 
 export interface LogScan {
-  /** The good records, in order. */
-  entries: LogLine[];
+  /** How many good records come before the first bad one (those `scanLogFile` hands over). */
+  records: number;
   /** Bytes of the file up to and including the last good record: where a torn tail is cut. */
   goodBytes: number;
   size: number;
@@ -701,39 +702,42 @@ export interface LogScan {
   corrupt: { offset: number; line: number; reason: string; recordsBefore: number; recordsAfter: number } | null;
 }
 
-/** Reads a log's bytes record by record, telling a crash's torn tail from damage in the middle. */
-export function scanLog(bytes: Buffer): LogScan {
-  const entries: LogLine[] = [];
+/**
+ * Reads a log record by record, a bounded piece at a time (the log is not
+ * in memory whole: a 64 MB log and every record parsed from it were held at
+ * once before), handing each good record before the first bad one to
+ * `record`, and tells a crash's torn tail from damage in the middle. With
+ * damage, records were already handed over: the caller refuses to start.
+ */
+export function scanLogFile(filePath: string, record: (entry: LogLine) => void = () => {}): LogScan {
+  let records = 0;
   let goodBytes = 0;
-  let firstBad: { offset: number; line: number; reason: string; recordsBefore: number } | null = null;
+  let size = 0;
+  let firstBad = null as { offset: number; line: number; reason: string; recordsBefore: number } | null;
   let badRecords = 0;
   let goodAfterBad = 0;
-  let offset = 0;
-  for (let lineNumber = 1; offset < bytes.length; lineNumber++) {
-    const newline = bytes.indexOf(0x0a, offset);
-    const end = newline === -1 ? bytes.length : newline + 1;
-    const text = bytes.toString("utf8", offset, newline === -1 ? bytes.length : newline);
-    const start = offset;
-    offset = end;
-    if (text.trim() === "") continue;
+  forEachLine(filePath, (text, lineNumber, offset, end) => {
+    size = end;
+    if (text.trim() === "") return;
     const decoded = decodeLogLine(text);
     if ("error" in decoded) {
       badRecords++;
-      firstBad ??= { offset: start, line: lineNumber, reason: decoded.error, recordsBefore: entries.length };
-      continue;
+      firstBad ??= { offset, line: lineNumber, reason: decoded.error, recordsBefore: records };
+      return;
     }
     if (firstBad !== null) {
       goodAfterBad++;
-      continue;
+      return;
     }
-    entries.push(decoded.entry);
+    record(decoded.entry);
+    records++;
     goodBytes = end;
-  }
+  });
   if (firstBad !== null && goodAfterBad > 0) {
-    return { entries, goodBytes, size: bytes.length, tornRecords: 0, corrupt: { ...firstBad, recordsAfter: goodAfterBad } };
+    return { records, goodBytes, size, tornRecords: 0, corrupt: { ...firstBad, recordsAfter: goodAfterBad } };
   }
   // Blank lines after the last good record are no loss; cut them with the torn tail.
-  return { entries, goodBytes: badRecords > 0 ? goodBytes : bytes.length, size: bytes.length, tornRecords: badRecords, corrupt: null };
+  return { records, goodBytes: badRecords > 0 ? goodBytes : size, size, tornRecords: badRecords, corrupt: null };
 }
 
 function corruptMessage(logPath: string, dataDir: string, scan: LogScan): string {
@@ -765,13 +769,16 @@ export function repairLog(dataDir: string, now = new Date()): RepairResult {
   secureDataDir(dataDir);
   const logPath = path.join(dataDir, "wal.jsonl");
   if (!existsSync(logPath)) return { kept: 0, asideFile: null, movedBytes: 0, offset: 0 };
-  const bytes = readFileSync(logPath);
-  const scan = scanLog(bytes);
+  const scan = scanLogFile(logPath);
   const cut = scan.corrupt?.offset ?? (scan.tornRecords > 0 ? scan.goodBytes : null);
-  if (cut === null) return { kept: scan.entries.length, asideFile: null, movedBytes: 0, offset: bytes.length };
+  if (cut === null) return { kept: scan.records, asideFile: null, movedBytes: 0, offset: scan.size };
   const asideFile = `${logPath}.corrupt-${now.toISOString().replace(/[:.]/g, "-")}`;
   const aside = openSync(asideFile, "wx", FILE_MODE);
-  writeAll(aside, bytes.subarray(cut));
+  const moved = Buffer.alloc(scan.size - cut);
+  const log = openSync(logPath, "r");
+  for (let read = 0, got = -1; read < moved.length && got !== 0; read += got) got = readSync(log, moved, read, moved.length - read, cut + read);
+  closeSync(log);
+  writeAll(aside, moved);
   fsyncSync(aside);
   closeSync(aside);
   syncDir(dataDir);
@@ -780,7 +787,7 @@ export function repairLog(dataDir: string, now = new Date()): RepairResult {
   ftruncateSync(fd, cut);
   fsyncSync(fd);
   closeSync(fd);
-  return { kept: scan.entries.length, asideFile, movedBytes: bytes.length - cut, offset: cut };
+  return { kept: scan.records, asideFile, movedBytes: moved.length, offset: cut };
 }
 
 /** writeSync may write less than asked; loop until all of it is in. */
