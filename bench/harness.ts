@@ -180,3 +180,11 @@ export function backendCpuMs(pid: number | undefined): number {
     return Number.NaN;
   }
 }
+
+/** A process's resident memory now (VmRSS), or its peak so far (VmHWM: the highs between samples, start-up and compactions included), in bytes. */
+export function residentBytes(pid: number | undefined, field: "VmRSS" | "VmHWM" = "VmRSS"): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith(`${field}:`));
+  return Number(line?.split(/\s+/)[1] ?? Number.NaN) * 1024;
+}

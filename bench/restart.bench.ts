@@ -35,7 +35,7 @@ import type { Id } from "../convex/_generated/dataModel";
 import { adminClient } from "../tests/backend/helpers";
 import { spawnBackend, type BackendProcess } from "../tests/backend/process";
 import { SNAPSHOT_FILE } from "../tools/local-backend/snapshot";
-import { backendCpuMs, log, stopBackend } from "./harness";
+import { backendCpuMs, log, residentBytes, stopBackend } from "./harness";
 import { amplifyDataDir, seedScaleDepartment, seededDocuments } from "./scaleSeed";
 import { summarize, type Summary } from "./stats";
 
@@ -61,14 +61,6 @@ interface SeedNotes {
   departmentId: Id<"departments">;
   taskIds: Array<Id<"tasks">>;
   seedSeconds: number;
-}
-
-/** The process's resident memory now (VmRSS), or its peak so far (VmHWM: the start-up's and compactions' highs between samples). */
-function resident(pid: number | undefined, field: "VmRSS" | "VmHWM" = "VmRSS"): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith(`${field}:`));
-  return Number(line?.split(/\s+/)[1] ?? Number.NaN) * 1024;
 }
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
@@ -117,7 +109,7 @@ async function start(dataDir: string, env: Record<string, string> = {}) {
   const began = performance.now();
   const backend = await spawnBackend({ dataDir, convexDir: path.resolve("convex"), env, readyTimeoutMs: 600_000 });
   const seconds = (performance.now() - began) / 1000;
-  return { backend, seconds, cpuSeconds: backendCpuMs(backend.child.pid) / 1000, rss: resident(backend.child.pid) };
+  return { backend, seconds, cpuSeconds: backendCpuMs(backend.child.pid) / 1000, rss: residentBytes(backend.child.pid) };
 }
 
 /**
@@ -189,8 +181,8 @@ async function main() {
     let rssPeak = Number.NaN;
     try {
       measured = await commitsAroundCompactions(backend, stallDir, notes);
-      rssAfter = resident(backend.child.pid);
-      rssPeak = resident(backend.child.pid, "VmHWM");
+      rssAfter = residentBytes(backend.child.pid);
+      rssPeak = residentBytes(backend.child.pid, "VmHWM");
     } finally {
       await stopBackend(backend);
       rmSync(stallDir, { recursive: true, force: true });
