@@ -399,10 +399,10 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
  * per column); each @Jarvis "split" mention is timed until both delegated
  * tasks are on that client.
  */
-export async function benchSmallMention(): Promise<void> {
+export async function benchSmallMention(options: { root?: string } = {}): Promise<number[]> {
   const MENTIONS = 40;
   const WARMUP = 3;
-  const { backend, watcher, close } = await startModelBackend("chat-mention", (request) => delegatingReply(request.messages));
+  const { backend, watcher, close } = await startModelBackend("chat-mention", (request) => delegatingReply(request.messages), options);
   try {
     const { member: http, departmentId, token } = await seedDemoSquad(backend, "BenchAdmin");
     const taskIds: Array<Id<"tasks">> = [];
@@ -437,6 +437,7 @@ export async function benchSmallMention(): Promise<void> {
     const s = summarize(times);
     console.log(`small department (the demo squad, a model answering at once), @Jarvis mention → both delegated tasks on a subscribed second client:
   ${times.length} mentions after ${WARMUP} warm-up: p50 ${s.p50.toFixed(1)} / p99 ${s.p99.toFixed(1)} / max ${s.max.toFixed(1)} ms (target p99 < 50 ms) ${s.p99 < 50 ? "met" : "NOT met"}; load ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+    return times;
   } finally {
     await close();
   }
