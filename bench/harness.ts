@@ -188,3 +188,15 @@ export function residentBytes(pid: number | undefined, field: "VmRSS" | "VmHWM" 
     .find((l) => l.startsWith(`${field}:`));
   return Number(line?.split(/\s+/)[1] ?? Number.NaN) * 1024;
 }
+
+/**
+ * Waits until every agent of the department has been idle at two looks
+ * `quietMs` apart (a run's result can wake its delegator just after), or
+ * `timeoutMs` passed.
+ */
+export async function waitForIdleAgents(client: ConvexHttpClient, departmentId: Id<"departments">, quietMs = 300, timeoutMs = 60_000): Promise<void> {
+  const idle = async () => (await client.query(api.agents.list, { departmentId })).every((agent) => agent.status !== "active");
+  for (const deadline = performance.now() + timeoutMs; performance.now() < deadline; await sleep(quietMs)) {
+    if ((await idle()) && (await sleep(quietMs), await idle())) return;
+  }
+}

@@ -18,7 +18,7 @@ import { guards } from "../lib/guards";
 import { canonicalJson, idempotencyKey } from "../lib/idempotency";
 import { deniedNote, guardNote, unknownToolNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest, Resolution } from "../lib/pauses";
-import { approvalPolicy, findTool, needsApproval, planStepCall, type ToolDefinition, type ToolResult } from "../tools/registry";
+import { approvalPolicy, findTool, needsApproval, planStepCall, type ToolDefinition, type ToolResult, type ToolScope } from "../tools/registry";
 import { PRIORITIES, type ApprovalPolicy, type LeadMode, type Priority, type RunPause, type ToolCallRecord } from "../validators";
 import type { vDispatchScope } from "./context";
 import type { BrainConfig } from "../lib/brainConfig";
@@ -141,14 +141,15 @@ export type Dispatched = Reported | { pause: PauseRequest };
 async function runTool(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, tool: ToolDefinition, args: Record<string, unknown>): Promise<ToolResult> {
   const key = idempotencyKey(scope.cause, tool.name, args);
   try {
-    return await tool.execute(
-      ctx,
-      { runId, agentName: scope.name, sessionKey: scope.sessionKey, departmentId: scope.departmentId, taskId: scope.taskId, triggerKind: scope.cause.trigger.kind, key },
-      args,
-    );
+    return await tool.execute(ctx, toolScope(runId, scope, key), args);
   } catch (error) {
     return { ok: false, problem: "failed", text: `${tool.name} failed: ${errorMessage(error)}` };
   }
+}
+
+/** What an executor is told about the call: the run's agent and task, never the model's words. */
+function toolScope(runId: Id<"runs">, scope: Scope, key: string): ToolScope {
+  return { runId, agentName: scope.name, sessionKey: scope.sessionKey, departmentId: scope.departmentId, taskId: scope.taskId, triggerKind: scope.cause.trigger.kind, key };
 }
 
 /** A call's record on the run, written with its `tool_result` by writes.endToolCall (one write, not two). */
@@ -232,6 +233,68 @@ export async function dispatchCall(
   const result = await runTool(ctx, runId, scope, tool, args);
   if (result.ok && result.pause !== undefined) return { pause: result.pause };
   return await report(ctx, runId, scope, recorded, result, seen);
+}
+
+/**
+ * Whether `calls` open with calls that may run together (tools/registry
+ * `executeTogether`): two or more of one such tool. A cheap look before
+ * dispatchTogether reads anything.
+ */
+export function opensWithCallsTogether(calls: readonly ParsedToolCall[]): boolean {
+  const tool = calls.length >= 2 ? findTool(calls[0].name, true) : undefined;
+  return tool?.executeTogether !== undefined && calls[1].name === tool.name;
+}
+
+/**
+ * Runs the calls `calls` opens with that may run together, in one
+ * transaction: consecutive calls of one tool with `executeTogether`, each
+ * passing every check dispatchCall makes (the run's delegation limit
+ * counting the ones before it) and needing no approval. The first call
+ * that does not stops the group; it and the calls after it are dispatched
+ * one at a time. Returns the group's reports in order (each note said in
+ * the thread, as dispatchCall does), or none when fewer than two qualify
+ * (then nothing ran and nothing was marked seen).
+ */
+export async function dispatchTogether(
+  ctx: ActionCtx,
+  runId: Id<"runs">,
+  calls: readonly ParsedToolCall[],
+  config: BrainConfig,
+  seen: Set<string>,
+  log: (line: string) => void,
+): Promise<Reported[]> {
+  const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
+  const group: Array<{ call: ParsedToolCall; tool: ToolDefinition; args: Record<string, unknown>; signature: string }> = [];
+  for (const call of calls) {
+    const checked = checkCall(call, 0, { ...scope, delegations: scope.delegations + group.length }, seen, config);
+    if ("refused" in checked) break;
+    const { tool, args, signature } = checked;
+    if (tool.executeTogether === undefined || (group.length > 0 && tool !== group[0].tool)) break;
+    // An identical repeat within the group is refused as a repeat, one at a time.
+    if (group.some((g) => g.signature === signature)) break;
+    if (needsApproval(approvalPolicy(scope, tool.name), callPriority(args, scope.taskPriority))) break;
+    group.push({ call, tool, args, signature });
+  }
+  if (group.length < 2) return [];
+  const tool = group[0].tool;
+  for (const { call, signature } of group) {
+    seen.add(signature);
+    log(`[TOOL: ${call.name}]`);
+  }
+  let results: ToolResult[];
+  try {
+    results = await tool.executeTogether!(
+      ctx,
+      group.map(({ args }) => ({ scope: toolScope(runId, scope, idempotencyKey(scope.cause, tool.name, args)), args })),
+    );
+  } catch (error) {
+    results = group.map(() => ({ ok: false, problem: "failed", text: `${tool.name} failed: ${errorMessage(error)}` }));
+  }
+  const reports: Reported[] = [];
+  for (const [i, { call }] of group.entries()) {
+    reports.push(await report(ctx, runId, scope, { name: call.name, args: JSON.stringify(call.args ?? null) }, results[i], seen));
+  }
+  return reports;
 }
 
 /**

@@ -22,7 +22,7 @@ import { isChatTool } from "../tools/registry";
 import { brainConfig } from "../lib/brainConfig";
 import type { PauseRequest } from "../lib/pauses";
 import type { RunPause } from "../validators";
-import { dispatchCall, settlePause, type CallRecord, type Dispatched, type Observation } from "./dispatch";
+import { dispatchCall, dispatchTogether, opensWithCallsTogether, settlePause, type CallRecord, type Dispatched, type Observation, type Reported } from "./dispatch";
 import { ModelAbortedError, streamModel, type ChatMessage } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage } from "./prompt";
 import { modelSummaries } from "./summariser";
@@ -85,7 +85,7 @@ export const execute = internalAction({
         );
         const results = [...pause.before, settled, ...pause.after];
         if (rest.length > 0) {
-          const ran = await runTools(ctx, writer, rest, { firstIndex: pause.index + 1, firstOffset: offset + 1 }, (call) => dispatchCall(ctx, runId, call, config, seen, log));
+          const ran = await runTools(ctx, writer, rest, { firstIndex: pause.index + 1, firstOffset: offset + 1 }, dispatcher(ctx, runId, config, seen, log));
           if (ran.paused !== null) {
             const { state, request } = pauseState(pause, { ...ran.paused, before: [...results, ...ran.paused.before] }, seen);
             live(await ctx.runMutation(internal.brain.writes.pause, { ...writer, request, state }));
@@ -152,7 +152,7 @@ export const execute = internalAction({
         let observations: Observation[] = [];
         let paused: Paused | null = null;
         if (first !== undefined) {
-          ({ observations, paused } = await runTools(ctx, writer, calls, { firstIndex: toolIndex, firstOffset: 0 }, (call) => dispatchCall(ctx, runId, call, config, seen, log)));
+          ({ observations, paused } = await runTools(ctx, writer, calls, { firstIndex: toolIndex, firstOffset: 0 }, dispatcher(ctx, runId, config, seen, log)));
           toolIndex += calls.length;
         } else if (calls.length > 0) {
           const guard = `tool iteration limit reached (${config.maxToolIterations})`;
@@ -252,6 +252,19 @@ async function streamReply(
   return reply;
 }
 
+/** How runTools dispatches this run's calls: one at a time, or several together (dispatch.ts). */
+interface Dispatcher {
+  one(call: ParsedToolCall): Promise<Dispatched>;
+  together(calls: ParsedToolCall[]): Promise<Reported[]>;
+}
+
+function dispatcher(ctx: ActionCtx, runId: Id<"runs">, config: ReturnType<typeof brainConfig>, seen: Set<string>, log: (line: string) => void): Dispatcher {
+  return {
+    one: (call) => dispatchCall(ctx, runId, call, config, seen, log),
+    together: (calls) => dispatchTogether(ctx, runId, calls, config, seen, log),
+  };
+}
+
 /** A call as its `tool_call` event names it. */
 function toolStart(index: number, call: ParsedToolCall) {
   return { index, name: call.name, args: JSON.stringify(call.args ?? null) };
@@ -289,9 +302,12 @@ function callsAfterPause(pause: Pick<RunPause, "reply" | "index" | "nextIndex" |
 }
 
 /**
- * Runs a reply's tool calls one at a time, each announced by `tool_call`
- * first (the first by `endReply` or by the paused call's result, each next
- * one by the previous call's `endToolCall`, in the same write). Calls beyond
+ * Runs a reply's tool calls in order, each announced by `tool_call` first
+ * (the first by `endReply` or by the paused call's result, each next one by
+ * the previous call's `endToolCall`, in the same write), its result written
+ * after it ran. Consecutive calls that may run together (two delegations in
+ * a row) run in one transaction when the first of them is reached; their
+ * results are then written one by one as the others'. Calls beyond
  * MAX_TOOL_CALLS_PER_REPLY in the reply (`firstOffset` is the first call's
  * place in it) are refused, as the dispatcher would. A call that waits for a
  * person pauses the reply there: the calls after it run once the run resumes.
@@ -303,9 +319,11 @@ async function runTools(
   writer: Writer,
   calls: ParsedToolCall[],
   { firstIndex, firstOffset }: { firstIndex: number; firstOffset: number },
-  dispatch: (call: ParsedToolCall) => Promise<Dispatched>,
+  dispatch: Dispatcher,
 ): Promise<{ observations: Observation[]; paused: Paused | null }> {
   const observations: Observation[] = [];
+  /** Results of calls that ran together with an earlier one, for the calls next in line. */
+  let ranAlready: Reported[] = [];
   for (const [i, call] of calls.entries()) {
     const index = firstIndex + i;
     let result: Observation;
@@ -315,7 +333,11 @@ async function runTools(
       await refuse(ctx, writer.runId, call, text, `more than ${MAX_TOOL_CALLS_PER_REPLY} tool calls in one reply`);
       result = { tool: call.name, text };
     } else {
-      const dispatched = await dispatch(call);
+      if (ranAlready.length === 0) {
+        const within = calls.slice(i, i + MAX_TOOL_CALLS_PER_REPLY - (firstOffset + i));
+        if (opensWithCallsTogether(within)) ranAlready = await dispatch.together(within);
+      }
+      const dispatched = ranAlready.shift() ?? (await dispatch.one(call));
       // Its result is written when the person responds; the calls after it wait with it.
       if ("pause" in dispatched) return { observations: [], paused: { request: dispatched.pause, index, call: { name: call.name, args: toolStart(index, call).args }, before: observations } };
       ({ observation: result, recorded } = dispatched);
@@ -330,7 +352,13 @@ async function runTools(
       ...(recorded === undefined ? {} : { recorded }),
       ...(next === undefined ? {} : { next: toolStart(index + 1, next) }),
     });
-    if (verdict === "aborted") throw new Stopped();
+    if (verdict === "aborted") {
+      // Calls that ran together with this one did run: their results are written too.
+      for (const [j, { observation, recorded: record }] of ranAlready.entries()) {
+        await ctx.runMutation(internal.brain.writes.endToolCall, { ...writer, index: index + 1 + j, name: calls[i + 1 + j].name, observation: observation.text, recorded: record });
+      }
+      throw new Stopped();
+    }
   }
   return { observations, paused: null };
 }

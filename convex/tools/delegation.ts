@@ -147,30 +147,55 @@ function delegationResult(
  * does. One write where a roster read and a write were two round trips of
  * the run, each queued behind every other run's writes.
  */
+const vByNameArgs = { ...vDelegationFields, assignees: v.array(v.string()) };
+
 export const delegateByName = internalMutation({
   /** `assignees`: agent names as the model wrote them. */
-  args: { ...vDelegationFields, assignees: v.array(v.string()) },
+  args: vByNameArgs,
   returns: vDelegationResult,
-  handler: async (ctx, args): Promise<DelegationResult> => {
-    const title = args.title.trim();
-    const instruction = args.instruction.trim();
-    const agents = await departmentAgents(ctx, args.departmentId);
-    const delegator = agents.find((a) => a.sessionKey === args.delegatorSessionKey);
-    if (delegator === undefined) throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
-    const roster = agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey }));
-    const check = checkDelegation({ title, instruction, assignees: args.assignees }, roster, delegator, "delegate_task");
-    if (!check.ok) return check;
-    const { assignees, ...fields } = args;
-    const created = await createDelegatedTaskHandler(ctx, {
-      ...fields,
-      delegatorSessionKey: delegator.sessionKey,
-      title,
-      instruction,
-      assigneeSessionKeys: check.resolved.map((a) => a.sessionKey),
-    });
-    return delegationResult(created, assignees, check);
+  handler: async (ctx, args): Promise<DelegationResult> => await delegateByNameHandler(ctx, args),
+});
+
+/** Most delegations one `delegateAllByName` makes: a reply's tool calls are bounded lower (MAX_TOOL_CALLS_PER_REPLY). */
+export const MAX_DELEGATIONS_AT_ONCE = 16;
+
+/**
+ * Several `delegate_task` calls of one reply in one transaction, in order,
+ * each exactly as delegateByName makes it (a later one sees the earlier
+ * ones' tasks, as it would a call later): the tasks reach the board in one
+ * commit, where one write each queued the second behind the first one's
+ * delivery and the assignees' runs it woke.
+ */
+export const delegateAllByName = internalMutation({
+  args: { delegations: v.array(v.object(vByNameArgs)) },
+  returns: v.array(vDelegationResult),
+  handler: async (ctx, { delegations }): Promise<DelegationResult[]> => {
+    if (delegations.length > MAX_DELEGATIONS_AT_ONCE) throw new MaestroError("INVALID_ARGUMENT", `At most ${MAX_DELEGATIONS_AT_ONCE} delegations at once.`);
+    const results: DelegationResult[] = [];
+    for (const delegation of delegations) results.push(await delegateByNameHandler(ctx, delegation));
+    return results;
   },
 });
+
+async function delegateByNameHandler(ctx: MutationCtx, args: ObjectType<typeof vByNameArgs>): Promise<DelegationResult> {
+  const title = args.title.trim();
+  const instruction = args.instruction.trim();
+  const agents = await departmentAgents(ctx, args.departmentId);
+  const delegator = agents.find((a) => a.sessionKey === args.delegatorSessionKey);
+  if (delegator === undefined) throw new MaestroError("FORBIDDEN", "Only an agent of this department can delegate here.");
+  const roster = agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey }));
+  const check = checkDelegation({ title, instruction, assignees: args.assignees }, roster, delegator, "delegate_task");
+  if (!check.ok) return check;
+  const { assignees, ...fields } = args;
+  const created = await createDelegatedTaskHandler(ctx, {
+    ...fields,
+    delegatorSessionKey: delegator.sessionKey,
+    title,
+    instruction,
+    assigneeSessionKeys: check.resolved.map((a) => a.sessionKey),
+  });
+  return delegationResult(created, assignees, check);
+}
 
 /**
  * `delegate_task`: resolves the assignees by name within the delegator's

@@ -60,6 +60,12 @@ export interface ToolEntry<Name extends string = string, Schema extends z.ZodTyp
   /** Run outside Maestro (externalTool): the run waits for the call's output from `runs.toolOutput`. */
   external?: boolean;
   execute(ctx: ActionCtx, scope: ToolScope, args: z.output<Schema>): Promise<ToolResult>;
+  /**
+   * Runs several calls of this tool, one after another in a reply, in one
+   * transaction: their results in order, each as `execute` gives it. None
+   * may pause. The dispatcher uses it for calls that passed every check.
+   */
+  executeTogether?(ctx: ActionCtx, calls: Array<{ scope: ToolScope; args: z.output<Schema> }>): Promise<ToolResult[]>;
 }
 
 /** Types an entry by its schema, so its executor gets parsed arguments. */
@@ -115,33 +121,51 @@ const delegateTask = tool({
   delegates: true,
   async execute(ctx, scope, args): Promise<ToolResult> {
     // A mutation, not the delegateTask action: one transaction, no action hop inside the run's action.
-    const result: DelegationResult = await ctx.runMutation(internal.tools.delegation.delegateByName, {
-      departmentId: scope.departmentId,
-      delegatorSessionKey: scope.sessionKey,
-      ...args,
-      parentTaskId: scope.taskId,
-      key: scope.key,
-      onResult: scope.triggerKind === "delegation_result",
+    const result: DelegationResult = await ctx.runMutation(internal.tools.delegation.delegateByName, delegationArgs(scope, args));
+    return delegationToolResult(scope, args, result);
+  },
+  async executeTogether(ctx, calls): Promise<ToolResult[]> {
+    const results: DelegationResult[] = await ctx.runMutation(internal.tools.delegation.delegateAllByName, {
+      delegations: calls.map(({ scope, args }) => delegationArgs(scope, args)),
     });
-    if (result.ok) {
-      const { text, note } = delegationObservation(scope.agentName, result);
-      return { ok: true, delegated: result.created, text, ...(note === undefined ? {} : { note }) };
-    }
-    switch (result.problem) {
-      case "guard":
-        return { ok: false, problem: "guard", text: `delegate_task: refused, ${result.guard.reason}`, stop: result.guard };
-      case "unknown_assignee":
-        return {
-          ok: false,
-          problem: "failed",
-          text: `delegate_task failed: ${result.message}`,
-          note: unknownAssigneeNote(scope.agentName, args.title, result.message, result.squad),
-        };
-      case "invalid":
-        return { ok: false, problem: "failed", text: `delegate_task failed: ${result.message}` };
-    }
+    return results.map((result, i) => delegationToolResult(calls[i].scope, calls[i].args, result));
   },
 });
+
+type DelegateArgs = z.output<typeof delegateTask.args>;
+
+/** A delegate_task call as the delegation mutations take it: the run's agent and task, never the model's. */
+function delegationArgs(scope: ToolScope, args: DelegateArgs) {
+  return {
+    departmentId: scope.departmentId,
+    delegatorSessionKey: scope.sessionKey,
+    ...args,
+    parentTaskId: scope.taskId,
+    key: scope.key,
+    onResult: scope.triggerKind === "delegation_result",
+  };
+}
+
+/** A delegation's result as delegate_task's ToolResult. */
+function delegationToolResult(scope: ToolScope, args: DelegateArgs, result: DelegationResult): ToolResult {
+  if (result.ok) {
+    const { text, note } = delegationObservation(scope.agentName, result);
+    return { ok: true, delegated: result.created, text, ...(note === undefined ? {} : { note }) };
+  }
+  switch (result.problem) {
+    case "guard":
+      return { ok: false, problem: "guard", text: `delegate_task: refused, ${result.guard.reason}`, stop: result.guard };
+    case "unknown_assignee":
+      return {
+        ok: false,
+        problem: "failed",
+        text: `delegate_task failed: ${result.message}`,
+        note: unknownAssigneeNote(scope.agentName, args.title, result.message, result.squad),
+      };
+    case "invalid":
+      return { ok: false, problem: "failed", text: `delegate_task failed: ${result.message}` };
+  }
+}
 
 /** Tasks and already-posted files (a file's storageId as channel_history shows it) a message may carry. */
 const vArtifactsArg = z

@@ -139,6 +139,62 @@ describe("a reply's calls after a paused call", () => {
   });
 });
 
+describe("a reply's delegations one after another", () => {
+  test("are made in one transaction: both tasks reach the board in one commit, each call still announced and answered in order", async () => {
+    script = splitScript("medium", "medium");
+    /** For each commit that created tasks, their titles. */
+    const taskCommits: string[][] = [];
+    const { engine } = squad.backend;
+    const notify = engine.onCommit;
+    engine.onCommit = (changes, ts) => {
+      const created = changes.filter((c) => c.table === "tasks" && c.before === null && c.after !== null).map((c) => String((c.after as { title: string }).title));
+      if (created.length > 0) taskCommits.push(created);
+      notify(changes, ts);
+    };
+    try {
+      const taskId = await mention("Landing T", "@Jarvis split the landing page");
+      const done = await newestRun(taskId, "completed");
+      expect(taskCommits.filter((titles) => titles.some((t) => t === HERO.title || t === FORM.title))).toEqual([[HERO.title, FORM.title]]);
+      expect(done.toolCalls.map((c) => [c.name, c.outcome])).toEqual([
+        ["delegate_task", "ok"],
+        ["delegate_task", "ok"],
+      ]);
+      expect((await childrenOf(taskId)).map((c) => [c.title, c.assigneeSessionKeys])).toEqual([
+        ["Hero copy", ["agent:writer:product"]],
+        ["Signup form", ["agent:dev-bot:product"]],
+      ]);
+      // Each its own instruction in its own thread, and each result fed back to the model.
+      for (const child of await childrenOf(taskId)) expect((await thread(child._id))[0].content).toMatch(/^@(Writer|Dev Bot) (Write the hero copy|Build the signup form)\.$/);
+      const reply = (await thread(taskId)).at(-1)!.content;
+      expect(reply).toContain('"title":"Hero copy"');
+      expect(reply).toContain('"title":"Signup form"');
+      const calls = (await eventsOf(done._id)).flatMap((e) => (e.type === "tool_call" || e.type === "tool_result" ? [`${e.type} ${e.index}`] : []));
+      expect(calls).toEqual(["tool_call 0", "tool_result 0", "tool_call 1", "tool_result 1"]);
+    } finally {
+      engine.onCommit = notify;
+    }
+  });
+
+  test("a call that needs approval is not made with the ones before it: they are made, then the run waits for it", async () => {
+    script = (messages) =>
+      isResults(messages)
+        ? `Results:\n${observationsIn(messages).join("\n")}`
+        : `Splitting it.\n${delegate({ ...HERO, priority: "medium" })}\n${delegate({ ...FORM, priority: "medium" })}\n${delegate({ title: "Pricing table", description: "Prices.", assignees: ["Writer"], instruction: "Draft the prices.", priority: "high" })}`;
+    const taskId = await mention("Landing U", "@Jarvis split the landing page");
+    const waiting = await newestRun(taskId, "waiting");
+    expect(waiting.toolCalls.map((c) => [c.name, c.outcome])).toEqual([
+      ["delegate_task", "ok"],
+      ["delegate_task", "ok"],
+    ]);
+    expect((await childrenOf(taskId)).map((c) => c.title).sort()).toEqual(["Hero copy", "Signup form"]);
+    const [card] = await ada.query(api.approvals.listForTask, { taskId });
+    await ada.mutation(api.approvals.respond, { taskId, approvalId: card._id, decision: "approve" });
+    const done = await newestRun(taskId, "completed");
+    expect(done.toolCalls.map((c) => c.outcome)).toEqual(["ok", "ok", "ok"]);
+    expect((await childrenOf(taskId)).map((c) => c.title).sort()).toEqual(["Hero copy", "Pricing table", "Signup form"]);
+  });
+});
+
 describe("delegation is idempotent by what it asks", () => {
   test("a 500 after a delegation, then a retry message: the same call returns the first task, and nothing new is created", async () => {
     let failed = false;

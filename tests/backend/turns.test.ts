@@ -108,6 +108,82 @@ test("a pause resolves at once while the budget lasts, else after one turn, with
   expect(queued).toEqual([1, 2, 3]);
 });
 
+describe("updates owed to clients", () => {
+  /** A delivery the test settles by hand. */
+  function delivery() {
+    let settle!: (ok: boolean) => void;
+    const promise = new Promise<void>((resolve, reject) => (settle = (ok) => (ok ? resolve() : reject(new Error("the disk failed")))));
+    return { promise, settle };
+  }
+  /** Whether `promise` has settled once pending callbacks and a few loop turns have run. */
+  async function settled(promise: Promise<unknown>): Promise<boolean> {
+    let done = false;
+    void promise.then(() => (done = true));
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  }
+
+  /** Waits for owed updates as long as they take: what a test of the order needs. */
+  const patient = () => createTurnGate(5, manualClock().now, 60_000);
+
+  test("a pause waits, even with budget left, until what was owed when it began is sent", async () => {
+    const gate = patient();
+    const first = delivery();
+    const second = delivery();
+    gate.owe(first.promise);
+    gate.owe(second.promise);
+    const paused = gate.pause();
+    expect(await settled(paused)).toBe(false);
+    first.settle(true);
+    expect(await settled(paused)).toBe(false);
+    second.settle(true);
+    expect(await settled(paused)).toBe(true);
+    // Nothing owed any more: the next pause is the budget's again, at once.
+    let next = false;
+    void gate.pause().then(() => (next = true));
+    await Promise.resolve();
+    expect(next).toBe(true);
+  });
+
+  test("only what was owed when the pause began: a later update does not keep it waiting", async () => {
+    const gate = patient();
+    const before = delivery();
+    gate.owe(before.promise);
+    const paused = gate.pause();
+    const later = delivery();
+    gate.owe(later.promise);
+    before.settle(true);
+    expect(await settled(paused)).toBe(true);
+    later.settle(true);
+  });
+
+  test("a delivery that failed is no longer owed", async () => {
+    const gate = patient();
+    const failing = delivery();
+    gate.owe(failing.promise);
+    const paused = gate.pause();
+    failing.settle(false);
+    expect(await settled(paused)).toBe(true);
+    expect(await settled(gate.pause())).toBe(true);
+  });
+
+  test("an update that is never sent holds a pause only for a while (a slow disk must not idle the actions)", async () => {
+    const gate = createTurnGate(5, manualClock().now, 1);
+    gate.owe(new Promise<void>(() => {}));
+    await gate.pause();
+    await gate.pause();
+  });
+
+  test("requests are not held by what is owed: take starts at once while the budget lasts", async () => {
+    const gate = createTurnGate(5, manualClock().now);
+    gate.owe(new Promise<void>(() => {}));
+    let started = false;
+    void gate.take().then(() => (started = true));
+    await Promise.resolve();
+    expect(started).toBe(true);
+  });
+});
+
 describe("an action's queries and mutations", () => {
   let backend: Awaited<ReturnType<typeof startTestBackend>>;
   beforeAll(async () => {

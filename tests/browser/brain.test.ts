@@ -13,11 +13,19 @@
  *   Writer does on “Signup form” → Ada's “Landing page” thread says both are
  *   ready for review and Jarvis acknowledges them → every agent is Idle again.
  *   Screenshots: tests/output/brain-drawer.png, brain-board.png.
+ *
+ * The demo model is npm start's own, behind a gate on 127.0.0.1 that can
+ * hold Jarvis's next model call: the drawer is seen showing his run
+ * thinking before he answers, however fast the machine.
  */
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel } from "../../tools/demo-model/server";
+import { isJarvis } from "../backend/scriptedModel";
 import { composer, drawer, screenshotPath, send, startJourney, until, writeWithMention, type Journey } from "./journey";
 
 const PASSWORD = "brain-test-password";
@@ -51,6 +59,63 @@ const AGENTS_AT_WORK = ["Jarvis", "Dev Bot", "Writer"];
 const RUN_ORDER = ["queued", "running", "completed"];
 
 let journey: Journey | undefined;
+
+/** Jarvis's next model call, held at the gate: `reached` once it arrived, answered once released. */
+interface HeldCall {
+  reached: Promise<void>;
+  release(): void;
+}
+
+/**
+ * The demo model behind a gate that passes every call through, except the
+ * one `holdJarvis` holds: Jarvis's next, until the test releases it.
+ */
+async function startGatedDemoModel() {
+  const demo = await startDemoModel();
+  let holding: { reached: () => void; released: Promise<void> } | null = null;
+  const readBody = async (req: IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  };
+  const server = createServer((req, res) => {
+    void (async () => {
+      const body = req.method === "POST" ? await readBody(req) : undefined;
+      if (holding !== null && body !== undefined && isJarvis((JSON.parse(body) as { messages: Parameters<typeof isJarvis>[0] }).messages)) {
+        const held = holding;
+        holding = null;
+        held.reached();
+        await held.released;
+      }
+      const upstream = await fetch(`${demo.baseURL}${(req.url ?? "").replace(/^\/v1/, "")}`, { method: req.method, headers: { "content-type": "application/json" }, body });
+      res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
+      // Streamed on as it comes (the brain reads the reply as server-sent events).
+      const reader = upstream.body?.getReader();
+      for (let piece = await reader?.read(); piece !== undefined && !piece.done; piece = await reader?.read()) res.write(piece.value);
+      res.end();
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    /** npm start's settings for its demo model, pointing at the gate. */
+    env: { OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: "demo", MAESTRO_DEFAULT_MODEL: DEMO_MODEL_ID, MAESTRO_MODEL_LABEL: DEMO_MODEL_LABEL },
+    holdJarvis(): HeldCall {
+      let reached!: () => void;
+      let release!: () => void;
+      const call = { reached: new Promise<void>((resolve) => (reached = resolve)), released: new Promise<void>((resolve) => (release = resolve)) };
+      holding = { reached, released: call.released };
+      return { reached: call.reached, release };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await demo.close();
+    },
+  };
+}
+
+let model: Awaited<ReturnType<typeof startGatedDemoModel>> | undefined;
 
 const cardById = (page: Page, taskId: string) => page.locator(`[data-testid="task-card"][data-task-id="${taskId}"]`);
 const cardIn = (page: Page, column: string, taskId: string) =>
@@ -117,11 +182,13 @@ async function noReload(page: Page): Promise<boolean | undefined> {
 }
 
 beforeAll(async () => {
-  journey = await startJourney({ password: PASSWORD });
+  model = await startGatedDemoModel();
+  journey = await startJourney({ password: PASSWORD, env: model.env });
 });
 
 afterAll(async () => {
   await journey?.close();
+  await model?.close();
 });
 
 describe("Jarvis splits a task between two agents, live in two browsers (demo model)", () => {
@@ -180,6 +247,9 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
   test("Ada asks @Jarvis to split it; her drawer shows his run thinking, then completed with two delegations, and his reply", async () => {
     await recordRunStates(ada);
     await recordRosterStates(grace);
+    // His first model call waits at the gate until the drawer has shown him thinking: a model that answers
+    // in a millisecond could end the run before the drawer is painted with it running.
+    const held = model!.holdJarvis();
     await writeWithMention(ada, "", "Ja", "Jarvis", REQUEST);
     const content = `@Jarvis ${REQUEST}`;
     const sent = await send(ada, content);
@@ -200,6 +270,12 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     // The run for Ada's mention (the delegations' results wake Jarvis again later, in runs of their own).
     const run = runs(ada).filter({ hasText: "after a mention" });
     await run.waitFor();
+    await held.reached;
+    try {
+      await activity.locator('[data-testid="run"][data-run-status="running"]').filter({ hasText: "Jarvis is thinking… after a mention" }).waitFor();
+    } finally {
+      held.release();
+    }
     await activity.locator('[data-testid="run"][data-run-status="completed"]').filter({ hasText: "after a mention" }).waitFor({ timeout: RUN_MS });
     await expect(run.count()).resolves.toBe(1);
     await expect(run.getAttribute("data-run-status")).resolves.toBe("completed");
@@ -219,8 +295,8 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
       await expect(call.textContent()).resolves.toBe(`✓Done: Delegated “${title}” to ${assignee}`);
     }
 
-    // What the drawer showed along the way: "Jarvis is thinking…" while the run ran (it takes about a second: two model
-    // calls), then "replied", the run only ever moving forward (queued → running → completed).
+    // What the drawer showed along the way: "Jarvis is thinking…" while the run ran (his first model call was held at the
+    // gate until it was shown), then "replied", the run only ever moving forward (queued → running → completed).
     const states = (await recordedRunStates(ada)).flatMap((s) => s.filter((state) => state.endsWith("after a mention")).slice(0, 1));
     expect(states.length).toBeGreaterThan(0);
     const order = states.map((s) => RUN_ORDER.indexOf(s.split("|")[0]));

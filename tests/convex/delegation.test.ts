@@ -8,6 +8,7 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { answersDelegation, checkDelegation } from "../../convex/lib/delegation";
 import { DEFAULT_MAX_DELEGATIONS_PER_TREE, maxDelegationsPerTree, sameWork } from "../../convex/lib/guards";
+import { MAX_DELEGATIONS_AT_ONCE } from "../../convex/tools/delegation";
 import { AGENTS, createOtherDepartment, createTask, demoSquad, expectError, type TestConvex } from "./setup";
 
 async function squad() {
@@ -169,6 +170,47 @@ describe("delegation is idempotent by what it asks (lib/delegation answersDelega
     await t.run(async (ctx) => ctx.db.patch("tasks", (first as { taskId: Id<"tasks"> }).taskId, { status: "done" }));
     expect(await delegate(t, departmentId, rootId, "Hero copy")).toMatchObject({ ok: true, created: true });
     expect(await taskCount(t)).toBe(before + 2);
+  });
+});
+
+describe("delegateAllByName: a reply's delegations in one transaction", () => {
+  const byName = (departmentId: Id<"departments">, parentTaskId: Id<"tasks">, title: string, assignees: string[]) => ({
+    departmentId,
+    delegatorSessionKey: AGENTS.jarvis,
+    title,
+    description: "",
+    assignees,
+    instruction: `Please do ${title}.`,
+    parentTaskId,
+  });
+
+  test("each is made as delegateByName makes it, in order: a later one sees the earlier ones' tasks, and a bad one refuses only itself", async () => {
+    const { t, departmentId, rootId } = await squad();
+    const before = await taskCount(t);
+    const results = await t.mutation(internal.tools.delegation.delegateAllByName, {
+      delegations: [
+        byName(departmentId, rootId, "Hero copy", ["Writer"]),
+        byName(departmentId, rootId, "Nobody's job", ["Mallory"]),
+        byName(departmentId, rootId, "hero COPY!", ["Writer"]),
+        byName(departmentId, rootId, "Signup form", ["Dev Bot"]),
+      ],
+    });
+    expect(results.map((r) => (r.ok ? [r.title, r.created] : [r.problem]))).toEqual([["Hero copy", true], ["unknown_assignee"], ["Hero copy", false], ["Signup form", true]]);
+    expect(await taskCount(t)).toBe(before + 2);
+  });
+
+  test("is bounded, and refuses a delegator of another department, as delegateByName does", async () => {
+    const { t, departmentId, rootId } = await squad();
+    const many = Array.from({ length: MAX_DELEGATIONS_AT_ONCE + 1 }, (_, i) => byName(departmentId, rootId, `Part ${i}`, ["Writer"]));
+    await expectError(t.mutation(internal.tools.delegation.delegateAllByName, { delegations: many }), "INVALID_ARGUMENT");
+    const other = await createOtherDepartment(t);
+    const before = await taskCount(t);
+    await expectError(
+      t.mutation(internal.tools.delegation.delegateAllByName, { delegations: [byName(departmentId, rootId, "Hero copy", ["Writer"]), { ...byName(departmentId, rootId, "Form", ["Writer"]), departmentId: other.departmentId }] }),
+      "FORBIDDEN",
+    );
+    // One transaction: the refused one undoes the one before it too.
+    expect(await taskCount(t)).toBe(before);
   });
 });
 

@@ -20,6 +20,17 @@
  * already under way, and queueing each of its calls put a run's context
  * assembly behind every other run's (brain overhead per model call p50 4 →
  * 13 ms in bench:brain, for no gain in the mention's latency).
+ *
+ * Subscription updates come first: once a flush has found results that
+ * changed, the sync layer owes them to their clients (owe) until they are
+ * sent, and an action's call waits at its pause for what was owed then
+ * (at most OWED_WAIT_MS: a slow disk must not idle the actions). An
+ * update waits for the disk, and learning that the fsync finished takes a
+ * turn of the loop; a running action kept that turn from coming: on the demo
+ * squad, an @Jarvis mention's delegated tasks committed ~26 ms after the
+ * mention and reached a subscribed client ~17 ms after that, behind
+ * Jarvis's next round and the assignees' first ones (bench:chat's small
+ * department). Commits that change no one's results owe nothing.
  */
 
 /** Work a turn may start before later arrivals wait for the next one. */
@@ -34,14 +45,30 @@ export interface TurnGate {
    * place in the queue, for work already under way.
    */
   pause(): Promise<void>;
+  /**
+   * Records an update owed to clients (a commit's subscription results on
+   * their way): pauses wait until the updates owed when they started are
+   * sent, for at most `owedWaitMs`. Only what was owed then: later commits
+   * do not keep an action waiting.
+   */
+  owe(delivery: Promise<unknown>): void;
 }
 
-export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = () => performance.now()): TurnGate {
+/**
+ * Longest a pause waits for updates owed to clients: on a busy disk an
+ * fsync can take tens of milliseconds, and actions' work (which needs no
+ * disk until it commits) should not idle through all of it.
+ */
+export const OWED_WAIT_MS = 5;
+
+export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = () => performance.now(), owedWaitMs = OWED_WAIT_MS): TurnGate {
   /** When the current turn started its first piece of work; null until then. */
   let turnStarted: number | null = null;
   /** Work waiting for a later turn, oldest first. */
   const waiting: Array<() => void> = [];
   let pumping = false;
+  /** Updates owed to clients, until they are sent (or failed). */
+  const owed = new Set<Promise<unknown>>();
 
   const budgetLeft = () => {
     const at = now();
@@ -64,6 +91,11 @@ export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = ()
 
   return {
     pause() {
+      if (owed.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, owedWaitMs)));
+        return Promise.race([Promise.all(owed), waited]).then(() => clearTimeout(timer));
+      }
       if (budgetLeft()) return Promise.resolve();
       return new Promise<void>((resolve) => setImmediate(resolve));
     },
@@ -76,6 +108,13 @@ export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = ()
         setImmediate(pump);
       }
       return turn;
+    },
+    owe(delivery) {
+      const settled: Promise<unknown> = delivery.then(
+        () => owed.delete(settled),
+        () => owed.delete(settled),
+      );
+      owed.add(settled);
     },
   };
 }
