@@ -41,6 +41,18 @@ function delegate(args: Record<string, unknown>): string {
 const HERO = { title: "Hero copy", description: "The landing page's hero.", assignees: ["Writer"], instruction: "Write the hero copy." };
 const FORM = { title: "Signup form", description: "The landing page's form.", assignees: ["Dev Bot"], instruction: "Build the signup form." };
 
+/** Both delegations of the reply were made, in order, each task with its assignee. */
+async function expectBothDelegated(taskId: Id<"tasks">, run: { toolCalls: Array<{ name: string; outcome: string }> }) {
+  expect(run.toolCalls.map((c) => [c.name, c.outcome])).toEqual([
+    ["delegate_task", "ok"],
+    ["delegate_task", "ok"],
+  ]);
+  expect((await childrenOf(taskId)).map((c) => [c.title, c.assigneeSessionKeys])).toEqual([
+    ["Hero copy", ["agent:writer:product"]],
+    ["Signup form", ["agent:dev-bot:product"]],
+  ]);
+}
+
 /** One reply with two delegations (the first `first`, the second `second` priority); results are repeated back. */
 function splitScript(first: "high" | "medium", second: "high" | "medium"): JarvisScript {
   return (messages) =>
@@ -61,14 +73,7 @@ describe("a reply's calls after a paused call", () => {
     await ada.mutation(api.approvals.respond, { taskId, approvalId: card._id, decision: "approve" });
 
     const done = await newestRun(taskId, "completed");
-    expect(done.toolCalls.map((c) => [c.name, c.outcome])).toEqual([
-      ["delegate_task", "ok"],
-      ["delegate_task", "ok"],
-    ]);
-    expect((await childrenOf(taskId)).map((c) => [c.title, c.assigneeSessionKeys])).toEqual([
-      ["Hero copy", ["agent:writer:product"]],
-      ["Signup form", ["agent:dev-bot:product"]],
-    ]);
+    await expectBothDelegated(taskId, done);
     const reply = (await thread(taskId)).at(-1)!.content;
     expect(reply).toContain('"title":"Hero copy"');
     expect(reply).toContain('"title":"Signup form"');
@@ -155,14 +160,7 @@ describe("a reply's delegations one after another", () => {
       const taskId = await mention("Landing T", "@Jarvis split the landing page");
       const done = await newestRun(taskId, "completed");
       expect(taskCommits.filter((titles) => titles.some((t) => t === HERO.title || t === FORM.title))).toEqual([[HERO.title, FORM.title]]);
-      expect(done.toolCalls.map((c) => [c.name, c.outcome])).toEqual([
-        ["delegate_task", "ok"],
-        ["delegate_task", "ok"],
-      ]);
-      expect((await childrenOf(taskId)).map((c) => [c.title, c.assigneeSessionKeys])).toEqual([
-        ["Hero copy", ["agent:writer:product"]],
-        ["Signup form", ["agent:dev-bot:product"]],
-      ]);
+      await expectBothDelegated(taskId, done);
       // Each its own instruction in its own thread, and each result fed back to the model.
       for (const child of await childrenOf(taskId)) expect((await thread(child._id))[0].content).toMatch(/^@(Writer|Dev Bot) (Write the hero copy|Build the signup form)\.$/);
       const reply = (await thread(taskId)).at(-1)!.content;
