@@ -23,8 +23,7 @@
  *
  * Subscription updates come first: once a flush has found results that
  * changed, the sync layer owes them to their clients (owe) until they are
- * sent, and an action's call waits at its pause for what was owed then
- * (at most OWED_WAIT_MS: a slow disk must not idle the actions). An
+ * sent, and an action's call waits at its pause for what was owed then. An
  * update waits for the disk, and learning that the fsync finished takes a
  * turn of the loop; a running action kept that turn from coming: on the demo
  * squad, an @Jarvis mention's delegated tasks committed ~26 ms after the
@@ -48,20 +47,12 @@ export interface TurnGate {
   /**
    * Records an update owed to clients (a commit's subscription results on
    * their way): pauses wait until the updates owed when they started are
-   * sent, for at most `owedWaitMs`. Only what was owed then: later commits
-   * do not keep an action waiting.
+   * sent. Only what was owed then: later commits do not keep an action waiting.
    */
   owe(delivery: Promise<unknown>): void;
 }
 
-/**
- * Longest a pause waits for updates owed to clients: on a busy disk an
- * fsync can take tens of milliseconds, and actions' work (which needs no
- * disk until it commits) should not idle through all of it.
- */
-export const OWED_WAIT_MS = 5;
-
-export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = () => performance.now(), owedWaitMs = OWED_WAIT_MS): TurnGate {
+export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = () => performance.now()): TurnGate {
   /** When the current turn started its first piece of work; null until then. */
   let turnStarted: number | null = null;
   /** Work waiting for a later turn, oldest first. */
@@ -91,11 +82,7 @@ export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = ()
 
   return {
     pause() {
-      if (owed.size > 0) {
-        let timer: NodeJS.Timeout | undefined;
-        const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, owedWaitMs)));
-        return Promise.race([Promise.all(owed), waited]).then(() => clearTimeout(timer));
-      }
+      if (owed.size > 0) return Promise.all(owed).then(() => undefined);
       if (budgetLeft()) return Promise.resolve();
       return new Promise<void>((resolve) => setImmediate(resolve));
     },
