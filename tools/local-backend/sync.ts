@@ -554,21 +554,17 @@ export class SyncServer {
   /** Queues a Transition reaching `ts` for each of `connections` that has results to send or a mutation to settle. */
   private queueDue(ts: bigint, connections: readonly Connection[]) {
     const due: QueuedTransition[] = [];
-    let results = false;
     for (const connection of connections) {
       if (connection.closed) continue;
       // Send changed results, and reach the ts of every answered mutation so its promise resolves.
       if (connection.pending.length > 0 || connection.awaitingTs > connection.queuedTs || connection.responseSinceTransition) {
         due.push({ connection, end: (version) => ({ ...version, ts: ts > version.ts ? ts : version.ts }), ts });
-        if (connection.pending.length > 0) results = true;
       }
     }
     // Not awaited: the next flush may run its queries while these wait for the disk.
-    const sent = this.queueTransitions(due).catch((error: unknown) =>
+    void this.queueTransitions(due).catch((error: unknown) =>
       this.log(`Subscription update failed: ${error instanceof Error ? error.stack : String(error)}`),
     );
-    // Changed results are owed to their clients: actions' calls wait at their next pause until they are out (turns.ts).
-    if (results) this.turns.owe(sent);
   }
 
   /**

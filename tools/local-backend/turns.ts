@@ -20,16 +20,6 @@
  * already under way, and queueing each of its calls put a run's context
  * assembly behind every other run's (brain overhead per model call p50 4 →
  * 13 ms in bench:brain, for no gain in the mention's latency).
- *
- * Subscription updates come first: once a flush has found results that
- * changed, the sync layer owes them to their clients (owe) until they are
- * sent, and an action's call waits at its pause for what was owed then. An
- * update waits for the disk, and learning that the fsync finished takes a
- * turn of the loop; a running action kept that turn from coming: on the demo
- * squad, an @Jarvis mention's delegated tasks committed ~26 ms after the
- * mention and reached a subscribed client ~17 ms after that, behind
- * Jarvis's next round and the assignees' first ones (bench:chat's small
- * department). Commits that change no one's results owe nothing.
  */
 
 /** Work a turn may start before later arrivals wait for the next one. */
@@ -44,12 +34,6 @@ export interface TurnGate {
    * place in the queue, for work already under way.
    */
   pause(): Promise<void>;
-  /**
-   * Records an update owed to clients (a commit's subscription results on
-   * their way): pauses wait until the updates owed when they started are
-   * sent. Only what was owed then: later commits do not keep an action waiting.
-   */
-  owe(delivery: Promise<unknown>): void;
 }
 
 export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = () => performance.now()): TurnGate {
@@ -58,8 +42,6 @@ export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = ()
   /** Work waiting for a later turn, oldest first. */
   const waiting: Array<() => void> = [];
   let pumping = false;
-  /** Updates owed to clients, until they are sent (or failed). */
-  const owed = new Set<Promise<unknown>>();
 
   const budgetLeft = () => {
     const at = now();
@@ -82,7 +64,6 @@ export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = ()
 
   return {
     pause() {
-      if (owed.size > 0) return Promise.all(owed).then(() => undefined);
       if (budgetLeft()) return Promise.resolve();
       return new Promise<void>((resolve) => setImmediate(resolve));
     },
@@ -95,13 +76,6 @@ export function createTurnGate(budgetMs = TURN_BUDGET_MS, now: () => number = ()
         setImmediate(pump);
       }
       return turn;
-    },
-    owe(delivery) {
-      const settled: Promise<unknown> = delivery.then(
-        () => owed.delete(settled),
-        () => owed.delete(settled),
-      );
-      owed.add(settled);
     },
   };
 }
