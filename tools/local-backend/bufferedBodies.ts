@@ -4,7 +4,7 @@
  * Node 20's fetch classes turn every body into a ReadableStream when they are
  * made, and read it back through that stream's promises: for a chat post over
  * MCP (a small JSON request, a small JSON answer) building and reading the two
- * bodies was ~12% of the backend's CPU, most of it promises that every
+ * bodies was about a tenth of the backend's CPU, most of it promises that every
  * AsyncLocalStorage hook then visits. A Convex deployment has its own Fetch
  * classes; these play that part here. The body stays bytes until something
  * asks for `body` itself (the stream): then a stock Request or Response is made
@@ -57,17 +57,17 @@ class HeldBody<Stock extends Body> {
   private stock: Stock | null = null;
 
   constructor(
-    private bytes: Uint8Array | null,
+    private held: Uint8Array | null,
     private readonly materialize: (bytes: Uint8Array | null) => Stock,
   ) {}
 
   /** The stock object, made on first need; from then on it owns the body. */
   taken(): Stock {
     if (this.stock === null) {
-      this.stock = this.materialize(this.used ? new Uint8Array(0) : this.bytes);
+      this.stock = this.materialize(this.used ? new Uint8Array(0) : this.held);
       // Already read: so is the stock body (reading it marks it used at once), and it refuses the next read as Node's would.
       if (this.used) this.stock.arrayBuffer().catch(() => {});
-      this.bytes = null;
+      this.held = null;
     }
     return this.stock;
   }
@@ -81,37 +81,44 @@ class HeldBody<Stock extends Body> {
   }
 
   /** The bytes, marked read; a TypeError once they have been. */
-  take(): Uint8Array {
+  private take(): Uint8Array {
     if (this.used) throw alreadyRead();
     this.used = true;
-    const bytes = this.bytes ?? new Uint8Array(0);
-    this.bytes = null;
+    const bytes = this.held ?? new Uint8Array(0);
+    this.held = null;
     return bytes;
   }
 
   /** The bytes without reading them (null once read or handed to a stream). */
   peek(): Uint8Array | null {
-    return this.stock === null && !this.used ? this.bytes : null;
+    return this.stock === null && !this.used ? this.held : null;
   }
-}
 
-/** Reads through the held bytes while nothing asked for the stream, else through the stock object. */
-function readers(held: () => HeldBody<Body>) {
-  const read = <T>(direct: (bytes: Uint8Array) => T, stock: (body: Body) => Promise<T>): Promise<T> => {
-    const body = held();
-    if (body.delegated) return stock(body.taken());
+  /** Reads through the held bytes while nothing asked for the stream, else through the stock object. */
+  private read<T>(direct: (bytes: Uint8Array) => T, stock: (body: Stock) => Promise<T>): Promise<T> {
+    if (this.stock !== null) return stock(this.stock);
     try {
-      return Promise.resolve(direct(body.take()));
+      return Promise.resolve(direct(this.take()));
     } catch (error) {
       return Promise.reject(error as Error);
     }
-  };
-  return {
-    text: () => read((bytes) => decoder.decode(bytes), (b) => b.text()),
-    json: () => read((bytes) => JSON.parse(decoder.decode(bytes)) as unknown, (b) => b.json() as Promise<unknown>),
-    arrayBuffer: () => read((bytes) => bytes.slice().buffer as ArrayBuffer, (b) => b.arrayBuffer()),
-    bytes: () => read((bytes) => bytes.slice(), (b) => b.bytes()),
-  };
+  }
+
+  text(): Promise<string> {
+    return this.read((bytes) => decoder.decode(bytes), (b) => b.text());
+  }
+
+  json(): Promise<unknown> {
+    return this.read((bytes) => JSON.parse(decoder.decode(bytes)) as unknown, (b) => b.json() as Promise<unknown>);
+  }
+
+  arrayBuffer(): Promise<ArrayBuffer> {
+    return this.read((bytes) => bytes.slice().buffer as ArrayBuffer, (b) => b.arrayBuffer());
+  }
+
+  bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return this.read((bytes) => bytes.slice() as Uint8Array<ArrayBuffer>, (b) => b.bytes());
+  }
 }
 
 export interface BufferedRequestInit {
@@ -123,18 +130,14 @@ export interface BufferedRequestInit {
 /** An HTTP action's Request: its body (when it has one) stays bytes until its stream is asked for. */
 export class BufferedRequest extends NodeRequest {
   readonly #held: HeldBody<Request>;
-  readonly #read: ReturnType<typeof readers>;
 
   constructor(url: string | URL, init: BufferedRequestInit) {
     const bytes = init.body ?? null;
     // As Node's Request refuses them.
     if (bytes !== null && /^(GET|HEAD)$/i.test(init.method)) throw new TypeError("Request with GET/HEAD method cannot have body.");
     super(url, { method: init.method, headers: init.headers });
-    const stock = { url: this.url, method: this.method, headers: this.headers };
-    this.#held = new HeldBody<Request>(bytes, (kept) =>
-      kept === null ? new NodeRequest(stock.url, { method: stock.method, headers: stock.headers }) : new NodeRequest(stock.url, { ...stock, body: kept as Uint8Array<ArrayBuffer> }),
-    );
-    this.#read = readers(() => this.#held);
+    const { url: href, method, headers } = this;
+    this.#held = new HeldBody<Request>(bytes, (kept) => new NodeRequest(href, { method, headers, body: kept as Uint8Array<ArrayBuffer> | null }));
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
@@ -146,19 +149,19 @@ export class BufferedRequest extends NodeRequest {
   }
 
   override text(): Promise<string> {
-    return this.#read.text();
+    return this.#held.text();
   }
 
   override json(): Promise<unknown> {
-    return this.#read.json();
+    return this.#held.json();
   }
 
   override arrayBuffer(): Promise<ArrayBuffer> {
-    return this.#read.arrayBuffer();
+    return this.#held.arrayBuffer();
   }
 
   override bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    return this.#read.bytes() as Promise<Uint8Array<ArrayBuffer>>;
+    return this.#held.bytes();
   }
 
   override blob(): Promise<Blob> {
@@ -180,7 +183,6 @@ export class BufferedRequest extends NodeRequest {
 /** A Response made with a string or bytes: they stay as they are until its stream is asked for. */
 export class BufferedResponse extends NodeResponse {
   readonly #held: HeldBody<Response> | null = null;
-  readonly #read: ReturnType<typeof readers> | null = null;
 
   constructor(body?: BodyInit | null, init?: ResponseInit) {
     const bytes = body === undefined || body === null ? null : bytesOf(body);
@@ -195,7 +197,6 @@ export class BufferedResponse extends NodeResponse {
     if (typeof body === "string" && !this.headers.has("content-type")) this.headers.set("content-type", "text/plain;charset=UTF-8");
     const { statusText, headers } = this;
     this.#held = new HeldBody<Response>(bytes, (kept) => new NodeResponse(kept as Uint8Array<ArrayBuffer> | null, { status, statusText, headers }));
-    this.#read = readers(() => this.#held!);
   }
 
   /** The body's bytes while nobody has read it or asked for its stream; null otherwise (then read it as any Response). */
@@ -212,19 +213,19 @@ export class BufferedResponse extends NodeResponse {
   }
 
   override text(): Promise<string> {
-    return this.#read === null ? super.text() : this.#read.text();
+    return this.#held === null ? super.text() : this.#held.text();
   }
 
   override json(): Promise<unknown> {
-    return this.#read === null ? super.json() : this.#read.json();
+    return this.#held === null ? super.json() : this.#held.json();
   }
 
   override arrayBuffer(): Promise<ArrayBuffer> {
-    return this.#read === null ? super.arrayBuffer() : this.#read.arrayBuffer();
+    return this.#held === null ? super.arrayBuffer() : this.#held.arrayBuffer();
   }
 
   override bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    return this.#read === null ? super.bytes() : (this.#read.bytes() as Promise<Uint8Array<ArrayBuffer>>);
+    return this.#held === null ? super.bytes() : this.#held.bytes();
   }
 
   override blob(): Promise<Blob> {
