@@ -7,7 +7,7 @@ import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { ConvexTestInternals } from "../../tools/local-backend/convexTestInternals";
-import { ExecutionClock } from "../../tools/local-backend/executionLimits";
+import { CPU_READING_MAX_AGE_MS, ExecutionClock } from "../../tools/local-backend/executionLimits";
 import { adminClient, startTestBackend } from "./helpers";
 
 let backend: Awaited<ReturnType<typeof startTestBackend>>;
@@ -73,6 +73,7 @@ function handClock() {
       time.cpuReads += 1;
       return time.cpu;
     },
+    cores: 2,
   });
   return { time, clock };
 }
@@ -93,6 +94,36 @@ test("the CPU clock (a system call) is read once per transaction while its user 
   expect(() => clock.finished()).not.toThrow();
   time.cpu += 1_000;
   expect(() => clock.finished()).toThrow("Function execution timed out (maximum duration: 1s)");
+});
+
+test("transactions close together share one reading of the CPU clock, and a function's time is never over-counted for it", () => {
+  const { time, clock } = handClock();
+  // A hundred short transactions within CPU_READING_MAX_AGE_MS: one system call, not a hundred.
+  for (let i = 0; i < 100; i++) {
+    clock.started();
+    // 1/16 ms: exact in binary, 6.25 ms in all.
+    time.wall += 1 / 16;
+    time.cpu += 1 / 16;
+    clock.finished();
+    clock.ended();
+  }
+  expect(time.cpuReads).toBe(1);
+  // Both cores ran since the reading (6.25 ms of wall, 12.5 ms of CPU): none of it is the next function's.
+  expect(time.wall).toBeLessThan(CPU_READING_MAX_AGE_MS);
+  time.cpu = 2 * time.wall;
+  clock.started();
+  expect(time.cpuReads).toBe(1);
+  time.wall += 1_500;
+  time.cpu += 1_000;
+  expect(() => clock.finished()).not.toThrow();
+  time.cpu += 1;
+  expect(() => clock.finished()).toThrow("Function execution timed out (maximum duration: 1s)");
+  clock.ended();
+  // A reading older than CPU_READING_MAX_AGE_MS is taken afresh.
+  const reads = time.cpuReads;
+  time.wall += CPU_READING_MAX_AGE_MS + 1;
+  clock.started();
+  expect(time.cpuReads).toBe(reads + 1);
 });
 
 test("a database call's own time is not the function's", async () => {
