@@ -2,7 +2,9 @@
  * A subscription's new result goes out only once the commits it shows are on
  * disk, and waiting for the disk holds back only the sending: the next
  * commit's subscriptions already re-run meanwhile, and the updates reach the
- * client in commit order.
+ * client in commit order. A flush with results to send syncs the log
+ * itself, so they go out without waiting for the event loop to see a
+ * background sync end.
  */
 import { ConvexClient } from "convex/browser";
 import { anyApi } from "convex/server";
@@ -51,4 +53,27 @@ test("updates wait for the disk, in order, while later commits' queries already 
   await waitFor(() => seen.length >= 2 && seen[seen.length - 1].length === 2, 10_000, "updates after the disk caught up");
   // In commit order: never the second result before the first.
   expect(seen.slice(1).map((bodies) => bodies.length)).toEqual(seen.length === 3 ? [1, 2] : [2]);
+});
+
+test("an update goes out as soon as its flush ran, without waiting for the event loop to see a background sync end", async () => {
+  const seen: string[][] = [];
+  client.onUpdate(api.notes.list, { channel: "prompt" }, (notes: Array<{ body: string }>) => seen.push(notes.map((n) => n.body)));
+  await waitFor(() => seen.length === 1, 10_000, "initial result");
+  // Background syncs never start, so none ever ends: as when a busy action keeps the event loop from its next turn.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the store's private background sync
+  const store = (backend.engine as any).store as { startSync: () => void; syncCount: number };
+  const startSync = store.startSync;
+  store.startSync = () => {};
+  const writer = adminClient(backend.url, backend.adminKey);
+  try {
+    const syncsBefore = store.syncCount;
+    const added = writer.mutation(api.notes.add, { channel: "prompt", body: "at once" });
+    await waitFor(() => seen.length === 2, 10_000, "the update, synced by its flush");
+    expect(seen[1]).toEqual(["at once"]);
+    expect(store.syncCount).toBe(syncsBefore + 1);
+    // The flush's sync made the commit durable for its writer too.
+    await added;
+  } finally {
+    store.startSync = startSync;
+  }
 });

@@ -227,6 +227,11 @@ export class Engine {
     return this.store.whenDurable(seq);
   }
 
+  /** Makes every commit written so far durable now (storage.ts `syncNow`). */
+  syncNow(): void {
+    this.store.syncNow();
+  }
+
   /** Sequence number of the latest commit written to the log (`whenDurable(seq)` waits for it). */
   get lastSeq(): number {
     return this.store.lastSeq;

@@ -577,6 +577,8 @@ export class SyncServer {
   private queueTransitions(due: QueuedTransition[]): Promise<void> {
     if (due.length === 0) return Promise.resolve();
     const seq = this.engine.lastSeq;
+    // The results go out as soon as the disk has their commits, not when the event loop next sees a background sync end.
+    this.engine.syncNow();
     const batch = due.map(({ connection, end, ts }) => {
       const modifications = connection.pending;
       connection.pending = [];
