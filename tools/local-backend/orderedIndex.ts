@@ -146,6 +146,26 @@ export class OrderedIndex {
    * next field (what Convex's `withIndex` builds).
    */
   span(range: readonly RangeFilter[]): IndexSpan | null {
+    const bounds = this.bounds(range);
+    if (bounds === null) return null;
+    const start = this.partition((doc) => !bounds.below(doc), 0);
+    const end = this.partition(bounds.above, start);
+    return { start, end };
+  }
+
+  /** Whether `doc` lies in `range` (one `span` can answer), by the same tests `span` searches with. */
+  inRange(range: readonly RangeFilter[]): ((doc: Doc) => boolean) | null {
+    const bounds = this.bounds(range);
+    return bounds === null ? null : (doc) => !bounds.below(doc) && !bounds.above(doc);
+  }
+
+  /** Negative, zero or positive as `a` sorts before, with or after `b` in this index. */
+  compare(a: Doc, b: Doc): number {
+    return this.compareDocs(a, b);
+  }
+
+  /** Whether a document sorts before `range` (below) or after it (above): both monotone in index order. */
+  private bounds(range: readonly RangeFilter[]): { below: (doc: Doc) => boolean; above: (doc: Doc) => boolean } | null {
     const equal: Array<Value | undefined> = [];
     let i = 0;
     while (i < range.length && range[i].type === "Eq" && range[i].fieldPath === this.fields[i]) {
@@ -183,9 +203,7 @@ export class OrderedIndex {
       const c = compareValue(readers[last](doc), upper.value);
       return upper.inclusive ? c > 0 : c >= 0;
     };
-    const start = this.partition((doc) => !below(doc), 0);
-    const end = this.partition(above, start);
-    return { start, end };
+    return { below, above };
   }
 
   /**
