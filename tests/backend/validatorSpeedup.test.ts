@@ -5,6 +5,7 @@
  * validators, its shared validators and hand-made edge cases, each value is
  * accepted by both or refused by both with the same error.
  */
+import { runInNewContext } from "node:vm";
 import { CommitTsPlaceholder, type GenericValidator } from "convex/values";
 import { afterEach, beforeAll, expect, test } from "vitest";
 import schema from "../../convex/schema";
@@ -91,6 +92,8 @@ function oddValues(): unknown[] {
     { toString: "x" },
     { constructor: "x" },
     JSON.parse('{"__proto__": 1}'),
+    Object.create({ inherited: 1 }),
+    runInNewContext("({ kind: 'system' })"),
     new Map(),
     new Set(),
     new Date(0),
@@ -169,6 +172,10 @@ function broken(validator: any, value: unknown, depth = 0): unknown[] {
     }
     out.push({ ...record, unexpected: 1 }, { ...record, unexpected: undefined }, { ...record, toString: 1 });
     out.push(Object.assign(Object.create(null), record), Object.assign(new Point(), record), new Map(Object.entries(record)));
+    // "Simple" to convex-test though their prototype is not Object.prototype:
+    // another plain object (whose enumerable keys are inherited, not own), and
+    // an object of another realm.
+    out.push(Object.assign(Object.create({ inherited: 1 }), record), Object.assign(runInNewContext("({})") as object, record));
   }
   return out;
 }

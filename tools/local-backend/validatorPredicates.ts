@@ -142,7 +142,10 @@ function compileObject(validator: any, helpers: ValidatorHelpers): Predicate {
   const { isSimpleObject } = helpers;
   return (value) => {
     // `null` is an "object" whose isSimpleObject throws: refused either way.
-    if (typeof value !== "object" || value === null || !isSimpleObject(value)) return false;
+    if (typeof value !== "object" || value === null) return false;
+    // What isSimpleObject says of the usual prototypes, without the call.
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null && !isSimpleObject(value)) return false;
     const record = value as Record<string, unknown>;
     for (const field of fields) {
       // Read as convex-test reads it, inherited properties included: `{}`
@@ -154,10 +157,12 @@ function compileObject(validator: any, helpers: ValidatorHelpers): Predicate {
         return false;
       }
     }
-    // convex-test refuses an own enumerable key whose `shape[key]` is
-    // undefined; a name the shape inherits (`toString`) is not refused there.
-    for (const key of Object.keys(record)) {
-      if (!names.has(key) && shape[key] === undefined) return false;
+    // convex-test refuses an own enumerable key (`Object.keys`) whose
+    // `shape[key]` is undefined; a name the shape inherits (`toString`) is
+    // not refused there. `for...in` visits the own enumerable keys without
+    // making an array of them, and inherited ones, told apart by `hasOwn`.
+    for (const key in record) {
+      if (!names.has(key) && shape[key] === undefined && Object.hasOwn(record, key)) return false;
     }
     return true;
   };
