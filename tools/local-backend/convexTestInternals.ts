@@ -15,6 +15,7 @@ import { pathToFileURL } from "node:url";
 import { httpActionRequest } from "./bufferedBodies.js";
 import { ContextSlot } from "./contextSlots.js";
 import { QUERY_ALL_OP } from "./queryBatching.js";
+import { validatorPredicates } from "./validatorPredicates.js";
 
 export const SUPPORTED_CONVEX_TEST_VERSION = "0.0.60";
 
@@ -147,6 +148,29 @@ const VALIDATOR_SPEEDUPS: Array<[string, string]> = [
     "let validators = maestroValidators.get(func);\n    if (validators === undefined) {\n        validators = { args: JSON.parse(func.exportArgs()), returns: JSON.parse(func.exportReturns()) };\n        maestroValidators.set(func, validators);\n    }\n    const args = validators.args;",
   ],
   ["const returns = JSON.parse(func.exportReturns());", "const returns = validators.returns;"],
+];
+
+/**
+ * `validateValidator` (every document write, every call's arguments and
+ * return value) first asks the validator's compiled predicate
+ * (validatorPredicates.ts), which accepts exactly the values it accepts
+ * without walking the validator's JSON or throwing an Error per union member
+ * that does not match; a value the predicate refuses goes on through
+ * convex-test's own code and gets its own error. The compiler reaches the
+ * generated module through a global, as the ContextSlot class does, and is
+ * given the module's own helpers so that both judge alike.
+ */
+const VALIDATOR_PREDICATES_GLOBAL = "maestro.localBackend.validatorPredicates";
+const PREDICATE_SPEEDUPS: Array<[string, string]> = [
+  [
+    "function validateValidator(validator, value) {\n    switch (validator.type) {",
+    `const maestroPredicateFor = globalThis[Symbol.for(${JSON.stringify(VALIDATOR_PREDICATES_GLOBAL)})]({ isSimpleObject, tableNameFromId, CommitTsPlaceholder });
+function validateValidator(validator, value) {
+    if (maestroPredicateFor(validator)(value)) {
+        return;
+    }
+    switch (validator.type) {`,
+  ],
 ];
 
 /**
@@ -289,6 +313,7 @@ function applySpeedups(source: string, version: string): string {
   const all = [
     ...DOCUMENT_SPEEDUPS,
     ...VALIDATOR_SPEEDUPS,
+    ...PREDICATE_SPEEDUPS,
     ...FIFO_LOCK_SPEEDUPS,
     ...OWN_TRANSACTION,
     ...CONTEXT_SLOT_SPEEDUPS,
@@ -311,11 +336,19 @@ let loaded: Promise<ConvexTestInternals> | null = null;
 
 /** The engine module, loaded once per process. */
 export function loadConvexTestInternals(projectRoot: string): Promise<ConvexTestInternals> {
-  loaded ??= load(projectRoot);
+  loaded ??= load<ConvexTestInternals>(projectRoot, INTERNAL_NAMES, true);
   return loaded;
 }
 
-async function load(projectRoot: string): Promise<ConvexTestInternals> {
+/**
+ * convex-test's module with `names` exported, with the speedups or (`false`)
+ * as published: tests hold the two side by side.
+ */
+export function importConvexTest(projectRoot: string, names: readonly string[], speedups: boolean): Promise<Record<string, unknown>> {
+  return load(projectRoot, names, speedups);
+}
+
+async function load<T>(projectRoot: string, names: readonly string[], speedups: boolean): Promise<T> {
   const require = createRequire(path.join(projectRoot, "package.json"));
   const packageJsonPath = require.resolve("convex-test/package.json");
   const { version } = JSON.parse(readFileSync(packageJsonPath, "utf8")) as { version: string };
@@ -327,7 +360,7 @@ async function load(projectRoot: string): Promise<ConvexTestInternals> {
   }
   const distDir = path.join(path.dirname(packageJsonPath), "dist");
   let source = readFileSync(path.join(distDir, "index.js"), "utf8");
-  for (const name of INTERNAL_NAMES) {
+  for (const name of names) {
     if (!new RegExp(`(class|function|const) ${name}\\b`).test(source)) {
       throw new Error(`convex-test ${version} no longer defines ${name}; tools/local-backend needs updating.`);
     }
@@ -336,16 +369,17 @@ async function load(projectRoot: string): Promise<ConvexTestInternals> {
   source = source.replace(/from "\.\/([^"]+)"/g, (_m, file: string) => {
     return `from ${JSON.stringify(pathToFileURL(path.join(distDir, file)).href)}`;
   });
-  source = applySpeedups(source, version);
-  source += `\nexport { ${INTERNAL_NAMES.join(", ")} };\n`;
+  if (speedups) source = applySpeedups(source, version);
+  source += `\nexport { ${names.join(", ")} };\n`;
   // Written under node_modules so that bare imports ("convex/server") resolve
   // to the project's own copy, the one the app's functions use.
   const outDir = path.join(projectRoot, "node_modules", ".cache", "maestro-local-backend");
   mkdirSync(outDir, { recursive: true });
   (globalThis as Record<symbol, unknown>)[Symbol.for(CONTEXT_SLOT_GLOBAL)] = ContextSlot;
   (globalThis as Record<symbol, unknown>)[Symbol.for(HTTP_REQUEST_GLOBAL)] = httpActionRequest;
+  (globalThis as Record<symbol, unknown>)[Symbol.for(VALIDATOR_PREDICATES_GLOBAL)] = validatorPredicates;
   // Named by its content: a checkout of other code sharing this node_modules (a baseline for a benchmark) writes its own file.
   const outFile = path.join(outDir, `convex-test-${version}-${createHash("sha256").update(source).digest("hex").slice(0, 12)}.mjs`);
   writeFileSync(outFile, source);
-  return (await import(pathToFileURL(outFile).href)) as ConvexTestInternals;
+  return (await import(pathToFileURL(outFile).href)) as T;
 }
