@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
@@ -136,6 +136,33 @@ test("a scheduled function pending at shutdown runs after a restart", async () =
   cleanups.push(() => second.stop());
   const http = new ConvexHttpClient(second.url);
   await waitFor(async () => ((await http.query(anyApi.notes.list, { channel: "resume" })) as unknown[]).length === 1, 10_000, "resumed job");
+});
+
+test("an older backend's data with jobs caught inProgress: the mutation is run, the action marked failed", async () => {
+  const dataDir = tempDataDir();
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const first = await startTestBackend({ dataDir });
+  const http = new ConvexHttpClient(first.url);
+  const mutationJob = (await http.mutation(anyApi.notes.addLater, { channel: "old", body: "retried", delayMs: 60_000 })) as string;
+  const actionJob = (await http.mutation(anyApi.ticks.burstLater, { source: "old", count: 1, delayMs: 60_000 })) as string;
+  const jobs = first.engine.documents("", "_scheduled_functions").filter((job) => job._id === mutationJob || job._id === actionJob);
+  // The log as a kill -9 leaves it, plus the record an older backend committed as each job started (a bare line, from before checksums).
+  const oldData = tempDataDir();
+  cleanups.push(() => rmSync(oldData, { recursive: true, force: true }));
+  cpSync(dataDir, oldData, { recursive: true });
+  await first.stop();
+  const log = path.join(oldData, "wal.jsonl");
+  const last = JSON.parse(readFileSync(log, "utf8").trim().split("\n").at(-1)!) as { rec: { nextDocId: number } };
+  const started = jobs.map((job) => [job._id, { ...job, scheduledTime: Date.now(), state: { kind: "inProgress" } }]);
+  appendFileSync(log, JSON.stringify({ type: "commit", ts: (BigInt(Date.now()) * 1_000_000n).toString(), nextDocId: last.rec.nextDocId, writes: started }) + "\n");
+
+  const second = await startTestBackend({ dataDir: oldData });
+  cleanups.push(() => second.stop());
+  await waitFor(() => jobState(second, mutationJob) === "success", 10_000, "the retried mutation");
+  expect(jobState(second, actionJob)).toBe("failed");
+  const again = new ConvexHttpClient(second.url);
+  expect(await again.query(anyApi.notes.list, { channel: "old" })).toMatchObject([{ body: "retried" }]);
+  expect(await again.query(anyApi.ticks.count, { source: "old" })).toBe(0);
 });
 
 test("edited functions are reloaded and subscriptions re-run; a schema existing data breaks is refused", async () => {
