@@ -53,24 +53,6 @@ export interface ConvexTestInternals {
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /**
- * A scheduled mutation's job while the mutation runs (SCHEDULED_MUTATIONS):
- * the first top-level transaction begun in this context claims it.
- */
-export interface ScheduledJob {
-  /** The database of the component the job document lives in (maybe not the function's). */
-  db: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- convex-test's DatabaseFake
-  jobId: string;
-  /** Set by the mutation's own transaction: work it starts inherits the context. */
-  claimed: boolean;
-  /** The job was canceled or gone when that transaction began: the function did not run. */
-  notPending: boolean;
-  /** The function's writes and the job's success committed. */
-  committed: boolean;
-}
-
-export const scheduledJobStorage = new ContextSlot<ScheduledJob>();
-
-/**
  * Union validators try each member and catch its exception; for the enum-like
  * unions of literals our schemas use everywhere ("status", "priority") that
  * made return-value validation of a 2,000-card board cost ~50 ms. A literal
@@ -302,6 +284,24 @@ const HTTP_REQUEST_SPEEDUPS: Array<[string, string]> = [
     `a.invokeHttpAction(globalThis[Symbol.for(${JSON.stringify(HTTP_REQUEST_GLOBAL)})](url, init))`,
   ],
 ];
+
+/**
+ * A scheduled mutation's job while the mutation runs (SCHEDULED_MUTATIONS):
+ * the first top-level transaction begun in this context claims it.
+ */
+export interface ScheduledJob {
+  /** The database of the component the job document lives in (maybe not the function's). */
+  db: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- convex-test's DatabaseFake
+  jobId: string;
+  /** Set by the mutation's own transaction: work it starts inherits the context. */
+  claimed: boolean;
+  /** The job was canceled or gone when that transaction began: the function did not run. */
+  notPending: boolean;
+  /** The function's writes and the job's success committed. */
+  committed: boolean;
+}
+
+export const scheduledJobStorage = new ContextSlot<ScheduledJob>();
 
 /**
  * A scheduled mutation runs in one transaction, as on Convex: the check that
