@@ -2,7 +2,8 @@
  * The convex-test patches: what the engine changes in convex-test's
  * TransactionManager and DatabaseFake to behave like a deployment (one commit
  * across components, ids unique deployment-wide, indexed and tracked reads,
- * fair turns for actions). Instances not marked `__maestro` behave as before.
+ * fair turns for actions, a scheduled mutation's job checked and finished in
+ * its own transaction). Instances not marked `__maestro` behave as before.
  */
 import { getDocumentSize } from "convex/values";
 import { tableOf, type ComponentState } from "./componentState.js";
