@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { anyApi, type FunctionReference } from "convex/server";
@@ -144,4 +144,34 @@ test("a function scheduled inside a component runs after a restart", async () =>
 
 test("a component's call back into the app, scheduled through a function handle, runs after a restart", async () => {
   await expectResumedAfterRestart(anyApi.counters.callMeLater, anyApi.counters.callbacks, "cb", "the app's callback");
+});
+
+test("after a crash at any point, a scheduled mutation's effect is there at most once", async () => {
+  const dataDir = newDataDir();
+  const first = await start(dataDir);
+  const http = new ConvexHttpClient(first.url);
+  // One job runs in its own component, one calls back into the app through a function handle (its job in the component).
+  await http.mutation(anyApi.counters.bumpLater, { name: "crash", delayMs: 0 });
+  await http.mutation(anyApi.counters.callMeLater, { name: "crash", delayMs: 0 });
+  const settled = (backend: TestBackend) =>
+    backend.engine.documents("counter", "_scheduled_functions").every((job) => (job.state as { kind: string }).kind === "success");
+  await waitFor(() => first.engine.documents("counter", "_scheduled_functions").length === 2 && settled(first), 10_000, "both jobs");
+  // What a kill -9 leaves is a prefix of this log (a clean stop would fold it into the snapshot): try every one.
+  const crashed = newDataDir();
+  cpSync(dataDir, crashed, { recursive: true });
+  await stop(first);
+  const records = readFileSync(path.join(crashed, "wal.jsonl"), "utf8").split("\n").filter((line) => line !== "");
+  for (let kept = 0; kept <= records.length; kept++) {
+    const dir = newDataDir();
+    cpSync(crashed, dir, { recursive: true });
+    writeFileSync(path.join(dir, "wal.jsonl"), records.slice(0, kept).map((line) => `${line}\n`).join(""));
+    const backend = await start(dir);
+    await waitFor(() => settled(backend), 10_000, `jobs resumed from ${kept} records`);
+    const scheduled = backend.engine.documents("counter", "_scheduled_functions").map((job) => job.name);
+    const again = new ConvexHttpClient(backend.url);
+    // Once if its job was scheduled before the cut (resumed, or run before it), never twice.
+    expect(await again.query(anyApi.counters.get, { name: "crash" }), `bumps after ${kept} records`).toBe(scheduled.includes("counts:bump") ? 1 : 0);
+    expect(await again.query(anyApi.counters.callbacks, { name: "crash" }), `callbacks after ${kept} records`).toBe(scheduled.includes("counters:callback") ? 1 : 0);
+    await stop(backend);
+  }
 });

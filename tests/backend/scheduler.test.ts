@@ -1,9 +1,11 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { afterAll, expect, test } from "vitest";
+import type { DocumentChange } from "../../tools/local-backend/readSets";
+import { scanLogFile } from "../../tools/local-backend/storage";
 import { FIXTURE_CONVEX_DIR, startTestBackend, tempDataDir, waitFor } from "./helpers";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -23,6 +25,95 @@ test("a scheduled mutation's write reaches a subscriber", async () => {
   expect(seen.at(-1)).toEqual([]);
   await waitFor(() => seen.at(-1)?.length === 1, 10_000, "scheduled write pushed");
   expect(seen.at(-1)![0].body).toBe("scheduled");
+});
+
+type TestBackend = Awaited<ReturnType<typeof startTestBackend>>;
+
+/** A backend whose commits are kept, each as its list of changes. */
+async function recordingBackend() {
+  const backend = await startTestBackend();
+  cleanups.push(() => backend.stop());
+  const commits: DocumentChange[][] = [];
+  const notify = backend.engine.onCommit;
+  backend.engine.onCommit = (changes, ts) => {
+    commits.push(changes);
+    notify(changes, ts);
+  };
+  return { backend, commits, http: new ConvexHttpClient(backend.url) };
+}
+
+function jobState(backend: TestBackend, jobId: string): string | undefined {
+  const job = backend.engine.documents("", "_scheduled_functions").find((doc) => doc._id === jobId);
+  return (job?.state as { kind: string } | undefined)?.kind;
+}
+
+/** The job's state after each commit that wrote it, with the other tables that commit wrote. */
+function jobCommits(commits: DocumentChange[][], jobId: string) {
+  return commits
+    .filter((changes) => changes.some((change) => change.id === jobId))
+    .map((changes) => ({
+      state: (changes.find((change) => change.id === jobId)!.after!.state as { kind: string }).kind,
+      tables: [...new Set(changes.filter((change) => change.id !== jobId).map((change) => change.table))].sort(),
+    }));
+}
+
+test("a scheduled mutation's writes and its job's success are one commit and one log record", async () => {
+  const { backend, commits, http } = await recordingBackend();
+  const jobId = (await http.mutation(anyApi.notes.addLater, { channel: "one", body: "once", delayMs: 0 })) as string;
+  await waitFor(() => jobState(backend, jobId) === "success", 10_000, "the job's success");
+  expect(await http.query(anyApi.notes.list, { channel: "one" })).toMatchObject([{ body: "once" }]);
+  // No inProgress commit of its own: scheduled (with the call that scheduled it), then run and marked in one.
+  expect(jobCommits(commits, jobId)).toEqual([
+    { state: "pending", tables: [] },
+    { state: "success", tables: ["notes"] },
+  ]);
+  const records: Array<Array<[string, Record<string, unknown> | null]>> = [];
+  scanLogFile(path.join(backend.dataDir, "wal.jsonl"), (entry) => {
+    if (entry.type === "commit" && entry.writes.some(([id]) => id === jobId)) records.push(entry.writes as never);
+  });
+  expect(records).toHaveLength(2);
+  const ran = records[1].map(([, doc]) => doc);
+  expect(ran).toHaveLength(2);
+  expect(ran).toEqual(expect.arrayContaining([expect.objectContaining({ body: "once" }), expect.objectContaining({ state: { kind: "success" } })]));
+});
+
+test("a scheduled mutation canceled before it runs writes nothing", async () => {
+  const { backend, commits, http } = await recordingBackend();
+  const jobId = (await http.mutation(anyApi.notes.addLater, { channel: "canceled", body: "never", delayMs: 300 })) as string;
+  await http.mutation(anyApi.notes.cancelLater, { id: jobId });
+  // A job due after it has run once this one's time is past.
+  const laterId = (await http.mutation(anyApi.notes.addLater, { channel: "after", body: "ran", delayMs: 400 })) as string;
+  await waitFor(() => jobState(backend, laterId) === "success", 10_000, "the later job");
+  expect(await http.query(anyApi.notes.list, { channel: "canceled" })).toEqual([]);
+  expect(jobCommits(commits, jobId).map((commit) => commit.state)).toEqual(["pending", "canceled"]);
+});
+
+test("a scheduled mutation that throws leaves none of its writes and its job failed", async () => {
+  const { backend, commits, http } = await recordingBackend();
+  const jobId = (await http.mutation(anyApi.notes.addThenFailLater, { channel: "thrown", body: "undone", delayMs: 0 })) as string;
+  await waitFor(() => jobState(backend, jobId) === "failed", 10_000, "the job's failure");
+  expect(await http.query(anyApi.notes.list, { channel: "thrown" })).toEqual([]);
+  expect(jobCommits(commits, jobId)).toEqual([
+    { state: "pending", tables: [] },
+    { state: "failed", tables: [] },
+  ]);
+});
+
+test("a scheduled action's job is inProgress while it runs, its mutations commit on their own, and it ends in success", async () => {
+  const { backend, commits, http } = await recordingBackend();
+  const jobId = (await http.mutation(anyApi.ticks.burstLater, { source: "action", count: 3 })) as string;
+  await waitFor(() => jobState(backend, jobId) === "success", 10_000, "the action's success");
+  expect(jobCommits(commits, jobId)).toEqual([
+    { state: "pending", tables: [] },
+    { state: "inProgress", tables: [] },
+    { state: "success", tables: [] },
+  ]);
+  // Its three mutations committed between inProgress and success.
+  const started = commits.findIndex((changes) => changes.some((change) => change.id === jobId && (change.after!.state as { kind: string }).kind === "inProgress"));
+  const ended = commits.findIndex((changes) => changes.some((change) => change.id === jobId && (change.after!.state as { kind: string }).kind === "success"));
+  const ticks = commits.flatMap((changes, i) => (changes.some((change) => change.table === "ticks" && change.after?.source === "action") ? [i] : []));
+  expect(ticks).toHaveLength(3);
+  for (const i of ticks) expect(i > started && i < ended).toBe(true);
 });
 
 test("crons from convex/crons.ts run on their own and their writes reach a subscriber", async () => {
@@ -45,6 +136,33 @@ test("a scheduled function pending at shutdown runs after a restart", async () =
   cleanups.push(() => second.stop());
   const http = new ConvexHttpClient(second.url);
   await waitFor(async () => ((await http.query(anyApi.notes.list, { channel: "resume" })) as unknown[]).length === 1, 10_000, "resumed job");
+});
+
+test("an older backend's data with jobs caught inProgress: the mutation is run, the action marked failed", async () => {
+  const dataDir = tempDataDir();
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const first = await startTestBackend({ dataDir });
+  const http = new ConvexHttpClient(first.url);
+  const mutationJob = (await http.mutation(anyApi.notes.addLater, { channel: "old", body: "retried", delayMs: 60_000 })) as string;
+  const actionJob = (await http.mutation(anyApi.ticks.burstLater, { source: "old", count: 1, delayMs: 60_000 })) as string;
+  const jobs = first.engine.documents("", "_scheduled_functions").filter((job) => job._id === mutationJob || job._id === actionJob);
+  // The log as a kill -9 leaves it, plus the record an older backend committed as each job started (a bare line, from before checksums).
+  const oldData = tempDataDir();
+  cleanups.push(() => rmSync(oldData, { recursive: true, force: true }));
+  cpSync(dataDir, oldData, { recursive: true });
+  await first.stop();
+  const log = path.join(oldData, "wal.jsonl");
+  const last = JSON.parse(readFileSync(log, "utf8").trim().split("\n").at(-1)!) as { rec: { nextDocId: number } };
+  const started = jobs.map((job) => [job._id, { ...job, scheduledTime: Date.now(), state: { kind: "inProgress" } }]);
+  appendFileSync(log, JSON.stringify({ type: "commit", ts: (BigInt(Date.now()) * 1_000_000n).toString(), nextDocId: last.rec.nextDocId, writes: started }) + "\n");
+
+  const second = await startTestBackend({ dataDir: oldData });
+  cleanups.push(() => second.stop());
+  await waitFor(() => jobState(second, mutationJob) === "success", 10_000, "the retried mutation");
+  expect(jobState(second, actionJob)).toBe("failed");
+  const again = new ConvexHttpClient(second.url);
+  expect(await again.query(anyApi.notes.list, { channel: "old" })).toMatchObject([{ body: "retried" }]);
+  expect(await again.query(anyApi.ticks.count, { source: "old" })).toBe(0);
 });
 
 test("edited functions are reloaded and subscriptions re-run; a schema existing data breaks is refused", async () => {

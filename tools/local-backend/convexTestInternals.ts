@@ -309,6 +309,69 @@ const HTTP_REQUEST_SPEEDUPS: Array<[string, string]> = [
   ],
 ];
 
+/**
+ * A scheduled mutation's job while the mutation runs (SCHEDULED_MUTATIONS):
+ * the first top-level transaction begun in this context claims it.
+ */
+export interface ScheduledJob {
+  /** The database of the component the job document lives in (maybe not the function's). */
+  db: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- convex-test's DatabaseFake
+  jobId: string;
+  /** Set by the mutation's own transaction: work it starts inherits the context. */
+  claimed: boolean;
+  /** The job was canceled or gone when that transaction began: the function did not run. */
+  notPending: boolean;
+  /** The function's writes and the job's success committed. */
+  committed: boolean;
+}
+
+export const scheduledJobStorage = new ContextSlot<ScheduledJob>();
+
+/**
+ * A scheduled mutation runs in one transaction, as on Convex: the check that
+ * its job is still pending, the function's writes and the job's move to
+ * `success` commit together (convexTestPatches.ts's `begin` and `commit` do
+ * the job's part, for the job `scheduledJobStorage` holds). convex-test ran
+ * it in three: job `inProgress`, the function, job `success`. That was two
+ * more commits per job (log records, fsyncs, subscription checks), and a
+ * crash after the function's commit left the job `inProgress`, which a
+ * restart ran again. A mutation that throws commits nothing and its job is
+ * marked `failed` in a transaction of its own, as before. Actions keep the
+ * three steps: Convex runs them at most once, and their work spans many
+ * transactions.
+ */
+const SCHEDULED_JOB_GLOBAL = "maestro.localBackend.scheduledJob";
+const SCHEDULED_MUTATION = `const maestroScheduledJob = globalThis[Symbol.for(${JSON.stringify(SCHEDULED_JOB_GLOBAL)})];
+async function maestroRunScheduledMutation({ db, jobId, componentPath, functionPath, args, name }) {
+    const job = { db, jobId, claimed: false, notPending: false, committed: false };
+    try {
+        await maestroScheduledJob.run(job, () => withAuth().mutationFromPath(functionPath, args));
+    }
+    catch (error) {
+        // Canceled or gone when its transaction began: it did not run.
+        if (job.notPending)
+            return;
+        console.error(\`Error when running scheduled function \${name}\`, error);
+        // Its writes and its success are in: only its return value failed validation, which convex-test checks after the commit.
+        if (job.committed)
+            return;
+        await withAuth().runInComponent(componentPath, async () => {
+            if (db.get("_scheduled_functions", jobId)?.state.kind !== "pending")
+                return;
+            db.patch("_scheduled_functions", jobId, { state: { kind: "failed" }, completedTime: Date.now() });
+        });
+    }
+}
+async function runScheduledFunction({ db, jobId, componentPath, functionPath, args, name, }) {`;
+const SCHEDULED_MUTATIONS: Array<[string, string]> = [
+  ["async function runScheduledFunction({ db, jobId, componentPath, functionPath, args, name, }) {", SCHEDULED_MUTATION],
+  [
+    "authStorage.run(new AuthFake(), async () => {\n        const canceled = await withAuth().runInComponent(componentPath, async () => {",
+    // A function that cannot be resolved takes convex-test's path, which marks its job failed.
+    'authStorage.run(new AuthFake(), async () => {\n        if (await resolveFunction(functionPath, "any").then(({ func }) => func.isMutation === true, () => false)) {\n            await maestroRunScheduledMutation({ db, jobId, componentPath, functionPath, args, name });\n            return;\n        }\n        const canceled = await withAuth().runInComponent(componentPath, async () => {',
+  ],
+];
+
 function applySpeedups(source: string, version: string): string {
   const all = [
     ...DOCUMENT_SPEEDUPS,
@@ -321,6 +384,7 @@ function applySpeedups(source: string, version: string): string {
     ...ACCESSOR_SPEEDUPS,
     ...EXECUTION_LIMIT_CHECKS,
     ...HTTP_REQUEST_SPEEDUPS,
+    ...SCHEDULED_MUTATIONS,
   ];
   for (const [from] of [[UNION_CASE], ...all]) {
     if (source.split(from).length !== 2) {
@@ -378,6 +442,7 @@ async function load<T>(projectRoot: string, names: readonly string[], speedups: 
   (globalThis as Record<symbol, unknown>)[Symbol.for(CONTEXT_SLOT_GLOBAL)] = ContextSlot;
   (globalThis as Record<symbol, unknown>)[Symbol.for(HTTP_REQUEST_GLOBAL)] = httpActionRequest;
   (globalThis as Record<symbol, unknown>)[Symbol.for(VALIDATOR_PREDICATES_GLOBAL)] = validatorPredicates;
+  (globalThis as Record<symbol, unknown>)[Symbol.for(SCHEDULED_JOB_GLOBAL)] = scheduledJobStorage;
   // Named by its content: a checkout of other code sharing this node_modules (a baseline for a benchmark) writes its own file.
   const outFile = path.join(outDir, `convex-test-${version}-${createHash("sha256").update(source).digest("hex").slice(0, 12)}.mjs`);
   writeFileSync(outFile, source);

@@ -2,11 +2,12 @@
  * The convex-test patches: what the engine changes in convex-test's
  * TransactionManager and DatabaseFake to behave like a deployment (one commit
  * across components, ids unique deployment-wide, indexed and tracked reads,
- * fair turns for actions). Instances not marked `__maestro` behave as before.
+ * fair turns for actions, a scheduled mutation's job checked and finished in
+ * its own transaction). Instances not marked `__maestro` behave as before.
  */
 import { getDocumentSize } from "convex/values";
 import { tableOf, type ComponentState } from "./componentState.js";
-import type { ConvexTestInternals } from "./convexTestInternals.js";
+import { scheduledJobStorage, type ConvexTestInternals, type ScheduledJob } from "./convexTestInternals.js";
 import type { ExecutionClock } from "./executionLimits.js";
 import { newStorageId } from "./fileStorage.js";
 import type { TurnGate } from "./turns.js";
@@ -66,6 +67,27 @@ class LazyQueryResults {
   }
 }
 
+/** Where a top-level transaction keeps the scheduled mutation job it runs, from `begin` to its end. */
+const RUNNING_JOB = Symbol("maestro.runningScheduledJob");
+
+/**
+ * Claims the scheduled mutation job of this context for the transaction just
+ * begun (the mutation's own: see SCHEDULED_MUTATIONS in
+ * convexTestInternals.ts). Checked under the lock, so a cancel either
+ * commits before it and the function does not run, or after its success.
+ */
+function startScheduledJob(manager: any) {
+  const job = scheduledJobStorage.getStore();
+  if (job === undefined || job.claimed) return;
+  job.claimed = true;
+  if (job.db.get("_scheduled_functions", job.jobId)?.state.kind !== "pending") {
+    job.notPending = true;
+    manager.rollback(false);
+    throw new Error(`Scheduled function ${job.jobId} is no longer pending`);
+  }
+  manager[RUNNING_JOB] = job;
+}
+
 let patched = false;
 
 /**
@@ -84,11 +106,13 @@ export function installPatches(internals: ConvexTestInternals) {
     // Only an action's calls: a request's own transaction took its turn when the request arrived.
     if (!isNested && turns != null && internals.executionContextStorage.getStore()?.udfType === "action") await turns.pause();
     await originalBegin.call(this, isNested, limits);
+    if (isNested) return;
+    startScheduledJob(this);
     // The lock is taken: the function's own time starts now.
-    if (!isNested) this.__maestro?.clock?.started();
+    this.__maestro?.clock?.started();
   };
   const originalManagerCommit = managerProto.commit;
-  managerProto.commit = function (this: any, isNested: boolean) {
+  const commitWithHooks = function (this: any, isNested: boolean): bigint | null {
     const hooks: TransactionHooks<unknown> | undefined = this.__maestro;
     if (hooks === undefined || isNested) return originalManagerCommit.call(this, isNested);
     if (hooks.closed) {
@@ -101,9 +125,19 @@ export function installPatches(internals: ConvexTestInternals) {
     hooks.afterCommit(pending, commitTs);
     return commitTs;
   };
+  managerProto.commit = function (this: any, isNested: boolean) {
+    const job: ScheduledJob | undefined = isNested ? undefined : this[RUNNING_JOB];
+    if (job === undefined) return commitWithHooks.call(this, isNested);
+    // A scheduled mutation's job moves to success in the commit of its writes.
+    job.db.patch("_scheduled_functions", job.jobId, { state: { kind: "success" } });
+    const commitTs = commitWithHooks.call(this, isNested);
+    job.committed = this.__maestro?.closed !== true;
+    return commitTs;
+  };
   // A function's query streams end with its transaction: convex-test keeps them forever (a `.first()` leaves the rest).
   const originalEnd = managerProto._endTransaction;
   managerProto._endTransaction = function (this: any, isNested: boolean) {
+    if (!isNested) this[RUNNING_JOB] = undefined;
     if (this.__maestro !== undefined && !isNested) {
       this.__maestro.clock?.ended();
       for (const component of Object.values(internals.convexGlobalStorage.getStore()?.components ?? {}) as any[]) {

@@ -68,9 +68,15 @@ export class Scheduling {
 
   /**
    * Scheduled functions survive a restart as `_scheduled_functions` documents
-   * of the component that scheduled them; re-arm the pending ones. One caught
-   * mid-run is retried if it is a mutation (its writes never committed) and
-   * marked failed if it is an action, which Convex runs at most once.
+   * of the component that scheduled them; re-arm the pending ones. An action
+   * caught mid-run (`inProgress`) is marked failed: Convex runs actions at
+   * most once. A mutation's job is never seen `inProgress`: it goes from
+   * pending to success in the commit of the mutation's writes
+   * (SCHEDULED_MUTATIONS in convexTestInternals.ts), so a crash leaves it
+   * pending with none of them, and it runs once. Data from an older backend,
+   * which marked a job `inProgress` in a commit of its own before running
+   * the mutation, may still hold one: most likely caught before the
+   * mutation's commit, it is run again.
    */
   resumeScheduledFunctions() {
     for (const state of this.components.values()) {
@@ -83,6 +89,7 @@ export class Scheduling {
         .runInComponent(state.path, async () => {
           for (const job of pending) {
             if (job.state.kind !== "inProgress") continue;
+            // A mutation's job here comes from an older backend's data (see above).
             state.db.patch("_scheduled_functions", job._id, {
               state: { kind: isMutation(job) ? "pending" : "failed" },
             });
