@@ -116,6 +116,34 @@ test("a scheduled action's job is inProgress while it runs, its mutations commit
   for (const i of ticks) expect(i > started && i < ended).toBe(true);
 });
 
+test("a job scheduled to run now starts after its commit's update was sent, also when a timer would have run first", async () => {
+  const { backend } = await recordingBackend();
+  const client = new ConvexClient(backend.url, { unsavedChangesWarning: false });
+  cleanups.push(() => client.close());
+  const seen: string[][] = [];
+  client.onUpdate(anyApi.notes.list, { channel: "soon" }, (notes: Array<{ body: string }>) => seen.push(notes.map((note) => note.body)));
+  await waitFor(() => seen.length === 1);
+  // The commit lands where a busy action's does: in a setImmediate callback (the loop's check phase), with more
+  // than a millisecond of work after it. A 1 ms timer armed by the mutation then fired before the commit's flush.
+  const notify = backend.engine.onCommit;
+  backend.engine.onCommit = (changes, ts) => {
+    notify(changes, ts);
+    if (!changes.some((change) => change.table === "notes" && (change.after as { body?: string } | null)?.body === "first")) return;
+    const until = performance.now() + 3;
+    while (performance.now() < until);
+  };
+  try {
+    await new Promise<void>((resolve, reject) =>
+      setImmediate(() => void backend.engine.runMutation("notes:addThenSoon", { channel: "soon", body: "first", soon: "second" }, { kind: "admin" }).then(() => resolve(), reject)),
+    );
+    await waitFor(() => seen.at(-1)?.length === 2, 10_000, "both notes");
+  } finally {
+    backend.engine.onCommit = notify;
+  }
+  // The subscriber heard of the first commit on its own, before the job it scheduled ran.
+  expect(seen).toEqual([[], ["first"], ["first", "second"]]);
+});
+
 test("crons from convex/crons.ts run on their own and their writes reach a subscriber", async () => {
   const backend = await startTestBackend();
   cleanups.push(() => backend.stop());

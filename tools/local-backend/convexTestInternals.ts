@@ -372,6 +372,32 @@ const SCHEDULED_MUTATIONS: Array<[string, string]> = [
   ],
 ];
 
+/**
+ * A job a query or mutation schedules to run now (`runAfter(0)`) is started
+ * once its transaction commits, after the commit's subscription flush was
+ * queued (convexTestPatches.ts arms them from `commit`), instead of on a
+ * timer armed inside the function. The timer (1 ms at least) fired in the
+ * loop's timers phase, ahead of the flush queued for the same commit: a
+ * delegation's two tasks reached the board only after both assignees' jobs
+ * and the next model reply had run (~13 ms). A job from a transaction that
+ * rolls back is dropped with it (convex-test's timer found no job and did
+ * nothing). Jobs scheduled for later, or from an action, keep the timer.
+ */
+const SCHEDULED_AT_COMMIT: Array<[string, string]> = [
+  [
+    "function frameworkSetTimeout(cb, ms) {",
+    `function maestroArmScheduled(fire, ms) {
+    const manager = getTransactionManager();
+    if (ms > 0 || manager.__maestro === undefined || !manager.isInTransaction()) {
+        return frameworkSetTimeout(fire, ms);
+    }
+    (manager.__maestroDueAtCommit ??= []).push(fire);
+}
+function frameworkSetTimeout(cb, ms) {`,
+  ],
+  ["                    frameworkSetTimeout(() => {\n                        scheduler.timerFired();", "                    maestroArmScheduled(() => {\n                        scheduler.timerFired();"],
+];
+
 function applySpeedups(source: string, version: string): string {
   const all = [
     ...DOCUMENT_SPEEDUPS,
@@ -385,6 +411,7 @@ function applySpeedups(source: string, version: string): string {
     ...EXECUTION_LIMIT_CHECKS,
     ...HTTP_REQUEST_SPEEDUPS,
     ...SCHEDULED_MUTATIONS,
+    ...SCHEDULED_AT_COMMIT,
   ];
   for (const [from] of [[UNION_CASE], ...all]) {
     if (source.split(from).length !== 2) {

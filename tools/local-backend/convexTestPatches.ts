@@ -5,6 +5,7 @@
  * fair turns for actions, a scheduled mutation's job checked and finished in
  * its own transaction). Instances not marked `__maestro` behave as before.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { getDocumentSize } from "convex/values";
 import { tableOf, type ComponentState } from "./componentState.js";
 import { scheduledJobStorage, type ConvexTestInternals, type ScheduledJob } from "./convexTestInternals.js";
@@ -67,6 +68,9 @@ class LazyQueryResults {
   }
 }
 
+/** Runs a callback in no function's context (the contexts of when this module loaded: none). */
+const outsideFunctions = AsyncLocalStorage.snapshot();
+
 /** Where a top-level transaction keeps the scheduled mutation job it runs, from `begin` to its end. */
 const RUNNING_JOB = Symbol("maestro.runningScheduledJob");
 
@@ -125,7 +129,7 @@ export function installPatches(internals: ConvexTestInternals) {
     hooks.afterCommit(pending, commitTs);
     return commitTs;
   };
-  managerProto.commit = function (this: any, isNested: boolean) {
+  const commitJob = function (this: any, isNested: boolean) {
     const job: ScheduledJob | undefined = isNested ? undefined : this[RUNNING_JOB];
     if (job === undefined) return commitWithHooks.call(this, isNested);
     // A scheduled mutation's job moves to success in the commit of its writes.
@@ -134,10 +138,22 @@ export function installPatches(internals: ConvexTestInternals) {
     job.committed = this.__maestro?.closed !== true;
     return commitTs;
   };
+  managerProto.commit = function (this: any, isNested: boolean) {
+    // Jobs this transaction scheduled to run now (SCHEDULED_AT_COMMIT in convexTestInternals.ts): read before the commit ends it.
+    const due: Array<() => void> | undefined = isNested ? undefined : this.__maestroDueAtCommit;
+    const commitTs = commitJob.call(this, isNested);
+    // After the commit queued its flush, and outside this function's context, as convex-test's timer was.
+    if (due !== undefined && this.__maestro?.closed !== true) outsideFunctions(() => due.forEach((fire) => setImmediate(fire)));
+    return commitTs;
+  };
   // A function's query streams end with its transaction: convex-test keeps them forever (a `.first()` leaves the rest).
   const originalEnd = managerProto._endTransaction;
   managerProto._endTransaction = function (this: any, isNested: boolean) {
-    if (!isNested) this[RUNNING_JOB] = undefined;
+    if (!isNested) {
+      this[RUNNING_JOB] = undefined;
+      // Committed: armed by `commit`; rolled back: dropped with the job documents.
+      this.__maestroDueAtCommit = undefined;
+    }
     if (this.__maestro !== undefined && !isNested) {
       this.__maestro.clock?.ended();
       for (const component of Object.values(internals.convexGlobalStorage.getStore()?.components ?? {}) as any[]) {
