@@ -132,9 +132,9 @@ export class ComponentState {
    * ordered index with this transaction's own writes to the table merged in;
    * null where convex-test's own path must answer (see `orderedRange`).
    * Before, a read after a write to its table fell to convex-test's path,
-   * which collected and sorted the whole range: a task's insert then read
-   * its column to place the next one, and a delegation of two tasks took
-   * ~5 ms of a mention's path.
+   * which collected and sorted the whole range: a delegation of two tasks
+   * read the column its first task went to whole to place the second, and a
+   * message's insert was followed by reads of the tables it had just written.
    */
   orderedSource(db: any, source: any): { docs: () => Generator<any>; fieldPathsToSortBy: string[]; order: "asc" | "desc" } | null {
     const range = this.orderedRange(db, source);
