@@ -78,6 +78,13 @@ function handClock() {
   return { time, clock };
 }
 
+/** The function is within its time as the clocks stand, and past it once `moreCpuMs` more CPU is used. */
+function expectTimeoutAfter(clock: ExecutionClock, time: { cpu: number }, moreCpuMs: number) {
+  expect(() => clock.finished()).not.toThrow();
+  time.cpu += moreCpuMs;
+  expect(() => clock.finished()).toThrow("Function execution timed out (maximum duration: 1s)");
+}
+
 test("the CPU clock (a system call) is read once per transaction while its user code is within the limit by the wall clock", () => {
   const { time, clock } = handClock();
   clock.started();
@@ -91,9 +98,7 @@ test("the CPU clock (a system call) is read once per transaction while its user 
   // Past the limit by the wall clock while waiting for a core: the CPU clock decides, and the function used little of it.
   time.wall += 1_000;
   time.cpu += 10;
-  expect(() => clock.finished()).not.toThrow();
-  time.cpu += 1_000;
-  expect(() => clock.finished()).toThrow("Function execution timed out (maximum duration: 1s)");
+  expectTimeoutAfter(clock, time, 1_000);
 });
 
 test("transactions close together share one reading of the CPU clock, and a function's time is never over-counted for it", () => {
@@ -115,9 +120,7 @@ test("transactions close together share one reading of the CPU clock, and a func
   expect(time.cpuReads).toBe(1);
   time.wall += 1_500;
   time.cpu += 1_000;
-  expect(() => clock.finished()).not.toThrow();
-  time.cpu += 1;
-  expect(() => clock.finished()).toThrow("Function execution timed out (maximum duration: 1s)");
+  expectTimeoutAfter(clock, time, 1);
   clock.ended();
   // A reading older than CPU_READING_MAX_AGE_MS is taken afresh.
   const reads = time.cpuReads;
