@@ -225,6 +225,32 @@ test("lines of commits made while a sync runs wait in memory and go to the log t
   expect(state.mutationResults.get("s#7")).toEqual({ ok: true });
 });
 
+test("syncNow makes every written commit durable before it returns, except while a compaction writes the snapshot", async () => {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  const store = new DurableStore(dir, { compactLogBytes: 1 });
+  const state = store.open();
+  // A background sync runs for the first commit; the second waits in memory behind it.
+  const first = store.appendCommit(note(0));
+  store.appendCommit(note(1));
+  store.syncNow();
+  expect(store.allDurable).toBe(true);
+  await store.whenDurable(first);
+  // While a compaction writes the snapshot, the background sync covers new commits: syncNow leaves them to it.
+  state.documents.set("10000notes", { _id: "10000notes", body: "n0" });
+  state.documents.set("10001notes", { _id: "10001notes", body: "n1" });
+  const compaction = store.compactInBackground(sourceOf(state.documents, { ts: 101n, nextDocId: 10_002 }));
+  const during = store.appendCommit(note(2));
+  // The engine's live state, which the compaction reads a piece at a time, has it too.
+  state.documents.set("10002notes", { _id: "10002notes", body: "n2" });
+  store.syncNow();
+  expect(store.allDurable).toBe(false);
+  await Promise.all([store.whenDurable(during), compaction]);
+  expect(store.allDurable).toBe(true);
+  store.close();
+  expect([...new DurableStore(dir).open().documents.keys()].sort()).toEqual(["10000notes", "10001notes", "10002notes"]);
+});
+
 test("closing writes the lines still waiting for a running sync", () => {
   const dir = tempDataDir();
   dirs.push(dir);

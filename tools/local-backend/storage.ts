@@ -356,9 +356,18 @@ export class DurableStore {
    * written before it began. For a caller about to tell clients of those
    * commits: the end of a background sync is seen only when the event loop
    * next gets a turn, and the promises of a busy action kept it from one
-   * for 8-18 ms while a mention's delegated tasks waited to be sent.
+   * for 8-18 ms while a mention's delegated tasks waited to be sent. Not
+   * while a compaction writes the snapshot: a sync then can wait for the
+   * file system to write the snapshot's pages out too (ext4 commits its
+   * journal with them), and the loop would wait with it (a commit stalled
+   * 168 ms once at full size); the background sync covers them then.
    */
   syncNow(): void {
+    if (this.compacting === null) this.syncHere();
+  }
+
+  /** Writes the queued lines and syncs the log on this thread, answering every waiter. */
+  private syncHere(): void {
     if (this.logFd === null || this.syncFailure !== null) return;
     try {
       this.writeQueued();
@@ -541,7 +550,7 @@ export class DurableStore {
     this.closed = true;
     // A fresh log not yet swapped in stays empty: the old file (wal-prev.jsonl) takes every line.
     this.pendingSwap?.(true);
-    this.syncNow();
+    this.syncHere();
     this.retireLog();
     this.logFd = null;
   }
