@@ -321,7 +321,6 @@ function fieldOf(field: string, doc: Record<string, Value>): Value | undefined {
   return value as Value | undefined;
 }
 
-/** Whether a transaction (any nesting level) has written to `table` and not yet committed. */
 /** This transaction's writes to `table`: each id's latest document (null: deleted), the innermost nested level winning. */
 function pendingWritesIn(db: any, table: string): Map<string, any> {
   const latest = new Map<string, any>();

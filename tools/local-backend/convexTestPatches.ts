@@ -129,21 +129,19 @@ export function installPatches(internals: ConvexTestInternals) {
     hooks.afterCommit(pending, commitTs);
     return commitTs;
   };
-  const commitJob = function (this: any, isNested: boolean) {
-    const job: ScheduledJob | undefined = isNested ? undefined : this[RUNNING_JOB];
-    if (job === undefined) return commitWithHooks.call(this, isNested);
-    // A scheduled mutation's job moves to success in the commit of its writes.
-    job.db.patch("_scheduled_functions", job.jobId, { state: { kind: "success" } });
-    const commitTs = commitWithHooks.call(this, isNested);
-    job.committed = this.__maestro?.closed !== true;
-    return commitTs;
-  };
   managerProto.commit = function (this: any, isNested: boolean) {
-    // Jobs this transaction scheduled to run now (SCHEDULED_AT_COMMIT in convexTestInternals.ts): read before the commit ends it.
-    const due: Array<() => void> | undefined = isNested ? undefined : this.__maestroDueAtCommit;
-    const commitTs = commitJob.call(this, isNested);
+    if (isNested) return commitWithHooks.call(this, isNested);
+    // Read before the commit ends the transaction: the scheduled mutation it runs, and the jobs it scheduled to
+    // run now (SCHEDULED_AT_COMMIT in convexTestInternals.ts).
+    const job: ScheduledJob | undefined = this[RUNNING_JOB];
+    const due: Array<() => void> | undefined = this.__maestroDueAtCommit;
+    // A scheduled mutation's job moves to success in the commit of its writes.
+    job?.db.patch("_scheduled_functions", job.jobId, { state: { kind: "success" } });
+    const commitTs = commitWithHooks.call(this, isNested);
+    const kept = this.__maestro?.closed !== true;
+    if (job !== undefined) job.committed = kept;
     // After the commit queued its flush, and outside this function's context, as convex-test's timer was.
-    if (due !== undefined && this.__maestro?.closed !== true) outsideFunctions(() => due.forEach((fire) => setImmediate(fire)));
+    if (due !== undefined && kept) outsideFunctions(() => due.forEach((fire) => setImmediate(fire)));
     return commitTs;
   };
   // A function's query streams end with its transaction: convex-test keeps them forever (a `.first()` leaves the rest).
