@@ -47,6 +47,42 @@ test("a mutation writing more than 16,000 documents fails and commits none of th
   expect(notesIn("flood")).toBe(0);
 });
 
+test("a document over 1 MiB is refused with the deployment's error, and the mutation writing it commits nothing", async () => {
+  // 1,100,000 characters of body and ~80 bytes of other fields: 1.05 MiB as Convex counts it.
+  await expect(http.mutation(anyApi.limits.insertLongNote, { channel: "long", chars: 1_100_000 })).rejects.toThrow(
+    "Value is too large (1.05 MiB > maximum size 1 MiB)",
+  );
+  expect(notesIn("long")).toBe(0);
+  // Just under the limit it is stored.
+  await http.mutation(anyApi.limits.insertLongNote, { channel: "long", chars: 1_048_000 });
+  expect(notesIn("long")).toBe(1);
+});
+
+test("arrays over 8,192 elements, objects over 1,024 fields and documents nested past 16 are refused, and only that write fails", async () => {
+  const refusals: Array<[shape: string, ok: number, over: number, message: string]> = [
+    ["array", 8192, 8193, "Array length is too long (8193 > maximum length 8192)"],
+    ["object", 1024, 1025, "Object has too many fields (1025 > maximum number 1024)"],
+    // The document is one level, its field's arrays the rest.
+    ["deep", 15, 16, "Document is too nested (nested 17 levels deep > maximum nesting 16)"],
+  ];
+  for (const [shape, ok, over, message] of refusals) {
+    const before = backend.engine.documents("", "values").length;
+    expect(await http.mutation(anyApi.limits.insertShaped, { channel: `shape-${shape}`, shape, n: ok })).toBeNull();
+    expect(await http.mutation(anyApi.limits.insertShaped, { channel: `shape-${shape}`, shape, n: over })).toBe(message);
+    // The refused insert wrote nothing; the mutation's other write (a note each time) committed.
+    expect(backend.engine.documents("", "values").length).toBe(before + 1);
+    expect(notesIn(`shape-${shape}`)).toBe(2);
+  }
+});
+
+test("a function's return value over Convex's limits on values fails as on a deployment", async () => {
+  expect(await http.query(anyApi.limits.returnShaped, { shape: "array", n: 8192 })).toHaveLength(8192);
+  await expect(http.query(anyApi.limits.returnShaped, { shape: "array", n: 8193 })).rejects.toThrow("Array length is too long (8193 > maximum length 8192)");
+  await expect(http.query(anyApi.limits.returnShaped, { shape: "object", n: 1025 })).rejects.toThrow("Object has too many fields (1025 > maximum number 1024)");
+  expect(await http.query(anyApi.limits.returnShaped, { shape: "deep", n: 64 })).toBeDefined();
+  await expect(http.query(anyApi.limits.returnShaped, { shape: "deep", n: 65 })).rejects.toThrow("Value is too nested (nested 65 levels deep > maximum nesting 64)");
+});
+
 test("a query past 1 s of user code fails with Convex's timeout error", async () => {
   expect(await http.query(anyApi.limits.slowQuery, { channel: "small", ms: 5 })).toBe(1);
   await expect(http.query(anyApi.limits.slowQuery, { channel: "small", ms: 1100 })).rejects.toThrow(

@@ -158,6 +158,17 @@ describe("HTTP API with the real ConvexHttpClient", () => {
     expect((badArgs as Error).message).toMatch(/Validator error: Expected `string`, got `42`/);
   });
 
+  test("a mutation whose return value its validator refuses commits none of its writes, called directly or from another mutation", async () => {
+    const http = new ConvexHttpClient(backend.url);
+    const refused = await http.mutation(api.notes.addWithBadReturn, { channel: "bad-return", body: "direct" }).catch((e: Error) => e);
+    expect((refused as Error).message).toContain('Return value validation failed for mutation "notes:addWithBadReturn"');
+    expect(await http.query(api.notes.list, { channel: "bad-return" })).toEqual([]);
+    // Called from a mutation that catches the failure: the call's insert is rolled back, the caller's own stays.
+    const caught = (await http.mutation(api.notes.callBadReturn, { channel: "bad-return", how: "nested" })) as string;
+    expect(caught).toContain('Return value validation failed for mutation "notes:addWithBadReturn"');
+    expect((await http.query(api.notes.list, { channel: "bad-return" })).map((n: { body: string }) => n.body)).toEqual(["outer"]);
+  });
+
   test("raw bodies: status 560 with errorMessage/errorData, 401 for a bad admin key, CORS preflight", async () => {
     const response = await fetch(`${backend.url}/api/mutation`, {
       method: "POST",

@@ -42,6 +42,12 @@ async function recordingBackend() {
   return { backend, commits, http: new ConvexHttpClient(backend.url) };
 }
 
+function jobDocument(backend: TestBackend, jobId: string): Record<string, unknown> {
+  const job = backend.engine.documents("", "_scheduled_functions").find((doc) => doc._id === jobId);
+  if (job === undefined) throw new Error(`no job ${jobId}`);
+  return job;
+}
+
 function jobState(backend: TestBackend, jobId: string): string | undefined {
   const job = backend.engine.documents("", "_scheduled_functions").find((doc) => doc._id === jobId);
   return (job?.state as { kind: string } | undefined)?.kind;
@@ -62,6 +68,7 @@ test("a scheduled mutation's writes and its job's success are one commit and one
   const jobId = (await http.mutation(anyApi.notes.addLater, { channel: "one", body: "once", delayMs: 0 })) as string;
   await waitFor(() => jobState(backend, jobId) === "success", 10_000, "the job's success");
   expect(await http.query(anyApi.notes.list, { channel: "one" })).toMatchObject([{ body: "once" }]);
+  expect(jobDocument(backend, jobId).completedTime).toEqual(expect.any(Number));
   // No inProgress commit of its own: scheduled (with the call that scheduled it), then run and marked in one.
   expect(jobCommits(commits, jobId)).toEqual([
     { state: "pending", tables: [] },
@@ -97,12 +104,28 @@ test("a scheduled mutation that throws leaves none of its writes and its job fai
     { state: "pending", tables: [] },
     { state: "failed", tables: [] },
   ]);
+  expect((jobDocument(backend, jobId).state as { error: string }).error).toContain("failed after writing");
+});
+
+test("a scheduled mutation whose return value its validator refuses commits none of its writes, and its job fails with the error", async () => {
+  const { backend, commits, http } = await recordingBackend();
+  const jobId = (await http.mutation(anyApi.notes.callBadReturn, { channel: "bad-return", how: "scheduled" })) as string;
+  await waitFor(() => jobState(backend, jobId) === "failed", 10_000, "the job's failure");
+  expect(await http.query(anyApi.notes.list, { channel: "bad-return" })).toEqual([]);
+  expect(jobCommits(commits, jobId)).toEqual([
+    { state: "pending", tables: [] },
+    { state: "failed", tables: [] },
+  ]);
+  const job = jobDocument(backend, jobId);
+  expect((job.state as { error: string }).error).toContain('Return value validation failed for mutation "notes:addWithBadReturn"');
+  expect(job.completedTime).toEqual(expect.any(Number));
 });
 
 test("a scheduled action's job is inProgress while it runs, its mutations commit on their own, and it ends in success", async () => {
   const { backend, commits, http } = await recordingBackend();
   const jobId = (await http.mutation(anyApi.ticks.burstLater, { source: "action", count: 3 })) as string;
   await waitFor(() => jobState(backend, jobId) === "success", 10_000, "the action's success");
+  expect(jobDocument(backend, jobId).completedTime).toEqual(expect.any(Number));
   expect(jobCommits(commits, jobId)).toEqual([
     { state: "pending", tables: [] },
     { state: "inProgress", tables: [] },

@@ -16,6 +16,7 @@ import { httpActionRequest } from "./bufferedBodies.js";
 import { ContextSlot } from "./contextSlots.js";
 import { QUERY_ALL_OP } from "./queryBatching.js";
 import { validatorPredicates } from "./validatorPredicates.js";
+import { checkDocument, checkValue } from "./valueLimits.js";
 
 export const SUPPORTED_CONVEX_TEST_VERSION = "0.0.60";
 
@@ -296,6 +297,56 @@ const EXECUTION_LIMIT_CHECKS: Array<[string, string]> = [
 ];
 
 /**
+ * Convex's limits on values (valueLimits.ts): every document a function
+ * writes to an app or component table (system tables are the backend's own),
+ * and every query's, mutation's and action's return value, checked where
+ * the deployment checks them. A mutation's return is checked before it
+ * commits, as its return validator is. The checks reach the generated module
+ * through a global, as the ContextSlot class does.
+ */
+const VALUE_LIMITS_GLOBAL = "maestro.localBackend.valueLimits";
+const VALUE_LIMITS: Array<[string, string]> = [
+  [
+    "function tableNameFromId(id) {",
+    `const maestroValueLimits = globalThis[Symbol.for(${JSON.stringify(VALUE_LIMITS_GLOBAL)})];\nfunction tableNameFromId(id) {`,
+  ],
+  [
+    "_addWrite(id, newValue) {",
+    '_addWrite(id, newValue) {\n        if (newValue !== null && tableNameFromId(id)?.startsWith("_") === false) {\n            maestroValueLimits.checkDocument(newValue);\n        }',
+  ],
+  [
+    "const result = jsonToConvex(JSON.parse(rawResult));\n            if (!isNested && hasPendingValues(result)) {",
+    "const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkValue(result);\n            if (!isNested && hasPendingValues(result)) {",
+  ],
+  [
+    "                return jsonToConvex(JSON.parse(rawResult));",
+    "                const result = jsonToConvex(JSON.parse(rawResult));\n                maestroValueLimits.checkValue(result);\n                return result;",
+  ],
+];
+
+/**
+ * A mutation's return value is checked against its `returns` validator
+ * before its writes commit, so a value that fails commits nothing, as on
+ * Convex. convex-test checked it after the commit: the writes stayed and the
+ * caller got the error. Nested calls (a component's mutation, `runMutation`
+ * from a mutation) roll back only their own writes, as a failed call does.
+ */
+const RETURNS_BEFORE_COMMIT: Array<[string, string]> = [
+  [
+    "const runMutationWithHandler = async (handler, args, extraCtx = {}, functionPath, isNested, transactionLimits) => {",
+    "const runMutationWithHandler = async (handler, args, extraCtx = {}, functionPath, isNested, transactionLimits, returnsValidator = null) => {",
+  ],
+  [
+    "const commitTs = transactionManager.commit(isNested);\n            const result = jsonToConvex(JSON.parse(rawResult));",
+    'const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkValue(result);\n            validateReturnValue(returnsValidator, result, "mutation", functionPath);\n            const commitTs = transactionManager.commit(isNested);',
+  ],
+  [
+    "const result = await runMutationWithHandler(resolved.handler, args, {}, resolved.functionPath, isNested, transactionLimits);\n                validateReturnValue(resolved.returns, result, \"mutation\", resolved.functionPath);\n                return result;",
+    "return await runMutationWithHandler(resolved.handler, args, {}, resolved.functionPath, isNested, transactionLimits, resolved.returns);",
+  ],
+];
+
+/**
  * An HTTP action's Request keeps its body as bytes until its stream is
  * asked for (bufferedBodies.ts): Node's made a stream of it at once and the
  * action read it back through the stream's promises. The factory reaches the
@@ -310,6 +361,26 @@ const HTTP_REQUEST_SPEEDUPS: Array<[string, string]> = [
 ];
 
 /**
+ * A finished job as Convex stores it: `completedTime` on success as on
+ * failure (convex-test set it on failure only), and a failure's `error`
+ * message, which convex-test left out.
+ */
+const FINISHED_JOB_STATES = `function maestroJobSucceeded() {
+    return { state: { kind: "success" }, completedTime: Date.now() };
+}
+function maestroJobFailed(error) {
+    return { state: { kind: "failed", error: error instanceof Error ? error.message : String(error) }, completedTime: Date.now() };
+}
+`;
+const FINISHED_JOBS: Array<[string, string]> = [
+  [
+    'db.patch("_scheduled_functions", jobId, {\n                    state: { kind: "failed" },\n                    completedTime: Date.now(),\n                });',
+    'db.patch("_scheduled_functions", jobId, maestroJobFailed(error));',
+  ],
+  ['db.patch("_scheduled_functions", jobId, {\n                state: { kind: "success" },\n            });', 'db.patch("_scheduled_functions", jobId, maestroJobSucceeded());'],
+];
+
+/**
  * A scheduled mutation's job while the mutation runs (SCHEDULED_MUTATIONS):
  * the first top-level transaction begun in this context claims it.
  */
@@ -321,8 +392,6 @@ export interface ScheduledJob {
   claimed: boolean;
   /** The job was canceled or gone when that transaction began: the function did not run. */
   notPending: boolean;
-  /** The function's writes and the job's success committed. */
-  committed: boolean;
 }
 
 export const scheduledJobStorage = new ContextSlot<ScheduledJob>();
@@ -341,9 +410,9 @@ export const scheduledJobStorage = new ContextSlot<ScheduledJob>();
  * transactions.
  */
 const SCHEDULED_JOB_GLOBAL = "maestro.localBackend.scheduledJob";
-const SCHEDULED_MUTATION = `const maestroScheduledJob = globalThis[Symbol.for(${JSON.stringify(SCHEDULED_JOB_GLOBAL)})];
+const SCHEDULED_MUTATION = `${FINISHED_JOB_STATES}const maestroScheduledJob = globalThis[Symbol.for(${JSON.stringify(SCHEDULED_JOB_GLOBAL)})];
 async function maestroRunScheduledMutation({ db, jobId, componentPath, functionPath, args, name }) {
-    const job = { db, jobId, claimed: false, notPending: false, committed: false };
+    const job = { db, jobId, claimed: false, notPending: false };
     try {
         await maestroScheduledJob.run(job, () => withAuth().mutationFromPath(functionPath, args));
     }
@@ -352,13 +421,10 @@ async function maestroRunScheduledMutation({ db, jobId, componentPath, functionP
         if (job.notPending)
             return;
         console.error(\`Error when running scheduled function \${name}\`, error);
-        // Its writes and its success are in: only its return value failed validation, which convex-test checks after the commit.
-        if (job.committed)
-            return;
         await withAuth().runInComponent(componentPath, async () => {
             if (db.get("_scheduled_functions", jobId)?.state.kind !== "pending")
                 return;
-            db.patch("_scheduled_functions", jobId, { state: { kind: "failed" }, completedTime: Date.now() });
+            db.patch("_scheduled_functions", jobId, maestroJobFailed(error));
         });
     }
 }
@@ -409,7 +475,10 @@ function applySpeedups(source: string, version: string): string {
     ...GLOBAL_PROXY_SPEEDUPS,
     ...ACCESSOR_SPEEDUPS,
     ...EXECUTION_LIMIT_CHECKS,
+    ...RETURNS_BEFORE_COMMIT,
+    ...VALUE_LIMITS,
     ...HTTP_REQUEST_SPEEDUPS,
+    ...FINISHED_JOBS,
     ...SCHEDULED_MUTATIONS,
     ...SCHEDULED_AT_COMMIT,
   ];
@@ -468,6 +537,7 @@ async function load<T>(projectRoot: string, names: readonly string[], speedups: 
   mkdirSync(outDir, { recursive: true });
   (globalThis as Record<symbol, unknown>)[Symbol.for(CONTEXT_SLOT_GLOBAL)] = ContextSlot;
   (globalThis as Record<symbol, unknown>)[Symbol.for(HTTP_REQUEST_GLOBAL)] = httpActionRequest;
+  (globalThis as Record<symbol, unknown>)[Symbol.for(VALUE_LIMITS_GLOBAL)] = { checkDocument, checkValue };
   (globalThis as Record<symbol, unknown>)[Symbol.for(VALIDATOR_PREDICATES_GLOBAL)] = validatorPredicates;
   (globalThis as Record<symbol, unknown>)[Symbol.for(SCHEDULED_JOB_GLOBAL)] = scheduledJobStorage;
   // Named by its content: a checkout of other code sharing this node_modules (a baseline for a benchmark) writes its own file.

@@ -136,12 +136,10 @@ export function installPatches(internals: ConvexTestInternals) {
     const job: ScheduledJob | undefined = this[RUNNING_JOB];
     const due: Array<() => void> | undefined = this.__maestroDueAtCommit;
     // A scheduled mutation's job moves to success in the commit of its writes.
-    job?.db.patch("_scheduled_functions", job.jobId, { state: { kind: "success" } });
+    job?.db.patch("_scheduled_functions", job.jobId, { state: { kind: "success" }, completedTime: Date.now() });
     const commitTs = commitWithHooks.call(this, isNested);
-    const kept = this.__maestro?.closed !== true;
-    if (job !== undefined) job.committed = kept;
     // After the commit queued its flush, and outside this function's context, as convex-test's timer was.
-    if (due !== undefined && kept) outsideFunctions(() => due.forEach((fire) => setImmediate(fire)));
+    if (due !== undefined && this.__maestro?.closed !== true) outsideFunctions(() => due.forEach((fire) => setImmediate(fire)));
     return commitTs;
   };
   // A function's query streams end with its transaction: convex-test keeps them forever (a `.first()` leaves the rest).
