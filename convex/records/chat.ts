@@ -19,8 +19,13 @@ import { getViewer } from "./viewer";
 export const MAX_PANE_MESSAGES = 500;
 /** Messages one GET /api/chat page reads (the endpoint pages through them all). */
 export const API_PAGE_SIZE = 1000;
-/** Most messages one getNew reads. */
-export const MAX_READ_MESSAGES = 10_000;
+/**
+ * Most messages one getNew reads; the cursor moves to the last one, so the
+ * next call reads on from there. Convex refuses an array over 8,192 elements
+ * and a transaction reading over 16 MiB: 1,000 messages of the longest kind
+ * (4,096 characters, notes added, up to 3 bytes each) stay within both.
+ */
+export const MAX_READ_MESSAGES = 1_000;
 
 export const vChatMessage = v.object({ id: v.number(), ts: v.string(), author: v.string(), text: v.string() });
 /** A person behind an `@human` post, for the pane. */

@@ -75,7 +75,10 @@ test("arrays over 8,192 elements, objects over 1,024 fields and documents nested
   }
 });
 
-test("a function's return value over Convex's limits on values fails as on a deployment", async () => {
+test("a function's arguments or return value over Convex's limits on values fail as on a deployment", async () => {
+  const items = (n: number) => Array.from({ length: n }, (_, i) => i);
+  expect(await http.query(anyApi.limits.countItems, { items: items(8192) })).toBe(8192);
+  await expect(http.query(anyApi.limits.countItems, { items: items(8193) })).rejects.toThrow("Array length is too long (8193 > maximum length 8192)");
   expect(await http.query(anyApi.limits.returnShaped, { shape: "array", n: 8192 })).toHaveLength(8192);
   await expect(http.query(anyApi.limits.returnShaped, { shape: "array", n: 8193 })).rejects.toThrow("Array length is too long (8193 > maximum length 8192)");
   await expect(http.query(anyApi.limits.returnShaped, { shape: "object", n: 1025 })).rejects.toThrow("Object has too many fields (1025 > maximum number 1024)");

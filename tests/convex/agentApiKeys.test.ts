@@ -8,6 +8,7 @@ import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { API_KEY_DISPLAY_CHARS, API_SCOPES, generateApiKey, hashApiKey, isApiKeyShape } from "../../convex/lib/apiKeys";
 import { MAX_ACTIVE_KEYS_PER_AGENT } from "../../convex/records/agentApiKeys";
+import { MAX_READ_MESSAGES } from "../../convex/records/chat";
 import { sha256Hex } from "../../convex/lib/sha256";
 import { AGENTS, demoSquad, expectError, userIdOf, type TestConvex } from "./setup";
 
@@ -207,6 +208,26 @@ describe("the /mcp endpoints", () => {
       await ctx.db.query("chatCursors").withIndex("by_agentId", (q) => q.eq("agentId", AGENTS.devBot)).unique(),
     );
     expect(cursor).toMatchObject({ lastId: firstBody.newPointer, remindNext: false });
+  });
+
+  test("a session longer than one read comes in reads of MAX_READ_MESSAGES, oldest first, none skipped", async () => {
+    const { t, admin, departmentId, devBot } = await squad();
+    const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: devBot });
+    const total = 2 * MAX_READ_MESSAGES + 50;
+    await t.run(async (ctx) => {
+      const department = (await ctx.db.get("departments", departmentId))!;
+      for (let id = 1; id <= total; id++) {
+        await ctx.db.insert("chat", { id, departmentId, sessionId: department.chatSessionId, ts: new Date(id).toISOString(), author: "@human", text: `m${id}`, truncated: false, redacted: false });
+      }
+    });
+    const reads: number[][] = [];
+    for (let i = 0; i < 4; i++) {
+      const body = JSON.parse(await (await call(t, "chat.getNew", key)).text()) as { messages: Array<{ id: number }>; newPointer: number };
+      reads.push(body.messages.map((m) => m.id));
+      expect(body.newPointer).toBe(reads.flat().at(-1));
+    }
+    expect(reads.map((ids) => ids.length)).toEqual([MAX_READ_MESSAGES, MAX_READ_MESSAGES, 50, 0]);
+    expect(reads.flat()).toEqual(Array.from({ length: total }, (_, i) => i + 1));
   });
 
   test("a pending chat-only reminder of the agent's runs inside Maestro survives an outside getNew", async () => {

@@ -299,8 +299,8 @@ const EXECUTION_LIMIT_CHECKS: Array<[string, string]> = [
 /**
  * Convex's limits on values (valueLimits.ts): every document a function
  * writes to an app or component table (system tables are the backend's own),
- * and every query's, mutation's and action's return value, checked where
- * the deployment checks them. A mutation's return is checked before it
+ * and every call's arguments and every query's, mutation's and action's
+ * return value, checked where the deployment checks them. A mutation's return is checked before it
  * commits, as its return validator is. The checks reach the generated module
  * through a global, as the ContextSlot class does.
  */
@@ -309,6 +309,10 @@ const VALUE_LIMITS: Array<[string, string]> = [
   [
     "function tableNameFromId(id) {",
     `const maestroValueLimits = globalThis[Symbol.for(${JSON.stringify(VALUE_LIMITS_GLOBAL)})];\nfunction tableNameFromId(id) {`,
+  ],
+  [
+    "function validateFunctionArgs(argsValidator, args, functionPath, allowPendingValues) {",
+    "function validateFunctionArgs(argsValidator, args, functionPath, allowPendingValues) {\n    maestroValueLimits.checkValue(args);",
   ],
   [
     "_addWrite(id, newValue) {",
