@@ -4,7 +4,7 @@
  * deployment gives, and a mutation that fails commits nothing.
  */
 import { ConvexHttpClient } from "convex/browser";
-import { anyApi } from "convex/server";
+import { anyApi, type FunctionReference } from "convex/server";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { ConvexTestInternals } from "../../tools/local-backend/convexTestInternals";
 import { CPU_READING_MAX_AGE_MS, ExecutionClock } from "../../tools/local-backend/executionLimits";
@@ -24,6 +24,14 @@ afterAll(async () => {
 
 function notesIn(channel: string): number {
   return backend.engine.documents("", "notes").filter((note) => note.channel === channel).length;
+}
+
+/** With `over`, the mutation fails with `message` and leaves no note in `channel`; with `under`, its one note is there. */
+async function refusedThenStored(mutation: FunctionReference<"mutation">, channel: string, over: object, under: object, message: string) {
+  await expect(http.mutation(mutation, { channel, ...over })).rejects.toThrow(message);
+  expect(notesIn(channel)).toBe(0);
+  await http.mutation(mutation, { channel, ...under });
+  expect(notesIn(channel)).toBe(1);
 }
 
 test("a query scanning more than 32,000 documents fails as on Convex, documents its .filter() skipped included", async () => {
@@ -48,14 +56,8 @@ test("a mutation writing more than 16,000 documents fails and commits none of th
 });
 
 test("a document over 1 MiB is refused with the deployment's error, and the mutation writing it commits nothing", async () => {
-  // 1,100,000 characters of body and ~80 bytes of other fields: 1.05 MiB as Convex counts it.
-  await expect(http.mutation(anyApi.limits.insertLongNote, { channel: "long", chars: 1_100_000 })).rejects.toThrow(
-    "Value is too large (1.05 MiB > maximum size 1 MiB)",
-  );
-  expect(notesIn("long")).toBe(0);
-  // Just under the limit it is stored.
-  await http.mutation(anyApi.limits.insertLongNote, { channel: "long", chars: 1_048_000 });
-  expect(notesIn("long")).toBe(1);
+  // 1,100,000 characters of body and ~80 bytes of other fields: 1.05 MiB as Convex counts it; just under the limit it is stored.
+  await refusedThenStored(anyApi.limits.insertLongNote, "long", { chars: 1_100_000 }, { chars: 1_048_000 }, "Value is too large (1.05 MiB > maximum size 1 MiB)");
 });
 
 test("arrays over 8,192 elements, objects over 1,024 fields and documents nested past 16 are refused, and only that write fails", async () => {
@@ -94,12 +96,7 @@ test("a query past 1 s of user code fails with Convex's timeout error", async ()
 });
 
 test("a mutation past 1 s fails even when it catches the error, and its write is not committed", async () => {
-  await expect(http.mutation(anyApi.limits.slowMutation, { channel: "slow", ms: 1100 })).rejects.toThrow(
-    "Function execution timed out (maximum duration: 1s)",
-  );
-  expect(notesIn("slow")).toBe(0);
-  await http.mutation(anyApi.limits.slowMutation, { channel: "slow", ms: 1 });
-  expect(notesIn("slow")).toBe(1);
+  await refusedThenStored(anyApi.limits.slowMutation, "slow", { ms: 1100 }, { ms: 1 }, "Function execution timed out (maximum duration: 1s)");
 });
 
 /** A clock over hand-moved wall and CPU clocks, inside a query, counting its CPU clock reads. */
