@@ -22,9 +22,9 @@ let patched: Validate;
 let predicateFor: (validator: any) => Predicate;
 
 beforeAll(async () => {
-  const original = await importConvexTest(PROJECT_ROOT, ["validateValidator", "isSimpleObject", "tableNameFromId"], false);
+  const original = await importConvexTest(PROJECT_ROOT, ["validateValidator", "isSimpleObject", "tableNameFromId"], "published");
   published = original.validateValidator as Validate;
-  patched = (await importConvexTest(PROJECT_ROOT, ["validateValidator"], true)).validateValidator as Validate;
+  patched = (await importConvexTest(PROJECT_ROOT, ["validateValidator"], "offline backend")).validateValidator as Validate;
   predicateFor = validatorPredicates({
     isSimpleObject: original.isSimpleObject as (value: unknown) => boolean,
     tableNameFromId: original.tableNameFromId as (id: string) => string | null,

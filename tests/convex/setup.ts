@@ -1,6 +1,7 @@
 /// <reference types="vite/client" />
 import { generateKeyPairSync } from "node:crypto";
-import { convexTest } from "convex-test";
+import { fileURLToPath } from "node:url";
+import type { convexTest as publishedConvexTest } from "convex-test";
 import type { FunctionArgs, WithoutSystemFields } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, expect, vi } from "vitest";
@@ -14,6 +15,7 @@ import { parseNegatives, parsePositives, type NegativeCase, type PositiveCase } 
 import negativesRaw from "../fixtures/secrets/negatives.jsonl?raw";
 import positivesRaw from "../fixtures/secrets/positives.jsonl?raw";
 import { registerComponents } from "./components";
+import { importConvexTest } from "../../tools/local-backend/convexTestInternals";
 import schema from "../../convex/schema";
 import { plainChannelMessage } from "../fixtures/channelMessages";
 import type { ApiBody } from "../fixtures/messagingApi";
@@ -32,6 +34,14 @@ if (process.env.JWT_PRIVATE_KEY === undefined) {
   process.env.CONVEX_SITE_URL = TEST_ISSUER;
   process.env.SITE_URL = "http://127.0.0.1:5173";
 }
+
+/**
+ * convex-test with Convex's own checks on values and on a mutation's return
+ * value (tools/local-backend/valueLimits.ts), as the offline backend and a
+ * deployment make them: a function that writes or returns more than Convex
+ * takes fails here too.
+ */
+const { convexTest } = (await importConvexTest(fileURLToPath(new URL("../..", import.meta.url)), [], "convex checks")) as { convexTest: typeof publishedConvexTest };
 
 /** A fresh in-memory deployment, with the components convex.config.ts installs. */
 export function setupTest() {

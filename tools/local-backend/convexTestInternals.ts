@@ -468,31 +468,43 @@ function frameworkSetTimeout(cb, ms) {`,
   ["                    frameworkSetTimeout(() => {\n                        scheduler.timerFired();", "                    maestroArmScheduled(() => {\n                        scheduler.timerFired();"],
 ];
 
-function applySpeedups(source: string, version: string): string {
-  const all = [
-    ...DOCUMENT_SPEEDUPS,
-    ...VALIDATOR_SPEEDUPS,
-    ...PREDICATE_SPEEDUPS,
-    ...FIFO_LOCK_SPEEDUPS,
-    ...OWN_TRANSACTION,
-    ...CONTEXT_SLOT_SPEEDUPS,
-    ...GLOBAL_PROXY_SPEEDUPS,
-    ...ACCESSOR_SPEEDUPS,
-    ...EXECUTION_LIMIT_CHECKS,
-    ...RETURNS_BEFORE_COMMIT,
-    ...VALUE_LIMITS,
-    ...HTTP_REQUEST_SPEEDUPS,
-    ...FINISHED_JOBS,
-    ...SCHEDULED_MUTATIONS,
-    ...SCHEDULED_AT_COMMIT,
-  ];
-  for (const [from] of [[UNION_CASE], ...all]) {
+/** Convex's own checks that convex-test leaves out; the app's unit tests run with these alone. */
+const CONVEX_CHECKS = [...RETURNS_BEFORE_COMMIT, ...VALUE_LIMITS];
+
+/** Which changes a load makes: none (convex-test as published), Convex's checks alone, or all the offline backend runs on. */
+export type ConvexTestPatches = "published" | "convex checks" | "offline backend";
+
+function applyPatches(source: string, version: string, patches: ConvexTestPatches): string {
+  const changes: Array<[string, string]> =
+    patches === "published"
+      ? []
+      : patches === "convex checks"
+        ? CONVEX_CHECKS
+        : [
+            [UNION_CASE, UNION_FAST_PATH],
+            ...DOCUMENT_SPEEDUPS,
+            ...VALIDATOR_SPEEDUPS,
+            ...PREDICATE_SPEEDUPS,
+            ...FIFO_LOCK_SPEEDUPS,
+            ...OWN_TRANSACTION,
+            ...CONTEXT_SLOT_SPEEDUPS,
+            ...GLOBAL_PROXY_SPEEDUPS,
+            ...ACCESSOR_SPEEDUPS,
+            ...EXECUTION_LIMIT_CHECKS,
+            ...CONVEX_CHECKS,
+            ...HTTP_REQUEST_SPEEDUPS,
+            ...FINISHED_JOBS,
+            ...SCHEDULED_MUTATIONS,
+            ...SCHEDULED_AT_COMMIT,
+          ];
+  // Each change's text is found exactly once in the published source, or this version is not the one they were made for.
+  for (const [from] of changes) {
     if (source.split(from).length !== 2) {
-      throw new Error(`convex-test ${version}: the code applySpeedups patches changed shape; update it in tools/local-backend.`);
+      throw new Error(`convex-test ${version}: the code tools/local-backend patches changed shape; update it there.`);
     }
   }
-  let patched = source.replace(UNION_CASE, UNION_FAST_PATH);
-  for (const [from, to] of all) patched = patched.replace(from, () => to);
+  let patched = source;
+  for (const [from, to] of changes) patched = patched.replace(from, () => to);
   return patched;
 }
 
@@ -500,19 +512,20 @@ let loaded: Promise<ConvexTestInternals> | null = null;
 
 /** The engine module, loaded once per process. */
 export function loadConvexTestInternals(projectRoot: string): Promise<ConvexTestInternals> {
-  loaded ??= load<ConvexTestInternals>(projectRoot, INTERNAL_NAMES, true);
+  loaded ??= load<ConvexTestInternals>(projectRoot, INTERNAL_NAMES, "offline backend");
   return loaded;
 }
 
 /**
- * convex-test's module with `names` exported, with the speedups or (`false`)
- * as published: tests hold the two side by side.
+ * convex-test's module with `names` exported besides its own exports, with
+ * these `patches`: the app's unit tests run on Convex's checks, and tests
+ * hold the offline backend's engine beside the published one.
  */
-export function importConvexTest(projectRoot: string, names: readonly string[], speedups: boolean): Promise<Record<string, unknown>> {
-  return load(projectRoot, names, speedups);
+export function importConvexTest(projectRoot: string, names: readonly string[], patches: ConvexTestPatches): Promise<Record<string, unknown>> {
+  return load(projectRoot, names, patches);
 }
 
-async function load<T>(projectRoot: string, names: readonly string[], speedups: boolean): Promise<T> {
+async function load<T>(projectRoot: string, names: readonly string[], patches: ConvexTestPatches): Promise<T> {
   const require = createRequire(path.join(projectRoot, "package.json"));
   const packageJsonPath = require.resolve("convex-test/package.json");
   const { version } = JSON.parse(readFileSync(packageJsonPath, "utf8")) as { version: string };
@@ -533,7 +546,7 @@ async function load<T>(projectRoot: string, names: readonly string[], speedups: 
   source = source.replace(/from "\.\/([^"]+)"/g, (_m, file: string) => {
     return `from ${JSON.stringify(pathToFileURL(path.join(distDir, file)).href)}`;
   });
-  if (speedups) source = applySpeedups(source, version);
+  source = applyPatches(source, version, patches);
   source += `\nexport { ${names.join(", ")} };\n`;
   // Written under node_modules so that bare imports ("convex/server") resolve
   // to the project's own copy, the one the app's functions use.
