@@ -299,10 +299,10 @@ const EXECUTION_LIMIT_CHECKS: Array<[string, string]> = [
 /**
  * Convex's limits on values (valueLimits.ts): every document a function
  * writes to an app or component table (system tables are the backend's own),
- * and every call's arguments and every query's, mutation's and action's
- * return value, checked where the deployment checks them. A mutation's return is checked before it
- * commits, as its return validator is. The checks reach the generated module
- * through a global, as the ContextSlot class does.
+ * every call's arguments, and every query's, mutation's and action's return
+ * value, checked where the deployment checks them. A mutation's return value
+ * is checked before it commits, as its return validator is. The checks reach
+ * the generated module through a global, as the ContextSlot class does.
  */
 const VALUE_LIMITS_GLOBAL = "maestro.localBackend.valueLimits";
 const VALUE_LIMITS: Array<[string, string]> = [
