@@ -1,6 +1,13 @@
+import { runInNewContext } from "node:vm";
 import { getDocumentSize } from "convex/values";
 import { expect, test } from "vitest";
-import { binarySize, checkDocument, checkValue, MAX_DOCUMENT_BYTES } from "../../tools/local-backend/valueLimits";
+import { importConvexTest } from "../../tools/local-backend/convexTestInternals";
+import { binarySize, MAX_DOCUMENT_BYTES, valueLimits } from "../../tools/local-backend/valueLimits";
+import { PROJECT_ROOT } from "./helpers";
+
+// Objects judged as convex-test judges them, with its own helper.
+const { isSimpleObject } = (await importConvexTest(PROJECT_ROOT, ["isSimpleObject"], "published")) as { isSimpleObject: (value: unknown) => boolean };
+const { checkDocument, checkValue } = valueLimits({ isSimpleObject });
 
 test("byte counts read as the deployment writes them", () => {
   expect(binarySize(512)).toBe("512 B");
@@ -21,6 +28,10 @@ test("nesting counts arrays and objects, not bytes, strings or undefined fields"
   expect(checkValue(fields)).toBe(1);
   fields.gone = 1;
   expect(() => checkValue(fields)).toThrow("Object has too many fields (1025 > maximum number 1024)");
+  // An object made in another realm (the edge-runtime unit tests' arguments) is an object all the same.
+  const foreign = runInNewContext("Object.fromEntries(Array.from({ length: 1025 }, (_, i) => ['f' + i, { i }]))") as object;
+  expect(Object.getPrototypeOf(foreign)).not.toBe(Object.prototype);
+  expect(() => checkValue(foreign)).toThrow("Object has too many fields (1025 > maximum number 1024)");
 });
 
 test("limits hold for values deep inside others, and a document's size is Convex's own count", () => {

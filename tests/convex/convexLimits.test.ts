@@ -32,6 +32,14 @@ test("a result with an array over 8,192 elements is refused", async () => {
   await expect(t.run(async () => Array.from({ length: 8193 }, () => 0))).rejects.toThrow("Array length is too long (8193 > maximum length 8192)");
 });
 
+test("arguments with an object over 1,024 fields are refused before the function runs", async () => {
+  const { t, stored } = await demo();
+  const before = await stored();
+  const fields = Object.fromEntries(Array.from({ length: 1025 }, (_, i) => [`f${i}`, i]));
+  await expect(t.mutation(internal.seed.demo, fields as never)).rejects.toThrow("Object has too many fields (1025 > maximum number 1024)");
+  expect(await stored()).toBe(before);
+});
+
 test("writing more than 16,000 documents in one transaction fails and stores none of them", async () => {
   const { t, chatMessage, stored } = await demo();
   const before = await stored();

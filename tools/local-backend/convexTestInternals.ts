@@ -16,7 +16,7 @@ import { httpActionRequest } from "./bufferedBodies.js";
 import { ContextSlot } from "./contextSlots.js";
 import { QUERY_ALL_OP } from "./queryBatching.js";
 import { validatorPredicates } from "./validatorPredicates.js";
-import { checkDocument, checkValue } from "./valueLimits.js";
+import { valueLimits } from "./valueLimits.js";
 
 export const SUPPORTED_CONVEX_TEST_VERSION = "0.0.60";
 
@@ -302,13 +302,14 @@ const EXECUTION_LIMIT_CHECKS: Array<[string, string]> = [
  * every call's arguments, and every query's, mutation's and action's return
  * value, checked where the deployment checks them. A mutation's return value
  * is checked before it commits, as its return validator is. The checks reach
- * the generated module through a global, as the ContextSlot class does.
+ * the generated module through a global, as the ContextSlot class does, and
+ * are given its `isSimpleObject`, so that they see the objects it validates.
  */
 const VALUE_LIMITS_GLOBAL = "maestro.localBackend.valueLimits";
 const VALUE_LIMITS: Array<[string, string]> = [
   [
     "function tableNameFromId(id) {",
-    `const maestroValueLimits = globalThis[Symbol.for(${JSON.stringify(VALUE_LIMITS_GLOBAL)})];\nfunction tableNameFromId(id) {`,
+    `const maestroValueLimits = globalThis[Symbol.for(${JSON.stringify(VALUE_LIMITS_GLOBAL)})]({ isSimpleObject });\nfunction tableNameFromId(id) {`,
   ],
   [
     "function validateFunctionArgs(argsValidator, args, functionPath, allowPendingValues) {",
@@ -367,21 +368,24 @@ const HTTP_REQUEST_SPEEDUPS: Array<[string, string]> = [
 /**
  * A finished job as Convex stores it: `completedTime` on success as on
  * failure (convex-test set it on failure only), and a failure's `error`
- * message, which convex-test left out.
+ * message, which convex-test left out. convexTestPatches.ts finishes a
+ * scheduled mutation's job with it; the generated module reaches it through
+ * a global, as the ContextSlot class does.
  */
-const FINISHED_JOB_STATES = `function maestroJobSucceeded() {
-    return { state: { kind: "success" }, completedTime: Date.now() };
-}
-function maestroJobFailed(error) {
-    return { state: { kind: "failed", error: error instanceof Error ? error.message : String(error) }, completedTime: Date.now() };
-}
-`;
+export const finishedJob = {
+  succeeded: () => ({ state: { kind: "success" as const }, completedTime: Date.now() }),
+  failed: (error: unknown) => ({
+    state: { kind: "failed" as const, error: error instanceof Error ? error.message : String(error) },
+    completedTime: Date.now(),
+  }),
+};
+const FINISHED_JOB_GLOBAL = "maestro.localBackend.finishedJob";
 const FINISHED_JOBS: Array<[string, string]> = [
   [
     'db.patch("_scheduled_functions", jobId, {\n                    state: { kind: "failed" },\n                    completedTime: Date.now(),\n                });',
-    'db.patch("_scheduled_functions", jobId, maestroJobFailed(error));',
+    'db.patch("_scheduled_functions", jobId, maestroFinishedJob.failed(error));',
   ],
-  ['db.patch("_scheduled_functions", jobId, {\n                state: { kind: "success" },\n            });', 'db.patch("_scheduled_functions", jobId, maestroJobSucceeded());'],
+  ['db.patch("_scheduled_functions", jobId, {\n                state: { kind: "success" },\n            });', 'db.patch("_scheduled_functions", jobId, maestroFinishedJob.succeeded());'],
 ];
 
 /**
@@ -414,7 +418,8 @@ export const scheduledJobStorage = new ContextSlot<ScheduledJob>();
  * transactions.
  */
 const SCHEDULED_JOB_GLOBAL = "maestro.localBackend.scheduledJob";
-const SCHEDULED_MUTATION = `${FINISHED_JOB_STATES}const maestroScheduledJob = globalThis[Symbol.for(${JSON.stringify(SCHEDULED_JOB_GLOBAL)})];
+const SCHEDULED_MUTATION = `const maestroFinishedJob = globalThis[Symbol.for(${JSON.stringify(FINISHED_JOB_GLOBAL)})];
+const maestroScheduledJob = globalThis[Symbol.for(${JSON.stringify(SCHEDULED_JOB_GLOBAL)})];
 async function maestroRunScheduledMutation({ db, jobId, componentPath, functionPath, args, name }) {
     const job = { db, jobId, claimed: false, notPending: false };
     try {
@@ -428,7 +433,7 @@ async function maestroRunScheduledMutation({ db, jobId, componentPath, functionP
         await withAuth().runInComponent(componentPath, async () => {
             if (db.get("_scheduled_functions", jobId)?.state.kind !== "pending")
                 return;
-            db.patch("_scheduled_functions", jobId, maestroJobFailed(error));
+            db.patch("_scheduled_functions", jobId, maestroFinishedJob.failed(error));
         });
     }
 }
@@ -554,9 +559,10 @@ async function load<T>(projectRoot: string, names: readonly string[], patches: C
   mkdirSync(outDir, { recursive: true });
   (globalThis as Record<symbol, unknown>)[Symbol.for(CONTEXT_SLOT_GLOBAL)] = ContextSlot;
   (globalThis as Record<symbol, unknown>)[Symbol.for(HTTP_REQUEST_GLOBAL)] = httpActionRequest;
-  (globalThis as Record<symbol, unknown>)[Symbol.for(VALUE_LIMITS_GLOBAL)] = { checkDocument, checkValue };
+  (globalThis as Record<symbol, unknown>)[Symbol.for(VALUE_LIMITS_GLOBAL)] = valueLimits;
   (globalThis as Record<symbol, unknown>)[Symbol.for(VALIDATOR_PREDICATES_GLOBAL)] = validatorPredicates;
   (globalThis as Record<symbol, unknown>)[Symbol.for(SCHEDULED_JOB_GLOBAL)] = scheduledJobStorage;
+  (globalThis as Record<symbol, unknown>)[Symbol.for(FINISHED_JOB_GLOBAL)] = finishedJob;
   // Named by its content: a checkout of other code sharing this node_modules (a baseline for a benchmark) writes its own file.
   const outFile = path.join(outDir, `convex-test-${version}-${createHash("sha256").update(source).digest("hex").slice(0, 12)}.mjs`);
   writeFileSync(outFile, source);

@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { getDocumentSize } from "convex/values";
 import { tableOf, type ComponentState } from "./componentState.js";
-import { scheduledJobStorage, type ConvexTestInternals, type ScheduledJob } from "./convexTestInternals.js";
+import { finishedJob, scheduledJobStorage, type ConvexTestInternals, type ScheduledJob } from "./convexTestInternals.js";
 import type { ExecutionClock } from "./executionLimits.js";
 import { newStorageId } from "./fileStorage.js";
 import type { TurnGate } from "./turns.js";
@@ -136,7 +136,7 @@ export function installPatches(internals: ConvexTestInternals) {
     const job: ScheduledJob | undefined = this[RUNNING_JOB];
     const due: Array<() => void> | undefined = this.__maestroDueAtCommit;
     // A scheduled mutation's job moves to success in the commit of its writes.
-    job?.db.patch("_scheduled_functions", job.jobId, { state: { kind: "success" }, completedTime: Date.now() });
+    job?.db.patch("_scheduled_functions", job.jobId, finishedJob.succeeded());
     const commitTs = commitWithHooks.call(this, isNested);
     // After the commit queued its flush, and outside this function's context, as convex-test's timer was.
     if (due !== undefined && this.__maestro?.closed !== true) outsideFunctions(() => due.forEach((fire) => setImmediate(fire)));
