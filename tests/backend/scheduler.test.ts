@@ -42,15 +42,18 @@ async function recordingBackend() {
   return { backend, commits, http: new ConvexHttpClient(backend.url) };
 }
 
+function findJob(backend: TestBackend, jobId: string): Record<string, unknown> | undefined {
+  return backend.engine.documents("", "_scheduled_functions").find((doc) => doc._id === jobId);
+}
+
 function jobDocument(backend: TestBackend, jobId: string): Record<string, unknown> {
-  const job = backend.engine.documents("", "_scheduled_functions").find((doc) => doc._id === jobId);
+  const job = findJob(backend, jobId);
   if (job === undefined) throw new Error(`no job ${jobId}`);
   return job;
 }
 
 function jobState(backend: TestBackend, jobId: string): string | undefined {
-  const job = backend.engine.documents("", "_scheduled_functions").find((doc) => doc._id === jobId);
-  return (job?.state as { kind: string } | undefined)?.kind;
+  return (findJob(backend, jobId)?.state as { kind: string } | undefined)?.kind;
 }
 
 /** The job's state after each commit that wrote it, with the other tables that commit wrote. */
