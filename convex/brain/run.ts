@@ -129,16 +129,25 @@ export const execute = internalAction({
         const contextDone = performance.now();
         log(`model request (${context.agent.model ?? model.defaultModel})`);
         live(await ctx.runMutation(internal.brain.writes.beginMessage, { ...writer, round }));
-        const reply = await streamReply(ctx, writer, (options) =>
+        const { reply, rest } = await streamReply(ctx, writer, (options) =>
           streamModel(model, { model: context.agent.model, messages: [...messages, ...conversation] }, options),
         );
         const modelDone = performance.now();
         const calls = parseToolCalls(reply.content);
         const toolsAllowed = round < config.maxToolIterations;
         const first = calls.length > 0 && toolsAllowed ? calls[0] : undefined;
-        // message_end, what the model saw counted as read, and the first call announced: one write.
+        const modelCall = (): ModelCall => ({
+          model: reply.model,
+          promptTokens: reply.promptTokens,
+          completionTokens: reply.completionTokens,
+          timing: { contextMs: contextDone - started, modelMs: modelDone - contextDone, dispatchMs: performance.now() - modelDone },
+          injectionTokens: injected?.tokens ?? 0,
+        });
+        // The reply's last text, message_end, what the model saw counted as read, and the first call
+        // announced or, for a reply that calls no tool, the run's end with its last model call: one write.
         const ended = await ctx.runMutation(internal.brain.writes.endReply, {
           ...writer,
+          ...(rest === "" ? {} : { delta: rest }),
           model: reply.model,
           promptTokens: reply.promptTokens,
           completionTokens: reply.completionTokens,
@@ -147,8 +156,10 @@ export const execute = internalAction({
             ? {}
             : { chat: { newPointer: chatContext.newPointer, chatOnlyTurn: calls.length > 0 && calls.every((call) => isChatTool(call.name)) } }),
           ...(first === undefined ? {} : { firstCall: toolStart(toolIndex, first) }),
+          ...(calls.length === 0 ? { end: { reason: "replied", reply: stripToolCalls(reply.content), modelCall: modelCall() } } : {}),
         });
         if (ended === "aborted") throw new Stopped();
+        if (calls.length === 0) return null;
         let observations: Observation[] = [];
         let paused: Paused | null = null;
         if (first !== undefined) {
@@ -158,21 +169,12 @@ export const execute = internalAction({
           const guard = `tool iteration limit reached (${config.maxToolIterations})`;
           for (const call of calls) await refuse(ctx, runId, call, `not run: the limit of ${config.maxToolIterations} tool rounds per run was reached`, guard);
         }
-        const modelCall: ModelCall = {
-          model: reply.model,
-          promptTokens: reply.promptTokens,
-          completionTokens: reply.completionTokens,
-          timing: { contextMs: contextDone - started, modelMs: modelDone - contextDone, dispatchMs: performance.now() - modelDone },
-          injectionTokens: injected?.tokens ?? 0,
-        };
-        const said = stripToolCalls(reply.content);
         if (paused === null && observations.length === 0) {
-          // The last model call is recorded with the run's end, in one write.
-          const reason = calls.length > 0 ? `tool iteration limit reached (${config.maxToolIterations})` : "replied";
-          await finish("completed", reason, said, modelCall);
+          // Calls past the tool-round limit, refused above: the last model call is recorded with the run's end, in one write.
+          await finish("completed", `tool iteration limit reached (${config.maxToolIterations})`, stripToolCalls(reply.content), modelCall());
           return null;
         }
-        await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...modelCall });
+        await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...modelCall() });
         if (paused !== null) {
           const at = { conversation: conversation.map(({ role, content }) => ({ role: role === "assistant" ? ("assistant" as const) : ("user" as const), content })), round, nextIndex: toolIndex, reply: reply.content };
           const { state, request } = pauseState(at, paused, seen);
@@ -203,8 +205,8 @@ type Reply = Awaited<ReturnType<typeof streamModel>>;
  * Streams one model reply into `message_update` events (batched), keeping the
  * lease alive while the model is quiet. A reply cut short ends its message
  * here; a complete one is ended by the caller (`endReply`, together with what
- * follows it). The model call is cancelled as soon as a write says the run
- * was stopped.
+ * follows it), which also writes `rest`, the reply's text not streamed yet.
+ * The model call is cancelled as soon as a write says the run was stopped.
  *
  * @throws Stopped when the run was stopped meanwhile.
  */
@@ -212,7 +214,7 @@ async function streamReply(
   ctx: ActionCtx,
   writer: Writer,
   call: (options: { signal: AbortSignal; onDelta: (delta: string) => void }) => Promise<Reply>,
-): Promise<Reply> {
+): Promise<{ reply: Reply; rest: string }> {
   const controller = new AbortController();
   // Any write of this run is a sign of life; the keep-alive only speaks when the stream is quiet.
   let lastSign = Date.now();
@@ -248,8 +250,10 @@ async function streamReply(
     // No write of this action may outlive it.
     await pulse;
   }
-  if ((await batcher.close()) === "stop") throw new Stopped();
-  return reply;
+  // The text not sent yet goes with the reply's end (endReply), not in a write of its own.
+  const { verdict, rest } = await batcher.drain();
+  if (verdict === "stop") throw new Stopped();
+  return { reply, rest };
 }
 
 /** How runTools dispatches this run's calls: one at a time, or several together (dispatch.ts). */

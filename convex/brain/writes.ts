@@ -99,27 +99,33 @@ export const endMessage = internalMutation({
 
 /**
  * The end of a model reply and what follows it in one transaction instead of
- * up to four (each queued behind every other run's writes): `message_end`;
- * the injected inbox messages the model saw count as read (and the blocking
- * ones as handled); the #maestro cursor moves past what it saw; and the
- * reply's first tool call is announced (as `beginToolCall` would). Nothing is
- * written when the run is no longer this attempt's.
+ * up to six (each queued behind every other run's writes): the reply's last
+ * text not streamed yet (`delta`, as `appendDelta` would write it);
+ * `message_end`; the injected inbox messages the model saw count as read
+ * (and the blocking ones as handled); the #maestro cursor moves past what it
+ * saw; and either the reply's first tool call is announced (as
+ * `beginToolCall` would) or, for a reply that calls no tool, the run ends
+ * (`end`, as `finish` would with "completed"). Nothing is written when the
+ * run is no longer this attempt's.
  */
 export const endReply = internalMutation({
   args: {
     ...vWriter,
+    delta: v.optional(v.string()),
     model: v.string(),
     promptTokens: v.number(),
     completionTokens: v.number(),
     seen: v.optional(v.object({ shown: v.array(v.string()), blocking: v.array(v.string()) })),
     chat: v.optional(v.object({ newPointer: v.number(), chatOnlyTurn: v.boolean() })),
     firstCall: v.optional(vToolStart),
+    end: v.optional(v.object({ reason: v.string(), reply: v.optional(v.string()), modelCall: v.object(vModelCall) })),
   },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, seen, chat, firstCall, ...end }) => {
+  handler: async (ctx, { runId, attempt, delta, seen, chat, firstCall, end, ...usage }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
-    await appendRunEvent(ctx, runId, { type: "message_end", ...end, interrupted: false }, { run });
+    if (delta !== undefined && delta !== "") await appendRunEvent(ctx, runId, { type: "message_update", delta }, { run });
+    await appendRunEvent(ctx, runId, { type: "message_end", ...usage, interrupted: false }, { run });
     // Only now, after the model has seen them, do the messages count as read.
     if (seen !== undefined && seen.shown.length + seen.blocking.length > 0) {
       const agent = await ctx.db.get("agents", run.agentId);
@@ -127,6 +133,10 @@ export const endReply = internalMutation({
     }
     if (chat !== undefined) await advanceCursor(ctx, run.agentSessionKey, chat.newPointer, chat.chatOnlyTurn);
     if (firstCall !== undefined) await startToolCall(ctx, run, firstCall);
+    if (end !== undefined) {
+      await addModelCall(ctx, runId, end.modelCall);
+      await finishAttempt(ctx, runId, attempt, "completed", end.reason, end.reply);
+    }
     return "ok";
   },
 });

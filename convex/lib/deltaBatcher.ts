@@ -1,14 +1,16 @@
 /**
  * Batches streamed text so a long reply costs a handful of writes, not one
- * per token: the first delta goes out at once (the thread shows the agent
- * typing without delay), later ones at most once every `intervalMs` (counted
- * from the previous send's start, ± `jitter` of it), or early when
- * `maxChars` have gathered.
+ * per token: the first delta goes out on the next turn of the event loop,
+ * with whatever arrived in this one (the thread shows the agent typing
+ * without delay), later ones at most once every `intervalMs` (counted from
+ * the previous send's start, ± `jitter` of it), or early when `maxChars`
+ * have gathered.
  * Sends never overlap and keep order. While a send is out, nothing more is
  * queued: what gathers meanwhile goes in one send when it returns, so a slow
  * backend gets fewer, larger writes instead of a backlog. `close` sends the
  * rest at once, whatever the interval, so no character is lost on the way to
- * `message_end` or an error. `send` answers whether to go on; after a "stop"
+ * an error; `drain` hands the rest back instead, for the caller's next write
+ * (`message_end`) to carry. `send` answers whether to go on; after a "stop"
  * nothing more is sent.
  */
 
@@ -45,6 +47,8 @@ export class DeltaBatcher {
   private sending = false;
   private flushWanted = false;
   private stopped = false;
+  /** Set by `drain`: nothing more is sent. */
+  private drained = false;
   private failure: unknown = null;
 
   constructor(
@@ -63,7 +67,7 @@ export class DeltaBatcher {
   }
 
   push(delta: string): void {
-    if (this.stopped || delta === "") return;
+    if (this.stopped || this.drained || delta === "") return;
     this.buffer += delta;
     if (this.buffer.length >= this.limits.maxChars) this.flush();
     else this.schedule();
@@ -72,17 +76,17 @@ export class DeltaBatcher {
   /** Sends the buffer once the interval since the last send has passed (at once for the first). */
   private schedule(): void {
     // While a send is out, its return schedules what gathered meanwhile.
-    if (this.timer !== null || this.sending || this.stopped || this.buffer === "") return;
+    if (this.timer !== null || this.sending || this.stopped || this.drained || this.buffer === "") return;
     const wait = this.lastSendAt === null ? 0 : this.lastSendAt + this.gapMs - Date.now();
-    if (wait <= 0) this.flush();
-    else this.timer = setTimeout(() => this.flush(), wait);
+    // Even a send due now waits for the next turn: a reply that arrives whole is then `drain`ed into the reply's end, one write fewer.
+    this.timer = setTimeout(() => this.flush(), Math.max(0, wait));
   }
 
   /** Sends what is buffered now, or, while a send is out, as soon as it returns (together with what arrives meanwhile). */
   flush(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (this.stopped || this.buffer === "") return;
+    if (this.stopped || this.drained || this.buffer === "") return;
     if (this.sending) {
       this.flushWanted = true;
       return;
@@ -119,12 +123,32 @@ export class DeltaBatcher {
   /** Sends the rest and waits for every send; rethrows a send's failure. */
   async close(): Promise<SendVerdict> {
     this.flush();
+    await this.settle();
+    return this.stopped ? "stop" : "ok";
+  }
+
+  /**
+   * Waits for the send under way, sends nothing more, and returns the text
+   * not sent yet (none after a "stop"): one write fewer when the caller's
+   * next write can carry it. Rethrows a send's failure.
+   */
+  async drain(): Promise<{ verdict: SendVerdict; rest: string }> {
+    this.drained = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.settle();
+    const rest = this.buffer;
+    this.buffer = "";
+    return this.stopped ? { verdict: "stop", rest: "" } : { verdict: "ok", rest };
+  }
+
+  /** Waits until no send is out; rethrows a send's failure. */
+  private async settle(): Promise<void> {
     // A send that returns may start the next one: wait until the chain stays put.
     for (let chain = this.chain; ; chain = this.chain) {
       await chain;
       if (chain === this.chain) break;
     }
     if (this.failure !== null) throw this.failure;
-    return this.stopped ? "stop" : "ok";
   }
 }

@@ -12,6 +12,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
 import { replayRun } from "../../convex/lib/runTimeline";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
+import { scanLogFile } from "../../tools/local-backend/storage";
 import { recordConsoleLog } from "./lifecycle";
 import { scriptedModelEnv, startScriptedModel, type ScriptedAnswer } from "./scriptedModel";
 
@@ -69,6 +70,27 @@ describe("streaming", () => {
     expect(timeline.items.map((item) => item.kind)).toEqual(["user_message", "agent_start", "message", "end"]);
     expect(timeline.items[2]).toMatchObject({ kind: "message", text: words.join(""), streaming: false });
     expect(await ada.query(api.runs.streamingForTask, { taskId })).toEqual([]);
+  });
+});
+
+describe("a reply that arrives whole", () => {
+  test("its text, message_end and the run's end are one write, after message_start", async () => {
+    script = () => "On it, starting with the header.";
+    const { taskId, runId } = await mention("Whole", "@Jarvis can you take the header?");
+    const [run] = await ended(taskId);
+    expect(run.status).toBe("completed");
+    expect(await thread(taskId)).toEqual(["Ada: @Jarvis can you take the header?", "Jarvis: On it, starting with the header."]);
+    // The run's events, grouped by the commit that wrote them (the write-ahead log holds one line per commit).
+    const writes: string[][] = [];
+    scanLogFile(path.join(backend.dataDir, "wal.jsonl"), (line) => {
+      if (line.type !== "commit") return;
+      // A run event is the document with the run's id and a payload (its stream counter has no payload).
+      const types = line.writes.flatMap(([, doc]) => (doc?.runId === runId && doc.payload !== undefined ? [(doc.payload as { type: string }).type] : []));
+      if (types.length > 0) writes.push(types);
+    });
+    expect(writes).toEqual([["user_message_submitted"], ["agent_start"], ["message_start"], ["message_update", "message_end", "agent_end"]]);
+    const events = await ada.query(api.runEvents.listForRun, { runId });
+    expect(events.find((e) => e.payload.type === "message_update")?.payload).toEqual({ type: "message_update", delta: "On it, starting with the header." });
   });
 });
 

@@ -40,18 +40,21 @@ function slowRecorder(maxChars: number) {
 }
 
 describe("DeltaBatcher", () => {
-  test("the first delta goes at once, then batches by size or delay, in order", async () => {
+  test("the first send goes on the next turn, with what arrived in this one, then batches by size or delay, in order", async () => {
     const { batcher, sent } = recorder();
     batcher.push("Hi");
     batcher.push(" th");
+    expect(sent).toEqual([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual(["Hi th"]);
     batcher.push("ere");
     await vi.advanceTimersByTimeAsync(0);
-    expect(sent).toEqual(["Hi"]);
+    expect(sent).toEqual(["Hi th"]);
     await vi.advanceTimersByTimeAsync(100);
-    expect(sent).toEqual(["Hi", " there"]);
+    expect(sent).toEqual(["Hi th", "ere"]);
     batcher.push("0123456789abc");
     await vi.advanceTimersByTimeAsync(0);
-    expect(sent).toEqual(["Hi", " there", "0123456789abc"]);
+    expect(sent).toEqual(["Hi th", "ere", "0123456789abc"]);
     batcher.push("tail");
     expect(await batcher.close()).toBe("ok");
     expect(sent.join("")).toBe("Hi there0123456789abctail");
@@ -175,6 +178,7 @@ describe("DeltaBatcher", () => {
   test("a send out longer than the interval: what gathered goes as soon as it returns", async () => {
     const { batcher, sent, answers } = slowRecorder(10_000);
     batcher.push("a");
+    await vi.advanceTimersByTimeAsync(0);
     batcher.push("b");
     await vi.advanceTimersByTimeAsync(300);
     expect(sent).toEqual(["a"]);
@@ -211,6 +215,46 @@ describe("DeltaBatcher", () => {
     expect(sent).toEqual(["first"]);
     expect(stops()).toBe(1);
     expect(batcher.isStopped).toBe(true);
+  });
+
+  test("drain sends nothing and hands back the text: a reply that arrives whole costs no write of its own", async () => {
+    const { batcher, sent } = recorder();
+    batcher.push("On ");
+    batcher.push("it.");
+    expect(await batcher.drain()).toEqual({ verdict: "ok", rest: "On it." });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sent).toEqual([]);
+  });
+
+  test("drain waits for the send under way, then returns what gathered meanwhile, unsent, and takes nothing more", async () => {
+    const { batcher, sent, answers } = slowRecorder(10_000);
+    batcher.push("a");
+    await vi.advanceTimersByTimeAsync(0);
+    batcher.push("b");
+    let drained: { verdict: string; rest: string } | null = null;
+    const draining = batcher.drain().then((result) => (drained = result));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(drained).toBeNull();
+    answers.shift()!();
+    await draining;
+    expect(drained).toEqual({ verdict: "ok", rest: "b" });
+    batcher.push("c");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sent).toEqual(["a"]);
+    expect(answers).toHaveLength(0);
+  });
+
+  test("drain after a 'stop' returns no text; after a failed send it rethrows", async () => {
+    const { batcher, sent } = recorder(["stop"]);
+    batcher.push("first");
+    await vi.advanceTimersByTimeAsync(0);
+    batcher.push("second");
+    expect(await batcher.drain()).toEqual({ verdict: "stop", rest: "" });
+    expect(sent).toEqual(["first"]);
+    const failing = new DeltaBatcher(async () => Promise.reject(new Error("backend gone")), () => {});
+    failing.push("x");
+    await vi.advanceTimersByTimeAsync(0);
+    await expect(failing.drain()).rejects.toThrow("backend gone");
   });
 
   test("a failed send stops the batcher and close rethrows it", async () => {
