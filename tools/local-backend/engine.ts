@@ -22,7 +22,7 @@ import { installPatches } from "./convexTestPatches.js";
 import { FileStore } from "./fileStorage.js";
 import { FunctionCode, MODULES_ROOT_MARKER, schemaOf } from "./functionCode.js";
 import { ExecutionClock, USER_TIMEOUT_MS } from "./executionLimits.js";
-import { installBufferedResponse, installClockGuard, installConsoleCapture } from "./functionGlobals.js";
+import { installBufferedResponse, installClockGuard, installConsoleCapture, installDurableFetch } from "./functionGlobals.js";
 import { ROOT, type Caller, type FunctionInfo, type FunctionOutcome, type HttpActionRequest } from "./functions.js";
 import type { ModuleMap } from "./modules.js";
 import { Persistence } from "./persistence.js";
@@ -93,6 +93,7 @@ export class Engine {
     installConsoleCapture();
     installClockGuard(internals);
     installBufferedResponse();
+    installDurableFetch(internals);
     const engine = new Engine(internals, options);
     await engine.start();
     return engine;

@@ -1,8 +1,8 @@
 /**
  * The process globals as functions see them: `console.*` inside a function
  * becomes its log lines for the client, the app's queries may not read the
- * clock, and a Response keeps a text body as bytes. Installed once per
- * process, before any function runs.
+ * clock, a Response keeps a text body as bytes, and an action's `fetch`
+ * waits for the disk. Installed once per process, before any function runs.
  */
 import { BufferedResponse } from "./bufferedBodies.js";
 import { callStorage } from "./callContext.js";
@@ -87,4 +87,26 @@ export function installBufferedResponse() {
   if (responseInstalled) return;
   responseInstalled = true;
   globalThis.Response = BufferedResponse;
+}
+
+let fetchInstalled = false;
+
+/**
+ * An action's `fetch` goes out only once every commit so far is on disk, its
+ * own mutations' included. On Convex a mutation an action runs is durable
+ * when it returns; here its log line may still wait behind a running sync,
+ * and a run that asked its model about a tool's post lost the post to a
+ * kill -9 a moment later. Waiting here, not after each mutation, pays for
+ * the disk once per call out (a run's model call), not once per write: a
+ * wait per mutation put 10 ms on a small department's p99 mention.
+ */
+export function installDurableFetch(internals: ConvexTestInternals) {
+  if (fetchInstalled) return;
+  fetchInstalled = true;
+  const real = globalThis.fetch;
+  globalThis.fetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const hooks = internals.convexGlobalStorage.getStore()?.transactionManager?.__maestro as { whenDurable(): Promise<void> } | undefined;
+    if (hooks !== undefined && internals.executionContextStorage.getStore()?.udfType === "action") await hooks.whenDurable();
+    return await real(input, init);
+  };
 }

@@ -64,6 +64,11 @@ export class Transactions implements TransactionHooks<PendingWrites> {
     return this.global.transactionManager._lastCommitTs as bigint;
   }
 
+  /** Resolves once every commit so far is on disk (group commit); rejects if the disk failed. An action's `fetch` waits for it. */
+  whenDurable(): Promise<void> {
+    return this.store.whenDurable();
+  }
+
   /** True inside a query this engine runs (its transactions take the lock ahead of mutations). */
   runningQuery(): boolean {
     return callStorage.getStore()?.inQuery === true;
