@@ -73,7 +73,7 @@ export class DeltaBatcher {
     else this.schedule();
   }
 
-  /** Sends the buffer once the interval since the last send has passed (at once for the first). */
+  /** Sends the buffer once the interval since the last send has passed (on the next turn for the first). */
   private schedule(): void {
     // While a send is out, its return schedules what gathered meanwhile.
     if (this.timer !== null || this.sending || this.stopped || this.drained || this.buffer === "") return;

@@ -32,6 +32,8 @@ export interface TransactionHooks<Pending> {
   beforeCommit(): Pending;
   /** Called right after that commit with what `beforeCommit` captured. */
   afterCommit(pending: Pending, commitTs: bigint): void;
+  /** Resolves once every commit so far is on disk: an action's `fetch` waits for it (functionGlobals.ts). */
+  whenDurable(): Promise<void>;
 }
 
 /**

@@ -7,6 +7,7 @@
 import { BufferedResponse } from "./bufferedBodies.js";
 import { callStorage } from "./callContext.js";
 import type { ConvexTestInternals } from "./convexTestInternals.js";
+import type { TransactionHooks } from "./convexTestPatches.js";
 import { ROOT } from "./functions.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- console's methods are looked up by name */
@@ -105,7 +106,7 @@ export function installDurableFetch(internals: ConvexTestInternals) {
   fetchInstalled = true;
   const real = globalThis.fetch;
   globalThis.fetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    const hooks = internals.convexGlobalStorage.getStore()?.transactionManager?.__maestro as { whenDurable(): Promise<void> } | undefined;
+    const hooks = internals.convexGlobalStorage.getStore()?.transactionManager?.__maestro as TransactionHooks<unknown> | undefined;
     if (hooks !== undefined && internals.executionContextStorage.getStore()?.udfType === "action") await hooks.whenDurable();
     return await real(input, init);
   };

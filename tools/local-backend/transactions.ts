@@ -64,7 +64,7 @@ export class Transactions implements TransactionHooks<PendingWrites> {
     return this.global.transactionManager._lastCommitTs as bigint;
   }
 
-  /** Resolves once every commit so far is on disk (group commit); rejects if the disk failed. An action's `fetch` waits for it. */
+  /** Resolves once every commit so far is on disk (group commit); rejects if the disk failed. */
   whenDurable(): Promise<void> {
     return this.store.whenDurable();
   }
