@@ -35,6 +35,7 @@ import {
   vQuestionStatus,
   vRunPause,
   vPiiRules,
+  vToolCallMode,
   vSummariserSetting,
 } from "./validators";
 import { runEventFields } from "./lib/runEvents";
@@ -484,6 +485,8 @@ export default defineSchema({
     summariser: v.optional(vSummariserSetting),
     /** Which PII rules apply to injected text (lib/pii); absent or a rule left out: on. */
     pii: v.optional(vPiiRules),
+    /** How agents call tools with the department's model (native, text, auto); absent: MAESTRO_TOOL_CALLS. */
+    toolCalls: v.optional(vToolCallMode),
   }).index("by_department", ["departmentId"]),
 
   /** A department's summariser model key, apart from its settings so no settings read can return it; only the run action reads it. */

@@ -22,6 +22,15 @@ export const LEAD_MODES = ["plan", "act"] as const;
 export type LeadMode = (typeof LEAD_MODES)[number];
 export const vLeadMode = oneOf(LEAD_MODES);
 
+/**
+ * How agents call tools with a department's model (lib/modelConfig): `native`
+ * (the request's `tools`, answers' `tool_calls`), `text` (the `[TOOL: …]`
+ * lines of the prompt) or `auto` (native, and `[TOOL: …]` in the text still read).
+ */
+export const TOOL_CALL_MODES = ["native", "text", "auto"] as const;
+export const vToolCallMode = oneOf(TOOL_CALL_MODES);
+export type ToolCallMode = Infer<typeof vToolCallMode>;
+
 /** A department admin's overrides of the JSON config's chat defaults (lib/config ChatSettings); a field left out keeps the default. */
 export const vChatOverrides = v.object({
   enabled: v.optional(v.boolean()),
@@ -187,7 +196,19 @@ export type PlanStep = Infer<typeof vPlanStep>;
 /** What a run waits for while `waiting`. */
 export const vPauseKind = v.union(v.literal("approval"), v.literal("question"), v.literal("plan"));
 export type PauseKind = Infer<typeof vPauseKind>;
-const vObservation = v.object({ tool: v.string(), text: v.string() });
+/** A call's result; `callId`: the native call it answers (paired by `tool_call_id` when the conversation is replayed). */
+const vObservation = v.object({ tool: v.string(), text: v.string(), callId: v.optional(v.string()) });
+/** A native tool call as the model made it: its id, wire name and argument text (lib/completionStream WireToolCall). */
+export const vWireToolCall = v.object({ id: v.string(), name: v.string(), arguments: v.string() });
+/** A message of a run's conversation as kept across a pause (brain/model ChatMessage). */
+export const vStoredMessage = v.object({
+  role: v.union(v.literal("assistant"), v.literal("user"), v.literal("tool")),
+  content: v.string(),
+  /** An assistant reply's native tool calls. */
+  toolCalls: v.optional(v.array(vWireToolCall)),
+  /** A `tool` message: the call it answers. */
+  toolCallId: v.optional(v.string()),
+});
 
 /** A tool call run outside Maestro: its output comes back through `runs.toolOutput` (no card; the call itself waits). */
 export const vRunPauseKind = v.union(vPauseKind, v.literal("tool_output"));
@@ -207,13 +228,15 @@ export const vRunPause = v.object({
   id: v.string(),
   /** For `tool_output`: what the external tool submitted, kept until the next attempt takes it. */
   output: v.optional(vToolOutput),
-  conversation: v.array(v.object({ role: v.union(v.literal("assistant"), v.literal("user")), content: v.string() })),
+  conversation: v.array(vStoredMessage),
   round: v.number(),
   /** The paused call's `tool_call` index, and the next free one. */
   index: v.number(),
   nextIndex: v.number(),
-  call: v.object({ name: v.string(), args: v.string() }),
+  call: v.object({ name: v.string(), args: v.string(), id: v.optional(v.string()) }),
   reply: v.string(),
+  /** The reply's native tool calls (absent for `[TOOL: …]` calls, which are read again from `reply`). */
+  replyCalls: v.optional(v.array(vWireToolCall)),
   before: v.array(vObservation),
   after: v.array(vObservation),
   /** The run's call signatures and posted notes (brain/dispatch), so resuming keeps its guards. */

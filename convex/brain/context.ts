@@ -19,10 +19,10 @@ import { bodyWithTaskLinks, inboxOfRun, vRunInbox } from "../records/inbox";
 import { newestMessages } from "../records/messages";
 import { projectGraphOf, vProjectGraph } from "../records/projectGraph";
 import { getRunX } from "../records/runs";
-import { chatSettings, leadModeFor, piiRulesOf, summariserForRun } from "../records/settings";
+import { chatSettings, leadModeFor, piiRulesOf, summariserForRun, toolCallModeOf } from "../records/settings";
 import { alreadyActed as actedBefore } from "../records/toolEffects";
 import { permittedTools } from "../tools/registry";
-import { vAgentStatus, vLeadMode, vPiiRules, vPriority, vRunTrigger, vRunTriggerKind, vTaskStatus, vToolApproval } from "../validators";
+import { vAgentStatus, vLeadMode, vPiiRules, vPriority, vRunTrigger, vRunTriggerKind, vTaskStatus, vToolApproval, vToolCallMode } from "../validators";
 
 /** Most thread messages read before the token budget trims them. */
 export const MAX_THREAD_MESSAGES = 200;
@@ -60,6 +60,8 @@ export const vAssembledContext = v.object({
   trigger: v.object({ kind: vRunTriggerKind, text: v.string() }),
   /** Exactly the tools the dispatcher will allow this agent. */
   tools: v.array(v.object({ name: v.string(), description: v.string(), usage: v.string() })),
+  /** How the tools go to the model: as native functions, as `[TOOL: …]` text in the prompt, or both read (auto). */
+  toolCalls: vToolCallMode,
   /** The roster a squad lead's prompt lists (empty for anyone else: nothing of theirs shows it). */
   squad: v.array(vSquadMember),
 });
@@ -191,6 +193,7 @@ async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"a
       description,
       usage,
     })),
+    toolCalls: await toolCallModeOf(ctx, run.departmentId),
     squad: agent.isSquadLead ? agents.map((a) => ({ name: a.name, role: a.role, sessionKey: a.sessionKey, status: a.status })) : [],
   };
 }

@@ -27,6 +27,8 @@ import { MAX_TOOL_CALLS_PER_REPLY, type ParsedToolCall } from "../lib/toolCalls"
 export interface Observation {
   tool: string;
   text: string;
+  /** The native call it answers, when the call was native. */
+  callId?: string;
 }
 
 type Outcome = ToolCallRecord["outcome"];

@@ -5,15 +5,26 @@
  * since the run shows it as is.
  */
 import OpenAI from "openai";
+import { CompletionAssembler, completionFromJson, type FunctionTool, type WireToolCall } from "../lib/completionStream";
 import { ModelError, type ModelConfig } from "../lib/modelConfig";
 
-export interface ChatMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
-}
+export type { FunctionTool, WireToolCall };
+
+/**
+ * A message of the conversation as the brain keeps it: plain text, an
+ * assistant's reply with the native tool calls it made, or one call's result
+ * (`role: "tool"`, paired with its call by `toolCallId`).
+ */
+export type ChatMessage =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls?: WireToolCall[] }
+  | { role: "tool"; toolCallId: string; content: string };
 
 export interface ModelReply {
+  /** The reply's text ("" when it only called tools). */
   content: string;
+  /** Its native tool calls, in order (wire names, as the model sent them). */
+  calls: WireToolCall[];
   /** What a run shows: the label when set, else the model name. */
   model: string;
   promptTokens: number;
@@ -49,28 +60,6 @@ function unreadable(server: string, answer: PlainAnswer): string {
   return `${notCompatible(server)}: it answered ${answer.status} with ${answer.contentType === "" ? "no content type" : `content type ${answer.contentType}`} and ${quoted}, not a chat completion`;
 }
 
-/** A whole chat completion as JSON (`choices[0].message`), or null when the text is not one. */
-function jsonCompletion(text: string): { content: string; refusal: string; usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined } | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== "object" || parsed === null) return null;
-  const { choices, usage } = parsed as { choices?: unknown; usage?: unknown };
-  if (!Array.isArray(choices) || choices.length === 0) return null;
-  const message = (choices[0] as { message?: unknown } | null)?.message;
-  if (typeof message !== "object" || message === null) return null;
-  const { content, refusal } = message as { content?: unknown; refusal?: unknown };
-  if (typeof content !== "string" && content !== null && content !== undefined) return null;
-  return {
-    content: typeof content === "string" ? content : "",
-    refusal: typeof refusal === "string" ? refusal : "",
-    usage: typeof usage === "object" && usage !== null ? (usage as { prompt_tokens?: unknown; completion_tokens?: unknown }) : undefined,
-  };
-}
-
 function describeFailure(error: unknown, at: { server: string; timeoutMs: number; retries: number; statusText: string }): ModelError {
   const after = at.retries > 0 ? ` (after ${at.retries} ${at.retries === 1 ? "retry" : "retries"})` : "";
   if (error instanceof ModelError) return error;
@@ -87,6 +76,13 @@ function describeFailure(error: unknown, at: { server: string; timeoutMs: number
     return new ModelError(
       `Model call failed: ${error.status}${statusText ? ` ${statusText}` : ""} from ${at.server}${after}${detail ? `: ${detail}` : ""}`,
       error.status,
+    );
+  }
+  if (error instanceof StreamCut) {
+    return new ModelError(
+      error.received > 0
+        ? `Model call failed: the model server closed the connection after ${error.received.toLocaleString("en-US")} characters`
+        : `Model call failed: ${at.server} closed the connection before answering${after}`,
     );
   }
   if (error instanceof SyntaxError) {
@@ -144,6 +140,13 @@ const STATUS_TEXT: Record<number, string> = {
   504: "Gateway Timeout",
 };
 
+/** The answer's connection ended before the answer did (`received`: characters that had arrived). */
+class StreamCut extends Error {
+  constructor(readonly received: number) {
+    super("the connection closed before the answer ended");
+  }
+}
+
 /** A streamed call was cancelled through its signal (the run was stopped). */
 export class ModelAbortedError extends Error {
   constructor() {
@@ -181,22 +184,29 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Each piece of text as it arrives. */
   onDelta?: (delta: string) => void;
+  /** Each native tool call once its arguments are complete, in order, while the rest of the answer still streams. */
+  onCall?: (call: WireToolCall) => void;
 }
 
 /**
- * One chat completion, streamed (`stream: true`). Failures before any text
- * arrived (timeouts, lost connections, 408, 409, 429, 5xx) are retried up
- * to `config.maxRetries` times with backoff that honours `Retry-After`; a
+ * One chat completion, streamed (`stream: true`), with `request.tools` as
+ * native functions when given. Failures before any of the answer arrived
+ * (timeouts, lost connections, 408, 409, 429, 5xx) are retried up to
+ * `config.maxRetries` times with backoff that honours `Retry-After`; a
  * stream that fails after text arrived is not retried (the text is already
- * shown). `config.timeoutMs` limits the wait for each byte, so a long
- * answer that keeps coming is never cut.
+ * shown) and says how much had arrived. `config.timeoutMs` limits the wait
+ * for each byte, so a long answer that keeps coming is never cut.
  *
  * @throws ModelError on any failure, ModelAbortedError when `signal` aborts.
  */
-export async function streamModel(config: ModelConfig, request: { model?: string; messages: ChatMessage[] }, options: StreamOptions = {}): Promise<ModelReply> {
+export async function streamModel(
+  config: ModelConfig,
+  request: { model?: string; messages: ChatMessage[]; tools?: FunctionTool[] },
+  options: StreamOptions = {},
+): Promise<ModelReply> {
   const model = request.model?.trim() || config.defaultModel;
   const server = displayURL(config.baseURL ?? OPENAI_BASE_URL);
-  const attempt: { count: number; statusText: string; plain: PlainAnswer | null } = { count: 0, statusText: "", plain: null };
+  const attempt: Attempt = { count: 0, statusText: "", plain: null, head: null };
   const client = new OpenAI({
     apiKey: config.apiKey,
     baseURL: config.baseURL ?? OPENAI_BASE_URL,
@@ -209,21 +219,41 @@ export async function streamModel(config: ModelConfig, request: { model?: string
       // An answer that is not a stream (a JSON completion from a server that ignores stream: true, an HTML
       // page) is read here, so the caller can say what came back; the client is handed an empty stream.
       const contentType = response.headers.get("content-type") ?? "";
-      if (!response.ok || response.body === null || contentType.includes("text/event-stream")) return response;
+      if (!response.ok || response.body === null) return response;
+      if (contentType.includes("text/event-stream")) {
+        // The stream's first characters are kept, to quote when its events are not JSON.
+        const head: HeadOfStream = { status: response.status, contentType, text: "" };
+        attempt.head = head;
+        const decoder = new TextDecoder();
+        const tap = new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            if (head.text.length < QUOTED_BODY_CHARS * 2) head.text += decoder.decode(chunk, { stream: true });
+            controller.enqueue(chunk);
+          },
+        });
+        return new Response(response.body.pipeThrough(tap), { status: response.status, statusText: response.statusText, headers: response.headers });
+      }
       attempt.plain = { status: response.status, contentType, text: await response.text() };
       return new Response("", { status: response.status, statusText: response.statusText, headers: { "content-type": "text/event-stream" } });
     },
   });
+  const wire = { model, messages: wireMessages(request.messages), tools: request.tools };
   for (let retry = 0; ; retry++) {
     const state = { emitted: false, timedOut: false };
     attempt.plain = null;
+    attempt.head = null;
     try {
-      return await streamOnce(client, config, model, request.messages, options, state, () => attempt.plain);
+      return await streamOnce(client, config, wire, options, state, attempt);
     } catch (error) {
       if (options.signal?.aborted) throw new ModelAbortedError();
       const failure = state.timedOut ? new OpenAI.APIConnectionTimeoutError() : error;
+      if (failure instanceof SyntaxError && attempt.head !== null) {
+        // Events that are not JSON: what came back, as a plain answer would be quoted.
+        throw new ModelError(unreadable(server, attempt.head).replace(/, not a chat completion$/, ", not chat completion events"));
+      }
       const status = failure instanceof OpenAI.APIError && typeof failure.status === "number" ? failure.status : undefined;
-      const retryable = !(failure instanceof ModelError) && (status === undefined ? failure instanceof OpenAI.APIConnectionError : RETRYABLE_STATUS(status));
+      const lost = failure instanceof StreamCut || (status === undefined && failure instanceof OpenAI.APIConnectionError);
+      const retryable = !(failure instanceof ModelError) && (status === undefined ? lost : RETRYABLE_STATUS(status));
       const delay = retryable && !state.emitted && retry < config.maxRetries
         ? retryDelayMs(retry, failure instanceof OpenAI.APIError ? failure.headers : undefined, Date.now())
         : null;
@@ -233,14 +263,38 @@ export async function streamModel(config: ModelConfig, request: { model?: string
   }
 }
 
+/** The stream's status, content type and first characters. */
+type HeadOfStream = PlainAnswer;
+
+interface Attempt {
+  count: number;
+  statusText: string;
+  plain: PlainAnswer | null;
+  head: HeadOfStream | null;
+}
+
+/** The conversation as the Chat Completions API takes it: assistant `tool_calls` and `tool` results paired by id. */
+export function wireMessages(messages: readonly ChatMessage[]): OpenAI.Chat.ChatCompletionMessageParam[] {
+  return messages.map((m): OpenAI.Chat.ChatCompletionMessageParam => {
+    if (m.role === "tool") return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+    if (m.role === "assistant" && m.toolCalls !== undefined && m.toolCalls.length > 0) {
+      return {
+        role: "assistant",
+        content: m.content === "" ? null : m.content,
+        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments === "" ? "{}" : c.arguments } })),
+      };
+    }
+    return { role: m.role, content: m.content };
+  });
+}
+
 async function streamOnce(
   client: OpenAI,
   config: ModelConfig,
-  model: string,
-  messages: ChatMessage[],
+  request: { model: string; messages: OpenAI.Chat.ChatCompletionMessageParam[]; tools?: FunctionTool[] },
   options: StreamOptions,
   state: { emitted: boolean; timedOut: boolean },
-  plainAnswer: () => PlainAnswer | null,
+  attempt: Attempt,
 ): Promise<ModelReply> {
   const controller = new AbortController();
   const outer = options.signal;
@@ -260,52 +314,70 @@ async function streamOnce(
     }, ms);
   };
   watch(config.timeoutMs);
+  const assembler = new CompletionAssembler();
+  const emitCalls = (calls: WireToolCall[]) => {
+    for (const call of calls) {
+      state.emitted = true;
+      options.onCall?.(call);
+    }
+  };
   try {
     const stream = await client.chat.completions.create(
-      { model, messages: messages.map(({ role, content }) => ({ role, content })), stream: true, stream_options: { include_usage: true } },
+      {
+        model: request.model,
+        messages: request.messages,
+        ...(request.tools === undefined || request.tools.length === 0 ? {} : { tools: request.tools }),
+        stream: true,
+        stream_options: { include_usage: true },
+      },
       { signal: controller.signal },
     );
-    let content = "";
-    let refusal = "";
-    let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
-    let completionChunks = 0;
-    for await (const chunk of stream) {
-      lastByteAt = Date.now();
-      if (typeof chunk !== "object" || chunk === null) continue;
-      if (Array.isArray(chunk.choices)) completionChunks += 1;
-      const delta = chunk.choices?.[0]?.delta;
-      if (typeof delta?.content === "string" && delta.content !== "") {
-        content += delta.content;
-        state.emitted = true;
-        options.onDelta?.(delta.content);
+    try {
+      // The raw chunks, read by our own assembler (the client's stream helper would merge calls that share an index).
+      for await (const chunk of stream) {
+        lastByteAt = Date.now();
+        const { text, completed } = assembler.push(chunk);
+        if (text !== "") {
+          state.emitted = true;
+          options.onDelta?.(text);
+        }
+        emitCalls(completed);
       }
-      if (typeof delta?.refusal === "string") refusal += delta.refusal;
-      if (chunk.usage) usage = chunk.usage;
+    } catch (error) {
+      const answered = error instanceof OpenAI.APIError && typeof error.status === "number";
+      if (controller.signal.aborted || answered || error instanceof SyntaxError || error instanceof ModelError) throw error;
+      // The connection ended under the stream ("terminated", a reset): retried when nothing had arrived.
+      throw new StreamCut(assembler.received);
     }
     // The client's stream ends quietly when aborted: a cut answer must not pass for a whole one.
     if (controller.signal.aborted) throw outer?.aborted ? new ModelAbortedError() : new OpenAI.APIConnectionTimeoutError();
-    const plain = plainAnswer();
-    if (completionChunks === 0 && plain !== null) {
+    let answer = assembler.end();
+    const plain = attempt.plain;
+    if (assembler.chunks === 0 && plain !== null) {
       // A server that ignores stream: true answers with the whole completion as JSON: read it as one piece.
-      const completion = jsonCompletion(plain.text);
-      if (completion === null) throw new ModelError(unreadable(displayURL(config.baseURL ?? OPENAI_BASE_URL), plain));
-      content = completion.content;
-      refusal = completion.refusal;
-      usage = completion.usage;
-      completionChunks = 1;
-      if (content !== "") {
+      const whole = completionFromJson(plain.text);
+      if (whole === null) throw new ModelError(unreadable(displayURL(config.baseURL ?? OPENAI_BASE_URL), plain));
+      answer = { answer: whole, completed: whole.calls };
+      if (whole.content !== "") {
         state.emitted = true;
-        options.onDelta?.(content);
+        options.onDelta?.(whole.content);
       }
+    } else if (assembler.chunks === 0) {
+      // A wrong base URL often answers 200 with an HTML page, which streams as nothing at all.
+      throw new ModelError(notCompatible(displayURL(config.baseURL ?? OPENAI_BASE_URL)));
+    } else if (answer.answer.finishReason === null) {
+      // Chunks came, then the stream ended without a finish_reason: the server closed it mid-answer.
+      throw new StreamCut(assembler.received);
     }
-    // A wrong base URL often answers 200 with an HTML page, which streams as nothing at all.
-    if (completionChunks === 0) throw new ModelError(notCompatible(displayURL(config.baseURL ?? OPENAI_BASE_URL)));
-    if (content.trim() === "") {
+    emitCalls(answer.completed);
+    const { content, refusal, calls, usage } = answer.answer;
+    if (content.trim() === "" && calls.length === 0) {
       throw new ModelError(refusal.trim() ? `The model refused: ${truncate(refusal.trim())}` : "The model returned no text");
     }
     return {
       content: content.trim(),
-      model: config.label ?? model,
+      calls,
+      model: config.label ?? request.model,
       promptTokens: tokenCount(usage?.prompt_tokens),
       completionTokens: tokenCount(usage?.completion_tokens),
     };

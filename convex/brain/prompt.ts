@@ -43,6 +43,17 @@ const tools: BrainMiddleware = {
       system.push("=== TOOLS ===\nYou have no tools: answer in words only.\n=== END TOOLS ===");
       return;
     }
+    if (context.toolCalls !== "text") {
+      // The tools go with the request as native functions (brain/model): the prompt only says so.
+      system.push(
+        [
+          "=== TOOLS ===",
+          "To act, call your tools: they come with this request as functions, and only those exist for you. Independent calls may go in one reply.",
+          "=== END TOOLS ===",
+        ].join("\n"),
+      );
+      return;
+    }
     system.push(
       [
         "=== TOOLS ===",

@@ -18,15 +18,15 @@ import type { Id } from "../_generated/dataModel";
 import { env, internalAction, type ActionCtx } from "../_generated/server";
 import { DeltaBatcher } from "../lib/deltaBatcher";
 import { modelConfigFromEnv, modelConfigProblem, NO_MODEL_NOTE } from "../lib/modelConfig";
-import { isChatTool } from "../tools/registry";
+import { isChatTool, toolFunctions, toolNameOfWire } from "../tools/registry";
 import { brainConfig } from "../lib/brainConfig";
 import type { PauseRequest } from "../lib/pauses";
-import type { RunPause } from "../validators";
+import type { RunPause, ToolCallMode } from "../validators";
 import { dispatchCall, dispatchTogether, opensWithCallsTogether, settlePause, type CallRecord, type Dispatched, type Observation, type Reported } from "./dispatch";
-import { ModelAbortedError, streamModel, type ChatMessage } from "./model";
+import { ModelAbortedError, streamModel, type ChatMessage, type WireToolCall } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage } from "./prompt";
 import { modelSummaries } from "./summariser";
-import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls, stripToolCalls, type ParsedToolCall } from "../lib/toolCalls";
+import { MAX_TOOL_CALLS_PER_REPLY, nativeToolCalls, parseToolCalls, stripToolCalls, type ParsedToolCall } from "../lib/toolCalls";
 
 /** While the model is quiet, how often the action renews its lease and checks it was not stopped. */
 export const KEEPALIVE_MS = 1_000;
@@ -71,7 +71,9 @@ export const execute = internalAction({
       if (resume !== null) {
         const { pause } = resume;
         for (const line of pause.seen) seen.add(line);
-        const { observation: settled, recorded } = await settlePause(ctx, runId, pause, resume.resolution, config, seen, log);
+        const reported = await settlePause(ctx, runId, pause, resume.resolution, config, seen, log);
+        const settled: Observation = { ...reported.observation, ...(pause.call.id === undefined ? {} : { callId: pause.call.id }) };
+        const { recorded } = reported;
         const { rest, offset } = callsAfterPause(pause);
         live(
           await ctx.runMutation(internal.brain.writes.endToolCall, {
@@ -94,8 +96,8 @@ export const execute = internalAction({
           }
           results.push(...ran.observations);
         }
-        conversation.push(...pause.conversation, { role: "assistant", content: pause.reply });
-        conversation.push(observationsMessage(results, pause.round + 1 >= config.maxToolIterations));
+        // The same conversation, the same reply and call ids as the attempt that paused, then every call's result.
+        conversation.push(...pause.conversation.map(fromStored), ...afterReply(pause.reply, pause.replyCalls, results, pause.round + 1 >= config.maxToolIterations));
         toolIndex = pause.nextIndex;
         firstRound = pause.round + 1;
       }
@@ -129,11 +131,12 @@ export const execute = internalAction({
         const contextDone = performance.now();
         log(`model request (${context.agent.model ?? model.defaultModel})`);
         live(await ctx.runMutation(internal.brain.writes.beginMessage, { ...writer, round }));
+        const tools = context.toolCalls !== "text" && context.tools.length > 0 ? toolFunctions(context.tools) : undefined;
         const { reply, rest } = await streamReply(ctx, writer, (options) =>
-          streamModel(model, { model: context.agent.model, messages: [...messages, ...conversation] }, options),
+          streamModel(model, { model: context.agent.model, messages: [...messages, ...conversation], tools }, options),
         );
         const modelDone = performance.now();
-        const calls = parseToolCalls(reply.content);
+        const { calls, wireCalls } = replyCalls(reply, context.toolCalls);
         const toolsAllowed = round < config.maxToolIterations;
         const first = calls.length > 0 && toolsAllowed ? calls[0] : undefined;
         const modelCall = (): ModelCall => ({
@@ -176,13 +179,19 @@ export const execute = internalAction({
         }
         await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...modelCall() });
         if (paused !== null) {
-          const at = { conversation: conversation.map(({ role, content }) => ({ role: role === "assistant" ? ("assistant" as const) : ("user" as const), content })), round, nextIndex: toolIndex, reply: reply.content };
+          const at = {
+            conversation: conversation.map(toStored),
+            round,
+            nextIndex: toolIndex,
+            reply: reply.content,
+            ...(wireCalls === undefined ? {} : { replyCalls: wireCalls }),
+          };
           const { state, request } = pauseState(at, paused, seen);
           live(await ctx.runMutation(internal.brain.writes.pause, { ...writer, request, state }));
           log(`waiting: ${request.kind} for ${paused.call.name}`);
           return null;
         }
-        conversation.push({ role: "assistant", content: reply.content }, observationsMessage(observations, round + 1 >= config.maxToolIterations));
+        conversation.push(...afterReply(reply.content, wireCalls, observations, round + 1 >= config.maxToolIterations));
       }
     } catch (error) {
       if (error instanceof Stopped) {
@@ -269,26 +278,81 @@ function dispatcher(ctx: ActionCtx, runId: Id<"runs">, config: ReturnType<typeof
   };
 }
 
-/** A call as its `tool_call` event names it. */
+/** A call as its `tool_call` event names it (a native call with its id). */
 function toolStart(index: number, call: ParsedToolCall) {
-  return { index, name: call.name, args: JSON.stringify(call.args ?? null) };
+  return { index, name: call.name, args: JSON.stringify(call.args ?? null), ...(call.id === undefined ? {} : { callId: call.id }) };
+}
+
+/**
+ * The calls of a reply, by the department's mode: its native calls (unless
+ * the mode is `text`), else, unless the mode is `native`, the `[TOOL: …]`
+ * calls in its text. `wireCalls` is set when the calls are native: their
+ * results then go back as `tool` messages paired by id.
+ */
+function replyCalls(reply: { content: string; calls: WireToolCall[] }, mode: ToolCallMode): { calls: ParsedToolCall[]; wireCalls?: WireToolCall[] } {
+  if (reply.calls.length > 0 && mode !== "text") return { calls: nativeToolCalls(reply.calls, toolNameOfWire), wireCalls: reply.calls };
+  return { calls: mode === "native" ? [] : parseToolCalls(reply.content) };
+}
+
+/** What the model reads after its last tool round in native mode (the text path says it in its results message). */
+export const FINAL_ROUND_LINE = "You have used all your tool calls for this turn: now reply to the thread in words, without tools.";
+
+/**
+ * The conversation after a reply whose calls ran: for native calls, the
+ * assistant message with its `tool_calls` and one `tool` message per call,
+ * paired by id, in the calls' order (every call has a result: run, refused,
+ * denied, invalid or settled after a pause); for `[TOOL: …]` calls, the
+ * reply and the results message.
+ */
+function afterReply(content: string, wireCalls: WireToolCall[] | undefined, observations: readonly Observation[], final: boolean): ChatMessage[] {
+  if (wireCalls === undefined) return [{ role: "assistant", content }, observationsMessage([...observations], final)];
+  const byId = new Map(observations.flatMap((o) => (o.callId === undefined ? [] : [[o.callId, o.text] as const])));
+  return [
+    { role: "assistant", content, toolCalls: wireCalls },
+    ...wireCalls.map((call, i): ChatMessage => ({ role: "tool", toolCallId: call.id, content: byId.get(call.id) ?? observations[i]?.text ?? "not run" })),
+    ...(final ? [{ role: "user" as const, content: FINAL_ROUND_LINE }] : []),
+  ];
+}
+
+/** A conversation message as a pause keeps it (validators vStoredMessage), and back. */
+function toStored(message: ChatMessage): RunPause["conversation"][number] {
+  if (message.role === "tool") return { role: "tool", content: message.content, toolCallId: message.toolCallId };
+  if (message.role === "assistant") return { role: "assistant", content: message.content, ...(message.toolCalls === undefined ? {} : { toolCalls: message.toolCalls }) };
+  return { role: "user", content: message.content };
+}
+
+function fromStored(message: RunPause["conversation"][number]): ChatMessage {
+  if (message.role === "tool") return { role: "tool", content: message.content, toolCallId: message.toolCallId ?? "" };
+  if (message.role === "assistant") return { role: "assistant", content: message.content, ...(message.toolCalls === undefined ? {} : { toolCalls: message.toolCalls }) };
+  return { role: "user", content: message.content };
 }
 
 /** A call that waits for a person, with the results of the reply's calls before it. */
 interface Paused {
   request: PauseRequest;
   index: number;
-  call: { name: string; args: string };
+  call: { name: string; args: string; id?: string };
   before: Observation[];
 }
 
 /** Where a reply stands when one of its calls pauses: what the run resumes from. */
-type ReplyPoint = Pick<RunPause, "conversation" | "round" | "nextIndex" | "reply">;
+type ReplyPoint = Pick<RunPause, "conversation" | "round" | "nextIndex" | "reply" | "replyCalls">;
 
 /** The run's pause state for `paused`, a call of the reply at `at` (nothing after it has run). */
 function pauseState(at: ReplyPoint, paused: Paused, seen: ReadonlySet<string>) {
-  const { conversation, round, nextIndex, reply } = at;
-  const state = { conversation, round, nextIndex, reply, index: paused.index, call: paused.call, before: paused.before, after: [], seen: [...seen] };
+  const { conversation, round, nextIndex, reply, replyCalls } = at;
+  const state = {
+    conversation,
+    round,
+    nextIndex,
+    reply,
+    ...(replyCalls === undefined ? {} : { replyCalls }),
+    index: paused.index,
+    call: paused.call,
+    before: paused.before,
+    after: [],
+    seen: [...seen],
+  };
   return { state, request: paused.request };
 }
 
@@ -298,8 +362,8 @@ function pauseState(at: ReplyPoint, paused: Paused, seen: ReadonlySet<string>) {
  * call). A pause written before calls ran after resuming kept their refusals
  * in `after`: those are not run again.
  */
-function callsAfterPause(pause: Pick<RunPause, "reply" | "index" | "nextIndex" | "after">): { rest: ParsedToolCall[]; offset: number } {
-  const calls = parseToolCalls(pause.reply);
+function callsAfterPause(pause: Pick<RunPause, "reply" | "replyCalls" | "index" | "nextIndex" | "after">): { rest: ParsedToolCall[]; offset: number } {
+  const calls = pause.replyCalls === undefined ? parseToolCalls(pause.reply) : nativeToolCalls(pause.replyCalls, toolNameOfWire);
   const offset = pause.index - (pause.nextIndex - calls.length);
   if (pause.after.length > 0 || offset < 0 || offset >= calls.length) return { rest: [], offset: Math.max(0, offset) };
   return { rest: calls.slice(offset + 1), offset };
@@ -343,9 +407,13 @@ async function runTools(
       }
       const dispatched = ranAlready.shift() ?? (await dispatch.one(call));
       // Its result is written when the person responds; the calls after it wait with it.
-      if ("pause" in dispatched) return { observations: [], paused: { request: dispatched.pause, index, call: { name: call.name, args: toolStart(index, call).args }, before: observations } };
+      if ("pause" in dispatched) {
+        const paused = { name: call.name, args: toolStart(index, call).args, ...(call.id === undefined ? {} : { id: call.id }) };
+        return { observations: [], paused: { request: dispatched.pause, index, call: paused, before: observations } };
+      }
       ({ observation: result, recorded } = dispatched);
     }
+    if (call.id !== undefined) result = { ...result, callId: call.id };
     observations.push(result);
     const next = calls.at(i + 1);
     const verdict = await ctx.runMutation(internal.brain.writes.endToolCall, {

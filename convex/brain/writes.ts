@@ -25,7 +25,7 @@ const vWriter = { runId: v.id("runs"), attempt: v.number() };
 /** A dispatched call's record on the run (brain/dispatch CallRecord). */
 const vCallRecord = v.object({ record: vToolCallRecord, delegated: v.boolean(), guard: v.optional(v.string()) });
 /** A tool call about to run, announced by a `tool_call` event. */
-const vToolStart = v.object({ index: v.number(), name: v.string(), args: v.string() });
+const vToolStart = v.object({ index: v.number(), name: v.string(), args: v.string(), callId: v.optional(v.string()) });
 
 /**
  * The action's first write: queued → running as the next attempt, holding a
@@ -141,8 +141,8 @@ export const endReply = internalMutation({
   },
 });
 
-async function startToolCall(ctx: MutationCtx, run: Doc<"runs">, { index, name, args }: Infer<typeof vToolStart>) {
-  await appendRunEvent(ctx, run._id, { type: "tool_call", index, name, args: boundedText(args) }, { run });
+async function startToolCall(ctx: MutationCtx, run: Doc<"runs">, { index, name, args, callId }: Infer<typeof vToolStart>) {
+  await appendRunEvent(ctx, run._id, { type: "tool_call", index, name, args: boundedText(args), ...(callId === undefined ? {} : { callId }) }, { run });
   await heartbeat(ctx, run, run.toolStarted ? {} : { toolStarted: true });
 }
 
@@ -153,10 +153,10 @@ async function startToolCall(ctx: MutationCtx, run: Doc<"runs">, { index, name, 
 export const beginToolCall = internalMutation({
   args: { ...vWriter, ...vToolStart.fields },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, index, name, args }) => {
+  handler: async (ctx, { runId, attempt, ...start }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
-    await startToolCall(ctx, run, { index, name, args });
+    await startToolCall(ctx, run, start);
     return "ok";
   },
 });

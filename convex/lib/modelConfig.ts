@@ -5,6 +5,7 @@
  * client (brain/model.ts).
  */
 import { env } from "../_generated/server";
+import { TOOL_CALL_MODES, type ToolCallMode } from "../validators";
 
 export interface ModelConfig {
   apiKey: string;
@@ -98,4 +99,20 @@ export function modelLabel(agentModel: string | undefined, source: Record<string
     // An unusable configuration ends the run at once, with its reason.
     return "";
   }
+}
+
+/** How tools go to a model when the department chose nothing: native, with `[TOOL: …]` text still read. */
+export const DEFAULT_TOOL_CALL_MODE: ToolCallMode = "auto";
+
+/**
+ * The deployment's default tool-call mode, `MAESTRO_TOOL_CALLS` (`native`,
+ * `text` or `auto`); an unknown value is refused by name.
+ *
+ * @throws ModelError when the value is none of the three.
+ */
+export function toolCallModeFromEnv(source: Record<string, string | undefined> = env): ToolCallMode {
+  const text = setting(source, "MAESTRO_TOOL_CALLS")?.toLowerCase();
+  if (text === undefined) return DEFAULT_TOOL_CALL_MODE;
+  if (!(TOOL_CALL_MODES as readonly string[]).includes(text)) throw new ModelError(`MAESTRO_TOOL_CALLS must be native, text or auto, got "${text}"`);
+  return text as ToolCallMode;
 }

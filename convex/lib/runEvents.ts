@@ -56,7 +56,14 @@ export const vHarnessEvent = v.union(
     interrupted: v.boolean(),
   }),
   /** `index` numbers the calls of one run, so a result finds its call. */
-  v.object({ type: v.literal("tool_call"), index: v.number(), name: v.string(), args: v.string() }),
+  v.object({
+    type: v.literal("tool_call"),
+    index: v.number(),
+    name: v.string(),
+    args: v.string(),
+    /** A native call's id (`tool_calls[].id`): its result is paired with it when the conversation is replayed. */
+    callId: v.optional(v.string()),
+  }),
   v.object({
     type: v.literal("tool_result"),
     index: v.number(),

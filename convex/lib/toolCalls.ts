@@ -20,8 +20,10 @@ export interface ParsedToolCall {
   error?: string;
   /** Whether the repair pass was needed. */
   repaired: boolean;
-  /** The call's text as the model wrote it. */
+  /** The call's text as the model wrote it (a native call: its arguments as sent). */
   raw: string;
+  /** A native call's id (`tool_calls[].id`), which its result is paired with; absent for `[TOOL: …]` calls. */
+  id?: string;
 }
 
 /** Longest argument text accepted for one call. */
@@ -151,10 +153,7 @@ function parseOne(text: string, at: number): { call: ParsedToolCall; end: number
   let end = skipSpace(text, valueEnd);
   if (text[end] === "]") end += 1;
   const raw = text.slice(at, end);
-  if (argText.length > MAX_TOOL_ARG_CHARS) {
-    return { call: { name, error: `the arguments are ${argText.length} characters; the limit is ${MAX_TOOL_ARG_CHARS}`, repaired: false, raw }, end };
-  }
-  return { call: { name, ...readArguments(argText), raw }, end };
+  return { call: { name, ...parseCallArguments(argText), raw }, end };
 }
 
 function skipSpace(text: string, i: number): number {
@@ -197,7 +196,15 @@ function scanString(text: string, i: number): number | null {
   return null;
 }
 
-function readArguments(argText: string): Pick<ParsedToolCall, "args" | "error" | "repaired"> {
+/**
+ * A call's argument text as arguments: the one parser for both paths (a
+ * `[TOOL: …]` call's JSON and a native call's `function.arguments`), so every
+ * check on arguments covers both.
+ */
+export function parseCallArguments(argText: string): Pick<ParsedToolCall, "args" | "error" | "repaired"> {
+  if (argText.length > MAX_TOOL_ARG_CHARS) {
+    return { error: `the arguments are ${argText.length} characters; the limit is ${MAX_TOOL_ARG_CHARS}`, repaired: false };
+  }
   const direct = tryParse(argText);
   if (direct.ok) return asArguments(direct.value, false);
   const repaired = tryParse(repairJson(argText));
@@ -340,4 +347,73 @@ export function cutLines(text: string, maxChars: number, noun: string): string {
     length = next;
   }
   return [...kept, tail(lines.length - kept.length)].join("\n");
+}
+
+/**
+ * A tool's result cut to at most `maxChars` so that it stays readable: JSON
+ * stays valid JSON (its longest list loses items from the end, else its
+ * longest string is shortened, saying how much was left out), other text
+ * keeps whole lines and ends with a line saying how many were left out. A
+ * single line longer than the limit is cut at a character count it names.
+ */
+export function cutObservation(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const json = tryParse(text.trim());
+  if (json.ok && typeof json.value === "object" && json.value !== null) {
+    const value: Record<string, unknown> = Array.isArray(json.value) ? { items: json.value } : (json.value as Record<string, unknown>);
+    const cut = cutJsonValue(value, maxChars);
+    if (cut !== null) return cut;
+  }
+  const lines = text.split("\n");
+  if (lines.length > 1) {
+    const cut = cutLines(text, maxChars, "line");
+    // Whole lines only when at least one fits; else the first line is cut below.
+    if (!cut.startsWith("(")) return cut;
+  }
+  const tail = (left: number) => `… (${left.toLocaleString("en-US")} more characters left out to keep this result short)`;
+  let kept = Math.max(0, maxChars - tail(text.length).length);
+  const last = text.charCodeAt(kept - 1);
+  if (kept > 0 && last >= 0xd800 && last <= 0xdbff) kept--;
+  return text.slice(0, kept) + tail(text.length - kept);
+}
+
+/** A JSON object cut to `maxChars` by its longest list, else its longest string; null when neither gets it there. */
+function cutJsonValue(value: Record<string, unknown>, maxChars: number): string | null {
+  const entries = Object.entries(value);
+  const longest = (pick: (v: unknown) => boolean) =>
+    entries.filter(([, v]) => pick(v)).sort((a, b) => JSON.stringify(b[1]).length - JSON.stringify(a[1]).length)[0]?.[0];
+  const listKey = longest(Array.isArray);
+  if (listKey !== undefined) {
+    const cut = cutJsonList(value, listKey, maxChars);
+    if (cut.length <= maxChars) return cut;
+  }
+  const stringKey = longest((v) => typeof v === "string");
+  if (stringKey === undefined) return null;
+  const whole = value[stringKey] as string;
+  const render = (kept: number) =>
+    JSON.stringify({ ...value, [stringKey]: whole.slice(0, kept), omittedChars: whole.length - kept, note: `${(whole.length - kept).toLocaleString("en-US")} of ${whole.length.toLocaleString("en-US")} characters of ${stringKey} left out to keep this result short` });
+  let low = 0;
+  let high = whole.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (render(mid).length <= maxChars) low = mid;
+    else high = mid - 1;
+  }
+  const cut = render(low);
+  return cut.length <= maxChars ? cut : null;
+}
+
+/**
+ * A reply's native tool calls as the dispatcher takes them, in order: each
+ * named by the tool its wire name stands for (`nameOf`), its arguments read
+ * by the same parser as `[TOOL: …]` calls (empty arguments are `{}`), and
+ * its id kept so its result goes back paired with it.
+ */
+export function nativeToolCalls(calls: ReadonlyArray<{ id: string; name: string; arguments: string }>, nameOf: (wireName: string) => string): ParsedToolCall[] {
+  return calls.map((call) => ({
+    name: nameOf(call.name),
+    ...parseCallArguments(call.arguments.trim() === "" ? "{}" : call.arguments),
+    raw: call.arguments,
+    id: call.id,
+  }));
 }

@@ -13,7 +13,8 @@ import { scanUserText } from "../lib/secrets/userText";
 import type { PiiRules } from "../lib/pii";
 import type { RetentionPolicy } from "../lib/retention";
 import { DEFAULT_SUMMARISER } from "../lib/summariser";
-import type { LeadMode, SummariserSetting } from "../validators";
+import type { LeadMode, SummariserSetting, ToolCallMode } from "../validators";
+import { DEFAULT_TOOL_CALL_MODE, toolCallModeFromEnv } from "../lib/modelConfig";
 
 /** The department's saved overrides, if it has any. */
 export async function settingsOf(ctx: QueryCtx, departmentId: Id<"departments">): Promise<Doc<"settings"> | null> {
@@ -146,4 +147,27 @@ export async function saveSummariserKey(ctx: MutationCtx, departmentId: Id<"depa
     if (row !== null) await ctx.db.delete("summariserKeys", row._id);
   } else if (row === null) await ctx.db.insert("summariserKeys", { departmentId, apiKey });
   else await ctx.db.patch("summariserKeys", row._id, { apiKey });
+}
+
+/**
+ * How the department's agents call tools (native, text, auto): its own
+ * choice, else the deployment's MAESTRO_TOOL_CALLS (an unusable value there
+ * falls back to the default here; the run says why when it starts).
+ */
+export async function toolCallModeOf(ctx: QueryCtx, departmentId: Id<"departments">): Promise<ToolCallMode> {
+  const saved = (await settingsOf(ctx, departmentId))?.toolCalls;
+  if (saved !== undefined) return saved;
+  try {
+    return toolCallModeFromEnv();
+  } catch {
+    return DEFAULT_TOOL_CALL_MODE;
+  }
+}
+
+/** Saves the department's tool-call mode; null goes back to the deployment's default. */
+export async function saveToolCallMode(ctx: MutationCtx, departmentId: Id<"departments">, mode: ToolCallMode | null): Promise<void> {
+  const saved = await settingsOf(ctx, departmentId);
+  if (saved === null) {
+    if (mode !== null) await ctx.db.insert("settings", { departmentId, chat: {}, toolCalls: mode });
+  } else await ctx.db.patch("settings", saved._id, { toolCalls: mode ?? undefined });
 }

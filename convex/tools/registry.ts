@@ -8,6 +8,8 @@ import { resolveAgentNames } from "../lib/agentNames";
 import { isChatTool } from "../lib/chat";
 import { currentBody } from "../lib/messageChanges";
 import { canonicalJson } from "../lib/idempotency";
+import type { FunctionTool } from "../lib/completionStream";
+import { toolNameFromWire, wireNameTable, wireToolName } from "../lib/toolNames";
 import { cutJsonList, cutLines } from "../lib/toolCalls";
 import { partialAssigneeNote, unknownAssigneeNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest } from "../lib/pauses";
@@ -528,6 +530,35 @@ export function permittedTools(
   { chatEnabled, architect }: { chatEnabled: boolean; architect: boolean },
 ): ToolDefinition[] {
   return activeRegistry(chatEnabled && !architect).filter((tool) => allowedTools.includes(tool.name));
+}
+
+/** Each tool's arguments as JSON Schema, made once from its zod schema (what a caller may send: defaults optional). */
+const PARAMETERS = new Map<string, Record<string, unknown>>(
+  TOOL_REGISTRY.map((t) => {
+    const { $schema: _dialect, ...schema } = z.toJSONSchema(t.args as z.ZodType, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    return [t.name, schema];
+  }),
+);
+
+/** Every registered tool's wire name, back to its name (lib/toolNames): checked once, when the module loads. */
+const WIRE_NAMES = wireNameTable(TOOL_REGISTRY.map((t) => t.name));
+
+/**
+ * `tools` as a request's native functions: each under its wire name, with
+ * its description and its arguments' JSON Schema, from the same registry
+ * entries that write the prompt and that the dispatcher checks.
+ */
+export function toolFunctions(tools: ReadonlyArray<{ name: string }>): FunctionTool[] {
+  return tools.flatMap(({ name }) => {
+    const entry = TOOLS_BY_NAME.get(name);
+    if (entry === undefined) return [];
+    return [{ type: "function" as const, function: { name: wireToolName(name), description: entry.description, parameters: PARAMETERS.get(name)! } }];
+  });
+}
+
+/** The registered tool a native call's name stands for (its wire name or its own name); the name as sent when none. */
+export function toolNameOfWire(name: string): string {
+  return toolNameFromWire(WIRE_NAMES, name) ?? name;
 }
 
 /** The approval policy `agent` has for `tool`: its own when set, else the registry's default (never for an unknown tool). */

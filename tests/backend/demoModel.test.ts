@@ -1,6 +1,9 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { streamModel, type ChatMessage } from "../../convex/brain/model";
+import { streamModel } from "../../convex/brain/model";
+
+/** The text path's messages (no native tool calls): what these tests send. */
+type ChatMessage = { role: "system" | "user" | "assistant"; content: string };
 import { parseToolCalls } from "../../convex/lib/toolCalls";
 import { countTokens } from "../../convex/lib/tokens";
 import { demoReply, startDemoModel, type DemoModel } from "../../tools/demo-model/server";

@@ -35,8 +35,9 @@ describe("streamModel: replies and failures", () => {
   test("returns the reply, its token usage and the model name, with the real openai client", async () => {
     const config = await serve(() => ({ content: "  Hello there.  ", usage: { prompt_tokens: 42, completion_tokens: 3 } }));
     const reply = await streamModel(config, { messages: MESSAGES });
-    expect(reply).toEqual({ content: "Hello there.", model: "gpt-4o-mini", promptTokens: 42, completionTokens: 3 });
-    expect(server!.requests).toEqual([{ model: "gpt-4o-mini", messages: MESSAGES, stream: true }]);
+    expect(reply).toEqual({ content: "Hello there.", calls: [], model: "gpt-4o-mini", promptTokens: 42, completionTokens: 3 });
+    expect(server!.requests).toMatchObject([{ model: "gpt-4o-mini", messages: MESSAGES, stream: true }]);
+    expect(server!.requests[0].body.tools).toBeUndefined();
   });
 
   test("usage the server leaves out counts as 0", async () => {
@@ -124,7 +125,7 @@ describe("streamModel: replies and failures", () => {
     const config = await serve(() => ({ status: 200, body: JSON.stringify(completion) }));
     const deltas: string[] = [];
     const reply = await streamModel(config, { messages: MESSAGES }, { onDelta: (delta) => deltas.push(delta) });
-    expect(reply).toEqual({ content: "Whole answer.", model: "gpt-4o-mini", promptTokens: 5, completionTokens: 2 });
+    expect(reply).toEqual({ content: "Whole answer.", calls: [], model: "gpt-4o-mini", promptTokens: 5, completionTokens: 2 });
     expect(deltas).toEqual(["Whole answer."]);
   });
 
@@ -144,7 +145,7 @@ describe("streamModel", () => {
     const deltas: string[] = [];
     const reply = await streamModel(config, { messages: MESSAGES }, { onDelta: (delta) => deltas.push(delta) });
     expect(deltas).toEqual(["Hello ", "there, ", "I will plan it."]);
-    expect(reply).toEqual({ content: "Hello there, I will plan it.", model: "gpt-4o-mini", promptTokens: 4, completionTokens: 6 });
+    expect(reply).toEqual({ content: "Hello there, I will plan it.", calls: [], model: "gpt-4o-mini", promptTokens: 4, completionTokens: 6 });
     expect(server!.requests[0].stream).toBe(true);
   });
 

@@ -1,13 +1,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChatMessage } from "../../convex/brain/model";
+import { nativeAnswer, requestToolNames, textConversation } from "../../tools/demo-model/native";
 import { pieces, sendCompletionStream } from "../../tools/demo-model/sse";
 
 /** One chat completion request as the scripted server received it. */
 export interface ScriptedRequest {
   model: string;
+  /** The conversation in the text form scripts read (native tool calls and results as `[TOOL: …]` and `=== TOOL RESULTS ===`; tools/demo-model/native.ts). */
   messages: ChatMessage[];
   stream: boolean;
+  /** The request body exactly as it came (its `tools`, its `messages` with `tool_calls` and `tool` results). */
+  body: { messages: unknown[]; tools?: unknown[]; [key: string]: unknown };
 }
 
 /** The last user message of a request: the prompt's question, or the tool results fed back. */
@@ -35,7 +39,13 @@ export type ScriptedAnswer =
       /** The pieces to send (default: the content in small pieces), and a wait between them. */
       pieces?: string[];
       pieceDelayMs?: number;
-    };
+    }
+  /**
+   * The event stream exactly: each object is sent as a `data:` event (a
+   * `chat.completion.chunk` as written), each string as written; then
+   * `data: [DONE]`, unless `cut` closes the connection after the events.
+   */
+  | { chunks: Array<Record<string, unknown> | string>; cut?: boolean; delayMs?: number; pieceDelayMs?: number };
 
 export type Script = (request: ScriptedRequest, callIndex: number) => ScriptedAnswer | Promise<ScriptedAnswer>;
 
@@ -59,7 +69,14 @@ export function scriptedModelEnv(model: { baseURL: string }): Record<string, str
  * `POST /v1/chat/completions` from `script`, for tests of the model layer
  * and the brain without a real model.
  */
-export async function startScriptedModel(script: Script, options: { delayMs?: number } = {}): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  script: Script,
+  /**
+   * `toolCalls`: how the `[TOOL: …]` lines of a scripted answer go out when the request offers `tools`:
+   * as native calls streamed in pieces (the default), as native calls each whole in one chunk, or as text.
+   */
+  options: { delayMs?: number; toolCalls?: "native" | "whole" | "text" } = {},
+): Promise<ScriptedModel> {
   const requests: ScriptedRequest[] = [];
   let delay: number | (() => Promise<unknown>) | null = options.delayMs ?? null;
   const timers = new Set<NodeJS.Timeout>();
@@ -84,13 +101,18 @@ export async function startScriptedModel(script: Script, options: { delayMs?: nu
       sendJson(res, 404, { error: { message: `scripted model: no route for ${req.method} ${req.url}`, type: "invalid_request_error" } });
       return;
     }
-    const body = JSON.parse(await readBody(req)) as { model: string; messages: ChatMessage[]; stream?: boolean };
+    const body = JSON.parse(await readBody(req)) as { model: string; messages: unknown[]; tools?: unknown[]; stream?: boolean };
     // The app only streams (convex/brain/model.ts); a plain request means a caller went around it.
     if (body.stream !== true) {
       sendJson(res, 400, { error: { message: "scripted model: only streamed completions are served", type: "invalid_request_error" } });
       return;
     }
-    const request = { model: body.model, messages: body.messages, stream: true };
+    const messages = textConversation(body.messages, body.tools);
+    if (messages === null) {
+      sendJson(res, 400, { error: { message: "scripted model: a message is not one the API allows", type: "invalid_request_error" } });
+      return;
+    }
+    const request: ScriptedRequest = { model: body.model, messages, stream: true, body };
     const callIndex = requests.length;
     requests.push(request);
     const answer = await script(request, callIndex);
@@ -104,12 +126,31 @@ export async function startScriptedModel(script: Script, options: { delayMs?: nu
       res.end(answer.body ?? "");
       return;
     }
-    const content = typeof answer === "string" ? answer : answer.content;
     const pieceDelayMs = typeof answer === "object" ? answer.pieceDelayMs : undefined;
+    if (typeof answer === "object" && "chunks" in answer) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      for (const [i, chunk] of answer.chunks.entries()) {
+        if (i > 0 && pieceDelayMs !== undefined) await wait(pieceDelayMs);
+        if (res.destroyed) return;
+        res.write(typeof chunk === "string" ? chunk : `data: ${JSON.stringify(chunk)}\n\n`);
+      }
+      if (answer.cut === true) {
+        // Wait for the events to leave, then drop the connection without ending the stream.
+        await new Promise<void>((resolve) => res.write("", () => resolve()));
+        res.socket?.destroy();
+      } else res.end("data: [DONE]\n\n");
+      return;
+    }
+    const written = typeof answer === "string" ? answer : answer.content;
+    // The script writes `[TOOL: …]` lines; they go out as native calls when the request offers tools.
+    const native = options.toolCalls === "text" ? { text: written, calls: [] } : nativeAnswer(written, requestToolNames(body.tools));
+    const content = native.text;
     await sendCompletionStream(res, {
       id: `chatcmpl-scripted-${callIndex}`,
       model: `${request.model}-scripted`,
-      pieces: (typeof answer === "object" ? answer.pieces : undefined) ?? pieces(content),
+      calls: native.calls,
+      wholeCalls: options.toolCalls === "whole",
+      pieces: (typeof answer === "object" && native.calls.length === 0 ? answer.pieces : undefined) ?? pieces(content),
       usage: typeof answer === "string" ? { prompt_tokens: 11, completion_tokens: 7 } : answer.usage,
       ...(pieceDelayMs === undefined ? {} : { between: async () => { await wait(pieceDelayMs); return !res.destroyed; } }),
     });

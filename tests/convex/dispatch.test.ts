@@ -134,6 +134,7 @@ describe("plan mode and approval priority", () => {
       trigger: { kind: "mentioned" as const, text: "You were @mentioned" },
       tools: [{ name: "propose_plan", description: "", usage: "" }],
       squad: [],
+      toolCalls: "native" as const,
     };
     const planned = await assemblePrompt({ ...base, leadMode: "plan" }, BASE_MIDDLEWARES);
     expect(planned.messages[0].content).toContain(PLAN_MODE_LINE);

@@ -7,9 +7,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChatMessage } from "../../convex/brain/model";
 import { countTokens } from "../../convex/lib/tokens";
 import { demoPaceMs, demoReply } from "./rules";
+import { nativeAnswer, requestToolNames, textConversation } from "./native";
 import { pieces, sendCompletionStream } from "./sse";
 
 export { demoReply };
@@ -55,23 +55,31 @@ export async function startDemoModel(options: { port?: number } = {}): Promise<D
       sendError(res, body.status, body.message, "invalid_request_error");
       return;
     }
-    const request = body.value as { stream?: unknown; messages?: unknown; stream_options?: { include_usage?: unknown } };
-    const messages = readMessages(request.messages);
+    const request = body.value as { stream?: unknown; messages?: unknown; tools?: unknown; stream_options?: { include_usage?: unknown } };
+    // Native tool calls are read into the text form the rules answer, and their answer goes out as tool_calls (native.ts).
+    const messages = textConversation(request.messages, request.tools);
     if (messages === null) {
-      sendError(res, 400, '"messages" must be a non-empty array of {"role": "system"|"user"|"assistant", "content": string}.', "invalid_request_error", "messages");
+      sendError(res, 400, '"messages" must be a non-empty array of {"role": "system"|"user"|"assistant"|"tool", "content": string}.', "invalid_request_error", "messages");
       return;
     }
     const content = demoReply(messages);
+    const answer = nativeAnswer(content, requestToolNames(request.tools));
     const pace = demoPaceMs(messages);
     // OpenAI's accounting: each message costs its text plus about 3 tokens, and the reply is primed with 3 more.
-    const promptTokens = messages.reduce((sum, m) => sum + 3 + countTokens(m.content), 3);
+    // Native tools count as their JSON (a little more than OpenAI's own rendering of them); the text view's tools section does not count twice.
+    const toolTokens = Array.isArray(request.tools) && request.tools.length > 0 ? countTokens(JSON.stringify(request.tools)) : 0;
+    const promptTokens = (Array.isArray(request.messages) ? (request.messages as Array<{ content?: unknown; tool_calls?: unknown }>) : []).reduce(
+      (sum, m) => sum + 3 + countTokens(typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? "")) + (m.tool_calls === undefined ? 0 : countTokens(JSON.stringify(m.tool_calls))),
+      3 + toolTokens,
+    );
     const completionTokens = countTokens(content);
     completions += 1;
     if (request.stream === true) {
       await sendCompletionStream(res, {
         id: `chatcmpl-demo-${completions}`,
         model: DEMO_MODEL_ID,
-        pieces: pieces(content),
+        pieces: pieces(answer.text),
+        calls: answer.calls,
         between: pace > 0 ? () => new Promise<void>((resolve) => setTimeout(resolve, pace)) : undefined,
         usage: request.stream_options?.include_usage === true ? { prompt_tokens: promptTokens, completion_tokens: completionTokens } : null,
       });
@@ -82,7 +90,19 @@ export async function startDemoModel(options: { port?: number } = {}): Promise<D
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model: DEMO_MODEL_ID,
-      choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: answer.calls.length > 0 && answer.text === "" ? null : answer.text,
+            refusal: null,
+            ...(answer.calls.length === 0 ? {} : { tool_calls: answer.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }),
+          },
+          finish_reason: answer.calls.length > 0 ? "tool_calls" : "stop",
+          logprobs: null,
+        },
+      ],
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     });
   }
@@ -102,28 +122,6 @@ export async function startDemoModel(options: { port?: number } = {}): Promise<D
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** Text content, also from the array-of-parts form some clients send. */
-function readMessages(value: unknown): ChatMessage[] | null {
-  if (!Array.isArray(value) || value.length === 0) return null;
-  const messages: ChatMessage[] = [];
-  for (const item of value) {
-    if (typeof item !== "object" || item === null) return null;
-    const { role, content } = item as { role?: unknown; content?: unknown };
-    if (role !== "system" && role !== "user" && role !== "assistant" && role !== "developer") return null;
-    const text =
-      typeof content === "string"
-        ? content
-        : Array.isArray(content)
-          ? content.map((part: { text?: unknown }) => (typeof part?.text === "string" ? part.text : "")).join("")
-          : content === null || content === undefined
-            ? ""
-            : null;
-    if (text === null) return null;
-    messages.push({ role: role === "developer" ? "system" : role, content: text });
-  }
-  return messages;
 }
 
 async function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
