@@ -18,11 +18,11 @@ import { guards } from "../lib/guards";
 import { canonicalJson, idempotencyKey } from "../lib/idempotency";
 import { deniedNote, guardNote, unknownToolNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest, Resolution } from "../lib/pauses";
-import { approvalPolicy, findTool, needsApproval, planStepCall, type ToolDefinition, type ToolResult, type ToolScope } from "../tools/registry";
+import { approvalPolicy, findTool, MAX_OBSERVATION_CHARS, needsApproval, planStepCall, type ToolDefinition, type ToolResult, type ToolScope } from "../tools/registry";
 import { PRIORITIES, type ApprovalPolicy, type LeadMode, type Priority, type RunPause, type ToolCallRecord } from "../validators";
 import type { vDispatchScope } from "./context";
 import type { BrainConfig } from "../lib/brainConfig";
-import { MAX_TOOL_CALLS_PER_REPLY, type ParsedToolCall } from "../lib/toolCalls";
+import { cutObservation, MAX_TOOL_CALLS_PER_REPLY, type ParsedToolCall } from "../lib/toolCalls";
 
 export interface Observation {
   tool: string;
@@ -185,7 +185,9 @@ async function report(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, call: { n
     seen.add(`note ${note}`);
     await ctx.runMutation(internal.tools.thread.postNote, { runId, content: note });
   }
-  return { observation: { tool: call.name, text: result.text }, recorded: callRecord(call, result) };
+  // A long result is cut so that it stays readable: valid JSON, or whole lines, saying how much was left out.
+  const cut: ToolResult = { ...result, text: cutObservation(result.text, MAX_OBSERVATION_CHARS) };
+  return { observation: { tool: call.name, text: cut.text }, recorded: callRecord(call, cut) };
 }
 
 /** Records a result on the run at once (a plan's steps: the next step's check reads the run's delegations). */

@@ -64,6 +64,27 @@ describe("an external tool's output", () => {
     await expect(ada.mutation(api.runs.toolOutput, { runId: done._id, tool: "web_fetch", toolCallId, output: "again" })).rejects.toThrow(/not waiting/);
   });
 
+  test("an 88 KB output is cut so that it stays valid JSON and says how much was left out", async () => {
+    const taskId = await ada.mutation(api.tasks.create, { departmentId, title: "Big pricing", description: "", assigneeSessionKeys: [] });
+    await ada.mutation(api.messages.create, { taskId, content: "@Jarvis what does example.com charge for everything?" });
+    const waiting = await runOf(taskId, "waiting");
+    const call = (await ada.query(api.runEvents.listForRun, { runId: waiting._id })).map((e) => e.payload).find((p) => p.type === "tool_call") as { index: number };
+    const plans = Array.from({ length: 800 }, (_, i) => ({ name: `Plan ${i}`, price: `$${i} a seat`, notes: "n".repeat(60) }));
+    const output = JSON.stringify({ url: "https://example.com/pricing", plans });
+    expect(output.length).toBeGreaterThan(88_000);
+    const before = squad.model.requests.length;
+    await ada.mutation(api.runs.toolOutput, { runId: waiting._id, tool: "web_fetch", toolCallId: `${waiting._id}:${call.index}`, output });
+    await runOf(taskId, "completed");
+    const request = squad.model.requests.slice(before).find((r) => isJarvis(r.messages))!;
+    const result = (request.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!.content;
+    expect(result.length).toBeLessThanOrEqual(4000);
+    expect(result).not.toContain("[truncated]");
+    const read = JSON.parse(result) as { plans: unknown[]; omitted: number; note: string };
+    expect(read.plans.length + read.omitted).toBe(800);
+    expect(read.omitted).toBeGreaterThan(0);
+    expect(read.note).toContain(`${read.omitted} of 800 plans left out`);
+  });
+
   test("nobody hands the output back: the call times out on the backend's scheduler, the model reads the timeout and the run completes; a late output is refused", async () => {
     // The deployment's timeout, short for the test (lib/limits externalCallTimeoutMs reads it when the run pauses).
     process.env.MAESTRO_EXTERNAL_CALL_TIMEOUT_MS = "2000";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { cutForThread, cutJsonList, cutLines, inlineCodeSpans, MAX_TOOL_ARG_CHARS, parseToolCalls, repairJson, stripToolCalls } from "../../convex/lib/toolCalls";
+import { cutForThread, cutJsonList, cutObservation, cutLines, inlineCodeSpans, MAX_TOOL_ARG_CHARS, parseToolCalls, repairJson, stripToolCalls } from "../../convex/lib/toolCalls";
 import { MAX_OBSERVATION_CHARS, TOOL_REGISTRY } from "../../convex/tools/registry";
 import { LIMITS } from "../../convex/lib/limits";
 import { TRUNCATION_MARK } from "../../convex/lib/secrets/userText";
@@ -139,5 +139,40 @@ describe("cut observations", () => {
     expect(result.ok).toBe(true);
     expect(result.text.length).toBeLessThanOrEqual(MAX_OBSERVATION_CHARS);
     expect(JSON.parse(result.text)).toMatchObject({ newPointer: 60, omitted: expect.any(Number) });
+  });
+});
+
+describe("cutObservation: a long tool result stays readable", () => {
+  test("JSON keeps being JSON: its longest list loses items from the end and says how many", () => {
+    const value = { url: "https://example.com", rows: Array.from({ length: 500 }, (_, i) => ({ i, text: "x".repeat(50) })) };
+    const cut = cutObservation(JSON.stringify(value), 4000);
+    expect(cut.length).toBeLessThanOrEqual(4000);
+    const read = JSON.parse(cut) as { url: string; rows: unknown[]; omitted: number; note: string };
+    expect(read.url).toBe("https://example.com");
+    expect(read.rows.length + read.omitted).toBe(500);
+    expect(read.note).toBe(`${read.omitted} of 500 rows left out to keep this result short`);
+  });
+
+  test("a JSON list is kept as items; one long string is shortened, naming the characters left out", () => {
+    const list = cutObservation(JSON.stringify(Array.from({ length: 300 }, (_, i) => `item ${i} ${"y".repeat(40)}`)), 2000);
+    expect((JSON.parse(list) as { omitted: number }).omitted).toBeGreaterThan(0);
+    const page = cutObservation(JSON.stringify({ title: "Pricing", text: "z".repeat(88_000) }), 4000);
+    const read = JSON.parse(page) as { title: string; text: string; omittedChars: number; note: string };
+    expect(read.title).toBe("Pricing");
+    expect(read.text.length + read.omittedChars).toBe(88_000);
+    expect(read.note).toContain("characters of text left out");
+  });
+
+  test("text keeps whole lines and ends saying how many were left out; one endless line is cut at a counted character", () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => `line ${i}: ${"w".repeat(30)}`).join("\n");
+    const cut = cutObservation(lines, 4000);
+    expect(cut.length).toBeLessThanOrEqual(4000);
+    const kept = cut.split("\n");
+    expect(kept.slice(0, -1).every((line) => /^line \d+: w{30}$/.test(line))).toBe(true);
+    expect(kept.at(-1)).toBe(`(${2000 - (kept.length - 1)} more lines left out to keep this result short)`);
+    const one = cutObservation("q".repeat(88_000), 4000);
+    expect(one.length).toBeLessThanOrEqual(4000);
+    expect(one).toMatch(/… \(\d{2},\d{3} more characters left out to keep this result short\)$/);
+    expect(cutObservation("short", 4000)).toBe("short");
   });
 });
