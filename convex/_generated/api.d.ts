@@ -101,6 +101,7 @@ import type * as mcp from "../mcp.js";
 import type * as members from "../members.js";
 import type * as messages from "../messages.js";
 import type * as messagingApi from "../messagingApi.js";
+import type * as modelSettings from "../modelSettings.js";
 import type * as notifications from "../notifications.js";
 import type * as pauses from "../pauses.js";
 import type * as plans from "../plans.js";
@@ -267,6 +268,7 @@ declare const fullApi: ApiFromModules<{
   members: typeof members;
   messages: typeof messages;
   messagingApi: typeof messagingApi;
+  modelSettings: typeof modelSettings;
   notifications: typeof notifications;
   pauses: typeof pauses;
   plans: typeof plans;

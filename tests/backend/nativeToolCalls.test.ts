@@ -279,4 +279,31 @@ describe("the brain with native tool calls", () => {
     expect((await childrenOf(taskId)).map((c) => c.title)).toEqual(["Signup form"]);
     expect((await thread(taskId)).at(-1)?.content).toMatch(/^Delegated: \[OBSERVATION delegate_task\] \{"ok":true/);
   });
+
+  test("text mode: no tools in the request, the prompt lists them as [TOOL: …] lines, and those lines run; auto still reads them", async () => {
+    const delegation = (title: string) => `[TOOL: delegate_task ARG: {"title": "${title}", "description": "d", "assignees": ["Writer"], "instruction": "Do it."}]`;
+    script = (request) => {
+      const last = lastUser(request.messages);
+      if (last.startsWith("=== TOOL RESULTS ===")) return "Handed over.";
+      // A raw text answer: its [TOOL: …] line stays in the content whatever the request offers.
+      return { chunks: [chunk({ role: "assistant", content: `Sure.\n${delegation(/text mode/.test(last) ? "Text copy" : "Auto copy")}` }), chunk({}, "stop")] };
+    };
+    await ada.mutation(api.modelSettings.setToolCalls, { departmentId: squad.departmentId, toolCalls: "text" });
+    try {
+      const before = squad.model.requests.length;
+      const taskId = await mention("Text mode", "@Jarvis text mode: delegate the copy to Writer");
+      await newestRun(taskId, "completed");
+      expect((await childrenOf(taskId)).map((c) => c.title)).toEqual(["Text copy"]);
+      const first = squad.model.requests.slice(before).find((r) => isJarvis(r.messages))!;
+      expect(first.body.tools).toBeUndefined();
+      expect(JSON.stringify(first.body.messages[0])).toContain("[TOOL: <name> ARG: {<JSON arguments>}]");
+    } finally {
+      await ada.mutation(api.modelSettings.setToolCalls, { departmentId: squad.departmentId, toolCalls: null });
+    }
+    const before = squad.model.requests.length;
+    const taskId = await mention("Auto mode", "@Jarvis delegate the copy to Writer");
+    await newestRun(taskId, "completed");
+    expect((await childrenOf(taskId)).map((c) => c.title)).toEqual(["Auto copy"]);
+    expect(squad.model.requests.slice(before).find((r) => isJarvis(r.messages))!.body.tools).toBeDefined();
+  });
 });
