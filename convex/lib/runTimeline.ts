@@ -5,6 +5,7 @@
  * so the server and the browser replay the same way.
  */
 import type { AgentEndReason, RunEvent, RunEventPayload } from "./runEvents";
+import { typingPreview } from "./toolCalls";
 
 type Base = { seq: number; timestamp: number };
 
@@ -17,6 +18,7 @@ export type TimelineItem =
   | (Base & {
       kind: "message";
       round: number;
+      /** What the agent said: its calls are tool items of their own, never `[TOOL: …]` markup here. */
       text: string;
       /** Still receiving text: no `message_end` yet. */
       streaming: boolean;
@@ -53,6 +55,8 @@ export function replayRun(events: readonly Envelope[]): Timeline {
   const items: TimelineItem[] = [];
   const tools = new Map<number, Extract<TimelineItem, { kind: "tool" }>>();
   let open: Extract<TimelineItem, { kind: "message" }> | null = null;
+  /** Each message's text as streamed, `[TOOL: …]` lines included; its item shows it without them. */
+  const streamed = new Map<Extract<TimelineItem, { kind: "message" }>, string>();
   let state: TimelineState = { status: "idle" };
   let promptTokens = 0;
   let completionTokens = 0;
@@ -93,7 +97,8 @@ export function replayRun(events: readonly Envelope[]): Timeline {
           open = { ...base, kind: "message", round: 0, text: "", streaming: true, interrupted: false };
           items.push(open);
         }
-        open.text += event.delta;
+        streamed.set(open, (streamed.get(open) ?? "") + event.delta);
+        open.text = typingPreview(streamed.get(open)!);
         break;
       case "message_end":
         if (open !== null) {

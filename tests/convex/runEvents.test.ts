@@ -72,7 +72,7 @@ describe("the event contract", () => {
         "harness agent_start(agentName, model, attempt)",
         "harness message_start(round)",
         "harness message_end(model, promptTokens, completionTokens, interrupted)",
-        "harness tool_call(index, name, args)",
+        "harness tool_call(index, name, args, callId?)",
         "harness tool_result(index, name, outcome, observation)",
         "harness approval_requested(approvalId, tool, args)",
         "harness question_asked(questionId, question)",

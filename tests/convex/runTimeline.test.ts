@@ -29,6 +29,25 @@ describe("replayRun", () => {
     expect([timeline.promptTokens, timeline.completionTokens]).toEqual([30, 6]);
   });
 
+  test("a text-path reply shows its words and its calls as tool items, never raw [TOOL: markup in the reply, also mid-stream", () => {
+    const textPath = stream(
+      { type: "agent_start", agentName: "Jarvis", model: "demo", attempt: 1 },
+      { type: "message_start", round: 0 },
+      { type: "message_update", delta: "I'll split it.\n[TOOL: delegate_task ARG: {\"title\": " },
+    );
+    expect(streamingText(textPath)).toBe("I'll split it.");
+    const ended = stream(
+      ...textPath.map((e) => e.payload),
+      { type: "message_update", delta: '"A"}]\nThen more.' },
+      { type: "message_end", model: "demo", promptTokens: 1, completionTokens: 1, interrupted: false },
+      { type: "tool_call", index: 0, name: "delegate_task", args: '{"title":"A"}' },
+    );
+    const { items } = replayRun(ended);
+    expect(items.find((i) => i.kind === "message")).toMatchObject({ text: expect.stringMatching(/^I'll split it\.\s+Then more\.$/) });
+    expect(JSON.stringify(items.filter((i) => i.kind === "message"))).not.toContain("[TOOL:");
+    expect(items.find((i) => i.kind === "tool")).toMatchObject({ name: "delegate_task", args: '{"title":"A"}' });
+  });
+
   test("order comes from seq, not arrival; a repeated seq counts once", () => {
     const shuffled = [...whole].reverse();
     expect(replayRun([...shuffled, whole[3]])).toEqual(replayRun(whole));
