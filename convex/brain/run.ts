@@ -132,13 +132,27 @@ export const execute = internalAction({
         log(`model request (${context.agent.model ?? model.defaultModel})`);
         live(await ctx.runMutation(internal.brain.writes.beginMessage, { ...writer, round }));
         const tools = context.toolCalls !== "text" && context.tools.length > 0 ? toolFunctions(context.tools) : undefined;
-        const { reply, rest } = await streamReply(ctx, writer, (options) =>
-          streamModel(model, { model: context.agent.model, messages: [...messages, ...conversation], tools }, options),
-        );
+        const toolsAllowed = round < config.maxToolIterations;
+        // Native calls start as soon as their arguments are complete, while the rest of the reply streams.
+        const early = tools !== undefined && toolsAllowed ? new StreamedCalls(ctx, writer, toolIndex, dispatcher(ctx, runId, config, seen, log)) : null;
+        let streamed: { reply: Reply; rest: string };
+        try {
+          streamed = await streamReply(ctx, writer, (options) =>
+            streamModel(model, { model: context.agent.model, messages: [...messages, ...conversation], tools }, { ...options, ...(early === null ? {} : { onCall: (call) => early.push(call) }) }),
+          );
+        } catch (error) {
+          // No call starts after the stream failed or was stopped; one already running finishes first.
+          early?.cancel();
+          await early?.settled();
+          throw error;
+        }
+        const { reply, rest } = streamed;
         const modelDone = performance.now();
         const { calls, wireCalls } = replyCalls(reply, context.toolCalls);
-        const toolsAllowed = round < config.maxToolIterations;
-        const first = calls.length > 0 && toolsAllowed ? calls[0] : undefined;
+        const dispatchedEarly = early !== null && early.count > 0 && wireCalls !== undefined;
+        if (early !== null && !dispatchedEarly) early.cancel();
+        early?.end();
+        const first = calls.length > 0 && toolsAllowed && !dispatchedEarly ? calls[0] : undefined;
         const modelCall = (): ModelCall => ({
           model: reply.model,
           promptTokens: reply.promptTokens,
@@ -161,11 +175,18 @@ export const execute = internalAction({
           ...(first === undefined ? {} : { firstCall: toolStart(toolIndex, first) }),
           ...(calls.length === 0 ? { end: { reason: "replied", reply: stripToolCalls(reply.content), modelCall: modelCall() } } : {}),
         });
-        if (ended === "aborted") throw new Stopped();
+        if (ended === "aborted") {
+          early?.cancel();
+          await early?.settled();
+          throw new Stopped();
+        }
         if (calls.length === 0) return null;
         let observations: Observation[] = [];
         let paused: Paused | null = null;
-        if (first !== undefined) {
+        if (dispatchedEarly) {
+          ({ observations, paused } = await early.result());
+          toolIndex += calls.length;
+        } else if (first !== undefined) {
           ({ observations, paused } = await runTools(ctx, writer, calls, { firstIndex: toolIndex, firstOffset: 0 }, dispatcher(ctx, runId, config, seen, log)));
           toolIndex += calls.length;
         } else if (calls.length > 0) {
@@ -263,6 +284,87 @@ async function streamReply(
   const { verdict, rest } = await batcher.drain();
   if (verdict === "stop") throw new Stopped();
   return { reply, rest };
+}
+
+/**
+ * A reply's native calls dispatched while the reply still streams: each
+ * call joins the queue once its arguments are complete (streamModel's
+ * `onCall`), and the calls waiting when the previous ones are done run next,
+ * in order, through runTools (the same guards, the same per-reply limit;
+ * consecutive delegations still run together). A call that pauses for a
+ * person holds every call after it (they run once the run resumes, from the
+ * whole reply); `cancel` (Stop, a failed stream) lets no further call start.
+ */
+class StreamedCalls {
+  private readonly pending: ParsedToolCall[] = [];
+  private wake: (() => void) | null = null;
+  private ended = false;
+  private cancelled = false;
+  /** Calls taken into a batch so far. */
+  count = 0;
+  private readonly observations: Observation[] = [];
+  private paused: Paused | null = null;
+  private readonly done: Promise<void>;
+
+  constructor(
+    private readonly ctx: ActionCtx,
+    private readonly writer: Writer,
+    private readonly firstIndex: number,
+    private readonly dispatch: Dispatcher,
+  ) {
+    this.done = this.loop();
+    // Its failure is read by result(); never an unhandled rejection meanwhile.
+    this.done.catch(() => {});
+  }
+
+  push(call: WireToolCall): void {
+    this.pending.push(...nativeToolCalls([call], toolNameOfWire));
+    this.count += 1;
+    this.wake?.();
+  }
+
+  /** The reply has ended: the loop stops once the queue is empty. */
+  end(): void {
+    this.ended = true;
+    this.wake?.();
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.end();
+  }
+
+  /** Waits for the call running now, if any, whatever became of it. */
+  async settled(): Promise<void> {
+    await this.done.catch(() => {});
+  }
+
+  /** Every result in order, or the pause that holds the rest; throws what stopped the loop (Stopped when the run was stopped). */
+  async result(): Promise<{ observations: Observation[]; paused: Paused | null }> {
+    await this.done;
+    return { observations: this.observations, paused: this.paused };
+  }
+
+  private async loop(): Promise<void> {
+    let started = 0;
+    for (;;) {
+      if (this.cancelled || this.paused !== null) return;
+      if (this.pending.length === 0) {
+        if (this.ended) return;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = null;
+        continue;
+      }
+      const batch = this.pending.splice(0);
+      const index = this.firstIndex + started;
+      // The batch's first call is announced on its own (the reply has not ended: endReply cannot say it); the rest by endToolCall.
+      if ((await this.ctx.runMutation(internal.brain.writes.beginToolCall, { ...this.writer, ...toolStart(index, batch[0]) })) === "aborted") throw new Stopped();
+      const ran = await runTools(this.ctx, this.writer, batch, { firstIndex: index, firstOffset: started }, this.dispatch);
+      if (ran.paused !== null) this.paused = { ...ran.paused, before: [...this.observations, ...ran.paused.before] };
+      this.observations.push(...ran.observations);
+      started += batch.length;
+    }
+  }
 }
 
 /** How runTools dispatches this run's calls: one at a time, or several together (dispatch.ts). */

@@ -98,7 +98,7 @@ export function replayRun(events: readonly Envelope[]): Timeline {
           items.push(open);
         }
         streamed.set(open, (streamed.get(open) ?? "") + event.delta);
-        open.text = typingPreview(streamed.get(open)!);
+        open.text = streamed.get(open)!.includes("[TOOL:") ? typingPreview(streamed.get(open)!) : streamed.get(open)!;
         break;
       case "message_end":
         if (open !== null) {

@@ -14,7 +14,7 @@ import { api } from "../../convex/_generated/api";
 import { streamModel, type WireToolCall } from "../../convex/brain/model";
 import { ModelError, type ModelConfig } from "../../convex/lib/modelConfig";
 import { WIRE_NAME_PATTERN } from "../../convex/lib/toolNames";
-import { scriptedSquad, squadTasks } from "./helpers";
+import { scriptedSquad, squadTasks, waitFor } from "./helpers";
 import { isJarvis, lastUser, startScriptedModel, type Script, type ScriptedModel } from "./scriptedModel";
 
 const MESSAGES = [
@@ -305,5 +305,47 @@ describe("the brain with native tool calls", () => {
     await newestRun(taskId, "completed");
     expect((await childrenOf(taskId)).map((c) => c.title)).toEqual(["Auto copy"]);
     expect(squad.model.requests.slice(before).find((r) => isJarvis(r.messages))!.body.tools).toBeDefined();
+  });
+
+  /** A reply that delegates `first` at once, then streams slowly (`slowChunks` × 150 ms), then delegates `second`. */
+  function slowReply(first: string, second: string, slowChunks: number): Script {
+    const call = (index: number, title: string) =>
+      chunk({ tool_calls: [callDelta(index, { id: `call_${title.replace(/\W/g, "")}`, name: "delegate_task", arguments: JSON.stringify({ title, description: "d", assignees: ["Writer"], instruction: "Go." }) })] });
+    return (request) => {
+      if (lastUser(request.messages).startsWith("=== TOOL RESULTS ===")) return "Both handed over.";
+      return {
+        chunks: [chunk({ role: "assistant", content: "First, " }), call(0, first), ...Array.from({ length: slowChunks }, (_, i) => chunk({ content: `thinking ${i}. ` })), call(1, second), chunk({}, "tool_calls")],
+        pieceDelayMs: 150,
+      };
+    };
+  }
+
+  test("a call starts once its arguments are complete, while the reply still streams; the next one when it completes", async () => {
+    script = slowReply("Early copy", "Late copy", 8);
+    const taskId = await mention("Early dispatch", "@Jarvis hand the copy over");
+    await waitFor(async () => (await childrenOf(taskId)).length > 0, 10_000, "the first delegation");
+    const [run] = await ada.query(api.runs.listForTask, { taskId });
+    // The first task exists while the reply is still streaming: no message_end yet, and the second call not made.
+    const events = await ada.query(api.runEvents.listForRun, { runId: run._id });
+    expect(events.some((e) => e.payload.type === "message_end")).toBe(false);
+    expect((await childrenOf(taskId)).map((c) => c.title)).toEqual(["Early copy"]);
+    const done = await newestRun(taskId, "completed");
+    expect(done.toolCalls.map((c) => [c.name, c.outcome])).toEqual([["delegate_task", "ok"], ["delegate_task", "ok"]]);
+    expect((await childrenOf(taskId)).map((c) => c.title)).toEqual(["Early copy", "Late copy"]);
+  });
+
+  test("Stop cancels the stream and the calls not started yet; the call that ran keeps its result", async () => {
+    script = slowReply("Stop copy", "Never copy", 20);
+    const taskId = await mention("Stop dispatch", "@Jarvis hand the copy over");
+    await waitFor(async () => (await childrenOf(taskId)).length > 0, 10_000, "the first delegation");
+    const [run] = await ada.query(api.runs.listForTask, { taskId });
+    await ada.mutation(api.runs.stop, { taskId, runId: run._id });
+    const stopped = await newestRun(taskId, "aborted");
+    // Well within the reply's 3 s: the stream was cancelled, and its second call never started.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect((await childrenOf(taskId)).map((c) => c.title)).toEqual(["Stop copy"]);
+    const events = await ada.query(api.runEvents.listForRun, { runId: stopped._id });
+    expect(events.filter((e) => e.payload.type === "tool_call").map((e) => (e.payload as { name: string }).name)).toEqual(["delegate_task"]);
+    expect(events.filter((e) => e.payload.type === "tool_result")).toHaveLength(1);
   });
 });

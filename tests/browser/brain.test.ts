@@ -326,6 +326,12 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
       ["delegate_task", "ok"],
       ["delegate_task", "ok"],
     ]);
+    // Through native tool calls: the demo model answered with tool_calls, whose ids the run's events keep.
+    const callEvents = (await asAda.query(api.runEvents.listForRun, { runId: record._id })).flatMap((e) => (e.payload.type === "tool_call" ? [e.payload] : []));
+    expect(callEvents.map((e) => [e.name, e.callId])).toEqual([
+      ["delegate_task", expect.stringMatching(/^call_/)],
+      ["delegate_task", expect.stringMatching(/^call_/)],
+    ]);
 
     // The drawer scrolls inside itself: Agent activity at the top, the thread under it, for the screenshot.
     await activity.evaluate((el) => el.scrollIntoView({ block: "start" }));
