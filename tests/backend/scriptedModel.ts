@@ -45,7 +45,14 @@ export type ScriptedAnswer =
    * `chat.completion.chunk` as written), each string as written; then
    * `data: [DONE]`, unless `cut` closes the connection after the events.
    */
-  | { chunks: Array<Record<string, unknown> | string>; cut?: boolean; delayMs?: number; pieceDelayMs?: number };
+  | {
+      chunks: Array<Record<string, unknown> | string>;
+      cut?: boolean;
+      delayMs?: number;
+      pieceDelayMs?: number;
+      /** Told as each event has been handed to the connection (a benchmark's clock). */
+      onSent?: (index: number) => void;
+    };
 
 export type Script = (request: ScriptedRequest, callIndex: number) => ScriptedAnswer | Promise<ScriptedAnswer>;
 
@@ -133,6 +140,7 @@ export async function startScriptedModel(
         if (i > 0 && pieceDelayMs !== undefined) await wait(pieceDelayMs);
         if (res.destroyed) return;
         res.write(typeof chunk === "string" ? chunk : `data: ${JSON.stringify(chunk)}\n\n`);
+        answer.onSent?.(i);
       }
       if (answer.cut === true) {
         // Wait for the events to leave, then drop the connection without ending the stream.
