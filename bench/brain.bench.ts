@@ -35,7 +35,10 @@ async function main() {
   // Usage counted with the same real tokenizer the brain budgets with, so token figures are true sizes.
   const { model, backend, watcher, close } = await startModelBackend("brain", (request) => {
     const content = delegatingReply(request.messages);
-    const promptTokens = request.messages.reduce((sum, m) => sum + countTokens(m.content), 0);
+    // What the request carries: its messages' text and, with native tool calls, its tools as JSON (an upper bound of what OpenAI counts).
+    const messages = request.body.messages as Array<{ content?: unknown }>;
+    const tools = request.body.tools === undefined ? 0 : countTokens(JSON.stringify(request.body.tools));
+    const promptTokens = messages.reduce((sum, m) => sum + countTokens(typeof m.content === "string" ? m.content : ""), tools);
     return { content, usage: { prompt_tokens: promptTokens, completion_tokens: countTokens(content) } };
   });
   try {

@@ -310,6 +310,49 @@ describe("the demo model server", () => {
     expect(reply.promptTokens).toBeGreaterThan(0);
   });
 
+  test("with native tools it reads the request's tools, answers with tool_calls (streamed and whole) and reads the tool results back", async () => {
+    const client = new OpenAI({ apiKey: "demo", baseURL: demo.baseURL, maxRetries: 0 });
+    // The brain's native prompt: no tool lines in the text, the tools in the request.
+    const nativePrompt = lead(SPLIT).map((m) => (m.role === "system" ? { ...m, content: m.content.replace(/=== TOOLS ===[\s\S]*?=== END TOOLS ===/, "=== TOOLS ===\nCall your tools.\n=== END TOOLS ===") } : m));
+    const tools = ["delegate_task", "post_message", "chat.post"].map((name) => ({ type: "function" as const, function: { name: name.replace(".", "_"), description: `${name}.`, parameters: { type: "object", properties: {} } } }));
+    const whole = await client.chat.completions.create({ model: "maestro-demo", messages: nativePrompt, tools });
+    const message = whole.choices[0].message;
+    expect(whole.choices[0].finish_reason).toBe("tool_calls");
+    expect(message.content ?? "").not.toContain("[TOOL:");
+    const calls = (message.tool_calls ?? []).map((c) => (c.type === "function" ? c.function : null));
+    expect(calls.map((c) => c?.name)).toEqual(["delegate_task", "delegate_task"]);
+    const delegations = calls.map((c) => JSON.parse(c!.arguments) as { title: string; assignees: string[] });
+    expect(delegations.flatMap((d) => d.assignees).sort()).toEqual(["Dev Bot", "Writer"]);
+
+    // The same through streamModel, the way the brain calls it: streamed calls, assembled by index.
+    const config = { apiKey: "demo", baseURL: demo.baseURL, defaultModel: "maestro-demo", timeoutMs: 5_000, maxRetries: 0 };
+    const streamed = await streamModel(config, { messages: nativePrompt, tools });
+    expect(streamed.calls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual(calls.map((c) => [c!.name, JSON.parse(c!.arguments)]));
+
+    // Offered no delegate_task, it delegates nothing (it never calls a tool the request does not offer).
+    const without = await client.chat.completions.create({ model: "maestro-demo", messages: nativePrompt, tools: tools.filter((t) => t.function.name !== "delegate_task") });
+    expect(without.choices[0].message.tool_calls ?? []).toEqual([]);
+    expect(without.choices[0].message.content).toContain("delegate_task is not among my tools");
+
+    // The results go back as tool messages paired by id; it sums them up.
+    const results = await client.chat.completions.create({
+      model: "maestro-demo",
+      tools,
+      messages: [
+        ...nativePrompt,
+        { role: "assistant", content: message.content, tool_calls: message.tool_calls },
+        ...(message.tool_calls ?? []).map((c, i) => ({
+          role: "tool" as const,
+          tool_call_id: c.id,
+          content: JSON.stringify({ ok: true, taskId: `t${i}`, title: delegations[i].title, assigneesResolved: delegations[i].assignees, assigneesRequested: delegations[i].assignees }),
+        })),
+      ],
+    });
+    expect(results.choices[0].message.tool_calls ?? []).toEqual([]);
+    const [a, b] = delegations;
+    expect(results.choices[0].message.content).toBe(`Delegated “${a.title}” to ${a.assignees[0]} and “${b.title}” to ${b.assignees[0]}.`);
+  });
+
   test("lists its model", async () => {
     const client = new OpenAI({ apiKey: "demo", baseURL: demo.baseURL, maxRetries: 0 });
     const models = [];
