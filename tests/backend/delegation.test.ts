@@ -145,8 +145,14 @@ describe("a reply's calls after a paused call", () => {
 });
 
 describe("a reply's delegations one after another", () => {
-  test("are made in one transaction: both tasks reach the board in one commit, each call still announced and answered in order", async () => {
-    script = splitScript("medium", "medium");
+  test("that arrive together are made in one transaction: both tasks reach the board in one commit, each call still announced and answered in order", async () => {
+    // Both native calls whole in one chunk (a streamed call starts as soon as it is complete, so calls streamed apart run apart).
+    const call = (index: number, args: Record<string, unknown>) => ({ index, id: `call_${index}`, type: "function", function: { name: "delegate_task", arguments: JSON.stringify(args) } });
+    const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+    script = (messages) =>
+      isResults(messages)
+        ? `Results:\n${observationsIn(messages).join("\n")}`
+        : { chunks: [choice({ role: "assistant", content: "Splitting it." }), choice({ tool_calls: [call(0, { ...HERO, priority: "medium" }), call(1, { ...FORM, priority: "medium" })] }), choice({}, "tool_calls")] };
     /** For each commit that created tasks, their titles. */
     const taskCommits: string[][] = [];
     const { engine } = squad.backend;
