@@ -4,6 +4,7 @@
  * Convex functions stay thin and this is tested on its own.
  */
 import { MaestroError } from "./errors";
+import { mintedKeyBytes, mintKey, WEBHOOK_SECRET } from "./secrets/minted";
 import { hmacSha256Hex } from "./sha256";
 
 export const WEBHOOK_MAX_ATTEMPTS = 6;
@@ -134,8 +135,7 @@ export async function signBody(secret: string, body: string): Promise<string> {
 
 /** A fresh signing secret: 32 random bytes, hex. */
 export function newWebhookSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return `whsec_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return mintKey(WEBHOOK_SECRET, crypto.getRandomValues(new Uint8Array(mintedKeyBytes(WEBHOOK_SECRET))));
 }
 
 /** Is this answer worth another try? Server errors, 408 and 429 are; other client errors are final. */
