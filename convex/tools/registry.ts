@@ -9,6 +9,7 @@ import { isChatTool } from "../lib/chat";
 import { currentBody } from "../lib/messageChanges";
 import { canonicalJson } from "../lib/idempotency";
 import { cutJsonList, cutLines } from "../lib/toolCalls";
+import { fetchUrlProblem } from "../lib/webFetch";
 import { partialAssigneeNote, unknownAssigneeNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest } from "../lib/pauses";
 import { chatSettings } from "../records/settings";
@@ -476,8 +477,18 @@ function externalTool<const Name extends string, Schema extends z.ZodType<Record
 const webFetch = externalTool({
   name: "web_fetch",
   description: "Fetch a web page's text. Maestro has no internet of its own: the department's tool runner fetches it, and you wait for its output.",
-  usage: '{"url": string (http or https)}',
-  args: z.object({ url: z.string().trim().regex(/^https?:\/\/\S+$/i, "url must be an http or https address") }),
+  usage: '{"url": string (a public http or https address, with no secret in it)}',
+  // Checked here, at call time, so the executor is only ever handed a checked call (lib/webFetch).
+  args: z.object({
+    url: z
+      .string()
+      .trim()
+      .regex(/^https?:\/\/\S+$/i, "url must be an http or https address")
+      .superRefine((url, check) => {
+        const problem = fetchUrlProblem(url);
+        if (problem !== null) check.addIssue({ code: "custom", message: problem });
+      }),
+  }),
   approval: "never",
 });
 
