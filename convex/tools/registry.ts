@@ -370,7 +370,7 @@ const channelSubscribe = tool({
 
 const channelManage = tool({
   name: "channel_manage",
-  description: "Add or remove people and agents in a channel you created (the squad lead: any channel), or set its topic.",
+  description: "Add or remove people and agents in a channel you created (never its last person), or set its topic.",
   usage: '{"channel": string, "add"?: string[] (names), "remove"?: string[] (names), "topic"?: string}',
   args: z
     .object({ channel: z.string().trim().min(1), add: z.array(z.string().trim().min(1)).optional(), remove: z.array(z.string().trim().min(1)).optional(), topic: z.string().optional() })
