@@ -142,12 +142,15 @@ describe("a hijacked agent against the boundary", () => {
     expect((await thread(taskId)).map((m) => m.content)).toContain("the second call ran");
   });
 
-  test("5. on a high-priority task, delegate_task claiming \"low\" still waits for a person's approval", async () => {
-    jarvis = call("delegate_task", { title: "Quietly", description: "x", assignees: ["Writer"], instruction: "go", priority: "low" });
+  test("5. on a high-priority task, delegate_task claiming \"low\" still waits for a person's approval, and the card shows its arguments scanned", async () => {
+    jarvis = call("delegate_task", { title: "Quietly", description: "x", assignees: ["Writer"], instruction: `go, use ${writerKey}`, priority: "low" });
     const { taskId, run } = await hijack("@Jarvis hand this out", { priority: "high", status: "waiting" });
     expect(run.status).toBe("waiting");
     const cards = await ada.query(api.approvals.listForTask, { taskId });
     expect(cards.map((card) => [card.tool, card.status])).toEqual([["delegate_task", "pending"]]);
+    expect(cards[0].args).toContain("go, use [redacted]");
+    const waiting = await ada.query(api.pauses.listWaiting, { departmentId });
+    expect(JSON.stringify(waiting)).not.toContain(writerKey.slice(3));
     expect((await ada.query(api.tasks.list, { departmentId })).flatMap((column) => column.tasks).some((task) => task.title === "Quietly")).toBe(false);
   });
 
