@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+import { generateInviteToken } from "../../convex/lib/accounts";
 import { generateApiKey, isApiKeyShape } from "../../convex/lib/apiKeys";
 import { ADMIN_KEY, MINTED_KEY_FORMATS, mintedKeyBytes, mintKey, REDACTED, ruleScanner, scanUserText, SECRET_RULES } from "../../convex/lib/secrets";
 import { newWebhookSecret } from "../../convex/lib/webhooks";
@@ -30,11 +31,12 @@ describe("keys Maestro mints", () => {
     }
   });
 
-  test("the agent API key, the webhook secret and the offline backend's admin key are minted from the table", () => {
+  test("the agent API key, the webhook secret, the invite token and the offline backend's admin key are minted from the table", () => {
     const key = generateApiKey();
     expect(isApiKeyShape(key)).toBe(true);
     expect(ruleScanner.scan(`my key is ${key}`).map((f) => f.rule)).toContain("maestro-agent-key");
     expect(ruleScanner.scan(newWebhookSecret()).map((f) => f.rule)).toContain("maestro-webhook-secret");
+    expect(ruleScanner.scan(`join us: https://maestro.example/?invite=${generateInviteToken()}`).map((f) => f.rule)).toContain("maestro-invite-token");
     const admin = `maestro-local|${randomBytes(24).toString("hex")}`; // the shape keys minted before the table had
     expect(ruleScanner.scan(`CONVEX_ADMIN_KEY ${admin}`).map((f) => f.rule)).toContain(ADMIN_KEY.id);
     // The backend mints it with mintKey(ADMIN_KEY, …), not a format of its own.

@@ -35,8 +35,11 @@ export const ADMIN_KEY: MintedKeyFormat = { id: "maestro-admin-key", description
 /** A department webhook's signing secret (convex/lib/webhooks.ts): `whsec_` and 64 hex characters. */
 export const WEBHOOK_SECRET: MintedKeyFormat = { id: "maestro-webhook-secret", description: "Maestro webhook signing secret (whsec_…)", prefix: "whsec_", alphabet: "hex", length: 64 };
 
+/** An invite link's token (convex/lib/accounts.ts): `mi_` and 52 base32 characters (260 bits); whoever holds it can join. */
+export const INVITE_TOKEN: MintedKeyFormat = { id: "maestro-invite-token", description: "Maestro invite token (mi_…)", prefix: "mi_", alphabet: "base32", length: 52 };
+
 /** Every format Maestro mints keys in: each is a scanner rule. */
-export const MINTED_KEY_FORMATS: readonly MintedKeyFormat[] = [AGENT_API_KEY, ADMIN_KEY, WEBHOOK_SECRET];
+export const MINTED_KEY_FORMATS: readonly MintedKeyFormat[] = [AGENT_API_KEY, ADMIN_KEY, WEBHOOK_SECRET, INVITE_TOKEN];
 
 /** Random bytes `mintKey` needs for `format`. */
 export function mintedKeyBytes(format: MintedKeyFormat): number {
