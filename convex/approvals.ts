@@ -9,6 +9,7 @@ import { v } from "convex/values";
 import { taskMutation, taskQuery } from "./functions";
 import { respondToApproval } from "./reactions/pauses";
 import { cardsOfTask } from "./records/pauseCards";
+import { redactRunText } from "./records/runEvents";
 import schema from "./schema";
 
 const vApprovalCard = schema.tables.approvals.validator
@@ -19,7 +20,11 @@ const vApprovalCard = schema.tables.approvals.validator
 export const listForTask = taskQuery({
   args: {},
   returns: v.array(vApprovalCard),
-  handler: async (ctx, { taskId }) => (await cardsOfTask(ctx, "approvals", taskId)).map(({ departmentId: _d, agentId: _a, argsHash: _h, ...card }) => card),
+  handler: async (ctx, { taskId }) =>
+    await Promise.all(
+      // The stored arguments are what an approval runs, exactly; what readers see of them is scanned.
+      (await cardsOfTask(ctx, "approvals", taskId)).map(async ({ departmentId, agentId: _a, argsHash: _h, ...card }) => ({ ...card, args: await redactRunText(ctx, departmentId, "approval arguments", card.args, false) })),
+    ),
 });
 
 /** The spec's `approval.respond`: a member approves or denies a pending approval of this task; the run resumes. */

@@ -46,30 +46,34 @@ import { checkPasswordAddress, recordPasswordFailure } from "./records/rateLimit
 /**
  * Checked on every request: a browser on another site is refused (its
  * Origin); then a signed-in session, or the WebUI password over HTTP Basic;
- * UNAUTHENTICATED for neither. Wrong passwords draw on the address's sign-in bucket, so
- * guesses meet the same 429 and Retry-After as at /auth/password. With no
+ * UNAUTHENTICATED for neither. Wrong passwords lock the Basic user name at
+ * the address (as sign-in locks an account at an address) and draw on the
+ * address's high failure ceiling, so guesses meet the same 429 and
+ * Retry-After as at /auth/password while others behind the same address
+ * (a NAT) go on. With no
  * password configured, Basic opens nothing.
  */
 async function authorized(ctx: ActionCtx, request: Request): Promise<"session" | "password"> {
   refuseForeignOrigin(request, appOriginsFromEnv());
   if ((await ctx.auth.getUserIdentity()) !== null) return "session";
-  const given = basicPassword(request);
-  if (given !== null) {
+  const basic = basicCredentials(request);
+  if (basic !== null) {
+    const { user, password: given } = basic;
     const address = clientAddress(request);
-    const limited = await checkPasswordAddress(ctx, address);
+    const limited = await checkPasswordAddress(ctx, address, user);
     if (limited !== null) {
       const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
       throw new MaestroError("RATE_LIMITED", `Too many password attempts. Try again in ${seconds} s.`, seconds);
     }
     const password = webuiPasswordFromEnv();
     if (password !== null && sameSecret(given, password)) return "password";
-    await recordPasswordFailure(ctx, address);
+    await recordPasswordFailure(ctx, address, user);
   }
   throw new MaestroError("UNAUTHENTICATED", "Authentication required: the WebUI password (HTTP Basic) or a signed-in session.");
 }
 
-/** The password of an HTTP Basic `Authorization` header (any user name), or null. */
-function basicPassword(request: Request): string | null {
+/** The user name (any; it keys the lockout) and password of an HTTP Basic `Authorization` header, or null. */
+function basicCredentials(request: Request): { user: string; password: string } | null {
   const header = request.headers.get("Authorization") ?? "";
   if (!header.startsWith("Basic ")) return null;
   let decoded: string;
@@ -79,7 +83,7 @@ function basicPassword(request: Request): string | null {
     return null;
   }
   const colon = decoded.indexOf(":");
-  return colon === -1 ? null : decoded.slice(colon + 1);
+  return colon === -1 ? null : { user: decoded.slice(0, Math.min(colon, 200)), password: decoded.slice(colon + 1) };
 }
 
 async function readChat(ctx: ActionCtx, request: Request): Promise<Response> {

@@ -354,7 +354,7 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
         task_id: call.taskId,
         tool: call.tool,
         tool_call_id: call.toolCallId,
-        arguments: jsonOrText(call.arguments),
+        arguments: jsonOrText(call.arguments ?? "{}"),
         since: call.since,
         expires_at: call.expiresAt,
       })),

@@ -10,6 +10,7 @@ import { departmentQuery } from "./functions";
 import { askText, type WaitingCard } from "./lib/waiting";
 import { agentNamesById } from "./records/agents";
 import { pendingCardsOfDepartment, type CardTable } from "./records/pauseCards";
+import { redactRunText } from "./records/runEvents";
 import { liveTask } from "./records/tasks";
 import { vPauseKind, type PauseKind } from "./validators";
 
@@ -80,7 +81,8 @@ export const listWaiting = departmentQuery({
         taskTitle,
         agentId: card.agentId,
         agentName: names.get(card.agentId)!,
-        ask: askText(waitingCard(kind, card)),
+        // What the card asks, as readers may see it: scanned like the run that asked it.
+        ask: await redactRunText(ctx, departmentId, "waiting card", askText(waitingCard(kind, card)), false),
         since: card._creationTime,
         ...(card.expiresAt === undefined ? {} : { expiresAt: card.expiresAt }),
       });

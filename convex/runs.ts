@@ -9,6 +9,7 @@ import type { Doc, Id } from "./_generated/dataModel";
 import { env, internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
 import { agentQuery, departmentQuery, taskMutation, taskQuery, userMutation, userQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
+import { hasRole } from "./lib/roles";
 import { ACTIVE_RUN_SCAN, MAX_WAITING_CALLS_PAGE } from "./lib/limits";
 import { modelConfigFromEnv, modelConfigProblem } from "./lib/modelConfig";
 import { streamingText } from "./lib/runTimeline";
@@ -196,8 +197,8 @@ const vWaitingToolCall = v.object({
   tool: v.string(),
   /** What `toolOutput` names: `<runId>:<index>`. */
   toolCallId: v.string(),
-  /** The call's arguments, as canonical JSON. */
-  arguments: v.string(),
+  /** The call's arguments, as canonical JSON (secrets redacted); left out for viewers, who cannot answer the call. */
+  arguments: v.optional(v.string()),
   /** When the run began to wait (ms since the epoch). */
   since: v.number(),
   /** When the call times out, unless its output arrives first. */
@@ -205,7 +206,7 @@ const vWaitingToolCall = v.object({
 });
 
 /** One page of the department's waiting external calls, soonest to expire first, at most MAX_WAITING_CALLS_PAGE. */
-async function waitingCallsPage(ctx: QueryCtx, departmentId: Id<"departments">, paginationOpts: PaginationOptions) {
+async function waitingCallsPage(ctx: QueryCtx, departmentId: Id<"departments">, paginationOpts: PaginationOptions, withArguments: boolean) {
   const { numItems } = paginationOpts;
   if (!Number.isInteger(numItems) || numItems < 1 || numItems > MAX_WAITING_CALLS_PAGE) {
     throw new MaestroError("INVALID_ARGUMENT", `Pick 1 to ${MAX_WAITING_CALLS_PAGE} waiting calls a page.`);
@@ -216,7 +217,15 @@ async function waitingCallsPage(ctx: QueryCtx, departmentId: Id<"departments">, 
     const { paused, externalCallSince, externalCallExpiresAt } = run;
     // The index holds only runs with a deadline; the rest of the row says what the call is.
     if (paused?.kind !== "tool_output" || externalCallSince === undefined || externalCallExpiresAt === undefined) continue;
-    calls.push({ runId: run._id, taskId: run.taskId, tool: paused.call.name, toolCallId: paused.id, arguments: paused.call.args, since: externalCallSince, expiresAt: externalCallExpiresAt });
+    calls.push({
+      runId: run._id,
+      taskId: run.taskId,
+      tool: paused.call.name,
+      toolCallId: paused.id,
+      ...(withArguments ? { arguments: paused.call.args } : {}),
+      since: externalCallSince,
+      expiresAt: externalCallExpiresAt,
+    });
   }
   return { ...page, page: calls };
 }
@@ -226,12 +235,13 @@ async function waitingCallsPage(ctx: QueryCtx, departmentId: Id<"departments">, 
  * calls that wait for an outside executor's output (a page at a time,
  * soonest to expire first), each with what `toolOutput` needs. Anyone who
  * reads the board may list them (its runs' tool calls are on the board
- * already); answering needs a member.
+ * already); answering needs a member, and only those who may answer see a
+ * call's arguments (a viewer sees which tool waits, not what it was given).
  */
 export const waitingToolCalls = departmentQuery({
   args: { paginationOpts: paginationOptsValidator },
   returns: paginationResultValidator(vWaitingToolCall),
-  handler: async (ctx, { departmentId, paginationOpts }) => await waitingCallsPage(ctx, departmentId, paginationOpts),
+  handler: async (ctx, { departmentId, paginationOpts }) => await waitingCallsPage(ctx, departmentId, paginationOpts, hasRole(ctx.member.role, "member")),
 });
 
 /**
@@ -244,7 +254,7 @@ export const waitingToolCallsForKey = internalQuery({
   returns: paginationResultValidator(vWaitingToolCall),
   handler: async (ctx, { keyHash, paginationOpts }) => {
     const agent = await scopedKeyAgentX(ctx, keyHash, "tools:run");
-    return await waitingCallsPage(ctx, agent.departmentId, paginationOpts);
+    return await waitingCallsPage(ctx, agent.departmentId, paginationOpts, true);
   },
 });
 

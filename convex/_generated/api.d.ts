@@ -43,6 +43,7 @@ import type * as lib_accounts from "../lib/accounts.js";
 import type * as lib_actors from "../lib/actors.js";
 import type * as lib_agentNames from "../lib/agentNames.js";
 import type * as lib_apiKeys from "../lib/apiKeys.js";
+import type * as lib_argumentLimits from "../lib/argumentLimits.js";
 import type * as lib_boardFilters from "../lib/boardFilters.js";
 import type * as lib_brainConfig from "../lib/brainConfig.js";
 import type * as lib_channels from "../lib/channels.js";
@@ -210,6 +211,7 @@ declare const fullApi: ApiFromModules<{
   "lib/actors": typeof lib_actors;
   "lib/agentNames": typeof lib_agentNames;
   "lib/apiKeys": typeof lib_apiKeys;
+  "lib/argumentLimits": typeof lib_argumentLimits;
   "lib/boardFilters": typeof lib_boardFilters;
   "lib/brainConfig": typeof lib_brainConfig;
   "lib/channels": typeof lib_channels;

@@ -13,6 +13,7 @@ import { chatExcluded } from "../lib/chat";
 import { withAttachedFiles } from "../lib/files";
 import { withTaskLinks } from "../lib/taskLinks";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
+import { untrustedInline } from "../lib/untrusted";
 import { departmentAgents, departmentAgentsByKeys } from "../records/agents";
 import { chatContextOfAgent, vRunChatContext } from "../records/chat";
 import { bodyWithTaskLinks, inboxOfRun, vRunInbox } from "../records/inbox";
@@ -85,7 +86,7 @@ async function contentWithTaskLinks(ctx: QueryCtx, message: Doc<"messages">): Pr
 
 async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
   const message = run.trigger.messageId === undefined ? null : await ctx.db.get("messages", run.trigger.messageId);
-  const quoted = message === null ? "" : `: "${await contentWithTaskLinks(ctx, message)}"`;
+  const quoted = message === null ? "" : `: "${untrustedInline(await contentWithTaskLinks(ctx, message))}"`;
   switch (run.trigger.kind) {
     case "assigned":
       return "You were assigned this task.";
@@ -99,7 +100,7 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
       const sent = run.trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", run.trigger.channelMessageId);
       const from = sent === null ? "someone" : actorName(sent.from);
       if (sent !== null && !sent.blocking) {
-        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${await bodyWithTaskLinks(ctx, sent)}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
+        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${untrustedInline(await bodyWithTaskLinks(ctx, sent))}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
       }
       return `${from} sent you a blocking message (it opens the messages for you${sent === null ? "" : `; message id ${sent._id}`}). Answer it first: your final reply is posted where it was sent${sent === null ? "" : sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself; then go on.`;
     }

@@ -128,10 +128,17 @@ export function noteFor(agent: string, tool: string, result: ToolResult): string
   return result.problem === "guard" ? guardNote(agent, tool, result.stop) : result.note;
 }
 
-/** The priority a call is judged by: its own `priority` argument when it names one (delegate_task), else its task's. */
+/**
+ * The priority a call is judged by: what will happen, not what the call
+ * claims. The higher of its task's priority and the `priority` argument it
+ * names (delegate_task), so a call on a high-priority task cannot talk its
+ * way past a `high_priority` approval by saying "low".
+ */
 export function callPriority(args: Record<string, unknown>, taskPriority: Priority | undefined): Priority {
   const named = args.priority;
-  return typeof named === "string" && (PRIORITIES as readonly string[]).includes(named) ? (named as Priority) : (taskPriority ?? "medium");
+  const claimed = typeof named === "string" && (PRIORITIES as readonly string[]).includes(named) ? (named as Priority) : undefined;
+  const task = taskPriority ?? "medium";
+  return claimed !== undefined && PRIORITIES.indexOf(claimed) > PRIORITIES.indexOf(task) ? claimed : task;
 }
 
 type Scope = Infer<typeof vDispatchScope>;

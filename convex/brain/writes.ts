@@ -16,7 +16,7 @@ import { finishAttempt } from "../reactions/runEnd";
 import { pauseRun, takeResumePoint } from "../reactions/pauses";
 import { advanceCursor } from "../records/chat";
 import { markInjectionSeen } from "../records/inbox";
-import { appendRunEvent, heartbeat, liveRun } from "../records/runEvents";
+import { appendRunEvent, heartbeat, liveRun, redactStreamedMessage } from "../records/runEvents";
 import { addModelCall, addToolCall, markRunning, vModelCall } from "../records/runs";
 import { vRunPause, vToolCallRecord } from "../validators";
 
@@ -92,6 +92,7 @@ export const endMessage = internalMutation({
   handler: async (ctx, { runId, attempt, ...end }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
+    await redactStreamedMessage(ctx, run);
     await appendRunEvent(ctx, runId, { type: "message_end", ...end }, { run });
     return "ok";
   },
@@ -125,6 +126,8 @@ export const endReply = internalMutation({
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
     if (delta !== undefined && delta !== "") await appendRunEvent(ctx, runId, { type: "message_update", delta }, { run });
+    // A secret streamed across two pieces is in neither: the message is scanned whole as it ends.
+    await redactStreamedMessage(ctx, run);
     await appendRunEvent(ctx, runId, { type: "message_end", ...usage, interrupted: false }, { run });
     // Only now, after the model has seen them, do the messages count as read.
     if (seen !== undefined && seen.shown.length + seen.blocking.length > 0) {

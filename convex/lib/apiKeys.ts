@@ -2,36 +2,22 @@
  * Agent API keys as values: how a key looks, how a fresh one is made, and
  * the SHA-256 that is all Maestro keeps of it.
  */
+import { AGENT_API_KEY, keyAlphabetPattern, mintedKeyBytes, mintKey } from "./secrets/minted";
 import { sha256Hex } from "./sha256";
 
-/** Every key starts with this, so a leaked one is recognisable. */
-export const API_KEY_PREFIX = "mk_";
+/** Every key starts with this, so a leaked one is recognisable (and the scanner knows it: lib/secrets/minted). */
+export const API_KEY_PREFIX = AGENT_API_KEY.prefix;
 /** Random characters after the prefix: 40 base32 characters carry 200 bits. */
-export const API_KEY_RANDOM_CHARS = 40;
+export const API_KEY_RANDOM_CHARS = AGENT_API_KEY.length;
 /** Characters of a key kept in clear, to tell keys apart in the UI. */
 export const API_KEY_DISPLAY_CHARS = 12;
 
-const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
 /** A key as the MCP server sends it; anything else is not worth a lookup. */
-const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[${BASE32}]{${API_KEY_RANDOM_CHARS}}$`);
+const API_KEY_PATTERN = new RegExp(`^${API_KEY_PREFIX}[${keyAlphabetPattern(AGENT_API_KEY)}]{${API_KEY_RANDOM_CHARS}}$`);
 
-/** A fresh key: the prefix and 40 base32 characters from `crypto.getRandomValues`. */
+/** A fresh key: the prefix and 40 base32 characters from `crypto.getRandomValues`, minted in a format the secret scanner knows. */
 export function generateApiKey(): string {
-  // 40 characters × 5 bits = 25 bytes, so every byte's bits are used exactly once.
-  const bytes = crypto.getRandomValues(new Uint8Array((API_KEY_RANDOM_CHARS * 5) / 8));
-  let bits = 0;
-  let value = 0;
-  let out = API_KEY_PREFIX;
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    value &= (1 << bits) - 1;
-  }
-  return out;
+  return mintKey(AGENT_API_KEY, crypto.getRandomValues(new Uint8Array(mintedKeyBytes(AGENT_API_KEY))));
 }
 
 /** Whether `key` looks like a Maestro agent API key. */

@@ -11,6 +11,7 @@
  */
 import { countTokens, truncateToTokens } from "./tokens";
 import { redactPii, type PiiRules } from "./pii";
+import { untrustedInline, untrustedName } from "./untrusted";
 
 export const DEFAULT_INJECTION_BUDGET = 768;
 /** Longest one message may be in the injection, before the budget decides. */
@@ -77,7 +78,7 @@ const rankOf = (m: InjectionMessage) => m.rank ?? m.createdAt;
 function line(m: InjectionMessage, maxTokens: number): string {
   const tags = [m.importance !== "normal" ? m.importance : null, m.direct ? "to you" : null].filter(Boolean).join(", ");
   const who = m.kind === "chat" ? `${m.where} ${m.from}` : `${m.from} in ${m.where}`;
-  return `- ${who}${tags ? ` (${tags})` : ""}: ${compactBody(m.body, maxTokens)}`;
+  return `- ${untrustedName(who)}${tags ? ` (${tags})` : ""}: ${untrustedInline(compactBody(m.body, maxTokens))}`;
 }
 
 function firstSentence(text: string): string {

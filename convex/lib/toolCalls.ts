@@ -9,6 +9,7 @@
  * still wrong comes back as an error naming the problem.
  */
 
+import { argumentLimitProblem, MAX_TOOL_ARG_CHARS } from "./argumentLimits";
 import { LIMITS } from "./limits";
 import { TRUNCATION_MARK } from "./secrets/userText";
 
@@ -26,8 +27,8 @@ export interface ParsedToolCall {
   id?: string;
 }
 
-/** Longest argument text accepted for one call. */
-export const MAX_TOOL_ARG_CHARS = 20_000;
+/** Longest argument text accepted for one call (lib/argumentLimits). */
+export { MAX_TOOL_ARG_CHARS };
 /** Most calls honoured from one reply; the rest are reported, not run. */
 export const MAX_TOOL_CALLS_PER_REPLY = 8;
 
@@ -207,6 +208,7 @@ export function parseCallArguments(argText: string): Pick<ParsedToolCall, "args"
   }
   const direct = tryParse(argText);
   if (direct.ok) return asArguments(direct.value, false);
+  if (direct.overLimit) return { error: direct.error, repaired: false };
   const repaired = tryParse(repairJson(argText));
   if (repaired.ok) return asArguments(repaired.value, true);
   return { error: `the arguments are not valid JSON (${direct.error})`, repaired: false };
@@ -217,6 +219,7 @@ function asArguments(value: unknown, repaired: boolean): Pick<ParsedToolCall, "a
   if (typeof value === "string") {
     const inner = tryParse(value.trim());
     if (inner.ok && isPlainObject(inner.value)) return asArguments(inner.value, true);
+    if (!inner.ok && inner.overLimit) return { error: inner.error, repaired };
     const innerRepaired = tryParse(repairJson(value.trim()));
     if (innerRepaired.ok && isPlainObject(innerRepaired.value)) return asArguments(innerRepaired.value, true);
     return { error: "the arguments must be a JSON object, got a string", repaired };
@@ -291,7 +294,10 @@ function removeTrailingCommas(text: string): string {
   return out;
 }
 
-function tryParse(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+/** The one place argument JSON is parsed: the limits first (lib/argumentLimits), so nothing recurses into a deep value. */
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false; error: string; overLimit?: true } {
+  const problem = argumentLimitProblem(text);
+  if (problem !== null) return { ok: false, error: problem, overLimit: true };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {

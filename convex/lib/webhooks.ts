@@ -4,6 +4,7 @@
  * Convex functions stay thin and this is tested on its own.
  */
 import { MaestroError } from "./errors";
+import { mintedKeyBytes, mintKey, WEBHOOK_SECRET } from "./secrets/minted";
 import { hmacSha256Hex } from "./sha256";
 
 export const WEBHOOK_MAX_ATTEMPTS = 6;
@@ -20,8 +21,14 @@ export const DELIVERY_FAILED = "The receiver could not be reached or did not acc
 /** The setting a self-hoster sets to deliver to their own network (loopback and private addresses). */
 export const ALLOW_PRIVATE_SETTING = "MAESTRO_WEBHOOK_ALLOW_PRIVATE";
 
-/** Host names that always mean this machine, whatever DNS says. */
-const LOCAL_NAME = /(^|\.)localhost\.?$/i;
+/**
+ * Host names that mean this machine or its own network, whatever DNS says:
+ * localhost and the names reserved for local networks (`.local`, `.internal`
+ * — cloud metadata lives at metadata.google.internal — `.localdomain`,
+ * `.home.arpa`, `.lan`), and a single label with no dot, which only a local
+ * resolver's search list can answer.
+ */
+const LOCAL_NAME = /(^|\.)(localhost|local|internal|localdomain|home\.arpa|lan)\.?$|^[^.]+\.?$/i;
 
 /** An IPv4 dotted quad as its four bytes, or null. */
 function ipv4Bytes(text: string): number[] | null {
@@ -120,8 +127,17 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): string {
   return url.toString();
 }
 
-/** Whether a URL's host may be a target before it is resolved: a public IP address, or a name that is not this machine's. */
-function mayTarget(hostname: string): boolean {
+/**
+ * Whether a URL's host (as `new URL` gives it: every IPv4 spelling —
+ * `127.1`, `0x7f000001`, `2130706433`, octal — already made a dotted quad,
+ * IPv6 in brackets) may be a target before it is resolved: a public IP
+ * address, or a name that is not this machine's or its network's. The one
+ * check for every address Maestro hands out to be reached: webhooks and
+ * `web_fetch`. A name can still resolve to a private address: whoever
+ * resolves it checks the address again (webhookDelivery, and the executor of
+ * an external tool, as docs/api.md asks).
+ */
+export function mayTarget(hostname: string): boolean {
   const literal = literalAddress(hostname);
   if (literal !== null) return isPublicAddress(literal);
   return !LOCAL_NAME.test(hostname) && hostname !== "";
@@ -134,8 +150,7 @@ export async function signBody(secret: string, body: string): Promise<string> {
 
 /** A fresh signing secret: 32 random bytes, hex. */
 export function newWebhookSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return `whsec_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return mintKey(WEBHOOK_SECRET, crypto.getRandomValues(new Uint8Array(mintedKeyBytes(WEBHOOK_SECRET))));
 }
 
 /** Is this answer worth another try? Server errors, 408 and 429 are; other client errors are final. */

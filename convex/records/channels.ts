@@ -68,7 +68,14 @@ export async function channelByName(ctx: ReadCtx, departmentId: Id<"departments"
 /** A conversation `key` may read, named as people write it (`#launch`) or by id. */
 export async function conversationNamed(ctx: ReadCtx, departmentId: Id<"departments">, key: string, raw: string): Promise<Doc<"channels">> {
   const id = ctx.db.normalizeId("channels", raw.trim());
-  if (id !== null) return await readableChannelX(ctx, departmentId, key, id, `conversation ${raw.trim()}`);
+  if (id !== null) {
+    // Given by id, a conversation the caller may not read is not found: the refusal names nothing the caller did not know.
+    const channel = await ctx.db.get("channels", id);
+    if (channel === null || channel.departmentId !== departmentId || !(await mayRead(ctx, channel, key))) {
+      throw new MaestroError("NOT_FOUND", `No conversation ${raw.trim()} in this department.`);
+    }
+    return channel;
+  }
   const channel = await channelByName(ctx, departmentId, raw);
   if (channel === null) throw new MaestroError("NOT_FOUND", `No channel #${raw.trim().replace(/^#/, "").toLowerCase()} in this department.`);
   if (!(await mayRead(ctx, channel, key))) throw new MaestroError("FORBIDDEN", `#${channel.name} is private and you are not a member.`);
@@ -202,13 +209,31 @@ export function canManage(channel: Doc<"channels">, member: Doc<"members">): boo
 }
 
 /**
- * An agent manages a channel it created, and the squad lead manages every
- * channel, as the channel's creator and the admins do for people.
+ * An agent manages only a channel it created: its reach follows its work,
+ * whatever its role (a squad lead included), so a hijacked agent cannot take
+ * over a channel people made. People manage theirs, and admins every one.
  */
 export function requireAgentManager(channel: Doc<"channels">, agent: Doc<"agents">): void {
   if (channel.kind === "dm") throw new MaestroError("INVALID_ARGUMENT", "A DM has no settings to change.");
   const creator = channel.createdBy.kind === "agent" && channel.createdBy.sessionKey === agent.sessionKey;
-  if (!creator && !agent.isSquadLead) throw new MaestroError("FORBIDDEN", `Only #${channel.name}'s creator, the squad lead and admins can change it.`);
+  if (!creator) throw new MaestroError("FORBIDDEN", `Only #${channel.name}'s creator and admins can change it.`);
+}
+
+/** Whether `key` names a person (a member of the department), not an agent. */
+export function isPersonKey(key: string): boolean {
+  return key.startsWith("member:");
+}
+
+/**
+ * Refuses removing `key` from a channel when it is the channel's last
+ * person: an agent never leaves a channel to agents alone.
+ */
+export async function requireNotLastPerson(ctx: ReadCtx, channel: Doc<"channels">, key: string, name: string): Promise<void> {
+  if (!isPersonKey(key)) return;
+  const people = (await channelMembers(ctx, channel._id)).filter((row) => isPersonKey(row.key));
+  if (people.length <= 1 && people.some((row) => row.key === key)) {
+    throw new MaestroError("FORBIDDEN", `${name} is the last person in #${channel.name}: an agent cannot remove them.`);
+  }
 }
 
 export function requireManager(channel: Doc<"channels">, member: Doc<"members">): void {

@@ -8,6 +8,7 @@
 import { MINUTE, RateLimiter } from "@convex-dev/rate-limiter";
 import { components } from "../_generated/api";
 import type { ActionCtx, MutationCtx } from "../_generated/server";
+import { UNVOUCHED_ADDRESS } from "../lib/accounts";
 import { MaestroError } from "../lib/errors";
 
 export const SIGN_IN_LIMITS = {
@@ -15,8 +16,18 @@ export const SIGN_IN_LIMITS = {
   signInAccountAddress: { kind: "token bucket", rate: 1, period: MINUTE, capacity: 5 },
   /** Failed attempts on one account from everywhere: a ceiling on guesses spread over many addresses, refilling in seconds, so it never locks the real user out for long. */
   signInAccount: { kind: "token bucket", rate: 5, period: MINUTE, capacity: 20 },
-  /** Attempts from one address, across accounts: sign-in on every path and the WebUI password. */
-  signInAddress: { kind: "token bucket", rate: 20, period: MINUTE, capacity: 20 },
+  /**
+   * Failed attempts from one address, across accounts (sign-in on every path
+   * and the WebUI password): a ceiling on one address guessing many
+   * accounts, high enough that one office behind a NAT is not locked out by
+   * one person's mistakes — each person's own are counted per account (or,
+   * for the WebUI password, per Basic user name) and address above.
+   */
+  signInAddress: { kind: "token bucket", rate: 30, period: MINUTE, capacity: 60 },
+  /** Failed attempts from callers no route vouches for (auth:signIn called directly): they all share one address, and no office is behind it. */
+  signInUnvouched: { kind: "token bucket", rate: 20, period: MINUTE, capacity: 20 },
+  /** Every sign-in attempt from one address, right or wrong: bounds the password hashing one address can ask for. */
+  signInAddressAttempts: { kind: "token bucket", rate: 120, period: MINUTE, capacity: 120 },
 } as const;
 
 export const AGENT_LIMITS = {
@@ -37,20 +48,26 @@ export const MESSAGING_LIMITS = {
 
 export const rateLimiter = new RateLimiter(components.rateLimiter, { ...SIGN_IN_LIMITS, ...AGENT_LIMITS, ...MESSAGING_LIMITS });
 
+/** The failure ceiling an address meets: the shared one of unvouched callers is lower. */
+const addressCeiling = (address: string) => (address === UNVOUCHED_ADDRESS ? "signInUnvouched" : "signInAddress");
+
 /** The key of one account's failures from one address. */
 const accountAtAddress = (account: string, address: string) => `${account} ${address}`;
 
 /**
- * Before a sign-in attempt: takes one attempt from the address's bucket and
- * checks, without taking, that the account has failures to spare from this
- * address and overall. Null when the attempt may go ahead, else how long to
+ * Before a sign-in attempt: takes one attempt from the address's attempts
+ * bucket and checks, without taking, that the address is under its failure
+ * ceiling and the account has failures to spare from this address and
+ * overall. Null when the attempt may go ahead, else how long to
  * wait.
  */
 export async function checkSignInLimits(
   ctx: ActionCtx,
   { account, address }: { account: string; address: string },
 ): Promise<{ retryAfterMs: number } | null> {
-  const byAddress = await rateLimiter.limit(ctx, "signInAddress", { key: address });
+  const attempts = await rateLimiter.limit(ctx, "signInAddressAttempts", { key: address });
+  if (!attempts.ok) return { retryAfterMs: Math.max(1, attempts.retryAfter) };
+  const byAddress = await rateLimiter.check(ctx, addressCeiling(address), { key: address });
   if (!byAddress.ok) return { retryAfterMs: Math.max(1, byAddress.retryAfter) };
   const here = await rateLimiter.check(ctx, "signInAccountAddress", { key: accountAtAddress(account, address) });
   if (!here.ok) return { retryAfterMs: Math.max(1, here.retryAfter) };
@@ -59,19 +76,27 @@ export async function checkSignInLimits(
   return null;
 }
 
+/** The key of the WebUI password's failures for one Basic user name at one address. */
+const webuiUserAtAddress = (user: string, address: string) => accountAtAddress(`webui:${user}`, address);
+
 /**
  * Before the WebUI password is checked (HTTP Basic on /api/chat): whether
- * the address has guesses left in the same bucket sign-in draws from
- * (checked, not taken, so a client with the right password is never
- * slowed). Null when it may go ahead, else how long to wait.
+ * the Basic user name has guesses left at this address, and the address
+ * under its ceiling (both checked, not taken, so a client with the right
+ * password is never slowed). The user name plays the account: one person's
+ * wrong guesses lock their own name, not everyone behind the same address.
+ * Null when it may go ahead, else how long to wait.
  */
-export async function checkPasswordAddress(ctx: ActionCtx, address: string): Promise<{ retryAfterMs: number } | null> {
+export async function checkPasswordAddress(ctx: ActionCtx, address: string, user: string): Promise<{ retryAfterMs: number } | null> {
+  const here = await rateLimiter.check(ctx, "signInAccountAddress", { key: webuiUserAtAddress(user, address) });
+  if (!here.ok) return { retryAfterMs: Math.max(1, here.retryAfter) };
   const byAddress = await rateLimiter.check(ctx, "signInAddress", { key: address });
   return byAddress.ok ? null : { retryAfterMs: Math.max(1, byAddress.retryAfter) };
 }
 
-/** After a wrong WebUI password: one attempt taken from the address's bucket. */
-export async function recordPasswordFailure(ctx: ActionCtx, address: string): Promise<void> {
+/** After a wrong WebUI password: one failure taken from the user name's bucket at this address and from the address's ceiling. */
+export async function recordPasswordFailure(ctx: ActionCtx, address: string, user: string): Promise<void> {
+  await rateLimiter.limit(ctx, "signInAccountAddress", { key: webuiUserAtAddress(user, address) });
   await rateLimiter.limit(ctx, "signInAddress", { key: address });
 }
 
@@ -79,6 +104,7 @@ export async function recordPasswordFailure(ctx: ActionCtx, address: string): Pr
 export async function recordSignInFailure(ctx: ActionCtx, { account, address }: { account: string; address: string }): Promise<void> {
   await rateLimiter.limit(ctx, "signInAccountAddress", { key: accountAtAddress(account, address) });
   await rateLimiter.limit(ctx, "signInAccount", { key: account });
+  await rateLimiter.limit(ctx, addressCeiling(address), { key: address });
 }
 
 /** What each bucket's refusal calls the thing there were too many of. */

@@ -9,6 +9,8 @@ import type { Doc, Id } from "../_generated/dataModel";
 import { env, type MutationCtx, type QueryCtx } from "../_generated/server";
 import { eventKind, type RunEventPayload } from "../lib/runEvents";
 import { leaseNeedsRenewal, runLeaseMs } from "../lib/runLease";
+import { REDACTION_NOTE } from "../lib/secrets/scanner";
+import { redactForDepartment } from "./settings";
 
 /** Most events one read returns: a run's whole stream, bounded. */
 export const MAX_EVENTS_PER_READ = 2000;
@@ -24,10 +26,11 @@ const STREAM_SCAN = 400;
 export async function appendRunEvent(
   ctx: MutationCtx,
   runId: Id<"runs">,
-  payload: RunEventPayload,
+  given: RunEventPayload,
   options: { clientMessageId?: string; run?: Doc<"runs"> } = {},
 ): Promise<number> {
   const { clientMessageId } = options;
+  let payload = given;
   if (clientMessageId !== undefined) {
     const same = await ctx.db
       .query("runEvents")
@@ -37,6 +40,8 @@ export async function appendRunEvent(
   }
   // Read once here: the stream counter and the correlation id both come from the run.
   const run = options.run ?? (await ctx.db.get("runs", runId)) ?? undefined;
+  // What a run records is read by everyone who reads the board: it passes the scanner like any post.
+  if (run !== undefined) payload = await redactPayload(ctx, run.departmentId, payload);
   const seq = await nextSeq(ctx, runId, payload.type === "message_start", run);
   const correlationId = run?.correlationId;
   await ctx.db.insert("runEvents", {
@@ -49,6 +54,61 @@ export async function appendRunEvent(
     payload,
   });
   return seq;
+}
+
+/**
+ * `text` as a run may record it: every secret the department's scanner finds
+ * replaced. `note` false for text read in pieces or as JSON (streamed
+ * deltas, tool arguments), where the scanner's note would break the piece
+ * or the JSON: the replacement itself says what happened.
+ */
+export async function redactRunText(ctx: QueryCtx, departmentId: Id<"departments">, field: string, text: string, note = true): Promise<string> {
+  const out = await redactForDepartment(ctx, departmentId, field, text);
+  return !note && out !== text && out.endsWith(REDACTION_NOTE) && !text.endsWith(REDACTION_NOTE) ? out.slice(0, -REDACTION_NOTE.length) : out;
+}
+
+/** Every text an event carries, through the scanner (redactRunText), before it is stored. */
+async function redactPayload(ctx: QueryCtx, departmentId: Id<"departments">, payload: RunEventPayload): Promise<RunEventPayload> {
+  const scan = (field: string, text: string, note = true) => redactRunText(ctx, departmentId, `run ${field}`, text, note);
+  switch (payload.type) {
+    case "user_message_submitted":
+    case "tool_output_submitted":
+      return { ...payload, content: await scan(payload.type, payload.content) };
+    case "control_submitted":
+      return payload.note === undefined ? payload : { ...payload, note: await scan("control note", payload.note) };
+    case "message_update":
+      return { ...payload, delta: await scan("streamed text", payload.delta, false) };
+    case "tool_call":
+    case "approval_requested":
+      return { ...payload, args: await scan("tool arguments", payload.args, false) };
+    case "tool_result":
+      return { ...payload, observation: await scan("tool result", payload.observation) };
+    case "question_asked":
+      return { ...payload, question: await scan("question", payload.question) };
+    case "plan_proposed":
+      return { ...payload, steps: await Promise.all(payload.steps.map(async (step) => ({ ...step, title: await scan("plan step", step.title) }))) };
+    case "agent_end":
+      return { ...payload, detail: await scan("end", payload.detail) };
+    default:
+      return payload;
+  }
+}
+
+/**
+ * The open message's streamed text scanned whole, once it ends: a secret
+ * streamed across two deltas is in neither alone. When the whole text
+ * redacts to more than its pieces did, the message's first delta holds
+ * the redacted text and the others are emptied.
+ */
+export async function redactStreamedMessage(ctx: MutationCtx, run: Doc<"runs">): Promise<void> {
+  const updates = (await openMessageEvents(ctx, run)).filter((event) => event.payload.type === "message_update");
+  if (updates.length < 2) return;
+  const whole = updates.map((event) => (event.payload.type === "message_update" ? event.payload.delta : "")).join("");
+  const redacted = await redactRunText(ctx, run.departmentId, "run streamed text", whole, false);
+  if (redacted === whole) return;
+  for (const [i, event] of updates.entries()) {
+    await ctx.db.patch("runEvents", event._id, { payload: { type: "message_update", delta: i === 0 ? redacted : "" } });
+  }
 }
 
 /**

@@ -13,7 +13,7 @@ import { modelLabel } from "../lib/modelConfig";
 import { runLeaseMs } from "../lib/runLease";
 import { vRunTiming, type RunStatus, type RunTriggerKind, type ToolCallRecord } from "../validators";
 import { chargeModelCall } from "./costs";
-import { appendRunEvent } from "./runEvents";
+import { appendRunEvent, redactRunText } from "./runEvents";
 
 type ReadCtx = QueryCtx | MutationCtx;
 
@@ -237,9 +237,12 @@ export async function addModelCall(ctx: MutationCtx, runId: Id<"runs">, { model,
 /** Records one dispatched tool call's result (also when it failed or was denied), bounded. */
 export async function addToolCall(ctx: MutationCtx, runId: Id<"runs">, record: ToolCallRecord, delegated: boolean, guard: string | undefined): Promise<void> {
   const run = await getRunX(ctx, runId);
-  const args = record.args.length > MAX_RECORDED_ARGS_CHARS ? `${record.args.slice(0, MAX_RECORDED_ARGS_CHARS)}…` : record.args;
+  const bounded = record.args.length > MAX_RECORDED_ARGS_CHARS ? `${record.args.slice(0, MAX_RECORDED_ARGS_CHARS)}…` : record.args;
+  // The record is on the run every reader of the board sees: its arguments and result pass the scanner.
+  const args = await redactRunText(ctx, run.departmentId, "tool arguments", bounded, false);
+  const observation = await redactRunText(ctx, run.departmentId, "tool result", record.observation);
   await ctx.db.patch("runs", runId, {
-    toolCalls: [...run.toolCalls, { ...record, args }].slice(-MAX_TOOL_CALL_RECORDS),
+    toolCalls: [...run.toolCalls, { ...record, args, observation }].slice(-MAX_TOOL_CALL_RECORDS),
     delegations: run.delegations + (delegated ? 1 : 0),
     guards: guard === undefined || run.guards.includes(guard) ? run.guards : [...run.guards, guard],
   });

@@ -33,6 +33,7 @@ import {
   membershipsIn,
   participantsNamed,
   requireAgentManager,
+  requireNotLastPerson,
   setFollowing,
   setTopic,
   vChannelCard,
@@ -341,6 +342,7 @@ export const manageChannelTool = internalMutation({
         await emitEvent(ctx, { ...event, data: { added: who.name } });
       }
       for (const who of await participantsNamed(ctx, agent.departmentId, remove)) {
+        await requireNotLastPerson(ctx, channel, who.key, who.name);
         const row = await leave(ctx, channel._id, who.key);
         await emitEvent(ctx, { ...event, data: { removed: row.name } });
       }

@@ -11,6 +11,7 @@ import { canonicalJson } from "../lib/idempotency";
 import type { FunctionTool } from "../lib/completionStream";
 import { toolNameFromWire, wireNameTable, wireToolName } from "../lib/toolNames";
 import { cutJsonList, cutLines } from "../lib/toolCalls";
+import { fetchUrlProblem } from "../lib/webFetch";
 import { partialAssigneeNote, unknownAssigneeNote, type GuardStop } from "../lib/notes";
 import type { PauseRequest } from "../lib/pauses";
 import { chatSettings } from "../records/settings";
@@ -371,7 +372,7 @@ const channelSubscribe = tool({
 
 const channelManage = tool({
   name: "channel_manage",
-  description: "Add or remove people and agents in a channel you created (the squad lead: any channel), or set its topic.",
+  description: "Add or remove people and agents in a channel you created (never its last person), or set its topic.",
   usage: '{"channel": string, "add"?: string[] (names), "remove"?: string[] (names), "topic"?: string}',
   args: z
     .object({ channel: z.string().trim().min(1), add: z.array(z.string().trim().min(1)).optional(), remove: z.array(z.string().trim().min(1)).optional(), topic: z.string().optional() })
@@ -478,8 +479,18 @@ function externalTool<const Name extends string, Schema extends z.ZodType<Record
 const webFetch = externalTool({
   name: "web_fetch",
   description: "Fetch a web page's text. Maestro has no internet of its own: the department's tool runner fetches it, and you wait for its output.",
-  usage: '{"url": string (http or https)}',
-  args: z.object({ url: z.string().trim().regex(/^https?:\/\/\S+$/i, "url must be an http or https address") }),
+  usage: '{"url": string (a public http or https address, with no secret in it)}',
+  // Checked here, at call time, so the executor is only ever handed a checked call (lib/webFetch).
+  args: z.object({
+    url: z
+      .string()
+      .trim()
+      .regex(/^https?:\/\/\S+$/i, "url must be an http or https address")
+      .superRefine((url, check) => {
+        const problem = fetchUrlProblem(url);
+        if (problem !== null) check.addIssue({ code: "custom", message: problem });
+      }),
+  }),
   approval: "never",
 });
 

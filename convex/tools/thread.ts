@@ -27,6 +27,17 @@ async function runScope(ctx: MutationCtx, runId: Doc<"runs">["_id"]) {
   return { agent, task };
 }
 
+/**
+ * An agent moves only a task that is its work: one it is assigned, or that
+ * it delegated or created. An @mention on someone else's task lets it speak
+ * there, not move it.
+ */
+function requireTaskOfAgent(task: Doc<"tasks">, agent: Doc<"agents">): void {
+  const key = agent.sessionKey;
+  if (task.assigneeSessionKeys.includes(key) || task.delegatedBy === key || task.createdBy === key) return;
+  throw new MaestroError("FORBIDDEN", "You may move only a task you are assigned, or one you delegated: ask its assignee or a person in the thread instead.");
+}
+
 /** The call's idempotency key (lib/idempotency): the same call from the same cause acts once (records/toolEffects). */
 const vKey = v.optional(v.string());
 
@@ -46,6 +57,7 @@ export const updateTaskStatus = internalMutation({
   returns: v.object({ from: vTaskStatus, to: vTaskStatus }),
   handler: async (ctx, { runId, status, key }) => {
     const { agent, task } = await runScope(ctx, runId);
+    requireTaskOfAgent(task, agent);
     return await oncePerKey(ctx, { key, tool: "update_task_status", runId }, async () => {
       if (task.pendingQuestion !== undefined && status !== "blocked") {
         throw new MaestroError("INVALID_ARGUMENT", "The task is blocked on your question until a human answers.");

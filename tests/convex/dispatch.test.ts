@@ -4,6 +4,7 @@
  * name here, every refusal is a typed result.
  */
 import { describe, expect, test } from "vitest";
+import { needsApproval } from "../../convex/tools/registry";
 import { callPriority, checkCall, noteFor, PLAN_MODE_REFUSAL, type DispatchScope } from "../../convex/brain/dispatch";
 import { assemblePrompt, BASE_MIDDLEWARES, PLAN_MODE_LINE } from "../../convex/brain/prompt";
 import { MAX_TOOL_CALLS_PER_REPLY, parseToolCalls } from "../../convex/lib/toolCalls";
@@ -116,7 +117,10 @@ describe("plan mode and approval priority", () => {
     expect("refused" in check(DELEGATE, { ...jarvis, isSquadLead: false, leadMode: "plan" })).toBe(false);
   });
 
-  test("a call is judged by its own priority when it names one, else by its task's", () => {
+  test("a call is judged by the higher of its task's priority and the one it names: a hijacked lead's \"low\" on a high task is still high", () => {
+    expect(callPriority({ priority: "low" }, "high")).toBe("high");
+    expect(callPriority({ priority: "medium" }, "high")).toBe("high");
+    expect(needsApproval("high_priority", callPriority({ priority: "low" }, "high"))).toBe(true);
     expect(callPriority({ priority: "high" }, "low")).toBe("high");
     expect(callPriority({ title: "x" }, "high")).toBe("high");
     expect(callPriority({ priority: "urgent!" }, "low")).toBe("low");

@@ -289,15 +289,37 @@ describe("POST /auth/password", () => {
     vi.useRealTimers();
   });
 
-  test("one address trying many accounts meets its own limit", async () => {
+  test("one address trying many accounts meets its own ceiling, at 60 failures", { timeout: 120_000 }, async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const t = setupTest();
     await t.mutation(internal.seed.demo, {});
     const byAddress = [];
-    for (let i = 0; i < 22; i++) byAddress.push((await route(t, { flow: "signIn", email: `user${i}@example.com`, password: "guess guess" }, "10.2.0.1")).status);
-    expect(byAddress.slice(0, 20).every((s) => s === 401)).toBe(true);
-    expect(byAddress.slice(20)).toEqual([429, 429]);
+    for (let i = 0; i < 62; i++) byAddress.push((await route(t, { flow: "signIn", email: `user${i}@example.com`, password: "guess guess" }, "10.2.0.1")).status);
+    expect(byAddress.slice(0, 60).every((s) => s === 401)).toBe(true);
+    expect(byAddress.slice(60)).toEqual([429, 429]);
     vi.useRealTimers();
+  });
+
+  test("an office behind one NAT: one person's 30 mistakes (and the WebUI password's 20 wrong guesses) lock only them; the right password from another person at the same address still works", { timeout: 120_000 }, async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t = setupTest();
+    await t.mutation(internal.seed.demo, {});
+    await route(t, { flow: "signUp", email: "ada@example.com", password: "correct horse", name: "Ada" }, "10.9.9.9");
+    process.env.MAESTRO_WEBUI_PASSWORD = "s3cret";
+    try {
+      const office = "10.6.0.1";
+      // Grace mistypes her email and password, over and over.
+      for (let i = 0; i < 30; i++) await route(t, { flow: "signIn", email: `grace${i % 3}@example.com`, password: `oops ${i}` }, office);
+      // Someone's script guesses the WebUI password on /api/chat from the same address.
+      for (let i = 0; i < 20; i++) await t.fetch("/api/chat", { method: "GET", headers: { Authorization: `Basic ${btoa(`bot:wrong-${i}`)}`, "X-Forwarded-For": office } });
+      // Grace herself is locked for her typos' account...
+      expect((await route(t, { flow: "signIn", email: "grace0@example.com", password: "whatever" }, office)).status).toBe(429);
+      // ...but Ada, at the same address, signs in with her right password.
+      expect((await route(t, { flow: "signIn", email: "ada@example.com", password: "correct horse" }, office)).status).toBe(200);
+    } finally {
+      delete process.env.MAESTRO_WEBUI_PASSWORD;
+      vi.useRealTimers();
+    }
   });
 
   test("auth:signIn called directly meets the same limits: no address is vouched for, so all direct callers share one bucket", async () => {

@@ -92,9 +92,10 @@ describe("the messaging HTTP API", () => {
       ["no key", null, "POST", "/messages", { channel: "general", body: "hi" }, 401, /Missing API key/],
       ["a malformed key", "mk_nope", "GET", `/channels/${leads}`, undefined, 401, /Unknown API key/],
       ["a revoked key", devKey, "POST", "/channels", { name: "x" }, 401, /revoked/],
-      ["a private channel it is not in (read)", key, "GET", `/channels/${leads}/messages`, undefined, 403, /private/],
-      ["a private channel it is not in (post)", key, "POST", "/messages", { channel: leads, body: "hi" }, 403, /private/],
-      ["someone else's DM", key, "GET", `/dms/${graceDm}/messages`, undefined, 403, /private/],
+      // Given by id, a conversation it may not read is not found: the refusal names nothing it did not know.
+      ["a private channel it is not in (read)", key, "GET", `/channels/${leads}/messages`, undefined, 404, /^No conversation [^#]*$/],
+      ["a private channel it is not in (post)", key, "POST", "/messages", { channel: leads, body: "hi" }, 404, /^No conversation [^#]*$/],
+      ["someone else's DM", key, "GET", `/dms/${graceDm}/messages`, undefined, 404, /^No conversation [^#]*$/],
       ["another department's channel", key, "GET", `/channels/${foreign}`, undefined, 404, /No conversation/],
       ["another department's channel (post)", key, "POST", "/messages", { channel: foreign, body: "hi" }, 404, /No conversation/],
       ["another agent's inbox", key, "GET", `/agents/${devBot._id}/inbox`, undefined, 403, /own inbox/],

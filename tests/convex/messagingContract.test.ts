@@ -433,20 +433,23 @@ describe("channel membership and topic for agents", () => {
     expect((await grace.query(api.channels.get, { channelId })).name).toBe("inner");
     const topic = await callMessagingApi(t, key, "POST", `/channels/${channelId}/topic`, { topic: "the inner circle" });
     expect(topic.body.topic).toBe("the inner circle");
-    const removed = await callMessagingApi(t, key, "POST", "/channels/inner/members", { remove: ["Grace"] });
-    expect(removed.body.members.toSorted()).toEqual(["Dev Bot", "Writer"]);
-    await expectError(grace.query(api.channels.get, { channelId }), "FORBIDDEN");
+    const removed = await callMessagingApi(t, key, "POST", "/channels/inner/members", { remove: ["Dev Bot"] });
+    expect(removed.body.members.toSorted()).toEqual(["Grace", "Writer"]);
+    // Grace is the channel's last person: an agent never leaves a channel to agents alone.
+    const last = await callMessagingApi(t, key, "POST", "/channels/inner/members", { remove: ["Grace"] });
+    expect(last).toMatchObject({ status: 403, body: { error: "Grace is the last person in #inner: an agent cannot remove them." } });
+    expect((await grace.query(api.channels.get, { channelId })).name).toBe("inner");
 
     const events = await t.run(async (ctx) => (await ctx.db.query("events").withIndex("by_department", (q) => q.eq("departmentId", departmentId)).collect()).filter((e) => e.channelId === channelId && e.type === "channels.updated"));
     expect(events.map((e) => [e.actor.kind === "agent" ? e.actor.name : e.actor.kind, e.data])).toEqual([
       ["Writer", { added: "Grace" }],
       ["Writer", { added: "Dev Bot" }],
       ["Writer", { topic: "the inner circle" }],
-      ["Writer", { removed: "Grace" }],
+      ["Writer", { removed: "Dev Bot" }],
     ]);
   });
 
-  test("the ACL: another agent, a people's channel, a DM, a stranger and an empty change are refused, writing nothing; the squad lead may", async () => {
+  test("the ACL: another agent, a people's channel, a DM, a stranger and an empty change are refused, writing nothing; the squad lead may not either", async () => {
     const { t, departmentId, admin, key } = await squadWithWriterKey();
     await callMessagingApi(t, key, "POST", "/channels", { name: "writers-room" });
     await admin.mutation(api.channels.create, { departmentId, name: "people", visibility: "project" });
@@ -460,7 +463,7 @@ describe("channel membership and topic for agents", () => {
     const foreign = await other.member.mutation(api.channels.create, { departmentId: other.departmentId, name: "theirs", visibility: "project" });
 
     const cases: Array<[string, string, string, unknown, number, RegExp]> = [
-      ["an agent that did not create it", devKey, "/channels/writers-room/members", { add: ["Grace"] }, 403, /creator, the squad lead and admins/],
+      ["an agent that did not create it", devKey, "/channels/writers-room/members", { add: ["Grace"] }, 403, /creator and admins/],
       ["a channel people made", key, "/channels/people/topic", { topic: "mine now" }, 403, /creator/],
       ["a DM", key, `/channels/${dm}/members`, { add: ["Dev Bot"] }, 400, /A DM has no settings/],
       ["a stranger", key, "/channels/writers-room/members", { add: ["Mallory"] }, 404, /Nobody called/],
@@ -478,7 +481,8 @@ describe("channel membership and topic for agents", () => {
       if ((await written(t)) !== before) failures.push(`${name}: wrote while refusing`);
     }
     expect(failures).toEqual([]);
-    expect((await callMessagingApi(t, leadKey, "POST", "/channels/people/topic", { topic: "set by the lead" })).body.topic).toBe("set by the lead");
+    // An agent's reach follows its work: the squad lead manages only channels it created.
+    expect(await callMessagingApi(t, leadKey, "POST", "/channels/people/topic", { topic: "set by the lead" })).toMatchObject({ status: 403, body: { error: "Only #people's creator and admins can change it." } });
   });
 
   test("the channel_manage tool: a running agent adds a person to its private channel and sets the topic", async () => {

@@ -130,6 +130,8 @@ describe("each side-effecting tool acts once per cause", () => {
 
   test("update_task_status: a repeat from the same cause does not move the task back after a person moved it", async () => {
     const { t, admin, taskId, say } = await setup();
+    // An agent moves only its own work (tools/thread requireTaskOfAgent): Jarvis is on this task.
+    await t.run(async (ctx) => await ctx.db.patch("tasks", taskId, { assigneeSessionKeys: [AGENTS.jarvis] }));
     const asked = await say("Move it to review when ready.");
     const first = await startRun(t, taskId, { kind: "mentioned", messageId: asked });
     const line = '[TOOL: update_task_status ARG: {"status": "review"}]';

@@ -369,8 +369,10 @@ describe("the waiting calls, for an outside executor", () => {
     const viewer = await addToDepartment(t, departmentId, "Vic", "viewer");
     const other = await createOtherDepartment(t);
     const args = { departmentId, paginationOpts: page(10) };
-    // A viewer reads the board, where these calls and their arguments already show; answering needs a member.
-    expect((await viewer.query(api.runs.waitingToolCalls, args)).page.map((c) => c.toolCallId)).toEqual([callId]);
+    // A viewer reads the board and sees which calls wait, but not their arguments: only those who may answer see them.
+    const seen = (await viewer.query(api.runs.waitingToolCalls, args)).page;
+    expect(seen.map((c) => c.toolCallId)).toEqual([callId]);
+    expect(seen[0]).not.toHaveProperty("arguments");
     await expectError(t.query(api.runs.waitingToolCalls, args), "UNAUTHENTICATED");
     await expectError(other.member.query(api.runs.waitingToolCalls, args), "FORBIDDEN");
     await expectError(viewer.query(api.runs.waitingToolCalls, { departmentId, paginationOpts: page(MAX_WAITING_CALLS_PAGE + 1) }), "INVALID_ARGUMENT", /1 to 50/);

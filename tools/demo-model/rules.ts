@@ -8,6 +8,7 @@
 import type { ChatMessage } from "../../convex/brain/model";
 import { parseToolCalls, type ParsedToolCall } from "../../convex/lib/toolCalls";
 import { normalizeName } from "../../convex/lib/agentNames";
+import { UNTRUSTED_LINE } from "../../convex/lib/untrusted";
 import { STATUS_WORDS as STATUS_WORDS_IN_SENTENCE } from "../../convex/lib/guards";
 
 interface RosterMember {
@@ -173,12 +174,21 @@ function field(text: string, name: string): string | undefined {
   return new RegExp(`^\\s*${name}:[ \\t]*(.*)$`, "mi").exec(text)?.[1].trim();
 }
 
+/** Untrusted text as the prompt frames it (convex/lib/untrusted: each line behind a quote bar), back to its own lines. */
+function unquote(text: string): string {
+  const bar = UNTRUSTED_LINE.trim();
+  return text
+    .split("\n")
+    .map((line) => (line.trimStart().startsWith(bar) ? line.trimStart().slice(bar.length).replace(/^ /, "") : line))
+    .join("\n");
+}
+
 /** "Description: text", or "Description:" with the text on the lines below; "(none)" is empty. */
 function description(taskText: string): string {
   const m = /^\s*Description:[ \t]*(.*)$/im.exec(taskText);
   if (m === null) return "";
   // The description ends where the prompt's next part begins (parts are separated by a blank line).
-  const text = m[1].trim() || taskText.slice(m.index + m[0].length).trim().split(/\n\s*\n/)[0].trim();
+  const text = unquote(m[1].trim() || taskText.slice(m.index + m[0].length).trim().split(/\n\s*\n/)[0]).trim();
   return text === "(none)" ? "" : text;
 }
 
@@ -560,7 +570,7 @@ function readObservations(results: string): Array<{ tool: string; text: string }
     const start = /^\s*\[OBSERVATION\s+([^\]\s]+)\]\s*(.*)$/.exec(line);
     if (start) observations.push({ tool: start[1], text: start[2] });
     else if (/^(?:You have used all your tool calls|Continue:)/.test(line)) break;
-    else if (observations.length > 0) observations[observations.length - 1].text += `\n${line}`;
+    else if (observations.length > 0) observations[observations.length - 1].text += `\n${unquote(line)}`;
   }
   return observations.map((o) => ({ ...o, text: o.text.trim() }));
 }

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { UserIdentity } from "convex/server";
 import { WebSocketServer } from "ws";
+import { ADMIN_KEY, mintedKeyBytes, mintKey } from "../../convex/lib/secrets/minted";
 import { allowedHostnames, appOrigins, DEFAULT_CONFIG, envList } from "../config.js";
 import { AuthFailure, isJwtShaped, loadAuthProviders, loadOrCreateAuthKeys, ProviderVerifier, type TokenVerifier } from "./auth.js";
 import { CronRunner } from "./crons.js";
@@ -356,7 +357,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
 
 function loadOrCreateAdminKey(file: string): string {
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const key = `maestro-local|${randomBytes(24).toString("hex")}`;
+  // Minted in a format the secret scanner knows, so a pasted admin key is redacted like any other secret.
+  const key = mintKey(ADMIN_KEY, randomBytes(mintedKeyBytes(ADMIN_KEY)));
   writeFileSync(file, key, { mode: 0o600 });
   return key;
 }

@@ -10,3 +10,4 @@ export * from "./rules";
 export * from "./normalize";
 export * from "./keywords";
 export * from "./userText";
+export * from "./minted";

@@ -14,6 +14,7 @@
  * in the text with a small constant on the chat's 4,096-character messages
  * (checked by tests/convex/secrets.test.ts, statically and on crafted inputs).
  */
+import { escapeRegExp, keyAlphabetPattern, MINTED_KEY_FORMATS, type MintedKeyFormat } from "./minted";
 import { keywordAutomaton, KeywordHits, placeGate, type KeywordAutomaton } from "./keywords";
 import { addViewFindings, normalizedView, VIEW_MARKS } from "./normalize";
 import { byOffsets, codeAt, flatCopy, monotonicNow, ScannerTimeout, type SecretFinding, type SecretScanner } from "./scanner";
@@ -415,8 +416,24 @@ function awsSecretStarts(text: string, at: number): number[] {
   return wordAt(text, at - 3, "aws") ? [at - 3, at] : [at];
 }
 
+/**
+ * The rule for keys of a format Maestro mints (minted.ts): the prefix and at
+ * least the format's length of its alphabet, standing as a whole token.
+ */
+export function mintedKeyRule(format: MintedKeyFormat): SecretRule {
+  return {
+    id: format.id,
+    description: format.description,
+    keywords: [format.prefix.toLowerCase()],
+    pattern: new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(format.prefix)}[${keyAlphabetPattern(format)}]{${format.length},256}(?![A-Za-z0-9_])`, "i"),
+    startsAt: "keyword",
+  };
+}
+
 /** The rule table. Order does not matter: overlapping findings are merged. */
 export const SECRET_RULES: readonly SecretRule[] = [
+  // Maestro's own keys first: every format it mints is a rule (minted.ts).
+  ...MINTED_KEY_FORMATS.map(mintedKeyRule),
   {
     id: "private-key",
     description: "PEM/OpenSSH/PGP private key block (to the END line, or to the end of the key material when cut off)",
