@@ -58,6 +58,7 @@ export const API_SCOPES = [
   "messages:write",
   "chat:read",
   "chat:write",
+  "tasks:read",
   "tasks:write",
   "tools:run",
 ] as const;
