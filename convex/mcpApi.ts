@@ -100,9 +100,12 @@ function inProcessApi(ctx: ActionCtx, dispatch: Dispatch, request: Request): Mae
   const origin = new URL(request.url).origin;
   const authorization = request.headers.get("Authorization") ?? "";
   const call = async (method: "GET" | "POST", path: string, body?: Record<string, unknown>) => {
+    const url = new URL(`${origin}${path}`);
+    // An argument of "." or ".." would make the URL point elsewhere (`/tasks/..` is `/`): a tool reaches only its own route.
+    if (url.pathname !== path.split("?")[0]) throw new ApiRefusal(404, "Not found: an id is never . or ..", undefined);
     const response = await dispatch(
       ctx,
-      new Request(`${origin}${path}`, {
+      new Request(url, {
         method,
         headers: { Authorization: authorization, Accept: "application/json", ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
         body: body === undefined ? undefined : JSON.stringify(body),

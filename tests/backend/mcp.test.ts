@@ -250,6 +250,17 @@ describe.each<Transport>(["http", "stdio"])("the maestro MCP server over %s", (t
       expect(JSON.parse(textOf(refused))).toMatchObject({ status: 403, error: expect.stringContaining(`"${scope}" scope`) });
     }
     expect(JSON.parse(textOf(await client.callTool({ name: "tasks_get", arguments: { task_id: "no-such-task" } })))).toEqual({ status: 404, error: "Task not found in this project." });
+    // An id of ".." reaches no other route: the path a tool calls is its own.
+    for (const [name, args] of [
+      ["tasks_get", { task_id: ".." }],
+      ["tasks_messages", { task_id: ".." }],
+      ["channels_messages", { channel: "." }],
+      ["threads_messages", { thread_id: ".." }],
+      // Without the guard this is POST /messages, a 400.
+      ["tasks_post", { task_id: "..", body: "x" }],
+    ] as const) {
+      expect(JSON.parse(textOf(await client.callTool({ name, arguments: args }))), name).toMatchObject({ status: 404 });
+    }
     const invalid = await client.callTool({ name: "chat_post", arguments: { text: "" } });
     expect(invalid.isError).toBe(true);
     expect(textOf(invalid)).toMatch(/Invalid arguments for tool chat_post/);
