@@ -22,6 +22,7 @@ const squad = scriptedSquad((request) => {
   if (!isJarvis(request.messages)) return "Noted.";
   const last = lastUser(request.messages);
   if (last.startsWith("=== TOOL RESULTS ===")) return "Delegated the form to Dev Bot.";
+  if (last.includes("Title: Pricing page")) return `One question first. [TOOL: ask_question ARG: ${JSON.stringify({ question: "Which currency do we show?" })}]`;
   return last.includes("Launch page") ? `On it. [TOOL: delegate_task ARG: ${JSON.stringify(DELEGATION)}]` : "Nothing to do.";
 });
 const { thread } = squadTasks(squad);
@@ -110,6 +111,19 @@ describe("following work over HTTP", () => {
     expect((await call("GET", `/tasks/${parentId}`)).body.subtasks[0].status).toBe("review");
     await waitFor(async () => (await thread(parentId as Id<"tasks">)).some((m) => m.content.includes("Signup form") && /review/i.test(m.content)), 10_000, "the parent's update line");
   }, 60_000);
+});
+
+describe("what waits for a person", () => {
+  test("an agent's open question shows in waiting_for_person, and the task cannot be moved past it", async () => {
+    const made = (await call("POST", "/tasks", { title: "Pricing page", assignees: ["Jarvis"] })).body;
+    let task: Json = {};
+    await waitFor(async () => {
+      task = (await call("GET", `/tasks/${made.id}`)).body;
+      return task.waiting_for_person?.length === 1;
+    }, 30_000, "Jarvis's question");
+    expect(task.waiting_for_person).toEqual([{ kind: "question", id: expect.any(String), agent: "Jarvis", text: "Which currency do we show?", since: expect.any(Number), expires_at: expect.any(Number) }]);
+    expect(await call("POST", `/tasks/${made.id}/status`, { status: "done" })).toMatchObject({ status: 409, body: { error: expect.stringContaining("question") } });
+  }, 40_000);
 });
 
 describe("the attacker's view of the task routes", () => {
