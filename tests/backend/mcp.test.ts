@@ -306,6 +306,13 @@ describe("the stdio server from any folder", () => {
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
   }, 60_000);
 
+  test("a Maestro it cannot reach: each request is answered with a JSON-RPC error saying so, and the server ends with its input", () => {
+    const env = { ...serverEnv("mk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), MAESTRO_SITE_URL: "http://127.0.0.1:1" };
+    const run = spawnSync(process.execPath, [BIN], { cwd: elsewhere, env, input: '{"jsonrpc":"2.0","id":1,"method":"ping"}\n', encoding: "utf8", timeout: 30_000 });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -32000, message: expect.stringContaining("Cannot reach Maestro at http://127.0.0.1:1/mcp") } });
+  });
+
   test("without MAESTRO_AGENT_KEY the server exits with a message", () => {
     const run = spawnSync(process.execPath, [BIN], { cwd: elsewhere, env: serverEnv(undefined), input: "", encoding: "utf8", timeout: 30_000 });
     expect(run.status).toBe(1);

@@ -100,16 +100,25 @@ export async function main(): Promise<void> {
   const transport = new StdioServerTransport();
   // The version initialize settled on, sent with every later request as the transport spec asks.
   let protocolVersion: string | null = null;
+  // Answers still on their way when the host closes stdin are written before the process ends.
+  const pending = new Set<Promise<void>>();
   transport.onmessage = (message) => {
-    void forward(options, message, protocolVersion).then(async (answer) => {
-      if (answer === null) return;
-      const result = "result" in answer ? (answer.result as { protocolVersion?: unknown }) : null;
-      if ("method" in message && message.method === "initialize" && typeof result?.protocolVersion === "string") protocolVersion = result.protocolVersion;
-      await transport.send(answer);
-    });
+    const answered = forward(options, message, protocolVersion)
+      .then(async (answer) => {
+        if (answer === null) return;
+        const result = "result" in answer ? (answer.result as { protocolVersion?: unknown }) : null;
+        if ("method" in message && message.method === "initialize" && typeof result?.protocolVersion === "string") protocolVersion = result.protocolVersion;
+        await transport.send(answer);
+      })
+      .catch((error: unknown) => console.error(`maestro-mcp: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => pending.delete(answered));
+    pending.add(answered);
   };
   transport.onerror = (error) => console.error(`maestro-mcp: ${error.message}`);
   transport.onclose = () => process.exit(0);
+  process.stdin.on("end", () => {
+    void Promise.allSettled([...pending]).then(() => process.exit(0));
+  });
   await transport.start();
 }
 
