@@ -250,6 +250,15 @@ describe.each<Transport>(["http", "stdio"])("the maestro MCP server over %s", (t
       expect(JSON.parse(textOf(refused))).toMatchObject({ status: 403, error: expect.stringContaining(`"${scope}" scope`) });
     }
     expect(JSON.parse(textOf(await client.callTool({ name: "tasks_get", arguments: { task_id: "no-such-task" } })))).toEqual({ status: 404, error: "Task not found in this project." });
+    // Another department's task is not found either, read or written (this key may read it: tasks:read).
+    const lab = await ada.mutation(api.departments.create, { name: `Lab ${transport}` });
+    const hidden = await ada.mutation(api.tasks.create, { departmentId: lab, title: "Hidden work" });
+    for (const [name, args] of [
+      ["tasks_get", { task_id: hidden }],
+      ["tasks_messages", { task_id: hidden }],
+    ] as const) {
+      expect(JSON.parse(textOf(await client.callTool({ name, arguments: args }))), name).toEqual({ status: 404, error: "Task not found in this project." });
+    }
     // An id of ".." reaches no other route: the path a tool calls is its own.
     for (const [name, args] of [
       ["tasks_get", { task_id: ".." }],
