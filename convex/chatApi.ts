@@ -10,7 +10,7 @@
  * (all when it lists none) and nothing when no password is configured.
  * They answer 404 when chat is disabled for the department.
  *
- * For agents outside Maestro (the stdio MCP server in tools/mcp/):
+ * For agents outside Maestro (the MCP tools chat_post and chat_getNew, convex/mcpTools.ts):
  *
  *   GET  /mcp/chat.status                    {"enabled": boolean}; no key needed
  *   POST /mcp/chat.post    {"text": "..."}   {"id": number, "success": true}

@@ -7,6 +7,8 @@
  *   /api/chat, /mcp/chat.*          the #maestro chat (convex/chatApi.ts)
  *   /projects, /channels, /messages, /threads, /dms, /agents, /runs, /tool-calls
  *                                   messaging (and external tools' calls and output) for agents outside Maestro (convex/messagingApi.ts)
+ *   /tasks/{id}…, GET /tasks          following work: a task, its thread, its moves (convex/tasksApi.ts)
+ *   /mcp                            MCP over Streamable HTTP, every tool one call of the routes above (convex/mcpApi.ts)
  *   /auth/password                  sign-in for the app (convex/signInApi.ts)
  *   /api/upload                     a file for a message, through an upload grant (convex/uploadApi.ts)
  *   /.well-known/*                  Convex Auth's OpenID configuration and JWKS
@@ -16,11 +18,31 @@ import { httpAction } from "./_generated/server";
 import { auth } from "./auth";
 import { CHAT_ROUTES } from "./chatApi";
 import { answering, type HttpRoute } from "./lib/httpJson";
+import { mcpRoutes, type Dispatch } from "./mcpApi";
 import { MESSAGING_ROUTES } from "./messagingApi";
 import { SIGN_IN_ROUTES } from "./signInApi";
+import { TASK_ROUTES } from "./tasksApi";
 import { UPLOAD_ROUTES } from "./uploadApi";
 
-const ROUTES: HttpRoute[] = [...CHAT_ROUTES, ...MESSAGING_ROUTES, ...SIGN_IN_ROUTES, ...UPLOAD_ROUTES];
+const API_ROUTES: HttpRoute[] = [...CHAT_ROUTES, ...MESSAGING_ROUTES, ...TASK_ROUTES, ...SIGN_IN_ROUTES, ...UPLOAD_ROUTES];
+
+/**
+ * A request handed to the route that answers it, as Convex's router picks
+ * one (an exact path first, then the longest prefix): how an MCP tool calls
+ * the API in-process. No route: 404.
+ */
+const dispatch: Dispatch = async (ctx, request) => {
+  const { pathname } = new URL(request.url);
+  const method = request.method;
+  const same = API_ROUTES.filter((r) => r.method === method);
+  const route =
+    same.find((r) => "path" in r && r.path === pathname) ??
+    same.filter((r): r is HttpRoute & { pathPrefix: string } => "pathPrefix" in r && pathname.startsWith(r.pathPrefix)).sort((a, b) => b.pathPrefix.length - a.pathPrefix.length)[0];
+  if (route === undefined) return new Response(JSON.stringify({ error: "No such endpoint." }), { status: 404, headers: { "Content-Type": "application/json" } });
+  return await answering(route.challenge, route.handler)(ctx, request);
+};
+
+const ROUTES: HttpRoute[] = [...API_ROUTES, ...mcpRoutes(dispatch)];
 
 const http = httpRouter();
 

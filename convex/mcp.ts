@@ -1,7 +1,7 @@
 /**
  * The chat for agents outside Maestro: what the `/mcp/*` HTTP endpoints in
- * convex/http.ts run once they have hashed the caller's API key. The stdio
- * MCP server in tools/mcp/ calls those endpoints. Refusals are MaestroErrors:
+ * convex/http.ts run once they have hashed the caller's API key. The
+ * MCP tools chat_post / chat_getNew (convex/mcpTools.ts) call those endpoints. Refusals are MaestroErrors:
  * 401 for a key, 403 for an architect's, 404 when chat is off, 400 for a bad
  * body, 413 for a message over the limit, 429 when rate limited.
  */

@@ -44,6 +44,7 @@ export const API_SCOPES = [
   "messages:write",
   "chat:read",
   "chat:write",
+  "tasks:read",
   "tasks:write",
   "tools:run",
 ] as const;

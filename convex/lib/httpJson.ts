@@ -13,7 +13,7 @@ import { errorData, HTTP_STATUS, MaestroError } from "./errors";
  * throws MaestroErrors for refusals.
  */
 export type HttpRoute = ({ path: string } | { pathPrefix: string }) & {
-  method: "GET" | "POST" | "OPTIONS";
+  method: "GET" | "POST" | "OPTIONS" | "DELETE";
   challenge: string | null;
   handler: (ctx: ActionCtx, request: Request) => Promise<Response>;
   /** Applied to every answer, refusals included (CORS headers). */

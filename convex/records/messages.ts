@@ -121,6 +121,22 @@ export async function threadPage(ctx: QueryCtx, taskId: Id<"tasks">, paginationO
     .paginate(paginationOpts);
 }
 
+/**
+ * Up to `limit` messages of a task's thread posted after `after` (a
+ * message's creation time; null for the start), oldest first, and whether
+ * more follow. Creation times are unique in a table, so reading on from the
+ * last one seen skips nothing and repeats nothing, and also picks up what is
+ * posted later.
+ */
+export async function threadAfter(ctx: QueryCtx, taskId: Id<"tasks">, after: number | null, limit: number): Promise<{ messages: Array<Doc<"messages">>; more: boolean }> {
+  const rows = await ctx.db
+    .query("messages")
+    .withIndex("by_task", (q) => (after === null ? q.eq("taskId", taskId) : q.eq("taskId", taskId).gt("_creationTime", after)))
+    .order("asc")
+    .take(limit + 1);
+  return { messages: rows.slice(0, limit), more: rows.length > limit };
+}
+
 /** A task's newest messages, oldest first, at most `limit`. */
 export async function newestMessages(ctx: ReadCtx, taskId: Id<"tasks">, limit: number): Promise<Array<Doc<"messages">>> {
   const recent = await ctx.db

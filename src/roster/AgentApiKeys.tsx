@@ -19,7 +19,7 @@ function formatDate(ms: number): string {
 
 /**
  * An agent's API keys, for the edit modal (admins): the keys an agent outside
- * Maestro gives the MCP server (`npx maestro-mcp`) to use the #maestro chat.
+ * Maestro gives an MCP host (`POST /mcp`, or the stdio server `npx maestro-mcp`) to take part in the squad's work.
  * A new key holds the scopes ticked when it is made (each HTTP route and MCP
  * tool needs one); its plaintext shows once, right after it is created.
  */
@@ -105,7 +105,7 @@ function LiveApiKeys({ agent }: Props) {
       <p className="text-xs text-slate-500 dark:text-slate-400">
         {isArchitect
           ? "Architects take no part in chat, so they get no API keys."
-          : `Lets ${agent.name} use the #maestro chat from outside Maestro: give the key to the MCP server (npx maestro-mcp) as MAESTRO_AGENT_KEY.`}
+          : `Lets ${agent.name} work from outside Maestro (tasks, chat, channels): give the key to an MCP host as a bearer token for <site>/mcp, or to the stdio server (npx maestro-mcp) as MAESTRO_AGENT_KEY.`}
       </p>
 
       {choosing !== null && (

@@ -17,7 +17,8 @@ export const SCOPE_ABOUT: Record<ApiScope, string> = {
   "messages:write": "Post messages, start threads, send DMs",
   "chat:read": "Read the #maestro chat",
   "chat:write": "Post in the #maestro chat",
-  "tasks:write": "Put tasks on the board, assigned to agents by name",
+  "tasks:read": "Read tasks, their subtasks and threads, and the tasks assigned to it",
+  "tasks:write": "Put tasks on the board, post in their threads, move the tasks it holds",
   "tools:run": "Submit the output of external tool calls",
 };
 

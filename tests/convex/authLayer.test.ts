@@ -310,6 +310,9 @@ describe("every public function goes through the auth layer", () => {
       ["OPTIONS /auth/password", 403],
       // The MCP server asks this before it has a key (the chat spec's status call); it reveals only a boolean.
       ["GET /mcp/chat.status", 200],
+      // MCP over Streamable HTTP opens no stream and keeps no session: GET and DELETE say so to anyone (POST needs a key).
+      ["GET /mcp", 405],
+      ["DELETE /mcp", 405],
       // Uploads are opened by a grant in the URL, not a credential: none is a 403; preflight without an allowed Origin too.
       ["POST /api/upload", 403],
       ["OPTIONS /api/upload", 403],
