@@ -4,6 +4,7 @@ import type { Doc } from "./_generated/dataModel";
 import { internalQuery } from "./_generated/server";
 import { agentMutation, agentQuery, departmentMutation, departmentQuery } from "./functions";
 import { memberActor } from "./lib/actors";
+import { normalizeName } from "./lib/agentNames";
 import { MaestroError } from "./lib/errors";
 import { LIMITS, MAX_AGENTS_PER_DEPARTMENT } from "./lib/limits";
 import { agentSessionKey, slugify } from "./lib/names";
@@ -228,8 +229,9 @@ export const agentsForKey = internalQuery({
 /** One agent of the roster by `me`, id, name (any case) or session key; another department's or an unknown one is a 404 alike. */
 function agentNamedX(roster: ReadonlyArray<Doc<"agents">>, caller: Doc<"agents">, named: string): Doc<"agents"> {
   if (named === "me") return caller;
-  const key = named.trim().toLowerCase();
-  const found = roster.find((a) => a._id === named || a.sessionKey === named || a.nameKey === key);
+  // The project's one name rule (lib/agentNames), as every route that takes an agent's name.
+  const key = normalizeName(named);
+  const found = roster.find((a) => a._id === named || a.sessionKey === named || (key !== "" && normalizeName(a.name) === key));
   if (found === undefined) throw new MaestroError("NOT_FOUND", `No agent ${JSON.stringify(named.slice(0, 80))} in this project.`);
   return found;
 }

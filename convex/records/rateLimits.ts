@@ -99,5 +99,5 @@ export async function limitOrThrow(ctx: MutationCtx, name: keyof typeof TOO_MANY
   if (result.ok) return;
   const seconds = Math.max(1, Math.ceil(result.retryAfter / 1000));
   const wait = what.endsWith(":") ? `${what} try again in ${seconds} s.` : `${what} Try again in ${seconds} s.`;
-  throw new MaestroError("RATE_LIMITED", wait);
+  throw new MaestroError("RATE_LIMITED", wait, seconds);
 }

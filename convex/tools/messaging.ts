@@ -17,7 +17,7 @@ import { MaestroError } from "../lib/errors";
 import { clientSendKey } from "../lib/idempotency";
 import { postChannelMessage } from "../reactions/delivery";
 import { keyAgentX } from "../records/agentApiKeys";
-import { publicMessage, readableMessageX, recentTopLevel, threadRootOf, threadView, vChannelMessage } from "../records/channelMessages";
+import { publicMessage, readableMessageX, recentTopLevel, threadRootOf, threadView, topLevelPage, vChannelMessage } from "../records/channelMessages";
 import {
   channelCard,
   channelMembers,
@@ -214,6 +214,24 @@ export const channelHistoryTool = internalQuery({
     const { agent } = await callerOf(ctx, { runId, keyHash });
     const channel = await channelNamed(ctx, agent, name);
     return (await recentTopLevel(ctx, channel._id, since ?? 0, readLimit(limit))).map(publicMessage);
+  },
+});
+
+/**
+ * `GET /channels/{c}/messages` and `GET /dms/{d}/messages` (the HTTP API):
+ * a page of top-level messages, oldest first, after a message (`after`, a
+ * cursor's exact time) or from a whole millisecond (`atOrAfter`), else the
+ * newest; `more` when others follow the page.
+ */
+export const channelPageTool = internalQuery({
+  args: { ...vCaller, channel: v.string(), limit: v.optional(v.number()), after: v.optional(v.number()), atOrAfter: v.optional(v.number()) },
+  returns: v.object({ messages: v.array(vChannelMessage), more: v.boolean() }),
+  handler: async (ctx, { runId, keyHash, channel: name, limit, after, atOrAfter }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
+    const channel = await channelNamed(ctx, agent, name);
+    const start = after !== undefined ? { after } : atOrAfter !== undefined ? { atOrAfter } : null;
+    const page = await topLevelPage(ctx, channel._id, start, readLimit(limit));
+    return { messages: page.messages.map(publicMessage), more: page.more };
   },
 });
 
