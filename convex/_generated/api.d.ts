@@ -108,6 +108,7 @@ import type * as questions from "../questions.js";
 import type * as reactions_a2a from "../reactions/a2a.js";
 import type * as reactions_delegation from "../reactions/delegation.js";
 import type * as reactions_delivery from "../reactions/delivery.js";
+import type * as reactions_outside from "../reactions/outside.js";
 import type * as reactions_pauses from "../reactions/pauses.js";
 import type * as reactions_questions from "../reactions/questions.js";
 import type * as reactions_runEnd from "../reactions/runEnd.js";
@@ -273,6 +274,7 @@ declare const fullApi: ApiFromModules<{
   "reactions/a2a": typeof reactions_a2a;
   "reactions/delegation": typeof reactions_delegation;
   "reactions/delivery": typeof reactions_delivery;
+  "reactions/outside": typeof reactions_outside;
   "reactions/pauses": typeof reactions_pauses;
   "reactions/questions": typeof reactions_questions;
   "reactions/runEnd": typeof reactions_runEnd;

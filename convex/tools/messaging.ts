@@ -16,7 +16,7 @@ import { normalizeChannelName } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
 import { clientSendKey } from "../lib/idempotency";
 import { postChannelMessage } from "../reactions/delivery";
-import { keyAgentX } from "../records/agentApiKeys";
+import { keyAgentWithSinceX, keyAgentX } from "../records/agentApiKeys";
 import { publicMessage, readableMessageX, recentTopLevel, threadRootOf, threadView, topLevelPage, vChannelMessage } from "../records/channelMessages";
 import {
   channelCard,
@@ -38,7 +38,7 @@ import {
   vChannelCard,
 } from "../records/channels";
 import { emitEvent } from "../records/events";
-import { markAllRead, markMessagesRead, unreadCountIn, unreadFor } from "../records/inbox";
+import { keyUnreadFor, markAllRead, markMessagesRead, markReadByKey, unreadCountIn, unreadFor } from "../records/inbox";
 import { oncePerKey } from "../records/toolEffects";
 import { vActor, vChannelVisibility, vImportance, type Artifact, type Importance } from "../validators";
 
@@ -279,8 +279,13 @@ export const inboxMessagesTool = internalQuery({
   handler: async (ctx, { runId, keyHash, limit, agent: named }) => {
     const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
     requireOwnInbox(agent, named);
+    // A key reads from its own position, so an in-app run's reads take nothing from it (and the other way round).
+    const rows =
+      keyHash !== undefined
+        ? await keyUnreadFor(ctx, agent, (await keyAgentWithSinceX(ctx, keyHash)).keySince, readLimit(limit))
+        : await unreadFor(ctx, agent, taskId, readLimit(limit));
     const out = [];
-    for (const row of await unreadFor(ctx, agent, taskId, readLimit(limit))) {
+    for (const row of rows) {
       const message = await ctx.db.get("channelMessages", row.id as Id<"channelMessages">);
       if (message !== null) out.push({ message: publicMessage(message), where: row.where, direct: row.direct });
     }
@@ -392,6 +397,10 @@ export const markReadTool = internalMutation({
   handler: async (ctx, { runId, keyHash, key, messageIds }) => {
     const { agent } = await callerOf(ctx, { runId, keyHash });
     const actor = agentActor(agent);
+    if (keyHash !== undefined) {
+      // The key's own read position (records/inbox markReadByKey): what it marks read stays unread for the agent's runs.
+      return await markReadByKey(ctx, agent, (await keyAgentWithSinceX(ctx, keyHash)).keySince, messageIds, actor);
+    }
     return await oncePerKey(ctx, { key, tool: "message_mark_read", runId }, async () =>
       messageIds === undefined ? await markAllRead(ctx, agent.sessionKey, agent.departmentId, actor) : await markMessagesRead(ctx, agent.sessionKey, messageIds, actor),
     );
