@@ -106,6 +106,7 @@ import type * as plans from "../plans.js";
 import type * as presence from "../presence.js";
 import type * as questions from "../questions.js";
 import type * as reactions_a2a from "../reactions/a2a.js";
+import type * as reactions_chatMention from "../reactions/chatMention.js";
 import type * as reactions_delegation from "../reactions/delegation.js";
 import type * as reactions_delivery from "../reactions/delivery.js";
 import type * as reactions_outside from "../reactions/outside.js";
@@ -272,6 +273,7 @@ declare const fullApi: ApiFromModules<{
   presence: typeof presence;
   questions: typeof questions;
   "reactions/a2a": typeof reactions_a2a;
+  "reactions/chatMention": typeof reactions_chatMention;
   "reactions/delegation": typeof reactions_delegation;
   "reactions/delivery": typeof reactions_delivery;
   "reactions/outside": typeof reactions_outside;

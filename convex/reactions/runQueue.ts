@@ -103,7 +103,8 @@ export async function submitTrigger(ctx: MutationCtx, runId: Id<"runs">, trigger
       blocking: channelMessage.blocking,
     };
   } else {
-    event = { type: "control_submitted", action: "start", by: "Maestro", note: trigger.kind === "nudge" && trigger.note ? boundedText(trigger.note) : trigger.kind };
+    // A nudge, and a #maestro mention, say in their note what woke the run.
+    event = { type: "control_submitted", action: "start", by: "Maestro", note: trigger.note ? boundedText(trigger.note) : trigger.kind };
   }
   const clientMessageId = trigger.messageId ?? trigger.channelMessageId;
   await appendRunEvent(ctx, runId, event, clientMessageId === undefined ? {} : { clientMessageId });

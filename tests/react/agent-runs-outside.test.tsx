@@ -12,7 +12,7 @@ afterEach(cleanup);
 
 describe("AgentRunsOutside", () => {
   it("marks the agent as run outside Maestro, saves its endpoint and shows the signing secret once", async () => {
-    const setRunsOutside = vi.fn((args: { endpointUrl?: string | null }) => Promise.resolve({ secret: args.endpointUrl ? "whsec_abc" : null }));
+    const setRunsOutside = vi.fn((args: unknown) => Promise.resolve({ secret: (args as { endpointUrl?: string | null }).endpointUrl ? "whsec_abc" : null }));
     convex.mutations.set("agents:setRunsOutside", setRunsOutside);
     const devBot = agentFixture({ name: "Dev Bot", sessionKey: "agent:dev-bot:product" });
     const { rerender } = render(<AgentRunsOutside agent={devBot} />);
