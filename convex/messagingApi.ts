@@ -32,7 +32,7 @@
  *   GET  /dms/{id}/messages           ?limit=&since=&cursor=  a DM's messages, paged alike  [messages:read]
  *   GET  /agents/{id}                 an Agent of the key's department (id, name or `me`)  [projects:read]
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)  [messages:read]
- *   POST /tasks                       {title, description?, priority?, tags?, assignees?: [agent names]}: a Task on the
+ *   POST /tasks                       {title, description?, priority?, tags?, assignees?: [agent names, lib/agentNames rule]}: a Task on the
  *                                     key's department's board (convex/tasks.ts createForKey)  [tasks:write]
  *   POST /runs/{id}/tool-output       {tool, tool_call_id, output | error}: an external tool's result for the call a run of
  *                                     the key's department waits on (convex/runs.ts toolOutput)  [tools:run]
@@ -40,9 +40,10 @@
  *                                     expire first: {tool_calls, next_cursor} (convex/runs.ts waitingToolCalls)  [tools:run]
  *
  * Errors (lib/errors HTTP_STATUS): 401 key, 403 not allowed or a scope the
- * key lacks, 404 unknown, 400 bad body or malformed path, 413 a message
- * over the limit, 409 conflict, 429 rate
- * limited; always `{"error": "..."}`.
+ * key lacks, 404 unknown (any other path: convex/http.ts's catch-all), 400
+ * bad body or malformed path, 413 a message over the limit, 409 conflict,
+ * 429 rate limited (with Retry-After); always `{"error": "..."}`. Times are
+ * whole milliseconds (lib/messagingJson ms).
  */
 import { ConvexError } from "convex/values";
 import { internal } from "./_generated/api";
