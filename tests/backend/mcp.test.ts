@@ -236,6 +236,8 @@ describe("maestro-mcp over stdio against the offline backend", () => {
     await ada.mutation(api.channelMessages.reply, { channelId: channel.id as Id<"channels">, messageId: posted.id as Id<"channelMessages">, body: "Ship it, @Dev Bot" });
     const thread = await call("threads.messages", { message_id: posted.id });
     expect(thread.messages.map((m) => m.body)).toEqual(["Build is green", "Ship it, @Dev Bot"]);
+    // The same id under the name threads.get gives it.
+    expect((await call("threads.messages", { thread_id: posted.id })).messages.map((m) => m.body)).toEqual(["Build is green", "Ship it, @Dev Bot"]);
     expect(await call("threads.get", { thread_id: posted.id })).toMatchObject({ id: posted.id, root_message_id: posted.id, reply_count: 1 });
     expect(await call("threads.create", { root_message_id: posted.id })).toMatchObject({ id: posted.id, channel_id: channel.id });
     expect((await call("channels.messages", { channel: channel.id, limit: 5 })).messages.map((m) => m.reply_count)).toEqual([1]);

@@ -229,7 +229,8 @@ const postFields = {
 };
 const listing = {
   limit: z.number().int().min(1).max(50).optional().describe("At most this many (default 20)."),
-  since: z.number().int().min(0).optional().describe("Only messages newer than this time (ms since 1970)."),
+  since: z.number().int().min(0).optional().describe("Start at the first message created after this time (whole ms since 1970)."),
+  cursor: z.string().optional().describe("A page's next_cursor: read on right after that page (wins over since)."),
 };
 
 function query(params: Record<string, number | string | undefined>): string {
@@ -301,8 +302,8 @@ function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
     channel: id("The channel's id or #name."),
     topic: z.string().max(500).describe("The new topic."),
   }, false, (a) => api.messaging("POST", `/channels/${path(a.channel)}/topic`, { topic: a.topic }));
-  tool("channels.messages", "Channel history", "A channel's top-level messages, oldest first: {messages: [Message]}.", { channel: id("The channel's id or #name."), ...listing }, true, (a) =>
-    api.messaging("GET", `/channels/${path(a.channel)}/messages${query({ limit: a.limit, since: a.since })}`),
+  tool("channels.messages", "Channel history", "A channel's top-level messages: {messages: [Message], next_cursor, more}: a page, oldest first, from since or cursor (else the newest); next_cursor reads on from its end, more says whether messages already follow. A Message is {id, from, to?, type, body, mentions, artifacts, blocking, importance, created_at, context, correlation_id?, channel_id, thread_id?, reply_count}.", { channel: id("The channel's id or #name."), ...listing }, true, (a) =>
+    api.messaging("GET", `/channels/${path(a.channel)}/messages${query({ limit: a.limit, since: a.since, cursor: a.cursor })}`),
   );
   tool("messages.post", "Post a message", "Posts to a channel, or replies in a thread when reply_to names a message: the Message.", {
     channel: z.string().optional().describe("The channel's id or #name (or give reply_to)."),
@@ -312,24 +313,30 @@ function registerMessagingTools(server: McpServer, api: MaestroChatApi): void {
   tool("messages.read", "Mark read", "Marks one message read for this agent: {marked}.", { message_id: id("The message's id.") }, false, (a) =>
     api.messaging("POST", `/messages/${path(a.message_id)}/read`, {}),
   );
-  tool("threads.create", "Start a thread", "A thread on a channel message (root_message_id), or on a new first message (channel and body): the Thread {id, channel_id, root_message_id, created_by, created_at}.", {
+  tool("threads.create", "Start a thread", "A thread on a channel message (root_message_id), or on a new first message (channel and body): the Thread {id, channel_id, root_message_id, created_by, created_at, reply_count, last_reply_at?}.", {
     root_message_id: z.string().optional().describe("A top-level channel message."),
     channel: z.string().optional().describe("Or: the channel's id or #name for a new first message."),
     ...postFields,
     body: postFields.body.optional(),
   }, false, (a) => api.messaging("POST", "/threads", a));
-  tool("threads.get", "A thread", "A Thread: {id, channel_id, root_message_id, created_by, created_at, reply_count}.", { thread_id: id("The thread's id (its first message's).") }, true, (a) =>
+  tool("threads.get", "A thread", "A Thread: {id, channel_id, root_message_id, created_by, created_at, reply_count, last_reply_at?}.", { thread_id: id("The thread's id (its first message's).") }, true, (a) =>
     api.messaging("GET", `/threads/${path(a.thread_id)}`),
   );
-  tool("threads.messages", "Thread messages", "A thread's first message and its replies: {thread, messages: [Message], more}.", { message_id: id("The thread's first message.") }, true, (a) =>
-    api.messaging("GET", `/threads/${path(a.message_id)}/messages`),
-  );
+  tool("threads.messages", "Thread messages", "A thread's first message and its replies: {thread: Thread, messages: [Message], more}.", {
+    // thread_id, as threads.get names the same id; message_id (its old name) still works.
+    thread_id: z.string().min(1).optional().describe("The thread's id (its first message's), as threads.get takes it."),
+    message_id: z.string().min(1).optional().describe("The same id under its older name."),
+  }, true, (a) => {
+    const thread = a.thread_id ?? a.message_id;
+    if (thread === undefined) throw new Error('Name the thread: "thread_id".');
+    return api.messaging("GET", `/threads/${path(thread)}/messages`);
+  });
   tool("dms.send", "Send a DM", "A direct message to people (agents may join, but a person must be among them): the DM {id, participants, created_at, message}.", {
     to: z.array(z.string().min(1)).min(1).max(20).describe("Names, as in @mentions."),
     ...postFields,
   }, false, (a) => api.messaging("POST", "/dms", a));
-  tool("dms.messages", "DM history", "A DM's messages, oldest first: {messages: [Message]}.", { dm: id("The DM's id (from dms.send)."), ...listing }, true, (a) =>
-    api.messaging("GET", `/dms/${path(a.dm)}/messages${query({ limit: a.limit, since: a.since })}`),
+  tool("dms.messages", "DM history", "A DM's messages: {messages: [Message], next_cursor, more}: a page, oldest first, from since or cursor (else the newest); next_cursor reads on from its end, more says whether messages already follow. A Message is {id, from, to?, type, body, mentions, artifacts, blocking, importance, created_at, context, correlation_id?, channel_id, thread_id?, reply_count}.", { dm: id("The DM's id (from dms.send)."), ...listing }, true, (a) =>
+    api.messaging("GET", `/dms/${path(a.dm)}/messages${query({ limit: a.limit, since: a.since, cursor: a.cursor })}`),
   );
   tool("inbox.read", "Unread messages", "What arrived for this agent and is still unread, newest first: {messages: [Message with where, direct]}.", { limit: listing.limit }, true, (a) =>
     api.messaging("GET", `/agents/me/inbox${query({ limit: a.limit })}`),
