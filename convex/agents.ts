@@ -1,13 +1,16 @@
 /** The roster's endpoints: list a department's agents, add and edit them (admins), one agent by its address. */
-import { v } from "convex/values";
+import { v, type Infer } from "convex/values";
 import type { Doc } from "./_generated/dataModel";
 import { internalQuery } from "./_generated/server";
 import { agentMutation, agentQuery, departmentMutation, departmentQuery } from "./functions";
 import { memberActor } from "./lib/actors";
+import { normalizeName } from "./lib/agentNames";
+import { webhookAllowPrivateFromEnv } from "./lib/config";
 import { MaestroError } from "./lib/errors";
 import { LIMITS, MAX_AGENTS_PER_DEPARTMENT } from "./lib/limits";
 import { agentSessionKey, slugify } from "./lib/names";
 import { cleanText } from "./lib/validate";
+import { checkWebhookUrl, newWebhookSecret } from "./lib/webhooks";
 import { recordActivity } from "./records/activities";
 import { agentJson } from "./lib/messagingJson";
 import { scopedKeyAgentX } from "./records/agentApiKeys";
@@ -18,7 +21,7 @@ import { checkToolApprovals, unknownTools } from "./tools/registry";
 import { vAgentKind, vAgentStatus, vTaskStatus, vToolApproval, type ApprovalPolicy } from "./validators";
 
 /** The roster's view of an agent: the stored agent without its department and lookup key. */
-const vAgent = schema.tables.agents.validator.omit("departmentId", "nameKey", "toolApprovals", "createdBy").extend({ _id: v.id("agents") });
+const vAgent = schema.tables.agents.validator.omit("departmentId", "nameKey", "toolApprovals", "createdBy", "endpointSecret").extend({ _id: v.id("agents") });
 
 const agentFields = {
   name: v.string(),
@@ -62,9 +65,10 @@ function cleanAgentFields(fields: {
   };
 }
 
-function toAgent(agent: Doc<"agents">) {
-  const { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt } = agent;
-  return { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt };
+function toAgent(agent: Doc<"agents">): Infer<typeof vAgent> {
+  const { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt, runsOutside, endpointUrl } = agent;
+  // The endpoint's signing secret never leaves the server after it was shown once.
+  return { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt, runsOutside, endpointUrl };
 }
 
 /** The department's roster, by name. */
@@ -155,6 +159,55 @@ export const setStatus = agentMutation({
   },
 });
 
+/**
+ * Marks an agent as run outside Maestro, or back inside (owners and admins).
+ * Outside, Maestro starts no runs of it: what would have started one is put
+ * in its inbox and, when `endpointUrl` is set, POSTed there signed
+ * (reactions/outside). The URL is checked as a webhook's is (public
+ * addresses only unless the deployment allows private ones); `null` removes
+ * it, leaving it out keeps it. A new URL gets a new signing secret, answered
+ * here once.
+ */
+export const setRunsOutside = agentMutation({
+  args: { runsOutside: v.boolean(), endpointUrl: v.optional(v.union(v.string(), v.null())) },
+  returns: v.object({ secret: v.union(v.string(), v.null()) }),
+  handler: async (ctx, { agentId, runsOutside, endpointUrl }) => {
+    const { agent, member } = ctx;
+    if (runsOutside && agent.isSquadLead) throw new MaestroError("INVALID_ARGUMENT", `${agent.name} leads the squad: Maestro runs its lead. Make another agent lead first.`);
+    if (runsOutside && agent.kind === "architect") throw new MaestroError("INVALID_ARGUMENT", "Architects run inside Maestro: they take no part in chat, and an outside agent works through it.");
+    let secret: string | null = null;
+    const fields: { runsOutside: boolean; endpointUrl?: string; endpointSecret?: string } = { runsOutside };
+    if (endpointUrl === null || (!runsOutside && endpointUrl === undefined)) {
+      fields.endpointUrl = undefined;
+      fields.endpointSecret = undefined;
+    } else if (endpointUrl !== undefined) {
+      if (!runsOutside) throw new MaestroError("INVALID_ARGUMENT", "Only an agent that runs outside Maestro has an endpoint.");
+      fields.endpointUrl = checkWebhookUrl(endpointUrl, webhookAllowPrivateFromEnv());
+      secret = fields.endpointUrl === agent.endpointUrl && agent.endpointSecret !== undefined ? null : newWebhookSecret();
+      if (secret !== null) fields.endpointSecret = secret;
+    }
+    await patchAgent(ctx, agentId, fields);
+    await recordActivity(ctx, {
+      departmentId: agent.departmentId,
+      type: "agent_updated",
+      actor: memberActor(member),
+      data: { name: agent.name, runsOutside, endpointChanged: "endpointUrl" in fields },
+    });
+    return { secret };
+  },
+});
+
+/** Where an outside agent's work is POSTed and how it is signed (reactions/outside); null when it runs inside or has no endpoint. */
+export const endpointOf = internalQuery({
+  args: { agentId: v.id("agents") },
+  returns: v.union(v.null(), v.object({ url: v.string(), secret: v.string() })),
+  handler: async (ctx, { agentId }) => {
+    const agent = await ctx.db.get("agents", agentId);
+    if (agent === null || agent.runsOutside !== true || agent.endpointUrl === undefined || agent.endpointSecret === undefined) return null;
+    return { url: agent.endpointUrl, secret: agent.endpointSecret };
+  },
+});
+
 /** The agent's own approval policies (tools not listed use the registry's defaults), for the edit modal. */
 export const toolApprovals = agentQuery({
   args: {},
@@ -228,8 +281,9 @@ export const agentsForKey = internalQuery({
 /** One agent of the roster by `me`, id, name (any case) or session key; another department's or an unknown one is a 404 alike. */
 function agentNamedX(roster: ReadonlyArray<Doc<"agents">>, caller: Doc<"agents">, named: string): Doc<"agents"> {
   if (named === "me") return caller;
-  const key = named.trim().toLowerCase();
-  const found = roster.find((a) => a._id === named || a.sessionKey === named || a.nameKey === key);
+  // The project's one name rule (lib/agentNames), as every route that takes an agent's name.
+  const key = normalizeName(named);
+  const found = roster.find((a) => a._id === named || a.sessionKey === named || (key !== "" && normalizeName(a.name) === key));
   if (found === undefined) throw new MaestroError("NOT_FOUND", `No agent ${JSON.stringify(named.slice(0, 80))} in this project.`);
   return found;
 }

@@ -12,6 +12,7 @@ import { agentChatAuthor, ARCHITECTS_EXCLUDED, chatExcluded } from "./lib/chat";
 import { memberKey } from "./lib/actors";
 import { MaestroError } from "./lib/errors";
 import { clientSendKey } from "./lib/idempotency";
+import { wakeChatMentions } from "./reactions/chatMention";
 import { oncePerKey } from "./records/toolEffects";
 import {
   departmentForApi,
@@ -58,9 +59,12 @@ export const postAsHuman = departmentMutation({
   args: { text: v.string(), clientMessageId: v.optional(v.string()) },
   returns: v.object({ id: v.number(), success: v.boolean() }),
   handler: async (ctx, { departmentId, text, clientMessageId }) => ({
-    id: await oncePerKey(ctx, { key: clientSendKey(memberKey(ctx.member.userId), clientMessageId), tool: "chat_post" }, async () =>
-      await postChat(ctx, departmentId, "@human", text, { userId: ctx.member.userId, name: ctx.member.name }),
-    ),
+    id: await oncePerKey(ctx, { key: clientSendKey(memberKey(ctx.member.userId), clientMessageId), tool: "chat_post" }, async () => {
+      const id = await postChat(ctx, departmentId, "@human", text, { userId: ctx.member.userId, name: ctx.member.name });
+      // A person's @mention of an agent wakes it (reactions/chatMention); a retried send wakes nobody twice.
+      await wakeChatMentions(ctx, departmentId, id, ctx.member.name);
+      return id;
+    }),
     success: true,
   }),
 });
@@ -152,6 +156,8 @@ export const postFromApi = internalMutation({
   returns: v.number(),
   handler: async (ctx, { slug, via, text }) => {
     const known = await departmentForApi(ctx, slug, via, true);
-    return await postChat(ctx, known.department._id, "@human", text, undefined, known);
+    const id = await postChat(ctx, known.department._id, "@human", text, undefined, known);
+    await wakeChatMentions(ctx, known.department._id, id, "@human");
+    return id;
   },
 });

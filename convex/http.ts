@@ -12,12 +12,13 @@
  *   /auth/password                  sign-in for the app (convex/signInApi.ts)
  *   /api/upload                     a file for a message, through an upload grant (convex/uploadApi.ts)
  *   /.well-known/*                  Convex Auth's OpenID configuration and JWKS
+ *   anything else                   404 {"error": "No such endpoint: …"}
  */
-import { httpRouter } from "convex/server";
+import { httpRouter, ROUTABLE_HTTP_METHODS } from "convex/server";
 import { httpAction } from "./_generated/server";
 import { auth } from "./auth";
 import { CHAT_ROUTES } from "./chatApi";
-import { answering, type HttpRoute } from "./lib/httpJson";
+import { answering, json, type HttpRoute } from "./lib/httpJson";
 import { mcpRoutes, type Dispatch } from "./mcpApi";
 import { MESSAGING_ROUTES } from "./messagingApi";
 import { SIGN_IN_ROUTES } from "./signInApi";
@@ -38,7 +39,7 @@ const dispatch: Dispatch = async (ctx, request) => {
   const route =
     same.find((r) => "path" in r && r.path === pathname) ??
     same.filter((r): r is HttpRoute & { pathPrefix: string } => "pathPrefix" in r && pathname.startsWith(r.pathPrefix)).sort((a, b) => b.pathPrefix.length - a.pathPrefix.length)[0];
-  if (route === undefined) return new Response(JSON.stringify({ error: "No such endpoint." }), { status: 404, headers: { "Content-Type": "application/json" } });
+  if (route === undefined) return json(404, { error: `No such endpoint: ${method} ${pathname}.` });
   return await answering(route.challenge, route.handler)(ctx, request);
 };
 
@@ -52,6 +53,15 @@ auth.addHttpRoutes(http);
 for (const { method, challenge, handler, cors, ...where } of ROUTES) {
   const answer = answering(challenge, handler);
   http.route({ ...where, method, handler: httpAction(async (ctx, request) => (cors === undefined ? await answer(ctx, request) : cors(request, await answer(ctx, request)))) });
+}
+
+// Any other path or method answers as the routes do, `{"error": …}` JSON with its status, not the platform's own text.
+for (const method of ROUTABLE_HTTP_METHODS) {
+  http.route({
+    pathPrefix: "/",
+    method,
+    handler: httpAction(async (_ctx, request) => json(404, { error: `No such endpoint: ${method} ${new URL(request.url).pathname}. See docs/api.md for the routes.` })),
+  });
 }
 
 export default http;

@@ -216,8 +216,16 @@ const postFields = {
 };
 const listing = {
   limit: z.number().int().min(1).max(50).optional().describe("At most this many (default 20)."),
-  since: z.number().int().min(0).optional().describe("Only messages newer than this time (ms since 1970)."),
+  since: z.number().int().min(0).optional().describe("Start at the first message created after this time (whole ms since 1970)."),
+  cursor: z.string().min(1).optional().describe("A page's next_cursor: read on right after that page (wins over since)."),
 };
+/** A page of channel or DM history: every page reads on from `next_cursor`, so paging returns each message once. */
+const historyPage = (item: z.ZodType) =>
+  z.object({
+    messages: z.array(item).describe("The page's messages, oldest first."),
+    next_cursor: z.string().describe("Pass as cursor to read on from this page's end (also to poll for what is new)."),
+    more: z.boolean().describe("Whether messages already follow this page."),
+  });
 const names = z.array(z.string().min(1)).max(20).optional();
 const channelArg = z.string().min(1).describe("The channel's id or #name.");
 const taskArg = z.string().min(1).describe("The task's id.");
@@ -349,11 +357,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
   tool({
     name: "channels.messages",
     title: "Channel history",
-    description: "A channel's top-level messages, oldest first. Needs messages:read.",
+    description: "A channel's top-level messages, a page at a time, oldest first, from since or cursor (else the newest page). Needs messages:read.",
     input: z.object({ channel: channelArg, ...listing }),
-    output: messages(vMessage),
+    output: historyPage(vMessage),
     readOnly: true,
-    call: (api, a) => api.get(`/channels/${seg(a.channel)}/messages`, { limit: a.limit, since: a.since }),
+    call: (api, a) => api.get(`/channels/${seg(a.channel)}/messages`, { limit: a.limit, since: a.since, cursor: a.cursor }),
   }),
   tool({
     name: "messages.post",
@@ -422,11 +430,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
   tool({
     name: "dms.messages",
     title: "DM history",
-    description: "A DM's messages, oldest first. Needs messages:read.",
+    description: "A DM's messages, a page at a time, oldest first, from since or cursor (else the newest page). Needs messages:read.",
     input: z.object({ dm: z.string().min(1).describe("The DM's id (from dms_send)."), ...listing }),
-    output: messages(vMessage),
+    output: historyPage(vMessage),
     readOnly: true,
-    call: (api, a) => api.get(`/dms/${seg(a.dm)}/messages`, { limit: a.limit, since: a.since }),
+    call: (api, a) => api.get(`/dms/${seg(a.dm)}/messages`, { limit: a.limit, since: a.since, cursor: a.cursor }),
   }),
   tool({
     name: "inbox.read",

@@ -21,17 +21,18 @@
  *   GET  /channels/{id}               a Channel (or a DM) by id or name                  [channels:read]
  *   POST /channels/{id}/members       {add?: [names], remove?: [names]}                  [channels:manage]
  *   POST /channels/{id}/topic         {topic}                                            [channels:manage]
- *   GET  /channels/{id}/messages      ?limit=&since=  top-level messages, oldest first   [messages:read]
+ *   GET  /channels/{id}/messages      ?limit=&since=&cursor=  top-level messages, oldest first, a page at a time:
+ *                                     {messages, next_cursor, more}                      [messages:read]
  *   POST /messages                    {channel | reply_to, body, mentions?, artifacts?, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
  *   POST /messages/{id}/read          marks one message read for this agent              [messages:read]
  *   POST /threads                     {root_message_id} or {channel, body, ...}: a Thread  [messages:write]
  *   GET  /threads/{id}                a Thread                                           [messages:read]
  *   GET  /threads/{id}/messages       its first message and its replies                  [messages:read]
  *   POST /dms                         {to: [names], body, importance?, blocking?, correlation_id?, client_message_id?}  [messages:write]
- *   GET  /dms/{id}/messages           ?limit=&since=  a DM's messages                    [messages:read]
+ *   GET  /dms/{id}/messages           ?limit=&since=&cursor=  a DM's messages, paged alike  [messages:read]
  *   GET  /agents/{id}                 an Agent of the key's department (id, name or `me`)  [projects:read]
  *   GET  /agents/{id}/inbox           ?limit=  unread for this agent (its own id, name or `me` only)  [messages:read]
- *   POST /tasks                       {title, description?, priority?, tags?, assignees?: [agent names]}: a Task on the
+ *   POST /tasks                       {title, description?, priority?, tags?, assignees?: [agent names, lib/agentNames rule]}: a Task on the
  *                                     key's department's board (convex/tasks.ts createForKey)  [tasks:write]
  *   POST /runs/{id}/tool-output       {tool, tool_call_id, output | error}: an external tool's result for the call a run of
  *                                     the key's department waits on (convex/runs.ts toolOutput)  [tools:run]
@@ -39,16 +40,17 @@
  *                                     expire first: {tool_calls, next_cursor} (convex/runs.ts waitingToolCalls)  [tools:run]
  *
  * Errors (lib/errors HTTP_STATUS): 401 key, 403 not allowed or a scope the
- * key lacks, 404 unknown, 400 bad body or malformed path, 413 a message
- * over the limit, 409 conflict, 429 rate
- * limited; always `{"error": "..."}`.
+ * key lacks, 404 unknown (any other path: convex/http.ts's catch-all), 400
+ * bad body or malformed path, 413 a message over the limit, 409 conflict,
+ * 429 rate limited (with Retry-After); always `{"error": "..."}`. Times are
+ * whole milliseconds (lib/messagingJson ms).
  */
 import { ConvexError } from "convex/values";
 import { internal } from "./_generated/api";
 import type { ActionCtx } from "./_generated/server";
 import type { ApiScope } from "./lib/apiKeys";
 import { agentKeyHash, BEARER_CHALLENGE, json, jsonObjectBody, RequestRefusal, type HttpRoute } from "./lib/httpJson";
-import { channelJson, conversationJson, messageJson, threadJson, type StoredMessage } from "./lib/messagingJson";
+import { channelJson, conversationJson, cursorStart, messageCursor, messageJson, ms, threadJson, type CursorStart, type StoredMessage } from "./lib/messagingJson";
 import { CHANNEL_LIMITS } from "./lib/channels";
 import { LIMITS, MAX_WAITING_CALLS_PAGE } from "./lib/limits";
 import { IMPORTANCES, CHANNEL_VISIBILITIES, PRIORITIES } from "./validators";
@@ -215,10 +217,28 @@ function scopeByShape(whole: ApiScope, bySuffix: Partial<Record<string, ApiScope
 
 const messages = (rows: readonly StoredMessage[], projectId: string) => rows.map((m) => messageJson(m, projectId));
 
-/** `GET /channels/{id}/messages` and `GET /dms/{id}/messages`: top-level messages, oldest first. */
+/**
+ * `GET /channels/{id}/messages` and `GET /dms/{id}/messages`: top-level
+ * messages, oldest first, a page at a time. `cursor` (a page's
+ * `next_cursor`) reads on after that page's last message; else `since`
+ * (whole ms) reads from the first message created after it; else the newest
+ * `limit`. `next_cursor` always reads on from this page (poll with it),
+ * `more` says whether messages are already waiting there.
+ */
 async function history(ctx: ActionCtx, { keyHash, projectId, params }: Call, channel: string) {
-  const rows = await ctx.runQuery(internal.tools.messaging.channelHistoryTool, { keyHash, channel, limit: whole(params, "limit"), since: whole(params, "since") });
-  return { messages: messages(rows, projectId) };
+  const rawCursor = params.get("cursor");
+  const since = whole(params, "since");
+  let start: CursorStart | null = null;
+  if (rawCursor !== null && rawCursor !== "") {
+    start = cursorStart(rawCursor);
+    if (start === null) throw badRequest('"cursor" is not one this API handed out: pass the previous page\'s next_cursor, or none.');
+  } else if (since !== undefined) {
+    start = { atOrAfter: Math.floor(since) + 1 };
+  }
+  const page = await ctx.runQuery(internal.tools.messaging.channelPageTool, { keyHash, channel, limit: whole(params, "limit"), ...(start ?? {}) });
+  const last = page.messages.at(-1);
+  const next: CursorStart = last !== undefined ? { after: last._creationTime } : (start ?? { atOrAfter: 0 });
+  return { messages: messages(page.messages, projectId), next_cursor: messageCursor(next), more: page.more };
 }
 
 /** One message the key's agent may read, by id. */
@@ -355,8 +375,8 @@ export const MESSAGING_ROUTES: HttpRoute[] = [
         tool: call.tool,
         tool_call_id: call.toolCallId,
         arguments: jsonOrText(call.arguments ?? "{}"),
-        since: call.since,
-        expires_at: call.expiresAt,
+        since: ms(call.since),
+        expires_at: ms(call.expiresAt),
       })),
       next_cursor: page.isDone ? null : page.continueCursor,
     };

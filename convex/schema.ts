@@ -134,6 +134,12 @@ export default defineSchema({
     systemPrompt: v.string(),
     /** The person who added it (the spec's Agent `owner`); none for agents made before this was kept, and seeded ones. */
     createdBy: v.optional(v.id("users")),
+    /** Run outside Maestro (by a program holding its key): Maestro starts no runs of it and hands it its work instead (reactions/outside). */
+    runsOutside: v.optional(v.boolean()),
+    /** Where its work is POSTed, signed with `endpointSecret` (an outside agent's; checked as webhook URLs are). */
+    endpointUrl: v.optional(v.string()),
+    /** The HMAC key of its endpoint's deliveries; shown to the admin once, when the URL is set. */
+    endpointSecret: v.optional(v.string()),
   })
     .index("by_department_and_nameKey", ["departmentId", "nameKey"])
     .index("by_sessionKey", ["sessionKey"]),
@@ -692,6 +698,8 @@ export default defineSchema({
     /** The recipient was @mentioned (or it is a DM to them). */
     direct: v.boolean(),
     readAt: v.optional(v.number()),
+    /** Read through the agent's API key: a key reads from a position of its own, so neither its reads nor the agent's runs take messages from the other (records/inbox). */
+    keyReadAt: v.optional(v.number()),
     /** A blocking message was taken up by the recipient's run. */
     handledAt: v.optional(v.number()),
     /** An end-of-run nudge told the recipient agent of it: it never nudges again. */
@@ -704,6 +712,8 @@ export default defineSchema({
     .index("by_recipient_and_department_and_readAt_and_importance", ["recipientKey", "departmentId", "readAt", "importance"])
     .index("by_recipient_and_department_and_readAt_and_blocking", ["recipientKey", "departmentId", "readAt", "blocking"])
     .index("by_recipient_and_channel_and_readAt", ["recipientKey", "channelId", "readAt"])
+    // What an agent's key has not read yet (GET /agents/{id}/inbox), apart from what its runs read.
+    .index("by_recipient_and_department_and_keyReadAt", ["recipientKey", "departmentId", "keyReadAt"])
     .index("by_recipient_and_message", ["recipientKey", "messageId"])
     // Retention deletes a message's inbox rows with it.
     .index("by_message", ["messageId"])

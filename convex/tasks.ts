@@ -4,6 +4,7 @@ import type { Id } from "./_generated/dataModel";
 import { internalMutation, type QueryCtx } from "./_generated/server";
 import { departmentMutation, departmentQuery, taskMutation, taskQuery } from "./functions";
 import { agentActor, memberActor, memberKey } from "./lib/actors";
+import { resolveAgentNames } from "./lib/agentNames";
 import { cleanBoardFilter, type BoardFilter, type BoardFilterArgs } from "./lib/boardFilters";
 import { MaestroError } from "./lib/errors";
 import { taskJson } from "./lib/messagingJson";
@@ -151,13 +152,14 @@ export const createForKey = internalMutation({
   handler: async (ctx, { keyHash, assignees = [], ...fields }) => {
     const agent = await scopedKeyAgentX(ctx, keyHash, "tasks:write");
     const roster = await departmentAgents(ctx, agent.departmentId);
-    const chosen = assignees.map((typed) => {
-      const name = typed.trim().replace(/^@/, "").toLowerCase();
-      const found = roster.find((a) => a.name.toLowerCase() === name);
-      if (found === undefined) throw new MaestroError("INVALID_ARGUMENT", `Unknown assignee "${typed}": no agent of this project has that name.`);
-      return found;
-    });
-    const task = await createTask(ctx, agentActor(agent), { departmentId: agent.departmentId, ...fields, assigneeSessionKeys: chosen.map((a) => a.sessionKey) });
+    // The project's one name rule (lib/agentNames), as delegate_task and the slash commands resolve names.
+    const { resolved, unknown } = resolveAgentNames(assignees, roster);
+    if (unknown.length > 0) {
+      const [{ requested, suggestions }] = unknown;
+      const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(", ")}?` : "";
+      throw new MaestroError("INVALID_ARGUMENT", `Unknown assignee "${requested.slice(0, 80)}": no agent of this project has that name.${hint}`);
+    }
+    const task = await createTask(ctx, agentActor(agent), { departmentId: agent.departmentId, ...fields, assigneeSessionKeys: resolved.map((a) => a.sessionKey) });
     const names = task.assigneeSessionKeys.map((key) => roster.find((a) => a.sessionKey === key)?.name ?? key);
     return taskJson(task, { assignees: names, createdBy: agent.name, projectId: agent.departmentId });
   },

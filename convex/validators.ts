@@ -111,6 +111,8 @@ export const vRunTrigger = v.object({
   messageId: v.optional(v.id("messages")),
   /** The blocking channel message or DM that started the run (kind "message"). */
   channelMessageId: v.optional(v.id("channelMessages")),
+  /** The #maestro message (its chat id) that @mentioned the agent (kind "mentioned"): the run answers in #maestro. */
+  chatId: v.optional(v.number()),
   note: v.optional(v.string()),
 });
 

@@ -108,3 +108,42 @@ export const deliver = internalAction({
     return null;
   },
 });
+
+/**
+ * One attempt to hand an agent that runs outside Maestro its work
+ * (reactions/outside): the envelope is POSTed to the agent's endpoint,
+ * signed with the agent's own secret, by the same rules as a webhook (the
+ * address checked for this very connection, no redirect followed), and
+ * tried again with backoff on a retryable failure. An agent brought back
+ * inside, or whose endpoint was removed, is sent nothing more.
+ */
+export const deliverToAgent = internalAction({
+  args: { agentId: v.id("agents"), deliveryId: v.string(), body: v.string(), attempt: v.number() },
+  returns: v.null(),
+  handler: async (ctx, { agentId, deliveryId, body, attempt }) => {
+    const endpoint = await ctx.runQuery(internal.agents.endpointOf, { agentId });
+    if (endpoint === null) return null;
+    const headers = {
+      "Content-Type": "application/json",
+      "User-Agent": "Maestro-Webhook/1",
+      "X-Maestro-Event": "maestro.work",
+      "X-Maestro-Delivery": deliveryId,
+      [SIGNATURE_HEADER]: await signBody(endpoint.secret, body),
+    };
+    let status: number | null = null;
+    let retryAfter: string | null = null;
+    let retryable = true;
+    try {
+      ({ status, retryAfter } = await post(endpoint.url, headers, body, webhookAllowPrivateFromEnv()));
+      if (status >= 200 && status < 300) return null;
+      console.warn(`agent endpoint delivery ${deliveryId}: the receiver answered HTTP ${status}`);
+    } catch (failure) {
+      retryable = !(failure instanceof RefusedAddress);
+      console.warn(`agent endpoint delivery ${deliveryId} failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+    }
+    if (retryable && shouldRetry(status) && attempt < WEBHOOK_MAX_ATTEMPTS) {
+      await ctx.scheduler.runAfter(retryDelayMs(attempt, retryAfter), internal.webhookDelivery.deliverToAgent, { agentId, deliveryId, body, attempt: attempt + 1 });
+    }
+    return null;
+  },
+});

@@ -129,8 +129,10 @@ export function errorResponse(error: unknown, challenge: string | null): Respons
   if (data === null) throw error;
   const status = HTTP_STATUS[data.code];
   const headers: Record<string, string> = status === 401 && challenge !== null ? { "WWW-Authenticate": challenge } : {};
-  if (data.retryAfterSeconds === undefined) return json(status, { error: data.message }, headers);
-  return json(status, { error: data.message, retryAfterSeconds: data.retryAfterSeconds }, { ...headers, "Retry-After": String(data.retryAfterSeconds) });
+  if (status !== 429) return json(status, { error: data.message }, headers);
+  // Every 429 says when to try again, in whole seconds (RFC 9110 Retry-After); a refusal that did not say waits a second.
+  const retryAfterSeconds = Math.max(1, Math.ceil(data.retryAfterSeconds ?? 1));
+  return json(status, { error: data.message, retryAfterSeconds }, { ...headers, "Retry-After": String(retryAfterSeconds) });
 }
 
 /** An HTTP action's handler whose MaestroErrors answer with their status (errorResponse). */

@@ -51,6 +51,40 @@ function artifactJson(artifact: Artifact): ArtifactJson {
   return { kind: "file", file_id: artifact.storageId, name: artifact.name, content_type: artifact.contentType, size: artifact.size };
 }
 
+/** A time as the contract gives it: whole epoch milliseconds (a row's `_creationTime` has a fraction that orders rows made in the same millisecond). */
+export function ms(time: number): number;
+export function ms(time: number | undefined): number | undefined;
+export function ms(time: number | undefined): number | undefined {
+  return time === undefined ? undefined : Math.floor(time);
+}
+
+/** Where a history page starts (records/channelMessages PageStart): after a message's exact time, or at a whole millisecond. */
+export type CursorStart = { after: number } | { atOrAfter: number };
+
+/** What a history page's `next_cursor` holds, base64url (opaque to clients): `m1:>` and a message's exact time, or `m1:>=` and a millisecond. */
+const CURSOR_PREFIX = "m1:";
+
+/** The cursor that pages on from `start`. */
+export function messageCursor(start: CursorStart): string {
+  const text = "after" in start ? `${CURSOR_PREFIX}>${start.after}` : `${CURSOR_PREFIX}>=${start.atOrAfter}`;
+  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Where a cursor from `messageCursor` starts, or null for text that is not one. */
+export function cursorStart(cursor: string): CursorStart | null {
+  let text: string;
+  try {
+    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    return null;
+  }
+  const match = /^m1:(>=?)(\d+(?:\.\d+)?)$/.exec(text);
+  if (match === null) return null;
+  const time = Number(match[2]);
+  if (!Number.isFinite(time)) return null;
+  return match[1] === ">" ? { after: time } : { atOrAfter: time };
+}
+
 /** Leaves out the fields that are undefined, so an absent optional field is absent in the JSON too. */
 function defined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
@@ -67,7 +101,7 @@ export function messageJson(m: StoredMessage, projectId: string): MessageJson {
     artifacts: m.artifacts.map(artifactJson),
     blocking: m.blocking,
     importance: m.importance,
-    created_at: m._creationTime,
+    created_at: ms(m._creationTime),
     context: defined({ project_id: projectId, task_id: m.context.taskId, batch_id: m.context.batchId }),
     correlation_id: m.correlationId,
     channel_id: m.channelId,
@@ -119,15 +153,15 @@ export function channelJson(c: ConversationInfo, projectId: string): ChannelJson
     topic: c.topic === "" ? undefined : c.topic,
     visibility: c.visibility,
     created_by: actorName(c.createdBy),
-    created_at: c.createdAt,
+    created_at: ms(c.createdAt),
     archived: c.archived,
     members: c.members,
-    last_message_at: c.lastMessageAt,
+    last_message_at: ms(c.lastMessageAt),
   });
 }
 
 export function dmJson(c: Pick<ConversationInfo, "_id" | "members" | "createdAt" | "lastMessageAt">): DmJson {
-  return defined({ id: c._id, participants: c.members ?? [], created_at: c.createdAt, last_message_at: c.lastMessageAt });
+  return defined({ id: c._id, participants: c.members ?? [], created_at: ms(c.createdAt), last_message_at: ms(c.lastMessageAt) });
 }
 
 /** A channel or a DM, each in its own contract. */
@@ -152,9 +186,9 @@ export function threadJson(root: StoredMessage): ThreadJson {
     channel_id: root.channelId,
     root_message_id: root._id,
     created_by: actorName(root.from),
-    created_at: root._creationTime,
+    created_at: ms(root._creationTime),
     reply_count: root.replyCount,
-    last_reply_at: root.lastReplyAt,
+    last_reply_at: ms(root.lastReplyAt),
   });
 }
 
@@ -175,7 +209,7 @@ export function projectJson(department: Pick<Doc<"departments">, "_id" | "name" 
     slug: department.slug,
     description: department.description,
     owner,
-    created_at: department._creationTime,
+    created_at: ms(department._creationTime),
     schema_version: SCHEMA_VERSION,
   });
 }
@@ -239,7 +273,7 @@ export function taskJson(
     tags: [...task.tags],
     assignees,
     created_by: createdBy,
-    created_at: task._creationTime,
+    created_at: ms(task._creationTime),
     project_id: projectId,
   };
 }

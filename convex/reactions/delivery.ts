@@ -177,6 +177,11 @@ async function taskForMessage(ctx: MutationCtx, agent: Doc<"agents">, message: D
     const task = await ctx.db.get("tasks", run.taskId);
     if (task !== null && task.status === "in_progress" && task.assigneeSessionKeys.includes(agent.sessionKey)) return task._id;
   }
+  return await agentInboxTask(ctx, agent);
+}
+
+/** The agent's own inbox task (work that names no task: messages to it, #maestro mentions), created once. */
+export async function agentInboxTask(ctx: MutationCtx, agent: Doc<"agents">): Promise<Id<"tasks">> {
   const key = inboxTaskKey(agent.sessionKey);
   const existing = await taskByDelegationKey(ctx, key);
   if (existing !== null) return existing._id;

@@ -1,7 +1,7 @@
 /**
  * A run ends: completed, failed, stopped by a person, or recovered by the
  * sweeper. Ending writes `agent_end` once, closes a pause it waited on, says
- * the reply (where a blocking message asked, else in the task's thread) or
+ * the reply (where a blocking message or a #maestro mention asked, else in the task's thread) or
  * the error, then decides what comes next: a follow-up run for triggers
  * folded in meanwhile, a run for a blocking message the agent never saw, an
  * end-of-run nudge about unread arrivals, or back to idle.
@@ -10,12 +10,14 @@ import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
 import { env, type MutationCtx } from "../_generated/server";
 import { actorName, agentActor, memberActor } from "../lib/actors";
+import { agentChatAuthor } from "../lib/chat";
 import { errorData } from "../lib/errors";
 import { nudgeNote } from "../lib/nudges";
 import { boundedText, type AgentEndReason } from "../lib/runEvents";
 import { INTERRUPTED_REASON, queuedLimitMs, recoveryFor } from "../lib/runLease";
 import { cutForThread } from "../lib/toolCalls";
 import { idleIfUnoccupied } from "../records/agents";
+import { chatDepartment, postChat, postedInChatSince } from "../records/chat";
 import { postedSince, threadRootOf } from "../records/channelMessages";
 import { MAX_URGENT_CANDIDATES, markNudged, unreadBlockingRows, unreadRows, unreadRowsOfImportance, whereOf } from "../records/inbox";
 import { appendRunEvent } from "../records/runEvents";
@@ -137,6 +139,7 @@ async function wakeAfterRun(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agen
  * an answer is never lost.
  */
 async function answerWhereAsked(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, reply: string): Promise<boolean> {
+  if (run.trigger.chatId !== undefined) return await answerInChat(ctx, run, agent, reply);
   if (run.trigger.kind !== "message" || run.trigger.channelMessageId === undefined) return false;
   const asked = await ctx.db.get("channelMessages", run.trigger.channelMessageId);
   const channel = asked === null ? null : await ctx.db.get("channels", asked.channelId);
@@ -154,6 +157,29 @@ async function answerWhereAsked(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"
       correlationId: asked.correlationId,
       context: asked.context,
     });
+  } catch (error) {
+    if (errorData(error) !== null) return false;
+    throw error;
+  }
+  return true;
+}
+
+/** #maestro messages looked through for the agent's own answer during its run. */
+const CHAT_ANSWER_SCAN = 50;
+
+/**
+ * A run a person's #maestro @mention started answers in #maestro, as the
+ * agent (scanned and cut to the chat's limit like any chat post), unless it
+ * already posted there during the run or chat is off: then, as for any run,
+ * the reply goes to its task's thread.
+ */
+async function answerInChat(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, reply: string): Promise<boolean> {
+  try {
+    const known = await chatDepartment(ctx, agent.departmentId);
+    const author = agentChatAuthor(agent);
+    if (await postedInChatSince(ctx, known.department.chatSessionId, author, run._creationTime, CHAT_ANSWER_SCAN)) return false;
+    const text = reply.length > known.settings.maxMessageChars ? `${reply.slice(0, known.settings.maxMessageChars - 1)}…` : reply;
+    await postChat(ctx, agent.departmentId, author, text, undefined, known);
   } catch (error) {
     if (errorData(error) !== null) return false;
     throw error;

@@ -19,6 +19,7 @@ import { appendRunEvent } from "../records/runEvents";
 import { activeRunOfAgentOnTask, foldTrigger, insertRun, markQueued, type RunTrigger } from "../records/runs";
 import { liveTask } from "../records/tasks";
 import { delegationCorrelationId } from "./a2a";
+import { handOutside } from "./outside";
 
 export type { RunTrigger } from "../records/runs";
 
@@ -36,6 +37,8 @@ export async function enqueueRun(ctx: MutationCtx, agent: Doc<"agents">, taskId:
   // Archiving or deleting a task stopped its runs; nothing starts new ones there.
   if (task === null) return { runId: null, note: "the task was deleted" };
   if (task.archivedAt !== undefined) return { runId: null, note: "the task is archived" };
+  // An agent run outside Maestro is never run here: it is handed the work (its inbox, its endpoint).
+  if (agent.runsOutside === true) return { runId: null, note: await handOutside(ctx, agent, task, trigger) };
   const modelProblem = modelConfigProblem();
   if (modelProblem !== null) return { runId: null, note: modelProblem };
   const existing = await activeRunOfAgentOnTask(ctx, agent.sessionKey, taskId);
@@ -100,7 +103,8 @@ export async function submitTrigger(ctx: MutationCtx, runId: Id<"runs">, trigger
       blocking: channelMessage.blocking,
     };
   } else {
-    event = { type: "control_submitted", action: "start", by: "Maestro", note: trigger.kind === "nudge" && trigger.note ? boundedText(trigger.note) : trigger.kind };
+    // A nudge, and a #maestro mention, say in their note what woke the run.
+    event = { type: "control_submitted", action: "start", by: "Maestro", note: trigger.note ? boundedText(trigger.note) : trigger.kind };
   }
   const clientMessageId = trigger.messageId ?? trigger.channelMessageId;
   await appendRunEvent(ctx, runId, event, clientMessageId === undefined ? {} : { clientMessageId });

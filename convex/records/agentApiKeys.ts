@@ -40,6 +40,21 @@ export async function keyAgentX(ctx: QueryCtx, hash: string): Promise<Doc<"agent
 }
 
 /**
+ * The agent a key speaks for, and when its first key was made: where its
+ * keys' own inbox position starts (records/inbox keyUnreadRows), so a key
+ * made to replace another reads on where that one stopped.
+ */
+export async function keyAgentWithSinceX(ctx: QueryCtx, hash: string): Promise<{ agent: Doc<"agents">; keySince: number }> {
+  const checked = await checkKeyHash(ctx, hash);
+  if ("refusal" in checked) throw checked.refusal;
+  const first = await ctx.db
+    .query("agentApiKeys")
+    .withIndex("by_agent", (q) => q.eq("agentId", checked.agent._id))
+    .first();
+  return { agent: checked.agent, keySince: first?._creationTime ?? checked.key._creationTime };
+}
+
+/**
  * The agent a key speaks for when the key holds `scope`: as keyAgentX, and
  * FORBIDDEN naming the scope when the key was made without it.
  */

@@ -140,6 +140,32 @@ export async function recentTopLevel(ctx: ReadCtx, channelId: Id<"channels">, si
   return rows.reverse();
 }
 
+/** Where a page of a conversation starts: after a message (exclusive, its exact `_creationTime`), or at a whole millisecond (inclusive). */
+export type PageStart = { after: number } | { atOrAfter: number };
+
+/**
+ * A page of a conversation's top-level messages, oldest first: from `start`
+ * on, at most `limit`, with `more` when others follow; without a start, its
+ * newest `limit` (nothing follows them). Paging on from the last message of
+ * each page reads every message once, however many share a millisecond.
+ */
+export async function topLevelPage(
+  ctx: ReadCtx,
+  channelId: Id<"channels">,
+  start: PageStart | null,
+  limit: number,
+): Promise<{ messages: Array<Doc<"channelMessages">>; more: boolean }> {
+  if (start === null) return { messages: await recentTopLevel(ctx, channelId, 0, limit), more: false };
+  const rows = await ctx.db
+    .query("channelMessages")
+    .withIndex("by_channel_and_thread", (q) => {
+      const top = q.eq("channelId", channelId).eq("threadRootId", undefined);
+      return "after" in start ? top.gt("_creationTime", start.after) : top.gte("_creationTime", start.atOrAfter);
+    })
+    .take(limit + 1);
+  return { messages: rows.slice(0, limit), more: rows.length > limit };
+}
+
 /** The department's newest messages, newest first. */
 export async function recentInDepartment(ctx: ReadCtx, departmentId: Id<"departments">, limit: number): Promise<Array<Doc<"channelMessages">>> {
   return await ctx.db

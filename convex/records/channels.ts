@@ -8,6 +8,7 @@ import { v, type Infer } from "convex/values";
 import type { PaginationOptions } from "convex/server";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { normalizeName } from "../lib/agentNames";
 import { canRead, CHANNEL_LIMITS, dmKey, normalizeChannelName } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
 import { hasRole } from "../lib/roles";
@@ -122,8 +123,9 @@ export async function participantX(ctx: ReadCtx, departmentId: Id<"departments">
 export async function participantsNamed(ctx: ReadCtx, departmentId: Id<"departments">, names: readonly string[]): Promise<Participant[]> {
   const candidates = await mentionCandidates(ctx, departmentId);
   return names.map((raw) => {
-    const name = raw.trim().replace(/^@/, "").toLowerCase();
-    const found = candidates.find((c) => c.name.toLowerCase() === name || c.key === raw);
+    // The project's one name rule (lib/agentNames).
+    const name = normalizeName(raw);
+    const found = candidates.find((c) => (name !== "" && normalizeName(c.name) === name) || c.key === raw);
     if (found === undefined) throw new MaestroError("NOT_FOUND", `Nobody called ${JSON.stringify(raw)} in this department.`);
     return { key: found.key, name: found.name };
   });

@@ -103,6 +103,24 @@ export async function postChat(
   return id;
 }
 
+/** One #maestro message by its chat id, if it exists. */
+export async function chatMessageById(ctx: QueryCtx, id: number): Promise<Doc<"chat"> | null> {
+  return await ctx.db
+    .query("chat")
+    .withIndex("by_chat_id", (q) => q.eq("id", id))
+    .unique();
+}
+
+/** Whether `author` posted in session `sessionId` after time `since` (a `_creationTime`), among its newest `limit` messages. */
+export async function postedInChatSince(ctx: QueryCtx, sessionId: string, author: string, since: number, limit: number): Promise<boolean> {
+  const rows = await ctx.db
+    .query("chat")
+    .withIndex("by_session_and_chat_id", (q) => q.eq("sessionId", sessionId))
+    .order("desc")
+    .take(limit);
+  return rows.some((row) => row.author === author && row._creationTime > since);
+}
+
 /** Starts a fresh session: older messages stop being visible to agents and the UI. */
 export async function startChatSession(ctx: MutationCtx, departmentId: Id<"departments">): Promise<string> {
   const sessionId = crypto.randomUUID();

@@ -147,6 +147,58 @@ export async function markMessagesRead(ctx: MutationCtx, recipientKey: string, m
   return await markRowsRead(ctx, rows, actor);
 }
 
+/**
+ * An agent's key reads its inbox from a position of its own: the rows that
+ * arrived after the key was made and that no call with a key has marked read
+ * (`keyReadAt`), whatever its runs in Maestro have read, newest first. An
+ * agent that runs outside Maestro has no runs, and its key's reads count as
+ * the agent's (`readAt` too, for the roster's badge).
+ */
+export async function keyUnreadRows(ctx: ReadCtx, recipientKey: string, departmentId: Id<"departments">, keySince: number, limit: number): Promise<Array<Doc<"inbox">>> {
+  return await ctx.db
+    .query("inbox")
+    .withIndex("by_recipient_and_department_and_keyReadAt", (q) =>
+      q.eq("recipientKey", recipientKey).eq("departmentId", departmentId).eq("keyReadAt", undefined).gt("_creationTime", keySince),
+    )
+    .order("desc")
+    .take(limit);
+}
+
+/** Marks rows read for the agent's key (and for the agent itself when it runs outside Maestro); returns how many the key had unread. */
+export async function markRowsReadByKey(ctx: MutationCtx, rows: Array<Doc<"inbox">>, actor: Actor, runsOutside: boolean): Promise<number> {
+  const now = Date.now();
+  const perChannel = new Map<Id<"channels">, number>();
+  for (const row of rows) {
+    if (row.keyReadAt !== undefined) continue;
+    await ctx.db.patch("inbox", row._id, runsOutside && row.readAt === undefined ? { keyReadAt: now, readAt: now } : { keyReadAt: now });
+    perChannel.set(row.channelId, (perChannel.get(row.channelId) ?? 0) + 1);
+  }
+  for (const [channelId, count] of perChannel) {
+    await emitEvent(ctx, { departmentId: rows[0].departmentId, type: "messaging.read", actor, channelId, data: { count } });
+  }
+  return [...perChannel.values()].reduce((a, b) => a + b, 0);
+}
+
+/** The key's `messageIds` (or, without them, everything it has unread) marked read for it (markRowsReadByKey). */
+export async function markReadByKey(
+  ctx: MutationCtx,
+  agent: Doc<"agents">,
+  keySince: number,
+  messageIds: readonly string[] | undefined,
+  actor: Actor,
+): Promise<number> {
+  const rows =
+    messageIds === undefined
+      ? await keyUnreadRows(ctx, agent.sessionKey, agent.departmentId, keySince, MAX_MARKED_PER_CALL)
+      : await inboxRowsFor(ctx, agent.sessionKey, messageIds.slice(0, MAX_MARKED_PER_CALL));
+  return await markRowsReadByKey(ctx, rows, actor, agent.runsOutside === true);
+}
+
+/** The key's unread messages as the inbox shows them (unreadFor's shape), newest first. */
+export async function keyUnreadFor(ctx: QueryCtx, agent: Doc<"agents">, keySince: number, limit: number): Promise<InjectionMessage[]> {
+  return await asInjectionMessages(ctx, agent.departmentId, await keyUnreadRows(ctx, agent.sessionKey, agent.departmentId, keySince, limit), null);
+}
+
 /** Rows the inbox `summary` counts: unread in a department, up to the badge's bound. */
 export async function unreadSummary(ctx: QueryCtx, recipientKey: string, departmentId: Id<"departments">) {
   const rows = await unreadRows(ctx, recipientKey, departmentId, MAX_UNREAD_COUNTED + 1);

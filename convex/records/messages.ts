@@ -7,6 +7,7 @@ import type { PaginationOptions } from "convex/server";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { memberKey } from "../lib/actors";
+import { normalizeName } from "../lib/agentNames";
 import { MaestroError } from "../lib/errors";
 import { LIMITS } from "../lib/limits";
 import { parseMentions, type MentionCandidate } from "../lib/mentions";
@@ -52,8 +53,9 @@ export async function mentionsNamed(ctx: ReadCtx, departmentId: Id<"departments"
   const candidates = await mentionCandidates(ctx, departmentId);
   const found = new Map<string, Mention>();
   for (const raw of names) {
-    const name = raw.trim().replace(/^@/, "").toLowerCase();
-    const candidate = candidates.find((c) => c.key === raw || (name !== "" && c.name.toLowerCase() === name));
+    // The project's one name rule (lib/agentNames): case, accents, spaces, "_", "-" and a leading "@" do not matter.
+    const name = normalizeName(raw);
+    const candidate = candidates.find((c) => c.key === raw || (name !== "" && normalizeName(c.name) === name));
     if (candidate === undefined) throw new MaestroError("INVALID_ARGUMENT", `Cannot mention ${JSON.stringify(raw.slice(0, 80))}: no agent or member of this department is called that.`);
     found.set(candidate.key, { kind: candidate.kind, key: candidate.key, name: candidate.name });
   }

@@ -29,6 +29,8 @@ export interface RunTrigger {
   kind: RunTriggerKind;
   messageId?: Id<"messages">;
   channelMessageId?: Id<"channelMessages">;
+  /** The #maestro message that @mentioned the agent: its reply goes to #maestro (reactions/runEnd). */
+  chatId?: number;
   note?: string;
 }
 

@@ -19,6 +19,7 @@ import { DEFAULT_MODEL } from "../lib/modelConfig";
 import { hasRole } from "../lib/roles";
 import { textTooLongMessage } from "../lib/secrets/userText";
 import { buildRegistry, helpText, modelChoices, resolveCommand, splitArguments, type Registry, type SlashCommand } from "../lib/slashCommands";
+import { wakeChatMentions } from "../reactions/chatMention";
 import { createDelegation } from "../reactions/delegation";
 import { postChannelMessage } from "../reactions/delivery";
 import { STOPPABLE, stopRun } from "../reactions/runEnd";
@@ -316,7 +317,8 @@ const prompt = slashAction({
       return { message: `Posted in ${channel.kind === "dm" ? "the DM" : `#${channel.name}`}.`, runId: null };
     }
     if (chat) {
-      await postChat(ctx, departmentId, "@human", payload, { userId: member.userId, name: member.name });
+      const chatId = await postChat(ctx, departmentId, "@human", payload, { userId: member.userId, name: member.name });
+      await wakeChatMentions(ctx, departmentId, chatId, member.name);
       return { message: "Sent to #maestro.", runId: null };
     }
     const message = await postToThread(ctx, memberActor(member), task!, payload);

@@ -16,8 +16,8 @@ import { normalizeChannelName } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
 import { clientSendKey } from "../lib/idempotency";
 import { postChannelMessage } from "../reactions/delivery";
-import { keyAgentX } from "../records/agentApiKeys";
-import { publicMessage, readableMessageX, recentTopLevel, threadRootOf, threadView, vChannelMessage } from "../records/channelMessages";
+import { keyAgentWithSinceX, keyAgentX } from "../records/agentApiKeys";
+import { publicMessage, readableMessageX, recentTopLevel, threadRootOf, threadView, topLevelPage, vChannelMessage } from "../records/channelMessages";
 import {
   channelCard,
   channelMembers,
@@ -39,7 +39,7 @@ import {
   vChannelCard,
 } from "../records/channels";
 import { emitEvent } from "../records/events";
-import { markAllRead, markMessagesRead, unreadCountIn, unreadFor } from "../records/inbox";
+import { keyUnreadFor, markAllRead, markMessagesRead, markReadByKey, unreadCountIn, unreadFor } from "../records/inbox";
 import { oncePerKey } from "../records/toolEffects";
 import { vActor, vChannelVisibility, vImportance, type Artifact, type Importance } from "../validators";
 
@@ -218,6 +218,24 @@ export const channelHistoryTool = internalQuery({
   },
 });
 
+/**
+ * `GET /channels/{c}/messages` and `GET /dms/{d}/messages` (the HTTP API):
+ * a page of top-level messages, oldest first, after a message (`after`, a
+ * cursor's exact time) or from a whole millisecond (`atOrAfter`), else the
+ * newest; `more` when others follow the page.
+ */
+export const channelPageTool = internalQuery({
+  args: { ...vCaller, channel: v.string(), limit: v.optional(v.number()), after: v.optional(v.number()), atOrAfter: v.optional(v.number()) },
+  returns: v.object({ messages: v.array(vChannelMessage), more: v.boolean() }),
+  handler: async (ctx, { runId, keyHash, channel: name, limit, after, atOrAfter }) => {
+    const { agent } = await callerOf(ctx, { runId, keyHash });
+    const channel = await channelNamed(ctx, agent, name);
+    const start = after !== undefined ? { after } : atOrAfter !== undefined ? { atOrAfter } : null;
+    const page = await topLevelPage(ctx, channel._id, start, readLimit(limit));
+    return { messages: page.messages.map(publicMessage), more: page.more };
+  },
+});
+
 /** `dm_list(limit)`: the agent's DMs, most recent first. */
 export const dmListTool = internalQuery({
   args: { ...vCaller, limit: v.optional(v.number()) },
@@ -262,8 +280,13 @@ export const inboxMessagesTool = internalQuery({
   handler: async (ctx, { runId, keyHash, limit, agent: named }) => {
     const { agent, taskId } = await callerOf(ctx, { runId, keyHash });
     requireOwnInbox(agent, named);
+    // A key reads from its own position, so an in-app run's reads take nothing from it (and the other way round).
+    const rows =
+      keyHash !== undefined
+        ? await keyUnreadFor(ctx, agent, (await keyAgentWithSinceX(ctx, keyHash)).keySince, readLimit(limit))
+        : await unreadFor(ctx, agent, taskId, readLimit(limit));
     const out = [];
-    for (const row of await unreadFor(ctx, agent, taskId, readLimit(limit))) {
+    for (const row of rows) {
       const message = await ctx.db.get("channelMessages", row.id as Id<"channelMessages">);
       if (message !== null) out.push({ message: publicMessage(message), where: row.where, direct: row.direct });
     }
@@ -376,6 +399,10 @@ export const markReadTool = internalMutation({
   handler: async (ctx, { runId, keyHash, key, messageIds }) => {
     const { agent } = await callerOf(ctx, { runId, keyHash });
     const actor = agentActor(agent);
+    if (keyHash !== undefined) {
+      // The key's own read position (records/inbox markReadByKey): what it marks read stays unread for the agent's runs.
+      return await markReadByKey(ctx, agent, (await keyAgentWithSinceX(ctx, keyHash)).keySince, messageIds, actor);
+    }
     return await oncePerKey(ctx, { key, tool: "message_mark_read", runId }, async () =>
       messageIds === undefined ? await markAllRead(ctx, agent.sessionKey, agent.departmentId, actor) : await markMessagesRead(ctx, agent.sessionKey, messageIds, actor),
     );

@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from "convex/react";
-import { useId, useState, type ReactNode } from "react";
+import { useId, useMemo, useState, type ReactNode } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ErrorBoundary, PanelBoundary, PanelError } from "../components/ErrorBoundary";
@@ -71,6 +71,9 @@ function LiveChat({ departmentId, collapsed, onToggle }: Props & { collapsed: bo
 
 function ChatSession({ departmentId, maxMessageChars }: Props & { maxMessageChars: number }) {
   const messages = useQuery(api.chat.list, { departmentId });
+  // The roster's names, for the @mentions the timeline highlights (a mention wakes that agent).
+  const agents = useQuery(api.agents.list, { departmentId });
+  const mentionNames = useMemo(() => (agents ?? []).map((a) => a.name), [agents]);
   const post = useMutation(api.chat.postAsHuman);
   const slash = useSlashSupport(departmentId);
   // The same subscription as the composer's commands (Convex shares it): the #maestro lead mode for its badge.
@@ -92,7 +95,7 @@ function ChatSession({ departmentId, maxMessageChars }: Props & { maxMessageChar
           <ModeBadges leadMode="plan" />
         </div>
       )}
-      <ChatTimeline messages={messages} now={now} followSignal={followSignal} className="h-72 max-h-[60dvh] lg:h-auto lg:max-h-none lg:flex-1" />
+      <ChatTimeline messages={messages} now={now} followSignal={followSignal} mentionNames={mentionNames} className="h-72 max-h-[60dvh] lg:h-auto lg:max-h-none lg:flex-1" />
       {writable ? (
         <ChatComposer maxMessageChars={maxMessageChars} onSend={send} slash={slash} />
       ) : (

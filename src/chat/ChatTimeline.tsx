@@ -4,7 +4,7 @@ import { Avatar } from "../components/ui/Avatar";
 import { Button } from "../components/ui/Button";
 import { SkeletonRows } from "../components/ui/Skeleton";
 import { cn } from "../lib/cn";
-import { authorKind, formatChatTime } from "./format";
+import { authorKind, formatChatTime, mentionParts } from "./format";
 import type { ChatMessage } from "./types";
 
 /** How close to the bottom (px) still counts as "reading the newest". */
@@ -17,6 +17,8 @@ type Props = {
   now: number;
   /** Bumped when the user sends: the timeline jumps to the newest message even if they had scrolled up. */
   followSignal?: number;
+  /** Names whose @mentions are highlighted (the department's agents). */
+  mentionNames?: readonly string[];
   className?: string;
 };
 
@@ -25,7 +27,7 @@ type Props = {
  * messages arrive, unless the user has scrolled up to read; then a "Newest"
  * button takes them back down.
  */
-export function ChatTimeline({ messages, now, followSignal = 0, className }: Props) {
+export function ChatTimeline({ messages, now, followSignal = 0, mentionNames = [], className }: Props) {
   const scrollerRef = useRef<HTMLDivElement>(null);
   // A ref, not state: it is read in the layout effect below and must not re-render on every scroll.
   const stuck = useRef(true);
@@ -96,7 +98,7 @@ export function ChatTimeline({ messages, now, followSignal = 0, className }: Pro
         ) : (
           <ol className="flex flex-col gap-1.5 px-4 py-3">
             {messages.map((message) => (
-              <ChatMessageItem key={message.id} message={message} now={now} />
+              <ChatMessageItem key={message.id} message={message} now={now} mentionNames={mentionNames} />
             ))}
           </ol>
         )}
@@ -119,7 +121,7 @@ const AUTHOR_CHIP = {
   agent: "bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30",
 } as const;
 
-function ChatMessageItem({ message, now }: { message: ChatMessage; now: number }) {
+function ChatMessageItem({ message, now, mentionNames }: { message: ChatMessage; now: number; mentionNames: readonly string[] }) {
   const kind = authorKind(message.author);
   const time = formatChatTime(message.ts, now);
   // A person's post is the spec's `@human`; the pane shows who it was instead of the chip.
@@ -149,7 +151,15 @@ function ChatMessageItem({ message, now }: { message: ChatMessage; now: number }
       </time>
       {/* Plain text: React escapes it, and pre-wrap keeps the author's line breaks. */}
       <span data-testid="chat-text" className="whitespace-pre-wrap text-slate-800 dark:text-slate-200">
-        {message.text}
+        {mentionParts(message.text, mentionNames).map((part, i) =>
+          part.mention ? (
+            <span key={i} data-mention="" className="rounded bg-indigo-50 px-0.5 font-medium text-indigo-700 dark:bg-indigo-950/40 dark:text-indigo-300">
+              {part.text}
+            </span>
+          ) : (
+            part.text
+          ),
+        )}
       </span>
     </li>
   );

@@ -7,6 +7,7 @@ import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { LoadingStatus, Skeleton } from "../components/ui/Skeleton";
 import { AgentApiKeys } from "./AgentApiKeys";
 import { AgentForm } from "./AgentForm";
+import { AgentRunsOutside } from "./AgentRunsOutside";
 import { valuesFromAgent } from "./options";
 import type { Agent, AgentFormValues } from "./types";
 
@@ -54,6 +55,7 @@ function AgentFormWithTools({ departmentId, agent, onClose }: Props) {
       onSubmit={save}
       onCancel={onClose}
     >
+      {agent && <AgentRunsOutside agent={agent} />}
       {agent && <AgentApiKeys agent={agent} />}
     </AgentForm>
   );

@@ -101,6 +101,15 @@ describe("ChatTimeline", () => {
     expect(text.querySelector("br")).toBeNull();
   });
 
+  it("highlights @mentions of the roster's agents as threads do, and nothing else", () => {
+    const text = "@jarvis and @Dev Bot, not @Devon nor @nobody: <b>@Writer</b>";
+    render(<ChatTimeline messages={[{ id: 10, ts: "2025-06-02T14:00:00Z", author: "@human", text }]} now={NOW} mentionNames={["Jarvis", "Dev Bot", "Dev", "Writer"]} />);
+    const shown = screen.getByTestId("chat-text");
+    expect(shown.textContent).toBe(text);
+    expect([...shown.querySelectorAll("[data-mention]")].map((m) => m.textContent)).toEqual(["@jarvis", "@Dev Bot", "@Writer"]);
+    expect(shown.querySelector("b")).toBeNull();
+  });
+
   it("shows HTML and markdown as the characters typed", () => {
     const hostile = '<script>alert("x")</script> <img src=x onerror=alert(1)> **bold** [link](javascript:alert(1))';
     render(<ChatTimeline messages={[{ id: 9, ts: "2025-06-02T14:00:00Z", author: "@dev-bot", text: hostile }]} now={NOW} />);

@@ -363,6 +363,9 @@ const HTTP_REQUEST_SPEEDUPS: Array<[string, string]> = [
     "a.invokeHttpAction(new Request(url, init))",
     `a.invokeHttpAction(globalThis[Symbol.for(${JSON.stringify(HTTP_REQUEST_GLOBAL)})](url, init))`,
   ],
+  // The action's `request.url` is on the origin the client called (the site server passes `init.origin`), as on Convex,
+  // not convex-test's made-up https://some.convex.site: answers that name their own address (an agent's endpoint_url) stay on this machine.
+  ["const url = new URL(`https://some.convex.site${path}`);", "const url = new URL(`${init?.origin ?? \"https://some.convex.site\"}${path}`);"],
 ];
 
 /**

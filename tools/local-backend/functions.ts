@@ -41,6 +41,8 @@ export interface HttpActionRequest {
   headers: Array<[string, string]>;
   /** Absent for GET and HEAD. */
   body: Uint8Array<ArrayBuffer> | undefined;
+  /** Scheme, host and port the client called (`http://127.0.0.1:3211`): the action's `request.url` is on it. */
+  origin?: string;
 }
 
 /** "tasks.js:list" / "tasks" → "tasks:list" / "tasks:default", as the Convex client canonicalizes. */

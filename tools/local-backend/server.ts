@@ -302,7 +302,9 @@ async function handleSite(req: IncomingMessage, res: ServerResponse, engine: Eng
   }
   headers.push(["x-forwarded-for", peerAddress(req)]);
   // The action's Request is built once, by the engine, from these parts (building one here too cost a post ~5% more CPU).
-  const request: HttpActionRequest = { pathAndQuery: req.url ?? "/", method: req.method ?? "GET", headers, body };
+  // The Host was checked above: the action's request.url is on the origin the client called (this server speaks plain HTTP).
+  const origin = req.headers.host === undefined ? undefined : `http://${req.headers.host}`;
+  const request: HttpActionRequest = { pathAndQuery: req.url ?? "/", method: req.method ?? "GET", headers, body, origin };
   const response = await engine.runHttpAction(request, identity);
   const responseHeaders: Record<string, string> = {};
   response.headers.forEach((value, name) => {

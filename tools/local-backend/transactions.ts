@@ -140,6 +140,7 @@ export class Transactions implements TransactionHooks<PendingWrites> {
       method: request.method,
       headers: request.headers,
       body: request.body,
+      origin: request.origin,
     })) as Response;
     // Whatever the action committed is on disk before anyone hears of it.
     await this.store.whenDurable();

@@ -1,0 +1,69 @@
+/**
+ * `#maestro` reaches the agent you name (issue 40, point 4;
+ * reactions/chatMention.ts): a person's @mention of an agent in the chat
+ * wakes it as a direct mention in a thread does, and its answer goes to
+ * `#maestro`; an agent's post that @mentions another agent starts no run
+ * (the loop guard), nor does a mention of an architect or of a name that is
+ * not the department's.
+ */
+import { describe, expect, test } from "vitest";
+import { api, internal } from "../../convex/_generated/api";
+import { hashApiKey } from "../../convex/lib/apiKeys";
+import { agent, AGENTS, demoSquad, startRun, type TestConvex, withClosedModel } from "./setup";
+
+async function runsOf(t: TestConvex, sessionKey: string) {
+  return await t.run(async (ctx) => (await ctx.db.query("runs").collect()).filter((r) => r.agentSessionKey === sessionKey));
+}
+
+describe("#maestro mentions", () => {
+  withClosedModel();
+
+  test("a person's @Jarvis in #maestro starts a run of Jarvis, and its reply is posted in #maestro as Jarvis", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const { id } = await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Jarvis what is everyone working on?" });
+    const [run] = await runsOf(t, AGENTS.jarvis);
+    expect(run).toMatchObject({ status: "queued", trigger: { kind: "mentioned", chatId: id } });
+    const task = await t.run(async (ctx) => await ctx.db.get("tasks", run.taskId));
+    expect(task?.title).toBe("Inbox: Jarvis");
+    // The stream says what woke it.
+    const events = await t.run(async (ctx) => await ctx.db.query("runEvents").collect());
+    expect(JSON.stringify(events.filter((e) => e.runId === run._id))).toContain("in #maestro: @Jarvis what is everyone working on?");
+
+    const attempt = await startRun(t, run._id);
+    await t.mutation(internal.brain.writes.finish, { runId: run._id, attempt, status: "completed", reason: "replied", reply: "Dev Bot is on the login bug." });
+    const pane = await admin.query(api.chat.list, { departmentId });
+    expect(pane.map((m) => [m.author, m.text])).toEqual([
+      ["@human", "@Jarvis what is everyone working on?"],
+      ["@jarvis", "Dev Bot is on the login bug."],
+    ]);
+    // Not repeated in the inbox task's thread.
+    const thread = await t.run(async (ctx) => (await ctx.db.query("messages").collect()).filter((m) => m.taskId === run.taskId));
+    expect(thread.map((m) => m.content)).not.toContain("Dev Bot is on the login bug.");
+  });
+
+  test("a retried send (the same clientMessageId) wakes nobody twice; two agents named are both woken", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Jarvis and @Writer: status?", clientMessageId: "c-1" });
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Jarvis and @Writer: status?", clientMessageId: "c-1" });
+    expect(await runsOf(t, AGENTS.jarvis)).toHaveLength(1);
+    expect(await runsOf(t, AGENTS.writer)).toHaveLength(1);
+  });
+
+  test("the loop guard: an agent's #maestro post that @mentions another agent starts no run; nor does an architect's name or plain text", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const writer = await agent(t, AGENTS.writer);
+    const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id });
+    await t.mutation(internal.mcp.post, { keyHash: hashApiKey(key), text: "@Jarvis please review my copy" });
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Archie have a look" });
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "Jarvis, no at-sign here" });
+    expect(await runsOf(t, AGENTS.jarvis)).toEqual([]);
+    expect(await runsOf(t, AGENTS.archie)).toEqual([]);
+  });
+
+  test("a viewer cannot post, so cannot wake anyone; another department's agents are not reached", async () => {
+    const { t, departmentId, vera, other } = await demoSquad({ vera: true, other: true });
+    await expect(vera.mutation(api.chat.postAsHuman, { departmentId, text: "@Jarvis hi" })).rejects.toThrow();
+    await other.member.mutation(api.chat.postAsHuman, { departmentId: other.departmentId, text: "@Jarvis hi" }).catch(() => null);
+    expect(await runsOf(t, AGENTS.jarvis)).toEqual([]);
+  });
+});
