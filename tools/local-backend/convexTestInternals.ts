@@ -405,6 +405,14 @@ export interface ScheduledJob {
 export const scheduledJobStorage = new ContextSlot<ScheduledJob>();
 
 /**
+ * A scheduled action starts once every commit so far, the one that scheduled
+ * it included, is on disk: an action's effects reach outside (a model call,
+ * a webhook sent with `node:http`, which the fetch gate in
+ * functionGlobals.ts does not see), and none may announce a write a crash
+ * then loses. A job runs at the commit that scheduled it, while that
+ * commit's log line may still wait behind a running sync (group commit). A
+ * scheduled mutation does not wait: its writes follow in the same log.
+ *
  * A scheduled mutation runs in one transaction, as on Convex: the check that
  * its job is still pending, the function's writes and the job's move to
  * `success` commit together (convexTestPatches.ts's `begin` and `commit` do
@@ -443,7 +451,7 @@ const SCHEDULED_MUTATIONS: Array<[string, string]> = [
   [
     "authStorage.run(new AuthFake(), async () => {\n        const canceled = await withAuth().runInComponent(componentPath, async () => {",
     // A function that cannot be resolved takes convex-test's path, which marks its job failed.
-    'authStorage.run(new AuthFake(), async () => {\n        if (await resolveFunction(functionPath, "any").then(({ func }) => func.isMutation === true, () => false)) {\n            await maestroRunScheduledMutation({ db, jobId, componentPath, functionPath, args, name });\n            return;\n        }\n        const canceled = await withAuth().runInComponent(componentPath, async () => {',
+    'authStorage.run(new AuthFake(), async () => {\n        if (await resolveFunction(functionPath, "any").then(({ func }) => func.isMutation === true, () => false)) {\n            await maestroRunScheduledMutation({ db, jobId, componentPath, functionPath, args, name });\n            return;\n        }\n        await getTransactionManager().__maestro?.whenDurable();\n        const canceled = await withAuth().runInComponent(componentPath, async () => {',
   ],
 ];
 

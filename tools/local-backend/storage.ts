@@ -118,6 +118,18 @@ export function compactLogBytesFromEnv(value = process.env.MAESTRO_COMPACT_LOG_B
 }
 
 /**
+ * Milliseconds each background sync takes longer than the disk's own time:
+ * MAESTRO_WAL_SYNC_DELAY_MS, a slow disk for tests (commits meanwhile wait
+ * in memory, as behind a slow fsync), else none.
+ */
+export function syncDelayMsFromEnv(value = process.env.MAESTRO_WAL_SYNC_DELAY_MS): number {
+  if (value === undefined || value === "") return 0;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`MAESTRO_WAL_SYNC_DELAY_MS must be a whole number of milliseconds, not ${JSON.stringify(value)}.`);
+  return ms;
+}
+
+/**
  * What a background compaction writes: documents a chunk at a time (one
  * slice of SNAPSHOT_SLICE_MS, pausing between them, so commits go on), then
  * what the snapshot records beside them, read once the last chunk is out.
@@ -173,6 +185,8 @@ export interface DurableStoreOptions {
   sync?: WalSyncMode;
   /** Log size that starts a compaction (default: compactLogBytesFromEnv()). */
   compactLogBytes?: number;
+  /** Extra milliseconds per background sync, a slow disk for tests (default: syncDelayMsFromEnv()). */
+  syncDelayMs?: number;
 }
 
 export type WalSyncMode = "group" | "each";
@@ -219,6 +233,7 @@ export class DurableStore {
   private readonly log: (line: string) => void;
   private readonly info: (line: string) => void;
   private readonly compactLogBytes: number;
+  private readonly syncDelayMs: number;
   /** The running background compaction, if any. */
   private compacting: Promise<void> | null = null;
   /** A compaction that failed leaves `wal-prev.jsonl` for the next start to replay: no other starts before then. */
@@ -240,6 +255,7 @@ export class DurableStore {
     this.logPath = path.join(dataDir, "wal.jsonl");
     this.prevLogPath = path.join(dataDir, "wal-prev.jsonl");
     this.compactLogBytes = options.compactLogBytes ?? compactLogBytesFromEnv();
+    this.syncDelayMs = options.syncDelayMs ?? syncDelayMsFromEnv();
   }
 
   /**
@@ -603,7 +619,7 @@ export class DurableStore {
     const covers = this.appendedSeq;
     this.syncInFlight = true;
     this.syncCount += 1;
-    fdatasync(fd, (error) => {
+    const synced = (error: NodeJS.ErrnoException | null) => {
       this.syncInFlight = false;
       if (fd !== this.logFd) {
         // Close replaced this file while the sync ran, after syncing everything itself.
@@ -620,7 +636,8 @@ export class DurableStore {
       this.pendingSwap?.(false);
       // The next group: everything written while this sync ran.
       this.startSync();
-    });
+    };
+    fdatasync(fd, this.syncDelayMs === 0 ? synced : (error) => setTimeout(() => synced(error), this.syncDelayMs));
   }
 
   private markDurable(seq: number): void {
