@@ -483,9 +483,44 @@ export async function benchSmallMention(
   }
 }
 
+/**
+ * `npx tsx bench/chat.bench.ts --mention-baseline <checkout>`: the small
+ * department's mention benchmark on a baseline checkout and on this one,
+ * alternating `runs` times per side in one run (the same machine load for
+ * both), then the medians of each side's runs.
+ */
+export async function benchSmallMentionCompare(baselineRoot: string, runs = 3): Promise<void> {
+  const sides = [
+    { name: "baseline", root: path.resolve(baselineRoot), results: [] as Array<Awaited<ReturnType<typeof benchSmallMention>>> },
+    { name: "this checkout", root: undefined, results: [] as Array<Awaited<ReturnType<typeof benchSmallMention>>> },
+  ];
+  for (let run = 0; run < runs; run++) {
+    for (const side of sides) {
+      console.log(`--- run ${run + 1} of ${runs}: ${side.name}`);
+      side.results.push(await benchSmallMention(side.root === undefined ? {} : { root: side.root }));
+    }
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const lines = [`small department, @Jarvis mention: baseline ${baselineRoot} vs this checkout, ${runs} alternating runs each (all mentions of a side pooled)`];
+  for (const side of sides) {
+    const back = summarize(side.results.flatMap((r) => r.times));
+    const alone = summarize(side.results.flatMap((r) => r.oneAtATime));
+    lines.push(
+      `  ${side.name.padEnd(14)} back to back p50 ${back.p50.toFixed(1)} / p99 ${back.p99.toFixed(1)} ms (target p99 < 50 ms) ${back.p99 < 50 ? "met" : "NOT met"}; one at a time p50 ${alone.p50.toFixed(1)} / p99 ${alone.p99.toFixed(1)} ms; CPU per mention, median run ${median(side.results.map((r) => r.cpuPerMention)).toFixed(1)} ms`,
+    );
+  }
+  lines.push(`machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+  console.log(lines.join("\n"));
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const baseline = process.argv.indexOf("--baseline");
-  if (baseline !== -1) {
+  const mentionBaseline = process.argv.indexOf("--mention-baseline");
+  if (mentionBaseline !== -1) {
+    const root = process.argv[mentionBaseline + 1];
+    if (root === undefined) throw new Error("--mention-baseline needs the path of a checkout to compare with.");
+    await benchSmallMentionCompare(root, Number(process.env.MAESTRO_BENCH_ROUNDS ?? 3));
+  } else if (baseline !== -1) {
     const root = process.argv[baseline + 1];
     if (root === undefined) throw new Error("--baseline needs the path of a checkout to compare with.");
     await benchChatCompare(root, Number(process.env.MAESTRO_BENCH_ROUNDS ?? 3));

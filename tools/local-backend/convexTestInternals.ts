@@ -313,7 +313,7 @@ const VALUE_LIMITS: Array<[string, string]> = [
   ],
   [
     "function validateFunctionArgs(argsValidator, args, functionPath, allowPendingValues) {",
-    "function validateFunctionArgs(argsValidator, args, functionPath, allowPendingValues) {\n    maestroValueLimits.checkValue(args);",
+    "function validateFunctionArgs(argsValidator, args, functionPath, allowPendingValues) {\n    maestroValueLimits.checkArgsSize(args, functionPath.udfPath);\n    maestroValueLimits.checkValue(args);",
   ],
   [
     "_addWrite(id, newValue) {",
@@ -321,11 +321,11 @@ const VALUE_LIMITS: Array<[string, string]> = [
   ],
   [
     "const result = jsonToConvex(JSON.parse(rawResult));\n            if (!isNested && hasPendingValues(result)) {",
-    "const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkValue(result);\n            if (!isNested && hasPendingValues(result)) {",
+    "const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkResultSize(result, rawResult.length, functionPath.udfPath);\n            maestroValueLimits.checkValue(result);\n            if (!isNested && hasPendingValues(result)) {",
   ],
   [
     "                return jsonToConvex(JSON.parse(rawResult));",
-    "                const result = jsonToConvex(JSON.parse(rawResult));\n                maestroValueLimits.checkValue(result);\n                return result;",
+    "                const result = jsonToConvex(JSON.parse(rawResult));\n                maestroValueLimits.checkResultSize(result, rawResult.length, functionPath.udfPath);\n                maestroValueLimits.checkValue(result);\n                return result;",
   ],
 ];
 
@@ -343,7 +343,7 @@ const RETURNS_BEFORE_COMMIT: Array<[string, string]> = [
   ],
   [
     "const commitTs = transactionManager.commit(isNested);\n            const result = jsonToConvex(JSON.parse(rawResult));",
-    'const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkValue(result);\n            validateReturnValue(returnsValidator, result, "mutation", functionPath);\n            const commitTs = transactionManager.commit(isNested);',
+    'const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkResultSize(result, rawResult.length, functionPath.udfPath);\n            maestroValueLimits.checkValue(result);\n            validateReturnValue(returnsValidator, result, "mutation", functionPath);\n            const commitTs = transactionManager.commit(isNested);',
   ],
   [
     "const result = await runMutationWithHandler(resolved.handler, args, {}, resolved.functionPath, isNested, transactionLimits);\n                validateReturnValue(resolved.returns, result, \"mutation\", resolved.functionPath);\n                return result;",
