@@ -154,6 +154,9 @@ export const SNAPSHOT_SLICE_MS = 2;
  */
 export const SNAPSHOT_PAUSE_MS = 2;
 
+/** Bytes of snapshot lines a compaction gathers, outside V8's heap, before it writes them (and at the end of each slice). */
+const SNAPSHOT_BUFFER_BYTES = 1024 * 1024;
+
 /** Characters a snapshot written at start-up (not beside commits) gathers before each write. */
 const SNAPSHOT_WRITE_CHARS = 4 * 1024 * 1024;
 
@@ -453,9 +456,31 @@ export class DurableStore {
     let longestSliceCpu = 0;
     const tmp = `${this.snapshotPath}.tmp`;
     const file = await openFile(tmp, "w", FILE_MODE);
+    // Lines are encoded into one reused buffer outside V8's heap, not gathered and joined into a string per slice:
+    // a slice's string (hundreds of kB) went to V8's large-object space, so each compaction put the whole snapshot's
+    // size through the old generation, which V8 answered by reserving more heap after every compaction.
+    const buffer = Buffer.allocUnsafe(SNAPSHOT_BUFFER_BYTES);
+    let filled = 0;
+    /** Adds a line to the buffer; false when it does not fit (the buffer is written first, or the line on its own). */
+    const put = (line: string): boolean => {
+      if (filled + Buffer.byteLength(line) > buffer.length) return false;
+      filled += buffer.write(line, filled);
+      return true;
+    };
+    const flush = async () => {
+      if (filled === 0) return;
+      const length = filled;
+      filled = 0;
+      let offset = 0;
+      while (offset < length) offset += (await file.write(buffer, offset, length - offset)).bytesWritten;
+    };
+    const add = async (line: string) => {
+      if (put(line)) return;
+      await flush();
+      if (!put(line)) await file.write(line);
+    };
     try {
       await file.write(SNAPSHOT_HEADER);
-      let parts: string[] = [];
       let sliceStart = performance.now();
       let sliceCpu = process.cpuUsage();
       // A slice's wall time includes waiting for a core on a busy machine; its CPU time is the work it did without yielding.
@@ -467,14 +492,8 @@ export class DurableStore {
       // Lines are encoded for at most SNAPSHOT_SLICE_MS at a time, then written while commits and their syncs run.
       const sliceDue = () => performance.now() - sliceStart >= SNAPSHOT_SLICE_MS;
       const endSlice = async () => {
-        if (parts.length > 0) {
-          const text = parts.join("");
-          parts = [];
-          noteSlice();
-          await file.write(text);
-        } else {
-          noteSlice();
-        }
+        noteSlice();
+        await flush();
         await pause(SNAPSHOT_PAUSE_MS);
         sliceStart = performance.now();
         sliceCpu = process.cpuUsage();
@@ -482,7 +501,8 @@ export class DurableStore {
       for (const chunk of source.chunks()) {
         if (this.closed) return;
         for (const doc of chunk) {
-          parts.push(documentLine(doc));
+          const line = documentLine(doc);
+          if (!put(line)) await add(line);
           documents += 1;
           if (sliceDue()) {
             await endSlice();
@@ -494,14 +514,15 @@ export class DurableStore {
       // here on are in the fresh log too; a Map's iterator survives them (and the trimming of the oldest).
       const { ts, nextDocId, mutationResults } = source.trailer();
       for (const [key, response] of mutationResults) {
-        parts.push(resultLine(key, response));
+        const line = resultLine(key, response);
+        if (!put(line)) await add(line);
         results += 1;
         if (sliceDue()) {
           await endSlice();
           if (this.closed) return;
         }
       }
-      parts.push(endLine({ ts, nextDocId, documents, results }));
+      await add(endLine({ ts, nextDocId, documents, results }));
       await endSlice();
       if (this.closed) return;
       await file.sync();
