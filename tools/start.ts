@@ -7,16 +7,18 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import { build, createServer, preview, type ResolvedServerUrls } from "vite";
 import { warmApp } from "./warmApp.js";
 import { ModelError, modelConfigFromEnv } from "../convex/lib/modelConfig.js";
 import { allowedHostnames, appOrigins, envList, loadConfig, portInUseMessage, webuiPassword } from "./config.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
+import { makeOwnedDir, pruneOrphanedDirs, releaseOwnedDir } from "./local-backend/ownedDirs.js";
 import { startBackend } from "./local-backend/server.js";
 import { WalCorruptError } from "./local-backend/storage.js";
 
+/** The built app's folder in the system's temporary folder: `maestro-app-<pid>-<random>`. */
+const APP_BUILD_PREFIX = "maestro-app-";
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const config = loadConfig(projectRoot);
 // Functions read the JSON config (chat limits, the toggle, the WebUI password) from the environment.
@@ -98,7 +100,10 @@ const viteHosts = allowedHostnames([config.webui.host]);
 // loads. MAESTRO_DEV=1 serves the sources with Vite's dev server instead (hot reload), warmed
 // before the address is printed (tools/warmApp.ts).
 const dev = process.env.MAESTRO_DEV === "1";
-const builtDir = dev ? null : mkdtempSync(path.join(os.tmpdir(), "maestro-app-"));
+// The app's build is this process's own folder: removed at any exit that runs JavaScript (Vite's
+// own SIGTERM handler exits without waiting for ours), and by the next start after a kill -9.
+pruneOrphanedDirs(os.tmpdir(), APP_BUILD_PREFIX);
+const builtDir = dev ? null : makeOwnedDir(os.tmpdir(), APP_BUILD_PREFIX);
 let app: { resolvedUrls: ResolvedServerUrls | null; close(): Promise<void> };
 try {
   if (builtDir === null) {
@@ -118,7 +123,7 @@ try {
   }
 } catch (error) {
   await backend.close();
-  if (builtDir !== null) rmSync(builtDir, { recursive: true, force: true });
+  if (builtDir !== null) releaseOwnedDir(builtDir);
   exitIfPortTaken(error);
   throw error;
 }
@@ -133,6 +138,19 @@ if (dev && process.env.MAESTRO_WARM !== "0") {
   await warmApp(appUrl).catch((error: unknown) => console.warn(`Warming the app failed (the first page will be slower): ${String(error)}`));
 }
 
+// Before the address is printed: whoever waits for it may stop us the moment they read it.
+let closing = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    if (closing) return;
+    closing = true;
+    void Promise.all([app.close(), backend.close(), demoModel?.close()]).then(() => {
+      if (builtDir !== null) releaseOwnedDir(builtDir);
+      process.exit(0);
+    });
+  });
+}
+
 console.log(`
   Maestro is running (offline)
   App            ${appUrl}
@@ -143,15 +161,3 @@ console.log(`
   WebUI password ${password === null ? "NOT SET: until the owner account exists, anyone who can reach the app can create it (set MAESTRO_WEBUI_PASSWORD)" : "set (webui.password / MAESTRO_WEBUI_PASSWORD): the owner setup asks for it"}
 ${ownerLine}`);
 console.log(`MAESTRO_READY ${JSON.stringify({ appUrl, url: backend.url, siteUrl: backend.siteUrl })}`);
-
-let closing = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    if (closing) return;
-    closing = true;
-    void Promise.all([app.close(), backend.close(), demoModel?.close()]).then(() => {
-      if (builtDir !== null) rmSync(builtDir, { recursive: true, force: true });
-      process.exit(0);
-    });
-  });
-}

@@ -14,10 +14,11 @@ import { expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { PROJECT_ROOT, seedDemoSquad } from "./helpers";
-import { startedBackends } from "./lifecycle";
+import { spawnedBackends, startedBackends } from "./lifecycle";
 
 const files = anyApi.files;
 const backend = startedBackends();
+const processes = spawnedBackends();
 
 /** The bytes the backend keeps for `storageId`, as text; null when no committed row or blob names it. */
 function storedText(b: Awaited<ReturnType<typeof backend>>, storageId: string): string | null {
@@ -69,4 +70,33 @@ test("five files uploaded to /api/upload at once: five answers the app may read,
   // The app then adds them to the conversation, also at once.
   const artifacts = await Promise.all(ids.map((storageId, i) => member.action(api.channelFiles.add, { channelId, storageId, name: `notes-${i}.txt` })));
   expect(artifacts.map((a) => a.name)).toEqual(bodies.map((_, i) => `notes-${i}.txt`));
+});
+
+test("20 files sent at once to a backend in its own process, 20 to upload URLs and 20 to an HTTP action: 40 answers, 40 files, each with its bytes", async () => {
+  // Its own process, as a browser meets it: the uploads' bodies arrive while other requests' run, not between this test's awaits.
+  const b = await processes.spawn({ dataDir: processes.dataDir() });
+  const client = new ConvexHttpClient(b.url);
+  const N = 20;
+  const bodies = Array.from({ length: N }, (_, i) => `upload ${i} `.repeat(20_000 + 97 * i));
+  const urls = (await Promise.all(bodies.map(() => client.mutation(files.generateUploadUrl, {})))) as string[];
+  const send = async (url: string, body: string) => {
+    const response = await fetch(url, { method: "POST", headers: { "Content-Type": "text/plain" }, body });
+    const text = await response.text();
+    return { status: response.status, storageId: response.ok ? (JSON.parse(text) as { storageId: string }).storageId : text };
+  };
+  const [viaUrl, viaHttpAction] = await Promise.all([
+    Promise.all(urls.map((url, i) => send(url, bodies[i]))),
+    Promise.all(bodies.map((body) => send(`${b.siteUrl}/store`, body))),
+  ]);
+  expect([...viaUrl, ...viaHttpAction].map((answer) => answer.status)).toEqual([...bodies, ...bodies].map(() => 200));
+  const ids = [...viaUrl, ...viaHttpAction].map((answer) => answer.storageId);
+  expect(new Set(ids).size).toBe(2 * N);
+  // Every file is there, through the URL the app would be handed for it.
+  const served = await Promise.all(
+    ids.map(async (storageId) => {
+      const url = (await client.query(files.url, { storageId })) as string | null;
+      return url === null ? null : await (await fetch(url)).text();
+    }),
+  );
+  expect(served).toEqual([...bodies, ...bodies]);
 });

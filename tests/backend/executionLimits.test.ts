@@ -88,6 +88,33 @@ test("a function's arguments or return value over Convex's limits on values fail
   await expect(http.query(anyApi.limits.returnShaped, { shape: "deep", n: 65 })).rejects.toThrow("Value is too nested (nested 65 levels deep > maximum nesting 64)");
 });
 
+test("a function's arguments or return value over 16 MiB fail with Convex's messages; a mutation that returns too much commits nothing", async () => {
+  const MiB16 = 16 * 1024 * 1024;
+  // A string of n ASCII characters is n + 2 bytes to Convex; arguments { text } of n characters, n + 11.
+  expect(await http.query(anyApi.limits.returnText, { chars: MiB16 - 2 })).toHaveLength(MiB16 - 2);
+  await expect(http.query(anyApi.limits.returnText, { chars: MiB16 - 1 })).rejects.toThrow(
+    /Function limits\.js:returnText return value is too large \(actual: 16 MiB, limit: 16 MiB\)$/,
+  );
+  await expect(http.action(anyApi.limits.returnTextFromAction, { chars: MiB16 + 600_000 })).rejects.toThrow(
+    /Function limits\.js:returnTextFromAction return value is too large \(actual: 16\.57 MiB, limit: 16 MiB\)$/,
+  );
+  await refusedThenStored(
+    anyApi.limits.writeThenReturnText,
+    "too-much",
+    { chars: MiB16 - 1 },
+    { chars: 10 },
+    "Function limits.js:writeThenReturnText return value is too large (actual: 16 MiB, limit: 16 MiB)",
+  );
+  // Nested calls from an action: the caller gets the error and may catch it.
+  expect(await http.action(anyApi.limits.passText, { chars: MiB16 - 11, via: "arguments" })).toBe(MiB16 - 11);
+  expect(await http.action(anyApi.limits.passText, { chars: MiB16 - 10, via: "arguments" })).toBe(
+    "Arguments for limits.js:textLength are too large (actual: 16 MiB, limit: 16 MiB)",
+  );
+  expect(await http.action(anyApi.limits.passText, { chars: MiB16 - 1, via: "result" })).toBe(
+    "Function limits.js:returnText return value is too large (actual: 16 MiB, limit: 16 MiB)",
+  );
+}, 60_000);
+
 test("a query past 1 s of user code fails with Convex's timeout error", async () => {
   expect(await http.query(anyApi.limits.slowQuery, { channel: "small", ms: 5 })).toBe(1);
   await expect(http.query(anyApi.limits.slowQuery, { channel: "small", ms: 1100 })).rejects.toThrow(

@@ -1,5 +1,5 @@
 import { runInNewContext } from "node:vm";
-import { getDocumentSize } from "convex/values";
+import { getConvexSize, getDocumentSize } from "convex/values";
 import { expect, test } from "vitest";
 import { importConvexTest } from "../../tools/local-backend/convexTestInternals";
 import { binarySize, MAX_DOCUMENT_BYTES, valueLimits } from "../../tools/local-backend/valueLimits";
@@ -7,7 +7,7 @@ import { PROJECT_ROOT } from "./helpers";
 
 // Objects judged as convex-test judges them, with its own helper.
 const { isSimpleObject } = (await importConvexTest(PROJECT_ROOT, ["isSimpleObject"], "published")) as { isSimpleObject: (value: unknown) => boolean };
-const { checkDocument, checkValue } = valueLimits({ isSimpleObject });
+const { checkArgsSize, checkDocument, checkResultSize, checkValue, convexSize } = valueLimits({ isSimpleObject });
 
 test("byte counts read as the deployment writes them", () => {
   expect(binarySize(512)).toBe("512 B");
@@ -45,4 +45,19 @@ test("limits hold for values deep inside others, and a document's size is Convex
   const over = { ...document, body: body + "é".repeat(Math.ceil((MAX_DOCUMENT_BYTES - size + 1) / 2)) };
   expect(getDocumentSize(over)).toBeGreaterThan(MAX_DOCUMENT_BYTES);
   expect(() => checkDocument(over)).toThrow(/^Value is too large \(1 MiB > maximum size 1 MiB\)$/);
+});
+
+test("a value's size is Convex's count, and arguments or a result over 16 MiB are refused with Convex's messages", () => {
+  const value = { text: "héllo 🎉", n: 1, big: 2n, bytes: new ArrayBuffer(5), list: [null, true, { gone: undefined, key: "v" }] };
+  expect(convexSize(value)).toBe(getConvexSize(value));
+  const limit = 16 * 1024 * 1024;
+  // Arguments are measured as Convex measures them, as the one-element array of the object: 2 + 2 + "text" + 1 + the string.
+  expect(() => checkArgsSize({ text: "x".repeat(limit - 11) }, "tasks:create")).not.toThrow();
+  expect(() => checkArgsSize({ text: "x".repeat(limit - 10) }, "tasks:create")).toThrow(/^Arguments for tasks\.js:create are too large \(actual: 16 MiB, limit: 16 MiB\)$/);
+  const result = "é".repeat(limit / 2);
+  expect(() => checkResultSize(result, JSON.stringify(result).length, "folder/tasks:list")).toThrow(
+    /^Function folder\/tasks\.js:list return value is too large \(actual: 16 MiB, limit: 16 MiB\)$/,
+  );
+  // A short JSON text is within the limit whatever it holds: no walk.
+  expect(() => checkResultSize(result, 1000, "tasks:list")).not.toThrow();
 });

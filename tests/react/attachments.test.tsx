@@ -14,7 +14,7 @@ const convex = vi.hoisted(() => ({
   calls: [] as Array<[string, unknown]>,
   add: null as null | ((args: { name: string }) => Promise<unknown>),
 }));
-const uploads = vi.hoisted(() => ({ calls: [] as Array<{ url: string; type: string }> }));
+const uploads = vi.hoisted(() => ({ calls: [] as Array<{ url: string; type: string }>, gate: null as Promise<void> | null }));
 
 vi.mock("convex/react", () => ({
   useQuery: (query: never) => convex.queries.get(getFunctionName(query)),
@@ -31,6 +31,7 @@ vi.mock("../../src/channels/upload", () => ({
   uploadFile: async (url: string, _file: Blob, type: string, onProgress: (f: number) => void) => {
     uploads.calls.push({ url, type });
     onProgress(0.5);
+    await uploads.gate;
     return "storage1";
   },
 }));
@@ -43,6 +44,7 @@ beforeEach(() => {
   convex.queries.clear();
   convex.calls = [];
   uploads.calls = [];
+  uploads.gate = null;
   convex.add = async () => pngArtifact;
 });
 afterEach(cleanup);
@@ -89,6 +91,18 @@ describe("attaching files in the composer", () => {
     expect(uploads.calls).toEqual([{ url: expect.any(String), type: "text/markdown" }]);
     fireEvent.click(screen.getByRole("button", { name: "Remove page.html" }));
     expect(screen.getAllByTestId("pending-file")).toHaveLength(2);
+  }, 30_000);
+
+  it("uploads the files picked together at once, not one after another", async () => {
+    let release!: () => void;
+    uploads.gate = new Promise((resolve) => (release = resolve));
+    render(<MessageComposer placeholder="Message" maxChars={100} onSend={async () => null} channelId={channelId} />);
+    pick(["a.png", "b.png", "c.png"].map((name) => new File(["png!"], name, { type: "image/png" })));
+    // All three are on their way while none has finished.
+    await waitFor(() => expect(uploads.calls).toHaveLength(3));
+    expect(convex.calls.filter(([name]) => name === "channelFiles:add")).toEqual([]);
+    release();
+    await waitFor(() => expect(convex.calls.filter(([name]) => name === "channelFiles:add")).toHaveLength(3));
   }, 30_000);
 });
 

@@ -12,13 +12,14 @@
  * `<data>/auth-keys.json` (0600); the environment may set its own.
  */
 import { generateKeyPairSync } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { UserIdentity } from "convex/server";
 import { build } from "esbuild";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { makeOwnedDir, pruneOrphanedDirs, releaseOwnedDir } from "./ownedDirs.js";
 
 export class AuthFailure extends Error {}
 
@@ -38,6 +39,9 @@ export type AuthProvider =
   | { type?: undefined; domain: string; applicationID: string }
   | { type: "customJwt"; issuer: string; jwks: string; algorithm: string; applicationID?: string };
 
+/** `convex/auth.config.ts`'s build, for the moment it is evaluated: `maestro-auth-config-<pid>-<random>` in the system's temporary folder. */
+const AUTH_CONFIG_PREFIX = "maestro-auth-config-";
+
 /**
  * Evaluates `convex/auth.config.ts` (bundled as Convex bundles it, with the
  * functions' environment) and returns its providers; none when the file is absent.
@@ -45,7 +49,8 @@ export type AuthProvider =
 export async function loadAuthProviders(convexDir: string): Promise<AuthProvider[]> {
   const source = ["auth.config.ts", "auth.config.js"].map((f) => path.join(convexDir, f)).find((f) => existsSync(f));
   if (source === undefined) return [];
-  const outdir = mkdtempSync(path.join(os.tmpdir(), "maestro-auth-config-"));
+  pruneOrphanedDirs(os.tmpdir(), AUTH_CONFIG_PREFIX);
+  const outdir = makeOwnedDir(os.tmpdir(), AUTH_CONFIG_PREFIX);
   try {
     const outfile = path.join(outdir, "auth.config.mjs");
     await build({ entryPoints: [source], outfile, bundle: true, format: "esm", platform: "node", packages: "external", logLevel: "silent" });
@@ -54,7 +59,7 @@ export async function loadAuthProviders(convexDir: string): Promise<AuthProvider
     if (!Array.isArray(providers)) throw new Error("convex/auth.config.ts must export default { providers: [...] }");
     return providers.filter((p): p is AuthProvider => isProvider(p));
   } finally {
-    rmSync(outdir, { recursive: true, force: true });
+    releaseOwnedDir(outdir);
   }
 }
 

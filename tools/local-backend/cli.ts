@@ -65,13 +65,14 @@ try {
   console.error(`[backend] ${error.message}`);
   process.exit(1);
 }
-console.log(`[backend] Convex API ${backend.url}  HTTP actions ${backend.siteUrl}`);
-// The key itself is never printed: logs get copied around; the file is owner-only.
-console.log(`[backend] admin key in ${backend.adminKeyFile}`);
-console.log(`MAESTRO_BACKEND_READY ${JSON.stringify({ url: backend.url, siteUrl: backend.siteUrl, adminKeyFile: backend.adminKeyFile })}`);
-
+// Before the READY line: whoever waits for it may stop the backend the moment it reads it, and a
+// signal with no handler yet kills the process before it removes its build folder.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     void backend.close().then(() => process.exit(0));
   });
 }
+console.log(`[backend] Convex API ${backend.url}  HTTP actions ${backend.siteUrl}`);
+// The key itself is never printed: logs get copied around; the file is owner-only.
+console.log(`[backend] admin key in ${backend.adminKeyFile}`);
+console.log(`MAESTRO_BACKEND_READY ${JSON.stringify({ url: backend.url, siteUrl: backend.siteUrl, adminKeyFile: backend.adminKeyFile })}`);

@@ -313,7 +313,7 @@ const VALUE_LIMITS: Array<[string, string]> = [
   ],
   [
     "function validateFunctionArgs(argsValidator, args, functionPath, allowPendingValues) {",
-    "function validateFunctionArgs(argsValidator, args, functionPath, allowPendingValues) {\n    maestroValueLimits.checkValue(args);",
+    "function validateFunctionArgs(argsValidator, args, functionPath, allowPendingValues) {\n    maestroValueLimits.checkArgsSize(args, functionPath.udfPath);\n    maestroValueLimits.checkValue(args);",
   ],
   [
     "_addWrite(id, newValue) {",
@@ -321,11 +321,11 @@ const VALUE_LIMITS: Array<[string, string]> = [
   ],
   [
     "const result = jsonToConvex(JSON.parse(rawResult));\n            if (!isNested && hasPendingValues(result)) {",
-    "const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkValue(result);\n            if (!isNested && hasPendingValues(result)) {",
+    "const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkResultSize(result, rawResult.length, functionPath.udfPath);\n            maestroValueLimits.checkValue(result);\n            if (!isNested && hasPendingValues(result)) {",
   ],
   [
     "                return jsonToConvex(JSON.parse(rawResult));",
-    "                const result = jsonToConvex(JSON.parse(rawResult));\n                maestroValueLimits.checkValue(result);\n                return result;",
+    "                const result = jsonToConvex(JSON.parse(rawResult));\n                maestroValueLimits.checkResultSize(result, rawResult.length, functionPath.udfPath);\n                maestroValueLimits.checkValue(result);\n                return result;",
   ],
 ];
 
@@ -343,7 +343,7 @@ const RETURNS_BEFORE_COMMIT: Array<[string, string]> = [
   ],
   [
     "const commitTs = transactionManager.commit(isNested);\n            const result = jsonToConvex(JSON.parse(rawResult));",
-    'const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkValue(result);\n            validateReturnValue(returnsValidator, result, "mutation", functionPath);\n            const commitTs = transactionManager.commit(isNested);',
+    'const result = jsonToConvex(JSON.parse(rawResult));\n            maestroValueLimits.checkResultSize(result, rawResult.length, functionPath.udfPath);\n            maestroValueLimits.checkValue(result);\n            validateReturnValue(returnsValidator, result, "mutation", functionPath);\n            const commitTs = transactionManager.commit(isNested);',
   ],
   [
     "const result = await runMutationWithHandler(resolved.handler, args, {}, resolved.functionPath, isNested, transactionLimits);\n                validateReturnValue(resolved.returns, result, \"mutation\", resolved.functionPath);\n                return result;",
@@ -408,6 +408,14 @@ export interface ScheduledJob {
 export const scheduledJobStorage = new ContextSlot<ScheduledJob>();
 
 /**
+ * A scheduled action starts once every commit so far, the one that scheduled
+ * it included, is on disk: an action's effects reach outside (a model call,
+ * a webhook sent with `node:http`, which the fetch gate in
+ * functionGlobals.ts does not see), and none may announce a write a crash
+ * then loses. A job runs at the commit that scheduled it, while that
+ * commit's log line may still wait behind a running sync (group commit). A
+ * scheduled mutation does not wait: its writes follow in the same log.
+ *
  * A scheduled mutation runs in one transaction, as on Convex: the check that
  * its job is still pending, the function's writes and the job's move to
  * `success` commit together (convexTestPatches.ts's `begin` and `commit` do
@@ -446,7 +454,7 @@ const SCHEDULED_MUTATIONS: Array<[string, string]> = [
   [
     "authStorage.run(new AuthFake(), async () => {\n        const canceled = await withAuth().runInComponent(componentPath, async () => {",
     // A function that cannot be resolved takes convex-test's path, which marks its job failed.
-    'authStorage.run(new AuthFake(), async () => {\n        if (await resolveFunction(functionPath, "any").then(({ func }) => func.isMutation === true, () => false)) {\n            await maestroRunScheduledMutation({ db, jobId, componentPath, functionPath, args, name });\n            return;\n        }\n        const canceled = await withAuth().runInComponent(componentPath, async () => {',
+    'authStorage.run(new AuthFake(), async () => {\n        if (await resolveFunction(functionPath, "any").then(({ func }) => func.isMutation === true, () => false)) {\n            await maestroRunScheduledMutation({ db, jobId, componentPath, functionPath, args, name });\n            return;\n        }\n        await getTransactionManager().__maestro?.whenDurable();\n        const canceled = await withAuth().runInComponent(componentPath, async () => {',
   ],
 ];
 

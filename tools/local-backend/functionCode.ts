@@ -4,17 +4,24 @@
  * convex-test, and hot-reloads `convex/` after an edit, refusing a schema the
  * existing documents break.
  */
-import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
 import path from "node:path";
 import { tableOf, type ComponentState, type Components } from "./componentState.js";
 import { FunctionNotFoundError, ROOT } from "./functions.js";
 import { buildConvexModules, discoverComponents, type InstalledComponent, type ModuleMap } from "./modules.js";
+import { makeOwnedDir, pruneOrphanedDirs, releaseOwnedDir } from "./ownedDirs.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals and schemas are untyped */
 
 /** convex-test finds a functions root through a `_generated` path; modules then come from our own loaders. */
 export const MODULES_ROOT_MARKER = { "/convex/_generated/api.js": async () => ({}) };
+
+/** Where every backend of a checkout builds its functions: one `build-<pid>-<random>` folder per running backend. */
+export function buildsFolder(projectRoot: string): string {
+  return path.join(projectRoot, "node_modules", ".cache", "maestro-local-backend");
+}
+
+/** Prefix of a backend's build folder in `buildsFolder`. */
+export const BUILD_PREFIX = "build-";
 
 export class FunctionCode {
   /** The app's functions, as loaded now. */
@@ -28,13 +35,10 @@ export class FunctionCode {
     projectRoot: string,
     private readonly convexDir: string,
   ) {
-    this.buildRoot = path.join(
-      projectRoot,
-      "node_modules",
-      ".cache",
-      "maestro-local-backend",
-      `build-${process.pid}-${randomUUID().slice(0, 8)}`,
-    );
+    const folder = buildsFolder(projectRoot);
+    // Builds left by backends that were killed (or crashed) go first: about 5 MB each, never read again.
+    pruneOrphanedDirs(folder, BUILD_PREFIX);
+    this.buildRoot = makeOwnedDir(folder, BUILD_PREFIX);
   }
 
   /** Builds the app's functions, finds the installed components and builds theirs (at startup). */
@@ -117,9 +121,9 @@ export class FunctionCode {
     return null;
   }
 
-  /** Removes this process's builds. */
+  /** Removes this backend's builds (also removed at the process's exit, and by the next start after a kill). */
   dispose() {
-    rmSync(this.buildRoot, { recursive: true, force: true });
+    releaseOwnedDir(this.buildRoot);
   }
 }
 

@@ -118,6 +118,18 @@ export function compactLogBytesFromEnv(value = process.env.MAESTRO_COMPACT_LOG_B
 }
 
 /**
+ * Milliseconds each background sync takes longer than the disk's own time:
+ * MAESTRO_WAL_SYNC_DELAY_MS, a slow disk for tests (commits meanwhile wait
+ * in memory, as behind a slow fsync), else none.
+ */
+export function syncDelayMsFromEnv(value = process.env.MAESTRO_WAL_SYNC_DELAY_MS): number {
+  if (value === undefined || value === "") return 0;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`MAESTRO_WAL_SYNC_DELAY_MS must be a whole number of milliseconds, not ${JSON.stringify(value)}.`);
+  return ms;
+}
+
+/**
  * What a background compaction writes: documents a chunk at a time (one
  * slice of SNAPSHOT_SLICE_MS, pausing between them, so commits go on), then
  * what the snapshot records beside them, read once the last chunk is out.
@@ -141,6 +153,9 @@ export const SNAPSHOT_SLICE_MS = 2;
  * compaction at bench:restart's size on a busy machine.
  */
 export const SNAPSHOT_PAUSE_MS = 2;
+
+/** Bytes of snapshot lines a compaction gathers, outside V8's heap, before it writes them (and at the end of each slice). */
+const SNAPSHOT_BUFFER_BYTES = 1024 * 1024;
 
 /** Characters a snapshot written at start-up (not beside commits) gathers before each write. */
 const SNAPSHOT_WRITE_CHARS = 4 * 1024 * 1024;
@@ -173,6 +188,8 @@ export interface DurableStoreOptions {
   sync?: WalSyncMode;
   /** Log size that starts a compaction (default: compactLogBytesFromEnv()). */
   compactLogBytes?: number;
+  /** Extra milliseconds per background sync, a slow disk for tests (default: syncDelayMsFromEnv()). */
+  syncDelayMs?: number;
 }
 
 export type WalSyncMode = "group" | "each";
@@ -219,6 +236,7 @@ export class DurableStore {
   private readonly log: (line: string) => void;
   private readonly info: (line: string) => void;
   private readonly compactLogBytes: number;
+  private readonly syncDelayMs: number;
   /** The running background compaction, if any. */
   private compacting: Promise<void> | null = null;
   /** A compaction that failed leaves `wal-prev.jsonl` for the next start to replay: no other starts before then. */
@@ -240,6 +258,7 @@ export class DurableStore {
     this.logPath = path.join(dataDir, "wal.jsonl");
     this.prevLogPath = path.join(dataDir, "wal-prev.jsonl");
     this.compactLogBytes = options.compactLogBytes ?? compactLogBytesFromEnv();
+    this.syncDelayMs = options.syncDelayMs ?? syncDelayMsFromEnv();
   }
 
   /**
@@ -437,9 +456,31 @@ export class DurableStore {
     let longestSliceCpu = 0;
     const tmp = `${this.snapshotPath}.tmp`;
     const file = await openFile(tmp, "w", FILE_MODE);
+    // Lines are encoded into one reused buffer outside V8's heap, not gathered and joined into a string per slice:
+    // a slice's string (hundreds of kB) went to V8's large-object space, so each compaction put the whole snapshot's
+    // size through the old generation, which V8 answered by reserving more heap after every compaction.
+    const buffer = Buffer.allocUnsafe(SNAPSHOT_BUFFER_BYTES);
+    let filled = 0;
+    /** Adds a line to the buffer; false when it does not fit (the buffer is written first, or the line on its own). */
+    const put = (line: string): boolean => {
+      if (filled + Buffer.byteLength(line) > buffer.length) return false;
+      filled += buffer.write(line, filled);
+      return true;
+    };
+    const flush = async () => {
+      if (filled === 0) return;
+      const length = filled;
+      filled = 0;
+      let offset = 0;
+      while (offset < length) offset += (await file.write(buffer, offset, length - offset)).bytesWritten;
+    };
+    const add = async (line: string) => {
+      if (put(line)) return;
+      await flush();
+      if (!put(line)) await file.write(line);
+    };
     try {
       await file.write(SNAPSHOT_HEADER);
-      let parts: string[] = [];
       let sliceStart = performance.now();
       let sliceCpu = process.cpuUsage();
       // A slice's wall time includes waiting for a core on a busy machine; its CPU time is the work it did without yielding.
@@ -451,14 +492,8 @@ export class DurableStore {
       // Lines are encoded for at most SNAPSHOT_SLICE_MS at a time, then written while commits and their syncs run.
       const sliceDue = () => performance.now() - sliceStart >= SNAPSHOT_SLICE_MS;
       const endSlice = async () => {
-        if (parts.length > 0) {
-          const text = parts.join("");
-          parts = [];
-          noteSlice();
-          await file.write(text);
-        } else {
-          noteSlice();
-        }
+        noteSlice();
+        await flush();
         await pause(SNAPSHOT_PAUSE_MS);
         sliceStart = performance.now();
         sliceCpu = process.cpuUsage();
@@ -466,7 +501,8 @@ export class DurableStore {
       for (const chunk of source.chunks()) {
         if (this.closed) return;
         for (const doc of chunk) {
-          parts.push(documentLine(doc));
+          const line = documentLine(doc);
+          if (!put(line)) await add(line);
           documents += 1;
           if (sliceDue()) {
             await endSlice();
@@ -478,14 +514,15 @@ export class DurableStore {
       // here on are in the fresh log too; a Map's iterator survives them (and the trimming of the oldest).
       const { ts, nextDocId, mutationResults } = source.trailer();
       for (const [key, response] of mutationResults) {
-        parts.push(resultLine(key, response));
+        const line = resultLine(key, response);
+        if (!put(line)) await add(line);
         results += 1;
         if (sliceDue()) {
           await endSlice();
           if (this.closed) return;
         }
       }
-      parts.push(endLine({ ts, nextDocId, documents, results }));
+      await add(endLine({ ts, nextDocId, documents, results }));
       await endSlice();
       if (this.closed) return;
       await file.sync();
@@ -603,7 +640,7 @@ export class DurableStore {
     const covers = this.appendedSeq;
     this.syncInFlight = true;
     this.syncCount += 1;
-    fdatasync(fd, (error) => {
+    const synced = (error: NodeJS.ErrnoException | null) => {
       this.syncInFlight = false;
       if (fd !== this.logFd) {
         // Close replaced this file while the sync ran, after syncing everything itself.
@@ -620,7 +657,8 @@ export class DurableStore {
       this.pendingSwap?.(false);
       // The next group: everything written while this sync ran.
       this.startSync();
-    });
+    };
+    fdatasync(fd, this.syncDelayMs === 0 ? synced : (error) => setTimeout(() => synced(error), this.syncDelayMs));
   }
 
   private markDurable(seq: number): void {

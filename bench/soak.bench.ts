@@ -1,0 +1,215 @@
+/**
+ * `npm run bench:soak`: the full-size department of `bench:scale` (20,000
+ * tasks, 200 agents, 300,000 messages, 20,000 runs; BENCH_SCALE=0.1 for a
+ * tenth) under a steady mix of posts, moves, mentions (and the runs they
+ * start) and description edits, until the backend has compacted its log at
+ * least BENCH_SOAK_COMPACTIONS times (20). A squad runs the backend for
+ * weeks; this is the benchmark's stand-in for that. To get there in
+ * minutes, the backend compacts once its log passes
+ * BENCH_SOAK_COMPACT_BYTES (4 MiB, through MAESTRO_COMPACT_LOG_BYTES)
+ * instead of 64 MiB. Prints the backend's resident memory after each
+ * compaction and its growth from the 5th to the last (target < 5%), and the
+ * interactive figures (move → second client, a post, @Jarvis mention →
+ * delegated task visible, search) at the start and at the end.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConvexClient, ConvexHttpClient } from "convex/browser";
+import { api } from "../convex/_generated/api";
+import type { Id } from "../convex/_generated/dataModel";
+import { TASK_STATUSES } from "../convex/validators";
+import { FIRST_PAGE_CARDS } from "../src/board/prefetch";
+import { OWNER_PASSWORD, passwordRoute } from "../tests/backend/helpers";
+import { spawnBackend, type BackendProcess } from "../tests/backend/process";
+import { startScriptedModel } from "../tests/backend/scriptedModel";
+import { backendCpuMs, delegatingReply, log, residentBytes, sleep, stopBackend } from "./harness";
+import { AGENTS, seedScaleDepartment } from "./scaleSeed";
+import { summarize, type Summary } from "./stats";
+
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const COMPACTIONS = Number(process.env.BENCH_SOAK_COMPACTIONS ?? 20);
+const COMPACT_BYTES = Number(process.env.BENCH_SOAK_COMPACT_BYTES ?? 4 * 1024 * 1024);
+/** Growth of resident memory allowed from the 5th compaction to the last. */
+const GROWTH_TARGET = 0.05;
+/** The mix, per round: description edits (the log's bulk), posts, moves; a mention every MENTION_EVERY rounds. */
+const MENTION_EVERY = 5;
+/** Samples of each interactive figure, at the start and at the end. */
+const SAMPLES = { moves: 30, posts: 30, mentions: 10, searches: 20 };
+const STATUSES = TASK_STATUSES.filter((s) => s !== "blocked");
+
+function ms(s: Summary): string {
+  return `p50 ${s.p50.toFixed(1)} / p99 ${s.p99.toFixed(1)} ms`;
+}
+
+async function main() {
+  const started = performance.now();
+  const model = await startScriptedModel((request) => delegatingReply(request.messages));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-bench-soak-"));
+  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "bench", MAESTRO_DEFAULT_MODEL: "scripted" };
+  let backend: BackendProcess = await spawnBackend({ dataDir, convexDir: path.resolve("convex"), env, readyTimeoutMs: 300_000 });
+  const closers: Array<() => Promise<unknown>> = [];
+  try {
+    const { departmentId, email, agents, taskIds } = await seedScaleDepartment(backend, SCALE);
+    log(`restarting the backend, compacting past ${COMPACT_BYTES} bytes of log`);
+    await stopBackend(backend);
+    backend = await spawnBackend({
+      dataDir,
+      convexDir: path.resolve("convex"),
+      env: { ...env, MAESTRO_COMPACT_LOG_BYTES: String(COMPACT_BYTES) },
+      readyTimeoutMs: 300_000,
+    });
+    const signedIn = await passwordRoute(backend.siteUrl, { flow: "signIn", email, password: OWNER_PASSWORD });
+    if (signedIn.status !== 200) throw new Error(`Sign-in failed: ${signedIn.status} ${JSON.stringify(signedIn.body)}`);
+    const { token } = signedIn.body as { token: string };
+    const client = new ConvexHttpClient(backend.url);
+    client.setAuth(token);
+    const mover = new ConvexClient(backend.url, { unsavedChangesWarning: false });
+    const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
+    closers.push(() => mover.close(), () => watcher.close());
+    mover.setAuth(async () => token);
+    watcher.setAuth(async () => token);
+    // The board as the app subscribes it: each column's first page.
+    const byColumn = new Map<string, Set<string>>();
+    const titles = new Set<string>();
+    let onChange: (() => void) | null = null;
+    for (const status of TASK_STATUSES) {
+      watcher.onUpdate(api.tasks.listColumn, { departmentId, status, limit: FIRST_PAGE_CARDS }, (column) => {
+        byColumn.set(status, new Set(column.tasks.map((t) => t._id)));
+        for (const task of column.tasks) titles.add(task.title);
+        onChange?.();
+      });
+    }
+    while (byColumn.size < TASK_STATUSES.length) await sleep(20);
+    const until = (check: () => boolean, what: string) =>
+      new Promise<void>((resolve, reject) => {
+        if (check()) return resolve();
+        const timer = setTimeout(() => reject(new Error(`${what} not seen within 30 s`)), 30_000);
+        onChange = () => {
+          if (!check()) return;
+          clearTimeout(timer);
+          onChange = null;
+          resolve();
+        };
+      });
+    const columnOf = (taskId: string) => [...byColumn].find(([, ids]) => ids.has(taskId))?.[0];
+    let mentionCount = 0;
+    const misses: string[] = [];
+    /** An @Jarvis mention on a fresh task, until the first delegated task is on the board's first page (ms). */
+    const mention = async () => {
+      const i = mentionCount++;
+      const taskId = await client.mutation(api.tasks.create, { departmentId, title: `Soak page ${i} to split` });
+      const title = `soak hero ${i}`;
+      const t0 = performance.now();
+      await client.mutation(api.messages.create, {
+        taskId,
+        content: `@Jarvis split the page ${i} between ${agents[(i % (AGENTS - 4)) + 4].name} and Writer: ${title} and the soak form ${i}`,
+      });
+      try {
+        await until(() => titles.has(title), title);
+      } catch (error) {
+        // Counted (as the 30 s waited) and printed; the soak goes on.
+        misses.push(String(error));
+      }
+      return performance.now() - t0;
+    };
+    let moveCount = 0;
+    const move = async () => {
+      const visible = [...byColumn.values()].flatMap((ids) => [...ids]);
+      const taskId = visible[(moveCount++ * 53) % visible.length] as Id<"tasks">;
+      const target = STATUSES.find((s) => s !== columnOf(taskId))!;
+      const t0 = performance.now();
+      await mover.mutation(api.tasks.move, { taskId, status: target, position: 0 });
+      await until(() => columnOf(taskId) === target, "move");
+      return performance.now() - t0;
+    };
+    let postCount = 0;
+    const post = async () => {
+      const t0 = performance.now();
+      await client.mutation(api.messages.create, { taskId: taskIds[(postCount++ * 97) % taskIds.length], content: `Soak note ${postCount}: the cache warms in 2 s.` });
+      return performance.now() - t0;
+    };
+    const words = ["signup", "Task 1234", "pricing flow", "Agent 1", "docs", "review the api", "hero", "zzz-nothing"];
+    let searchCount = 0;
+    const search = async () => {
+      const t0 = performance.now();
+      await client.query(api.search.palette, { departmentId, text: words[searchCount++ % words.length] });
+      return performance.now() - t0;
+    };
+    const sampled = async (count: number, fn: () => Promise<number>) => {
+      const times: number[] = [];
+      for (let i = 0; i < count; i++) times.push(await fn());
+      return summarize(times);
+    };
+    const interactive = async () => ({
+      move: await sampled(SAMPLES.moves, move),
+      post: await sampled(SAMPLES.posts, post),
+      mention: await sampled(SAMPLES.mentions, mention),
+      search: await sampled(SAMPLES.searches, search),
+      rss: residentBytes(backend.child.pid),
+    });
+
+    log("interactive figures at the start");
+    const atStart = await interactive();
+
+    // ---- the soak ----
+    const compactionLines = () => backend.output.join("").match(/longest it held the event loop was/g)?.length ?? 0;
+    const baseCompactions = compactionLines();
+    const samples: Array<{ compaction: number; rss: number; minutes: number; cpuSeconds: number }> = [];
+    const padding = "x".repeat(8_000);
+    let rounds = 0;
+    const soakStart = performance.now();
+    log(`soaking until ${COMPACTIONS} compactions`);
+    while (samples.length < COMPACTIONS) {
+      rounds += 1;
+      // The log's bulk: a card's description rewritten (8 kB a commit).
+      await client.mutation(api.tasks.update, { taskId: taskIds[(rounds * 31) % taskIds.length], description: `${padding} ${rounds}` });
+      await post();
+      await move();
+      if (rounds % MENTION_EVERY === 0) await mention();
+      const done = compactionLines() - baseCompactions;
+      while (samples.length < done) {
+        samples.push({
+          compaction: samples.length + 1,
+          rss: residentBytes(backend.child.pid),
+          minutes: (performance.now() - soakStart) / 60_000,
+          cpuSeconds: backendCpuMs(backend.child.pid) / 1000,
+        });
+        const last = samples.at(-1)!;
+        // With MAESTRO_BACKEND_NODE_ARGS=--trace-gc, the backend's last full collection: its heap after it, beside RSS.
+        const gc = backend.output.join("").match(/Mark-Compact[^\n]*/g)?.filter((line) => Number(/-> ([\d.]+)/.exec(line)?.[1] ?? 0) > 50).at(-1);
+        log(`compaction ${last.compaction}: RSS ${(last.rss / 2 ** 20).toFixed(0)} MiB after ${last.minutes.toFixed(1)} min, ${rounds} rounds${gc === undefined ? "" : `; last ${gc}`}`);
+      }
+    }
+    log("interactive figures at the end");
+    const atEnd = await interactive();
+
+    const fifth = samples[Math.min(4, samples.length - 1)];
+    const last = samples.at(-1)!;
+    const growth = (last.rss - fifth.rss) / fifth.rss;
+    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+    const row = (label: string, a: Summary, b: Summary) => `  ${label.padEnd(44)} start ${ms(a).padEnd(28)} end ${ms(b)}`;
+    console.log(`Soak benchmark (backend as its own process over convex/, scripted model answering at once)
+machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}; shared with other work (load below)
+department at BENCH_SCALE=${SCALE}; compaction past ${COMPACT_BYTES} bytes of log (MAESTRO_COMPACT_LOG_BYTES; the default is 64 MiB)
+mix per round: a description edit (8 kB), a post, a move; an @Jarvis mention (and the runs it starts) every ${MENTION_EVERY} rounds
+${rounds} rounds, ${mentionCount} mentions in all (${misses.length} whose delegated task did not show within 30 s${misses.length > 0 ? `, first: ${misses[0]}` : ""}), ${samples.length} compactions in ${last.minutes.toFixed(1)} min
+resident memory after each compaction (MiB): ${samples.map((s) => (s.rss / 2 ** 20).toFixed(0)).join(" ")}
+growth from the 5th compaction (${mib(fifth.rss)}) to the ${last.compaction}th (${mib(last.rss)}): ${(growth * 100).toFixed(1)}% (target < ${GROWTH_TARGET * 100}%) ${growth < GROWTH_TARGET ? "met" : "NOT met"}
+interactive figures, at the start and at the end:
+${row("move → second client", atStart.move, atEnd.move)}
+${row("post (messages.create, HTTP)", atStart.post, atEnd.post)}
+${row("@Jarvis mention → delegated task on the board", atStart.mention, atEnd.mention)}
+${row("search / command palette (HTTP query)", atStart.search, atEnd.search)}
+  resident memory                              start ${mib(atStart.rss)}${" ".repeat(22)}end ${mib(atEnd.rss)}
+load average (1/5/15 min) at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} on ${os.cpus().length} cores
+wall time: ${((performance.now() - started) / 60_000).toFixed(1)} min`);
+  } finally {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    await stopBackend(backend).catch(() => {});
+    await model.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
