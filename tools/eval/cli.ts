@@ -14,14 +14,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { ConvexHttpClient } from "convex/browser";
-import { anyApi } from "convex/server";
 import { modelConfigFromEnv } from "../../convex/lib/modelConfig";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "../demo-model/server";
 import { loadScenarios } from "./scenario";
 import { runSuite, type SuiteResult } from "./runner";
 import { report, summarize } from "./score";
-import { storedResult, type EvalResult } from "./result";
+import { storeResult, type EvalResult } from "./result";
 
 const { values } = parseArgs({
   options: {
@@ -97,10 +95,6 @@ if (values["report-to"] !== undefined) {
     process.exit(2);
   }
   const keyFile = values["admin-key-file"] ?? path.join(projectRoot, ".maestro", "data", "admin-key");
-  const client = new ConvexHttpClient(values["report-to"]);
-  // Not in the client's public types; the same call the Convex CLI makes with a deployment's admin key.
-  (client as unknown as { setAdminAuth(key: string): void }).setAdminAuth(process.env.MAESTRO_ADMIN_KEY ?? readFileSync(keyFile, "utf8").trim());
-  // evals.record is internal: the admin key may call it, as `npx convex run` would.
-  await client.mutation(anyApi.evals.record, { departmentSlug: values.department, result: storedResult(result) });
+  await storeResult(values["report-to"], process.env.MAESTRO_ADMIN_KEY ?? readFileSync(keyFile, "utf8").trim(), values.department, result);
   console.log(`Stored for the admins of ${values.department} at ${values["report-to"]} (Figures page).`);
 }

@@ -2,6 +2,8 @@
  * The eval's result: what the CLI writes as JSON (every verdict whole), and
  * the bounded projection a department keeps for its admins (evals.record).
  */
+import { ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
 import { EVAL_RESULT_LIMITS } from "../../convex/lib/evalResults";
 import type { EvalResult as StoredResult } from "../../convex/validators";
 import type { ModelSummary, Verdict } from "./score";
@@ -29,4 +31,16 @@ export function storedResult(result: EvalResult): StoredResult {
       verdicts: s.verdicts.slice(0, EVAL_RESULT_LIMITS.models).map((v) => ({ model: clip(v.model), pass: v.pass, why: v.why.slice(0, EVAL_RESULT_LIMITS.whyLines).map(clip) })),
     })),
   };
+}
+
+/**
+ * Stores `result` in the Maestro at `url` as the newest of the department
+ * `departmentSlug`, with that deployment's admin key (evals.record is
+ * internal: only the admin key may call it, as `npx convex run` would).
+ */
+export async function storeResult(url: string, adminKey: string, departmentSlug: string, result: EvalResult): Promise<void> {
+  const client = new ConvexHttpClient(url);
+  // Not in the client's public types; the same call the Convex CLI makes with a deployment's admin key.
+  (client as unknown as { setAdminAuth(key: string): void }).setAdminAuth(adminKey);
+  await client.mutation(anyApi.evals.record, { departmentSlug, result: storedResult(result) });
 }

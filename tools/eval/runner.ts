@@ -76,7 +76,7 @@ function couldNotRun(scenario: Scenario, error: unknown): Verdict {
 }
 
 /** An offline backend over the real convex/ in a fresh data folder, with its first-run owner signed in. */
-export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url: string; stop(): Promise<void> }> {
+export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url: string; adminKey: string; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "maestro-eval-"));
   const password = randomBytes(12).toString("hex");
   const backend = await startBackend({ projectRoot: PROJECT_ROOT, dataDir, port: 0, sitePort: 0, password, watch: false, log: () => {} });
@@ -93,6 +93,7 @@ export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url
     return {
       owner,
       url: backend.url,
+      adminKey: backend.adminKey,
       async stop() {
         await backend.close();
         rmSync(dataDir, { recursive: true, force: true });
@@ -156,7 +157,7 @@ export async function observe(owner: ConvexHttpClient, departmentId: Id<"departm
   const nameOf = new Map(agents.map((a) => [a.sessionKey, a.name]));
   const stepOf = (at: number) => (at >= followUpAt ? 1 : 0);
   const cards = (await owner.query(api.tasks.list, { departmentId })).flatMap((column) => column.tasks);
-  const delegations: ObservedDelegation[] = [];
+  const delegations: Array<ObservedDelegation & { at: number }> = [];
   const calls: ObservedCall[] = [];
   const runs: ObservedRun[] = [];
   for (const card of cards) {
@@ -169,6 +170,7 @@ export async function observe(owner: ConvexHttpClient, departmentId: Id<"departm
         priority: task.priority,
         state: "created",
         step: stepOf(task._creationTime),
+        at: task._creationTime,
       });
     }
     for (const card of await owner.query(api.approvals.listForTask, { taskId: task._id })) {
@@ -181,6 +183,7 @@ export async function observe(owner: ConvexHttpClient, departmentId: Id<"departm
         priority: String(args.priority ?? ""),
         state: "pending",
         step: stepOf(card._creationTime),
+        at: card._creationTime,
       });
     }
     for (const run of await owner.query(api.runs.listForTask, { taskId: task._id })) {
@@ -200,8 +203,10 @@ export async function observe(owner: ConvexHttpClient, departmentId: Id<"departm
   }
   const thread = (await owner.query(api.messages.list, { taskId, paginationOpts: { numItems: 100, cursor: null } })).page.reverse();
   const replies = thread.flatMap((m) => (m.author.kind === "agent" && m.author.name === lead ? [m.content] : []));
+  // In the order they were made, whatever column each card is in now.
+  delegations.sort((a, b) => a.at - b.at);
   calls.sort((a, b) => a.step - b.step);
-  return { delegations, calls, runs, replies };
+  return { delegations: delegations.map(({ at: _at, ...d }) => d), calls, runs, replies };
 }
 
 /** Runs `work` over `items`, at most `limit` at a time; results in the items' order. */
