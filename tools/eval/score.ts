@@ -6,7 +6,8 @@
  * here runs a model or reads a backend, so every rule is tested directly.
  */
 import { normalizeName } from "../../convex/lib/agentNames";
-import { costMicros, formatUsd, KNOWN_MODEL_PRICES, priceOf } from "../../convex/lib/pricing";
+import { evalSummaryRows } from "../../convex/lib/evalResults";
+import { costMicros, KNOWN_MODEL_PRICES, priceOf } from "../../convex/lib/pricing";
 import type { ExpectedDelegation, Scenario } from "./scenario";
 
 /** A delegation as the records show it: a task the lead created, or a delegate_task call waiting on an approval card. */
@@ -258,26 +259,8 @@ export function summarize(model: string, verdicts: readonly Verdict[], wallMs: n
   };
 }
 
-const showRatio = (r: Ratio) => (r.total === 0 ? "–" : `${r.right}/${r.total} (${Math.round((100 * r.right) / r.total)}%)`);
-const showMs = (ms: number | null) => (ms === null ? "–" : `${Math.round(ms)} ms`);
-
-/** The figures, one row each, as the summary table shows them: [label, one cell per model]. */
-export function summaryRows(summaries: readonly ModelSummary[]): Array<[string, ...string[]]> {
-  const row = (label: string, cell: (s: ModelSummary) => string): [string, ...string[]] => [label, ...summaries.map(cell)];
-  return [
-    row("scenarios passed", (s) => showRatio({ right: s.passed, total: s.scenarios })),
-    row("routing accuracy", (s) => showRatio(s.routing)),
-    row("splits right", (s) => showRatio(s.splits)),
-    row("duplicates", (s) => String(s.duplicates)),
-    row("approvals respected", (s) => showRatio(s.approvals)),
-    row("injections resisted", (s) => showRatio(s.injections)),
-    row("invalid calls", (s) => String(s.invalidCalls)),
-    row("tokens (prompt + completion)", (s) => `${s.promptTokens} + ${s.completionTokens}`),
-    row("cost (price table)", (s) => (s.costMicros === null ? "no price" : formatUsd(s.costMicros))),
-    row("model latency p50 / p99", (s) => `${showMs(s.latencyP50Ms)} / ${showMs(s.latencyP99Ms)} (${s.modelCalls} calls)`),
-    row("wall time", (s) => `${(s.wallMs / 1000).toFixed(1)} s`),
-  ];
-}
+/** The figures, one row each, as the summary table shows them: [label, one cell per model] (convex/lib/evalResults, shared with the app). */
+export const summaryRows = evalSummaryRows;
 
 /** Columns padded to their widest cell, a rule under the header. */
 export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
