@@ -3,6 +3,11 @@
  * the demo model's score over the whole suite, and each kind of mistake,
  * made by a scripted model, caught by the scenario that tests it.
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { anyApi } from "convex/server";
 import { api } from "../../convex/_generated/api";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -155,4 +160,38 @@ describe("the result in the app", () => {
       await squad.stop();
     }
   });
+});
+
+describe("npm run eval", () => {
+  test("on the demo model (none configured) prints the table, writes the JSON and, with --report-to, stores the result for the department's admins", async () => {
+    const squad = await startEvalBackend();
+    const dir = mkdtempSync(path.join(tmpdir(), "maestro-eval-cli-"));
+    try {
+      await runScenario(squad.owner, byId("single-writer"), DEMO_MODEL_ID, 0, 30_000);
+      const [department] = await squad.owner.query(api.departments.listMine, {});
+      const out = path.join(dir, "result.json");
+      // No model configured: the CLI starts the offline demo model itself, as npm start does.
+      const env: NodeJS.ProcessEnv = { ...process.env, MAESTRO_ADMIN_KEY: squad.adminKey };
+      for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY", "MAESTRO_DEFAULT_MODEL"]) delete env[name];
+      const args = ["--import", "tsx", "tools/eval/cli.ts", "--only", "single-writer", "--only", "approval-urgent", "--out", out, "--report-to", squad.url, "--department", department.slug];
+      const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: path.resolve(import.meta.dirname, "../.."), env });
+      expect(stdout).toMatch(/^scenario\s+kind\s+maestro-demo\n/);
+      expect(stdout).toMatch(/approval-urgent\s+approval\s+pass\n/);
+      expect(stdout).toMatch(/scenarios passed\s+2\/2 \(100%\)/);
+      expect(stdout).not.toMatch(/^\[run /m);
+      expect(stdout).toContain(`Stored for the admins of ${department.slug}`);
+      const written = JSON.parse(readFileSync(out, "utf8")) as EvalResult;
+      expect(written.server).toBe("demo model (offline, rule-based)");
+      expect(written.models.map((m) => [m.model, m.passed, m.scenarios, m.costMicros])).toEqual([[DEMO_MODEL_ID, 2, 2, 0]]);
+      expect(written.scenarios.map((s) => [s.id, s.verdicts[0].pass, s.verdicts[0].actual])).toEqual([
+        ["approval-urgent", true, ["“Launch tagline” → Writer (waiting for approval)"]],
+        ["single-writer", true, ["“Pricing FAQ” → Writer"]],
+      ]);
+      const stored = await squad.owner.query(api.evals.latest, { departmentId: department._id });
+      expect(stored).toMatchObject({ server: "demo model (offline, rule-based)", models: [{ model: DEMO_MODEL_ID, passed: 2 }] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await squad.stop();
+    }
+  }, 120_000);
 });

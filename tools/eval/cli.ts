@@ -52,20 +52,35 @@ if (scenarios.length === 0) {
   console.error(`No scenario matches ${values.only?.join(", ")}.`);
   process.exit(2);
 }
+const concurrency = Number(values.concurrency ?? 4);
+if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16) {
+  console.error("--concurrency takes a whole number from 1 to 16 (scenarios run at once).");
+  process.exit(2);
+}
+if (models.some((m) => m.trim() === "")) {
+  console.error("--model takes a model's name, as the server knows it (e.g. gpt-4o-mini, llama3.1).");
+  process.exit(2);
+}
 const log = values.quiet ? () => {} : (line: string) => console.error(`[eval] ${line}`);
 log(`${scenarios.length} scenario(s) × ${models.length} model(s) at ${server}`);
 
-// The runs' own log lines (the backend runs in this process) would bury the table: shown with --verbose only.
-const print = console.log.bind(console);
-if (!values.verbose) console.log = (...args: unknown[]) => (typeof args[0] === "string" && args[0].startsWith("[run ") ? undefined : print(...args));
+// The backend runs in this process: what its functions log (each run's steps, sign-in) would bury the
+// table, so while the suites run it is dropped (--verbose keeps it).
+const quietFunctions = () => {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  if (!values.verbose) console.log = console.info = console.debug = () => {};
+  return () => Object.assign(console, saved);
+};
 
 const started = Date.now();
 const suites: SuiteResult[] = [];
+const restoreConsole = quietFunctions();
 try {
   for (const model of models) {
-    suites.push(await runSuite({ scenarios, model, concurrency: Number(values.concurrency ?? 4), log }));
+    suites.push(await runSuite({ scenarios, model, concurrency, log }));
   }
 } finally {
+  restoreConsole();
   await demo?.close();
 }
 const summaries = suites.map((s) => summarize(s.model, s.verdicts, s.wallMs));
