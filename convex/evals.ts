@@ -1,9 +1,9 @@
 /**
  * The delegation eval's result in the app: `npm run eval -- --report-to`
  * stores a run's result for a department with the deployment's admin key
- * (`record`, internal: no person or agent can call it), and the
- * department's owners and admins read the newest on the Figures page
- * (`latest`). The eval itself runs outside the deployment (tools/eval): it
+ * (`record`, internal: no person or agent can call it), and everyone in
+ * the department reads the newest on the Figures page (`latest`), as they
+ * read its costs. The eval itself runs outside the deployment (tools/eval): it
  * needs throwaway departments on a backend of its own.
  */
 import { v } from "convex/values";
@@ -16,9 +16,8 @@ import { latestEvalResult, saveEvalResult } from "./records/evalResults";
 import { redactForDepartment } from "./records/settings";
 import { vEvalResult } from "./validators";
 
-/** The department's newest eval result, or null before any (owners and admins: they choose the model). */
+/** The department's newest eval result, or null before any. */
 export const latest = departmentQuery({
-  role: "admin",
   args: {},
   returns: v.union(vEvalResult, v.null()),
   handler: async (ctx, { departmentId }) => await latestEvalResult(ctx, departmentId),

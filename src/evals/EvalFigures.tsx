@@ -1,4 +1,4 @@
-// The figures page's delegation eval (admins): the newest `npm run eval` result stored for this department.
+// The figures page's delegation eval: the newest `npm run eval` result stored for this department.
 import { useQuery } from "convex/react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -12,24 +12,33 @@ export function evalCommand(slug: string): string {
   return `npm run eval -- --report-to ${CONVEX_URL} --department ${slug}`;
 }
 
-export function EvalFigures({ departmentId, slug }: { departmentId: Id<"departments">; slug: string }) {
+export function EvalFigures({ departmentId, slug, isAdmin }: { departmentId: Id<"departments">; slug: string; isAdmin: boolean }) {
   const result = useQuery(api.evals.latest, { departmentId });
   if (result === undefined) return <Skeleton className="h-32" />;
-  return <EvalResultView result={result} command={evalCommand(slug)} />;
+  return <EvalResultView result={result} command={isAdmin ? evalCommand(slug) : null} />;
 }
 
 const CELL = "px-2 py-1 text-left align-top";
 
-/** The result as plain props: each model's figures side by side, then each scenario's verdicts with why it failed. */
-export function EvalResultView({ result, command }: { result: EvalResult | null; command: string }) {
+/**
+ * The result as plain props: each model's figures side by side, then each failed scenario with why.
+ * `command`: how to store one (for admins, who hold the admin key); null for everyone else.
+ */
+export function EvalResultView({ result, command }: { result: EvalResult | null; command: string | null }) {
   if (result === null) {
     return (
       <section data-testid="eval-figures" aria-label="Delegation eval" className="flex flex-col gap-2 text-sm text-slate-600 dark:text-slate-300">
-        <p>
-          No eval has been stored for this department yet. The eval runs the delegation scenarios against your model in throwaway departments of a
-          backend of its own, so it is started from a terminal, not from here:
-        </p>
-        <code className="rounded bg-slate-100 px-2 py-1 text-xs break-all dark:bg-slate-800">{command}</code>
+        {command === null ? (
+          <p>No eval has been stored for this department yet: an owner or admin runs one from a terminal.</p>
+        ) : (
+          <>
+            <p>
+              No eval has been stored for this department yet. The eval runs the delegation scenarios against your model in throwaway departments of a
+              backend of its own, so it is started from a terminal, not from here:
+            </p>
+            <code className="rounded bg-slate-100 px-2 py-1 text-xs break-all dark:bg-slate-800">{command}</code>
+          </>
+        )}
       </section>
     );
   }

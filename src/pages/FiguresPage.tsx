@@ -1,4 +1,4 @@
-// The figures route (`/d/:slug/figures`): the department's messaging figures, what its agents cost, and (admins) the newest delegation eval.
+// The figures route (`/d/:slug/figures`): the department's messaging figures, what its agents cost, and the newest delegation eval.
 import { MessagingStats } from "../channels/MessagingStats";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { CostFigures } from "../costs/CostFigures";
@@ -19,12 +19,8 @@ export function FiguresPage() {
         <MessagingStats departmentId={departmentId} />
         <h2 className="mt-4 text-base font-semibold text-slate-900 dark:text-slate-100">Costs</h2>
         <CostFigures departmentId={departmentId} canEdit={isAdminRole(role)} />
-        {isAdminRole(role) && (
-          <>
-            <h2 className="mt-4 text-base font-semibold text-slate-900 dark:text-slate-100">Delegation eval</h2>
-            <EvalFigures departmentId={departmentId} slug={slug} />
-          </>
-        )}
+        <h2 className="mt-4 text-base font-semibold text-slate-900 dark:text-slate-100">Delegation eval</h2>
+        <EvalFigures departmentId={departmentId} slug={slug} isAdmin={isAdminRole(role)} />
       </section>
     </ErrorBoundary>
   );
