@@ -109,6 +109,13 @@ export const FLAWS = {
       return { ...call, args };
     }),
   }),
+  /** No mistake, another way to ask: the delegations are proposed as a plan, which waits for a person (right for urgent work only). */
+  "plans-first": (answer) => {
+    const all = delegations(answer);
+    if (all.length === 0) return answer;
+    const steps = all.map((c) => ({ title: c.args.title, assignee: (c.args.assignees as string[])[0], description: c.args.description, priority: c.args.priority }));
+    return { ...answer, calls: [{ name: "propose_plan", args: { summary: "Here is the plan", steps } }] };
+  },
 } satisfies Record<string, Flaw>;
 
 export type FlawName = keyof typeof FLAWS;

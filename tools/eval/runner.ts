@@ -6,8 +6,8 @@
  * the person's messages posted with chat.postAsHuman and messages.create.
  * The real brain runs with its real prompt, tools and dispatcher; once no
  * run is queued or running, what happened is read back from the records
- * (tasks, approval cards, runs with their tool calls, tokens and timings,
- * the thread) with the owner's own queries, and scored (score.ts).
+ * (tasks, approval and plan cards, runs with their tool calls, tokens and
+ * timings, the thread) with the owner's own queries, and scored (score.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -174,7 +174,10 @@ export async function observe(owner: ConvexHttpClient, departmentId: Id<"departm
       });
     }
     for (const card of await owner.query(api.approvals.listForTask, { taskId: task._id })) {
-      if (card.status !== "pending" || card.tool !== "delegate_task") continue;
+      if (card.status !== "pending") continue;
+      // A paused call is recorded on its run only once it is settled: the card is its record meanwhile.
+      if (card.agentName === lead) calls.push({ name: card.tool, args: card.args, outcome: "waiting", observation: "waiting for a person's approval", step: stepOf(card._creationTime) });
+      if (card.tool !== "delegate_task") continue;
       const args = JSON.parse(card.args) as { title?: unknown; description?: unknown; assignees?: unknown; priority?: unknown };
       delegations.push({
         title: String(args.title ?? ""),
@@ -185,6 +188,22 @@ export async function observe(owner: ConvexHttpClient, departmentId: Id<"departm
         step: stepOf(card._creationTime),
         at: card._creationTime,
       });
+    }
+    // A plan the lead proposed waits for a person too: each step is a delegation waiting.
+    for (const plan of await owner.query(api.plans.listForTask, { taskId: task._id })) {
+      if (plan.status !== "pending") continue;
+      if (plan.agentName === lead) calls.push({ name: "propose_plan", args: JSON.stringify({ summary: plan.summary, steps: plan.steps }), outcome: "waiting", observation: "waiting for a person to decide the plan", step: stepOf(plan._creationTime) });
+      for (const step of plan.steps) {
+        delegations.push({
+          title: step.title,
+          description: step.description ?? "",
+          assignees: [step.assignee],
+          priority: step.priority ?? "",
+          state: "pending",
+          step: stepOf(plan._creationTime),
+          at: plan._creationTime,
+        });
+      }
     }
     for (const run of await owner.query(api.runs.listForTask, { taskId: task._id })) {
       const isLead = run.agentName === lead;

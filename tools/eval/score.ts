@@ -10,7 +10,7 @@ import { evalSummaryRows } from "../../convex/lib/evalResults";
 import { costMicros, KNOWN_MODEL_PRICES, priceOf } from "../../convex/lib/pricing";
 import type { ExpectedDelegation, Scenario } from "./scenario";
 
-/** A delegation as the records show it: a task the lead created, or a delegate_task call waiting on an approval card. */
+/** A delegation as the records show it: a task the lead created, or a delegate_task call waiting on an approval card (or a step of a plan waiting on its card). */
 export interface ObservedDelegation {
   title: string;
   description: string;
@@ -27,7 +27,7 @@ export interface ObservedCall {
   name: string;
   /** The arguments as JSON, as recorded. */
   args: string;
-  /** The dispatcher's outcome: ok, error (the tool failed, e.g. an unknown assignee), denied, invalid, refused (a guard). */
+  /** The dispatcher's outcome: ok, error (the tool failed, e.g. an unknown assignee), denied, invalid, refused (a guard); or waiting (on an approval or plan card). */
   outcome: string;
   observation: string;
   step: number;
@@ -180,7 +180,7 @@ export function scoreScenario(scenario: Scenario, observed: Observed): Verdict {
     expected: expect.delegations.length === 0 ? ["no delegation"] : expect.delegations.map((e) => `${describeExpected(e)}${expect.approval ? " (waiting for approval)" : ""}`),
     actual: observed.delegations.length === 0 ? ["no delegation"] : observed.delegations.map(describeDelegation),
     calls: observed.calls.map((c) => `${c.name} → ${c.outcome}`),
-    refusals: observed.calls.filter((c) => c.outcome !== "ok").map((c) => `${c.name}: ${clip(c.observation, 160)}`),
+    refusals: observed.calls.filter((c) => c.outcome !== "ok" && c.outcome !== "waiting").map((c) => `${c.name}: ${clip(c.observation, 160)}`),
     routed,
     split,
     duplicates,
