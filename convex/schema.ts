@@ -37,6 +37,7 @@ import {
   vPiiRules,
   vToolCallMode,
   vSummariserSetting,
+  vEvalResult,
 } from "./validators";
 import { runEventFields } from "./lib/runEvents";
 import { SLASH_ACTIONS } from "./lib/slashCommands";
@@ -476,6 +477,9 @@ export default defineSchema({
     // eslint-disable-next-line @convex-dev/no-duplicate-indexes
     .index("by_department", ["departmentId"])
     .index("by_department_and_task_and_channel", ["departmentId", "taskId", "channelId"]),
+
+  /** The newest delegation eval (tools/eval, `npm run eval -- --report-to`) stored for a department's admins: one row per department. */
+  evalResults: defineTable({ departmentId: v.id("departments"), ...vEvalResult.fields }).index("by_department", ["departmentId"]),
 
   /** A department admin's overrides of the JSON config's chat defaults (one document per department). */
   settings: defineTable({

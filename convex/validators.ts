@@ -262,3 +262,46 @@ export const vSummariserSetting = v.union(
   v.object({ kind: v.literal("model"), baseUrl: v.string(), model: v.string(), timeoutMs: v.number() }),
 );
 export type SummariserSetting = Infer<typeof vSummariserSetting>;
+
+// ---- the delegation eval (tools/eval): the last result per department ----
+
+/** n right of total for one figure of the eval. */
+const vEvalRatio = v.object({ right: v.number(), total: v.number() });
+
+/** One model's figures over the eval's suite (tools/eval/score.ts ModelSummary). */
+export const vEvalModelSummary = v.object({
+  model: v.string(),
+  scenarios: v.number(),
+  passed: v.number(),
+  routing: vEvalRatio,
+  splits: vEvalRatio,
+  duplicates: v.number(),
+  approvals: vEvalRatio,
+  injections: vEvalRatio,
+  invalidCalls: v.number(),
+  promptTokens: v.number(),
+  completionTokens: v.number(),
+  /** Micro-dollars from the price table; null when it has no price for the model. */
+  costMicros: v.union(v.number(), v.null()),
+  modelCalls: v.number(),
+  latencyP50Ms: v.union(v.number(), v.null()),
+  latencyP99Ms: v.union(v.number(), v.null()),
+  wallMs: v.number(),
+});
+
+/** An eval run as a department keeps it: when, against which server, each model's figures, each scenario's verdict per model with why. */
+export const vEvalResult = v.object({
+  ranAt: v.number(),
+  /** The model server, without credentials (or "demo model (offline, rule-based)"). */
+  server: v.string(),
+  wallMs: v.number(),
+  models: v.array(vEvalModelSummary),
+  scenarios: v.array(
+    v.object({
+      id: v.string(),
+      kind: v.string(),
+      verdicts: v.array(v.object({ model: v.string(), pass: v.boolean(), why: v.array(v.string()) })),
+    }),
+  ),
+});
+export type EvalResult = Infer<typeof vEvalResult>;
