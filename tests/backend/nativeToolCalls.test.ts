@@ -348,4 +348,24 @@ describe("the brain with native tool calls", () => {
     expect(events.filter((e) => e.payload.type === "tool_call").map((e) => (e.payload as { name: string }).name)).toEqual(["delegate_task"]);
     expect(events.filter((e) => e.payload.type === "tool_result")).toHaveLength(1);
   });
+
+  test("a denied call and a call over the per-reply limit get their results back as tool messages too, paired by id", async () => {
+    const calls = [
+      { id: "call_denied", name: "dm_list", arguments: "{}" },
+      ...Array.from({ length: 8 }, (_, i) => ({ id: `call_post_${i}`, name: "post_message", arguments: JSON.stringify({ content: `Note ${i}.` }) })),
+    ];
+    script = (request) =>
+      lastUser(request.messages).startsWith("=== TOOL RESULTS ===")
+        ? "Noted all of it."
+        : { chunks: [chunk({ role: "assistant", content: "" }), ...calls.map((call, index) => chunk({ tool_calls: [callDelta(index, call)] })), chunk({}, "tool_calls")] };
+    const before = squad.model.requests.length;
+    const taskId = await mention("Native limits", "@Jarvis post some notes");
+    await newestRun(taskId, "completed");
+    const second = squad.model.requests.slice(before).filter((r) => isJarvis(r.messages))[1];
+    const tools = (second.body.messages as Array<{ role: string; tool_call_id?: string; content: string }>).filter((m) => m.role === "tool");
+    expect(tools.map((m) => m.tool_call_id)).toEqual(calls.map((c) => c.id));
+    expect(tools[0].content).toBe("permission denied: Jarvis may not call dm_list");
+    expect(tools[1].content).toBe("posted in the thread");
+    expect(tools.at(-1)!.content).toBe("not run: at most 8 tool calls per reply");
+  });
 });
