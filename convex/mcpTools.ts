@@ -229,7 +229,6 @@ const historyPage = (item: z.ZodType) =>
 const names = z.array(z.string().min(1)).max(20).optional();
 const channelArg = z.string().min(1).describe("The channel's id or #name.");
 const taskArg = z.string().min(1).describe("The task's id.");
-const messages = (item: z.ZodType) => z.object({ messages: z.array(item).describe("The messages, oldest first.") });
 
 /** Every MCP tool, in the order tools/list gives them. */
 export const MCP_TOOLS: readonly McpTool[] = [

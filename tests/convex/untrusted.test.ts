@@ -49,6 +49,7 @@ describe("untrusted text in the prompt", () => {
       tools: [{ name: "post_message", description: "", usage: "" }],
       squad: [],
       leadMode: "act" as const,
+      toolCalls: "text" as const,
     };
     const { messages } = await assemblePrompt(context, BASE_MIDDLEWARES);
     const user = messages[1].content;
