@@ -19,14 +19,21 @@ export const MAX_TOOL_ARG_DEPTH = 32;
 
 /**
  * Why `text` (a call's arguments, as JSON or the JSON-ish text a model
- * writes) is over the limits, or null when it is within them. Reads the text
- * once, left to right, with a counter and no recursion: brackets inside
- * strings (double- or single-quoted, escapes honoured) do not count.
+ * writes) is over the limits, or null when it is within them.
  */
 export function argumentLimitProblem(text: string): string | null {
   if (text.length > MAX_TOOL_ARG_CHARS) return `the arguments are ${text.length} characters; the limit is ${MAX_TOOL_ARG_CHARS}`;
+  if (nestsDeeperThan(text, MAX_TOOL_ARG_DEPTH)) return `the arguments nest deeper than ${MAX_TOOL_ARG_DEPTH} levels of objects and arrays; send flatter arguments`;
+  return null;
+}
+
+/**
+ * Whether `text` nests objects and arrays deeper than `maxDepth`. Reads the
+ * text once, left to right, with a counter and no recursion: brackets inside
+ * strings (double- or single-quoted, escapes honoured) do not count.
+ */
+export function nestsDeeperThan(text: string, maxDepth: number): boolean {
   let depth = 0;
-  let deepest = 0;
   let quote = 0; // the open string's quote character code, or 0 outside strings
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -39,12 +46,11 @@ export function argumentLimitProblem(text: string): string | null {
     else if (c === 123 || c === 91) {
       // { or [
       depth++;
-      if (depth > deepest) deepest = depth;
-      if (depth > MAX_TOOL_ARG_DEPTH) return `the arguments nest deeper than ${MAX_TOOL_ARG_DEPTH} levels of objects and arrays; send flatter arguments`;
+      if (depth > maxDepth) return true;
     } else if (c === 125 || c === 93) {
       // } or ]
       if (depth > 0) depth--;
     }
   }
-  return null;
+  return false;
 }

@@ -9,7 +9,7 @@
  * still wrong comes back as an error naming the problem.
  */
 
-import { argumentLimitProblem, MAX_TOOL_ARG_CHARS } from "./argumentLimits";
+import { argumentLimitProblem, MAX_TOOL_ARG_CHARS, MAX_TOOL_ARG_DEPTH, nestsDeeperThan } from "./argumentLimits";
 import { LIMITS } from "./limits";
 import { TRUNCATION_MARK } from "./secrets/userText";
 
@@ -305,6 +305,15 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
+/** JSON a tool gave back (already bounded in depth by the caller): no size limit, since results are cut after. */
+function tryParseUnbounded(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -364,7 +373,8 @@ export function cutLines(text: string, maxChars: number, noun: string): string {
  */
 export function cutObservation(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
-  const json = tryParse(text.trim());
+  // A result is longer than any argument may be; only its depth is bounded before it is parsed and walked.
+  const json = nestsDeeperThan(text, MAX_TOOL_ARG_DEPTH) ? { ok: false as const } : tryParseUnbounded(text.trim());
   if (json.ok && typeof json.value === "object" && json.value !== null) {
     const value: Record<string, unknown> = Array.isArray(json.value) ? { items: json.value } : (json.value as Record<string, unknown>);
     const cut = cutJsonValue(value, maxChars);

@@ -316,6 +316,8 @@ describe("every public function goes through the auth layer", () => {
       // Uploads are opened by a grant in the URL, not a credential: none is a 403; preflight without an allowed Origin too.
       ["POST /api/upload", 403],
       ["OPTIONS /api/upload", 403],
+      // Any other path: the catch-all answers 404 JSON to anyone, reaching nothing.
+      ...["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].map((method) => [`${method} /*`, 404] as const),
     ]);
     const routes = http.getRoutes();
     const failures: string[] = [];
