@@ -543,11 +543,26 @@ export function permittedTools(
   return activeRegistry(chatEnabled && !architect).filter((tool) => allowedTools.includes(tool.name));
 }
 
+/**
+ * A JSON Schema without the bounds zod writes for every integer (±2^53 − 1,
+ * the safe-integer range): they say nothing to a model and cost prompt tokens
+ * on every request. Walks our own registry's schemas, which are shallow.
+ */
+function withoutSafeIntegerBounds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutSafeIntegerBounds);
+  if (typeof schema !== "object" || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !((key === "maximum" && value === Number.MAX_SAFE_INTEGER) || (key === "minimum" && value === Number.MIN_SAFE_INTEGER)))
+      .map(([key, value]) => [key, withoutSafeIntegerBounds(value)]),
+  );
+}
+
 /** Each tool's arguments as JSON Schema, made once from its zod schema (what a caller may send: defaults optional). */
 const PARAMETERS = new Map<string, Record<string, unknown>>(
   TOOL_REGISTRY.map((t) => {
     const { $schema: _dialect, ...schema } = z.toJSONSchema(t.args as z.ZodType, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-    return [t.name, schema];
+    return [t.name, withoutSafeIntegerBounds(schema) as Record<string, unknown>];
   }),
 );
 

@@ -23,3 +23,16 @@ describe("wire tool names", () => {
     expect(() => wireNameTable(["x".repeat(65)])).toThrow(/no valid wire name/);
   });
 });
+
+describe("the registry's native functions", () => {
+  test("every tool goes out under a valid wire name that maps back, with integer bounds left out of its schema", async () => {
+    const { TOOL_REGISTRY, toolFunctions, toolNameOfWire } = await import("../../convex/tools/registry");
+    const functions = toolFunctions(TOOL_REGISTRY.map((t) => ({ name: t.name })));
+    expect(functions).toHaveLength(TOOL_REGISTRY.length);
+    for (const [i, fn] of functions.entries()) {
+      expect(fn.function.name).toMatch(WIRE_NAME_PATTERN);
+      expect(toolNameOfWire(fn.function.name)).toBe(TOOL_REGISTRY[i].name);
+      expect(JSON.stringify(fn.function.parameters)).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    }
+  });
+});
