@@ -12,6 +12,7 @@ import { agentChatAuthor } from "./lib/chat";
 import { chatSettingsFromEnv } from "./lib/config";
 import { MaestroError } from "./lib/errors";
 import type { ApiScope } from "./lib/apiKeys";
+import { wakeChatMentions } from "./reactions/chatMention";
 import { keyAgent, scopedKeyAgentX } from "./records/agentApiKeys";
 import { advanceCursor, chatDepartment, checkChatText, cursorOf, getNewForAgent, postChat, vChatMessage, type ChatDepartment } from "./records/chat";
 import { limitOrThrow } from "./records/rateLimits";
@@ -58,7 +59,10 @@ export const post = internalMutation({
     checkChatText(text, settings);
     // A post spends its own bucket only, as a channel post spends only messagePost: one rate-limiter call per post.
     await limitOrThrow(ctx, "agentPost", agent.sessionKey);
-    return await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text, undefined, { department, settings });
+    const id = await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text, undefined, { department, settings });
+    // An outside agent asks as a person does: the agents it @mentions wake (never itself; runs inside Maestro post through their tools, which wake nobody).
+    await wakeChatMentions(ctx, agent.departmentId, id, agent.name, agent._id);
+    return id;
   },
 });
 

@@ -2,9 +2,10 @@
  * `#maestro` reaches the agent you name (issue 40, point 4;
  * reactions/chatMention.ts): a person's @mention of an agent in the chat
  * wakes it as a direct mention in a thread does, and its answer goes to
- * `#maestro`; an agent's post that @mentions another agent starts no run
- * (the loop guard), nor does a mention of an architect or of a name that is
- * not the department's.
+ * `#maestro`; so does an outside agent's post with its key (never waking
+ * itself); a post from a run inside Maestro that @mentions another agent
+ * starts no run (the loop guard), nor does a mention of an architect or of
+ * a name that is not the department's.
  */
 import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
@@ -49,11 +50,23 @@ describe("#maestro mentions", () => {
     expect(await runsOf(t, AGENTS.writer)).toHaveLength(1);
   });
 
-  test("the loop guard: an agent's #maestro post that @mentions another agent starts no run; nor does an architect's name or plain text", async () => {
-    const { t, departmentId, admin } = await demoSquad();
+  test("an outside agent's post with its key wakes the agents it names, as a person's does, but never the poster itself", async () => {
+    const { t, admin } = await demoSquad();
     const writer = await agent(t, AGENTS.writer);
     const { key } = await admin.mutation(api.agentApiKeys.create, { agentId: writer._id });
-    await t.mutation(internal.mcp.post, { keyHash: hashApiKey(key), text: "@Jarvis please review my copy" });
+    const id = await t.mutation(internal.mcp.post, { keyHash: hashApiKey(key), text: "@Jarvis please review my copy, @Writer here" });
+    const [run] = await runsOf(t, AGENTS.jarvis);
+    expect(run).toMatchObject({ status: "queued", trigger: { kind: "mentioned", chatId: id } });
+    expect(await runsOf(t, AGENTS.writer)).toEqual([]);
+  });
+
+  test("the loop guard: a #maestro post from a run inside Maestro that @mentions another agent starts no run; nor does an architect's name or plain text", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Writer draft the tagline" });
+    const [writerRun] = await runsOf(t, AGENTS.writer);
+    await startRun(t, writerRun._id);
+    await t.mutation(internal.chat.postForRun, { runId: writerRun._id, text: "@Jarvis please review my copy", key: "loop-guard-post" });
+    expect((await admin.query(api.chat.list, { departmentId })).map((m) => m.text)).toContain("@Jarvis please review my copy");
     await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Archie have a look" });
     await admin.mutation(api.chat.postAsHuman, { departmentId, text: "Jarvis, no at-sign here" });
     expect(await runsOf(t, AGENTS.jarvis)).toEqual([]);
