@@ -398,6 +398,16 @@ export async function assemblePrompt(
   };
 }
 
+/**
+ * A tool result as the model reads it in a native `tool` message: what an
+ * outside executor fetched (web_fetch) is said to be untrusted data and
+ * framed like every other outside text (lib/untrusted); Maestro's own tools'
+ * results are their JSON.
+ */
+export function toolMessageContent(observation: { tool: string; text: string }): string {
+  return findTool(observation.tool, true)?.external === true ? untrustedData(observation.text) : observation.text;
+}
+
 /** The message that feeds tool results back to the model. */
 export function observationsMessage(observations: Array<{ tool: string; text: string }>, final: boolean): ChatMessage {
   return {

@@ -24,7 +24,7 @@ import type { PauseRequest } from "../lib/pauses";
 import type { RunPause, ToolCallMode } from "../validators";
 import { dispatchCall, dispatchTogether, opensWithCallsTogether, settlePause, type CallRecord, type Dispatched, type Observation, type Reported } from "./dispatch";
 import { ModelAbortedError, streamModel, type ChatMessage, type WireToolCall } from "./model";
-import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage } from "./prompt";
+import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage, toolMessageContent } from "./prompt";
 import { modelSummaries } from "./summariser";
 import { MAX_TOOL_CALLS_PER_REPLY, nativeToolCalls, parseToolCalls, stripToolCalls, type ParsedToolCall } from "../lib/toolCalls";
 
@@ -408,10 +408,13 @@ export const FINAL_ROUND_LINE = "You have used all your tool calls for this turn
  */
 function afterReply(content: string, wireCalls: WireToolCall[] | undefined, observations: readonly Observation[], final: boolean): ChatMessage[] {
   if (wireCalls === undefined) return [{ role: "assistant", content }, observationsMessage([...observations], final)];
-  const byId = new Map(observations.flatMap((o) => (o.callId === undefined ? [] : [[o.callId, o.text] as const])));
+  const byId = new Map(observations.flatMap((o) => (o.callId === undefined ? [] : [[o.callId, o] as const])));
   return [
     { role: "assistant", content, toolCalls: wireCalls },
-    ...wireCalls.map((call, i): ChatMessage => ({ role: "tool", toolCallId: call.id, content: byId.get(call.id) ?? observations[i]?.text ?? "not run" })),
+    ...wireCalls.map((call, i): ChatMessage => {
+      const observation = byId.get(call.id) ?? observations[i];
+      return { role: "tool", toolCallId: call.id, content: observation === undefined ? "not run" : toolMessageContent(observation) };
+    }),
     ...(final ? [{ role: "user" as const, content: FINAL_ROUND_LINE }] : []),
   ];
 }
