@@ -66,7 +66,8 @@ describe("the demo model over the whole suite", () => {
       // What the demo cannot read is in the lead's prompt: a model that reads it can pass.
       const leadPrompts = model.requests.filter((r) => /=== SQUAD ROSTER ===/.test(r.messages[0].content)).map((r) => r.messages.map((m) => m.content).join("\n"));
       const seen = (request: string, text: string) => leadPrompts.some((p) => p.includes(request) && p.includes(text));
-      expect(seen("I left you a request in #maestro", "#maestro @human (to you): @Jarvis please delegate the weekly status report to Writer")).toBe(true);
+      // The #maestro request reaches the lead: its @Jarvis wakes him in #maestro itself, before the thread points to it.
+      expect(leadPrompts.some((p) => p.includes("@Jarvis please delegate the weekly status report to Writer"))).toBe(true);
       expect(seen("can you sort out what I asked above?", "Please get Dev Bot to build the CSV export this sprint.")).toBe(true);
 
       const summary = summarize(DEMO_MODEL_ID, suite.verdicts, suite.wallMs);
