@@ -91,6 +91,7 @@ import type * as lib_summariser from "../lib/summariser.js";
 import type * as lib_taskLinks from "../lib/taskLinks.js";
 import type * as lib_tokens from "../lib/tokens.js";
 import type * as lib_toolCalls from "../lib/toolCalls.js";
+import type * as lib_toolNames from "../lib/toolNames.js";
 import type * as lib_uploads from "../lib/uploads.js";
 import type * as lib_validate from "../lib/validate.js";
 import type * as lib_waiting from "../lib/waiting.js";
@@ -255,6 +256,7 @@ declare const fullApi: ApiFromModules<{
   "lib/taskLinks": typeof lib_taskLinks;
   "lib/tokens": typeof lib_tokens;
   "lib/toolCalls": typeof lib_toolCalls;
+  "lib/toolNames": typeof lib_toolNames;
   "lib/uploads": typeof lib_uploads;
   "lib/validate": typeof lib_validate;
   "lib/waiting": typeof lib_waiting;

@@ -7,7 +7,6 @@ import type { RunEventPayload } from "../../convex/lib/runEvents";
 import { AgentOverviewView, type AgentOverviewData } from "../../src/runs/AgentOverview";
 import { RunTimeline } from "../../src/runs/RunTimeline";
 import { RunsTable } from "../../src/runs/RunsList";
-import { TypingIndicatorView } from "../../src/runs/TypingIndicator";
 import type { RunSummary } from "../../src/runs/runViews";
 
 vi.mock("convex/react", () => ({ useQuery: () => undefined, useMutation: () => () => Promise.resolve(null) }));
@@ -102,15 +101,6 @@ describe("RunsTable", () => {
   it("no runs: says so", () => {
     render(<RunsTable runs={[]} now={NOW} />);
     expect(screen.getByText("No runs yet.")).toBeTruthy();
-  });
-});
-
-describe("TypingIndicatorView", () => {
-  it("one live line per typing agent, with its text so far; nothing when nobody types", () => {
-    const { container, rerender } = render(<TypingIndicatorView streams={[]} />);
-    expect(container.innerHTML).toBe("");
-    rerender(<TypingIndicatorView streams={[{ runId: "run-1" as Id<"runs">, agentName: "Jarvis", text: "" }]} />);
-    expect(screen.getByRole("status").textContent).toBe("Jarvis is typing…");
   });
 });
 

@@ -1,0 +1,87 @@
+/**
+ * The second ten minutes of a newcomer (issue 42), in a real browser against
+ * `npm start`'s stack, for an owner (Ada), a member (Grace) and a viewer
+ * (Vic), in both themes at 1440×900, 1280×800 and 390×844, with axe:
+ *
+ * - a run's life where you are: after `@Jarvis take your time…` the
+ *   thinking, the streaming reply and Stop are in view next to the composer,
+ *   a phone included.
+ *
+ * Screenshots: tests/output/ten-<view>-<light|dark>-<width>.png.
+ */
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { api } from "../../convex/_generated/api";
+import type { Id } from "../../convex/_generated/dataModel";
+import { auditLooks, composer, drawer, LARGE, showLook, startJourney, until, type Journey } from "./journey";
+
+/** Bound on waiting for an agent's run (the slow demo reply takes about 20 s on a busy machine). */
+const RUN_MS = 45_000;
+const SLOW = "@Jarvis take your time and think it over slowly";
+
+let journey: Journey;
+let ada: Page;
+let taskId: Id<"tasks">;
+
+const appAt = (address: string) => `${journey.stack.appUrl.replace(/\/$/, "")}${address}`;
+
+/** Whether `locator` is on screen and not hidden by a scrolled container: the point at its middle is it (or inside it). */
+async function inView(locator: Locator): Promise<boolean> {
+  return await locator.evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return false;
+    if (box.top < 0 || box.left < 0 || box.bottom > window.innerHeight || box.right > window.innerWidth) return false;
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return hit !== null && (hit === element || element.contains(hit));
+  });
+}
+
+/** Stops whatever runs beside the composer, and waits until they are gone. */
+async function stopRuns(page: Page): Promise<void> {
+  const now = drawer(page).getByTestId("run-now");
+  await composer(page).waitFor();
+  while ((await now.count()) > 0) {
+    await now.first().getByRole("button", { name: "Stop" }).click().catch(() => {});
+    await page.waitForTimeout(300);
+  }
+}
+
+beforeAll(async () => {
+  journey = await startJourney({ password: "ten-minutes-password" });
+  ada = await journey.newPage({ who: "Ada", viewport: LARGE });
+  await journey.signIn(ada, "Ada");
+  const client = await journey.clientFor("Ada");
+  const [department] = await client.query(api.departments.listMine, {});
+  const board = await client.query(api.tasks.list, { departmentId: department._id });
+  taskId = board.flatMap((column) => column.tasks).find((task) => task.title === "Landing page for the launch")!._id;
+});
+
+afterAll(async () => {
+  await journey?.close();
+});
+
+describe("a run's life where you are", () => {
+  test("after sending, the thinking, the streaming reply and Stop are in view next to the composer, at every size and in both themes", async () => {
+    const failures = await auditLooks("ten-run-in-view", async (look) => {
+      await showLook(ada, look);
+      await ada.goto(appAt(`/d/product/tasks/${taskId}`));
+      await stopRuns(ada);
+      await composer(ada).fill(SLOW);
+      await drawer(ada).getByRole("button", { name: "Send" }).click();
+      await until(() => composer(ada).inputValue(), (value) => value === "", "the composer to clear");
+      const typing = drawer(ada).getByTestId("typing");
+      await until(() => typing.textContent().catch(() => ""), (text) => (text ?? "").includes("Step 1"), "the reply to stream", RUN_MS);
+      const stop = drawer(ada).getByTestId("run-now").getByRole("button", { name: "Stop" });
+      expect(await inView(typing), `streaming text in view at ${look.size.width}`).toBe(true);
+      expect(await inView(stop), `Stop in view at ${look.size.width}`).toBe(true);
+      expect(await inView(composer(ada))).toBe(true);
+      return ada;
+    });
+    // The last look's run is still going: Stop ends it, and the line beside the composer goes.
+    await drawer(ada).getByTestId("run-now").getByRole("button", { name: "Stop" }).click();
+    await drawer(ada).getByTestId("run-now").waitFor({ state: "detached", timeout: RUN_MS });
+    await drawer(ada).locator('[data-testid="run"][data-run-status="aborted"]').first().waitFor();
+    expect(failures).toEqual({});
+    expect(journey.pageErrors).toEqual([]);
+  }, 600_000);
+});
