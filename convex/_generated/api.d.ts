@@ -51,6 +51,7 @@ import type * as lib_config from "../lib/config.js";
 import type * as lib_contextPack from "../lib/contextPack.js";
 import type * as lib_delegation from "../lib/delegation.js";
 import type * as lib_deltaBatcher from "../lib/deltaBatcher.js";
+import type * as lib_demoSquad from "../lib/demoSquad.js";
 import type * as lib_errors from "../lib/errors.js";
 import type * as lib_events from "../lib/events.js";
 import type * as lib_files from "../lib/files.js";
@@ -216,6 +217,7 @@ declare const fullApi: ApiFromModules<{
   "lib/contextPack": typeof lib_contextPack;
   "lib/delegation": typeof lib_delegation;
   "lib/deltaBatcher": typeof lib_deltaBatcher;
+  "lib/demoSquad": typeof lib_demoSquad;
   "lib/errors": typeof lib_errors;
   "lib/events": typeof lib_events;
   "lib/files": typeof lib_files;

@@ -7,6 +7,10 @@
  *   thinking, the streaming reply and Stop are in view next to the composer,
  *   a phone included.
  *
+ * - a new department starts with Jarvis as squad lead, and its owner adds
+ *   the demo specialists in one click; ticking "Squad lead" in the agent
+ *   modal ticks delegate_task.
+ *
  * Screenshots: tests/output/ten-<view>-<light|dark>-<width>.png.
  */
 import type { Locator, Page } from "playwright-core";
@@ -84,4 +88,43 @@ describe("a run's life where you are", () => {
     expect(failures).toEqual({});
     expect(journey.pageErrors).toEqual([]);
   }, 600_000);
+});
+
+describe("a new department's squad", () => {
+  test("a department made in the app starts with Jarvis as squad lead; the owner adds the demo specialists in one click", async () => {
+    const client = await journey.clientFor("Ada");
+    await client.mutation(api.departments.create, { name: "Design Lab" });
+    const roster = (page: Page) => page.getByTestId("roster");
+    const failures = await auditLooks("ten-new-squad", async (look) => {
+      await showLook(ada, look);
+      await ada.goto(appAt("/d/design-lab"));
+      await ada.getByTestId("board").waitFor();
+      if (look.size.width < 700) await ada.getByRole("navigation", { name: "Department" }).getByRole("button", { name: "Squad" }).click();
+      await roster(ada).getByTestId("roster-agent").first().waitFor();
+      await roster(ada).getByTestId("add-specialists").waitFor();
+      return ada;
+    });
+    expect(failures).toEqual({});
+    const names = () => roster(ada).getByTestId("roster-agent-name").allTextContents();
+    await expect(names()).resolves.toEqual(["Jarvis"]);
+    await expect(roster(ada).getByTestId("roster-agent").first().textContent()).resolves.toContain("Squad lead");
+    await roster(ada).getByRole("button", { name: "Add the demo specialists" }).click();
+    await until(names, (list) => list.length === 4, "the demo specialists to join");
+    expect(await names()).toEqual(["Jarvis", "Archie", "Dev Bot", "Writer"]);
+    await roster(ada).getByTestId("add-specialists").waitFor({ state: "detached" });
+    const department = (await client.query(api.departments.listMine, {})).find((d) => d.slug === "design-lab")!;
+    const jarvis = (await client.query(api.agents.list, { departmentId: department._id })).find((agent) => agent.isSquadLead)!;
+    expect(jarvis.allowedTools).toContain("delegate_task");
+
+    // A new agent made lead may delegate: the modal ticks delegate_task with "Squad lead".
+    await roster(ada).getByRole("button", { name: "New agent" }).click();
+    const modal = ada.getByRole("dialog");
+    await modal.getByRole("checkbox", { name: /Squad lead/ }).check();
+    await expect(modal.getByTestId("tool-delegate_task").isChecked()).resolves.toBe(true);
+    await modal.getByTestId("tool-delegate_task").uncheck();
+    await modal.getByTestId("lead-without-delegate").waitFor();
+    await ada.keyboard.press("Escape");
+    await modal.waitFor({ state: "detached" });
+    expect(journey.pageErrors).toEqual([]);
+  }, 300_000);
 });
