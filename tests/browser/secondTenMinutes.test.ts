@@ -11,6 +11,10 @@
  *   the demo specialists in one click; ticking "Squad lead" in the agent
  *   modal ticks delegate_task.
  *
+ * - every place has an address you can reload: Settings at a section,
+ *   Members, Account; an unknown address shows the app's own "Page not
+ *   found" with a way back; an unknown run or task id says not found.
+ *
  * Screenshots: tests/output/ten-<view>-<light|dark>-<width>.png.
  */
 import type { Locator, Page } from "playwright-core";
@@ -127,4 +131,73 @@ describe("a new department's squad", () => {
     await modal.waitFor({ state: "detached" });
     expect(journey.pageErrors).toEqual([]);
   }, 300_000);
+});
+
+describe("every place has an address", () => {
+  const PLACES: Array<{ name: string; address: string; ready: (page: Page) => Promise<unknown> }> = [
+    {
+      name: "settings-retention",
+      address: "/d/product/settings/retention",
+      ready: async (page) => {
+        const dialog = page.getByRole("dialog", { name: "Settings" });
+        await dialog.waitFor();
+        await until(() => inView(dialog.locator('[data-settings-section="retention"]')), (shown) => shown, "the Retention section in view");
+      },
+    },
+    { name: "members", address: "/d/product/members", ready: (page) => page.getByRole("dialog", { name: /Members/ }).waitFor() },
+    { name: "account", address: "/account", ready: (page) => page.getByRole("dialog", { name: "Change password" }).waitFor() },
+    { name: "not-found", address: "/d/product/no-such-place", ready: (page) => page.getByRole("heading", { name: "Page not found" }).waitFor() },
+    { name: "unknown-run", address: "/d/product/runs/not-a-run", ready: (page) => page.getByText("Run not found.").waitFor() },
+    { name: "unknown-task", address: "/d/product/tasks/not-a-task", ready: (page) => page.getByRole("dialog").getByText("Task not found.").waitFor() },
+  ];
+
+  for (const place of PLACES) {
+    test(`${place.address} opens when reloaded, at every size and in both themes`, async () => {
+      const failures = await auditLooks(`ten-address-${place.name}`, async (look) => {
+        await showLook(ada, look);
+        await ada.goto(appAt(place.address));
+        await place.ready(ada);
+        await ada.reload();
+        await place.ready(ada);
+        return ada;
+      });
+      expect(failures).toEqual({});
+    }, 300_000);
+  }
+
+  test("an unknown address is the app's own page with a 404, and its link leads back to the board", async () => {
+    // The unknown ids above failed their queries on purpose (and said "not found"); nothing else may have failed.
+    const expected = (error: string) => /Validator error: Expected ID for table "(runs|tasks)", got `not-a-(run|task)`/.test(error);
+    expect(journey.pageErrors.filter((error) => !expected(error))).toEqual([]);
+    journey.pageErrors.splice(0, journey.pageErrors.length);
+    const response = await ada.goto(appAt("/somewhere/else"));
+    expect(response?.status()).toBe(404);
+    await ada.getByRole("heading", { name: "Page not found" }).waitFor();
+    await ada.getByRole("link", { name: "Back to the Product Squad board" }).click();
+    await ada.getByTestId("board").waitFor();
+    expect(new URL(ada.url()).pathname).toBe("/d/product");
+  });
+
+  test("Settings, Members and Account put their address in the bar, and closing returns to the board", async () => {
+    await showLook(ada, { colorScheme: "light", size: LARGE });
+    await ada.goto(appAt("/d/product"));
+    for (const [button, address, dialog] of [
+      ["Settings", "/d/product/settings", "Settings"],
+      ["Members", "/d/product/members", /Members/],
+      ["Account", "/d/product/account", "Change password"],
+    ] as const) {
+      await ada.getByRole("banner").getByRole("button", { name: button }).click();
+      await ada.getByRole("dialog", { name: dialog }).waitFor();
+      expect(new URL(ada.url()).pathname).toBe(address);
+      await ada.keyboard.press("Escape");
+      await ada.getByRole("dialog").waitFor({ state: "detached" });
+      expect(new URL(ada.url()).pathname).toBe("/d/product");
+    }
+    // A section picked in the dialog is in the address too.
+    await ada.getByRole("banner").getByRole("button", { name: "Settings" }).click();
+    await ada.getByRole("navigation", { name: "Settings sections" }).getByRole("link", { name: "Commands" }).click();
+    expect(new URL(ada.url()).pathname).toBe("/d/product/settings/commands");
+    await ada.keyboard.press("Escape");
+    expect(journey.pageErrors).toEqual([]);
+  });
 });
