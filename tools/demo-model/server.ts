@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { ChatMessage } from "../../convex/brain/model";
 import { countTokens } from "../../convex/lib/tokens";
+import { replyPaceMs } from "./pacing";
 import { demoPaceMs, demoReply } from "./rules";
 import { pieces, sendCompletionStream } from "./sse";
 
@@ -25,8 +26,8 @@ export interface DemoModel {
   close(): Promise<void>;
 }
 
-/** Starts the demo model on 127.0.0.1; port 0 (the default) picks a free one. */
-export async function startDemoModel(options: { port?: number } = {}): Promise<DemoModel> {
+/** Starts the demo model on 127.0.0.1; port 0 (the default) picks a free one. `paceMs`: the wait between streamed pieces (pacing.ts; 0, instant, by default). */
+export async function startDemoModel(options: { port?: number; paceMs?: number } = {}): Promise<DemoModel> {
   let completions = 0;
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -62,7 +63,7 @@ export async function startDemoModel(options: { port?: number } = {}): Promise<D
       return;
     }
     const content = demoReply(messages);
-    const pace = demoPaceMs(messages);
+    const pace = replyPaceMs(demoPaceMs(messages), options.paceMs ?? 0);
     // OpenAI's accounting: each message costs its text plus about 3 tokens, and the reply is primed with 3 more.
     const promptTokens = messages.reduce((sum, m) => sum + 3 + countTokens(m.content), 3);
     const completionTokens = countTokens(content);
