@@ -120,7 +120,7 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
               </div>
             )}
             <ModelStatus status={modelStatus} />
-            {selected && <NotificationsMenu departmentId={selected._id} departmentSlug={selected.slug} />}
+            {selected && <NotificationsMenu departmentId={selected._id} departmentSlug={selected.slug} writable={canWrite(selected.role)} />}
             {selected && (
               <Button variant="ghost" onClick={() => void navigate(membersPath(selected.slug))} aria-haspopup="dialog" className="shrink-0">
                 Members

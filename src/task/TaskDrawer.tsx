@@ -117,7 +117,9 @@ export function TaskDrawerView({
       <div
         ref={scrollRef}
         data-testid="task-drawer-scroller"
-        className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4"
+        // Reachable by keyboard, so a viewer (who has no control inside to tab to) can scroll it too.
+        tabIndex={0}
+        className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-inset"
         onScroll={follow.onScroll}
       >
         {failure && (

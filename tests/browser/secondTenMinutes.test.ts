@@ -15,13 +15,17 @@
  *   Members, Account; an unknown address shows the app's own "Page not
  *   found" with a way back; an unknown run or task id says not found.
  *
+ * - small things: the header at exactly 1440 px with three people present,
+ *   a viewer's approval card and bell, Esc after a click in a dialog, the
+ *   phone's Chat / Activity / Squad on screen.
+ *
  * Screenshots: tests/output/ten-<view>-<light|dark>-<width>.png.
  */
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
-import { auditLooks, composer, drawer, LARGE, showLook, startJourney, until, type Journey } from "./journey";
+import { auditLooks, composer, drawer, LARGE, PHONE, showLook, startJourney, until, type Journey } from "./journey";
 
 /** Bound on waiting for an agent's run (the slow demo reply takes about 20 s on a busy machine). */
 const RUN_MS = 45_000;
@@ -199,5 +203,96 @@ describe("every place has an address", () => {
     expect(new URL(ada.url()).pathname).toBe("/d/product/settings/commands");
     await ada.keyboard.press("Escape");
     expect(journey.pageErrors).toEqual([]);
+  });
+});
+
+describe("small things that read as bugs", () => {
+  let grace: Page;
+  let vic: Page;
+  let launchId: Id<"tasks">;
+
+  beforeAll(async () => {
+    await journey.ensurePerson("Grace", "member");
+    await journey.ensurePerson("Vic", "viewer");
+    grace = await journey.newPage({ who: "Grace", viewport: LARGE });
+    await journey.signIn(grace, "Grace");
+    vic = await journey.newPage({ who: "Vic", viewport: LARGE });
+    await journey.signIn(vic, "Vic");
+    const client = await journey.clientFor("Ada");
+    const [department] = await client.query(api.departments.listMine, {});
+    launchId = await client.mutation(api.tasks.create, { departmentId: department._id, title: "Launch week", description: "Everything for the launch.", assigneeSessionKeys: [] });
+  }, 120_000);
+
+  test("at exactly 1440 px with three people present, the header fits: nothing runs off, Sign out whole", async () => {
+    const failures = await auditLooks("ten-header-three", async (look) => {
+      await showLook(ada, { ...look, size: LARGE });
+      await ada.goto(appAt("/d/product"));
+      await until(() => ada.getByTestId("presence").locator("[title]").count().catch(() => 0), (n) => n >= 2, "Grace and Vic present beside Ada");
+      const header = ada.locator("header").first();
+      const widths = await header.evaluate((element) => ({ scroll: element.scrollWidth, client: element.clientWidth, page: document.documentElement.scrollWidth }));
+      expect(widths.scroll, "header scrollWidth").toBeLessThanOrEqual(widths.client);
+      expect(widths.page).toBe(LARGE.width);
+      expect(await inView(ada.getByRole("button", { name: "Sign out" }))).toBe(true);
+      return ada;
+    }, [LARGE]);
+    expect(failures).toEqual({});
+  });
+
+  test("a viewer's approval card says it waits for a member, and her bell neither lists nor counts it; a member's does", async () => {
+    await ada.goto(appAt(`/d/product/tasks/${launchId}`));
+    await composer(ada).fill("@Jarvis delegate the launch tagline to Writer, urgent");
+    await drawer(ada).getByRole("button", { name: "Send" }).click();
+    await drawer(ada).getByTestId("pending-cards").getByTestId("approval-card").waitFor({ timeout: RUN_MS });
+    const failures = await auditLooks("ten-viewer-approval", async (look) => {
+      await showLook(vic, look);
+      await vic.goto(appAt(`/d/product/tasks/${launchId}`));
+      const card = drawer(vic).getByTestId("approval-card").first();
+      await card.waitFor();
+      await expect(card.textContent()).resolves.toContain("Waiting for a member");
+      await expect(card.textContent()).resolves.not.toContain("Waiting for you");
+      await expect(card.getByRole("button").count()).resolves.toBe(0);
+      return vic;
+    });
+    expect(failures).toEqual({});
+    await showLook(vic, { colorScheme: "light", size: LARGE });
+    await vic.goto(appAt("/d/product"));
+    const bell = (page: Page) => page.getByRole("banner").getByRole("button", { name: /^Notifications/ });
+    await until(() => bell(grace).getAttribute("aria-label"), (label) => (label ?? "").includes("waiting for a person"), "Grace's bell to count the approval");
+    await expect(bell(vic).getAttribute("aria-label")).resolves.not.toContain("waiting");
+    await bell(vic).click();
+    await expect(vic.getByTestId("waiting-item").count()).resolves.toBe(0);
+    await vic.keyboard.press("Escape");
+    await grace.goto(appAt(`/d/product/tasks/${launchId}`));
+    await expect(drawer(grace).getByTestId("approval-card").first().textContent()).resolves.toContain("Waiting for you");
+  });
+
+  test("Esc closes a dialog after a button in it was clicked (Revoke took itself, and the focus, away)", async () => {
+    const client = await journey.clientFor("Ada");
+    const [department] = await client.query(api.departments.listMine, {});
+    await client.mutation(api.invites.create, { departmentId: department._id, email: "newcomer@example.com", role: "member" });
+    await showLook(ada, { colorScheme: "light", size: LARGE });
+    await ada.goto(appAt("/d/product/members"));
+    const dialog = ada.getByRole("dialog", { name: /Members/ });
+    await dialog.getByTestId("invite-row").filter({ hasText: "newcomer@example.com" }).getByRole("button", { name: "Revoke" }).click();
+    await dialog.getByTestId("invite-row").filter({ hasText: "newcomer@example.com" }).waitFor({ state: "detached" });
+    await ada.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(new URL(ada.url()).pathname).toBe("/d/product");
+  });
+
+  test("on a phone, Chat, Activity and Squad are on screen from the start", async () => {
+    const failures = await auditLooks("ten-phone-tabs", async (look) => {
+      await showLook(grace, look);
+      await grace.goto(appAt("/d/product"));
+      await grace.getByTestId("board").waitFor();
+      for (const pane of ["chat", "activity", "roster"]) {
+        const tab = grace.getByTestId(`nav-pane-${pane}`);
+        await tab.waitFor();
+        expect(await inView(tab), `${pane} tab on screen`).toBe(true);
+      }
+      return grace;
+    }, [PHONE]);
+    expect(failures).toEqual({});
+    expect(journey.pageErrors.filter((error) => !/Validator error: Expected ID/.test(error))).toEqual([]);
   });
 });
