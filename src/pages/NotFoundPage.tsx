@@ -21,8 +21,8 @@ export function NotFoundPage() {
       <h1 id="not-found-heading" className="text-base font-semibold text-slate-900 dark:text-slate-100">
         Page not found
       </h1>
-      <p className="text-sm break-all text-slate-600 dark:text-slate-300">
-        Nothing in Maestro lives at <code className="font-mono text-xs">{pathname}</code>. The link may be mistyped, or the page may have moved.
+      <p className="text-sm text-slate-600 dark:text-slate-300">
+        Nothing in Maestro lives at <code className="font-mono text-xs break-all">{pathname}</code>. The link may be mistyped, or the page may have moved.
       </p>
       <Link to={departmentPath(home.slug)} className="text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">
         Back to the {home.name} board
