@@ -6,6 +6,7 @@ import { agentMutation, agentQuery, departmentMutation, departmentQuery } from "
 import { memberActor } from "./lib/actors";
 import { normalizeName } from "./lib/agentNames";
 import { webhookAllowPrivateFromEnv } from "./lib/config";
+import { DEMO_SPECIALISTS } from "./lib/demoSquad";
 import { MaestroError } from "./lib/errors";
 import { LIMITS, MAX_AGENTS_PER_DEPARTMENT } from "./lib/limits";
 import { agentSessionKey, slugify } from "./lib/names";
@@ -14,7 +15,7 @@ import { checkWebhookUrl, newWebhookSecret } from "./lib/webhooks";
 import { recordActivity } from "./records/activities";
 import { agentJson } from "./lib/messagingJson";
 import { scopedKeyAgentX } from "./records/agentApiKeys";
-import { agentBySessionKey, agentOwnerNames, checkNameFree, clearOtherLeads, departmentAgents, insertAgent, patchAgent, setAgentStatus } from "./records/agents";
+import { agentBySessionKey, agentOwnerNames, checkNameFree, clearOtherLeads, departmentAgents, insertAgent, insertSquadAgents, patchAgent, setAgentStatus } from "./records/agents";
 import { runsOfAgentWithStatus } from "./records/runs";
 import schema from "./schema";
 import { checkToolApprovals, unknownTools } from "./tools/registry";
@@ -138,6 +139,25 @@ export const update = agentMutation({
       data: { name: fields.name, allowedTools: fields.allowedTools.join(", ") },
     });
     return null;
+  },
+});
+
+/**
+ * Adds the demo specialists (Dev Bot, Writer, Archie) the department does not
+ * have yet, in one click (admins only): a new department starts with its
+ * lead alone. Returns the names added (none when all are there already).
+ */
+export const addDemoSpecialists = departmentMutation({
+  role: "admin",
+  args: {},
+  returns: v.array(v.string()),
+  handler: async (ctx, { departmentId }) => {
+    const { member, department } = ctx;
+    const added = await insertSquadAgents(ctx, departmentId, department.slug, DEMO_SPECIALISTS, member.userId);
+    for (const agent of added) {
+      await recordActivity(ctx, { departmentId, type: "agent_created", actor: memberActor(member), data: { name: agent.name, role: agent.role } });
+    }
+    return added.map((agent) => agent.name);
   },
 });
 

@@ -6,7 +6,9 @@ import { MaestroError } from "./lib/errors";
 import { projectJson } from "./lib/messagingJson";
 import { hasRole } from "./lib/roles";
 import { firstUserId, noDepartments } from "./records/accounts";
+import { SQUAD_LEAD } from "./lib/demoSquad";
 import { keyCreator, scopedKeyAgentX } from "./records/agentApiKeys";
+import { insertSquadAgents } from "./records/agents";
 import { createDepartmentOwnedBy, ownerName, setDescription } from "./records/departments";
 import { findMembership, membershipsOf } from "./records/members";
 import { vApiScope, vMemberRole } from "./validators";
@@ -34,7 +36,8 @@ export const listMine = userQuery({
 });
 
 /**
- * Creates a department; its creator is its owner. Returns its id. For an
+ * Creates a department; its creator is its owner, and Jarvis its squad lead
+ * (allowed delegate_task). Returns its id. For an
  * owner or admin of a department (or the deployment's owner while it has
  * none): anyone else gets in through an invite.
  */
@@ -46,7 +49,11 @@ export const create = userMutation({
     const runsOne = memberships.some((m) => hasRole(m.role, "admin"));
     const firstOwner = (await noDepartments(ctx)) && (await firstUserId(ctx)) === ctx.viewer.user._id;
     if (!runsOne && !firstOwner) throw new MaestroError("FORBIDDEN", "Only owners and admins of a department can create one; ask one of them for an invite instead.");
-    return await createDepartmentOwnedBy(ctx, ctx.viewer.user._id, ctx.viewer.name, name, description);
+    const departmentId = await createDepartmentOwnedBy(ctx, ctx.viewer.user._id, ctx.viewer.name, name, description);
+    // A squad starts with its lead, who delegates; the specialists are one click away (agents.addDemoSpecialists).
+    const department = (await ctx.db.get("departments", departmentId))!;
+    await insertSquadAgents(ctx, departmentId, department.slug, [SQUAD_LEAD], ctx.viewer.user._id);
+    return departmentId;
   },
 });
 

@@ -1,54 +1,12 @@
 import { v } from "convex/values";
 import { internalMutation, type MutationCtx } from "./_generated/server";
-import { agentSessionKey } from "./lib/names";
-import { insertAgent } from "./records/agents";
+import { DEMO_SQUAD } from "./lib/demoSquad";
+import { insertSquadAgents } from "./records/agents";
 import { departmentBySlug, insertDepartment } from "./records/departments";
 import { insertTaskRow } from "./records/tasks";
-import type { AgentKind, Priority, TaskStatus } from "./validators";
+import type { Priority, TaskStatus } from "./validators";
 
 const DEMO_DEPARTMENT = { name: "Product Squad", slug: "product" };
-
-const DEMO_AGENTS: Array<{
-  name: string;
-  role: string;
-  kind: AgentKind;
-  isSquadLead: boolean;
-  allowedTools: string[];
-  systemPrompt: string;
-}> = [
-  {
-    name: "Jarvis",
-    role: "Squad Lead",
-    kind: "lead",
-    isSquadLead: true,
-    allowedTools: ["delegate_task", "propose_plan", "post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"],
-    systemPrompt: "You are Jarvis, the squad lead. Break work down and delegate it to the right specialist.",
-  },
-  {
-    name: "Dev Bot",
-    role: "Full-stack Engineer",
-    kind: "coder",
-    isSquadLead: false,
-    allowedTools: ["post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"],
-    systemPrompt: "You are Dev Bot, a pragmatic full-stack engineer.",
-  },
-  {
-    name: "Writer",
-    role: "Copywriter",
-    kind: "writer",
-    isSquadLead: false,
-    allowedTools: ["post_message", "update_task_status", "ask_question", "chat.post", "chat.getNew"],
-    systemPrompt: "You are Writer, who writes clear, friendly product copy.",
-  },
-  {
-    name: "Archie",
-    role: "Software Architect",
-    kind: "architect",
-    isSquadLead: false,
-    allowedTools: ["post_message", "update_task_status", "ask_question"],
-    systemPrompt: "You are Archie, who reviews designs for simplicity and risk.",
-  },
-];
 
 const DEMO_TASKS: Array<{
   title: string;
@@ -78,18 +36,8 @@ export const demo = internalMutation({
 
 async function seedDemoDepartment(ctx: MutationCtx) {
   const departmentId = await insertDepartment(ctx, DEMO_DEPARTMENT.name, DEMO_DEPARTMENT.slug);
-  const sessionKeyByName = new Map<string, string>();
-  for (const agent of DEMO_AGENTS) {
-    const sessionKey = agentSessionKey(agent.name, DEMO_DEPARTMENT.slug);
-    sessionKeyByName.set(agent.name, sessionKey);
-    await insertAgent(ctx, {
-      ...agent,
-      departmentId,
-      nameKey: agent.name.toLowerCase(),
-      sessionKey,
-      status: "idle",
-    });
-  }
+  const added = await insertSquadAgents(ctx, departmentId, DEMO_DEPARTMENT.slug, DEMO_SQUAD);
+  const sessionKeyByName = new Map(added.map((agent) => [agent.name, agent.sessionKey]));
   const now = Date.now();
   for (const [index, task] of DEMO_TASKS.entries()) {
     await insertTaskRow(ctx, {

@@ -3,8 +3,9 @@ import { lazy } from "react";
 import { useRoutes, type RouteObject } from "react-router";
 import { BoardPage } from "./pages/BoardPage";
 import { DepartmentPage } from "./pages/DepartmentPage";
-import { ToDepartmentBoard, ToRememberedDepartment } from "./pages/redirects";
-import { ROUTE_PATHS } from "./shell/addresses";
+import { NotFoundPage } from "./pages/NotFoundPage";
+import { ToRememberedDepartment } from "./pages/redirects";
+import { ACCOUNT_PATH, ROUTE_PATHS } from "./shell/addresses";
 
 // What the board's first screen does not show is loaded when first opened, so the entry chunk
 // the board waits for stays small (the figures' charts alone were most of it).
@@ -35,7 +36,14 @@ export const appRoutes: RouteObject[] = [
         // The board stays mounted under a task's drawer, which renders in its outlet.
         id: "board",
         element: <BoardPage />,
-        children: [{ index: true }, { id: "task", path: ROUTE_PATHS.task, element: <TaskPage /> }],
+        // Settings, members and your account are dialogs over the board (AppShell opens them from the address).
+        children: [
+          { index: true },
+          { id: "task", path: ROUTE_PATHS.task, element: <TaskPage /> },
+          { id: "settings", path: ROUTE_PATHS.settings },
+          { id: "members", path: ROUTE_PATHS.members },
+          { id: "account", path: ROUTE_PATHS.account },
+        ],
       },
       { id: "agent", path: ROUTE_PATHS.agent, element: <AgentPage /> },
       { id: "channels", path: ROUTE_PATHS.channels, element: <ChannelsPage /> },
@@ -45,11 +53,13 @@ export const appRoutes: RouteObject[] = [
       { id: "commands", path: ROUTE_PATHS.commands, element: <CommandsPage /> },
       { id: "events", path: ROUTE_PATHS.events, element: <EventsPage /> },
       { id: "webhook", path: ROUTE_PATHS.webhook, element: <WebhookPage /> },
-      { id: "unknown-page", path: "*", element: <ToDepartmentBoard /> },
+      { id: "unknown-page", path: "*", element: <NotFoundPage /> },
     ],
   },
-  // "/", an old `#task=` link, anything else: a department you can see.
-  { id: "elsewhere", path: "*", element: <ToRememberedDepartment /> },
+  // "/" and an old `#task=` link: a department you can see; `/account`: your account there.
+  { id: "home", path: "/", element: <ToRememberedDepartment /> },
+  { id: "account-anywhere", path: ACCOUNT_PATH, element: <ToRememberedDepartment page="account" /> },
+  { id: "elsewhere", path: "*", element: <NotFoundPage /> },
 ];
 
 /** The page for the current address. */

@@ -12,6 +12,7 @@ import { build, createServer, preview, type ResolvedServerUrls } from "vite";
 import { warmApp } from "./warmApp.js";
 import { ModelError, modelConfigFromEnv } from "../convex/lib/modelConfig.js";
 import { allowedHostnames, appOrigins, envList, loadConfig, portInUseMessage, webuiPassword } from "./config.js";
+import { paceFromEnv } from "./demo-model/pacing.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
 import { makeOwnedDir, pruneOrphanedDirs, releaseOwnedDir } from "./local-backend/ownedDirs.js";
 import { startBackend } from "./local-backend/server.js";
@@ -33,7 +34,8 @@ let modelLine: string;
 try {
   const modelConfig = modelConfigFromEnv(process.env);
   if (modelConfig === null) {
-    demoModel = await startDemoModel();
+    // Paced so people can watch the squad work (MAESTRO_DEMO_PACE_MS; the browser tests set 0).
+    demoModel = await startDemoModel({ paceMs: paceFromEnv(process.env.MAESTRO_DEMO_PACE_MS) });
     Object.assign(process.env, {
       OPENAI_BASE_URL: demoModel.baseURL,
       OPENAI_API_KEY: "demo",

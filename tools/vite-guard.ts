@@ -5,7 +5,7 @@
  * for any dot-segment path and for `/@fs/` paths outside the folders the app
  * really loads from. Vite's own `server.fs.allow` gets the same list.
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { Plugin } from "vite";
 import { isAppPath } from "../src/shell/addresses.ts";
@@ -71,26 +71,67 @@ export function isServable(url: string, paths: ServedPaths): boolean {
   return false;
 }
 
+/**
+ * Whether a refused request is a person's browser opening an address (a GET
+ * for HTML of a path that names no file): it gets the app's page with a 404,
+ * so the app says "Page not found" with a way back instead of the browser's
+ * bare error. Scripts, files and dot paths keep the plain 404.
+ */
+export function wantsAppPage(method: string | undefined, url: string, accept: string | undefined): boolean {
+  if (method !== "GET" && method !== "HEAD") return false;
+  if (!(accept ?? "").includes("text/html")) return false;
+  const rawPath = url.split(/[?#]/, 1)[0];
+  if (rawPath.startsWith("/@")) return false;
+  const segments = rawPath.split("/").filter((segment) => segment !== "");
+  return !segments.some((segment) => segment.startsWith(".") || segment.startsWith("%2")) && !(segments.at(-1) ?? "").includes(".");
+}
+
+type Request = { url?: string; method?: string; headers: Record<string, string | string[] | undefined> };
+type Response = { statusCode: number; setHeader(n: string, v: string): void; end(b: string): void };
+
 export function devServerGuard(paths: ServedPaths): Plugin {
-  const guard = (req: { url?: string }, res: { statusCode: number; setHeader(n: string, v: string): void; end(b: string): void }, next: () => void) => {
+  const guard = (req: Request, res: Response, next: () => void) => {
     // The app's own addresses (src/shell/addresses.ts) get the app's page; every other unknown path stays a 404.
     if (isAppPath((req.url ?? "/").split(/[?#]/, 1)[0])) {
       req.url = "/index.html";
       return next();
     }
     if (isServable(req.url ?? "/", paths)) return next();
-    res.statusCode = 404;
-    res.setHeader("Content-Type", "text/plain");
-    res.end("Not found");
+    notFound(res);
+  };
+  // After Vite's own middlewares found no file: a browser opening an address gets the app's page, with a 404.
+  const fallback = (appPage: (url: string) => Promise<string>) => (req: Request, res: Response, next: () => void) => {
+    const url = req.url ?? "/";
+    const pathname = url.split(/[?#]/, 1)[0];
+    const accept = req.headers.accept;
+    if (pathname === "/" || pathname === "/index.html" || !wantsAppPage(req.method, url, Array.isArray(accept) ? accept.join(",") : accept)) return next();
+    appPage(url).then(
+      (html) => {
+        res.statusCode = 404;
+        res.setHeader("Content-Type", "text/html; charset=utf-8");
+        res.end(html);
+      },
+      () => notFound(res),
+    );
   };
   return {
     name: "maestro-dev-server-guard",
-    // Added here, not in a returned hook, so it runs before Vite's own middlewares.
+    // The guard is added here, not in a returned hook, so it runs before Vite's own middlewares; the fallback after them.
     configureServer(server) {
       server.middlewares.use(guard);
+      return () => server.middlewares.use(fallback((url) => server.transformIndexHtml(url, readFileSync(path.join(paths.root, "index.html"), "utf8"))));
     },
     configurePreviewServer(server) {
       server.middlewares.use(guard);
+      // npm start builds into a folder of its own: the page is wherever this preview serves from.
+      const outDir = path.resolve(server.config.root, server.config.build.outDir);
+      return () => server.middlewares.use(fallback(() => Promise.resolve(readFileSync(path.join(outDir, "index.html"), "utf8"))));
     },
   };
+}
+
+function notFound(res: Response): void {
+  res.statusCode = 404;
+  res.setHeader("Content-Type", "text/plain");
+  res.end("Not found");
 }

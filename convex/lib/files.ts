@@ -15,8 +15,11 @@ export function uploadUrl(token: string, siteUrl: string | undefined = env.CONVE
 }
 
 export const FILE_LIMITS = {
-  /** Largest file a message may carry. */
-  maxBytes: 10 * 1024 * 1024,
+  /**
+   * Largest file a message may carry: 8 MiB, what the upload route's request takes (the offline
+   * backend's MAX_REQUEST_BYTES), so the app's own check, with its clear message, refuses first.
+   */
+  maxBytes: 8 * 1024 * 1024,
   nameChars: 200,
   /** Text files up to this size have their content secret-scanned before they are accepted. */
   scanTextBytes: 1024 * 1024,

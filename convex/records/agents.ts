@@ -2,7 +2,9 @@
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { MaestroError } from "../lib/errors";
+import type { SquadAgent } from "../lib/demoSquad";
 import { MAX_AGENTS_PER_DEPARTMENT } from "../lib/limits";
+import { agentSessionKey } from "../lib/names";
 import type { AgentStatus } from "../validators";
 import { departmentMembers } from "./members";
 
@@ -107,4 +109,41 @@ export async function insertAgent(ctx: MutationCtx, agent: Omit<Doc<"agents">, "
 /** Changes an agent's editable fields (its session key never changes). */
 export async function patchAgent(ctx: MutationCtx, agentId: Id<"agents">, fields: Partial<Omit<Doc<"agents">, "_id" | "_creationTime" | "sessionKey" | "departmentId">>): Promise<void> {
   await ctx.db.patch("agents", agentId, fields);
+}
+
+/**
+ * Adds the agents of `squad` the department does not have yet (by name or
+ * session key), as far as its agent limit allows; a lead among them becomes
+ * the department's only lead. Returns those added, in `squad`'s order.
+ */
+export async function insertSquadAgents(
+  ctx: MutationCtx,
+  departmentId: Id<"departments">,
+  departmentSlug: string,
+  squad: readonly SquadAgent[],
+  createdBy?: Id<"users">,
+): Promise<Array<{ agentId: Id<"agents">; name: string; role: string; sessionKey: string }>> {
+  const existing = await departmentAgents(ctx, departmentId);
+  const names = new Set(existing.map((agent) => agent.nameKey));
+  let count = existing.length;
+  const added = [];
+  for (const agent of squad) {
+    if (count >= MAX_AGENTS_PER_DEPARTMENT) break;
+    const sessionKey = agentSessionKey(agent.name, departmentSlug);
+    if (names.has(agent.name.toLowerCase()) || (await agentBySessionKey(ctx, sessionKey)) !== null) continue;
+    const agentId = await insertAgent(ctx, {
+      ...agent,
+      allowedTools: [...agent.allowedTools],
+      departmentId,
+      nameKey: agent.name.toLowerCase(),
+      sessionKey,
+      status: "idle",
+      ...(createdBy === undefined ? {} : { createdBy }),
+    });
+    if (agent.isSquadLead) await clearOtherLeads(ctx, departmentId, agentId);
+    names.add(agent.name.toLowerCase());
+    count += 1;
+    added.push({ agentId, name: agent.name, role: agent.role, sessionKey });
+  }
+  return added;
 }

@@ -39,7 +39,24 @@ export function userMessage(error: unknown, fallback = FALLBACK_MESSAGE): string
   const server = serverError(error);
   if (server !== null) return server.message;
   if (error instanceof ClientError) return error.message;
-  return fallback;
+  return notFoundId(error) ?? fallback;
+}
+
+/** How a table's rows are named when an address holds no id of it. */
+const ROW_NOUNS: Record<string, string> = { tasks: "Task", runs: "Run", channels: "Channel", agents: "Agent", channelMessages: "Message", departments: "Department" };
+
+/**
+ * "Run not found." for the argument validator's refusal of a string that is
+ * no id of the table (a mistyped or truncated address): to the person it is
+ * an unknown id like any other, not "Something went wrong". Null otherwise.
+ */
+export function notFoundId(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  // Convex words it "ArgumentValidationError … Validator: v.id("runs")"; the offline backend (convex-test) "Expected ID for table "runs"".
+  const match = /ArgumentValidationError[\s\S]*?Validator: v\.id\("(\w+)"\)/.exec(error.message) ?? /Validator error: Expected ID for table "(\w+)"/.exec(error.message);
+  const table = match?.[1];
+  if (table === undefined) return null;
+  return `${ROW_NOUNS[table] ?? "Item"} not found.`;
 }
 
 /** Whether a resolved value is a failure reported as a value. */

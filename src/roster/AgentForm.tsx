@@ -26,6 +26,9 @@ const REQUIRED_FIELDS = [
 
 type Errors = Partial<Record<(typeof REQUIRED_FIELDS)[number]["key"], string>>;
 
+/** The tool a squad lead delegates with. */
+const DELEGATE_TOOL = "delegate_task";
+
 const CHECKBOX = "mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus:ring-indigo-600 dark:border-slate-600 dark:text-indigo-300";
 
 /**
@@ -42,6 +45,7 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
   );
   const [errors, setErrors] = useState<Errors>({});
   const { saving, failure, save } = useSave();
+  const canDelegate = tools.some((tool) => tool.name === DELEGATE_TOOL);
 
   function set<K extends keyof typeof values>(key: K, value: (typeof values)[K]) {
     setValues((current) => ({ ...current, [key]: value }));
@@ -141,14 +145,25 @@ export function AgentForm({ tools, initial = EMPTY_AGENT, submitLabel = "Save", 
             type="checkbox"
             className={CHECKBOX}
             checked={values.isSquadLead}
-            onChange={(e) => set("isSquadLead", e.target.checked)}
+            onChange={(e) => {
+              set("isSquadLead", e.target.checked);
+              // A lead delegates: ticking it allows delegate_task too (untick the tool below to keep a lead that only answers).
+              if (e.target.checked && canDelegate) toggleTool(DELEGATE_TOOL, true);
+            }}
             aria-describedby={`${id}-lead-hint`}
           />
           <span className="text-sm">
             <span className="font-medium text-slate-700 dark:text-slate-200">Squad lead</span>
             <span id={`${id}-lead-hint`} className="block text-xs text-slate-500 dark:text-slate-400">
-              A squad has one lead; this takes the role from the current one.
+              A squad has one lead, who hands out work with <code className="font-mono">{DELEGATE_TOOL}</code>; this takes the role from the current one.
             </span>
+            {values.isSquadLead && !checked.has(DELEGATE_TOOL) && (
+              <span data-testid="lead-without-delegate" className="mt-1 block text-xs text-amber-700 dark:text-amber-300">
+                {canDelegate
+                  ? `Without ${DELEGATE_TOOL} this lead is told it may not delegate: it can only answer. Tick ${DELEGATE_TOOL} below to let it hand out work.`
+                  : `${DELEGATE_TOOL} is not available here, so this lead can only answer.`}
+              </span>
+            )}
           </span>
         </label>
 

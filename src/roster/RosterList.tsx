@@ -23,6 +23,8 @@ type Props = {
   unread?: ReadonlyMap<string, { unread: number; more: boolean }>;
   /** What each agent (by id) waits on a person for; agents waiting for nothing are absent. */
   waiting?: ReadonlyMap<string, readonly WaitingItem[]>;
+  /** Shown to admins of a squad with no specialist: adds the demo specialists in one click. */
+  specialists?: ReactNode;
 };
 
 /** Lead first, then by name, so the roster reads the same on every load. */
@@ -35,7 +37,7 @@ function byLeadThenName(a: Agent, b: Agent): number {
  * The squad as pure props: each agent's avatar, name, role and live status,
  * with "New agent" and per-agent "Edit" for admins only.
  */
-export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread, waiting }: Props) {
+export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread, waiting, specialists }: Props) {
   return (
     <RosterFrame
       count={agents?.length}
@@ -51,11 +53,15 @@ export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread, 
       {agents === undefined ? (
         <RosterSkeleton />
       ) : agents.length === 0 ? (
-        <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">
-          {isAdmin ? "No agents yet. Create the first one with New agent." : "No agents in this department yet."}
-        </p>
+        <>
+          <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">
+            {isAdmin ? "No agents yet. Create the first one with New agent." : "No agents in this department yet."}
+          </p>
+          {isAdmin && specialists}
+        </>
       ) : (
-        <ul className="divide-y divide-slate-100 lg:overflow-y-auto dark:divide-slate-800">
+        <div className="min-h-0 lg:overflow-y-auto">
+        <ul className="divide-y divide-slate-100 dark:divide-slate-800">
           {[...agents].sort(byLeadThenName).map((agent) => (
             <RosterRow
               key={agent._id}
@@ -67,6 +73,8 @@ export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread, 
             />
           ))}
         </ul>
+        {isAdmin && agents.every((agent) => agent.isSquadLead) && specialists}
+        </div>
       )}
     </RosterFrame>
   );

@@ -13,7 +13,8 @@ const TRIGGERS: Record<RunSummary["trigger"], string> = {
   mentioned: "Mention",
   delegation_result: "Delegated result",
   answer: "Answer",
-  message: "Blocking message",
+  // A DM or a plain message wakes an agent as well as a blocking one does.
+  message: "Message",
   nudge: "Inbox nudge",
 };
 
@@ -36,13 +37,23 @@ export function tokenTotal(run: Pick<RunSummary, "promptTokens" | "completionTok
   return total >= 1000 ? `${(total / 1000).toFixed(1)}k tokens` : `${total} tokens`;
 }
 
+/** What the run-end sweeper's resume says (reactions/runEnd): the one resume that follows an interruption. */
+const INTERRUPTED_NOTE = "the run's action stopped; running it again";
+
+/** How a resume reads: after an interruption, after a person decided (an approval, an answer, a plan), or as Maestro noted it (an expiry). */
+function resumeHeading(by: string, note: string | undefined): string {
+  if (note === INTERRUPTED_NOTE) return "Resumed after an interruption";
+  if (by !== "Maestro") return `Resumed after ${by} decided`;
+  return note === undefined ? "Resumed" : `Resumed: ${note}`;
+}
+
 /** A timeline item's one-line heading (the body shows text, arguments, results). */
 export function itemHeading(item: TimelineItem): string {
   switch (item.kind) {
     case "user_message":
       return `${item.author} wrote`;
     case "control":
-      return item.action === "stop" ? `${item.by} pressed Stop` : item.action === "resume" ? "Resumed after an interruption" : `Started (${item.note ?? "assigned"})`;
+      return item.action === "stop" ? `${item.by} pressed Stop` : item.action === "resume" ? resumeHeading(item.by, item.note) : `Started (${item.note ?? "assigned"})`;
     case "tool_output":
       return `Result from ${item.tool}`;
     case "slash_command":

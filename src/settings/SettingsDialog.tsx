@@ -1,11 +1,13 @@
 import { useMutation, useQuery } from "convex/react";
-import { useId } from "react";
+import { useEffect, useId, type ReactNode } from "react";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { AuditLinks } from "../audit/AuditLinks";
 import { ErrorBoundary } from "../components/ErrorBoundary";
 import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { SkeletonStack } from "../components/ui/Skeleton";
+import { cn } from "../lib/cn";
+import { SETTINGS_SECTIONS, type SettingsSection } from "../shell/addresses";
 import { DepartmentAbout } from "./DepartmentAbout";
 import { DepartmentCommands } from "./DepartmentCommands";
 import { InjectionSettings } from "./InjectionSettings";
@@ -17,7 +19,14 @@ import type { ChatSettingsChanges } from "./settings";
 /** The department the settings belong to. */
 export type SettingsDepartment = { id: Id<"departments">; name: string; isAdmin: boolean; slug?: string };
 
-type Props = { department: SettingsDepartment; onClose: () => void };
+type Props = {
+  department: SettingsDepartment;
+  onClose: () => void;
+  /** The section the address names (`/d/:slug/settings/:section`): scrolled to on opening. */
+  section?: string;
+  /** Picks a section from the dialog's own list (the shell puts it in the address). */
+  onSection?: (section: SettingsSection) => void;
+};
 
 /**
  * A department's settings (its owners and admins change them): its
@@ -25,37 +34,80 @@ type Props = { department: SettingsDepartment; onClose: () => void };
  * off, its limits, the secret scanner, a fresh chat session, and its slash commands. The server
  * checks who may do each; this shows its refusals inline.
  */
-export function SettingsDialog({ department, onClose }: Props) {
+export function SettingsDialog({ department, onClose, section, onSection }: Props) {
   const headingId = useId();
+  const sectionId = (id: SettingsSection) => `${headingId}-${id}`;
+  useEffect(() => {
+    if (section === undefined) return;
+    const known = SETTINGS_SECTIONS.find((s) => s.id === section);
+    if (known !== undefined) document.getElementById(`${headingId}-${known.id}`)?.scrollIntoView({ block: "start" });
+  }, [section, headingId]);
+  const part = (id: SettingsSection, children: ReactNode, first = false) => (
+    <div id={sectionId(id)} data-settings-section={id} className={cn("scroll-mt-2", !first && "border-t border-slate-100 pt-4 dark:border-slate-800")}>
+      {children}
+    </div>
+  );
   return (
     <Dialog onClose={onClose} labelledBy={headingId}>
       <ModalHeader headingId={headingId} title="Settings" onClose={onClose} />
+      {onSection !== undefined && (
+        <nav aria-label="Settings sections" className="flex flex-wrap gap-1 border-b border-slate-100 px-5 py-2 dark:border-slate-800">
+          {SETTINGS_SECTIONS.map(({ id, label }) => (
+            <a
+              key={id}
+              href={`#${sectionId(id)}`}
+              aria-current={section === id ? "location" : undefined}
+              onClick={(event) => {
+                event.preventDefault();
+                onSection(id);
+                document.getElementById(sectionId(id))?.scrollIntoView({ block: "start" });
+              }}
+              className={cn(
+                "rounded-md px-2 py-1 text-xs font-medium text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800",
+                section === id && "bg-slate-100 text-slate-900 dark:bg-slate-800 dark:text-slate-100",
+              )}
+            >
+              {label}
+            </a>
+          ))}
+        </nav>
+      )}
       <div className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4">
-        <DepartmentAbout departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
-        <section className="flex flex-col gap-3 border-t border-slate-100 pt-4 dark:border-slate-800">
-          <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">#maestro chat in {department.name}</h3>
-          <ErrorBoundary>
-            <ChatSettingsEditor departmentId={department.id} onClose={onClose} />
-          </ErrorBoundary>
-        </section>
-        <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
-          <StartSession department={department} />
-        </div>
-        <RetentionSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
-        <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
+        {part("about", <DepartmentAbout departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />, true)}
+        {part(
+          "chat",
+          <div className="flex flex-col gap-6">
+            <section className="flex flex-col gap-3">
+              <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">#maestro chat in {department.name}</h3>
+              <ErrorBoundary>
+                <ChatSettingsEditor departmentId={department.id} onClose={onClose} />
+              </ErrorBoundary>
+            </section>
+            <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
+              <StartSession department={department} />
+            </div>
+          </div>,
+        )}
+        {/* Retention draws its own rule above. */}
+        {part("retention", <RetentionSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />, true)}
+        {part(
+          "agents",
           <ErrorBoundary>
             <InjectionSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
-          </ErrorBoundary>
-        </div>
-        <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
-          <ErrorBoundary>
-            <DepartmentCommands departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
-          </ErrorBoundary>
-        </div>
-        {department.slug !== undefined && department.isAdmin && (
-          <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
-            <AuditLinks slug={department.slug} onNavigate={onClose} />
-          </div>
+          </ErrorBoundary>,
+        )}
+        {part(
+          "commands",
+          <div className="flex flex-col gap-6">
+            <ErrorBoundary>
+              <DepartmentCommands departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
+            </ErrorBoundary>
+            {department.slug !== undefined && department.isAdmin && (
+              <div className="border-t border-slate-100 pt-4 dark:border-slate-800">
+                <AuditLinks slug={department.slug} onNavigate={onClose} />
+              </div>
+            )}
+          </div>,
         )}
       </div>
     </Dialog>

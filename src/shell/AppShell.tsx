@@ -1,7 +1,7 @@
 // The signed-in app's layout: the header, the main area, and a department's side panel or tabs.
 import { useQuery } from "convex/react";
 import { lazy, Suspense, useMemo, useState, type ReactNode } from "react";
-import { useLocation } from "react-router";
+import { Navigate, useLocation, useNavigate } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { ActivityFeed } from "../activity/ActivityFeed";
@@ -13,7 +13,7 @@ import { Skeleton } from "../components/ui/Skeleton";
 import { userMessage } from "../lib/errors";
 import { InviteBanner, inviteTokenFromUrl } from "../members/InviteBanner";
 import { RosterPanel } from "../roster/RosterPanel";
-import { SettingsButton } from "../settings/SettingsButton";
+import { SlidersIcon } from "../components/ui/icons";
 import { createSlashInserts, SlashInsertContext } from "../slash/insert";
 import { DepartmentNav, type Pane } from "./DepartmentNav";
 import { DepartmentSwitcher } from "./DepartmentSwitcher";
@@ -22,7 +22,7 @@ import { ModelProblemBanner, ModelStatus, useModelStatus } from "./ModelStatus";
 import { NotificationsMenu } from "./NotificationsMenu";
 import { PresenceAvatars } from "./PresenceAvatars";
 import { canWrite, isAdminRole } from "./role";
-import { agentPath } from "./addresses";
+import { accountPath, agentPath, departmentPath, dialogOf, membersPath, settingsPath } from "./addresses";
 import { ShellShortcuts, type ShellOverlay } from "./ShellShortcuts";
 import { ResizableSidePanel } from "./SidePanel";
 import { useDepartments } from "./useDepartments";
@@ -33,6 +33,7 @@ import { WorkspaceContext } from "./workspace";
 const MembersDialog = lazy(() => import("../members/MembersDialog").then((m) => ({ default: m.MembersDialog })));
 const AccountDialog = lazy(() => import("./AccountDialog").then((m) => ({ default: m.AccountDialog })));
 const NewDepartmentDialog = lazy(() => import("./NewDepartmentDialog").then((m) => ({ default: m.NewDepartmentDialog })));
+const SettingsDialog = lazy(() => import("../settings/SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
 
 type Props = {
   userName: string;
@@ -72,7 +73,14 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
   const me = useQuery(api.users.me, membership.status === "ready" ? {} : "skip");
   const modelStatus = useModelStatus();
   const isAdmin = selected !== undefined && isAdminRole(selected.role);
-  const [dialog, setDialog] = useState<"members" | "account" | "department" | null>(null);
+  // Settings, Members and Account have addresses (over the board), so a reload or a shared link opens them.
+  const [creating, setCreating] = useState(false);
+  const location = useLocation();
+  const navigate = useNavigate();
+  const routed = selected === undefined ? null : dialogOf(location.pathname);
+  const toBoard = () => {
+    if (selected !== undefined) void navigate(`${departmentPath(selected.slug)}${location.search}`);
+  };
   const [inviteToken] = useState(inviteTokenFromUrl);
   const [slashInserts] = useState(createSlashInserts);
   const workspace = useMemo(() => (departments && fallback ? { departments, department: selected, fallback } : null), [departments, selected, fallback]);
@@ -112,16 +120,23 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
               </div>
             )}
             <ModelStatus status={modelStatus} />
-            {selected && <NotificationsMenu departmentId={selected._id} departmentSlug={selected.slug} />}
+            {selected && <NotificationsMenu departmentId={selected._id} departmentSlug={selected.slug} writable={canWrite(selected.role)} />}
             {selected && (
-              <Button variant="ghost" onClick={() => setDialog("members")} aria-haspopup="dialog" className="shrink-0">
+              <Button variant="ghost" onClick={() => void navigate(membersPath(selected.slug))} aria-haspopup="dialog" className="shrink-0">
                 Members
               </Button>
             )}
-            {selected && isAdmin && <SettingsButton department={{ id: selected._id, name: selected.name, isAdmin, slug: selected.slug }} />}
-            <Button variant="ghost" onClick={() => setDialog("account")} aria-haspopup="dialog" className="shrink-0">
-              Account
-            </Button>
+            {selected && isAdmin && (
+              <Button variant="ghost" onClick={() => void navigate(settingsPath(selected.slug))} aria-haspopup="dialog" className="shrink-0 px-2">
+                <SlidersIcon className="size-5 sm:size-4" />
+                <span className="sr-only lg:not-sr-only">Settings</span>
+              </Button>
+            )}
+            {selected && (
+              <Button variant="ghost" onClick={() => void navigate(accountPath(selected.slug))} aria-haspopup="dialog" className="shrink-0">
+                Account
+              </Button>
+            )}
           </>
         }
       >
@@ -130,7 +145,7 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
             departments={departments}
             selectedId={selected._id}
             onSelect={goToDepartment}
-            onCreate={departments.some((d) => isAdminRole(d.role)) ? () => setDialog("department") : undefined}
+            onCreate={departments.some((d) => isAdminRole(d.role)) ? () => setCreating(true) : undefined}
           />
         )}
       </Header>
@@ -158,15 +173,28 @@ function Workspace({ userName, onSignOut, ensureAccount = true, children }: Prop
         />
       )}
       <Suspense fallback={null}>
-        {dialog === "members" && selected !== undefined && (
-          <MembersDialog departmentId={selected._id} departmentName={selected.name} myRole={selected.role} onClose={() => setDialog(null)} />
+        {routed?.kind === "members" && selected !== undefined && (
+          <MembersDialog departmentId={selected._id} departmentName={selected.name} myRole={selected.role} onClose={toBoard} />
         )}
-        {dialog === "account" && <AccountDialog onClose={() => setDialog(null)} />}
-        {dialog === "department" && (
+        {routed?.kind === "account" && <AccountDialog onClose={toBoard} />}
+        {routed?.kind === "settings" &&
+          selected !== undefined &&
+          // Settings are the admins'; anyone else's address lands on the board.
+          (isAdmin ? (
+            <SettingsDialog
+              department={{ id: selected._id, name: selected.name, isAdmin, slug: selected.slug }}
+              section={routed.section}
+              onSection={(section) => void navigate(settingsPath(selected.slug, section), { replace: true })}
+              onClose={toBoard}
+            />
+          ) : (
+            <Navigate to={departmentPath(selected.slug)} replace />
+          ))}
+        {creating && (
           <NewDepartmentDialog
-            onClose={() => setDialog(null)}
+            onClose={() => setCreating(false)}
             onCreated={(id) => {
-              setDialog(null);
+              setCreating(false);
               goToDepartment(id);
             }}
           />

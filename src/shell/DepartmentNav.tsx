@@ -48,9 +48,11 @@ export function DepartmentNav({ departmentId, slug, panes, isAdmin = false }: Pr
         "flex shrink-0 items-center gap-1",
         panes === undefined
           ? "-mt-2 mb-3 sm:-mt-3"
-          : "sticky top-0 z-10 -mx-4 overflow-x-auto border-b border-slate-200 bg-slate-50/95 px-2 py-1.5 backdrop-blur sm:-mx-6 dark:border-slate-700 dark:bg-slate-950/95",
+          : "sticky top-0 z-10 -mx-4 border-b border-slate-200 bg-slate-50/95 px-2 py-1.5 backdrop-blur sm:-mx-6 dark:border-slate-700 dark:bg-slate-950/95",
       )}
     >
+      {/* On a phone the pages scroll sideways and Chat, Activity and Squad stay on screen at the end. */}
+      <div className={cn("flex items-center gap-1", panes !== undefined && "min-w-0 flex-1 overflow-x-auto")}>
       <NavLink to={departmentPath(slug)} end onClick={showPage} aria-current={pageShown ? undefined : false} className={linkClass()}>
         Board
       </NavLink>
@@ -76,8 +78,10 @@ export function DepartmentNav({ departmentId, slug, panes, isAdmin = false }: Pr
           Events
         </NavLink>
       )}
-      {panes !== undefined &&
-        PANES.map((pane) => (
+      </div>
+      {panes !== undefined && (
+        <div className="flex shrink-0 items-center gap-1 border-l border-slate-200 pl-1 dark:border-slate-700">
+        {PANES.map((pane) => (
           <button
             key={pane.id}
             type="button"
@@ -89,6 +93,8 @@ export function DepartmentNav({ departmentId, slug, panes, isAdmin = false }: Pr
             {pane.label}
           </button>
         ))}
+        </div>
+      )}
     </nav>
   );
 }

@@ -10,8 +10,9 @@ export function ModelStatus({ status }: { status: { configured: boolean; label: 
   if (status.configured) {
     return (
       <span
-        // Shown whole where the header has room for it (1440 px and up), never cut; narrower, its title on the wordmark's row is gone, not half-shown.
-        className="hidden shrink-0 text-xs whitespace-nowrap text-slate-500 min-[1440px]:inline-block dark:text-slate-400"
+        // Shown whole where the header has room for it (1600 px and up: at 1440 it pushed Sign out off the row once
+        // people were present), never cut; narrower, its title on the wordmark's row is gone, not half-shown.
+        className="hidden shrink-0 text-xs whitespace-nowrap text-slate-500 min-[1600px]:inline-block dark:text-slate-400"
         data-testid="model-label"
         title={`The model agents think with: ${status.label}`}
       >

@@ -190,11 +190,16 @@ export function NotificationsMenuView({ data, onOpenTask, onOpenChannel, onMarkA
   );
 }
 
-type Props = { departmentId: Id<"departments">; departmentSlug: string };
+/** `writable`: the person may act (not a viewer); a viewer's bell leaves out what waits for a person. */
+type Props = { departmentId: Id<"departments">; departmentSlug: string; writable: boolean };
 
-function LiveNotifications({ departmentId, departmentSlug }: Props) {
+const NOTHING_WAITING: readonly WaitingItem[] = [];
+
+function LiveNotifications({ departmentId, departmentSlug, writable }: Props) {
   const data = useQuery(api.notifications.listMine, { departmentId });
-  const waiting = useWaiting(departmentId);
+  // A viewer cannot approve, answer or decide: what waits for a person is not hers to count or act on.
+  const all = useWaiting(departmentId);
+  const waiting = writable ? all : NOTHING_WAITING;
   const tasks = useTaskNavigation(departmentSlug);
   const navigate = useNavigate();
   const markAllRead = useMutation(api.inbox.markAllRead);

@@ -13,6 +13,9 @@ import { matchPath } from "react-router";
  *   /d/:slug/commands              the slash commands typed in the department
  *   /d/:slug/events                the department's event log (admins)
  *   /d/:slug/webhook               the department's webhook and its deliveries (admins)
+ *   /d/:slug/settings[/:section]   the department's settings over its board (admins), at one section
+ *   /d/:slug/members               the department's members over its board
+ *   /d/:slug/account               your account over the board (`/account` opens it in your last department)
  *
  * The route table (src/routes.tsx) is built from `ROUTE_PATHS`; the builders
  * below write the same addresses.
@@ -30,7 +33,24 @@ export const ROUTE_PATHS = {
   commands: "commands",
   events: "events",
   webhook: "webhook",
+  settings: "settings/:section?",
+  members: "members",
+  account: "account",
 } as const;
+
+/** `/account`: your account, in the department you used last. */
+export const ACCOUNT_PATH = "/account";
+
+/** The sections of the settings dialog, in its order, as their addresses name them. */
+export const SETTINGS_SECTIONS = [
+  { id: "about", label: "About" },
+  { id: "chat", label: "#maestro chat" },
+  { id: "retention", label: "Retention" },
+  { id: "agents", label: "What agents are shown" },
+  { id: "commands", label: "Commands" },
+] as const;
+
+export type SettingsSection = (typeof SETTINGS_SECTIONS)[number]["id"];
 
 const TASK_PATTERN = `${ROUTE_PATHS.department}/${ROUTE_PATHS.task}`;
 
@@ -86,6 +106,30 @@ export function webhookPath(slug: string): string {
   return `${departmentPath(slug)}/webhook`;
 }
 
+/** The department's settings, at one section when given. */
+export function settingsPath(slug: string, section?: SettingsSection): string {
+  return section === undefined ? `${departmentPath(slug)}/settings` : `${departmentPath(slug)}/settings/${part(section)}`;
+}
+
+/** The department's members. */
+export function membersPath(slug: string): string {
+  return `${departmentPath(slug)}/members`;
+}
+
+/** Your account, over a department's board. */
+export function accountPath(slug: string): string {
+  return `${departmentPath(slug)}/account`;
+}
+
+/** Which dialog an address opens over the board: settings (at a section, when one is named), members or account; null for none. */
+export function dialogOf(pathname: string): { kind: "settings"; section?: string } | { kind: "members" } | { kind: "account" } | null {
+  const settings = matchPath(`${ROUTE_PATHS.department}/${ROUTE_PATHS.settings}`, pathname);
+  if (settings !== null) return settings.params.section === undefined ? { kind: "settings" } : { kind: "settings", section: settings.params.section };
+  if (matchPath(`${ROUTE_PATHS.department}/${ROUTE_PATHS.members}`, pathname) !== null) return { kind: "members" };
+  if (matchPath(`${ROUTE_PATHS.department}/${ROUTE_PATHS.account}`, pathname) !== null) return { kind: "account" };
+  return null;
+}
+
 /** An agent's slug in addresses: the middle part of its session key (`agent:<slug>:<department slug>`). */
 export function agentSlugOf(sessionKey: string): string {
   const parts = sessionKey.split(":");
@@ -122,7 +166,7 @@ export function isTaskPath(pathname: string): boolean {
 export function isAppPath(pathname: string): boolean {
   if (pathname.split("/").some((segment) => segment.startsWith("."))) return false;
   const { department, ...pages } = ROUTE_PATHS;
-  return [department, ...Object.values(pages).map((page) => `${department}/${page}`)].some((pattern) => matchPath(pattern, pathname) !== null);
+  return [department, ACCOUNT_PATH, ...Object.values(pages).map((page) => `${department}/${page}`)].some((pattern) => matchPath(pattern, pathname) !== null);
 }
 
 /**
@@ -140,7 +184,7 @@ export function addressBelow(pathname: string): string | null {
   return departmentPath(slug);
 }
 
-/** Addresses that show the board: "/" (it redirects to a department), a department, a task over its board. */
+/** Addresses that show the board: "/" (it redirects to a department), a department, a task or a dialog over its board. */
 export function showsBoard(pathname: string): boolean {
-  return pathname === "/" || matchPath(ROUTE_PATHS.department, pathname) !== null || isTaskPath(pathname);
+  return pathname === "/" || matchPath(ROUTE_PATHS.department, pathname) !== null || isTaskPath(pathname) || dialogOf(pathname) !== null;
 }

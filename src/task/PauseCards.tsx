@@ -25,6 +25,9 @@ const STATE: Record<string, { label: string; className: string }> = {
   cancelled: { label: "Withdrawn", className: BADGE_TONES.ended },
 };
 
+/** A pending card as a viewer, who cannot decide it, reads it. */
+const VIEWER_PENDING = { label: "Waiting for a member", className: BADGE_TONES.attention };
+
 /** Arguments as people read them: pretty JSON when they parse. */
 export function prettyArgs(args: string): string {
   try {
@@ -70,7 +73,9 @@ type CardProps = { label: string; title: ReactNode; state: string; testId: strin
 
 /** A card's frame: its title and state badge, what the card shows, then its last response's failure. */
 function Card({ label, title, state, children, testId, error }: CardProps) {
-  const badge = STATE[state] ?? STATE.pending;
+  // A viewer cannot decide: the card waits for the members, not for her.
+  const writable = canWrite(useRole());
+  const badge = state === "pending" && !writable ? VIEWER_PENDING : (STATE[state] ?? STATE.pending);
   return (
     <li aria-label={label} data-testid={testId} data-state={state} className="flex flex-col gap-2 rounded-xl border border-amber-200 bg-amber-50/40 p-3 dark:border-amber-700/50 dark:bg-slate-800">
       <div className="flex flex-wrap items-center gap-2">

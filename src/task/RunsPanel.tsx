@@ -1,5 +1,5 @@
 import { useQuery } from "convex/react";
-import { useId, useMemo, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { Link } from "react-router";
 import { api } from "../../convex/_generated/api";
 import { formatUsd } from "../../convex/lib/pricing";
@@ -11,7 +11,6 @@ import { Button } from "../components/ui/Button";
 import { cn } from "../lib/cn";
 import { userMessage } from "../lib/errors";
 import { StopRunButton } from "../runs/StopRunButton";
-import { TypingIndicator } from "../runs/TypingIndicator";
 import {
   describeToolCall,
   executorWaitNote,
@@ -39,8 +38,6 @@ type PanelProps = {
   runs: readonly RunView[];
   /** The time relative times are measured from. */
   now: number;
-  /** When given, active runs get a Stop button. */
-  taskId?: Id<"tasks">;
   /** What every run of the task has cost (micro-dollars), when known. */
   costMicros?: number;
   /** The address of a run's own page, when the panel links to it. */
@@ -51,7 +48,7 @@ type PanelProps = {
  * "Agent activity": what agents are doing on this task and what their recent
  * runs did, newest first. Renders nothing while the task has no runs.
  */
-export function RunsPanel({ runs, now, taskId, costMicros, runHref }: PanelProps) {
+export function RunsPanel({ runs, now, costMicros, runHref }: PanelProps) {
   const [showEarlier, setShowEarlier] = useState(false);
   const earlierId = useId();
   if (runs.length === 0) return null;
@@ -69,7 +66,7 @@ export function RunsPanel({ runs, now, taskId, costMicros, runHref }: PanelProps
       </div>
       <ol className="flex flex-col gap-2">
         {recent.map((run) => (
-          <RunItem key={run._id} run={run} now={now} taskId={taskId} runHref={runHref} />
+          <RunItem key={run._id} run={run} now={now} runHref={runHref} />
         ))}
       </ol>
       {earlier.length > 0 && (
@@ -85,7 +82,7 @@ export function RunsPanel({ runs, now, taskId, costMicros, runHref }: PanelProps
           </Button>
           {/* Earlier runs subscribe to their events only once shown. */}
           <ol id={earlierId} hidden={!showEarlier} className="flex flex-col gap-2">
-            {showEarlier && earlier.map((run) => <RunItem key={run._id} run={run} now={now} taskId={taskId} runHref={runHref} />)}
+            {showEarlier && earlier.map((run) => <RunItem key={run._id} run={run} now={now} runHref={runHref} />)}
           </ol>
         </>
       )}
@@ -93,7 +90,7 @@ export function RunsPanel({ runs, now, taskId, costMicros, runHref }: PanelProps
   );
 }
 
-function RunItem({ run, now, taskId, runHref }: { run: RunView; now: number; taskId?: Id<"tasks">; runHref?: (runId: Id<"runs">) => string }) {
+function RunItem({ run, now, runHref }: { run: RunView; now: number; runHref?: (runId: Id<"runs">) => string }) {
   const active = isActive(run);
   const status = optionFor(RUN_STATUS_OPTIONS, run.status);
   const reason = notableReason(run);
@@ -122,12 +119,12 @@ function RunItem({ run, now, taskId, runHref }: { run: RunView; now: number; tas
       <div className="flex items-center gap-2">
         {run.status === "running" && <ThinkingDots />}
         {run.status === "queued" && <span aria-hidden="true" className="size-2 shrink-0 rounded-full bg-slate-400 motion-safe:animate-pulse" />}
-        {/* One live region per run, kept across status changes, so "is thinking…" → "replied" is announced. */}
-        <p role="status" aria-live="polite" className="min-w-0 flex-1 text-sm font-medium text-slate-800 dark:text-slate-200">
+        {/* The live region that announces a run is beside the composer (RunsNow); this is its record. */}
+        <p data-testid="run-headline" className="min-w-0 flex-1 text-sm font-medium text-slate-800 dark:text-slate-200">
           {runHeadline(run)} <span className="font-normal text-slate-500 dark:text-slate-400">{triggerLabel(run.trigger)}</span>
         </p>
+        {/* An active run's Stop sits beside the composer (RunsNow), where the reader is. */}
         {!active && <Badge className={status.className}>{status.label}</Badge>}
-        {active && taskId !== undefined && <StopRunButton taskId={taskId} runId={run._id} />}
         <RelativeTime at={run._creationTime} now={now} className="shrink-0 text-xs text-slate-500 dark:text-slate-400" />
       </div>
 
@@ -235,10 +232,85 @@ function LiveRuns({ taskId, now, runHref }: { taskId: Id<"tasks">; now: number; 
   const cost = useQuery(api.costs.ofTask, { taskId });
   // Nothing while loading, as when there are no runs: the section only appears once there is activity.
   if (runs === undefined) return null;
+  return <RunsPanel runs={runs} now={now} costMicros={cost} runHref={runHref} />;
+}
+
+/** What one active run shows beside the composer. */
+export type RunNow = Pick<RunView, "_id" | "agentName" | "status" | "reason" | "waitingOnTool"> & {
+  /** The reply streamed so far ("" before the first word). */
+  text: string;
+};
+
+/** The task's active runs, oldest first, with what each has streamed. */
+export function runsNow(runs: readonly RunView[], streams: ReadonlyArray<{ runId: Id<"runs">; text: string }>): RunNow[] {
+  const texts = new Map(streams.map((stream) => [stream.runId as string, stream.text]));
+  return runs
+    .filter(isActive)
+    .reverse()
+    .map((run) => ({ _id: run._id, agentName: run.agentName, status: run.status, reason: run.reason, waitingOnTool: run.waitingOnTool, text: texts.get(run._id) ?? "" }));
+}
+
+/**
+ * A run's life where the reader is, as chat apps show it: beside the
+ * composer, each active run's "is thinking…" (or "is typing…" once text
+ * streams, with the text so far) and its Stop. Renders nothing when no agent
+ * is at work on the task.
+ */
+export function RunsNowView({ runs, taskId }: { runs: readonly RunNow[]; taskId: Id<"tasks"> }) {
+  if (runs.length === 0) return null;
   return (
-    <>
-      <TypingIndicator taskId={taskId} />
-      <RunsPanel runs={runs} now={now} taskId={taskId} costMicros={cost} runHref={runHref} />
-    </>
+    <ul aria-label="Agents at work" data-testid="runs-now" className="flex flex-col gap-2">
+      {runs.map((run) => (
+        <RunNowItem key={run._id} run={run} taskId={taskId} />
+      ))}
+    </ul>
+  );
+}
+
+function RunNowItem({ run, taskId }: { run: RunNow; taskId: Id<"tasks"> }) {
+  const textRef = useRef<HTMLParagraphElement>(null);
+  // The newest words stay in view as the reply grows.
+  useEffect(() => {
+    const box = textRef.current;
+    if (box !== null) box.scrollTop = box.scrollHeight;
+  }, [run.text]);
+  const typing = run.status === "running" && run.text !== "";
+  const headline = typing ? `${run.agentName} is typing…` : runHeadline(run);
+  return (
+    <li
+      data-testid="run-now"
+      data-run-status={run.status}
+      className="flex flex-col gap-1 rounded-lg border border-indigo-200 bg-indigo-50/60 px-3 py-2 dark:border-indigo-800 dark:bg-indigo-950/40"
+    >
+      <div className="flex items-center gap-2">
+        {run.status === "running" && <ThinkingDots />}
+        {run.status === "queued" && <span aria-hidden="true" className="size-2 shrink-0 rounded-full bg-slate-400 motion-safe:animate-pulse" />}
+        <p role="status" aria-live="polite" className="min-w-0 flex-1 text-xs font-medium text-indigo-800 dark:text-indigo-200">
+          {headline}
+        </p>
+        <StopRunButton taskId={taskId} runId={run._id} />
+      </div>
+      {typing && (
+        <p ref={textRef} data-testid="typing" className="max-h-24 overflow-y-auto whitespace-pre-wrap break-words text-sm text-slate-700 dark:text-slate-200">
+          {run.text}
+        </p>
+      )}
+    </li>
+  );
+}
+
+function LiveRunsNow({ taskId }: { taskId: Id<"tasks"> }) {
+  const runs = useQuery(api.runs.listForTask, { taskId });
+  const streams = useQuery(api.runs.streamingForTask, { taskId });
+  const now = useMemo(() => (runs === undefined ? [] : runsNow(runs, streams ?? [])), [runs, streams]);
+  return <RunsNowView runs={now} taskId={taskId} />;
+}
+
+/** The task's active runs beside the composer, live; a failure here hides them and leaves the composer alone. */
+export function RunsNow({ taskId }: { taskId: Id<"tasks"> }) {
+  return (
+    <ErrorBoundary key={taskId} fallback={() => null}>
+      <LiveRunsNow taskId={taskId} />
+    </ErrorBoundary>
   );
 }

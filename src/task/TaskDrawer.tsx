@@ -25,7 +25,7 @@ import { useTaskLinkSupport, type TaskLinkSupport } from "../composer/useComplet
 import { useNow } from "../lib/relativeTime";
 import { useFollowThread } from "./useFollowThread";
 import { FollowInChannel } from "./FollowInChannel";
-import { AgentActivity } from "./RunsPanel";
+import { AgentActivity, RunsNow } from "./RunsPanel";
 import { TaskCleanup } from "./TaskCleanup";
 import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";
 import { Thread, type ThreadMessage, type ThreadStatus } from "./Thread";
@@ -50,6 +50,8 @@ type ViewProps = {
   now: number;
   /** Shown above the thread; the container passes the live `AgentActivity`. */
   activity?: ReactNode;
+  /** Shown above the composer; the container passes the live `RunsNow` (thinking, the streaming reply, Stop). */
+  live?: ReactNode;
   /** Slash commands in the composer. */
   slash?: SlashSupport;
   /** `#` task links in the composer, and the titles of the tasks messages link. */
@@ -78,6 +80,7 @@ export function TaskDrawerView({
   headingId,
   now,
   activity,
+  live,
   slash,
   cleanup,
   tasks,
@@ -114,7 +117,9 @@ export function TaskDrawerView({
       <div
         ref={scrollRef}
         data-testid="task-drawer-scroller"
-        className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4"
+        // Reachable by keyboard, so a viewer (who has no control inside to tab to) can scroll it too.
+        tabIndex={0}
+        className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-5 py-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-inset"
         onScroll={follow.onScroll}
       >
         {failure && (
@@ -148,10 +153,11 @@ export function TaskDrawerView({
       </div>
 
       <div className="border-t border-slate-200 bg-white px-5 py-3 dark:bg-slate-900 dark:border-slate-700">
-        {/* What waits for a person stays beside the composer, however long the thread. */}
+        {/* What waits for a person, and what agents are doing now, stay beside the composer, however long the thread. */}
         <div data-testid="pending-cards" className="-mx-5 mb-3 max-h-[45vh] overflow-y-auto px-5 empty:hidden">
           <PauseCards taskId={task._id} now={now} show="pending" />
         </div>
+        {live && <div className="mb-3 empty:hidden">{live}</div>}
         {writable ? (
           <Composer
             taskId={task._id}
@@ -295,6 +301,7 @@ function TaskDrawerContent({ taskId, onClose, onOpenTask, onDepartment, runHref,
       headingId={headingId}
       now={now}
       activity={<AgentActivity taskId={taskId} now={now} runHref={runHref} />}
+      live={<RunsNow taskId={taskId} />}
       slash={slash}
       tasks={taskLinks}
       linkedTasks={linkedTasks}

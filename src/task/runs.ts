@@ -54,7 +54,7 @@ const TRIGGER_LABELS: Record<RunView["trigger"]["kind"], string> = {
   mentioned: "after a mention",
   delegation_result: "after a delegated task reported back",
   answer: "after a human answered",
-  message: "after a blocking message",
+  message: "after a message",
   nudge: "to review what arrived while it worked",
 };
 

@@ -6,6 +6,7 @@ import { streamModel } from "../../convex/brain/model";
 type ChatMessage = { role: "system" | "user" | "assistant"; content: string };
 import { parseToolCalls } from "../../convex/lib/toolCalls";
 import { countTokens } from "../../convex/lib/tokens";
+import { DEFAULT_PACE_MS, paceFromEnv, replyPaceMs } from "../../tools/demo-model/pacing";
 import { demoReply, startDemoModel, type DemoModel } from "../../tools/demo-model/server";
 import { demoPaceMs, SLOW_PIECE_MS } from "../../tools/demo-model/rules";
 import { pieces } from "../../tools/demo-model/sse";
@@ -462,5 +463,41 @@ describe("demoReply: a slow reply to watch and stop", () => {
     expect(pieces(reply).length).toBeGreaterThan(30);
     expect(parseToolCalls(reply)).toEqual([]);
     expect(demoPaceMs(lead(SPLIT))).toBe(0);
+  });
+});
+
+describe("the demo model's pace (MAESTRO_DEMO_PACE_MS)", () => {
+  test("npm start paces replies by default; 0 is instant; a request to go slowly stays slow; nonsense is refused", () => {
+    expect(paceFromEnv(undefined)).toBe(DEFAULT_PACE_MS);
+    expect(DEFAULT_PACE_MS).toBeGreaterThan(0);
+    expect(paceFromEnv("0")).toBe(0);
+    expect(paceFromEnv(" 150 ")).toBe(150);
+    for (const bad of ["-1", "fast", "1.5", "999999"]) expect(() => paceFromEnv(bad), bad).toThrow(/MAESTRO_DEMO_PACE_MS must be a whole number/);
+    expect(replyPaceMs(0, 80)).toBe(80);
+    expect(replyPaceMs(400, 80)).toBe(400);
+    expect(replyPaceMs(0, 0)).toBe(0);
+  });
+
+  test("a paced demo model takes visible time to stream a reply; an unpaced one does not", async () => {
+    const timeStream = async (model: DemoModel) => {
+      const client = new OpenAI({ apiKey: "demo", baseURL: model.baseURL, maxRetries: 0 });
+      const started = performance.now();
+      const stream = await client.chat.completions.create({ model: "maestro-demo", messages: lead(SPLIT), stream: true });
+      let pieces = 0;
+      for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) pieces += 1;
+      return { ms: performance.now() - started, pieces };
+    };
+    const paced = await startDemoModel({ paceMs: 40 });
+    const instant = await startDemoModel();
+    try {
+      const slow = await timeStream(paced);
+      expect(slow.pieces).toBeGreaterThan(5);
+      expect(slow.ms).toBeGreaterThanOrEqual(40 * (slow.pieces - 1));
+      const fast = await timeStream(instant);
+      expect(fast.ms).toBeLessThan(slow.ms);
+    } finally {
+      await paced.close();
+      await instant.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createServer, type ViteDevServer } from "vite";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { isServable, servedPaths } from "../../tools/vite-guard";
+import { isServable, servedPaths, wantsAppPage } from "../../tools/vite-guard";
 import { PROJECT_ROOT } from "./helpers";
 
 let app: ViteDevServer;
@@ -40,10 +40,11 @@ afterAll(async () => {
 });
 
 /** GET with the path sent exactly as written (fetch would normalise `..` and encoded slashes). */
-function get(pathname: string, host?: string): Promise<{ status: number; body: string }> {
+function get(pathname: string, host?: string, accept?: string): Promise<{ status: number; body: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: pathname, headers: host ? { Host: host } : {} }, (res) => {
+    const headers: Record<string, string> = { ...(host ? { Host: host } : {}), ...(accept ? { Accept: accept } : {}) };
+    const req = request({ host: url.hostname, port: url.port, path: pathname, headers }, (res) => {
       let body = "";
       res.on("data", (c: Buffer) => (body += c.toString()));
       res.on("end", () => resolve({ status: res.statusCode!, body }));
@@ -120,6 +121,31 @@ test("every module the app loads in dev mode is still served", async () => {
   expect(visited).toContain("/main.tsx");
   expect(visited.some((u) => u.startsWith(`/@fs${PROJECT_ROOT}/convex/_generated/`))).toBe(true);
   expect(visited.some((u) => u.startsWith(`/@fs${PROJECT_ROOT}/node_modules/.vite/deps/`))).toBe(true);
+});
+
+test("a browser opening an unknown address gets the app's page with a 404 (its own Page not found); files and dot paths a plain 404", async () => {
+  const html = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+  for (const address of ["/no-such-page", "/d/product/unknown/x", "/d/product/figures/x"]) {
+    const page = await get(address, undefined, html);
+    expect(page.status, address).toBe(404);
+    expect(page.body, address).toContain('<div id="root"></div>');
+  }
+  // The new addresses are the app's own pages.
+  for (const address of ["/d/product/settings", "/d/product/settings/retention", "/d/product/members", "/d/product/account", "/account"]) {
+    const page = await get(address);
+    expect(page.status, address).toBe(200);
+    expect(page.body, address).toContain('<div id="root"></div>');
+  }
+  for (const attack of ["/.env", "/package.json", "/.maestro/data/admin-key", "/%2e%2e/package.json", "/d/product/tasks/.git", "/..%2fpackage.json"]) {
+    const response = await get(attack, undefined, html);
+    expect(response.status, attack).toBe(404);
+    expect(response.body, attack).not.toContain(SENTINEL);
+    expect(response.body, attack).not.toContain('<div id="root">');
+  }
+  expect(wantsAppPage("GET", "/nowhere?x=1", html)).toBe(true);
+  expect(wantsAppPage("POST", "/nowhere", html)).toBe(false);
+  expect(wantsAppPage("GET", "/nowhere", "*/*")).toBe(false);
+  expect(wantsAppPage("GET", "/@id/x", html)).toBe(false);
 });
 
 test("a Host outside the allowlist is refused by the dev server", async () => {

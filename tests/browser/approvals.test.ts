@@ -127,7 +127,8 @@ describe("approve a high-priority delegation in a second browser, then stop a lo
     const first = await until(() => typing.textContent().catch(() => ""), (text) => (text ?? "").includes("Taking my time"), "the reply to start streaming", RUN_MS);
     await until(() => typing.textContent().catch(() => ""), (text) => (text ?? "").length > (first ?? "").length, "more of the reply to stream in", RUN_MS);
     await ada.screenshot({ path: screenshotPath("approvals-drawer.png") });
-    await runIn(ada, "running").getByRole("button", { name: "Stop" }).click();
+    // Stop is beside the composer, with the streaming reply.
+    await drawer(ada).getByTestId("run-now").getByRole("button", { name: "Stop" }).click();
     for (const page of [ada, grace]) await runIn(page, "aborted").waitFor({ timeout: RUN_MS });
     await typing.waitFor({ state: "detached" });
     // Nothing of the stopped reply is posted.

@@ -210,7 +210,7 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
 
     for (const page of [ada, grace]) {
       const label = page.getByTestId("model-label");
-      await label.waitFor({ state: "attached" }); // shown from 1440 px; this page is 1280
+      await label.waitFor({ state: "attached" }); // shown from 1600 px; this page is 1280
       await expect(label.textContent()).resolves.toBe(MODEL_LABEL);
       await expect(page.getByTestId("model-banner").count()).resolves.toBe(0);
       for (const name of AGENTS_AT_WORK) await expect(rosterStatus(page, name).textContent(), name).resolves.toBe("Idle");

@@ -97,6 +97,8 @@ export async function startStack(options: { password: string; env?: Record<strin
       OPENAI_API_KEY: "",
       OPENAI_BASE_URL: "",
       NO_COLOR: "1",
+      // The demo model answers at once in tests (npm start paces it so people can watch); a journey may pace it.
+      MAESTRO_DEMO_PACE_MS: "0",
       // A journey that needs another model (a slow scripted one) names it here.
       ...options.env,
     },

@@ -25,7 +25,7 @@ describe("file rules", () => {
   test("size limit, content-type allowlist and names", () => {
     expect(fileRefusal({ size: 10, contentType: "image/png" })).toBeNull();
     expect(fileRefusal({ size: 10, contentType: "Text/Markdown; charset=utf-8" })).toBeNull();
-    expect(fileRefusal({ size: FILE_LIMITS.maxBytes + 1, contentType: "application/pdf" })).toBe("The file is 10 MB; the limit is 10 MB.");
+    expect(fileRefusal({ size: FILE_LIMITS.maxBytes + 1, contentType: "application/pdf" })).toBe("The file is 8 MB; the limit is 8 MB.");
     expect(fileRefusal({ size: 10, contentType: "text/html" })).toMatch(/type text\/html cannot be attached/);
     expect(fileRefusal({ size: 10, contentType: undefined })).toMatch(/\(none given\)/);
     expect(fileRefusal({ size: 0, contentType: "text/plain" })).toBe("The file is empty.");

@@ -31,6 +31,25 @@ describe("departments.create", () => {
     expect(chat).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  test("a new department starts with Jarvis as its squad lead, allowed delegate_task; the demo specialists are one click away for its admins", async () => {
+    const { admin, grace, vera, other } = await demoSquad({ grace: true, vera: true, other: true });
+    const designId = await admin.mutation(api.departments.create, { name: "Design" });
+    const roster = await admin.query(api.agents.list, { departmentId: designId });
+    expect(roster.map((a) => [a.name, a.isSquadLead, a.sessionKey])).toEqual([["Jarvis", true, "agent:jarvis:design"]]);
+    expect(roster[0].allowedTools).toContain("delegate_task");
+
+    // Members, viewers, and other departments' admins may not add them.
+    for (const caller of [grace, vera, other.member]) await expectError(caller.mutation(api.agents.addDemoSpecialists, { departmentId: designId }), "FORBIDDEN");
+    expect(await admin.mutation(api.agents.addDemoSpecialists, { departmentId: designId })).toEqual(["Dev Bot", "Writer", "Archie"]);
+    const squad = await admin.query(api.agents.list, { departmentId: designId });
+    expect(squad.map((a) => a.name).sort()).toEqual(["Archie", "Dev Bot", "Jarvis", "Writer"]);
+    expect(squad.filter((a) => a.isSquadLead).map((a) => a.name)).toEqual(["Jarvis"]);
+    // Twice is once; a name already taken is left alone.
+    expect(await admin.mutation(api.agents.addDemoSpecialists, { departmentId: designId })).toEqual([]);
+    const feed = await admin.query(api.activities.list, { departmentId: designId, paginationOpts: { numItems: 10, cursor: null } });
+    expect(feed.page.filter((a) => a.type === "agent_created").map((a) => a.data.name).sort()).toEqual(["Archie", "Dev Bot", "Writer"]);
+  });
+
   test("a department's board is closed to people who are not in it", async () => {
     const { admin, grace } = await demoSquad({ grace: true });
     const designId = await admin.mutation(api.departments.create, { name: "Design" });

@@ -74,6 +74,29 @@ describe("AgentForm", () => {
     });
   });
 
+  it("ticking Squad lead allows delegate_task too; a lead without it is told it can only answer", async () => {
+    const onSubmit = vi.fn((_values: unknown) => Promise.resolve());
+    render(<AgentForm tools={tools} onSubmit={onSubmit} />);
+    type("Name", "Nova");
+    type("Role", "Lead");
+    expect((screen.getByTestId("tool-delegate_task") as HTMLInputElement).checked).toBe(false);
+    fireEvent.click(screen.getByRole("checkbox", { name: /Squad lead/ }));
+    expect((screen.getByTestId("tool-delegate_task") as HTMLInputElement).checked).toBe(true);
+    expect(screen.queryByTestId("lead-without-delegate")).toBeNull();
+    fireEvent.click(screen.getByTestId("tool-delegate_task"));
+    expect(screen.getByTestId("lead-without-delegate").textContent).toContain("Without delegate_task this lead is told it may not delegate");
+    fireEvent.click(screen.getByTestId("tool-delegate_task"));
+    fireEvent.click(screen.getByRole("button", { name: "Save" }));
+    await waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+    expect(onSubmit.mock.calls[0][0]).toMatchObject({ isSquadLead: true, allowedTools: ["delegate_task"] });
+  });
+
+  it("says why when delegate_task is not offered at all", () => {
+    render(<AgentForm tools={tools.filter((tool) => tool.name !== "delegate_task")} onSubmit={() => Promise.resolve()} />);
+    fireEvent.click(screen.getByRole("checkbox", { name: /Squad lead/ }));
+    expect(screen.getByTestId("lead-without-delegate").textContent).toBe("delegate_task is not available here, so this lead can only answer.");
+  });
+
   it("sets a per-tool approval policy for each allowed tool, starting from the tool's default", async () => {
     const onSubmit = vi.fn((_values: unknown) => Promise.resolve());
     render(<AgentForm tools={tools} onSubmit={onSubmit} />);
@@ -127,7 +150,8 @@ describe("AgentForm", () => {
     expect("model" in values).toBe(false);
     expect(values.isSquadLead).toBe(true);
     expect(values.kind).toBe("specialist");
-    expect(values.allowedTools).toEqual([]);
+    // A lead delegates: ticking Squad lead allowed delegate_task with it.
+    expect(values.allowedTools).toEqual(["delegate_task"]);
   });
 
   it("pre-fills an agent being edited, tools pre-checked", async () => {

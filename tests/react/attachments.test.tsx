@@ -79,13 +79,14 @@ describe("attaching files in the composer", () => {
     render(<MessageComposer placeholder="Message" maxChars={100} onSend={async () => null} channelId={channelId} />);
     pick([
       new File(["<html>"], "page.html", { type: "text/html" }),
-      new File([new Uint8Array(10 * 1024 * 1024 + 1)], "huge.pdf", { type: "application/pdf" }),
+      // 9 MB: under the old 10 MB check, over the upload route's 8 MiB.
+      new File([new Uint8Array(9 * 1024 * 1024)], "huge.pdf", { type: "application/pdf" }),
       new File(["AKIA..."], "keys.md", { type: "" }),
     ]);
     await waitFor(() => expect(screen.getAllByRole("alert")).toHaveLength(3));
     const texts = screen.getAllByTestId("pending-file").map((chip) => chip.textContent);
     expect(texts[0]).toContain("Files of type text/html cannot be attached");
-    expect(texts[1]).toContain("the limit is 10 MB");
+    expect(texts[1]).toContain("The file is 9 MB; the limit is 8 MB");
     expect(texts[2]).toContain("holds a secret");
     // Only the Markdown file (typed from its extension) was uploaded.
     expect(uploads.calls).toEqual([{ url: expect.any(String), type: "text/markdown" }]);

@@ -5,8 +5,22 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { LIMITS } from "../../convex/lib/limits";
 import { DepartmentAbout, DescriptionForm } from "../../src/settings/DepartmentAbout";
-import { SettingsButton } from "../../src/settings/SettingsButton";
+import { useState } from "react";
+import { SettingsDialog, type SettingsDepartment } from "../../src/settings/SettingsDialog";
 import { convex, resetConvex } from "./fakeConvex";
+
+/** The header's Settings button, as the shell has it (an address there; a flag here): opens the dialog, which closes itself. */
+function SettingsButton({ department }: { department: SettingsDepartment }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)}>
+        Settings
+      </button>
+      {open && <SettingsDialog department={department} onClose={() => setOpen(false)} />}
+    </>
+  );
+}
 
 vi.mock("convex/react", () => import("./fakeConvex").then((m) => m.fakeConvexReact));
 

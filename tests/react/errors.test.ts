@@ -36,4 +36,12 @@ describe("the client's error convention", () => {
     }
     expect(onSent).toHaveBeenCalledTimes(1);
   });
+
+  it("an id the argument validator refuses (a mistyped address) reads as not found, from Convex and from the offline backend", () => {
+    const convex = new Error('[CONVEX Q(runs:get)] [Request ID: 1] Server Error\nArgumentValidationError: Value does not match validator.\nPath: .runId\nValue: "nope"\nValidator: v.id("runs")');
+    expect(userMessage(convex)).toBe("Run not found.");
+    expect(userMessage(new Error('[CONVEX Q(tasks:get)] Server Error\nValidator error: Expected ID for table "tasks", got `nope`'))).toBe("Task not found.");
+    expect(userMessage(new Error("Validator error: Expected `string`, got `1`"))).toBe("Something went wrong. Please try again.");
+    expect(userMessage(new Error("boom"))).toBe("Something went wrong. Please try again.");
+  });
 });

@@ -113,7 +113,9 @@ describe("ApprovalCard", () => {
     show({ approvals: [approval()], questions: [question()], plans: [plan()] }, "viewer");
     expect(screen.queryAllByRole("button")).toEqual([]);
     expect(screen.queryByRole("textbox")).toBeNull();
-    expect(screen.getAllByText("Waiting for you")).toHaveLength(3);
+    // She cannot decide: the cards wait for a member, not for her.
+    expect(screen.getAllByText("Waiting for a member")).toHaveLength(3);
+    expect(screen.queryByText("Waiting for you")).toBeNull();
   });
 
   it("a refused response shows the server's message", async () => {

@@ -118,9 +118,15 @@ describe("the route table", () => {
     expect(routeIds("/d/product/webhook")).toEqual(["department", "webhook"]);
   });
 
-  it("sends what names no page to a redirect", () => {
-    for (const path of ["/d/product/secrets", "/d/product/tasks", "/d/product/channels/c1/x"]) expect(routeIds(path)).toEqual(["department", "unknown-page"]);
-    for (const path of ["/", "/no-such-page"]) expect(routeIds(path)).toEqual(["elsewhere"]);
+  it("sends what names no page to the not-found page; settings, members and account are addresses over the board", () => {
+    for (const path of ["/d/product/secrets", "/d/product/tasks", "/d/product/channels/c1/x", "/d/product/settings/a/b"]) expect(routeIds(path)).toEqual(["department", "unknown-page"]);
+    expect(routeIds("/")).toEqual(["home"]);
+    expect(routeIds("/account")).toEqual(["account-anywhere"]);
+    expect(routeIds("/no-such-page")).toEqual(["elsewhere"]);
+    expect(routeIds("/d/product/settings")).toEqual(["department", "board", "settings"]);
+    expect(routeIds("/d/product/settings/retention")).toEqual(["department", "board", "settings"]);
+    expect(routeIds("/d/product/members")).toEqual(["department", "board", "members"]);
+    expect(routeIds("/d/product/account")).toEqual(["department", "board", "account"]);
   });
 });
 
@@ -169,14 +175,25 @@ describe("the routes, rendered", () => {
     expect(where()).toMatchObject({ pathname: "/d/product/tasks/t9", search: "?q=copy", hash: "" });
   });
 
-  it("a department you are not in goes to the remembered one; an unknown page to its board", async () => {
+  it("a department you are not in goes to the remembered one; an unknown page says so, with a way back to its board", async () => {
     const elsewhere = renderAt("/d/secret?invite=abc");
     await screen.findByText("board of d1");
     expect(elsewhere.where()).toMatchObject({ pathname: "/d/product", search: "?invite=abc" });
     cleanup();
     const unknown = renderAt("/d/launch/nothing-here");
+    await screen.findByRole("heading", { name: "Page not found" });
+    expect(unknown.where().pathname).toBe("/d/launch/nothing-here");
+    fireEvent.click(screen.getByRole("link", { name: "Back to the launch board" }));
     await screen.findByText("board of d2");
     expect(unknown.where().pathname).toBe("/d/launch");
+    cleanup();
+    renderAt("/nowhere");
+    await screen.findByRole("heading", { name: "Page not found" });
+    expect(screen.getByRole("link", { name: "Back to the product board" }).getAttribute("href")).toBe("/d/product");
+    cleanup();
+    const account = renderAt("/account");
+    await screen.findByText("board of d1");
+    expect(account.where().pathname).toBe("/d/product/account");
   });
 
   it("channels show the one in the address", async () => {

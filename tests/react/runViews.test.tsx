@@ -7,8 +7,7 @@ import type { RunEventPayload } from "../../convex/lib/runEvents";
 import { AgentOverviewView, type AgentOverviewData } from "../../src/runs/AgentOverview";
 import { RunTimeline } from "../../src/runs/RunTimeline";
 import { RunsTable } from "../../src/runs/RunsList";
-import { TypingIndicatorView } from "../../src/runs/TypingIndicator";
-import type { RunSummary } from "../../src/runs/runViews";
+import { itemHeading, triggerName, type RunSummary } from "../../src/runs/runViews";
 
 vi.mock("convex/react", () => ({ useQuery: () => undefined, useMutation: () => () => Promise.resolve(null) }));
 afterEach(cleanup);
@@ -105,15 +104,6 @@ describe("RunsTable", () => {
   });
 });
 
-describe("TypingIndicatorView", () => {
-  it("one live line per typing agent, with its text so far; nothing when nobody types", () => {
-    const { container, rerender } = render(<TypingIndicatorView streams={[]} />);
-    expect(container.innerHTML).toBe("");
-    rerender(<TypingIndicatorView streams={[{ runId: "run-1" as Id<"runs">, agentName: "Jarvis", text: "" }]} />);
-    expect(screen.getByRole("status").textContent).toBe("Jarvis is typing…");
-  });
-});
-
 describe("AgentOverviewView", () => {
   it("shows role, tools, current task, token totals and run history", () => {
     const data: AgentOverviewData = {
@@ -134,5 +124,15 @@ describe("AgentOverviewView", () => {
     expect(region.textContent).toContain("Working onLanding page");
     expect(region.textContent).toContain("1.2k tokens over 1 run");
     expect(screen.getAllByTestId("run-row")).toHaveLength(1);
+  });
+});
+
+describe("timeline labels", () => {
+  const base = { seq: 1, timestamp: 0 };
+  it("a resume says why: an interruption, a person's decision, or Maestro's note; a plain message is no blocking one", () => {
+    expect(itemHeading({ ...base, kind: "control", action: "resume", by: "Maestro", note: "the run's action stopped; running it again" })).toBe("Resumed after an interruption");
+    expect(itemHeading({ ...base, kind: "control", action: "resume", by: "Grace", note: "approved" })).toBe("Resumed after Grace decided");
+    expect(itemHeading({ ...base, kind: "control", action: "resume", by: "Maestro", note: "the approval expired" })).toBe("Resumed: the approval expired");
+    expect(triggerName("message")).toBe("Message");
   });
 });

@@ -5,7 +5,7 @@ import { getFunctionName } from "convex/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { RunEventPayload } from "../../convex/lib/runEvents";
-import { AgentActivity, RunsPanel } from "../../src/task/RunsPanel";
+import { AgentActivity, RunsNow, RunsPanel } from "../../src/task/RunsPanel";
 import {
   describeToolCall,
   executorWaitNote,
@@ -240,11 +240,12 @@ describe("RunsPanel", () => {
     );
     const [queued, running] = screen.getAllByTestId("run");
     expect(queued.getAttribute("data-run-status")).toBe("queued");
-    expect(within(queued).getByRole("status").textContent).toContain("Dev Bot is queued…");
+    expect(within(queued).getByTestId("run-headline").textContent).toContain("Dev Bot is queued…");
     expect(running.getAttribute("data-run-status")).toBe("running");
-    const thinking = within(running).getByRole("status");
+    const thinking = within(running).getByTestId("run-headline");
     expect(thinking.textContent).toContain("Jarvis is thinking…");
-    expect(thinking.getAttribute("aria-live")).toBe("polite");
+    // Announced once, beside the composer (RunsNow), not twice.
+    expect(within(running).queryByRole("status")).toBeNull();
     // No finished-status badge or duration while a run is under way.
     expect(within(running).queryByText("Completed")).toBeNull();
     expect(within(running).queryByText("3.2 s")).toBeNull();
@@ -254,7 +255,7 @@ describe("RunsPanel", () => {
     render(<RunsPanel runs={[withCalls(run({ iterations: 2 }), [delegated, denied])]} now={NOW} />);
     const item = screen.getByTestId("run");
     expect(item.getAttribute("data-run-status")).toBe("completed");
-    expect(within(item).getByRole("status").textContent).toContain("Jarvis replied after a mention");
+    expect(within(item).getByTestId("run-headline").textContent).toContain("Jarvis replied after a mention");
     expect(within(item).getByText("Completed")).toBeTruthy();
 
     const calls = within(within(item).getByRole("list", { name: "Tool calls" })).getAllByRole("listitem");
@@ -288,7 +289,7 @@ describe("RunsPanel", () => {
     );
     const [failed, guarded] = screen.getAllByTestId("run");
     expect(failed.getAttribute("data-run-status")).toBe("error");
-    expect(within(failed).getByRole("status").textContent).toContain("Jarvis could not finish");
+    expect(within(failed).getByTestId("run-headline").textContent).toContain("Jarvis could not finish");
     expect(within(failed).getByText("Error")).toBeTruthy();
     expect(within(failed).getByText(noModel)).toBeTruthy();
     expect(within(failed).queryByText(/tokens/)).toBeNull();
@@ -301,7 +302,7 @@ describe("RunsPanel", () => {
     const runs = [1, 2, 3, 4, 5].map((n) => run({ agentName: `Agent ${n}` }));
     render(<RunsPanel runs={runs} now={NOW} />);
     const visible = () => screen.getAllByTestId("run").filter((item) => !item.closest("[hidden]"));
-    expect(visible().map((item) => within(item).getByRole("status").textContent)).toEqual([
+    expect(visible().map((item) => within(item).getByTestId("run-headline").textContent)).toEqual([
       "Agent 1 replied after a mention",
       "Agent 2 replied after a mention",
       "Agent 3 replied after a mention",
@@ -368,25 +369,14 @@ describe("RunsPanel", () => {
 });
 
 describe("AgentActivity", () => {
-  it("subscribes to the task's runs and shows them", () => {
+  it("subscribes to the task's runs and shows them, with no Stop: that is beside the composer", () => {
     live.runs = [run({ status: "running", reason: undefined, endedAt: undefined })];
     render(<AgentActivity taskId={taskId} now={NOW} />);
     expect(live.calls).toContainEqual({ name: "runs:listForTask", args: { taskId } });
     expect(screen.getByRole("region", { name: "Agent activity" })).toBeTruthy();
-    expect(screen.getByRole("status").textContent).toContain("Jarvis is thinking…");
-  });
-
-  it("shows the agent typing with the streamed text, and stops a running run", () => {
-    const running = run({ status: "running", reason: undefined, endedAt: undefined });
-    live.runs = [running, run()];
-    live.streams = [{ runId: running._id, agentName: "Jarvis", text: "Splitting the work" }];
-    render(<AgentActivity taskId={taskId} now={NOW} />);
-    expect(live.calls).toContainEqual({ name: "runs:streamingForTask", args: { taskId } });
-    expect(screen.getByTestId("typing").textContent).toBe("Jarvis is typing…Splitting the work");
-    const stops = screen.getAllByRole("button", { name: "Stop" });
-    expect(stops).toHaveLength(1);
-    fireEvent.click(stops[0]);
-    expect(live.mutations).toEqual([{ name: "runs:stop", args: { taskId, runId: running._id } }]);
+    expect(screen.getByTestId("run").textContent).toContain("Jarvis is thinking…");
+    expect(screen.queryByRole("button", { name: "Stop" })).toBeNull();
+    expect(screen.queryByTestId("typing")).toBeNull();
   });
 
   it("shows nothing while loading", () => {
@@ -405,5 +395,36 @@ describe("AgentActivity", () => {
     fireEvent.click(screen.getByRole("button", { name: "Try again" }));
     expect(screen.getByTestId("run").getAttribute("data-run-status")).toBe("completed");
     vi.mocked(console.error).mockRestore();
+  });
+});
+
+describe("RunsNow", () => {
+  it("shows each active run beside the composer: thinking, then typing with the streamed text, and stops it", () => {
+    const running = run({ status: "running", reason: undefined, endedAt: undefined });
+    const queued = run({ agentName: "Writer", status: "queued", reason: undefined, endedAt: undefined });
+    live.runs = [queued, running, run()];
+    render(<RunsNow taskId={taskId} />);
+    expect(live.calls).toContainEqual({ name: "runs:streamingForTask", args: { taskId } });
+    // Oldest first, as a conversation reads; the finished run is not here.
+    expect(screen.getAllByRole("status").map((line) => line.textContent)).toEqual(["Jarvis is thinking…", "Writer is queued…"]);
+    cleanup();
+
+    live.streams = [{ runId: running._id, agentName: "Jarvis", text: "Splitting the work" }];
+    render(<RunsNow taskId={taskId} />);
+    expect(screen.getAllByTestId("run-now")[0].textContent).toContain("Jarvis is typing…");
+    expect(screen.getByTestId("typing").textContent).toBe("Splitting the work");
+    const stops = screen.getAllByRole("button", { name: "Stop" });
+    expect(stops).toHaveLength(2);
+    fireEvent.click(stops[0]);
+    expect(live.mutations).toEqual([{ name: "runs:stop", args: { taskId, runId: running._id } }]);
+  });
+
+  it("shows nothing when no agent is at work, and nothing while loading", () => {
+    const { container } = render(<RunsNow taskId={taskId} />);
+    expect(container.innerHTML).toBe("");
+    cleanup();
+    live.runs = [run()];
+    const again = render(<RunsNow taskId={taskId} />);
+    expect(again.container.innerHTML).toBe("");
   });
 });

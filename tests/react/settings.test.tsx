@@ -4,10 +4,24 @@ import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { NewChatSession } from "../../src/settings/NewChatSession";
-import { SettingsButton } from "../../src/settings/SettingsButton";
+import { useState } from "react";
+import { SettingsDialog, type SettingsDepartment } from "../../src/settings/SettingsDialog";
 import { SettingsForm } from "../../src/settings/SettingsForm";
 import { changedSettings, parsePositiveInteger, type ChatSettingsValues } from "../../src/settings/settings";
 import { convex, resetConvex } from "./fakeConvex";
+
+/** The header's Settings button, as the shell has it (an address there; a flag here): opens the dialog, which closes itself. */
+function SettingsButton({ department }: { department: SettingsDepartment }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)}>
+        Settings
+      </button>
+      {open && <SettingsDialog department={department} onClose={() => setOpen(false)} />}
+    </>
+  );
+}
 
 // The dialog test drives SettingsDialog through a fake convex/react.
 vi.mock("convex/react", () => import("./fakeConvex").then((m) => m.fakeConvexReact));

@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { countTokens } from "../../convex/lib/tokens";
+import { replyPaceMs } from "./pacing";
 import { demoPaceMs, demoReply } from "./rules";
 import { nativeAnswer, requestToolNames, textConversation } from "./native";
 import { pieces, sendCompletionStream } from "./sse";
@@ -25,8 +26,8 @@ export interface DemoModel {
   close(): Promise<void>;
 }
 
-/** Starts the demo model on 127.0.0.1; port 0 (the default) picks a free one. */
-export async function startDemoModel(options: { port?: number } = {}): Promise<DemoModel> {
+/** Starts the demo model on 127.0.0.1; port 0 (the default) picks a free one. `paceMs`: the wait between streamed pieces (pacing.ts; 0, instant, by default). */
+export async function startDemoModel(options: { port?: number; paceMs?: number } = {}): Promise<DemoModel> {
   let completions = 0;
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -64,7 +65,7 @@ export async function startDemoModel(options: { port?: number } = {}): Promise<D
     }
     const content = demoReply(messages);
     const answer = nativeAnswer(content, requestToolNames(request.tools));
-    const pace = demoPaceMs(messages);
+    const pace = replyPaceMs(demoPaceMs(messages), options.paceMs ?? 0);
     // OpenAI's accounting: each message costs its text plus about 3 tokens, and the reply is primed with 3 more.
     // Native tools count as their JSON (a little more than OpenAI's own rendering of them); the text view's tools section does not count twice.
     const toolTokens = Array.isArray(request.tools) && request.tools.length > 0 ? countTokens(JSON.stringify(request.tools)) : 0;

@@ -23,8 +23,35 @@ type ModalProps = {
  * A child that handles Escape itself (an open autocomplete, say) calls
  * `preventDefault()` and the modal stays open.
  */
+/** The open modals' panels, the topmost last: Escape pressed outside any of them closes only the top one. */
+const openPanels: HTMLElement[] = [];
+
 function Modal({ onClose, labelledBy, children, className, variant }: ModalProps) {
   const panelRef = useRef<HTMLDivElement>(null);
+  const closeRef = useRef(onClose);
+  useEffect(() => {
+    closeRef.current = onClose;
+  }, [onClose]);
+
+  // A button that removed or disabled itself when clicked (Revoke, Save) leaves focus on the page's body,
+  // outside the layer, where its own Escape handler never hears the key: the topmost modal still closes.
+  useEffect(() => {
+    const panel = panelRef.current;
+    if (panel === null) return;
+    openPanels.push(panel);
+    const onDocumentKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== "Escape" || event.defaultPrevented || openPanels.at(-1) !== panel) return;
+      const target = event.target;
+      if (target instanceof Node && panel.parentElement?.contains(target)) return;
+      event.preventDefault();
+      closeRef.current();
+    };
+    document.addEventListener("keydown", onDocumentKey);
+    return () => {
+      document.removeEventListener("keydown", onDocumentKey);
+      openPanels.splice(openPanels.indexOf(panel), 1);
+    };
+  }, []);
   // Read while rendering: by the time effects run, an autoFocus field inside already has focus.
   const [previous] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
 
