@@ -55,6 +55,7 @@ import type * as lib_config from "../lib/config.js";
 import type * as lib_contextPack from "../lib/contextPack.js";
 import type * as lib_delegation from "../lib/delegation.js";
 import type * as lib_deltaBatcher from "../lib/deltaBatcher.js";
+import type * as lib_demoSquad from "../lib/demoSquad.js";
 import type * as lib_errors from "../lib/errors.js";
 import type * as lib_evalResults from "../lib/evalResults.js";
 import type * as lib_events from "../lib/events.js";
@@ -237,6 +238,7 @@ declare const fullApi: ApiFromModules<{
   "lib/contextPack": typeof lib_contextPack;
   "lib/delegation": typeof lib_delegation;
   "lib/deltaBatcher": typeof lib_deltaBatcher;
+  "lib/demoSquad": typeof lib_demoSquad;
   "lib/errors": typeof lib_errors;
   "lib/evalResults": typeof lib_evalResults;
   "lib/events": typeof lib_events;
