@@ -155,7 +155,9 @@ async function main() {
     // ---- the soak ----
     const compactionLines = () => backend.output.join("").match(/longest it held the event loop was/g)?.length ?? 0;
     const baseCompactions = compactionLines();
-    const samples: Array<{ compaction: number; rss: number; minutes: number; cpuSeconds: number }> = [];
+    const samples: Array<{ compaction: number; rss: number; minutes: number; cpuSeconds: number; documents: number }> = [];
+    // The backend keeps every document in memory: what a compaction folded says how much data there is beside RSS.
+    const foldedDocuments = () => [...backend.output.join("").matchAll(/Compaction: (\d+) documents folded/g)].map((match) => Number(match[1]));
     const padding = "x".repeat(8_000);
     let rounds = 0;
     const soakStart = performance.now();
@@ -174,6 +176,7 @@ async function main() {
           rss: residentBytes(backend.child.pid),
           minutes: (performance.now() - soakStart) / 60_000,
           cpuSeconds: backendCpuMs(backend.child.pid) / 1000,
+          documents: foldedDocuments()[samples.length] ?? Number.NaN,
         });
         const last = samples.at(-1)!;
         // With MAESTRO_BACKEND_NODE_ARGS=--trace-gc, the backend's last full collection: its heap after it, beside RSS.
@@ -196,6 +199,7 @@ mix per round: a description edit (8 kB), a post, a move; an @Jarvis mention (an
 ${rounds} rounds, ${mentionCount} mentions in all (${misses.length} whose delegated task did not show within 30 s${misses.length > 0 ? `, first: ${misses[0]}` : ""}), ${samples.length} compactions in ${last.minutes.toFixed(1)} min
 resident memory after each compaction (MiB): ${samples.map((s) => (s.rss / 2 ** 20).toFixed(0)).join(" ")}
 growth from the 5th compaction (${mib(fifth.rss)}) to the ${last.compaction}th (${mib(last.rss)}): ${(growth * 100).toFixed(1)}% (target < ${GROWTH_TARGET * 100}%) ${growth < GROWTH_TARGET ? "met" : "NOT met"}
+documents held (all in memory), as those compactions folded them: ${fifth.documents} → ${last.documents} (${(((last.documents - fifth.documents) / fifth.documents) * 100).toFixed(1)}%: the mix adds data, which this backend keeps in memory)
 interactive figures, at the start and at the end:
 ${row("move → second client", atStart.move, atEnd.move)}
 ${row("post (messages.create, HTTP)", atStart.post, atEnd.post)}
