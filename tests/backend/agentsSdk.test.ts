@@ -5,9 +5,11 @@
  * (`MCPServerStdio`, tools/mcp/bin.js started from another folder), thinking
  * with a scripted Chat Completions server that calls the tools it is offered
  * natively. Maestro's own agents think with the scripted streaming model;
- * Jarvis delegates. The outside agent asks Jarvis for work with tasks_create,
- * follows the task and the subtask Jarvis hands to Dev Bot, reads its
- * thread, posts there and moves the card to review, which the parent hears of.
+ * Jarvis delegates. Dev Bot runs outside Maestro: Maestro never runs it. The
+ * outside agent asks Jarvis in #maestro and for work with tasks_create,
+ * follows the task and the subtask Jarvis hands to Dev Bot, finds it among
+ * its own tasks, reads its thread, posts there and moves the card to review,
+ * which the parent hears of.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,6 +52,10 @@ function outsideScript(request: ToolCallingRequest): ToolCallingAnswer {
   const ask = contentText(request.messages.find((m) => m.role === "user")?.content);
   const done = results(request);
   const call = (name: string, args: Record<string, unknown>): ToolCallingAnswer => ({ calls: [{ name, arguments: args }] });
+  const inChat = /^Ask Jarvis in #maestro: (.+)$/.exec(ask);
+  if (inChat !== null) return done.length === 0 ? call("chat_post", { text: `@Jarvis ${inChat[1]}` }) : { text: `Posted ${done[0].id}.` };
+  const mine = /^List my tasks$/.exec(ask);
+  if (mine !== null) return done.length === 0 ? call("tasks_assigned", { assignee: "me" }) : { text: JSON.stringify(done[0].tasks.map((t: Json) => t.id)) };
   const asking = /^Ask Jarvis for the (Launch page \((?:http|stdio)\))/.exec(ask);
   if (asking !== null) {
     if (done.length === 0) return call("tasks_create", { title: asking[1], description: "Hero and a signup form.", assignees: ["Jarvis"] });
@@ -82,7 +88,12 @@ beforeAll(async () => {
   outsideModel = await startToolCallingModel(outsideScript);
   const devBot = (await squad.member.query(api.agents.list, { departmentId: squad.departmentId })).find((a) => a.name === "Dev Bot")!._id;
   ({ key } = await squad.member.mutation(api.agentApiKeys.create, { agentId: devBot }));
+  // Dev Bot is the outside agent's: Maestro hands it work and never runs it.
+  await squad.member.mutation(api.agents.setRunsOutside, { agentId: devBot, runsOutside: true });
 });
+
+/** Whether Maestro ever asked its model to think as Dev Bot. */
+const ranDevBot = () => squad.model.requests.some((request) => /You are Dev Bot \(/.test(request.messages[0].content));
 
 afterAll(async () => {
   await outsideModel?.close();
@@ -104,13 +115,20 @@ function maestroServer(transport: "http" | "stdio"): MCPServer {
 }
 
 describe.each(["http", "stdio"] as const)("the OpenAI Agents SDK as the host, over %s", (transport) => {
-  test("asks Jarvis with tasks_create, follows the task and its subtask, reads the thread, posts and moves its card to review", async () => {
+  test("asks Jarvis in #maestro and with tasks_create, receives the delegation as an agent Maestro never runs, follows it, posts and moves its card to review", async () => {
     const server = maestroServer(transport);
     await server.connect();
     try {
       const runner = new Runner({ modelProvider: new OpenAIProvider({ apiKey: "test-key", baseURL: outsideModel.baseURL, useResponses: false }), tracingDisabled: true });
       const agent = new Agent({ name: "Dev Bot (outside)", instructions: "You are Dev Bot, working in Maestro's squad from outside.", mcpServers: [server], model: "scripted" });
       const from = outsideModel.requests.length;
+
+      // In #maestro: the key's post wakes Jarvis, who answers there.
+      const jarvisPostsBefore = (await squad.member.query(api.chat.list, { departmentId: squad.departmentId })).filter((m) => m.author === "@jarvis").length;
+      await runner.run(agent, `Ask Jarvis in #maestro: what is the squad on today (${transport})?`);
+      const pane = await squad.member.query(api.chat.list, { departmentId: squad.departmentId });
+      expect(pane.map((m) => [m.author, m.text])).toContainEqual(["@dev-bot", `@Jarvis what is the squad on today (${transport})?`]);
+      await waitFor(async () => (await squad.member.query(api.chat.list, { departmentId: squad.departmentId })).filter((m) => m.author === "@jarvis").length > jarvisPostsBefore, 30_000, "Jarvis to answer in #maestro");
 
       const asked = await runner.run(agent, `Ask Jarvis for the Launch page (${transport}).`);
       const parentId = /task (\S+)\.$/.exec(String(asked.finalOutput))![1];
@@ -120,6 +138,10 @@ describe.each(["http", "stdio"] as const)("the OpenAI Agents SDK as the host, ov
       for (const name of offered) expect(name).toMatch(WIRE_NAME_PATTERN);
 
       await waitFor(async () => (await squad.member.query(api.tasks.listSubtasks, { taskId: parentId as Id<"tasks"> })).subtasks.length === 1, 30_000, "Jarvis to delegate");
+      // Handed to an agent that runs outside: it is among the key's own tasks, and Maestro did not start on it.
+      const subId = (await squad.member.query(api.tasks.listSubtasks, { taskId: parentId as Id<"tasks"> })).subtasks[0]._id;
+      const mine = await runner.run(agent, "List my tasks");
+      expect(JSON.parse(String(mine.finalOutput))).toContain(subId);
       const followed = await runner.run(agent, `Follow task ${parentId} to review.`);
       expect(followed.finalOutput).toBe(`“Signup form for Launch page (${transport})” is review.`);
 
@@ -136,6 +158,7 @@ describe.each(["http", "stdio"] as const)("the OpenAI Agents SDK as the host, ov
       expect((await squad.member.query(api.tasks.get, { taskId: sub.id as Id<"tasks"> })).status).toBe("review");
       expect((await thread(sub.id as Id<"tasks">)).map((m) => m.content)).toContain("The signup form is up on staging.");
       await waitFor(async () => (await thread(parentId as Id<"tasks">)).some((m) => m.content.includes("Signup form for") && /review/i.test(m.content)), 10_000, "the parent's update line");
+      expect(ranDevBot()).toBe(false);
     } finally {
       await server.close();
     }
