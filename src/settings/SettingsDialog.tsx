@@ -15,6 +15,7 @@ import { NewChatSession } from "./NewChatSession";
 import { RetentionSettings } from "./RetentionSettings";
 import { SettingsForm } from "./SettingsForm";
 import type { ChatSettingsChanges } from "./settings";
+import { ToolCallSettings } from "./ToolCallSettings";
 
 /** The department the settings belong to. */
 export type SettingsDepartment = { id: Id<"departments">; name: string; isAdmin: boolean; slug?: string };
@@ -94,6 +95,12 @@ export function SettingsDialog({ department, onClose, section, onSection }: Prop
           "agents",
           <ErrorBoundary>
             <InjectionSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
+          </ErrorBoundary>,
+        )}
+        {part(
+          "model",
+          <ErrorBoundary>
+            <ToolCallSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
           </ErrorBoundary>,
         )}
         {part(

@@ -47,6 +47,7 @@ export const SETTINGS_SECTIONS = [
   { id: "chat", label: "#maestro chat" },
   { id: "retention", label: "Retention" },
   { id: "agents", label: "What agents are shown" },
+  { id: "model", label: "Model" },
   { id: "commands", label: "Commands" },
 ] as const;
 

@@ -189,6 +189,7 @@ describe("SettingsButton", () => {
     convex.queries.set("retention:get", {});
     convex.queries.set("departments:about", { name: "Marketing", slug: "marketing" });
     convex.queries.set("injectionSettings:get", { summariser: { kind: "extractive" }, pii: { email: true, phone: true, card: true, iban: true }, hasKey: false });
+    convex.queries.set("modelSettings:get", { toolCalls: "auto", chosen: false });
     const newSession = vi.fn((_args: unknown) => Promise.resolve("session-2"));
     convex.mutations.set("chat:newSession", newSession);
     const dialog = open();
