@@ -109,17 +109,14 @@ export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url
 /** Sets the scenario up in a department of its own, posts its messages as the owner, waits for each step's runs, reads what happened. */
 export async function runScenario(owner: ConvexHttpClient, scenario: Scenario, model: string, index: number, settleTimeoutMs: number): Promise<Observed> {
   const departmentId = await owner.mutation(api.departments.create, { name: `Eval ${index + 1} ${scenario.id}`.slice(0, 80) });
+  // A new department starts with a squad lead of its own: the scenario's lead takes its place (name, prompt, tools).
+  const starters = await owner.query(api.agents.list, { departmentId });
+  const starterLead = starters.find((agent) => agent.isSquadLead);
+  if (starters.length > (starterLead === undefined ? 0 : 1)) throw new Error(`A new department started with agents besides its lead: ${starters.map((a) => a.name).join(", ")}`);
   for (const agent of rosterOf(scenario)) {
-    await owner.mutation(api.agents.create, {
-      departmentId,
-      name: agent.name,
-      role: agent.role,
-      kind: agent.kind,
-      model,
-      systemPrompt: agent.systemPrompt,
-      isSquadLead: agent.lead,
-      allowedTools: agent.tools,
-    });
+    const fields = { name: agent.name, role: agent.role, kind: agent.kind, model, systemPrompt: agent.systemPrompt, isSquadLead: agent.lead, allowedTools: agent.tools };
+    if (agent.lead && starterLead !== undefined) await owner.mutation(api.agents.update, { agentId: starterLead._id, ...fields });
+    else await owner.mutation(api.agents.create, { departmentId, ...fields });
   }
   for (const text of scenario.chat) await owner.mutation(api.chat.postAsHuman, { departmentId, text });
   const taskId = await owner.mutation(api.tasks.create, { departmentId, title: scenario.task.title, description: scenario.task.description });
