@@ -45,6 +45,9 @@ export function untrustedName(text: string): string {
   return text.replace(LINE_BREAKS, " ");
 }
 
+/** How many characters `untrustedData` puts before the text: what a cut must leave room for. */
+export const UNTRUSTED_DATA_PREFIX_CHARS = `(${UNTRUSTED_LABEL}) `.length;
+
 /**
  * Outside data (a fetched page, an external tool's output) after a label on
  * the prompt's own line: said to be untrusted data, then the text as

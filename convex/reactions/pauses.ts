@@ -32,6 +32,7 @@ import { boundedText, MAX_EVENT_TEXT_CHARS } from "../lib/runEvents";
 import { cutObservation } from "../lib/toolCalls";
 import { cleanText } from "../lib/validate";
 import { sha256Hex } from "../lib/sha256";
+import { UNTRUSTED_DATA_PREFIX_CHARS } from "../lib/untrusted";
 import { idleIfUnoccupied } from "../records/agents";
 import {
   CARD_TABLE,
@@ -196,8 +197,9 @@ async function submitToolOutput(ctx: MutationCtx, run: Doc<"runs">, callId: stri
   if (paused.call.name !== tool) throw new MaestroError("INVALID_ARGUMENT", `Call ${callId} is a call of ${paused.call.name}, not of ${tool}.`);
   const field = output.outcome === "ok" ? "The output" : "The error";
   const cleaned = cleanText(field, output.text, MAX_TOOL_OUTPUT_CHARS, { allowEmpty: output.outcome === "ok" });
-  // Cut like any observation: JSON stays valid JSON, text keeps whole lines, and both say how much was left out.
-  const text = cutObservation(await redactForDepartment(ctx, run.departmentId, field, cleaned), MAX_EVENT_TEXT_CHARS);
+  // Cut like any observation: JSON stays valid JSON, text keeps whole lines, and both say how much was left out;
+  // room is left for the untrusted-data label the model reads it under (lib/untrusted).
+  const text = cutObservation(await redactForDepartment(ctx, run.departmentId, field, cleaned), MAX_EVENT_TEXT_CHARS - UNTRUSTED_DATA_PREFIX_CHARS);
   await recordPauseOutput(ctx, run._id, { ...paused, output: { outcome: output.outcome, text } });
   const event = { type: "tool_output_submitted" as const, tool, toolCallId: callId, content: output.outcome === "ok" ? text : `failed: ${text}` };
   await resumeRun(ctx, run, event, toolOutputEventKey(callId));

@@ -11,6 +11,7 @@ import type { ConvexHttpClient } from "convex/browser";
 import { beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import { UNTRUSTED_LABEL } from "../../convex/lib/untrusted";
 import { scriptedSquad, waitFor } from "./helpers";
 import { isJarvis, lastUser } from "./scriptedModel";
 
@@ -79,7 +80,10 @@ describe("an external tool's output", () => {
     const result = (request.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!.content;
     expect(result.length).toBeLessThanOrEqual(4000);
     expect(result).not.toContain("[truncated]");
-    const read = JSON.parse(result) as { plans: unknown[]; omitted: number; note: string };
+    // An outside executor's output reaches the model labelled as untrusted data, and after the label it is valid JSON.
+    const label = `(${UNTRUSTED_LABEL}) `;
+    expect(result.startsWith(label)).toBe(true);
+    const read = JSON.parse(result.slice(label.length)) as { plans: unknown[]; omitted: number; note: string };
     expect(read.plans.length + read.omitted).toBe(800);
     expect(read.omitted).toBeGreaterThan(0);
     expect(read.note).toContain(`${read.omitted} of 800 plans left out`);
