@@ -31,7 +31,7 @@ import { cardsOfTask } from "./records/pauseCards";
 import { limitOrThrow } from "./records/rateLimits";
 import { liveTask, readColumn, subtasksOf } from "./records/tasks";
 import { oncePerKey } from "./records/toolEffects";
-import { TASK_STATUSES, vTaskStatus, type TaskStatus } from "./validators";
+import { TASK_STATUSES, vTaskJson, vTaskStatus, type TaskStatus } from "./validators";
 
 const NOT_FOUND = "Task not found in this project.";
 
@@ -66,17 +66,8 @@ const vWaiting = v.object({
   expires_at: v.union(v.number(), v.null()),
 });
 const vTaskDetailJson = v.object({
-  id: v.string(),
-  title: v.string(),
-  description: v.string(),
-  status: v.string(),
-  priority: v.string(),
-  tags: v.array(v.string()),
-  assignees: v.array(v.string()),
-  created_by: v.string(),
-  created_at: v.number(),
+  ...vTaskJson.fields,
   updated_at: v.number(),
-  project_id: v.string(),
   archived: v.boolean(),
   delegated_by: v.union(v.string(), v.null()),
   parent: v.union(v.object({ id: v.string(), title: v.string(), status: v.string() }), v.null()),

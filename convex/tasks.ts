@@ -17,7 +17,7 @@ import { agentBySessionKey, agentNamer, departmentAgents } from "./records/agent
 import { mayRead, readableChannelX } from "./records/channels";
 import { departmentTasksAmong, readColumn, setTaskChannel, subtasksOf, tasksToLink, updateTaskFields } from "./records/tasks";
 import schema from "./schema";
-import { TASK_STATUSES, vPriority, vTaskStatus } from "./validators";
+import { TASK_STATUSES, vPriority, vTaskJson, vTaskStatus } from "./validators";
 
 // Projections of the stored task, so the returns can never drift from the schema.
 const vTaskCard = schema.tables.tasks.validator
@@ -118,19 +118,6 @@ export const create = departmentMutation({
     if (args.channelId !== undefined) await readableChannelX(ctx, args.departmentId, memberKey(ctx.member.userId), args.channelId, "channel");
     return (await createTask(ctx, memberActor(ctx.member), args))._id;
   },
-});
-
-const vTaskJson = v.object({
-  id: v.string(),
-  title: v.string(),
-  description: v.string(),
-  status: v.string(),
-  priority: v.string(),
-  tags: v.array(v.string()),
-  assignees: v.array(v.string()),
-  created_by: v.string(),
-  created_at: v.number(),
-  project_id: v.string(),
 });
 
 /**

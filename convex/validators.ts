@@ -305,3 +305,18 @@ export const vEvalResult = v.object({
   ),
 });
 export type EvalResult = Infer<typeof vEvalResult>;
+
+/** A task as the HTTP API answers it (lib/messagingJson TaskJson): `POST /tasks`, and the start of every task read. */
+export const vTaskJson = v.object({
+  id: v.string(),
+  title: v.string(),
+  description: v.string(),
+  status: v.string(),
+  priority: v.string(),
+  tags: v.array(v.string()),
+  assignees: v.array(v.string()),
+  created_by: v.string(),
+  created_at: v.number(),
+  project_id: v.string(),
+});
+

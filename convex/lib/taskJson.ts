@@ -12,6 +12,7 @@
  */
 import type { Doc } from "../_generated/dataModel";
 import { actorName } from "./actors";
+import type { TaskJson } from "./messagingJson";
 
 /** A subtask as its parent lists it. */
 export interface SubtaskJson {
@@ -37,18 +38,8 @@ export interface WaitingJson {
   expires_at: number | null;
 }
 
-export interface TaskDetailJson {
-  id: string;
-  title: string;
-  description: string;
-  status: string;
-  priority: string;
-  tags: string[];
-  assignees: string[];
-  created_by: string;
-  created_at: number;
+export interface TaskDetailJson extends TaskJson {
   updated_at: number;
-  project_id: string;
   archived: boolean;
   delegated_by: string | null;
   parent: { id: string; title: string; status: string } | null;
