@@ -140,7 +140,7 @@ async function recordRunStates(page: Page): Promise<void> {
     const seen: string[][] = [];
     const read = () =>
       Array.from(document.querySelectorAll('[data-testid="task-drawer"] [data-testid="run"]')).map(
-        (run) => `${run.getAttribute("data-run-status")}|${run.querySelector('[role="status"]')?.textContent ?? ""}`,
+        (run) => `${run.getAttribute("data-run-status")}|${run.querySelector('[data-testid="run-headline"]')?.textContent ?? ""}`,
       );
     const observer = new MutationObserver(() => {
       const now = read();
@@ -279,7 +279,7 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     await activity.locator('[data-testid="run"][data-run-status="completed"]').filter({ hasText: "after a mention" }).waitFor({ timeout: RUN_MS });
     await expect(run.count()).resolves.toBe(1);
     await expect(run.getAttribute("data-run-status")).resolves.toBe("completed");
-    await expect(run.getByRole("status").textContent()).resolves.toBe("Jarvis replied after a mention");
+    await expect(run.getByTestId("run-headline").textContent()).resolves.toBe("Jarvis replied after a mention");
     await expect(run.getByText("Completed", { exact: true }).count()).resolves.toBe(1);
     // The run's details name the model it thought with, and the two rounds (delegate, then sum up).
     await expect(run.getByText(MODEL_LABEL.replace("Model: ", ""), { exact: true }).count()).resolves.toBe(1);
@@ -393,7 +393,7 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     await run.waitFor();
     await drawer(grace).locator('[data-testid="run"][data-run-status="completed"]').waitFor({ timeout: RUN_MS });
     await expect(runs(grace).count()).resolves.toBe(1);
-    await expect(run.getByRole("status").textContent()).resolves.toBe("Dev Bot replied after being assigned");
+    await expect(run.getByTestId("run-headline").textContent()).resolves.toBe("Dev Bot replied after being assigned");
     // From the run's event stream, a subscription of its own: the calls may arrive just after the run's status.
     const calls = run.getByRole("list", { name: "Tool calls" }).getByRole("listitem");
     await until(() => calls.count(), (n) => n === 2, "the run's two tool calls");
