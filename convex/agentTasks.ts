@@ -19,7 +19,8 @@ import { agentActor } from "./lib/actors";
 import type { ApiScope } from "./lib/apiKeys";
 import { MaestroError } from "./lib/errors";
 import { clientSendKey } from "./lib/idempotency";
-import { taskDetailJson, taskSummaryJson, threadMessageJson, wholeMs, type WaitingJson } from "./lib/taskJson";
+import { ms } from "./lib/messagingJson";
+import { taskDetailJson, taskSummaryJson, threadMessageJson, type WaitingJson } from "./lib/taskJson";
 import { checkPageSize } from "./lib/validate";
 import { moveTask } from "./reactions/taskChange";
 import { postToThread } from "./reactions/threadPost";
@@ -103,13 +104,13 @@ const vThreadMessageJson = v.object({
 async function waitingOn(ctx: QueryCtx, taskId: Id<"tasks">): Promise<WaitingJson[]> {
   const waiting: WaitingJson[] = [];
   for (const q of await cardsOfTask(ctx, "questions", taskId)) {
-    if (q.status === "pending") waiting.push({ kind: "question", id: q._id, agent: q.agentName, text: q.question, since: wholeMs(q._creationTime), expires_at: q.expiresAt ?? null });
+    if (q.status === "pending") waiting.push({ kind: "question", id: q._id, agent: q.agentName, text: q.question, since: ms(q._creationTime), expires_at: q.expiresAt ?? null });
   }
   for (const a of await cardsOfTask(ctx, "approvals", taskId)) {
-    if (a.status === "pending") waiting.push({ kind: "approval", id: a._id, agent: a.agentName, text: `${a.tool} ${a.args}`, since: wholeMs(a._creationTime), expires_at: a.expiresAt });
+    if (a.status === "pending") waiting.push({ kind: "approval", id: a._id, agent: a.agentName, text: `${a.tool} ${a.args}`, since: ms(a._creationTime), expires_at: a.expiresAt });
   }
   for (const p of await cardsOfTask(ctx, "plans", taskId)) {
-    if (p.status === "pending") waiting.push({ kind: "plan", id: p._id, agent: p.agentName, text: p.summary, since: wholeMs(p._creationTime), expires_at: p.expiresAt ?? null });
+    if (p.status === "pending") waiting.push({ kind: "plan", id: p._id, agent: p.agentName, text: p.summary, since: ms(p._creationTime), expires_at: p.expiresAt ?? null });
   }
   return waiting.sort((a, b) => a.since - b.since);
 }
@@ -133,7 +134,7 @@ export const taskForKey = internalQuery({
         status: child.status,
         assignees: await names(child.assigneeSessionKeys),
         delegated_by: child.delegatedBy === undefined ? null : await nameOf(child.delegatedBy),
-        updated_at: wholeMs(child.updatedAt),
+        updated_at: ms(child.updatedAt),
       });
     }
     return taskDetailJson(task, {

@@ -12,7 +12,7 @@
  */
 import type { Doc } from "../_generated/dataModel";
 import { actorName } from "./actors";
-import type { TaskJson } from "./messagingJson";
+import { ms, taskJson, type TaskJson } from "./messagingJson";
 
 /** A subtask as its parent lists it. */
 export interface SubtaskJson {
@@ -73,9 +73,6 @@ export interface ThreadMessageJson {
   correlation_id?: string;
 }
 
-/** A time as the contracts carry it: whole milliseconds (Convex creation times have a fraction). */
-export const wholeMs = (time: number): number => Math.floor(time);
-
 /** A task's row and what its reader resolved (names, its parent, subtasks, waiting cards) as a TaskDetail. */
 export function taskDetailJson(
   task: Doc<"tasks">,
@@ -90,17 +87,8 @@ export function taskDetailJson(
   },
 ): TaskDetailJson {
   return {
-    id: task._id,
-    title: task.title,
-    description: task.description,
-    status: task.status,
-    priority: task.priority,
-    tags: [...task.tags],
-    assignees: resolved.assignees,
-    created_by: resolved.createdBy,
-    created_at: wholeMs(task._creationTime),
-    updated_at: wholeMs(task.updatedAt),
-    project_id: task.departmentId,
+    ...taskJson(task, { assignees: resolved.assignees, createdBy: resolved.createdBy, projectId: task.departmentId }),
+    updated_at: ms(task.updatedAt),
     archived: task.archivedAt !== undefined,
     delegated_by: resolved.delegatedBy,
     parent: resolved.parent === null ? null : { id: resolved.parent._id, title: resolved.parent.title, status: resolved.parent.status },
@@ -120,7 +108,7 @@ export function taskSummaryJson(task: Doc<"tasks">, { assignees, delegatedBy }: 
     assignees,
     delegated_by: delegatedBy,
     parent_id: task.parentTaskId ?? null,
-    updated_at: wholeMs(task.updatedAt),
+    updated_at: ms(task.updatedAt),
   };
 }
 
@@ -132,7 +120,7 @@ export function threadMessageJson(m: Doc<"messages">): ThreadMessageJson {
     from_kind: m.author.kind,
     body: m.content,
     mentions: m.mentions.map((mention) => mention.name),
-    created_at: wholeMs(m._creationTime),
+    created_at: ms(m._creationTime),
     edited: m.editedAt !== undefined,
     deleted: m.deletedAt !== undefined,
   };
