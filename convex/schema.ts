@@ -314,6 +314,8 @@ export default defineSchema({
     streamId: v.optional(v.id("runStreams")),
     /** What its model calls cost, in micro-dollars, at the department's prices when each call was made. */
     costMicros: v.optional(v.number()),
+    /** When the run last said its own reply text where it answers (the post's creation time): only the agent's posts after it count as answering there itself. */
+    repliedAt: v.optional(v.number()),
   })
     .index("by_task", ["taskId"])
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])

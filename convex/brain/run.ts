@@ -133,12 +133,25 @@ export const execute = internalAction({
         live(await ctx.runMutation(internal.brain.writes.beginMessage, { ...writer, round }));
         const tools = context.toolCalls !== "text" && context.tools.length > 0 ? toolFunctions(context.tools) : undefined;
         const toolsAllowed = round < config.maxToolIterations;
+        // The reply's text as it streams: the words before a call dispatched early are said with it.
+        let words = "";
         // Native calls start as soon as their arguments are complete, while the rest of the reply streams.
-        const early = tools !== undefined && toolsAllowed ? new StreamedCalls(ctx, writer, toolIndex, dispatcher(ctx, runId, config, seen, log)) : null;
+        const early = tools !== undefined && toolsAllowed ? new StreamedCalls(ctx, writer, toolIndex, dispatcher(ctx, runId, config, seen, log), () => words) : null;
         let streamed: { reply: Reply; rest: string };
         try {
-          streamed = await streamReply(ctx, writer, (options) =>
-            streamModel(model, { model: context.agent.model, messages: [...messages, ...conversation], tools }, { ...options, ...(early === null ? {} : { onCall: (call) => early.push(call) }) }),
+          streamed = await streamReply(ctx, writer, ({ onDelta, signal }) =>
+            streamModel(
+              model,
+              { model: context.agent.model, messages: [...messages, ...conversation], tools },
+              {
+                signal,
+                onDelta: (delta) => {
+                  words += delta;
+                  onDelta(delta);
+                },
+                ...(early === null ? {} : { onCall: (call) => early.push(call) }),
+              },
+            ),
           );
         } catch (error) {
           // No call starts after the stream failed or was stopped; one already running finishes first.
@@ -152,6 +165,11 @@ export const execute = internalAction({
         const dispatchedEarly = early !== null && early.count > 0 && wireCalls !== undefined;
         if (early !== null && !dispatchedEarly) early.cancel();
         early?.end();
+        // A reply that calls tools says its words where the run answers, once: the words before a call
+        // dispatched early went with that call (said first); the rest go with the reply's end.
+        const said = dispatchedEarly ? early.said : null;
+        if (said !== null) await early!.begun();
+        const say = calls.length === 0 ? undefined : stripToolCalls(said === null ? reply.content : words.slice(said.length));
         const first = calls.length > 0 && toolsAllowed && !dispatchedEarly ? calls[0] : undefined;
         const modelCall = (): ModelCall => ({
           model: reply.model,
@@ -172,6 +190,7 @@ export const execute = internalAction({
           ...(chatContext === null
             ? {}
             : { chat: { newPointer: chatContext.newPointer, chatOnlyTurn: calls.length > 0 && calls.every((call) => isChatTool(call.name)) } }),
+          ...(say === undefined || say === "" ? {} : { say }),
           ...(first === undefined ? {} : { firstCall: toolStart(toolIndex, first) }),
           ...(calls.length === 0 ? { end: { reason: "replied", reply: stripToolCalls(reply.content), modelCall: modelCall() } } : {}),
         });
@@ -194,8 +213,9 @@ export const execute = internalAction({
           for (const call of calls) await refuse(ctx, runId, call, `not run: the limit of ${config.maxToolIterations} tool rounds per run was reached`, guard);
         }
         if (paused === null && observations.length === 0) {
-          // Calls past the tool-round limit, refused above: the last model call is recorded with the run's end, in one write.
-          await finish("completed", `tool iteration limit reached (${config.maxToolIterations})`, stripToolCalls(reply.content), modelCall());
+          // Calls past the tool-round limit, refused above: the last model call is recorded with the run's end, in one write
+          // (the reply's words were said as it ended).
+          await finish("completed", `tool iteration limit reached (${config.maxToolIterations})`, undefined, modelCall());
           return null;
         }
         await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...modelCall() });
@@ -305,22 +325,34 @@ class StreamedCalls {
   private readonly observations: Observation[] = [];
   private paused: Paused | null = null;
   private readonly done: Promise<void>;
+  /** The reply's text streamed before its first call (raw): said with that call, before it runs. Null before the first call. */
+  said: string | null = null;
+  private markBegun!: () => void;
+  private readonly begunOnce = new Promise<void>((resolve) => (this.markBegun = resolve));
 
   constructor(
     private readonly ctx: ActionCtx,
     private readonly writer: Writer,
     private readonly firstIndex: number,
     private readonly dispatch: Dispatcher,
+    private readonly words: () => string,
   ) {
     this.done = this.loop();
     // Its failure is read by result(); never an unhandled rejection meanwhile.
     this.done.catch(() => {});
+    void this.done.finally(() => this.markBegun()).catch(() => {});
   }
 
   push(call: WireToolCall): void {
+    if (this.count === 0) this.said = this.words();
     this.pending.push(...nativeToolCalls([call], toolNameOfWire));
     this.count += 1;
     this.wake?.();
+  }
+
+  /** Resolves once the first call's start (with the words before it) is written, or the loop ended without it. */
+  begun(): Promise<void> {
+    return this.begunOnce;
   }
 
   /** The reply has ended: the loop stops once the queue is empty. */
@@ -358,7 +390,11 @@ class StreamedCalls {
       const batch = this.pending.splice(0);
       const index = this.firstIndex + started;
       // The batch's first call is announced on its own (the reply has not ended: endReply cannot say it); the rest by endToolCall.
-      if ((await this.ctx.runMutation(internal.brain.writes.beginToolCall, { ...this.writer, ...toolStart(index, batch[0]) })) === "aborted") throw new Stopped();
+      // The reply's words before its first call are said with it, before it acts.
+      const say = started === 0 && this.said !== null ? stripToolCalls(this.said) : "";
+      const verdict = await this.ctx.runMutation(internal.brain.writes.beginToolCall, { ...this.writer, ...toolStart(index, batch[0]), ...(say === "" ? {} : { say }) });
+      this.markBegun();
+      if (verdict === "aborted") throw new Stopped();
       const ran = await runTools(this.ctx, this.writer, batch, { firstIndex: index, firstOffset: started }, this.dispatch);
       if (ran.paused !== null) this.paused = { ...ran.paused, before: [...this.observations, ...ran.paused.before] };
       this.observations.push(...ran.observations);

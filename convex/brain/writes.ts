@@ -12,7 +12,7 @@ import type { Doc } from "../_generated/dataModel";
 import { errorMessage } from "../lib/errors";
 import { vPauseRequest, vResumePoint } from "../lib/pauses";
 import { boundedText } from "../lib/runEvents";
-import { finishAttempt } from "../reactions/runEnd";
+import { finishAttempt, sayRunReply } from "../reactions/runEnd";
 import { pauseRun, takeResumePoint } from "../reactions/pauses";
 import { advanceCursor } from "../records/chat";
 import { markInjectionSeen } from "../records/inbox";
@@ -104,10 +104,11 @@ export const endMessage = internalMutation({
  * text not streamed yet (`delta`, as `appendDelta` would write it);
  * `message_end`; the injected inbox messages the model saw count as read
  * (and the blocking ones as handled); the #maestro cursor moves past what it
- * saw; and either the reply's first tool call is announced (as
- * `beginToolCall` would) or, for a reply that calls no tool, the run ends
- * (`end`, as `finish` would with "completed"). Nothing is written when the
- * run is no longer this attempt's.
+ * saw; a reply that calls tools says its words (`say`, where the run
+ * answers, before its first call is announced); and either the reply's first
+ * tool call is announced (as `beginToolCall` would) or, for a reply that
+ * calls no tool, the run ends (`end`, as `finish` would with "completed").
+ * Nothing is written when the run is no longer this attempt's.
  */
 export const endReply = internalMutation({
   args: {
@@ -118,11 +119,13 @@ export const endReply = internalMutation({
     completionTokens: v.number(),
     seen: v.optional(v.object({ shown: v.array(v.string()), blocking: v.array(v.string()) })),
     chat: v.optional(v.object({ newPointer: v.number(), chatOnlyTurn: v.boolean() })),
+    /** The words of a reply that calls tools (or of the part not said yet), said where the run answers. */
+    say: v.optional(v.string()),
     firstCall: v.optional(vToolStart),
     end: v.optional(v.object({ reason: v.string(), reply: v.optional(v.string()), modelCall: v.object(vModelCall) })),
   },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, delta, seen, chat, firstCall, end, ...usage }) => {
+  handler: async (ctx, { runId, attempt, delta, seen, chat, say, firstCall, end, ...usage }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
     if (delta !== undefined && delta !== "") await appendRunEvent(ctx, runId, { type: "message_update", delta }, { run });
@@ -135,6 +138,7 @@ export const endReply = internalMutation({
       if (agent !== null) await markInjectionSeen(ctx, agent, seen.shown, seen.blocking);
     }
     if (chat !== undefined) await advanceCursor(ctx, run.agentSessionKey, chat.newPointer, chat.chatOnlyTurn);
+    if (say !== undefined) await sayRunReply(ctx, run, say);
     if (firstCall !== undefined) await startToolCall(ctx, run, firstCall);
     if (end !== undefined) {
       await addModelCall(ctx, runId, end.modelCall);
@@ -152,13 +156,16 @@ async function startToolCall(ctx: MutationCtx, run: Doc<"runs">, { index, name, 
 /**
  * Written just before a tool runs; "aborted" means it must not run. Marks the
  * run as having started a side effect, so the sweeper will not retry it.
+ * With `say`, the words the reply streamed before this call (a native call
+ * dispatched while its reply streams) are said first, where the run answers.
  */
 export const beginToolCall = internalMutation({
-  args: { ...vWriter, ...vToolStart.fields },
+  args: { ...vWriter, ...vToolStart.fields, say: v.optional(v.string()) },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, ...start }) => {
+  handler: async (ctx, { runId, attempt, say, ...start }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
+    if (say !== undefined) await sayRunReply(ctx, run, say);
     await startToolCall(ctx, run, start);
     return "ok";
   },

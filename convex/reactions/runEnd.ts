@@ -17,11 +17,11 @@ import { boundedText, type AgentEndReason } from "../lib/runEvents";
 import { INTERRUPTED_REASON, queuedLimitMs, recoveryFor } from "../lib/runLease";
 import { cutForThread } from "../lib/toolCalls";
 import { idleIfUnoccupied } from "../records/agents";
-import { chatDepartment, postChat, postedInChatSince } from "../records/chat";
+import { chatDepartment, chatMessageById, postChat, postedInChatSince } from "../records/chat";
 import { postedSince, threadRootOf } from "../records/channelMessages";
 import { MAX_URGENT_CANDIDATES, markNudged, unreadBlockingRows, unreadRows, unreadRowsOfImportance, whereOf } from "../records/inbox";
 import { appendRunEvent } from "../records/runEvents";
-import { getRunX, lapsedRuns, markEnded, markQueued, queuedRuns, runInProgressOf } from "../records/runs";
+import { getRunX, lapsedRuns, markEnded, markQueued, markReplied, queuedRuns, runInProgressOf } from "../records/runs";
 import { postChannelMessage, startFor } from "./delivery";
 import { closePause } from "./pauses";
 import { enqueueRun } from "./runQueue";
@@ -46,9 +46,7 @@ export async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "comple
   const agent = await ctx.db.get("agents", run.agentId);
   const task = await ctx.db.get("tasks", run.taskId);
   if (agent === null || task === null) return;
-  if (status !== "aborted" && reply !== undefined && reply.trim() !== "" && !(await answerWhereAsked(ctx, run, agent, reply))) {
-    await postToThread(ctx, agentActor(agent), task, cutForThread(reply));
-  }
+  if (status !== "aborted" && reply !== undefined) await sayReply(ctx, run, agent, task, reply);
   if (status === "error") await postToThread(ctx, { kind: "system" }, task, `${agent.name} could not finish: ${reason}`);
   const answerFolded = run.rerunRequested && (status === "completed" || reason === INTERRUPTED_REASON);
   const rerun = answerFolded ? await enqueueRun(ctx, agent, task._id, run.foldedTrigger ?? { kind: run.trigger.kind, messageId: run.trigger.messageId }) : null;
@@ -56,6 +54,31 @@ export async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "comple
   // What arrived while it worked and it never saw: a blocking message, or the end-of-run nudge.
   const woke = status !== "aborted" && (await wakeAfterRun(ctx, run, agent));
   if (!woke) await idleIfUnoccupied(ctx, agent);
+}
+
+/**
+ * Says a run's reply text where the run answers: where a blocking message or
+ * a #maestro mention asked (answerWhereAsked), else in the task's thread;
+ * nothing for text that is only blanks. Said for each reply of the run that
+ * has text: the words of a reply that also calls tools as it ends (before its
+ * calls act where it can), and the final reply as the run ends. The post's
+ * time is kept on the run, so the agent's own replies never count as it
+ * having answered there by itself (which sends the closing words to the task).
+ */
+export async function sayReply(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, task: Doc<"tasks">, reply: string): Promise<void> {
+  if (reply.trim() === "") return;
+  const since = Math.max(run._creationTime, run.repliedAt ?? 0);
+  const at = (await answerWhereAsked(ctx, run, agent, reply, since)) ?? (await postToThread(ctx, agentActor(agent), task, cutForThread(reply)))._creationTime;
+  await markReplied(ctx, run._id, at);
+}
+
+/** Says a reply's text for `run` (sayReply), reading its agent and task. */
+export async function sayRunReply(ctx: MutationCtx, run: Doc<"runs">, reply: string): Promise<void> {
+  if (reply.trim() === "") return;
+  const agent = await ctx.db.get("agents", run.agentId);
+  const task = await ctx.db.get("tasks", run.taskId);
+  if (agent === null || task === null) return;
+  await sayReply(ctx, run, agent, task, reply);
 }
 
 /** The brain's last write of an attempt; a stale attempt (the run was retried or stopped meanwhile) changes nothing. */
@@ -132,23 +155,25 @@ async function wakeAfterRun(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agen
  * message (a channel's top level stays for new topics). The task thread does
  * not repeat it; the task timeline already says the message arrived.
  *
- * Returns false, and the caller posts the reply in the task thread as for
- * any run, when the run was not started by a message, when the agent already
- * answered there during the run (its closing words are a wrap-up for the
- * task), or when it may no longer post there (archived, left, rate-limited):
- * an answer is never lost.
+ * Returns the post's creation time, or null, and the caller posts the reply
+ * in the task thread as for any run, when the run was not started by a
+ * message, when the agent already answered there during the run by itself
+ * (posted after `since`, the run's start or its own last reply: its closing
+ * words are a wrap-up for the task), or when it may no longer post there
+ * (archived, left, rate-limited): an answer is never lost.
  */
-async function answerWhereAsked(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, reply: string): Promise<boolean> {
-  if (run.trigger.chatId !== undefined) return await answerInChat(ctx, run, agent, reply);
-  if (run.trigger.kind !== "message" || run.trigger.channelMessageId === undefined) return false;
+async function answerWhereAsked(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, reply: string, since: number): Promise<number | null> {
+  if (run.trigger.chatId !== undefined) return await answerInChat(ctx, agent, reply, since);
+  if (run.trigger.kind !== "message" || run.trigger.channelMessageId === undefined) return null;
   const asked = await ctx.db.get("channelMessages", run.trigger.channelMessageId);
   const channel = asked === null ? null : await ctx.db.get("channels", asked.channelId);
-  if (asked === null || channel === null || channel.departmentId !== agent.departmentId) return false;
+  if (asked === null || channel === null || channel.departmentId !== agent.departmentId) return null;
   const threadRoot = channel.kind === "dm" ? undefined : await threadRootOf(ctx, asked);
-  if (threadRoot === null) return false;
-  if (await postedSince(ctx, agent.sessionKey, channel._id, threadRoot?._id, run._creationTime)) return false;
+  if (threadRoot === null) return null;
+  if (await postedSince(ctx, agent.sessionKey, channel._id, threadRoot?._id, since)) return null;
+  let posted: Id<"channelMessages">;
   try {
-    await postChannelMessage(ctx, {
+    posted = await postChannelMessage(ctx, {
       channel,
       from: agentActor(agent),
       senderKey: agent.sessionKey,
@@ -158,10 +183,10 @@ async function answerWhereAsked(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"
       context: asked.context,
     });
   } catch (error) {
-    if (errorData(error) !== null) return false;
+    if (errorData(error) !== null) return null;
     throw error;
   }
-  return true;
+  return (await ctx.db.get("channelMessages", posted))?._creationTime ?? null;
 }
 
 /** #maestro messages looked through for the agent's own answer during its run. */
@@ -170,21 +195,22 @@ const CHAT_ANSWER_SCAN = 50;
 /**
  * A run a person's #maestro @mention started answers in #maestro, as the
  * agent (scanned and cut to the chat's limit like any chat post), unless it
- * already posted there during the run or chat is off: then, as for any run,
- * the reply goes to its task's thread.
+ * already posted there by itself during the run (after `since`) or chat is
+ * off: then, as for any run, the reply goes to its task's thread. Returns the
+ * post's creation time, or null.
  */
-async function answerInChat(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, reply: string): Promise<boolean> {
+async function answerInChat(ctx: MutationCtx, agent: Doc<"agents">, reply: string, since: number): Promise<number | null> {
   try {
     const known = await chatDepartment(ctx, agent.departmentId);
     const author = agentChatAuthor(agent);
-    if (await postedInChatSince(ctx, known.department.chatSessionId, author, run._creationTime, CHAT_ANSWER_SCAN)) return false;
+    if (await postedInChatSince(ctx, known.department.chatSessionId, author, since, CHAT_ANSWER_SCAN)) return null;
     const text = reply.length > known.settings.maxMessageChars ? `${reply.slice(0, known.settings.maxMessageChars - 1)}…` : reply;
-    await postChat(ctx, agent.departmentId, author, text, undefined, known);
+    const id = await postChat(ctx, agent.departmentId, author, text, undefined, known);
+    return (await chatMessageById(ctx, id))?._creationTime ?? null;
   } catch (error) {
-    if (errorData(error) !== null) return false;
+    if (errorData(error) !== null) return null;
     throw error;
   }
-  return true;
 }
 
 /**

@@ -192,6 +192,11 @@ export async function clearPause(ctx: MutationCtx, runId: Id<"runs">): Promise<v
   await ctx.db.patch("runs", runId, { paused: undefined, ...NOT_WAITING_FOR_EXECUTOR });
 }
 
+/** The run said its own reply where it answers, in a post made at `at` (its creation time). */
+export async function markReplied(ctx: MutationCtx, runId: Id<"runs">, at: number): Promise<void> {
+  await ctx.db.patch("runs", runId, { repliedAt: at });
+}
+
 /** The run's end: its status and reason, no lease. */
 export async function markEnded(ctx: MutationCtx, runId: Id<"runs">, status: "completed" | "error" | "aborted", reason: string): Promise<void> {
   const now = Date.now();

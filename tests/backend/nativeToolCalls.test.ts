@@ -280,6 +280,46 @@ describe("the brain with native tool calls", () => {
     expect((await thread(taskId)).at(-1)?.content).toMatch(/^Delegated: \[OBSERVATION delegate_task\] \{"ok":true/);
   });
 
+  test("text, two streamed calls, then more text: the words are posted in the thread once each, the first before the cards, and both cards exist", async () => {
+    const openAiLike = "sk-proj-Wd3nR7tY1bV5kM9qX2hJ6cF4sG8uL0pZ4aQe";
+    const call = (index: number, id: string, title: string) => {
+      const args = JSON.stringify({ title, description: `The ${title.toLowerCase()}.`, assignees: ["Writer"], instruction: "Write it." });
+      // The id and name in the first delta, the arguments in two pieces.
+      return [
+        chunk({ tool_calls: [callDelta(index, { id, name: "delegate_task", arguments: args.slice(0, 20) })] }),
+        chunk({ tool_calls: [callDelta(index, { arguments: args.slice(20) })] }),
+      ];
+    };
+    script = (request) => {
+      if (lastUser(request.messages).startsWith("=== TOOL RESULTS ===")) return "Both are with Writer now.";
+      return {
+        chunks: [
+          chunk({ role: "assistant", content: "" }),
+          chunk({ content: "I'll split the page " }),
+          chunk({ content: "in two." }),
+          ...call(0, "call_hero", "Hero copy"),
+          ...call(1, "call_faq", "FAQ copy"),
+          chunk({ content: ` Writer has both (key ${openAiLike}).` }),
+          chunk({}, "tool_calls"),
+        ],
+        pieceDelayMs: 20,
+      };
+    };
+    const taskId = await mention("Native words", "@Jarvis split the page copy for Writer");
+    const done = await newestRun(taskId, "completed");
+    expect(done.toolCalls.map((c) => [c.name, c.outcome])).toEqual([["delegate_task", "ok"], ["delegate_task", "ok"]]);
+    const children = await childrenOf(taskId);
+    expect(children.map((c) => c.title)).toEqual(["FAQ copy", "Hero copy"]);
+    const messages = await thread(taskId);
+    const jarvis = messages.filter((m) => m.author.kind === "agent").map((m) => m.content);
+    // Each piece of the reply's text once, in order, then the final reply; never the calls' markup.
+    expect(jarvis).toEqual(["I'll split the page in two.", "Writer has both (key [redacted]). (Note: content redacted by scanner)", "Both are with Writer now."]);
+    expect(messages.some((m) => m.content.includes(openAiLike.slice(8)))).toBe(false);
+    // The words before the calls are posted before the calls acted (the cards were made after it).
+    const said = messages.find((m) => m.content === "I'll split the page in two.")!;
+    for (const child of children) expect(said._creationTime).toBeLessThan(child._creationTime);
+  });
+
   test("text mode: no tools in the request, the prompt lists them as [TOOL: …] lines, and those lines run; auto still reads them", async () => {
     const delegation = (title: string) => `[TOOL: delegate_task ARG: {"title": "${title}", "description": "d", "assignees": ["Writer"], "instruction": "Do it."}]`;
     script = (request) => {
@@ -294,6 +334,8 @@ describe("the brain with native tool calls", () => {
       const taskId = await mention("Text mode", "@Jarvis text mode: delegate the copy to Writer");
       await newestRun(taskId, "completed");
       expect((await childrenOf(taskId)).map((c) => c.title)).toEqual(["Text copy"]);
+      // The words around the [TOOL: …] line are posted, as for native calls, then the final reply.
+      expect((await thread(taskId)).filter((m) => m.author.kind === "agent").map((m) => m.content)).toEqual(["Sure.", "Handed over."]);
       const first = squad.model.requests.slice(before).find((r) => isJarvis(r.messages))!;
       expect(first.body.tools).toBeUndefined();
       expect(JSON.stringify(first.body.messages[0])).toContain("[TOOL: <name> ARG: {<JSON arguments>}]");
