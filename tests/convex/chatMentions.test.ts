@@ -42,6 +42,43 @@ describe("#maestro mentions", () => {
     expect(thread.map((m) => m.content)).not.toContain("Dev Bot is on the login bug.");
   });
 
+  test("a reply that calls tools says its words in #maestro too; the final reply follows there, unless the agent posted there by itself after them", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const pane = async () => (await admin.query(api.chat.list, { departmentId })).map((m) => [m.author, m.text]);
+    const threadOf = async (taskId: string) => await t.run(async (ctx) => (await ctx.db.query("messages").collect()).filter((m) => m.taskId === taskId).map((m) => m.content));
+    const usage = { model: "m", promptTokens: 1, completionTokens: 1 };
+
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Jarvis split the launch" });
+    const [run] = await runsOf(t, AGENTS.jarvis);
+    const attempt = await startRun(t, run._id);
+    await t.mutation(internal.brain.writes.beginMessage, { runId: run._id, attempt, round: 0 });
+    await t.mutation(internal.brain.writes.endReply, { runId: run._id, attempt, ...usage, say: "On it: splitting the launch.", firstCall: { index: 0, name: "delegate_task", args: "{}" } });
+    await t.mutation(internal.brain.writes.finish, { runId: run._id, attempt, status: "completed", reason: "replied", reply: "Both parts are delegated." });
+    expect(await pane()).toEqual([
+      ["@human", "@Jarvis split the launch"],
+      ["@jarvis", "On it: splitting the launch."],
+      ["@jarvis", "Both parts are delegated."],
+    ]);
+    expect(await threadOf(run.taskId)).toEqual([]);
+
+    // Its own post there (chat_post) after its words: the closing words go to the task's thread, as before.
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Jarvis who has the copy?" });
+    const second = (await runsOf(t, AGENTS.jarvis)).find((r) => r._id !== run._id)!;
+    const again = await startRun(t, second._id);
+    await t.mutation(internal.brain.writes.beginMessage, { runId: second._id, attempt: again, round: 0 });
+    await t.mutation(internal.brain.writes.endReply, { runId: second._id, attempt: again, ...usage, say: "Looking.", firstCall: { index: 0, name: "chat_post", args: "{}" } });
+    await t.run(async (ctx) => {
+      await ctx.db.insert("chat", { id: 999, departmentId, sessionId: (await ctx.db.get("departments", departmentId))!.chatSessionId, ts: new Date().toISOString(), author: "@jarvis", text: "Writer has it.", truncated: false, redacted: false });
+    });
+    await t.mutation(internal.brain.writes.finish, { runId: second._id, attempt: again, status: "completed", reason: "replied", reply: "Answered in #maestro." });
+    expect((await pane()).slice(3)).toEqual([
+      ["@human", "@Jarvis who has the copy?"],
+      ["@jarvis", "Looking."],
+      ["@jarvis", "Writer has it."],
+    ]);
+    expect(await threadOf(second.taskId)).toContain("Answered in #maestro.");
+  });
+
   test("a retried send (the same clientMessageId) wakes nobody twice; two agents named are both woken", async () => {
     const { t, departmentId, admin } = await demoSquad();
     await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Jarvis and @Writer: status?", clientMessageId: "c-1" });
