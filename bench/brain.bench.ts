@@ -5,13 +5,19 @@
  * Prints p50/p99 of the brain's overhead per model call (context assembly +
  * tool dispatch, measured inside each run), prompt tokens per call for the
  * lead and for specialists, and @Jarvis mention → delegated task visible to
- * a client subscribed as the board is (one tasks.listColumn per column).
+ * a client subscribed as the board is (one tasks.listColumn per column);
+ * then Jarvis's first prompt with the tools sent natively against the same
+ * request with the tools listed in the prompt's text (the department's mode
+ * set to `text` for a few mentions), counted as servers count them
+ * (bench/promptTokens: OpenAI's rendering of functions, and templates that
+ * paste the tools' JSON).
  */
 import os from "node:os";
 import { ConvexHttpClient } from "convex/browser";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import { countTokens } from "../convex/lib/tokens";
+import { promptTokens, savingLine } from "./promptTokens";
 import { TASK_STATUSES } from "../convex/validators";
 import { seedDemoSquad } from "../tests/backend/helpers";
 import { delegatingReply, inParallel, log, seedAgents, startModelBackend, table } from "./harness";
@@ -27,19 +33,23 @@ const MENTIONS = 50;
  */
 const WARMUP_MENTIONS = 3;
 const WRITERS = 8;
+/** Mentions made with the tools in the prompt's text, for the comparison. */
+const TEXT_MENTIONS = 3;
 
 const { head, row } = table(52);
 
 async function main() {
   const started = performance.now();
-  // Usage counted with the same real tokenizer the brain budgets with, so token figures are true sizes.
+  /** Jarvis's first request of each mention (the one with his roster, before any tool result), by how its tools went. */
+  const leadFirst: Array<{ native: boolean; openai: number; json: number }> = [];
+  // Usage counted with the same real tokenizer the brain budgets with, as OpenAI counts a request (tools rendered as text).
   const { model, backend, watcher, close } = await startModelBackend("brain", (request) => {
     const content = delegatingReply(request.messages);
-    // What the request carries: its messages' text and, with native tool calls, its tools as JSON (an upper bound of what OpenAI counts).
-    const messages = request.body.messages as Array<{ content?: unknown }>;
-    const tools = request.body.tools === undefined ? 0 : countTokens(JSON.stringify(request.body.tools));
-    const promptTokens = messages.reduce((sum, m) => sum + countTokens(typeof m.content === "string" ? m.content : ""), tools);
-    return { content, usage: { prompt_tokens: promptTokens, completion_tokens: countTokens(content) } };
+    const last = [...request.messages].reverse().find((m) => m.role === "user")?.content ?? "";
+    if (request.messages[0].content.includes("=== SQUAD ROSTER ===") && !last.startsWith("=== TOOL RESULTS ===") && !request.messages.some((m) => m.role === "tool")) {
+      leadFirst.push({ native: request.body.tools !== undefined, openai: promptTokens(request.body, "openai"), json: promptTokens(request.body, "json") });
+    }
+    return { content, usage: { prompt_tokens: promptTokens(request.body, "openai"), completion_tokens: countTokens(content) } };
   });
   try {
     const { member: http, departmentId, token } = await seedDemoSquad(backend, "BenchAdmin");
@@ -106,6 +116,24 @@ async function main() {
     for (const taskId of taskIds.slice(WARMUP_MENTIONS, WARMUP_MENTIONS + MENTIONS)) await collect(taskId, leadTokens);
     for (const task of delegated) await collect(task._id, specialistTokens);
 
+    log("the same requests with the tools in the prompt's text");
+    await http.mutation(api.modelSettings.setToolCalls, { departmentId, toolCalls: "text" });
+    for (let i = 0; i < TEXT_MENTIONS; i++) {
+      const before = leadFirst.length;
+      const n = WARMUP_MENTIONS + MENTIONS + i;
+      await http.mutation(api.messages.create, { taskId: taskIds[n], content: `@Jarvis split the page ${n} between Agent 04 and Writer: hero copy ${n} and the form ${n}` });
+      const deadline = performance.now() + 30_000;
+      while (leadFirst.length === before) {
+        if (performance.now() > deadline) throw new Error("no text-mode request from Jarvis within 30 s");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    await http.mutation(api.modelSettings.setToolCalls, { departmentId, toolCalls: null });
+    const nativeFirst = leadFirst.filter((r) => r.native);
+    const textFirst = summarize(leadFirst.filter((r) => !r.native).map((r) => r.openai));
+    const nativeOpenAi = summarize(nativeFirst.map((r) => r.openai));
+    const nativeJson = summarize(nativeFirst.map((r) => r.json));
+
     console.log(`Brain benchmark (backend as its own process over convex/, scripted model answering instantly on 127.0.0.1)
 machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, node ${process.version}; department: ${AGENTS} agents, ${TASKS} tasks; ${MENTIONS} @Jarvis split requests, each delegating 2 tasks, after ${WARMUP_MENTIONS} warm-up ones
 overhead = context assembly + tool dispatch inside a run, per model call (the model's own time excluded)
@@ -115,6 +143,11 @@ ${row("brain overhead per model call", summarize(overhead), "ms")}
 ${row("prompt tokens per call: lead (Jarvis)", summarize(leadTokens), "tokens")}
 ${row("prompt tokens per call: specialist", summarize(specialistTokens), "tokens")}
 ${row("@Jarvis mention → delegated task visible", summarize(visible), "ms")}
+${row("Jarvis's first prompt, tools native, as OpenAI counts", nativeOpenAi, "tokens")}
+${row("  the same, as templates pasting the tools' JSON count", nativeJson, "tokens")}
+${row("Jarvis's first prompt, tools in the prompt's text", textFirst, "tokens")}
+${savingLine("OpenAI's count", nativeOpenAi.p50, textFirst.p50)}
+${savingLine("a template pasting the JSON", nativeJson.p50, textFirst.p50)}
 slowest mentions (which one, to find an outlier): ${visible
       .map((ms, i) => ({ ms, i }))
       .sort((a, b) => b.ms - a.ms)

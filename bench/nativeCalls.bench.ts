@@ -7,16 +7,17 @@
  * to its card on a second client subscribed as the board is (target
  * < 100 ms at the median, printed met / NOT met), beside the time the reply
  * ended; and Jarvis's prompt tokens with the tools in the request (native)
- * versus in the prompt's text.
+ * versus in the prompt's text, counted as servers count them (promptTokens:
+ * OpenAI's rendering of functions, and templates that paste the JSON).
  */
 import os from "node:os";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
-import { countTokens } from "../convex/lib/tokens";
 import { TASK_STATUSES } from "../convex/validators";
 import { seedDemoSquad } from "../tests/backend/helpers";
 import type { ScriptedRequest } from "../tests/backend/scriptedModel";
 import { log, startModelBackend, table, waitForIdleAgents } from "./harness";
+import { promptTokens, savingLine } from "./promptTokens";
 import { summarize } from "./stats";
 
 const MENTIONS = 12;
@@ -36,11 +37,9 @@ function argumentPieces(text: string): string[] {
   return out;
 }
 
-/** Tokens a request costs: its messages' text and, when native, its tools as JSON (more than OpenAI's own rendering of them: an upper bound). */
-function requestTokens(request: ScriptedRequest, withTools = true): number {
-  const messages = request.body.messages as Array<{ content?: unknown }>;
-  const text = messages.reduce((sum, m) => sum + 3 + countTokens(typeof m.content === "string" ? m.content : ""), 3);
-  return text + (request.body.tools === undefined || !withTools ? 0 : countTokens(JSON.stringify(request.body.tools)));
+/** Jarvis's first request among `requests` (the one with his roster). */
+function leadRequest(requests: readonly ScriptedRequest[]): ScriptedRequest | undefined {
+  return requests.find((r) => r.messages[0].content.includes("=== SQUAD ROSTER ==="));
 }
 
 interface Clock {
@@ -94,8 +93,9 @@ async function main() {
     const toCard: number[] = [];
     const toEnd: number[] = [];
     const warm: number[] = [];
-    const nativeTokens: number[] = [];
-    const nativeText: number[] = [];
+    const nativeOpenAi: number[] = [];
+    const nativeJson: number[] = [];
+    const nativeMessages: number[] = [];
     for (let i = 0; i < WARMUP + MENTIONS; i++) {
       const taskId: Id<"tasks"> = await http.mutation(api.tasks.create, { departmentId, title: `Page ${i}` });
       const before = model.requests.length;
@@ -112,10 +112,11 @@ async function main() {
       else {
         toCard.push(card);
         toEnd.push(clock.replyEnd! - clock.lastArgument!);
-        const first = model.requests.slice(before).find((r) => r.messages[0].content.includes("=== SQUAD ROSTER ==="));
+        const first = leadRequest(model.requests.slice(before));
         if (first !== undefined) {
-          nativeTokens.push(requestTokens(first));
-          nativeText.push(requestTokens(first, false));
+          nativeOpenAi.push(promptTokens(first.body, "openai"));
+          nativeJson.push(promptTokens(first.body, "json"));
+          nativeMessages.push(promptTokens({ messages: first.body.messages }, "openai"));
         }
       }
       await waitForIdleAgents(http, departmentId, 200);
@@ -133,7 +134,7 @@ async function main() {
         if (performance.now() > deadline) throw new Error("no text-mode request within 30 s");
         await new Promise((r) => setTimeout(r, 10));
       }
-      textTokens.push(requestTokens(model.requests.slice(before).find((r) => r.messages[0].content.includes("=== SQUAD ROSTER ==="))!));
+      textTokens.push(promptTokens(leadRequest(model.requests.slice(before))!.body, "openai"));
       await waitForIdleAgents(http, departmentId, 200);
     }
 
@@ -147,9 +148,12 @@ times are from the first call's last argument chunk leaving the model server
 ${head}
 ${row("first call's last argument chunk → its card on a 2nd client", card)}
 ${row("first call's last argument chunk → the reply's last chunk", summarize(toEnd))}
-${row("Jarvis's prompt tokens, tools native (messages + tools JSON)", summarize(nativeTokens), "tokens")}
-${row("  of which the messages (the prompt without tools listed)", summarize(nativeText), "tokens")}
+${row("Jarvis's prompt tokens, tools native, as OpenAI counts", summarize(nativeOpenAi), "tokens")}
+${row("  the same, as templates pasting the tools' JSON count", summarize(nativeJson), "tokens")}
+${row("  of which the messages (the prompt lists no tools)", summarize(nativeMessages), "tokens")}
 ${row("Jarvis's prompt tokens, tools in the prompt's text", summarize(textTokens), "tokens")}
+${savingLine("OpenAI's count", summarize(nativeOpenAi).p50, summarize(textTokens).p50)}
+${savingLine("a template pasting the JSON", summarize(nativeJson).p50, summarize(textTokens).p50)}
 target: card < ${TARGET_MS} ms after the call is complete (median): ${card.p50 < TARGET_MS ? "met" : "NOT met"} (p50 ${card.p50.toFixed(0)} ms; the reply ends ${summarize(toEnd).p50.toFixed(0)} ms after the call is complete)
 warm-up replies (not in the figures): ${warm.map((ms) => `${ms.toFixed(0)} ms`).join(", ")}
 

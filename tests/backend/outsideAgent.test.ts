@@ -33,9 +33,11 @@ describe("an agent that runs outside Maestro", () => {
     await ada.mutation(api.agents.setRunsOutside, { agentId: devBot._id, runsOutside: true });
 
     await ada.mutation(api.chat.postAsHuman, { departmentId, text: "@Jarvis please get the v2 API shipped" });
-    await waitFor(async () => (await ada.query(api.chat.list, { departmentId })).some((m) => m.author === "@jarvis"), 20_000, "Jarvis's answer in #maestro");
+    await waitFor(async () => (await ada.query(api.chat.list, { departmentId })).some((m) => m.author === "@jarvis" && m.text.startsWith("Dev Bot has it")), 20_000, "Jarvis's answer in #maestro");
+    // His words with the call ("On it."), then his answer: both in #maestro, each once.
     expect((await ada.query(api.chat.list, { departmentId })).map((m) => [m.author, m.text])).toEqual([
       ["@human", "@Jarvis please get the v2 API shipped"],
+      ["@jarvis", "On it."],
       ["@jarvis", "Dev Bot has it: Ship the API."],
     ]);
 
