@@ -1,8 +1,11 @@
 /**
  * Replay: a run's timeline rebuilt from its events alone. Streamed text is
  * joined into its message, a tool result is attached to its call, and the
- * run's state (running, or how it ended) falls out of the last events. Pure,
- * so the server and the browser replay the same way.
+ * run's state (running, or how it ended) falls out of the last events. A call
+ * that waited for a person (an approval, a question, a plan, an outside
+ * executor's output) moves below what it waited on when its result comes, so
+ * a denial or an answer is never listed above its request. Pure, so the
+ * server and the browser replay the same way.
  */
 import type { AgentEndReason, RunEvent, RunEventPayload } from "./runEvents";
 import { typingPreview } from "./toolCalls";
@@ -61,6 +64,9 @@ export function replayRun(events: readonly Envelope[]): Timeline {
   let promptTokens = 0;
   let completionTokens = 0;
   let lastSeq = -Infinity;
+  /** Requests a call may wait on (WAITED_ON) so far, and how many there were when each call was made. */
+  let waits = 0;
+  const waitsAtCall = new Map<Extract<TimelineItem, { kind: "tool" }>, number>();
 
   for (const { seq, timestamp, payload } of sorted) {
     if (seq === lastSeq) continue;
@@ -75,6 +81,7 @@ export function replayRun(events: readonly Envelope[]): Timeline {
         items.push({ ...base, kind: "control", action: event.action, by: event.by, ...(event.note === undefined ? {} : { note: event.note }) });
         break;
       case "tool_output_submitted":
+        waits += 1;
         items.push({ ...base, kind: "tool_output", tool: event.tool, content: event.content });
         break;
       case "slash_command_invoked":
@@ -114,23 +121,35 @@ export function replayRun(events: readonly Envelope[]): Timeline {
       case "tool_call": {
         const item = { ...base, kind: "tool" as const, index: event.index, name: event.name, args: event.args };
         tools.set(event.index, item);
+        waitsAtCall.set(item, waits);
         items.push(item);
         break;
       }
       case "tool_result": {
         const call = tools.get(event.index);
         const result = { outcome: event.outcome, observation: event.observation };
-        if (call !== undefined) call.result = result;
-        else items.push({ ...base, kind: "tool", index: event.index, name: event.name, args: "", result });
+        if (call === undefined) {
+          items.push({ ...base, kind: "tool", index: event.index, name: event.name, args: "", result });
+          break;
+        }
+        call.result = result;
+        // The call waited for a person or an executor: its result (a denial, an answer) comes after that request.
+        if (waits > (waitsAtCall.get(call) ?? waits)) {
+          items.splice(items.indexOf(call), 1);
+          items.push(call);
+        }
         break;
       }
       case "approval_requested":
+        waits += 1;
         items.push({ ...base, kind: "approval", tool: event.tool, args: event.args });
         break;
       case "question_asked":
+        waits += 1;
         items.push({ ...base, kind: "question", question: event.question });
         break;
       case "plan_proposed":
+        waits += 1;
         items.push({ ...base, kind: "plan", steps: event.steps });
         break;
       case "agent_end":

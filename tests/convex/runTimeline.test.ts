@@ -48,6 +48,38 @@ describe("replayRun", () => {
     expect(items.find((i) => i.kind === "tool")).toMatchObject({ name: "delegate_task", args: '{"title":"A"}' });
   });
 
+  test("a call that waited for an approval is listed after the request, with its denial, and after the person's decision", () => {
+    const timeline = replayRun(
+      stream(
+        { type: "agent_start", agentName: "Jarvis", model: "demo", attempt: 1 },
+        { type: "message_start", round: 0 },
+        { type: "message_update", delta: "Delegating." },
+        { type: "message_end", model: "demo", promptTokens: 10, completionTokens: 2, interrupted: false },
+        { type: "tool_call", index: 0, name: "delegate_task", args: '{"title":"A","priority":"high"}' },
+        { type: "approval_requested", approvalId: "a1", tool: "delegate_task", args: '{"title":"A","priority":"high"}' },
+        { type: "control_submitted", action: "resume", by: "Ada", note: "denied delegate_task: not now" },
+        { type: "agent_start", agentName: "Jarvis", model: "demo", attempt: 2 },
+        { type: "tool_result", index: 0, name: "delegate_task", outcome: "denied", observation: "denied by Ada: not now" },
+        { type: "tool_call", index: 1, name: "post_message", args: '{"content":"ok"}' },
+        { type: "tool_result", index: 1, name: "post_message", outcome: "ok", observation: "posted" },
+        { type: "agent_end", reason: "complete", detail: "replied" },
+      ),
+    );
+    expect(timeline.items.map((item) => (item.kind === "tool" ? `tool ${item.name} ${item.result?.outcome}` : item.kind))).toEqual([
+      "agent_start",
+      "message",
+      "approval",
+      "control",
+      "agent_start",
+      "tool delegate_task denied",
+      "tool post_message ok",
+      "end",
+    ]);
+    // A call that ran at once stays where it was called.
+    const plain = replayRun(whole);
+    expect(plain.items.map((item) => item.kind)).toEqual(["user_message", "agent_start", "message", "tool", "message", "end"]);
+  });
+
   test("order comes from seq, not arrival; a repeated seq counts once", () => {
     const shuffled = [...whole].reverse();
     expect(replayRun([...shuffled, whole[3]])).toEqual(replayRun(whole));
