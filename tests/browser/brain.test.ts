@@ -311,10 +311,11 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     }
     console.info(`Jarvis's run as Ada's drawer rendered it: ${states.join(" → ")}`);
 
-    // His reply, after Ada's message, in the thread.
-    const reply = agentMessages(ada, "Jarvis").first();
-    await reply.waitFor();
-    await expect(messageText(reply)).resolves.toBe(`Delegated “${DELEGATED[0].title}” to ${DELEGATED[0].assignee} and “${DELEGATED[1].title}” to ${DELEGATED[1].assignee}.`);
+    // After Ada's message, in the thread: his words said with his two calls (posted once, before them), then his reply.
+    const said = agentMessages(ada, "Jarvis");
+    await until(() => said.count(), (n) => n >= 2, "Jarvis's words with his calls, then his reply");
+    await expect(messageText(said.nth(0))).resolves.toMatch(/^On it: splitting .+ between Dev Bot and Writer\.$/);
+    await expect(messageText(said.nth(1))).resolves.toBe(`Delegated “${DELEGATED[0].title}” to ${DELEGATED[0].assignee} and “${DELEGATED[1].title}” to ${DELEGATED[1].assignee}.`);
 
     // The backend agrees: one run, Jarvis's, for Ada's message, two delegations (any other is for a delegation's result).
     const landingRuns = await asAda.query(api.runs.listForTask, { taskId: landingId });
