@@ -409,5 +409,8 @@ describe("the brain with native tool calls", () => {
     expect(tools[0].content).toBe("permission denied: Jarvis may not call dm_list");
     expect(tools[1].content).toBe("posted in the thread");
     expect(tools.at(-1)!.content).toBe("not run: at most 8 tool calls per reply");
+    // A reply made only of calls says nothing of its own: the thread has what its calls posted, then the final reply.
+    const said = (await thread(taskId)).filter((m) => m.author.kind === "agent").map((m) => m.content);
+    expect(said).toEqual([...Array.from({ length: 7 }, (_, i) => `Note ${i}.`), "Noted all of it."]);
   });
 });
