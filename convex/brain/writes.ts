@@ -138,7 +138,11 @@ export const endReply = internalMutation({
       if (agent !== null) await markInjectionSeen(ctx, agent, seen.shown, seen.blocking);
     }
     if (chat !== undefined) await advanceCursor(ctx, run.agentSessionKey, chat.newPointer, chat.chatOnlyTurn);
-    if (say !== undefined) await sayRunReply(ctx, run, say);
+    if (say !== undefined) {
+      await sayRunReply(ctx, run, say);
+      // A post is a side effect: a run that lost its action after it is not run again (it would say it twice).
+      if (firstCall === undefined && run.toolStarted !== true) await heartbeat(ctx, run, { toolStarted: true });
+    }
     if (firstCall !== undefined) await startToolCall(ctx, run, firstCall);
     if (end !== undefined) {
       await addModelCall(ctx, runId, end.modelCall);
