@@ -1,0 +1,78 @@
+/**
+ * Polish from issue 42 that needs no browser: a tool call in words (the bell's
+ * sentence and the approval card's argument lines, from one table), and the
+ * event log's wording of DMs and agent-to-agent envelopes.
+ */
+import { cleanup, render, screen, within } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { argumentLines, callAsk } from "../../convex/lib/toolCallWords";
+import { askText } from "../../convex/lib/waiting";
+import { eventPlace, eventSummary } from "../../src/audit/eventLog";
+import { ArgumentList } from "../../src/task/PauseCards";
+
+afterEach(cleanup);
+
+/** What the demo squad's Jarvis asks for when told to delegate the launch tagline, urgent. */
+const DELEGATION = JSON.stringify({
+  assignees: ["Writer"],
+  description: "Delegated from “Launch week”: launch tagline.",
+  instruction: "Please take the launch tagline for “Launch week” and send it back for review.",
+  priority: "high",
+  title: "Launch tagline",
+});
+
+describe("a tool call in words", () => {
+  it("the bell says what a delegation would do, not the tool's first string argument", () => {
+    expect(askText({ kind: "approval", tool: "delegate_task", args: DELEGATION })).toBe("asks to delegate “Launch tagline” to Writer");
+    expect(callAsk("delegate_task", JSON.stringify({ title: "Copy", assignees: ["Writer", "Dev Bot", "Archie"] }))).toBe("delegate “Copy” to Writer, Dev Bot and Archie");
+    expect(callAsk("post_message", JSON.stringify({ content: "Ship it", channel: "launch" }))).toBe("post “Ship it” in #launch");
+    expect(callAsk("web_fetch", JSON.stringify({ url: "https://example.com/" }))).toBe("fetch https://example.com/");
+    // A tool with no words of its own, or arguments that say too little: "run <tool>" with its first string.
+    expect(callAsk("send_email", JSON.stringify({ to: "press@example.com" }))).toBe("run send_email (“press@example.com”)");
+    expect(callAsk("delegate_task", "{}")).toBe("run delegate_task");
+    expect(callAsk("x", "not json")).toBe("run x");
+  });
+
+  it("the card's arguments are key: value lines, a delegation's assignees, title and priority first", () => {
+    expect(argumentLines("delegate_task", DELEGATION)?.map((line) => line.key)).toEqual(["assignees", "title", "priority", "instruction", "description"]);
+    expect(argumentLines("delegate_task", DELEGATION)?.[0]).toEqual({ key: "assignees", value: "Writer" });
+    expect(argumentLines("other", JSON.stringify({ b: 1, a: { deep: true } }))).toEqual([
+      { key: "b", value: "1" },
+      { key: "a", value: '{"deep":true}' },
+    ]);
+    expect(argumentLines("other", "[1, 2]")).toBeNull();
+
+    render(<ArgumentList tool="delegate_task" args={DELEGATION} />);
+    const list = screen.getByLabelText("Arguments");
+    const lines = within(list).getAllByTestId("approval-arg").map((line) => line.textContent);
+    expect(lines.slice(0, 3)).toEqual(["assignees: Writer", "title: Launch tagline", "priority: high"]);
+    // Wrapped within the card, never a line that runs off the side.
+    expect(list.className).not.toMatch(/overflow-x-auto|overflow-auto|whitespace-pre\b/);
+    for (const line of within(list).getAllByTestId("approval-arg")) expect(line.className).toContain("whitespace-pre-wrap");
+  });
+
+  it("arguments that are not an object show as text, wrapped", () => {
+    render(<ArgumentList tool="x" args="plain words" />);
+    const text = screen.getByLabelText("Arguments");
+    expect(text.textContent).toBe("plain words");
+    expect(text.className).toContain("whitespace-pre-wrap");
+  });
+});
+
+describe("the event log's words", () => {
+  it("a DM's creation says so once, and names no place after it", () => {
+    const opened = { type: "channels.created" as const, data: { dm: true, participants: 3 }, where: "a DM" };
+    expect(eventSummary(opened)).toBe("opened a DM for 3 people");
+    expect(eventPlace(opened)).toBeUndefined();
+    const posted = { type: "messaging.posted" as const, data: {}, where: "a DM" };
+    expect(eventPlace(posted)).toBe("a DM");
+    expect(eventPlace({ type: "channels.created", data: { name: "launch" }, where: "#launch" })).toBe("#launch");
+  });
+
+  it("agent-to-agent envelopes read as what happened", () => {
+    expect(eventSummary({ type: "a2a.delegate", data: { to: "Writer", title: "Launch tagline", intent: "delegate" } })).toBe("delegated “Launch tagline” to Writer");
+    expect(eventSummary({ type: "a2a.request_tool", data: { to: "Ada", tool: "web_fetch" } })).toBe("asked Ada to run web_fetch");
+    expect(eventSummary({ type: "a2a.status_update", data: { to: "Jarvis", status: "review" } })).toBe("told Jarvis the task is ready for review");
+    expect(eventSummary({ type: "a2a.status_update", data: { to: "Jarvis", status: "in_progress" } })).toBe("told Jarvis the task has started");
+  });
+});
