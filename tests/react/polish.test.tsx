@@ -3,13 +3,22 @@
  * sentence and the approval card's argument lines, from one table), and the
  * event log's wording of DMs and agent-to-agent envelopes.
  */
-import { cleanup, render, screen, within } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { argumentLines, callAsk } from "../../convex/lib/toolCallWords";
 import { askText } from "../../convex/lib/waiting";
+import type { Id } from "../../convex/_generated/dataModel";
 import { eventPlace, eventSummary } from "../../src/audit/eventLog";
+import { BoardView } from "../../src/board/BoardView";
+import type { BoardColumnData, TaskCardData } from "../../src/board/types";
+import { AgentApiKeys } from "../../src/roster/AgentApiKeys";
 import { ArgumentList } from "../../src/task/PauseCards";
+import { convex, resetConvex } from "./fakeConvex";
+import { agentFixture } from "./fixtures";
 
+vi.mock("convex/react", () => import("./fakeConvex").then((m) => m.fakeConvexReact));
+
+beforeEach(resetConvex);
 afterEach(cleanup);
 
 /** What the demo squad's Jarvis asks for when told to delegate the launch tagline, urgent. */
@@ -74,5 +83,76 @@ describe("the event log's words", () => {
     expect(eventSummary({ type: "a2a.request_tool", data: { to: "Ada", tool: "web_fetch" } })).toBe("asked Ada to run web_fetch");
     expect(eventSummary({ type: "a2a.status_update", data: { to: "Jarvis", status: "review" } })).toBe("told Jarvis the task is ready for review");
     expect(eventSummary({ type: "a2a.status_update", data: { to: "Jarvis", status: "in_progress" } })).toBe("told Jarvis the task has started");
+  });
+});
+
+describe("cards with one title", () => {
+  const card = (id: string, title: string, status: TaskCardData["status"]): TaskCardData => ({
+    _id: id as Id<"tasks">,
+    title,
+    status,
+    priority: "high",
+    tags: [],
+    assigneeSessionKeys: [],
+    delegatedBy: undefined,
+    order: 0,
+  });
+  const columns: BoardColumnData[] = [
+    { status: "review", truncated: false, tasks: [card("k17aaaaaaaaaaaaaaaaaaaaaaaa1x2y3", "Launch tagline", "review"), card("k17bbbbbbbbbbbbbbbbbbbbbbbbb9q8r", "Hero copy", "review")] },
+    { status: "in_progress", truncated: false, tasks: [card("k17cccccccccccccccccccccccc7m6n5", "launch  Tagline", "in_progress")] },
+  ];
+
+  it("show what tells them apart (their short ids); a card with a title of its own shows none", () => {
+    render(<BoardView columns={columns} agents={[]} />);
+    const cards = screen.getAllByTestId("task-card");
+    const idOf = (title: RegExp) => cards.find((c) => title.test(c.textContent ?? ""))!;
+    const shortIds = cards.map((c) => within(c).queryByTestId("card-short-id")?.textContent ?? null);
+    expect(shortIds.filter((id) => id !== null)).toHaveLength(2);
+    expect(within(idOf(/^Launch tagline/)).getByTestId("card-short-id").textContent).toBe("Task #1x2y3");
+    expect(within(idOf(/^launch {2}Tagline/)).getByTestId("card-short-id").textContent).toBe("Task #7m6n5");
+    expect(within(idOf(/^Hero copy/)).queryByTestId("card-short-id")).toBeNull();
+  });
+});
+
+describe("an API key's dialog", () => {
+  const devBot = agentFixture({ name: "Dev Bot", sessionKey: "agent:dev-bot:product", allowedTools: ["chat.post"] });
+  const KEY = `mk_${"a".repeat(40)}`;
+
+  it("says what the key will let the agent do from the ticked scopes, not a fixed blurb", () => {
+    convex.queries.set("agentApiKeys:list", []);
+    render(<AgentApiKeys agent={devBot} />);
+    // The section claims nothing a key may lack (a default key writes no tasks).
+    expect(screen.getByTestId("api-keys-about").textContent).not.toMatch(/tasks|#maestro chat/);
+    fireEvent.click(screen.getByRole("button", { name: "Create key" }));
+    const dialog = screen.getByRole("dialog", { name: "New API key for Dev Bot" });
+    const powers = () => within(dialog).getByTestId("key-powers").textContent ?? "";
+    expect(powers()).toContain("Read the #maestro chat");
+    expect(powers()).not.toContain("Put tasks on the board");
+    fireEvent.click(within(dialog).getByRole("checkbox", { name: /tasks:write/ }));
+    expect(powers()).toContain("Put tasks on the board");
+    fireEvent.click(within(dialog).getByRole("checkbox", { name: /chat:read/ }));
+    expect(powers()).not.toContain("Read the #maestro chat");
+  });
+
+  it("makes nothing until Create key; once made, offers only Copy and Done", async () => {
+    convex.queries.set("agentApiKeys:list", []);
+    const create = vi.fn((_args: unknown) => Promise.resolve({ keyId: "key-3", key: KEY, prefix: KEY.slice(0, 12) }));
+    convex.mutations.set("agentApiKeys:create", create);
+    render(<AgentApiKeys agent={devBot} />);
+    fireEvent.click(screen.getByRole("button", { name: "Create key" }));
+    const dialog = screen.getByRole("dialog", { name: "New API key for Dev Bot" });
+    expect(create).not.toHaveBeenCalled();
+    // Cancel before Create makes nothing.
+    fireEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(create).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByRole("button", { name: "Create key" }));
+    fireEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Create key" }));
+    const made = await screen.findByRole("dialog", { name: "API key for Dev Bot" });
+    expect(within(made).getByTestId("new-api-key").textContent).toBe(KEY);
+    expect(within(made).getAllByRole("button").map((b) => b.textContent)).toEqual(["Copy", "Done"]);
+    expect(within(made).getByTestId("key-powers").textContent).toContain("This key lets Dev Bot:");
+    expect(create).toHaveBeenCalledTimes(1);
   });
 });
