@@ -33,9 +33,18 @@ export function repeatedTitles(tasks: Iterable<{ title: string }>): ReadonlySet<
   return repeated;
 }
 
-/** A task's short id, as a card with a repeated title shows it: the end of its id, which its address also holds. */
+/**
+ * A task's short id, as a card with a repeated title shows it: five
+ * characters digested from its whole id (FNV-1a, base 36), the same on every
+ * screen; the card's tooltip holds the id itself.
+ */
 export function shortTaskId(id: string): string {
-  return `#${id.slice(-5)}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `#${hash.toString(36).padStart(5, "0").slice(-5)}`;
 }
 
 /** Assignee avatars shown before collapsing the rest into "+n". */
@@ -138,7 +147,7 @@ export function TaskCard({
       </div>
 
       {repeated && (
-        // Another card has the same title: its short id tells the two apart (its address holds it whole).
+        // Another card has the same title: its short id tells the two apart.
         <p data-testid="card-short-id" title={`Task ${task._id}`} className="mt-0.5 font-mono text-[11px] text-slate-500 dark:text-slate-400">
           <span className="sr-only">Task </span>
           {shortTaskId(task._id)}

@@ -91,7 +91,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
           <span className="hidden sm:inline">
             {" "}
             {/* The hints sit here, not in the placeholder, so the box stays one line high and the pane holds more messages. */}
-            {slash !== undefined && <>· / for commands </>}· <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends
+            {slash !== undefined && <>· / commands </>}· <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends
           </span>
         )}
       </div>

@@ -260,8 +260,8 @@ export function DepartmentWorkspace({ departmentId, departmentSlug, isAdmin, mai
       <div {...(wide ? { className: "flex min-h-0 min-w-0 flex-1 flex-col" } : paneProps("page", shown))}>{main}</div>
       {wide ? (
         <ResizableSidePanel>
-          {/* The squad at its own height (a demo squad of four whole at 1280×800), up to 45% of the panel, then it scrolls. */}
-          <div className="flex min-h-0 shrink-0 flex-col lg:max-h-[45%]">{side.roster}</div>
+          {/* The squad at its own height (a demo squad of four whole at 1280×800), up to half the panel, then it scrolls. */}
+          <div className="flex min-h-0 shrink-0 flex-col lg:max-h-[50%]">{side.roster}</div>
           {/* Takes most of the spare height (or none when folded or off); activity gets the rest, at least its newest entry. */}
           {side.chat}
           <div className="flex min-h-0 flex-col lg:min-h-36 lg:flex-1">{side.activity}</div>
