@@ -10,7 +10,7 @@ import type { Doc, Id } from "./_generated/dataModel";
 import type { MutationCtx } from "./_generated/server";
 import { actorName, memberActor, memberKey } from "./lib/actors";
 import { deleteRefusal, editRefusal } from "./lib/messageChanges";
-import { recordActivity } from "./records/activities";
+import { recordActivity, reviseChannelMessageEntries } from "./records/activities";
 import { postRefusal } from "./lib/channels";
 import { MaestroError } from "./lib/errors";
 import { clientSendKey } from "./lib/idempotency";
@@ -116,6 +116,7 @@ export const edit = channelMutation({
     const editRefused = editRefusal(message, message.from, member.userId);
     if (editRefused !== null) throw new MaestroError("FORBIDDEN", editRefused);
     await editChannelMessage(ctx, message, body);
+    await reviseChannelMessageEntries(ctx, message._id);
     await recordActivity(ctx, { departmentId: channel.departmentId, type: "message_edited", actor: memberActor(member), data: { where: whereInFeed(channel) } });
     return null;
   },
@@ -131,6 +132,7 @@ export const remove = channelMutation({
     const refusal = deleteRefusal(message, message.from, member.userId, member.role);
     if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
     await eraseChannelMessage(ctx, message._id);
+    await reviseChannelMessageEntries(ctx, message._id);
     await recordActivity(ctx, {
       departmentId: channel.departmentId,
       type: "message_deleted",

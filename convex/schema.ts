@@ -227,10 +227,13 @@ export default defineSchema({
     taskId: v.optional(v.id("tasks")),
     /** The thread message a `message_posted` entry is about: its preview follows the message's edits. */
     messageId: v.optional(v.id("messages")),
+    /** The channel or DM message a `blocking_message_received` entry quotes: its preview follows the message's edits too. */
+    channelMessageId: v.optional(v.id("channelMessages")),
     data: vActivityData,
   })
     .index("by_department", ["departmentId"])
-    .index("by_messageId", ["messageId"]),
+    .index("by_messageId", ["messageId"])
+    .index("by_channelMessageId", ["channelMessageId"]),
 
   notifications: defineTable({
     departmentId: v.id("departments"),

@@ -15,7 +15,7 @@ import { allowedHostnames, appOrigins, envList, loadConfig, portInUseMessage, we
 import { paceFromEnv } from "./demo-model/pacing.js";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "./demo-model/server.js";
 import { makeOwnedDir, pruneOrphanedDirs, releaseOwnedDir } from "./local-backend/ownedDirs.js";
-import { startBackend } from "./local-backend/server.js";
+import { ownerMissing, startBackend, webuiPasswordLine } from "./local-backend/server.js";
 import { WalCorruptError } from "./local-backend/storage.js";
 
 /** The built app's folder in the system's temporary folder: `maestro-app-<pid>-<random>`. */
@@ -129,11 +129,8 @@ try {
   exitIfPortTaken(error);
   throw error;
 }
-const setup = await backend.engine.runQuery("setup:status", {}, { kind: "admin" });
-const ownerLine =
-  setup.ok && (setup.value as { needsOwner: boolean }).needsOwner
-    ? "\n  First run      open the app and create the owner account (your name, email and a password)\n"
-    : "";
+const needsOwner = await ownerMissing(backend.engine);
+const ownerLine = needsOwner ? "\n  First run      open the app and create the owner account (your name, email and a password)\n" : "";
 const appUrl = app.resolvedUrls?.local[0] ?? `http://${host}:${appPort}/`;
 // The address is printed once the first page is ready to be served at once (tools/warmApp.ts).
 if (dev && process.env.MAESTRO_WARM !== "0") {
@@ -160,6 +157,6 @@ console.log(`
   Model          ${modelLine}
   Data           ${dataDir ?? path.join(projectRoot, ".maestro", "data")}
   Admin key      in ${backend.adminKeyFile}
-  WebUI password ${password === null ? "NOT SET: until the owner account exists, anyone who can reach the app can create it (set MAESTRO_WEBUI_PASSWORD)" : "set (webui.password / MAESTRO_WEBUI_PASSWORD): the owner setup asks for it"}
+  WebUI password ${webuiPasswordLine(password !== null, needsOwner)}
 ${ownerLine}`);
 console.log(`MAESTRO_READY ${JSON.stringify({ appUrl, url: backend.url, siteUrl: backend.siteUrl })}`);

@@ -99,6 +99,7 @@ import type * as lib_summariser from "../lib/summariser.js";
 import type * as lib_taskJson from "../lib/taskJson.js";
 import type * as lib_taskLinks from "../lib/taskLinks.js";
 import type * as lib_tokens from "../lib/tokens.js";
+import type * as lib_toolCallWords from "../lib/toolCallWords.js";
 import type * as lib_toolCalls from "../lib/toolCalls.js";
 import type * as lib_toolNames from "../lib/toolNames.js";
 import type * as lib_untrusted from "../lib/untrusted.js";
@@ -282,6 +283,7 @@ declare const fullApi: ApiFromModules<{
   "lib/taskJson": typeof lib_taskJson;
   "lib/taskLinks": typeof lib_taskLinks;
   "lib/tokens": typeof lib_tokens;
+  "lib/toolCallWords": typeof lib_toolCallWords;
   "lib/toolCalls": typeof lib_toolCalls;
   "lib/toolNames": typeof lib_toolNames;
   "lib/untrusted": typeof lib_untrusted;

@@ -17,7 +17,7 @@ import { MaestroError } from "../lib/errors";
 import { LIMITS } from "../lib/limits";
 import { cleanText } from "../lib/validate";
 import type { Actor, Artifact, Importance } from "../validators";
-import { recordActivity } from "../records/activities";
+import { CHANNEL_PREVIEW_CHARS, recordActivity } from "../records/activities";
 import { agentBySessionKey } from "../records/agents";
 import { markPosted } from "../records/channelFiles";
 import { checkArtifacts, countReply, insertChannelMessage, threadParticipants } from "../records/channelMessages";
@@ -34,8 +34,6 @@ import { createTask } from "./taskChange";
 
 /** Runs of one agent scanned for its current task. */
 const RUN_SCAN = 20;
-/** Longest preview of a blocking message on the task timeline. */
-const PREVIEW_CHARS = 120;
 
 export interface PostInput {
   channel: Doc<"channels">;
@@ -205,6 +203,7 @@ async function recordOnTimeline(ctx: MutationCtx, agent: Doc<"agents">, taskId: 
     type: "blocking_message_received",
     actor: message.from,
     taskId,
-    data: { title: task?.title ?? null, agent: agent.name, preview: message.body.slice(0, PREVIEW_CHARS), blocking: message.blocking },
+    channelMessageId: message._id,
+    data: { title: task?.title ?? null, agent: agent.name, preview: message.body.slice(0, CHANNEL_PREVIEW_CHARS), blocking: message.blocking },
   });
 }

@@ -15,7 +15,15 @@ export function feedPreview(text: string): string {
 /** Appends an entry to the department's activity feed. */
 export async function recordActivity(
   ctx: MutationCtx,
-  entry: { departmentId: Id<"departments">; type: ActivityType; actor: Actor; taskId?: Id<"tasks">; messageId?: Id<"messages">; data?: ActivityData },
+  entry: {
+    departmentId: Id<"departments">;
+    type: ActivityType;
+    actor: Actor;
+    taskId?: Id<"tasks">;
+    messageId?: Id<"messages">;
+    channelMessageId?: Id<"channelMessages">;
+    data?: ActivityData;
+  },
 ): Promise<void> {
   await ctx.db.insert("activities", { ...entry, data: entry.data ?? {} });
 }
@@ -29,6 +37,28 @@ export async function revisePostedEntry(ctx: MutationCtx, messageId: Id<"message
   for (const entry of await ctx.db.query("activities").withIndex("by_messageId", (q) => q.eq("messageId", messageId)).take(4)) {
     if (entry.type !== "message_posted") continue;
     const data = "deleted" in change ? { ...entry.data, preview: null, deleted: true } : { ...entry.data, preview: feedPreview(change.editedText), edited: true };
+    await ctx.db.patch("activities", entry._id, { data });
+  }
+}
+
+/** Longest preview of a channel or DM message in the feed (reactions/delivery's timeline line). */
+export const CHANNEL_PREVIEW_CHARS = 120;
+
+/**
+ * The feed's entries quoting a channel or DM message (a message to an agent
+ * on its task's timeline) show the message as it is now: its edited text,
+ * marked edited, or no text once it is deleted. Called after the message
+ * was changed.
+ */
+export async function reviseChannelMessageEntries(ctx: MutationCtx, channelMessageId: Id<"channelMessages">): Promise<void> {
+  const message = await ctx.db.get("channelMessages", channelMessageId);
+  if (message === null) return;
+  // A message to several agents is one entry per agent it reached; the bound keeps a bad row from costing a scan.
+  for (const entry of await ctx.db.query("activities").withIndex("by_channelMessageId", (q) => q.eq("channelMessageId", channelMessageId)).take(50)) {
+    const data =
+      message.deletedAt !== undefined
+        ? { ...entry.data, preview: null, deleted: true }
+        : { ...entry.data, preview: message.body.slice(0, CHANNEL_PREVIEW_CHARS), edited: true };
     await ctx.db.patch("activities", entry._id, { data });
   }
 }

@@ -80,8 +80,10 @@ export function describeActivity({ type, actor, data }: Describable): string {
     case "blocking_message_received": {
       const preview = quoted(text(data.preview));
       const agent = text(data.agent) ?? "an agent";
-      // Entries before `blocking` was recorded were all blocking messages.
-      return `${who} sent ${agent} a ${data.blocking === false ? "" : "blocking "}message${data.title ? ` about ${title}` : ""}${preview ? `: ${preview}` : ""}`;
+      // Entries before `blocking` was recorded were all blocking messages. The entry follows the message's edits.
+      const sent = `${who} sent ${agent} a ${data.blocking === false ? "" : "blocking "}message${data.title ? ` about ${title}` : ""}`;
+      if (data.deleted === true) return `${sent} (message deleted)`;
+      return `${sent}${preview ? `: ${preview}` : ""}${preview && data.edited === true ? " (edited)" : ""}`;
     }
     case "task_archived":
       return `${who} archived ${title}${stoppedRuns(data.stoppedRuns)}`;

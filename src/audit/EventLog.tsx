@@ -10,7 +10,7 @@ import { LoadMore } from "../components/ui/LoadMore";
 import { RelativeTime } from "../components/ui/RelativeTime";
 import { SkeletonStack } from "../components/ui/Skeleton";
 import { useNow } from "../lib/relativeTime";
-import { actorLabel, actorOptions, channelOptions, EVENT_TYPE_OPTIONS, eventSummary } from "./eventLog";
+import { actorLabel, actorOptions, channelOptions, EVENT_TYPE_OPTIONS, eventPlace, eventSummary } from "./eventLog";
 
 const PAGE = 25;
 
@@ -59,7 +59,7 @@ export function EventLog({ departmentId }: { departmentId: Id<"departments"> }) 
               <RelativeTime at={event._creationTime} now={now} className="w-24 shrink-0 text-xs text-slate-500 tabular-nums dark:text-slate-400" />
               <span className="min-w-0 flex-1 text-slate-800 max-sm:order-last max-sm:basis-full dark:text-slate-200">
                 <span className="font-semibold">{actorLabel(event.actor)}</span> {eventSummary(event)}
-                {event.where !== undefined && <span className="text-slate-600 dark:text-slate-300"> in {event.where}</span>}
+                {eventPlace(event) !== undefined && <span className="text-slate-600 dark:text-slate-300"> in {eventPlace(event)}</span>}
               </span>
               <Badge className="ml-auto bg-slate-50 font-mono text-slate-600 ring-slate-500/20 dark:bg-slate-800/60 dark:text-slate-300">{event.type}</Badge>
             </li>

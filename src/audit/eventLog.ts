@@ -45,13 +45,28 @@ export function actorLabel(actor: LoggedEvent["actor"]): string {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** A delegated task's reported status, in the status update's words (reactions/a2a). */
+const STATUS_WORDS: Record<string, string> = { in_progress: "has started", review: "is ready for review", done: "is done", blocked: "is blocked" };
+
+/**
+ * Where an event happened, after its summary ("in #launch"), or undefined when
+ * the summary already says it: a DM's creation is "opened a DM", never "opened
+ * a DM in a DM".
+ */
+export function eventPlace(event: Pick<LoggedEvent, "type" | "data" | "where">): string | undefined {
+  if (event.where === undefined) return undefined;
+  if (event.type === "channels.created" && event.data.dm === true) return undefined;
+  return event.where;
+}
+
 /** What happened, after the actor's name: "added Writer", "set the topic to “Ship it”", "posted a message (high, blocking)". */
 export function eventSummary(event: Pick<LoggedEvent, "type" | "data">): string {
   const { data } = event;
   const text = (key: string) => (typeof data[key] === "string" ? (data[key] as string) : undefined);
   switch (event.type) {
     case "channels.created":
-      return data.dm === true ? "opened a DM" : `created the channel${text("visibility") === "private" ? " (private)" : ""}`;
+      if (data.dm === true) return typeof data.participants === "number" ? `opened a DM for ${plural(data.participants, "person", "people")}` : "opened a DM";
+      return `created the channel${text("visibility") === "private" ? " (private)" : ""}`;
     case "channels.updated":
       if (text("added") !== undefined) return `added ${text("added")}`;
       if (text("removed") !== undefined) return `removed ${text("removed")}`;
@@ -72,10 +87,22 @@ export function eventSummary(event: Pick<LoggedEvent, "type" | "data">): string 
       return "started a thread";
     case "webhooks.test":
       return "sent a test delivery to the webhook";
+    case "a2a.delegate": {
+      const title = text("title");
+      return `delegated ${title ? `“${title}”` : "a task"} to ${text("to") || "nobody yet"}`;
+    }
+    case "a2a.request_tool":
+      return `asked ${text("to") || "someone"} to run ${text("tool") ?? "a tool"}`;
+    case "a2a.status_update": {
+      const status = text("status");
+      const to = text("to") || "the delegator";
+      if (status === undefined) return `sent ${to} a status update`;
+      return `told ${to} the task ${STATUS_WORDS[status] ?? `is now ${status.replace(/_/g, " ")}`}`;
+    }
     default: {
-      // a2a envelopes and anything newer: the intent's words and who it went to.
-      const to = text("to");
-      return `${event.type.replace(/^a2a\./, "").replace(/_/g, " ")}${to ? ` to ${to}` : ""}`;
+      // Every type has its words above; an event type added later reads as its name until it does.
+      const type: string = event.type;
+      return type.replace(/\./g, " ").replace(/_/g, " ");
     }
   }
 }

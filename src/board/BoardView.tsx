@@ -6,7 +6,7 @@ import { locateTask, normalizeColumns, type TaskMove } from "./dnd";
 import { COLLAPSIBLE_STATUSES, type ColumnMode } from "./layout";
 import { optionFor, STATUS_OPTIONS } from "./options";
 import { isTypingTarget, nextCardId } from "./shortcuts";
-import { CardsMovableContext, TaskCard } from "./TaskCard";
+import { CardsMovableContext, RepeatedTitlesContext, repeatedTitles, TaskCard } from "./TaskCard";
 import type { BoardColumnData, RosterAgent, TaskCardData, TaskStatus } from "./types";
 import { cn } from "../lib/cn";
 import { useBoardDrag } from "./useBoardDrag";
@@ -74,9 +74,12 @@ export function BoardView({
   useCardKeys(shown, scrollers);
 
   const isEmpty = normalized.every((column) => column.tasks.length === 0);
+  // Two cards with one title (a delegation made twice, say) are told apart by their short ids.
+  const repeated = useMemo(() => repeatedTitles(normalized.flatMap((column) => column.tasks)), [normalized]);
 
   return (
     <CardsMovableContext.Provider value={!readOnly}>
+      <RepeatedTitlesContext.Provider value={repeated}>
       <DndContext {...drag.context}>
         <div className="flex min-h-0 min-w-0 flex-col gap-3 lg:flex-1">
           {isEmpty && filtered && (
@@ -130,6 +133,7 @@ export function BoardView({
           ) : null}
         </DragOverlay>
       </DndContext>
+      </RepeatedTitlesContext.Provider>
     </CardsMovableContext.Provider>
   );
 }

@@ -13,6 +13,40 @@ import type { RosterAgent, TaskCardData } from "./types";
 /** Whether the board's cards may be moved: a read-only board (a viewer's) shows no drag grips. */
 export const CardsMovableContext = createContext(true);
 
+/** Titles (as `titleKey` reads them) more than one card on the board carries: those cards show their short id. */
+export const RepeatedTitlesContext = createContext<ReadonlySet<string>>(new Set());
+
+/** A title as the board compares them: case and spacing aside. */
+export function titleKey(title: string): string {
+  return title.trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+/** The titles that more than one of `tasks` carries. */
+export function repeatedTitles(tasks: Iterable<{ title: string }>): ReadonlySet<string> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const { title } of tasks) {
+    const key = titleKey(title);
+    if (seen.has(key)) repeated.add(key);
+    seen.add(key);
+  }
+  return repeated;
+}
+
+/**
+ * A task's short id, as a card with a repeated title shows it: five
+ * characters digested from its whole id (FNV-1a, base 36), the same on every
+ * screen; the card's tooltip holds the id itself.
+ */
+export function shortTaskId(id: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `#${hash.toString(36).padStart(5, "0").slice(-5)}`;
+}
+
 /** Assignee avatars shown before collapsing the rest into "+n". */
 const MAX_AVATARS = 3;
 
@@ -66,6 +100,7 @@ export function TaskCard({
   const shown = task.assigneeSessionKeys.slice(0, MAX_AVATARS);
   const hidden = task.assigneeSessionKeys.length - shown.length;
   const waiting = useTaskWaiting(task._id);
+  const repeated = useContext(RepeatedTitlesContext).has(titleKey(task.title));
   const delegator = task.delegatedBy === undefined ? undefined : (agentsByKey.get(task.delegatedBy)?.name ?? task.delegatedBy);
   return (
     <li
@@ -110,6 +145,14 @@ export function TaskCard({
           </button>
         )}
       </div>
+
+      {repeated && (
+        // Another card has the same title: its short id tells the two apart.
+        <p data-testid="card-short-id" title={`Task ${task._id}`} className="mt-0.5 font-mono text-[11px] text-slate-500 dark:text-slate-400">
+          <span className="sr-only">Task </span>
+          {shortTaskId(task._id)}
+        </p>
+      )}
 
       {task.tags.length > 0 && (
         <ul className="mt-1.5 flex flex-wrap gap-1" aria-label="Tags">

@@ -7,7 +7,7 @@ import { cn } from "../lib/cn";
 import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
 import type { SlashSupport } from "../slash/slash";
 import { useSlashComposer } from "../slash/useSlashComposer";
-import { SlashStatus } from "../slash/useSlashSend";
+import { SlashNotice, SlashStatus } from "../slash/useSlashSend";
 import type { MentionCandidate } from "../task/mentions";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { FileArtifact } from "../../convex/validators";
@@ -58,7 +58,7 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments, candidates =
     const links = completions.links.map((task) => task._id as Id<"tasks">);
     return onSend({ body, importance, blocking, files: attachments?.artifacts ?? [], ...(links.length > 0 ? { links } : {}), clientMessageId });
   });
-  const { text, caret, setText, setCaret, textareaRef, write, onType, slashMenu, pickCommand, notice, sending, error } = composer;
+  const { text, caret, setText, setCaret, textareaRef, write, onType, slashMenu, pickCommand, notice, dismissNotice, sending, error } = composer;
   const completions = useCompletions({ text, caret, candidates, tasks, suppressed: slashMenu.open, write });
   const id = useId();
   const listId = useId();
@@ -84,6 +84,7 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments, candidates =
   return (
     <form data-testid="message-composer" className="flex flex-col gap-2 border-t border-slate-100 p-3 dark:border-slate-800" onSubmit={onSubmitted(submit)}>
       <div className="relative">
+        <SlashNotice notice={notice} onDismiss={dismissNotice} />
         {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} forArgument={slashMenu.forArgument} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
         <CompletionList id={listId} completions={completions} />
         <textarea
@@ -99,7 +100,7 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments, candidates =
           className={cn(CONTROL_CLASS, "w-full resize-y")}
         />
       </div>
-      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={notice} />
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} />
       {completions.links.length > 0 && (
         <ul aria-label="Linked tasks" className="flex flex-wrap gap-1.5 text-xs">
           {completions.links.map((task) => (

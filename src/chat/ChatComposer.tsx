@@ -3,7 +3,7 @@ import { Button } from "../components/ui/Button";
 import { InlineError, onSubmitted, TextArea } from "../components/ui/Field";
 import { cn } from "../lib/cn";
 import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
-import { SlashStatus } from "../slash/useSlashSend";
+import { SlashNotice, SlashStatus } from "../slash/useSlashSend";
 import type { SlashSupport } from "../slash/slash";
 import { useSlashComposer } from "../slash/useSlashComposer";
 
@@ -24,7 +24,7 @@ const count = new Intl.NumberFormat("en");
  * so when a message will be truncated.
  */
 export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
-  const { text, setText, textareaRef, onType, setCaret, slashMenu, pickCommand, notice, sending, error, send: sendContent } = useSlashComposer(slash, onSend);
+  const { text, setText, textareaRef, onType, setCaret, slashMenu, pickCommand, notice, dismissNotice, sending, error, send: sendContent } = useSlashComposer(slash, onSend);
   const counterId = useId();
   const listId = useId();
   // What will be sent, so the count matches what the server measures.
@@ -52,6 +52,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
     >
       {error && <InlineError className="px-2 py-1.5 text-xs">{error}</InlineError>}
       <div className="relative flex items-end gap-2">
+        <SlashNotice notice={notice} onDismiss={dismissNotice} />
         {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} forArgument={slashMenu.forArgument} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
         <TextArea
           ref={textareaRef}
@@ -77,7 +78,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
           {sending ? "Sending…" : "Send"}
         </Button>
       </div>
-      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={notice} />
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} />
       <div id={counterId} className="text-[11px] leading-4 text-slate-500 dark:text-slate-400">
         <span data-testid="chat-char-count" className={cn("tabular-nums", over && "font-medium text-rose-700 dark:text-rose-300")}>
           {count.format(content.length)} / {count.format(maxMessageChars)}
@@ -90,7 +91,7 @@ export function ChatComposer({ maxMessageChars, onSend, slash }: Props) {
           <span className="hidden sm:inline">
             {" "}
             {/* The hints sit here, not in the placeholder, so the box stays one line high and the pane holds more messages. */}
-            {slash !== undefined && <>· / for commands </>}· <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends
+            {slash !== undefined && <>· / commands </>}· <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends
           </span>
         )}
       </div>

@@ -131,7 +131,7 @@ export function ChatFrame({ children, collapsed = false, onToggle, grow = true }
     <section
       data-testid="chat-pane"
       aria-labelledby={`${id}-heading`}
-      className={cn("flex min-h-0 flex-col rounded-xl border border-slate-200 bg-white dark:bg-slate-900 dark:border-slate-700", grow && open && "lg:min-h-64 lg:flex-[3]")}
+      className={cn("flex min-h-0 flex-col rounded-xl border border-slate-200 bg-white dark:bg-slate-900 dark:border-slate-700", grow && open && "lg:min-h-44 lg:flex-[20]")}
     >
       <header className={cn("flex items-center gap-2 px-4 py-3", open && "border-b border-slate-100 dark:border-slate-800")}>
         <h2 id={`${id}-heading`} className="text-sm font-semibold text-slate-700 dark:text-slate-200">

@@ -92,7 +92,7 @@ export function ChatTimeline({ messages, now, followSignal = 0, mentionNames = [
         {messages === undefined ? (
           <TimelineSkeleton />
         ) : messages.length === 0 ? (
-          <p className="px-4 py-6 text-center text-xs text-slate-500 dark:text-slate-400">
+          <p className="px-4 py-2 text-center text-xs text-slate-500 dark:text-slate-400">
             No messages in this session yet. Agents read #maestro at the start of their next turn.
           </p>
         ) : (

@@ -102,7 +102,7 @@ function RosterRow({ agent, onEdit, agentHref, unread, waiting }: RowProps) {
       </span>
     );
   return (
-    <li data-testid="roster-agent" className="flex items-center gap-3 px-4 py-2.5">
+    <li data-testid="roster-agent" className="flex items-center gap-3 px-4 py-2">
       <span className="relative">
         <Avatar initials={initials(agent.name)} className="size-8 text-xs" />
         <span

@@ -260,10 +260,14 @@ export function DepartmentWorkspace({ departmentId, departmentSlug, isAdmin, mai
       <div {...(wide ? { className: "flex min-h-0 min-w-0 flex-1 flex-col" } : paneProps("page", shown))}>{main}</div>
       {wide ? (
         <ResizableSidePanel>
-          <div className="flex min-h-0 flex-col lg:max-h-[28%]">{side.roster}</div>
-          {/* Takes most of the spare height (or none when folded or off); activity gets the rest. */}
+          {/*
+            The squad at its own height (a demo squad of four whole at 1280×800), up to half the panel, then it scrolls.
+            A window 850 px or taller gives #maestro the room for eight messages (1440×900) and the squad 28%, scrolling.
+          */}
+          <div className="flex min-h-0 shrink-0 flex-col lg:max-h-[50%] lg:[@media(min-height:850px)]:max-h-[28%]">{side.roster}</div>
+          {/* Takes nearly all the spare height (or none when folded or off); activity gets the rest, at least the start of its newest entry. */}
           {side.chat}
-          <div className="flex min-h-0 flex-col lg:min-h-24 lg:flex-1">{side.activity}</div>
+          <div className="flex min-h-0 flex-col lg:min-h-32 lg:flex-1">{side.activity}</div>
         </ResizableSidePanel>
       ) : (
         (["chat", "activity", "roster"] as const).map((id) => (

@@ -54,8 +54,10 @@ export function useSlashComposer(slash: SlashSupport | undefined, onSend: (conte
     setCaret,
     slashMenu,
     pickCommand: (item: SlashMenuItem) => write(item.text, item.caret),
-    /** What the last command did, for `SlashStatus`. */
+    /** What the last command did, for `SlashNotice`. */
     notice: slashSend.notice,
+    /** Puts the last command's notice away. */
+    dismissNotice: slashSend.clearNotice,
     sending,
     error,
     /** Sends `content`; `onSent` clears the box once it went through. */

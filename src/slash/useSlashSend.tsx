@@ -24,16 +24,38 @@ type StatusProps = {
   text: string;
   /** The autocomplete is open on a partial name: no preview yet. */
   menuOpen: boolean;
-  notice: string | null;
 };
 
-/** Under the box: the live preview while a command is typed, else what the last command did. */
-export function SlashStatus({ slash, text, menuOpen, notice }: StatusProps) {
+/** Under the box: the live preview while a command is typed. */
+export function SlashStatus({ slash, text, menuOpen }: StatusProps) {
   if (slash !== undefined && isSlashText(text) && !menuOpen && slash.renderPreview !== undefined) return <>{slash.renderPreview(text.trim())}</>;
+  return null;
+}
+
+/**
+ * What the last command did, floating over what is above the box (as the
+ * slash menu does), inside the box's positioned wrapper: a long answer
+ * (/help's list) scrolls within it and never grows the composer, so the
+ * drawer or pane around it keeps its place. Typing or × dismisses it.
+ */
+export function SlashNotice({ notice, onDismiss }: { notice: string | null; onDismiss: () => void }) {
   if (notice === null) return null;
   return (
-    <p role="status" data-testid="slash-result" className="max-h-40 overflow-y-auto whitespace-pre-line text-xs text-emerald-700 dark:text-emerald-400">
-      {notice}
-    </p>
+    <div
+      data-testid="slash-notice"
+      className="absolute bottom-full left-0 z-10 mb-1 flex w-full items-start gap-2 rounded-lg bg-white px-3 py-2 shadow-lg ring-1 ring-emerald-200 dark:bg-slate-900 dark:ring-emerald-800"
+    >
+      <p role="status" tabIndex={0} data-testid="slash-result" className="max-h-48 min-w-0 flex-1 overflow-y-auto text-xs break-words whitespace-pre-line text-emerald-800 dark:text-emerald-300">
+        {notice}
+      </p>
+      <button
+        type="button"
+        onClick={onDismiss}
+        aria-label="Dismiss"
+        className="-mt-0.5 -mr-1 shrink-0 rounded px-1 text-sm leading-none text-slate-500 hover:bg-slate-100 hover:text-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-slate-100"
+      >
+        ×
+      </button>
+    </div>
   );
 }

@@ -5,7 +5,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { AttachButton, PendingFiles, useAttachments, type Attachments } from "../channels/Attachments";
 import { CompletionList, useCompletions, type TaskLinkSupport } from "../composer/useCompletions";
 import { SlashMenu, slashOptionId } from "../slash/SlashMenu";
-import { SlashStatus } from "../slash/useSlashSend";
+import { SlashNotice, SlashStatus } from "../slash/useSlashSend";
 import type { SlashSupport } from "../slash/slash";
 import type { MentionCandidate } from "./mentions";
 import { useSlashComposer } from "../slash/useSlashComposer";
@@ -44,7 +44,7 @@ function ComposerWithFiles(props: Props & { taskId: Id<"tasks"> }) {
 }
 
 function ComposerForm({ candidates, onSend, slash, tasks, attachments }: Props & { attachments: Attachments | null }) {
-  const { text, caret, setText, setCaret, textareaRef, write, onType, slashMenu, pickCommand, notice, sending, error, send: sendContent } = useSlashComposer(slash, (content, clientMessageId) => {
+  const { text, caret, setText, setCaret, textareaRef, write, onType, slashMenu, pickCommand, notice, dismissNotice, sending, error, send: sendContent } = useSlashComposer(slash, (content, clientMessageId) => {
     const links = completions.links.map((task) => task._id as Id<"tasks">);
     const files = (attachments?.artifacts ?? []).map((file) => file.storageId);
     const extras: SendExtras = { ...(links.length > 0 ? { taskLinks: links } : {}), ...(files.length > 0 ? { files } : {}) };
@@ -80,6 +80,7 @@ function ComposerForm({ candidates, onSend, slash, tasks, attachments }: Props &
     >
       {error && <InlineError>{error}</InlineError>}
       <div className="relative">
+        <SlashNotice notice={notice} onDismiss={dismissNotice} />
         {slashMenu.open && <SlashMenu id={listId} items={slashMenu.items} forArgument={slashMenu.forArgument} more={slashMenu.more} active={slashMenu.active} onPick={pickCommand} onHover={slashMenu.setActive} />}
         <CompletionList id={listId} completions={completions} />
         <TextArea
@@ -94,7 +95,7 @@ function ComposerForm({ candidates, onSend, slash, tasks, attachments }: Props &
           className="max-h-48 min-h-20"
         />
       </div>
-      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} notice={notice} />
+      <SlashStatus slash={slash} text={text} menuOpen={!slashMenu.previewable} />
       {attachments && <PendingFiles attachments={attachments} />}
       <div className="flex items-center justify-between gap-3">
         <div className="flex min-w-0 items-center gap-2">

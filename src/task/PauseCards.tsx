@@ -9,6 +9,7 @@ import { userMessage } from "../lib/errors";
 import { canWrite, useRole } from "../shell/role";
 import { formatRelativeTime } from "../lib/relativeTime";
 import { onSubmitted } from "../components/ui/Field";
+import { argumentLines, callAsk } from "../../convex/lib/toolCallWords";
 
 export type ApprovalCardView = FunctionReturnType<typeof api.approvals.listForTask>[number];
 export type QuestionCardView = FunctionReturnType<typeof api.questions.listForTask>[number];
@@ -28,13 +29,31 @@ const STATE: Record<string, { label: string; className: string }> = {
 /** A pending card as a viewer, who cannot decide it, reads it. */
 const VIEWER_PENDING = { label: "Waiting for a member", className: BADGE_TONES.attention };
 
-/** Arguments as people read them: pretty JSON when they parse. */
-export function prettyArgs(args: string): string {
-  try {
-    return JSON.stringify(JSON.parse(args), null, 2);
-  } catch {
-    return args;
+/**
+ * A call's arguments as people read them: one "key: value" line each, the
+ * tool's telling ones first (lib/toolCallWords), wrapped within the card;
+ * arguments that are not a JSON object show as they are.
+ */
+export function ArgumentList({ tool, args }: { tool: string; args: string }) {
+  const lines = argumentLines(tool, args);
+  const frame = "max-h-48 overflow-y-auto rounded-lg bg-white p-2 text-xs text-slate-700 ring-1 ring-slate-200 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700";
+  if (lines === null || lines.length === 0) {
+    return (
+      <p tabIndex={0} aria-label="Arguments" data-testid="approval-args" className={`${frame} font-mono break-words whitespace-pre-wrap`}>
+        {lines === null ? args : "(no arguments)"}
+      </p>
+    );
   }
+  return (
+    <dl tabIndex={0} aria-label="Arguments" data-testid="approval-args" className={`${frame} flex flex-col gap-1`}>
+      {lines.map(({ key, value }) => (
+        <div key={key} data-testid="approval-arg" className="min-w-0 break-words [overflow-wrap:anywhere] whitespace-pre-wrap">
+          <dt className="inline font-medium text-slate-500 dark:text-slate-400">{key}: </dt>
+          <dd className="inline">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }
 
 /** "expires in 23 h", "expired": a card's deadline in words. */
@@ -148,11 +167,16 @@ export function ApprovalCard({ card, writable, now }: { card: ApprovalCardView; 
       error={response.error}
       title={
         <>
-          {card.agentName} wants to call <code className="font-mono">{card.tool}</code>
+          <span className="block break-words [overflow-wrap:anywhere]">
+            {card.agentName} asks to {callAsk(card.tool, card.args)}
+          </span>
+          <span className="block text-xs font-normal text-slate-500 dark:text-slate-400">
+            Tool: <code className="font-mono">{card.tool}</code>
+          </span>
         </>
       }
     >
-      <pre tabIndex={0} aria-label="Arguments" className="max-h-48 overflow-auto rounded-lg bg-white p-2 font-mono text-xs text-slate-700 ring-1 ring-slate-200 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700">{prettyArgs(card.args)}</pre>
+      <ArgumentList tool={card.tool} args={card.args} />
       {open ? (
         <>
           <p className="text-xs text-slate-500 dark:text-slate-400">{expiryText(card.expiresAt, now)}</p>

@@ -41,9 +41,11 @@ async function openChooser({ size: viewport, colorScheme }: Look) {
   await roster.getByRole("button", { name: "Edit Dev Bot" }).click();
   const keys = page.getByRole("dialog", { name: "Edit Dev Bot" }).getByRole("region", { name: "API keys" });
   await keys.getByRole("button", { name: "Create key" }).click();
-  const chooser = keys.getByRole("group", { name: "What the new key may do" });
+  // The key is made in a dialog of its own, over the agent's.
+  const dialog = page.getByRole("dialog", { name: "New API key for Dev Bot" });
+  const chooser = dialog.getByRole("group", { name: "What the new key may do" });
   await chooser.scrollIntoViewIfNeeded();
-  return { page, keys, chooser };
+  return { page, keys, dialog, chooser };
 }
 
 describe("API key scopes in the agent modal", () => {
@@ -59,16 +61,17 @@ describe("API key scopes in the agent modal", () => {
   });
 
   test("an owner makes a read-only key; it reads over HTTP and is refused a post", async () => {
-    const { keys, chooser } = await openChooser({ size: LARGE, colorScheme: "light" });
+    const { page, keys, dialog, chooser } = await openChooser({ size: LARGE, colorScheme: "light" });
     for (const box of await chooser.getByRole("checkbox").all()) await box.uncheck();
-    await chooser.getByRole("button", { name: "Create key" }).click();
+    await dialog.getByRole("button", { name: "Create key" }).click();
     await chooser.getByText("Choose at least one scope.").waitFor();
-    await expect(keys.getByTestId("new-api-key").count()).resolves.toBe(0);
+    await expect(page.getByTestId("new-api-key").count()).resolves.toBe(0);
 
     await chooser.getByRole("checkbox", { name: /messages:read/ }).check();
-    await chooser.getByRole("button", { name: "Create key" }).click();
-    const key = (await keys.getByTestId("new-api-key").textContent())!.trim();
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-api-key").textContent())!.trim();
     expect(key).toMatch(/^mk_/);
+    await page.getByRole("dialog", { name: "API key for Dev Bot" }).getByRole("button", { name: "Done" }).click();
     await keys.getByTestId("key-scopes").filter({ hasText: /^messages:read$/ }).waitFor();
 
     expect((await call(key, "GET", "/agents/me/inbox")).status).toBe(200);

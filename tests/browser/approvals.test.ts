@@ -64,9 +64,9 @@ describe("approve a high-priority delegation in a second browser, then stop a lo
     await card.waitFor({ timeout: RUN_MS });
     await until(() => card.getAttribute("data-state"), (state) => state === "pending", "a pending approval");
     const text = (await card.textContent()) ?? "";
-    expect(text).toContain("Jarvis wants to call delegate_task");
-    expect(text).toContain(`"title": "${SUBTASK}"`);
-    expect(text).toContain('"priority": "high"');
+    expect(text).toContain(`Jarvis asks to delegate “${SUBTASK}” to Writer`);
+    expect(text).toContain(`title: ${SUBTASK}`);
+    expect(text).toContain("priority: high");
     expect(text).toMatch(/expires in \d+ h/);
     await runIn(ada, "waiting").waitFor();
     const runs = await asAda.query(api.runs.listForTask, { taskId });
@@ -84,7 +84,7 @@ describe("approve a high-priority delegation in a second browser, then stop a lo
     const waitingBadge = cardOf(grace, taskId).getByTestId("card-waiting");
     await waitingBadge.waitFor();
     expect(await waitingBadge.textContent()).toBe("Waits for approval");
-    expect(await waitingBadge.locator("[title]").getAttribute("title")).toMatch(/^Jarvis asks to run delegate_task/);
+    expect(await waitingBadge.locator("[title]").getAttribute("title")).toBe(`Jarvis asks to delegate “${SUBTASK}” to Writer`);
     const jarvis = grace.getByTestId("roster-agent").filter({ has: grace.getByTestId("roster-agent-name").getByText("Jarvis", { exact: true }) });
     expect(await jarvis.getByTestId("agent-waiting").textContent()).toBe("Waits for approval");
     // At 1280 beside the 288 px panel, the wait does not cut his role.
@@ -92,7 +92,7 @@ describe("approve a high-priority delegation in a second browser, then stop a lo
     const bell = grace.getByRole("button", { name: /^Notifications, \d+ unread \(1 waiting for a person\)/ });
     await bell.click();
     const item = grace.getByRole("region", { name: "Waiting for a person" }).getByTestId("waiting-item");
-    expect(await item.textContent()).toMatch(/Jarvis asks to run delegate_task.*Waits for approval on Launch week/);
+    expect(await item.textContent()).toMatch(/Jarvis asks to delegate “Launch tagline” to Writer.*Waits for approval on Launch week/);
     await grace.screenshot({ path: screenshotPath("approvals-bell.png") });
     await item.click();
     await drawer(grace).getByRole("heading", { name: TITLE, exact: true }).waitFor();

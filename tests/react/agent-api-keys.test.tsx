@@ -49,14 +49,15 @@ describe("AgentApiKeys", () => {
     expect(screen.getByText("No keys yet.")).toBeTruthy();
 
     fireEvent.click(screen.getByRole("button", { name: "Create key" }));
-    // The chooser's own button (the header's hides while choosing) makes it with the defaults.
-    fireEvent.click(screen.getByRole("button", { name: "Create key" }));
+    // The dialog's own button makes it with the defaults.
+    fireEvent.click(within(screen.getByRole("dialog", { name: "New API key for Dev Bot" })).getByRole("button", { name: "Create key" }));
     expect((await screen.findByTestId("new-api-key")).textContent).toBe(KEY);
     expect(create).toHaveBeenCalledWith({ agentId: devBot._id, scopes: [...DEFAULT_SCOPES] });
     expect(screen.getByRole("status").textContent).toContain("it won’t be shown again");
 
     fireEvent.click(screen.getByRole("button", { name: "Done" }));
     expect(screen.queryByTestId("new-api-key")).toBeNull();
+    expect(screen.queryByRole("dialog")).toBeNull();
   });
 
   it("makes a key with the scopes ticked, and refuses to make one with none", async () => {
@@ -65,20 +66,21 @@ describe("AgentApiKeys", () => {
     convex.mutations.set("agentApiKeys:create", create);
     render(<AgentApiKeys agent={devBot} />);
     fireEvent.click(screen.getByRole("button", { name: "Create key" }));
-    const chooser = screen.getByRole("group", { name: "What the new key may do" });
+    const dialog = screen.getByRole("dialog", { name: "New API key for Dev Bot" });
+    const chooser = within(dialog).getByRole("group", { name: "What the new key may do" });
     const boxes = within(chooser).getAllByRole("checkbox");
     expect(boxes).toHaveLength(API_SCOPES.length);
     expect(boxes.filter((b) => (b as HTMLInputElement).checked)).toHaveLength(DEFAULT_SCOPES.length);
 
     // Untick everything: no key, a clear reason.
     for (const box of boxes) if ((box as HTMLInputElement).checked) fireEvent.click(box);
-    fireEvent.click(within(chooser).getByRole("button", { name: "Create key" }));
+    fireEvent.click(within(dialog).getByRole("button", { name: "Create key" }));
     expect(within(chooser).getByText("Choose at least one scope.")).toBeTruthy();
     expect(create).not.toHaveBeenCalled();
 
     fireEvent.click(within(chooser).getByRole("checkbox", { name: /messages:read/ }));
     expect(within(chooser).queryByText("Choose at least one scope.")).toBeNull();
-    fireEvent.click(within(chooser).getByRole("button", { name: "Create key" }));
+    fireEvent.click(within(dialog).getByRole("button", { name: "Create key" }));
     await screen.findByTestId("new-api-key");
     expect(create).toHaveBeenCalledWith({ agentId: devBot._id, scopes: ["messages:read"] });
     expect(screen.queryByRole("group", { name: "What the new key may do" })).toBeNull();
@@ -104,7 +106,7 @@ describe("AgentApiKeys", () => {
     );
     render(<AgentApiKeys agent={devBot} />);
     fireEvent.click(screen.getByRole("button", { name: "Create key" }));
-    fireEvent.click(within(screen.getByRole("group")).getByRole("button", { name: "Create key" }));
+    fireEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Create key" }));
     expect((await screen.findByRole("alert")).textContent).toBe("Dev Bot already has 10 active API keys; revoke one first.");
     cleanup();
 

@@ -134,7 +134,7 @@ describe("the event log", () => {
   it("says what each event did", () => {
     const said = (type: Parameters<typeof eventSummary>[0]["type"], data: Record<string, string | number | boolean | null>) => eventSummary({ type, data });
     expect(said("channels.created", { name: "launch", visibility: "private" })).toBe("created the channel (private)");
-    expect(said("channels.created", { dm: true, participants: 2 })).toBe("opened a DM");
+    expect(said("channels.created", { dm: true, participants: 2 })).toBe("opened a DM for 2 people");
     expect(said("channels.updated", { added: "Writer" })).toBe("added Writer");
     expect(said("channels.updated", { removed: "Grace" })).toBe("removed Grace");
     expect(said("channels.updated", { topic: "" })).toBe("cleared the topic");
@@ -145,7 +145,7 @@ describe("the event log", () => {
     expect(said("messaging.read", { count: 1 })).toBe("read 1 message");
     expect(said("messaging.read", { count: 4 })).toBe("read 4 messages");
     expect(said("webhooks.test", { test: true })).toBe("sent a test delivery to the webhook");
-    expect(said("a2a.status_update", { to: "Jarvis" })).toBe("status update to Jarvis");
+    expect(said("a2a.status_update", { to: "Jarvis" })).toBe("sent Jarvis a status update");
   });
 });
 

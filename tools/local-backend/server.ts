@@ -79,6 +79,31 @@ export interface Backend {
 /** Largest request body the HTTP API accepts. */
 export const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
+/** The warning for an open first-run setup with no WebUI password to guard it; null once an owner exists or a password is set. */
+export function ownerSetupWarning(passwordSet: boolean, needsOwner: boolean): string | null {
+  if (passwordSet || !needsOwner) return null;
+  return "SECURITY WARNING: no WebUI password is set (webui.password or MAESTRO_WEBUI_PASSWORD) and there is no owner yet: until the owner account exists, anyone who can reach the app can create it.";
+}
+
+/** `npm start`'s "WebUI password" line: what the password (or its absence) means now, with or without an owner. */
+export function webuiPasswordLine(passwordSet: boolean, needsOwner: boolean): string {
+  if (passwordSet) return needsOwner ? "set (webui.password / MAESTRO_WEBUI_PASSWORD): the owner setup asks for it" : "set (webui.password / MAESTRO_WEBUI_PASSWORD): /api/chat takes it";
+  return needsOwner
+    ? "NOT SET and no owner yet: until the owner account exists, anyone who can reach the app can create it (set MAESTRO_WEBUI_PASSWORD)"
+    : "not set: the owner account exists, so the setup is closed; /api/chat takes signed-in sessions only";
+}
+
+/**
+ * Whether the deployment still has no owner (its first-run setup is open),
+ * as the functions' `setup:status` says; true where they cannot say (a
+ * deployment without that function), so the warning errs on the safe side.
+ */
+export async function ownerMissing(engine: Engine): Promise<boolean> {
+  const outcome = await engine.runQuery("setup:status", {}, { kind: "admin" }).catch(() => null);
+  if (outcome === null || !outcome.ok) return true;
+  return (outcome.value as { needsOwner?: unknown }).needsOwner !== false;
+}
+
 export async function startBackend(options: BackendOptions): Promise<Backend> {
   const log = options.log ?? ((line: string) => console.log(`[backend] ${line}`));
   const convexDir = options.convexDir ?? path.join(options.projectRoot, "convex");
@@ -104,11 +129,9 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   else process.env.MAESTRO_WEBUI_PASSWORD = options.password;
   let providers: Awaited<ReturnType<typeof loadAuthProviders>> = [];
   const auth = new ProviderVerifier(() => providers);
-  if (options.password === null) {
-    log(
-      "SECURITY WARNING: no WebUI password is set (webui.password or MAESTRO_WEBUI_PASSWORD): until an owner account exists, anyone who can reach the app can create it.",
-    );
-  }
+  // Only while the setup is open: once an owner exists, nobody can take it over, and a restart says nothing of it.
+  const warning = ownerSetupWarning(options.password !== null, await ownerMissing(engine));
+  if (warning !== null) log(warning);
   // Requests and socket messages start in fair turns of the event loop, and actions' calls pause at them (turns.ts).
   const turns = createTurnGate();
   engine.turns = turns;
