@@ -7,12 +7,15 @@
  * department's key is refused, another department's task id is unknown.
  */
 import { v } from "convex/values";
-import { env, internalMutation, internalQuery, type QueryCtx } from "./_generated/server";
+import { internal } from "./_generated/api";
+import { env, internalMutation, internalQuery, type MutationCtx, type QueryCtx } from "./_generated/server";
 import type { Doc } from "./_generated/dataModel";
 import { departmentMutation, departmentQuery } from "./functions";
 import { a2aCardTitle, isFinalA2AState, MAX_A2A_ATTACHMENTS, MAX_A2A_HISTORY } from "./lib/a2aServer";
+import { webhookAllowPrivateFromEnv } from "./lib/config";
 import { MaestroError } from "./lib/errors";
-import { a2aServerEnabled, setA2aServerEnabled } from "./records/a2aServer";
+import { checkWebhookUrl } from "./lib/webhooks";
+import { a2aServerEnabled, a2aServerTaskOf, setA2aServerEnabled, setA2aServerPush, setA2aServerPushedState } from "./records/a2aServer";
 import { scopedKeyAgentX } from "./records/agentApiKeys";
 import { departmentAgents } from "./records/agents";
 import { departmentBySlug } from "./records/departments";
@@ -40,6 +43,20 @@ const vTaskView = v.object({
   artifacts: v.array(v.object({ id: v.string(), name: v.string(), description: v.string(), parts: v.array(vPart) })),
   history: v.array(v.object({ id: v.string(), role: v.union(v.literal("user"), v.literal("agent")), parts: v.array(vPart), at: v.number() })),
 });
+
+const vPushConfig = v.object({ id: v.string(), url: v.string(), token: v.string() });
+
+/** A push target as the client named it, its URL checked as a webhook's is (no loopback or private address unless MAESTRO_WEBHOOK_ALLOW_PRIVATE=1). */
+function checkedPush(push: { id: string; url: string; token: string }): { id: string; url: string; token: string } {
+  if (push.token.length > 500 || push.id.length > 200) throw new MaestroError("INVALID_ARGUMENT", "A push notification token is at most 500 characters, its id 200.");
+  return { id: push.id === "" ? "default" : push.id, url: checkWebhookUrl(push.url, webhookAllowPrivateFromEnv()), token: push.token };
+}
+
+/** Saves the task's push target and starts following it for that target (convex/a2aServerPush.ts). */
+async function pushTo(ctx: MutationCtx, row: Doc<"a2aServerTasks">, push: { id: string; url: string; token: string }): Promise<void> {
+  await setA2aServerPush(ctx, row, push);
+  await ctx.scheduler.runAfter(0, internal.a2aServerPush.follow, { taskId: row.taskId, url: push.url, round: 0 });
+}
 
 /** The department publishing at `slug`; unknown or not publishing reads as not found (a card that is off does not exist). */
 async function publishingX(ctx: QueryCtx, slug: string): Promise<Doc<"departments">> {
@@ -130,15 +147,18 @@ export const sendForKey = internalMutation({
     text: v.string(),
     parts: v.array(v.object({ storageId: v.id("_storage"), name: v.string() })),
     historyLength: v.number(),
+    push: v.optional(vPushConfig),
   },
   returns: vTaskView,
-  handler: async (ctx, { keyHash, slug, taskId, contextId, text, parts, historyLength }) => {
+  handler: async (ctx, { keyHash, slug, taskId, contextId, text, parts, historyLength, push }) => {
     const client = await clientX(ctx, keyHash, slug);
     await limitOrThrow(ctx, "agentApiCall", client.sessionKey);
     if (parts.length > MAX_A2A_ATTACHMENTS) throw new MaestroError("TOO_LARGE", `A message brings at most ${MAX_A2A_ATTACHMENTS} file and data parts.`);
     if (taskId === null) {
       if (text.trim() === "" && parts.length === 0) throw new MaestroError("INVALID_ARGUMENT", "The message has no text, file or data part.");
+      const target = push === undefined ? undefined : checkedPush(push);
       const { task, row } = await openA2aCard(ctx, client, { text, title: a2aCardTitle(text, parts.length), parts, contextId });
+      if (target !== undefined) await pushTo(ctx, row, target);
       return await a2aTaskView(ctx, task, row, historyLength);
     }
     const { task, row } = await clientA2aTaskX(ctx, client, taskId);
@@ -146,6 +166,7 @@ export const sendForKey = internalMutation({
     if (isFinalA2AState(before.state)) throw new MaestroError("CONFLICT", `The task is ${before.state}: it takes no more messages.`);
     if (parts.length > 0) throw new MaestroError("INVALID_ARGUMENT", "A follow-up message takes text only; send files with the first message.");
     if (text.trim() === "") throw new MaestroError("INVALID_ARGUMENT", "The message has no text.");
+    if (push !== undefined) await pushTo(ctx, row, checkedPush(push));
     await continueA2aTask(ctx, client, task, text);
     return await a2aTaskView(ctx, (await ctx.db.get("tasks", task._id))!, row, historyLength);
   },
@@ -175,5 +196,65 @@ export const cancelForKey = internalMutation({
     await cancelA2aTask(ctx, client, task, row);
     const fresh = await clientA2aTaskX(ctx, client, taskId);
     return await a2aTaskView(ctx, fresh.task, fresh.row, 0);
+  },
+});
+
+/** `CreateTaskPushNotificationConfig`: where the task's updates are POSTed (one target per task; a new one replaces it). */
+export const setPushForKey = internalMutation({
+  args: { keyHash: v.string(), slug: v.string(), taskId: v.string(), push: vPushConfig },
+  returns: vPushConfig,
+  handler: async (ctx, { keyHash, slug, taskId, push }) => {
+    const client = await clientX(ctx, keyHash, slug);
+    await limitOrThrow(ctx, "agentApiCall", client.sessionKey);
+    const { row } = await clientA2aTaskX(ctx, client, taskId);
+    const target = checkedPush(push);
+    await pushTo(ctx, row, target);
+    return target;
+  },
+});
+
+/** `GetTaskPushNotificationConfig` / `ListTaskPushNotificationConfigs`: the task's push target, if it has one. */
+export const pushForKey = internalQuery({
+  args: { keyHash: v.string(), slug: v.string(), taskId: v.string() },
+  returns: v.union(vPushConfig, v.null()),
+  handler: async (ctx, { keyHash, slug, taskId }) => {
+    const client = await clientX(ctx, keyHash, slug);
+    const { row } = await clientA2aTaskX(ctx, client, taskId);
+    return row.push ?? null;
+  },
+});
+
+/** `DeleteTaskPushNotificationConfig`: no more pushes for the task. */
+export const deletePushForKey = internalMutation({
+  args: { keyHash: v.string(), slug: v.string(), taskId: v.string() },
+  returns: v.null(),
+  handler: async (ctx, { keyHash, slug, taskId }) => {
+    const client = await clientX(ctx, keyHash, slug);
+    const { row } = await clientA2aTaskX(ctx, client, taskId);
+    await setA2aServerPush(ctx, row, undefined);
+    return null;
+  },
+});
+
+/** What convex/a2aServerPush.ts pushes: the task as its card says it is, when `url` is still its target. */
+export const pushPayload = internalQuery({
+  args: { taskId: v.id("tasks"), url: v.string() },
+  returns: v.union(v.null(), v.object({ token: v.string(), pushedState: v.union(v.string(), v.null()), view: vTaskView })),
+  handler: async (ctx, { taskId, url }) => {
+    const task = await ctx.db.get("tasks", taskId);
+    const row = task === null ? null : await a2aServerTaskOf(ctx, taskId);
+    if (task === null || row === null || row.push?.url !== url) return null;
+    return { token: row.push.token, pushedState: row.pushedState ?? null, view: await a2aTaskView(ctx, task, row, 0) };
+  },
+});
+
+/** Records the state pushed to `url` (nothing when the target changed meanwhile). */
+export const recordPushed = internalMutation({
+  args: { taskId: v.id("tasks"), url: v.string(), state: v.string() },
+  returns: v.null(),
+  handler: async (ctx, { taskId, url, state }) => {
+    const row = await a2aServerTaskOf(ctx, taskId);
+    if (row !== null && row.push?.url === url) await setA2aServerPushedState(ctx, row, state);
+    return null;
   },
 });

@@ -6,7 +6,8 @@
  *
  *   GET  /a2a/{slug}/.well-known/agent-card.json   the department's agent card (404 unless publishing)
  *   POST /a2a/{slug}/                              JSON-RPC: SendMessage / message/send, GetTask / tasks/get,
- *                                                  CancelTask / tasks/cancel  [a2a:tasks]
+ *                                                  CancelTask / tasks/cancel, the push notification
+ *                                                  configs (one target per task)  [a2a:tasks]
  *
  * The key is checked before any JSON-RPC is read, as everywhere (401 no or
  * unknown key, 403 no scope or another department's key, 404 not
@@ -15,35 +16,27 @@
  * methods, unknown tasks, oversized parts, final tasks). `SendMessage`
  * returns at once with the task as it stands (the squad's work takes
  * minutes, longer than an HTTP action may hold a request): follow it with
- * `GetTask`. Streaming and push notifications are not offered (the card says
- * so): a Convex HTTP action cannot hold a stream for the length of the work.
+ * `GetTask`, or have its updates pushed (convex/a2aServerPush.ts). Streaming
+ * is not offered (the card says so): a Convex HTTP action cannot hold a
+ * stream for the length of the work.
  */
-import { AgentCard, Role, TaskState, type Artifact, type Message, type Part, type Task } from "@a2a-js/sdk";
-import { A2AError, ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { AgentCard, type TaskPushNotificationConfig } from "@a2a-js/sdk";
+import { A2AError, ExtendedAgentCardNotConfiguredError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { internal } from "./_generated/api";
 import type { Id } from "./_generated/dataModel";
 import type { ActionCtx } from "./_generated/server";
 import { a2aServerPath, A2A_SERVER_SCOPE } from "./a2aServer";
-import { MAX_A2A_ATTACHMENTS, MAX_A2A_BODY_BYTES, MAX_A2A_HISTORY, MAX_A2A_PART_BYTES, type A2AServerState } from "./lib/a2aServer";
+import { MAX_A2A_ATTACHMENTS, MAX_A2A_BODY_BYTES, MAX_A2A_HISTORY, MAX_A2A_PART_BYTES } from "./lib/a2aServer";
 import { errorData, MaestroError } from "./lib/errors";
 import { agentKeyHash, BEARER_CHALLENGE, json, RequestRefusal, type HttpRoute } from "./lib/httpJson";
-import type { A2APartView, A2ATaskView } from "./reactions/a2aServer";
+import { protocolTask } from "./lib/a2aServerWire";
 
 const VERSION_HEADER = "A2A-Version";
 const LEGACY_VERSION = "0.3";
 /** Messages of the thread a task carries when the client names no historyLength. */
 const DEFAULT_HISTORY = 20;
-
-const STATE: Record<A2AServerState, TaskState> = {
-  submitted: TaskState.TASK_STATE_SUBMITTED,
-  working: TaskState.TASK_STATE_WORKING,
-  "input-required": TaskState.TASK_STATE_INPUT_REQUIRED,
-  completed: TaskState.TASK_STATE_COMPLETED,
-  failed: TaskState.TASK_STATE_FAILED,
-  canceled: TaskState.TASK_STATE_CANCELED,
-};
 
 /** The department's slug from `/a2a/{slug}/…`, and what follows it. */
 function a2aPath(pathname: string): { slug: string; rest: string } {
@@ -56,41 +49,9 @@ function a2aPath(pathname: string): { slug: string; rest: string } {
   }
 }
 
-function part(view: A2APartView): Part | null {
-  if (view.kind === "text") return { content: { $case: "text", value: view.text }, metadata: undefined, filename: "", mediaType: "text/plain" };
-  if (view.url === null) return null;
-  return { content: { $case: "url", value: view.url }, metadata: undefined, filename: view.name, mediaType: view.mediaType };
-}
-
-function parts(views: readonly A2APartView[]): Part[] {
-  return views.map(part).filter((p): p is Part => p !== null);
-}
-
-/** A plain task view (reactions/a2aServer) as the protocol's Task. */
-function protocolTask(view: A2ATaskView): Task {
-  const message = (id: string, role: "user" | "agent", content: Part[]): Message => ({
-    messageId: id,
-    contextId: view.contextId,
-    taskId: view.id,
-    role: role === "user" ? Role.ROLE_USER : Role.ROLE_AGENT,
-    parts: content,
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  });
-  const artifacts: Artifact[] = view.artifacts.map((a) => ({ artifactId: a.id, name: a.name, description: a.description, parts: parts(a.parts), metadata: undefined, extensions: [] }));
-  return {
-    id: view.id,
-    contextId: view.contextId,
-    status: {
-      state: STATE[view.state],
-      message: view.message === null ? undefined : message(`${view.id}:status:${view.at}`, "agent", [{ content: { $case: "text", value: view.message }, metadata: undefined, filename: "", mediaType: "text/plain" }]),
-      timestamp: new Date(view.at).toISOString(),
-    },
-    artifacts,
-    history: view.history.map((m) => message(m.id, m.role, parts(m.parts))),
-    metadata: { correlationId: `a2a:${view.id}` },
-  };
+/** A task's push target as the protocol's config. */
+function pushConfig(taskId: string, push: { id: string; url: string; token: string }): TaskPushNotificationConfig {
+  return { tenant: "", id: push.id, taskId, url: push.url, token: push.token, authentication: undefined };
 }
 
 /** The agent card of the department at `slug`, or null when it publishes none. */
@@ -108,7 +69,7 @@ async function agentCard(ctx: ActionCtx, origin: string, slug: string): Promise<
     ],
     provider: { organization: "Maestro", url: origin },
     version: "1.0.0",
-    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: false, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: {
       maestroAgentKey: {
         scheme: {
@@ -180,6 +141,7 @@ function requestHandler(ctx: ActionCtx, call: { keyHash: string; slug: string; o
         const message = params.message;
         if (message === undefined) throw new MaestroError("INVALID_ARGUMENT", "Send a message.");
         const historyLength = Math.min(params.configuration?.historyLength ?? DEFAULT_HISTORY, MAX_A2A_HISTORY);
+        const push = params.configuration?.taskPushNotificationConfig;
         const texts: string[] = [];
         const blobs: Array<{ blob: Blob; name: string }> = [];
         for (const [index, p] of message.parts.entries()) {
@@ -208,6 +170,7 @@ function requestHandler(ctx: ActionCtx, call: { keyHash: string; slug: string; o
             text: texts.join("\n\n"),
             parts: stored,
             historyLength,
+            ...(push === undefined || push.url === "" ? {} : { push: { id: push.id, url: push.url, token: push.token } }),
           });
           return protocolTask(view);
         } catch (error) {
@@ -227,17 +190,27 @@ function requestHandler(ctx: ActionCtx, call: { keyHash: string; slug: string; o
     async cancelTask(params) {
       return await guarded("cancel", async () => protocolTask(await ctx.runMutation(internal.a2aServer.cancelForKey, { keyHash, slug, taskId: params.id })));
     },
-    async createTaskPushNotificationConfig() {
-      throw new PushNotificationNotSupportedError();
+    async createTaskPushNotificationConfig(params) {
+      return await guarded("send", async () => {
+        const push = await ctx.runMutation(internal.a2aServer.setPushForKey, { keyHash, slug, taskId: params.taskId, push: { id: params.id, url: params.url, token: params.token } });
+        return pushConfig(params.taskId, push);
+      });
     },
-    async getTaskPushNotificationConfig() {
-      throw new PushNotificationNotSupportedError();
+    async getTaskPushNotificationConfig(params) {
+      return await guarded("send", async () => {
+        const push = await ctx.runQuery(internal.a2aServer.pushForKey, { keyHash, slug, taskId: params.taskId });
+        if (push === null || (params.id !== "" && params.id !== push.id)) throw new MaestroError("NOT_FOUND", "The task has no such push notification config.");
+        return pushConfig(params.taskId, push);
+      });
     },
-    async listTaskPushNotificationConfigs() {
-      throw new PushNotificationNotSupportedError();
+    async listTaskPushNotificationConfigs(params) {
+      return await guarded("send", async () => {
+        const push = await ctx.runQuery(internal.a2aServer.pushForKey, { keyHash, slug, taskId: params.taskId });
+        return { configs: push === null ? [] : [pushConfig(params.taskId, push)], nextPageToken: "" };
+      });
     },
-    async deleteTaskPushNotificationConfig() {
-      throw new PushNotificationNotSupportedError();
+    async deleteTaskPushNotificationConfig(params) {
+      await guarded("send", async () => await ctx.runMutation(internal.a2aServer.deletePushForKey, { keyHash, slug, taskId: params.taskId }));
     },
     async *resubscribe() {
       throw new UnsupportedOperationError("Streaming is not offered: follow the task with GetTask.");

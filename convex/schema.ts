@@ -791,6 +791,10 @@ export default defineSchema({
     /** The agent whose key sent it (the client as Maestro knows it). */
     clientAgentId: v.id("agents"),
     canceledAt: v.optional(v.number()),
+    /** Where the client wants the task's updates POSTed (A2A push notifications; checked as webhook URLs are). */
+    push: v.optional(v.object({ id: v.string(), url: v.string(), token: v.string() })),
+    /** The last state pushed there, so each state is pushed once. */
+    pushedState: v.optional(v.string()),
   })
     .index("by_task", ["taskId"])
     .index("by_department_and_context", ["departmentId", "contextId"]),

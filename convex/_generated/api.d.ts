@@ -15,6 +15,7 @@ import type {
 } from "convex/server";
 import type * as a2aServer from "../a2aServer.js";
 import type * as a2aServerApi from "../a2aServerApi.js";
+import type * as a2aServerPush from "../a2aServerPush.js";
 import type * as activities from "../activities.js";
 import type * as agentApiKeys from "../agentApiKeys.js";
 import type * as agentTasks from "../agentTasks.js";
@@ -44,6 +45,7 @@ import type * as inbox from "../inbox.js";
 import type * as injectionSettings from "../injectionSettings.js";
 import type * as invites from "../invites.js";
 import type * as lib_a2aServer from "../lib/a2aServer.js";
+import type * as lib_a2aServerWire from "../lib/a2aServerWire.js";
 import type * as lib_accounts from "../lib/accounts.js";
 import type * as lib_actors from "../lib/actors.js";
 import type * as lib_agentNames from "../lib/agentNames.js";
@@ -203,6 +205,7 @@ import type * as webhooks from "../webhooks.js";
 declare const fullApi: ApiFromModules<{
   a2aServer: typeof a2aServer;
   a2aServerApi: typeof a2aServerApi;
+  a2aServerPush: typeof a2aServerPush;
   activities: typeof activities;
   agentApiKeys: typeof agentApiKeys;
   agentTasks: typeof agentTasks;
@@ -232,6 +235,7 @@ declare const fullApi: ApiFromModules<{
   injectionSettings: typeof injectionSettings;
   invites: typeof invites;
   "lib/a2aServer": typeof lib_a2aServer;
+  "lib/a2aServerWire": typeof lib_a2aServerWire;
   "lib/accounts": typeof lib_accounts;
   "lib/actors": typeof lib_actors;
   "lib/agentNames": typeof lib_agentNames;

@@ -20,6 +20,27 @@ export const MAX_A2A_HISTORY = 50;
 /** Subtasks whose deliverables are read as artifacts. */
 export const MAX_A2A_ARTIFACTS = 20;
 
+/** One part of a message or an artifact, as plain data (the HTTP action turns it into the protocol's Part). */
+export type A2APartView = { kind: "text"; text: string } | { kind: "file"; name: string; mediaType: string; url: string | null };
+
+export interface A2AMessageView {
+  id: string;
+  role: "user" | "agent";
+  parts: A2APartView[];
+  at: number;
+}
+
+/** An A2A task as Maestro reads it from its card. */
+export interface A2ATaskView {
+  id: string;
+  contextId: string;
+  state: A2AServerState;
+  message: string | null;
+  at: number;
+  artifacts: Array<{ id: string; name: string; description: string; parts: A2APartView[] }>;
+  history: A2AMessageView[];
+}
+
 /** What waits on the card or one of its subtasks: a question, an approval or a plan. */
 export interface A2AWaiting {
   kind: "question" | "approval" | "plan";

@@ -12,7 +12,7 @@
 import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
-import { a2aTaskState, MAX_A2A_ARTIFACTS, MAX_A2A_HISTORY, type A2AServerState, type A2AWaiting } from "../lib/a2aServer";
+import { a2aTaskState, MAX_A2A_ARTIFACTS, MAX_A2A_HISTORY, type A2AMessageView, type A2APartView, type A2ATaskView, type A2AWaiting } from "../lib/a2aServer";
 import { agentActor } from "../lib/actors";
 import { MaestroError } from "../lib/errors";
 import { a2aServerTaskOf, insertA2aServerTask, markA2aServerTaskCanceled } from "../records/a2aServer";
@@ -34,27 +34,6 @@ import { postToThread } from "./threadPost";
 export interface A2AStoredPart {
   storageId: Id<"_storage">;
   name: string;
-}
-
-/** One part of a message or an artifact, as plain data (the HTTP action turns it into the protocol's Part). */
-export type A2APartView = { kind: "text"; text: string } | { kind: "file"; name: string; mediaType: string; url: string | null };
-
-export interface A2AMessageView {
-  id: string;
-  role: "user" | "agent";
-  parts: A2APartView[];
-  at: number;
-}
-
-/** An A2A task as Maestro reads it from its card. */
-export interface A2ATaskView {
-  id: string;
-  contextId: string;
-  state: A2AServerState;
-  message: string | null;
-  at: number;
-  artifacts: Array<{ id: string; name: string; description: string; parts: A2APartView[] }>;
-  history: A2AMessageView[];
 }
 
 /** The department's squad lead, whom every A2A task is for. */

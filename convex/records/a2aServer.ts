@@ -43,3 +43,13 @@ export async function insertA2aServerTask(ctx: MutationCtx, row: Omit<Doc<"a2aSe
 export async function markA2aServerTaskCanceled(ctx: MutationCtx, row: Doc<"a2aServerTasks">, at: number): Promise<void> {
   await ctx.db.patch("a2aServerTasks", row._id, { canceledAt: at });
 }
+
+/** Sets (or with undefined, removes) where the task's updates are pushed; a new target is pushed the current state again. */
+export async function setA2aServerPush(ctx: MutationCtx, row: Doc<"a2aServerTasks">, push: Doc<"a2aServerTasks">["push"]): Promise<void> {
+  await ctx.db.patch("a2aServerTasks", row._id, { push, pushedState: undefined });
+}
+
+/** Records the state last pushed. */
+export async function setA2aServerPushedState(ctx: MutationCtx, row: Doc<"a2aServerTasks">, state: string): Promise<void> {
+  await ctx.db.patch("a2aServerTasks", row._id, { pushedState: state });
+}

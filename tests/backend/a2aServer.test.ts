@@ -11,7 +11,9 @@
  */
 import { Role, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
-import { beforeAll, describe, expect, test } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { ChatMessage } from "../../convex/brain/model";
@@ -116,7 +118,7 @@ describe("the squad as an A2A server, through the SDK's client", () => {
     ]);
     expect(card.skills.map((s) => s.name)).toEqual(expect.arrayContaining(["Dev Bot", "Writer"]));
     expect(card.skills.map((s) => s.name)).not.toContain("Jarvis");
-    expect(card.capabilities).toMatchObject({ streaming: false, pushNotifications: false });
+    expect(card.capabilities).toMatchObject({ streaming: false, pushNotifications: true });
     const scheme = card.securitySchemes.maestroAgentKey.scheme;
     expect(scheme?.$case).toBe("httpAuthSecurityScheme");
     expect(scheme?.$case === "httpAuthSecurityScheme" ? scheme.value.description : "").toContain('"a2a:tasks"');
@@ -234,8 +236,8 @@ describe("the attacker's view", () => {
     expect(((await (await rpc({ jsonrpc: "2.0", id: 3, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [] } } })).json()) as { error: { code: number } }).error.code).toBe(-32602);
     const stream = (await (await rpc({ jsonrpc: "2.0", id: 4, method: "SendStreamingMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } } })).json()) as { id: number; error: { code: number } };
     expect(stream).toMatchObject({ id: 4, error: { code: -32004 } });
-    const push = (await (await rpc({ jsonrpc: "2.0", id: 5, method: "CreateTaskPushNotificationConfig", params: { taskId: "x", url: "http://127.0.0.1:1/hook" } })).json()) as { error: { code: number } };
-    expect(push.error.code).toBe(-32003);
+    const push = (await (await rpc({ jsonrpc: "2.0", id: 5, method: "CreateTaskPushNotificationConfig", params: { taskId: "x", url: "https://example.com/hook" } })).json()) as { error: { code: number } };
+    expect(push.error.code).toBe(-32001);
     expect((await squad.member.query(api.tasks.list, { departmentId: squad.departmentId })).flatMap((c) => c.tasks).length).toBe(before);
   });
 
@@ -255,5 +257,61 @@ describe("the attacker's view", () => {
     const long = (await (await rpc({ jsonrpc: "2.0", id: 4, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "z".repeat(10_001) }] } } })).json()) as { error: { code: number } };
     expect(long.error.code).toBe(-32602);
     expect((await squad.member.query(api.tasks.list, { departmentId: squad.departmentId })).flatMap((c) => c.tasks).length).toBe(before);
+  });
+});
+
+describe("push notifications, checked as webhooks are", () => {
+  afterEach(() => {
+    delete process.env.MAESTRO_WEBHOOK_ALLOW_PRIVATE;
+  });
+
+  test("a push URL that points inward is refused (loopback, private, this machine's names), and nothing is saved", async () => {
+    const client = await clientFor(key);
+    const task = asTask(await client.sendMessage(send("Slow job, pushed")));
+    for (const url of ["http://127.0.0.1:9/hook", "http://10.0.0.5/hook", "http://localhost/hook", "http://[::1]/hook", "http://2130706433/hook", "file:///etc/passwd"]) {
+      await expect(client.createTaskPushNotificationConfig({ tenant: "", id: "p", taskId: task.id, url, token: "t", authentication: undefined }), url).rejects.toThrow(/(loopback or private|https:\/\/)/);
+    }
+    await expect(client.getTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: "" })).rejects.toThrow(/no such push notification config/);
+    // SendMessage's own push config is checked the same way, before any card is made.
+    const before = (await squad.member.query(api.tasks.list, { departmentId: squad.departmentId })).flatMap((c) => c.tasks).length;
+    const inward = SendMessageRequest.fromJSON({
+      message: { messageId: "m-push", role: "ROLE_USER", parts: [{ text: "Pushed inward" }] },
+      configuration: { taskPushNotificationConfig: { url: "http://127.0.0.1:9/hook", token: "t" } },
+    });
+    await expect(client.sendMessage(inward)).rejects.toThrow(/loopback or private/);
+    expect((await squad.member.query(api.tasks.list, { departmentId: squad.departmentId })).flatMap((c) => c.tasks).length).toBe(before);
+    await client.cancelTask({ tenant: "", id: task.id, metadata: undefined });
+  });
+
+  test("with MAESTRO_WEBHOOK_ALLOW_PRIVATE=1, each state change of the card is pushed once, with the client's token, until it is final", async () => {
+    process.env.MAESTRO_WEBHOOK_ALLOW_PRIVATE = "1";
+    const received: Array<{ token: string | undefined; state: string }> = [];
+    const receiver = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        received.push({ token: request.headers["x-a2a-notification-token"] as string | undefined, state: (JSON.parse(body) as { task: { status: { state: string } } }).task.status.state });
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/a2a-updates`;
+      const client = await clientFor(key);
+      const task = asTask(await client.sendMessage(send("Slow job, followed")));
+      const config = await client.createTaskPushNotificationConfig({ tenant: "", id: "mine", taskId: task.id, url, token: "s3cret", authentication: undefined });
+      expect(config).toMatchObject({ id: "mine", taskId: task.id, url });
+      await waitFor(() => received.length >= 1, 10_000, "the first push");
+      await client.cancelTask({ tenant: "", id: task.id, metadata: undefined });
+      await waitFor(() => received.some((r) => r.state === "TASK_STATE_CANCELED"), 10_000, "the push of the cancel");
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(received.every((r) => r.token === "s3cret")).toBe(true);
+      // Each state once, the final one last, and nothing after it.
+      const states = received.map((r) => r.state);
+      expect(new Set(states).size).toBe(states.length);
+      expect(states.at(-1)).toBe("TASK_STATE_CANCELED");
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });
