@@ -154,6 +154,11 @@ describe("the squad as an A2A server, through the SDK's client", () => {
     const events = await squad.member.query(api.events.list, { departmentId: squad.departmentId, paginationOpts: { numItems: 100, cursor: null } });
     const delegate = events.page.find((e) => e.type === "a2a.delegate" && e.correlationId === `a2a:${first.id}`);
     expect(delegate?.data).toMatchObject({ a2a_task_id: first.id, a2a_context_id: `a2a:${first.id}` });
+    // The trace of that id runs from the client's delegation into Jarvis's runs on the card.
+    const trace = await squad.member.query(api.events.trace, { departmentId: squad.departmentId, correlationId: `a2a:${first.id}` });
+    expect(trace.events.map((e) => e.type)).toContain("a2a.delegate");
+    expect(trace.runs.length).toBeGreaterThan(0);
+    expect(trace.runs.every((r) => r.taskId === first.id && r.agentSessionKey === "agent:jarvis:product")).toBe(true);
   });
 
   test("a question Jarvis asks is input-required with the question as the status message; the client's answer resumes his run to completed", async () => {
