@@ -9,7 +9,6 @@
  * the event log and the delegation trace read the client's steps beside the
  * squad's under one id.
  */
-import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
 import { a2aTaskState, MAX_A2A_ARTIFACTS, MAX_A2A_HISTORY, type A2AMessageView, type A2APartView, type A2ATaskView, type A2AWaiting } from "../lib/a2aServer";
@@ -27,6 +26,7 @@ import type { FileArtifact } from "../validators";
 import { delegationCorrelationId, recordEnvelope } from "./a2a";
 import { answerFromThread } from "./questions";
 import { STOPPABLE, stopRunAs } from "./runEnd";
+import { enqueueRun } from "./runQueue";
 import { createTask } from "./taskChange";
 import { postToThread } from "./threadPost";
 
@@ -131,9 +131,8 @@ export async function continueA2aTask(ctx: MutationCtx, client: Doc<"agents">, t
   } else {
     const lead = await squadLeadX(ctx, task.departmentId);
     const message = await postToThread(ctx, actor, task, text, { correlationId });
-    if (!message.mentions.some((m) => m.key === lead.sessionKey)) {
-      await ctx.scheduler.runAfter(0, internal.triggers.agentMentioned, { taskId: task._id, messageId: message._id, sessionKey: lead.sessionKey });
-    }
+    // As a person's mention would: the client runs outside Maestro, so no two agents can wake each other through this.
+    await enqueueRun(ctx, lead, task._id, { kind: "mentioned", messageId: message._id });
   }
   await recordEnvelope(ctx, { intent: "status_update", correlationId, from: actor, to: [], task, data: { a2a_task_id: task._id, a2a_message: "client message" } });
 }

@@ -34,6 +34,10 @@ function jarvis(messages: ChatMessage[]): string | { content: string; delayMs: n
     if (lastUser(messages).includes("moved the task")) return "The offsite is planned for Lisbon.";
     return lastUser(messages).includes("Lisbon") ? tool("update_task_status", { status: "review" }) : "Waiting for the city.";
   }
+  if (text.includes("Draft the memo")) {
+    if (isResults(messages)) return "Memo drafted in a formal tone.";
+    return text.includes("Formal, please.") ? tool("update_task_status", { status: "review" }) : "Which tone would you like?";
+  }
   if (!text.includes("Build the launch page")) return "Nothing to do.";
   if (isResults(messages)) return lastUser(messages).includes("moved the task") ? "Summary: the hero copy and the signup form are ready." : "Split between Writer and Dev Bot.";
   const ready = (title: string) => text.includes(`“${title}”`) && new RegExp(`“${title}” \\(assigned to [^)]*\\) is ready for review`).test(text);
@@ -174,6 +178,20 @@ describe("the squad as an A2A server, through the SDK's client", () => {
     expect(done.artifacts.map((a) => textOf(a.parts))).toEqual(["The offsite is planned for Lisbon."]);
     const [card] = await squad.member.query(api.questions.listForTask, { taskId: first.id as Id<"tasks"> });
     expect(card).toMatchObject({ status: "answered", answer: "Lisbon, please." });
+  });
+
+  test("with nothing waiting, the client's next message goes to the squad lead in the card's thread and wakes him", async () => {
+    const client = await clientFor(key);
+    const first = asTask(await client.sendMessage(send("Draft the memo")));
+    const runs = async () => await squad.member.query(api.runs.listForTask, { taskId: first.id as Id<"tasks"> });
+    await waitFor(async () => (await runs()).some((r) => r.status === "completed"), 20_000, "Jarvis's first run");
+    expect((await client.getTask({ tenant: "", id: first.id })).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    await client.sendMessage(send("Formal, please.", first.id));
+    const done = await pollUntil(client, first.id, TaskState.TASK_STATE_COMPLETED);
+    expect(done.artifacts.map((a) => textOf(a.parts))).toEqual(["Memo drafted in a formal tone."]);
+    expect((await runs()).length).toBe(2);
+    const clientLine = done.history.find((m) => textOf(m.parts) === "Formal, please.");
+    expect(clientLine?.role).toBe(Role.ROLE_USER);
   });
 
   test("cancel stops the run and archives the card; a cancelled task takes no more messages and cannot be cancelled again", async () => {
