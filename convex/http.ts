@@ -9,6 +9,7 @@
  *                                   messaging (and external tools' calls and output) for agents outside Maestro (convex/messagingApi.ts)
  *   /tasks/{id}…, GET /tasks          following work: a task, its thread, its moves (convex/tasksApi.ts)
  *   /mcp                            MCP over Streamable HTTP, every tool one call of the routes above (convex/mcpApi.ts)
+ *   /a2a/{slug}/…                   the squad as an A2A server: its agent card and JSON-RPC (convex/a2aServerApi.ts)
  *   /auth/password                  sign-in for the app (convex/signInApi.ts)
  *   /api/upload                     a file for a message, through an upload grant (convex/uploadApi.ts)
  *   /.well-known/*                  Convex Auth's OpenID configuration and JWKS
@@ -16,6 +17,7 @@
  */
 import { httpRouter, ROUTABLE_HTTP_METHODS } from "convex/server";
 import { httpAction } from "./_generated/server";
+import { A2A_SERVER_ROUTES } from "./a2aServerApi";
 import { auth } from "./auth";
 import { CHAT_ROUTES } from "./chatApi";
 import { answering, json, type HttpRoute } from "./lib/httpJson";
@@ -43,7 +45,7 @@ const dispatch: Dispatch = async (ctx, request) => {
   return await answering(route.challenge, route.handler)(ctx, request);
 };
 
-const ROUTES: HttpRoute[] = [...API_ROUTES, ...mcpRoutes(dispatch)];
+const ROUTES: HttpRoute[] = [...API_ROUTES, ...mcpRoutes(dispatch), ...A2A_SERVER_ROUTES];
 
 const http = httpRouter();
 

@@ -770,4 +770,37 @@ export default defineSchema({
     lastError: v.optional(v.string()),
     nextAttemptAt: v.optional(v.number()),
   }).index("by_webhook", ["webhookId"]),
+
+  /**
+   * The squad as an A2A server (issue 45, convex/a2aServerApi.ts): whether a
+   * department publishes its agent card. Off until an owner or admin turns it on.
+   */
+  a2aServerSettings: defineTable({
+    departmentId: v.id("departments"),
+    enabled: v.boolean(),
+    updatedBy: v.id("users"),
+  }).index("by_department", ["departmentId"]),
+
+  /**
+   * An A2A task another orchestrator handed the squad: which card it follows
+   * and who sent it. Its state is never stored: it is read from the card, its
+   * subtasks and what waits on them (lib/a2aServer a2aTaskState); only a
+   * cancel (which archives the card) is remembered, as the card cannot say why
+   * it was archived.
+   */
+  a2aServerTasks: defineTable({
+    departmentId: v.id("departments"),
+    taskId: v.id("tasks"),
+    /** The A2A context id: the client's, else the card's correlation id. */
+    contextId: v.string(),
+    /** The agent whose key sent it (the client as Maestro knows it). */
+    clientAgentId: v.id("agents"),
+    canceledAt: v.optional(v.number()),
+    /** Where the client wants the task's updates POSTed (A2A push notifications; checked as webhook URLs are). */
+    push: v.optional(v.object({ id: v.string(), url: v.string(), token: v.string() })),
+    /** The last state pushed there, so each state is pushed once. */
+    pushedState: v.optional(v.string()),
+  })
+    .index("by_task", ["taskId"])
+    .index("by_department_and_context", ["departmentId", "contextId"]),
 });

@@ -47,6 +47,8 @@ export const API_SCOPES = [
   "tasks:read",
   "tasks:write",
   "tools:run",
+  // Hands work to the squad over A2A (convex/a2aServerApi.ts): a card for the squad lead, followed and cancelled.
+  "a2a:tasks",
 ] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 

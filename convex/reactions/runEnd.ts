@@ -26,7 +26,7 @@ import { postChannelMessage, startFor } from "./delivery";
 import { closePause } from "./pauses";
 import { enqueueRun } from "./runQueue";
 import { postToThread } from "./threadPost";
-import type { RunStatus } from "../validators";
+import type { Actor, RunStatus } from "../validators";
 
 /** Unread rows weighed when a run ends. */
 const UNREAD_SCAN = 150;
@@ -98,8 +98,13 @@ export const STOPPABLE: readonly RunStatus[] = ["queued", "running", "waiting"];
  * posted and no tool runs after this. False when it had already ended.
  */
 export async function stopRun(ctx: MutationCtx, run: Doc<"runs">, member: Doc<"members">): Promise<boolean> {
+  return await stopRunAs(ctx, run, memberActor(member));
+}
+
+/** As stopRun, for whoever stops it: a person, or the agent whose key cancelled an A2A task (reactions/a2aServer). */
+export async function stopRunAs(ctx: MutationCtx, run: Doc<"runs">, actor: Actor): Promise<boolean> {
   if (!STOPPABLE.includes(run.status)) return false;
-  const by = actorName(memberActor(member));
+  const by = actorName(actor);
   await appendRunEvent(ctx, run._id, { type: "control_submitted", action: "stop", by });
   await endRun(ctx, run, "aborted", `stopped by ${by}`);
   return true;

@@ -12,6 +12,7 @@ import { actorName } from "../lib/actors";
 import { modelConfigProblem } from "../lib/modelConfig";
 import { budgetNote } from "../lib/pricing";
 import { boundedText, type SubmitEvent } from "../lib/runEvents";
+import { a2aServerTaskOf } from "../records/a2aServer";
 import { setAgentStatus } from "../records/agents";
 import { monthSpend } from "../records/costs";
 import { insertMessage, newestMessages } from "../records/messages";
@@ -49,8 +50,10 @@ export async function enqueueRun(ctx: MutationCtx, agent: Doc<"agents">, taskId:
   }
   const overBudget = await budgetRefusal(ctx, agent, taskId);
   if (overBudget !== null) return { runId: null, note: overBudget };
-  // Work a delegation made carries its envelope's id, so a trace runs from the delegation into its runs.
-  const runId = await insertRun(ctx, agent, taskId, trigger, task.delegatedBy === undefined ? undefined : delegationCorrelationId(task._id));
+  // Work a delegation made carries its envelope's id, so a trace runs from the delegation into its runs;
+  // so does a card another orchestrator opened over A2A (reactions/a2aServer), its client's delegation.
+  const delegated = task.delegatedBy !== undefined || (await a2aServerTaskOf(ctx, task._id)) !== null;
+  const runId = await insertRun(ctx, agent, taskId, trigger, delegated ? delegationCorrelationId(task._id) : undefined);
   // Submit before runtime: the stream says what was asked before the model hears of it.
   await submitTrigger(ctx, runId, trigger);
   await setAgentStatus(ctx, agent, "active");

@@ -20,6 +20,7 @@ export const SCOPE_ABOUT: Record<ApiScope, string> = {
   "tasks:read": "Read tasks, their subtasks and threads, and the tasks assigned to it",
   "tasks:write": "Put tasks on the board, post in their threads, move the tasks it holds",
   "tools:run": "Submit the output of external tool calls",
+  "a2a:tasks": "Hand work to the squad over A2A (another orchestrator), follow and cancel it",
 };
 
 /**

@@ -8,6 +8,7 @@ import { Dialog, ModalHeader } from "../components/ui/Modal";
 import { SkeletonStack } from "../components/ui/Skeleton";
 import { cn } from "../lib/cn";
 import { SETTINGS_SECTIONS, type SettingsSection } from "../shell/addresses";
+import { A2aServerSettings } from "./A2aServerSettings";
 import { DepartmentAbout } from "./DepartmentAbout";
 import { DepartmentCommands } from "./DepartmentCommands";
 import { InjectionSettings } from "./InjectionSettings";
@@ -115,6 +116,12 @@ export function SettingsDialog({ department, onClose, section, onSection }: Prop
               </div>
             )}
           </div>,
+        )}
+        {part(
+          "a2a",
+          <ErrorBoundary>
+            <A2aServerSettings departmentId={department.id} departmentName={department.name} isAdmin={department.isAdmin} />
+          </ErrorBoundary>,
         )}
       </div>
     </Dialog>

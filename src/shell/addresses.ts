@@ -49,6 +49,7 @@ export const SETTINGS_SECTIONS = [
   { id: "agents", label: "What agents are shown" },
   { id: "model", label: "Model" },
   { id: "commands", label: "Commands" },
+  { id: "a2a", label: "A2A" },
 ] as const;
 
 export type SettingsSection = (typeof SETTINGS_SECTIONS)[number]["id"];

@@ -158,6 +158,8 @@ beforeAll(async () => {
   ({ member: ada, departmentId } = await seedDemoSquad(backend));
   const writer = (await ada.query(api.agents.list, { departmentId })).find((a) => a.name === "Writer")!;
   ({ key } = await ada.mutation(api.agentApiKeys.create, { agentId: writer._id, scopes: [...API_SCOPES] }));
+  // The A2A examples hand work to the demo squad, which publishes its agent card (off by default).
+  await ada.mutation(api.a2aServer.setEnabled, { departmentId, enabled: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -220,6 +222,9 @@ describe("the docs' examples", () => {
       if (request.method === "POST" && /\/messages$/.test(request.url)) ids["<message id>"] = String(body.id);
       if (request.method === "POST" && /\/dms$/.test(request.url)) ids["<dm id>"] = String(body.id);
       if (request.method === "POST" && /\/tasks$/.test(request.url)) ids["<task id>"] = String(body.id);
+      // The A2A task a SendMessage example opened (A2A 1.0 answers {"result": {"task": …}}).
+      const sent = (body.result as { task?: { id?: unknown } } | undefined)?.task?.id;
+      if (request.method === "POST" && /\/a2a\//.test(request.url) && typeof sent === "string") ids["<squad task id>"] = sent;
       // The cursor the next example pages on with: this answer's (none, "", when it has no more).
       if ("next_cursor" in body) ids["<next_cursor>"] = typeof body.next_cursor === "string" ? body.next_cursor : "";
       // Every time is whole milliseconds, and an agent's endpoint_url is on the origin the request came to.

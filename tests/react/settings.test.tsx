@@ -190,6 +190,7 @@ describe("SettingsButton", () => {
     convex.queries.set("departments:about", { name: "Marketing", slug: "marketing" });
     convex.queries.set("injectionSettings:get", { summariser: { kind: "extractive" }, pii: { email: true, phone: true, card: true, iban: true }, hasKey: false });
     convex.queries.set("modelSettings:get", { toolCalls: "auto", chosen: false });
+    convex.queries.set("a2aServer:settings", { enabled: false, path: "/a2a/marketing/", cardPath: "/a2a/marketing/.well-known/agent-card.json", siteUrl: null, scope: "a2a:tasks" });
     const newSession = vi.fn((_args: unknown) => Promise.resolve("session-2"));
     convex.mutations.set("chat:newSession", newSession);
     const dialog = open();
