@@ -13,6 +13,8 @@ import type {
   FilterApi,
   FunctionReference,
 } from "convex/server";
+import type * as a2aRemote from "../a2aRemote.js";
+import type * as a2aRemoteCalls from "../a2aRemoteCalls.js";
 import type * as activities from "../activities.js";
 import type * as agentApiKeys from "../agentApiKeys.js";
 import type * as agentTasks from "../agentTasks.js";
@@ -41,6 +43,7 @@ import type * as http from "../http.js";
 import type * as inbox from "../inbox.js";
 import type * as injectionSettings from "../injectionSettings.js";
 import type * as invites from "../invites.js";
+import type * as lib_a2aRemote from "../lib/a2aRemote.js";
 import type * as lib_accounts from "../lib/accounts.js";
 import type * as lib_actors from "../lib/actors.js";
 import type * as lib_agentNames from "../lib/agentNames.js";
@@ -120,6 +123,8 @@ import type * as plans from "../plans.js";
 import type * as presence from "../presence.js";
 import type * as questions from "../questions.js";
 import type * as reactions_a2a from "../reactions/a2a.js";
+import type * as reactions_a2aRemote from "../reactions/a2aRemote.js";
+import type * as reactions_a2aRemoteFollow from "../reactions/a2aRemoteFollow.js";
 import type * as reactions_chatMention from "../reactions/chatMention.js";
 import type * as reactions_delegation from "../reactions/delegation.js";
 import type * as reactions_delivery from "../reactions/delivery.js";
@@ -132,6 +137,7 @@ import type * as reactions_taskChange from "../reactions/taskChange.js";
 import type * as reactions_taskCleanup from "../reactions/taskCleanup.js";
 import type * as reactions_threadPost from "../reactions/threadPost.js";
 import type * as reactions_triggers from "../reactions/triggers.js";
+import type * as records_a2aRemoteTasks from "../records/a2aRemoteTasks.js";
 import type * as records_accounts from "../records/accounts.js";
 import type * as records_activities from "../records/activities.js";
 import type * as records_agentApiKeys from "../records/agentApiKeys.js";
@@ -196,6 +202,8 @@ import type * as webhooks from "../webhooks.js";
  * ```
  */
 declare const fullApi: ApiFromModules<{
+  a2aRemote: typeof a2aRemote;
+  a2aRemoteCalls: typeof a2aRemoteCalls;
   activities: typeof activities;
   agentApiKeys: typeof agentApiKeys;
   agentTasks: typeof agentTasks;
@@ -224,6 +232,7 @@ declare const fullApi: ApiFromModules<{
   inbox: typeof inbox;
   injectionSettings: typeof injectionSettings;
   invites: typeof invites;
+  "lib/a2aRemote": typeof lib_a2aRemote;
   "lib/accounts": typeof lib_accounts;
   "lib/actors": typeof lib_actors;
   "lib/agentNames": typeof lib_agentNames;
@@ -303,6 +312,8 @@ declare const fullApi: ApiFromModules<{
   presence: typeof presence;
   questions: typeof questions;
   "reactions/a2a": typeof reactions_a2a;
+  "reactions/a2aRemote": typeof reactions_a2aRemote;
+  "reactions/a2aRemoteFollow": typeof reactions_a2aRemoteFollow;
   "reactions/chatMention": typeof reactions_chatMention;
   "reactions/delegation": typeof reactions_delegation;
   "reactions/delivery": typeof reactions_delivery;
@@ -315,6 +326,7 @@ declare const fullApi: ApiFromModules<{
   "reactions/taskCleanup": typeof reactions_taskCleanup;
   "reactions/threadPost": typeof reactions_threadPost;
   "reactions/triggers": typeof reactions_triggers;
+  "records/a2aRemoteTasks": typeof records_a2aRemoteTasks;
   "records/accounts": typeof records_accounts;
   "records/activities": typeof records_activities;
   "records/agentApiKeys": typeof records_agentApiKeys;
