@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import { AddA2aAgentModal } from "../../src/roster/AddA2aAgentModal";
 import { RosterList } from "../../src/roster/RosterList";
+import { RoleContext } from "../../src/shell/role";
+import { A2aRemoteWork } from "../../src/task/A2aRemoteWork";
 import { convex, resetConvex } from "./fakeConvex";
 import { agentFixture } from "./fixtures";
 
@@ -81,5 +83,34 @@ describe("the roster and A2A agents", () => {
     rerender(<RosterList agents={[devBot]} isAdmin onNew={() => {}} onAddA2a={onAddA2a} onEdit={() => {}} />);
     fireEvent.click(screen.getByRole("button", { name: "Add A2A agent" }));
     expect(onAddA2a).toHaveBeenCalled();
+  });
+});
+
+describe("A2A work on a card", () => {
+  const taskId = "t1" as Id<"tasks">;
+  const open = [{ _id: "r1", agentId: "a1" as Id<"agents">, phase: "following" as const, remoteState: "working" }];
+
+  it("shows who works on it over A2A, and Stop cancels it", async () => {
+    convex.queries.set("a2aRemote:openForTask", open);
+    const stop = vi.fn(() => Promise.resolve(1));
+    convex.mutations.set("a2aRemote:stop", stop);
+    render(<A2aRemoteWork taskId={taskId} agentName={() => "Research Scout"} />);
+    expect(screen.getByTestId("a2a-remote-work").textContent).toContain("Research Scout (A2A): working");
+    fireEvent.click(screen.getByRole("button", { name: "Stop" }));
+    await waitFor(() => expect(stop).toHaveBeenCalledWith({ taskId }));
+  });
+
+  it("gives a viewer no Stop, and shows nothing when no A2A work is open", () => {
+    convex.queries.set("a2aRemote:openForTask", open);
+    const { unmount } = render(
+      <RoleContext.Provider value="viewer">
+        <A2aRemoteWork taskId={taskId} agentName={() => "Research Scout"} />
+      </RoleContext.Provider>,
+    );
+    expect(screen.queryByRole("button", { name: "Stop" })).toBeNull();
+    unmount();
+    convex.queries.set("a2aRemote:openForTask", []);
+    render(<A2aRemoteWork taskId={taskId} agentName={() => "Research Scout"} />);
+    expect(screen.queryByTestId("a2a-remote-work")).toBeNull();
   });
 });
