@@ -216,7 +216,7 @@ describe("A2A agents: the attacker's view", () => {
     expect(remote.calls).toEqual([]);
   });
 
-  test("a card whose endpoint is private is refused, whichever interface would be used; v0.3's `url` too", () => {
+  test("a card whose endpoint is private is refused, whichever interface would be used", () => {
     const card = (url: string) => ({ name: "Scout", supportedInterfaces: [{ url: "https://agents.example.com/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" }, { url, protocolBinding: "HTTP+JSON" }] });
     for (const url of ["http://127.0.0.1:9/a2a", "http://192.168.1.10/a2a", "http://localhost/a2a", "ftp://agents.example.com/"]) {
       expect(() => checkCard(card(url), false), url).toThrow(/endpoint/);
