@@ -73,7 +73,15 @@ export async function openRemote(ctx: MutationCtx, remoteId: Id<"a2aRemoteTasks"
 /** The remote agent answered a message or a poll: its state onto the card. */
 export async function remoteAnswered(ctx: MutationCtx, remoteId: Id<"a2aRemoteTasks">, step: "send" | "poll", view: RemoteTaskView): Promise<void> {
   const open = await openRemote(ctx, remoteId);
-  if (open === null) return;
+  if (open === null) {
+    // Stopped while its first message was out: the task the agent made for it is canceled too.
+    const row = await getRemoteTask(ctx, remoteId);
+    if (row?.phase === "canceled" && row.remoteTaskId === undefined && view.remoteTaskId !== undefined) {
+      await patchRemoteTask(ctx, remoteId, { remoteTaskId: clip(view.remoteTaskId), contextId: clip(view.contextId) });
+      await ctx.scheduler.runAfter(0, internal.a2aRemoteCalls.cancel, { remoteId });
+    }
+    return;
+  }
   const { agent, task } = open;
   const changed = open.row.remoteState !== view.state || open.row.remoteTaskId === undefined;
   await patchRemoteTask(ctx, remoteId, {

@@ -193,6 +193,28 @@ describe("A2A agents as squad members", () => {
   });
 });
 
+describe("Stop and a message already out", () => {
+  withClosedModel();
+
+  test("Stop before the first message is out sends nothing; an answer that was already on its way has its remote task canceled", async () => {
+    const squad = await demoSquad();
+    const { t, admin } = squad;
+    const { agent } = await addRemote(squad);
+    const taskId = await jarvisDelegates(t, squad.departmentId, admin, agent.sessionKey);
+    await runUntil(t, async () => (await remoteRows(t)).length > 0);
+    const [row] = await remoteRows(t);
+    expect(row.phase).toBe("sending");
+    expect(await admin.mutation(api.a2aRemote.stop, { taskId })).toBe(1);
+    await t.action(internal.a2aRemoteCalls.send, { remoteId: row._id });
+    expect(remote.calls).toEqual([]);
+    // A send that read its plan before Stop comes back with the task the agent made: it is canceled there.
+    await t.mutation(internal.a2aRemote.answered, { remoteId: row._id, step: "send", view: { remoteTaskId: "remote-1", contextId: "ctx-1", state: "working", statusText: "", artifacts: [] } });
+    await t.finishAllScheduledFunctions(vi.runAllTimers);
+    expect(remote.calls.map((c) => [c.method, c.params.id])).toEqual([["CancelTask", "remote-1"]]);
+    expect((await taskOf(t, taskId)).status).not.toBe("in_progress");
+  });
+});
+
 describe("A2A agents: the attacker's view", () => {
   withClosedModel();
 
