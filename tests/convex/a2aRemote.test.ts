@@ -173,7 +173,7 @@ describe("A2A agents as squad members", () => {
   });
 
   test("Stop cancels the remote task: tasks/cancel is sent, Maestro stops polling, the thread says who stopped it", async () => {
-    const squad = await demoSquad({ vera: true });
+    const squad = await demoSquad({ vera: true, other: true });
     const { t, admin } = squad;
     const { agent } = await addRemote(squad);
     const taskId = await jarvisDelegates(t, squad.departmentId, admin, agent.sessionKey);
@@ -182,6 +182,9 @@ describe("A2A agents as squad members", () => {
     expect(row.phase).toBe("following");
     expect((await taskOf(t, taskId)).status).toBe("in_progress");
     await expectError(squad.vera.mutation(api.a2aRemote.stop, { taskId }), "FORBIDDEN");
+    await expectError(squad.other.member.mutation(api.a2aRemote.stop, { taskId }), "FORBIDDEN");
+    await expectError(squad.other.member.query(api.a2aRemote.openForTask, { taskId }), "FORBIDDEN");
+    expect(await squad.vera.query(api.a2aRemote.openForTask, { taskId })).toMatchObject([{ phase: "following", remoteState: "working" }]);
     expect(await admin.mutation(api.a2aRemote.stop, { taskId })).toBe(1);
     await t.finishAllScheduledFunctions(vi.runAllTimers);
     expect(remote.calls.filter((c) => c.method === "CancelTask").map((c) => c.params.id)).toEqual([row.remoteTaskId]);
