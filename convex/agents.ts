@@ -67,9 +67,9 @@ function cleanAgentFields(fields: {
 }
 
 function toAgent(agent: Doc<"agents">): Infer<typeof vAgent> {
-  const { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt, runsOutside, endpointUrl } = agent;
+  const { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt, runsOutside, endpointUrl, a2aRemote } = agent;
   // The endpoint's signing secret never leaves the server after it was shown once.
-  return { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt, runsOutside, endpointUrl };
+  return { _id, name, role, kind, sessionKey, status, isSquadLead, allowedTools, model, systemPrompt, runsOutside, endpointUrl, a2aRemote };
 }
 
 /** The department's roster, by name. */

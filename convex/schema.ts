@@ -38,6 +38,8 @@ import {
   vToolCallMode,
   vSummariserSetting,
   vEvalResult,
+  vA2aRemoteAgent,
+  vA2aRemotePhase,
 } from "./validators";
 import { runEventFields } from "./lib/runEvents";
 import { SLASH_ACTIONS } from "./lib/slashCommands";
@@ -141,6 +143,8 @@ export default defineSchema({
     endpointUrl: v.optional(v.string()),
     /** The HMAC key of its endpoint's deliveries; shown to the admin once, when the URL is set. */
     endpointSecret: v.optional(v.string()),
+    /** An A2A agent (issue 45): what its agent card said when it was added; Maestro follows its work through `a2aRemoteTasks`. */
+    a2aRemote: v.optional(vA2aRemoteAgent),
   })
     .index("by_department_and_nameKey", ["departmentId", "nameKey"])
     .index("by_sessionKey", ["sessionKey"]),
@@ -803,4 +807,34 @@ export default defineSchema({
   })
     .index("by_task", ["taskId"])
     .index("by_department_and_context", ["departmentId", "contextId"]),
+
+  /**
+   * A task Maestro handed an A2A agent (issue 45, part 2; reactions/a2aRemote):
+   * the remote task's ids, where it stands, and when Maestro looks again. One
+   * per card and agent at a time; an ended one stays as the record.
+   */
+  a2aRemoteTasks: defineTable({
+    departmentId: v.id("departments"),
+    taskId: v.id("tasks"),
+    agentId: v.id("agents"),
+    /** The card's correlation id: every event about the remote task carries it beside the squad's. */
+    correlationId: v.string(),
+    /** Ids the remote agent gave the task and its context (after the first answer). */
+    remoteTaskId: v.optional(v.string()),
+    contextId: v.optional(v.string()),
+    phase: vA2aRemotePhase,
+    /** The remote state last seen (the protocol's name, e.g. `working`). */
+    remoteState: v.optional(v.string()),
+    /** A thread message to send as the next message (an answer to its question). */
+    replyMessageId: v.optional(v.id("messages")),
+    /** Messages sent, polls made, and calls that failed in a row. */
+    sends: v.number(),
+    polls: v.number(),
+    failures: v.number(),
+    /** Past this, a task still not finished is given up on: a note, the card Blocked, the remote task canceled. */
+    deadlineAt: v.number(),
+    endedAt: v.optional(v.number()),
+  })
+    .index("by_task_and_agent", ["taskId", "agentId"])
+    .index("by_agent", ["agentId"]),
 });

@@ -320,3 +320,20 @@ export const vTaskJson = v.object({
   project_id: v.string(),
 });
 
+
+/** One skill an A2A agent's card names, as the roster shows it (issue 45). */
+export const vA2aSkill = v.object({ id: v.string(), name: v.string(), description: v.string() });
+/** What an A2A agent's card said when it was added: where it is reached and what it can do. */
+export const vA2aRemoteAgent = v.object({
+  cardUrl: v.string(),
+  /** Its JSON-RPC endpoint, from the card (checked as webhook URLs are). */
+  endpointUrl: v.string(),
+  protocolVersion: v.string(),
+  description: v.string(),
+  skills: v.array(vA2aSkill),
+});
+export type A2aRemoteAgent = Infer<typeof vA2aRemoteAgent>;
+/** Where Maestro stands with a task it handed an A2A agent: sending a message, following the task, waiting on the squad's answer, or ended. */
+export const A2A_REMOTE_PHASES = ["sending", "following", "input_required", "completed", "failed", "canceled"] as const;
+export const vA2aRemotePhase = oneOf(A2A_REMOTE_PHASES);
+export type A2aRemotePhase = Infer<typeof vA2aRemotePhase>;

@@ -13,6 +13,8 @@ import type {
   FilterApi,
   FunctionReference,
 } from "convex/server";
+import type * as a2aRemote from "../a2aRemote.js";
+import type * as a2aRemoteCalls from "../a2aRemoteCalls.js";
 import type * as a2aServer from "../a2aServer.js";
 import type * as a2aServerApi from "../a2aServerApi.js";
 import type * as a2aServerPush from "../a2aServerPush.js";
@@ -44,6 +46,7 @@ import type * as http from "../http.js";
 import type * as inbox from "../inbox.js";
 import type * as injectionSettings from "../injectionSettings.js";
 import type * as invites from "../invites.js";
+import type * as lib_a2aRemote from "../lib/a2aRemote.js";
 import type * as lib_a2aServer from "../lib/a2aServer.js";
 import type * as lib_a2aServerWire from "../lib/a2aServerWire.js";
 import type * as lib_accounts from "../lib/accounts.js";
@@ -126,6 +129,8 @@ import type * as plans from "../plans.js";
 import type * as presence from "../presence.js";
 import type * as questions from "../questions.js";
 import type * as reactions_a2a from "../reactions/a2a.js";
+import type * as reactions_a2aRemote from "../reactions/a2aRemote.js";
+import type * as reactions_a2aRemoteFollow from "../reactions/a2aRemoteFollow.js";
 import type * as reactions_a2aServer from "../reactions/a2aServer.js";
 import type * as reactions_chatMention from "../reactions/chatMention.js";
 import type * as reactions_delegation from "../reactions/delegation.js";
@@ -139,6 +144,7 @@ import type * as reactions_taskChange from "../reactions/taskChange.js";
 import type * as reactions_taskCleanup from "../reactions/taskCleanup.js";
 import type * as reactions_threadPost from "../reactions/threadPost.js";
 import type * as reactions_triggers from "../reactions/triggers.js";
+import type * as records_a2aRemoteTasks from "../records/a2aRemoteTasks.js";
 import type * as records_a2aServer from "../records/a2aServer.js";
 import type * as records_accounts from "../records/accounts.js";
 import type * as records_activities from "../records/activities.js";
@@ -204,6 +210,8 @@ import type * as webhooks from "../webhooks.js";
  * ```
  */
 declare const fullApi: ApiFromModules<{
+  a2aRemote: typeof a2aRemote;
+  a2aRemoteCalls: typeof a2aRemoteCalls;
   a2aServer: typeof a2aServer;
   a2aServerApi: typeof a2aServerApi;
   a2aServerPush: typeof a2aServerPush;
@@ -235,6 +243,7 @@ declare const fullApi: ApiFromModules<{
   inbox: typeof inbox;
   injectionSettings: typeof injectionSettings;
   invites: typeof invites;
+  "lib/a2aRemote": typeof lib_a2aRemote;
   "lib/a2aServer": typeof lib_a2aServer;
   "lib/a2aServerWire": typeof lib_a2aServerWire;
   "lib/accounts": typeof lib_accounts;
@@ -317,6 +326,8 @@ declare const fullApi: ApiFromModules<{
   presence: typeof presence;
   questions: typeof questions;
   "reactions/a2a": typeof reactions_a2a;
+  "reactions/a2aRemote": typeof reactions_a2aRemote;
+  "reactions/a2aRemoteFollow": typeof reactions_a2aRemoteFollow;
   "reactions/a2aServer": typeof reactions_a2aServer;
   "reactions/chatMention": typeof reactions_chatMention;
   "reactions/delegation": typeof reactions_delegation;
@@ -330,6 +341,7 @@ declare const fullApi: ApiFromModules<{
   "reactions/taskCleanup": typeof reactions_taskCleanup;
   "reactions/threadPost": typeof reactions_threadPost;
   "reactions/triggers": typeof reactions_triggers;
+  "records/a2aRemoteTasks": typeof records_a2aRemoteTasks;
   "records/a2aServer": typeof records_a2aServer;
   "records/accounts": typeof records_accounts;
   "records/activities": typeof records_activities;

@@ -111,3 +111,9 @@ export function appOriginsFromEnv(source: Record<string, string | undefined> = e
 export function webhookAllowPrivateFromEnv(source: Record<string, string | undefined> = env): boolean {
   return source.MAESTRO_WEBHOOK_ALLOW_PRIVATE === "1";
 }
+
+/** One A2A call's timeout in ms when MAESTRO_A2A_CALL_TIMEOUT_MS sets a shorter one than `max` (tests of a remote agent that never answers), else `max`. */
+export function a2aCallTimeoutFromEnv(max: number, source: Record<string, string | undefined> = env): number {
+  const set = Number(source.MAESTRO_A2A_CALL_TIMEOUT_MS);
+  return Number.isFinite(set) && set > 0 ? Math.min(set, max) : max;
+}

@@ -28,6 +28,7 @@ import { departmentMembers } from "../records/members";
 import { newestMessages } from "../records/messages";
 import type { RunTrigger } from "../records/runs";
 import { delegationCorrelationId } from "./a2a";
+import { handToA2a } from "./a2aRemote";
 
 /** What an envelope's `intent` says the agent is asked to do, by what would have started its run. */
 const INTENTS: Record<RunTrigger["kind"], string> = {
@@ -141,6 +142,8 @@ function envelopeOf(agent: Doc<"agents">, task: Doc<"tasks">, trigger: RunTrigge
  * one. Returns the note its trigger is consumed with.
  */
 export async function handOutside(ctx: MutationCtx, agent: Doc<"agents">, task: Doc<"tasks">, trigger: RunTrigger): Promise<string> {
+  // An A2A agent is reached through its A2A endpoint instead of an inbox (reactions/a2aRemote).
+  if (agent.a2aRemote !== undefined) return await handToA2a(ctx, agent, task, trigger);
   const correlationId = task.delegatedBy === undefined ? undefined : delegationCorrelationId(task._id);
   // Who delegated it, by name (an agent's session key reads as its name; a person's name stays as it is).
   const delegator = task.delegatedBy === undefined ? null : await agentNamer(ctx)(task.delegatedBy);

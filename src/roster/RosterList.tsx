@@ -16,6 +16,8 @@ type Props = {
   agents: Agent[] | undefined;
   isAdmin: boolean;
   onNew: () => void;
+  /** "Add A2A agent": an agent reached through its agent card (admins). */
+  onAddA2a?: () => void;
   onEdit: (agent: Agent) => void;
   /** The agent page's address for an agent slug: names become links to it (inside the router). */
   agentHref?: (agentSlug: string) => string;
@@ -37,16 +39,23 @@ function byLeadThenName(a: Agent, b: Agent): number {
  * The squad as pure props: each agent's avatar, name, role and live status,
  * with "New agent" and per-agent "Edit" for admins only.
  */
-export function RosterList({ agents, isAdmin, onNew, onEdit, agentHref, unread, waiting, specialists }: Props) {
+export function RosterList({ agents, isAdmin, onNew, onAddA2a, onEdit, agentHref, unread, waiting, specialists }: Props) {
   return (
     <RosterFrame
       count={agents?.length}
       action={
         isAdmin && (
-          <Button variant="secondary" onClick={onNew} className="gap-1 px-2 py-1 text-xs">
-            <PlusIcon className="size-3.5" />
-            New agent
-          </Button>
+          <span className="flex gap-1.5">
+            {onAddA2a && (
+              <Button variant="ghost" onClick={onAddA2a} className="px-2 py-1 text-xs">
+                Add A2A agent
+              </Button>
+            )}
+            <Button variant="secondary" onClick={onNew} className="gap-1 px-2 py-1 text-xs">
+              <PlusIcon className="size-3.5" />
+              New agent
+            </Button>
+          </span>
         )
       }
     >
@@ -116,6 +125,11 @@ function RosterRow({ agent, onEdit, agentHref, unread, waiting }: RowProps) {
           {agent.isSquadLead && (
             <Badge className="shrink-0 bg-indigo-50 text-indigo-700 ring-indigo-600/20 dark:bg-indigo-950/40 dark:text-indigo-300 dark:ring-indigo-400/30">Squad lead</Badge>
           )}
+          {agent.a2aRemote !== undefined && (
+            <Badge title={`Reached over A2A at ${agent.a2aRemote.endpointUrl}`} className="shrink-0 bg-teal-50 text-teal-700 ring-teal-600/20 dark:bg-teal-950/40 dark:text-teal-300 dark:ring-teal-400/30">
+              A2A
+            </Badge>
+          )}
           {unread !== undefined && unread.unread > 0 && (
             <span
               data-testid="agent-unread"
@@ -150,6 +164,11 @@ function RosterRow({ agent, onEdit, agentHref, unread, waiting }: RowProps) {
             </span>
           )}
         </p>
+        {agent.a2aRemote !== undefined && agent.a2aRemote.skills.length > 0 && (
+          <p data-testid="roster-agent-skills" className="truncate text-xs text-slate-500 dark:text-slate-400" title={agent.a2aRemote.skills.map((s) => `${s.name || s.id}: ${s.description}`).join("\n")}>
+            Skills: {agent.a2aRemote.skills.map((s) => s.name || s.id).join(", ")}
+          </p>
+        )}
       </div>
       {onEdit && (
         <Button variant="ghost" onClick={onEdit} aria-label={`Edit ${agent.name}`} className="shrink-0 px-2 py-1 text-xs">

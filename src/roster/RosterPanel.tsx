@@ -6,6 +6,7 @@ import { PanelBoundary } from "../components/ErrorBoundary";
 import { Button } from "../components/ui/Button";
 import { userMessage } from "../lib/errors";
 import { useWaiting, waitingByAgent } from "../shell/waiting";
+import { AddA2aAgentModal } from "./AddA2aAgentModal";
 import { CreateAgentModal } from "./CreateAgentModal";
 import { RosterFrame, RosterList } from "./RosterList";
 
@@ -17,7 +18,7 @@ type Props = {
 };
 
 /** Which agent modal is open: none, a new agent, or editing one (by id, so it shows the live agent). */
-type Editing = null | { mode: "create" } | { mode: "edit"; agentId: Id<"agents"> };
+type Editing = null | { mode: "create" } | { mode: "a2a" } | { mode: "edit"; agentId: Id<"agents"> };
 
 /**
  * The department's live roster. Admins can add agents and edit them; a failing
@@ -50,10 +51,12 @@ function LiveRoster({ departmentId, isAdmin, agentHref }: Props) {
         unread={unread}
         waiting={waiting}
         onNew={() => setEditing({ mode: "create" })}
+        onAddA2a={() => setEditing({ mode: "a2a" })}
         onEdit={(agent) => setEditing({ mode: "edit", agentId: agent._id })}
         specialists={<AddSpecialists departmentId={departmentId} />}
       />
       {isAdmin && editing?.mode === "create" && <CreateAgentModal departmentId={departmentId} onClose={close} />}
+      {isAdmin && editing?.mode === "a2a" && <AddA2aAgentModal departmentId={departmentId} onClose={close} />}
       {isAdmin && editedAgent && <CreateAgentModal departmentId={departmentId} agent={editedAgent} onClose={close} />}
     </>
   );

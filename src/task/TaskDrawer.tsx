@@ -25,6 +25,7 @@ import { useTaskLinkSupport, type TaskLinkSupport } from "../composer/useComplet
 import { useNow } from "../lib/relativeTime";
 import { useFollowThread } from "./useFollowThread";
 import { FollowInChannel } from "./FollowInChannel";
+import { A2aRemoteWork } from "./A2aRemoteWork";
 import { AgentActivity, RunsNow } from "./RunsPanel";
 import { TaskCleanup } from "./TaskCleanup";
 import { TaskDetails, TaskTitle, type Member, type TaskDetail, type TaskEdits } from "./TaskDetails";
@@ -158,6 +159,9 @@ export function TaskDrawerView({
           <PauseCards taskId={task._id} now={now} show="pending" />
         </div>
         {live && <div className="mb-3 empty:hidden">{live}</div>}
+        <div className="mb-3 empty:hidden">
+          <A2aRemoteWork taskId={task._id} agentName={(id) => agents.find((a) => a._id === id)?.name ?? "An agent"} />
+        </div>
         {writable ? (
           <Composer
             taskId={task._id}

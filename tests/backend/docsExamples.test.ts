@@ -15,7 +15,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { API_SCOPES } from "../../convex/lib/apiKeys";
-import { PROJECT_ROOT, seedDemoSquad, startTestBackend } from "./helpers";
+import { TaskState } from "@a2a-js/sdk";
+import { artifact, startRemoteAgent, status, taskEvent } from "../fixtures/a2aRemoteAgent";
+import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
 
 const DOCS = ["docs/api.md", "docs/api-and-mcp.md"];
 
@@ -244,4 +246,46 @@ describe("the docs' examples", () => {
     expect(response.headers.get("Content-Type")).toMatch(/application\/json/);
     expect(((await response.json()) as { error: string }).error).toMatch(/No such endpoint/);
   });
+});
+
+/** The ```ts block under `heading` in docs/api-and-mcp.md. */
+function tsBlockUnder(heading: string): string {
+  const text = readFileSync(path.join(PROJECT_ROOT, "docs/api-and-mcp.md"), "utf8");
+  const section = text.slice(text.indexOf(heading));
+  const start = section.indexOf("```ts\n") + "```ts\n".length;
+  return section.slice(start, section.indexOf("```", start));
+}
+
+describe("the docs' A2A example", () => {
+  test("Add an A2A agent to the squad: the script adds the SDK's own server by its card, and a card assigned to it reaches Review with its artifact", async () => {
+    const remote = await startRemoteAgent(({ context, bus, taskId, contextId }) => {
+      bus.publish(taskEvent(context, TaskState.TASK_STATE_WORKING));
+      bus.publish(artifact(taskId, contextId, "brief.md", "Acme, Globex and Initech."));
+      bus.publish(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED));
+    });
+    const allowed = process.env.MAESTRO_WEBHOOK_ALLOW_PRIVATE;
+    process.env.MAESTRO_WEBHOOK_ALLOW_PRIVATE = "1";
+    try {
+      // The block as written, but for its imports and the client it makes (Ada's, already signed in), and the agent's address (here, on loopback).
+      const code = tsBlockUnder("### Add an A2A agent to the squad")
+        .split("\n")
+        .filter((line) => !/^(import |const client = |client\.setAuth)/.test(line))
+        .join("\n")
+        .split("https://agents.example.com/.well-known/agent-card.json")
+        .join(remote.cardUrl);
+      const run = new Function("client", "api", "departmentId", `return (async () => {\n${code}\nreturn scout;\n})();`) as (client: ConvexHttpClient, a: typeof api, d: Id<"departments">) => Promise<{ agentId: Id<"agents">; name: string; skills: Array<{ name: string }> }>;
+      const scout = await run(ada, api, departmentId);
+      expect(scout).toMatchObject({ name: "Research Scout", skills: [{ name: "Research" }] });
+      const tasks = async () => (await ada.query(api.tasks.list, { departmentId })).flatMap((column) => column.tasks);
+      await waitFor(async () => (await tasks()).some((t) => t.title === "Research the market" && t.status === "review"), 20_000, "the card in Review");
+      const card = (await tasks()).find((t) => t.title === "Research the market")!;
+      const thread = await ada.query(api.messages.list, { taskId: card._id, paginationOpts: { numItems: 20, cursor: null } });
+      expect(thread.page.some((m) => m.content.includes("Acme, Globex and Initech."))).toBe(true);
+      expect(remote.texts[0]).toContain("Task: Research the market");
+    } finally {
+      if (allowed === undefined) delete process.env.MAESTRO_WEBHOOK_ALLOW_PRIVATE;
+      else process.env.MAESTRO_WEBHOOK_ALLOW_PRIVATE = allowed;
+      await remote.close();
+    }
+  }, 60_000);
 });

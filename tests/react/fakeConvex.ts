@@ -18,6 +18,12 @@ export const fakeConvexReact = {
     if (!run) throw new Error(`No fake for ${getFunctionName(mutation)}`);
     return run(args);
   },
+  /** Actions are faked as mutations are, by function name in `convex.mutations`. */
+  useAction: (action: never) => (args: unknown) => {
+    const run = convex.mutations.get(getFunctionName(action));
+    if (!run) throw new Error(`No fake for ${getFunctionName(action)}`);
+    return run(args);
+  },
 };
 
 export function resetConvex(): void {
