@@ -143,6 +143,11 @@ export class Engine {
     return this.internals.evaluateRangeFilter;
   }
 
+  /** This backend's build folder (functionCode.ts): one build of `convex/` in it at a time, beside the components'. */
+  get buildFolder(): string {
+    return this.code.buildRoot;
+  }
+
   /** Paths of the installed components, parents first ("rateLimiter", "rateLimiter/batchWorker"). */
   get componentPaths(): string[] {
     return this.code.installed.map((component) => component.path);
