@@ -24,6 +24,8 @@ import { OWNER_PASSWORD, passwordRoute } from "../tests/backend/helpers";
 import { spawnBackend, type BackendProcess } from "../tests/backend/process";
 import { startScriptedModel } from "../tests/backend/scriptedModel";
 import { backendCpuMs, delegatingReply, log, residentBytes, sleep, stopBackend } from "./harness";
+import { readSnapshot, SNAPSHOT_FILE } from "../tools/local-backend/snapshot";
+import { tableOf } from "../tools/local-backend/componentState";
 import { AGENTS, seedScaleDepartment } from "./scaleSeed";
 import { summarize, type Summary } from "./stats";
 
@@ -37,6 +39,42 @@ const MENTION_EVERY = 5;
 /** Samples of each interactive figure, at the start and at the end. */
 const SAMPLES = { moves: 30, posts: 30, mentions: 10, searches: 20 };
 const STATUSES = TASK_STATUSES.filter((s) => s !== "blocked");
+/**
+ * `--diagnose`: what the data folder's snapshot holds, table by table
+ * (documents and bytes), after the 5th compaction and after the last, and
+ * which tables grew between them: data the mix adds, told apart from rows
+ * that pile up with time (finished scheduled jobs, logs).
+ */
+const DIAGNOSE = process.argv.includes("--diagnose");
+
+/** Documents and bytes of JSON per table ("component/table" beside the app's) in the snapshot of `dataDir`. */
+function snapshotTables(dataDir: string): Map<string, { documents: number; bytes: number }> {
+  const tables = new Map<string, { documents: number; bytes: number }>();
+  readSnapshot(path.join(dataDir, SNAPSHOT_FILE), {
+    document: (doc) => {
+      const table = tableOf(doc._id);
+      const entry = tables.get(table) ?? { documents: 0, bytes: 0 };
+      entry.documents += 1;
+      entry.bytes += JSON.stringify(doc).length;
+      tables.set(table, entry);
+    },
+    result: () => {},
+  });
+  return tables;
+}
+
+function tableGrowth(before: Map<string, { documents: number; bytes: number }>, after: Map<string, { documents: number; bytes: number }>): string {
+  const rows = [...new Set([...before.keys(), ...after.keys()])].map((table) => {
+    const a = before.get(table) ?? { documents: 0, bytes: 0 };
+    const b = after.get(table) ?? { documents: 0, bytes: 0 };
+    return { table, a, b, added: b.documents - a.documents, bytes: b.bytes - a.bytes };
+  });
+  rows.sort((x, y) => y.bytes - x.bytes);
+  return rows
+    .filter((row) => row.added !== 0 || row.bytes !== 0)
+    .map((row) => `  ${row.table.padEnd(28)} ${String(row.a.documents).padStart(8)} → ${String(row.b.documents).padEnd(8)} (+${row.added} documents, ${(row.bytes / 1024).toFixed(0)} KiB)`)
+    .join("\n");
+}
 
 function ms(s: Summary): string {
   return `p50 ${s.p50.toFixed(1)} / p99 ${s.p99.toFixed(1)} ms`;
@@ -158,6 +196,7 @@ async function main() {
     const samples: Array<{ compaction: number; rss: number; minutes: number; cpuSeconds: number; documents: number }> = [];
     // The backend keeps every document in memory: what a compaction folded says how much data there is beside RSS.
     const foldedDocuments = () => [...backend.output.join("").matchAll(/Compaction: (\d+) documents folded/g)].map((match) => Number(match[1]));
+    let tablesAtFifth: Map<string, { documents: number; bytes: number }> | null = null;
     const padding = "x".repeat(8_000);
     let rounds = 0;
     const soakStart = performance.now();
@@ -179,11 +218,13 @@ async function main() {
           documents: foldedDocuments()[samples.length] ?? Number.NaN,
         });
         const last = samples.at(-1)!;
+        if (DIAGNOSE && last.compaction === 5) tablesAtFifth = snapshotTables(dataDir);
         // With MAESTRO_BACKEND_NODE_ARGS=--trace-gc, the backend's last full collection: its heap after it, beside RSS.
         const gc = backend.output.join("").match(/Mark-Compact[^\n]*/g)?.filter((line) => Number(/-> ([\d.]+)/.exec(line)?.[1] ?? 0) > 50).at(-1);
         log(`compaction ${last.compaction}: RSS ${(last.rss / 2 ** 20).toFixed(0)} MiB after ${last.minutes.toFixed(1)} min, ${rounds} rounds${gc === undefined ? "" : `; last ${gc}`}`);
       }
     }
+    const tablesAtLast = DIAGNOSE ? snapshotTables(dataDir) : null;
     log("interactive figures at the end");
     const atEnd = await interactive();
 
@@ -208,6 +249,9 @@ ${row("search / command palette (HTTP query)", atStart.search, atEnd.search)}
   resident memory                              start ${mib(atStart.rss)}${" ".repeat(22)}end ${mib(atEnd.rss)}
 load average (1/5/15 min) at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} on ${os.cpus().length} cores
 wall time: ${((performance.now() - started) / 60_000).toFixed(1)} min`);
+    if (tablesAtFifth !== null && tablesAtLast !== null) {
+      console.log(`--diagnose: what the snapshot gained from the 5th compaction to the last, by table (largest first):\n${tableGrowth(tablesAtFifth, tablesAtLast)}`);
+    }
   } finally {
     for (const close of closers.reverse()) await close().catch(() => {});
     await stopBackend(backend).catch(() => {});
