@@ -7,12 +7,16 @@
  * weeks; this is the benchmark's stand-in for that. To get there in
  * minutes, the backend compacts once its log passes
  * BENCH_SOAK_COMPACT_BYTES (4 MiB, through MAESTRO_COMPACT_LOG_BYTES)
- * instead of 64 MiB. Prints the backend's resident memory after each
- * compaction and its growth from the 5th to the last (target < 5%), and the
- * interactive figures (move → second client, a post, @Jarvis mention →
- * delegated task visible, search) at the start and at the end.
+ * instead of 64 MiB, and finished scheduled jobs' rows are kept
+ * BENCH_SOAK_JOB_RETENTION_MS (60 s) instead of 7 days. Prints the backend's
+ * resident memory after each compaction and its growth from the 5th to the
+ * last (target < 5%), beside the data it holds then (documents, snapshot
+ * bytes: the mix's mentions, posts and moves add data that is kept, which
+ * this backend holds in memory), and the interactive figures (move → second
+ * client, a post, @Jarvis mention → delegated task visible, search) at the
+ * start and at the end. `--diagnose` adds the snapshot's growth by table.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
@@ -24,7 +28,9 @@ import { OWNER_PASSWORD, passwordRoute } from "../tests/backend/helpers";
 import { spawnBackend, type BackendProcess } from "../tests/backend/process";
 import { startScriptedModel } from "../tests/backend/scriptedModel";
 import { backendCpuMs, delegatingReply, log, residentBytes, sleep, stopBackend } from "./harness";
-import { AGENTS, seedScaleDepartment } from "./scaleSeed";
+import { readSnapshot, SNAPSHOT_FILE } from "../tools/local-backend/snapshot";
+import { tableOf } from "../tools/local-backend/componentState";
+import { seedScaleDepartment } from "./scaleSeed";
 import { summarize, type Summary } from "./stats";
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -34,9 +40,58 @@ const COMPACT_BYTES = Number(process.env.BENCH_SOAK_COMPACT_BYTES ?? 4 * 1024 * 
 const GROWTH_TARGET = 0.05;
 /** The mix, per round: description edits (the log's bulk), posts, moves; a mention every MENTION_EVERY rounds. */
 const MENTION_EVERY = 5;
+/**
+ * The cards whose descriptions the mix rewrites, in turn: the log's bulk
+ * without growing the data (rewriting a new card each round left 8 kB more
+ * on every card, 160 MB over the full department's 20,000).
+ */
+const EDITED_CARDS = 64;
+/**
+ * How long finished scheduled jobs' rows are kept during the soak
+ * (MAESTRO_SCHEDULED_JOB_RETENTION_MS): Convex's 7 days, fitted into the
+ * soak's minutes as the 4 MiB compactions stand for 64 MiB ones, so the soak
+ * sees the steady state a squad's weeks reach.
+ */
+const JOB_RETENTION_MS = Number(process.env.BENCH_SOAK_JOB_RETENTION_MS ?? 60_000);
 /** Samples of each interactive figure, at the start and at the end. */
 const SAMPLES = { moves: 30, posts: 30, mentions: 10, searches: 20 };
 const STATUSES = TASK_STATUSES.filter((s) => s !== "blocked");
+/**
+ * `--diagnose`: what the data folder's snapshot holds, table by table
+ * (documents and bytes), after the 5th compaction and after the last, and
+ * which tables grew between them: data the mix adds, told apart from rows
+ * that pile up with time (finished scheduled jobs, logs).
+ */
+const DIAGNOSE = process.argv.includes("--diagnose");
+
+/** Documents and bytes of JSON per table ("component/table" beside the app's) in the snapshot of `dataDir`. */
+function snapshotTables(dataDir: string, file = SNAPSHOT_FILE): Map<string, { documents: number; bytes: number }> {
+  const tables = new Map<string, { documents: number; bytes: number }>();
+  readSnapshot(path.join(dataDir, file), {
+    document: (doc) => {
+      const table = tableOf(doc._id);
+      const entry = tables.get(table) ?? { documents: 0, bytes: 0 };
+      entry.documents += 1;
+      entry.bytes += JSON.stringify(doc).length;
+      tables.set(table, entry);
+    },
+    result: () => {},
+  });
+  return tables;
+}
+
+function tableGrowth(before: Map<string, { documents: number; bytes: number }>, after: Map<string, { documents: number; bytes: number }>): string {
+  const rows = [...new Set([...before.keys(), ...after.keys()])].map((table) => {
+    const a = before.get(table) ?? { documents: 0, bytes: 0 };
+    const b = after.get(table) ?? { documents: 0, bytes: 0 };
+    return { table, a, b, added: b.documents - a.documents, bytes: b.bytes - a.bytes };
+  });
+  rows.sort((x, y) => y.bytes - x.bytes);
+  return rows
+    .filter((row) => row.added !== 0 || row.bytes !== 0)
+    .map((row) => `  ${row.table.padEnd(28)} ${String(row.a.documents).padStart(8)} → ${String(row.b.documents).padEnd(8)} (+${row.added} documents, ${(row.bytes / 1024).toFixed(0)} KiB)`)
+    .join("\n");
+}
 
 function ms(s: Summary): string {
   return `p50 ${s.p50.toFixed(1)} / p99 ${s.p99.toFixed(1)} ms`;
@@ -56,7 +111,7 @@ async function main() {
     backend = await spawnBackend({
       dataDir,
       convexDir: path.resolve("convex"),
-      env: { ...env, MAESTRO_COMPACT_LOG_BYTES: String(COMPACT_BYTES) },
+      env: { ...env, MAESTRO_COMPACT_LOG_BYTES: String(COMPACT_BYTES), MAESTRO_SCHEDULED_JOB_RETENTION_MS: String(JOB_RETENTION_MS) },
       readyTimeoutMs: 300_000,
     });
     const signedIn = await passwordRoute(backend.siteUrl, { flow: "signIn", email, password: OWNER_PASSWORD });
@@ -95,6 +150,10 @@ async function main() {
     const columnOf = (taskId: string) => [...byColumn].find(([, ids]) => ids.has(taskId))?.[0];
     let mentionCount = 0;
     const misses: string[] = [];
+    // Whom Jarvis is asked to delegate to: never Jarvis himself. agents.list is in name order, so the squad's defaults
+    // (Archie, Dev Bot, Jarvis, Writer) come after "Agent …": picking by position asked him to delegate to himself every
+    // 196th mention, which he rightly refuses ("a lead never assigns itself"), and the task never came (4 in the last full soak).
+    const helpers = agents.filter((agent) => !agent.isSquadLead);
     /** An @Jarvis mention on a fresh task, until the first delegated task is on the board's first page (ms). */
     const mention = async () => {
       const i = mentionCount++;
@@ -103,13 +162,19 @@ async function main() {
       const t0 = performance.now();
       await client.mutation(api.messages.create, {
         taskId,
-        content: `@Jarvis split the page ${i} between ${agents[(i % (AGENTS - 4)) + 4].name} and Writer: ${title} and the soak form ${i}`,
+        content: `@Jarvis split the page ${i} between ${helpers[i % helpers.length].name} and Writer: ${title} and the soak form ${i}`,
       });
       try {
         await until(() => titles.has(title), title);
       } catch (error) {
-        // Counted (as the 30 s waited) and printed; the soak goes on.
-        misses.push(String(error));
+        // Counted (as the 30 s waited) and printed, with where the delegated task is: lost, or there but not on a column's first page.
+        const { subtasks } = await client.query(api.tasks.listSubtasks, { taskId });
+        const hero = subtasks.find((task) => task.title === title);
+        const where =
+          hero === undefined
+            ? `not among the ${subtasks.length} subtask(s) of its parent`
+            : `created, now ${hero.status}, ${byColumn.get(hero.status)?.has(hero._id) === true ? "on" : "not on"} that column's first ${FIRST_PAGE_CARDS} cards`;
+        misses.push(`${String(error)}: ${where}`);
       }
       return performance.now() - t0;
     };
@@ -155,9 +220,11 @@ async function main() {
     // ---- the soak ----
     const compactionLines = () => backend.output.join("").match(/longest it held the event loop was/g)?.length ?? 0;
     const baseCompactions = compactionLines();
-    const samples: Array<{ compaction: number; rss: number; minutes: number; cpuSeconds: number; documents: number }> = [];
+    const samples: Array<{ compaction: number; rss: number; minutes: number; cpuSeconds: number; documents: number; dataBytes: number }> = [];
     // The backend keeps every document in memory: what a compaction folded says how much data there is beside RSS.
     const foldedDocuments = () => [...backend.output.join("").matchAll(/Compaction: (\d+) documents folded/g)].map((match) => Number(match[1]));
+    const fifthSnapshot = path.join(dataDir, "..", `${path.basename(dataDir)}-5th-${SNAPSHOT_FILE}`);
+    closers.push(async () => rmSync(fifthSnapshot, { force: true }));
     const padding = "x".repeat(8_000);
     let rounds = 0;
     const soakStart = performance.now();
@@ -165,7 +232,7 @@ async function main() {
     while (samples.length < COMPACTIONS) {
       rounds += 1;
       // The log's bulk: a card's description rewritten (8 kB a commit).
-      await client.mutation(api.tasks.update, { taskId: taskIds[(rounds * 31) % taskIds.length], description: `${padding} ${rounds}` });
+      await client.mutation(api.tasks.update, { taskId: taskIds[((rounds % EDITED_CARDS) * 31) % taskIds.length], description: `${padding} ${rounds}` });
       await post();
       await move();
       if (rounds % MENTION_EVERY === 0) await mention();
@@ -177,11 +244,16 @@ async function main() {
           minutes: (performance.now() - soakStart) / 60_000,
           cpuSeconds: backendCpuMs(backend.child.pid) / 1000,
           documents: foldedDocuments()[samples.length] ?? Number.NaN,
+          // The snapshot that compaction wrote: every document's JSON, what the backend holds in memory as data.
+          dataBytes: statSync(path.join(dataDir, SNAPSHOT_FILE)).size,
         });
         const last = samples.at(-1)!;
+        // Copied now and read at the end: reading it here held the bench's loop long enough at full size for the backend
+        // to close the idle keep-alive socket under the next request ("other side closed").
+        if (DIAGNOSE && last.compaction === 5) copyFileSync(path.join(dataDir, SNAPSHOT_FILE), fifthSnapshot);
         // With MAESTRO_BACKEND_NODE_ARGS=--trace-gc, the backend's last full collection: its heap after it, beside RSS.
         const gc = backend.output.join("").match(/Mark-Compact[^\n]*/g)?.filter((line) => Number(/-> ([\d.]+)/.exec(line)?.[1] ?? 0) > 50).at(-1);
-        log(`compaction ${last.compaction}: RSS ${(last.rss / 2 ** 20).toFixed(0)} MiB after ${last.minutes.toFixed(1)} min, ${rounds} rounds${gc === undefined ? "" : `; last ${gc}`}`);
+        log(`compaction ${last.compaction}: RSS ${(last.rss / 2 ** 20).toFixed(0)} MiB, data ${(last.dataBytes / 2 ** 20).toFixed(1)} MiB in ${last.documents} documents, after ${last.minutes.toFixed(1)} min, ${rounds} rounds${gc === undefined ? "" : `; last ${gc}`}`);
       }
     }
     log("interactive figures at the end");
@@ -191,15 +263,19 @@ async function main() {
     const last = samples.at(-1)!;
     const growth = (last.rss - fifth.rss) / fifth.rss;
     const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+    const percent = (from: number, to: number) => `${to >= from ? "+" : ""}${(((to - from) / from) * 100).toFixed(1)}%`;
     const row = (label: string, a: Summary, b: Summary) => `  ${label.padEnd(44)} start ${ms(a).padEnd(28)} end ${ms(b)}`;
     console.log(`Soak benchmark (backend as its own process over convex/, scripted model answering at once)
 machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}; shared with other work (load below)
 department at BENCH_SCALE=${SCALE}; compaction past ${COMPACT_BYTES} bytes of log (MAESTRO_COMPACT_LOG_BYTES; the default is 64 MiB)
-mix per round: a description edit (8 kB), a post, a move; an @Jarvis mention (and the runs it starts) every ${MENTION_EVERY} rounds
-${rounds} rounds, ${mentionCount} mentions in all (${misses.length} whose delegated task did not show within 30 s${misses.length > 0 ? `, first: ${misses[0]}` : ""}), ${samples.length} compactions in ${last.minutes.toFixed(1)} min
+mix per round: a description edit (8 kB, on ${EDITED_CARDS} cards in turn), a post, a move; an @Jarvis mention (and the runs it starts) every ${MENTION_EVERY} rounds
+${rounds} rounds, ${mentionCount} mentions in all (${misses.length} whose delegated task did not show on the board within 30 s${misses.length > 0 ? `:\n  ${misses.join("\n  ")}\n` : ""}), ${samples.length} compactions in ${last.minutes.toFixed(1)} min
 resident memory after each compaction (MiB): ${samples.map((s) => (s.rss / 2 ** 20).toFixed(0)).join(" ")}
 growth from the 5th compaction (${mib(fifth.rss)}) to the ${last.compaction}th (${mib(last.rss)}): ${(growth * 100).toFixed(1)}% (target < ${GROWTH_TARGET * 100}%) ${growth < GROWTH_TARGET ? "met" : "NOT met"}
-documents held (all in memory), as those compactions folded them: ${fifth.documents} → ${last.documents} (${(((last.documents - fifth.documents) / fifth.documents) * 100).toFixed(1)}%: the mix adds data, which this backend keeps in memory)
+data held (all in memory), as those compactions wrote it: ${fifth.documents} → ${last.documents} documents (${percent(fifth.documents, last.documents)}), ${mib(fifth.dataBytes)} → ${mib(last.dataBytes)} of snapshot (${percent(fifth.dataBytes, last.dataBytes)})
+  what the mix adds and keeps (its mentions' tasks, runs and events, its posts, its moves' activity): data this backend holds in memory, not memory that grows with time
+  resident memory per MiB of data: ${(fifth.rss / fifth.dataBytes).toFixed(2)} at the 5th compaction, ${(last.rss / last.dataBytes).toFixed(2)} at the ${last.compaction}th (for the record)
+finished scheduled jobs' rows kept ${JOB_RETENTION_MS / 1000} s (Convex's 7 days, fitted into the soak; MAESTRO_SCHEDULED_JOB_RETENTION_MS)
 interactive figures, at the start and at the end:
 ${row("move → second client", atStart.move, atEnd.move)}
 ${row("post (messages.create, HTTP)", atStart.post, atEnd.post)}
@@ -208,6 +284,10 @@ ${row("search / command palette (HTTP query)", atStart.search, atEnd.search)}
   resident memory                              start ${mib(atStart.rss)}${" ".repeat(22)}end ${mib(atEnd.rss)}
 load average (1/5/15 min) at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} on ${os.cpus().length} cores
 wall time: ${((performance.now() - started) / 60_000).toFixed(1)} min`);
+    if (DIAGNOSE) {
+      const growth = tableGrowth(snapshotTables(path.dirname(fifthSnapshot), path.basename(fifthSnapshot)), snapshotTables(dataDir));
+      console.log(`--diagnose: what the snapshot gained from the 5th compaction to the end, by table (largest first):\n${growth}`);
+    }
   } finally {
     for (const close of closers.reverse()) await close().catch(() => {});
     await stopBackend(backend).catch(() => {});

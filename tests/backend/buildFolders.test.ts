@@ -5,20 +5,22 @@
  * started them.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
 import { afterEach, expect, test } from "vitest";
 import { BUILD_PREFIX, buildsFolder } from "../../tools/local-backend/functionCode";
 import { freePort } from "../browser/stack";
-import { PROJECT_ROOT } from "./helpers";
+import { FIXTURE_CONVEX_DIR, PROJECT_ROOT, startTestBackend } from "./helpers";
 import { spawnedBackends } from "./lifecycle";
 import { killHard, stopGracefully } from "./process";
 
 const backends = spawnedBackends();
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 const builds = buildsFolder(PROJECT_ROOT);
@@ -86,7 +88,7 @@ async function startApp(tmp: string, dataDir: string): Promise<ChildProcess> {
     NO_COLOR: "1",
   };
   const child = spawn(process.execPath, ["--import", "tsx", "tools/start.ts"], { cwd: PROJECT_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  cleanups.push(() => child.kill("SIGKILL"));
+  cleanups.push(() => void child.kill("SIGKILL"));
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start did not serve:\n${output}`)), 90_000);
@@ -135,4 +137,39 @@ test("npm start: kill -9 leaves the built app and the functions' build; the next
   await exited(second, "SIGTERM");
   expect(readdirSync(tmp).filter((name) => name.startsWith("maestro-"))).toEqual([]);
   expect(ownedBy(builds, BUILD_PREFIX, second.pid)).toEqual([]);
+});
+
+test("hot reload: each build of convex/ that takes over removes the one it supersedes, a refused build leaves at once, and the new functions run", { timeout: 120_000 }, async () => {
+  const convexDir = path.join(mkdtempSync(path.join(os.tmpdir(), "maestro-reload-builds-")), "convex");
+  cpSync(FIXTURE_CONVEX_DIR, convexDir, { recursive: true });
+  cleanups.push(() => rmSync(path.dirname(convexDir), { recursive: true, force: true }));
+  const backend = await startTestBackend({ convexDir });
+  cleanups.push(() => backend.stop());
+  const folder = backend.engine.buildFolder;
+  const generations = () => readdirSync(folder).filter((name) => /^[0-9]+$/.test(name));
+  expect(generations()).toEqual(["1"]);
+
+  const notesFile = path.join(convexDir, "notes.ts");
+  const original = readFileSync(notesFile, "utf8");
+  for (let edit = 1; edit <= 4; edit++) {
+    writeFileSync(notesFile, original.replace("(await ctx.db.query(\"notes\").collect()).length", `\`edit ${edit}: \${(await ctx.db.query("notes").collect()).length}\``));
+    expect(await backend.engine.reload()).toBeNull();
+    expect(generations()).toEqual([String(edit + 1)]);
+  }
+  const client = new ConvexHttpClient(backend.url);
+  expect(await client.query(anyApi.notes.countAll, {})).toBe("edit 4: 0");
+
+  // A build that does not compile, and one whose schema the data breaks: neither runs, neither stays.
+  writeFileSync(notesFile, `${original}\nexport const broken = ;\n`);
+  expect(await backend.engine.reload()).toMatch(/^Build failed/);
+  expect(generations()).toEqual(["5"]);
+  writeFileSync(notesFile, original);
+  await client.mutation(anyApi.notes.add, { channel: "reload", body: "a string" });
+  const schemaFile = path.join(convexDir, "schema.ts");
+  writeFileSync(schemaFile, readFileSync(schemaFile, "utf8").replace("body: v.string()", "body: v.number()"));
+  expect(await backend.engine.reload()).toMatch(/^Schema validation failed/);
+  expect(generations()).toEqual(["5"]);
+  expect(await client.query(anyApi.notes.countAll, {})).toBe("edit 4: 1");
+  // Nothing else piles up beside the builds: convex.config's evaluations go once read.
+  expect(readdirSync(folder).filter((name) => !/^[0-9]+$/.test(name) && name !== "components")).toEqual([]);
 });

@@ -244,3 +244,33 @@ test("edited functions are reloaded and subscriptions re-run; a schema existing 
   // The old schema stays in force: a string body is still accepted.
   await client.mutation(anyApi.notes.add, { channel: "reload", body: "still a string" });
 });
+
+test("finished jobs' rows are kept for the retention after they complete (Convex: 7 days), then deleted for good; a pending job's row stays", { timeout: 60_000 }, async () => {
+  const retentionMs = 2_000;
+  const dataDir = tempDataDir();
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const backend = await startTestBackend({ dataDir, scheduledJobRetentionMs: retentionMs });
+  const http = new ConvexHttpClient(backend.url);
+  const succeeded = (await http.mutation(anyApi.notes.addLater, { channel: "gc", body: "ran", delayMs: 0 })) as string;
+  const failed = (await http.mutation(anyApi.notes.addThenFailLater, { channel: "gc", body: "undone", delayMs: 0 })) as string;
+  const canceled = (await http.mutation(anyApi.notes.addLater, { channel: "gc", body: "never", delayMs: 60_000 })) as string;
+  await http.mutation(anyApi.notes.cancelLater, { id: canceled });
+  const pending = (await http.mutation(anyApi.notes.addLater, { channel: "gc", body: "later", delayMs: 600_000 })) as string;
+  await waitFor(() => jobState(backend, succeeded) === "success" && jobState(backend, failed) === "failed", 10_000, "the jobs to finish");
+  // Every finished job carries when it completed, a canceled one too, as on Convex.
+  for (const id of [succeeded, failed, canceled]) expect(jobDocument(backend, id).completedTime).toEqual(expect.any(Number));
+  const finishedAt = Date.now();
+  // Kept through the retention: a caller may still read how its job ended.
+  await new Promise((resolve) => setTimeout(resolve, retentionMs / 2));
+  expect([succeeded, failed, canceled, pending].map((id) => jobState(backend, id))).toEqual(["success", "failed", "canceled", "pending"]);
+  await waitFor(() => [succeeded, failed, canceled].every((id) => findJob(backend, id) === undefined), 15_000, "the finished jobs' rows to go");
+  expect(Date.now() - finishedAt).toBeGreaterThanOrEqual(retentionMs - 100);
+  expect(jobState(backend, pending)).toBe("pending");
+  expect(backend.engine.prunedScheduledJobs).toBe(3);
+  await backend.stop();
+
+  // The deletes were commits like any other: a restart does not bring the rows back.
+  const again = await startTestBackend({ dataDir });
+  cleanups.push(() => again.stop());
+  expect(again.engine.documents("", "_scheduled_functions").map((job) => job._id)).toEqual([pending]);
+});

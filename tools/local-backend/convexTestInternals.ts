@@ -376,6 +376,8 @@ const HTTP_REQUEST_SPEEDUPS: Array<[string, string]> = [
  * a global, as the ContextSlot class does.
  */
 export const finishedJob = {
+  // Convex stamps a canceled job's completion too (its garbage collector keeps every finished job 7 days from it).
+  canceled: () => ({ state: { kind: "canceled" as const }, completedTime: Date.now() }),
   succeeded: () => ({ state: { kind: "success" as const }, completedTime: Date.now() }),
   failed: (error: unknown) => ({
     state: { kind: "failed" as const, error: error instanceof Error ? error.message : String(error) },
@@ -389,6 +391,7 @@ const FINISHED_JOBS: Array<[string, string]> = [
     'db.patch("_scheduled_functions", jobId, maestroFinishedJob.failed(error));',
   ],
   ['db.patch("_scheduled_functions", jobId, {\n                state: { kind: "success" },\n            });', 'db.patch("_scheduled_functions", jobId, maestroFinishedJob.succeeded());'],
+  ['db.patch("_scheduled_functions", id, { state: { kind: "canceled" } });', 'db.patch("_scheduled_functions", id, maestroFinishedJob.canceled());'],
 ];
 
 /**

@@ -28,7 +28,7 @@ import type { ModuleMap } from "./modules.js";
 import { Persistence } from "./persistence.js";
 import { installQueryBatching } from "./queryBatching.js";
 import type { DocumentChange, ReadSet } from "./readSets.js";
-import { Scheduling } from "./scheduling.js";
+import { Scheduling, scheduledJobRetentionMsFromEnv } from "./scheduling.js";
 import { DurableStore, type MutationRequestKey, type WalSyncMode } from "./storage.js";
 import { attachFileStore, installStorageSyscalls } from "./storageSyscalls.js";
 import { Transactions } from "./transactions.js";
@@ -60,6 +60,8 @@ export interface EngineOptions {
   maxUploadBytes?: number;
   /** Milliseconds of user code a query or mutation may run (executionLimits.ts); Convex's 1 s by default. */
   executionLimitMs?: number;
+  /** How long a finished scheduled job's row is kept (scheduling.ts); Convex's 7 days, or MAESTRO_SCHEDULED_JOB_RETENTION_MS. */
+  scheduledJobRetentionMs?: number;
 }
 
 export class Engine {
@@ -132,6 +134,12 @@ export class Engine {
     persistence.restore(this.global.transactionManager, this.transactions.mutationResults);
     for (const state of this.components.values()) state.rebuildIndexes();
     this.scheduling.resumeScheduledFunctions();
+    this.scheduling.startPruningFinishedJobs(this.options.scheduledJobRetentionMs ?? scheduledJobRetentionMsFromEnv());
+  }
+
+  /** Rows of finished scheduled jobs deleted past their retention since start (scheduling.ts). */
+  get prunedScheduledJobs(): number {
+    return this.scheduling.prunedJobs;
   }
 
   /** The app's functions, as loaded now. */
@@ -141,6 +149,11 @@ export class Engine {
 
   get evaluateRangeFilter() {
     return this.internals.evaluateRangeFilter;
+  }
+
+  /** This backend's build folder (functionCode.ts): one build of `convex/` in it at a time, beside the components'. */
+  get buildFolder(): string {
+    return this.code.buildRoot;
   }
 
   /** Paths of the installed components, parents first ("rateLimiter", "rateLimiter/batchWorker"). */

@@ -4,6 +4,7 @@
  * convex-test, and hot-reloads `convex/` after an edit, refusing a schema the
  * existing documents break.
  */
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { tableOf, type ComponentState, type Components } from "./componentState.js";
 import { FunctionNotFoundError, ROOT } from "./functions.js";
@@ -29,7 +30,10 @@ export class FunctionCode {
   /** The components `convex.config.ts` installed at startup. */
   installed: InstalledComponent[] = [];
   private generation = 0;
-  private readonly buildRoot: string;
+  /** The build of `convex/` whose modules run now (`buildRoot/<generation>`). */
+  private liveGeneration = 0;
+  /** This backend's build folder: the app's build of each generation, the components' builds, convex.config's. */
+  readonly buildRoot: string;
 
   constructor(
     projectRoot: string,
@@ -44,6 +48,7 @@ export class FunctionCode {
   /** Builds the app's functions, finds the installed components and builds theirs (at startup). */
   async buildAll(): Promise<{ modules: ModuleMap; componentModules: Map<string, ModuleMap> }> {
     const modules = await this.build();
+    this.goLive();
     this.installed = await this.discover();
     const componentModules = await this.buildComponents(this.installed);
     return { modules, componentModules };
@@ -54,16 +59,41 @@ export class FunctionCode {
     return await buildConvexModules(this.convexDir, this.buildRoot, this.generation);
   }
 
+  /**
+   * Makes the last build the one that runs, and removes the build it
+   * supersedes: a backend that hot-reloads all day kept every build (about
+   * 5 MB each) until it stopped. Every module of a build is imported, chunks
+   * included, when it is built (modules.ts), so its files are never read
+   * again.
+   */
+  private goLive() {
+    const superseded = this.liveGeneration;
+    this.liveGeneration = this.generation;
+    if (superseded !== 0) this.removeBuild(superseded);
+  }
+
+  /** Removes one generation's build of `convex/`. */
+  private removeBuild(generation: number) {
+    rmSync(path.join(this.buildRoot, String(generation)), { recursive: true, force: true });
+  }
+
   private async discover(): Promise<InstalledComponent[]> {
-    return await discoverComponents(this.convexDir, path.join(this.buildRoot, "config"));
+    const outdir = path.join(this.buildRoot, "config");
+    try {
+      return await discoverComponents(this.convexDir, outdir);
+    } finally {
+      // Each evaluation writes a file of its own (modules are cached by URL), read once: none is kept.
+      rmSync(outdir, { recursive: true, force: true });
+    }
   }
 
   /** Builds each component's functions from its own folder (an installed package's compiled `dist/component`). */
   private async buildComponents(installed: InstalledComponent[]): Promise<Map<string, ModuleMap>> {
     const built = new Map<string, ModuleMap>();
     for (const component of installed) {
-      const modules = await buildConvexModules(component.dir, this.buildRoot, this.generation, {
-        subdir: path.join("components", component.path),
+      // Built once, at start, beside the app's generations: a reload never replaces them.
+      const modules = await buildConvexModules(component.dir, path.join(this.buildRoot, "components"), 1, {
+        subdir: component.path,
         bundleDependencies: true,
       });
       built.set(component.path, modules);
@@ -88,16 +118,21 @@ export class FunctionCode {
    * functions keep running. Returns an error message, or null on success.
    */
   async reload(global: any, components: Components): Promise<string | null> {
+    const refused = (message: string) => {
+      // A refused build never runs: its folder goes at once, and the running one stays.
+      if (this.generation !== this.liveGeneration) this.removeBuild(this.generation);
+      return message;
+    };
     let modules: ModuleMap;
     try {
       modules = await this.build();
       const installed = await this.discover();
       const describe = (list: InstalledComponent[]) => list.map((c) => `${c.path}@${c.dir}`).join(", ");
       if (describe(installed) !== describe(this.installed)) {
-        return "convex.config.ts now installs other components; restart the backend to mount them.";
+        return refused("convex.config.ts now installs other components; restart the backend to mount them.");
       }
     } catch (error) {
-      return `Build failed: ${error instanceof Error ? error.message : String(error)}`;
+      return refused(`Build failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     const root = components.root;
     const previousSchema = root.db._schema;
@@ -114,9 +149,10 @@ export class FunctionCode {
       }
     } catch (error) {
       root.db._schema = previousSchema;
-      return `Schema validation failed against existing documents: ${error instanceof Error ? error.message : String(error)}`;
+      return refused(`Schema validation failed against existing documents: ${error instanceof Error ? error.message : String(error)}`);
     }
     this.install(global, root, modules);
+    this.goLive();
     root.rebuildIndexes();
     return null;
   }

@@ -19,6 +19,31 @@ import { ROOT, type Caller, type FunctionOutcome } from "./functions.js";
  */
 export const TARGET_FIELD = "_target";
 
+/**
+ * How long a finished job's `_scheduled_functions` row is kept (ms):
+ * Convex's "Scheduled function results are available for 7 days after they
+ * have completed", its SCHEDULED_JOB_RETENTION. Rows of succeeded, failed
+ * and canceled jobs older than this are deleted; a pending or running job's
+ * row never is.
+ */
+export const SCHEDULED_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Rows one pruning transaction deletes at most (Convex's SCHEDULED_JOB_GARBAGE_COLLECTION_BATCH_SIZE). */
+export const SCHEDULED_JOB_PRUNE_BATCH = 1000;
+
+/** How often finished jobs past their retention are looked for (ms); at most the retention itself. */
+export const SCHEDULED_JOB_PRUNE_EVERY_MS = 60_000;
+
+/** The retention MAESTRO_SCHEDULED_JOB_RETENTION_MS names (tests and benchmarks fit weeks into minutes with it), else Convex's. */
+export function scheduledJobRetentionMsFromEnv(value = process.env.MAESTRO_SCHEDULED_JOB_RETENTION_MS): number {
+  if (value === undefined || value === "") return SCHEDULED_JOB_RETENTION_MS;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 1) throw new Error(`MAESTRO_SCHEDULED_JOB_RETENTION_MS must be a positive whole number of milliseconds, not ${JSON.stringify(value)}.`);
+  return ms;
+}
+
+const FINISHED_STATES = new Set(["success", "failed", "canceled"]);
+
 /** What runs a scheduled or cron job: the engine's own entry points. */
 export interface FunctionRunner {
   runQuery(udfPath: string, args: JSONValue, caller: Caller): Promise<FunctionOutcome>;
@@ -29,6 +54,11 @@ export interface FunctionRunner {
 export class Scheduling {
   /** Pending scheduled job id → the component whose function it runs, when not its own. */
   readonly jobTargets = new Map<string, string>();
+  /** Finished jobs' rows deleted so far (for tests and benchmarks). */
+  prunedJobs = 0;
+  private pruneTimer: NodeJS.Timeout | null = null;
+  private pruning: Promise<void> | null = null;
+  private closed = false;
 
   constructor(
     private readonly internals: ConvexTestInternals,
@@ -105,8 +135,58 @@ export class Scheduling {
     }
   }
 
+  /**
+   * Deletes the rows of finished jobs once they are past `retentionMs`, as
+   * Convex's scheduled-job garbage collector does: at start, then every
+   * SCHEDULED_JOB_PRUNE_EVERY_MS (or sooner with a shorter retention), at
+   * most SCHEDULED_JOB_PRUNE_BATCH rows per transaction. Without it every
+   * job ever scheduled stayed in memory and in the snapshot for good.
+   */
+  startPruningFinishedJobs(retentionMs: number) {
+    const prune = () => {
+      if (this.closed || this.pruning !== null) return;
+      this.pruning = this.pruneFinishedJobs(retentionMs)
+        .then(() => {})
+        .catch((error: unknown) => this.log(`Could not prune finished scheduled functions: ${String(error)}`))
+        .finally(() => (this.pruning = null));
+    };
+    prune();
+    this.pruneTimer = setInterval(prune, Math.min(SCHEDULED_JOB_PRUNE_EVERY_MS, retentionMs));
+    this.pruneTimer.unref();
+  }
+
+  /** One pass: every component's finished jobs completed before now − `retentionMs`, a batch per transaction. */
+  async pruneFinishedJobs(retentionMs: number): Promise<number> {
+    const before = Date.now() - retentionMs;
+    let pruned = 0;
+    for (const state of this.components.values()) {
+      const expired: string[] = [];
+      for (const job of state.tables.get("_scheduled_functions")?.values() ?? []) {
+        // A canceled job from an older backend has no completedTime: its creation stands in.
+        if (FINISHED_STATES.has(job.state.kind) && (job.completedTime ?? job._creationTime) < before) expired.push(job._id);
+      }
+      for (let start = 0; start < expired.length && !this.closed; start += SCHEDULED_JOB_PRUNE_BATCH) {
+        const batch = expired.slice(start, start + SCHEDULED_JOB_PRUNE_BATCH);
+        pruned += (await this.t.runInComponent(state.path, async () => {
+          let deleted = 0;
+          for (const id of batch) {
+            // Read again inside the transaction: a row already gone is skipped.
+            if (state.db.get("_scheduled_functions", id) === null) continue;
+            state.db.delete("_scheduled_functions", id);
+            deleted += 1;
+          }
+          return deleted;
+        })) as number;
+      }
+    }
+    this.prunedJobs += pruned;
+    return pruned;
+  }
+
   /** On close: timers convex-test armed for scheduled functions skip jobs that no longer exist. */
   forgetScheduledFunctions() {
+    this.closed = true;
+    if (this.pruneTimer !== null) clearInterval(this.pruneTimer);
     for (const state of this.components.values()) {
       for (const id of state.tables.get("_scheduled_functions")?.keys() ?? []) delete state.db._documents[id];
     }

@@ -40,6 +40,8 @@ export interface BackendOptions {
   appUrl?: string;
   /** Rebuild and reload `convex/` when its files change. */
   watch?: boolean;
+  /** How long a finished scheduled job's row is kept; default from MAESTRO_SCHEDULED_JOB_RETENTION_MS, else Convex's 7 days (scheduling.ts). */
+  scheduledJobRetentionMs?: number;
   /**
    * Browser origins allowed to call the API port (CORS), besides
    * MAESTRO_CORS_ORIGINS. Defaults to the app at the default WebUI port
@@ -117,7 +119,15 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
 
   const walSync = options.walSync ?? walSyncModeFromEnv();
   const maxUploadBytes = options.maxUploadBytes ?? (process.env.MAESTRO_MAX_UPLOAD_BYTES ? Number(process.env.MAESTRO_MAX_UPLOAD_BYTES) : undefined);
-  const engine = await Engine.create({ projectRoot: options.projectRoot, convexDir, dataDir, log, walSync, maxUploadBytes });
+  const engine = await Engine.create({
+    projectRoot: options.projectRoot,
+    convexDir,
+    dataDir,
+    log,
+    walSync,
+    maxUploadBytes,
+    scheduledJobRetentionMs: options.scheduledJobRetentionMs,
+  });
   const adminKeyFile = path.join(dataDir, "admin-key");
   const adminKey = loadOrCreateAdminKey(adminKeyFile);
   // Convex Auth signs its tokens inside the functions with these, as a deployment's environment holds them.
