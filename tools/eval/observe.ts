@@ -4,36 +4,10 @@
  * own queries (runner.ts), the app through the same records inside the
  * deployment (convex/evals.ts). Pure, so both read one way.
  */
+import type { DepartmentSnapshot } from "../../convex/lib/evalResults";
 import type { Observed, ObservedCall, ObservedDelegation, ObservedRun } from "./score";
 
-/** One task of the department, with what hangs off it. */
-export interface TaskSnapshot {
-  title: string;
-  description: string;
-  delegated: boolean;
-  /** The agents' names. */
-  assignees: string[];
-  priority: string;
-  createdAt: number;
-  approvals: Array<{ status: string; agentName: string; tool: string; args: string; createdAt: number }>;
-  plans: Array<{ status: string; agentName: string; summary: string; steps: Array<{ title: string; assignee: string; description?: string; priority?: string }>; createdAt: number }>;
-  runs: Array<{
-    agentName: string;
-    status: string;
-    reason: string;
-    model: string;
-    promptTokens: number;
-    completionTokens: number;
-    modelMs: number[];
-    toolCalls: Array<{ name: string; args: string; outcome: string; observation: string; at: number }>;
-  }>;
-}
-
-export interface DepartmentSnapshot {
-  tasks: TaskSnapshot[];
-  /** The scenario task's thread, oldest first. */
-  thread: Array<{ authorKind: string; authorName: string; content: string }>;
-}
+export type { DepartmentSnapshot, TaskSnapshot } from "../../convex/lib/evalResults";
 
 /** The department's records read as delegations, the lead's calls, runs and replies; `followUpAt` splits the two steps. */
 export function observeSnapshot(snapshot: DepartmentSnapshot, lead: string, followUpAt: number): Observed {

@@ -77,7 +77,7 @@ function couldNotRun(scenario: Scenario, error: unknown): Verdict {
 }
 
 /** An offline backend over the real convex/ in a fresh data folder, with its first-run owner signed in. */
-export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url: string; adminKey: string; stop(): Promise<void> }> {
+export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url: string; siteUrl: string; adminKey: string; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "maestro-eval-"));
   const password = randomBytes(12).toString("hex");
   const backend = await startBackend({ projectRoot: PROJECT_ROOT, dataDir, port: 0, sitePort: 0, password, watch: false, log: () => {} });
@@ -94,6 +94,7 @@ export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url
     return {
       owner,
       url: backend.url,
+      siteUrl: backend.siteUrl,
       adminKey: backend.adminKey,
       async stop() {
         await backend.close();
