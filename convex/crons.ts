@@ -15,6 +15,9 @@ crons.interval("end runs stuck queued", { seconds: sweepIntervalSeconds(env) }, 
 // Approvals, questions and plans nobody decided in time expire, and their runs go on.
 crons.interval("expire overdue pause cards", { seconds: sweepIntervalSeconds(env) }, internal.sweeps.overdueCards, {});
 
+// An eval that stopped stepping is ended, and throwaway departments no running eval uses are deleted (convex/evals.ts).
+crons.interval("sweep eval departments", { minutes: 5 }, internal.evals.sweep, {});
+
 // Files uploaded but never posted in a message within a day are deleted, blob and row.
 crons.interval("sweep never-posted files", { hours: 1 }, internal.sweeps.unpostedFiles, {});
 

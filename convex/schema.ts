@@ -109,7 +109,15 @@ export default defineSchema({
     chat: v.optional(vChatOverrides),
     /** Spend per calendar month (UTC) past which no new run starts, in micro-dollars (lib/pricing.ts); none when unset. */
     monthlyBudgetMicros: v.optional(v.number()),
-  }).index("by_slug", ["slug"]),
+    /**
+     * A throwaway department of an eval run in this department (convex/evals.ts): it has no members, so
+     * no list, search or address reaches it, and it is deleted once its scenario is scored (a sweep
+     * removes leftovers).
+     */
+    evalOf: v.optional(v.id("departments")),
+  })
+    .index("by_slug", ["slug"])
+    .index("by_evalOf", ["evalOf"]),
 
   members: defineTable({
     departmentId: v.id("departments"),
@@ -489,6 +497,44 @@ export default defineSchema({
 
   /** The newest delegation eval (tools/eval, `npm run eval -- --report-to`) stored for a department's admins: one row per department. */
   evalResults: defineTable({ departmentId: v.id("departments"), ...vEvalResult.fields }).index("by_department", ["departmentId"]),
+
+  /**
+   * An eval run started from the app (evals.start): the scenarios run one at a time, each in a throwaway
+   * department, stepped by a scheduled mutation (evals.advance) until all are scored or it is cancelled.
+   */
+  evalRuns: defineTable({
+    departmentId: v.id("departments"),
+    startedBy: v.id("users"),
+    startedByName: v.string(),
+    model: v.string(),
+    status: v.union(v.literal("running"), v.literal("done"), v.literal("cancelled"), v.literal("failed")),
+    startedAt: v.number(),
+    updatedAt: v.number(),
+    endedAt: v.optional(v.number()),
+    error: v.optional(v.string()),
+    total: v.number(),
+    /** The bundled scenarios it runs, by id, in order. */
+    scenarioIds: v.array(v.string()),
+    /** The scenario being run (or, once done, `total`). */
+    index: v.number(),
+    phase: v.union(v.literal("setup"), v.literal("request"), v.literal("followUp"), v.literal("purge")),
+    /** The current scenario's throwaway department and where its steps are. */
+    current: v.optional(
+      v.object({
+        departmentId: v.id("departments"),
+        taskId: v.optional(v.id("tasks")),
+        followUpAt: v.number(),
+        /** Runs the department must have before it counts as settled; `quiet` counts settled looks in a row. */
+        runs: v.number(),
+        quiet: v.number(),
+        deadline: v.number(),
+      }),
+    ),
+    /** Each scored scenario's verdict, as JSON (tools/eval/score.ts Verdict). */
+    verdicts: v.array(v.string()),
+  })
+    .index("by_department", ["departmentId"])
+    .index("by_status", ["status"]),
 
   /** A department admin's overrides of the JSON config's chat defaults (one document per department). */
   settings: defineTable({

@@ -157,6 +157,7 @@ import type * as records_chat from "../records/chat.js";
 import type * as records_costs from "../records/costs.js";
 import type * as records_departments from "../records/departments.js";
 import type * as records_evalResults from "../records/evalResults.js";
+import type * as records_evalRuns from "../records/evalRuns.js";
 import type * as records_events from "../records/events.js";
 import type * as records_inbox from "../records/inbox.js";
 import type * as records_members from "../records/members.js";
@@ -354,6 +355,7 @@ declare const fullApi: ApiFromModules<{
   "records/costs": typeof records_costs;
   "records/departments": typeof records_departments;
   "records/evalResults": typeof records_evalResults;
+  "records/evalRuns": typeof records_evalRuns;
   "records/events": typeof records_events;
   "records/inbox": typeof records_inbox;
   "records/members": typeof records_members;

@@ -4,7 +4,7 @@
  * the admin key, but it is shown to people, so it is bounded like anything
  * else they read.
  */
-import { formatUsd } from "./pricing";
+import { costMicros, formatUsd, priceOf, type ModelPrice } from "./pricing";
 import type { EvalResult } from "../validators";
 
 export const EVAL_RESULT_LIMITS = {
@@ -14,6 +14,67 @@ export const EVAL_RESULT_LIMITS = {
   whyLines: 5,
   textChars: 300,
 } as const;
+
+/* What happened in a throwaway department, as the eval reads it (tools/eval/observe.ts reads it as the score does). */
+/** One task of the department, with what hangs off it. */
+export interface TaskSnapshot {
+  title: string;
+  description: string;
+  delegated: boolean;
+  /** The agents' names. */
+  assignees: string[];
+  priority: string;
+  createdAt: number;
+  approvals: Array<{ status: string; agentName: string; tool: string; args: string; createdAt: number }>;
+  plans: Array<{ status: string; agentName: string; summary: string; steps: Array<{ title: string; assignee: string; description?: string; priority?: string }>; createdAt: number }>;
+  runs: Array<{
+    agentName: string;
+    status: string;
+    reason: string;
+    model: string;
+    promptTokens: number;
+    completionTokens: number;
+    modelMs: number[];
+    toolCalls: Array<{ name: string; args: string; outcome: string; observation: string; at: number }>;
+  }>;
+}
+
+export interface DepartmentSnapshot {
+  tasks: TaskSnapshot[];
+  /** The scenario task's thread, oldest first. */
+  thread: Array<{ authorKind: string; authorName: string; content: string }>;
+}
+
+/** How an eval started from the app steps (convex/evals.ts). */
+export const EVAL_APP_LIMITS = {
+  /** Between two looks at a scenario's runs. */
+  pollMs: 250,
+  /** Longest wait for one step's runs to settle before the scenario fails. */
+  stepTimeoutMs: 120_000,
+  /** An eval whose row has not moved for this long has stopped: the sweep ends it. */
+  stalledMs: 10 * 60_000,
+  /** Rows of a throwaway department deleted per step. */
+  purgeBatch: 400,
+  /** Runs a scenario's department is read up to (a scenario makes a handful). */
+  runsPerScenario: 100,
+  /** Tasks, runs and messages read per scenario. */
+  rowsRead: 200,
+} as const;
+
+/**
+ * What an eval may cost, before it runs: the demo model's run of the suite
+ * made about 4 model calls per scenario (148 for 36) of about 1,200 prompt
+ * and 60 completion tokens each (a lead's prompt with its roster and tools);
+ * a model that calls more tools makes more. Priced from the price table;
+ * null when the model has no price there.
+ */
+export function evalEstimate(scenarios: number, model: string | null, prices: readonly ModelPrice[]) {
+  const modelCalls = scenarios * 4;
+  const promptTokens = modelCalls * 1_200;
+  const completionTokens = modelCalls * 60;
+  const price = model === null ? null : priceOf(prices, model);
+  return { modelCalls, promptTokens, completionTokens, costMicros: price === null ? null : costMicros(price, promptTokens, completionTokens) };
+}
 
 /** The problem with a result, in words, or null when it is within bounds. */
 export function evalResultProblem(result: EvalResult): string | null {

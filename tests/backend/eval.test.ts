@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEMO_MODEL_ID } from "../../convex/lib/pricing";
 import { runScenario, runSuite, startEvalBackend } from "../../tools/eval/runner";
 import { storeResult, storedResult, type EvalResult } from "../../tools/eval/result";
-import { loadScenarios, type Scenario } from "../../tools/eval/scenario";
+import { type Scenario } from "../../tools/eval/scenario";
+import { loadScenarios } from "../../tools/eval/scenarioFiles";
 import { scoreScenario, summarize, type Verdict } from "../../tools/eval/score";
 import { flawedModels, type FlawName } from "./evalModels";
 import { scriptedModelEnv, startScriptedModel, type ScriptedModel } from "./scriptedModel";
@@ -107,6 +108,20 @@ describe("on one backend", () => {
       const verdict = await verdictOf("wrong-agent", "single-writer");
       expect(verdict).toMatchObject({ pass: false, routed: false, duplicates: 0, invalidCalls: 0 });
       expect(verdict.why).toEqual([expect.stringMatching(/^wrong agent: “Pricing FAQ” went to (?!Writer)\w[\w ]*, expected Writer$/)]);
+    });
+
+    test("the flawed models answer as a function-calling server: native tool_calls, answered by role tool results", async () => {
+      const verdict = await verdictOf("duplicate", "split-two");
+      expect(verdict).toMatchObject({ pass: false, duplicates: 2 });
+      const bodies = model.requests.filter((r) => r.model === "duplicate").map((r) => r.body);
+      expect(bodies.every((body) => Array.isArray(body.tools) && body.tools.length > 0)).toBe(true);
+      const messages = bodies.flatMap((body) => body.messages as Array<{ role: string; content?: unknown; tool_calls?: Array<{ id: string; function: { name: string } }>; tool_call_id?: string }>);
+      const asked = messages.filter((m) => m.role === "assistant" && m.tool_calls !== undefined).flatMap((m) => m.tool_calls!);
+      // The flawed model's own call ids come back: four delegate_task calls, each answered by a tool message.
+      expect(asked.filter((c) => c.id.startsWith("call_eval_")).map((c) => c.function.name)).toEqual(["delegate_task", "delegate_task", "delegate_task", "delegate_task"]);
+      const answered = new Set(messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id));
+      expect(asked.every((c) => answered.has(c.id))).toBe(true);
+      expect(messages.some((m) => m.role === "assistant" && typeof m.content === "string" && m.content.includes("[TOOL:"))).toBe(false);
     });
 
     test("a missed split: hero copy and the form go out as one task", async () => {

@@ -8,11 +8,15 @@
  *
  * The wire format lives in two small functions: `readDemo` (what the demo
  * model answered: its text and tool calls) and `wire` (how a reply with tool
- * calls goes back to the brain). Today both are `[TOOL: name ARG: {...}]`
- * text; switching to native `tool_calls` changes only them.
+ * calls goes back to the brain). `wire` answers as a function-calling server
+ * does, with native `tool_calls` streamed in a chat.completion.chunk stream
+ * (the product's own path: the brain offers its tools natively), never as
+ * `[TOOL: …]` text.
  */
 import type { ChatMessage } from "../../convex/brain/model";
 import { parseToolCalls, stripToolCalls } from "../../convex/lib/toolCalls";
+import { wireToolName } from "../../convex/lib/toolNames";
+import { requestToolNames } from "../../tools/demo-model/native";
 import { demoReply } from "../../tools/demo-model/rules";
 import type { Script, ScriptedAnswer } from "./scriptedModel";
 
@@ -32,10 +36,32 @@ function readDemo(messages: ChatMessage[]): Answer {
   return { text: stripToolCalls(reply).trim(), calls: parseToolCalls(reply).map((c) => ({ name: c.name, args: c.args ?? {} })) };
 }
 
-/** A reply with tool calls as the brain reads it from the wire. */
-export function wire(answer: Answer): ScriptedAnswer {
-  return [answer.text, ...answer.calls.map((call) => `[TOOL: ${call.name} ARG: ${JSON.stringify(call.args)}]`)].filter(Boolean).join("\n");
+/**
+ * A reply with tool calls as a function-calling server streams it: the text,
+ * then each call opening with its id and name and its arguments in pieces,
+ * finishing with `tool_calls`, and the usage the scripted server reports for
+ * every answer (11 + 7 tokens).
+ */
+export function wire(answer: Answer, callIndex: number): ScriptedAnswer {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    id: `chatcmpl-eval-${callIndex}`,
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "flawed-scripted",
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
+  const chunks: Array<Record<string, unknown>> = [chunk({ role: "assistant", content: "" })];
+  if (answer.text !== "") chunks.push(chunk({ content: answer.text }));
+  for (const [index, call] of answer.calls.entries()) {
+    const args = JSON.stringify(call.args);
+    chunks.push(chunk({ tool_calls: [{ index, id: `call_eval_${callIndex}_${index}`, type: "function", function: { name: call.name, arguments: "" } }] }));
+    for (let at = 0; at < args.length; at += 24) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 24) } }] }));
+  }
+  chunks.push(chunk({}, answer.calls.length > 0 ? "tool_calls" : "stop"));
+  chunks.push({ id: `chatcmpl-eval-${callIndex}`, object: "chat.completion.chunk", created: 0, model: "flawed-scripted", choices: [], usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
+  return { chunks };
 }
+
 
 /** A lead's first turn on a trigger: its prompt has the roster and the model has not seen tool results yet. */
 function isLeadDeciding(messages: ChatMessage[]): boolean {
@@ -125,8 +151,12 @@ export type FlawName = keyof typeof FLAWS;
  * (a FLAWS name) gets the demo's answer with that mistake when a lead
  * decides; every other request gets the demo's answer as it is.
  */
-export const flawedModels: Script = (request) => {
+export const flawedModels: Script = (request, callIndex) => {
   const flaw = (FLAWS as Record<string, Flaw | undefined>)[request.model];
   if (flaw === undefined || !isLeadDeciding(request.messages)) return demoReply(request.messages);
-  return wire(flaw(readDemo(request.messages), request.messages));
+  const offered = requestToolNames(request.body.tools);
+  // Only a request that offers tools natively can be answered with native calls (the department's mode may be text).
+  if (offered.length === 0) throw new Error(`The flawed model ${request.model} was asked without native tools: the brain took the text path.`);
+  const answer = flaw(readDemo(request.messages), request.messages);
+  return wire({ ...answer, calls: answer.calls.map((call) => ({ ...call, name: wireToolName(call.name) })) }, callIndex);
 };

@@ -6,7 +6,9 @@
 import { describe, expect, test } from "vitest";
 import { evalResultProblem, EVAL_RESULT_LIMITS } from "../../convex/lib/evalResults";
 import { storedResult, type EvalResult } from "../../tools/eval/result";
-import { loadScenarios, parseScenario, SCENARIO_KINDS, type Scenario } from "../../tools/eval/scenario";
+import { parseScenario, SCENARIO_KINDS, type Scenario } from "../../tools/eval/scenario";
+import { loadScenarios } from "../../tools/eval/scenarioFiles";
+import { BUNDLED_SCENARIOS } from "../../tools/eval/bundled";
 import { pairDelegations, percentile, report, scoreScenario, summarize, type Observed, type ObservedDelegation } from "../../tools/eval/score";
 
 function scenario(expect: Partial<Scenario["expect"]> & Pick<Scenario["expect"], "delegations">, kind: Scenario["kind"] = "single"): Scenario {
@@ -179,6 +181,10 @@ describe("the scenario files", () => {
     }
     expect(loadScenarios(undefined, ["split"]).every((s) => s.kind === "split")).toBe(true);
     expect(loadScenarios(undefined, ["single-writer"]).map((s) => s.id)).toEqual(["single-writer"]);
+  });
+
+  test("the app runs the same scenarios as the CLI: every file is bundled (tools/eval/bundled.ts), none twice, none more", () => {
+    expect(BUNDLED_SCENARIOS).toEqual(scenarios);
   });
 
   test("a scenario naming an agent outside its roster, with no lead, or with a bad field is refused with its file name", () => {

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /** The Figures page's delegation eval: the newest stored result for everyone in the department; how to store one, for admins. */
-import { cleanup, render, screen, within } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EvalResult } from "../../convex/validators";
 import { EvalResultView } from "../../src/evals/EvalFigures";
@@ -71,7 +71,7 @@ describe("the delegation eval on the Figures page", () => {
     expect(screen.getByText("npm run eval -- --report-to http://127.0.0.1:3210 --department product")).toBeTruthy();
     cleanup();
     render(<EvalResultView result={null} command={null} />);
-    expect(screen.getByTestId("eval-figures").textContent).toBe("No eval has been stored for this department yet: an owner or admin runs one from a terminal.");
+    expect(screen.getByTestId("eval-figures").textContent).toBe("No eval has been stored for this department yet: an owner or admin runs one from here or from a terminal.");
   });
 
   it("is on the page for everyone in the department, read from evals.latest; only admins are told the command", () => {
@@ -94,6 +94,41 @@ describe("the delegation eval on the Figures page", () => {
     for (const role of ["owner", "admin", "member", "viewer"] as const) {
       page(role);
       expect(screen.queryByText(/npm run eval -- --report-to .* --department product/) !== null).toBe(role === "owner" || role === "admin");
+      cleanup();
+    }
+  });
+
+  it("offers owners and admins to run it from here, saying first what it calls and may cost; everyone sees its progress, only admins Cancel", () => {
+    const page = (role: Department["role"]) => {
+      const product: Department = { _id: "d1" as Department["_id"], name: "Product", slug: "product", role };
+      return render(
+        <WorkspaceContext.Provider value={{ departments: [product], department: product, fallback: product }}>
+          <FiguresPage />
+        </WorkspaceContext.Provider>,
+      );
+    };
+    const idle = { scenarios: 36, model: "gpt-4o-mini", problem: null, estimate: { modelCalls: 144, promptTokens: 172800, completionTokens: 8640, costMicros: 31104 }, run: null };
+    convex.queries.set("evals:latest", null);
+    convex.queries.set("evals:status", idle);
+    for (const role of ["owner", "admin", "member", "viewer"] as const) {
+      page(role);
+      const button = screen.queryByRole("button", { name: "Run the eval" });
+      expect(button !== null, role).toBe(role === "owner" || role === "admin");
+      if (button !== null) {
+        fireEvent.click(button);
+        expect(screen.getByTestId("eval-confirm").textContent).toContain(
+          "This runs 36 scenarios on gpt-4o-mini, each in a throwaway department: it calls the model at least 36 times, about 144 (about $0.031 by the price table).",
+        );
+        expect(screen.getByRole("button", { name: "Start the eval" })).toBeTruthy();
+      }
+      cleanup();
+    }
+    convex.queries.set("evals:status", { ...idle, run: { status: "running", done: 5, total: 36, model: "gpt-4o-mini", startedAt: 1, startedByName: "Ada" } });
+    for (const role of ["admin", "member"] as const) {
+      page(role);
+      expect(screen.getByTestId("eval-progress").textContent).toContain("Eval running on gpt-4o-mini: 5 of 36 scenarios scored (started by Ada).");
+      expect(screen.queryByRole("button", { name: "Cancel eval" }) !== null).toBe(role === "admin");
+      expect(screen.queryByRole("button", { name: "Run the eval" })).toBeNull();
       cleanup();
     }
   });

@@ -16,7 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { modelConfigFromEnv } from "../../convex/lib/modelConfig";
 import { DEMO_MODEL_ID, DEMO_MODEL_LABEL, startDemoModel, type DemoModel } from "../demo-model/server";
-import { loadScenarios } from "./scenario";
+import { loadScenarios } from "./scenarioFiles";
 import { runSuite, type SuiteResult } from "./runner";
 import { report, summarize } from "./score";
 import { storeResult, type EvalResult } from "./result";

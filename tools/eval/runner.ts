@@ -19,7 +19,8 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { MAX_DEPARTMENTS_PER_MEMBER } from "../../convex/lib/limits";
 import { startBackend } from "../local-backend/server";
 import { leadOf, rosterOf, type Scenario } from "./scenario";
-import { scoreScenario, type Observed, type ObservedCall, type ObservedDelegation, type ObservedRun, type Verdict } from "./score";
+import { observeSnapshot, type TaskSnapshot } from "./observe";
+import { scoreScenario, type Observed, type Verdict } from "./score";
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..");
 /** Departments one backend's owner makes before the next backend starts (each person may own MAX_DEPARTMENTS_PER_MEMBER). */
@@ -76,7 +77,7 @@ function couldNotRun(scenario: Scenario, error: unknown): Verdict {
 }
 
 /** An offline backend over the real convex/ in a fresh data folder, with its first-run owner signed in. */
-export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url: string; adminKey: string; stop(): Promise<void> }> {
+export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url: string; siteUrl: string; adminKey: string; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "maestro-eval-"));
   const password = randomBytes(12).toString("hex");
   const backend = await startBackend({ projectRoot: PROJECT_ROOT, dataDir, port: 0, sitePort: 0, password, watch: false, log: () => {} });
@@ -93,6 +94,7 @@ export async function startEvalBackend(): Promise<{ owner: ConvexHttpClient; url
     return {
       owner,
       url: backend.url,
+      siteUrl: backend.siteUrl,
       adminKey: backend.adminKey,
       async stop() {
         await backend.close();
@@ -152,77 +154,36 @@ async function settle(owner: ConvexHttpClient, departmentId: Id<"departments">, 
 export async function observe(owner: ConvexHttpClient, departmentId: Id<"departments">, taskId: Id<"tasks">, lead: string, followUpAt: number): Promise<Observed> {
   const agents = await owner.query(api.agents.list, { departmentId });
   const nameOf = new Map(agents.map((a) => [a.sessionKey, a.name]));
-  const stepOf = (at: number) => (at >= followUpAt ? 1 : 0);
   const cards = (await owner.query(api.tasks.list, { departmentId })).flatMap((column) => column.tasks);
-  const delegations: Array<ObservedDelegation & { at: number }> = [];
-  const calls: ObservedCall[] = [];
-  const runs: ObservedRun[] = [];
+  const tasks: TaskSnapshot[] = [];
   for (const card of cards) {
     const task = await owner.query(api.tasks.get, { taskId: card._id });
-    if (task.delegatedBy !== undefined) {
-      delegations.push({
-        title: task.title,
-        description: task.description,
-        assignees: task.assigneeSessionKeys.map((key) => nameOf.get(key) ?? key),
-        priority: task.priority,
-        state: "created",
-        step: stepOf(task._creationTime),
-        at: task._creationTime,
-      });
-    }
-    for (const card of await owner.query(api.approvals.listForTask, { taskId: task._id })) {
-      if (card.status !== "pending") continue;
-      // A paused call is recorded on its run only once it is settled: the card is its record meanwhile.
-      if (card.agentName === lead) calls.push({ name: card.tool, args: card.args, outcome: "waiting", observation: "waiting for a person's approval", step: stepOf(card._creationTime) });
-      if (card.tool !== "delegate_task") continue;
-      const args = JSON.parse(card.args) as { title?: unknown; description?: unknown; assignees?: unknown; priority?: unknown };
-      delegations.push({
-        title: String(args.title ?? ""),
-        description: String(args.description ?? ""),
-        assignees: Array.isArray(args.assignees) ? args.assignees.map(String) : [],
-        priority: String(args.priority ?? ""),
-        state: "pending",
-        step: stepOf(card._creationTime),
-        at: card._creationTime,
-      });
-    }
-    // A plan the lead proposed waits for a person too: each step is a delegation waiting.
-    for (const plan of await owner.query(api.plans.listForTask, { taskId: task._id })) {
-      if (plan.status !== "pending") continue;
-      if (plan.agentName === lead) calls.push({ name: "propose_plan", args: JSON.stringify({ summary: plan.summary, steps: plan.steps }), outcome: "waiting", observation: "waiting for a person to decide the plan", step: stepOf(plan._creationTime) });
-      for (const step of plan.steps) {
-        delegations.push({
-          title: step.title,
-          description: step.description ?? "",
-          assignees: [step.assignee],
-          priority: step.priority ?? "",
-          state: "pending",
-          step: stepOf(plan._creationTime),
-          at: plan._creationTime,
-        });
-      }
-    }
-    for (const run of await owner.query(api.runs.listForTask, { taskId: task._id })) {
-      const isLead = run.agentName === lead;
-      runs.push({
-        agent: run.agentName,
-        lead: isLead,
+    const approvals = await owner.query(api.approvals.listForTask, { taskId: task._id });
+    const plans = await owner.query(api.plans.listForTask, { taskId: task._id });
+    const runs = await owner.query(api.runs.listForTask, { taskId: task._id });
+    tasks.push({
+      title: task.title,
+      description: task.description,
+      delegated: task.delegatedBy !== undefined,
+      assignees: task.assigneeSessionKeys.map((key) => nameOf.get(key) ?? key),
+      priority: task.priority,
+      createdAt: task._creationTime,
+      approvals: approvals.map((a) => ({ status: a.status, agentName: a.agentName, tool: a.tool, args: a.args, createdAt: a._creationTime })),
+      plans: plans.map((p) => ({ status: p.status, agentName: p.agentName, summary: p.summary, steps: p.steps, createdAt: p._creationTime })),
+      runs: runs.map((run) => ({
+        agentName: run.agentName,
         status: run.status,
         reason: run.reason ?? "",
         model: run.model ?? "",
         promptTokens: run.promptTokens,
         completionTokens: run.completionTokens,
         modelMs: run.timings.map((t) => t.modelMs),
-      });
-      if (isLead) for (const call of run.toolCalls) calls.push({ name: call.name, args: call.args, outcome: call.outcome, observation: call.observation, step: stepOf(call.at) });
-    }
+        toolCalls: run.toolCalls,
+      })),
+    });
   }
   const thread = (await owner.query(api.messages.list, { taskId, paginationOpts: { numItems: 100, cursor: null } })).page.reverse();
-  const replies = thread.flatMap((m) => (m.author.kind === "agent" && m.author.name === lead ? [m.content] : []));
-  // In the order they were made, whatever column each card is in now.
-  delegations.sort((a, b) => a.at - b.at);
-  calls.sort((a, b) => a.step - b.step);
-  return { delegations: delegations.map(({ at: _at, ...d }) => d), calls, runs, replies };
+  return observeSnapshot({ tasks, thread: thread.map((m) => ({ authorKind: m.author.kind, authorName: m.author.kind === "system" ? "" : m.author.name, content: m.content })) }, lead, followUpAt);
 }
 
 /** Runs `work` over `items`, at most `limit` at a time; results in the items' order. */

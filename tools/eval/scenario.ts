@@ -6,8 +6,6 @@
  * should make of it (the delegations, or none; an approval; words an
  * injected instruction asked for that must not be delegated).
  */
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { z } from "zod";
 import { AGENT_KINDS } from "../../convex/validators";
 
@@ -86,8 +84,6 @@ export const vScenario = z.object({
 
 export type Scenario = z.output<typeof vScenario> & { id: string };
 
-export const SCENARIO_DIR = path.resolve(import.meta.dirname, "scenarios");
-
 /** The roster of a scenario, with each agent's tools filled in. */
 export function rosterOf(scenario: Pick<Scenario, "roster">): Array<ScenarioAgent & { tools: string[] }> {
   return (scenario.roster ?? DEFAULT_ROSTER).map((agent) => ({ ...agent, tools: agent.tools ?? (agent.lead ? LEAD_TOOLS : SPECIALIST_TOOLS) }));
@@ -115,9 +111,7 @@ export function parseScenario(id: string, json: unknown): Scenario {
   return scenario;
 }
 
-/** Every scenario in `dir` (default tools/eval/scenarios), by file name; `only` keeps the ids or kinds it names. */
-export function loadScenarios(dir = SCENARIO_DIR, only: readonly string[] = []): Scenario[] {
-  const files = readdirSync(dir).filter((file) => file.endsWith(".json")).sort();
-  const scenarios = files.map((file) => parseScenario(file.replace(/\.json$/, ""), JSON.parse(readFileSync(path.join(dir, file), "utf8"))));
-  return only.length === 0 ? scenarios : scenarios.filter((s) => only.includes(s.id) || only.includes(s.kind));
+/** The scenarios whose id or kind `only` names (all of them when it names none). */
+export function pickScenarios(scenarios: readonly Scenario[], only: readonly string[] = []): Scenario[] {
+  return only.length === 0 ? [...scenarios] : scenarios.filter((s) => only.includes(s.id) || only.includes(s.kind));
 }
