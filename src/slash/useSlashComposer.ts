@@ -58,7 +58,7 @@ export function useSlashComposer(slash: SlashSupport | undefined, onSend: (conte
     notice: slashSend.notice,
     sending,
     error,
-    /** Sends `content`; `onSent` clears the box once it went through. */
+    /** Sends `content`; `onSent` clears the box once it went through. `allowEmpty`: no text is fine (the message carries files). */
     send,
   };
 }
