@@ -19,7 +19,7 @@ import { agentBySessionKey, agentOwnerNames, checkNameFree, clearOtherLeads, dep
 import { runsOfAgentWithStatus } from "./records/runs";
 import schema from "./schema";
 import { checkToolApprovals, unknownTools } from "./tools/registry";
-import { vAgentKind, vAgentStatus, vTaskStatus, vToolApproval, type ApprovalPolicy } from "./validators";
+import { vAgentKind, vTaskStatus, vToolApproval, type ApprovalPolicy } from "./validators";
 
 /** The roster's view of an agent: the stored agent without its department and lookup key. */
 const vAgent = schema.tables.agents.validator.omit("departmentId", "nameKey", "toolApprovals", "createdBy", "endpointSecret").extend({ _id: v.id("agents") });
@@ -161,13 +161,20 @@ export const addDemoSpecialists = departmentMutation({
   },
 });
 
-/** Sets an agent's status (admins only; the brain sets it through its own internal functions). */
+/**
+ * Pauses an agent or resumes it (owners and admins): "offline" starts no new
+ * run of it (what would have woken it says so: reactions/runQueue) and the
+ * squad lead sees it offline in its roster (the delegation spec's
+ * `=== SQUAD ROSTER ===` lists each agent's status), so work goes elsewhere;
+ * "idle" brings it back. The brain alone sets "active" and "blocked".
+ */
 export const setStatus = agentMutation({
-  args: { status: vAgentStatus },
+  args: { status: v.union(v.literal("offline"), v.literal("idle")) },
   returns: v.null(),
   handler: async (ctx, { status }) => {
     const { agent, member } = ctx;
-    if (agent.status === status) return null;
+    // Resuming is only from offline: an agent at work stays as the brain has it.
+    if (agent.status === status || (status === "idle" && agent.status !== "offline")) return null;
     await setAgentStatus(ctx, agent, status);
     await recordActivity(ctx, {
       departmentId: agent.departmentId,

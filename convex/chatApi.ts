@@ -28,6 +28,7 @@ import type { ActionCtx } from "./_generated/server";
 import { sameSecret } from "./lib/accounts";
 import { appOriginsFromEnv, webuiPasswordFromEnv } from "./lib/config";
 import { MaestroError } from "./lib/errors";
+import { HARD_CAP_CHARS } from "./lib/secrets/userText";
 import {
   agentKeyHash,
   BASIC_CHALLENGE,
@@ -100,6 +101,15 @@ async function readChat(ctx: ActionCtx, request: Request): Promise<Response> {
   return json(200, { sessionId, messages });
 }
 
+/**
+ * What of a posted text can survive the cut: a post of any length is cut,
+ * not refused (the chat spec), so only its head travels on to the mutation,
+ * within Convex's argument limits however large the body was.
+ */
+function uncutPart(text: string): string {
+  return text.length > HARD_CAP_CHARS ? text.slice(0, HARD_CAP_CHARS) : text;
+}
+
 async function postChat(ctx: ActionCtx, request: Request): Promise<Response> {
   const via = await authorized(ctx, request);
   // A cross-site form or text/plain fetch needs no preflight; a JSON one does.
@@ -108,7 +118,7 @@ async function postChat(ctx: ActionCtx, request: Request): Promise<Response> {
   if (body === null) throw new RequestRefusal("INVALID_ARGUMENT", 'Send a JSON object: {"text": "..."}');
   if (typeof body.text !== "string") throw new RequestRefusal("INVALID_ARGUMENT", '"text" must be a string.');
   const slug = typeof body.department === "string" ? body.department : undefined;
-  const id = await ctx.runMutation(internal.chat.postFromApi, { slug, via, text: body.text });
+  const id = await ctx.runMutation(internal.chat.postFromApi, { slug, via, text: uncutPart(body.text) });
   return json(200, { id, success: true });
 }
 
@@ -122,7 +132,7 @@ async function chatStatus(ctx: ActionCtx, request: Request): Promise<Response> {
 async function agentPost(ctx: ActionCtx, request: Request): Promise<Response> {
   const keyHash = agentKeyHash(request);
   const body = await jsonObjectBody(request);
-  const text = body !== null && typeof body.text === "string" ? body.text : null;
+  const text = body !== null && typeof body.text === "string" ? uncutPart(body.text) : null;
   const id = await ctx.runMutation(internal.mcp.post, { keyHash, text });
   return json(200, { id, success: true });
 }

@@ -79,6 +79,23 @@ export default defineSchema({
     .index("by_tokenIdentifier", ["tokenIdentifier"]),
 
   /** A link that lets one person join one department with one role, once, before it expires. */
+  /** One-time links an owner or admin makes for a member who forgot their password (Maestro sends no email). */
+  passwordResets: defineTable({
+    /** The department whose owner or admin made it. */
+    departmentId: v.id("departments"),
+    /** Whose password it sets: only theirs. */
+    userId: v.id("users"),
+    /** Their sign-in email (the password account's id), as it was when the link was made. */
+    email: v.string(),
+    /** Lower-case hex SHA-256 of the token; the token itself is shown once, to its maker. */
+    tokenHash: v.string(),
+    expiresAt: v.number(),
+    createdBy: v.id("users"),
+    usedAt: v.optional(v.number()),
+    revokedAt: v.optional(v.number()),
+  })
+    .index("by_tokenHash", ["tokenHash"])
+    .index("by_user", ["userId"]),
   invites: defineTable({
     departmentId: v.id("departments"),
     email: v.string(),

@@ -2,7 +2,7 @@
 import { invalidateSessions, modifyAccountCredentials, retrieveAccount } from "@convex-dev/auth/server";
 import { v } from "convex/values";
 import { internalQuery } from "./_generated/server";
-import { identityMutation, userAction, userQuery } from "./functions";
+import { identityMutation, publicQuery, userAction, userQuery } from "./functions";
 import { cleanPersonName, passwordProblem } from "./lib/accounts";
 import { MaestroError } from "./lib/errors";
 import { checkSetupPassword, claimOwnership, needsOwner } from "./records/accounts";
@@ -14,6 +14,18 @@ export const me = userQuery({
   args: {},
   returns: vViewer,
   handler: async (ctx) => ({ _id: ctx.viewer.user._id, name: ctx.viewer.name, email: ctx.viewer.user.email ?? null }),
+});
+
+/**
+ * Whether the caller's session still exists: false once it was ended on the
+ * server (a password reset or change elsewhere, sign-out everywhere), while
+ * the token itself has not expired yet. The app signs out on false instead
+ * of showing every panel's refusal.
+ */
+export const sessionLive = publicQuery({
+  args: {},
+  returns: v.boolean(),
+  handler: async (ctx) => (await getViewer(ctx)) !== null,
 });
 
 /** For userAction: the caller as `me` sees them, with their session, or null. */

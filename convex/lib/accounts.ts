@@ -3,7 +3,7 @@
  * password, invite tokens, and a comparison of secrets that leaks nothing by
  * its timing. Who may open an account is records/accounts.ts.
  */
-import { INVITE_TOKEN, mintedKeyBytes, mintKey } from "./secrets/minted";
+import { INVITE_TOKEN, mintedKeyBytes, mintKey, RESET_TOKEN } from "./secrets/minted";
 import { MaestroError } from "./errors";
 import { hmacSha256Hex, sha256Hex } from "./sha256";
 
@@ -51,6 +51,20 @@ export function hashInviteToken(token: string): string {
 /** A fresh invite token, minted in a format the secret scanner knows (`mi_` and 260 random bits), so a pasted invite link is redacted. */
 export function generateInviteToken(): string {
   return mintKey(INVITE_TOKEN, crypto.getRandomValues(new Uint8Array(mintedKeyBytes(INVITE_TOKEN))));
+}
+
+/** How long a password reset link works: long enough to pass it on by hand, short enough that a forgotten one dies the same day. */
+export const RESET_TTL_MS = 24 * 60 * 60 * 1000;
+export const RESET_INVALID = "This reset link is not valid any more: it was used, replaced or has expired.";
+
+/** What is stored for a password reset token (and looked up by). */
+export function hashResetToken(token: string): string {
+  return sha256Hex(`password-reset:${token}`);
+}
+
+/** A fresh reset token (`mr_` and 260 random bits), in a format the secret scanner knows, so a pasted reset link is redacted. */
+export function generateResetToken(): string {
+  return mintKey(RESET_TOKEN, crypto.getRandomValues(new Uint8Array(mintedKeyBytes(RESET_TOKEN))));
 }
 
 /** Why a password is refused, or null when its length is fine. */

@@ -58,7 +58,9 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
   const refusal = postRefusal(channel, members.some((m) => m.key === input.senderKey));
   if (refusal !== null) throw new MaestroError("FORBIDDEN", refusal);
   await limitOrThrow(ctx, "messagePost", input.senderKey);
-  const body = await redactForDepartment(ctx, channel.departmentId, "message", cleanText("A message", input.body, LIMITS.messageChars));
+  // A message may be just files (or links): then its text may be empty.
+  const allowEmpty = (input.artifacts ?? []).length > 0;
+  const body = await redactForDepartment(ctx, channel.departmentId, "message", cleanText("A message", input.body, LIMITS.messageChars, { allowEmpty }));
   const { artifacts, attach } = await checkArtifacts(ctx, channel, input.senderKey, input.artifacts ?? []);
   for (const id of [input.context?.taskId, input.context?.batchId]) {
     if (id === undefined) continue;

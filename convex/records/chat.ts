@@ -10,7 +10,7 @@ import { agentChatAuthor, CHAT_DISABLED, chatAllowed } from "../lib/chat";
 import { webuiDepartmentsFromEnv, type ChatSettings } from "../lib/config";
 import { MaestroError } from "../lib/errors";
 import { hasRole } from "../lib/roles";
-import { scanUserText, textTooLongMessage } from "../lib/secrets/userText";
+import { scanUserText } from "../lib/secrets/userText";
 import { membershipsOf } from "./members";
 import { chatSettings, chatSettingsOf } from "./settings";
 import { getViewer } from "./viewer";
@@ -58,10 +58,13 @@ export interface ChatDepartment {
   settings: ChatSettings;
 }
 
-/** A chat text checked against the limit before anything is scanned: empty is INVALID_ARGUMENT, too long TOO_LARGE. */
-export function checkChatText(text: string, settings: ChatSettings): void {
-  const tooLong = textTooLongMessage(text, settings.maxMessageChars, "A chat message");
-  if (tooLong !== null) throw new MaestroError("TOO_LARGE", tooLong);
+/**
+ * A chat text checked before anything is scanned: empty is INVALID_ARGUMENT.
+ * A long one is never refused: the chat spec cuts it to `maxMessageChars`
+ * and appends " … [truncated]" ("Enforce via truncate"), for people and
+ * agents alike, on every path (app, HTTP, MCP, brain tool).
+ */
+export function checkChatText(text: string): void {
   if (text.trim() === "") throw new MaestroError("INVALID_ARGUMENT", "A chat message must not be empty.");
 }
 
@@ -80,9 +83,10 @@ export async function postChat(
 ): Promise<number> {
   const { department, settings } = known ?? (await chatDepartment(ctx, departmentId));
   enabledOnly(settings);
-  checkChatText(rawText, settings);
+  checkChatText(rawText);
   const { text, truncated, redacted } = scanUserText(rawText, {
     maxChars: settings.maxMessageChars,
+    cutAnyLength: true,
     enabled: settings.scannerEnabled,
     timeoutMs: settings.scannerTimeoutMs,
     source: "chat.post",

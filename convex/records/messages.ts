@@ -87,7 +87,8 @@ export async function insertMessage(
   rawContent: string,
   { taskLinks = [], correlationId, files = [] }: ThreadMessageOptions = {},
 ): Promise<Doc<"messages">> {
-  const content = await redactForDepartment(ctx, task.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
+  // A message may be just files.
+  const content = await redactForDepartment(ctx, task.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars, { allowEmpty: files.length > 0 }));
   const mentions = await mentionsIn(ctx, task.departmentId, content);
   const links = await checkTaskLinks(ctx, task.departmentId, taskLinks);
   const messageId = await ctx.db.insert("messages", { taskId: task._id, departmentId: task.departmentId, author, content, mentions, ...(links.length > 0 ? { taskLinks: links } : {}), ...(correlationId === undefined ? {} : { correlationId }), ...(files.length > 0 ? { files } : {}) });
@@ -96,7 +97,8 @@ export async function insertMessage(
 
 /** Edits a thread message's text (checked and scanned as when posted, mentions resolved again); returns the new text. */
 export async function editMessage(ctx: MutationCtx, message: Doc<"messages">, rawContent: string): Promise<string> {
-  const content = await redactForDepartment(ctx, message.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars));
+  const allowEmpty = (message.files?.length ?? 0) > 0;
+  const content = await redactForDepartment(ctx, message.departmentId, "thread message", cleanText("A message", rawContent, LIMITS.messageChars, { allowEmpty }));
   const mentions = await mentionsIn(ctx, message.departmentId, content);
   await ctx.db.patch("messages", message._id, { content, mentions, editedAt: Date.now() });
   return content;

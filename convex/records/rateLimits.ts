@@ -46,7 +46,14 @@ export const MESSAGING_LIMITS = {
   webhookTest: { kind: "token bucket", rate: 6, period: MINUTE, capacity: 3 },
 } as const;
 
-export const rateLimiter = new RateLimiter(components.rateLimiter, { ...SIGN_IN_LIMITS, ...AGENT_LIMITS, ...MESSAGING_LIMITS });
+export const RESET_LIMITS = {
+  /** Password reset links one owner or admin makes: a handful at once, then a few a minute. */
+  passwordResetCreate: { kind: "token bucket", rate: 5, period: MINUTE, capacity: 5 },
+  /** Attempts to use a reset link from one address, right or wrong: bounds the password hashing one address can ask for. */
+  passwordResetRedeem: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 10 },
+} as const;
+
+export const rateLimiter = new RateLimiter(components.rateLimiter, { ...SIGN_IN_LIMITS, ...AGENT_LIMITS, ...MESSAGING_LIMITS, ...RESET_LIMITS });
 
 /** The failure ceiling an address meets: the shared one of unvouched callers is lower. */
 const addressCeiling = (address: string) => (address === UNVOUCHED_ADDRESS ? "signInUnvouched" : "signInAddress");
@@ -108,13 +115,20 @@ export async function recordSignInFailure(ctx: ActionCtx, { account, address }: 
 }
 
 /** What each bucket's refusal calls the thing there were too many of. */
-const TOO_MANY: Record<keyof typeof AGENT_LIMITS | keyof typeof MESSAGING_LIMITS, string> = {
+const TOO_MANY: Record<keyof typeof AGENT_LIMITS | keyof typeof MESSAGING_LIMITS | "passwordResetCreate", string> = {
   agentApiCall: "Rate limit: too many calls from this agent.",
   agentPost: "Rate limit: too many posts from this agent.",
   messagePost: "Too many messages:",
   fileUpload: "Too many uploads:",
   webhookTest: "Too many test deliveries:",
+  passwordResetCreate: "Too many reset links:",
 };
+
+/** Before a reset link is used: one attempt taken from the address's bucket; null when it may go ahead, else how long to wait. */
+export async function limitResetAttempt(ctx: ActionCtx, address: string): Promise<{ retryAfterMs: number } | null> {
+  const result = await rateLimiter.limit(ctx, "passwordResetRedeem", { key: address });
+  return result.ok ? null : { retryAfterMs: Math.max(1, result.retryAfter) };
+}
 
 /**
  * Takes one token from `key`'s bucket, or refuses with RATE_LIMITED saying

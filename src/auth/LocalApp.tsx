@@ -1,4 +1,5 @@
-import { ConvexProviderWithAuth, useConvexAuth } from "convex/react";
+import { ConvexProviderWithAuth, useConvexAuth, useQuery } from "convex/react";
+import { api } from "../../convex/_generated/api";
 import { useState } from "react";
 import { Button } from "../components/ui/Button";
 import { FullPageMessage } from "../components/FullPageMessage";
@@ -10,7 +11,7 @@ import { AppRoutes } from "../routes";
 import { AppShell } from "../shell/AppShell";
 import { makeUseLocalConvexAuth, signOutEverywhere, useLocalSession } from "./localAuth";
 import { clearSession } from "./session";
-import { AuthScreen } from "./SignInScreen";
+import { AuthScreen, ResetPassword, resetTokenFromUrl } from "./SignInScreen";
 
 // Module-level so its identity is stable, as ConvexProviderWithAuth expects.
 const useLocalConvexAuth = makeUseLocalConvexAuth(CONVEX_URL);
@@ -37,9 +38,14 @@ function LocalGate() {
   const session = useLocalSession();
   const { isLoading, isAuthenticated } = useConvexAuth();
   const [inviteToken] = useState(inviteTokenFromUrl);
+  const [resetToken, setResetToken] = useState(resetTokenFromUrl);
+  // Ended on the server (a reset or a password change elsewhere) while the token is still good.
+  const sessionLive = useQuery(api.users.sessionLive, session !== null && isAuthenticated && resetToken === null ? {} : "skip");
   // The board's queries ride along with the token check, not a round trip after it.
   useEarlyBoardPrefetch(session !== null, isLoading);
 
+  // A reset link is for the person it names, whoever this browser was signed in as.
+  if (resetToken !== null) return <ResetPassword token={resetToken} onDone={() => setResetToken(null)} />;
   if (session === null) return <AuthScreen inviteToken={inviteToken} />;
   if (isLoading) {
     // Stays here while the server is unreachable (Convex keeps retrying), so offer a way out.
@@ -52,7 +58,7 @@ function LocalGate() {
       </FullPageMessage>
     );
   }
-  if (!isAuthenticated) {
+  if (!isAuthenticated || sessionLive === false) {
     // The session could not be renewed (signed out elsewhere, password changed, server data reset).
     return (
       <FullPageMessage>

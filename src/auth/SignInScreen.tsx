@@ -6,7 +6,7 @@ import { Button } from "../components/ui/Button";
 import { SITE_URL } from "../config";
 import { userMessage } from "../lib/errors";
 import type { PasswordRequest } from "./authApi";
-import { signInWithPassword } from "./localAuth";
+import { resetPasswordWithLink, signInWithPassword } from "./localAuth";
 import { SignInLayout } from "./SignInLayout";
 import { onSubmitted } from "../components/ui/Field";
 
@@ -17,6 +17,11 @@ const INPUT_CLASS =
 const PASSWORD_MIN_CHARS = 8;
 
 type Props = { siteUrl?: string; inviteToken?: string | null };
+
+/** The reset token in the page's address (`?reset=…`), if any. */
+export function resetTokenFromUrl(): string | null {
+  return new URLSearchParams(window.location.search).get("reset");
+}
 
 /**
  * Signed out: the first-run owner setup while no account exists, the invite
@@ -117,6 +122,54 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
   );
 }
 
+/**
+ * A password reset link (made by an owner or admin in Members): the person
+ * it was made for chooses a new password and is signed in with it; every
+ * other session of theirs has ended.
+ */
+export function ResetPassword({ siteUrl = SITE_URL, token, onDone }: { siteUrl?: string; token: string; onDone: () => void }) {
+  const preview = useQuery(api.passwordResets.preview, { token });
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const { values, field } = useTextFields("password", "confirm");
+  const { password, confirm } = values;
+  const done = () => {
+    void navigate({ pathname }, { replace: true });
+    onDone();
+  };
+  if (preview === undefined) return <SignInLayout className="w-full max-w-sm">{null}</SignInLayout>;
+  if (preview === null) {
+    return (
+      <SignInLayout className="w-full max-w-sm">
+        <div data-testid="reset-invalid" className="flex flex-col gap-3 rounded-2xl border border-slate-200 bg-white p-6 text-sm shadow-sm dark:bg-slate-900 dark:border-slate-700">
+          <p role="alert" className="text-rose-700 dark:text-rose-300">
+            This reset link is not valid any more: it was used, replaced or has expired. Ask an owner or admin of your department for a new one.
+          </p>
+          <button type="button" onClick={done} className="self-start text-indigo-700 underline dark:text-indigo-300">
+            Go to sign-in
+          </button>
+        </div>
+      </SignInLayout>
+    );
+  }
+  return (
+    <PasswordForm
+      testId="reset-form"
+      title="Choose a new password"
+      intro={`For ${preview.email}. This link works once; using it signs you out everywhere else.`}
+      submitLabel="Set password and sign in"
+      busyLabel="Setting…"
+      check={() => newPasswordProblem(password, confirm)}
+      send={() => resetPasswordWithLink(siteUrl, token, preview.email, password)}
+      onDone={done}
+      siteUrl={siteUrl}
+    >
+      <input type="email" autoComplete="username" value={preview.email} readOnly hidden />
+      <NewPasswordFields field={field} />
+    </PasswordForm>
+  );
+}
+
 /** The values of a form's text fields, named by `keys`, and `field(key)` to bind one to its TextField. */
 function useTextFields<K extends string>(...keys: K[]) {
   const [values, setValues] = useState(() => Object.fromEntries(keys.map((key) => [key, ""])) as Record<K, string>);
@@ -147,13 +200,15 @@ type FormProps = {
   submitLabel: string;
   busyLabel: string;
   siteUrl: string;
-  request: () => PasswordRequest;
+  /** What the form sends: a sign-in or sign-up request, or (`send`) anything else that ends in a session. */
+  request?: () => PasswordRequest;
+  send?: () => Promise<void>;
   check?: () => string | null;
   onDone?: () => void;
   children: ReactNode;
 };
 
-function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, request, check, onDone, children }: FormProps) {
+function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, request, send, check, onDone, children }: FormProps) {
   const [error, setError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
 
@@ -163,7 +218,7 @@ function PasswordForm({ testId, title, intro, submitLabel, busyLabel, siteUrl, r
     if (problem !== null) return;
     setSubmitting(true);
     // On success the session store flips and this screen unmounts.
-    signInWithPassword(siteUrl, request())
+    (send ?? (() => signInWithPassword(siteUrl, request!())))()
       .then(() => onDone?.())
       .catch((err: unknown) => setError(userMessage(err, "Sign-in failed. Please try again.")))
       .finally(() => setSubmitting(false));

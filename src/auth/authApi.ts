@@ -1,4 +1,4 @@
-/** Sign-in and sign-up at the deployment's `POST /auth/password` (convex/http.ts), which limits guesses. */
+/** Sign-in and sign-up at the deployment's `POST /auth/password` (convex/http.ts), which limits guesses; a reset link at `POST /auth/reset`. */
 import { ClientError } from "../lib/errors";
 
 export type Tokens = { token: string; refreshToken: string };
@@ -29,21 +29,30 @@ async function readJson(response: Response): Promise<Record<string, unknown> | n
 
 /** Signs in or up; the session's tokens, or a `SignInError` with the server's reason. */
 export async function requestPasswordSession(siteUrl: string, request: PasswordRequest): Promise<Tokens> {
+  return await postForTokens(`${siteUrl}/auth/password`, request);
+}
+
+/** Uses a reset link: sets the new password and answers a fresh session's tokens, or a `SignInError`. */
+export async function requestPasswordReset(siteUrl: string, token: string, password: string): Promise<Tokens> {
+  return await postForTokens(`${siteUrl}/auth/reset`, { token, password });
+}
+
+async function postForTokens(url: string, body: unknown): Promise<Tokens> {
   let response: Response;
   try {
-    response = await fetch(`${siteUrl}/auth/password`, {
+    response = await fetch(url, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(request),
+      body: JSON.stringify(body),
     });
   } catch {
     throw new SignInError("Could not reach the Maestro server. Is it running?");
   }
-  const body = await readJson(response);
-  if (response.ok && typeof body?.token === "string" && typeof body.refreshToken === "string") {
-    return { token: body.token, refreshToken: body.refreshToken };
+  const answer = await readJson(response);
+  if (response.ok && typeof answer?.token === "string" && typeof answer.refreshToken === "string") {
+    return { token: answer.token, refreshToken: answer.refreshToken };
   }
-  const message = typeof body?.error === "string" ? body.error : `Sign-in failed (HTTP ${response.status}).`;
+  const message = typeof answer?.error === "string" ? answer.error : `Sign-in failed (HTTP ${response.status}).`;
   const retry = Number(response.headers.get("Retry-After"));
   throw new SignInError(message, response.status === 429 && retry > 0 ? retry : null);
 }

@@ -1,13 +1,19 @@
 import { ConvexHttpClient } from "convex/browser";
 import { useCallback, useMemo, useSyncExternalStore } from "react";
 import { api } from "../../convex/_generated/api";
-import { requestPasswordSession, type PasswordRequest } from "./authApi";
+import { requestPasswordReset, requestPasswordSession, type PasswordRequest } from "./authApi";
 import { clearSession, isExpiring, readSession, subscribeSession, writeSession, type LocalSession } from "./session";
 
 /** Signs in (or up) and stores the session; throws `SignInError`. */
 export async function signInWithPassword(siteUrl: string, request: PasswordRequest): Promise<void> {
   const tokens = await requestPasswordSession(siteUrl, request);
   writeSession({ ...tokens, email: request.email.trim().toLowerCase() });
+}
+
+/** Sets a new password with a reset link and stores the fresh session (every other one of that person has ended); throws `SignInError`. */
+export async function resetPasswordWithLink(siteUrl: string, token: string, email: string, password: string): Promise<void> {
+  const tokens = await requestPasswordReset(siteUrl, token, password);
+  writeSession({ ...tokens, email });
 }
 
 /**

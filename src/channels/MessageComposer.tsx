@@ -63,15 +63,21 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments, candidates =
   const id = useId();
   const listId = useId();
   const tooLong = text.trim().length > maxChars;
+  // A message may be just files.
+  const hasFiles = (attachments?.artifacts.length ?? 0) > 0;
   const submit = () => {
     if (tooLong || attachments?.uploading) return;
-    composer.send(text.trim(), () => {
-      setText("");
-      setImportance("normal");
-      setBlocking(false);
-      attachments?.clear();
-      completions.reset();
-    });
+    composer.send(
+      text.trim(),
+      () => {
+        setText("");
+        setImportance("normal");
+        setBlocking(false);
+        attachments?.clear();
+        completions.reset();
+      },
+      { allowEmpty: hasFiles },
+    );
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (slashMenu.onKeyDown(event, pickCommand) || completions.onKeyDown(event)) return;
@@ -126,7 +132,7 @@ function ComposerForm({ placeholder, onSend, maxChars, attachments, candidates =
         <span className={cn("ml-auto tabular-nums", tooLong && "text-rose-700 dark:text-rose-300")}>
           {text.trim().length}/{maxChars}
         </span>
-        <Button type="submit" disabled={sending || text.trim() === "" || tooLong || attachments?.uploading}>
+        <Button type="submit" disabled={sending || (text.trim() === "" && !hasFiles) || tooLong || attachments?.uploading}>
           Send
         </Button>
       </div>

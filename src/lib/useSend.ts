@@ -6,7 +6,8 @@ import { isFailureResult, userMessage } from "./errors";
  * failure's message in `error` when it fails (the draft is kept), and
  * `onSent` (clear the draft) when it succeeds. `onSend` fails by rejecting
  * (a thrown server error) or by resolving to a `FailureResult` (a slash
- * command's). Empty content is not sent.
+ * command's). Empty content is not sent, unless `allowEmpty` (a message of
+ * files only).
  *
  * Each message gets its own `clientMessageId`; sending the same draft again
  * after a failure reuses it, so a send that reached the server although its
@@ -17,8 +18,8 @@ export function useSend(onSend: (content: string, clientMessageId: string) => Pr
   const [error, setError] = useState<string | null>(null);
   const failed = useRef<{ content: string; id: string } | null>(null);
 
-  function send(content: string, onSent: () => void) {
-    if (content === "" || sending) return;
+  function send(content: string, onSent: () => void, { allowEmpty = false }: { allowEmpty?: boolean } = {}) {
+    if ((content === "" && !allowEmpty) || sending) return;
     setSending(true);
     setError(null);
     const id = failed.current?.content === content ? failed.current.id : crypto.randomUUID();

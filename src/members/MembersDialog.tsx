@@ -51,7 +51,9 @@ function MemberList({ departmentId, myRole }: { departmentId: Id<"departments">;
   const me = useQuery(api.users.me, {});
   const setRole = useMutation(api.members.setRole);
   const remove = useMutation(api.members.remove);
+  const makeResetLink = useMutation(api.passwordResets.create);
   const [error, setError] = useState<string | null>(null);
+  const [resetLink, setResetLink] = useState<{ name: string; email: string; url: string } | null>(null);
   const manager = isAdminRole(myRole);
 
   if (members === undefined) return <Skeleton className="h-24" />;
@@ -76,15 +78,33 @@ function MemberList({ departmentId, myRole }: { departmentId: Id<"departments">;
           // A department keeps an owner: its only one is neither removed nor demoted from here (the server refuses both).
           const onlyOwner = member.role === "owner" && members.filter((m) => m.role === "owner").length === 1;
           const isMe = me?._id === member.userId;
+          // Only owners touch owners; your own password is changed in Account.
+          const resettable = manager && !isMe && (member.role !== "owner" || myRole === "owner");
           return (
-            <li key={member._id} data-testid="member-row" className="flex flex-wrap items-center gap-3 py-2">
-              <div className="min-w-0 flex-1">
+            <li key={member._id} data-testid="member-row" className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
+              {/* Wide enough for an email before the buttons wrap under it. */}
+              <div className="min-w-0 flex-1 basis-52">
                 <p className="text-sm font-medium text-slate-900 dark:text-slate-100">
                   {member.name}
                   {isMe && <span className="text-slate-500 dark:text-slate-400"> (you)</span>}
                 </p>
-                {member.email && <p className="text-xs text-slate-500 dark:text-slate-400">{member.email}</p>}
+                {member.email && <p className="text-xs break-all text-slate-500 dark:text-slate-400">{member.email}</p>}
               </div>
+              {resettable && (
+                <Button
+                  variant="ghost"
+                  aria-label={`Make reset link for ${member.name}`}
+                  onClick={() =>
+                    void run(async () => {
+                      setResetLink(null);
+                      const { token, email } = await makeResetLink({ departmentId, memberId: member._id });
+                      setResetLink({ name: member.name, email, url: linkWith("reset", token, "/") });
+                    })
+                  }
+                >
+                  Make reset link
+                </Button>
+              )}
               {editable && !onlyOwner ? (
                 <>
                   <div className="w-32 shrink-0">
@@ -115,7 +135,44 @@ function MemberList({ departmentId, myRole }: { departmentId: Id<"departments">;
           );
         })}
       </ul>
+      {resetLink && (
+        <OneTimeLink
+          label={`Reset link for ${resetLink.name}`}
+          note={`Send this link to ${resetLink.name} (${resetLink.email}) yourself: Maestro sends no email. It sets a new password once, within 24 hours, and is shown only now; using it signs them out everywhere.`}
+          url={resetLink.url}
+        />
+      )}
     </section>
+  );
+}
+
+/** The app's address (here, or at `pathname`) with one `?key=token` (an invite or a reset link). */
+function linkWith(key: "invite" | "reset", token: string, pathname?: string): string {
+  const url = new URL(window.location.href);
+  url.hash = "";
+  if (pathname !== undefined) url.pathname = pathname;
+  url.search = `?${key}=${encodeURIComponent(token)}`;
+  return url.toString();
+}
+
+/** A link shown once, to copy and pass on. */
+function OneTimeLink({ label, note, url }: { label: string; note: string; url: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div data-testid="one-time-link" className="flex flex-col gap-2 rounded-lg bg-indigo-50 p-3 ring-1 ring-indigo-200 ring-inset dark:bg-indigo-950/40 dark:ring-indigo-800">
+      <p className="text-xs text-indigo-900 dark:text-indigo-300">{note}</p>
+      <div className="flex items-center gap-2">
+        <TextInput readOnly aria-label={label} value={url} onFocus={(e) => e.target.select()} />
+        <Button
+          variant="ghost"
+          onClick={() => {
+            void navigator.clipboard?.writeText(url).then(() => setCopied(true));
+          }}
+        >
+          {copied ? "Copied" : "Copy"}
+        </Button>
+      </div>
+    </div>
   );
 }
 
@@ -127,7 +184,6 @@ function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; my
   const [role, setRole] = useState<MemberRole>("member");
   const [error, setError] = useState<string | null>(null);
   const [link, setLink] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
   const emailId = useId();
   const roleId = useId();
 
@@ -135,13 +191,9 @@ function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; my
     event.preventDefault();
     setError(null);
     setLink(null);
-    setCopied(false);
     try {
       const { token } = await create({ departmentId, email, role });
-      const url = new URL(window.location.href);
-      url.hash = "";
-      url.search = `?invite=${encodeURIComponent(token)}`;
-      setLink(url.toString());
+      setLink(linkWith("invite", token));
       setEmail("");
     } catch (e) {
       setError(userMessage(e));
@@ -161,22 +213,7 @@ function Invites({ departmentId, myRole }: { departmentId: Id<"departments">; my
         <Button type="submit">Create invite</Button>
       </form>
       {error && <InlineError>{error}</InlineError>}
-      {link && (
-        <div className="flex flex-col gap-2 rounded-lg bg-indigo-50 p-3 ring-1 ring-indigo-200 ring-inset dark:bg-indigo-950/40 dark:ring-indigo-800">
-          <p className="text-xs text-indigo-900 dark:text-indigo-300">Send this link to them. It works once, for 7 days, and is shown only now.</p>
-          <div className="flex items-center gap-2">
-            <TextInput readOnly aria-label="Invite link" value={link} onFocus={(e) => e.target.select()} />
-            <Button
-              variant="ghost"
-              onClick={() => {
-                void navigator.clipboard?.writeText(link).then(() => setCopied(true));
-              }}
-            >
-              {copied ? "Copied" : "Copy"}
-            </Button>
-          </div>
-        </div>
-      )}
+      {link && <OneTimeLink label="Invite link" note="Send this link to them. It works once, for 7 days, and is shown only now." url={link} />}
       <h3 className="text-sm font-semibold text-slate-800 dark:text-slate-200">Pending invites</h3>
       <LiveList items={invites} empty="No pending invites." className="flex flex-col divide-y divide-slate-100 dark:divide-slate-800">
         {(invite) => (

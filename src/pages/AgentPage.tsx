@@ -1,7 +1,7 @@
 // The agent route (`/d/:slug/agents/:agentSlug`): one agent's page, live.
-import { useQuery } from "convex/react";
+import { useMutation, useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
-import { useEffect, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
@@ -10,6 +10,10 @@ import { AGENT_STATUS_OPTIONS, optionFor, STATUS_OPTIONS } from "../board/option
 import { PanelBoundary } from "../components/ErrorBoundary";
 import { Avatar } from "../components/ui/Avatar";
 import { Badge } from "../components/ui/Badge";
+import { Button } from "../components/ui/Button";
+import { InlineError } from "../components/ui/Field";
+import { userMessage } from "../lib/errors";
+import { isAdminRole } from "../shell/role";
 import { Skeleton, SkeletonStack } from "../components/ui/Skeleton";
 import { agentPath, agentSlugOf, departmentPath, runsPath, taskPath } from "../shell/addresses";
 import { useDepartment } from "../shell/workspace";
@@ -50,14 +54,43 @@ function LiveAgentPage({ departmentId, departmentSlug, agentSlug }: Props) {
           No agent at this address in this department. It may have been renamed or the link may be wrong.
         </p>
       ) : (
-        <AgentDetails data={data} departmentSlug={departmentSlug} />
+        <AgentDetails data={data} departmentSlug={departmentSlug} availability={<Availability agent={data.agent} />} />
       )}
     </AgentFrame>
   );
 }
 
+/**
+ * For owners and admins: take the agent offline (no new run starts; the
+ * squad lead sees it offline and delegates elsewhere) or bring it back.
+ */
+function Availability({ agent }: { agent: AgentPageData["agent"] }) {
+  const { role } = useDepartment();
+  const setStatus = useMutation(api.agents.setStatus);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  if (!isAdminRole(role)) return null;
+  const offline = agent.status === "offline";
+  const change = () => {
+    setBusy(true);
+    setError(null);
+    setStatus({ agentId: agent._id, status: offline ? "idle" : "offline" })
+      .catch((e: unknown) => setError(userMessage(e)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <>
+      <Button variant="secondary" disabled={busy} onClick={change} className="ml-3 px-2.5 py-1 text-xs">
+        {offline ? "Bring back online" : "Take offline"}
+      </Button>
+      {offline && <span className="text-xs text-slate-500 dark:text-slate-400">No new runs start; the squad lead sees it offline.</span>}
+      {error && <InlineError>{error}</InlineError>}
+    </>
+  );
+}
+
 /** The page as pure props: who the agent is, what it may do, what it is doing. */
-export function AgentDetails({ data, departmentSlug }: { data: AgentPageData; departmentSlug: string }) {
+export function AgentDetails({ data, departmentSlug, availability }: { data: AgentPageData; departmentSlug: string; availability?: ReactNode }) {
   const { agent, currentTask } = data;
   const status = optionFor(AGENT_STATUS_OPTIONS, agent.status);
   return (
@@ -76,7 +109,8 @@ export function AgentDetails({ data, departmentSlug }: { data: AgentPageData; de
         <dt className="text-slate-500 dark:text-slate-400">Status</dt>
         <dd data-testid="agent-page-status" className="inline-flex items-center gap-1.5 text-slate-900 dark:text-slate-100">
           <span aria-hidden="true" className={`size-2 rounded-full ${status.className}`} />
-          {status.label}
+          <span>{status.label}</span>
+          {availability}
         </dd>
         <dt className="text-slate-500 dark:text-slate-400">Current task</dt>
         <dd data-testid="agent-current-task" className="min-w-0 text-slate-900 dark:text-slate-100">

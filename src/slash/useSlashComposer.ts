@@ -60,7 +60,7 @@ export function useSlashComposer(slash: SlashSupport | undefined, onSend: (conte
     dismissNotice: slashSend.clearNotice,
     sending,
     error,
-    /** Sends `content`; `onSent` clears the box once it went through. */
+    /** Sends `content`; `onSent` clears the box once it went through. `allowEmpty`: no text is fine (the message carries files). */
     send,
   };
 }

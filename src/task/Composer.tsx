@@ -54,13 +54,20 @@ function ComposerForm({ candidates, onSend, slash, tasks, attachments }: Props &
   const listId = useId();
   const hintId = useId();
 
+  // A message may be just files.
+  const hasFiles = (attachments?.artifacts.length ?? 0) > 0;
+
   function send() {
     if (attachments?.uploading) return;
-    sendContent(text.trim(), () => {
-      setText("");
-      attachments?.clear();
-      completions.reset();
-    });
+    sendContent(
+      text.trim(),
+      () => {
+        setText("");
+        attachments?.clear();
+        completions.reset();
+      },
+      { allowEmpty: hasFiles },
+    );
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
@@ -104,7 +111,7 @@ function ComposerForm({ candidates, onSend, slash, tasks, attachments }: Props &
             Markdown works. <kbd className="font-sans">Ctrl</kbd>/<kbd className="font-sans">⌘</kbd>+<kbd className="font-sans">Enter</kbd> sends.
           </p>
         </div>
-        <Button type="submit" disabled={sending || text.trim() === "" || attachments?.uploading}>
+        <Button type="submit" disabled={sending || (text.trim() === "" && !hasFiles) || attachments?.uploading}>
           {sending ? "Sending…" : "Send"}
         </Button>
       </div>

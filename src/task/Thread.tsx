@@ -119,9 +119,12 @@ function MessageItem({ message, now, roles, linkedTasks }: { message: ThreadMess
           onEdit={(content) => edit({ taskId: message.taskId, messageId: message._id, content })}
           onDelete={() => remove({ taskId: message.taskId, messageId: message._id })}
         >
-          <div className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100 dark:bg-indigo-950/40 dark:ring-indigo-800" : "bg-slate-50 ring-1 ring-slate-200 dark:bg-slate-800/60 dark:ring-slate-700")}>
-            <Markdown mentions={message.mentions.map((mention) => mention.name)}>{message.content}</Markdown>
-          </div>
+          {/* A message of files only has no text bubble. */}
+          {message.content !== "" && (
+            <div data-testid="message-text" className={cn("mt-1 rounded-lg rounded-tl-none px-3 py-2", isAgent ? "bg-indigo-50/60 ring-1 ring-indigo-100 dark:bg-indigo-950/40 dark:ring-indigo-800" : "bg-slate-50 ring-1 ring-slate-200 dark:bg-slate-800/60 dark:ring-slate-700")}>
+              <Markdown mentions={message.mentions.map((mention) => mention.name)}>{message.content}</Markdown>
+            </div>
+          )}
         </ChangeableMessage>
         <TaskChips artifacts={taskLinkArtifacts(message.taskLinks)} known={linkedTasks} />
         {message.files !== undefined && message.files.length > 0 && <MessageFiles message={message} files={message.files} />}

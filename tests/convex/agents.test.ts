@@ -206,10 +206,10 @@ describe("agents.setStatus", () => {
   test("an admin sets an agent's status and the change is recorded once", async () => {
     const { t, departmentId, admin, idOf } = await squad();
     const agentId = idOf("Jarvis");
-    await admin.mutation(api.agents.setStatus, { agentId, status: "active" });
-    await admin.mutation(api.agents.setStatus, { agentId, status: "active" });
-    expect((await admin.query(api.agents.list, { departmentId })).find((a) => a._id === agentId)!.status).toBe("active");
-    expect(await agentActivities(t)).toEqual([{ type: "agent_status_changed", data: { name: "Jarvis", from: "idle", to: "active" } }]);
+    await admin.mutation(api.agents.setStatus, { agentId, status: "offline" });
+    await admin.mutation(api.agents.setStatus, { agentId, status: "offline" });
+    expect((await admin.query(api.agents.list, { departmentId })).find((a) => a._id === agentId)!.status).toBe("offline");
+    expect(await agentActivities(t)).toEqual([{ type: "agent_status_changed", data: { name: "Jarvis", from: "idle", to: "offline" } }]);
   });
 
   test("non-admins, anonymous callers and other departments are refused; unknown agents are NOT_FOUND", async () => {

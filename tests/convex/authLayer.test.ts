@@ -126,7 +126,7 @@ function sampleArgs(fn: PublicFunction, ids: Ids): Record<string, unknown> {
 /** Every document of every table, to compare before and after a refused call. */
 async function snapshot(t: TestConvex): Promise<string> {
   return await t.run(async (ctx) => {
-    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "runStreams", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans", "slashCommands", "commandEvents", "channelFiles", "fileSweeps", "uploadGrants", "taskFiles"] as const;
+    const tables = ["departments", "members", "users", "authSessions", "agents", "tasks", "messages", "activities", "notifications", "agentTriggers", "runs", "runEvents", "runStreams", "settings", "chat", "chatCursors", "agentApiKeys", "invites", "passwordResets", "authAccounts", "authRefreshTokens", "channels", "channelMembers", "channelMessages", "inbox", "events", "webhooks", "webhookDeliveries", "approvals", "questions", "plans", "slashCommands", "commandEvents", "channelFiles", "fileSweeps", "uploadGrants", "taskFiles"] as const;
     const all: Record<string, unknown> = {};
     for (const table of tables) all[table] = await ctx.db.query(table).collect();
     return JSON.stringify(all);
@@ -159,7 +159,7 @@ async function outcome(caller: Caller, fn: PublicFunction, args: Record<string, 
  * (first-run status, an invite's preview) and Convex Auth's own sign-in
  * actions (rate limited at /auth/password and by Convex Auth per account).
  */
-const OPEN_TO_ANYONE = new Set(["setup:status", "invites:preview", "auth:signIn", "auth:signOut", "auth:isAuthenticated"]);
+const OPEN_TO_ANYONE = new Set(["setup:status", "invites:preview", "passwordResets:preview", "users:sessionLive", "auth:signIn", "auth:signOut", "auth:isAuthenticated"]);
 
 /**
  * What a viewer may do: read, and things about themselves only (their own
@@ -296,6 +296,7 @@ describe("every public function goes through the auth layer", () => {
   test("a signed-out caller of the open functions learns nothing and writes nothing", async () => {
     const before = await snapshot(t);
     expect(await t.query(makeFunctionReference<"query">("invites:preview"), { token: "not-a-token" })).toBeNull();
+    expect(await t.query(makeFunctionReference<"query">("passwordResets:preview"), { token: "not-a-token" })).toBeNull();
     expect(await t.query(makeFunctionReference<"query">("setup:status"), {})).toEqual({ needsOwner: false, setupPasswordRequired: false });
     expect(await snapshot(t)).toBe(before);
   });
@@ -308,6 +309,9 @@ describe("every public function goes through the auth layer", () => {
       // Sign-in itself: an empty body is a clear 400; preflight without an allowed Origin is refused.
       ["POST /auth/password", 400],
       ["OPTIONS /auth/password", 403],
+      // A reset link is its own credential: no body is a clear 400.
+      ["POST /auth/reset", 400],
+      ["OPTIONS /auth/reset", 403],
       // The MCP server asks this before it has a key (the chat spec's status call); it reveals only a boolean.
       ["GET /mcp/chat.status", 200],
       // MCP over Streamable HTTP opens no stream and keeps no session: GET and DELETE say so to anyone (POST needs a key).

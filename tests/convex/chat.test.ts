@@ -110,20 +110,12 @@ describe("acceptance criteria", () => {
     expect(row).toMatchObject({ truncated: true, redacted: true });
   });
 
-  test("a post far over the limit is refused with a clear error and nothing is stored", async () => {
+  test("a post far over the limit is cut with the spec's note, not refused (tests/convex/chatTruncation.test.ts has every path)", async () => {
     const { t, departmentId, admin } = await squad();
     await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 100 });
     const runId = await runFor(t, departmentId, AGENTS.devBot);
-    await t.mutation(internal.chat.postForRun, { runId, text: "a".repeat(400) }); // 4× the limit: cut, kept
-    await expect(t.mutation(internal.chat.postForRun, { runId, text: "a".repeat(401) })).rejects.toThrow(
-      "A chat message is too long: 401 characters; the limit is 100",
-    );
-    await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 1_000_000 });
-    // Whatever the limit, nothing over the hard cap: a 7 MB post is refused before it is scanned.
-    await expect(admin.mutation(api.chat.postAsHuman, { departmentId, text: `AKIAIOSFODNN7EXAMPLE ${"z".repeat(7_000_000)}` })).rejects.toThrow(
-      "nothing over 262144 is accepted",
-    );
-    expect((await rows(t)).map((row) => row.text.length)).toEqual([100]);
+    await t.mutation(internal.chat.postForRun, { runId, text: "a".repeat(401) });
+    expect((await rows(t)).map((row) => [row.text.length, row.text.endsWith(TRUNCATION_MARK)])).toEqual([[100, true]]);
   });
 
   test("4) secrets: every occurrence redacted, the note appended exactly once; scanner off stores as is", async () => {
@@ -324,14 +316,14 @@ describe("settings", () => {
 
     await admin.mutation(api.chat.updateSettings, { departmentId, maxMessageChars: 20 });
     expect(await stored()).toEqual({ copy: { maxMessageChars: 20 }, row: { maxMessageChars: 20 } });
-    // More than 4× the limit is refused (lib/secrets/userText): 81 characters now, stored whole before.
-    expect((await post(long)).status).toBe(413);
+    // Cut to the new limit at once (the chat spec's truncation): 81 characters now, stored whole before.
+    expect((await post(long)).status).toBe(200);
     await admin.mutation(api.chat.updateSettings, { departmentId, enabled: false });
     expect(await stored()).toEqual({ copy: { maxMessageChars: 20, enabled: false }, row: { maxMessageChars: 20, enabled: false } });
     expect((await post("short")).status).toBe(404);
     await admin.mutation(api.chat.updateSettings, { departmentId, enabled: true, maxMessageChars: 4096 });
     expect((await post(long)).status).toBe(200);
-    expect((await rows(t)).map((row) => row.text)).toEqual([long, long]);
+    expect((await rows(t)).map((row) => row.text)).toEqual([long, `${"x".repeat(20 - TRUNCATION_MARK.length)}${TRUNCATION_MARK}`, long]);
   });
 
   test("a post reads the department's copy, not the settings row; a department from before the copy reads its row", async () => {
@@ -377,12 +369,13 @@ describe("settings", () => {
 });
 
 describe("POST /api/chat with a huge body", () => {
-  test("a 7 MB post is refused with 413 before it is scanned, and nothing is stored", async () => {
+  test("a 7 MB post is cut to the limit and marked (the chat spec), its scan bounded by the cut", async () => {
     const { t, admin } = await squad();
     const response = await admin.fetch("/api/chat", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: `AKIAIOSFODNN7EXAMPLE ${"z".repeat(7_000_000)}` }) });
-    expect(response.status).toBe(413);
-    expect(((await response.json()) as { error: string }).error).toMatch(/too long/);
-    expect(await rows(t)).toEqual([]);
+    expect(response.status).toBe(200);
+    const [row] = await rows(t);
+    expect(row).toMatchObject({ truncated: true, redacted: true });
+    expect(row.text.endsWith(`${TRUNCATION_MARK}${REDACTION_NOTE}`)).toBe(true);
   });
 });
 

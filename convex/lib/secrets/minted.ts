@@ -38,8 +38,11 @@ export const WEBHOOK_SECRET: MintedKeyFormat = { id: "maestro-webhook-secret", d
 /** An invite link's token (convex/lib/accounts.ts): `mi_` and 52 base32 characters (260 bits); whoever holds it can join. */
 export const INVITE_TOKEN: MintedKeyFormat = { id: "maestro-invite-token", description: "Maestro invite token (mi_…)", prefix: "mi_", alphabet: "base32", length: 52 };
 
+/** A password reset link's token (convex/lib/accounts.ts): `mr_` and 52 base32 characters (260 bits); whoever holds it can set that member's password. */
+export const RESET_TOKEN: MintedKeyFormat = { id: "maestro-reset-token", description: "Maestro password reset token (mr_…)", prefix: "mr_", alphabet: "base32", length: 52 };
+
 /** Every format Maestro mints keys in: each is a scanner rule. */
-export const MINTED_KEY_FORMATS: readonly MintedKeyFormat[] = [AGENT_API_KEY, ADMIN_KEY, WEBHOOK_SECRET, INVITE_TOKEN];
+export const MINTED_KEY_FORMATS: readonly MintedKeyFormat[] = [AGENT_API_KEY, ADMIN_KEY, WEBHOOK_SECRET, INVITE_TOKEN, RESET_TOKEN];
 
 /** Random bytes `mintKey` needs for `format`. */
 export function mintedKeyBytes(format: MintedKeyFormat): number {

@@ -59,6 +59,12 @@ export interface UserTextOptions {
   enabled: boolean;
   /** Time the scan may take (`chat.scanner.timeoutMs`); past it the text is kept as is. */
   timeoutMs: number;
+  /**
+   * Cut a text of any length instead of refusing one over
+   * `rejectionThreshold` (the chat spec's `#maestro` posts: "Enforce via
+   * truncate"). What is scanned stays bounded by the cut either way.
+   */
+  cutAnyLength?: boolean;
   /** Names the text in logs and errors ("chat.post", "task title"). */
   source?: string;
   /** Defaults to Maestro's rule scanner. */
@@ -97,13 +103,13 @@ function defaultLog(line: string): void {
  * `text` cut to `maxChars` (marked `TRUNCATION_MARK`) and, when `enabled`,
  * with every secret replaced by `REDACTED` and `REDACTION_NOTE` appended
  * once. Throws `TextTooLongError` for a text over `rejectionThreshold`
- * (callers should check `textTooLongMessage` first and throw their own
- * user-facing error). Scanner errors and timeouts fail open: the cut text
+ * unless `cutAnyLength` (callers should check `textTooLongMessage` first
+ * and throw their own user-facing error). Scanner errors and timeouts fail open: the cut text
  * unscanned, `scannerError: true`, and a `scannerError=true` log line.
  */
 export function scanUserText(text: string, options: UserTextOptions): UserTextResult {
   const source = options.source ?? "Text";
-  const tooLong = textTooLongMessage(text, options.maxChars, source);
+  const tooLong = options.cutAnyLength === true ? null : textTooLongMessage(text, options.maxChars, source);
   if (tooLong !== null) throw new TextTooLongError(tooLong);
   const truncated = text.length > options.maxChars;
   const kept = truncated ? keptLength(text, options.maxChars) : text.length;
