@@ -180,11 +180,20 @@ async function taskForMessage(ctx: MutationCtx, agent: Doc<"agents">, message: D
   return await agentInboxTask(ctx, agent);
 }
 
-/** The agent's own inbox task (work that names no task: messages to it, #maestro mentions), created once. */
+/**
+ * The agent's own inbox task (work that names no task: messages to it,
+ * #maestro mentions), created once. It holds the runs and their approvals,
+ * but is no card: the board never shows it (records/tasks `inboxOf`), and
+ * those runs answer where they were asked (reactions/runEnd).
+ */
 export async function agentInboxTask(ctx: MutationCtx, agent: Doc<"agents">): Promise<Id<"tasks">> {
   const key = inboxTaskKey(agent.sessionKey);
   const existing = await taskByDelegationKey(ctx, key);
-  if (existing !== null) return existing._id;
+  if (existing !== null) {
+    // One made before inbox tasks left the board leaves it now.
+    if (existing.inboxOf === undefined) await holdInboxTask(ctx, existing, agent.sessionKey);
+    return existing._id;
+  }
   // Created unassigned (no assignment run), then given to the agent quietly.
   const task = await createTask(ctx, { kind: "system" }, {
     departmentId: agent.departmentId,
@@ -193,7 +202,7 @@ export async function agentInboxTask(ctx: MutationCtx, agent: Doc<"agents">): Pr
     tags: ["inbox"],
     delegationKey: key,
   });
-  await holdInboxTask(ctx, task._id, agent.sessionKey);
+  await holdInboxTask(ctx, task, agent.sessionKey);
   return task._id;
 }
 
