@@ -67,7 +67,7 @@ describe("a split parent follows its subtasks", () => {
     ]);
     expect(await taskOf(t, parentId)).toMatchObject({ status: "in_progress", assigneeSessionKeys: [AGENTS.jarvis] });
     // Held quietly: Jarvis is already working on it, so no assignment run or trigger is queued for him.
-    const triggers = await t.run(async (ctx) => (await ctx.db.query("agentTriggers").collect()).filter((x) => x.sessionKey === AGENTS.jarvis));
+    const triggers = await t.run(async (ctx) => (await ctx.db.query("agentTriggers").collect()).filter((x) => x.agentSessionKey === AGENTS.jarvis && x.taskId === parentId));
     expect(triggers).toEqual([]);
 
     await agentMoves(t, AGENTS.devBot, form, "in_progress");
