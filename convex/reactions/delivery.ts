@@ -28,9 +28,8 @@ import { mentionsIn, mentionsNamed } from "../records/messages";
 import { limitOrThrow } from "../records/rateLimits";
 import { runInProgressOf, runsOfAgent } from "../records/runs";
 import { redactForDepartment } from "../records/settings";
-import { holdInboxTask, inboxTaskKey, taskByDelegationKey } from "../records/tasks";
+import { holdInboxTask, inboxTaskKey, insertTask, taskByDelegationKey } from "../records/tasks";
 import { enqueueRun, foldIntoRun } from "./runQueue";
-import { createTask } from "./taskChange";
 
 /** Runs of one agent scanned for its current task. */
 const RUN_SCAN = 20;
@@ -194,8 +193,8 @@ export async function agentInboxTask(ctx: MutationCtx, agent: Doc<"agents">): Pr
     if (existing.inboxOf === undefined) await holdInboxTask(ctx, existing, agent.sessionKey);
     return existing._id;
   }
-  // Created unassigned (no assignment run), then given to the agent quietly.
-  const task = await createTask(ctx, { kind: "system" }, {
+  // Created unassigned (no assignment run, no line in the feed: it is no card), then given to the agent quietly.
+  const { task } = await insertTask(ctx, { kind: "system" }, {
     departmentId: agent.departmentId,
     title: `Inbox: ${agent.name}`,
     description: `Messages to ${agent.name} that name no task: its runs for them, and what it replied.`,

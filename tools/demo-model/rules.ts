@@ -38,6 +38,8 @@ interface Prompt {
   /** `delegatedBy`: the lead that delegated this task to the agent, when it was delegated. */
   task: { title: string; description: string; status: string; delegatedBy: string | null } | null;
   reason: Reason;
+  /** The messages injected for the agent (the MESSAGES FOR YOU section), as text; empty without one. */
+  messages: string;
 }
 
 interface Delegation {
@@ -132,6 +134,7 @@ function readPrompt(system: string, context: string): Prompt {
     planMode: system.includes("Plan mode is on"),
     task,
     reason: readReason(block(outsideThread, "=== WHY YOU ARE HERE ===") ?? ""),
+    messages: [system, context].map((text) => section(text, "=== MESSAGES FOR YOU", "=== END MESSAGES ===") ?? "").join("\n"),
   };
 }
 
@@ -198,7 +201,11 @@ function answerAsSpecialist(prompt: Prompt): string {
   const title = quoteTitle(prompt.task?.title);
   const { reason } = prompt;
   // An agent's own inbox task (reactions/delivery) is no card to move or post on: the answer goes back where it was asked.
-  if (isInboxTask(prompt) && (reason.kind === "mentioned" || reason.kind === "message")) return conversationReply(prompt, reason.author, reason.text);
+  if (isInboxTask(prompt) && (reason.kind === "mentioned" || reason.kind === "message")) {
+    // A #maestro mention names no message of the thread: what was asked is the chat's line to this agent.
+    const asked = reason.kind === "mentioned" && reason.text === "" ? chatLineToMe(prompt) : null;
+    return conversationReply(prompt, asked?.author ?? reason.author, asked?.text ?? reason.text);
+  }
   switch (reason.kind) {
     case "assigned": {
       const started = startWork(prompt);
@@ -229,6 +236,13 @@ function answerAsSpecialist(prompt: Prompt): string {
     case "unknown":
       return `I've read the thread on ${title} and will follow up here.`;
   }
+}
+
+/** The newest #maestro line addressed to this agent among the messages for it (lib/injection's "- #maestro <author> (to you): <text>"), or null. */
+function chatLineToMe(prompt: Prompt): { author: string; text: string } | null {
+  const lines = [...prompt.messages.matchAll(/^- #maestro (.+?) \([^)]*to you[^)]*\): (.*)$/gm)];
+  const last = lines.at(-1);
+  return last === undefined ? null : { author: last[1].replace(/[“”"]/g, "").trim(), text: last[2] };
 }
 
 function isInboxTask(prompt: Prompt): boolean {
