@@ -210,10 +210,17 @@ export default defineSchema({
     deletedAt: v.optional(v.number()),
     /** The channel the task's work is followed in: its delegations' updates are posted there too (reactions/a2a); delegated tasks inherit it. */
     channelId: v.optional(v.id("channels")),
+    /**
+     * An agent's inbox task (reactions/delivery): the sessionKey of the agent whose
+     * runs for messages about no task (a DM, a #maestro mention) it holds. Never a
+     * board card: the board, its counters, search and `#` links leave it out; its
+     * runs, approvals and Stop work on it as on any task.
+     */
+    inboxOf: v.optional(v.string()),
   })
     .index("by_department_and_status_and_order", ["departmentId", "status", "order"])
-    /** The board's unfiltered columns: only the cards it shows (live, not archived), in column order. */
-    .index("by_department_and_status_and_deletedAt_and_archivedAt_and_order", ["departmentId", "status", "deletedAt", "archivedAt", "order"])
+    /** The board's unfiltered columns: only the cards it shows (live, not archived, no agent's inbox task), in column order. */
+    .index("by_department_and_status_and_deletedAt_and_archivedAt_and_inboxOf_and_order", ["departmentId", "status", "deletedAt", "archivedAt", "inboxOf", "order"])
     .index("by_parent", ["parentTaskId"])
     .index("by_delegationKey", ["delegationKey"])
     .searchIndex("search_title", { searchField: "title", filterFields: ["departmentId", "status"] }),

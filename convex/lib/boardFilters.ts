@@ -50,17 +50,18 @@ export function cleanBoardFilter(args: BoardFilterArgs): BoardFilter {
   };
 }
 
-type FilterableTask = { tags: string[]; assigneeSessionKeys: string[]; priority: Priority; createdBy: string; archivedAt?: number; deletedAt?: number };
+type FilterableTask = { tags: string[]; assigneeSessionKeys: string[]; priority: Priority; createdBy: string; archivedAt?: number; deletedAt?: number; inboxOf?: string };
 
 /**
  * The filters the index can't express (array membership, "mine"): a task
  * matches when it passes every one set. Tags compare case-insensitively, as
  * `cleanTags` de-duplicates them. "Mine" is a task the member created or
- * holds as an assignee (`memberKey`). Deleted tasks never match; archived
- * ones match only the `archived` filter, which shows nothing else.
+ * holds as an assignee (`memberKey`). Deleted tasks and agents' inbox tasks
+ * never match; archived ones match only the `archived` filter, which shows
+ * nothing else.
  */
 export function matchesBoardFilter(task: FilterableTask, filter: BoardFilter, memberKey: string): boolean {
-  if (task.deletedAt !== undefined) return false;
+  if (task.deletedAt !== undefined || task.inboxOf !== undefined) return false;
   if ((task.archivedAt !== undefined) !== filter.archived) return false;
   if (filter.priority !== undefined && task.priority !== filter.priority) return false;
   if (filter.assignee !== undefined && !task.assigneeSessionKeys.includes(filter.assignee)) return false;

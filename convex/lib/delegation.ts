@@ -1,6 +1,7 @@
 /** Delegation's checks that need no database: names against the roster, before anything is written. */
 import { resolveAgentNames, type RosterEntry } from "./agentNames";
 import { normalizeTitle } from "./guards";
+import type { TaskStatus } from "../validators";
 
 /** Why a delegation was refused before anything was written, with the agents the delegator could have named. */
 export type DelegationProblem = { ok: false; problem: "unknown_assignee" | "invalid"; message: string; squad: string[] };
@@ -74,4 +75,21 @@ export function answersDelegation(
   const have = [...new Set(task.assigneeSessionKeys)].sort();
   const want = [...new Set(ask.assigneeSessionKeys)].sort();
   return have.length === want.length && have.every((key, i) => key === want[i]);
+}
+
+/** Where a subtask's work stands, as its parent reads it: open, or handed back (review or done). */
+const HANDED_BACK: ReadonlySet<TaskStatus> = new Set(["review", "done"]);
+/** A parent in these columns follows its subtasks; done and blocked are someone's decision and stay. */
+const FOLLOWS_SUBTASKS: ReadonlySet<TaskStatus> = new Set(["inbox", "assigned", "in_progress", "review"]);
+
+/**
+ * The column a parent task moves to so it reflects its subtasks (its live
+ * delegated work), or null to stay: In progress while any subtask is open,
+ * Review once every subtask is in Review or Done. Never Done (a person
+ * accepts the work), and a parent that is Done or Blocked stays.
+ */
+export function parentStatusFromSubtasks(parent: TaskStatus, subtasks: readonly TaskStatus[]): TaskStatus | null {
+  if (subtasks.length === 0 || !FOLLOWS_SUBTASKS.has(parent)) return null;
+  const next: TaskStatus = subtasks.every((status) => HANDED_BACK.has(status)) ? "review" : "in_progress";
+  return next === parent ? null : next;
 }

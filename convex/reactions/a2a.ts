@@ -5,12 +5,14 @@
  * project it is about — recorded as an `a2a.<intent>` event in the
  * department's log (and its webhook). A delegation's correlation id is its
  * task's, so the chain from `a2a.delegate` to the `a2a.status_update` that
- * says done reads as one id. Each update (created, started, review, done,
- * blocked) is also a line in the parent task's thread and, when the task
- * is followed in a channel (`tasks.channelId`), in that channel, both
- * carrying the correlation id. A top-level task followed in a channel
- * reports its status lines there too. reactions/taskChange calls in on every
- * move and wakes the delegator on review and done.
+ * says done reads as one id. A delegation is one line in the parent task's
+ * thread ("Jarvis delegated “Hero copy” to Writer."), which each later update
+ * (started, review, done, blocked) rewrites in place: one line per delegated
+ * card, however far it moves. When the task is followed in a channel
+ * (`tasks.channelId`), every update is also a line of its own there; all
+ * carry the correlation id. A top-level task followed in a channel reports
+ * its status lines there too. reactions/taskChange calls in on every move
+ * and wakes the delegator on review and done.
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
@@ -21,6 +23,7 @@ import { insertChannelMessage } from "../records/channelMessages";
 import { channelMembers, touchChannel } from "../records/channels";
 import { emitEvent } from "../records/events";
 import { deliverToInboxes } from "../records/inbox";
+import { editMessage, threadAfter } from "../records/messages";
 import type { Actor, TaskStatus } from "../validators";
 import { postToThread } from "./threadPost";
 
@@ -122,15 +125,50 @@ export async function postDelegationUpdate(ctx: MutationCtx, task: Doc<"tasks">,
   return line;
 }
 
-/** A delegation was made: its envelope, and the update line. */
+/** The delegation's line in the parent's thread: at most this many of the parent's messages after the task was made are looked through. */
+const LINE_SCAN = 50;
+
+/** The line a delegation posted in its parent's thread (the first system line with its correlation id after the task was made), or null. */
+async function delegationLine(ctx: MutationCtx, task: Doc<"tasks">, parentId: Id<"tasks">): Promise<Doc<"messages"> | null> {
+  const correlationId = delegationCorrelationId(task._id);
+  const { messages } = await threadAfter(ctx, parentId, task._creationTime, LINE_SCAN);
+  return messages.find((m) => m.correlationId === correlationId && m.author.kind === "system" && m.deletedAt === undefined) ?? null;
+}
+
+/** What the delegation's line says: who delegated what to whom, and where the card stands now (none when just made). */
+function delegationLineText(delegatorName: string, task: Doc<"tasks">, to: readonly string[], now?: string): string {
+  return `${delegatorName} delegated “${task.title}” to ${to.length > 0 ? to.join(", ") : "nobody yet"}${now === undefined ? "." : `: ${now}.`}`;
+}
+
+/** A delegation was made: its envelope, and its line. */
 export async function delegationCreated(ctx: MutationCtx, from: Actor, task: Doc<"tasks">): Promise<void> {
   const to = await assigneeNames(ctx, task);
   await recordEnvelope(ctx, { intent: "delegate", correlationId: delegationCorrelationId(task._id), from, to, task, data: { title: task.title } });
-  await postDelegationUpdate(ctx, task, `${actorName(from)} delegated “${task.title}” to ${to.length > 0 ? to.join(", ") : "nobody yet"}.`);
+  await postDelegationUpdate(ctx, task, delegationLineText(actorName(from), task, to));
 }
 
 /** What an update says for each status a task reports: started, review, done, blocked. */
 const STATUS_LINES: Partial<Record<TaskStatus, string>> = { in_progress: "has started", review: "is ready for review", done: "is done", blocked: "is blocked" };
+/** The same, as the delegation's line in the parent's thread puts it. */
+const STATUS_NOW: Partial<Record<TaskStatus, string>> = { in_progress: "in progress", review: "ready for review", done: "done", blocked: "blocked" };
+
+/**
+ * A delegated task's update in its parent's thread: its delegation's line
+ * rewritten to say where the card stands (a new line only when that line is
+ * gone), and the channel's own line. Returns the thread's line.
+ */
+async function delegatedStatusUpdate(ctx: MutationCtx, task: Doc<"tasks">, status: TaskStatus, channelText: string): Promise<Doc<"messages"> | null> {
+  const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
+  const line = parent === null ? null : await delegationLine(ctx, task, parent._id);
+  if (parent === null || line === null) return await postDelegationUpdate(ctx, task, channelText);
+  // Who delegated, as the line first named them (an agent or a person).
+  const by = line.content.indexOf(" delegated “");
+  const delegator = by > 0 ? line.content.slice(0, by) : await agentNamer(ctx, () => "someone")(task.delegatedBy!);
+  const text = delegationLineText(delegator, task, await assigneeNames(ctx, task), STATUS_NOW[status]);
+  const content = await editMessage(ctx, line, text);
+  await postChannelLine(ctx, task, channelText, delegationCorrelationId(task._id));
+  return { ...line, content };
+}
 
 /** The update line for a task's `status`, or null for a status that is not reported. */
 async function statusUpdateText(ctx: MutationCtx, task: Doc<"tasks">, status: TaskStatus): Promise<string | null> {
@@ -155,6 +193,7 @@ export async function taskStatusReported(ctx: MutationCtx, by: Actor, task: Doc<
   if (task.delegatedBy !== undefined) {
     const delegator = await agentNamer(ctx, () => task.delegatedBy!)(task.delegatedBy);
     await recordEnvelope(ctx, { intent: "status_update", correlationId: delegationCorrelationId(task._id), from: by, to: [delegator], task, data: { status } });
+    return await delegatedStatusUpdate(ctx, task, status, text);
   }
   return await postDelegationUpdate(ctx, task, text);
 }

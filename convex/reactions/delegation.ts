@@ -18,7 +18,7 @@ import { personWroteSince } from "../records/messages";
 import { delegationTree, subtasksOf } from "../records/tasks";
 import type { Actor } from "../validators";
 import { delegationCreated } from "./a2a";
-import { createTask } from "./taskChange";
+import { createTask, leadHoldsParent, reflectSubtasks } from "./taskChange";
 import { postToThread } from "./threadPost";
 
 /** Thread messages read to see whether a person asked for more. */
@@ -102,5 +102,11 @@ export async function createDelegation(ctx: MutationCtx, delegator: Delegator, a
     taskId: task._id,
     data: { title: task.title, assignees: names.join(", "), parentTitle: parent?.title ?? null },
   });
+  if (parent !== null) {
+    // The parent it was split from is the lead's to follow, and reflects its subtasks.
+    const lead = actor.kind === "agent" ? await agentBySessionKey(ctx, actor.sessionKey) : null;
+    if (lead !== null) await leadHoldsParent(ctx, parent, lead);
+    await reflectSubtasks(ctx, parent._id);
+  }
   return { ok: true, taskId: task._id, title: task.title, created: true };
 }

@@ -28,9 +28,8 @@ import { mentionsIn, mentionsNamed } from "../records/messages";
 import { limitOrThrow } from "../records/rateLimits";
 import { runInProgressOf, runsOfAgent } from "../records/runs";
 import { redactForDepartment } from "../records/settings";
-import { holdInboxTask, inboxTaskKey, taskByDelegationKey } from "../records/tasks";
+import { holdInboxTask, inboxTaskKey, insertTask, taskByDelegationKey } from "../records/tasks";
 import { enqueueRun, foldIntoRun } from "./runQueue";
-import { createTask } from "./taskChange";
 
 /** Runs of one agent scanned for its current task. */
 const RUN_SCAN = 20;
@@ -180,20 +179,29 @@ async function taskForMessage(ctx: MutationCtx, agent: Doc<"agents">, message: D
   return await agentInboxTask(ctx, agent);
 }
 
-/** The agent's own inbox task (work that names no task: messages to it, #maestro mentions), created once. */
+/**
+ * The agent's own inbox task (work that names no task: messages to it,
+ * #maestro mentions), created once. It holds the runs and their approvals,
+ * but is no card: the board never shows it (records/tasks `inboxOf`), and
+ * those runs answer where they were asked (reactions/runEnd).
+ */
 export async function agentInboxTask(ctx: MutationCtx, agent: Doc<"agents">): Promise<Id<"tasks">> {
   const key = inboxTaskKey(agent.sessionKey);
   const existing = await taskByDelegationKey(ctx, key);
-  if (existing !== null) return existing._id;
-  // Created unassigned (no assignment run), then given to the agent quietly.
-  const task = await createTask(ctx, { kind: "system" }, {
+  if (existing !== null) {
+    // One made before inbox tasks left the board leaves it now.
+    if (existing.inboxOf === undefined) await holdInboxTask(ctx, existing, agent.sessionKey);
+    return existing._id;
+  }
+  // Created unassigned (no assignment run, no line in the feed: it is no card), then given to the agent quietly.
+  const { task } = await insertTask(ctx, { kind: "system" }, {
     departmentId: agent.departmentId,
     title: `Inbox: ${agent.name}`,
     description: `Messages to ${agent.name} that name no task: its runs for them, and what it replied.`,
     tags: ["inbox"],
     delegationKey: key,
   });
-  await holdInboxTask(ctx, task._id, agent.sessionKey);
+  await holdInboxTask(ctx, task, agent.sessionKey);
   return task._id;
 }
 

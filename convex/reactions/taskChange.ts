@@ -3,7 +3,9 @@
  * new assignees and gives each an "assigned" trigger (taken up after this
  * transaction, reactions/triggers); every change is in the activity feed;
  * and when a delegated task reaches review or done, the parent's thread says
- * so and the delegator is woken on the parent task.
+ * so and the delegator is woken on the parent task. A parent reflects its
+ * delegated subtasks (lib/delegation parentStatusFromSubtasks): In progress
+ * while any is open, Review once all are in Review or Done.
  */
 import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
@@ -11,7 +13,9 @@ import type { MutationCtx } from "../_generated/server";
 import { recordActivity } from "../records/activities";
 import { agentBySessionKey } from "../records/agents";
 import { notifyAssigned } from "../records/notifications";
-import { insertTask, placeTask, resolveAssignees, setAssignees, type NewTask } from "../records/tasks";
+import { parentStatusFromSubtasks } from "../lib/delegation";
+import { MAX_SUBTASKS } from "../lib/limits";
+import { insertTask, liveTask, placeTask, resolveAssignees, setAssignees, subtasksOf, type NewTask } from "../records/tasks";
 import type { Actor, TaskStatus } from "../validators";
 import { taskStatusReported } from "./a2a";
 import { enqueueRun } from "./runQueue";
@@ -71,6 +75,33 @@ export async function moveTask(ctx: MutationCtx, actor: Actor, task: Doc<"tasks"
   });
   const line = await taskStatusReported(ctx, actor, task, status);
   if (line !== null && (status === "review" || status === "done")) await wakeDelegator(ctx, task, line);
+  if (task.parentTaskId !== undefined) await reflectSubtasks(ctx, task.parentTaskId);
+}
+
+/**
+ * A parent task follows its delegated subtasks (lib/delegation
+ * parentStatusFromSubtasks): moved by the system to In progress while any is
+ * open, to Review once all are in Review or Done; a parent that is Done,
+ * Blocked, archived or deleted stays. Called when a subtask is made or moves.
+ */
+export async function reflectSubtasks(ctx: MutationCtx, parentId: Id<"tasks">): Promise<void> {
+  const parent = await liveTask(ctx, parentId);
+  if (parent === null || parent.archivedAt !== undefined) return;
+  const { subtasks } = await subtasksOf(ctx, parentId, MAX_SUBTASKS);
+  const delegated = subtasks.filter((sub) => sub.delegatedBy !== undefined && sub.deletedAt === undefined && sub.archivedAt === undefined);
+  const next = parentStatusFromSubtasks(parent.status, delegated.map((sub) => sub.status));
+  if (next !== null) await moveTask(ctx, { kind: "system" }, parent, next);
+}
+
+/**
+ * The delegating agent takes the parent it split when nobody holds it (it
+ * is the one following the work): assigned quietly, with the feed's line
+ * but no assignment run, since it is already working on it.
+ */
+export async function leadHoldsParent(ctx: MutationCtx, parent: Doc<"tasks">, lead: Doc<"agents">): Promise<void> {
+  if (parent.assigneeSessionKeys.length > 0 || parent.departmentId !== lead.departmentId) return;
+  await setAssignees(ctx, parent._id, [lead.sessionKey]);
+  await recordAssigned(ctx, { kind: "system" }, parent, [lead]);
 }
 
 /**

@@ -68,17 +68,17 @@ export async function resolveAssignees(ctx: ReadCtx, departmentId: Id<"departmen
   return agents;
 }
 
-/** Whether a task is one of its column's cards on the unfiltered board (and in its counter): live and not archived. */
-function onBoard(task: Pick<Doc<"tasks">, "archivedAt" | "deletedAt">): boolean {
-  return task.archivedAt === undefined && task.deletedAt === undefined;
+/** Whether a task is one of its column's cards on the unfiltered board (and in its counter): live, not archived, not an agent's inbox task. */
+function onBoard(task: Pick<Doc<"tasks">, "archivedAt" | "deletedAt" | "inboxOf">): boolean {
+  return task.archivedAt === undefined && task.deletedAt === undefined && task.inboxOf === undefined;
 }
 
-/** A column's cards as the unfiltered board shows them (live, not archived), in column order. */
+/** A column's cards as the unfiltered board shows them (live, not archived, no inbox task), in column order. */
 function boardColumn(ctx: ReadCtx, departmentId: Id<"departments">, status: TaskStatus) {
   return ctx.db
     .query("tasks")
-    .withIndex("by_department_and_status_and_deletedAt_and_archivedAt_and_order", (q) =>
-      q.eq("departmentId", departmentId).eq("status", status).eq("deletedAt", undefined).eq("archivedAt", undefined),
+    .withIndex("by_department_and_status_and_deletedAt_and_archivedAt_and_inboxOf_and_order", (q) =>
+      q.eq("departmentId", departmentId).eq("status", status).eq("deletedAt", undefined).eq("archivedAt", undefined).eq("inboxOf", undefined),
     );
 }
 
@@ -319,9 +319,13 @@ export async function taskByDelegationKey(ctx: ReadCtx, key: string): Promise<Do
 /** The per-agent task that holds runs for blocking messages about no task. */
 export const inboxTaskKey = (sessionKey: string) => `inbox:${sessionKey}`;
 
-/** Gives an agent's inbox task to the agent quietly (no assignment run): it is created unassigned, then this. */
-export async function holdInboxTask(ctx: MutationCtx, taskId: Id<"tasks">, sessionKey: string): Promise<void> {
-  await ctx.db.patch("tasks", taskId, { assigneeSessionKeys: [sessionKey] });
+/**
+ * Gives an agent's inbox task to the agent quietly (no assignment run) and
+ * takes it off the board (`inboxOf`): it is created unassigned, then this.
+ * Also takes an inbox task made before `inboxOf` existed off the board.
+ */
+export async function holdInboxTask(ctx: MutationCtx, task: Doc<"tasks">, sessionKey: string): Promise<void> {
+  await patchTask(ctx, task, { assigneeSessionKeys: [sessionKey], inboxOf: sessionKey });
 }
 
 /** A task's subtasks (what was delegated from it), oldest first, bounded; `more` when there are others. */
@@ -437,7 +441,7 @@ export async function searchTitles(ctx: QueryCtx, departmentId: Id<"departments"
     .query("tasks")
     .withSearchIndex("search_title", (q) => q.search("title", text).eq("departmentId", departmentId))
     .take(limit);
-  return found.filter((task) => task.deletedAt === undefined);
+  return found.filter((task) => task.deletedAt === undefined && task.inboxOf === undefined);
 }
 
 /** A task row as given, placed by the caller: the demo seed's cards (no activity, no assignment runs). */
@@ -457,7 +461,7 @@ const LINKABLE_STATUSES: readonly TaskStatus[] = ["in_progress", "review", "assi
  * Only this department's live tasks; at most `limit`.
  */
 export async function tasksToLink(ctx: QueryCtx, departmentId: Id<"departments">, text: string, limit: number): Promise<Array<Doc<"tasks">>> {
-  const live = (task: Doc<"tasks"> | null): task is Doc<"tasks"> => task !== null && task.departmentId === departmentId && task.deletedAt === undefined && task.archivedAt === undefined;
+  const live = (task: Doc<"tasks"> | null): task is Doc<"tasks"> => task !== null && task.departmentId === departmentId && task.deletedAt === undefined && task.archivedAt === undefined && task.inboxOf === undefined;
   const query = text.trim();
   if (query === "") {
     const out: Array<Doc<"tasks">> = [];

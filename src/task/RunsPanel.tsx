@@ -291,7 +291,7 @@ function RunNowItem({ run, taskId }: { run: RunNow; taskId: Id<"tasks"> }) {
         <StopRunButton taskId={taskId} runId={run._id} />
       </div>
       {typing && (
-        <p ref={textRef} data-testid="typing" className="max-h-24 overflow-y-auto whitespace-pre-wrap break-words text-sm text-slate-700 dark:text-slate-200">
+        <p ref={textRef} data-testid="typing" tabIndex={0} className="max-h-24 overflow-y-auto whitespace-pre-wrap break-words text-sm text-slate-700 dark:text-slate-200">
           {run.text}
         </p>
       )}

@@ -398,12 +398,13 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     // From the run's event stream, a subscription of its own: the calls may arrive just after the run's status.
     const calls = run.getByRole("list", { name: "Tool calls" }).getByRole("listitem");
     await until(() => calls.count(), (n) => n === 2, "the run's two tool calls");
-    await expect(calls.nth(0).textContent()).resolves.toMatch(/^✓Done: Posted in the thread: “Deliverable for “Hero copy”/);
-    await expect(calls.nth(1).textContent()).resolves.toBe("✓Done: Moved the task from Assigned to Review");
-    // The deliverable is in the thread, from Dev Bot, for Jarvis to review.
-    const deliverable = agentMessages(grace, "Dev Bot").filter({ hasText: "Deliverable for “Hero copy”" });
+    // In progress first, then the work (his reply's words) and Review (issue 42: a demo run you can watch).
+    await expect(calls.nth(0).textContent()).resolves.toBe("✓Done: Moved the task from Assigned to In progress");
+    await expect(calls.nth(1).textContent()).resolves.toBe("✓Done: Moved the task from In progress to Review");
+    // The work is in the thread, from Dev Bot, for Jarvis to review: a draft, from the template for copy.
+    const deliverable = agentMessages(grace, "Dev Bot").filter({ hasText: "Draft for “Hero copy”" });
     await deliverable.waitFor();
-    await expect(messageText(deliverable)).resolves.toMatch(/^Deliverable for “Hero copy” \(Part of the landing page: hero copy\): a first pass by Dev Bot \(demo model\)\. Jarvis, it is ready for your review/);
+    await expect(messageText(deliverable)).resolves.toMatch(/^Draft for “Hero copy”:[\s\S]*Jarvis, it is ready for your review/);
 
     const asGrace = await journey!.clientFor("Grace");
     const heroRuns = await asGrace.query(api.runs.listForTask, { taskId: heroId });
@@ -421,9 +422,9 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
     expect(journey!.pageErrors).toEqual([]);
   });
 
-  test("Ada's “Landing page” thread says both delegated tasks are ready for review, and Jarvis acknowledges them", async () => {
+  test("Ada's “Landing page” thread says both delegated tasks are ready for review on their one line each, and the parent moves to Review", async () => {
     for (const { title, assignee } of DELEGATED) {
-      await drawer(ada).getByText(`Delegated task “${title}” (assigned to ${assignee}) is ready for review.`, { exact: true }).waitFor({ timeout: RUN_MS });
+      await drawer(ada).getByText(`Jarvis delegated “${title}” to ${assignee}: ready for review.`, { exact: true }).waitFor({ timeout: RUN_MS });
     }
     const asAda = await journey!.clientFor("Ada");
     await until(
@@ -432,9 +433,9 @@ describe("Jarvis splits a task between two agents, live in two browsers (demo mo
       "Jarvis's runs for the results to complete",
       RUN_MS,
     );
-    const noted = agentMessages(ada, "Jarvis").filter({ hasText: "Noted:" });
-    await noted.first().waitFor();
-    await expect(messageText(noted.first())).resolves.toMatch(/^Noted: Delegated task “(Hero copy|Signup form)”/);
+    // The lines and the parent's column say it: Jarvis adds nothing, and the parent is in Review, his.
+    await expect(agentMessages(ada, "Jarvis").filter({ hasText: "Noted:" }).count()).resolves.toBe(0);
+    await until(async () => (await asAda.query(api.tasks.get, { taskId: landingId })).status, (status) => status === "review", "the parent to reach Review");
     // Results inform the lead: nothing is delegated again.
     await expect(grace.getByTestId("task-card").count()).resolves.toBe(8);
     expect(journey!.pageErrors).toEqual([]);

@@ -27,7 +27,7 @@ const ANNOUNCEMENT = "Release on Thursday: the checklist is in the doc.";
 const THREAD_REPLY = "Checklist reviewed, two items left.";
 const DM_NOTE = "Please draft the release notes.";
 /** What the demo model says when a plain (non-blocking) message woke it (rules.ts). */
-const NOTE_ANSWER = "Got it, Ada: I'll draft the release notes (demo model: a first pass, tell me what to change).";
+const NOTE_ANSWER = "Sure, Ada: here's a first line to start from: “Less busywork, more shipping.” Give it a card on the board and I'll draft the rest there.";
 const DM_BLOCKING = "Stop please: are the release notes ready?";
 const CHANNEL_BLOCKING = "@Dev Bot is the release build green?";
 /** What the demo model says when a blocking message woke it with no task of its own (rules.ts). */

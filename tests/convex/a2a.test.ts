@@ -57,14 +57,9 @@ describe("A2A envelopes", () => {
     const parentThread = await admin.query(api.messages.list, { taskId: rootId, paginationOpts: { numItems: 50, cursor: null } });
     // messages.list hands each line's correlation id to the app, linking it to its envelope.
     expect(new Set(parentThread.page.map((m) => m.correlationId))).toEqual(new Set([`a2a:${childId}`]));
+    // One line per delegated card: the delegation's line, rewritten as the card moved.
     const lines = parentThread.page.map((m) => m.content).reverse();
-    expect(lines).toEqual([
-      "Jarvis delegated “Hero copy” to Writer.",
-      "Delegated task “Hero copy” (assigned to Writer) has started.",
-      "Delegated task “Hero copy” (assigned to Writer) is blocked.",
-      "Delegated task “Hero copy” (assigned to Writer) is ready for review.",
-      "Delegated task “Hero copy” (assigned to Writer) is done.",
-    ]);
+    expect(lines).toEqual(["Jarvis delegated “Hero copy” to Writer: done."]);
   });
 
   test("a task nobody delegated moves without envelopes; a person moving delegated work is the update's sender", async () => {
@@ -112,8 +107,11 @@ describe("tracing (messaging spec, Observability)", () => {
     }));
     const traced = events.filter((e) => e.correlationId === correlationId).map((e) => e.type);
     expect(traced).toEqual(expect.arrayContaining(["a2a.delegate", "a2a.status_update", "messaging.created", "messaging.posted"]));
-    expect(posted.map((m) => m.correlationId)).toEqual(posted.map(() => correlationId));
-    expect(posted.map((m) => m.body)).toContain("Draft is up.");
+    // The root's own status lines (it follows its subtask, reactions/taskChange) carry the root's id.
+    const childLines = posted.filter((m) => m.context.taskId !== rootId);
+    expect(childLines.map((m) => m.correlationId)).toEqual(childLines.map(() => correlationId));
+    expect(posted.filter((m) => m.context.taskId === rootId).map((m) => m.correlationId)).toEqual(posted.filter((m) => m.context.taskId === rootId).map(() => `a2a:${rootId}`));
+    expect(childLines.map((m) => m.body)).toContain("Draft is up.");
     // The admins' trace: the id's events, oldest first, and the runs that worked under it.
     const trace = await admin.query(api.events.trace, { departmentId, correlationId });
     expect(trace.runs.map((r) => [r.runId, r.taskId, r.agentSessionKey])).toEqual([[runId, childId, AGENTS.writer]]);
@@ -157,19 +155,28 @@ describe("delegation updates in the task's channel", () => {
       channel: await ctx.db.query("channelMessages").withIndex("by_channel_and_thread", (q) => q.eq("channelId", channelId)).collect(),
       events: await ctx.db.query("events").withIndex("by_department", (q) => q.eq("departmentId", departmentId)).collect(),
     }));
-    expect(thread.map((m) => [m.content, m.correlationId])).toEqual(expected.map((line) => [line, correlationId]));
-    expect(channel.map((m) => [m.body, m.correlationId, m.from.kind, m.context.taskId, m.context.batchId])).toEqual(
+    // The parent's thread holds one line for the card, rewritten as it moved; the channel gets every update.
+    expect(thread.map((m) => [m.content, m.correlationId])).toEqual([["Jarvis delegated “Hero copy” to Writer: done.", correlationId]]);
+    const childLines = channel.filter((m) => m.context.taskId === childId);
+    expect(childLines.map((m) => [m.body, m.correlationId, m.from.kind, m.context.taskId, m.context.batchId])).toEqual(
       expected.map((line) => [line, correlationId, "system", childId, rootId]),
     );
+    // The root follows its subtask (reactions/taskChange) and, followed in the channel, reports its own moves there.
+    expect(channel.filter((m) => m.context.taskId === rootId).map((m) => m.body)).toEqual([
+      "Task “Launch page” (assigned to Jarvis) has started.",
+      "Task “Launch page” (assigned to Jarvis) is ready for review.",
+      "Task “Launch page” (assigned to Jarvis) has started.",
+      "Task “Launch page” (assigned to Jarvis) is ready for review.",
+    ]);
     // The spec's messaging.created for the channel's first message, then one messaging.posted per line, linked by the same id.
-    const messaging = events.filter((e) => e.channelId === channelId && e.type.startsWith("messaging."));
+    const messaging = events.filter((e) => e.channelId === channelId && e.type.startsWith("messaging.") && e.correlationId === correlationId);
     expect(messaging.map((e) => [e.type, e.correlationId])).toEqual([
       ["messaging.created", correlationId],
       ...expected.map(() => ["messaging.posted", correlationId]),
     ]);
     expect(new Set(events.filter((e) => e.type.startsWith("a2a.")).map((e) => e.correlationId))).toEqual(new Set([correlationId]));
     const unread = await admin.query(api.channels.list, { departmentId });
-    expect(unread.find((c) => c._id === channelId)?.unread).toBe(5);
+    expect(unread.find((c) => c._id === channelId)?.unread).toBe(channel.length);
   });
 
   test("a task in no channel posts only in its parent's thread; an archived channel is left alone", async () => {
@@ -261,7 +268,11 @@ describe("tasks.setChannel (Follow in channel)", () => {
     expect((await grace.query(api.tasks.get, { taskId: rootId })).channelId).toBe(channelId);
     const madeId = await jarvisDelegates(t, departmentId, { title: "Hero copy", assignee: AGENTS.writer, instruction: "Write it.", parentTaskId: rootId });
     expect((await grace.query(api.tasks.get, { taskId: madeId })).channelId).toBe(channelId);
-    expect(await channelLines(t, channelId)).toEqual([["Jarvis delegated “Hero copy” to Writer.", `a2a:${madeId}`]]);
+    expect(await channelLines(t, channelId)).toEqual([
+      ["Jarvis delegated “Hero copy” to Writer.", `a2a:${madeId}`],
+      // The root, split, follows its subtask (reactions/taskChange) and reports it in the channel it is followed in.
+      ["Task “Launch page” (assigned to Jarvis) has started.", `a2a:${rootId}`],
+    ]);
     await grace.mutation(api.tasks.setChannel, { taskId: rootId, channelId: null });
     expect((await grace.query(api.tasks.get, { taskId: rootId })).channelId).toBeUndefined();
     const feed = await t.run(async (ctx) => (await ctx.db.query("activities").collect()).filter((a) => a.type === "task_updated"));

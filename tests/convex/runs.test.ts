@@ -409,22 +409,22 @@ describe("results flow back to the delegator", () => {
 
     await admin.mutation(api.tasks.setStatus, { taskId: childId, status: "review" });
     const parentThread = await thread(t, parentId);
-    const text = "Delegated task “Signup form” (assigned to Dev Bot) is ready for review.";
-    // The delegation's own line (reactions/a2a) comes first; the result's line wakes the delegator.
-    expect(parentThread).toMatchObject([{ author: "system", content: DELEGATED_LINE }, { author: "system", content: text }]);
+    const text = "Jarvis delegated “Signup form” to Dev Bot: ready for review.";
+    // The delegation's own line (reactions/a2a), rewritten to say where the card stands, wakes the delegator.
+    expect(parentThread).toMatchObject([{ author: "system", content: text }]);
     const runs = await allRuns(t);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({
       agentSessionKey: AGENTS.jarvis,
       taskId: parentId,
       status: "queued",
-      trigger: { kind: "delegation_result", messageId: parentThread[1]._id, note: text },
+      trigger: { kind: "delegation_result", messageId: parentThread[0]._id, note: text },
     });
     expect((await agent(t, AGENTS.jarvis)).status).toBe("active");
 
-    // Done while that run is still queued: one more message, folded into the same run.
+    // Done while that run is still queued: the same line says so, folded into the same run.
     await admin.mutation(api.tasks.setStatus, { taskId: childId, status: "done" });
-    expect((await thread(t, parentId)).at(-1)).toMatchObject({ author: "system", content: "Delegated task “Signup form” (assigned to Dev Bot) is done." });
+    expect(await thread(t, parentId)).toMatchObject([{ author: "system", content: "Jarvis delegated “Signup form” to Dev Bot: done." }]);
     expect(await allRuns(t)).toHaveLength(1);
     expect((await allRuns(t))[0]).toMatchObject({ foldedTriggers: 1, rerunRequested: false });
   });
@@ -465,7 +465,7 @@ describe("results flow back to the delegator", () => {
     const { t, admin, parentId, childId } = await delegated();
     clearModel();
     await admin.mutation(api.tasks.setStatus, { taskId: childId, status: "review" });
-    expect(await thread(t, parentId)).toMatchObject([{ author: "system", content: DELEGATED_LINE }, { author: "system", content: "Delegated task “Signup form” (assigned to Dev Bot) is ready for review." }]);
+    expect(await thread(t, parentId)).toMatchObject([{ author: "system", content: "Jarvis delegated “Signup form” to Dev Bot: ready for review." }]);
     expect(await allRuns(t)).toEqual([]);
     expect((await agent(t, AGENTS.jarvis)).status).toBe("idle");
   });

@@ -38,6 +38,8 @@ interface Prompt {
   /** `delegatedBy`: the lead that delegated this task to the agent, when it was delegated. */
   task: { title: string; description: string; status: string; delegatedBy: string | null } | null;
   reason: Reason;
+  /** The messages injected for the agent (the MESSAGES FOR YOU section), as text; empty without one. */
+  messages: string;
 }
 
 interface Delegation {
@@ -132,6 +134,7 @@ function readPrompt(system: string, context: string): Prompt {
     planMode: system.includes("Plan mode is on"),
     task,
     reason: readReason(block(outsideThread, "=== WHY YOU ARE HERE ===") ?? ""),
+    messages: [system, context].map((text) => section(text, "=== MESSAGES FOR YOU", "=== END MESSAGES ===") ?? "").join("\n"),
   };
 }
 
@@ -197,20 +200,22 @@ function description(taskText: string): string {
 function answerAsSpecialist(prompt: Prompt): string {
   const title = quoteTitle(prompt.task?.title);
   const { reason } = prompt;
+  // An agent's own inbox task (reactions/delivery) is no card to move or post on: the answer goes back where it was asked.
+  if (isInboxTask(prompt) && (reason.kind === "mentioned" || reason.kind === "message")) {
+    // A #maestro mention names no message of the thread: what was asked is the chat's line to this agent.
+    const asked = reason.kind === "mentioned" && reason.text === "" ? chatLineToMe(prompt) : null;
+    return conversationReply(prompt, asked?.author ?? reason.author, asked?.text ?? reason.text);
+  }
   switch (reason.kind) {
     case "assigned": {
-      const delivered = deliverDelegated(prompt);
-      if (delivered !== null) return delivered;
-      const text = `On it: I'll start on ${title} and post my progress here.`;
-      const alreadyStarted = ["in_progress", "review", "done"].includes(prompt.task?.status ?? "");
-      return prompt.tools.has("update_task_status") && !alreadyStarted
-        ? `${text}\n${toolCall("update_task_status", { status: "in_progress" })}`
-        : text;
+      const started = startWork(prompt);
+      if (started !== null) return started;
+      return `On it: I'll start on ${title} and post my progress here.`;
     }
     case "mentioned": {
       // The lead's first instruction on a task it delegated: the work is carried through.
-      const delivered = reason.author === prompt.task?.delegatedBy ? deliverDelegated(prompt) : null;
-      if (delivered !== null) return delivered;
+      const delegated = reason.author === prompt.task?.delegatedBy ? startWork(prompt) : null;
+      if (delegated !== null) return delegated;
       const acted = actOnRequest(prompt, reason.text);
       if (acted !== null) return acted;
       return `${reason.author === "someone" ? "Thanks" : `Thanks, ${reason.author}`}. Got it; I'll take that into account on ${title}.`;
@@ -220,14 +225,11 @@ function answerAsSpecialist(prompt: Prompt): string {
     case "delegatedChanged":
       return `Noted: ${clip(reason.text)}`;
     case "blocking": {
-      // An agent's own inbox task (reactions/delivery) is no work to name: the answer goes back to the conversation.
-      const onTask = prompt.task?.title.startsWith("Inbox: ") ? "now" : `on ${title}`;
+      const onTask = isInboxTask(prompt) ? "now" : `on ${title}`;
       return `${reason.author === "someone" ? "Got it" : `Got it, ${reason.author}`}: I've stopped to read your message and will act on it ${onTask}.`;
     }
-    case "message": {
-      const request = clip(withoutSelfMention(reason.text, prompt.name).replace(/^(?:please|can you|could you|would you)\s+/i, "").replace(/[?.!]+$/, ""), 160);
-      return `${reason.author === "someone" ? "Got it" : `Got it, ${reason.author}`}: ${request ? `I'll ${request}` : "I've read your message"} (demo model: a first pass, tell me what to change).`;
-    }
+    case "message":
+      return conversationReply(prompt, reason.author, reason.text);
     case "nudge":
       // The brain asks for nothing when no message needs an answer; the demo answers none.
       return "";
@@ -236,20 +238,41 @@ function answerAsSpecialist(prompt: Prompt): string {
   }
 }
 
+/** The newest #maestro line addressed to this agent among the messages for it (lib/injection's "- #maestro <author> (to you): <text>"), or null. */
+function chatLineToMe(prompt: Prompt): { author: string; text: string } | null {
+  const lines = [...prompt.messages.matchAll(/^- #maestro (.+?) \([^)]*to you[^)]*\): (.*)$/gm)];
+  const last = lines.at(-1);
+  return last === undefined ? null : { author: last[1].replace(/[“”"]/g, "").trim(), text: last[2] };
+}
+
+function isInboxTask(prompt: Prompt): boolean {
+  return prompt.task?.title.startsWith("Inbox: ") === true;
+}
+
 /**
- * A task a lead delegated to this specialist is carried through: a first
- * deliverable posted in its thread and the card moved to review, so the lead
- * (and the person who asked) see the whole loop. Null when the task was not
- * delegated, is already in review or done, or the tools are missing.
+ * A task given to this specialist (assigned, or delegated by a lead) is
+ * worked in two visible steps: first the card moves to In progress, then
+ * (after that result comes back, finishWork) the work itself is streamed as
+ * the reply and the card moves to Review. Null when the task is already in
+ * review or done, or the tools are missing.
  */
-function deliverDelegated(prompt: Prompt): string | null {
+function startWork(prompt: Prompt): string | null {
   const task = prompt.task;
-  if (task === null || task.delegatedBy === null || ["review", "done"].includes(task.status)) return null;
-  if (!prompt.tools.has("post_message") || !prompt.tools.has("update_task_status")) return null;
+  if (task === null || isInboxTask(prompt) || !prompt.tools.has("update_task_status")) return null;
+  if (["review", "done"].includes(task.status)) return null;
   const title = quoteTitle(task.title);
-  const brief = task.description ? ` (${clip(task.description, 160).replace(/[.]+$/, "")})` : "";
-  const deliverable = `Deliverable for ${title}${brief}: a first pass by ${prompt.name || "me"} (demo model). ${task.delegatedBy}, it is ready for your review; tell me what to change.`;
-  return [`Working on ${title} for ${task.delegatedBy}.`, toolCall("post_message", { content: deliverable }), toolCall("update_task_status", { status: "review" })].join("\n");
+  const forWhom = task.delegatedBy === null ? "" : ` for ${task.delegatedBy}`;
+  // Already in progress: the work comes now, in this reply.
+  if (task.status === "in_progress") return finishWork(prompt);
+  return [`Starting on ${title}${forWhom}.`, toolCall("update_task_status", { status: "in_progress" })].join("\n");
+}
+
+/** The work on the task (a template for its kind, never the request's words), streamed as the reply, and the card moved to Review. */
+function finishWork(prompt: Prompt): string {
+  const task = prompt.task;
+  const work = deliverable(prompt);
+  const to = task?.delegatedBy ? `${task.delegatedBy}, it` : "It";
+  return [`${work}\n${to} is ready for your review; tell me what to change.`, toolCall("update_task_status", { status: "review" })].join("\n");
 }
 
 /** "take this", "can you pick it up": ownership, so the card moves to in progress. */
@@ -267,15 +290,12 @@ function actOnRequest(prompt: Prompt, text: string): string | null {
   const status = prompt.task?.status ?? "";
   const title = quoteTitle(prompt.task?.title);
   if (DO.test(request)) {
-    const work = clip(request.replace(/^(?:please|can you|could you|would you|go ahead and|now)\s+/i, "").replace(/[?.!]+$/, ""), 160);
     const calls = [
-      ...(prompt.tools.has("post_message")
-        ? [toolCall("post_message", { content: `Result for ${title}: ${work} — done as a first pass (demo model). Tell me what to change.` })]
-        : []),
+      ...(prompt.tools.has("post_message") ? [toolCall("post_message", { content: `Result for ${title}: ${deliverable(prompt, request)}` })] : []),
       ...(prompt.tools.has("update_task_status") && !["review", "done"].includes(status) ? [toolCall("update_task_status", { status: "review" })] : []),
     ];
     if (calls.length === 0) return `I'd do that, but I have no tools to post a result or move ${title}. Ask an admin to allow post_message or update_task_status for me.`;
-    return [`On it: ${work}.`, ...calls].join("\n");
+    return [`On it: a first pass at ${title}.`, ...calls].join("\n");
   }
   if (TAKE.test(request)) {
     if (!prompt.tools.has("update_task_status") || ["in_progress", "review", "done"].includes(status)) return `I'm on ${title} and will post my progress here.`;
@@ -284,11 +304,95 @@ function actOnRequest(prompt: Prompt, text: string): string | null {
   return null;
 }
 
+// ---------------------------------------------------------------- what a specialist says, by kind of request
+
+/** Kinds of request the demo answers from templates; the request's own words are never repeated back. */
+type Kind = "greeting" | "thanks" | "status" | "write" | "code" | "design" | "research" | "review" | "question" | "other";
+
+const KINDS: Array<{ kind: Kind; test: RegExp }> = [
+  { kind: "status", test: /\b(?:status|progress|how(?:'s| is| are)\b.*\bgoing|where are (?:we|you)|any news|update on|eta)\b/i },
+  { kind: "write", test: /\b(?:write|draft|copy|blog|post|article|e-?mail|newsletter|docs?|documentation|headline|tagline|faq|announcement|wording|press release|text)\b/i },
+  { kind: "code", test: /\b(?:build|code|fix|bug|api|implement|endpoint|form|backend|frontend|database|deploy|tests?|integration|server|component|script)\b/i },
+  { kind: "design", test: /\b(?:design|logo|mock-?ups?|wireframes?|icons?|layout|banner|visuals?|palette|brand(?:ing)?)\b/i },
+  { kind: "research", test: /\b(?:research|compare|comparison|investigate|find out|look into|analy[sz]e|analysis|survey|options|competitors?|benchmark)\b/i },
+  { kind: "review", test: /\b(?:review|architecture|schema|risks?|plan|audit|check)\b/i },
+  { kind: "thanks", test: /^\W*(?:thanks|thank you|cheers|great work|nice work)\b/i },
+  { kind: "greeting", test: /^\W*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|yo)\b/i },
+];
+
+/** The kind of what `text` asks: a greeting or thanks only when that is all it says. */
+export function requestKind(text: string): Kind {
+  const plain = text.replace(/@[\w-]+(?: [A-Z][\w-]*)?/g, "").trim();
+  const found = KINDS.find(({ kind, test }) => kind !== "greeting" && kind !== "thanks" && test.test(plain))?.kind;
+  if (found !== undefined) return found;
+  for (const kind of ["thanks", "greeting"] as const) if (KINDS.find((k) => k.kind === kind)!.test.test(plain)) return kind;
+  return plain.endsWith("?") ? "question" : "other";
+}
+
+/** A short first pass at the task, from the template for its kind (its title and description say what it is). */
+function deliverable(prompt: Prompt, request = ""): string {
+  const task = prompt.task;
+  const title = quoteTitle(task?.title);
+  const subject = task?.title ? task.title.replace(/[.!?]+$/, "") : "this";
+  const kind = requestKind(`${task?.title ?? ""}. ${task?.description ?? ""} ${request}`);
+  switch (kind) {
+    case "write":
+      return `Draft for ${title}:\n“${capitalise(subject)}: less busywork, more shipping.” One headline, one line under it, and a call to action: “Start free”. Friendly and plain, under 30 words.`;
+    case "code":
+      return `First pass at ${title}:\n- the data it needs and where it is checked\n- the handler, with errors a person can read\n- tests for the usual case and one failure\nNothing is deployed yet.`;
+    case "design":
+      return `Design notes for ${title}:\n- one layout that works at phone and desk widths\n- light and dark variants from the existing palette\n- the main action stands out, everything else stays quiet.`;
+    case "research":
+      return `Notes on ${title}:\n- three options, compared on cost, effort and risk\n- the simplest covers what we need now\n- one open question to settle before we choose.`;
+    case "review":
+      return `Review of ${title}:\n- the approach is simple enough to keep\n- two risks to watch: load at peak and unclear ownership\n- one change I'd make first: write down who decides.`;
+    default:
+      return `First pass at ${title}: the main points are covered, with a short note on what is still open.`;
+  }
+}
+
+/**
+ * An answer in a conversation (a DM, or a mention on the agent's inbox
+ * task): a template for the kind of request, with the asker's name and the
+ * agent's role, never the message itself.
+ */
+function conversationReply(prompt: Prompt, author: string, text: string): string {
+  const request = withoutSelfMention(text, prompt.name);
+  const who = author === "someone" ? "" : `, ${author}`;
+  const me = prompt.name || "I";
+  const role = prompt.role ? prompt.role.toLowerCase() : "specialist";
+  switch (requestKind(request)) {
+    case "greeting":
+      return `Hi${who}! ${me} here, the squad's ${role}. Assign me a card or ask me here, and I'll get going.`;
+    case "thanks":
+      return `You're welcome${who}.`;
+    case "status":
+      return prompt.task && !isInboxTask(prompt)
+        ? `Status of ${quoteTitle(prompt.task.title)}: ${STATUS_WORDS[prompt.task.status] ?? prompt.task.status}. I post each step in its thread.`
+        : `Status${who}: nothing of mine is blocked. Each card on the board shows its column, and I post progress in its thread.`;
+    case "write":
+      return `Sure${who}: here's a first line to start from: “Less busywork, more shipping.” Give it a card on the board and I'll draft the rest there.`;
+    case "code":
+      return `Sure${who}: I'll start with the data it needs, then the handler and its tests. Put it on a card and assign me, so you can follow it on the board.`;
+    case "design":
+      return `Sure${who}: I'll sketch one layout with light and dark variants first. A card on the board keeps the feedback in one place.`;
+    case "research":
+      return `Sure${who}: I'll compare three options on cost, effort and risk and come back with one to pick. A card on the board will hold the notes.`;
+    case "review":
+      return `Sure${who}: I'll look at it for simplicity and risk and list what I'd change first.`;
+    case "question":
+      return `Good question${who}. I'm on the demo model, so I can't look that up, but I can take it on as a card: assign me one and I'll post what I find.`;
+    default:
+      return `Got it${who}. Put it on a card and assign me, and I'll post my progress in its thread.`;
+  }
+}
+
 // ---------------------------------------------------------------- a squad lead
 
 function answerAsLead(prompt: Prompt, roster: RosterMember[]): string {
   const { reason } = prompt;
-  if (reason.kind === "delegatedChanged") return `Noted: ${clip(reason.text)} I'll keep an eye on it.`;
+  // A delegated card moved: its line in the thread and the parent's column say so already (reactions/a2a, taskChange), so nothing more is posted.
+  if (reason.kind === "delegatedChanged") return "";
   const request =
     reason.kind === "mentioned" || reason.kind === "answered"
       ? reason.text
@@ -486,6 +590,23 @@ function summariseResults(results: string, previousReply: string, prompt: Prompt
   const observations = readObservations(results);
   if (observations.length === 0) return "Done.";
   const calls = parseToolCalls(previousReply);
+  // A specialist's card just moved to In progress: now the work itself, streamed, and the card to Review.
+  const [only] = observations;
+  if (
+    prompt.roster === null &&
+    observations.length === 1 &&
+    only.tool === "update_task_status" &&
+    calls[0]?.args?.status === "in_progress" &&
+    !looksLikeFailure(only.text) &&
+    prompt.task !== null &&
+    !isInboxTask(prompt)
+  ) {
+    return finishWork(prompt);
+  }
+  // The work was the reply's words (said where the run answers) and the card is in Review now: nothing more to say.
+  if (prompt.roster === null && observations.length === 1 && only.tool === "update_task_status" && calls[0]?.args?.status === "review" && calls.length === 1 && /\bto review\s*$/.test(only.text) && /ready for your review/.test(previousReply)) {
+    return "";
+  }
   const used = new Map<string, number>();
   const callFor = (tool: string): ParsedToolCall | undefined => {
     const index = used.get(tool) ?? 0;
