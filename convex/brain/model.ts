@@ -186,6 +186,12 @@ export interface StreamOptions {
   onDelta?: (delta: string) => void;
   /** Each native tool call once its arguments are complete, in order, while the rest of the answer still streams. */
   onCall?: (call: WireToolCall) => void;
+  /**
+   * An answer with no text and no call is "nothing more to say", not a
+   * failure: for a run that already acted (a later round) or was only told
+   * that a task it delegated changed. Otherwise it is "The model returned no text".
+   */
+  emptyIsAnswer?: boolean;
 }
 
 /**
@@ -371,7 +377,7 @@ async function streamOnce(
     }
     emitCalls(answer.completed);
     const { content, refusal, calls, usage } = answer.answer;
-    if (content.trim() === "" && calls.length === 0) {
+    if (content.trim() === "" && calls.length === 0 && !(options.emptyIsAnswer === true && refusal.trim() === "")) {
       throw new ModelError(refusal.trim() ? `The model refused: ${truncate(refusal.trim())}` : "The model returned no text");
     }
     return {

@@ -145,6 +145,7 @@ export const execute = internalAction({
               { model: context.agent.model, messages: [...messages, ...conversation], tools },
               {
                 signal,
+                emptyIsAnswer: round > 0 || context.trigger.kind === "delegation_result",
                 onDelta: (delta) => {
                   words += delta;
                   onDelta(delta);

@@ -39,10 +39,13 @@ function jarvis(messages: ChatMessage[]): string | { content: string; delayMs: n
     return text.includes("Formal, please.") ? tool("update_task_status", { status: "review" }) : "Which tone would you like?";
   }
   if (!text.includes("Build the launch page")) return "Nothing to do.";
-  if (isResults(messages)) return lastUser(messages).includes("moved the task") ? "Summary: the hero copy and the signup form are ready." : "Split between Writer and Dev Bot.";
-  const ready = (title: string) => text.includes(`“${title}”`) && new RegExp(`“${title}” \\(assigned to [^)]*\\) is ready for review`).test(text);
-  if (ready(HERO.title) && ready(FORM.title)) return tool("update_task_status", { status: "review" });
-  if (text.includes("is ready for review")) return "Waiting for the other half.";
+  // The parent thread's one line per delegated card says where it stands ("Jarvis delegated “Hero copy” to Writer: ready for review.").
+  const ready = (title: string) => new RegExp(`delegated “${title}” to [^:\\n]*: ready for review`).test(text);
+  // Both halves in: the card follows its subtasks to Review by itself (issue 42), so his move may find it there already.
+  const bothReady = ready(HERO.title) && ready(FORM.title);
+  if (isResults(messages)) return lastUser(messages).includes("moved the task") || bothReady ? "Summary: the hero copy and the signup form are ready." : "Split between Writer and Dev Bot.";
+  if (bothReady) return tool("update_task_status", { status: "review" });
+  if (text.includes(": ready for review")) return "Waiting for the other half.";
   return `Splitting it.\n${tool("delegate_task", HERO)}\n${tool("delegate_task", FORM)}`;
 }
 

@@ -170,8 +170,12 @@ describe("delegation (acceptance criteria 1–6, functional tests 1–4)", () =>
     // Jarvis's final reply is in the parent thread, with the delegations' updates (reactions/a2a) as system lines.
     const parentThread = await thread(parent);
     expect(parentThread.filter((m) => m.author.kind !== "system").at(-1)).toMatchObject({ author: { kind: "agent", name: "Jarvis" } });
-    expect(parentThread.map((m) => m.content)).toContain("Jarvis delegated “Hero copy” to Dev Bot.");
-    expect(parentThread.map((m) => m.content)).toContain("Delegated task “Hero copy” (assigned to Dev Bot) has started.");
+    // One line per delegated card, rewritten in place as the card moves (issue 42).
+    const heroLines = parentThread.filter((m) => m.content.startsWith("Jarvis delegated “Hero copy”"));
+    expect(heroLines).toHaveLength(1);
+    expect(heroLines[0]).toMatchObject({ author: { kind: "system" } });
+    expect(heroLines[0].content).toMatch(/^Jarvis delegated “Hero copy” to Dev Bot: (in progress|ready for review)\.$/);
+    expect(parentThread.some((m) => m.content.includes("has started"))).toBe(false);
   });
 
   test("the lead's prompt carries the roster block; the payload carries the squad; tools match the dispatcher", async () => {
@@ -209,7 +213,7 @@ describe("delegation (acceptance criteria 1–6, functional tests 1–4)", () =>
     await ada.mutation(api.tasks.setStatus, { taskId: hero._id, status: "review" });
     await waitFor(async () => (await runsOf(parent._id)).some((r) => r.trigger.kind === "delegation_result" && r.status === "completed"), 15_000, "result run");
     const messages = await thread(parent._id);
-    expect(messages.some((m) => m.author.kind === "system" && m.content === "Delegated task “Hero copy” (assigned to Dev Bot) is ready for review.")).toBe(true);
+    expect(messages.filter((m) => m.author.kind === "system" && m.content.startsWith("Jarvis delegated “Hero copy”")).map((m) => m.content)).toEqual(["Jarvis delegated “Hero copy” to Dev Bot: ready for review."]);
     expect(messages.at(-1)?.content).toBe("Great, thanks Dev Bot.");
   });
 });

@@ -286,7 +286,7 @@ describe("every public function goes through the auth layer", () => {
   });
 
   test("a viewer reads the board but not the admin-only lists", async () => {
-    const adminOnly = ["invites:list", "agentApiKeys:list", "events:list", "events:trace", "webhooks:get", "retention:get"];
+    const adminOnly = ["invites:list", "agentApiKeys:list", "events:list", "events:trace", "webhooks:get", "retention:get", "a2aServer:settings"];
     for (const fn of functions.filter((f) => f.kind === "query" && !OPEN_TO_ANYONE.has(f.name))) {
       const result = await outcome(viewer, fn, sampleArgs(fn, ids));
       expect(`${fn.name}: ${result}`).toBe(`${fn.name}: ${adminOnly.includes(fn.name) ? "FORBIDDEN" : "ok"}`);
@@ -320,6 +320,8 @@ describe("every public function goes through the auth layer", () => {
       // Uploads are opened by a grant in the URL, not a credential: none is a 403; preflight without an allowed Origin too.
       ["POST /api/upload", 403],
       ["OPTIONS /api/upload", 403],
+      // A2A agent card discovery is public by the protocol; a department that does not publish (the default) answers 404.
+      ["GET /a2a/*", 404],
       // Any other path: the catch-all answers 404 JSON to anyone, reaching nothing.
       ...["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].map((method) => [`${method} /*`, 404] as const),
     ]);
