@@ -68,6 +68,15 @@ export function canRead(channel: ConversationAccess, isMember: boolean): boolean
   return channel.kind === "channel" && channel.visibility === "project" ? true : isMember;
 }
 
+/**
+ * May the department-wide activity feed quote this conversation's words? Only
+ * where everyone in the department may read them: a DM or a private channel
+ * is named, never quoted.
+ */
+export function feedMayQuote(channel: ConversationAccess): boolean {
+  return canRead(channel, false);
+}
+
 /** Why a post is refused, or null: only readers post, and an archived channel takes no new messages. */
 export function postRefusal(channel: ConversationAccess & { name: string }, isMember: boolean): string | null {
   if (!canRead(channel, isMember)) return "Only this conversation's members can post in it.";

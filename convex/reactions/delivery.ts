@@ -12,7 +12,7 @@
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
-import { isMemberKey, postRefusal, recipientsOf, type Recipient } from "../lib/channels";
+import { feedMayQuote, isMemberKey, postRefusal, recipientsOf, type Recipient } from "../lib/channels";
 import { MaestroError } from "../lib/errors";
 import { LIMITS } from "../lib/limits";
 import { cleanText } from "../lib/validate";
@@ -208,12 +208,21 @@ export async function agentInboxTask(ctx: MutationCtx, agent: Doc<"agents">): Pr
 /** The task timeline's line: who sent the agent a message (blocking or not) that started or joined its run, on the task it works on. */
 async function recordOnTimeline(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks">, message: Doc<"channelMessages">): Promise<void> {
   const task = await ctx.db.get("tasks", taskId);
+  const channel = await ctx.db.get("channels", message.channelId);
+  // The feed is the whole department's: a DM's or private channel's words stay with its members.
+  const quoted = channel !== null && feedMayQuote(channel);
   await recordActivity(ctx, {
     departmentId: agent.departmentId,
     type: "blocking_message_received",
     actor: message.from,
     taskId,
     channelMessageId: message._id,
-    data: { title: task?.title ?? null, agent: agent.name, preview: message.body.slice(0, CHANNEL_PREVIEW_CHARS), blocking: message.blocking },
+    data: {
+      title: task?.title ?? null,
+      agent: agent.name,
+      preview: quoted ? message.body.slice(0, CHANNEL_PREVIEW_CHARS) : null,
+      ...(quoted ? {} : { where: channel?.kind === "dm" ? "a DM" : "a private channel" }),
+      blocking: message.blocking,
+    },
   });
 }

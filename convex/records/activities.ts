@@ -2,6 +2,7 @@
 import type { PaginationOptions } from "convex/server";
 import type { Id } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
+import { feedMayQuote } from "../lib/channels";
 import type { ActivityData, ActivityType, Actor } from "../validators";
 
 /** Longest preview of a message in the feed. */
@@ -54,11 +55,14 @@ export async function reviseChannelMessageEntries(ctx: MutationCtx, channelMessa
   const message = await ctx.db.get("channelMessages", channelMessageId);
   if (message === null) return;
   // A message to several agents is one entry per agent it reached; the bound keeps a bad row from costing a scan.
+  const channel = await ctx.db.get("channels", message.channelId);
+  // An entry quotes only what the whole department may read (reactions/delivery); edits keep it that way.
+  const quoted = channel !== null && feedMayQuote(channel);
   for (const entry of await ctx.db.query("activities").withIndex("by_channelMessageId", (q) => q.eq("channelMessageId", channelMessageId)).take(50)) {
     const data =
       message.deletedAt !== undefined
         ? { ...entry.data, preview: null, deleted: true }
-        : { ...entry.data, preview: message.body.slice(0, CHANNEL_PREVIEW_CHARS), edited: true };
+        : { ...entry.data, preview: quoted ? message.body.slice(0, CHANNEL_PREVIEW_CHARS) : null, edited: true };
     await ctx.db.patch("activities", entry._id, { data });
   }
 }

@@ -81,7 +81,9 @@ export function describeActivity({ type, actor, data }: Describable): string {
       const preview = quoted(text(data.preview));
       const agent = text(data.agent) ?? "an agent";
       // Entries before `blocking` was recorded were all blocking messages. The entry follows the message's edits.
-      const sent = `${who} sent ${agent} a ${data.blocking === false ? "" : "blocking "}message${data.title ? ` about ${title}` : ""}`;
+      // A DM's or private channel's words are not quoted to the department: the entry names where instead.
+      const where = text(data.where);
+      const sent = `${who} sent ${agent} a ${data.blocking === false ? "" : "blocking "}message${where ? ` in ${where}` : ""}${data.title ? ` about ${title}` : ""}`;
       if (data.deleted === true) return `${sent} (message deleted)`;
       return `${sent}${preview ? `: ${preview}` : ""}${preview && data.edited === true ? " (edited)" : ""}`;
     }
