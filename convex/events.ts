@@ -34,7 +34,12 @@ function actorFilter(ctx: QueryCtx, key: string): NonNullable<EventFilter["actor
   return { kind: "agent", sessionKey: key };
 }
 
-/** Admins: one page of the log, narrowed by event type, actor (a key as `actorFilter` reads it) and channel. */
+/** A correlation id as the filter and the trace take it: 1 to 200 characters. */
+function checkCorrelationId(correlationId: string): void {
+  if (correlationId.trim() === "" || correlationId.length > 200) throw new MaestroError("INVALID_ARGUMENT", "Name a correlation id of 1 to 200 characters.");
+}
+
+/** Admins: one page of the log, narrowed by event type, actor (a key as `actorFilter` reads it), channel and correlation id. */
 export const list = departmentQuery({
   role: "admin",
   args: {
@@ -42,11 +47,13 @@ export const list = departmentQuery({
     type: v.optional(vEventType),
     actor: v.optional(v.string()),
     channelId: v.optional(v.id("channels")),
+    correlationId: v.optional(v.string()),
   },
   returns: paginationResultValidator(vEvent),
-  handler: async (ctx, { departmentId, paginationOpts, type, actor, channelId }) => {
+  handler: async (ctx, { departmentId, paginationOpts, type, actor, channelId, correlationId }) => {
     checkPageSize(paginationOpts.numItems);
-    const page = await eventPage(ctx, departmentId, paginationOpts, { type, channelId, actor: actor === undefined ? undefined : actorFilter(ctx, actor) });
+    if (correlationId !== undefined) checkCorrelationId(correlationId);
+    const page = await eventPage(ctx, departmentId, paginationOpts, { type, channelId, correlationId, actor: actor === undefined ? undefined : actorFilter(ctx, actor) });
     // A page names few channels: each is read once.
     const places = new Map<Id<"channels">, string | undefined>();
     for (const { channelId: id } of page.page) {
@@ -75,7 +82,7 @@ export const trace = departmentQuery({
     runs: v.array(v.object({ runId: v.id("runs"), taskId: v.id("tasks"), agentSessionKey: v.string(), status: v.string(), createdAt: v.number() })),
   }),
   handler: async (ctx, { departmentId, correlationId }) => {
-    if (correlationId.trim() === "" || correlationId.length > 200) throw new MaestroError("INVALID_ARGUMENT", "Name a correlation id of 1 to 200 characters.");
+    checkCorrelationId(correlationId);
     const { events, runs } = await traceOf(ctx, departmentId, correlationId);
     return {
       events: events.map(({ departmentId: _d, ...event }) => event),
