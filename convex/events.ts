@@ -11,7 +11,7 @@ import type { QueryCtx } from "./_generated/server";
 import { departmentQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { checkPageSize } from "./lib/validate";
-import { eventPage, traceOf, type EventFilter } from "./records/events";
+import { eventPage, hasTraceOf, traceOf, type EventFilter } from "./records/events";
 import schema from "./schema";
 import { vEventType } from "./validators";
 
@@ -88,5 +88,21 @@ export const trace = departmentQuery({
       events: events.map(({ departmentId: _d, ...event }) => event),
       runs: runs.map((run) => ({ runId: run._id, taskId: run.taskId, agentSessionKey: run.agentSessionKey, status: run.status, createdAt: run._creationTime })),
     };
+  },
+});
+
+/**
+ * Admins: whether one correlation id has a trace in the department, for a
+ * card's "Trace of this delegation" link (an A2A client's card, a card
+ * handed to an A2A agent, a top-level card's status lines: not only
+ * delegated ones). Another department's id reads as false.
+ */
+export const hasTrace = departmentQuery({
+  role: "admin",
+  args: { correlationId: v.string() },
+  returns: v.boolean(),
+  handler: async (ctx, { departmentId, correlationId }) => {
+    checkCorrelationId(correlationId);
+    return await hasTraceOf(ctx, departmentId, correlationId);
   },
 });

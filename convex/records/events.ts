@@ -113,3 +113,17 @@ export async function traceOf(ctx: QueryCtx, departmentId: Id<"departments">, co
     .take(MAX_TRACE_ROWS);
   return { events, runs };
 }
+
+/** Whether anything in the department carries `correlationId` (an event or a run): one index read each. */
+export async function hasTraceOf(ctx: QueryCtx, departmentId: Id<"departments">, correlationId: string): Promise<boolean> {
+  const event = await ctx.db
+    .query("events")
+    .withIndex("by_department_and_correlationId", (q) => q.eq("departmentId", departmentId).eq("correlationId", correlationId))
+    .first();
+  if (event !== null) return true;
+  const run = await ctx.db
+    .query("runs")
+    .withIndex("by_department_and_correlationId", (q) => q.eq("departmentId", departmentId).eq("correlationId", correlationId))
+    .first();
+  return run !== null;
+}

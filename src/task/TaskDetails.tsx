@@ -1,7 +1,8 @@
 import { useId, useState, type KeyboardEvent } from "react";
 import { Link, useParams } from "react-router";
 import type { FunctionReturnType } from "convex/server";
-import type { api } from "../../convex/_generated/api";
+import { useQuery } from "convex/react";
+import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { initials } from "../board/initials";
 import { optionFor, PRIORITY_OPTIONS, STATUS_OPTIONS } from "../board/options";
@@ -113,6 +114,8 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
   // The department in the address, for the parent task's link (absent outside the router, as in tests).
   const { slug } = useParams();
   const agentsByKey = new Map(agents.map((agent) => [agent.sessionKey, agent]));
+  // A card nobody delegated may still have a trace (an A2A client's card, one handed to an A2A agent): admins ask.
+  const hasTrace = useQuery(api.events.hasTrace, isAdminRole(role) && task.delegatedBy === undefined ? { departmentId: task.departmentId, correlationId: cardCorrelationId(task._id) } : "skip");
   const [pickingAssignees, setPickingAssignees] = useState(false);
   const tags = useInlineEdit({
     value: formatTags(task.tags),
@@ -252,7 +255,7 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
             <dd className="text-slate-800 dark:text-slate-200">{agentsByKey.get(task.delegatedBy)?.name ?? task.delegatedBy}</dd>
           </>
         )}
-        {task.delegatedBy !== undefined && slug !== undefined && isAdminRole(role) && (
+        {slug !== undefined && isAdminRole(role) && (task.delegatedBy !== undefined || hasTrace === true) && (
           <>
             <dt className="text-slate-500 dark:text-slate-400">Trace</dt>
             <dd className="min-w-0">

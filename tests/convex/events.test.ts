@@ -76,8 +76,8 @@ describe("the event log", () => {
     await expectError(log(admin, departmentId, {}, 10_000), "INVALID_ARGUMENT");
   });
 
-  test("narrowed by a correlation id (one delegation's events), alone and with a type or channel; another department's id shows nothing", async () => {
-    const { t, departmentId, admin, launch, other } = await busyDepartment();
+  test("narrowed by a correlation id (one delegation's events), alone and with a type or channel; another department's id shows nothing, nor has a trace", async () => {
+    const { t, departmentId, admin, grace, vera, launch, other } = await busyDepartment();
     const writer = { kind: "agent" as const, sessionKey: AGENTS.writer, name: "Writer" };
     await t.run(async (ctx) => {
       await emitEvent(ctx, { departmentId, type: "a2a.delegate", actor: writer, correlationId: "a2a:one", data: { title: "Draft" } });
@@ -96,6 +96,15 @@ describe("the event log", () => {
     expect(await types({ correlationId: "a2a:one" }, other.member, other.departmentId)).toEqual([]);
     expect(await other.member.query(api.events.trace, { departmentId: other.departmentId, correlationId: "a2a:one" })).toEqual({ events: [], runs: [] });
     await expectError(other.member.query(api.events.trace, { departmentId, correlationId: "a2a:one" }), "FORBIDDEN");
+    // Whether a card has a trace (its drawer's link): here yes, another department's id or an unknown one no; members and viewers are refused.
+    expect(await admin.query(api.events.hasTrace, { departmentId, correlationId: "a2a:one" })).toBe(true);
+    expect(await admin.query(api.events.hasTrace, { departmentId, correlationId: "a2a:theirs" })).toBe(false);
+    expect(await admin.query(api.events.hasTrace, { departmentId, correlationId: "a2a:nothing" })).toBe(false);
+    expect(await other.member.query(api.events.hasTrace, { departmentId: other.departmentId, correlationId: "a2a:one" })).toBe(false);
+    await expectError(other.member.query(api.events.hasTrace, { departmentId, correlationId: "a2a:one" }), "FORBIDDEN");
+    await expectError(grace.query(api.events.hasTrace, { departmentId, correlationId: "a2a:one" }), "FORBIDDEN");
+    await expectError(vera.query(api.events.hasTrace, { departmentId, correlationId: "a2a:one" }), "FORBIDDEN");
+    await expectError(admin.query(api.events.hasTrace, { departmentId, correlationId: "x".repeat(201) }), "INVALID_ARGUMENT", /correlation id/);
     await expectError(log(admin, departmentId, { correlationId: " " }), "INVALID_ARGUMENT", /correlation id/);
     await expectError(log(admin, departmentId, { correlationId: "x".repeat(201) }), "INVALID_ARGUMENT", /correlation id/);
   });

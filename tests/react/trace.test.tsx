@@ -196,5 +196,18 @@ describe("a delegated card", () => {
     cleanup();
     details({ ...card, delegatedBy: undefined, parentTaskId: undefined }, "owner");
     expect(screen.queryByRole("link", { name: "Trace of this delegation" })).toBeNull();
+    expect(live.calls.filter((c) => c.name === "events:hasTrace").at(-1)?.args).toEqual({ departmentId, correlationId });
+  });
+
+  it("links a card nobody delegated when its id has a trace (an A2A client's card, one handed to an A2A agent), for admins only", () => {
+    live.queries.set("events:hasTrace", true);
+    const a2aCard = { ...card, delegatedBy: undefined, parentTaskId: undefined, parentTitle: undefined };
+    details(a2aCard, "owner");
+    expect(screen.getByRole("link", { name: "Trace of this delegation" }).getAttribute("href")).toBe("/d/product/trace/a2a%3Atask-1");
+    cleanup();
+    live.calls = [];
+    details(a2aCard, "member");
+    expect(screen.queryByRole("link", { name: "Trace of this delegation" })).toBeNull();
+    expect(live.calls.filter((c) => c.name === "events:hasTrace").map((c) => c.args)).toEqual(["skip"]);
   });
 });
