@@ -11,7 +11,7 @@ import type { QueryCtx } from "./_generated/server";
 import { departmentQuery } from "./functions";
 import { MaestroError } from "./lib/errors";
 import { checkPageSize } from "./lib/validate";
-import { eventPage, traceOf, type EventFilter } from "./records/events";
+import { eventPage, hasTraceOf, traceOf, type EventFilter } from "./records/events";
 import schema from "./schema";
 import { vEventType } from "./validators";
 
@@ -34,7 +34,12 @@ function actorFilter(ctx: QueryCtx, key: string): NonNullable<EventFilter["actor
   return { kind: "agent", sessionKey: key };
 }
 
-/** Admins: one page of the log, narrowed by event type, actor (a key as `actorFilter` reads it) and channel. */
+/** A correlation id as the filter and the trace take it: 1 to 200 characters. */
+function checkCorrelationId(correlationId: string): void {
+  if (correlationId.trim() === "" || correlationId.length > 200) throw new MaestroError("INVALID_ARGUMENT", "Name a correlation id of 1 to 200 characters.");
+}
+
+/** Admins: one page of the log, narrowed by event type, actor (a key as `actorFilter` reads it), channel and correlation id. */
 export const list = departmentQuery({
   role: "admin",
   args: {
@@ -42,11 +47,13 @@ export const list = departmentQuery({
     type: v.optional(vEventType),
     actor: v.optional(v.string()),
     channelId: v.optional(v.id("channels")),
+    correlationId: v.optional(v.string()),
   },
   returns: paginationResultValidator(vEvent),
-  handler: async (ctx, { departmentId, paginationOpts, type, actor, channelId }) => {
+  handler: async (ctx, { departmentId, paginationOpts, type, actor, channelId, correlationId }) => {
     checkPageSize(paginationOpts.numItems);
-    const page = await eventPage(ctx, departmentId, paginationOpts, { type, channelId, actor: actor === undefined ? undefined : actorFilter(ctx, actor) });
+    if (correlationId !== undefined) checkCorrelationId(correlationId);
+    const page = await eventPage(ctx, departmentId, paginationOpts, { type, channelId, correlationId, actor: actor === undefined ? undefined : actorFilter(ctx, actor) });
     // A page names few channels: each is read once.
     const places = new Map<Id<"channels">, string | undefined>();
     for (const { channelId: id } of page.page) {
@@ -75,11 +82,27 @@ export const trace = departmentQuery({
     runs: v.array(v.object({ runId: v.id("runs"), taskId: v.id("tasks"), agentSessionKey: v.string(), status: v.string(), createdAt: v.number() })),
   }),
   handler: async (ctx, { departmentId, correlationId }) => {
-    if (correlationId.trim() === "" || correlationId.length > 200) throw new MaestroError("INVALID_ARGUMENT", "Name a correlation id of 1 to 200 characters.");
+    checkCorrelationId(correlationId);
     const { events, runs } = await traceOf(ctx, departmentId, correlationId);
     return {
       events: events.map(({ departmentId: _d, ...event }) => event),
       runs: runs.map((run) => ({ runId: run._id, taskId: run.taskId, agentSessionKey: run.agentSessionKey, status: run.status, createdAt: run._creationTime })),
     };
+  },
+});
+
+/**
+ * Admins: whether one correlation id has a trace in the department, for a
+ * card's "Trace of this delegation" link (an A2A client's card, a card
+ * handed to an A2A agent, a top-level card's status lines: not only
+ * delegated ones). Another department's id reads as false.
+ */
+export const hasTrace = departmentQuery({
+  role: "admin",
+  args: { correlationId: v.string() },
+  returns: v.boolean(),
+  handler: async (ctx, { departmentId, correlationId }) => {
+    checkCorrelationId(correlationId);
+    return await hasTraceOf(ctx, departmentId, correlationId);
   },
 });

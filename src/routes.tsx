@@ -16,6 +16,7 @@ const RunsPage = lazy(() => import("./pages/RunsPage").then((m) => ({ default: m
 const FiguresPage = lazy(() => import("./pages/FiguresPage").then((m) => ({ default: m.FiguresPage })));
 const CommandsPage = lazy(() => import("./pages/CommandsPage").then((m) => ({ default: m.CommandsPage })));
 const EventsPage = lazy(() => import("./pages/EventsPage").then((m) => ({ default: m.EventsPage })));
+const TracePage = lazy(() => import("./pages/TracePage").then((m) => ({ default: m.TracePage })));
 const WebhookPage = lazy(() => import("./pages/WebhookPage").then((m) => ({ default: m.WebhookPage })));
 
 /**
@@ -52,6 +53,7 @@ export const appRoutes: RouteObject[] = [
       { id: "figures", path: ROUTE_PATHS.figures, element: <FiguresPage /> },
       { id: "commands", path: ROUTE_PATHS.commands, element: <CommandsPage /> },
       { id: "events", path: ROUTE_PATHS.events, element: <EventsPage /> },
+      { id: "trace", path: ROUTE_PATHS.trace, element: <TracePage /> },
       { id: "webhook", path: ROUTE_PATHS.webhook, element: <WebhookPage /> },
       { id: "unknown-page", path: "*", element: <NotFoundPage /> },
     ],

@@ -43,19 +43,23 @@ export interface EventFilter {
   type?: EventType;
   channelId?: Id<"channels">;
   actor?: { kind: "member"; userId: Id<"users"> } | { kind: "agent"; sessionKey: string } | { kind: "system" };
+  /** One delegation's events: an A2A correlation id (`a2a:<taskId>`). */
+  correlationId?: string;
 }
 
 /**
  * One page of the log, newest first, narrowed by `filter`. The most
- * selective part picks the index (a channel, then an actor, then a type)
+ * selective part picks the index (a correlation id, then a channel, then an actor, then a type)
  * and the rest filter that index's range, so a page never walks the whole log
  * for the common one-filter views.
  */
 export async function eventPage(ctx: QueryCtx, departmentId: Id<"departments">, paginationOpts: PaginationOptions, filter: EventFilter = {}) {
-  const { type, channelId, actor } = filter;
+  const { type, channelId, actor, correlationId } = filter;
   const events = ctx.db.query("events");
   const base =
-    channelId !== undefined
+    correlationId !== undefined
+      ? events.withIndex("by_department_and_correlationId", (q) => q.eq("departmentId", departmentId).eq("correlationId", correlationId))
+      : channelId !== undefined
       ? events.withIndex("by_department_and_channel", (q) => q.eq("departmentId", departmentId).eq("channelId", channelId))
       : actor !== undefined
         ? events.withIndex("by_department_and_actor", (q) => {
@@ -68,16 +72,18 @@ export async function eventPage(ctx: QueryCtx, departmentId: Id<"departments">, 
           ? events.withIndex("by_department_and_type", (q) => q.eq("departmentId", departmentId).eq("type", type))
           : events.withIndex("by_department", (q) => q.eq("departmentId", departmentId));
   // What the index did not narrow, a filter over its range does.
-  const typeLeft = type !== undefined && (channelId !== undefined || actor !== undefined) ? type : undefined;
-  const actorLeft = channelId !== undefined ? actor : undefined;
+  const typeLeft = type !== undefined && (correlationId !== undefined || channelId !== undefined || actor !== undefined) ? type : undefined;
+  const actorLeft = correlationId !== undefined || channelId !== undefined ? actor : undefined;
+  const channelLeft = correlationId !== undefined ? channelId : undefined;
   const newest = base.order("desc");
-  if (typeLeft === undefined && actorLeft === undefined) return await newest.paginate(paginationOpts);
+  if (typeLeft === undefined && actorLeft === undefined && channelLeft === undefined) return await newest.paginate(paginationOpts);
   return await newest
     // Filtering inside paginate keeps pages whole (a filter after it would return short pages); the index range bounds the walk.
     // eslint-disable-next-line @convex-dev/no-filter-in-query
     .filter((q) => {
       const parts = [];
       if (typeLeft !== undefined) parts.push(q.eq(q.field("type"), typeLeft));
+      if (channelLeft !== undefined) parts.push(q.eq(q.field("channelId"), channelLeft));
       if (actorLeft !== undefined) {
         parts.push(q.eq(q.field("actor.kind"), actorLeft.kind));
         if (actorLeft.kind === "member") parts.push(q.eq(q.field("actor.userId"), actorLeft.userId));
@@ -106,4 +112,18 @@ export async function traceOf(ctx: QueryCtx, departmentId: Id<"departments">, co
     .withIndex("by_department_and_correlationId", (q) => q.eq("departmentId", departmentId).eq("correlationId", correlationId))
     .take(MAX_TRACE_ROWS);
   return { events, runs };
+}
+
+/** Whether anything in the department carries `correlationId` (an event or a run): one index read each. */
+export async function hasTraceOf(ctx: QueryCtx, departmentId: Id<"departments">, correlationId: string): Promise<boolean> {
+  const event = await ctx.db
+    .query("events")
+    .withIndex("by_department_and_correlationId", (q) => q.eq("departmentId", departmentId).eq("correlationId", correlationId))
+    .first();
+  if (event !== null) return true;
+  const run = await ctx.db
+    .query("runs")
+    .withIndex("by_department_and_correlationId", (q) => q.eq("departmentId", departmentId).eq("correlationId", correlationId))
+    .first();
+  return run !== null;
 }

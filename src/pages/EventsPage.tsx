@@ -1,12 +1,14 @@
-// The event log route (`/d/:slug/events`): the department's audit trail, for its admins.
-import { Link } from "react-router";
+// The event log route (`/d/:slug/events`, `?correlation=<id>` narrowing it to one delegation): the department's audit trail, for its admins.
+import { Link, useSearchParams } from "react-router";
 import { EventLog } from "../audit/EventLog";
 import { AdminOnly, AuditPage } from "../audit/AuditPage";
-import { webhookPath } from "../shell/addresses";
+import { CORRELATION_PARAM, webhookPath } from "../shell/addresses";
 import { useDepartment } from "../shell/workspace";
 
 export function EventsPage() {
   const { _id: departmentId, slug } = useDepartment();
+  // `?correlation=<id>` (a trace's link) starts the log narrowed to that id.
+  const correlationId = useSearchParams()[0].get(CORRELATION_PARAM) ?? "";
   return (
     <AuditPage
       testId="events-page"
@@ -18,7 +20,7 @@ export function EventsPage() {
       }
     >
       <AdminOnly what="the event log">
-        <EventLog departmentId={departmentId} />
+        <EventLog key={correlationId} departmentId={departmentId} slug={slug} correlationId={correlationId} />
       </AdminOnly>
     </AuditPage>
   );

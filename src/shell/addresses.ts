@@ -11,7 +11,8 @@ import { matchPath } from "react-router";
  *   /d/:slug/runs[/:runId]         the department's agent runs, or one run's timeline
  *   /d/:slug/figures               the department's messaging figures
  *   /d/:slug/commands              the slash commands typed in the department
- *   /d/:slug/events                the department's event log (admins)
+ *   /d/:slug/events[?correlation=] the department's event log (admins), narrowed to one correlation id when given
+ *   /d/:slug/trace/:correlationId  one delegation's trace: its steps, oldest first (admins)
  *   /d/:slug/webhook               the department's webhook and its deliveries (admins)
  *   /d/:slug/settings[/:section]   the department's settings over its board (admins), at one section
  *   /d/:slug/members               the department's members over its board
@@ -32,6 +33,7 @@ export const ROUTE_PATHS = {
   figures: "figures",
   commands: "commands",
   events: "events",
+  trace: "trace/:correlationId",
   webhook: "webhook",
   settings: "settings/:section?",
   members: "members",
@@ -98,9 +100,18 @@ export function commandsPath(slug: string): string {
   return `${departmentPath(slug)}/commands`;
 }
 
-/** The department's event log (admins). */
-export function eventsPath(slug: string): string {
-  return `${departmentPath(slug)}/events`;
+/** The event log's query parameter that narrows it to one correlation id. */
+export const CORRELATION_PARAM = "correlation";
+
+/** The department's event log (admins), narrowed to one correlation id when given. */
+export function eventsPath(slug: string, correlationId?: string): string {
+  const path = `${departmentPath(slug)}/events`;
+  return correlationId === undefined ? path : `${path}?${new URLSearchParams({ [CORRELATION_PARAM]: correlationId }).toString()}`;
+}
+
+/** One delegation's trace: everything its correlation id spans (admins). */
+export function tracePath(slug: string, correlationId: string): string {
+  return `${departmentPath(slug)}/trace/${part(correlationId)}`;
 }
 
 /** The department's webhook and its recent deliveries (admins). */

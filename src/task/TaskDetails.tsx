@@ -1,7 +1,8 @@
 import { useId, useState, type KeyboardEvent } from "react";
-import { useParams } from "react-router";
+import { Link, useParams } from "react-router";
 import type { FunctionReturnType } from "convex/server";
-import type { api } from "../../convex/_generated/api";
+import { useQuery } from "convex/react";
+import { api } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { initials } from "../board/initials";
 import { optionFor, PRIORITY_OPTIONS, STATUS_OPTIONS } from "../board/options";
@@ -11,8 +12,9 @@ import { Badge } from "../components/ui/Badge";
 import { Button } from "../components/ui/Button";
 import { Markdown } from "../components/ui/Markdown";
 import { Select, TextArea, TextInput } from "../components/ui/Field";
-import { taskPath } from "../shell/addresses";
-import { canWrite, useRole } from "../shell/role";
+import { cardCorrelationId } from "../audit/trace";
+import { taskPath, tracePath } from "../shell/addresses";
+import { canWrite, isAdminRole, useRole } from "../shell/role";
 import { AssigneePicker } from "./AssigneePicker";
 import { Subtasks } from "./Subtasks";
 import { descriptionError, formatTags, parseTags, tagsError, titleError } from "./newTask";
@@ -107,10 +109,13 @@ type DetailsProps = {
 /** Status, priority, tags, assignees, provenance and description, each editable in place; then the subtasks. */
 export function TaskDetails({ task, agents, members, edits, onError, onOpenTask, now }: DetailsProps) {
   const id = useId();
-  const writable = canWrite(useRole());
+  const role = useRole();
+  const writable = canWrite(role);
   // The department in the address, for the parent task's link (absent outside the router, as in tests).
   const { slug } = useParams();
   const agentsByKey = new Map(agents.map((agent) => [agent.sessionKey, agent]));
+  // A card nobody delegated may still have a trace (an A2A client's card, one handed to an A2A agent): admins ask.
+  const hasTrace = useQuery(api.events.hasTrace, isAdminRole(role) && task.delegatedBy === undefined ? { departmentId: task.departmentId, correlationId: cardCorrelationId(task._id) } : "skip");
   const [pickingAssignees, setPickingAssignees] = useState(false);
   const tags = useInlineEdit({
     value: formatTags(task.tags),
@@ -248,6 +253,17 @@ export function TaskDetails({ task, agents, members, edits, onError, onOpenTask,
           <>
             <dt className="text-slate-500 dark:text-slate-400">Delegated by</dt>
             <dd className="text-slate-800 dark:text-slate-200">{agentsByKey.get(task.delegatedBy)?.name ?? task.delegatedBy}</dd>
+          </>
+        )}
+        {slug !== undefined && isAdminRole(role) && (task.delegatedBy !== undefined || hasTrace === true) && (
+          <>
+            <dt className="text-slate-500 dark:text-slate-400">Trace</dt>
+            <dd className="min-w-0">
+              {/* The delegation's steps (events.trace), under the card's correlation id; the trace is the admins' as the event log is. */}
+              <Link to={tracePath(slug, cardCorrelationId(task._id))} className="font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                Trace of this delegation
+              </Link>
+            </dd>
           </>
         )}
         {task.parentTaskId !== undefined && (

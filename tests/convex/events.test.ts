@@ -9,7 +9,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { emitEvent } from "../../convex/records/events";
 import { AGENTS, demoSquad, expectError, memberKeyOf, type Actor } from "./setup";
 
-type Filter = { type?: "channels.created" | "channels.updated" | "messaging.created" | "messaging.posted"; actor?: string; channelId?: Id<"channels"> };
+type Filter = { type?: "channels.created" | "channels.updated" | "messaging.created" | "messaging.posted" | "a2a.delegate" | "a2a.status_update"; actor?: string; channelId?: Id<"channels">; correlationId?: string };
 
 async function log(admin: Actor, departmentId: Id<"departments">, filter: Filter = {}, numItems = 50, cursor: string | null = null) {
   return await admin.query(api.events.list, { departmentId, ...filter, paginationOpts: { numItems, cursor } });
@@ -74,5 +74,38 @@ describe("the event log", () => {
     expect((await log(other.member, other.departmentId, { channelId: launch })).page).toEqual([]);
     await expectError(log(admin, departmentId, { actor: "member:not-an-id" }), "INVALID_ARGUMENT", /names no member/);
     await expectError(log(admin, departmentId, {}, 10_000), "INVALID_ARGUMENT");
+  });
+
+  test("narrowed by a correlation id (one delegation's events), alone and with a type or channel; another department's id shows nothing, nor has a trace", async () => {
+    const { t, departmentId, admin, grace, vera, launch, other } = await busyDepartment();
+    const writer = { kind: "agent" as const, sessionKey: AGENTS.writer, name: "Writer" };
+    await t.run(async (ctx) => {
+      await emitEvent(ctx, { departmentId, type: "a2a.delegate", actor: writer, correlationId: "a2a:one", data: { title: "Draft" } });
+      await emitEvent(ctx, { departmentId, type: "messaging.posted", actor: { kind: "system" }, channelId: launch, correlationId: "a2a:one", data: {} });
+      await emitEvent(ctx, { departmentId, type: "a2a.status_update", actor: writer, correlationId: "a2a:one", data: { status: "review" } });
+      await emitEvent(ctx, { departmentId, type: "a2a.delegate", actor: writer, correlationId: "a2a:two", data: {} });
+      await emitEvent(ctx, { departmentId: other.departmentId, type: "a2a.delegate", actor: writer, correlationId: "a2a:theirs", data: {} });
+    });
+    const types = async (filter: Filter, who: Actor = admin, department = departmentId) => (await log(who, department, filter)).page.map((e) => `${e.type} ${e.correlationId}`);
+    expect(await types({ correlationId: "a2a:one" })).toEqual(["a2a.status_update a2a:one", "messaging.posted a2a:one", "a2a.delegate a2a:one"]);
+    expect(await types({ correlationId: "a2a:one", type: "a2a.delegate" })).toEqual(["a2a.delegate a2a:one"]);
+    expect(await types({ correlationId: "a2a:one", channelId: launch })).toEqual(["messaging.posted a2a:one"]);
+    expect(await types({ correlationId: "a2a:nothing" })).toEqual([]);
+    // The attacker's view: another department's id, asked in one's own department or in theirs.
+    expect(await types({ correlationId: "a2a:theirs" })).toEqual([]);
+    expect(await types({ correlationId: "a2a:one" }, other.member, other.departmentId)).toEqual([]);
+    expect(await other.member.query(api.events.trace, { departmentId: other.departmentId, correlationId: "a2a:one" })).toEqual({ events: [], runs: [] });
+    await expectError(other.member.query(api.events.trace, { departmentId, correlationId: "a2a:one" }), "FORBIDDEN");
+    // Whether a card has a trace (its drawer's link): here yes, another department's id or an unknown one no; members and viewers are refused.
+    expect(await admin.query(api.events.hasTrace, { departmentId, correlationId: "a2a:one" })).toBe(true);
+    expect(await admin.query(api.events.hasTrace, { departmentId, correlationId: "a2a:theirs" })).toBe(false);
+    expect(await admin.query(api.events.hasTrace, { departmentId, correlationId: "a2a:nothing" })).toBe(false);
+    expect(await other.member.query(api.events.hasTrace, { departmentId: other.departmentId, correlationId: "a2a:one" })).toBe(false);
+    await expectError(other.member.query(api.events.hasTrace, { departmentId, correlationId: "a2a:one" }), "FORBIDDEN");
+    await expectError(grace.query(api.events.hasTrace, { departmentId, correlationId: "a2a:one" }), "FORBIDDEN");
+    await expectError(vera.query(api.events.hasTrace, { departmentId, correlationId: "a2a:one" }), "FORBIDDEN");
+    await expectError(admin.query(api.events.hasTrace, { departmentId, correlationId: "x".repeat(201) }), "INVALID_ARGUMENT", /correlation id/);
+    await expectError(log(admin, departmentId, { correlationId: " " }), "INVALID_ARGUMENT", /correlation id/);
+    await expectError(log(admin, departmentId, { correlationId: "x".repeat(201) }), "INVALID_ARGUMENT", /correlation id/);
   });
 });

@@ -116,10 +116,11 @@ describe("the route table", () => {
     expect(routeIds("/d/product/commands")).toEqual(["department", "commands"]);
     expect(routeIds("/d/product/events")).toEqual(["department", "events"]);
     expect(routeIds("/d/product/webhook")).toEqual(["department", "webhook"]);
+    expect(routeIds("/d/product/trace/a2a%3Ak57abc")).toEqual(["department", "trace"]);
   });
 
   it("sends what names no page to the not-found page; settings, members and account are addresses over the board", () => {
-    for (const path of ["/d/product/secrets", "/d/product/tasks", "/d/product/channels/c1/x", "/d/product/settings/a/b"]) expect(routeIds(path)).toEqual(["department", "unknown-page"]);
+    for (const path of ["/d/product/secrets", "/d/product/tasks", "/d/product/trace", "/d/product/channels/c1/x", "/d/product/settings/a/b"]) expect(routeIds(path)).toEqual(["department", "unknown-page"]);
     expect(routeIds("/")).toEqual(["home"]);
     expect(routeIds("/account")).toEqual(["account-anywhere"]);
     expect(routeIds("/no-such-page")).toEqual(["elsewhere"]);
