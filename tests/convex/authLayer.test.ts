@@ -286,7 +286,7 @@ describe("every public function goes through the auth layer", () => {
   });
 
   test("a viewer reads the board but not the admin-only lists", async () => {
-    const adminOnly = ["invites:list", "agentApiKeys:list", "events:list", "events:trace", "webhooks:get", "retention:get", "a2aServer:settings"];
+    const adminOnly = ["invites:list", "agentApiKeys:list", "events:list", "events:trace", "webhooks:get", "retention:get", "a2aServer:settings", "events:hasTrace"];
     for (const fn of functions.filter((f) => f.kind === "query" && !OPEN_TO_ANYONE.has(f.name))) {
       const result = await outcome(viewer, fn, sampleArgs(fn, ids));
       expect(`${fn.name}: ${result}`).toBe(`${fn.name}: ${adminOnly.includes(fn.name) ? "FORBIDDEN" : "ok"}`);
