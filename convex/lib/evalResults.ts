@@ -39,6 +39,47 @@ export interface TaskSnapshot {
   }>;
 }
 
+/** The fields of a task, its cards and its runs that a snapshot keeps (read from the tables or through the public queries). */
+interface SnapshotSources {
+  task: { title: string; description: string; delegatedBy?: string; assigneeSessionKeys: string[]; priority: string; _creationTime: number };
+  approvals: ReadonlyArray<{ status: string; agentName: string; tool: string; args: string; _creationTime: number }>;
+  plans: ReadonlyArray<{ status: string; agentName: string; summary: string; steps: TaskSnapshot["plans"][number]["steps"]; _creationTime: number }>;
+  runs: ReadonlyArray<{
+    agentName: string;
+    status: string;
+    reason?: string;
+    model?: string;
+    promptTokens: number;
+    completionTokens: number;
+    timings: ReadonlyArray<{ modelMs: number }>;
+    toolCalls: TaskSnapshot["runs"][number]["toolCalls"];
+  }>;
+}
+
+/** One task as the eval's snapshot keeps it, the app's and the CLI's alike; `nameOf` names assignees by session key. */
+export function taskSnapshot({ task, approvals, plans, runs }: SnapshotSources, nameOf: ReadonlyMap<string, string>): TaskSnapshot {
+  return {
+    title: task.title,
+    description: task.description,
+    delegated: task.delegatedBy !== undefined,
+    assignees: task.assigneeSessionKeys.map((key) => nameOf.get(key) ?? key),
+    priority: task.priority,
+    createdAt: task._creationTime,
+    approvals: approvals.map((a) => ({ status: a.status, agentName: a.agentName, tool: a.tool, args: a.args, createdAt: a._creationTime })),
+    plans: plans.map((p) => ({ status: p.status, agentName: p.agentName, summary: p.summary, steps: [...p.steps], createdAt: p._creationTime })),
+    runs: runs.map((run) => ({
+      agentName: run.agentName,
+      status: run.status,
+      reason: run.reason ?? "",
+      model: run.model ?? "",
+      promptTokens: run.promptTokens,
+      completionTokens: run.completionTokens,
+      modelMs: run.timings.map((t) => t.modelMs),
+      toolCalls: run.toolCalls,
+    })),
+  };
+}
+
 export interface DepartmentSnapshot {
   tasks: TaskSnapshot[];
   /** The scenario task's thread, oldest first. */

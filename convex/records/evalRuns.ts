@@ -7,7 +7,7 @@
  */
 import type { Doc, Id, TableNames } from "../_generated/dataModel";
 import type { MutationCtx, QueryCtx } from "../_generated/server";
-import type { DepartmentSnapshot, TaskSnapshot } from "../lib/evalResults";
+import { taskSnapshot, type DepartmentSnapshot, type TaskSnapshot } from "../lib/evalResults";
 import { cardsOfTask } from "./pauseCards";
 
 export type EvalRun = Doc<"evalRuns">;
@@ -89,26 +89,8 @@ export async function departmentSnapshot(ctx: QueryCtx, departmentId: Id<"depart
       .query("runs")
       .withIndex("by_task", (q) => q.eq("taskId", task._id))
       .take(limit);
-    tasks.push({
-      title: task.title,
-      description: task.description,
-      delegated: task.delegatedBy !== undefined,
-      assignees: task.assigneeSessionKeys.map((key) => nameOf.get(key) ?? key),
-      priority: task.priority,
-      createdAt: task._creationTime,
-      approvals: (await cardsOfTask(ctx, "approvals", task._id)).map((a) => ({ status: a.status, agentName: a.agentName, tool: a.tool, args: a.args, createdAt: a._creationTime })),
-      plans: (await cardsOfTask(ctx, "plans", task._id)).map((p) => ({ status: p.status, agentName: p.agentName, summary: p.summary, steps: p.steps, createdAt: p._creationTime })),
-      runs: runs.map((run) => ({
-        agentName: nameOf.get(run.agentId) ?? run.agentSessionKey,
-        status: run.status,
-        reason: run.reason ?? "",
-        model: run.model ?? "",
-        promptTokens: run.promptTokens,
-        completionTokens: run.completionTokens,
-        modelMs: run.timings.map((t) => t.modelMs),
-        toolCalls: run.toolCalls,
-      })),
-    });
+    const [approvals, plans] = [await cardsOfTask(ctx, "approvals", task._id), await cardsOfTask(ctx, "plans", task._id)];
+    tasks.push(taskSnapshot({ task, approvals, plans, runs: runs.map((run) => ({ ...run, agentName: nameOf.get(run.agentId) ?? run.agentSessionKey })) }, nameOf));
   }
   const thread =
     taskId === undefined

@@ -19,6 +19,7 @@ import type { Id } from "../../convex/_generated/dataModel";
 import { MAX_DEPARTMENTS_PER_MEMBER } from "../../convex/lib/limits";
 import { startBackend } from "../local-backend/server";
 import { leadOf, rosterOf, type Scenario } from "./scenario";
+import { taskSnapshot } from "../../convex/lib/evalResults";
 import { observeSnapshot, type TaskSnapshot } from "./observe";
 import { scoreScenario, type Observed, type Verdict } from "./score";
 
@@ -161,26 +162,7 @@ export async function observe(owner: ConvexHttpClient, departmentId: Id<"departm
     const approvals = await owner.query(api.approvals.listForTask, { taskId: task._id });
     const plans = await owner.query(api.plans.listForTask, { taskId: task._id });
     const runs = await owner.query(api.runs.listForTask, { taskId: task._id });
-    tasks.push({
-      title: task.title,
-      description: task.description,
-      delegated: task.delegatedBy !== undefined,
-      assignees: task.assigneeSessionKeys.map((key) => nameOf.get(key) ?? key),
-      priority: task.priority,
-      createdAt: task._creationTime,
-      approvals: approvals.map((a) => ({ status: a.status, agentName: a.agentName, tool: a.tool, args: a.args, createdAt: a._creationTime })),
-      plans: plans.map((p) => ({ status: p.status, agentName: p.agentName, summary: p.summary, steps: p.steps, createdAt: p._creationTime })),
-      runs: runs.map((run) => ({
-        agentName: run.agentName,
-        status: run.status,
-        reason: run.reason ?? "",
-        model: run.model ?? "",
-        promptTokens: run.promptTokens,
-        completionTokens: run.completionTokens,
-        modelMs: run.timings.map((t) => t.modelMs),
-        toolCalls: run.toolCalls,
-      })),
-    });
+    tasks.push(taskSnapshot({ task, approvals, plans, runs }, nameOf));
   }
   const thread = (await owner.query(api.messages.list, { taskId, paginationOpts: { numItems: 100, cursor: null } })).page.reverse();
   return observeSnapshot({ tasks, thread: thread.map((m) => ({ authorKind: m.author.kind, authorName: m.author.kind === "system" ? "" : m.author.name, content: m.content })) }, lead, followUpAt);
