@@ -103,6 +103,12 @@ describe("streamModel: replies and failures", () => {
     expect((await failureOf(streamModel(config, { messages: MESSAGES }))).message).toBe("The model returned no text");
   });
 
+  test("for a run that already acted, an empty reply is 'nothing more to say': no error, no text", async () => {
+    const config = await serve(() => "   ");
+    const reply = await streamModel(config, { messages: MESSAGES }, { emptyIsAnswer: true });
+    expect(reply).toMatchObject({ content: "", calls: [] });
+  });
+
   test("a server that is not OpenAI-compatible is named as such, with what it answered", async () => {
     const config = await serve(() => ({ status: 200, body: "<html>Welcome to nginx</html>" }));
     expect((await failureOf(streamModel(config, { messages: MESSAGES }))).message).toBe(
