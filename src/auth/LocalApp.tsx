@@ -1,6 +1,7 @@
 import { ConvexProviderWithAuth, useConvexAuth, useQuery } from "convex/react";
 import { api } from "../../convex/_generated/api";
 import { useState } from "react";
+import { useLocation } from "react-router";
 import { Button } from "../components/ui/Button";
 import { FullPageMessage } from "../components/FullPageMessage";
 import { CONVEX_URL } from "../config";
@@ -11,7 +12,7 @@ import { AppRoutes } from "../routes";
 import { AppShell } from "../shell/AppShell";
 import { makeUseLocalConvexAuth, signOutEverywhere, useLocalSession } from "./localAuth";
 import { clearSession } from "./session";
-import { AuthScreen, ResetPassword, resetTokenFromUrl } from "./SignInScreen";
+import { AuthScreen, ResetPassword, resetTokenOf } from "./SignInScreen";
 
 // Module-level so its identity is stable, as ConvexProviderWithAuth expects.
 const useLocalConvexAuth = makeUseLocalConvexAuth(CONVEX_URL);
@@ -38,14 +39,16 @@ function LocalGate() {
   const session = useLocalSession();
   const { isLoading, isAuthenticated } = useConvexAuth();
   const [inviteToken] = useState(inviteTokenFromUrl);
-  const [resetToken, setResetToken] = useState(resetTokenFromUrl);
+  // Read from the address on every render, not kept in state: the board shows
+  // only once the used link has left the address, so no redirect carries it along.
+  const resetToken = resetTokenOf(useLocation().search);
   // Ended on the server (a reset or a password change elsewhere) while the token is still good.
   const sessionLive = useQuery(api.users.sessionLive, session !== null && isAuthenticated && resetToken === null ? {} : "skip");
   // The board's queries ride along with the token check, not a round trip after it.
   useEarlyBoardPrefetch(session !== null, isLoading);
 
   // A reset link is for the person it names, whoever this browser was signed in as.
-  if (resetToken !== null) return <ResetPassword token={resetToken} onDone={() => setResetToken(null)} />;
+  if (resetToken !== null) return <ResetPassword token={resetToken} />;
   if (session === null) return <AuthScreen inviteToken={inviteToken} />;
   if (isLoading) {
     // Stays here while the server is unreachable (Convex keeps retrying), so offer a way out.

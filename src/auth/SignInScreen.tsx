@@ -19,8 +19,8 @@ const PASSWORD_MIN_CHARS = 8;
 type Props = { siteUrl?: string; inviteToken?: string | null };
 
 /** The reset token in the page's address (`?reset=…`), if any. */
-export function resetTokenFromUrl(): string | null {
-  return new URLSearchParams(window.location.search).get("reset");
+export function resetTokenOf(search: string): string | null {
+  return new URLSearchParams(search).get("reset");
 }
 
 /**
@@ -127,16 +127,14 @@ export function InviteSignUp({ siteUrl = SITE_URL, token }: { siteUrl?: string; 
  * it was made for chooses a new password and is signed in with it; every
  * other session of theirs has ended.
  */
-export function ResetPassword({ siteUrl = SITE_URL, token, onDone }: { siteUrl?: string; token: string; onDone: () => void }) {
+export function ResetPassword({ siteUrl = SITE_URL, token }: { siteUrl?: string; token: string }) {
   const preview = useQuery(api.passwordResets.preview, { token });
   const navigate = useNavigate();
   const { pathname } = useLocation();
   const { values, field } = useTextFields("password", "confirm");
   const { password, confirm } = values;
-  const done = () => {
-    void navigate({ pathname }, { replace: true });
-    onDone();
-  };
+  // Dropping `?reset=` from the address is what leaves this page (the gate reads it there).
+  const done = () => void navigate({ pathname }, { replace: true });
   if (preview === undefined) return <SignInLayout className="w-full max-w-sm">{null}</SignInLayout>;
   if (preview === null) {
     return (
