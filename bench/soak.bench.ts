@@ -8,7 +8,12 @@
  * minutes, the backend compacts once its log passes
  * BENCH_SOAK_COMPACT_BYTES (4 MiB, through MAESTRO_COMPACT_LOG_BYTES)
  * instead of 64 MiB, and finished scheduled jobs' rows are kept
- * BENCH_SOAK_JOB_RETENTION_MS (60 s) instead of 7 days. Prints the backend's
+ * BENCH_SOAK_JOB_RETENTION_MS (60 s) instead of 7 days; likewise the
+ * department keeps its history (feed, notifications, handled wake-ups,
+ * ended runs' steps; Settings → Retention) one retention day, fitted into
+ * BENCH_SOAK_HISTORY_MS (60 s, through MAESTRO_RETENTION_DAY_MS), the bench
+ * running the hourly sweep (`retention.sweepHistory`) every
+ * SWEEP_EVERY_MS as the cron would. Prints the backend's
  * resident memory after each compaction and its growth from the 5th to the
  * last (target < 5%), beside the data it holds then (documents, snapshot
  * bytes: the mix's mentions, posts and moves add data that is kept, which
@@ -20,11 +25,12 @@ import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConvexClient, ConvexHttpClient } from "convex/browser";
+import { anyApi } from "convex/server";
 import { api } from "../convex/_generated/api";
 import type { Id } from "../convex/_generated/dataModel";
 import { TASK_STATUSES } from "../convex/validators";
 import { FIRST_PAGE_CARDS } from "../src/board/prefetch";
-import { OWNER_PASSWORD, passwordRoute } from "../tests/backend/helpers";
+import { adminClient, OWNER_PASSWORD, passwordRoute } from "../tests/backend/helpers";
 import { spawnBackend, type BackendProcess } from "../tests/backend/process";
 import { startScriptedModel } from "../tests/backend/scriptedModel";
 import { backendCpuMs, delegatingReply, log, residentBytes, sleep, stopBackend } from "./harness";
@@ -53,6 +59,14 @@ const EDITED_CARDS = 64;
  * sees the steady state a squad's weeks reach.
  */
 const JOB_RETENTION_MS = Number(process.env.BENCH_SOAK_JOB_RETENTION_MS ?? 60_000);
+/**
+ * A retention day in the soak (MAESTRO_RETENTION_DAY_MS), the department's
+ * history being kept one such day: a squad's history window fitted into the
+ * soak's minutes, as the job retention is.
+ */
+const HISTORY_MS = Number(process.env.BENCH_SOAK_HISTORY_MS ?? 60_000);
+/** How often the bench runs the history sweep, standing for the hourly cron (a tenth of the window). */
+const SWEEP_EVERY_MS = HISTORY_MS / 10;
 /** Samples of each interactive figure, at the start and at the end. */
 const SAMPLES = { moves: 30, posts: 30, mentions: 10, searches: 20 };
 const STATUSES = TASK_STATUSES.filter((s) => s !== "blocked");
@@ -111,7 +125,12 @@ async function main() {
     backend = await spawnBackend({
       dataDir,
       convexDir: path.resolve("convex"),
-      env: { ...env, MAESTRO_COMPACT_LOG_BYTES: String(COMPACT_BYTES), MAESTRO_SCHEDULED_JOB_RETENTION_MS: String(JOB_RETENTION_MS) },
+      env: {
+        ...env,
+        MAESTRO_COMPACT_LOG_BYTES: String(COMPACT_BYTES),
+        MAESTRO_SCHEDULED_JOB_RETENTION_MS: String(JOB_RETENTION_MS),
+        MAESTRO_RETENTION_DAY_MS: String(HISTORY_MS),
+      },
       readyTimeoutMs: 300_000,
     });
     const signedIn = await passwordRoute(backend.siteUrl, { flow: "signIn", email, password: OWNER_PASSWORD });
@@ -119,6 +138,8 @@ async function main() {
     const { token } = signedIn.body as { token: string };
     const client = new ConvexHttpClient(backend.url);
     client.setAuth(token);
+    // The squad keeps its history one (retention) day: the setting an admin makes in Settings → Retention.
+    await client.mutation(api.retention.update, { departmentId, policy: { historyTtlDays: 1 } });
     const mover = new ConvexClient(backend.url, { unsavedChangesWarning: false });
     const watcher = new ConvexClient(backend.url, { unsavedChangesWarning: false });
     closers.push(() => mover.close(), () => watcher.close());
@@ -226,6 +247,10 @@ async function main() {
     const fifthSnapshot = path.join(dataDir, "..", `${path.basename(dataDir)}-5th-${SNAPSHOT_FILE}`);
     closers.push(async () => rmSync(fifthSnapshot, { force: true }));
     const padding = "x".repeat(8_000);
+    // The hourly cron's history pass, as the admin key runs an internal function (`npx convex run`); it schedules its own follow-ups.
+    const sweeper = adminClient(backend.url, backend.adminKey);
+    let swept = performance.now();
+    let sweeps = 0;
     let rounds = 0;
     const soakStart = performance.now();
     log(`soaking until ${COMPACTIONS} compactions`);
@@ -236,6 +261,11 @@ async function main() {
       await post();
       await move();
       if (rounds % MENTION_EVERY === 0) await mention();
+      if (performance.now() - swept >= SWEEP_EVERY_MS) {
+        swept = performance.now();
+        sweeps += 1;
+        await sweeper.mutation(anyApi.retention.sweepHistory, { departmentId });
+      }
       const done = compactionLines() - baseCompactions;
       while (samples.length < done) {
         samples.push({
@@ -276,6 +306,7 @@ data held (all in memory), as those compactions wrote it: ${fifth.documents} →
   what the mix adds and keeps (its mentions' tasks, runs and events, its posts, its moves' activity): data this backend holds in memory, not memory that grows with time
   resident memory per MiB of data: ${(fifth.rss / fifth.dataBytes).toFixed(2)} at the 5th compaction, ${(last.rss / last.dataBytes).toFixed(2)} at the ${last.compaction}th (for the record)
 finished scheduled jobs' rows kept ${JOB_RETENTION_MS / 1000} s (Convex's 7 days, fitted into the soak; MAESTRO_SCHEDULED_JOB_RETENTION_MS)
+history (feed, notifications, handled wake-ups, ended runs' steps) kept one retention day of ${HISTORY_MS / 1000} s (MAESTRO_RETENTION_DAY_MS), swept ${sweeps} times, every ${SWEEP_EVERY_MS / 1000} s
 interactive figures, at the start and at the end:
 ${row("move → second client", atStart.move, atEnd.move)}
 ${row("post (messages.create, HTTP)", atStart.post, atEnd.post)}

@@ -78,6 +78,8 @@ const vRunSummary = v.object({
   completionTokens: v.number(),
   /** Micro-dollars (lib/pricing.ts). */
   costMicros: v.number(),
+  /** When the department's history retention deleted this run's steps. */
+  stepsDeletedAt: v.optional(v.number()),
 });
 
 function runView(run: Doc<"runs">, agentName: string) {

@@ -281,7 +281,9 @@ export default defineSchema({
     readAt: v.optional(v.number()),
   })
     .index("by_recipient_and_readAt", ["recipientKey", "readAt"])
-    .index("by_recipient_and_task_and_readAt", ["recipientKey", "taskId", "readAt"]),
+    .index("by_recipient_and_task_and_readAt", ["recipientKey", "taskId", "readAt"])
+    // Oldest first: the history retention's sweep (convex/retention.ts).
+    .index("by_department", ["departmentId"]),
 
   /**
    * Work for the brain: an agent was assigned a task or mentioned in its
@@ -301,7 +303,9 @@ export default defineSchema({
     note: v.optional(v.string()),
   })
     .index("by_task", ["taskId"])
-    .index("by_agent_and_task", ["agentSessionKey", "taskId"]),
+    .index("by_agent_and_task", ["agentSessionKey", "taskId"])
+    // Handled wake-ups, oldest first: the history retention's sweep.
+    .index("by_department_and_status", ["departmentId", "status"]),
 
   /** One agent thinking about one task: assemble context → model → tools → reply. */
   runs: defineTable({
@@ -355,6 +359,8 @@ export default defineSchema({
     costMicros: v.optional(v.number()),
     /** When the run last said its own reply text where it answers (the post's creation time): only the agent's posts after it count as answering there itself. */
     repliedAt: v.optional(v.number()),
+    /** When the department's history retention deleted this ended run's steps (its runEvents); the run itself stays. */
+    stepsDeletedAt: v.optional(v.number()),
   })
     .index("by_task", ["taskId"])
     .index("by_agent_and_task", ["agentSessionKey", "taskId"])
@@ -568,8 +574,15 @@ export default defineSchema({
     leadMode: v.optional(vLeadMode),
     /** What its channels and DMs keep (lib/retention); absent: everything. */
     retention: v.optional(
-      v.object({ messageTtlDays: v.optional(v.number()), maxMessagesPerConversation: v.optional(v.number()), artifactTtlDays: v.optional(v.number()) }),
+      v.object({
+        messageTtlDays: v.optional(v.number()),
+        maxMessagesPerConversation: v.optional(v.number()),
+        artifactTtlDays: v.optional(v.number()),
+        historyTtlDays: v.optional(v.number()),
+      }),
     ),
+    /** The history retention's place among the department's runs: the steps of ended runs created before this are deleted. */
+    runStepsSweptBefore: v.optional(v.number()),
     /** How threads are summarised for a prompt (lib/summariser); absent: extractive. The model's key is in `summariserKeys`. */
     summariser: v.optional(vSummariserSetting),
     /** Which PII rules apply to injected text (lib/pii); absent or a rule left out: on. */

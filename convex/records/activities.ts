@@ -75,3 +75,13 @@ export async function activityPage(ctx: QueryCtx, departmentId: Id<"departments"
     .order("desc")
     .paginate(paginationOpts);
 }
+
+/** Deletes the department's oldest feed entries created before `before`, at most `limit`; returns how many (history retention). */
+export async function deleteActivitiesBefore(ctx: MutationCtx, departmentId: Id<"departments">, before: number, limit: number): Promise<number> {
+  const old = await ctx.db
+    .query("activities")
+    .withIndex("by_department", (q) => q.eq("departmentId", departmentId).lt("_creationTime", before))
+    .take(limit);
+  for (const entry of old) await ctx.db.delete("activities", entry._id);
+  return old.length;
+}

@@ -72,3 +72,13 @@ export async function markDepartmentNotificationsRead(ctx: MutationCtx, recipien
   for (const n of unread) await ctx.db.patch("notifications", n._id, { readAt: now });
   return unread.length;
 }
+
+/** Deletes the department's oldest notifications, read or not, created before `before`, at most `limit`; returns how many (history retention). */
+export async function deleteNotificationsBefore(ctx: MutationCtx, departmentId: Id<"departments">, before: number, limit: number): Promise<number> {
+  const old = await ctx.db
+    .query("notifications")
+    .withIndex("by_department", (q) => q.eq("departmentId", departmentId).lt("_creationTime", before))
+    .take(limit);
+  for (const notification of old) await ctx.db.delete("notifications", notification._id);
+  return old.length;
+}

@@ -220,3 +220,17 @@ export async function recentToolEvents(ctx: QueryCtx, runId: Id<"runs">, limit: 
   const events = [...kept, ...results.filter((result) => result.seq > firstSeq)].sort((a, b) => a.seq - b.seq);
   return { events, more: calls.length > limit };
 }
+
+/**
+ * Deletes up to `limit` of a run's events (its steps), oldest first;
+ * `done` once none is left (history retention: only for runs that ended).
+ */
+export async function deleteRunSteps(ctx: MutationCtx, runId: Id<"runs">, limit: number): Promise<{ deleted: number; done: boolean }> {
+  const steps = await ctx.db
+    .query("runEvents")
+    .withIndex("by_run_and_seq", (q) => q.eq("runId", runId))
+    .take(limit + 1);
+  const now = steps.slice(0, limit);
+  for (const step of now) await ctx.db.delete("runEvents", step._id);
+  return { deleted: now.length, done: steps.length <= limit };
+}

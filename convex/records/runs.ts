@@ -96,6 +96,19 @@ export async function runsOfDepartment(ctx: ReadCtx, departmentId: Id<"departmen
     .take(limit);
 }
 
+/** A department's runs created after `after` and before `before`, oldest first (the history retention's walk). */
+export async function runsCreatedBetween(ctx: ReadCtx, departmentId: Id<"departments">, after: number, before: number, limit: number): Promise<Array<Doc<"runs">>> {
+  return await ctx.db
+    .query("runs")
+    .withIndex("by_department", (q) => q.eq("departmentId", departmentId).gt("_creationTime", after).lt("_creationTime", before))
+    .take(limit);
+}
+
+/** Notes on an ended run that the history retention deleted its steps: the run page says so instead of showing none. */
+export async function markStepsDeleted(ctx: MutationCtx, runId: Id<"runs">, at: number): Promise<void> {
+  await ctx.db.patch("runs", runId, { stepsDeletedAt: at });
+}
+
 /** An agent's runs, newest first. */
 export async function runsOfAgent(ctx: ReadCtx, agentId: Id<"agents">, limit: number): Promise<Array<Doc<"runs">>> {
   return await ctx.db
@@ -293,6 +306,7 @@ export async function summarizeRuns(ctx: QueryCtx, runs: Array<Doc<"runs">>) {
       promptTokens: run.promptTokens,
       completionTokens: run.completionTokens,
       costMicros: run.costMicros ?? 0,
+      ...(run.stepsDeletedAt === undefined ? {} : { stepsDeletedAt: run.stepsDeletedAt }),
     });
   }
   return result;

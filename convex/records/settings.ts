@@ -94,6 +94,17 @@ export async function saveRetention(ctx: MutationCtx, departmentId: Id<"departme
   else await ctx.db.patch("settings", saved._id, { retention: policy });
 }
 
+/** Where the history retention's walk over the department's runs has got to (0: the start). */
+export async function runStepsSweptBeforeOf(ctx: QueryCtx, departmentId: Id<"departments">): Promise<number> {
+  return (await settingsOf(ctx, departmentId))?.runStepsSweptBefore ?? 0;
+}
+
+/** Moves the history retention's place among the department's runs on (its settings row exists: it holds the policy). */
+export async function saveRunStepsSweptBefore(ctx: MutationCtx, departmentId: Id<"departments">, at: number): Promise<void> {
+  const saved = await settingsOf(ctx, departmentId);
+  if (saved !== null) await ctx.db.patch("settings", saved._id, { runStepsSweptBefore: at });
+}
+
 /** Most departments one retention pass looks at. */
 const MAX_SETTINGS_SCANNED = 1000;
 

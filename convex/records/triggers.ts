@@ -37,3 +37,17 @@ export async function insertTrigger(ctx: MutationCtx, trigger: NewTrigger, depar
 export async function consumeTrigger(ctx: MutationCtx, triggerId: Id<"agentTriggers">, outcome: { runId?: Id<"runs">; note?: string }): Promise<void> {
   await ctx.db.patch("agentTriggers", triggerId, { status: "consumed", ...outcome });
 }
+
+/**
+ * Deletes the department's oldest wake-ups a run already took up (or none
+ * would), created before `before`, at most `limit`; pending ones stay.
+ * Returns how many (history retention).
+ */
+export async function deleteHandledTriggersBefore(ctx: MutationCtx, departmentId: Id<"departments">, before: number, limit: number): Promise<number> {
+  const old = await ctx.db
+    .query("agentTriggers")
+    .withIndex("by_department_and_status", (q) => q.eq("departmentId", departmentId).eq("status", "consumed").lt("_creationTime", before))
+    .take(limit);
+  for (const trigger of old) await ctx.db.delete("agentTriggers", trigger._id);
+  return old.length;
+}

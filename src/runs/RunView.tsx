@@ -44,8 +44,19 @@ function LiveRun({ runId }: { runId: Id<"runs"> }) {
       <RunHeader run={run} />
       {run.reason !== undefined && run.status !== "completed" && <p className="text-xs text-slate-600 dark:text-slate-300">{run.reason}</p>}
       <PauseCards taskId={run.taskId} runId={run._id} now={Date.now()} />
+      {run.stepsDeletedAt !== undefined && <StepsDeletedNote at={run.stepsDeletedAt} />}
       <RunTimeline events={events} paging={paging} />
     </section>
+  );
+}
+
+/** Where an old run's timeline went: the department's history retention deleted its steps (convex/retention.ts). */
+export function StepsDeletedNote({ at }: { at: number }) {
+  return (
+    <p className="text-xs text-slate-600 dark:text-slate-300" data-testid="run-steps-deleted">
+      This run’s steps were deleted on {new Date(at).toLocaleDateString("en", { dateStyle: "medium" })} by the department’s history retention (Settings →
+      Retention); its reply, tool calls and cost are kept.
+    </p>
   );
 }
 

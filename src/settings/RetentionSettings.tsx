@@ -17,9 +17,10 @@ type Props = {
 };
 
 /**
- * How long the department keeps its channel and DM messages and files
- * (messaging spec, "Retention"): admins set a message TTL, a per-conversation
- * cap and a file TTL, each empty by default (keep everything). Members and
+ * How long the department keeps its channel and DM messages, files and
+ * history (messaging spec, "Retention"): admins set a message TTL, a
+ * per-conversation cap, a file TTL and a history TTL, each empty by default
+ * (keep everything). Members and
  * viewers see only that admins decide it: the policy is the admins' query.
  * A section of the settings dialog with its own divider and error boundary.
  */
@@ -43,7 +44,7 @@ function RetentionSection({ departmentId, departmentName, isAdmin }: Props) {
       {isAdmin ? (
         <LiveRetention departmentId={departmentId} departmentName={departmentName} />
       ) : (
-        <p className="text-xs text-slate-500 dark:text-slate-400">How long {departmentName} keeps its messages and files is set by its owners and admins.</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">How long {departmentName} keeps its messages, files and history is set by its owners and admins.</p>
       )}
     </section>
   );
@@ -52,7 +53,7 @@ function RetentionSection({ departmentId, departmentName, isAdmin }: Props) {
 function LiveRetention({ departmentId, departmentName }: Omit<Props, "isAdmin">) {
   const policy = useQuery(api.retention.get, { departmentId });
   const update = useMutation(api.retention.update);
-  if (policy === undefined) return <SkeletonStack label="Loading retention…" blocks={["h-4", "h-14", "h-14"]} />;
+  if (policy === undefined) return <SkeletonStack label="Loading retention…" blocks={["h-4", "h-14", "h-14", "h-14"]} />;
   return (
     <>
       <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="retention-summary">
@@ -69,7 +70,7 @@ type FormProps = {
   onSubmit: (policy: RetentionPolicy) => Promise<unknown>;
 };
 
-/** The three limits as pure props; an empty field keeps everything of its kind. */
+/** The four limits as pure props; an empty field keeps everything of its kind. */
 export function RetentionForm({ initial, onSubmit }: FormProps) {
   const id = useId();
   const [draft, setDraft] = useState<RetentionDraft>(() => retentionDraft(initial));

@@ -9,7 +9,7 @@ import { RETENTION_BOUNDS, type RetentionPolicy } from "../../convex/lib/retenti
 export type RetentionField = keyof Required<RetentionPolicy>;
 export type RetentionDraft = Record<RetentionField, string>;
 
-/** The three fields, with the words the form uses for them and their bounds. */
+/** The four fields, with the words the form uses for them and their bounds. */
 export const RETENTION_FIELDS: ReadonlyArray<{
   key: RetentionField;
   label: string;
@@ -39,6 +39,13 @@ export const RETENTION_FIELDS: ReadonlyArray<{
     ...RETENTION_BOUNDS.ttlDays,
     about: "Files posted in messages; the messages themselves stay.",
   },
+  {
+    key: "historyTtlDays",
+    label: "Delete history after",
+    unit: "days",
+    ...RETENTION_BOUNDS.ttlDays,
+    about: "The activity feed, notifications and the steps of finished runs; tasks, their threads and the runs' replies and costs stay.",
+  },
 ];
 
 /** The form's text for a saved policy: an unset limit is an empty field. */
@@ -48,6 +55,7 @@ export function retentionDraft(policy: RetentionPolicy): RetentionDraft {
     messageTtlDays: text(policy.messageTtlDays),
     maxMessagesPerConversation: text(policy.maxMessagesPerConversation),
     artifactTtlDays: text(policy.artifactTtlDays),
+    historyTtlDays: text(policy.historyTtlDays),
   };
 }
 
@@ -75,6 +83,7 @@ export function retentionSummary(policy: RetentionPolicy): string {
   if (policy.messageTtlDays !== undefined) parts.push(`messages are deleted after ${policy.messageTtlDays} days`);
   if (policy.maxMessagesPerConversation !== undefined) parts.push(`each conversation keeps its newest ${policy.maxMessagesPerConversation} messages`);
   if (policy.artifactTtlDays !== undefined) parts.push(`files are deleted after ${policy.artifactTtlDays} days`);
+  if (policy.historyTtlDays !== undefined) parts.push(`history (the feed, notifications, finished runs' steps) is deleted after ${policy.historyTtlDays} days`);
   if (parts.length === 0) return "Everything is kept: nothing is deleted until a limit is set.";
   const sentence = parts.join("; ");
   return `${sentence[0].toUpperCase()}${sentence.slice(1)}. An hourly sweep deletes what is past its time.`;

@@ -16,19 +16,25 @@ afterEach(cleanup);
 
 describe("retention helpers", () => {
   it("reads empty fields as keep-everything and refuses numbers outside the server's bounds", () => {
-    expect(parseRetention({ messageTtlDays: "", maxMessagesPerConversation: " ", artifactTtlDays: "" })).toEqual({ policy: {} });
-    expect(parseRetention({ messageTtlDays: "30", maxMessagesPerConversation: "500", artifactTtlDays: "7" })).toEqual({
-      policy: { messageTtlDays: 30, maxMessagesPerConversation: 500, artifactTtlDays: 7 },
+    const empty = { messageTtlDays: "", maxMessagesPerConversation: "", artifactTtlDays: "", historyTtlDays: "" };
+    expect(parseRetention({ ...empty, maxMessagesPerConversation: " " })).toEqual({ policy: {} });
+    expect(parseRetention({ messageTtlDays: "30", maxMessagesPerConversation: "500", artifactTtlDays: "7", historyTtlDays: "90" })).toEqual({
+      policy: { messageTtlDays: 30, maxMessagesPerConversation: 500, artifactTtlDays: 7, historyTtlDays: 90 },
     });
     for (const bad of ["0", "3651", "1.5", "1e3", "-1", "abc"]) {
-      const parsed = parseRetention({ messageTtlDays: bad, maxMessagesPerConversation: "", artifactTtlDays: "" });
+      const parsed = parseRetention({ ...empty, messageTtlDays: bad });
       expect("errors" in parsed && parsed.errors.messageTtlDays, bad).toMatch(/from 1 to 3,650/);
+      const history = parseRetention({ ...empty, historyTtlDays: bad });
+      expect("errors" in history && history.errors.historyTtlDays, bad).toMatch(/from 1 to 3,650/);
     }
-    const tooFew = parseRetention({ messageTtlDays: "", maxMessagesPerConversation: "99", artifactTtlDays: "" });
+    const tooFew = parseRetention({ ...empty, maxMessagesPerConversation: "99" });
     expect("errors" in tooFew && tooFew.errors.maxMessagesPerConversation).toMatch(/messages from 100 to 5,000/);
-    expect(retentionDraft({ artifactTtlDays: 14 })).toEqual({ messageTtlDays: "", maxMessagesPerConversation: "", artifactTtlDays: "14" });
+    expect(retentionDraft({ artifactTtlDays: 14 })).toEqual({ ...empty, artifactTtlDays: "14" });
     expect(retentionSummary({})).toMatch(/^Everything is kept/);
     expect(retentionSummary({ messageTtlDays: 30, artifactTtlDays: 7 })).toBe("Messages are deleted after 30 days; files are deleted after 7 days. An hourly sweep deletes what is past its time.");
+    expect(retentionSummary({ historyTtlDays: 90 })).toBe(
+      "History (the feed, notifications, finished runs' steps) is deleted after 90 days. An hourly sweep deletes what is past its time.",
+    );
   });
 });
 

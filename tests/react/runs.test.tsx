@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Id } from "../../convex/_generated/dataModel";
 import type { RunEventPayload } from "../../convex/lib/runEvents";
 import { AgentActivity, RunsNow, RunsPanel } from "../../src/task/RunsPanel";
+import { StepsDeletedNote } from "../../src/runs/RunView";
 import {
   describeToolCall,
   executorWaitNote,
@@ -426,5 +427,14 @@ describe("RunsNow", () => {
     live.runs = [run()];
     const again = render(<RunsNow taskId={taskId} />);
     expect(again.container.innerHTML).toBe("");
+  });
+});
+
+describe("StepsDeletedNote", () => {
+  it("says when the history retention deleted an old run's steps and what is kept", () => {
+    render(<StepsDeletedNote at={Date.UTC(2026, 5, 1, 12)} />);
+    expect(screen.getByTestId("run-steps-deleted").textContent).toBe(
+      "This run’s steps were deleted on Jun 1, 2026 by the department’s history retention (Settings → Retention); its reply, tool calls and cost are kept.",
+    );
   });
 });

@@ -16,6 +16,7 @@ import { allowedHostnames, appOrigins, DEFAULT_CONFIG, envList } from "../config
 import { AuthFailure, isJwtShaped, loadAuthProviders, loadOrCreateAuthKeys, ProviderVerifier, type TokenVerifier } from "./auth.js";
 import { CronRunner } from "./crons.js";
 import { Engine, type Caller, type FunctionOutcome, type FunctionType, type HttpActionRequest } from "./engine.js";
+import { applyHeapSizing } from "./heapSizing.js";
 import { HttpError, hostAllowed, normalizeOrigin, readBody, readJsonObject, sameSecret, sendFailure } from "./httpGuard.js";
 import { walSyncModeFromEnv, type WalSyncMode } from "./storage.js";
 import { responseBytes } from "./responseBody.js";
@@ -118,6 +119,8 @@ export async function startBackend(options: BackendOptions): Promise<Backend> {
   );
 
   const walSync = options.walSync ?? walSyncModeFromEnv();
+  // Resident memory a steady multiple of the data it holds (heapSizing.ts).
+  applyHeapSizing();
   const maxUploadBytes = options.maxUploadBytes ?? (process.env.MAESTRO_MAX_UPLOAD_BYTES ? Number(process.env.MAESTRO_MAX_UPLOAD_BYTES) : undefined);
   const engine = await Engine.create({
     projectRoot: options.projectRoot,
