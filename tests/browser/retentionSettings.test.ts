@@ -57,12 +57,15 @@ describe("retention settings", () => {
     await retention(ada).getByRole("status").getByText("Saved.").waitFor();
     await retention(ada).getByTestId("retention-summary").getByText(/deleted after 30 days; each conversation keeps its newest 500/).waitFor();
 
+    // Settings has an address (/d/<dept>/settings/retention): a reload opens it again, over the board.
     await ada.reload();
     await ada.getByTestId("board").waitFor();
-    await openSettings(ada);
+    await ada.getByRole("dialog", { name: "Settings" }).waitFor();
+    await retention(ada).scrollIntoViewIfNeeded();
     await until(() => retention(ada).getByLabel("Delete messages after (days)").inputValue(), (v) => v === "30", "the saved TTL after a reload");
     await expect(retention(ada).getByLabel("Keep per conversation at most (messages)").inputValue()).resolves.toBe("500");
     await expect(retention(ada).getByLabel("Delete files after (days)").inputValue()).resolves.toBe("");
+    await expect(retention(ada).getByLabel("Delete history after (days)").inputValue()).resolves.toBe("");
     await expect((await journey!.clientFor("Ada")).query(api.retention.get, { departmentId })).resolves.toEqual({ messageTtlDays: 30, maxMessagesPerConversation: 500 });
 
     const failures = await auditLooks("retention", async (look) => {
