@@ -196,6 +196,27 @@ describe("A2A agents as squad members", () => {
   });
 });
 
+describe("archiving or deleting the card", () => {
+  withClosedModel();
+
+  test.each(["archive", "delete"] as const)("to %s the card cancels its remote task as Stop does", async (how) => {
+    const squad = await demoSquad();
+    const { t, admin } = squad;
+    const { agent } = await addRemote(squad);
+    const taskId = await jarvisDelegates(t, squad.departmentId, admin, agent.sessionKey);
+    await runUntil(t, async () => (await remoteRows(t))[0]?.phase === "following");
+    const [row] = await remoteRows(t);
+    if (how === "archive") await admin.mutation(api.tasks.archive, { taskId, archived: true });
+    else await admin.mutation(api.tasks.remove, { taskId });
+    await t.finishAllScheduledFunctions(vi.runAllTimers);
+    expect(remote.calls.filter((c) => c.method === "CancelTask").map((c) => c.params.id)).toEqual([row.remoteTaskId]);
+    expect((await remoteRows(t))[0]).toMatchObject({ phase: "canceled" });
+    const polls = remote.calls.filter((c) => c.method === "GetTask").length;
+    await t.finishAllScheduledFunctions(vi.runAllTimers);
+    expect(remote.calls.filter((c) => c.method === "GetTask").length).toBe(polls);
+  });
+});
+
 describe("Stop and a message already out", () => {
   withClosedModel();
 
