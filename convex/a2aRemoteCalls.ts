@@ -9,10 +9,8 @@
  * a cap on the answer's size. MAESTRO_WEBHOOK_ALLOW_PRIVATE=1 lifts the
  * address rule for local testing. The transactional half is convex/a2aRemote.ts.
  */
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
 import { taskStateToJSON, type AgentCard, type Message, type Part, type Task } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { v } from "convex/values";
@@ -23,7 +21,7 @@ import { userAction } from "./functions";
 import { A2A_REMOTE_LIMITS, checkCard, checkRemoteUrl, cutText, partsText, type CheckedCard, type RemotePart, type RemoteState, type RemoteTaskView } from "./lib/a2aRemote";
 import { a2aCallTimeoutFromEnv, webhookAllowPrivateFromEnv } from "./lib/config";
 import { MaestroError } from "./lib/errors";
-import { isPublicAddress } from "./lib/webhooks";
+import { publicOnlyLookup, RefusedAddress } from "./publicOutbound";
 import { vA2aSkill } from "./validators";
 
 /** One call's timeout: the limit, or MAESTRO_A2A_CALL_TIMEOUT_MS (shorter, for tests of a remote agent that never answers). */
@@ -31,18 +29,8 @@ function callTimeoutMs(): number {
   return a2aCallTimeoutFromEnv(A2A_REMOTE_LIMITS.callTimeoutMs);
 }
 
-/** The address is not one an A2A agent may be reached at: final, never retried. */
-class RefusedAddress extends Error {}
-
-/** DNS for one connection: every address the name resolves to must be public, and the connection uses what was checked. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses: LookupAddress[]) => {
-    if (error !== null) return callback(error, "", 0);
-    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) return callback(new RefusedAddress(`${hostname} resolves to an address A2A agents may not be reached at`), "", 0);
-    if (options.all === true) return callback(null, addresses);
-    return callback(null, addresses[0].address, addresses[0].family);
-  });
-};
+/** DNS for one connection: every address the name resolves to must be public (publicOutbound.ts). */
+const publicOnly = publicOnlyLookup("A2A agents");
 
 /** Reads a response's body up to `maxBytes`; more is a failure, not a cut (a cut JSON answer would not parse anyway). */
 async function readCapped(response: IncomingMessage, maxBytes: number): Promise<Buffer> {
@@ -79,7 +67,7 @@ function guardedFetch(maxBytes: number): typeof fetch {
     headers.forEach((value, key) => (headerObject[key] = value));
     if (body !== undefined) headerObject["content-length"] = String(Buffer.byteLength(body));
     return await new Promise<Response>((resolve, reject) => {
-      const req = send(url, { method, headers: headerObject, agent: false, lookup: allowPrivate ? undefined : publicOnlyLookup, timeout: callTimeoutMs(), signal }, (response) => {
+      const req = send(url, { method, headers: headerObject, agent: false, lookup: allowPrivate ? undefined : publicOnly, timeout: callTimeoutMs(), signal }, (response) => {
         readCapped(response, maxBytes).then((buffer) => {
           const responseHeaders = new Headers();
           for (const [key, value] of Object.entries(response.headers)) if (typeof value === "string") responseHeaders.set(key, value);

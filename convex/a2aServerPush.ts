@@ -11,10 +11,6 @@
  * `isPublicAddress`), no redirect is followed, MAESTRO_WEBHOOK_ALLOW_PRIVATE=1
  * lifts the address rule for self-hosters and local tests.
  */
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
 import { V1PushNotificationSerializer } from "@a2a-js/sdk/server";
 import { v } from "convex/values";
 import { internal } from "./_generated/api";
@@ -22,40 +18,18 @@ import { internalAction } from "./_generated/server";
 import { isFinalA2AState, type A2AServerState } from "./lib/a2aServer";
 import { protocolTask } from "./lib/a2aServerWire";
 import { webhookAllowPrivateFromEnv } from "./lib/config";
-import { checkWebhookUrl, isPublicAddress, WEBHOOK_TIMEOUT_MS } from "./lib/webhooks";
+import { checkWebhookUrl, WEBHOOK_TIMEOUT_MS } from "./lib/webhooks";
+import { postOnce } from "./publicOutbound";
 
 /** How often a followed task is read again. */
 export const PUSH_POLL_MS = 2_000;
 /** Rounds a task is followed at most (a day), so a card nobody finishes does not poll for ever. */
 const MAX_PUSH_ROUNDS = (24 * 60 * 60 * 1000) / PUSH_POLL_MS;
 
-/** DNS for one connection: every address the name resolves to must be public. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses: LookupAddress[]) => {
-    if (error !== null) return callback(error, "", 0);
-    if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) return callback(new Error(`${hostname} resolves to an address pushes may not reach`), "", 0);
-    if (options.all === true) return callback(null, addresses);
-    return callback(null, addresses[0].address, addresses[0].family);
-  });
-};
-
 /** POSTs `body` once, following no redirect; the answer's status. */
 async function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<number> {
   const checked = new URL(checkWebhookUrl(url, allowPrivate));
-  const send = checked.protocol === "https:" ? httpsRequest : httpRequest;
-  return await new Promise((resolve, reject) => {
-    const request = send(
-      checked,
-      { method: "POST", headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) }, agent: false, lookup: allowPrivate ? undefined : publicOnlyLookup, timeout: WEBHOOK_TIMEOUT_MS },
-      (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      },
-    );
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${WEBHOOK_TIMEOUT_MS} ms`)));
-    request.on("error", reject);
-    request.end(body);
-  });
+  return (await postOnce(checked, headers, body, { allowPrivate, timeoutMs: WEBHOOK_TIMEOUT_MS, what: "pushes" })).status;
 }
 
 /** One round: push the task when its state changed since the last push; follow it again unless it is final or its target changed. */

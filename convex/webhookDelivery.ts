@@ -10,29 +10,12 @@
  * logged for the operator; the admin sees one generic reason.
  * MAESTRO_WEBHOOK_ALLOW_PRIVATE=1 lifts the address rule for self-hosters.
  */
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
 import { v } from "convex/values";
 import { internal } from "./_generated/api";
 import { internalAction } from "./_generated/server";
 import { webhookAllowPrivateFromEnv } from "./lib/config";
-import { checkWebhookUrl, DELIVERY_FAILED, isPublicAddress, retryDelayMs, shouldRetry, signBody, SIGNATURE_HEADER, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS } from "./lib/webhooks";
-
-/** The receiver's address is not one a webhook may reach: final, never retried. */
-class RefusedAddress extends Error {}
-
-/** DNS for one connection: every address the name resolves to must be public, and the connection uses what was checked. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses: LookupAddress[]) => {
-    if (error !== null) return callback(error, "", 0);
-    const refused = addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address));
-    if (refused) return callback(new RefusedAddress(`${hostname} resolves to an address webhooks may not reach`), "", 0);
-    if (options.all === true) return callback(null, addresses);
-    return callback(null, addresses[0].address, addresses[0].family);
-  });
-};
+import { checkWebhookUrl, DELIVERY_FAILED, retryDelayMs, shouldRetry, signBody, SIGNATURE_HEADER, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS } from "./lib/webhooks";
+import { postOnce, RefusedAddress } from "./publicOutbound";
 
 /** POSTs `body` once, following no redirect; the answer's status and Retry-After. */
 async function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<{ status: number; retryAfter: string | null }> {
@@ -43,28 +26,7 @@ async function post(url: string, headers: Record<string, string>, body: string, 
   } catch {
     throw new RefusedAddress("the URL's host is a loopback or private address");
   }
-  const send = checked.protocol === "https:" ? httpsRequest : httpRequest;
-  return await new Promise((resolve, reject) => {
-    const request = send(
-      checked,
-      {
-        method: "POST",
-        headers: { ...headers, "Content-Length": String(new TextEncoder().encode(body).length) },
-        // A fresh connection each time, resolved and checked for this request (no pooled socket skips the check).
-        agent: false,
-        lookup: allowPrivate ? undefined : publicOnlyLookup,
-        timeout: WEBHOOK_TIMEOUT_MS,
-      },
-      (response) => {
-        const retryAfter = response.headers["retry-after"];
-        response.resume();
-        resolve({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null });
-      },
-    );
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${WEBHOOK_TIMEOUT_MS} ms`)));
-    request.on("error", reject);
-    request.end(body);
-  });
+  return await postOnce(checked, headers, body, { allowPrivate, timeoutMs: WEBHOOK_TIMEOUT_MS, what: "webhooks" });
 }
 
 /** One attempt: POST the signed event; on a retryable failure, the next attempt is scheduled with backoff. */
