@@ -110,9 +110,9 @@ export class ComponentState {
     let indexes = this.ordered.get(table);
     if (indexes === undefined) {
       indexes = new Map();
-      for (const [name, fields] of Object.entries(BUILT_IN_INDEXES)) indexes.set(name, new OrderedIndex(fields, fieldOf));
+      for (const [name, fields] of Object.entries(BUILT_IN_INDEXES)) indexes.set(name, new OrderedIndex(fields, fieldOf, true));
       for (const [name, fields] of this.indexFields.get(table) ?? []) {
-        indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf));
+        indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf, true));
       }
       this.ordered.set(table, indexes);
       this.tables.set(table, indexes.get("by_id")!);

@@ -70,12 +70,14 @@ export class OrderedIndex {
   /**
    * @param fields every field the index orders by, `_creationTime` and `_id` included (so keys are unique)
    * @param fieldOf reads a (dotted) field of a document
+   * @param ownFields whether `fieldOf` reads a field without a dot as the document's own property: such a field is then read directly (every comparison reads fields)
    */
   constructor(
     readonly fields: readonly string[],
     fieldOf: (field: string, doc: Doc) => Value | undefined,
+    ownFields = false,
   ) {
-    this.readers = fields.map((field) => (doc: Doc) => fieldOf(field, doc));
+    this.readers = fields.map((field) => (ownFields && !field.includes(".") ? (doc: Doc) => doc[field] : (doc: Doc) => fieldOf(field, doc)));
   }
 
   get size(): number {
