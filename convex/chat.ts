@@ -20,6 +20,7 @@ import {
   getNewForAgent,
   paneMessages,
   postChat,
+  postChatMessage,
   sessionPage as pageOfSession,
   startChatSession,
   vChatMessage,
@@ -60,10 +61,10 @@ export const postAsHuman = departmentMutation({
   returns: v.object({ id: v.number(), success: v.boolean() }),
   handler: async (ctx, { departmentId, text, clientMessageId }) => ({
     id: await oncePerKey(ctx, { key: clientSendKey(memberKey(ctx.member.userId), clientMessageId), tool: "chat_post" }, async () => {
-      const id = await postChat(ctx, departmentId, "@human", text, { userId: ctx.member.userId, name: ctx.member.name });
+      const posted = await postChatMessage(ctx, departmentId, "@human", text, { userId: ctx.member.userId, name: ctx.member.name });
       // A person's @mention of an agent wakes it (reactions/chatMention); a retried send wakes nobody twice.
-      await wakeChatMentions(ctx, departmentId, id, ctx.member.name);
-      return id;
+      await wakeChatMentions(ctx, departmentId, posted, ctx.member.name);
+      return posted.id;
     }),
     success: true,
   }),
@@ -156,8 +157,8 @@ export const postFromApi = internalMutation({
   returns: v.number(),
   handler: async (ctx, { slug, via, text }) => {
     const known = await departmentForApi(ctx, slug, via, true);
-    const id = await postChat(ctx, known.department._id, "@human", text, undefined, known);
-    await wakeChatMentions(ctx, known.department._id, id, "@human");
-    return id;
+    const posted = await postChatMessage(ctx, known.department._id, "@human", text, undefined, known);
+    await wakeChatMentions(ctx, known.department._id, posted, "@human");
+    return posted.id;
   },
 });

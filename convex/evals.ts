@@ -30,7 +30,7 @@ import { createTask } from "./reactions/taskChange";
 import { postToThread } from "./reactions/threadPost";
 import { wakeChatMentions } from "./reactions/chatMention";
 import { departmentAgents, insertAgent, clearOtherLeads } from "./records/agents";
-import { postChat } from "./records/chat";
+import { postChatMessage } from "./records/chat";
 import { departmentBySlug } from "./records/departments";
 import { latestEvalResult, saveEvalResult } from "./records/evalResults";
 import {
@@ -226,8 +226,8 @@ async function setUp(ctx: MutationCtx, run: EvalRun): Promise<void> {
     }
     const person = { kind: "member" as const, userId: run.startedBy, name: run.startedByName };
     for (const text of scenario.chat) {
-      const chatId = await postChat(ctx, department._id, "@human", text, { userId: run.startedBy, name: run.startedByName });
-      await wakeChatMentions(ctx, department._id, chatId, run.startedByName);
+      const posted = await postChatMessage(ctx, department._id, "@human", text, { userId: run.startedBy, name: run.startedByName });
+      await wakeChatMentions(ctx, department._id, posted, run.startedByName);
     }
     const task = await createTask(ctx, person, { departmentId: department._id, title: scenario.task.title, description: scenario.task.description });
     for (const content of scenario.thread) await postToThread(ctx, person, task, content);

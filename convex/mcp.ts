@@ -14,7 +14,7 @@ import { MaestroError } from "./lib/errors";
 import type { ApiScope } from "./lib/apiKeys";
 import { wakeChatMentions } from "./reactions/chatMention";
 import { keyAgent, scopedKeyAgentX } from "./records/agentApiKeys";
-import { advanceCursor, chatDepartment, checkChatText, cursorOf, getNewForAgent, postChat, vChatMessage, type ChatDepartment } from "./records/chat";
+import { advanceCursor, chatDepartment, checkChatText, cursorOf, getNewForAgent, postChatMessage, vChatMessage, type ChatDepartment } from "./records/chat";
 import { limitOrThrow } from "./records/rateLimits";
 import { chatSettings } from "./records/settings";
 
@@ -59,10 +59,10 @@ export const post = internalMutation({
     checkChatText(text);
     // A post spends its own bucket only, as a channel post spends only messagePost: one rate-limiter call per post.
     await limitOrThrow(ctx, "agentPost", agent.sessionKey);
-    const id = await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text, undefined, { department, settings });
+    const posted = await postChatMessage(ctx, agent.departmentId, agentChatAuthor(agent), text, undefined, { department, settings });
     // An outside agent asks as a person does: the agents it @mentions wake (never itself; runs inside Maestro post through their tools, which wake nobody).
-    await wakeChatMentions(ctx, agent.departmentId, id, agent.name, agent._id);
-    return id;
+    await wakeChatMentions(ctx, agent.departmentId, posted, agent.name, agent._id);
+    return posted.id;
   },
 });
 

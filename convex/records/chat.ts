@@ -81,6 +81,24 @@ export async function postChat(
   // The department and its settings when the caller has read them already in this transaction (read once per call).
   known?: ChatDepartment,
 ): Promise<number> {
+  return (await postChatMessage(ctx, departmentId, author, rawText, postedBy, known)).id;
+}
+
+/** A message just posted: its chat id and its text as stored (cut and redacted), what every reader sees. */
+export interface PostedChat {
+  id: number;
+  text: string;
+}
+
+/** As `postChat`, returning the stored text too, so a caller waking the message's @mentions need not read it back. */
+export async function postChatMessage(
+  ctx: MutationCtx,
+  departmentId: Id<"departments">,
+  author: string,
+  rawText: string,
+  postedBy?: Infer<typeof vPostedBy>,
+  known?: ChatDepartment,
+): Promise<PostedChat> {
   const { department, settings } = known ?? (await chatDepartment(ctx, departmentId));
   enabledOnly(settings);
   checkChatText(rawText);
@@ -104,7 +122,7 @@ export async function postChat(
     redacted,
     ...(postedBy === undefined ? {} : { postedBy }),
   });
-  return id;
+  return { id, text };
 }
 
 /** One #maestro message by its chat id, if it exists. */

@@ -27,7 +27,7 @@ import { enqueueRun } from "../reactions/runQueue";
 import { assignTask, moveTask } from "../reactions/taskChange";
 import { postToThread } from "../reactions/threadPost";
 import { departmentAgents } from "../records/agents";
-import { postChat, startChatSession } from "../records/chat";
+import { postChatMessage, startChatSession } from "../records/chat";
 import { mentionCandidates } from "../records/messages";
 import { taskRunWithStatus } from "../records/runs";
 import { chatSettings, redactForDepartment, saveChatLeadMode } from "../records/settings";
@@ -317,8 +317,8 @@ const prompt = slashAction({
       return { message: `Posted in ${channel.kind === "dm" ? "the DM" : `#${channel.name}`}.`, runId: null };
     }
     if (chat) {
-      const chatId = await postChat(ctx, departmentId, "@human", payload, { userId: member.userId, name: member.name });
-      await wakeChatMentions(ctx, departmentId, chatId, member.name);
+      const posted = await postChatMessage(ctx, departmentId, "@human", payload, { userId: member.userId, name: member.name });
+      await wakeChatMentions(ctx, departmentId, posted, member.name);
       return { message: "Sent to #maestro.", runId: null };
     }
     const message = await postToThread(ctx, memberActor(member), task!, payload);

@@ -69,6 +69,18 @@ describe("WebSocket sync with the real ConvexClient", () => {
     expect(all.at(-1).big).toBe(-9007199254740993n);
   });
 
+  test("a query's rows are fresh copies with the fields in a get's order, bigint and bytes decoded (the engine's direct read)", async () => {
+    const c = client();
+    await c.mutation(api.values.echo, { big: 7n, bytes: new Uint8Array([9]).buffer, nested: { z: 1, a: [2n, "$x"] } });
+    const result = await c.query(api.values.copies, {});
+    expect(result.keys).toEqual(result.getKeys);
+    expect(result.keys).toEqual([...result.keys].sort());
+    expect(typeof result.bigBefore).toBe("bigint");
+    expect(result.bigAfter).toBe(result.bigBefore);
+    expect(result.changedAfter).toBeNull();
+    expect(result.bytesIsBuffer).toBe(true);
+  });
+
   test("an unauthenticated call to a function that needs identity fails with the function's own error", async () => {
     const error = await client().query(api.notes.whoAmI, {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConvexError);

@@ -110,9 +110,9 @@ export class ComponentState {
     let indexes = this.ordered.get(table);
     if (indexes === undefined) {
       indexes = new Map();
-      for (const [name, fields] of Object.entries(BUILT_IN_INDEXES)) indexes.set(name, new OrderedIndex(fields, fieldOf));
+      for (const [name, fields] of Object.entries(BUILT_IN_INDEXES)) indexes.set(name, new OrderedIndex(fields, fieldOf, true));
       for (const [name, fields] of this.indexFields.get(table) ?? []) {
-        indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf));
+        indexes.set(name, new OrderedIndex([...fields, "_creationTime", "_id"], fieldOf, true));
       }
       this.ordered.set(table, indexes);
       this.tables.set(table, indexes.get("by_id")!);
@@ -141,34 +141,43 @@ export class ComponentState {
     if (range === null) return null;
     const { index, span, order } = range;
     const { start, end } = span;
-    const read = (position: number) => {
-      this.rowsRead += 1;
-      return index.document(position);
-    };
     const pending = pendingWritesIn(db, range.table);
-    if (pending.size === 0) {
-      function* walk() {
-        if (order === "asc") for (let i = start; i < end; i++) yield read(i);
-        else for (let i = end - 1; i >= start; i--) yield read(i);
-      }
-      return { docs: walk, fieldPathsToSortBy: range.fieldPathsToSortBy, order };
-    }
+    // Methods, not closures made per query: the backend runs under tsx, whose esbuild keeps function names (a property definition per closure made).
+    if (pending.size === 0) return { docs: () => this.walk(index, start, end, order), fieldPathsToSortBy: range.fieldPathsToSortBy, order };
     // This transaction wrote to the table: its writes replace their committed documents, and the ones in range
     // are merged in, in index order (a few documents, sorted here, instead of convex-test sorting the whole range).
     const inRange = range.filters === null ? () => true : index.inRange(range.filters)!;
     const step = order === "asc" ? 1 : -1;
     const written = [...pending.values()].filter((doc): doc is any => doc !== null && inRange(doc)).sort((a, b) => step * index.compare(a, b));
-    function* merge() {
-      let next = 0;
-      for (let i = order === "asc" ? start : end - 1; i >= start && i < end; i += step) {
-        const committed = index.document(i);
-        if (pending.has(committed._id as string)) continue;
-        while (next < written.length && step * index.compare(written[next], committed) < 0) yield written[next++];
-        yield read(i);
+    return { docs: () => this.merge(index, start, end, step, pending, written), fieldPathsToSortBy: range.fieldPathsToSortBy, order };
+  }
+
+  /** The committed documents of positions [start, end) of `index`, in `order`. */
+  private *walk(index: OrderedIndex, start: number, end: number, order: "asc" | "desc"): Generator<any> {
+    if (order === "asc") {
+      for (let i = start; i < end; i++) {
+        this.rowsRead += 1;
+        yield index.document(i);
       }
-      while (next < written.length) yield written[next++];
+    } else {
+      for (let i = end - 1; i >= start; i--) {
+        this.rowsRead += 1;
+        yield index.document(i);
+      }
     }
-    return { docs: merge, fieldPathsToSortBy: range.fieldPathsToSortBy, order };
+  }
+
+  /** As `walk`, with this transaction's `pending` writes left out and those in range (`written`, sorted) merged in. */
+  private *merge(index: OrderedIndex, start: number, end: number, step: 1 | -1, pending: Map<string, any>, written: any[]): Generator<any> {
+    let next = 0;
+    for (let i = step === 1 ? start : end - 1; i >= start && i < end; i += step) {
+      const committed = index.document(i);
+      if (pending.has(committed._id as string)) continue;
+      while (next < written.length && step * index.compare(written[next], committed) < 0) yield written[next++];
+      this.rowsRead += 1;
+      yield committed;
+    }
+    while (next < written.length) yield written[next++];
   }
 
   /**

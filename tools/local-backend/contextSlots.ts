@@ -14,45 +14,58 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
-/** Slot → its value; never changed once made (a `run` makes a new frame). */
-type Frame = ReadonlyMap<ContextSlot<unknown>, unknown>;
+/**
+ * Each slot's value at the slot's index (undefined: unset); never changed
+ * once made (a `run` makes a new frame). An array, not a Map: a run copies
+ * the frame, and a function call makes several runs (its context, request
+ * metadata, auth, nested lock...), where copying a Map cost more than the
+ * slice of a short array.
+ */
+type Frame = readonly unknown[];
 
 // One carrier per process, shared by every copy of this module (tsx and a
-// generated module may load it twice): the slots must all ride on it.
+// generated module may load it twice): the slots must all ride on it, and
+// take their indexes from one counter.
 const CARRIER_KEY = Symbol.for("maestro.localBackend.contextCarrier");
 const carrier: AsyncLocalStorage<Frame> = ((globalThis as Record<symbol, unknown>)[CARRIER_KEY] as
   | AsyncLocalStorage<Frame>
   | undefined) ?? ((globalThis as Record<symbol, unknown>)[CARRIER_KEY] = new AsyncLocalStorage<Frame>()) as AsyncLocalStorage<Frame>;
+const COUNTER_KEY = Symbol.for("maestro.localBackend.contextSlotCount");
+const counter = ((globalThis as Record<symbol, unknown>)[COUNTER_KEY] ??= { slots: 0 }) as { slots: number };
 
-const EMPTY: Frame = new Map();
+const EMPTY: Frame = [];
 
 export class ContextSlot<T> {
+  /** This slot's place in every frame. */
+  private readonly index = counter.slots++;
+
   /** The value of this slot in the current async context. */
   getStore(): T | undefined {
-    return carrier.getStore()?.get(this as ContextSlot<unknown>) as T | undefined;
+    return carrier.getStore()?.[this.index] as T | undefined;
   }
 
   /** Runs `fn` with this slot set to `store`; the other slots keep their values. */
   run<R, A extends unknown[]>(store: T, fn: (...args: A) => R, ...args: A): R {
-    const frame = new Map(carrier.getStore() ?? EMPTY);
-    frame.set(this as ContextSlot<unknown>, store);
-    return carrier.run(frame, fn, ...args);
+    return carrier.run(this.with(store), fn, ...args);
   }
 
   /** Runs `fn` with this slot unset. */
   exit<R, A extends unknown[]>(fn: (...args: A) => R, ...args: A): R {
     const outer = carrier.getStore();
-    if (outer === undefined || !outer.has(this as ContextSlot<unknown>)) return fn(...args);
-    const frame = new Map(outer);
-    frame.delete(this as ContextSlot<unknown>);
-    return carrier.run(frame, fn, ...args);
+    if (outer === undefined || outer[this.index] === undefined) return fn(...args);
+    return carrier.run(this.with(undefined), fn, ...args);
+  }
+
+  /** The current frame with this slot set to `store`. */
+  private with(store: T | undefined): Frame {
+    const frame = (carrier.getStore() ?? EMPTY).slice();
+    frame[this.index] = store;
+    return frame;
   }
 
   /** Sets this slot for the rest of the current synchronous execution and what it starts. */
   enterWith(store: T): void {
-    const frame = new Map(carrier.getStore() ?? EMPTY);
-    frame.set(this as ContextSlot<unknown>, store);
-    carrier.enterWith(frame);
+    carrier.enterWith(this.with(store));
   }
 
   /** Nothing to release: a slot holds no hook of its own. */

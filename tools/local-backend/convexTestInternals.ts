@@ -80,13 +80,40 @@ const maestroDocumentText = new WeakMap();
 function maestroDocument(doc) {
     let entry = maestroDocumentText.get(doc);
     if (entry === undefined) {
-        entry = { json: JSON.stringify(convexToJson(doc)), size: getDocumentSize(doc) };
+        const json = JSON.stringify(convexToJson(doc));
+        // plain: no value needs jsonToConvex (no {"$integer"}, {"$bytes"}, {"$float"}: each has a key starting "$").
+        entry = { json, size: getDocumentSize(doc), plain: !json.includes('"$') };
         maestroDocumentText.set(doc, entry);
     }
     return entry;
 }
+DatabaseFake.prototype.maestroQueryAll = function (query) {
+    const tracker = getTransactionManager().getMetricsTracker();
+    tracker?.trackIndexRange();
+    const queryId = this.startQuery(query);
+    const entries = [];
+    for (;;) {
+        const { value, done } = this.queryNext(queryId);
+        if (done) {
+            break;
+        }
+        if (value === null) {
+            entries.push(null);
+            continue;
+        }
+        const entry = maestroDocument(value);
+        tracker?.trackRead(entry.size);
+        entries.push(entry);
+    }
+    delete this._queryResults[queryId];
+    return entries;
+};
 function asyncSyscallImpl() {`;
 /**
+ * `db.maestroQueryAll(query)`: the same, for the engine's direct path
+ * (queryBatching.ts): each row's entry (its JSON text and size), null for a
+ * null row, with no syscall's JSON around them.
+ *
  * `maestro/queryAll`: a query started, read to its end and closed in one
  * syscall: its index range counted as `1.0/queryStream` counts it, each row
  * tracked against the transaction's read limits exactly as
@@ -95,23 +122,7 @@ function asyncSyscallImpl() {`;
  */
 const QUERY_ALL = `switch (op) {
             case "${QUERY_ALL_OP}": {
-                tracker?.trackIndexRange();
-                const queryId = db.startQuery(args.query);
-                const texts = [];
-                for (;;) {
-                    const { value, done } = db.queryNext(queryId);
-                    if (done) {
-                        break;
-                    }
-                    if (value === null) {
-                        texts.push("null");
-                        continue;
-                    }
-                    const entry = maestroDocument(value);
-                    tracker?.trackRead(entry.size);
-                    texts.push(entry.json);
-                }
-                delete db._queryResults[queryId];
+                const texts = db.maestroQueryAll(args.query).map((entry) => (entry === null ? "null" : entry.json));
                 return \`{"values":[\${texts.join(",")}]}\`;
             }
             case "1.0/get": {`;

@@ -91,7 +91,7 @@ export class Engine {
   static async create(options: EngineOptions): Promise<Engine> {
     const internals = await loadConvexTestInternals(options.projectRoot);
     installPatches(internals);
-    await installQueryBatching();
+    await installQueryBatching(() => internals.convexGlobalStorage.getStore());
     installConsoleCapture();
     installClockGuard(internals);
     installBufferedResponse();
@@ -119,6 +119,11 @@ export class Engine {
     this.global.transactionManager.__maestro = this.transactions;
     const clock = new ExecutionClock(this.internals, this.options.executionLimitMs ?? USER_TIMEOUT_MS);
     clock.install(this.global);
+    // queryBatching.ts's direct read of a whole query: the running component's database, timed as a database call.
+    const executionContext = this.internals.executionContextStorage;
+    const components = this.global.components;
+    this.global.maestroQueryAll = (query: unknown) =>
+      clock.databaseCall(() => components[executionContext.getStore()?.componentPath ?? ROOT].db.maestroQueryAll(query));
     this.transactions.clock = clock;
     this.scheduling.recordScheduleTargets();
     installStorageSyscalls(this.internals, this.global, this.files);

@@ -142,7 +142,7 @@ export class ExecutionClock {
   }
 
   /** Runs a database call, its time left out of the function's. */
-  private database<T>(call: () => T): T {
+  databaseCall<T>(call: () => T): T {
     this.check();
     const clock = this.clock;
     const begun = this.clocks.wall();
@@ -195,7 +195,7 @@ export class ExecutionClock {
     const { syscall, asyncSyscall } = global;
     global.syscall = (op: string, args: string) => {
       if (!DATABASE_SYSCALLS.has(op)) return syscall(op, args);
-      return this.database(() => syscall(op, args));
+      return this.databaseCall(() => syscall(op, args));
     };
     global.asyncSyscall = (op: string, args: string): Promise<string> => {
       if (!DATABASE_SYSCALLS.has(op)) return asyncSyscall(op, args);

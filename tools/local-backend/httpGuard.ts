@@ -42,19 +42,55 @@ export function sameSecret(given: string, expected: string): boolean {
 /**
  * Reads the body, at most `limit` bytes. A larger one (by Content-Length, or
  * once the stream passes it) is refused with 413 before more is kept.
+ *
+ * Read from the stream's events, as `for await` reads them but without its
+ * async iterator (a promise per chunk and one to end, plus the iterator's
+ * own setup: ~4% of an agent's chat post). A body over the limit is left
+ * paused for the 413 to discard, and a request closed before its end
+ * rejects with Node's premature-close error, as the loop threw it.
  */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const tooLarge = () => new HttpError(413, "PayloadTooLarge", `Request body is over ${limit} bytes.`);
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        settle();
+        // The rest is left to the refusal (sendFailure discards a bounded tail, then closes).
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      settle();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    const onClose = () => {
+      settle();
+      reject(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
 }
 
 /** The body as a JSON object; anything else (empty, malformed, `null`, an array, a number) is a 400. */

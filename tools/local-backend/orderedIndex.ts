@@ -70,12 +70,14 @@ export class OrderedIndex {
   /**
    * @param fields every field the index orders by, `_creationTime` and `_id` included (so keys are unique)
    * @param fieldOf reads a (dotted) field of a document
+   * @param ownFields whether `fieldOf` reads a field without a dot as the document's own property: such a field is then read directly (every comparison reads fields)
    */
   constructor(
     readonly fields: readonly string[],
     fieldOf: (field: string, doc: Doc) => Value | undefined,
+    ownFields = false,
   ) {
-    this.readers = fields.map((field) => (doc: Doc) => fieldOf(field, doc));
+    this.readers = fields.map((field) => (ownFields && !field.includes(".") ? (doc: Doc) => doc[field] : (doc: Doc) => fieldOf(field, doc)));
   }
 
   get size(): number {
@@ -149,7 +151,7 @@ export class OrderedIndex {
     const bounds = this.bounds(range);
     if (bounds === null) return null;
     const start = this.partition((doc) => !bounds.below(doc), 0);
-    const end = this.partition(bounds.above, start);
+    const end = this.partition((doc) => bounds.above(doc), start);
     return { start, end };
   }
 
@@ -165,15 +167,15 @@ export class OrderedIndex {
   }
 
   /** Whether a document sorts before `range` (below) or after it (above): both monotone in index order. */
-  private bounds(range: readonly RangeFilter[]): { below: (doc: Doc) => boolean; above: (doc: Doc) => boolean } | null {
+  private bounds(range: readonly RangeFilter[]): RangeBounds | null {
     const equal: Array<Value | undefined> = [];
     let i = 0;
     while (i < range.length && range[i].type === "Eq" && range[i].fieldPath === this.fields[i]) {
       equal.push(boundValue(range[i].value));
       i++;
     }
-    let lower: { value: Value | undefined; inclusive: boolean } | null = null;
-    let upper: { value: Value | undefined; inclusive: boolean } | null = null;
+    let lower: Bound | null = null;
+    let upper: Bound | null = null;
     for (; i < range.length; i++) {
       const filter = range[i];
       if (filter.fieldPath !== this.fields[equal.length]) return null;
@@ -182,28 +184,7 @@ export class OrderedIndex {
       else if ((filter.type === "Lt" || filter.type === "Lte") && upper === null) upper = bound;
       else return null;
     }
-    const last = equal.length;
-    const readers = this.readers;
-    // Negative: the document sorts before the range; positive: after it; 0: inside (both searches are monotone).
-    const below = (doc: Doc): boolean => {
-      for (let f = 0; f < last; f++) {
-        const c = compareValue(readers[f](doc), equal[f]);
-        if (c !== 0) return c < 0;
-      }
-      if (lower === null) return false;
-      const c = compareValue(readers[last](doc), lower.value);
-      return lower.inclusive ? c < 0 : c <= 0;
-    };
-    const above = (doc: Doc): boolean => {
-      for (let f = 0; f < last; f++) {
-        const c = compareValue(readers[f](doc), equal[f]);
-        if (c !== 0) return c > 0;
-      }
-      if (upper === null) return false;
-      const c = compareValue(readers[last](doc), upper.value);
-      return upper.inclusive ? c > 0 : c >= 0;
-    };
-    return { below, above };
+    return new RangeBounds(this.readers, equal, lower, upper);
   }
 
   /**
@@ -246,6 +227,52 @@ export class OrderedIndex {
       else low = middle + 1;
     }
     return low;
+  }
+}
+
+interface Bound {
+  value: Value | undefined;
+  inclusive: boolean;
+}
+
+/**
+ * A range's bounds: equalities on the index's first fields, then at most a
+ * lower and an upper bound on the next. A class rather than two closures per
+ * query: the backend runs under tsx, whose esbuild keeps function names, so
+ * each named closure cost a property definition every time it was made.
+ */
+class RangeBounds {
+  constructor(
+    private readonly readers: ReadonlyArray<(doc: Doc) => Value | undefined>,
+    private readonly equal: ReadonlyArray<Value | undefined>,
+    private readonly lower: Bound | null,
+    private readonly upper: Bound | null,
+  ) {}
+
+  /** Whether the document sorts before the range. */
+  below(doc: Doc): boolean {
+    const { readers, equal, lower } = this;
+    const last = equal.length;
+    for (let f = 0; f < last; f++) {
+      const c = compareValue(readers[f](doc), equal[f]);
+      if (c !== 0) return c < 0;
+    }
+    if (lower === null) return false;
+    const c = compareValue(readers[last](doc), lower.value);
+    return lower.inclusive ? c < 0 : c <= 0;
+  }
+
+  /** Whether the document sorts after the range. */
+  above(doc: Doc): boolean {
+    const { readers, equal, upper } = this;
+    const last = equal.length;
+    for (let f = 0; f < last; f++) {
+      const c = compareValue(readers[f](doc), equal[f]);
+      if (c !== 0) return c > 0;
+    }
+    if (upper === null) return false;
+    const c = compareValue(readers[last](doc), upper.value);
+    return upper.inclusive ? c > 0 : c >= 0;
   }
 }
 
