@@ -310,8 +310,9 @@ async function streamReply(
 /**
  * A reply's native calls dispatched while the reply still streams: each
  * call joins the queue once its arguments are complete (streamModel's
- * `onCall`), and the calls waiting when the previous ones are done run next,
- * in order, through runTools (the same guards, the same per-reply limit;
+ * `onCall`), and the calls waiting when the previous ones are done run next
+ * (with those completed while the batch's first call was announced), in
+ * order, through runTools (the same guards, the same per-reply limit;
  * consecutive delegations still run together). A call that pauses for a
  * person holds every call after it (they run once the run resumes, from the
  * whole reply); `cancel` (Stop, a failed stream) lets no further call start.
@@ -396,6 +397,9 @@ class StreamedCalls {
       const verdict = await this.ctx.runMutation(internal.brain.writes.beginToolCall, { ...this.writer, ...toolStart(index, batch[0]), ...(say === "" ? {} : { say }) });
       this.markBegun();
       if (verdict === "aborted") throw new Stopped();
+      // Calls completed while the first was announced join its batch: they are next in line anyway, and
+      // consecutive delegations among them then run in one transaction (runTools), one commit for the board.
+      if (!this.cancelled) batch.push(...this.pending.splice(0));
       const ran = await runTools(this.ctx, this.writer, batch, { firstIndex: index, firstOffset: started }, this.dispatch);
       if (ran.paused !== null) this.paused = { ...ran.paused, before: [...this.observations, ...ran.paused.before] };
       this.observations.push(...ran.observations);
