@@ -65,6 +65,8 @@ export const execute = internalAction({
     const seen = new Set<string>();
     let toolIndex = 0;
     let firstRound = 0;
+    /** A model call whose tools have run, recorded with the run's next write (the next round's start, a pause or the end). */
+    let unrecorded: ModelCall | undefined;
     try {
       // A run that paused for a person goes on from the paused call, with what they decided, then runs
       // the rest of that reply's calls in order, under the same guards (the same `seen`, the same budgets).
@@ -130,7 +132,9 @@ export const execute = internalAction({
         if (chatContext !== null) log(`chat: retrieved ${chatContext.messages.length} new message(s), newPointer ${chatContext.newPointer}`);
         const contextDone = performance.now();
         log(`model request (${context.agent.model ?? model.defaultModel})`);
-        live(await ctx.runMutation(internal.brain.writes.beginMessage, { ...writer, round }));
+        const begun = await ctx.runMutation(internal.brain.writes.beginMessage, { ...writer, round, ...(unrecorded === undefined ? {} : { modelCall: unrecorded }) });
+        unrecorded = undefined;
+        live(begun);
         const tools = context.toolCalls !== "text" && context.tools.length > 0 ? toolFunctions(context.tools) : undefined;
         const toolsAllowed = round < config.maxToolIterations;
         // The reply's text as it streams: the words before a call dispatched early are said with it.
@@ -219,7 +223,8 @@ export const execute = internalAction({
           await finish("completed", `tool iteration limit reached (${config.maxToolIterations})`, undefined, modelCall());
           return null;
         }
-        await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...modelCall() });
+        // Recorded with the next write: the pause below, or the next round's beginMessage.
+        unrecorded = modelCall();
         if (paused !== null) {
           const at = {
             conversation: conversation.map(toStored),
@@ -229,7 +234,9 @@ export const execute = internalAction({
             ...(wireCalls === undefined ? {} : { replyCalls: wireCalls }),
           };
           const { state, request } = pauseState(at, paused, seen);
-          live(await ctx.runMutation(internal.brain.writes.pause, { ...writer, request, state }));
+          const verdict = await ctx.runMutation(internal.brain.writes.pause, { ...writer, request, state, modelCall: unrecorded });
+          unrecorded = undefined;
+          live(verdict);
           log(`waiting: ${request.kind} for ${paused.call.name}`);
           return null;
         }
@@ -237,12 +244,13 @@ export const execute = internalAction({
       }
     } catch (error) {
       if (error instanceof Stopped) {
+        if (unrecorded !== undefined) await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...unrecorded });
         log("stopped: the run is no longer this attempt's");
         return null;
       }
       const reason = error instanceof Error ? error.message : String(error);
       log(`error: ${reason}`);
-      await finish("error", reason);
+      await finish("error", reason, undefined, unrecorded);
     }
     return null;
   },

@@ -59,11 +59,17 @@ export const keepAlive = internalMutation({
   },
 });
 
-/** An assistant message begins (one per model call); renews the lease. */
+/**
+ * An assistant message begins (one per model call); renews the lease. With
+ * `modelCall`, the previous round's model call (whose tools have run) is
+ * recorded first, whatever the attempt, as `recordModelCall` would: one
+ * write, not two.
+ */
 export const beginMessage = internalMutation({
-  args: { ...vWriter, round: v.number() },
+  args: { ...vWriter, round: v.number(), modelCall: v.optional(v.object(vModelCall)) },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, round }) => {
+  handler: async (ctx, { runId, attempt, round, modelCall }) => {
+    if (modelCall !== undefined) await addModelCall(ctx, runId, modelCall);
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
     await appendRunEvent(ctx, runId, { type: "message_start", round }, { run });
@@ -225,9 +231,18 @@ export const recordToolCall = internalMutation({
  * attempt's (then nothing is written).
  */
 export const pause = internalMutation({
-  args: { ...vWriter, request: vPauseRequest, state: vRunPause.omit("kind", "id", "output") },
+  args: {
+    ...vWriter,
+    request: vPauseRequest,
+    state: vRunPause.omit("kind", "id", "output"),
+    /** The model call whose reply paused, recorded in the same write (as `recordModelCall` would, whatever the attempt). */
+    modelCall: v.optional(v.object(vModelCall)),
+  },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, request, state }) => await pauseRun(ctx, runId, attempt, request, state),
+  handler: async (ctx, { runId, attempt, request, state, modelCall }) => {
+    if (modelCall !== undefined) await addModelCall(ctx, runId, modelCall);
+    return await pauseRun(ctx, runId, attempt, request, state);
+  },
 });
 
 /**

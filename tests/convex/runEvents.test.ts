@@ -104,6 +104,22 @@ describe("appending", () => {
     expect(timeline.items.find((item) => item.kind === "message")).toMatchObject({ text: "Hello there", streaming: false, tokens: 5 });
   });
 
+  test("the next round's message_start records the last round's model call in the same write, also when the run was stopped meanwhile", async () => {
+    const { t, admin, runId } = await mentionJarvis();
+    const attempt = await startRun(t, runId);
+    const writer = { runId, attempt };
+    const call = { model: "m", promptTokens: 5, completionTokens: 3, timing: { contextMs: 1, modelMs: 2, dispatchMs: 3 }, injectionTokens: 0 };
+    expect(await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 1, modelCall: call })).toBe("ok");
+    expect(await getRun(t, runId)).toMatchObject({ model: "m", iterations: 1, promptTokens: 5, completionTokens: 3, timings: [{ contextMs: 1, modelMs: 2, dispatchMs: 3 }] });
+    // Stopped: nothing of the message is written, but the call the model answered is kept.
+    const run = await getRun(t, runId);
+    await admin.mutation(api.runs.stop, { taskId: run.taskId, runId });
+    const before = await types(t, runId);
+    expect(await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 2, modelCall: { ...call, promptTokens: 7 } })).toBe("aborted");
+    expect(await types(t, runId)).toEqual(before);
+    expect(await getRun(t, runId)).toMatchObject({ iterations: 2, promptTokens: 12, completionTokens: 6 });
+  });
+
   test("a retried submit (same message) is written once; a mention while running is submitted to the running run", async () => {
     const { t, admin, taskId, messageId, runId } = await mentionJarvis();
     await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
