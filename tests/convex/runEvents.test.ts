@@ -120,6 +120,23 @@ describe("appending", () => {
     expect(await getRun(t, runId)).toMatchObject({ iterations: 2, promptTokens: 12, completionTokens: 6 });
   });
 
+  test("words said mid-run keep their time on the run; the last reply, as the run ends, writes none (no later reply of the run reads it)", async () => {
+    const { t, runId } = await mentionJarvis();
+    const attempt = await startRun(t, runId);
+    const writer = { runId, attempt };
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
+    const usage = { model: "m", promptTokens: 3, completionTokens: 2 };
+    await t.mutation(internal.brain.writes.endReply, { ...writer, ...usage, delta: "Looking. [TOOL: post_message ARG: {}]", say: "Looking.", firstCall: { index: 0, name: "post_message", args: "{}" } });
+    const said = (await getRun(t, runId)).repliedAt;
+    expect(said).toBeDefined();
+    await t.mutation(internal.brain.writes.finish, { runId, attempt, status: "completed", reason: "replied", reply: "Done." });
+    const ended = await getRun(t, runId);
+    expect(ended.status).toBe("completed");
+    expect(ended.repliedAt).toBe(said);
+    const thread = await t.run(async (ctx) => await ctx.db.query("messages").withIndex("by_task", (q) => q.eq("taskId", ended.taskId)).collect());
+    expect(thread.map((m) => m.content).slice(-2)).toEqual(["Looking.", "Done."]);
+  });
+
   test("a retried submit (same message) is written once; a mention while running is submitted to the running run", async () => {
     const { t, admin, taskId, messageId, runId } = await mentionJarvis();
     await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
