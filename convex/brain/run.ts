@@ -22,7 +22,7 @@ import { isChatTool, toolFunctions, toolNameOfWire } from "../tools/registry";
 import { brainConfig } from "../lib/brainConfig";
 import type { PauseRequest } from "../lib/pauses";
 import type { RunPause, ToolCallMode } from "../validators";
-import { dispatchCall, dispatchTogether, opensWithCallsTogether, settlePause, type CallRecord, type Dispatched, type Observation, type Reported } from "./dispatch";
+import { dispatchCall, dispatchTogether, opensWithCallsTogether, settlePause, type CallRecord, type Dispatched, type DispatchScopeRead, type Observation, type Reported } from "./dispatch";
 import { ModelAbortedError, streamModel, type ChatMessage, type WireToolCall } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage, toolMessageContent } from "./prompt";
 import { modelSummaries } from "./summariser";
@@ -402,13 +402,15 @@ class StreamedCalls {
       // The batch's first call is announced on its own (the reply has not ended: endReply cannot say it); the rest by endToolCall.
       // The reply's words before its first call are said with it, before it acts.
       const say = started === 0 && this.said !== null ? stripToolCalls(this.said) : "";
-      const verdict = await this.ctx.runMutation(internal.brain.writes.beginToolCall, { ...this.writer, ...toolStart(index, batch[0]), ...(say === "" ? {} : { say }) });
+      // The write answers with what the dispatcher reads before the call: the batch's first dispatch reads nothing more.
+      const begun = await this.ctx.runMutation(internal.brain.writes.beginToolCall, { ...this.writer, ...toolStart(index, batch[0]), ...(say === "" ? {} : { say }), withScope: true });
       this.markBegun();
-      if (verdict === "aborted") throw new Stopped();
+      if (begun === "aborted") throw new Stopped();
+      const scope = typeof begun === "object" ? begun.scope : undefined;
       // Calls completed while the first was announced join its batch: they are next in line anyway, and
       // consecutive delegations among them then run in one transaction (runTools), one commit for the board.
       if (!this.cancelled) batch.push(...this.pending.splice(0));
-      const ran = await runTools(this.ctx, this.writer, batch, { firstIndex: index, firstOffset: started }, this.dispatch);
+      const ran = await runTools(this.ctx, this.writer, batch, { firstIndex: index, firstOffset: started, scope }, this.dispatch);
       if (ran.paused !== null) this.paused = { ...ran.paused, before: [...this.observations, ...ran.paused.before] };
       this.observations.push(...ran.observations);
       started += batch.length;
@@ -418,14 +420,15 @@ class StreamedCalls {
 
 /** How runTools dispatches this run's calls: one at a time, or several together (dispatch.ts). */
 interface Dispatcher {
-  one(call: ParsedToolCall): Promise<Dispatched>;
-  together(calls: ParsedToolCall[]): Promise<Reported[]>;
+  /** `scope`: what the dispatcher reads before the call, when the write announcing it read it already. */
+  one(call: ParsedToolCall, scope?: DispatchScopeRead): Promise<Dispatched>;
+  together(calls: ParsedToolCall[], scope?: DispatchScopeRead): Promise<Reported[]>;
 }
 
 function dispatcher(ctx: ActionCtx, runId: Id<"runs">, config: ReturnType<typeof brainConfig>, seen: Set<string>, log: (line: string) => void): Dispatcher {
   return {
-    one: (call) => dispatchCall(ctx, runId, call, config, seen, log),
-    together: (calls) => dispatchTogether(ctx, runId, calls, config, seen, log),
+    one: (call, scope) => dispatchCall(ctx, runId, call, config, seen, log, scope),
+    together: (calls, scope) => dispatchTogether(ctx, runId, calls, config, seen, log, scope),
   };
 }
 
@@ -540,10 +543,12 @@ async function runTools(
   ctx: ActionCtx,
   writer: Writer,
   calls: ParsedToolCall[],
-  { firstIndex, firstOffset }: { firstIndex: number; firstOffset: number },
+  { firstIndex, firstOffset, scope }: { firstIndex: number; firstOffset: number; scope?: DispatchScopeRead },
   dispatch: Dispatcher,
 ): Promise<{ observations: Observation[]; paused: Paused | null }> {
   const observations: Observation[] = [];
+  /** The scope read by the write that announced the first call: its dispatch reads nothing more; every later call reads afresh. */
+  let announced = scope;
   /** Results of calls that ran together with an earlier one, for the calls next in line. */
   let ranAlready: Reported[] = [];
   for (const [i, call] of calls.entries()) {
@@ -555,11 +560,13 @@ async function runTools(
       await refuse(ctx, writer.runId, call, text, `more than ${MAX_TOOL_CALLS_PER_REPLY} tool calls in one reply`);
       result = { tool: call.name, text };
     } else {
+      const read = announced;
+      announced = undefined;
       if (ranAlready.length === 0) {
         const within = calls.slice(i, i + MAX_TOOL_CALLS_PER_REPLY - (firstOffset + i));
-        if (opensWithCallsTogether(within)) ranAlready = await dispatch.together(within);
+        if (opensWithCallsTogether(within)) ranAlready = await dispatch.together(within, read);
       }
-      const dispatched = ranAlready.shift() ?? (await dispatch.one(call));
+      const dispatched = ranAlready.shift() ?? (await dispatch.one(call, read));
       // Its result is written when the person responds; the calls after it wait with it.
       if ("pause" in dispatched) {
         const paused = { name: call.name, args: toolStart(index, call).args, ...(call.id === undefined ? {} : { id: call.id }) };

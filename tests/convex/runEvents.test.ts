@@ -137,6 +137,23 @@ describe("appending", () => {
     expect(thread.map((m) => m.content).slice(-2)).toEqual(["Looking.", "Done."]);
   });
 
+  test("a streamed call's announcement answers with what the dispatcher reads before it, read in the same write; a stopped run's answers aborted and writes nothing", async () => {
+    const { t, admin, runId } = await mentionJarvis();
+    const attempt = await startRun(t, runId);
+    const writer = { runId, attempt };
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
+    const start = { index: 0, name: "delegate_task", args: "{}" };
+    const begun = await t.mutation(internal.brain.writes.beginToolCall, { ...writer, ...start, withScope: true });
+    expect(begun).toEqual({ verdict: "ok", scope: await t.query(internal.brain.context.agentForDispatch, { runId }) });
+    expect(begun).toMatchObject({ scope: { name: "Jarvis", isSquadLead: true, delegations: 0 } });
+    expect(await t.mutation(internal.brain.writes.beginToolCall, { ...writer, ...start, index: 1 })).toBe("ok");
+    const run = await getRun(t, runId);
+    await admin.mutation(api.runs.stop, { taskId: run.taskId, runId });
+    const before = await types(t, runId);
+    expect(await t.mutation(internal.brain.writes.beginToolCall, { ...writer, ...start, index: 2, withScope: true })).toBe("aborted");
+    expect(await types(t, runId)).toEqual(before);
+  });
+
   test("a retried submit (same message) is written once; a mention while running is submitted to the running run", async () => {
     const { t, admin, taskId, messageId, runId } = await mentionJarvis();
     await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
