@@ -5,7 +5,7 @@
  * Bounded reads through the records, each in one transaction.
  */
 import { v, type Infer } from "convex/values";
-import type { Doc } from "../_generated/dataModel";
+import type { Doc, Id } from "../_generated/dataModel";
 import { internalQuery, type QueryCtx } from "../_generated/server";
 import { actorName } from "../lib/actors";
 import { brainConfig } from "../lib/brainConfig";
@@ -220,27 +220,30 @@ export const vDispatchScope = v.object({
 export const agentForDispatch = internalQuery({
   args: { runId: v.id("runs") },
   returns: vDispatchScope,
-  handler: async (ctx, { runId }) => {
-    const run = await getRunX(ctx, runId);
-    const agent = (await ctx.db.get("agents", run.agentId))!;
-    const { enabled: chatEnabled } = await chatSettings(ctx, agent.departmentId);
-    const task = await ctx.db.get("tasks", run.taskId);
-    return {
-      toolApprovals: agent.toolApprovals ?? [],
-      taskPriority: task?.priority ?? "medium",
-      isSquadLead: agent.isSquadLead,
-      leadMode: task === null ? "act" : await leadModeFor(ctx, task.departmentId, task),
-      name: agent.name,
-      sessionKey: agent.sessionKey,
-      allowedTools: permittedTools(agent.allowedTools, { chatEnabled, architect: chatExcluded(agent) }).map((t) => t.name),
-      chatEnabled,
-      departmentId: run.departmentId,
-      taskId: run.taskId,
-      delegations: run.delegations,
-      cause: { taskId: run.taskId, agentSessionKey: run.agentSessionKey, trigger: run.trigger },
-    };
-  },
+  handler: async (ctx, { runId }) => await dispatchScopeOf(ctx, runId),
 });
+
+/** What the dispatcher knows of the run's agent now (agentForDispatch; also read by the write that announces a streamed call, writes.beginToolCall). */
+export async function dispatchScopeOf(ctx: QueryCtx, runId: Id<"runs">): Promise<Infer<typeof vDispatchScope>> {
+  const run = await getRunX(ctx, runId);
+  const agent = (await ctx.db.get("agents", run.agentId))!;
+  const { enabled: chatEnabled } = await chatSettings(ctx, agent.departmentId);
+  const task = await ctx.db.get("tasks", run.taskId);
+  return {
+    toolApprovals: agent.toolApprovals ?? [],
+    taskPriority: task?.priority ?? "medium",
+    isSquadLead: agent.isSquadLead,
+    leadMode: task === null ? "act" : await leadModeFor(ctx, task.departmentId, task),
+    name: agent.name,
+    sessionKey: agent.sessionKey,
+    allowedTools: permittedTools(agent.allowedTools, { chatEnabled, architect: chatExcluded(agent) }).map((t) => t.name),
+    chatEnabled,
+    departmentId: run.departmentId,
+    taskId: run.taskId,
+    delegations: run.delegations,
+    cause: { taskId: run.taskId, agentSessionKey: run.agentSessionKey, trigger: run.trigger },
+  };
+}
 
 /** Who in the run's department may call what: a denied call's note names who may (read only then, not before every call). */
 export const dispatchSquad = internalQuery({

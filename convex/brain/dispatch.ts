@@ -146,6 +146,9 @@ type Scope = Infer<typeof vDispatchScope>;
 /** One call's outcome: its observation, or what it waits for (the run pauses). */
 export type Dispatched = Reported | { pause: PauseRequest };
 
+/** What the dispatcher reads of the run's agent before a call (brain/context agentForDispatch). */
+export type DispatchScopeRead = Scope;
+
 /** Runs a checked tool with the call's cause-derived idempotency key; a throw becomes a failed result. */
 async function runTool(ctx: ActionCtx, runId: Id<"runs">, scope: Scope, tool: ToolDefinition, args: Record<string, unknown>): Promise<ToolResult> {
   const key = idempotencyKey(scope.cause, tool.name, args);
@@ -218,8 +221,10 @@ export async function dispatchCall(
   config: BrainConfig,
   seen: Set<string>,
   log: (line: string) => void,
+  /** The scope as the write announcing this call read it (writes.beginToolCall), else read here. */
+  read?: Scope,
 ): Promise<Dispatched> {
-  const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
+  const scope = read ?? (await ctx.runQuery(internal.brain.context.agentForDispatch, { runId }));
   log(`[TOOL: ${call.name}]`);
   const recorded = { name: call.name, args: JSON.stringify(call.args ?? null) };
   let checked = checkCall(call, 0, scope, seen, config);
@@ -273,8 +278,10 @@ export async function dispatchTogether(
   config: BrainConfig,
   seen: Set<string>,
   log: (line: string) => void,
+  /** The scope as the write announcing the first call read it (writes.beginToolCall), else read here. */
+  read?: Scope,
 ): Promise<Reported[]> {
-  const scope = await ctx.runQuery(internal.brain.context.agentForDispatch, { runId });
+  const scope = read ?? (await ctx.runQuery(internal.brain.context.agentForDispatch, { runId }));
   const group: Array<{ call: ParsedToolCall; tool: ToolDefinition; args: Record<string, unknown>; signature: string }> = [];
   for (const call of calls) {
     const checked = checkCall(call, 0, { ...scope, delegations: scope.delegations + group.length }, seen, config);

@@ -22,7 +22,7 @@ import { isChatTool, toolFunctions, toolNameOfWire } from "../tools/registry";
 import { brainConfig } from "../lib/brainConfig";
 import type { PauseRequest } from "../lib/pauses";
 import type { RunPause, ToolCallMode } from "../validators";
-import { dispatchCall, dispatchTogether, opensWithCallsTogether, settlePause, type CallRecord, type Dispatched, type Observation, type Reported } from "./dispatch";
+import { dispatchCall, dispatchTogether, opensWithCallsTogether, settlePause, type CallRecord, type Dispatched, type DispatchScopeRead, type Observation, type Reported } from "./dispatch";
 import { ModelAbortedError, streamModel, type ChatMessage, type WireToolCall } from "./model";
 import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware, observationsMessage, toolMessageContent } from "./prompt";
 import { modelSummaries } from "./summariser";
@@ -65,6 +65,8 @@ export const execute = internalAction({
     const seen = new Set<string>();
     let toolIndex = 0;
     let firstRound = 0;
+    /** A model call whose tools have run, recorded with the run's next write (the next round's start, a pause or the end). */
+    let unrecorded: ModelCall | undefined;
     try {
       // A run that paused for a person goes on from the paused call, with what they decided, then runs
       // the rest of that reply's calls in order, under the same guards (the same `seen`, the same budgets).
@@ -130,7 +132,9 @@ export const execute = internalAction({
         if (chatContext !== null) log(`chat: retrieved ${chatContext.messages.length} new message(s), newPointer ${chatContext.newPointer}`);
         const contextDone = performance.now();
         log(`model request (${context.agent.model ?? model.defaultModel})`);
-        live(await ctx.runMutation(internal.brain.writes.beginMessage, { ...writer, round }));
+        const begun = await ctx.runMutation(internal.brain.writes.beginMessage, { ...writer, round, ...(unrecorded === undefined ? {} : { modelCall: unrecorded }) });
+        unrecorded = undefined;
+        live(begun);
         const tools = context.toolCalls !== "text" && context.tools.length > 0 ? toolFunctions(context.tools) : undefined;
         const toolsAllowed = round < config.maxToolIterations;
         // The reply's text as it streams: the words before a call dispatched early are said with it.
@@ -219,7 +223,8 @@ export const execute = internalAction({
           await finish("completed", `tool iteration limit reached (${config.maxToolIterations})`, undefined, modelCall());
           return null;
         }
-        await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...modelCall() });
+        // Recorded with the next write: the pause below, or the next round's beginMessage.
+        unrecorded = modelCall();
         if (paused !== null) {
           const at = {
             conversation: conversation.map(toStored),
@@ -229,7 +234,9 @@ export const execute = internalAction({
             ...(wireCalls === undefined ? {} : { replyCalls: wireCalls }),
           };
           const { state, request } = pauseState(at, paused, seen);
-          live(await ctx.runMutation(internal.brain.writes.pause, { ...writer, request, state }));
+          const verdict = await ctx.runMutation(internal.brain.writes.pause, { ...writer, request, state, modelCall: unrecorded });
+          unrecorded = undefined;
+          live(verdict);
           log(`waiting: ${request.kind} for ${paused.call.name}`);
           return null;
         }
@@ -237,12 +244,13 @@ export const execute = internalAction({
       }
     } catch (error) {
       if (error instanceof Stopped) {
+        if (unrecorded !== undefined) await ctx.runMutation(internal.brain.writes.recordModelCall, { runId, ...unrecorded });
         log("stopped: the run is no longer this attempt's");
         return null;
       }
       const reason = error instanceof Error ? error.message : String(error);
       log(`error: ${reason}`);
-      await finish("error", reason);
+      await finish("error", reason, undefined, unrecorded);
     }
     return null;
   },
@@ -310,8 +318,9 @@ async function streamReply(
 /**
  * A reply's native calls dispatched while the reply still streams: each
  * call joins the queue once its arguments are complete (streamModel's
- * `onCall`), and the calls waiting when the previous ones are done run next,
- * in order, through runTools (the same guards, the same per-reply limit;
+ * `onCall`), and the calls waiting when the previous ones are done run next
+ * (with those completed while the batch's first call was announced), in
+ * order, through runTools (the same guards, the same per-reply limit;
  * consecutive delegations still run together). A call that pauses for a
  * person holds every call after it (they run once the run resumes, from the
  * whole reply); `cancel` (Stop, a failed stream) lets no further call start.
@@ -393,10 +402,15 @@ class StreamedCalls {
       // The batch's first call is announced on its own (the reply has not ended: endReply cannot say it); the rest by endToolCall.
       // The reply's words before its first call are said with it, before it acts.
       const say = started === 0 && this.said !== null ? stripToolCalls(this.said) : "";
-      const verdict = await this.ctx.runMutation(internal.brain.writes.beginToolCall, { ...this.writer, ...toolStart(index, batch[0]), ...(say === "" ? {} : { say }) });
+      // The write answers with what the dispatcher reads before the call: the batch's first dispatch reads nothing more.
+      const begun = await this.ctx.runMutation(internal.brain.writes.beginToolCall, { ...this.writer, ...toolStart(index, batch[0]), ...(say === "" ? {} : { say }), withScope: true });
       this.markBegun();
-      if (verdict === "aborted") throw new Stopped();
-      const ran = await runTools(this.ctx, this.writer, batch, { firstIndex: index, firstOffset: started }, this.dispatch);
+      if (begun === "aborted") throw new Stopped();
+      const scope = typeof begun === "object" ? begun.scope : undefined;
+      // Calls completed while the first was announced join its batch: they are next in line anyway, and
+      // consecutive delegations among them then run in one transaction (runTools), one commit for the board.
+      if (!this.cancelled) batch.push(...this.pending.splice(0));
+      const ran = await runTools(this.ctx, this.writer, batch, { firstIndex: index, firstOffset: started, scope }, this.dispatch);
       if (ran.paused !== null) this.paused = { ...ran.paused, before: [...this.observations, ...ran.paused.before] };
       this.observations.push(...ran.observations);
       started += batch.length;
@@ -406,14 +420,15 @@ class StreamedCalls {
 
 /** How runTools dispatches this run's calls: one at a time, or several together (dispatch.ts). */
 interface Dispatcher {
-  one(call: ParsedToolCall): Promise<Dispatched>;
-  together(calls: ParsedToolCall[]): Promise<Reported[]>;
+  /** `scope`: what the dispatcher reads before the call, when the write announcing it read it already. */
+  one(call: ParsedToolCall, scope?: DispatchScopeRead): Promise<Dispatched>;
+  together(calls: ParsedToolCall[], scope?: DispatchScopeRead): Promise<Reported[]>;
 }
 
 function dispatcher(ctx: ActionCtx, runId: Id<"runs">, config: ReturnType<typeof brainConfig>, seen: Set<string>, log: (line: string) => void): Dispatcher {
   return {
-    one: (call) => dispatchCall(ctx, runId, call, config, seen, log),
-    together: (calls) => dispatchTogether(ctx, runId, calls, config, seen, log),
+    one: (call, scope) => dispatchCall(ctx, runId, call, config, seen, log, scope),
+    together: (calls, scope) => dispatchTogether(ctx, runId, calls, config, seen, log, scope),
   };
 }
 
@@ -528,10 +543,12 @@ async function runTools(
   ctx: ActionCtx,
   writer: Writer,
   calls: ParsedToolCall[],
-  { firstIndex, firstOffset }: { firstIndex: number; firstOffset: number },
+  { firstIndex, firstOffset, scope }: { firstIndex: number; firstOffset: number; scope?: DispatchScopeRead },
   dispatch: Dispatcher,
 ): Promise<{ observations: Observation[]; paused: Paused | null }> {
   const observations: Observation[] = [];
+  /** The scope read by the write that announced the first call: its dispatch reads nothing more; every later call reads afresh. */
+  let announced = scope;
   /** Results of calls that ran together with an earlier one, for the calls next in line. */
   let ranAlready: Reported[] = [];
   for (const [i, call] of calls.entries()) {
@@ -543,11 +560,13 @@ async function runTools(
       await refuse(ctx, writer.runId, call, text, `more than ${MAX_TOOL_CALLS_PER_REPLY} tool calls in one reply`);
       result = { tool: call.name, text };
     } else {
+      const read = announced;
+      announced = undefined;
       if (ranAlready.length === 0) {
         const within = calls.slice(i, i + MAX_TOOL_CALLS_PER_REPLY - (firstOffset + i));
-        if (opensWithCallsTogether(within)) ranAlready = await dispatch.together(within);
+        if (opensWithCallsTogether(within)) ranAlready = await dispatch.together(within, read);
       }
-      const dispatched = ranAlready.shift() ?? (await dispatch.one(call));
+      const dispatched = ranAlready.shift() ?? (await dispatch.one(call, read));
       // Its result is written when the person responds; the calls after it wait with it.
       if ("pause" in dispatched) {
         const paused = { name: call.name, args: toolStart(index, call).args, ...(call.id === undefined ? {} : { id: call.id }) };

@@ -19,6 +19,7 @@ import { markInjectionSeen } from "../records/inbox";
 import { appendRunEvent, heartbeat, liveRun, redactStreamedMessage } from "../records/runEvents";
 import { addModelCall, addToolCall, markRunning, vModelCall } from "../records/runs";
 import { vRunPause, vToolCallRecord } from "../validators";
+import { dispatchScopeOf, vDispatchScope } from "./context";
 
 const vVerdict = v.union(v.literal("ok"), v.literal("aborted"));
 const vWriter = { runId: v.id("runs"), attempt: v.number() };
@@ -59,11 +60,17 @@ export const keepAlive = internalMutation({
   },
 });
 
-/** An assistant message begins (one per model call); renews the lease. */
+/**
+ * An assistant message begins (one per model call); renews the lease. With
+ * `modelCall`, the previous round's model call (whose tools have run) is
+ * recorded first, whatever the attempt, as `recordModelCall` would: one
+ * write, not two.
+ */
 export const beginMessage = internalMutation({
-  args: { ...vWriter, round: v.number() },
+  args: { ...vWriter, round: v.number(), modelCall: v.optional(v.object(vModelCall)) },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, round }) => {
+  handler: async (ctx, { runId, attempt, round, modelCall }) => {
+    if (modelCall !== undefined) await addModelCall(ctx, runId, modelCall);
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
     await appendRunEvent(ctx, runId, { type: "message_start", round }, { run });
@@ -164,14 +171,20 @@ async function startToolCall(ctx: MutationCtx, run: Doc<"runs">, { index, name, 
  * dispatched while its reply streams) are said first, where the run answers.
  */
 export const beginToolCall = internalMutation({
-  args: { ...vWriter, ...vToolStart.fields, say: v.optional(v.string()) },
-  returns: vVerdict,
-  handler: async (ctx, { runId, attempt, say, ...start }) => {
+  args: {
+    ...vWriter,
+    ...vToolStart.fields,
+    say: v.optional(v.string()),
+    /** Answer with what the dispatcher reads of the run's agent before the call (brain/context agentForDispatch), read in this write: no read of its own. */
+    withScope: v.optional(v.boolean()),
+  },
+  returns: v.union(vVerdict, v.object({ verdict: v.literal("ok"), scope: vDispatchScope })),
+  handler: async (ctx, { runId, attempt, say, withScope, ...start }) => {
     const run = await liveRun(ctx, runId, attempt);
     if (run === null) return "aborted";
     if (say !== undefined) await sayRunReply(ctx, run, say);
     await startToolCall(ctx, run, start);
-    return "ok";
+    return withScope === true ? { verdict: "ok" as const, scope: await dispatchScopeOf(ctx, runId) } : "ok";
   },
 });
 
@@ -225,9 +238,18 @@ export const recordToolCall = internalMutation({
  * attempt's (then nothing is written).
  */
 export const pause = internalMutation({
-  args: { ...vWriter, request: vPauseRequest, state: vRunPause.omit("kind", "id", "output") },
+  args: {
+    ...vWriter,
+    request: vPauseRequest,
+    state: vRunPause.omit("kind", "id", "output"),
+    /** The model call whose reply paused, recorded in the same write (as `recordModelCall` would, whatever the attempt). */
+    modelCall: v.optional(v.object(vModelCall)),
+  },
   returns: vVerdict,
-  handler: async (ctx, { runId, attempt, request, state }) => await pauseRun(ctx, runId, attempt, request, state),
+  handler: async (ctx, { runId, attempt, request, state, modelCall }) => {
+    if (modelCall !== undefined) await addModelCall(ctx, runId, modelCall);
+    return await pauseRun(ctx, runId, attempt, request, state);
+  },
 });
 
 /**

@@ -106,7 +106,8 @@ export async function createDelegation(ctx: MutationCtx, delegator: Delegator, a
     // The parent it was split from is the lead's to follow, and reflects its subtasks.
     const lead = actor.kind === "agent" ? await agentBySessionKey(ctx, actor.sessionKey) : null;
     if (lead !== null) await leadHoldsParent(ctx, parent, lead);
-    await reflectSubtasks(ctx, parent._id);
+    // A new subtask is open: a parent already In progress stays so (a reply's second delegation reads nothing more).
+    if (parent.status !== "in_progress") await reflectSubtasks(ctx, parent._id);
   }
   return { ok: true, taskId: task._id, title: task.title, created: true };
 }

@@ -46,7 +46,7 @@ export async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "comple
   const agent = await ctx.db.get("agents", run.agentId);
   const task = await ctx.db.get("tasks", run.taskId);
   if (agent === null || task === null) return;
-  if (status !== "aborted" && reply !== undefined) await sayReply(ctx, run, agent, task, reply);
+  if (status !== "aborted" && reply !== undefined) await sayReply(ctx, run, agent, task, reply, { last: true });
   if (status === "error") await postToThread(ctx, { kind: "system" }, task, `${agent.name} could not finish: ${reason}`);
   const answerFolded = run.rerunRequested && (status === "completed" || reason === INTERRUPTED_REASON);
   const rerun = answerFolded ? await enqueueRun(ctx, agent, task._id, run.foldedTrigger ?? { kind: run.trigger.kind, messageId: run.trigger.messageId }) : null;
@@ -61,15 +61,17 @@ export async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "comple
  * a #maestro mention asked (answerWhereAsked), else in the task's thread;
  * nothing for text that is only blanks. Said for each reply of the run that
  * has text: the words of a reply that also calls tools as it ends (before its
- * calls act where it can), and the final reply as the run ends. The post's
- * time is kept on the run, so the agent's own replies never count as it
- * having answered there by itself (which sends the closing words to the task).
+ * calls act where it can), and the final reply as the run ends (`last`). The
+ * post's time is kept on the run (but for the last), so the agent's own
+ * replies never count as it having answered there by itself (which sends the
+ * closing words to the task).
  */
-export async function sayReply(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, task: Doc<"tasks">, reply: string): Promise<void> {
+export async function sayReply(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, task: Doc<"tasks">, reply: string, { last = false } = {}): Promise<void> {
   if (reply.trim() === "") return;
   const since = Math.max(run._creationTime, run.repliedAt ?? 0);
   const at = (await answerWhereAsked(ctx, run, agent, reply, since)) ?? (await postToThread(ctx, agentActor(agent), task, cutForThread(reply)))._creationTime;
-  await markReplied(ctx, run._id, at);
+  // The run's last reply (it ends) has no later reply to keep the time for.
+  if (!last) await markReplied(ctx, run._id, at);
 }
 
 /** Says a reply's text for `run` (sayReply), reading its agent and task. */

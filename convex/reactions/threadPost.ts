@@ -1,8 +1,9 @@
 /**
  * A message is posted in a task's thread: it is stored with its @mentions
  * resolved, everyone mentioned is notified once, each mentioned agent gets a
- * "mentioned" trigger (taken up after this transaction, reactions/triggers),
- * and the activity feed says so.
+ * "mentioned" trigger (a person's taken up after this transaction,
+ * reactions/triggers; an agent's or Maestro's recorded here, consumed, since
+ * it starts no run), and the activity feed says so.
  */
 import { internal } from "../_generated/api";
 import type { Doc, Id } from "../_generated/dataModel";
@@ -10,6 +11,7 @@ import type { MutationCtx } from "../_generated/server";
 import { feedPreview, recordActivity } from "../records/activities";
 import { insertMessage, type ThreadMessageOptions } from "../records/messages";
 import { notifyMentioned } from "../records/notifications";
+import { recordUnstartedMention } from "../records/triggers";
 import type { Actor } from "../validators";
 
 /** Posts `rawContent` in `task`'s thread as `author`; returns the stored message. */
@@ -17,8 +19,11 @@ export async function postToThread(ctx: MutationCtx, author: Actor, task: Doc<"t
   const message = await insertMessage(ctx, author, task, rawContent, options);
   for (const mention of await notifyMentioned(ctx, message)) {
     if (mention.kind !== "agent") continue;
-    // A hand-off, not a call: the trigger is recorded and taken up in its own transaction.
-    await ctx.scheduler.runAfter(0, internal.triggers.agentMentioned, { taskId: task._id, messageId: message._id, sessionKey: mention.key });
+    const trigger = { taskId: task._id, messageId: message._id, agentSessionKey: mention.key, kind: "mentioned" as const };
+    // An agent's (or Maestro's) mention starts no run: its trigger is recorded here, consumed, with no job of its own.
+    if (author.kind !== "member") await recordUnstartedMention(ctx, trigger, task.departmentId);
+    // A person's is a hand-off, not a call: the trigger is recorded and taken up in its own transaction.
+    else await ctx.scheduler.runAfter(0, internal.triggers.agentMentioned, { taskId: task._id, messageId: message._id, sessionKey: mention.key });
   }
   await recordActivity(ctx, {
     departmentId: task.departmentId,

@@ -9,7 +9,7 @@
 import type { Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
 import { agentBySessionKey } from "../records/agents";
-import { consumeTrigger, insertTrigger, sameTrigger, type NewTrigger } from "../records/triggers";
+import { AGENT_MENTION_NOTE, consumeTrigger, insertTrigger, sameTrigger, type NewTrigger } from "../records/triggers";
 import { enqueueRun } from "./runQueue";
 
 /** Records that an agent has work and takes it up; a repeat of the same event changes nothing. Null when the task is gone. */
@@ -27,7 +27,7 @@ export async function recordTrigger(ctx: MutationCtx, trigger: NewTrigger): Prom
   if (trigger.messageId !== undefined) {
     const message = await ctx.db.get("messages", trigger.messageId);
     if (message !== null && message.author.kind !== "member") {
-      await consumeTrigger(ctx, triggerId, { note: "mentioned by an agent: agents' mentions notify but start no run" });
+      await consumeTrigger(ctx, triggerId, { note: AGENT_MENTION_NOTE });
       return triggerId;
     }
   }

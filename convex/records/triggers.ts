@@ -33,6 +33,19 @@ export async function insertTrigger(ctx: MutationCtx, trigger: NewTrigger, depar
   return await ctx.db.insert("agentTriggers", { ...trigger, departmentId, status: "pending" });
 }
 
+/** Why an agent's (or Maestro's) @mention starts no run: its trigger row says so. */
+export const AGENT_MENTION_NOTE = "mentioned by an agent: agents' mentions notify but start no run";
+
+/**
+ * An @mention that starts no run (written by an agent or Maestro), recorded
+ * as its trigger row already consumed, with the note, in the transaction
+ * that posted it; a repeat of the same event changes nothing.
+ */
+export async function recordUnstartedMention(ctx: MutationCtx, trigger: NewTrigger & { kind: "mentioned" }, departmentId: Id<"departments">): Promise<void> {
+  if ((await sameTrigger(ctx, trigger)) !== null) return;
+  await ctx.db.insert("agentTriggers", { ...trigger, departmentId, status: "consumed", note: AGENT_MENTION_NOTE });
+}
+
 /** The trigger was taken up: by a run, or with a note saying why none started. */
 export async function consumeTrigger(ctx: MutationCtx, triggerId: Id<"agentTriggers">, outcome: { runId?: Id<"runs">; note?: string }): Promise<void> {
   await ctx.db.patch("agentTriggers", triggerId, { status: "consumed", ...outcome });

@@ -179,6 +179,44 @@ describe("a reply's delegations one after another", () => {
     }
   });
 
+  test("streamed one after the other, the calls completed while the first is announced join it: both tasks in one commit, each call announced and answered in order", async () => {
+    // Each call in a chunk of its own, as a server streams them: the second is complete once the stream ends, while the first is being announced.
+    const call = (index: number, args: Record<string, unknown>) => ({ index, id: `call_${index}`, type: "function", function: { name: "delegate_task", arguments: JSON.stringify(args) } });
+    const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+    script = (messages) =>
+      isResults(messages)
+        ? `Results:\n${observationsIn(messages).join("\n")}`
+        : {
+            chunks: [
+              choice({ role: "assistant", content: "Splitting it." }),
+              choice({ tool_calls: [call(0, { ...HERO, priority: "medium" })] }),
+              choice({ tool_calls: [call(1, { ...FORM, priority: "medium" })] }),
+              choice({}, "tool_calls"),
+            ],
+          };
+    const taskCommits: string[][] = [];
+    const { engine } = squad.backend;
+    const notify = engine.onCommit;
+    engine.onCommit = (changes, ts) => {
+      const created = changes.filter((c) => c.table === "tasks" && c.before === null && c.after !== null).map((c) => String((c.after as { title: string }).title));
+      if (created.length > 0) taskCommits.push(created);
+      notify(changes, ts);
+    };
+    try {
+      const taskId = await mention("Landing S", "@Jarvis split the landing page");
+      const done = await newestRun(taskId, "completed");
+      expect(taskCommits.filter((titles) => titles.some((t) => t === HERO.title || t === FORM.title))).toEqual([[HERO.title, FORM.title]]);
+      await expectBothDelegated(taskId, done);
+      const calls = (await eventsOf(done._id)).flatMap((e) => (e.type === "tool_call" || e.type === "tool_result" ? [`${e.type} ${e.index}`] : []));
+      expect(calls).toEqual(["tool_call 0", "tool_result 0", "tool_call 1", "tool_result 1"]);
+      // The words before the calls are said once, before the first call acts.
+      const said = (await thread(taskId)).filter((m) => m.content === "Splitting it.");
+      expect(said).toHaveLength(1);
+    } finally {
+      engine.onCommit = notify;
+    }
+  });
+
   test("a call that needs approval is not made with the ones before it: they are made, then the run waits for it", async () => {
     script = (messages) =>
       isResults(messages)

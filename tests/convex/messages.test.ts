@@ -160,6 +160,32 @@ describe("postToThread (reactions/threadPost, the brain's path)", () => {
   });
 });
 
+describe("postToThread: an agent's mention is recorded as it is posted", () => {
+  test("in the post's own transaction, consumed with its note, with no job scheduled for it; a person's mention still goes through its job", async () => {
+    const { t, taskId } = await thread();
+    await t.run(async (ctx) => {
+      const task = (await ctx.db.get("tasks", taskId))!;
+      await postToThread(ctx, { kind: "agent", sessionKey: AGENTS.jarvis, name: "Jarvis" }, task, "@Writer please draft");
+      await postToThread(ctx, { kind: "system" }, task, "@Dev Bot the build is red");
+    });
+    // Before any scheduled job runs: both rows are there, consumed, and nothing waits to record them.
+    expect((await allTriggers(t)).map((r) => [r.agentSessionKey, r.kind, r.status, r.runId ?? null, r.note])).toEqual([
+      [AGENTS.writer, "mentioned", "consumed", null, "mentioned by an agent: agents' mentions notify but start no run"],
+      [AGENTS.devBot, "mentioned", "consumed", null, "mentioned by an agent: agents' mentions notify but start no run"],
+    ]);
+    const jobs = await t.run(async (ctx) => await ctx.db.system.query("_scheduled_functions").collect());
+    expect(jobs.filter((job) => job.name.includes("agentMentioned"))).toEqual([]);
+    // A person's mention is a hand-off to its own transaction.
+    const admin = await t.run(async (ctx) => (await ctx.db.query("members").first())!);
+    await t.run(async (ctx) => {
+      const task = (await ctx.db.get("tasks", taskId))!;
+      await postToThread(ctx, { kind: "member", userId: admin.userId, name: "Ada" }, task, "@Writer one more thing");
+    });
+    const after = await t.run(async (ctx) => await ctx.db.system.query("_scheduled_functions").collect());
+    expect(after.filter((job) => job.name.includes("agentMentioned"))).toHaveLength(1);
+  });
+});
+
 describe("messages.list", () => {
   test("newest first, a page at a time, only this task's thread", async () => {
     const { admin, grace, departmentId, taskId } = await thread();

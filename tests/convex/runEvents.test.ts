@@ -104,6 +104,56 @@ describe("appending", () => {
     expect(timeline.items.find((item) => item.kind === "message")).toMatchObject({ text: "Hello there", streaming: false, tokens: 5 });
   });
 
+  test("the next round's message_start records the last round's model call in the same write, also when the run was stopped meanwhile", async () => {
+    const { t, admin, runId } = await mentionJarvis();
+    const attempt = await startRun(t, runId);
+    const writer = { runId, attempt };
+    const call = { model: "m", promptTokens: 5, completionTokens: 3, timing: { contextMs: 1, modelMs: 2, dispatchMs: 3 }, injectionTokens: 0 };
+    expect(await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 1, modelCall: call })).toBe("ok");
+    expect(await getRun(t, runId)).toMatchObject({ model: "m", iterations: 1, promptTokens: 5, completionTokens: 3, timings: [{ contextMs: 1, modelMs: 2, dispatchMs: 3 }] });
+    // Stopped: nothing of the message is written, but the call the model answered is kept.
+    const run = await getRun(t, runId);
+    await admin.mutation(api.runs.stop, { taskId: run.taskId, runId });
+    const before = await types(t, runId);
+    expect(await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 2, modelCall: { ...call, promptTokens: 7 } })).toBe("aborted");
+    expect(await types(t, runId)).toEqual(before);
+    expect(await getRun(t, runId)).toMatchObject({ iterations: 2, promptTokens: 12, completionTokens: 6 });
+  });
+
+  test("words said mid-run keep their time on the run; the last reply, as the run ends, writes none (no later reply of the run reads it)", async () => {
+    const { t, runId } = await mentionJarvis();
+    const attempt = await startRun(t, runId);
+    const writer = { runId, attempt };
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
+    const usage = { model: "m", promptTokens: 3, completionTokens: 2 };
+    await t.mutation(internal.brain.writes.endReply, { ...writer, ...usage, delta: "Looking. [TOOL: post_message ARG: {}]", say: "Looking.", firstCall: { index: 0, name: "post_message", args: "{}" } });
+    const said = (await getRun(t, runId)).repliedAt;
+    expect(said).toBeDefined();
+    await t.mutation(internal.brain.writes.finish, { runId, attempt, status: "completed", reason: "replied", reply: "Done." });
+    const ended = await getRun(t, runId);
+    expect(ended.status).toBe("completed");
+    expect(ended.repliedAt).toBe(said);
+    const thread = await t.run(async (ctx) => await ctx.db.query("messages").withIndex("by_task", (q) => q.eq("taskId", ended.taskId)).collect());
+    expect(thread.map((m) => m.content).slice(-2)).toEqual(["Looking.", "Done."]);
+  });
+
+  test("a streamed call's announcement answers with what the dispatcher reads before it, read in the same write; a stopped run's answers aborted and writes nothing", async () => {
+    const { t, admin, runId } = await mentionJarvis();
+    const attempt = await startRun(t, runId);
+    const writer = { runId, attempt };
+    await t.mutation(internal.brain.writes.beginMessage, { ...writer, round: 0 });
+    const start = { index: 0, name: "delegate_task", args: "{}" };
+    const begun = await t.mutation(internal.brain.writes.beginToolCall, { ...writer, ...start, withScope: true });
+    expect(begun).toEqual({ verdict: "ok", scope: await t.query(internal.brain.context.agentForDispatch, { runId }) });
+    expect(begun).toMatchObject({ scope: { name: "Jarvis", isSquadLead: true, delegations: 0 } });
+    expect(await t.mutation(internal.brain.writes.beginToolCall, { ...writer, ...start, index: 1 })).toBe("ok");
+    const run = await getRun(t, runId);
+    await admin.mutation(api.runs.stop, { taskId: run.taskId, runId });
+    const before = await types(t, runId);
+    expect(await t.mutation(internal.brain.writes.beginToolCall, { ...writer, ...start, index: 2, withScope: true })).toBe("aborted");
+    expect(await types(t, runId)).toEqual(before);
+  });
+
   test("a retried submit (same message) is written once; a mention while running is submitted to the running run", async () => {
     const { t, admin, taskId, messageId, runId } = await mentionJarvis();
     await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
