@@ -19,7 +19,6 @@ import {
   enabledChatSettingsOf,
   getNewForAgent,
   paneMessages,
-  postChat,
   postChatMessage,
   sessionPage as pageOfSession,
   startChatSession,
@@ -124,7 +123,7 @@ export const postForRun = internalMutation({
   handler: async (ctx, { runId, text, key }) => {
     const agent = await runAgent(ctx, runId);
     // The same call from the same cause posts once (records/toolEffects).
-    return await oncePerKey(ctx, { key, tool: "chat.post", runId }, async () => ({ id: await postChat(ctx, agent.departmentId, agentChatAuthor(agent), text), success: true }));
+    return await oncePerKey(ctx, { key, tool: "chat.post", runId }, async () => ({ id: (await postChatMessage(ctx, agent.departmentId, agentChatAuthor(agent), text)).id, success: true }));
   },
 });
 

@@ -128,6 +128,7 @@ import type * as passwordResets from "../passwordResets.js";
 import type * as pauses from "../pauses.js";
 import type * as plans from "../plans.js";
 import type * as presence from "../presence.js";
+import type * as publicOutbound from "../publicOutbound.js";
 import type * as questions from "../questions.js";
 import type * as reactions_a2a from "../reactions/a2a.js";
 import type * as reactions_a2aRemote from "../reactions/a2aRemote.js";
@@ -328,6 +329,7 @@ declare const fullApi: ApiFromModules<{
   pauses: typeof pauses;
   plans: typeof plans;
   presence: typeof presence;
+  publicOutbound: typeof publicOutbound;
   questions: typeof questions;
   "reactions/a2a": typeof reactions_a2a;
   "reactions/a2aRemote": typeof reactions_a2aRemote;

@@ -17,7 +17,7 @@ import { boundedText, type AgentEndReason } from "../lib/runEvents";
 import { INTERRUPTED_REASON, queuedLimitMs, recoveryFor } from "../lib/runLease";
 import { cutForThread } from "../lib/toolCalls";
 import { idleIfUnoccupied } from "../records/agents";
-import { chatDepartment, chatMessageById, postChat, postedInChatSince } from "../records/chat";
+import { chatDepartment, chatMessageById, postChatMessage, postedInChatSince } from "../records/chat";
 import { postedSince, threadRootOf } from "../records/channelMessages";
 import { MAX_URGENT_CANDIDATES, markNudged, unreadBlockingRows, unreadRows, unreadRowsOfImportance, whereOf } from "../records/inbox";
 import { appendRunEvent } from "../records/runEvents";
@@ -212,7 +212,7 @@ async function answerInChat(ctx: MutationCtx, agent: Doc<"agents">, reply: strin
     const author = agentChatAuthor(agent);
     if (await postedInChatSince(ctx, known.department.chatSessionId, author, since, CHAT_ANSWER_SCAN)) return null;
     const text = reply.length > known.settings.maxMessageChars ? `${reply.slice(0, known.settings.maxMessageChars - 1)}…` : reply;
-    const id = await postChat(ctx, agent.departmentId, author, text, undefined, known);
+    const { id } = await postChatMessage(ctx, agent.departmentId, author, text, undefined, known);
     return (await chatMessageById(ctx, id))?._creationTime ?? null;
   } catch (error) {
     if (errorData(error) !== null) return null;

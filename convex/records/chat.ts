@@ -68,29 +68,17 @@ export function checkChatText(text: string): void {
   if (text.trim() === "") throw new MaestroError("INVALID_ARGUMENT", "A chat message must not be empty.");
 }
 
-/**
- * Appends a message to the department's current chat session after size
- * enforcement and secret redaction. Returns its id.
- */
-export async function postChat(
-  ctx: MutationCtx,
-  departmentId: Id<"departments">,
-  author: string,
-  rawText: string,
-  postedBy?: Infer<typeof vPostedBy>,
-  // The department and its settings when the caller has read them already in this transaction (read once per call).
-  known?: ChatDepartment,
-): Promise<number> {
-  return (await postChatMessage(ctx, departmentId, author, rawText, postedBy, known)).id;
-}
-
 /** A message just posted: its chat id and its text as stored (cut and redacted), what every reader sees. */
 export interface PostedChat {
   id: number;
   text: string;
 }
 
-/** As `postChat`, returning the stored text too, so a caller waking the message's @mentions need not read it back. */
+/**
+ * Appends a message to the department's current chat session after size
+ * enforcement and secret redaction. Returns its id and its text as stored,
+ * so a caller waking the message's @mentions need not read it back.
+ */
 export async function postChatMessage(
   ctx: MutationCtx,
   departmentId: Id<"departments">,

@@ -144,24 +144,32 @@ describe("a reply's calls after a paused call", () => {
   });
 });
 
+/** A streamed `delegate_task` call at `index`, as a Chat Completions chunk's `tool_calls` entry carries it. */
+const call = (index: number, args: Record<string, unknown>) => ({ index, id: `call_${index}`, type: "function", function: { name: "delegate_task", arguments: JSON.stringify(args) } });
+/** One Chat Completions stream chunk with this delta. */
+const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+
+/** For each commit that creates tasks from now on, their titles; `stop` ends the recording. */
+function recordTaskCommits() {
+  const taskCommits: string[][] = [];
+  const { engine } = squad.backend;
+  const notify = engine.onCommit;
+  engine.onCommit = (changes, ts) => {
+    const created = changes.filter((c) => c.table === "tasks" && c.before === null && c.after !== null).map((c) => String((c.after as { title: string }).title));
+    if (created.length > 0) taskCommits.push(created);
+    notify(changes, ts);
+  };
+  return { taskCommits, stop: () => (engine.onCommit = notify) };
+}
+
 describe("a reply's delegations one after another", () => {
   test("that arrive together are made in one transaction: both tasks reach the board in one commit, each call still announced and answered in order", async () => {
     // Both native calls whole in one chunk (a streamed call starts as soon as it is complete, so calls streamed apart run apart).
-    const call = (index: number, args: Record<string, unknown>) => ({ index, id: `call_${index}`, type: "function", function: { name: "delegate_task", arguments: JSON.stringify(args) } });
-    const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
     script = (messages) =>
       isResults(messages)
         ? `Results:\n${observationsIn(messages).join("\n")}`
         : { chunks: [choice({ role: "assistant", content: "Splitting it." }), choice({ tool_calls: [call(0, { ...HERO, priority: "medium" }), call(1, { ...FORM, priority: "medium" })] }), choice({}, "tool_calls")] };
-    /** For each commit that created tasks, their titles. */
-    const taskCommits: string[][] = [];
-    const { engine } = squad.backend;
-    const notify = engine.onCommit;
-    engine.onCommit = (changes, ts) => {
-      const created = changes.filter((c) => c.table === "tasks" && c.before === null && c.after !== null).map((c) => String((c.after as { title: string }).title));
-      if (created.length > 0) taskCommits.push(created);
-      notify(changes, ts);
-    };
+    const { taskCommits, stop } = recordTaskCommits();
     try {
       const taskId = await mention("Landing T", "@Jarvis split the landing page");
       const done = await newestRun(taskId, "completed");
@@ -175,14 +183,12 @@ describe("a reply's delegations one after another", () => {
       const calls = (await eventsOf(done._id)).flatMap((e) => (e.type === "tool_call" || e.type === "tool_result" ? [`${e.type} ${e.index}`] : []));
       expect(calls).toEqual(["tool_call 0", "tool_result 0", "tool_call 1", "tool_result 1"]);
     } finally {
-      engine.onCommit = notify;
+      stop();
     }
   });
 
   test("streamed one after the other, the calls completed while the first is announced join it: both tasks in one commit, each call announced and answered in order", async () => {
     // Each call in a chunk of its own, as a server streams them: the second is complete once the stream ends, while the first is being announced.
-    const call = (index: number, args: Record<string, unknown>) => ({ index, id: `call_${index}`, type: "function", function: { name: "delegate_task", arguments: JSON.stringify(args) } });
-    const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
     script = (messages) =>
       isResults(messages)
         ? `Results:\n${observationsIn(messages).join("\n")}`
@@ -194,14 +200,7 @@ describe("a reply's delegations one after another", () => {
               choice({}, "tool_calls"),
             ],
           };
-    const taskCommits: string[][] = [];
-    const { engine } = squad.backend;
-    const notify = engine.onCommit;
-    engine.onCommit = (changes, ts) => {
-      const created = changes.filter((c) => c.table === "tasks" && c.before === null && c.after !== null).map((c) => String((c.after as { title: string }).title));
-      if (created.length > 0) taskCommits.push(created);
-      notify(changes, ts);
-    };
+    const { taskCommits, stop } = recordTaskCommits();
     try {
       const taskId = await mention("Landing S", "@Jarvis split the landing page");
       const done = await newestRun(taskId, "completed");
@@ -213,7 +212,7 @@ describe("a reply's delegations one after another", () => {
       const said = (await thread(taskId)).filter((m) => m.content === "Splitting it.");
       expect(said).toHaveLength(1);
     } finally {
-      engine.onCommit = notify;
+      stop();
     }
   });
 
