@@ -29,6 +29,10 @@
  * most that age times the cores, 20 ms of the 1 s on 2 cores).
  */
 import { availableParallelism } from "node:os";
+// Node's own objects, not the globals: convex-test makes `performance` and `process` global accessors (its
+// per-transaction overrides), a context lookup per use, and the clock is read around every database call.
+import { performance } from "node:perf_hooks";
+import process from "node:process";
 import type { ConvexTestInternals } from "./convexTestInternals.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- convex-test internals are untyped */

@@ -76,7 +76,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     const onEnd = () => {
       settle();
-      resolve(Buffer.concat(chunks));
+      // A body in one chunk (a small request's) is that chunk: the stream hands it over, no copy.
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     };
     const onError = (error: Error) => {
       settle();

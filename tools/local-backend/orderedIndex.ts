@@ -41,7 +41,8 @@ function compareValue(a: Value | undefined, b: Value | undefined): number {
  * Convex's own comparison does.
  */
 function compareStrings(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
+  // Not Math.min: convex-test makes `Math` a global accessor (per-transaction overrides), a context lookup per use.
+  const length = a.length < b.length ? a.length : b.length;
   for (let i = 0; i < length; i++) {
     const x = a.charCodeAt(i);
     const y = b.charCodeAt(i);

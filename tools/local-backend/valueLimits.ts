@@ -40,14 +40,20 @@ export function valueLimits({ isSimpleObject }: ValueHelpers) {
   /**
    * How deep `value` nests (a primitive 0, an array or object one more than
    * its deepest member); throws the deployment's error for an array or
-   * object over its limit on the way, and for nesting past 64.
+   * object over its limit on the way, and for nesting past 64. No
+   * `Math.max`: convex-test makes `Math` a global accessor (its per-transaction
+   * overrides), a context lookup per use, and this runs per member of every
+   * value a function takes, returns or writes.
    */
   function checkValue(value: unknown): number {
     let nesting = 0;
     if (Array.isArray(value)) {
       if (value.length > MAX_ARRAY_LENGTH) throw new Error(`Array length is too long (${value.length} > maximum length ${MAX_ARRAY_LENGTH})`);
       let deepest = 0;
-      for (const item of value) deepest = Math.max(deepest, checkValue(item));
+      for (const item of value) {
+        const depth = checkValue(item);
+        if (depth > deepest) deepest = depth;
+      }
       nesting = deepest + 1;
     } else if (value !== null && typeof value === "object" && isSimpleObject(value)) {
       const object = value as Record<string, unknown>;
@@ -57,7 +63,8 @@ export function valueLimits({ isSimpleObject }: ValueHelpers) {
         const field = object[key];
         if (field === undefined) continue;
         fields += 1;
-        deepest = Math.max(deepest, checkValue(field));
+        const depth = checkValue(field);
+        if (depth > deepest) deepest = depth;
       }
       if (fields > MAX_OBJECT_FIELDS) throw new Error(`Object has too many fields (${fields} > maximum number ${MAX_OBJECT_FIELDS})`);
       nesting = deepest + 1;
