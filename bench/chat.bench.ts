@@ -449,7 +449,7 @@ export async function benchChatCompare(baselineRoot: string, rounds = 3): Promis
     ratio: median(side.rounds.map((r) => r.cpuPerPost / r.cpuPerNoop)),
   }));
   lines.push(
-    `medians: CPU/post ${base.cpu.toFixed(2)} → ${mine.cpu.toFixed(2)} ms (×${(base.cpu / mine.cpu).toFixed(2)} less); posts/s ${base.rate.toFixed(0)} → ${mine.rate.toFixed(0)} (×${(mine.rate / base.rate).toFixed(2)}); p99 ${base.p99.toFixed(0)} → ${mine.p99.toFixed(0)} ms; post / no-op CPU ${base.ratio.toFixed(2)}× → ${mine.ratio.toFixed(2)}× (target ≤ 3×)`,
+    `medians: CPU/post ${base.cpu.toFixed(2)} → ${mine.cpu.toFixed(2)} ms (×${(base.cpu / mine.cpu).toFixed(2)} less); posts/s ${base.rate.toFixed(0)} → ${mine.rate.toFixed(0)} (×${(mine.rate / base.rate).toFixed(2)}); p99 ${base.p99.toFixed(0)} → ${mine.p99.toFixed(0)} ms; post / no-op CPU ${base.ratio.toFixed(2)}× → ${mine.ratio.toFixed(2)}× (for the record: that target is retired)`,
     `machine load average (1 min) at the end: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
   );
   console.log(lines.join("\n"));
