@@ -132,7 +132,8 @@ async function deleteEndedRunSteps(ctx: MutationCtx, departmentId: Id<"departmen
       const { deleted, done } = await deleteRunSteps(ctx, run._id, left);
       left -= deleted;
       if (!done) break;
-      await markStepsDeleted(ctx, run._id, Date.now());
+      // A run that recorded no steps is left as it is: there is nothing its page would miss.
+      if (deleted > 0) await markStepsDeleted(ctx, run._id, Date.now());
     }
     sweptBefore = run._creationTime;
     if (left === 0) break;
