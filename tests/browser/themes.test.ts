@@ -137,10 +137,15 @@ describe("every screen in both themes passes axe-core's WCAG 2.1 AA rules", () =
     const asGrace = await journey.clientFor("Grace");
     const [department] = await asAda.query(api.departments.listMine, {});
     taskId = await asAda.mutation(api.tasks.create, { departmentId: department._id, title: "Launch week", description: "Everything for the **launch**.", assigneeSessionKeys: [] });
+    // One after the other: a mention that arrives while Jarvis's run is still queued folds into it, and the demo model
+    // answers only the mention its run was started for (the other is in the thread it reads).
     await asAda.mutation(api.messages.create, { taskId, content: "@Jarvis delegate the launch press kit to Writer" });
+    const subtasks = await until(() => asAda.query(api.tasks.listSubtasks, { taskId }), (list) => list.subtasks.length > 0, "the delegated subtask", RUN_MS);
+    // Jarvis idle again: his mention's run and the one Writer's result wakes have both ended.
+    const ended = ["completed", "error", "aborted"];
+    await until(() => asAda.query(api.runs.listForTask, { taskId }), (runs) => runs.length >= 2 && runs.every((run) => ended.includes(run.status)), "Jarvis's runs to end", RUN_MS);
     await asAda.mutation(api.messages.create, { taskId, content: "@Jarvis delegate the launch tagline to Writer, urgent" });
     await until(() => asAda.query(api.approvals.listForTask, { taskId }), (cards) => cards.some((card) => card.status === "pending"), "the approval card", RUN_MS);
-    const subtasks = await until(() => asAda.query(api.tasks.listSubtasks, { taskId }), (list) => list.subtasks.length > 0, "the delegated subtask", RUN_MS);
     subtaskId = subtasks.subtasks[0]._id;
     runId = (await asAda.query(api.runs.listForTask, { taskId }))[0]._id;
 
