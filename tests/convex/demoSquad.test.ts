@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
 import { parentStatusFromSubtasks } from "../../convex/lib/delegation";
-import { AGENTS, createTask, demoSquad, insertRun, type TestConvex, withClosedModel } from "./setup";
+import { AGENTS, createTask, demoSquad, insertRun, taskRow, type TestConvex, withClosedModel } from "./setup";
 
 /** Jarvis splits `parentTaskId`: one delegated card per title, to the given agent. */
 async function jarvisSplits(t: TestConvex, departmentId: Id<"departments">, parentTaskId: Id<"tasks">, parts: Array<[string, string]>): Promise<Array<Id<"tasks">>> {
@@ -163,19 +163,17 @@ describe("an agent's inbox task is no card", () => {
     const { t, departmentId, grace } = await demoSquad({ grace: true });
     const titles = async () => (await grace.query(api.tasks.list, { departmentId })).flatMap((column) => column.tasks.map((card) => card.title));
     await t.run(async (ctx) => {
-      await ctx.db.insert("tasks", {
-        departmentId,
-        title: "Inbox: Writer",
-        description: "",
-        status: "inbox",
-        priority: "medium",
-        tags: ["inbox"],
-        assigneeSessionKeys: [AGENTS.writer],
-        createdBy: "system",
-        order: 1,
-        updatedAt: 0,
-        delegationKey: `inbox:${AGENTS.writer}`,
-      });
+      await ctx.db.insert(
+        "tasks",
+        taskRow(departmentId, {
+          title: "Inbox: Writer",
+          priority: "medium",
+          tags: ["inbox"],
+          assigneeSessionKeys: [AGENTS.writer],
+          order: 1,
+          delegationKey: `inbox:${AGENTS.writer}`,
+        }),
+      );
     });
     const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
     expect(await titles()).toContain("Inbox: Writer");
