@@ -73,7 +73,27 @@ function signal(child: ChildProcess, sig: NodeJS.Signals): void {
   }
 }
 
+/** Raised when a port picked as free was taken by someone else before the stack bound it. */
+class PortTakenMeanwhile extends Error {}
+
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Ports are picked free and bound seconds later (the app's port only after the build), so on a
+ * busy machine another test's connection can take one meanwhile: the stack then exits with its
+ * "already in use" line, and it is started again on fresh ports.
+ */
 export async function startStack(options: { password: string; env?: Record<string, string> }): Promise<Stack> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startStackOnce(options);
+    } catch (error) {
+      if (!(error instanceof PortTakenMeanwhile) || attempt === PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function startStackOnce(options: { password: string; env?: Record<string, string> }): Promise<Stack> {
   const [apiPort, sitePort, webuiPort] = await freePorts(3);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "maestro-browser-"));
   const chunks: string[] = [];
@@ -155,9 +175,15 @@ export async function startStack(options: { password: string; env?: Record<strin
         clearTimeout(timer);
         reject(new Error(`Could not spawn the stack: ${error.message}`));
       });
-      child.once("exit", (code, sig) => {
+      child.once("exit", async (code, sig) => {
         clearTimeout(timer);
-        reject(new Error(`npm start stack exited (${code ?? sig}) before it was ready. Output:\n${output()}`));
+        // The last lines may still be in the pipes when "exit" fires.
+        await Promise.race([
+          Promise.all([child.stdout!, child.stderr!].map((stream) => (stream.readableEnded ? null : new Promise((done) => stream.once("end", done))))),
+          new Promise((done) => setTimeout(done, 1_000)),
+        ]);
+        const message = `npm start stack exited (${code ?? sig}) before it was ready. Output:\n${output()}`;
+        reject(/is already in use/.test(output()) ? new PortTakenMeanwhile(message) : new Error(message));
       });
     });
     return { ...ready, dataDir, output, stop };
