@@ -182,7 +182,7 @@ export function backendCpuMs(pid: number | undefined): number {
 }
 
 /** A process's resident memory now (VmRSS), or its peak so far (VmHWM: the highs between samples, start-up and compactions included), in bytes. */
-export function residentBytes(pid: number | undefined, field: "VmRSS" | "VmHWM" = "VmRSS"): number {
+export function residentBytes(pid: number | undefined, field: "VmRSS" | "VmHWM" | "RssAnon" | "RssFile" = "VmRSS"): number {
   const line = readFileSync(`/proc/${pid}/status`, "utf8")
     .split("\n")
     .find((l) => l.startsWith(`${field}:`));

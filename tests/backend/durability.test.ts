@@ -128,3 +128,38 @@ test("every acknowledged write survives SIGKILL while compactions run beside the
   for (const [id, body] of acknowledged) expect(byId.get(id)).toBe(body);
   expect(((await http.query(anyApi.notes.list, { channel: "seed" })) as unknown[]).length).toBe(3000);
 });
+
+test("a compaction walked while documents are deleted and added keeps every document that stayed, after a clean restart", async () => {
+  const dataDir = backends.dataDir();
+  // A log of 40 KB starts a compaction, so several walk the table while the deletes below run.
+  const env = { MAESTRO_COMPACT_LOG_BYTES: "40000" };
+  const first = await backends.spawn({ dataDir, env });
+  const admin = adminClient(first.url, first.adminKey);
+  for (let start = 0; start < 6000; start += 1000) await admin.mutation(anyApi.bench.seedBulk, { channel: "seed", count: 1000, startIndex: start });
+  const http = new ConvexHttpClient(first.url);
+  const seeded = (await http.query(anyApi.notes.list, { channel: "seed" })) as Array<{ id: string; body: string }>;
+  expect(seeded).toHaveLength(6000);
+  const compactions = () => first.output.join("").match(/Compaction: \d+ documents folded/g)?.length ?? 0;
+  const before = compactions();
+
+  // Every third seeded note is deleted, from the end of the table backwards (the part a running walk has yet to read),
+  // while new notes are added: each step of a walk finds the table changed under it.
+  const deleted = new Set<string>();
+  const added = new Map<string, string>();
+  const doomed = seeded.filter((_, i) => i % 3 === 0).reverse();
+  for (let i = 0; i < doomed.length; i++) {
+    await http.mutation(anyApi.bench.remove, { id: doomed[i].id });
+    deleted.add(doomed[i].id);
+    const body = `added ${i}`;
+    added.set((await http.mutation(anyApi.notes.add, { channel: "load", body })) as string, body);
+  }
+  await waitFor(() => compactions() >= before + 3, 60_000, "three compactions during the deletes");
+  await stopGracefully(first);
+
+  const second = await backends.spawn({ dataDir, env });
+  const after = new ConvexHttpClient(second.url);
+  const kept = (await after.query(anyApi.notes.list, { channel: "seed" })) as Array<{ id: string; body: string }>;
+  expect(kept.map((note) => note.id).sort()).toEqual(seeded.filter((note) => !deleted.has(note.id)).map((note) => note.id).sort());
+  const load = (await after.query(anyApi.notes.list, { channel: "load" })) as Array<{ id: string; body: string }>;
+  expect(new Map(load.map((note) => [note.id, note.body]))).toEqual(added);
+});

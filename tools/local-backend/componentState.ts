@@ -105,6 +105,21 @@ export class ComponentState {
     }
   }
 
+  /**
+   * Up to `limit` committed documents of `table` whose ids sort after
+   * `afterId` (from the first when null), in id order. A walk resumed from
+   * the last id it read sees every document that stayed in the table, however
+   * many were written or deleted between its steps (a compaction's walk).
+   */
+  documentsAfter(table: string, afterId: string | null, limit: number): any[] {
+    const index = this.ordered.get(table)?.get("by_id");
+    if (index === undefined) return [];
+    const start = afterId === null ? 0 : index.firstAfter([afterId], { start: 0, end: index.size });
+    const documents: any[] = [];
+    for (let position = start; position < index.size && documents.length < limit; position++) documents.push(index.document(position));
+    return documents;
+  }
+
   /** The table's indexes in order, created (empty) on first use. */
   private orderedIndexes(table: string): Map<string, OrderedIndex> {
     let indexes = this.ordered.get(table);

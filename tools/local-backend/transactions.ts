@@ -218,7 +218,6 @@ export class Transactions implements TransactionHooks<PendingWrites> {
         state.indexDocument(table, id, previous, next);
         changes.push({ id, component: state.path, table, before: previous, after: next });
         writes.push([id, next === null ? null : this.persistence.toStored(state, id, next)]);
-        this.persistence.track(state, id, next !== null);
         if (table === "_storage" && next === null && previous !== null) deletedFiles.push(id);
       }
     }
