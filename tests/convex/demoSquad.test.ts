@@ -250,4 +250,47 @@ describe("two quick mentions: both requests are answered (a mention folded into 
     expect(answer[0].text).toMatch(/^Status, Ada: /m);
     expect(answer[0].text).toMatch(/^Sure, Grace: I'll start with the data it needs/m);
   });
+
+  test("two DMs to Writer before her run starts: her one reply in the DM answers both; a DM from someone else is not folded into that run", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Can you write a tagline for the launch?" });
+    const second = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Also, what is the status of the signup form?" });
+    // Ada's DM is another conversation: the run's one reply goes to Grace's DM, so Ada's words are not folded into it.
+    const adas = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await admin.mutation(api.channelMessages.post, { channelId: adas, body: "Secret plans: can you review them?" });
+    const runs = await t.run(async (ctx) => await ctx.db.query("runs").collect());
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ foldedTriggers: 1, rerunRequested: false, queuedTriggers: [{ kind: "message", channelMessageId: second }] });
+    const attempt = await startRun(t, runs[0]._id);
+    expect((await roundInputs(t, runs[0]._id)).context.trigger.text).not.toContain("Secret plans");
+
+    const reply = await demoAnswer(t, runs[0]._id);
+    await t.mutation(internal.brain.writes.finish, { runId: runs[0]._id, attempt, status: "completed", reason: "replied", reply });
+    const history = await grace.query(api.channelMessages.history, { channelId: dm, paginationOpts: { numItems: 10, cursor: null } });
+    const answers = history.page.filter((m) => m.from.kind === "agent");
+    expect(answers).toHaveLength(1);
+    expect(answers[0].body).toMatch(/^Sure, Grace: here's a first line to start from/m);
+    expect(answers[0].body).toMatch(/^Status, Grace: /m);
+    expect(answers[0].body).not.toMatch(/Ada/);
+  });
+
+  test("in a channel, a second @Writer in the thread the run answers in folds into it; a new top-level post is a conversation of its own", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "launch", visibility: "project" });
+    const first = await admin.mutation(api.channelMessages.post, { channelId, body: "@Writer can you write a tagline for the launch?" });
+    const inThread = await grace.mutation(api.channelMessages.reply, { channelId, messageId: first, body: "@Writer and what is the status of the FAQ?" });
+    await grace.mutation(api.channelMessages.post, { channelId, body: "@Writer a new topic: can you review the pricing page?" });
+    const runs = await t.run(async (ctx) => await ctx.db.query("runs").collect());
+    expect(runs).toHaveLength(1);
+    expect(runs[0].queuedTriggers).toEqual([{ kind: "message", channelMessageId: inThread }]);
+    const attempt = await startRun(t, runs[0]._id);
+    const reply = await demoAnswer(t, runs[0]._id);
+    await t.mutation(internal.brain.writes.finish, { runId: runs[0]._id, attempt, status: "completed", reason: "replied", reply });
+    const thread = await admin.query(api.channelMessages.thread, { channelId, messageId: first });
+    const answers = thread.replies.filter((m) => m.from.kind === "agent");
+    expect(answers).toHaveLength(1);
+    expect(answers[0].body).toMatch(/^Sure, Ada: /m);
+    expect(answers[0].body).toMatch(/^Status, Grace: /m);
+  });
 });
