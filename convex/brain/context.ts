@@ -13,6 +13,7 @@ import { chatExcluded } from "../lib/chat";
 import { withAttachedFiles } from "../lib/files";
 import { withTaskLinks } from "../lib/taskLinks";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
+import { redactPii, type PiiRules } from "../lib/pii";
 import { cutQuote, whyWithFolded } from "../lib/runWhy";
 import { untrustedInline, untrustedName } from "../lib/untrusted";
 import { departmentAgents, departmentAgentsByKeys } from "../records/agents";
@@ -92,10 +93,11 @@ async function contentWithTaskLinks(ctx: QueryCtx, message: Doc<"messages">): Pr
  * its own answer instead of being left to the thread.
  */
 async function whyText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
-  const first = await triggerText(ctx, run, run.trigger, { folded: false });
+  const pii = await piiRulesOf(ctx, run.departmentId);
+  const first = await triggerText(ctx, run, run.trigger, { folded: false, pii });
   const folded = [];
   for (const trigger of run.queuedTriggers ?? []) {
-    const text = await triggerText(ctx, run, trigger, { folded: true });
+    const text = await triggerText(ctx, run, trigger, { folded: true, pii });
     if (text !== null) folded.push(text);
   }
   return whyWithFolded(first, folded);
@@ -104,11 +106,13 @@ async function whyText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
 /**
  * One trigger's line in the why. A folded one quotes at most
  * FOLDED_QUOTE_CHARS of its request, and is left out (null) once its message
- * was deleted, or when what it names is not in the run's department.
+ * was deleted, or when what it names is not in the run's department. Text
+ * that otherwise reaches the model only through the injection (a channel
+ * message, a #maestro line) has the department's PII rules applied, as there.
  */
-async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, { folded }: { folded: true }): Promise<string | null>;
-async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, { folded }: { folded: false }): Promise<string>;
-async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, { folded }: { folded: boolean }): Promise<string | null> {
+async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, how: { folded: true; pii: PiiRules }): Promise<string | null>;
+async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, how: { folded: false; pii: PiiRules }): Promise<string>;
+async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, { folded, pii }: { folded: boolean; pii: PiiRules }): Promise<string | null> {
   const cut = (text: string) => (folded ? cutQuote(text) : text);
   const found = trigger.messageId === undefined ? null : await ctx.db.get("messages", trigger.messageId);
   const message = found !== null && found.departmentId === run.departmentId && !(folded && found.deletedAt !== undefined) ? found : null;
@@ -122,7 +126,7 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger,
         // A #maestro mention: its line in the chat, as the scanner left it.
         const line = await chatMessageById(ctx, trigger.chatId);
         if (line === null || line.departmentId !== run.departmentId) return folded ? null : "You were @mentioned by someone in #maestro";
-        return `You were @mentioned by ${untrustedName(line.postedBy?.name ?? line.author)} in #maestro: "${untrustedInline(cut(line.text))}"`;
+        return `You were @mentioned by ${untrustedName(line.postedBy?.name ?? line.author)} in #maestro: "${untrustedInline(cut(redactPii(line.text, pii)))}"`;
       }
       return `You were @mentioned by ${message === null ? "someone" : untrustedName(actorName(message.author))}${quoted}`;
     }
@@ -136,7 +140,7 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger,
       if (folded && sent === null) return null;
       const from = sent === null ? "someone" : untrustedName(actorName(sent.from));
       if (sent !== null && !sent.blocking) {
-        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${untrustedInline(cut(await bodyWithTaskLinks(ctx, sent)))}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
+        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${untrustedInline(cut(redactPii(await bodyWithTaskLinks(ctx, sent), pii)))}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
       }
       return `${from} sent you a blocking message (it opens the messages for you${sent === null ? "" : `; message id ${sent._id}`}). Answer it first: your final reply is posted where it was sent${sent === null ? "" : sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself; then go on.`;
     }

@@ -229,6 +229,33 @@ describe("enqueueRun through triggers", () => {
     );
   });
 
+  test("a folded DM or #maestro line has the department's PII rules applied as the injection would; a message of another department is never quoted", async () => {
+    const { t, departmentId, admin, grace, other } = await demoSquad({ grace: true, other: true });
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Can you write a tagline?" });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "And mail it to grace@example.com please" });
+    const [run] = await allRuns(t);
+    expect(run.queuedTriggers).toHaveLength(1);
+    // A trigger naming another department's message (no path of Maestro's makes one): left out, not quoted.
+    const otherTask = await other.member.mutation(api.tasks.create, { departmentId: other.departmentId, title: "Theirs", description: "", assigneeSessionKeys: [] });
+    const theirs = await other.member.mutation(api.messages.create, { taskId: otherTask, content: "their private plans" });
+    await t.run(async (ctx) => {
+      const row = (await ctx.db.get("runs", run._id))!;
+      await ctx.db.patch("runs", run._id, { queuedTriggers: [...(row.queuedTriggers ?? []), { kind: "mentioned", messageId: theirs }] });
+    });
+    await t.mutation(internal.brain.writes.start, { runId: run._id });
+    const why = (await roundInputs(t, run._id)).context.trigger.text;
+    expect(why).toContain("And mail it to [email] please");
+    expect(why).not.toContain("grace@example.com");
+    expect(why).not.toContain("their private plans");
+
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Dev Bot hello" });
+    await grace.mutation(api.chat.postAsHuman, { departmentId, text: "@Dev Bot call me on +44 20 7946 0958" });
+    const devRun = (await allRuns(t)).find((r) => r.agentSessionKey === AGENTS.devBot)!;
+    const devWhy = (await roundInputs(t, devRun._id)).context.trigger.text;
+    expect(devWhy).toMatch(/You were @mentioned by Grace in #maestro: "@Dev Bot call me on \[phone\]"$/);
+  });
+
   test("the folded requests' quotes are bounded: each cut, together within their token budget, and the run keeps at most MAX_QUEUED_TRIGGERS", async () => {
     const long = `You were @mentioned by Grace: "${"word ".repeat(FOLDED_QUOTE_CHARS)}"`;
     const why = whyWithFolded("You were @mentioned by Ada", Array.from({ length: 10 }, () => long), FOLDED_WHY_TOKENS);
