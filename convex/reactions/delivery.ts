@@ -8,8 +8,8 @@
  * one starts a run whatever the message's importance; a busy one's run opens
  * its next model call with a blocking message, and sees any other when it
  * ends (one asking again in the same conversation before its run started is
- * folded into that run, and answered with it). Only people's messages start runs, so two agents cannot keep each
- * other running.
+ * folded into that run, and answered with it). Only people's messages start
+ * runs, so two agents cannot keep each other running.
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
@@ -128,7 +128,9 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
  * @mention) that is idle is woken by a person's message, whatever its
  * importance; a busy one is interrupted at its next model call only by a
  * blocking message (the spec's "Blocking"), and otherwise sees the message
- * when its run ends (reactions/runEnd wakes it for what it did not see).
+ * when its run ends (reactions/runEnd wakes it for what it did not see),
+ * unless its run has not started yet and the message asks again where that
+ * run will answer: then the run takes it up too (askedAgainBeforeStart).
  * Followers of a channel get a blocking message in their next call but are
  * not woken for it.
  */
