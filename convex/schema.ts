@@ -328,6 +328,8 @@ export default defineSchema({
     rerunRequested: v.boolean(),
     /** The newest trigger folded in while running: what the follow-up run answers. */
     foldedTrigger: v.optional(vRunTrigger),
+    /** Triggers folded in while the run was still queued, oldest first (at most lib/limits MAX_QUEUED_TRIGGERS): its "why" names each (brain/context). */
+    queuedTriggers: v.optional(v.array(vRunTrigger)),
     delegations: v.number(),
     /** Loop guards that stopped something in this run, in words. */
     guards: v.array(v.string()),

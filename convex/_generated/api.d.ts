@@ -94,6 +94,7 @@ import type * as lib_roles from "../lib/roles.js";
 import type * as lib_runEvents from "../lib/runEvents.js";
 import type * as lib_runLease from "../lib/runLease.js";
 import type * as lib_runTimeline from "../lib/runTimeline.js";
+import type * as lib_runWhy from "../lib/runWhy.js";
 import type * as lib_secrets_index from "../lib/secrets/index.js";
 import type * as lib_secrets_keywords from "../lib/secrets/keywords.js";
 import type * as lib_secrets_minted from "../lib/secrets/minted.js";
@@ -295,6 +296,7 @@ declare const fullApi: ApiFromModules<{
   "lib/runEvents": typeof lib_runEvents;
   "lib/runLease": typeof lib_runLease;
   "lib/runTimeline": typeof lib_runTimeline;
+  "lib/runWhy": typeof lib_runWhy;
   "lib/secrets/index": typeof lib_secrets_index;
   "lib/secrets/keywords": typeof lib_secrets_keywords;
   "lib/secrets/minted": typeof lib_secrets_minted;

@@ -13,13 +13,15 @@ import { chatExcluded } from "../lib/chat";
 import { withAttachedFiles } from "../lib/files";
 import { withTaskLinks } from "../lib/taskLinks";
 import { countTokens, keepNewestWithinBudget } from "../lib/tokens";
-import { untrustedInline } from "../lib/untrusted";
+import { redactPii, type PiiRules } from "../lib/pii";
+import { cutQuote, whyWithFolded } from "../lib/runWhy";
+import { untrustedInline, untrustedName } from "../lib/untrusted";
 import { departmentAgents, departmentAgentsByKeys } from "../records/agents";
-import { chatContextOfAgent, vRunChatContext } from "../records/chat";
+import { chatContextOfAgent, chatMessageById, vRunChatContext } from "../records/chat";
 import { bodyWithTaskLinks, inboxOfRun, vRunInbox } from "../records/inbox";
 import { newestMessages } from "../records/messages";
 import { projectGraphOf, vProjectGraph } from "../records/projectGraph";
-import { getRunX } from "../records/runs";
+import { getRunX, type RunTrigger } from "../records/runs";
 import { chatSettings, leadModeFor, piiRulesOf, summariserForRun, toolCallModeOf } from "../records/settings";
 import { alreadyActed as actedBefore } from "../records/toolEffects";
 import { permittedTools } from "../tools/registry";
@@ -84,28 +86,66 @@ async function contentWithTaskLinks(ctx: QueryCtx, message: Doc<"messages">): Pr
   return withTaskLinks(content, links);
 }
 
-async function triggerText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
-  const message = run.trigger.messageId === undefined ? null : await ctx.db.get("messages", run.trigger.messageId);
-  const quoted = message === null ? "" : `: "${untrustedInline(await contentWithTaskLinks(ctx, message))}"`;
-  switch (run.trigger.kind) {
+/**
+ * What a run is told it is here for: the trigger it was started for, then
+ * each request folded into it while it was still queued (lib/runWhy), every
+ * one quoted and framed as the first is, so a second person's request gets
+ * its own answer instead of being left to the thread.
+ */
+async function whyText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
+  const pii = await piiRulesOf(ctx, run.departmentId);
+  const first = await triggerText(ctx, run, run.trigger, { folded: false, pii });
+  const folded = [];
+  for (const trigger of run.queuedTriggers ?? []) {
+    const text = await triggerText(ctx, run, trigger, { folded: true, pii });
+    if (text !== null) folded.push(text);
+  }
+  return whyWithFolded(first, folded);
+}
+
+/**
+ * One trigger's line in the why. A folded one quotes at most
+ * FOLDED_QUOTE_CHARS of its request, and is left out (null) once its message
+ * was deleted, or when what it names is not in the run's department. Text
+ * that otherwise reaches the model only through the injection (a channel
+ * message, a #maestro line) has the department's PII rules applied, as there.
+ */
+async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, how: { folded: true; pii: PiiRules }): Promise<string | null>;
+async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, how: { folded: false; pii: PiiRules }): Promise<string>;
+async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, { folded, pii }: { folded: boolean; pii: PiiRules }): Promise<string | null> {
+  const cut = (text: string) => (folded ? cutQuote(text) : text);
+  const found = trigger.messageId === undefined ? null : await ctx.db.get("messages", trigger.messageId);
+  const message = found !== null && found.departmentId === run.departmentId && !(folded && found.deletedAt !== undefined) ? found : null;
+  if (folded && trigger.messageId !== undefined && message === null) return null;
+  const quoted = message === null ? "" : `: "${untrustedInline(cut(await contentWithTaskLinks(ctx, message)))}"`;
+  switch (trigger.kind) {
     case "assigned":
       return "You were assigned this task.";
-    case "mentioned":
-      return `You were @mentioned by ${message === null ? "someone" : actorName(message.author)}${quoted}`;
+    case "mentioned": {
+      if (trigger.chatId !== undefined) {
+        // A #maestro mention: its line in the chat, as the scanner left it.
+        const line = await chatMessageById(ctx, trigger.chatId);
+        if (line === null || line.departmentId !== run.departmentId) return folded ? null : "You were @mentioned by someone in #maestro";
+        return `You were @mentioned by ${untrustedName(line.postedBy?.name ?? line.author)} in #maestro: "${untrustedInline(cut(redactPii(line.text, pii)))}"`;
+      }
+      return `You were @mentioned by ${message === null ? "someone" : untrustedName(actorName(message.author))}${quoted}`;
+    }
     case "delegation_result":
-      return `A task you delegated changed: ${run.trigger.note ?? message?.content ?? ""}\n${RESULT_INFORMS}`;
+      return `A task you delegated changed: ${trigger.note ?? message?.content ?? ""}\n${RESULT_INFORMS}`;
     case "answer":
       return `A human answered your question${quoted}`;
     case "message": {
-      const sent = run.trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", run.trigger.channelMessageId);
-      const from = sent === null ? "someone" : actorName(sent.from);
+      const found = trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", trigger.channelMessageId);
+      const sent = found !== null && found.departmentId === run.departmentId && !(folded && found.deletedAt !== undefined) ? found : null;
+      if (folded && sent === null) return null;
+      const from = sent === null ? "someone" : untrustedName(actorName(sent.from));
       if (sent !== null && !sent.blocking) {
-        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${untrustedInline(await bodyWithTaskLinks(ctx, sent))}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
+        return `${from} sent you a message (message id ${sent._id}${sent.type === "dm" ? ", a DM" : ""}): "${untrustedInline(cut(redactPii(await bodyWithTaskLinks(ctx, sent), pii)))}". Answer it: your final reply is posted where it was sent${sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself, and do what it asks with your tools.`;
       }
       return `${from} sent you a blocking message (it opens the messages for you${sent === null ? "" : `; message id ${sent._id}`}). Answer it first: your final reply is posted where it was sent${sent === null ? "" : sent.type === "dm" ? " (the DM)" : " (its thread)"}, so say the answer itself; then go on.`;
     }
     case "nudge":
-      return `Your last run here has ended. ${run.trigger.note ?? "Messages arrived while you worked."} They are in the messages for you: answer any that needs you with your messaging tools; if none does, reply with nothing.`;
+      return `Your last run here has ended. ${trigger.note ?? "Messages arrived while you worked."} They are in the messages for you: answer any that needs you with your messaging tools; if none does, reply with nothing.`;
   }
 }
 
@@ -188,7 +228,7 @@ async function assembledContextOf(ctx: QueryCtx, run: Doc<"runs">, agent: Doc<"a
     },
     thread: kept,
     threadOmitted: dropped > 0 || recent.length === MAX_THREAD_MESSAGES,
-    trigger: { kind: run.trigger.kind, text: await triggerText(ctx, run) },
+    trigger: { kind: run.trigger.kind, text: await whyText(ctx, run) },
     tools: permittedTools(agent.allowedTools, { chatEnabled, architect: chatExcluded(agent) }).map(({ name, description, usage }) => ({
       name,
       description,

@@ -43,6 +43,8 @@ export const MAX_SUBTASKS = 100;
 export const MAX_TASKS_PER_COLUMN = 500;
 /** Runs of one agent (or one task) scanned for the one in progress. */
 export const ACTIVE_RUN_SCAN = 20;
+/** Triggers folded into a run while it was still queued that the run keeps, to name each in its "why" (brain/context); more are only counted. */
+export const MAX_QUEUED_TRIGGERS = 20;
 
 /**
  * How long a run waits for an outside executor to hand back an external

@@ -7,8 +7,9 @@
  * @mention) hear of it (messaging spec, "Blocking vs Non-blocking"): an idle
  * one starts a run whatever the message's importance; a busy one's run opens
  * its next model call with a blocking message, and sees any other when it
- * ends. Only people's messages start runs, so two agents cannot keep each
- * other running.
+ * ends (one asking again in the same conversation before its run started is
+ * folded into that run, and answered with it). Only people's messages start
+ * runs, so two agents cannot keep each other running.
  */
 import type { Doc, Id } from "../_generated/dataModel";
 import type { MutationCtx } from "../_generated/server";
@@ -127,7 +128,9 @@ export async function postChannelMessage(ctx: MutationCtx, input: PostInput): Pr
  * @mention) that is idle is woken by a person's message, whatever its
  * importance; a busy one is interrupted at its next model call only by a
  * blocking message (the spec's "Blocking"), and otherwise sees the message
- * when its run ends (reactions/runEnd wakes it for what it did not see).
+ * when its run ends (reactions/runEnd wakes it for what it did not see),
+ * unless its run has not started yet and the message asks again where that
+ * run will answer: then the run takes it up too (askedAgainBeforeStart).
  * Followers of a channel get a blocking message in their next call but are
  * not woken for it.
  */
@@ -139,7 +142,11 @@ async function deliverToAddressed(ctx: MutationCtx, messageId: Id<"channelMessag
     const agent = await agentBySessionKey(ctx, key);
     if (agent === null || agent.departmentId !== message.departmentId) continue;
     const busy = await runInProgressOf(ctx, agent, message.context.taskId);
-    if (busy !== null) {
+    if (busy !== null && !message.blocking && message.from.kind === "member" && (await askedAgainBeforeStart(ctx, busy, message))) {
+      // Its why names this one too (brain/context), and its one reply answers in that conversation.
+      const folded = await enqueueRun(ctx, agent, busy.taskId, { kind: "message", channelMessageId: message._id });
+      if (folded.runId !== null) await recordOnTimeline(ctx, agent, busy.taskId, message);
+    } else if (busy !== null) {
       if (!message.blocking) continue;
       // Folded without a rerun: the next model call opens with it, and a run that ends first wakes again (reactions/runEnd).
       await foldIntoRun(ctx, busy, { kind: "message", channelMessageId: message._id });
@@ -148,6 +155,21 @@ async function deliverToAddressed(ctx: MutationCtx, messageId: Id<"channelMessag
       await startFor(ctx, agent, message);
     }
   }
+}
+
+/**
+ * Whether `message` asks the agent again, before its run `busy` started, in
+ * the conversation that run was started for and will answer in (the same
+ * DM, or the same thread of a channel): then it is folded into the run
+ * rather than left to the messages for it, so it gets an answer of its own.
+ * A message elsewhere is not: the run's one reply would answer it in the
+ * wrong place (a DM's words in a channel).
+ */
+async function askedAgainBeforeStart(ctx: MutationCtx, busy: Doc<"runs">, message: Doc<"channelMessages">): Promise<boolean> {
+  if (busy.status !== "queued" || busy.trigger.kind !== "message" || busy.trigger.channelMessageId === undefined) return false;
+  const asked = await ctx.db.get("channelMessages", busy.trigger.channelMessageId);
+  if (asked === null || asked.channelId !== message.channelId) return false;
+  return message.type === "dm" || (asked.threadRootId ?? asked._id) === (message.threadRootId ?? message._id);
 }
 
 /**

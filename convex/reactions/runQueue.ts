@@ -29,8 +29,9 @@ export type Enqueued = { runId: Id<"runs">; folded: boolean } | { runId: null; n
 
 /**
  * Starts a run of `agent` on `taskId`, or folds the trigger into the run
- * already queued, running or waiting there (which then runs once more when
- * done), so an agent never thinks twice in parallel about one task.
+ * already queued (whose "why" then names it too), running or waiting there
+ * (which then runs once more when done), so an agent never thinks twice in
+ * parallel about one task.
  */
 export async function enqueueRun(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<"tasks">, trigger: RunTrigger): Promise<Enqueued> {
   if (agent.status === "offline") return { runId: null, note: `${agent.name} is offline` };
@@ -44,7 +45,7 @@ export async function enqueueRun(ctx: MutationCtx, agent: Doc<"agents">, taskId:
   if (modelProblem !== null) return { runId: null, note: modelProblem };
   const existing = await activeRunOfAgentOnTask(ctx, agent.sessionKey, taskId);
   if (existing !== null) {
-    await foldTrigger(ctx, existing, trigger);
+    await foldTrigger(ctx, existing, trigger, { answer: true });
     await submitTrigger(ctx, existing._id, trigger);
     return { runId: existing._id, folded: true };
   }
@@ -84,7 +85,7 @@ async function budgetRefusal(ctx: MutationCtx, agent: Doc<"agents">, taskId: Id<
  * (a blocking message to a busy agent): its next model call opens with it.
  */
 export async function foldIntoRun(ctx: MutationCtx, run: Doc<"runs">, trigger: RunTrigger): Promise<void> {
-  await foldTrigger(ctx, run, null);
+  await foldTrigger(ctx, run, trigger, { answer: false });
   await submitTrigger(ctx, run._id, trigger);
 }
 

@@ -8,7 +8,7 @@ import type { PaginationOptions } from "convex/server";
 import { type Infer, v } from "convex/values";
 import type { Doc, Id } from "../_generated/dataModel";
 import { env, type MutationCtx, type QueryCtx } from "../_generated/server";
-import { ACTIVE_RUN_SCAN } from "../lib/limits";
+import { ACTIVE_RUN_SCAN, MAX_QUEUED_TRIGGERS } from "../lib/limits";
 import { modelLabel } from "../lib/modelConfig";
 import { runLeaseMs } from "../lib/runLease";
 import { vRunTiming, type RunStatus, type RunTriggerKind, type ToolCallRecord } from "../validators";
@@ -143,17 +143,28 @@ export async function insertRun(ctx: MutationCtx, agent: Doc<"agents">, taskId: 
 }
 
 /**
- * A trigger folded into a run already under way. A running or waiting run
- * has read its context already, so it answers the trigger in a follow-up
- * run (`rerun`); a queued one will see it when it starts.
+ * A trigger folded into a run already under way. One that asks for an
+ * answer of its own (`answer`: an assignment, a mention, a message that
+ * would have started a run) is answered by a running or waiting run in a
+ * follow-up run (`rerun`: it has read its context already), and named in a
+ * queued run's "why" when it starts (`queuedTriggers`, brain/context), so
+ * every request folded in before the start is answered, not only the first.
  */
-export async function foldTrigger(ctx: MutationCtx, run: Doc<"runs">, trigger: RunTrigger | null): Promise<void> {
-  const rerun = trigger !== null && (run.status === "running" || run.status === "waiting");
+export async function foldTrigger(ctx: MutationCtx, run: Doc<"runs">, trigger: RunTrigger, { answer }: { answer: boolean }): Promise<void> {
+  const rerun = answer && (run.status === "running" || run.status === "waiting");
+  const queued = run.queuedTriggers ?? [];
+  const named = answer && run.status === "queued" && queued.length < MAX_QUEUED_TRIGGERS && ![run.trigger, ...queued].some((t) => sameTrigger(t, trigger));
   await ctx.db.patch("runs", run._id, {
     foldedTriggers: run.foldedTriggers + 1,
     rerunRequested: run.rerunRequested || rerun,
     ...(rerun ? { foldedTrigger: trigger } : {}),
+    ...(named ? { queuedTriggers: [...queued, trigger] } : {}),
   });
+}
+
+/** Whether two triggers are the same request (the same message, chat line, or a repeat of the same kind naming none). */
+function sameTrigger(a: RunTrigger, b: RunTrigger): boolean {
+  return a.kind === b.kind && a.messageId === b.messageId && a.channelMessageId === b.channelMessageId && a.chatId === b.chatId && a.note === b.note;
 }
 
 /**

@@ -4,7 +4,7 @@
  * 127.0.0.1 that answers each request from what the prompt says.
  */
 import path from "node:path";
-import type { ConvexHttpClient } from "convex/browser";
+import { ConvexHttpClient } from "convex/browser";
 import { anyApi } from "convex/server";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { api } from "../../convex/_generated/api";
@@ -13,6 +13,7 @@ import type { ChatMessage } from "../../convex/brain/model";
 import { PROJECT_ROOT, seedDemoSquad, startTestBackend, waitFor } from "./helpers";
 import { recordConsoleLog } from "./lifecycle";
 import { scriptedModelEnv, startScriptedModel, lastUser } from "./scriptedModel";
+import { demoReply } from "../../tools/demo-model/rules";
 
 type Backend = Awaited<ReturnType<typeof startTestBackend>>;
 type Script = (request: { model: string; messages: ChatMessage[] }) => string | { status: number };
@@ -22,6 +23,7 @@ let model: Awaited<ReturnType<typeof startScriptedModel>>;
 let ada: ConvexHttpClient;
 let admin: ConvexHttpClient;
 let departmentId: Id<"departments">;
+let token: string;
 /** Per-agent behaviour of the scripted model, swapped by each test. */
 let script: Script = () => "Nothing to do.";
 const logs: string[] = [];
@@ -59,7 +61,7 @@ beforeAll(async () => {
   });
   recordConsoleLog(logs);
   backend = await startTestBackend({ convexDir: path.join(PROJECT_ROOT, "convex") });
-  ({ admin, member: ada, departmentId } = await seedDemoSquad(backend));
+  ({ admin, member: ada, departmentId, token } = await seedDemoSquad(backend));
 });
 
 afterAll(async () => {
@@ -570,5 +572,28 @@ describe("blocking messages in runs", () => {
       ["member", "Stop the newsletter, the price is wrong"],
     ]);
     expect((await thread(taskId)).some((m) => m.content === "Stopping the newsletter now.")).toBe(false);
+  });
+});
+
+describe("two quick mentions, with the demo model", () => {
+  test("two requests to Jarvis sent one right after the other are both answered: one delegation each, whether the second found his run queued or running", async () => {
+    script = ({ messages }) => demoReply(messages);
+    const taskId = await newTask("Launch week");
+    // Sent at once, as two people would (two connections): the second usually finds Jarvis's run still queued.
+    const other = new ConvexHttpClient(backend.url);
+    other.setAuth(token);
+    await Promise.all([
+      ada.mutation(api.messages.create, { taskId, content: "@Jarvis delegate the launch press kit to Writer" }),
+      other.mutation(api.messages.create, { taskId, content: "@Jarvis delegate the launch tagline to Writer" }),
+    ]);
+    const subtasks = async () => (await ada.query(api.tasks.listSubtasks, { taskId })).subtasks;
+    await waitFor(async () => (await subtasks()).length >= 2, 30_000, "a delegation for each request");
+    expect((await subtasks()).map((s) => s.title).sort()).toEqual(["Launch press kit", "Launch tagline"]);
+    // Everything settles: Jarvis's runs and Writer's on the delegated cards.
+    await waitFor(async () => {
+      const all = [...(await runsOf(taskId)), ...(await Promise.all((await subtasks()).map((s) => runsOf(s._id)))).flat()];
+      return allEnded(all);
+    }, 30_000, "every run to end");
+    expect(await subtasks()).toHaveLength(2);
   });
 });

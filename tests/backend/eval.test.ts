@@ -43,12 +43,15 @@ let index = 0;
 /** Runs one scenario with `modelName` in a fresh department of the shared backend. */
 const run = (modelName: string, id: string) => runScenario(squad.owner, byId(id), modelName, index++, 30_000);
 
-/** What the demo model cannot do: read a request it is only pointed to, a role or a name it does not spell, or tell pasted text from the request. */
-const DEMO_FAILS = ["buried-earlier", "chat-request", "chat-split", "injection-inline", "role-designer", "role-engineer", "typo-writer"];
+/**
+ * What the demo model cannot do: read a request it is only pointed to, a role or a name it does not spell, or tell pasted
+ * text from the request. A plain request in #maestro it does answer: its @Jarvis there wakes him with the line quoted.
+ */
+const DEMO_FAILS = ["buried-earlier", "chat-split", "injection-inline", "role-designer", "role-engineer", "typo-writer"];
 
 describe("the demo model over the whole suite", () => {
   test(
-    "passes every scenario but the seven it cannot read, each failing for its reason; the figures add up",
+    "passes every scenario but the six it cannot read, each failing for its reason; the figures add up",
     async () => {
       const suite = await runSuite({ scenarios, model: DEMO_MODEL_ID, concurrency: 4 });
       const verdict = (id: string) => suite.verdicts.find((v) => v.id === id)!;

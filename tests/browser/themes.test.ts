@@ -137,8 +137,9 @@ describe("every screen in both themes passes axe-core's WCAG 2.1 AA rules", () =
     const asGrace = await journey.clientFor("Grace");
     const [department] = await asAda.query(api.departments.listMine, {});
     taskId = await asAda.mutation(api.tasks.create, { departmentId: department._id, title: "Launch week", description: "Everything for the **launch**.", assigneeSessionKeys: [] });
-    // One after the other: a mention that arrives while Jarvis's run is still queued folds into it, and the demo model
-    // answers only the mention its run was started for (the other is in the thread it reads).
+    // One after the other, so the screens show one settled run per request. Sent back to back, both would be answered
+    // too: a mention that arrives while Jarvis's run is still queued folds into it and is named in its why (lib/runWhy),
+    // one that arrives while it runs gets a follow-up run.
     await asAda.mutation(api.messages.create, { taskId, content: "@Jarvis delegate the launch press kit to Writer" });
     const subtasks = await until(() => asAda.query(api.tasks.listSubtasks, { taskId }), (list) => list.subtasks.length > 0, "the delegated subtask", RUN_MS);
     // Jarvis idle again: his mention's run and the one Writer's result wakes have both ended.

@@ -8,8 +8,14 @@
 import { describe, expect, test } from "vitest";
 import { api, internal } from "../../convex/_generated/api";
 import type { Id } from "../../convex/_generated/dataModel";
+import { assemblePrompt, BASE_MIDDLEWARES, injectionMiddleware } from "../../convex/brain/prompt";
+import { brainConfig } from "../../convex/lib/brainConfig";
 import { parentStatusFromSubtasks } from "../../convex/lib/delegation";
-import { AGENTS, createTask, demoSquad, insertRun, taskRow, type TestConvex, withClosedModel } from "./setup";
+import { parseToolCalls } from "../../convex/lib/toolCalls";
+import { toolFunctions } from "../../convex/tools/registry";
+import { textConversation } from "../../tools/demo-model/native";
+import { demoReply } from "../../tools/demo-model/rules";
+import { AGENTS, createTask, demoSquad, insertRun, roundInputs, startRun, taskRow, type TestConvex, withClosedModel } from "./setup";
 
 /** Jarvis splits `parentTaskId`: one delegated card per title, to the given agent. */
 async function jarvisSplits(t: TestConvex, departmentId: Id<"departments">, parentTaskId: Id<"tasks">, parts: Array<[string, string]>): Promise<Array<Id<"tasks">>> {
@@ -179,5 +185,112 @@ describe("an agent's inbox task is no card", () => {
     expect(await titles()).toContain("Inbox: Writer");
     await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Hello Writer" });
     expect(await titles()).not.toContain("Inbox: Writer");
+  });
+});
+
+/**
+ * The run's first model call as the run action builds it (brain/run: the
+ * base chain, then the one injection step over what roundInputs read, and
+ * its native tools), answered by the demo model as its server would.
+ */
+async function demoAnswer(t: TestConvex, runId: Id<"runs">): Promise<string> {
+  const inputs = await roundInputs(t, runId);
+  const injection = injectionMiddleware(
+    { inbox: async () => inputs.inbox, chat: async () => inputs.chat, pack: async () => inputs.pack },
+    brainConfig().injectionTokenBudget,
+    { pii: inputs.injection.pii },
+  );
+  const { messages } = await assemblePrompt(inputs.context, [...BASE_MIDDLEWARES, injection]);
+  // Native tools travel beside the prompt; the demo server reads them into its text form (tools/demo-model/native).
+  const tools = inputs.context.toolCalls !== "text" && inputs.context.tools.length > 0 ? toolFunctions(inputs.context.tools) : undefined;
+  return demoReply(tools === undefined ? messages : textConversation(messages, tools)!);
+}
+
+describe("two quick mentions: both requests are answered (a mention folded into a queued run)", () => {
+  withClosedModel();
+
+  test("two people @Jarvis on a task before his run starts: one run, and the demo model delegates both requests, the urgent one at high priority", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    const taskId = await createTask(admin, departmentId, { title: "Launch week" });
+    for (const [who, content] of [
+      [admin, "@Jarvis delegate the launch press kit to Writer"],
+      [grace, "@Jarvis delegate the launch tagline to Writer, urgent"],
+    ] as const) {
+      const messageId = await who.mutation(api.messages.create, { taskId, content });
+      await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
+    }
+    const runs = await t.run(async (ctx) => await ctx.db.query("runs").collect());
+    expect(runs).toHaveLength(1);
+    await startRun(t, runs[0]._id);
+
+    const calls = parseToolCalls(await demoAnswer(t, runs[0]._id));
+    expect(calls.map((call) => [call.name, call.args?.assignees, call.args?.priority])).toEqual([
+      ["delegate_task", ["Writer"], "medium"],
+      ["delegate_task", ["Writer"], "high"],
+    ]);
+    expect(String(calls[0].args?.title)).toMatch(/press kit/i);
+    expect(String(calls[1].args?.title)).toMatch(/tagline/i);
+  });
+
+  test("two people @Dev Bot in #maestro before his run starts: his one reply in #maestro answers each of them by name", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Dev Bot what is the status of the signup form?" });
+    await grace.mutation(api.chat.postAsHuman, { departmentId, text: "@Dev Bot can you fix the login bug?" });
+    const runs = await t.run(async (ctx) => await ctx.db.query("runs").collect());
+    expect(runs).toHaveLength(1);
+    const attempt = await startRun(t, runs[0]._id);
+
+    const reply = await demoAnswer(t, runs[0]._id);
+    expect(parseToolCalls(reply)).toEqual([]);
+    await t.mutation(internal.brain.writes.finish, { runId: runs[0]._id, attempt, status: "completed", reason: "replied", reply });
+    const chat = await admin.query(api.chat.list, { departmentId });
+    const answer = chat.filter((line) => line.author === "@dev-bot");
+    expect(answer).toHaveLength(1);
+    // Ada asked for a status, Grace for a fix: each gets her own answer.
+    expect(answer[0].text).toMatch(/^Status, Ada: /m);
+    expect(answer[0].text).toMatch(/^Sure, Grace: I'll start with the data it needs/m);
+  });
+
+  test("two DMs to Writer before her run starts: her one reply in the DM answers both; a DM from someone else is not folded into that run", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    const dm = await grace.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Can you write a tagline for the launch?" });
+    const second = await grace.mutation(api.channelMessages.post, { channelId: dm, body: "Also, what is the status of the signup form?" });
+    // Ada's DM is another conversation: the run's one reply goes to Grace's DM, so Ada's words are not folded into it.
+    const adas = await admin.mutation(api.channels.openDm, { departmentId, participantKeys: [AGENTS.writer] });
+    await admin.mutation(api.channelMessages.post, { channelId: adas, body: "Secret plans: can you review them?" });
+    const runs = await t.run(async (ctx) => await ctx.db.query("runs").collect());
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ foldedTriggers: 1, rerunRequested: false, queuedTriggers: [{ kind: "message", channelMessageId: second }] });
+    const attempt = await startRun(t, runs[0]._id);
+    expect((await roundInputs(t, runs[0]._id)).context.trigger.text).not.toContain("Secret plans");
+
+    const reply = await demoAnswer(t, runs[0]._id);
+    await t.mutation(internal.brain.writes.finish, { runId: runs[0]._id, attempt, status: "completed", reason: "replied", reply });
+    const history = await grace.query(api.channelMessages.history, { channelId: dm, paginationOpts: { numItems: 10, cursor: null } });
+    const answers = history.page.filter((m) => m.from.kind === "agent");
+    expect(answers).toHaveLength(1);
+    expect(answers[0].body).toMatch(/^Sure, Grace: here's a first line to start from/m);
+    expect(answers[0].body).toMatch(/^Status, Grace: /m);
+    expect(answers[0].body).not.toMatch(/Ada/);
+  });
+
+  test("in a channel, a second @Writer in the thread the run answers in folds into it; a new top-level post is a conversation of its own", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    const channelId = await admin.mutation(api.channels.create, { departmentId, name: "launch", visibility: "project" });
+    const first = await admin.mutation(api.channelMessages.post, { channelId, body: "@Writer can you write a tagline for the launch?" });
+    const inThread = await grace.mutation(api.channelMessages.reply, { channelId, messageId: first, body: "@Writer and what is the status of the FAQ?" });
+    await grace.mutation(api.channelMessages.post, { channelId, body: "@Writer a new topic: can you review the pricing page?" });
+    const runs = await t.run(async (ctx) => await ctx.db.query("runs").collect());
+    expect(runs).toHaveLength(1);
+    expect(runs[0].queuedTriggers).toEqual([{ kind: "message", channelMessageId: inThread }]);
+    const attempt = await startRun(t, runs[0]._id);
+    const reply = await demoAnswer(t, runs[0]._id);
+    await t.mutation(internal.brain.writes.finish, { runId: runs[0]._id, attempt, status: "completed", reason: "replied", reply });
+    const thread = await admin.query(api.channelMessages.thread, { channelId, messageId: first });
+    const answers = thread.replies.filter((m) => m.from.kind === "agent");
+    expect(answers).toHaveLength(1);
+    expect(answers[0].body).toMatch(/^Sure, Ada: /m);
+    expect(answers[0].body).toMatch(/^Status, Grace: /m);
   });
 });

@@ -8,6 +8,7 @@
 import type { ChatMessage } from "../../convex/brain/model";
 import { parseToolCalls, type ParsedToolCall } from "../../convex/lib/toolCalls";
 import { normalizeName } from "../../convex/lib/agentNames";
+import { FOLDED_WHY_HEAD } from "../../convex/lib/runWhy";
 import { UNTRUSTED_LINE } from "../../convex/lib/untrusted";
 import { STATUS_WORDS as STATUS_WORDS_IN_SENTENCE } from "../../convex/lib/guards";
 
@@ -38,6 +39,8 @@ interface Prompt {
   /** `delegatedBy`: the lead that delegated this task to the agent, when it was delegated. */
   task: { title: string; description: string; status: string; delegatedBy: string | null } | null;
   reason: Reason;
+  /** The requests folded into the run before it started (lib/runWhy), after `reason`, oldest first: each is answered too. */
+  folded: Reason[];
   /** The messages injected for the agent (the MESSAGES FOR YOU section), as text; empty without one. */
   messages: string;
 }
@@ -65,7 +68,20 @@ export function demoReply(messages: ChatMessage[]): string {
     const previous = messages.slice(0, lastIndex).findLast((m) => m.role === "assistant");
     return summariseResults(last.content, previous?.content ?? "", prompt);
   }
-  return prompt.roster === null ? answerAsSpecialist(prompt) : answerAsLead(prompt, prompt.roster);
+  const answer = (one: Prompt) => (one.roster === null ? answerAsSpecialist(one) : answerAsLead(one, one.roster));
+  if (prompt.folded.length === 0) return answer(prompt);
+  // Every request that reached the run before it started gets its own answer, in order, in one reply.
+  return answerEach([prompt.reason, ...prompt.folded].map((reason) => answer({ ...prompt, reason, folded: [] })));
+}
+
+/** Answers to several requests as one reply: each in turn, a line (or tool call) said twice said once. */
+function answerEach(answers: string[]): string {
+  const lines: string[] = [];
+  for (const line of answers.filter((a) => a.trim() !== "").join("\n").split("\n")) {
+    if (line.trim() !== "" && lines.includes(line)) continue;
+    lines.push(line);
+  }
+  return lines.join("\n");
 }
 
 /** "take your time", "think it over slowly": a long reply, streamed slowly, so people can watch it and stop it. */
@@ -133,16 +149,35 @@ function readPrompt(system: string, context: string): Prompt {
     roster,
     planMode: system.includes("Plan mode is on"),
     task,
-    reason: readReason(block(outsideThread, "=== WHY YOU ARE HERE ===") ?? ""),
+    ...readReasons(block(outsideThread, "=== WHY YOU ARE HERE ===") ?? ""),
     messages: [system, context].map((text) => section(text, "=== MESSAGES FOR YOU", "=== END MESSAGES ===") ?? "").join("\n"),
   };
+}
+
+/**
+ * The why's first request, and the ones folded in before the run started:
+ * after the brain's own FOLDED_WHY_HEAD line, one per line (a quote's further
+ * lines stand behind the quote bar, so no quoted text starts a line of its own).
+ */
+function readReasons(text: string): { reason: Reason; folded: Reason[] } {
+  const lines = text.split("\n");
+  const head = lines.findIndex((line) => line === FOLDED_WHY_HEAD);
+  if (head === -1) return { reason: readReason(text), folded: [] };
+  const items: string[] = [];
+  for (const line of lines.slice(head + 1)) {
+    if (line.startsWith(UNTRUSTED_LINE) && items.length > 0) items[items.length - 1] += `\n${line}`;
+    else items.push(line);
+  }
+  const folded = items.map(readReason).filter((reason) => reason.kind === "mentioned" || reason.kind === "message");
+  return { reason: readReason(lines.slice(0, head).join("\n")), folded };
 }
 
 function readReason(text: string): Reason {
   const why = text.trim();
   if (/^You were assigned this task/i.test(why)) return { kind: "assigned" };
   const mention = /^You were @mentioned by (.+?)(?::\s*["“]([\s\S]*?)["”]?)?\s*$/i.exec(why);
-  if (mention) return { kind: "mentioned", author: mention[1].trim(), text: (mention[2] ?? "").trim() };
+  // A #maestro mention says where: "by Ada in #maestro".
+  if (mention) return { kind: "mentioned", author: mention[1].replace(/ in #maestro$/, "").trim(), text: (mention[2] ?? "").trim() };
   // The result is its first line; what follows is the brain's guidance on results.
   const changed = /^A task you delegated changed:[ \t]*([^\n]*)/i.exec(why);
   if (changed) return { kind: "delegatedChanged", text: changed[1].trim() };
