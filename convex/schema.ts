@@ -326,8 +326,10 @@ export default defineSchema({
     foldedTriggers: v.number(),
     /** A trigger arrived while running: run once more when done. */
     rerunRequested: v.boolean(),
-    /** The newest trigger folded in while running: what the follow-up run answers. */
+    /** Written by earlier versions: the newest trigger folded in while running (records/runs rerunTriggersOf reads it). */
     foldedTrigger: v.optional(vRunTrigger),
+    /** Triggers folded in while running or waiting, oldest first (at most lib/limits MAX_QUEUED_TRIGGERS): the follow-up run answers each. */
+    rerunTriggers: v.optional(v.array(vRunTrigger)),
     /** Triggers folded in while the run was still queued, oldest first (at most lib/limits MAX_QUEUED_TRIGGERS): its "why" names each (brain/context). */
     queuedTriggers: v.optional(v.array(vRunTrigger)),
     delegations: v.number(),

@@ -21,10 +21,10 @@ import { chatDepartment, chatMessageById, postChatMessage, postedInChatSince } f
 import { postedSince, threadRootOf } from "../records/channelMessages";
 import { MAX_URGENT_CANDIDATES, markNudged, unreadBlockingRows, unreadRows, unreadRowsOfImportance, whereOf } from "../records/inbox";
 import { appendRunEvent } from "../records/runEvents";
-import { getRunX, lapsedRuns, markEnded, markQueued, markReplied, queuedRuns, runInProgressOf } from "../records/runs";
+import { foldTrigger, getRunX, lapsedRuns, markEnded, markQueued, markReplied, queuedRuns, rerunTriggersOf, runInProgressOf } from "../records/runs";
 import { postChannelMessage, startFor } from "./delivery";
 import { closePause } from "./pauses";
-import { enqueueRun } from "./runQueue";
+import { enqueueRun, type Enqueued } from "./runQueue";
 import { postToThread } from "./threadPost";
 import type { Actor, RunStatus } from "../validators";
 
@@ -49,11 +49,24 @@ export async function endRun(ctx: MutationCtx, run: Doc<"runs">, status: "comple
   if (status !== "aborted" && reply !== undefined) await sayReply(ctx, run, agent, task, reply, { last: true });
   if (status === "error") await postToThread(ctx, { kind: "system" }, task, `${agent.name} could not finish: ${reason}`);
   const answerFolded = run.rerunRequested && (status === "completed" || reason === INTERRUPTED_REASON);
-  const rerun = answerFolded ? await enqueueRun(ctx, agent, task._id, run.foldedTrigger ?? { kind: run.trigger.kind, messageId: run.trigger.messageId }) : null;
+  const rerun = answerFolded ? await answerFoldedInRerun(ctx, run, agent, task) : null;
   if (rerun !== null && rerun.runId !== null) return;
   // What arrived while it worked and it never saw: a blocking message, or the end-of-run nudge.
   const woke = status !== "aborted" && (await wakeAfterRun(ctx, run, agent));
   if (!woke) await idleIfUnoccupied(ctx, agent);
+}
+
+/**
+ * The follow-up run for what was folded into `run` while it ran: started
+ * for the first request, the others folded into it before it starts, so its
+ * why names each of them (not only one).
+ */
+async function answerFoldedInRerun(ctx: MutationCtx, run: Doc<"runs">, agent: Doc<"agents">, task: Doc<"tasks">): Promise<Enqueued> {
+  const [first, ...rest] = rerunTriggersOf(run);
+  const rerun = await enqueueRun(ctx, agent, task._id, first);
+  if (rerun.runId === null) return rerun;
+  for (const trigger of rest) await foldTrigger(ctx, await getRunX(ctx, rerun.runId), trigger, { answer: true });
+  return rerun;
 }
 
 /**

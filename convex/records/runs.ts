@@ -154,12 +154,25 @@ export async function foldTrigger(ctx: MutationCtx, run: Doc<"runs">, trigger: R
   const rerun = answer && (run.status === "running" || run.status === "waiting");
   const queued = run.queuedTriggers ?? [];
   const named = answer && run.status === "queued" && queued.length < MAX_QUEUED_TRIGGERS && ![run.trigger, ...queued].some((t) => sameTrigger(t, trigger));
+  const later = run.rerunTriggers ?? [];
+  const kept = rerun && later.length < MAX_QUEUED_TRIGGERS && !later.some((t) => sameTrigger(t, trigger));
   await ctx.db.patch("runs", run._id, {
     foldedTriggers: run.foldedTriggers + 1,
     rerunRequested: run.rerunRequested || rerun,
-    ...(rerun ? { foldedTrigger: trigger } : {}),
     ...(named ? { queuedTriggers: [...queued, trigger] } : {}),
+    ...(kept ? { rerunTriggers: [...later, trigger] } : {}),
   });
+}
+
+/**
+ * What the follow-up run of `run` answers: every request folded in while it
+ * ran, oldest first (the first is the follow-up's trigger, the others are
+ * named in its why); runs recorded before `rerunTriggers` kept only the
+ * newest. Its own trigger again when none was kept.
+ */
+export function rerunTriggersOf(run: Doc<"runs">): [RunTrigger, ...RunTrigger[]] {
+  const [first, ...rest] = run.rerunTriggers ?? (run.foldedTrigger === undefined ? [] : [run.foldedTrigger]);
+  return first === undefined ? [{ kind: run.trigger.kind, messageId: run.trigger.messageId }] : [first, ...rest];
 }
 
 /** Whether two triggers are the same request (the same message, chat line, or a repeat of the same kind naming none). */

@@ -212,6 +212,53 @@ describe("enqueueRun through triggers", () => {
     expect(why).not.toContain("whole launch");
   });
 
+  test("every mention folded in while a run ran is answered by its follow-up: the first as its trigger, the others named in its why", async () => {
+    const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
+    const taskId = await createTask(admin, departmentId, { title: "Launch week" });
+    const mention = async (who: typeof admin, content: string) => {
+      const messageId = await who.mutation(api.messages.create, { taskId, content });
+      await t.mutation(internal.triggers.agentMentioned, { taskId, messageId, sessionKey: AGENTS.jarvis });
+      return messageId;
+    };
+    await mention(admin, "@Jarvis plan the launch");
+    const [run] = await allRuns(t);
+    await t.mutation(internal.brain.writes.start, { runId: run._id });
+    // Two people ask while he is thinking, one of them twice with the same message's trigger.
+    const fromAda = await mention(admin, "@Jarvis and the press kit");
+    const fromGrace = await mention(grace, "@Jarvis and the launch tagline");
+    await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: fromGrace, sessionKey: AGENTS.jarvis });
+    expect((await allRuns(t))[0]).toMatchObject({
+      rerunRequested: true,
+      rerunTriggers: [
+        { kind: "mentioned", messageId: fromAda },
+        { kind: "mentioned", messageId: fromGrace },
+      ],
+    });
+
+    await t.mutation(internal.brain.writes.finish, { runId: run._id, status: "completed", reason: "replied", reply: "Here is the plan." });
+    const [, rerun] = await allRuns(t);
+    expect(rerun).toMatchObject({ status: "queued", trigger: { kind: "mentioned", messageId: fromAda }, queuedTriggers: [{ kind: "mentioned", messageId: fromGrace }] });
+    await t.mutation(internal.brain.writes.start, { runId: rerun._id });
+    expect((await roundInputs(t, rerun._id)).context.trigger.text).toBe(
+      ['You were @mentioned by Ada: "@Jarvis and the press kit"', FOLDED_WHY_HEAD, 'You were @mentioned by Grace: "@Jarvis and the launch tagline"'].join("\n"),
+    );
+  });
+
+  test("a run recorded before follow-ups kept every request still answers the one it kept", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    const taskId = await createTask(admin, departmentId, { title: "Launch week" });
+    const first = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis plan the launch" });
+    await t.mutation(internal.triggers.agentMentioned, { taskId, messageId: first, sessionKey: AGENTS.jarvis });
+    const later = await admin.mutation(api.messages.create, { taskId, content: "@Jarvis and the press kit" });
+    const [run] = await allRuns(t);
+    await t.mutation(internal.brain.writes.start, { runId: run._id });
+    // As an earlier version left it: only the newest folded trigger, in `foldedTrigger`.
+    await t.run(async (ctx) => ctx.db.patch("runs", run._id, { rerunRequested: true, foldedTrigger: { kind: "mentioned", messageId: later } }));
+    await t.mutation(internal.brain.writes.finish, { runId: run._id, status: "completed", reason: "replied", reply: "Here is the plan." });
+    expect((await allRuns(t))[1]).toMatchObject({ status: "queued", trigger: { kind: "mentioned", messageId: later } });
+    expect((await allRuns(t))[1].queuedTriggers).toBeUndefined();
+  });
+
   test("a #maestro mention folded into the queued run of an earlier one is quoted from the chat, with who wrote it", async () => {
     const { t, departmentId, admin, grace } = await demoSquad({ grace: true });
     await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Dev Bot what is the status of the signup form?" });
