@@ -1,5 +1,5 @@
 /** The board's endpoints: its columns, one task, and what people do to tasks (create, move, assign, edit). */
-import { v } from "convex/values";
+import { type Infer, v } from "convex/values";
 import type { Id } from "./_generated/dataModel";
 import { internalMutation, type QueryCtx } from "./_generated/server";
 import { departmentMutation, departmentQuery, taskMutation, taskQuery } from "./functions";
@@ -94,10 +94,15 @@ export const listColumn = departmentQuery({
 export const get = taskQuery({
   args: {},
   returns: vTaskDetail,
-  handler: async (ctx) => {
+  handler: async (ctx): Promise<Infer<typeof vTaskDetail>> => {
     const { task } = ctx;
     const parent = task.parentTaskId === undefined ? null : await ctx.db.get("tasks", task.parentTaskId);
     const { order: _order, delegationKey: _key, deletedAt: _deleted, ...fields } = task;
+    // Work a lead split from a DM or a #maestro mention hangs under his inbox task, which is off the board: no link to it.
+    if (parent?.inboxOf !== undefined) {
+      const { parentTaskId: _inbox, ...rest } = fields;
+      return rest;
+    }
     return { ...fields, parentTitle: parent?.title };
   },
 });

@@ -165,6 +165,22 @@ describe("an agent's inbox task is no card", () => {
     expect(opened?.title).toMatch(/^Inbox: /);
   });
 
+  test("a card Jarvis split from a #maestro mention names no parent in its drawer (his inbox task is off the board); a card split from a task keeps its parent link", async () => {
+    const { t, departmentId, admin } = await demoSquad();
+    await admin.mutation(api.chat.postAsHuman, { departmentId, text: "@Jarvis split the launch page between Writer and Dev Bot" });
+    const inbox = await t.run(async (ctx) => (await ctx.db.query("tasks").collect()).find((task) => task.inboxOf === AGENTS.jarvis));
+    expect(inbox?.title).toBe("Inbox: Jarvis");
+    const [fromChat] = await jarvisSplits(t, departmentId, inbox!._id, [["Hero copy", AGENTS.writer]]);
+    const card = await admin.query(api.tasks.get, { taskId: fromChat });
+    expect(card).toMatchObject({ title: "Hero copy", delegatedBy: AGENTS.jarvis });
+    expect(card?.parentTaskId).toBeUndefined();
+    expect(card?.parentTitle).toBeUndefined();
+
+    const page = await createTask(admin, departmentId, { title: "Launch page" });
+    const [fromTask] = await jarvisSplits(t, departmentId, page, [["Signup form", AGENTS.devBot]]);
+    expect(await admin.query(api.tasks.get, { taskId: fromTask })).toMatchObject({ parentTaskId: page, parentTitle: "Launch page" });
+  });
+
   test("an inbox task made before inbox tasks left the board leaves it the next time it is used", async () => {
     const { t, departmentId, grace } = await demoSquad({ grace: true });
     const titles = async () => (await grace.query(api.tasks.list, { departmentId })).flatMap((column) => column.tasks.map((card) => card.title));
