@@ -146,7 +146,8 @@ export async function insertRun(ctx: MutationCtx, agent: Doc<"agents">, taskId: 
  * A trigger folded into a run already under way. One that asks for an
  * answer of its own (`answer`: an assignment, a mention, a message that
  * would have started a run) is answered by a running or waiting run in a
- * follow-up run (`rerun`: it has read its context already), and named in a
+ * follow-up run (`rerun`: it has read its context already; every such
+ * request is kept in `rerunTriggers`, see rerunTriggersOf), and named in a
  * queued run's "why" when it starts (`queuedTriggers`, brain/context), so
  * every request folded in before the start is answered, not only the first.
  */
