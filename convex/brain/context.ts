@@ -103,6 +103,11 @@ async function whyText(ctx: QueryCtx, run: Doc<"runs">): Promise<string> {
   return whyWithFolded(first, folded);
 }
 
+/** The message a trigger names, if the run may quote it: of the run's department, and (for a folded one) not deleted. */
+function quotable<T extends { departmentId: Id<"departments">; deletedAt?: number }>(run: Doc<"runs">, folded: boolean, found: T | null): T | null {
+  return found !== null && found.departmentId === run.departmentId && !(folded && found.deletedAt !== undefined) ? found : null;
+}
+
 /**
  * One trigger's line in the why. A folded one quotes at most
  * FOLDED_QUOTE_CHARS of its request, and is left out (null) once its message
@@ -114,8 +119,7 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger,
 async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, how: { folded: false; pii: PiiRules }): Promise<string>;
 async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger, { folded, pii }: { folded: boolean; pii: PiiRules }): Promise<string | null> {
   const cut = (text: string) => (folded ? cutQuote(text) : text);
-  const found = trigger.messageId === undefined ? null : await ctx.db.get("messages", trigger.messageId);
-  const message = found !== null && found.departmentId === run.departmentId && !(folded && found.deletedAt !== undefined) ? found : null;
+  const message = quotable(run, folded, trigger.messageId === undefined ? null : await ctx.db.get("messages", trigger.messageId));
   if (folded && trigger.messageId !== undefined && message === null) return null;
   const quoted = message === null ? "" : `: "${untrustedInline(cut(await contentWithTaskLinks(ctx, message)))}"`;
   switch (trigger.kind) {
@@ -135,8 +139,7 @@ async function triggerText(ctx: QueryCtx, run: Doc<"runs">, trigger: RunTrigger,
     case "answer":
       return `A human answered your question${quoted}`;
     case "message": {
-      const found = trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", trigger.channelMessageId);
-      const sent = found !== null && found.departmentId === run.departmentId && !(folded && found.deletedAt !== undefined) ? found : null;
+      const sent = quotable(run, folded, trigger.channelMessageId === undefined ? null : await ctx.db.get("channelMessages", trigger.channelMessageId));
       if (folded && sent === null) return null;
       const from = sent === null ? "someone" : untrustedName(actorName(sent.from));
       if (sent !== null && !sent.blocking) {
