@@ -153,16 +153,21 @@ export async function insertRun(ctx: MutationCtx, agent: Doc<"agents">, taskId: 
  */
 export async function foldTrigger(ctx: MutationCtx, run: Doc<"runs">, trigger: RunTrigger, { answer }: { answer: boolean }): Promise<void> {
   const rerun = answer && (run.status === "running" || run.status === "waiting");
-  const queued = run.queuedTriggers ?? [];
-  const named = answer && run.status === "queued" && queued.length < MAX_QUEUED_TRIGGERS && ![run.trigger, ...queued].some((t) => sameTrigger(t, trigger));
-  const later = run.rerunTriggers ?? [];
-  const kept = rerun && later.length < MAX_QUEUED_TRIGGERS && !later.some((t) => sameTrigger(t, trigger));
+  const queuedTriggers = answer && run.status === "queued" ? withTrigger(run.queuedTriggers ?? [], trigger, run.trigger) : null;
+  const rerunTriggers = rerun ? withTrigger(run.rerunTriggers ?? [], trigger) : null;
   await ctx.db.patch("runs", run._id, {
     foldedTriggers: run.foldedTriggers + 1,
     rerunRequested: run.rerunRequested || rerun,
-    ...(named ? { queuedTriggers: [...queued, trigger] } : {}),
-    ...(kept ? { rerunTriggers: [...later, trigger] } : {}),
+    ...(queuedTriggers !== null ? { queuedTriggers } : {}),
+    ...(rerunTriggers !== null ? { rerunTriggers } : {}),
   });
+}
+
+/** `kept` with `trigger` added, or null when it holds MAX_QUEUED_TRIGGERS already or the same request (or `answered` is it). */
+function withTrigger(kept: RunTrigger[], trigger: RunTrigger, answered?: RunTrigger): RunTrigger[] | null {
+  if (kept.length >= MAX_QUEUED_TRIGGERS) return null;
+  if ((answered !== undefined && sameTrigger(answered, trigger)) || kept.some((t) => sameTrigger(t, trigger))) return null;
+  return [...kept, trigger];
 }
 
 /**
