@@ -6,6 +6,7 @@
  */
 import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/values";
 import { tableOf, type ComponentState, type Components } from "./componentState.js";
+import { shareStrings } from "./documentShapes.js";
 import type { FileStore } from "./fileStorage.js";
 import { ROOT } from "./functions.js";
 import { TARGET_FIELD } from "./scheduling.js";
@@ -68,7 +69,12 @@ export class Persistence {
       }
       // Stored documents were validated when written: only encoded values (int64, bytes, special floats) need decoding.
       const value = (needsDecoding(fields) ? jsonToConvex(fields) : fields) as any;
-      shareStrings(value, shared);
+      // Each parsed document holds its own copies of the ids it names: at 480,000 documents ~40 MB (the department's id alone 15 MB).
+      shareStrings(value, (_field, text) => {
+        const first = shared.get(text);
+        if (first === undefined) shared.set(text, text);
+        return first;
+      });
       target[id] = value;
       if (value._creationTime > lastCreationTime) lastCreationTime = value._creationTime;
     }
@@ -135,26 +141,6 @@ export class Persistence {
       // Read after the last chunk: the id counter only grows, so no id in the snapshot is handed out again.
       trailer: () => ({ ts: lastCommitTs(), nextDocId: this.components.root.db._nextDocId, mutationResults }),
     };
-  }
-}
-
-/** Top-level string fields up to this length (ids, names of states and kinds) are shared between loaded documents. */
-const SHARED_STRING_LENGTH = 64;
-
-/**
- * Makes the document's short top-level strings (its references to other
- * documents, its kinds and states) the same string objects as every other
- * loaded document's equal ones: each parsed document holds its own copies,
- * and at 480,000 documents the copies were ~40 MB (a department's id alone,
- * once per document, 15 MB). `_id` is unique, so it is left out.
- */
-function shareStrings(doc: Record<string, unknown>, shared: Map<string, string>): void {
-  for (const field in doc) {
-    const value = doc[field];
-    if (typeof value !== "string" || value.length > SHARED_STRING_LENGTH || field === "_id") continue;
-    const first = shared.get(value);
-    if (first === undefined) shared.set(value, value);
-    else doc[field] = first;
   }
 }
 

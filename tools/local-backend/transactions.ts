@@ -9,6 +9,7 @@ import { convexToJson, jsonToConvex, type JSONValue, type Value } from "convex/v
 import { callStorage, withCallContext } from "./callContext.js";
 import { tableOf, type ComponentState, type Components } from "./componentState.js";
 import type { TransactionHooks } from "./convexTestPatches.js";
+import { DocumentShapes } from "./documentShapes.js";
 import type { ExecutionClock } from "./executionLimits.js";
 import type { FileStore } from "./fileStorage.js";
 import {
@@ -43,6 +44,9 @@ export class Transactions implements TransactionHooks<PendingWrites> {
 
   /** Set by the engine's `close`; commits after it are discarded. */
   closed = false;
+
+  /** Builds committed documents with shared shapes and strings. */
+  private readonly shapes = new DocumentShapes();
 
   /** Times each top-level query and mutation against Convex's limit (executionLimits.ts). */
   clock: ExecutionClock | null = null;
@@ -212,8 +216,11 @@ export class Transactions implements TransactionHooks<PendingWrites> {
     const writes: Array<[string, StoredDocument | null]> = [];
     const deletedFiles: string[] = [];
     for (const { state, before } of pending) {
+      const committed = state.db._documents as Record<string, any>;
       for (const [id, previous] of before) {
-        const next = state.db._documents[id] ?? null;
+        let next = committed[id] ?? null;
+        // Kept for weeks: with the shape and short strings its table's other documents have (documentShapes.ts).
+        if (next !== null) next = committed[id] = this.shapes.settle(next, previous, (named) => committed[named]);
         const table = tableOf(id);
         state.indexDocument(table, id, previous, next);
         changes.push({ id, component: state.path, table, before: previous, after: next });
