@@ -2,7 +2,7 @@
  * The backend keeps every document in memory for weeks: one written at run
  * time must cost what the same document loaded from disk costs. V8 gave
  * most documents convex-test's insert built (`{ ...value, _id,
- * _creationTime }`) a hidden class of their own, ~450 bytes each, kept with
+ * _creationTime }`) a hidden class of their own, ~440 bytes each, kept with
  * the document (documentShapes.ts).
  */
 import v8 from "node:v8";
