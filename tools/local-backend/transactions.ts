@@ -217,10 +217,11 @@ export class Transactions implements TransactionHooks<PendingWrites> {
     const deletedFiles: string[] = [];
     for (const { state, before } of pending) {
       const committed = state.db._documents as Record<string, any>;
+      const byId = (named: string) => committed[named];
       for (const [id, previous] of before) {
         let next = committed[id] ?? null;
-        // Kept for weeks: with the shape and short strings its table's other documents have (documentShapes.ts).
-        if (next !== null) next = committed[id] = this.shapes.settle(next, previous, (named) => committed[named]);
+        // Kept for weeks: with the shape and short strings other documents of its fields have (documentShapes.ts).
+        if (next !== null) next = committed[id] = this.shapes.settle(next, previous, byId);
         const table = tableOf(id);
         state.indexDocument(table, id, previous, next);
         changes.push({ id, component: state.path, table, before: previous, after: next });
